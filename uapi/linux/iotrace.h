@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * iotrace - per-disk I/O flight recorder: user-space ABI.
+ *
+ * This header is the whole contract between the iotrace kernel module and
+ * any reader of its rings (debugfs <disk>/ring) or of the trace files that
+ * iotracectl writes.  Everything here is fixed-width and little-endian.
+ *
+ * Ring geometry (one ring per traced disk, or per NVMe controller for
+ * admin commands):
+ *
+ *   offset 0                 struct iotrace_ring_hdr   (hdr_size bytes)
+ *   part_hdr_offset          struct iotrace_part_hdr   x nr_parts,
+ *                            part_hdr_size bytes apart (one cache line each)
+ *   data_offset              part 0 records, part 1 records, ...
+ *                            part i starts at data_offset + i * part_stride
+ *                            and holds part_records records of record_size
+ *
+ * A part is written only by the CPU that owns it (its index), so no cache
+ * line of the ring is written by two CPUs.  A reader never hard-codes any of
+ * these numbers: it takes them from the header.
+ *
+ * Publication: the slot for the record with part sequence number S is
+ * S % part_records.  The writer first stores IOTRACE_SEQ_BUSY in the slot's
+ * @seq, then the body, then (store-release) the low 32 bits of S.  A reader
+ * copies a slot, reads @seq before (load-acquire) and after the copy, and
+ * keeps the copy only when both equal the low 32 bits of the S it expects.
+ * Anything else is a torn, not-yet-written or overwritten record.
+ */
+#ifndef _UAPI_LINUX_IOTRACE_H
+#define _UAPI_LINUX_IOTRACE_H
+
+#include <linux/types.h>
+
+/* "IOTR" little-endian */
+#define IOTRACE_RING_MAGIC	0x52544f49U
+#define IOTRACE_ABI_MAJOR	1
+#define IOTRACE_ABI_MINOR	0
+
+#define IOTRACE_NAME_LEN	32
+#define IOTRACE_CMD_LEN		64
+
+/* Value of iotrace_record.seq while the slot is being written. */
+#define IOTRACE_SEQ_BUSY	0xffffffffU
+
+/**
+ * enum iotrace_op - operation of a request, iotrace's own encoding.
+ *
+ * Never the kernel's REQ_OP_* numbers, which differ between kernels.
+ */
+enum iotrace_op {
+	IOTRACE_OP_READ		= 0,
+	IOTRACE_OP_WRITE	= 1,
+	IOTRACE_OP_FLUSH	= 2,
+	IOTRACE_OP_DISCARD	= 3,
+	IOTRACE_OP_SECURE_ERASE	= 4,
+	IOTRACE_OP_WRITE_ZEROES	= 5,
+	IOTRACE_OP_ZONE_OPEN	= 6,
+	IOTRACE_OP_ZONE_CLOSE	= 7,
+	IOTRACE_OP_ZONE_FINISH	= 8,
+	IOTRACE_OP_ZONE_APPEND	= 9,
+	IOTRACE_OP_ZONE_RESET	= 10,
+	IOTRACE_OP_ZONE_RESET_ALL = 11,
+	IOTRACE_OP_DRV_IN	= 12,	/* passthrough, device to host */
+	IOTRACE_OP_DRV_OUT	= 13,	/* passthrough, host to device */
+	IOTRACE_OP_UNKNOWN	= 255,
+};
+
+/* iotrace_record.opflags: request modifiers, iotrace's own encoding. */
+#define IOTRACE_OPF_SYNC	(1U << 0)
+#define IOTRACE_OPF_META	(1U << 1)
+#define IOTRACE_OPF_PRIO	(1U << 2)
+#define IOTRACE_OPF_NOMERGE	(1U << 3)
+#define IOTRACE_OPF_IDLE	(1U << 4)
+#define IOTRACE_OPF_FUA		(1U << 5)
+#define IOTRACE_OPF_PREFLUSH	(1U << 6)
+#define IOTRACE_OPF_RAHEAD	(1U << 7)
+#define IOTRACE_OPF_BACKGROUND	(1U << 8)
+#define IOTRACE_OPF_NOWAIT	(1U << 9)
+#define IOTRACE_OPF_POLLED	(1U << 10)
+#define IOTRACE_OPF_NOUNMAP	(1U << 11)
+
+/* iotrace_record.rflags: what the record knows about its request. */
+#define IOTRACE_RF_COMPLETE	(1U << 0)  /* completion seen */
+#define IOTRACE_RF_ERROR	(1U << 1)  /* error != 0 or device error */
+#define IOTRACE_RF_TIMEOUT	(1U << 2)  /* the request timed out */
+#define IOTRACE_RF_REQUEUED	(1U << 3)  /* requeued/retried at least once */
+#define IOTRACE_RF_PASSTHRU	(1U << 4)  /* passthrough (DRV_IN/OUT) */
+#define IOTRACE_RF_CMD_VALID	(1U << 5)  /* cmd[] holds the command */
+#define IOTRACE_RF_CMD_TRUNC	(1U << 6)  /* command longer than cmd[] */
+#define IOTRACE_RF_NO_ISSUE	(1U << 7)  /* issue not seen: times partial */
+#define IOTRACE_RF_QUEUE_VALID	(1U << 8)  /* queue_ns is meaningful */
+#define IOTRACE_RF_STATUS_VALID	(1U << 9)  /* dev_status/dev_result set */
+#define IOTRACE_RF_ADMIN	(1U << 10) /* controller admin queue */
+#define IOTRACE_RF_QUEUE_SAT	(1U << 11) /* queue_ns saturated at U32_MAX */
+
+/**
+ * enum iotrace_cmd_type - what iotrace_record.cmd holds.
+ * @IOTRACE_CMD_NONE: no command captured.
+ * @IOTRACE_CMD_NVME: 64-byte NVMe submission queue entry, little-endian as
+ *	sent, with the metadata pointer (bytes 16-23) and the data pointer
+ *	(bytes 24-39) zeroed.
+ * @IOTRACE_CMD_SCSI: SCSI CDB, cmd_len bytes (6 to 32).
+ * @IOTRACE_CMD_ATA: ATA taskfile, struct iotrace_ata_tf.
+ */
+enum iotrace_cmd_type {
+	IOTRACE_CMD_NONE	= 0,
+	IOTRACE_CMD_NVME	= 1,
+	IOTRACE_CMD_SCSI	= 2,
+	IOTRACE_CMD_ATA		= 3,
+};
+
+/**
+ * struct iotrace_ata_tf - ATA taskfile as issued (cmd[] for IOTRACE_CMD_ATA).
+ * @command: ATA command register.
+ * @feature: features (7:0).
+ * @hob_feature: features (15:8).
+ * @device: device register.
+ * @protocol: libata protocol (ATA_PROT_*).
+ * @flags: libata taskfile flags (ATA_TFLAG_*), low 8 bits.
+ * @count: sector count, 16 bits (LBA48 high byte included).
+ * @lba: LBA, 48 bits.
+ */
+struct iotrace_ata_tf {
+	__u8	command;
+	__u8	feature;
+	__u8	hob_feature;
+	__u8	device;
+	__u8	protocol;
+	__u8	flags;
+	__u16	count;
+	__u64	lba;
+};
+
+/**
+ * struct iotrace_record - one request, issue and completion together.
+ * @seq: low 32 bits of the record's part sequence number; written last, with
+ *	release semantics.  IOTRACE_SEQ_BUSY while the slot is being written.
+ *	Sequence numbers are contiguous within a part (0, 1, 2, ...).
+ * @bytes: bytes of the request (data length; 0 for a flush).
+ * @issue_ns: CLOCK_MONOTONIC ns when the request was issued to the driver.
+ * @complete_ns: CLOCK_MONOTONIC ns when the request completed.
+ * @sector: start sector, 512-byte units.
+ * @queue_ns: ns from queue entry (request allocation) to issue; valid if
+ *	IOTRACE_RF_QUEUE_VALID, saturated at U32_MAX (IOTRACE_RF_QUEUE_SAT).
+ * @dev_status: device-level status, by @cmd_type: NVMe - the 15-bit status
+ *	field of the completion (SC bits 7:0, SCT 10:8, CRD 12:11, M 13,
+ *	DNR 14); SCSI - status byte 7:0, sense key 11:8, ASC 23:16,
+ *	ASCQ 31:24; ATA - status register 7:0, error register 15:8.
+ *	Valid if IOTRACE_RF_STATUS_VALID.
+ * @dev_result: NVMe completion dword 0; 0 otherwise.
+ * @error: block-layer status as a negative errno, 0 for success.
+ * @rflags: IOTRACE_RF_* bits.
+ * @opflags: IOTRACE_OPF_* bits.
+ * @issue_cpu: CPU that issued the request.
+ * @complete_cpu: CPU that completed it (and owns the part holding it).
+ * @hwq: hardware queue index.
+ * @tag: driver tag.
+ * @op: enum iotrace_op.
+ * @retries: times the request was requeued (saturates at 255).
+ * @cmd_type: enum iotrace_cmd_type.
+ * @cmd_len: valid bytes in @cmd.
+ * @reserved: zero.
+ * @cmd: the command as given to the device, see enum iotrace_cmd_type.
+ */
+struct iotrace_record {
+	__u32	seq;
+	__u32	bytes;
+	__u64	issue_ns;
+	__u64	complete_ns;
+	__u64	sector;
+	__u32	queue_ns;
+	__u32	dev_status;
+	__u32	dev_result;
+	__s16	error;
+	__u16	rflags;
+	__u16	opflags;
+	__u16	issue_cpu;
+	__u16	complete_cpu;
+	__u16	hwq;
+	__u16	tag;
+	__u8	op;
+	__u8	retries;
+	__u8	cmd_type;
+	__u8	cmd_len;
+	__u16	reserved;
+	__u8	cmd[IOTRACE_CMD_LEN];
+};
+
+#define IOTRACE_RECORD_SIZE	128
+
+/* iotrace_ring_hdr.flags */
+#define IOTRACE_RING_ENABLED	(1U << 0)  /* tracing on */
+#define IOTRACE_RING_DETACHED	(1U << 1)  /* disk gone: ring is final */
+#define IOTRACE_RING_CONTROLLER	(1U << 2)  /* ring of a controller's admin queue */
+
+/**
+ * struct iotrace_ring_hdr - first bytes of every ring (debugfs <disk>/ring).
+ * @magic: IOTRACE_RING_MAGIC.
+ * @abi_major: IOTRACE_ABI_MAJOR; a reader refuses a major it does not know.
+ * @abi_minor: IOTRACE_ABI_MINOR; fields are only ever added at the end.
+ * @hdr_size: size of this header in the ring (a page).
+ * @record_size: bytes per record (>= sizeof(struct iotrace_record)).
+ * @nr_parts: number of parts (one per possible CPU).
+ * @part_records: records per part, a power of two.
+ * @part_hdr_size: bytes between two part headers.
+ * @part_hdr_offset: offset of part 0's struct iotrace_part_hdr.
+ * @data_offset: offset of part 0's first record.
+ * @part_stride: bytes between two parts' first records.
+ * @ring_size: total bytes of the mapping.
+ * @flags: IOTRACE_RING_* bits.
+ * @generation: incremented by every clear; a reader that sees it change
+ *	restarts from the part heads.
+ * @logical_block_size: of the disk, bytes.
+ * @dev_major: device number of the disk.
+ * @dev_minor: device number of the disk.
+ * @created_ns: CLOCK_MONOTONIC ns when the ring was created.
+ * @enabled_ns: CLOCK_MONOTONIC ns when tracing was last enabled.
+ * @name: disk (or controller) name, NUL-terminated.
+ * @reserved: zero; room for minor versions.
+ */
+struct iotrace_ring_hdr {
+	__u32	magic;
+	__u16	abi_major;
+	__u16	abi_minor;
+	__u32	hdr_size;
+	__u32	record_size;
+	__u32	nr_parts;
+	__u32	part_records;
+	__u32	part_hdr_size;
+	__u32	flags;
+	__u64	part_hdr_offset;
+	__u64	data_offset;
+	__u64	part_stride;
+	__u64	ring_size;
+	__u64	generation;
+	__u32	logical_block_size;
+	__u32	dev_major;
+	__u32	dev_minor;
+	__u32	reserved0;
+	__u64	created_ns;
+	__u64	enabled_ns;
+	char	name[IOTRACE_NAME_LEN];
+	__u64	reserved[16];
+};
+
+/**
+ * struct iotrace_part_hdr - per-part counters, written by the owning CPU.
+ * @head: records ever started in this part (the next sequence number).
+ *	Records head - part_records .. head - 1 may be present.
+ * @dropped: requests completed while enabled that could not be recorded.
+ * @reserved: zero.
+ *
+ * Overwritten records of a part: max(0, head - part_records).
+ * For a disk: requests completed while enabled = sum(head) + sum(dropped),
+ * and present = sum(head) - overwritten.
+ */
+struct iotrace_part_hdr {
+	__u64	head;
+	__u64	dropped;
+	__u64	reserved[6];
+};
+
+#endif /* _UAPI_LINUX_IOTRACE_H */
