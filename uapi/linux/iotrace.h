@@ -261,4 +261,163 @@ struct iotrace_part_hdr {
 	__u64	reserved[6];
 };
 
+/*
+ * ---------------------------------------------------------------------------
+ * Trace file format (written by "iotracectl record", read by every reader).
+ *
+ *   offset 0           struct iotrace_file_hdr
+ *   disk_offset        struct iotrace_file_disk x nr_disks, disk_size apart
+ *   hdr_size           chunks, back to back, each a struct iotrace_file_chunk
+ *                      followed by payload_size bytes:
+ *                        IOTRACE_CHUNK_RECORDS: nr_records records of
+ *                          record_size bytes, part sequence numbers
+ *                          first_seq .. first_seq + nr_records - 1 of
+ *                          (disk, part); a gap between two chunks of the
+ *                          same (disk, part) is provable loss.
+ *                        IOTRACE_CHUNK_TRAILER: struct iotrace_file_trailer
+ *                          then nr_disks x struct iotrace_file_counts,
+ *                          counts_size apart.  Always the last chunk; a file
+ *                          without it is truncated.
+ *                      A reader skips chunks of a type it does not know.
+ *
+ * A reader refuses a file whose major differs from IOTRACE_FILE_MAJOR; a
+ * newer minor only ever adds fields at the end of structures (hdr_size,
+ * disk_size, record_size, counts_size and the chunk hdr_size grow), so a
+ * reader steps by the sizes stated in the file.  All sizes and offsets are
+ * multiples of 8.
+ * ---------------------------------------------------------------------------
+ */
+#define IOTRACE_FILE_MAGIC	"\x89IOTRC\r\n"	/* 8 bytes, no NUL */
+#define IOTRACE_FILE_MAGIC_LEN	8
+#define IOTRACE_FILE_MAJOR	1
+#define IOTRACE_FILE_MINOR	0
+#define IOTRACE_FILE_STR_LEN	128
+
+/* iotrace_file_chunk.magic: "CHNK" and "TRLR", little-endian */
+#define IOTRACE_CHUNK_RECORDS	0x4b4e4843U
+#define IOTRACE_CHUNK_TRAILER	0x524c5254U
+
+/**
+ * struct iotrace_file_hdr - first bytes of a trace file.
+ * @magic: IOTRACE_FILE_MAGIC.
+ * @major: IOTRACE_FILE_MAJOR; a reader refuses a major it does not know.
+ * @minor: IOTRACE_FILE_MINOR; fields are only ever added at the end.
+ * @hdr_size: offset of the first chunk (header and disk table included).
+ * @record_size: bytes per record in every chunk (>= IOTRACE_RECORD_SIZE).
+ * @nr_disks: entries in the disk table.
+ * @disk_size: bytes between two disk table entries.
+ * @flags: zero.
+ * @disk_offset: offset of the disk table.
+ * @anchor_mono_ns: CLOCK_MONOTONIC ns read at the same moment as
+ *	@anchor_real_ns: realtime = record time - mono + real.
+ * @anchor_real_ns: CLOCK_REALTIME ns since the epoch.
+ * @release: kernel release (uname -r) of the traced host, NUL-terminated.
+ * @host: host name of the traced host, NUL-terminated.
+ * @reserved: zero.
+ */
+struct iotrace_file_hdr {
+	__u8	magic[IOTRACE_FILE_MAGIC_LEN];
+	__u16	major;
+	__u16	minor;
+	__u32	hdr_size;
+	__u32	record_size;
+	__u32	nr_disks;
+	__u32	disk_size;
+	__u32	flags;
+	__u64	disk_offset;
+	__u64	anchor_mono_ns;
+	__u64	anchor_real_ns;
+	char	release[IOTRACE_FILE_STR_LEN];
+	char	host[IOTRACE_FILE_STR_LEN];
+	__u64	reserved[8];
+};
+
+/**
+ * struct iotrace_file_disk - one traced disk (index = chunk @disk).
+ * @name: disk name, NUL-terminated.
+ * @dev_major: device number.
+ * @dev_minor: device number.
+ * @logical_block_size: bytes.
+ * @nr_parts: parts of the ring the records came from.
+ * @part_records: records per part in that ring.
+ * @ring_flags: IOTRACE_RING_* of the ring when recording started.
+ * @generation: ring generation when recording started.
+ * @reserved: zero.
+ */
+struct iotrace_file_disk {
+	char	name[IOTRACE_NAME_LEN];
+	__u32	dev_major;
+	__u32	dev_minor;
+	__u32	logical_block_size;
+	__u32	nr_parts;
+	__u32	part_records;
+	__u32	ring_flags;
+	__u64	generation;
+	__u64	reserved[4];
+};
+
+/**
+ * struct iotrace_file_chunk - header of every chunk.
+ * @magic: IOTRACE_CHUNK_*.
+ * @hdr_size: bytes of this header; the payload follows it.
+ * @payload_size: bytes of payload.
+ * @disk: index in the disk table (records chunks).
+ * @part: ring part the records came from (records chunks).
+ * @nr_records: records in the payload (records chunks).
+ * @first_seq: part sequence number of the first record (records chunks).
+ */
+struct iotrace_file_chunk {
+	__u32	magic;
+	__u32	hdr_size;
+	__u64	payload_size;
+	__u16	disk;
+	__u16	part;
+	__u32	nr_records;
+	__u64	first_seq;
+};
+
+/**
+ * struct iotrace_file_trailer - payload of the IOTRACE_CHUNK_TRAILER chunk.
+ * @end_mono_ns: CLOCK_MONOTONIC ns when recording stopped.
+ * @end_real_ns: CLOCK_REALTIME ns when recording stopped.
+ * @nr_disks: entries that follow (same as the header's).
+ * @counts_size: bytes between two struct iotrace_file_counts.
+ * @chunks: records chunks written before the trailer.
+ * @reserved: zero.
+ */
+struct iotrace_file_trailer {
+	__u64	end_mono_ns;
+	__u64	end_real_ns;
+	__u32	nr_disks;
+	__u32	counts_size;
+	__u64	chunks;
+	__u64	reserved[4];
+};
+
+/**
+ * struct iotrace_file_counts - per-disk accounting over the recording.
+ * @completed: requests completed while tracing was enabled during the
+ *	recording (@recorded + @dropped).
+ * @recorded: records the kernel put in the ring during the recording, plus
+ *	those already present when it started.
+ * @overwritten: records overwritten in the ring before the recorder
+ *	could copy them.
+ * @dropped: requests the kernel could not record (part header delta).
+ * @written: records written to this file.
+ * @lost: records the recorder did not write (@recorded - @written):
+ *	@overwritten plus @torn.
+ * @torn: records skipped because they changed while being copied.
+ * @reserved: zero.
+ */
+struct iotrace_file_counts {
+	__u64	completed;
+	__u64	recorded;
+	__u64	overwritten;
+	__u64	dropped;
+	__u64	written;
+	__u64	lost;
+	__u64	torn;
+	__u64	reserved;
+};
+
 #endif /* _UAPI_LINUX_IOTRACE_H */
