@@ -1,17 +1,197 @@
 // SPDX-License-Identifier: GPL-2.0
-/* iotrace - placeholder, replaced by the core data path. */
+/*
+ * iotrace - per-disk I/O flight recorder: module parameters, init, exit.
+ */
 #include <linux/module.h>
-#include <linux/iotrace.h>
+#include <linux/moduleparam.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/ctype.h>
+#include "iotrace.h"
+
+#define IOTRACE_MAX_SELECT	64
+
+unsigned long iotrace_buf_size = IOTRACE_DEF_BUF_SIZE;
+
+/* disks=: all (default), none, or a list of names. */
+static bool iotrace_select_all = true;
+static unsigned int iotrace_nr_select;
+static char iotrace_select[IOTRACE_MAX_SELECT][IOTRACE_NAME_LEN];
+static char iotrace_disks_str[IOTRACE_MAX_SELECT * IOTRACE_NAME_LEN];
+
+static int iotrace_buf_size_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long min = iotrace_ring_min_size();
+	char buf[32], *end;
+	unsigned long long v;
+	u64 off, stride;
+	u32 recs;
+
+	strscpy(buf, val ? val : "", sizeof(buf));
+	strim(buf);
+	v = memparse(buf, &end);
+	if (!*buf || *end) {
+		pr_err("iotrace: buf_size=%s: not a size (bytes, or with a K, M or G suffix); range %lu..%lu\n",
+		       val, min, IOTRACE_MAX_BUF_SIZE);
+		return -EINVAL;
+	}
+	if (v > IOTRACE_MAX_BUF_SIZE ||
+	    iotrace_ring_geometry(v, &recs, &off, &stride)) {
+		pr_err("iotrace: buf_size=%s (%llu bytes) out of range %lu..%lu (%u parts of at least %lu records)\n",
+		       val, v, min, IOTRACE_MAX_BUF_SIZE, nr_cpu_ids,
+		       PAGE_SIZE / IOTRACE_RECORD_SIZE);
+		return -ERANGE;
+	}
+	*(unsigned long *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops iotrace_buf_size_ops = {
+	.set	= iotrace_buf_size_set,
+	.get	= param_get_ulong,
+};
+module_param_cb(buf_size, &iotrace_buf_size_ops, &iotrace_buf_size, 0444);
+MODULE_PARM_DESC(buf_size,
+		 "bytes of ring per disk, K/M/G suffixes (default 4M, range 64K..1G, at least a page per possible CPU)");
+
+static bool iotrace_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= IOTRACE_NAME_LEN)
+		return false;
+	for (; *s; s++)
+		if (!isalnum(*s) && *s != '_' && *s != '-' && *s != '.')
+			return false;
+	return true;
+}
+
+static int iotrace_disks_set(const char *val, const struct kernel_param *kp)
+{
+	/* Parameter setting is serialized by the kernel_param lock. */
+	static char buf[sizeof(iotrace_disks_str)];
+	char *p, *tok;
+	unsigned int n = 0;
+
+	if (strscpy(buf, val ? val : "", sizeof(buf)) < 0) {
+		pr_err("iotrace: disks=: value too long\n");
+		return -EINVAL;
+	}
+	p = strim(buf);
+	if (!*p || !strcmp(p, "all")) {
+		iotrace_select_all = true;
+		iotrace_nr_select = 0;
+		goto done;
+	}
+	iotrace_select_all = false;
+	if (!strcmp(p, "none")) {
+		iotrace_nr_select = 0;
+		goto done;
+	}
+	while ((tok = strsep(&p, ",")) != NULL) {
+		if (!iotrace_name_ok(tok) || n >= IOTRACE_MAX_SELECT) {
+			pr_err("iotrace: disks=%s: bad disk name '%s' (want all, none, or up to %d comma-separated names of [A-Za-z0-9_.-], at most %d characters)\n",
+			       val, tok, IOTRACE_MAX_SELECT,
+			       IOTRACE_NAME_LEN - 1);
+			return -EINVAL;
+		}
+		strscpy(iotrace_select[n++], tok, IOTRACE_NAME_LEN);
+	}
+	iotrace_nr_select = n;
+done:
+	strscpy(iotrace_disks_str, val ? val : "", sizeof(iotrace_disks_str));
+	strim(iotrace_disks_str);
+	return 0;
+}
+
+static int iotrace_disks_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", iotrace_select_all ? "all" :
+			  iotrace_nr_select ? iotrace_disks_str : "none");
+}
+
+static const struct kernel_param_ops iotrace_disks_ops = {
+	.set	= iotrace_disks_set,
+	.get	= iotrace_disks_get,
+};
+module_param_cb(disks, &iotrace_disks_ops, NULL, 0444);
+MODULE_PARM_DESC(disks,
+		 "disks to trace from load: all (default), none, or a comma-separated list of disk names that must exist at load");
+
+/**
+ * iotrace_disk_selected() - does disks= select this disk?
+ * @name: disk name.
+ *
+ * Return: true to enable it when it is attached.
+ */
+bool iotrace_disk_selected(const char *name)
+{
+	unsigned int i;
+
+	if (iotrace_select_all)
+		return true;
+	for (i = 0; i < iotrace_nr_select; i++)
+		if (!strcmp(iotrace_select[i], name))
+			return true;
+	return false;
+}
+
+/**
+ * iotrace_disks_check_names() - every disk named in disks= must exist.
+ *
+ * Context: iotrace_mutex held.
+ * Return: 0 or -ENODEV, with the missing name in the log.
+ */
+int iotrace_disks_check_names(void)
+{
+	struct iotrace_disk *d;
+	unsigned int i;
+
+	lockdep_assert_held(&iotrace_mutex);
+	for (i = 0; i < iotrace_nr_select; i++) {
+		bool found = false;
+
+		list_for_each_entry(d, &iotrace_disks, node)
+			if (!strcmp(d->name, iotrace_select[i]))
+				found = true;
+		if (!found) {
+			pr_err("iotrace: disks=%s: no traceable disk '%s'\n",
+			       iotrace_disks_str, iotrace_select[i]);
+			return -ENODEV;
+		}
+	}
+	return 0;
+}
 
 static int __init iotrace_init(void)
 {
-	BUILD_BUG_ON(sizeof(struct iotrace_record) != IOTRACE_RECORD_SIZE);
-	pr_info("iotrace: loaded\n");
+	int ret;
+
+	ret = iotrace_probes_find();
+	if (ret)
+		return ret;
+	ret = iotrace_debugfs_init();
+	if (ret)
+		return ret;
+	ret = iotrace_disks_init();
+	if (ret)
+		goto err_debugfs;
+	ret = iotrace_disks_check_selection();
+	if (ret)
+		goto err_disks;
 	return 0;
+
+err_disks:
+	iotrace_disks_exit();
+err_debugfs:
+	iotrace_debugfs_exit();
+	return ret;
 }
 
 static void __exit iotrace_exit(void)
 {
+	iotrace_disks_exit();
+	iotrace_debugfs_exit();
 }
 
 module_init(iotrace_init);

@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotrace - debugfs: /sys/kernel/debug/iotrace/{status,<disk>/...}.
+ *
+ * <disk>/ring is created "unsafe" because the debugfs proxy does not pass
+ * mmap on: its open guards itself with debugfs_file_get() and takes a
+ * reference on the disk, which the mapping keeps through the file until
+ * it is closed.  The other files use the regular proxy, which makes their
+ * operations fail once the disk is gone and lets removal wait for them.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/timekeeping.h>
+#include "iotrace.h"
+#include "compat.h"
+
+struct dentry *iotrace_debugfs_root;
+
+/* ---- ring ------------------------------------------------------------ */
+
+static int iotrace_ring_open(struct inode *inode, struct file *file)
+{
+	struct dentry *dentry = file->f_path.dentry;
+	struct iotrace_disk *d;
+	int ret;
+
+	ret = debugfs_file_get(dentry);
+	if (ret)
+		return ret;
+	d = inode->i_private;
+	kref_get(&d->kref);
+	debugfs_file_put(dentry);
+	file->private_data = d;
+	return 0;
+}
+
+static int iotrace_ring_release(struct inode *inode, struct file *file)
+{
+	iotrace_disk_put(file->private_data);
+	return 0;
+}
+
+static ssize_t iotrace_ring_read(struct file *file, char __user *buf,
+				 size_t count, loff_t *ppos)
+{
+	struct iotrace_disk *d = file->private_data;
+
+	return simple_read_from_buffer(buf, count, ppos, d->ring, d->ring_size);
+}
+
+static loff_t iotrace_ring_llseek(struct file *file, loff_t off, int whence)
+{
+	struct iotrace_disk *d = file->private_data;
+
+	return fixed_size_llseek(file, off, whence, d->ring_size);
+}
+
+static int iotrace_ring_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct iotrace_disk *d = file->private_data;
+	unsigned long size = vma->vm_end - vma->vm_start;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (off >= d->ring_size || size > d->ring_size - off)
+		return -EINVAL;
+	iotrace_vma_make_ro(vma);
+	return remap_vmalloc_range(vma, d->ring, vma->vm_pgoff);
+}
+
+static const struct file_operations iotrace_ring_fops = {
+	.owner		= THIS_MODULE,
+	.open		= iotrace_ring_open,
+	.release	= iotrace_ring_release,
+	.read		= iotrace_ring_read,
+	.llseek		= iotrace_ring_llseek,
+	.mmap		= iotrace_ring_mmap,
+};
+
+/* ---- stats ----------------------------------------------------------- */
+
+static int iotrace_stats_show(struct seq_file *m, void *v)
+{
+	struct iotrace_disk *d = m->private;
+	struct iotrace_counts c;
+
+	iotrace_ring_counts(d, &c);
+	seq_printf(m, "recorded: %llu\n", c.recorded);
+	seq_printf(m, "present: %llu\n", c.present);
+	seq_printf(m, "overwritten: %llu\n", c.overwritten);
+	seq_printf(m, "dropped: %llu\n", c.dropped);
+	seq_printf(m, "completed: %llu\n", c.recorded + c.dropped);
+	seq_printf(m, "inflight: %llu\n", c.inflight);
+	seq_printf(m, "buf_size: %zu\n", d->ring_size);
+	seq_printf(m, "part_records: %u\n", d->part_records);
+	seq_printf(m, "nr_parts: %u\n", d->nr_parts);
+	seq_printf(m, "enabled: %d\n", READ_ONCE(d->enabled) ? 1 : 0);
+	seq_printf(m, "generation: %llu\n", READ_ONCE(d->hdr->generation));
+	seq_printf(m, "hw_queues: %u\n", d->nr_hwq);
+	seq_printf(m, "tags: %u\n", d->depth);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(iotrace_stats);
+
+/* ---- inflight -------------------------------------------------------- */
+
+struct iotrace_inflight {
+	u64 issue_ns;
+	u64 sector;
+	u32 bytes;
+	u16 hwq;
+	u16 tag;
+	u16 cpu;
+	u8 op;
+};
+
+static int iotrace_inflight_cmp(const void *a, const void *b)
+{
+	const struct iotrace_inflight *x = a, *y = b;
+
+	if (x->issue_ns != y->issue_ns)
+		return x->issue_ns < y->issue_ns ? -1 : 1;
+	return 0;
+}
+
+static int iotrace_inflight_show(struct seq_file *m, void *v)
+{
+	struct iotrace_disk *d = m->private;
+	u32 i, n = 0, total = d->nr_hwq * d->depth;
+	struct iotrace_inflight *e;
+	u64 now;
+
+	seq_puts(m, "ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU\n");
+	e = kvmalloc_array(total, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < total; i++) {
+		struct iotrace_slot *s = &d->slots[i];
+		u32 gen = smp_load_acquire(&s->gen);
+
+		if ((gen & 1) || !READ_ONCE(s->rq))
+			continue;
+		e[n].issue_ns = s->issue_ns;
+		e[n].sector = s->sector;
+		e[n].bytes = s->bytes;
+		e[n].hwq = i / d->depth;
+		e[n].tag = s->tag;
+		e[n].cpu = s->issue_cpu;
+		e[n].op = s->op;
+		smp_rmb();
+		if (READ_ONCE(s->gen) != gen || !READ_ONCE(s->rq))
+			continue;
+		n++;
+	}
+	sort(e, n, sizeof(*e), iotrace_inflight_cmp, NULL);
+	now = ktime_get_ns();
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%llu %llu %s %llu %u %u %u %u\n", e[i].issue_ns,
+			   now > e[i].issue_ns ?
+			   div_u64(now - e[i].issue_ns, NSEC_PER_USEC) : 0,
+			   iotrace_op_name(e[i].op), e[i].sector, e[i].bytes,
+			   e[i].hwq, e[i].tag, e[i].cpu);
+	kvfree(e);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(iotrace_inflight);
+
+/* ---- trace: records merged across parts by completion time ----------- */
+
+/**
+ * struct iotrace_trace_iter - state of one reader of <disk>/trace.
+ * @d: the disk.
+ * @pos: seq_file position of @cur (0 is the header line).
+ * @next: per part, the next sequence number to look at.
+ * @end: per part, the head when the file was opened.
+ * @peek: per part, the record at @next when @have says so.
+ * @have: per part, @peek is valid.
+ * @cur: the record at @pos.
+ * @at_end: no record at @pos.
+ */
+struct iotrace_trace_iter {
+	struct iotrace_disk *d;
+	loff_t pos;
+	u64 *next;
+	u64 *end;
+	struct iotrace_record *peek;
+	bool *have;
+	struct iotrace_record cur;
+	bool at_end;
+};
+
+static void iotrace_trace_reset(struct iotrace_trace_iter *it)
+{
+	struct iotrace_disk *d = it->d;
+	u32 p;
+
+	for (p = 0; p < d->nr_parts; p++) {
+		u64 head = READ_ONCE(iotrace_part_hdr(d, p)->head);
+
+		it->end[p] = head;
+		it->next[p] = head > d->part_records ?
+			head - d->part_records : 0;
+		it->have[p] = false;
+	}
+	it->pos = 0;
+	it->at_end = false;
+}
+
+/* Make @it->peek[p] the oldest intact record left in part @p, if any. */
+static bool iotrace_trace_fill(struct iotrace_trace_iter *it, u32 p)
+{
+	while (!it->have[p] && it->next[p] < it->end[p]) {
+		if (iotrace_ring_copy(it->d, p, it->next[p], &it->peek[p]))
+			it->have[p] = true;
+		else
+			it->next[p]++;
+	}
+	return it->have[p];
+}
+
+static void iotrace_trace_advance(struct iotrace_trace_iter *it)
+{
+	u32 p, best = U32_MAX;
+
+	it->pos++;
+	for (p = 0; p < it->d->nr_parts; p++) {
+		if (!iotrace_trace_fill(it, p))
+			continue;
+		if (best == U32_MAX ||
+		    it->peek[p].complete_ns < it->peek[best].complete_ns)
+			best = p;
+	}
+	if (best == U32_MAX) {
+		it->at_end = true;
+		return;
+	}
+	it->cur = it->peek[best];
+	it->have[best] = false;
+	it->next[best]++;
+}
+
+static void *iotrace_trace_start(struct seq_file *m, loff_t *pos)
+{
+	struct iotrace_trace_iter *it = m->private;
+
+	if (*pos < it->pos || *pos == 0)
+		iotrace_trace_reset(it);
+	while (it->pos < *pos && !it->at_end)
+		iotrace_trace_advance(it);
+	return it->at_end ? NULL : it;
+}
+
+static void *iotrace_trace_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	struct iotrace_trace_iter *it = m->private;
+
+	iotrace_trace_advance(it);
+	*pos = it->pos;
+	return it->at_end ? NULL : it;
+}
+
+static void iotrace_trace_stop(struct seq_file *m, void *v)
+{
+}
+
+static void iotrace_flags_str(char *buf, u16 rf, u16 of)
+{
+	static const char rch[] = "CETRPMXNQSAs";
+	static const char och[] = "smpnifFrbwlu";
+	int i, n = 0;
+
+	for (i = 0; i < 12; i++)
+		if (rf & (1U << i))
+			buf[n++] = rch[i];
+	buf[n++] = '/';
+	for (i = 0; i < 12; i++)
+		if (of & (1U << i))
+			buf[n++] = och[i];
+	buf[n] = '\0';
+}
+
+static int iotrace_trace_show(struct seq_file *m, void *v)
+{
+	struct iotrace_trace_iter *it = v;
+	const struct iotrace_record *r = &it->cur;
+	char flags[32];
+
+	if (it->pos == 0) {
+		seq_puts(m, "COMPLETE_NS LAT_NS QUEUE_NS OP SECTOR BYTES ERROR DEV_STATUS FLAGS CPU ISSUE_CPU HWQ TAG RETRIES SEQ\n");
+		return 0;
+	}
+	iotrace_flags_str(flags, r->rflags, r->opflags);
+	seq_printf(m, "%llu ", r->complete_ns);
+	if (r->rflags & IOTRACE_RF_NO_ISSUE)
+		seq_puts(m, "- ");
+	else
+		seq_printf(m, "%llu ", r->complete_ns - r->issue_ns);
+	if (r->rflags & IOTRACE_RF_QUEUE_VALID)
+		seq_printf(m, "%u ", r->queue_ns);
+	else
+		seq_puts(m, "- ");
+	seq_printf(m, "%s %llu %u %d 0x%x %s %u ", iotrace_op_name(r->op),
+		   r->sector, r->bytes, r->error, r->dev_status, flags,
+		   r->complete_cpu);
+	if (r->issue_cpu == U16_MAX)
+		seq_puts(m, "- ");
+	else
+		seq_printf(m, "%u ", r->issue_cpu);
+	seq_printf(m, "%u %u %u %u\n", r->hwq, r->tag, r->retries, r->seq);
+	return 0;
+}
+
+static const struct seq_operations iotrace_trace_sops = {
+	.start	= iotrace_trace_start,
+	.next	= iotrace_trace_next,
+	.stop	= iotrace_trace_stop,
+	.show	= iotrace_trace_show,
+};
+
+static int iotrace_trace_open(struct inode *inode, struct file *file)
+{
+	struct iotrace_disk *d = inode->i_private;
+	struct iotrace_trace_iter *it;
+	int ret;
+
+	it = __seq_open_private(file, &iotrace_trace_sops, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	it->d = d;
+	it->next = kcalloc(d->nr_parts, sizeof(u64), GFP_KERNEL);
+	it->end = kcalloc(d->nr_parts, sizeof(u64), GFP_KERNEL);
+	it->have = kcalloc(d->nr_parts, sizeof(bool), GFP_KERNEL);
+	it->peek = kvcalloc(d->nr_parts, sizeof(*it->peek), GFP_KERNEL);
+	if (!it->next || !it->end || !it->have || !it->peek) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	iotrace_trace_reset(it);
+	return 0;
+err:
+	kfree(it->next);
+	kfree(it->end);
+	kfree(it->have);
+	kvfree(it->peek);
+	seq_release_private(inode, file);
+	return ret;
+}
+
+static int iotrace_trace_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+	struct iotrace_trace_iter *it = m->private;
+
+	kfree(it->next);
+	kfree(it->end);
+	kfree(it->have);
+	kvfree(it->peek);
+	return seq_release_private(inode, file);
+}
+
+static const struct file_operations iotrace_trace_fops = {
+	.owner		= THIS_MODULE,
+	.open		= iotrace_trace_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= iotrace_trace_release,
+};
+
+/* ---- enable, clear ---------------------------------------------------- */
+
+static ssize_t iotrace_enable_read(struct file *file, char __user *buf,
+				   size_t count, loff_t *ppos)
+{
+	struct iotrace_disk *d = file->private_data;
+	char s[3] = { READ_ONCE(d->enabled) ? '1' : '0', '\n', '\0' };
+
+	return simple_read_from_buffer(buf, count, ppos, s, 2);
+}
+
+static ssize_t iotrace_enable_write(struct file *file, const char __user *buf,
+				    size_t count, loff_t *ppos)
+{
+	struct iotrace_disk *d = file->private_data;
+	bool on;
+	int ret;
+
+	ret = kstrtobool_from_user(buf, count, &on);
+	if (ret)
+		return ret;
+	ret = iotrace_disk_set_enabled(d, on);
+	return ret ? ret : count;
+}
+
+static const struct file_operations iotrace_enable_fops = {
+	.owner		= THIS_MODULE,
+	.open		= simple_open,
+	.read		= iotrace_enable_read,
+	.write		= iotrace_enable_write,
+	.llseek		= default_llseek,
+};
+
+static ssize_t iotrace_clear_write(struct file *file, const char __user *buf,
+				   size_t count, loff_t *ppos)
+{
+	int ret = iotrace_disk_clear(file->private_data);
+
+	return ret ? ret : count;
+}
+
+static const struct file_operations iotrace_clear_fops = {
+	.owner		= THIS_MODULE,
+	.open		= simple_open,
+	.write		= iotrace_clear_write,
+	.llseek		= noop_llseek,
+};
+
+/* ---- status ------------------------------------------------------------ */
+
+static int iotrace_status_show(struct seq_file *m, void *v)
+{
+	struct iotrace_disk *d;
+	unsigned int n = 0, on = 0;
+
+	mutex_lock(&iotrace_mutex);
+	list_for_each_entry(d, &iotrace_disks, node) {
+		n++;
+		on += d->enabled;
+	}
+	seq_printf(m, "probes: %d\n", iotrace_probes_registered() ? 1 : 0);
+	seq_printf(m, "disks: %u\n", n);
+	seq_printf(m, "enabled_disks: %u\n", on);
+	seq_printf(m, "buf_size: %lu\n", iotrace_buf_size);
+	list_for_each_entry(d, &iotrace_disks, node)
+		seq_printf(m, "disk: %s %d\n", d->name, d->enabled ? 1 : 0);
+	mutex_unlock(&iotrace_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(iotrace_status);
+
+/**
+ * iotrace_debugfs_add_disk() - create <disk>/ and its files.
+ * @d: the disk.
+ *
+ * Return: 0 or a negative errno.
+ */
+int iotrace_debugfs_add_disk(struct iotrace_disk *d)
+{
+	struct dentry *dir;
+
+	dir = debugfs_create_dir(d->name, iotrace_debugfs_root);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	d->dir = dir;
+	debugfs_create_file_unsafe("ring", 0400, dir, d, &iotrace_ring_fops);
+	debugfs_create_file("trace", 0400, dir, d, &iotrace_trace_fops);
+	debugfs_create_file("stats", 0400, dir, d, &iotrace_stats_fops);
+	debugfs_create_file("inflight", 0400, dir, d, &iotrace_inflight_fops);
+	debugfs_create_file("enable", 0600, dir, d, &iotrace_enable_fops);
+	debugfs_create_file("clear", 0200, dir, d, &iotrace_clear_fops);
+	return 0;
+}
+
+void iotrace_debugfs_remove_disk(struct iotrace_disk *d)
+{
+	debugfs_remove_recursive(d->dir);
+	d->dir = NULL;
+}
+
+int iotrace_debugfs_init(void)
+{
+	struct dentry *root;
+
+	root = debugfs_create_dir("iotrace", NULL);
+	if (IS_ERR(root)) {
+		pr_err("iotrace: cannot create debugfs directory: %ld\n",
+		       PTR_ERR(root));
+		return PTR_ERR(root);
+	}
+	iotrace_debugfs_root = root;
+	debugfs_create_file("status", 0400, root, NULL, &iotrace_status_fops);
+	return 0;
+}
+
+void iotrace_debugfs_exit(void)
+{
+	debugfs_remove_recursive(iotrace_debugfs_root);
+	iotrace_debugfs_root = NULL;
+}

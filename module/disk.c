@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotrace - disks: discovery through a class_interface on the block class,
+ * attach/detach, and the one code path for enable, disable and clear.
+ *
+ * block_class is not exported.  Its address is learnt from a gendisk that
+ * iotrace allocates and never adds (alloc_disk sets the class and the
+ * device type of every disk), then a class_interface on it reports every
+ * device of the class, at registration and later; the device type tells a
+ * whole disk from a partition.
+ */
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/hash.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/device.h>
+#include <linux/rcupdate.h>
+#include <linux/timekeeping.h>
+#include "iotrace.h"
+#include "compat.h"
+
+#define IOTRACE_HASH_BITS	6
+
+DEFINE_MUTEX(iotrace_mutex);
+LIST_HEAD(iotrace_disks);
+
+static struct hlist_head iotrace_disk_hash[1 << IOTRACE_HASH_BITS];
+static const struct device_type *iotrace_disk_type;
+/* Until the disks= selection was checked, nothing is enabled. */
+static bool iotrace_loading = true;
+
+/**
+ * iotrace_disk_lookup() - find the traced disk of a gendisk.
+ * @gd: the gendisk, used as a key only.
+ *
+ * Context: rcu_read_lock() (or preemption disabled) held.
+ * Return: the disk or NULL.
+ */
+struct iotrace_disk *iotrace_disk_lookup(struct gendisk *gd)
+{
+	struct iotrace_disk *d;
+
+	hlist_for_each_entry_rcu(d, &iotrace_disk_hash[hash_ptr(gd,
+				 IOTRACE_HASH_BITS)], hnode)
+		if (d->gd == gd)
+			return d;
+	return NULL;
+}
+
+static void iotrace_disk_release(struct kref *kref)
+{
+	struct iotrace_disk *d = container_of(kref, struct iotrace_disk, kref);
+
+	iotrace_ring_free(d);
+	kvfree(d->slots);
+	kfree(d);
+}
+
+void iotrace_disk_put(struct iotrace_disk *d)
+{
+	kref_put(&d->kref, iotrace_disk_release);
+}
+
+static void iotrace_slots_wipe(struct iotrace_disk *d)
+{
+	if (d->slots)
+		memset(d->slots, 0, sizeof(*d->slots) * d->nr_hwq * d->depth);
+}
+
+/* Stop the probes from touching @d and wait for those that do. */
+static void iotrace_disk_quiesce(struct iotrace_disk *d)
+{
+	WRITE_ONCE(d->active, false);
+	synchronize_rcu();
+}
+
+static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
+{
+	int ret;
+
+	lockdep_assert_held(&iotrace_mutex);
+	if (!d->attached)
+		return -ENODEV;
+	if (on == d->enabled)
+		return 0;
+	if (on) {
+		ret = iotrace_probes_get();
+		if (ret)
+			return ret;
+		iotrace_slots_wipe(d);
+		d->hdr->enabled_ns = ktime_get_ns();
+		WRITE_ONCE(d->hdr->flags, d->hdr->flags | IOTRACE_RING_ENABLED);
+		d->enabled = true;
+		smp_store_release(&d->active, true);
+	} else {
+		iotrace_disk_quiesce(d);
+		d->enabled = false;
+		WRITE_ONCE(d->hdr->flags,
+			   d->hdr->flags & ~IOTRACE_RING_ENABLED);
+		iotrace_slots_wipe(d);
+		iotrace_probes_put();
+	}
+	return 0;
+}
+
+/**
+ * iotrace_disk_set_enabled() - turn recording of a disk on or off.
+ * @d: the disk.
+ * @on: the new state.
+ *
+ * The probes are attached while at least one disk is enabled.  The slot
+ * table starts empty on every enable, so a request issued while disabled
+ * is recorded with IOTRACE_RF_NO_ISSUE, never with another one's issue.
+ *
+ * Return: 0, -ENODEV for a detached disk, or the probe registration errno.
+ */
+int iotrace_disk_set_enabled(struct iotrace_disk *d, bool on)
+{
+	int ret;
+
+	mutex_lock(&iotrace_mutex);
+	ret = iotrace_disk_set_enabled_locked(d, on);
+	mutex_unlock(&iotrace_mutex);
+	return ret;
+}
+
+/**
+ * iotrace_disk_clear() - empty the ring of a disk.
+ * @d: the disk.
+ *
+ * Recording pauses for one RCU grace period (completions in that window
+ * are not counted, as if the disk were disabled), the ring is reset and
+ * its generation bumped.  The in-flight table is kept: requests issued
+ * before the clear are recorded with their issue when they complete.
+ *
+ * Return: 0 or -ENODEV for a detached disk.
+ */
+int iotrace_disk_clear(struct iotrace_disk *d)
+{
+	bool was;
+
+	mutex_lock(&iotrace_mutex);
+	if (!d->attached) {
+		mutex_unlock(&iotrace_mutex);
+		return -ENODEV;
+	}
+	was = d->active;
+	iotrace_disk_quiesce(d);
+	iotrace_ring_reset(d);
+	smp_store_release(&d->active, was);
+	mutex_unlock(&iotrace_mutex);
+	return 0;
+}
+
+static int iotrace_disk_attach(struct gendisk *gd)
+{
+	struct request_queue *q = gd->queue;
+	struct iotrace_disk *d;
+	int ret;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	kref_init(&d->kref);
+	d->gd = gd;
+	strscpy(d->name, gd->disk_name, sizeof(d->name));
+	ret = iotrace_ring_alloc(d, iotrace_buf_size);
+	if (ret)
+		goto err_free;
+	d->hdr->logical_block_size = queue_logical_block_size(q);
+	d->hdr->dev_major = gd->major;
+	d->hdr->dev_minor = gd->first_minor;
+	d->nr_hwq = max(q->nr_hw_queues, q->tag_set->nr_hw_queues);
+	d->depth = max_t(u32, q->tag_set->queue_depth, IOTRACE_MIN_TAGS);
+	d->depth = max_t(u32, d->depth, q->nr_requests);
+	d->slots = kvcalloc((size_t)d->nr_hwq * d->depth, sizeof(*d->slots),
+			    GFP_KERNEL);
+	if (!d->slots) {
+		ret = -ENOMEM;
+		goto err_ring;
+	}
+
+	mutex_lock(&iotrace_mutex);
+	ret = iotrace_debugfs_add_disk(d);
+	if (ret)
+		goto err_unlock;
+	d->attached = true;
+	list_add_tail(&d->node, &iotrace_disks);
+	hlist_add_head_rcu(&d->hnode,
+			   &iotrace_disk_hash[hash_ptr(gd, IOTRACE_HASH_BITS)]);
+	if (!iotrace_loading && iotrace_disk_selected(d->name)) {
+		ret = iotrace_disk_set_enabled_locked(d, true);
+		if (ret)
+			pr_warn("iotrace: %s: not enabled: %d\n", d->name, ret);
+	}
+	mutex_unlock(&iotrace_mutex);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&iotrace_mutex);
+	kvfree(d->slots);
+err_ring:
+	iotrace_ring_free(d);
+err_free:
+	kfree(d);
+	return ret;
+}
+
+static void iotrace_disk_detach_locked(struct iotrace_disk *d)
+{
+	lockdep_assert_held(&iotrace_mutex);
+	iotrace_disk_set_enabled_locked(d, false);
+	hlist_del_rcu(&d->hnode);
+	list_del(&d->node);
+	d->attached = false;
+	/* No probe may still hold @d from the hash after this. */
+	synchronize_rcu();
+	d->gd = NULL;
+	WRITE_ONCE(d->hdr->flags, d->hdr->flags | IOTRACE_RING_DETACHED);
+}
+
+static void iotrace_disk_detach(struct gendisk *gd)
+{
+	struct iotrace_disk *d, *found = NULL;
+
+	mutex_lock(&iotrace_mutex);
+	list_for_each_entry(d, &iotrace_disks, node) {
+		if (d->gd == gd) {
+			found = d;
+			break;
+		}
+	}
+	if (found)
+		iotrace_disk_detach_locked(found);
+	mutex_unlock(&iotrace_mutex);
+	if (!found)
+		return;
+	/* Waits for file operations in progress; they take iotrace_mutex. */
+	iotrace_debugfs_remove_disk(found);
+	iotrace_disk_put(found);
+}
+
+static int iotrace_add_dev(IOTRACE_CLASS_INTF_ARGS(dev))
+{
+	struct gendisk *gd;
+	int ret;
+
+	if (dev->type != iotrace_disk_type)
+		return 0;
+	gd = dev_to_disk(dev);
+	if (!gd->queue || !queue_is_mq(gd->queue) || !gd->queue->tag_set)
+		return 0;
+	ret = iotrace_disk_attach(gd);
+	if (ret)
+		pr_warn("iotrace: %s: not traced: %d\n", gd->disk_name, ret);
+	/* Never make the disk's own registration fail. */
+	return 0;
+}
+
+static void iotrace_remove_dev(IOTRACE_CLASS_INTF_ARGS(dev))
+{
+	if (dev->type != iotrace_disk_type)
+		return;
+	iotrace_disk_detach(dev_to_disk(dev));
+}
+
+static struct class_interface iotrace_class_intf = {
+	.add_dev	= iotrace_add_dev,
+	.remove_dev	= iotrace_remove_dev,
+};
+
+/**
+ * iotrace_disks_init() - attach every whole disk, now and later.
+ *
+ * Nothing is enabled until iotrace_disks_check_selection() succeeds.
+ *
+ * Return: 0 or a negative errno.
+ */
+int iotrace_disks_init(void)
+{
+	struct gendisk *probe;
+	int ret;
+
+	probe = iotrace_alloc_probe_disk();
+	if (!probe)
+		return -ENOMEM;
+	iotrace_class_intf.class = disk_to_dev(probe)->class;
+	iotrace_disk_type = disk_to_dev(probe)->type;
+	put_disk(probe);
+	if (!iotrace_class_intf.class || !iotrace_disk_type)
+		return -ENODEV;
+	ret = class_interface_register(&iotrace_class_intf);
+	if (ret)
+		pr_err("iotrace: cannot watch block devices: %d\n", ret);
+	return ret;
+}
+
+/**
+ * iotrace_disks_check_selection() - check disks= against the disks found
+ *	and enable the selected ones.
+ *
+ * Return: 0, or -ENODEV (logged) when a disk named in disks= is absent.
+ */
+int iotrace_disks_check_selection(void)
+{
+	struct iotrace_disk *d;
+	int ret = 0;
+
+	mutex_lock(&iotrace_mutex);
+	ret = iotrace_disks_check_names();
+	if (ret)
+		goto out;
+	iotrace_loading = false;
+	list_for_each_entry(d, &iotrace_disks, node) {
+		if (!iotrace_disk_selected(d->name))
+			continue;
+		ret = iotrace_disk_set_enabled_locked(d, true);
+		if (ret) {
+			pr_err("iotrace: %s: cannot enable: %d\n", d->name, ret);
+			break;
+		}
+	}
+out:
+	mutex_unlock(&iotrace_mutex);
+	return ret;
+}
+
+/* Detach everything; the rings live on while files still hold them. */
+void iotrace_disks_exit(void)
+{
+	class_interface_unregister(&iotrace_class_intf);
+}

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iotrace - internal structures shared by the files of the module.
+ */
+#ifndef _IOTRACE_INTERNAL_H
+#define _IOTRACE_INTERNAL_H
+
+#include <linux/types.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/blk-mq.h>
+#include <linux/iotrace.h>
+
+#define IOTRACE_DEF_BUF_SIZE	(4UL << 20)
+#define IOTRACE_MIN_BUF_SIZE	(64UL << 10)
+#define IOTRACE_MAX_BUF_SIZE	(1UL << 30)
+/* Fewest records a part may hold; a smaller buf_size is out of range. */
+#define IOTRACE_MIN_PART_RECORDS	16
+#define IOTRACE_PART_HDR_SIZE	64
+/* The in-flight table never has fewer tags per hardware queue than this. */
+#define IOTRACE_MIN_TAGS	256
+
+/**
+ * struct iotrace_slot - issue-side state of one request in flight.
+ * @gen: even while stable, odd while the owner rewrites the slot; lets the
+ *	inflight reader tell a consistent copy.
+ * @rq: request that owns the slot, NULL when free.  Compared, never shown.
+ * @issue_ns: time of the (last) issue.
+ * @sector: start sector at issue.
+ * @bytes: length at issue.
+ * @queue_ns: queue entry to issue, saturated.
+ * @rflags: IOTRACE_RF_* gathered so far (requeued, queue valid, ...).
+ * @opflags: IOTRACE_OPF_* of the request.
+ * @issue_cpu: CPU that issued it.
+ * @tag: driver tag at issue.
+ * @op: enum iotrace_op.
+ * @retries: requeue count, saturating.
+ * @cmd_rq: request the captured command belongs to, NULL if none.
+ * @cmd_type: enum iotrace_cmd_type of @cmd.
+ * @cmd_len: valid bytes of @cmd.
+ * @cmd_rflags: IOTRACE_RF_* that come with the command.
+ * @status_rq: request the device status belongs to, NULL if none.
+ * @status_rflags: IOTRACE_RF_* that come with the status.
+ * @dev_status: device status, see struct iotrace_record.
+ * @dev_result: device result, see struct iotrace_record.
+ * @cmd: the captured command.
+ *
+ * One slot per (hardware queue, tag).  Only the owner of the tag writes
+ * it: the issuing path, then the completing path, never both at once.
+ */
+struct iotrace_slot {
+	u32		gen;
+	struct request	*rq;
+	u64		issue_ns;
+	u64		sector;
+	u32		bytes;
+	u32		queue_ns;
+	u16		rflags;
+	u16		opflags;
+	u16		issue_cpu;
+	u16		tag;
+	u8		op;
+	u8		retries;
+	struct request	*cmd_rq;
+	u8		cmd_type;
+	u8		cmd_len;
+	u16		cmd_rflags;
+	struct request	*status_rq;
+	u16		status_rflags;
+	u32		dev_status;
+	u32		dev_result;
+	u8		cmd[IOTRACE_CMD_LEN];
+} ____cacheline_aligned;
+
+/**
+ * struct iotrace_disk - one traced whole disk and its ring.
+ * @kref: the disk list, open ring files and mappings each hold one.
+ * @hnode: in iotrace_disk_hash, keyed by @gd, RCU.
+ * @node: in iotrace_disks, under iotrace_mutex.
+ * @gd: the gendisk, used as a lookup key only; NULL once detached and
+ *	never dereferenced after the disk was removed.
+ * @active: probes record for this disk (enabled and not being cleared).
+ * @enabled: user-visible enable state, under iotrace_mutex.
+ * @attached: still in the hash and debugfs, under iotrace_mutex.
+ * @ring: vmalloc_user() area, mapped by readers.
+ * @ring_size: bytes of @ring.
+ * @hdr: the ring header (start of @ring).
+ * @part_records: records per part (power of two).
+ * @nr_parts: parts in the ring.
+ * @slots: in-flight table, @nr_hwq * @depth slots.
+ * @nr_hwq: hardware queues covered by @slots.
+ * @depth: tags per hardware queue covered by @slots.
+ * @dir: debugfs directory of the disk.
+ * @name: disk name.
+ */
+struct iotrace_disk {
+	struct kref		kref;
+	struct hlist_node	hnode;
+	struct list_head	node;
+	struct gendisk		*gd;
+	bool			active;
+	bool			enabled;
+	bool			attached;
+	void			*ring;
+	size_t			ring_size;
+	struct iotrace_ring_hdr	*hdr;
+	u32			part_records;
+	u32			nr_parts;
+	struct iotrace_slot	*slots;
+	u32			nr_hwq;
+	u32			depth;
+	struct dentry		*dir;
+	char			name[IOTRACE_NAME_LEN];
+};
+
+/**
+ * struct iotrace_counts - a consistent-enough sum of a ring's counters.
+ * @recorded: records ever started (sum of part heads).
+ * @overwritten: records lost to wrap-around.
+ * @present: records the ring can still hold.
+ * @dropped: completions that could not be recorded.
+ * @inflight: requests issued and not completed, per the slot table.
+ */
+struct iotrace_counts {
+	u64 recorded;
+	u64 overwritten;
+	u64 present;
+	u64 dropped;
+	u64 inflight;
+};
+
+extern unsigned long iotrace_buf_size;
+extern struct mutex iotrace_mutex;
+extern struct list_head iotrace_disks;
+extern struct dentry *iotrace_debugfs_root;
+
+/* ring.c */
+int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size);
+void iotrace_ring_free(struct iotrace_disk *d);
+unsigned long iotrace_ring_min_size(void);
+int iotrace_ring_geometry(unsigned long buf_size, u32 *part_records,
+			  u64 *data_offset, u64 *part_stride);
+void iotrace_ring_reset(struct iotrace_disk *d);
+void iotrace_ring_counts(struct iotrace_disk *d, struct iotrace_counts *c);
+bool iotrace_ring_copy(struct iotrace_disk *d, u32 part, u64 seq,
+		       struct iotrace_record *out);
+
+static inline struct iotrace_part_hdr *
+iotrace_part_hdr(struct iotrace_disk *d, u32 part)
+{
+	return d->ring + d->hdr->part_hdr_offset +
+		(size_t)part * IOTRACE_PART_HDR_SIZE;
+}
+
+static inline struct iotrace_record *
+iotrace_part_rec(struct iotrace_disk *d, u32 part, u64 seq)
+{
+	return d->ring + d->hdr->data_offset +
+		(size_t)part * d->hdr->part_stride +
+		(size_t)(seq & (d->part_records - 1)) * IOTRACE_RECORD_SIZE;
+}
+
+/* probe.c */
+int iotrace_probes_find(void);
+int iotrace_probes_get(void);
+void iotrace_probes_put(void);
+bool iotrace_probes_registered(void);
+const char *iotrace_op_name(u8 op);
+void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
+		      u16 rflags);
+void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
+			 u16 rflags);
+
+/* disk.c */
+struct iotrace_disk *iotrace_disk_lookup(struct gendisk *gd);
+int iotrace_disk_set_enabled(struct iotrace_disk *d, bool on);
+int iotrace_disk_clear(struct iotrace_disk *d);
+void iotrace_disk_put(struct iotrace_disk *d);
+int iotrace_disks_init(void);
+void iotrace_disks_exit(void);
+bool iotrace_disk_selected(const char *name);
+int iotrace_disks_check_selection(void);
+int iotrace_disks_check_names(void);
+
+/* debugfs.c */
+int iotrace_debugfs_init(void);
+void iotrace_debugfs_exit(void);
+int iotrace_debugfs_add_disk(struct iotrace_disk *d);
+void iotrace_debugfs_remove_disk(struct iotrace_disk *d);
+
+#endif /* _IOTRACE_INTERNAL_H */

@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotrace - the hot path: block tracepoint probes and the slot table.
+ *
+ * block_rq_issue fills the request's slot in the disk's in-flight table,
+ * block_rq_requeue counts a retry, block_rq_complete (the final one of a
+ * request) writes the record into the completing CPU's part and frees the
+ * slot.  No lock, no atomic read-modify-write on a line another CPU writes:
+ * a part's head is a local64_t that only its CPU updates, and local64
+ * operations are safe against a probe nesting on the same CPU.
+ */
+#include <linux/kernel.h>
+#include <linux/tracepoint.h>
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/timekeeping.h>
+#include <linux/smp.h>
+#include <asm/local64.h>
+#include "iotrace.h"
+
+struct iotrace_tp {
+	const char		*name;
+	void			*probe;
+	struct tracepoint	*tp;
+};
+
+static void iotrace_probe_issue(void *data, struct request *rq);
+static void iotrace_probe_requeue(void *data, struct request *rq);
+static void iotrace_probe_complete(void *data, struct request *rq,
+				   blk_status_t error, unsigned int nr_bytes);
+
+static struct iotrace_tp iotrace_tps[] = {
+	{ .name = "block_rq_issue",	.probe = iotrace_probe_issue },
+	{ .name = "block_rq_requeue",	.probe = iotrace_probe_requeue },
+	{ .name = "block_rq_complete",	.probe = iotrace_probe_complete },
+};
+
+/* Disks enabled; probes are registered while it is not zero. */
+static unsigned int iotrace_probe_users;
+
+static const char * const iotrace_op_names[] = {
+	[IOTRACE_OP_READ]		= "READ",
+	[IOTRACE_OP_WRITE]		= "WRITE",
+	[IOTRACE_OP_FLUSH]		= "FLUSH",
+	[IOTRACE_OP_DISCARD]		= "DISCARD",
+	[IOTRACE_OP_SECURE_ERASE]	= "SECERASE",
+	[IOTRACE_OP_WRITE_ZEROES]	= "WZEROES",
+	[IOTRACE_OP_ZONE_OPEN]		= "ZOPEN",
+	[IOTRACE_OP_ZONE_CLOSE]		= "ZCLOSE",
+	[IOTRACE_OP_ZONE_FINISH]	= "ZFINISH",
+	[IOTRACE_OP_ZONE_APPEND]	= "ZAPPEND",
+	[IOTRACE_OP_ZONE_RESET]		= "ZRESET",
+	[IOTRACE_OP_ZONE_RESET_ALL]	= "ZRESETALL",
+	[IOTRACE_OP_DRV_IN]		= "DRV_IN",
+	[IOTRACE_OP_DRV_OUT]		= "DRV_OUT",
+};
+
+const char *iotrace_op_name(u8 op)
+{
+	if (op < ARRAY_SIZE(iotrace_op_names) && iotrace_op_names[op])
+		return iotrace_op_names[op];
+	return "UNKNOWN";
+}
+
+static u8 iotrace_op(const struct request *rq)
+{
+	switch (req_op(rq)) {
+	case REQ_OP_READ:		return IOTRACE_OP_READ;
+	case REQ_OP_WRITE:		return IOTRACE_OP_WRITE;
+	case REQ_OP_FLUSH:		return IOTRACE_OP_FLUSH;
+	case REQ_OP_DISCARD:		return IOTRACE_OP_DISCARD;
+	case REQ_OP_SECURE_ERASE:	return IOTRACE_OP_SECURE_ERASE;
+	case REQ_OP_WRITE_ZEROES:	return IOTRACE_OP_WRITE_ZEROES;
+	case REQ_OP_ZONE_OPEN:		return IOTRACE_OP_ZONE_OPEN;
+	case REQ_OP_ZONE_CLOSE:		return IOTRACE_OP_ZONE_CLOSE;
+	case REQ_OP_ZONE_FINISH:	return IOTRACE_OP_ZONE_FINISH;
+	case REQ_OP_ZONE_APPEND:	return IOTRACE_OP_ZONE_APPEND;
+	case REQ_OP_ZONE_RESET:		return IOTRACE_OP_ZONE_RESET;
+	case REQ_OP_ZONE_RESET_ALL:	return IOTRACE_OP_ZONE_RESET_ALL;
+	case REQ_OP_DRV_IN:		return IOTRACE_OP_DRV_IN;
+	case REQ_OP_DRV_OUT:		return IOTRACE_OP_DRV_OUT;
+	default:			return IOTRACE_OP_UNKNOWN;
+	}
+}
+
+static u16 iotrace_opflags(const struct request *rq)
+{
+	blk_opf_t f = rq->cmd_flags;
+	u16 o = 0;
+
+	o |= (f & REQ_SYNC) ? IOTRACE_OPF_SYNC : 0;
+	o |= (f & REQ_META) ? IOTRACE_OPF_META : 0;
+	o |= (f & REQ_PRIO) ? IOTRACE_OPF_PRIO : 0;
+	o |= (f & REQ_NOMERGE) ? IOTRACE_OPF_NOMERGE : 0;
+	o |= (f & REQ_IDLE) ? IOTRACE_OPF_IDLE : 0;
+	o |= (f & REQ_FUA) ? IOTRACE_OPF_FUA : 0;
+	o |= (f & REQ_PREFLUSH) ? IOTRACE_OPF_PREFLUSH : 0;
+	o |= (f & REQ_RAHEAD) ? IOTRACE_OPF_RAHEAD : 0;
+	o |= (f & REQ_BACKGROUND) ? IOTRACE_OPF_BACKGROUND : 0;
+	o |= (f & REQ_NOWAIT) ? IOTRACE_OPF_NOWAIT : 0;
+	o |= (f & REQ_POLLED) ? IOTRACE_OPF_POLLED : 0;
+	o |= (f & REQ_NOUNMAP) ? IOTRACE_OPF_NOUNMAP : 0;
+	return o;
+}
+
+/*
+ * The slot key must stay the same from issue to completion: the scheduler
+ * tag when there is one (the driver tag is given back on requeue), else the
+ * driver tag (kept across requeue).  Both are per hardware queue; no tag
+ * is -1 (BLK_MQ_NO_TAG, private to the block layer).
+ */
+static struct iotrace_slot *iotrace_slot_of(struct iotrace_disk *d,
+					    struct request *rq)
+{
+	u32 hwq, tag;
+
+	if (!rq->mq_hctx || !d->slots)
+		return NULL;
+	hwq = rq->mq_hctx->queue_num;
+	tag = rq->internal_tag >= 0 ? rq->internal_tag : rq->tag;
+	if (hwq >= d->nr_hwq || tag >= d->depth)
+		return NULL;
+	return &d->slots[hwq * d->depth + tag];
+}
+
+/* Look the disk of @rq up; the caller holds rcu_read_lock(). */
+static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
+{
+	struct gendisk *gd = rq->q->disk;
+	struct iotrace_disk *d;
+
+	if (!gd)
+		return NULL;
+	d = iotrace_disk_lookup(gd);
+	if (!d || !smp_load_acquire(&d->active))
+		return NULL;
+	return d;
+}
+
+static inline void iotrace_slot_begin(struct iotrace_slot *s)
+{
+	WRITE_ONCE(s->gen, s->gen + 1);
+	smp_wmb();
+}
+
+static inline void iotrace_slot_end(struct iotrace_slot *s)
+{
+	smp_wmb();
+	WRITE_ONCE(s->gen, s->gen + 1);
+}
+
+static void iotrace_probe_issue(void *data, struct request *rq)
+{
+	struct iotrace_disk *d;
+	struct iotrace_slot *s;
+	u64 now, start;
+	u16 rflags = 0;
+	u8 retries = 0;
+
+	rcu_read_lock();
+	d = iotrace_rq_disk(rq);
+	if (!d)
+		goto out;
+	s = iotrace_slot_of(d, rq);
+	if (!s)
+		goto out;
+	now = ktime_get_ns();
+	/* A re-issue after requeue keeps the retry count. */
+	if (READ_ONCE(s->rq) == rq && (s->rflags & IOTRACE_RF_REQUEUED)) {
+		rflags = IOTRACE_RF_REQUEUED;
+		retries = s->retries;
+	}
+	start = rq->start_time_ns;
+	if (start && start <= now) {
+		u64 q = now - start;
+
+		rflags |= IOTRACE_RF_QUEUE_VALID;
+		if (q > U32_MAX) {
+			q = U32_MAX;
+			rflags |= IOTRACE_RF_QUEUE_SAT;
+		}
+		s->queue_ns = q;
+	} else {
+		s->queue_ns = 0;
+	}
+	iotrace_slot_begin(s);
+	s->issue_ns = now;
+	s->sector = blk_rq_pos(rq);
+	s->bytes = blk_rq_bytes(rq);
+	s->op = iotrace_op(rq);
+	s->opflags = iotrace_opflags(rq);
+	s->issue_cpu = smp_processor_id();
+	s->tag = rq->tag;
+	s->retries = retries;
+	s->rflags = rflags;
+	WRITE_ONCE(s->rq, rq);
+	iotrace_slot_end(s);
+out:
+	rcu_read_unlock();
+}
+
+static void iotrace_probe_requeue(void *data, struct request *rq)
+{
+	struct iotrace_disk *d;
+	struct iotrace_slot *s;
+
+	rcu_read_lock();
+	d = iotrace_rq_disk(rq);
+	if (!d)
+		goto out;
+	s = iotrace_slot_of(d, rq);
+	if (!s || READ_ONCE(s->rq) != rq)
+		goto out;
+	iotrace_slot_begin(s);
+	s->rflags |= IOTRACE_RF_REQUEUED;
+	if (s->retries < U8_MAX)
+		s->retries++;
+	/* The command is captured again when the request is re-issued. */
+	if (READ_ONCE(s->cmd_rq) == rq)
+		WRITE_ONCE(s->cmd_rq, NULL);
+	iotrace_slot_end(s);
+out:
+	rcu_read_unlock();
+}
+
+/* Fill @r from @rq and its slot @s (may be NULL), consuming the slot. */
+static void iotrace_fill(struct iotrace_record *r, struct request *rq,
+			 struct iotrace_slot *s, blk_status_t error, u32 cpu)
+{
+	bool own = s && READ_ONCE(s->rq) == rq;
+	u16 rflags = IOTRACE_RF_COMPLETE;
+
+	r->complete_ns = ktime_get_ns();
+	r->complete_cpu = cpu;
+	r->hwq = rq->mq_hctx ? rq->mq_hctx->queue_num : 0;
+	r->error = error ? blk_status_to_errno(error) : 0;
+	r->reserved = 0;
+	if (own) {
+		r->issue_ns = s->issue_ns;
+		r->sector = s->sector;
+		r->bytes = s->bytes;
+		r->queue_ns = s->queue_ns;
+		r->opflags = s->opflags;
+		r->issue_cpu = s->issue_cpu;
+		r->tag = s->tag;
+		r->op = s->op;
+		r->retries = s->retries;
+		rflags |= s->rflags;
+	} else {
+		r->issue_ns = 0;
+		r->sector = blk_rq_pos(rq);
+		r->bytes = blk_rq_bytes(rq);
+		r->queue_ns = 0;
+		r->opflags = iotrace_opflags(rq);
+		r->issue_cpu = U16_MAX;
+		r->tag = rq->tag;
+		r->op = iotrace_op(rq);
+		r->retries = 0;
+		rflags |= IOTRACE_RF_NO_ISSUE;
+	}
+	if (s && READ_ONCE(s->cmd_rq) == rq) {
+		smp_rmb();
+		r->cmd_type = s->cmd_type;
+		r->cmd_len = s->cmd_len;
+		memcpy(r->cmd, s->cmd, sizeof(r->cmd));
+		rflags |= s->cmd_rflags;
+	} else {
+		r->cmd_type = IOTRACE_CMD_NONE;
+		r->cmd_len = 0;
+		memset(r->cmd, 0, sizeof(r->cmd));
+	}
+	if (s && READ_ONCE(s->status_rq) == rq) {
+		smp_rmb();
+		r->dev_status = s->dev_status;
+		r->dev_result = s->dev_result;
+		rflags |= s->status_rflags | IOTRACE_RF_STATUS_VALID;
+	} else {
+		r->dev_status = 0;
+		r->dev_result = 0;
+	}
+	if (r->error)
+		rflags |= IOTRACE_RF_ERROR;
+	if (rq->rq_flags & RQF_TIMED_OUT)
+		rflags |= IOTRACE_RF_TIMEOUT;
+	if (blk_rq_is_passthrough(rq))
+		rflags |= IOTRACE_RF_PASSTHRU;
+	r->rflags = rflags;
+
+	/* The request is done: nothing of it may be seen by the next one. */
+	if (s && (own || READ_ONCE(s->cmd_rq) == rq ||
+		  READ_ONCE(s->status_rq) == rq)) {
+		iotrace_slot_begin(s);
+		if (own)
+			WRITE_ONCE(s->rq, NULL);
+		if (READ_ONCE(s->cmd_rq) == rq)
+			WRITE_ONCE(s->cmd_rq, NULL);
+		if (READ_ONCE(s->status_rq) == rq)
+			WRITE_ONCE(s->status_rq, NULL);
+		iotrace_slot_end(s);
+	}
+}
+
+static void iotrace_probe_complete(void *data, struct request *rq,
+				   blk_status_t error, unsigned int nr_bytes)
+{
+	struct iotrace_part_hdr *ph;
+	struct iotrace_record *r;
+	struct iotrace_disk *d;
+	u32 cpu;
+	u64 seq;
+
+	/* Only the final completion of a request makes its record. */
+	if (nr_bytes < blk_rq_bytes(rq))
+		return;
+	rcu_read_lock();
+	d = iotrace_rq_disk(rq);
+	if (!d)
+		goto out;
+	cpu = smp_processor_id();
+	if (unlikely(cpu >= d->nr_parts))
+		goto out;
+	ph = iotrace_part_hdr(d, cpu);
+	/* Reserve: IRQ-safe on this CPU, no LOCK prefix, no other writer. */
+	seq = local64_inc_return((local64_t *)&ph->head) - 1;
+	r = iotrace_part_rec(d, cpu, seq);
+	WRITE_ONCE(r->seq, IOTRACE_SEQ_BUSY);
+	smp_wmb();
+	iotrace_fill(r, rq, iotrace_slot_of(d, rq), error, cpu);
+	smp_store_release(&r->seq, (u32)seq);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * iotrace_note_cmd() - remember the command of a request before it is
+ *	issued or completed, for its record.
+ * @rq: the request.
+ * @type: enum iotrace_cmd_type.
+ * @cmd: the command, already stripped of addresses.
+ * @len: its length; more than IOTRACE_CMD_LEN is truncated and flagged.
+ * @rflags: IOTRACE_RF_* to add to the record (e.g. IOTRACE_RF_ADMIN).
+ *
+ * Context: any, the request's tag owned by the caller.  The completion of
+ * @rq consumes the command; a requeue drops it.
+ */
+void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
+		      u16 rflags)
+{
+	struct iotrace_disk *d;
+	struct iotrace_slot *s;
+
+	rcu_read_lock();
+	d = iotrace_rq_disk(rq);
+	if (!d)
+		goto out;
+	s = iotrace_slot_of(d, rq);
+	if (!s)
+		goto out;
+	iotrace_slot_begin(s);
+	WRITE_ONCE(s->cmd_rq, NULL);
+	smp_wmb();
+	rflags |= IOTRACE_RF_CMD_VALID;
+	if (len > IOTRACE_CMD_LEN) {
+		rflags |= IOTRACE_RF_CMD_TRUNC;
+		len = IOTRACE_CMD_LEN;
+	}
+	memset(s->cmd, 0, sizeof(s->cmd));
+	memcpy(s->cmd, cmd, len);
+	s->cmd_type = type;
+	s->cmd_len = len;
+	s->cmd_rflags = rflags;
+	smp_wmb();
+	WRITE_ONCE(s->cmd_rq, rq);
+	iotrace_slot_end(s);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * iotrace_note_status() - remember the device status of a request before
+ *	its block_rq_complete.
+ * @rq: the request.
+ * @dev_status: see struct iotrace_record.
+ * @dev_result: see struct iotrace_record.
+ * @rflags: IOTRACE_RF_* to add (e.g. IOTRACE_RF_ERROR).
+ *
+ * Context: any, before the completion of @rq, which consumes it.
+ */
+void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
+			 u16 rflags)
+{
+	struct iotrace_disk *d;
+	struct iotrace_slot *s;
+
+	rcu_read_lock();
+	d = iotrace_rq_disk(rq);
+	if (!d)
+		goto out;
+	s = iotrace_slot_of(d, rq);
+	if (!s)
+		goto out;
+	iotrace_slot_begin(s);
+	WRITE_ONCE(s->status_rq, NULL);
+	smp_wmb();
+	s->dev_status = dev_status;
+	s->dev_result = dev_result;
+	s->status_rflags = rflags;
+	smp_wmb();
+	WRITE_ONCE(s->status_rq, rq);
+	iotrace_slot_end(s);
+out:
+	rcu_read_unlock();
+}
+
+static void iotrace_find_tp(struct tracepoint *tp, void *priv)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(iotrace_tps); i++)
+		if (!strcmp(tp->name, iotrace_tps[i].name))
+			iotrace_tps[i].tp = tp;
+}
+
+/**
+ * iotrace_probes_find() - look the block tracepoints up by name.
+ *
+ * Return: 0, or -ENOENT naming the missing one in the log.
+ */
+int iotrace_probes_find(void)
+{
+	int i;
+
+	for_each_kernel_tracepoint(iotrace_find_tp, NULL);
+	for (i = 0; i < ARRAY_SIZE(iotrace_tps); i++) {
+		if (!iotrace_tps[i].tp) {
+			pr_err("iotrace: tracepoint %s not found\n",
+			       iotrace_tps[i].name);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+/**
+ * iotrace_probes_get() - one more enabled disk; attach the probes on the
+ *	first.
+ *
+ * Context: iotrace_mutex held.
+ * Return: 0 or the errno of tracepoint_probe_register().
+ */
+int iotrace_probes_get(void)
+{
+	int i, ret;
+
+	lockdep_assert_held(&iotrace_mutex);
+	if (iotrace_probe_users++)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(iotrace_tps); i++) {
+		ret = tracepoint_probe_register(iotrace_tps[i].tp,
+						iotrace_tps[i].probe, NULL);
+		if (ret)
+			goto unwind;
+	}
+	return 0;
+unwind:
+	pr_err("iotrace: cannot attach to %s: %d\n", iotrace_tps[i].name, ret);
+	while (--i >= 0)
+		tracepoint_probe_unregister(iotrace_tps[i].tp,
+					    iotrace_tps[i].probe, NULL);
+	tracepoint_synchronize_unregister();
+	iotrace_probe_users--;
+	return ret;
+}
+
+/**
+ * iotrace_probes_put() - one enabled disk less; detach the probes after
+ *	the last, and wait until none runs.
+ *
+ * Context: iotrace_mutex held.
+ */
+void iotrace_probes_put(void)
+{
+	int i;
+
+	lockdep_assert_held(&iotrace_mutex);
+	if (WARN_ON(!iotrace_probe_users) || --iotrace_probe_users)
+		return;
+	for (i = ARRAY_SIZE(iotrace_tps) - 1; i >= 0; i--)
+		tracepoint_probe_unregister(iotrace_tps[i].tp,
+					    iotrace_tps[i].probe, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+bool iotrace_probes_registered(void)
+{
+	return READ_ONCE(iotrace_probe_users) != 0;
+}
