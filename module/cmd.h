@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iotrace - full device commands: NVMe submission entries, SCSI CDBs and
+ * ATA taskfiles, and the status the device returned for them.
+ *
+ * The probes live on tracepoints of nvme-core, scsi_mod and libata, which
+ * are modules: modtp.c attaches them through the tracepoint module notifier
+ * whenever such a module comes, and detaches them when it goes.
+ */
+#ifndef _IOTRACE_CMD_H
+#define _IOTRACE_CMD_H
+
+#include <linux/types.h>
+#include <linux/version.h>
+
+struct request;
+struct nvme_command;
+struct scsi_cmnd;
+struct ata_queued_cmd;
+struct seq_file;
+
+/*
+ * The NVMe completion status and result live in the nvme driver's private
+ * struct nvme_request (drivers/nvme/host/nvme.h), which no header package
+ * ships.  Its first members were checked in the Debian 6.1.y and 6.12.y
+ * sources only; any other kernel records NVMe commands without a status.
+ */
+#if LINUX_VERSION_MAJOR == 6 && \
+	(LINUX_VERSION_PATCHLEVEL == 1 || LINUX_VERSION_PATCHLEVEL == 12)
+#define IOTRACE_NVME_REQ_VERIFIED	1
+#else
+#define IOTRACE_NVME_REQ_VERIFIED	0
+#endif
+
+/* modtp.c */
+int iotrace_cmd_attach(void);
+void iotrace_cmd_detach(void);
+void iotrace_cmd_show(struct seq_file *m);
+
+/* cmd_nvme.c */
+void iotrace_nvme_setup_cmd(void *data, struct request *rq,
+			    struct nvme_command *cmd);
+void iotrace_nvme_complete_rq(void *data, struct request *rq);
+bool iotrace_nvme_status_supported(void);
+
+/* cmd_scsi.c */
+void iotrace_scsi_cmd_start(void *data, struct scsi_cmnd *cmd);
+void iotrace_scsi_cmd_done(void *data, struct scsi_cmnd *cmd);
+
+/* cmd_ata.c */
+void iotrace_ata_qc_issue(void *data, struct ata_queued_cmd *qc);
+void iotrace_ata_qc_done(void *data, struct ata_queued_cmd *qc);
+void iotrace_ata_qc_failed(void *data, struct ata_queued_cmd *qc);
+void iotrace_ata_gone(void);
+bool iotrace_ata_owns(const struct scsi_cmnd *cmd);
+
+#endif /* _IOTRACE_CMD_H */

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotrace - ATA commands through libata: the taskfile of a queued command
+ * (ata_qc_issue) and the status and error registers it completed with
+ * (ata_qc_complete_done / ata_qc_complete_failed).
+ *
+ * Only commands that carry a block request (qc->scsicmd) are recorded:
+ * libata's internal commands (IDENTIFY, SET FEATURES, error handling) have
+ * no request and so no record.
+ */
+#include <linux/kernel.h>
+#include <linux/blk-mq.h>
+#include <linux/libata.h>
+#include <scsi/scsi_cmnd.h>
+#include <scsi/scsi_device.h>
+#include <scsi/scsi_host.h>
+#include "iotrace.h"
+#include "cmd.h"
+
+/*
+ * The SCSI transport template of libata hosts, learnt from the first
+ * command ata_qc_issue sees (it fires before that command's
+ * scsi_dispatch_cmd_done).  Compared, never dereferenced; forgotten when
+ * libata goes.
+ */
+static struct scsi_transport_template *iotrace_ata_tt;
+
+/**
+ * iotrace_ata_owns() - whether the ATA probes record @cmd's status.
+ * @cmd: a SCSI command being completed.
+ *
+ * Return: true for a command of a libata host.
+ */
+bool iotrace_ata_owns(const struct scsi_cmnd *cmd)
+{
+	struct scsi_transport_template *tt = READ_ONCE(iotrace_ata_tt);
+
+	return tt && cmd->device->host->transportt == tt;
+}
+
+/**
+ * iotrace_ata_gone() - libata's tracepoints went: forget its template.
+ */
+void iotrace_ata_gone(void)
+{
+	WRITE_ONCE(iotrace_ata_tt, NULL);
+}
+
+static void iotrace_ata_tf(struct iotrace_ata_tf *o,
+			   const struct ata_taskfile *tf)
+{
+	u64 lba = (u64)tf->lbah << 16 | (u64)tf->lbam << 8 | tf->lbal;
+
+	if (tf->flags & ATA_TFLAG_LBA48)
+		lba |= (u64)tf->hob_lbah << 40 | (u64)tf->hob_lbam << 32 |
+		       (u64)tf->hob_lbal << 24;
+	else if (tf->flags & ATA_TFLAG_LBA)
+		lba |= (u64)(tf->device & 0x0f) << 24;
+	o->command = tf->command;
+	o->feature = tf->feature;
+	o->hob_feature = tf->hob_feature;
+	o->device = tf->device;
+	o->protocol = tf->protocol;
+	o->flags = tf->flags & 0xff;
+	o->count = (u16)tf->hob_nsect << 8 | tf->nsect;
+	o->lba = lba;
+}
+
+/**
+ * iotrace_ata_qc_issue() - probe on ata_qc_issue: capture the taskfile.
+ * @data: unused.
+ * @qc: the queued command, about to be issued to the port.
+ *
+ * The registers are stored as issued: for NCQ (READ/WRITE FPDMA QUEUED)
+ * the sector count is in the feature registers and count holds the tag.
+ */
+void iotrace_ata_qc_issue(void *data, struct ata_queued_cmd *qc)
+{
+	struct iotrace_ata_tf tf;
+	struct scsi_cmnd *scmd = qc->scsicmd;
+
+	BUILD_BUG_ON(sizeof(tf) > IOTRACE_CMD_LEN);
+	if (!scmd)
+		return;
+	if (unlikely(READ_ONCE(iotrace_ata_tt) != scmd->device->host->transportt))
+		WRITE_ONCE(iotrace_ata_tt, scmd->device->host->transportt);
+	iotrace_ata_tf(&tf, &qc->tf);
+	iotrace_note_cmd(scsi_cmd_to_rq(scmd), IOTRACE_CMD_ATA, &tf,
+			 sizeof(tf), 0);
+}
+
+static void iotrace_ata_status(struct ata_queued_cmd *qc, u16 rflags)
+{
+	u32 status;
+
+	if (!qc->scsicmd)
+		return;
+	status = qc->result_tf.status | (u32)qc->result_tf.error << 8;
+	if (qc->result_tf.status & (ATA_ERR | ATA_DF))
+		rflags |= IOTRACE_RF_ERROR;
+	iotrace_note_status(scsi_cmd_to_rq(qc->scsicmd), status, 0, rflags);
+}
+
+/**
+ * iotrace_ata_qc_done() - probe on ata_qc_complete_done.
+ * @data: unused.
+ * @qc: a command that completed without error.
+ *
+ * libata reads the result registers back only when the command asked for
+ * them (ATA_QCFLAG_RESULT_TF); otherwise there is no status to record and
+ * the record says so (no IOTRACE_RF_STATUS_VALID).
+ */
+void iotrace_ata_qc_done(void *data, struct ata_queued_cmd *qc)
+{
+	if (qc->flags & ATA_QCFLAG_RESULT_TF)
+		iotrace_ata_status(qc, 0);
+}
+
+/**
+ * iotrace_ata_qc_failed() - probe on ata_qc_complete_failed.
+ * @data: unused.
+ * @qc: a command that failed; libata filled result_tf and summons EH.
+ */
+void iotrace_ata_qc_failed(void *data, struct ata_queued_cmd *qc)
+{
+	u16 rflags = IOTRACE_RF_ERROR;
+
+	if (qc->err_mask & AC_ERR_TIMEOUT)
+		rflags |= IOTRACE_RF_TIMEOUT;
+	iotrace_ata_status(qc, rflags);
+}
