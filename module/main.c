@@ -8,6 +8,7 @@
 #include <linux/string.h>
 #include <linux/ctype.h>
 #include "iotrace.h"
+#include "cmd.h"
 
 #define IOTRACE_MAX_SELECT	64
 
@@ -179,6 +180,9 @@ static int __init iotrace_init(void)
 	ret = iotrace_disks_check_selection();
 	if (ret)
 		goto err_disks;
+	ret = iotrace_cmd_attach();
+	if (ret)
+		goto err_disks;
 	return 0;
 
 err_disks:
@@ -190,6 +194,7 @@ err_debugfs:
 
 static void __exit iotrace_exit(void)
 {
+	iotrace_cmd_detach();
 	iotrace_disks_exit();
 	iotrace_debugfs_exit();
 }
