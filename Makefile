@@ -1,6 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
+# Kernels with headers installed: make modules-all builds for each of them.
+KVERS ?= $(patsubst /lib/modules/%/build,%,$(wildcard /lib/modules/*/build))
+# make check filters: TESTS="smoke ring_overwrite" KERNELS="6.12.117+deb12-amd64"
+TESTS ?=
+KERNELS ?=
+# make vm-shell KVER=... (default: the newest installed kernel)
+KVER ?=
+
 all: module tools
 
 module:
@@ -9,8 +17,28 @@ module:
 tools:
 	$(MAKE) -C tools
 
-clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	$(MAKE) -C tools clean
+# One build tree per kernel: build/<kver>/module/iotrace.ko.
+modules-all:
+	@set -e; for k in $(KVERS); do \
+		echo "== modules for $$k"; \
+		$(CURDIR)/selftests/vm/build-module $$k; \
+	done
 
-.PHONY: all module tools clean
+deps:
+	$(CURDIR)/.ci/install-deps
+
+check: deps
+	TESTS="$(TESTS)" KERNELS="$(KERNELS)" $(CURDIR)/selftests/vm/check
+
+demo: deps
+	$(CURDIR)/selftests/vm/demo
+
+vm-shell:
+	$(CURDIR)/selftests/vm/run-test --shell $(if $(KVER),--kernel $(KVER))
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-[ ! -f tools/Makefile ] || $(MAKE) -C tools clean
+	rm -rf build
+
+.PHONY: all module tools modules-all deps check demo vm-shell clean

@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shell helpers for iotrace guest tests. Source it from a test script:
+#   . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
+#
+# Environment set by the VM runner (see Documentation/testing.rst):
+#   IOTRACE_SRC, IOTRACE_KO, IOTRACECTL, IOTRACE_OUT, KVER.
+# A test exits 0 to pass, 4 (KSFT_SKIP) to skip, anything else to fail.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+IOTRACE_DEBUGFS=${IOTRACE_DEBUGFS:-/sys/kernel/debug/iotrace}
+__ktap_n=0
+__ktap_failed=0
+
+# ktap_header [PLANNED] - print the KTAP version line and an optional plan.
+ktap_header() {
+	echo "TAP version 13"
+	[ -n "${1:-}" ] && echo "1..$1"
+	return 0
+}
+
+# ktap_ok DESC / ktap_fail DESC / ktap_skip DESC - one numbered result line.
+ktap_ok() {
+	__ktap_n=$((__ktap_n + 1))
+	echo "ok $__ktap_n $*"
+}
+
+ktap_fail() {
+	__ktap_n=$((__ktap_n + 1))
+	__ktap_failed=$((__ktap_failed + 1))
+	echo "not ok $__ktap_n $*"
+}
+
+ktap_skip() {
+	__ktap_n=$((__ktap_n + 1))
+	echo "ok $__ktap_n $* # SKIP"
+}
+
+# ktap_check DESC CMD... - run CMD, report ok/not ok under DESC.
+ktap_check() {
+	local desc=$1
+	shift
+	if "$@"; then
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc"
+	fi
+}
+
+# ktap_finish - print the plan if none was given and exit 0, or 1 if any
+# ktap_fail was reported.
+ktap_finish() {
+	echo "# totals: $((__ktap_n - __ktap_failed)) ok, $__ktap_failed not ok"
+	[ "$__ktap_failed" -eq 0 ] && exit $KSFT_PASS
+	exit $KSFT_FAIL
+}
+
+# log MSG - a KTAP diagnostic line.
+log() {
+	echo "# $*"
+}
+
+# die MSG - report a failure and exit 1.
+die() {
+	echo "not ok - $*"
+	echo "# FAIL: $*" >&2
+	exit $KSFT_FAIL
+}
+
+# skip MSG - report a skip and exit 4.
+skip() {
+	echo "# SKIP $*"
+	exit $KSFT_SKIP
+}
+
+# require_cmd CMD... - skip unless each command exists.
+require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" > /dev/null 2>&1 || skip "$c is not installed"
+	done
+}
+
+# load_iotrace [PARAM=VALUE...] - insmod $IOTRACE_KO with parameters.
+load_iotrace() {
+	[ -f "$IOTRACE_KO" ] || die "no module at $IOTRACE_KO (make modules-all)"
+	grep -q '^iotrace ' /proc/modules && unload_iotrace
+	insmod "$IOTRACE_KO" "$@" || die "insmod $IOTRACE_KO $* failed"
+	[ -d /sys/module/iotrace ] || die "iotrace loaded but /sys/module/iotrace is missing"
+}
+
+# unload_iotrace - rmmod iotrace if it is loaded.
+unload_iotrace() {
+	if grep -q '^iotrace ' /proc/modules; then
+		rmmod iotrace || die "rmmod iotrace failed"
+	fi
+	return 0
+}
+
+# wait_for PATH [SECONDS] - wait until PATH exists (default 10 s).
+wait_for() {
+	local path=$1 tries=$((${2:-10} * 10))
+	while [ ! -e "$path" ]; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# settle - wait for udev (if running) to finish with pending device events.
+settle() {
+	command -v udevadm > /dev/null 2>&1 && udevadm settle --timeout=30 2> /dev/null
+	return 0
+}
+
+# nullb_create NAME [KEY=VALUE...] - create and power on a configfs null_blk
+# device; prints the block device name (the NAME given, e.g. nullb1).
+# Keys are configfs attributes: size (MiB), blocksize, irqmode,
+# completion_nsec, submit_queues, hw_queue_depth, memory_backed, ...
+nullb_create() {
+	local name=$1 kv key val dir
+	shift
+	if [ ! -d /sys/kernel/config/nullb ]; then
+		modprobe null_blk nr_devices=0 || die "modprobe null_blk failed"
+	fi
+	dir=/sys/kernel/config/nullb/$name
+	mkdir "$dir" || die "cannot create $dir"
+	for kv in "$@"; do
+		key=${kv%%=*}
+		val=${kv#*=}
+		echo "$val" > "$dir/$key" || die "null_blk $name: cannot set $key=$val"
+	done
+	echo 1 > "$dir/power" || die "null_blk $name: cannot power on"
+	wait_for "/dev/$name" 10 || die "null_blk $name: /dev/$name did not appear"
+	echo "$name"
+}
+
+# nullb_destroy NAME - power off and remove a configfs null_blk device.
+nullb_destroy() {
+	local dir=/sys/kernel/config/nullb/$1
+	[ -d "$dir" ] || return 0
+	echo 0 > "$dir/power" 2> /dev/null
+	rmdir "$dir" || die "cannot remove $dir"
+}
+
+# first_disk PATTERN - print the first /sys/block entry matching PATTERN
+# (e.g. 'nvme*n1', 'sd*', 'vd*'), or fail.
+first_disk() {
+	local d
+	settle
+	for d in /sys/block/$1; do
+		[ -e "$d" ] && { basename "$d"; return 0; }
+	done
+	return 1
+}
