@@ -382,6 +382,9 @@ struct iotrace_file_chunk {
  * @end_real_ns: CLOCK_REALTIME ns when recording stopped.
  * @nr_disks: entries that follow (same as the header's).
  * @counts_size: bytes between two struct iotrace_file_counts.
+ * @counts_offset: offset of the first struct iotrace_file_counts from the
+ *	start of the trailer (the trailer may grow in a newer minor).
+ * @reserved0: zero.
  * @chunks: records chunks written before the trailer.
  * @reserved: zero.
  */
@@ -390,8 +393,10 @@ struct iotrace_file_trailer {
 	__u64	end_real_ns;
 	__u32	nr_disks;
 	__u32	counts_size;
+	__u32	counts_offset;
+	__u32	reserved0;
 	__u64	chunks;
-	__u64	reserved[4];
+	__u64	reserved[3];
 };
 
 /**

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* iotracectl commands: options and entry points. */
+#ifndef IOT_CMD_H
+#define IOT_CMD_H
+
+#include "iot.h"
+
+enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
+
+/**
+ * struct iot_opts - command line options of all commands.
+ * @fmt: output format.
+ * @op_mask: operations shown (bit per enum iotrace_op slot); 0 = all.
+ * @status: 0 any, 1 ok only, 2 errors only, 3 the errno in @status_errno.
+ * @status_errno: positive errno for @status 3.
+ * @lat_min_ns: only latency above this (ns), if @have_lat.
+ * @have_lat: @lat_min_ns is set.
+ * @sec_lo: sector range start (inclusive).
+ * @sec_hi: sector range end (exclusive).
+ * @from_ns: time window start, complete_ns, inclusive.
+ * @to_ns: time window end, complete_ns, exclusive.
+ * @disk: only this disk of a multi-disk file.
+ * @interval: seconds between stats reports; 0 = once.
+ * @count: reports to print with @interval (0 = until interrupted).
+ * @out: record output file.
+ * @duration: record duration in seconds (0 = until SIGINT).
+ * @size: record size limit in bytes (0 = none).
+ * @poll_ms: record polling period.
+ */
+struct iot_opts {
+	enum iot_fmt fmt;
+	uint32_t op_mask;
+	int status, status_errno, have_lat;
+	uint64_t lat_min_ns, sec_lo, sec_hi, from_ns, to_ns;
+	const char *disk;
+	double interval;
+	long count;
+	const char *out;
+	double duration;
+	uint64_t size;
+	unsigned int poll_ms;
+};
+
+int cmd_show(struct iot_opts *o, int argc, char **argv);
+int cmd_stats(struct iot_opts *o, int argc, char **argv);
+int cmd_record(struct iot_opts *o, int argc, char **argv);
+int cmd_list(struct iot_opts *o, int argc, char **argv);
+int cmd_inflight(struct iot_opts *o, int argc, char **argv);
+int cmd_enable(struct iot_opts *o, int argc, char **argv);
+int cmd_disable(struct iot_opts *o, int argc, char **argv);
+int cmd_clear(struct iot_opts *o, int argc, char **argv);
+
+int iot_filter(const struct iot_opts *o, const struct iotrace_record *r);
+void iot_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* record.c: the recording loop, usable on in-memory rings (benchmark) */
+struct iot_rec_stop {
+	volatile int *stop;
+	uint64_t max_bytes;
+	uint64_t end_mono_ns;
+	unsigned int poll_ms;
+};
+
+int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
+		     unsigned int nr, FILE *fp, const struct iot_rec_stop *st,
+		     struct iot_counts *counts, char *err, size_t errlen);
+
+#endif /* IOT_CMD_H */

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/* stats: once over a DISK or FILE, or every --interval seconds (live). */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cmd.h"
+
+/**
+ * struct stats_ctx - per-disk statistics being gathered.
+ * @o: options.
+ * @disk: disk index to keep, -1 = all.
+ * @st: statistics per disk (allocated when first seen).
+ * @nomem: an allocation failed.
+ */
+struct stats_ctx {
+	const struct iot_opts *o;
+	int disk;
+	struct iot_stats *st[IOT_MAX_DISKS];
+	int nomem;
+};
+
+static int add(void *arg, unsigned int disk, const struct iotrace_record *r)
+{
+	struct stats_ctx *c = arg;
+
+	if (c->disk >= 0 && (int)disk != c->disk)
+		return 0;
+	if (!iot_filter(c->o, r))
+		return 0;
+	if (!c->st[disk]) {
+		c->st[disk] = malloc(sizeof(struct iot_stats));
+		if (!c->st[disk] || iot_stats_init(c->st[disk])) {
+			c->nomem = 1;
+			return -2;
+		}
+	}
+	iot_stats_add(c->st[disk], r);
+	return 0;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_sig(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* Live, iostat-like: new records of each interval. */
+static int stats_interval(struct iot_opts *o, struct iot_src *src)
+{
+	const struct iot_ring *ring = &src->ring;
+	uint64_t *cur = calloc(ring->nr_parts, sizeof(*cur));
+	uint64_t rec[IOT_MAX_RECORD / 8], gen;
+	struct iot_stats st;
+	struct timespec ts;
+	long n = 0;
+	uint32_t p;
+
+	if (!cur || iot_stats_init(&st)) {
+		iot_err("out of memory");
+		free(cur);
+		return 1;
+	}
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	gen = __atomic_load_n(&((const struct iotrace_ring_hdr *)ring->base)->generation,
+			      __ATOMIC_ACQUIRE);
+	for (p = 0; p < ring->nr_parts; p++)
+		cur[p] = iot_ring_head(ring, p);
+	if (o->fmt == FMT_NORMAL)
+		printf("%-10s %-8s %9s %10s %9s %9s %9s %9s %9s %9s\n", "TIME_S",
+		       "OP", "COUNT", "IOPS", "MB/s", "AVG_US", "P50_US",
+		       "P99_US", "MAX_US", "LOST");
+	while (!stop && (!o->count || n < o->count)) {
+		uint64_t lost = 0, g, now;
+		int k;
+
+		ts.tv_sec = (time_t)o->interval;
+		ts.tv_nsec = (long)((o->interval - ts.tv_sec) * 1e9);
+		if (nanosleep(&ts, NULL) && stop)
+			break;
+		iot_stats_reset(&st);
+		g = __atomic_load_n(&((const struct iotrace_ring_hdr *)ring->base)->generation,
+				    __ATOMIC_ACQUIRE);
+		if (g != gen) {
+			memset(cur, 0, ring->nr_parts * sizeof(*cur));
+			gen = g;
+		}
+		for (p = 0; p < ring->nr_parts; p++) {
+			uint64_t head = iot_ring_head(ring, p), s;
+
+			if (head < cur[p])
+				cur[p] = 0;
+			if (head - cur[p] > ring->part_records) {
+				lost += head - ring->part_records - cur[p];
+				cur[p] = head - ring->part_records;
+			}
+			for (s = cur[p]; s < head; s++) {
+				int r = iot_ring_copy(ring, p, s, rec);
+
+				if (r == 2 && !iot_ring_gone(ring, p, s))
+					break;	/* being written: next time */
+				if (r) {
+					lost++;
+					continue;
+				}
+				if (iot_filter(o,
+					       (struct iotrace_record *)rec))
+					iot_stats_add(&st,
+						      (struct iotrace_record *)rec);
+			}
+			cur[p] = s;
+		}
+		now = iot_now(CLOCK_MONOTONIC);
+		n++;
+		if (o->fmt == FMT_JSON) {
+			char t[320];
+
+			snprintf(t, sizeof(t), "%s@%llu", src->label,
+				 (unsigned long long)now);
+			iot_stats_print(stdout, &st, 1, t, NULL, 0);
+			fflush(stdout);
+			continue;
+		}
+		for (k = 0; k < IOT_NR_OPS; k++) {
+			const struct iot_opstats *os = &st.op[k];
+			uint64_t cnt = 0;
+			int j;
+
+			for (j = 0; j < 64; j++)
+				cnt += os->size_log2[j];
+			if (!cnt)
+				continue;
+			printf("%10.3f %-8s %9llu %10.1f %9.2f %9.1f %9.1f %9.1f %9.1f %9llu\n",
+			       now / 1e9, k == IOT_NR_OPS - 1 ? "other" :
+			       iot_op_name(k), (unsigned long long)cnt,
+			       cnt / o->interval,
+			       os->bytes / o->interval / 1e6,
+			       os->lat.n ? os->lat.sum / 1000.0 / os->lat.n : 0,
+			       iot_hist_percentile(&os->lat, 50) / 1000.0,
+			       iot_hist_percentile(&os->lat, 99) / 1000.0,
+			       os->lat.max / 1000.0, (unsigned long long)lost);
+		}
+		if (!st.records)
+			printf("%10.3f %-8s %9u %10.1f %9.2f %9s %9s %9s %9s %9llu\n",
+			       now / 1e9, "-", 0, 0.0, 0.0, "-", "-", "-", "-",
+			       (unsigned long long)lost);
+		fflush(stdout);
+	}
+	iot_stats_free(&st);
+	free(cur);
+	return 0;
+}
+
+int cmd_stats(struct iot_opts *o, int argc, char **argv)
+{
+	struct stats_ctx c = { .o = o, .disk = -1 };
+	char err[IOT_ERR_LEN], title[512];
+	struct iot_src src;
+	unsigned int i;
+	int ret, rc = 0;
+
+	if (argc != 1) {
+		iot_err("stats needs one DISK or FILE argument (try 'iotracectl list' for disks)");
+		return 2;
+	}
+	if (iot_src_open(&src, argv[0], err, sizeof(err))) {
+		iot_err("%s", err);
+		return 1;
+	}
+	if (o->interval) {
+		if (!src.live) {
+			iot_err("--interval needs a live DISK, %s is a file",
+				argv[0]);
+			rc = 2;
+		} else {
+			rc = stats_interval(o, &src);
+		}
+		iot_src_close(&src);
+		return rc;
+	}
+	if (o->disk) {
+		for (i = 0; i < src.nr_disks; i++)
+			if (!strcmp(src.disks[i].name, o->disk))
+				c.disk = i;
+		if (c.disk < 0) {
+			iot_err("%s holds no disk named %s", argv[0], o->disk);
+			iot_src_close(&src);
+			return 1;
+		}
+	}
+	ret = iot_src_read(&src, add, &c, err, sizeof(err));
+	if (ret) {
+		iot_err("%s", c.nomem ? "out of memory" : err);
+		rc = 1;
+		goto out;
+	}
+	for (i = 0; i < src.nr_disks; i++) {
+		struct iot_stats empty;
+
+		if (c.disk >= 0 && (int)i != c.disk)
+			continue;
+		if (!c.st[i]) {
+			if (iot_stats_init(&empty)) {
+				iot_err("out of memory");
+				rc = 1;
+				goto out;
+			}
+		}
+		if (src.nr_disks > 1 || src.is_file)
+			snprintf(title, sizeof(title), "%s:%s", src.label,
+				 src.disks[i].name);
+		else
+			snprintf(title, sizeof(title), "%s", src.label);
+		iot_stats_print(stdout, c.st[i] ? c.st[i] : &empty,
+				o->fmt == FMT_JSON, title, &src.counts[i],
+				src.is_file);
+		if (!c.st[i])
+			iot_stats_free(&empty);
+	}
+out:
+	for (i = 0; i < IOT_MAX_DISKS; i++)
+		if (c.st[i]) {
+			iot_stats_free(c.st[i]);
+			free(c.st[i]);
+		}
+	iot_src_close(&src);
+	return rc;
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Decoders common to all devices: operation names, errno names, request
+ * flags, and the dispatch from a record to the NVMe/SCSI/ATA decoders.
+ */
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+#include "iot.h"
+
+extern const struct iot_name iot_nvme_admin_ops[], iot_nvme_io_ops[],
+	iot_nvme_sc_generic[], iot_nvme_sc_cmd[], iot_nvme_sc_media[],
+	iot_nvme_sc_path[], iot_nvme_sct[], iot_scsi_ops[], iot_scsi_sai16[],
+	iot_scsi_sense_keys[], iot_scsi_status[], iot_ata_smart[],
+	iot_ata_setfeatures[];
+extern struct iot_name iot_ata_ops[];
+extern const size_t iot_nvme_admin_ops_nr, iot_nvme_io_ops_nr,
+	iot_nvme_sc_generic_nr, iot_nvme_sc_cmd_nr, iot_nvme_sc_media_nr,
+	iot_nvme_sc_path_nr, iot_nvme_sct_nr, iot_scsi_ops_nr,
+	iot_scsi_sai16_nr, iot_scsi_sense_keys_nr, iot_scsi_status_nr,
+	iot_ata_ops_nr, iot_ata_smart_nr, iot_ata_setfeatures_nr;
+
+static const struct iot_name op_names[] = {
+	{ IOTRACE_OP_READ, "read" },
+	{ IOTRACE_OP_WRITE, "write" },
+	{ IOTRACE_OP_FLUSH, "flush" },
+	{ IOTRACE_OP_DISCARD, "discard" },
+	{ IOTRACE_OP_SECURE_ERASE, "secerase" },
+	{ IOTRACE_OP_WRITE_ZEROES, "wzeroes" },
+	{ IOTRACE_OP_ZONE_OPEN, "zopen" },
+	{ IOTRACE_OP_ZONE_CLOSE, "zclose" },
+	{ IOTRACE_OP_ZONE_FINISH, "zfinish" },
+	{ IOTRACE_OP_ZONE_APPEND, "zappend" },
+	{ IOTRACE_OP_ZONE_RESET, "zreset" },
+	{ IOTRACE_OP_ZONE_RESET_ALL, "zresetall" },
+	{ IOTRACE_OP_DRV_IN, "drv_in" },
+	{ IOTRACE_OP_DRV_OUT, "drv_out" },
+	{ IOTRACE_OP_UNKNOWN, "unknown" },
+};
+
+static const struct iot_name errnos[] = {
+	{ EIO, "EIO" },
+	{ ENOSPC, "ENOSPC" },
+	{ ETIMEDOUT, "ETIMEDOUT" },
+	{ ENOLINK, "ENOLINK" },
+	{ EOPNOTSUPP, "EOPNOTSUPP" },
+	{ ENOMEM, "ENOMEM" },
+	{ EAGAIN, "EAGAIN" },
+	{ EBADE, "EBADE" },
+	{ ENODATA, "ENODATA" },
+	{ EILSEQ, "EILSEQ" },
+	{ EREMOTEIO, "EREMOTEIO" },
+	{ ENXIO, "ENXIO" },
+	{ ENODEV, "ENODEV" },
+	{ EBUSY, "EBUSY" },
+	{ EINVAL, "EINVAL" },
+	{ EPROTO, "EPROTO" },
+	{ ETIME, "ETIME" },
+	{ EOVERFLOW, "EOVERFLOW" },
+	{ EREMCHG, "EREMCHG" },
+	{ EBADMSG, "EBADMSG" },
+	{ EINTR, "EINTR" },
+	{ ENOTSUP, "ENOTSUP" },
+	{ EROFS, "EROFS" },
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+struct iot_table iot_tables[] = {
+	{ "op", op_names, ARRAY_SIZE(op_names) },
+	{ "errno", errnos, ARRAY_SIZE(errnos) },
+	{ "nvme-admin", iot_nvme_admin_ops, 0 },
+	{ "nvme-io", iot_nvme_io_ops, 0 },
+	{ "nvme-sc-generic", iot_nvme_sc_generic, 0 },
+	{ "nvme-sc-cmd", iot_nvme_sc_cmd, 0 },
+	{ "nvme-sc-media", iot_nvme_sc_media, 0 },
+	{ "nvme-sc-path", iot_nvme_sc_path, 0 },
+	{ "nvme-sct", iot_nvme_sct, 0 },
+	{ "scsi-op", iot_scsi_ops, 0 },
+	{ "scsi-sai16", iot_scsi_sai16, 0 },
+	{ "scsi-sense-key", iot_scsi_sense_keys, 0 },
+	{ "scsi-status", iot_scsi_status, 0 },
+	{ "ata-op", iot_ata_ops, 0 },
+	{ "ata-smart", iot_ata_smart, 0 },
+	{ "ata-setfeatures", iot_ata_setfeatures, 0 },
+};
+
+const size_t iot_nr_tables = ARRAY_SIZE(iot_tables);
+
+/* Table sizes live in other objects: fill them in at start-up. */
+static void __attribute__((constructor)) tables_init(void)
+{
+	const size_t *nr[] = {
+		NULL, NULL, &iot_nvme_admin_ops_nr, &iot_nvme_io_ops_nr,
+		&iot_nvme_sc_generic_nr, &iot_nvme_sc_cmd_nr,
+		&iot_nvme_sc_media_nr, &iot_nvme_sc_path_nr, &iot_nvme_sct_nr,
+		&iot_scsi_ops_nr, &iot_scsi_sai16_nr, &iot_scsi_sense_keys_nr,
+		&iot_scsi_status_nr, &iot_ata_ops_nr, &iot_ata_smart_nr,
+		&iot_ata_setfeatures_nr,
+	};
+	struct iot_table *t = iot_tables;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(nr); i++)
+		if (nr[i])
+			t[i].nr = *nr[i];
+}
+
+const char *iot_lookup(const struct iot_name *t, size_t nr, uint32_t code)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (t[i].code == code)
+			return t[i].name;
+	return NULL;
+}
+
+const char *iot_op_name(unsigned int op)
+{
+	const char *n = iot_lookup(op_names, ARRAY_SIZE(op_names), op);
+
+	return n ? n : "op?";
+}
+
+/* Parse an operation name as printed by iot_op_name(); -1 if unknown. */
+int iot_op_parse(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(op_names); i++)
+		if (!strcasecmp(s, op_names[i].name))
+			return op_names[i].code;
+	return -1;
+}
+
+/* "ok", "-EIO", or "-123" for a block-layer status. */
+void iot_errno_name(int err, char *out, size_t len)
+{
+	const char *n;
+
+	if (!err) {
+		snprintf(out, len, "ok");
+		return;
+	}
+	n = iot_lookup(errnos, ARRAY_SIZE(errnos), err < 0 ? -err : err);
+	if (n)
+		snprintf(out, len, "-%s", n);
+	else
+		snprintf(out, len, "%d", err);
+}
+
+/* Request flags as "+sync+fua..." (empty when none). */
+void iot_opflags_str(const struct iotrace_record *r, char *out, size_t len)
+{
+	static const char *const names[] = {
+		"sync", "meta", "prio", "nomerge", "idle", "fua", "preflush",
+		"rahead", "bg", "nowait", "polled", "nounmap",
+	};
+	size_t n = 0, i;
+
+	out[0] = 0;
+	for (i = 0; i < ARRAY_SIZE(names) && n < len; i++)
+		if (r->opflags & (1u << i))
+			n += snprintf(out + n, len - n, "+%s", names[i]);
+}
+
+/**
+ * iot_decode_cmd() - decode a record's command, or describe the request
+ *	from its sector and length when no command was captured.
+ * @r: the record.
+ * @out: output.
+ * @outlen: its size.
+ */
+void iot_decode_cmd(const struct iotrace_record *r, char *out, size_t outlen)
+{
+	size_t len = r->cmd_len > IOTRACE_CMD_LEN ? IOTRACE_CMD_LEN :
+		r->cmd_len;
+
+	if (!(r->rflags & IOTRACE_RF_CMD_VALID) ||
+	    r->cmd_type == IOTRACE_CMD_NONE) {
+		snprintf(out, outlen, "-");
+		return;
+	}
+	switch (r->cmd_type) {
+	case IOTRACE_CMD_NVME:
+		iot_decode_nvme(r->cmd, len, !!(r->rflags & IOTRACE_RF_ADMIN),
+				out, outlen);
+		break;
+	case IOTRACE_CMD_SCSI:
+		iot_decode_scsi(r->cmd, len, out, outlen);
+		break;
+	case IOTRACE_CMD_ATA:
+		iot_decode_ata(r->cmd, len, out, outlen);
+		break;
+	default:
+		snprintf(out, outlen, "cmd type %u?", r->cmd_type);
+	}
+}
+
+/* Decode a record's device status, "-" when it has none. */
+void iot_decode_status(const struct iotrace_record *r, char *out,
+		       size_t outlen)
+{
+	if (!(r->rflags & IOTRACE_RF_STATUS_VALID)) {
+		snprintf(out, outlen, "-");
+		return;
+	}
+	switch (r->cmd_type) {
+	case IOTRACE_CMD_NVME:
+		if (!r->dev_status)
+			snprintf(out, outlen, "ok");
+		else
+			iot_decode_nvme_status(r->dev_status, out, outlen);
+		break;
+	case IOTRACE_CMD_SCSI:
+		iot_decode_scsi_status(r->dev_status, out, outlen);
+		break;
+	case IOTRACE_CMD_ATA:
+		iot_decode_ata_status(r->dev_status, out, outlen);
+		break;
+	default:
+		snprintf(out, outlen, "0x%08x", r->dev_status);
+	}
+}

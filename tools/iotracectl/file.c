@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace files: writer and reader of the format described at the end of
+ * uapi/linux/iotrace.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "iot.h"
+
+#define ERR(...) snprintf(err, errlen, __VA_ARGS__)
+
+static void copy_str(char *dst, size_t dlen, const char *src, size_t slen)
+{
+	size_t n = strnlen(src, slen);
+
+	if (n >= dlen)
+		n = dlen - 1;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+static int parse_header(const uint8_t *b, size_t len,
+			struct iot_file_info *fi, char *err, size_t errlen)
+{
+	struct iotrace_file_hdr *h = &fi->hdr;
+	uint64_t end;
+	unsigned int i;
+
+	if (len < IOTRACE_FILE_MAGIC_LEN ||
+	    memcmp(b, IOTRACE_FILE_MAGIC, IOTRACE_FILE_MAGIC_LEN))
+		return ERR("not an iotrace trace file (bad magic)"), -1;
+	if (len < 12)
+		return ERR("truncated trace file: %zu bytes, no version", len), -1;
+	memcpy(h, b, len < sizeof(*h) ? len : sizeof(*h));
+	if (h->major != IOTRACE_FILE_MAJOR)
+		return ERR("trace file format version %u.%u is not supported: this iotracectl reads major version %u only; use an iotracectl that knows version %u",
+			   h->major, h->minor, IOTRACE_FILE_MAJOR,
+			   h->major), -1;
+	if (len < sizeof(*h))
+		return ERR("truncated trace file: %zu bytes, the header alone is %zu",
+			   len, sizeof(*h)), -1;
+	if (h->hdr_size < sizeof(*h) || h->hdr_size % 8)
+		return ERR("corrupt trace file header: hdr_size %u",
+			   h->hdr_size), -1;
+	if (h->hdr_size > len)
+		return ERR("truncated trace file: header is %u bytes, file has %zu",
+			   h->hdr_size, len), -1;
+	if (h->record_size < IOTRACE_RECORD_SIZE || h->record_size % 8 ||
+	    h->record_size > IOT_MAX_RECORD)
+		return ERR("corrupt trace file header: record_size %u (must be a multiple of 8 between %u and %u)",
+			   h->record_size, IOTRACE_RECORD_SIZE,
+			   IOT_MAX_RECORD), -1;
+	if (!h->nr_disks || h->nr_disks > IOT_MAX_DISKS)
+		return ERR("corrupt trace file header: %u disks", h->nr_disks),
+			-1;
+	if (h->disk_size < sizeof(struct iotrace_file_disk) ||
+	    h->disk_size % 8 || h->disk_offset % 8 ||
+	    h->disk_offset < sizeof(*h) ||
+	    __builtin_mul_overflow((uint64_t)h->nr_disks, h->disk_size, &end) ||
+	    __builtin_add_overflow(end, h->disk_offset, &end) ||
+	    end > h->hdr_size)
+		return ERR("corrupt trace file header: disk table (offset %llu, %u entries of %u bytes) does not fit in the %u-byte header",
+			   (unsigned long long)h->disk_offset, h->nr_disks,
+			   h->disk_size, h->hdr_size), -1;
+	fi->nr_disks = h->nr_disks;
+	for (i = 0; i < h->nr_disks; i++) {
+		struct iotrace_file_disk fd;
+		struct iot_disk *d = &fi->disks[i];
+
+		memcpy(&fd, b + h->disk_offset + (uint64_t)i * h->disk_size,
+		       sizeof(fd));
+		memset(d, 0, sizeof(*d));
+		copy_str(d->name, sizeof(d->name), fd.name, sizeof(fd.name));
+		d->dev_major = fd.dev_major;
+		d->dev_minor = fd.dev_minor;
+		d->lbs = fd.logical_block_size;
+		d->nr_parts = fd.nr_parts;
+		d->part_records = fd.part_records;
+		d->flags = fd.ring_flags;
+		d->generation = fd.generation;
+		if (!d->nr_parts || d->nr_parts > 65536)
+			return ERR("corrupt trace file: disk %u has %u parts",
+				   i, d->nr_parts), -1;
+	}
+	h->release[IOTRACE_FILE_STR_LEN - 1] = 0;
+	h->host[IOTRACE_FILE_STR_LEN - 1] = 0;
+	return 0;
+}
+
+static int parse_trailer(const uint8_t *p, uint64_t size,
+			 struct iot_file_info *fi, char *err, size_t errlen)
+{
+	struct iotrace_file_trailer *t = &fi->trailer;
+	unsigned int i;
+
+	if (size < sizeof(*t))
+		return ERR("corrupt trace file: trailer of %llu bytes",
+			   (unsigned long long)size), -1;
+	memcpy(t, p, sizeof(*t));
+	if (t->nr_disks != fi->nr_disks ||
+	    t->counts_size < sizeof(struct iotrace_file_counts) ||
+	    t->counts_size % 8 || t->counts_offset < sizeof(*t) ||
+	    t->counts_offset % 8 || t->counts_offset > size ||
+	    (size - t->counts_offset) / t->counts_size < t->nr_disks)
+		return ERR("corrupt trace file: trailer does not describe the %u disks of the header",
+			   fi->nr_disks), -1;
+	for (i = 0; i < t->nr_disks; i++) {
+		struct iotrace_file_counts fc;
+		struct iot_counts *c = &fi->counts[i];
+
+		memcpy(&fc, p + t->counts_offset + (uint64_t)i * t->counts_size,
+		       sizeof(fc));
+		c->completed = fc.completed;
+		c->recorded = fc.recorded;
+		c->overwritten = fc.overwritten;
+		c->dropped = fc.dropped;
+		c->written = fc.written;
+		c->lost = fc.lost;
+		c->torn = fc.torn;
+		if (c->written != c->present)
+			return ERR("corrupt trace file: trailer says %llu records were written for disk %s, the file holds %llu",
+				   (unsigned long long)c->written,
+				   fi->disks[i].name,
+				   (unsigned long long)c->present), -1;
+	}
+	fi->has_trailer = 1;
+	return 0;
+}
+
+/**
+ * iot_file_parse() - validate a trace file and hand its records to @cb.
+ * @buf: file bytes.
+ * @len: file length.
+ * @fi: filled with header, disks and trailer counts.
+ * @cb: callback for each record (may be NULL).
+ * @arg: its argument.
+ * @err: buffer for an error message naming what is wrong.
+ * @errlen: size of @err.
+ *
+ * Return: 0; -1 with @err set for a foreign, newer-major, truncated or
+ * corrupt file; or the callback's non-zero value.
+ */
+int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
+		   iot_rec_cb cb, void *arg, char *err, size_t errlen)
+{
+	const uint8_t *b = buf;
+	uint64_t rec[IOT_MAX_RECORD / 8];
+	uint64_t *next[IOT_MAX_DISKS] = { NULL };
+	uint64_t off;
+	unsigned int i;
+	int ret = -1;
+
+	memset(fi, 0, sizeof(*fi));
+	if (parse_header(b, len, fi, err, errlen))
+		return -1;
+	for (i = 0; i < fi->nr_disks; i++) {
+		next[i] = calloc(fi->disks[i].nr_parts, sizeof(uint64_t));
+		if (!next[i]) {
+			ERR("out of memory");
+			goto out;
+		}
+	}
+	off = fi->hdr.hdr_size;
+	while (off < len) {
+		struct iotrace_file_chunk ch;
+		const uint8_t *payload;
+		uint64_t left = len - off, n;
+
+		memset(&ch, 0, sizeof(ch));
+		if (left < 16) {
+			ERR("truncated trace file: %llu stray bytes at offset %llu where a chunk should start",
+			    (unsigned long long)left, (unsigned long long)off);
+			goto out;
+		}
+		memcpy(&ch, b + off, left < sizeof(ch) ? left : sizeof(ch));
+		if (ch.hdr_size < 16 || ch.hdr_size % 8 || ch.payload_size % 8) {
+			ERR("corrupt trace file: bad chunk header at offset %llu",
+			    (unsigned long long)off);
+			goto out;
+		}
+		if (ch.hdr_size > left || ch.payload_size > left - ch.hdr_size) {
+			ERR("truncated trace file: chunk at offset %llu needs %llu bytes, only %llu remain",
+			    (unsigned long long)off,
+			    (unsigned long long)(ch.hdr_size + ch.payload_size),
+			    (unsigned long long)left);
+			goto out;
+		}
+		payload = b + off + ch.hdr_size;
+		if (ch.magic == IOTRACE_CHUNK_TRAILER) {
+			if (parse_trailer(payload, ch.payload_size, fi, err,
+					  errlen))
+				goto out;
+			break;
+		}
+		if (ch.magic != IOTRACE_CHUNK_RECORDS)
+			goto next;	/* a newer minor's chunk: skip it */
+		if (ch.hdr_size < sizeof(ch) || ch.disk >= fi->nr_disks ||
+		    ch.part >= fi->disks[ch.disk].nr_parts ||
+		    ch.payload_size !=
+		    (uint64_t)ch.nr_records * fi->hdr.record_size) {
+			ERR("corrupt trace file: records chunk at offset %llu (disk %u, part %u, %u records, %llu bytes) does not match the header",
+			    (unsigned long long)off, ch.disk, ch.part,
+			    ch.nr_records,
+			    (unsigned long long)ch.payload_size);
+			goto out;
+		}
+		fi->chunks++;
+		if (ch.first_seq != next[ch.disk][ch.part])
+			fi->gaps++;
+		next[ch.disk][ch.part] = ch.first_seq + ch.nr_records;
+		fi->counts[ch.disk].present += ch.nr_records;
+		fi->counts[ch.disk].valid += ch.nr_records;
+		for (n = 0; cb && n < ch.nr_records; n++) {
+			memcpy(rec, payload + n * fi->hdr.record_size,
+			       IOTRACE_RECORD_SIZE);
+			ret = cb(arg, ch.disk,
+				 (const struct iotrace_record *)rec);
+			if (ret)
+				goto out;
+		}
+next:
+		off += ch.hdr_size + ch.payload_size;
+	}
+	if (!fi->has_trailer) {
+		ERR("truncated trace file: no trailer after %llu chunks (%zu bytes); the recording did not finish",
+		    (unsigned long long)fi->chunks, len);
+		goto out;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < fi->nr_disks; i++)
+		free(next[i]);
+	return ret;
+}
+
+static void wr(struct iot_writer *w, const void *p, size_t n)
+{
+	if (n && fwrite(p, 1, n, w->fp) != n)
+		w->error = 1;
+	w->bytes += n;
+}
+
+/**
+ * iot_writer_start() - write a trace file's header and disk table.
+ * @w: writer state to set up.
+ * @fp: output stream.
+ * @record_size: bytes per record.
+ * @disks: disk table.
+ * @nr_disks: entries.
+ * @mono_ns: CLOCK_MONOTONIC anchor.
+ * @real_ns: CLOCK_REALTIME anchor taken with @mono_ns.
+ * @release: kernel release.
+ * @host: host name.
+ *
+ * Return: 0 or -1 on a write error.
+ */
+int iot_writer_start(struct iot_writer *w, FILE *fp, uint32_t record_size,
+		     const struct iot_disk *disks, unsigned int nr_disks,
+		     uint64_t mono_ns, uint64_t real_ns, const char *release,
+		     const char *host)
+{
+	struct iotrace_file_hdr h;
+	unsigned int i;
+
+	memset(w, 0, sizeof(*w));
+	w->fp = fp;
+	w->record_size = record_size;
+	w->nr_disks = nr_disks;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, IOTRACE_FILE_MAGIC, IOTRACE_FILE_MAGIC_LEN);
+	h.major = IOTRACE_FILE_MAJOR;
+	h.minor = IOTRACE_FILE_MINOR;
+	h.disk_offset = sizeof(h);
+	h.disk_size = sizeof(struct iotrace_file_disk);
+	h.nr_disks = nr_disks;
+	h.hdr_size = sizeof(h) + nr_disks * sizeof(struct iotrace_file_disk);
+	h.record_size = record_size;
+	h.anchor_mono_ns = mono_ns;
+	h.anchor_real_ns = real_ns;
+	copy_str(h.release, sizeof(h.release), release, strlen(release));
+	copy_str(h.host, sizeof(h.host), host, strlen(host));
+	wr(w, &h, sizeof(h));
+	for (i = 0; i < nr_disks; i++) {
+		struct iotrace_file_disk d;
+
+		memset(&d, 0, sizeof(d));
+		memcpy(d.name, disks[i].name,
+		       strnlen(disks[i].name, IOTRACE_NAME_LEN - 1));
+		d.dev_major = disks[i].dev_major;
+		d.dev_minor = disks[i].dev_minor;
+		d.logical_block_size = disks[i].lbs;
+		d.nr_parts = disks[i].nr_parts;
+		d.part_records = disks[i].part_records;
+		d.ring_flags = disks[i].flags;
+		d.generation = disks[i].generation;
+		wr(w, &d, sizeof(d));
+	}
+	return w->error ? -1 : 0;
+}
+
+/* Write @nr records (record_size bytes each) of sequences first_seq... */
+int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
+		     unsigned int part, uint64_t first_seq, const void *recs,
+		     uint32_t nr)
+{
+	struct iotrace_file_chunk ch;
+
+	if (!nr)
+		return 0;
+	memset(&ch, 0, sizeof(ch));
+	ch.magic = IOTRACE_CHUNK_RECORDS;
+	ch.hdr_size = sizeof(ch);
+	ch.payload_size = (uint64_t)nr * w->record_size;
+	ch.disk = disk;
+	ch.part = part;
+	ch.nr_records = nr;
+	ch.first_seq = first_seq;
+	wr(w, &ch, sizeof(ch));
+	wr(w, recs, ch.payload_size);
+	w->chunks++;
+	return w->error ? -1 : 0;
+}
+
+/* Write the trailer with per-disk counts and flush. */
+int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
+		      uint64_t mono_ns, uint64_t real_ns)
+{
+	struct iotrace_file_chunk ch;
+	struct iotrace_file_trailer t;
+	unsigned int i;
+
+	memset(&ch, 0, sizeof(ch));
+	memset(&t, 0, sizeof(t));
+	ch.magic = IOTRACE_CHUNK_TRAILER;
+	ch.hdr_size = sizeof(ch);
+	ch.payload_size = sizeof(t) +
+		w->nr_disks * sizeof(struct iotrace_file_counts);
+	t.end_mono_ns = mono_ns;
+	t.end_real_ns = real_ns;
+	t.nr_disks = w->nr_disks;
+	t.counts_size = sizeof(struct iotrace_file_counts);
+	t.counts_offset = sizeof(t);
+	t.chunks = w->chunks;
+	wr(w, &ch, sizeof(ch));
+	wr(w, &t, sizeof(t));
+	for (i = 0; i < w->nr_disks; i++) {
+		struct iotrace_file_counts fc;
+
+		memset(&fc, 0, sizeof(fc));
+		fc.completed = counts[i].completed;
+		fc.recorded = counts[i].recorded;
+		fc.overwritten = counts[i].overwritten;
+		fc.dropped = counts[i].dropped;
+		fc.written = counts[i].written;
+		fc.lost = counts[i].lost;
+		fc.torn = counts[i].torn;
+		wr(w, &fc, sizeof(fc));
+	}
+	if (fflush(w->fp))
+		w->error = 1;
+	return w->error ? -1 : 0;
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Record sources: a command's DISK|FILE argument becomes a trace file, a
+ * ring snapshot (both told apart by their magic) or a live ring mapped from
+ * debugfs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "iot.h"
+
+#define ERR(...) snprintf(err, errlen, __VA_ARGS__)
+
+/* The iotrace debugfs directory ($IOTRACE_DEBUGFS overrides it). */
+const char *iot_debugfs(void)
+{
+	const char *d = getenv("IOTRACE_DEBUGFS");
+
+	return d && *d ? d : "/sys/kernel/debug/iotrace";
+}
+
+/*
+ * Classify and validate bytes already in memory: a trace file or a ring.
+ * @s->buf and @s->len must be set.
+ */
+static int classify(struct iot_src *s, char *err, size_t errlen)
+{
+	char e[IOT_ERR_LEN];
+
+	if (s->len >= IOTRACE_FILE_MAGIC_LEN &&
+	    !memcmp(s->buf, IOTRACE_FILE_MAGIC, IOTRACE_FILE_MAGIC_LEN)) {
+		s->is_file = 1;
+		s->fi = calloc(1, sizeof(*s->fi));
+		if (!s->fi)
+			return ERR("out of memory"), -1;
+		/* validate now so that errors come before any output */
+		if (iot_file_parse(s->buf, s->len, s->fi, NULL, NULL, e,
+				   sizeof(e)))
+			return ERR("%s: %s", s->label, e), -1;
+		s->nr_disks = s->fi->nr_disks;
+		s->disks = s->fi->disks;
+		s->counts = calloc(s->nr_disks, sizeof(*s->counts));
+		return s->counts ? 0 : (ERR("out of memory"), -1);
+	}
+	if (s->len >= 4 && !memcmp(s->buf, "IOTR", 4)) {
+		if (iot_ring_init(&s->ring, s->buf, s->len, e, sizeof(e)))
+			return ERR("%s: %s", s->label, e), -1;
+		s->nr_disks = 1;
+		s->disks = calloc(1, sizeof(*s->disks));
+		s->counts = calloc(1, sizeof(*s->counts));
+		if (!s->disks || !s->counts)
+			return ERR("out of memory"), -1;
+		iot_ring_disk(&s->ring, s->disks);
+		return 0;
+	}
+	if (!s->len)
+		return ERR("%s: empty file, not an iotrace trace file or ring",
+			   s->label), -1;
+	return ERR("%s: not an iotrace trace file or ring (unknown magic %02x %02x %02x %02x); expected a file written by 'iotracectl record' or a copy of a debugfs ring",
+		   s->label, s->buf[0], s->len > 1 ? s->buf[1] : 0,
+		   s->len > 2 ? s->buf[2] : 0, s->len > 3 ? s->buf[3] : 0), -1;
+}
+
+/* Use caller-owned bytes (tests, fuzzers): must stay valid until close. */
+int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
+		     size_t len, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->label, sizeof(s->label), "%s", label);
+	s->buf = (uint8_t *)buf;
+	s->len = len;
+	s->mapped = -1;	/* not ours */
+	return classify(s, err, errlen);
+}
+
+/* Map the live ring of @disk (a name under the debugfs directory). */
+int iot_map_live(const char *disk, struct iot_src *s, char *err,
+		 size_t errlen)
+{
+	struct iotrace_ring_hdr h;
+	char path[512];
+	void *m;
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s/ring", iot_debugfs(), disk);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return ERR("%s: no such file, and no traced disk of that name (%s does not exist): is the iotrace module loaded and debugfs mounted? 'iotracectl list' shows the traced disks",
+				   disk, path), -1;
+		return ERR("cannot open %s: %s%s", path, strerror(errno),
+			   errno == EACCES ? " (run as root)" : ""), -1;
+	}
+	r = pread(fd, &h, sizeof(h), 0);
+	if (r != (ssize_t)sizeof(h)) {
+		ERR("%s: cannot read the ring header: %s", path,
+		    r < 0 ? strerror(errno) : "short read");
+		close(fd);
+		return -1;
+	}
+	if (h.magic != IOTRACE_RING_MAGIC || !h.ring_size ||
+	    h.ring_size > (1ull << 40)) {
+		ERR("%s: not an iotrace ring (magic 0x%08x)", path, h.magic);
+		close(fd);
+		return -1;
+	}
+	m = mmap(NULL, h.ring_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		ERR("cannot map %s (%llu bytes): %s", path,
+		    (unsigned long long)h.ring_size, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	s->buf = m;
+	s->len = h.ring_size;
+	s->mapped = 1;
+	s->live = 1;
+	return 0;
+}
+
+/**
+ * iot_src_open() - open a DISK|FILE argument.
+ * @s: source to fill.
+ * @arg: a path to a trace file or ring snapshot, or a disk name.
+ * @err: error message buffer.
+ * @errlen: its size.
+ *
+ * Return: 0 or -1 with @err saying what failed and what to do.
+ */
+int iot_src_open(struct iot_src *s, const char *arg, char *err,
+		 size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->label, sizeof(s->label), "%s", arg);
+	if (stat(arg, &st) || S_ISDIR(st.st_mode)) {
+		if (strchr(arg, '/'))
+			return ERR("%s: %s", arg, S_ISDIR(st.st_mode) ?
+				   "is a directory, not a trace file" :
+				   strerror(errno)), -1;
+		if (iot_map_live(arg, s, err, errlen))
+			return -1;
+		return classify(s, err, errlen);
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		fd = open(arg, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return ERR("cannot open %s: %s", arg,
+				   strerror(errno)), -1;
+		s->buf = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		close(fd);
+		if (s->buf != MAP_FAILED) {
+			s->len = st.st_size;
+			s->mapped = 1;
+			return classify(s, err, errlen);
+		}
+		s->buf = NULL;
+	}
+	if (iot_read_all(arg, &s->buf, &s->len, err, errlen))
+		return -1;
+	return classify(s, err, errlen);
+}
+
+/**
+ * iot_src_read() - hand every record of the source to @cb.
+ * @s: the source.
+ * @cb: callback.
+ * @arg: its argument.
+ * @err: error message buffer.
+ * @errlen: its size.
+ *
+ * Ring records come part by part (each part in sequence order); trace file
+ * records in file order.  @s->counts is filled.
+ *
+ * Return: 0, -1 with @err set, or the callback's non-zero value.
+ */
+int iot_src_read(struct iot_src *s, iot_rec_cb cb, void *arg, char *err,
+		 size_t errlen)
+{
+	char e[IOT_ERR_LEN];
+	unsigned int i;
+	int ret;
+
+	memset(s->counts, 0, s->nr_disks * sizeof(*s->counts));
+	if (!s->is_file)
+		return iot_ring_snapshot(&s->ring, 0, cb, arg, s->counts);
+	ret = iot_file_parse(s->buf, s->len, s->fi, cb, arg, e, sizeof(e));
+	if (ret < 0)
+		return ERR("%s: %s", s->label, e), -1;
+	for (i = 0; i < s->nr_disks; i++)
+		s->counts[i] = s->fi->counts[i];
+	return ret;
+}
+
+void iot_src_close(struct iot_src *s)
+{
+	if (s->mapped == 1)
+		munmap(s->buf, s->len);
+	else if (!s->mapped)
+		free(s->buf);
+	if (!s->is_file)
+		free(s->disks);
+	free(s->fi);
+	free(s->counts);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iotracectl - shared library: ring and trace-file readers, decoders,
+ * statistics.  Every parser takes (buffer, length) so that fuzzers and host
+ * tests can drive it without a kernel.
+ */
+#ifndef IOT_H
+#define IOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/iotrace.h>
+
+#define IOT_ERR_LEN	512
+#define IOT_MAX_DISKS	256
+#define IOT_MAX_RECORD	4096	/* largest record_size accepted */
+
+/**
+ * struct iot_disk - a disk a record source holds records of.
+ * @name: disk name.
+ * @dev_major: device number.
+ * @dev_minor: device number.
+ * @lbs: logical block size, bytes.
+ * @nr_parts: ring parts.
+ * @part_records: records per part.
+ * @flags: IOTRACE_RING_* flags.
+ * @generation: ring generation.
+ */
+struct iot_disk {
+	char name[IOTRACE_NAME_LEN + 1];
+	uint32_t dev_major, dev_minor, lbs, nr_parts, part_records, flags;
+	uint64_t generation;
+};
+
+/**
+ * struct iot_counts - what a reader knows about records it did not get.
+ * @completed: requests completed while enabled (ring: sum head + dropped).
+ * @recorded: records put in the ring.
+ * @present: records a snapshot could find in the ring.
+ * @overwritten: records overwritten (ring) or not copied in time (file).
+ * @dropped: requests the kernel could not record.
+ * @written: records written to a trace file (file sources).
+ * @lost: records a recorder lost (file sources).
+ * @torn: records skipped because they changed while being read.
+ * @valid: records handed to the caller.
+ */
+struct iot_counts {
+	uint64_t completed, recorded, present, overwritten, dropped;
+	uint64_t written, lost, torn, valid;
+};
+
+/**
+ * struct iot_ring - a validated view of a ring (mmap or snapshot bytes).
+ * @base: first byte of the ring.
+ * @len: bytes available at @base.
+ * @hdr: a copy of the ring header.
+ * @record_size: bytes per record.
+ * @nr_parts: parts.
+ * @part_records: records per part (power of two).
+ */
+struct iot_ring {
+	const uint8_t *base;
+	size_t len;
+	struct iotrace_ring_hdr hdr;
+	uint32_t record_size, nr_parts, part_records;
+};
+
+/* Callback for every valid record; return non-zero to stop. */
+typedef int (*iot_rec_cb)(void *arg, unsigned int disk,
+			  const struct iotrace_record *r);
+
+/* ring.c */
+int iot_ring_init(struct iot_ring *ring, const void *buf, size_t len,
+		  char *err, size_t errlen);
+uint64_t iot_ring_head(const struct iot_ring *ring, uint32_t part);
+uint64_t iot_ring_dropped(const struct iot_ring *ring, uint32_t part);
+int iot_ring_copy(const struct iot_ring *ring, uint32_t part, uint64_t seq,
+		  void *out);
+int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
+		      iot_rec_cb cb, void *arg, struct iot_counts *c);
+void iot_ring_disk(const struct iot_ring *ring, struct iot_disk *d);
+int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq);
+
+/**
+ * struct iot_file_info - what the trace-file reader found.
+ * @hdr: the file header (first sizeof bytes).
+ * @nr_disks: disks in @disks.
+ * @disks: disk table.
+ * @counts: per-disk trailer counts (present = records read back).
+ * @has_trailer: a trailer was found.
+ * @chunks: records chunks read.
+ * @gaps: sequence gaps between chunks of one (disk, part).
+ * @trailer: the trailer.
+ */
+struct iot_file_info {
+	struct iotrace_file_hdr hdr;
+	unsigned int nr_disks;
+	struct iot_disk disks[IOT_MAX_DISKS];
+	struct iot_counts counts[IOT_MAX_DISKS];
+	int has_trailer;
+	uint64_t chunks, gaps;
+	struct iotrace_file_trailer trailer;
+};
+
+/* file.c */
+int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
+		   iot_rec_cb cb, void *arg, char *err, size_t errlen);
+
+/**
+ * struct iot_writer - trace-file writer state.
+ * @fp: output stream.
+ * @record_size: bytes per record.
+ * @nr_disks: disks.
+ * @chunks: records chunks written.
+ * @bytes: bytes written.
+ * @error: an I/O error happened.
+ */
+struct iot_writer {
+	FILE *fp;
+	uint32_t record_size;
+	unsigned int nr_disks;
+	uint64_t chunks, bytes;
+	int error;
+};
+
+int iot_writer_start(struct iot_writer *w, FILE *fp, uint32_t record_size,
+		     const struct iot_disk *disks, unsigned int nr_disks,
+		     uint64_t mono_ns, uint64_t real_ns, const char *release,
+		     const char *host);
+int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
+		     unsigned int part, uint64_t first_seq, const void *recs,
+		     uint32_t nr);
+int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
+		      uint64_t mono_ns, uint64_t real_ns);
+
+/* decode.c and decode_*.c: all write a NUL-terminated string to out */
+struct iot_name {
+	uint32_t code;
+	const char *name;
+};
+
+/**
+ * struct iot_table - a decoder table, exported for tests.
+ * @what: description.
+ * @names: entries.
+ * @nr: entries.
+ */
+struct iot_table {
+	const char *what;
+	const struct iot_name *names;
+	size_t nr;
+};
+
+const char *iot_lookup(const struct iot_name *t, size_t nr, uint32_t code);
+const char *iot_op_name(unsigned int op);
+int iot_op_parse(const char *s);
+void iot_errno_name(int err, char *out, size_t len);
+void iot_decode_nvme(const uint8_t *cmd, size_t len, int admin, char *out,
+		     size_t outlen);
+void iot_decode_nvme_status(uint32_t status, char *out, size_t outlen);
+void iot_decode_scsi(const uint8_t *cdb, size_t len, char *out, size_t outlen);
+void iot_decode_scsi_status(uint32_t status, char *out, size_t outlen);
+void iot_decode_ata(const uint8_t *tf, size_t len, char *out, size_t outlen);
+void iot_decode_ata_status(uint32_t status, char *out, size_t outlen);
+void iot_decode_cmd(const struct iotrace_record *r, char *out, size_t outlen);
+void iot_decode_status(const struct iotrace_record *r, char *out,
+		       size_t outlen);
+void iot_opflags_str(const struct iotrace_record *r, char *out, size_t len);
+extern struct iot_table iot_tables[];
+extern const size_t iot_nr_tables;
+
+/* stats.c: log-linear latency histogram */
+#define IOT_HIST_SUB_BITS	11
+#define IOT_HIST_BUCKETS	((1u << IOT_HIST_SUB_BITS) + \
+				 (64 - IOT_HIST_SUB_BITS) * \
+				 (1u << (IOT_HIST_SUB_BITS - 1)))
+
+/**
+ * struct iot_hist - log-linear histogram: values below 2^11 are exact,
+ * above it every power of two is split into 1024 buckets, so a reported
+ * percentile (bucket midpoint, clamped to min/max) is within 1/2048 of
+ * the exact value.
+ * @n: values.
+ * @sum: sum of values.
+ * @min: smallest value.
+ * @max: largest value.
+ * @b: bucket counts.
+ */
+struct iot_hist {
+	uint64_t n, sum, min, max;
+	uint64_t *b;
+};
+
+unsigned int iot_hist_index(uint64_t v);
+int iot_hist_init(struct iot_hist *h);
+void iot_hist_free(struct iot_hist *h);
+void iot_hist_reset(struct iot_hist *h);
+uint64_t iot_hist_percentile(const struct iot_hist *h, double p);
+static inline void iot_hist_add(struct iot_hist *h, uint64_t v)
+{
+	h->b[iot_hist_index(v)]++;
+	h->n++;
+	h->sum += v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+#define IOT_NR_OPS	16	/* stats slots: ops 0..13, 14 = other */
+
+/**
+ * struct iot_opstats - statistics of one operation.
+ * @lat: device latency (issue to completion), ns.
+ * @queue_sum: sum of valid queue times, ns.
+ * @queue_n: records with a valid queue time.
+ * @queue_max: largest queue time.
+ * @bytes: bytes transferred.
+ * @lat_log2: log2 histogram of latency in us: bucket k holds [2^(k-1), 2^k),
+ *	bucket 0 holds [0, 1).
+ * @size_log2: log2 histogram of request size in bytes, same buckets.
+ */
+struct iot_opstats {
+	struct iot_hist lat;
+	uint64_t queue_sum, queue_n, queue_max, bytes;
+	uint64_t lat_log2[64];
+	uint64_t size_log2[64];
+};
+
+#define IOT_MAX_ERRS	64
+
+/**
+ * struct iot_stats - statistics over a set of records.
+ * @op: per operation slot.
+ * @first_ns: earliest issue time.
+ * @last_ns: latest completion time.
+ * @records: records.
+ * @incomplete: records without a completion.
+ * @nr_errs: distinct error kinds in @errs.
+ * @errs: errors by (errno, device status).
+ */
+struct iot_stats {
+	struct iot_opstats op[IOT_NR_OPS];
+	uint64_t first_ns, last_ns, records, incomplete;
+	unsigned int nr_errs;
+	struct {
+		int16_t error;
+		uint8_t cmd_type;
+		uint32_t dev_status;
+		uint64_t n;
+	} errs[IOT_MAX_ERRS];
+};
+
+int iot_stats_init(struct iot_stats *s);
+void iot_stats_free(struct iot_stats *s);
+void iot_stats_reset(struct iot_stats *s);
+void iot_stats_add(struct iot_stats *s, const struct iotrace_record *r);
+int iot_stats_slot(unsigned int op);
+void iot_stats_print(FILE *fp, const struct iot_stats *s, int json,
+		     const char *title, const struct iot_counts *c, int file);
+
+/* util */
+uint64_t iot_now(int clock);
+int iot_read_all(const char *path, uint8_t **buf, size_t *len, char *err,
+		 size_t errlen);
+void iot_json_str(FILE *fp, const char *s);
+void iot_csv_str(FILE *fp, const char *s);
+
+/**
+ * struct iot_src - something records can be read from: a trace file, a
+ * ring snapshot file, or a live disk's ring (mmap).
+ * @label: the argument it was opened from.
+ * @is_file: a trace file (else a ring).
+ * @live: a live ring in debugfs.
+ * @buf: bytes (mapped or read).
+ * @len: their length.
+ * @mapped: @buf is an mmap.
+ * @ring: the ring view (rings).
+ * @fi: file information (trace files; filled by iot_src_read()).
+ * @nr_disks: disks.
+ * @disks: disk table (rings: one entry).
+ * @counts: per-disk counts after iot_src_read().
+ */
+struct iot_src {
+	char label[256];
+	int is_file, live;
+	uint8_t *buf;
+	size_t len;
+	int mapped;
+	struct iot_ring ring;
+	struct iot_file_info *fi;
+	unsigned int nr_disks;
+	struct iot_disk *disks;
+	struct iot_counts *counts;
+};
+
+/* input.c */
+const char *iot_debugfs(void);
+int iot_src_open(struct iot_src *s, const char *arg, char *err,
+		 size_t errlen);
+int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
+		     size_t len, char *err, size_t errlen);
+int iot_src_read(struct iot_src *s, iot_rec_cb cb, void *arg, char *err,
+		 size_t errlen);
+void iot_src_close(struct iot_src *s);
+int iot_map_live(const char *disk, struct iot_src *s, char *err,
+		 size_t errlen);
+
+#endif /* IOT_H */

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record: stream the live rings of one or more disks to a trace file until
+ * a duration, a size, or SIGINT/SIGTERM.
+ *
+ * Per part, a cursor follows the kernel's head.  Records between the
+ * cursor and head are copied with the publication protocol; a run of good
+ * records becomes one chunk (its first sequence number makes any gap
+ * provable).  A record that is still being written at the head is retried
+ * on the next pass; one that the kernel overwrote before we got to it is
+ * counted as overwritten, one that changed under the copy as torn.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmd.h"
+
+#define ERR(...) snprintf(err, errlen, __VA_ARGS__)
+#define CHUNK_MAX 1024	/* records per chunk */
+
+/**
+ * struct rec_part - recorder state of one part of one ring.
+ * @cur: next sequence number to copy.
+ * @start_head: head when recording started (or the ring was cleared).
+ * @start_dropped: dropped counter then.
+ */
+struct rec_part {
+	uint64_t cur, start_head, start_dropped;
+};
+
+static uint64_t ring_gen(const struct iot_ring *r)
+{
+	return __atomic_load_n(&((const struct iotrace_ring_hdr *)r->base)->generation,
+			       __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Copy what is new in one part.  @final: the recording ends, so a record
+ * still busy is not waited for.  Returns -1 on a write error.
+ */
+static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
+		      unsigned int disk, uint32_t p, struct rec_part *rp,
+		      uint8_t *buf, struct iot_counts *c, int final)
+{
+	uint64_t head = iot_ring_head(ring, p), first = rp->cur;
+	uint32_t n = 0, rs = ring->record_size;
+
+	if (head < rp->cur)	/* ring cleared under us */
+		rp->cur = first = 0;
+	if (head - rp->cur > ring->part_records) {
+		c->overwritten += head - ring->part_records - rp->cur;
+		rp->cur = first = head - ring->part_records;
+	}
+	while (rp->cur < head) {
+		int r = iot_ring_copy(ring, p, rp->cur, buf + (size_t)n * rs);
+
+		if (!r) {
+			rp->cur++;
+			if (++n == CHUNK_MAX) {
+				if (iot_writer_chunk(w, disk, p, first, buf, n))
+					return -1;
+				c->written += n;
+				first = rp->cur;
+				n = 0;
+			}
+			continue;
+		}
+		if (r == 2 && !final && !iot_ring_gone(ring, p, rp->cur))
+			break;	/* still being written: next pass */
+		if (iot_writer_chunk(w, disk, p, first, buf, n))
+			return -1;
+		c->written += n;
+		n = 0;
+		if (r == 2 && !iot_ring_gone(ring, p, rp->cur))
+			c->torn++;
+		else
+			c->overwritten++;
+		first = ++rp->cur;
+	}
+	if (iot_writer_chunk(w, disk, p, first, buf, n))
+		return -1;
+	c->written += n;
+	return 0;
+}
+
+/**
+ * iot_record_rings() - record rings to @fp until told to stop.
+ * @rings: ring views (live mmaps or in-memory rings being written).
+ * @disks: their disk descriptions.
+ * @nr: number of rings.
+ * @fp: output stream.
+ * @st: stop conditions.
+ * @counts: per-ring counts, filled.
+ * @err: error message buffer.
+ * @errlen: its size.
+ *
+ * Return: 0 or -1 with @err set.
+ */
+int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
+		     unsigned int nr, FILE *fp, const struct iot_rec_stop *st,
+		     struct iot_counts *counts, char *err, size_t errlen)
+{
+	struct rec_part **parts = calloc(nr, sizeof(*parts));
+	uint64_t *gen = calloc(nr, sizeof(*gen));
+	uint32_t rs = 0, p;
+	struct iot_writer w;
+	struct utsname u;
+	uint8_t *buf = NULL;
+	unsigned int i;
+	int ret = -1, last = 0;
+
+	if (!parts || !gen)
+		goto nomem;
+	for (i = 0; i < nr; i++)
+		if (rings[i].record_size > rs)
+			rs = rings[i].record_size;
+	buf = calloc(CHUNK_MAX, rs);
+	if (!buf)
+		goto nomem;
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	for (i = 0; i < nr; i++) {
+		parts[i] = calloc(rings[i].nr_parts, sizeof(**parts));
+		if (!parts[i])
+			goto nomem;
+		gen[i] = ring_gen(&rings[i]);
+		for (p = 0; p < rings[i].nr_parts; p++) {
+			struct rec_part *rp = &parts[i][p];
+			uint64_t head = iot_ring_head(&rings[i], p);
+
+			/* start with what the ring holds now */
+			rp->cur = head > rings[i].part_records ?
+				head - rings[i].part_records : 0;
+			rp->start_head = rp->cur;
+			rp->start_dropped = iot_ring_dropped(&rings[i], p);
+		}
+		memset(&counts[i], 0, sizeof(counts[i]));
+	}
+	if (iot_writer_start(&w, fp, rs, disks, nr, iot_now(CLOCK_MONOTONIC),
+			     iot_now(CLOCK_REALTIME), u.release, u.nodename))
+		goto wfail;
+	while (!last) {
+		uint64_t before = w.bytes;
+
+		last = *st->stop ||
+			(st->end_mono_ns &&
+			 iot_now(CLOCK_MONOTONIC) >= st->end_mono_ns) ||
+			(st->max_bytes && w.bytes >= st->max_bytes);
+		for (i = 0; i < nr; i++) {
+			uint64_t g = ring_gen(&rings[i]);
+
+			if (g != gen[i]) {
+				/* cleared: account what we had, restart at 0 */
+				for (p = 0; p < rings[i].nr_parts; p++) {
+					struct rec_part *rp = &parts[i][p];
+
+					counts[i].recorded += rp->cur -
+						rp->start_head;
+					rp->cur = 0;
+					rp->start_head = 0;
+					rp->start_dropped = 0;
+				}
+				gen[i] = g;
+			}
+			for (p = 0; p < rings[i].nr_parts; p++) {
+				if (drain_part(&w, &rings[i], i, p,
+					       &parts[i][p], buf, &counts[i],
+					       last))
+					goto wfail;
+				if (st->max_bytes && w.bytes >= st->max_bytes)
+					break;
+			}
+		}
+		if (!last && w.bytes == before && st->poll_ms) {
+			struct timespec ts = {
+				.tv_sec = st->poll_ms / 1000,
+				.tv_nsec = (st->poll_ms % 1000) * 1000000L,
+			};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	for (i = 0; i < nr; i++) {
+		for (p = 0; p < rings[i].nr_parts; p++) {
+			struct rec_part *rp = &parts[i][p];
+			uint64_t d = iot_ring_dropped(&rings[i], p);
+
+			counts[i].recorded += rp->cur - rp->start_head;
+			counts[i].dropped += d >= rp->start_dropped ?
+				d - rp->start_dropped : d;
+		}
+		counts[i].completed = counts[i].recorded + counts[i].dropped;
+		counts[i].lost = counts[i].recorded - counts[i].written;
+	}
+	if (iot_writer_finish(&w, counts, iot_now(CLOCK_MONOTONIC),
+			      iot_now(CLOCK_REALTIME)))
+		goto wfail;
+	ret = 0;
+	goto out;
+nomem:
+	ERR("out of memory");
+	goto out;
+wfail:
+	ERR("write error: %s", strerror(errno));
+out:
+	if (parts)
+		for (i = 0; i < nr; i++)
+			free(parts[i]);
+	free(parts);
+	free(gen);
+	free(buf);
+	return ret;
+}
+
+static volatile int stop_flag;
+
+static void on_sig(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+int cmd_record(struct iot_opts *o, int argc, char **argv)
+{
+	struct iot_src *src = NULL;
+	struct iot_ring *rings = NULL;
+	struct iot_disk *disks = NULL;
+	struct iot_counts *counts = NULL;
+	struct iot_rec_stop st = { .stop = &stop_flag };
+	struct sigaction sa;
+	char err[IOT_ERR_LEN];
+	FILE *fp = NULL;
+	int i, opened = 0, rc = 1;
+
+	if (!argc || !o->out) {
+		iot_err("record needs DISK... and -o FILE (the trace file to write)");
+		return 2;
+	}
+	if (argc > IOT_MAX_DISKS) {
+		iot_err("record: at most %d disks", IOT_MAX_DISKS);
+		return 2;
+	}
+	src = calloc(argc, sizeof(*src));
+	rings = calloc(argc, sizeof(*rings));
+	disks = calloc(argc, sizeof(*disks));
+	counts = calloc(argc, sizeof(*counts));
+	if (!src || !rings || !disks || !counts) {
+		iot_err("out of memory");
+		goto out;
+	}
+	for (i = 0; i < argc; i++, opened++) {
+		char e[IOT_ERR_LEN];
+
+		if (iot_map_live(argv[i], &src[i], err, sizeof(err))) {
+			iot_err("record: %s", err);
+			goto out;
+		}
+		snprintf(src[i].label, sizeof(src[i].label), "%s", argv[i]);
+		if (iot_ring_init(&rings[i], src[i].buf, src[i].len, e,
+				  sizeof(e))) {
+			iot_err("record: %s: %s", argv[i], e);
+			opened++;
+			goto out;
+		}
+		iot_ring_disk(&rings[i], &disks[i]);
+		if (!disks[i].name[0])
+			snprintf(disks[i].name, sizeof(disks[i].name), "%s",
+				 argv[i]);
+	}
+	fp = strcmp(o->out, "-") ? fopen(o->out, "wbe") : stdout;
+	if (!fp) {
+		iot_err("record: cannot create %s: %s", o->out,
+			strerror(errno));
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sig;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (o->duration)
+		st.end_mono_ns = iot_now(CLOCK_MONOTONIC) +
+			(uint64_t)(o->duration * 1e9);
+	st.max_bytes = o->size;
+	st.poll_ms = o->poll_ms;
+	if (iot_record_rings(rings, disks, argc, fp, &st, counts, err,
+			     sizeof(err))) {
+		iot_err("record: %s: %s", o->out, err);
+		goto out;
+	}
+	for (i = 0; i < argc; i++)
+		fprintf(stderr, "%s: %llu records written, %llu lost (%llu overwritten, %llu torn), %llu dropped by the kernel\n",
+			disks[i].name, (unsigned long long)counts[i].written,
+			(unsigned long long)counts[i].lost,
+			(unsigned long long)counts[i].overwritten,
+			(unsigned long long)counts[i].torn,
+			(unsigned long long)counts[i].dropped);
+	rc = 0;
+out:
+	if (fp && fp != stdout && fclose(fp) && !rc) {
+		iot_err("record: %s: %s", o->out, strerror(errno));
+		rc = 1;
+	}
+	for (i = 0; i < opened; i++)
+		if (src[i].mapped == 1)
+			iot_src_close(&src[i]);
+	free(src);
+	free(rings);
+	free(disks);
+	free(counts);
+	return rc;
+}

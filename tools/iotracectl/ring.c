@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ring reader: validates a ring's geometry from its header and copies
+ * records out following the publication protocol of uapi/linux/iotrace.h,
+ * so that it works both on a live mmap being written by the kernel and on
+ * a snapshot file (cat ring > snap.ring).
+ */
+#include <string.h>
+#include "iot.h"
+
+#define ERR(...) snprintf(err, errlen, __VA_ARGS__)
+
+static int add_ovf(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return __builtin_add_overflow(a, b, r);
+}
+
+static int mul_ovf(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return __builtin_mul_overflow(a, b, r);
+}
+
+/**
+ * iot_ring_init() - validate a ring and set up a view of it.
+ * @ring: view to fill.
+ * @buf: ring bytes, 8-byte aligned.
+ * @len: bytes at @buf.
+ * @err: buffer for an error message.
+ * @errlen: size of @err.
+ *
+ * Return: 0, or -1 with @err saying what is wrong.
+ */
+int iot_ring_init(struct iot_ring *ring, const void *buf, size_t len,
+		  char *err, size_t errlen)
+{
+	const struct iotrace_ring_hdr *h = &ring->hdr;
+	uint64_t end, t;
+
+	memset(ring, 0, sizeof(*ring));
+	if ((uintptr_t)buf & 7)
+		return ERR("ring buffer is not 8-byte aligned"), -1;
+	if (len < 8)
+		return ERR("too short for a ring header (%zu bytes)", len), -1;
+	memcpy(&ring->hdr, buf, len < sizeof(*h) ? len : sizeof(*h));
+	if (h->magic != IOTRACE_RING_MAGIC)
+		return ERR("not an iotrace ring (magic 0x%08x, expected 0x%08x)",
+			   h->magic, IOTRACE_RING_MAGIC), -1;
+	if (h->abi_major != IOTRACE_ABI_MAJOR)
+		return ERR("ring ABI major version %u is not supported (this iotracectl reads %u.x): use a matching iotracectl",
+			   h->abi_major, IOTRACE_ABI_MAJOR), -1;
+	if (len < sizeof(*h))
+		return ERR("truncated ring: %zu bytes, the header alone is %zu",
+			   len, sizeof(*h)), -1;
+	if (h->hdr_size < sizeof(*h) || h->hdr_size > len)
+		return ERR("corrupt ring header: hdr_size %u", h->hdr_size), -1;
+	if (h->record_size < IOTRACE_RECORD_SIZE || h->record_size % 8 ||
+	    h->record_size > IOT_MAX_RECORD)
+		return ERR("corrupt ring header: record_size %u",
+			   h->record_size), -1;
+	if (!h->nr_parts || h->nr_parts > 65536)
+		return ERR("corrupt ring header: nr_parts %u", h->nr_parts), -1;
+	if (!h->part_records || (h->part_records & (h->part_records - 1)))
+		return ERR("corrupt ring header: part_records %u is not a power of two",
+			   h->part_records), -1;
+	if (h->part_hdr_size < sizeof(struct iotrace_part_hdr) ||
+	    h->part_hdr_size % 8 || h->part_hdr_offset % 8 ||
+	    h->data_offset % 8 || h->part_stride % 8)
+		return ERR("corrupt ring header: misaligned part geometry"), -1;
+	if (mul_ovf(h->nr_parts, h->part_hdr_size, &t) ||
+	    add_ovf(t, h->part_hdr_offset, &end) || end > len)
+		return ERR("truncated or corrupt ring: part headers end at %llu, ring has %zu bytes",
+			   (unsigned long long)end, len), -1;
+	if (mul_ovf(h->part_records, h->record_size, &t) || t > h->part_stride)
+		return ERR("corrupt ring header: part_stride %llu < %u records of %u bytes",
+			   (unsigned long long)h->part_stride, h->part_records,
+			   h->record_size), -1;
+	if (mul_ovf(h->nr_parts - 1, h->part_stride, &end) ||
+	    add_ovf(end, t, &end) || add_ovf(end, h->data_offset, &end) ||
+	    end > len)
+		return ERR("truncated ring: records end at %llu but only %zu bytes are there",
+			   (unsigned long long)end, len), -1;
+	ring->base = buf;
+	ring->len = len;
+	ring->record_size = h->record_size;
+	ring->nr_parts = h->nr_parts;
+	ring->part_records = h->part_records;
+	return 0;
+}
+
+static const struct iotrace_part_hdr *part_hdr(const struct iot_ring *ring,
+					       uint32_t part)
+{
+	return (const void *)(ring->base + ring->hdr.part_hdr_offset +
+			      (uint64_t)part * ring->hdr.part_hdr_size);
+}
+
+/* Next sequence number of a part (acquire: records before it are visible). */
+uint64_t iot_ring_head(const struct iot_ring *ring, uint32_t part)
+{
+	return __atomic_load_n(&part_hdr(ring, part)->head, __ATOMIC_ACQUIRE);
+}
+
+uint64_t iot_ring_dropped(const struct iot_ring *ring, uint32_t part)
+{
+	return __atomic_load_n(&part_hdr(ring, part)->dropped,
+			       __ATOMIC_RELAXED);
+}
+
+/**
+ * iot_ring_copy() - copy the record with part sequence number @seq.
+ * @ring: the ring.
+ * @part: part index.
+ * @seq: sequence number wanted.
+ * @out: record_size bytes.
+ *
+ * Return: 0 when @out holds the record, 1 when the slot holds another
+ * sequence (overwritten or not yet written), 2 when it changed while being
+ * copied or is being written (torn).
+ */
+int iot_ring_copy(const struct iot_ring *ring, uint32_t part, uint64_t seq,
+		  void *out)
+{
+	const uint8_t *slot = ring->base + ring->hdr.data_offset +
+		(uint64_t)part * ring->hdr.part_stride +
+		(seq & (ring->part_records - 1)) * (uint64_t)ring->record_size;
+	const uint32_t *sp = (const uint32_t *)slot;
+	uint32_t want = (uint32_t)seq, s1, s2;
+
+	s1 = __atomic_load_n(sp, __ATOMIC_ACQUIRE);
+	if (s1 == IOTRACE_SEQ_BUSY)
+		return 2;
+	if (s1 != want)
+		return 1;
+	memcpy(out, slot, ring->record_size);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(sp, __ATOMIC_RELAXED);
+	if (s2 != want)
+		return 2;
+	return 0;
+}
+
+/**
+ * iot_ring_snapshot() - hand every record present in the ring to @cb.
+ * @ring: the ring.
+ * @disk: disk index passed to @cb.
+ * @cb: callback.
+ * @arg: its argument.
+ * @c: counters, added to.
+ *
+ * Return: 0, or the callback's non-zero value.
+ */
+int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
+		      iot_rec_cb cb, void *arg, struct iot_counts *c)
+{
+	uint64_t rec[IOT_MAX_RECORD / 8];
+	uint8_t *buf = (uint8_t *)rec;
+	uint32_t p;
+	int ret = 0;
+
+	for (p = 0; p < ring->nr_parts && !ret; p++) {
+		uint64_t head = iot_ring_head(ring, p);
+		uint64_t from = head > ring->part_records ?
+			head - ring->part_records : 0;
+		uint64_t dropped = iot_ring_dropped(ring, p), s;
+
+		c->recorded += head;
+		c->overwritten += from;
+		c->dropped += dropped;
+		c->completed += head + dropped;
+		for (s = from; s < head && !ret; s++) {
+			int r = iot_ring_copy(ring, p, s, buf);
+
+			if (r == 1) {
+				/* overwritten since we read head, or busy */
+				c->overwritten++;
+				continue;
+			}
+			if (r == 2) {
+				c->torn++;
+				continue;
+			}
+			c->present++;
+			c->valid++;
+			ret = cb(arg, disk, (const struct iotrace_record *)buf);
+		}
+	}
+	return ret;
+}
+
+void iot_ring_disk(const struct iot_ring *ring, struct iot_disk *d)
+{
+	memset(d, 0, sizeof(*d));
+	memcpy(d->name, ring->hdr.name, IOTRACE_NAME_LEN);
+	d->name[IOTRACE_NAME_LEN] = 0;
+	d->dev_major = ring->hdr.dev_major;
+	d->dev_minor = ring->hdr.dev_minor;
+	d->lbs = ring->hdr.logical_block_size;
+	d->nr_parts = ring->nr_parts;
+	d->part_records = ring->part_records;
+	d->flags = ring->hdr.flags;
+	d->generation = ring->hdr.generation;
+}
+
+/* Whether record @seq of @part has been overwritten (is no longer present). */
+int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq)
+{
+	uint64_t head = iot_ring_head(ring, part);
+
+	return head > ring->part_records && head - ring->part_records > seq;
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * show: one line per request, merged across parts and sorted by completion
+ * time (ties by issue time, disk, CPU), in the table, hex, binary, JSON or
+ * CSV form.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmd.h"
+
+/**
+ * struct show_rec - a kept record and its disk.
+ * @r: the record.
+ * @disk: disk index in the source.
+ */
+struct show_rec {
+	struct iotrace_record r;
+	unsigned int disk;
+};
+
+/**
+ * struct show_ctx - records collected for show.
+ * @o: options.
+ * @src: the source.
+ * @v: records.
+ * @n: used.
+ * @cap: allocated.
+ * @disk: disk index to keep (-1 = all).
+ */
+struct show_ctx {
+	const struct iot_opts *o;
+	const struct iot_src *src;
+	struct show_rec *v;
+	size_t n, cap;
+	int disk;
+};
+
+/* Whether a record passes the --op/--status/--lat-min/--sector/--from/--to filters. */
+int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
+{
+	if (o->op_mask && !(o->op_mask & (1u << iot_stats_slot(r->op))))
+		return 0;
+	if (o->status == 1 && (r->error || (r->rflags & IOTRACE_RF_ERROR)))
+		return 0;
+	if (o->status == 2 && !r->error && !(r->rflags & IOTRACE_RF_ERROR))
+		return 0;
+	if (o->status == 3 && r->error != -o->status_errno)
+		return 0;
+	if (o->have_lat && (!(r->rflags & IOTRACE_RF_COMPLETE) ||
+			    (r->rflags & IOTRACE_RF_NO_ISSUE) ||
+			    r->complete_ns < r->issue_ns ||
+			    r->complete_ns - r->issue_ns <= o->lat_min_ns))
+		return 0;
+	if (r->sector < o->sec_lo || r->sector >= o->sec_hi)
+		return 0;
+	if (r->complete_ns < o->from_ns || r->complete_ns >= o->to_ns)
+		return 0;
+	return 1;
+}
+
+static int collect(void *arg, unsigned int disk,
+		   const struct iotrace_record *r)
+{
+	struct show_ctx *c = arg;
+
+	if (c->disk >= 0 && (int)disk != c->disk)
+		return 0;
+	if (!iot_filter(c->o, r))
+		return 0;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 4096;
+		struct show_rec *v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return -2;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n].r = *r;
+	c->v[c->n].disk = disk;
+	c->n++;
+	return 0;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct show_rec *x = a, *y = b;
+
+	if (x->r.complete_ns != y->r.complete_ns)
+		return x->r.complete_ns < y->r.complete_ns ? -1 : 1;
+	if (x->r.issue_ns != y->r.issue_ns)
+		return x->r.issue_ns < y->r.issue_ns ? -1 : 1;
+	if (x->disk != y->disk)
+		return x->disk < y->disk ? -1 : 1;
+	if (x->r.complete_cpu != y->r.complete_cpu)
+		return x->r.complete_cpu < y->r.complete_cpu ? -1 : 1;
+	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
+}
+
+static void op_str(const struct iotrace_record *r, char *out, size_t len)
+{
+	char f[128];
+
+	iot_opflags_str(r, f, sizeof(f));
+	snprintf(out, len, "%s%s", iot_op_name(r->op), f);
+}
+
+static void lat_str(const struct iotrace_record *r, char *out, size_t len)
+{
+	if (!(r->rflags & IOTRACE_RF_COMPLETE) ||
+	    (r->rflags & IOTRACE_RF_NO_ISSUE) || r->complete_ns < r->issue_ns)
+		snprintf(out, len, "-");
+	else
+		snprintf(out, len, "%.3f",
+			 (r->complete_ns - r->issue_ns) / 1000.0);
+}
+
+static void q_str(const struct iotrace_record *r, char *out, size_t len)
+{
+	if (r->rflags & IOTRACE_RF_QUEUE_VALID)
+		snprintf(out, len, "%.3f", r->queue_ns / 1000.0);
+	else
+		snprintf(out, len, "-");
+}
+
+static void print_normal(const struct show_ctx *c, int multi)
+{
+	size_t i;
+
+	printf("%-17s %s%10s %9s %-14s %12s %8s %-10s %7s %4s %5s %-16s %s\n",
+	       "TIME_S", multi ? "DISK         " : "", "LAT_US", "Q_US", "OP",
+	       "SECTOR", "BYTES", "STATUS", "CPU", "HWQ", "TAG", "DEVSTATUS",
+	       "COMMAND");
+	for (i = 0; i < c->n; i++) {
+		const struct iotrace_record *r = &c->v[i].r;
+		char lat[32], q[32], op[160], st[32], ds[160], cmd[256];
+		char cpu[16];
+
+		lat_str(r, lat, sizeof(lat));
+		q_str(r, q, sizeof(q));
+		op_str(r, op, sizeof(op));
+		iot_errno_name(r->error, st, sizeof(st));
+		iot_decode_status(r, ds, sizeof(ds));
+		iot_decode_cmd(r, cmd, sizeof(cmd));
+		snprintf(cpu, sizeof(cpu), "%u>%u", r->issue_cpu,
+			 r->complete_cpu);
+		printf("%10llu.%06llu ",
+		       (unsigned long long)(r->complete_ns / 1000000000ull),
+		       (unsigned long long)(r->complete_ns % 1000000000ull) /
+		       1000);
+		if (multi)
+			printf("%-12s ", c->src->disks[c->v[i].disk].name);
+		printf("%10s %9s %-14s %12llu %8u %-10s %7s %4u %5u %-16s %s%s\n",
+		       lat, q, op, (unsigned long long)r->sector, r->bytes, st,
+		       cpu, r->hwq, r->tag, ds, cmd,
+		       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "");
+	}
+}
+
+static void print_hex(const struct show_ctx *c)
+{
+	size_t i;
+	int j;
+
+	printf("%-4s %-8s %-16s %-16s %-16s %-8s %-2s %-4s %-4s %-4s %-8s %-8s %-2s %s\n",
+	       "DISK", "SEQ", "ISSUE_NS", "COMPLETE_NS", "SECTOR", "BYTES",
+	       "OP", "RFL", "OPF", "ERR", "DEVSTAT", "RESULT", "CT", "CMD");
+	for (i = 0; i < c->n; i++) {
+		const struct iotrace_record *r = &c->v[i].r;
+		int n = r->cmd_len > IOTRACE_CMD_LEN ? IOTRACE_CMD_LEN :
+			r->cmd_len;
+
+		printf("%04x %08x %016llx %016llx %016llx %08x %02x %04x %04x %04x %08x %08x %02x ",
+		       c->v[i].disk, r->seq,
+		       (unsigned long long)r->issue_ns,
+		       (unsigned long long)r->complete_ns,
+		       (unsigned long long)r->sector, r->bytes, r->op,
+		       r->rflags, r->opflags, (uint16_t)r->error,
+		       r->dev_status, r->dev_result, r->cmd_type);
+		if (!(r->rflags & IOTRACE_RF_CMD_VALID))
+			n = 0;
+		for (j = 0; j < n; j++)
+			printf("%02x", r->cmd[j]);
+		printf("%s\n", n ? "" : "-");
+	}
+}
+
+static void print_json(const struct show_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		const struct iotrace_record *r = &c->v[i].r;
+		char st[32], ds[160], cmd[256], f[128];
+
+		iot_errno_name(r->error, st, sizeof(st));
+		iot_decode_status(r, ds, sizeof(ds));
+		iot_decode_cmd(r, cmd, sizeof(cmd));
+		iot_opflags_str(r, f, sizeof(f));
+		printf("{\"disk\":");
+		iot_json_str(stdout, c->src->disks[c->v[i].disk].name);
+		printf(",\"seq\":%u,\"issue_ns\":%llu,\"complete_ns\":%llu,\"queue_ns\":",
+		       r->seq, (unsigned long long)r->issue_ns,
+		       (unsigned long long)r->complete_ns);
+		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
+			printf("%u", r->queue_ns);
+		else
+			printf("null");
+		printf(",\"op\":\"%s\",\"flags\":\"%s\",\"sector\":%llu,\"bytes\":%u,\"error\":%d,\"status\":\"%s\",\"rflags\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"hwq\":%u,\"tag\":%u,\"retries\":%u,\"dev_status\":",
+		       iot_op_name(r->op), f, (unsigned long long)r->sector,
+		       r->bytes, r->error, st, r->rflags, r->issue_cpu,
+		       r->complete_cpu, r->hwq, r->tag, r->retries);
+		iot_json_str(stdout, ds);
+		printf(",\"command\":");
+		iot_json_str(stdout, cmd);
+		printf("}\n");
+	}
+}
+
+static void print_csv(const struct show_ctx *c)
+{
+	size_t i;
+
+	printf("disk,seq,issue_ns,complete_ns,queue_ns,op,flags,sector,bytes,error,status,issue_cpu,complete_cpu,hwq,tag,retries,dev_status,command\n");
+	for (i = 0; i < c->n; i++) {
+		const struct iotrace_record *r = &c->v[i].r;
+		char st[32], ds[160], cmd[256], f[128];
+
+		iot_errno_name(r->error, st, sizeof(st));
+		iot_decode_status(r, ds, sizeof(ds));
+		iot_decode_cmd(r, cmd, sizeof(cmd));
+		iot_opflags_str(r, f, sizeof(f));
+		iot_csv_str(stdout, c->src->disks[c->v[i].disk].name);
+		printf(",%u,%llu,%llu,", r->seq,
+		       (unsigned long long)r->issue_ns,
+		       (unsigned long long)r->complete_ns);
+		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
+			printf("%u", r->queue_ns);
+		printf(",%s,%s,%llu,%u,%d,%s,%u,%u,%u,%u,%u,", iot_op_name(r->op),
+		       f, (unsigned long long)r->sector, r->bytes, r->error,
+		       st, r->issue_cpu, r->complete_cpu, r->hwq, r->tag,
+		       r->retries);
+		iot_csv_str(stdout, ds);
+		putchar(',');
+		iot_csv_str(stdout, cmd);
+		putchar('\n');
+	}
+}
+
+static int find_disk(const struct iot_src *s, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_disks; i++)
+		if (!strcmp(s->disks[i].name, name))
+			return i;
+	return -1;
+}
+
+int cmd_show(struct iot_opts *o, int argc, char **argv)
+{
+	struct show_ctx c = { .o = o, .disk = -1 };
+	char err[IOT_ERR_LEN];
+	struct iot_src src;
+	unsigned int i;
+	uint64_t skipped = 0;
+	int ret;
+
+	if (argc != 1) {
+		iot_err("show needs one DISK or FILE argument (try 'iotracectl list' for disks)");
+		return 2;
+	}
+	if (o->fmt == FMT_BINARY && isatty(STDOUT_FILENO)) {
+		iot_err("-o binary writes raw records: redirect standard output to a file or a pipe");
+		return 2;
+	}
+	if (iot_src_open(&src, argv[0], err, sizeof(err))) {
+		iot_err("%s", err);
+		return 1;
+	}
+	if (o->disk) {
+		c.disk = find_disk(&src, o->disk);
+		if (c.disk < 0) {
+			iot_err("%s holds no disk named %s", argv[0], o->disk);
+			iot_src_close(&src);
+			return 1;
+		}
+	}
+	c.src = &src;
+	ret = iot_src_read(&src, collect, &c, err, sizeof(err));
+	if (ret) {
+		iot_err("%s", ret == -2 ? "out of memory" : err);
+		free(c.v);
+		iot_src_close(&src);
+		return 1;
+	}
+	qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
+	switch (o->fmt) {
+	case FMT_NORMAL:
+		print_normal(&c, src.nr_disks > 1);
+		break;
+	case FMT_HEX:
+		print_hex(&c);
+		break;
+	case FMT_JSON:
+		print_json(&c);
+		break;
+	case FMT_CSV:
+		print_csv(&c);
+		break;
+	case FMT_BINARY:
+		for (i = 0; i < c.n; i++)
+			fwrite(&c.v[i].r, sizeof(c.v[i].r), 1, stdout);
+		break;
+	}
+	for (i = 0; i < src.nr_disks; i++)
+		skipped += src.counts[i].torn;
+	if (skipped)
+		fprintf(stderr, "iotracectl: %s: %llu torn or overwritten records skipped\n",
+			argv[0], (unsigned long long)skipped);
+	free(c.v);
+	iot_src_close(&src);
+	return fflush(stdout) ? 1 : 0;
+}

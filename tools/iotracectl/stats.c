@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Statistics: per-operation counts, throughput, latency percentiles from a
+ * log-linear histogram, log2 histograms, errors by status.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "iot.h"
+
+#define SUB	IOT_HIST_SUB_BITS
+#define HALF	(1u << (SUB - 1))
+
+unsigned int iot_hist_index(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < (1u << SUB))
+		return (unsigned int)v;
+	e = 63 - __builtin_clzll(v);
+	return (1u << SUB) + (e - SUB) * HALF +
+		(unsigned int)((v >> (e - (SUB - 1))) - HALF);
+}
+
+/* Lowest value and width of bucket @i. */
+static void hist_bucket(unsigned int i, uint64_t *low, uint64_t *width)
+{
+	unsigned int k, e;
+
+	if (i < (1u << SUB)) {
+		*low = i;
+		*width = 1;
+		return;
+	}
+	k = i - (1u << SUB);
+	e = SUB + k / HALF;
+	*low = (uint64_t)(HALF + k % HALF) << (e - (SUB - 1));
+	*width = 1ull << (e - (SUB - 1));
+}
+
+int iot_hist_init(struct iot_hist *h)
+{
+	h->b = calloc(IOT_HIST_BUCKETS, sizeof(*h->b));
+	if (!h->b)
+		return -1;
+	h->n = 0;
+	h->sum = 0;
+	h->min = UINT64_MAX;
+	h->max = 0;
+	return 0;
+}
+
+void iot_hist_free(struct iot_hist *h)
+{
+	free(h->b);
+	h->b = NULL;
+}
+
+void iot_hist_reset(struct iot_hist *h)
+{
+	memset(h->b, 0, IOT_HIST_BUCKETS * sizeof(*h->b));
+	h->n = 0;
+	h->sum = 0;
+	h->min = UINT64_MAX;
+	h->max = 0;
+}
+
+/**
+ * iot_hist_percentile() - nearest-rank percentile.
+ * @h: histogram.
+ * @p: percentile, 0 < p <= 100.
+ *
+ * The value of rank ceil(p / 100 * n) in sorted order, to within half a
+ * bucket: exact below 2048, else within 1/2048 relative.
+ *
+ * Return: the value, 0 for an empty histogram.
+ */
+uint64_t iot_hist_percentile(const struct iot_hist *h, double p)
+{
+	uint64_t rank, seen = 0, low, width, v;
+	unsigned int i;
+
+	if (!h->n)
+		return 0;
+	rank = (uint64_t)(p / 100.0 * (double)h->n);
+	if ((double)rank < p / 100.0 * (double)h->n)
+		rank++;
+	if (rank < 1)
+		rank = 1;
+	if (rank > h->n)
+		rank = h->n;
+	for (i = 0; i < IOT_HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen >= rank)
+			break;
+	}
+	hist_bucket(i, &low, &width);
+	v = low + width / 2;
+	if (v < h->min)
+		v = h->min;
+	if (v > h->max)
+		v = h->max;
+	return v;
+}
+
+int iot_stats_slot(unsigned int op)
+{
+	return op < IOT_NR_OPS - 1 ? (int)op : IOT_NR_OPS - 1;
+}
+
+int iot_stats_init(struct iot_stats *s)
+{
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < IOT_NR_OPS; i++)
+		if (iot_hist_init(&s->op[i].lat))
+			return -1;
+	s->first_ns = UINT64_MAX;
+	return 0;
+}
+
+void iot_stats_free(struct iot_stats *s)
+{
+	int i;
+
+	for (i = 0; i < IOT_NR_OPS; i++)
+		iot_hist_free(&s->op[i].lat);
+}
+
+void iot_stats_reset(struct iot_stats *s)
+{
+	uint64_t *b[IOT_NR_OPS];
+	int i;
+
+	for (i = 0; i < IOT_NR_OPS; i++)
+		b[i] = s->op[i].lat.b;
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < IOT_NR_OPS; i++) {
+		s->op[i].lat.b = b[i];
+		iot_hist_reset(&s->op[i].lat);
+	}
+	s->first_ns = UINT64_MAX;
+}
+
+static unsigned int log2_bucket(uint64_t v)
+{
+	unsigned int k = v ? 64 - __builtin_clzll(v) : 0;
+
+	return k > 63 ? 63 : k;
+}
+
+/* Account one record. */
+void iot_stats_add(struct iot_stats *s, const struct iotrace_record *r)
+{
+	struct iot_opstats *o = &s->op[iot_stats_slot(r->op)];
+	uint64_t start;
+
+	s->records++;
+	start = (r->rflags & IOTRACE_RF_NO_ISSUE) ? r->complete_ns :
+		r->issue_ns;
+	if (start < s->first_ns)
+		s->first_ns = start;
+	if (!(r->rflags & IOTRACE_RF_COMPLETE)) {
+		s->incomplete++;
+		return;
+	}
+	if (r->complete_ns > s->last_ns)
+		s->last_ns = r->complete_ns;
+	o->bytes += r->bytes;
+	o->size_log2[log2_bucket(r->bytes)]++;
+	if (!(r->rflags & IOTRACE_RF_NO_ISSUE)) {
+		uint64_t lat = r->complete_ns > r->issue_ns ?
+			r->complete_ns - r->issue_ns : 0;
+
+		iot_hist_add(&o->lat, lat);
+		o->lat_log2[log2_bucket(lat / 1000)]++;
+	}
+	if (r->rflags & IOTRACE_RF_QUEUE_VALID) {
+		o->queue_sum += r->queue_ns;
+		o->queue_n++;
+		if (r->queue_ns > o->queue_max)
+			o->queue_max = r->queue_ns;
+	}
+	if (r->error || (r->rflags & IOTRACE_RF_ERROR)) {
+		unsigned int i;
+		uint32_t st = (r->rflags & IOTRACE_RF_STATUS_VALID) ?
+			r->dev_status : 0;
+
+		for (i = 0; i < s->nr_errs; i++)
+			if (s->errs[i].error == r->error &&
+			    s->errs[i].cmd_type == r->cmd_type &&
+			    s->errs[i].dev_status == st)
+				break;
+		if (i == s->nr_errs) {
+			if (i == IOT_MAX_ERRS)
+				i--;	/* last slot collects the rest */
+			else
+				s->nr_errs++;
+			s->errs[i].error = r->error;
+			s->errs[i].cmd_type = r->cmd_type;
+			s->errs[i].dev_status = st;
+		}
+		s->errs[i].n++;
+	}
+}
+
+static const char *slot_name(int i)
+{
+	return i == IOT_NR_OPS - 1 ? "other" : iot_op_name(i);
+}
+
+static void fmt_ns(char *out, size_t len, uint64_t v)
+{
+	if (v < 1000)
+		snprintf(out, len, "%lluns", (unsigned long long)v);
+	else if (v < 1000000)
+		snprintf(out, len, "%lluus", (unsigned long long)v / 1000);
+	else if (v < 1000000000)
+		snprintf(out, len, "%llums", (unsigned long long)v / 1000000);
+	else
+		snprintf(out, len, "%llus", (unsigned long long)v / 1000000000);
+}
+
+static void fmt_size(char *out, size_t len, uint64_t v)
+{
+	if (v < 1024)
+		snprintf(out, len, "%llu", (unsigned long long)v);
+	else if (v < 1024 * 1024)
+		snprintf(out, len, "%lluK", (unsigned long long)v >> 10);
+	else
+		snprintf(out, len, "%lluM", (unsigned long long)v >> 20);
+}
+
+static void print_log2(FILE *fp, const char *what, const uint64_t *b,
+		       int ns)
+{
+	uint64_t max = 0;
+	int i, lo = -1, hi = -1;
+
+	for (i = 0; i < 64; i++) {
+		if (!b[i])
+			continue;
+		if (lo < 0)
+			lo = i;
+		hi = i;
+		if (b[i] > max)
+			max = b[i];
+	}
+	if (lo < 0)
+		return;
+	fprintf(fp, "  %s:\n", what);
+	for (i = lo; i <= hi; i++) {
+		char l[16], h[16], bar[41];
+		uint64_t low = i ? 1ull << (i - 1) : 0;
+		uint64_t high = i ? (i < 63 ? 1ull << i : UINT64_MAX) : 1;
+		int w = (int)((b[i] * 40 + max - 1) / max);
+
+		if (ns) {
+			fmt_ns(l, sizeof(l), low * 1000);
+			fmt_ns(h, sizeof(h), high * 1000);
+		} else {
+			fmt_size(l, sizeof(l), low);
+			fmt_size(h, sizeof(h), high);
+		}
+		memset(bar, '#', w);
+		bar[w] = 0;
+		fprintf(fp, "    %7s .. %-7s |%-40s| %llu\n", l, h, bar,
+			(unsigned long long)b[i]);
+	}
+}
+
+static void print_err_status(char *out, size_t len, uint8_t type,
+			     uint32_t st)
+{
+	struct iotrace_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.cmd_type = type;
+	r.dev_status = st;
+	r.rflags = st ? IOTRACE_RF_STATUS_VALID : 0;
+	iot_decode_status(&r, out, len);
+}
+
+static double us(uint64_t ns)
+{
+	return ns / 1000.0;
+}
+
+static const double pcts[] = { 50, 90, 99, 99.9 };
+
+/**
+ * iot_stats_print() - print statistics as a table or JSON.
+ * @fp: output.
+ * @s: statistics.
+ * @json: print one JSON object.
+ * @title: what the statistics are of (disk or file name).
+ * @c: what the reader knows of records it could not get (may be NULL).
+ * @file: @c comes from a trace file's trailer.
+ *
+ * IOPS and MB/s are over the span from the earliest issue to the latest
+ * completion.
+ */
+void iot_stats_print(FILE *fp, const struct iot_stats *s, int json,
+		     const char *title, const struct iot_counts *c, int file)
+{
+	uint64_t span = s->last_ns > s->first_ns && s->first_ns != UINT64_MAX ?
+		s->last_ns - s->first_ns : 0;
+	double sec = span / 1e9;
+	unsigned int i;
+	int k, first = 1;
+
+	if (json) {
+		fprintf(fp, "{\"source\":");
+		iot_json_str(fp, title);
+		fprintf(fp, ",\"records\":%llu,\"incomplete\":%llu,\"span_ns\":%llu,",
+			(unsigned long long)s->records,
+			(unsigned long long)s->incomplete,
+			(unsigned long long)span);
+		if (c && file)
+			fprintf(fp, "\"loss\":{\"completed\":%llu,\"recorded\":%llu,\"written\":%llu,\"lost\":%llu,\"overwritten\":%llu,\"torn\":%llu,\"dropped\":%llu},",
+				(unsigned long long)c->completed,
+				(unsigned long long)c->recorded,
+				(unsigned long long)c->written,
+				(unsigned long long)c->lost,
+				(unsigned long long)c->overwritten,
+				(unsigned long long)c->torn,
+				(unsigned long long)c->dropped);
+		else if (c)
+			fprintf(fp, "\"loss\":{\"completed\":%llu,\"present\":%llu,\"overwritten\":%llu,\"dropped\":%llu,\"torn\":%llu},",
+				(unsigned long long)c->completed,
+				(unsigned long long)c->present,
+				(unsigned long long)c->overwritten,
+				(unsigned long long)c->dropped,
+				(unsigned long long)c->torn);
+		fprintf(fp, "\"ops\":{");
+	} else {
+		fprintf(fp, "%s: %llu records, %llu incomplete, span %.6f s\n",
+			title, (unsigned long long)s->records,
+			(unsigned long long)s->incomplete, sec);
+		if (c && file)
+			fprintf(fp, "loss: completed %llu, recorded %llu, written %llu, lost %llu (overwritten %llu, torn %llu), dropped by kernel %llu\n",
+				(unsigned long long)c->completed,
+				(unsigned long long)c->recorded,
+				(unsigned long long)c->written,
+				(unsigned long long)c->lost,
+				(unsigned long long)c->overwritten,
+				(unsigned long long)c->torn,
+				(unsigned long long)c->dropped);
+		else if (c)
+			fprintf(fp, "loss: completed %llu, present %llu, overwritten %llu, dropped %llu, torn/skipped %llu\n",
+				(unsigned long long)c->completed,
+				(unsigned long long)c->present,
+				(unsigned long long)c->overwritten,
+				(unsigned long long)c->dropped,
+				(unsigned long long)c->torn);
+		fprintf(fp, "%-8s %9s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
+			"OP", "COUNT", "IOPS", "MB/s", "MIN_US", "AVG_US",
+			"P50_US", "P90_US", "P99_US", "P99.9_US", "MAX_US",
+			"QAVG_US", "QMAX_US");
+	}
+	for (k = 0; k < IOT_NR_OPS; k++) {
+		const struct iot_opstats *o = &s->op[k];
+		uint64_t n = 0;
+		int j;
+
+		for (j = 0; j < 64; j++)
+			n += o->size_log2[j];
+		if (!n)
+			continue;
+		if (json) {
+			fprintf(fp, "%s\"%s\":{\"count\":%llu,\"iops\":%.3f,\"mbps\":%.3f,\"bytes\":%llu,\"lat_ns\":{\"n\":%llu,\"min\":%llu,\"avg\":%.1f",
+				first ? "" : ",", slot_name(k),
+				(unsigned long long)n, sec > 0 ? n / sec : 0,
+				sec > 0 ? o->bytes / sec / 1e6 : 0,
+				(unsigned long long)o->bytes,
+				(unsigned long long)o->lat.n,
+				(unsigned long long)(o->lat.n ? o->lat.min : 0),
+				o->lat.n ? (double)o->lat.sum / o->lat.n : 0);
+			for (j = 0; j < 4; j++)
+				fprintf(fp, ",\"p%g\":%llu", pcts[j],
+					(unsigned long long)
+					iot_hist_percentile(&o->lat, pcts[j]));
+			fprintf(fp, ",\"max\":%llu},\"queue_ns\":{\"n\":%llu,\"avg\":%.1f,\"max\":%llu},\"lat_log2_us\":[",
+				(unsigned long long)o->lat.max,
+				(unsigned long long)o->queue_n,
+				o->queue_n ? (double)o->queue_sum / o->queue_n
+				: 0, (unsigned long long)o->queue_max);
+			for (j = 0; j < 64; j++)
+				fprintf(fp, "%s%llu", j ? "," : "",
+					(unsigned long long)o->lat_log2[j]);
+			fprintf(fp, "],\"size_log2\":[");
+			for (j = 0; j < 64; j++)
+				fprintf(fp, "%s%llu", j ? "," : "",
+					(unsigned long long)o->size_log2[j]);
+			fprintf(fp, "]}");
+			first = 0;
+			continue;
+		}
+		fprintf(fp, "%-8s %9llu %10.1f %9.2f", slot_name(k),
+			(unsigned long long)n, sec > 0 ? n / sec : 0,
+			sec > 0 ? o->bytes / sec / 1e6 : 0);
+		if (o->lat.n) {
+			fprintf(fp, " %9.1f %9.1f", us(o->lat.min),
+				us(o->lat.sum / o->lat.n));
+			for (j = 0; j < 4; j++)
+				fprintf(fp, " %9.1f",
+					us(iot_hist_percentile(&o->lat,
+							       pcts[j])));
+			fprintf(fp, " %9.1f", us(o->lat.max));
+		} else {
+			fprintf(fp, " %9s %9s %9s %9s %9s %9s %9s", "-", "-",
+				"-", "-", "-", "-", "-");
+		}
+		if (o->queue_n)
+			fprintf(fp, " %9.1f %9.1f\n",
+				us(o->queue_sum / o->queue_n),
+				us(o->queue_max));
+		else
+			fprintf(fp, " %9s %9s\n", "-", "-");
+	}
+	if (json) {
+		fprintf(fp, "},\"errors\":[");
+		for (i = 0; i < s->nr_errs; i++) {
+			char e[32], st[160];
+
+			iot_errno_name(s->errs[i].error, e, sizeof(e));
+			print_err_status(st, sizeof(st), s->errs[i].cmd_type,
+					 s->errs[i].dev_status);
+			fprintf(fp, "%s{\"errno\":\"%s\",\"status\":\"%s\",\"dev_status\":%u,\"count\":%llu}",
+				i ? "," : "", e, st, s->errs[i].dev_status,
+				(unsigned long long)s->errs[i].n);
+		}
+		fprintf(fp, "]}\n");
+		return;
+	}
+	for (k = 0; k < IOT_NR_OPS; k++) {
+		const struct iot_opstats *o = &s->op[k];
+		char t[64];
+
+		snprintf(t, sizeof(t), "%s latency (issue to completion, log2 us)",
+			 slot_name(k));
+		print_log2(fp, t, o->lat_log2, 1);
+		snprintf(t, sizeof(t), "%s size (bytes)", slot_name(k));
+		print_log2(fp, t, o->size_log2, 0);
+	}
+	if (s->nr_errs)
+		fprintf(fp, "errors:\n");
+	for (i = 0; i < s->nr_errs; i++) {
+		char e[32], st[160];
+
+		iot_errno_name(s->errs[i].error, e, sizeof(e));
+		print_err_status(st, sizeof(st), s->errs[i].cmd_type,
+				 s->errs[i].dev_status);
+		fprintf(fp, "  %-12s %-50s %llu\n", e, st,
+			(unsigned long long)s->errs[i].n);
+	}
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Small helpers shared by the iotracectl commands. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "iot.h"
+
+uint64_t iot_now(int clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Read a whole file into a malloc'ed, 8-byte aligned buffer. */
+int iot_read_all(const char *path, uint8_t **buf, size_t *len, char *err,
+		 size_t errlen)
+{
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *b = NULL, *nb;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		if (!b || n == cap) {
+			if (b)
+				cap *= 2;
+			nb = realloc(b, cap);
+			if (!nb) {
+				snprintf(err, errlen, "out of memory reading %s",
+					 path);
+				goto fail;
+			}
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "cannot read %s: %s", path,
+				 strerror(errno));
+			goto fail;
+		}
+		if (!r)
+			break;
+		n += r;
+	}
+	close(fd);
+	*buf = b;
+	*len = n;
+	return 0;
+fail:
+	free(b);
+	close(fd);
+	return -1;
+}
+
+/* Print @s as a JSON string. */
+void iot_json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(fp, "\\u%04x", c);
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+/* Print @s as a CSV field. */
+void iot_csv_str(FILE *fp, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gen: writes the synthetic inputs of the host tests.
+ *   gen ring OUT N NR_PARTS PART_RECORDS    ring snapshot, N records
+ *   gen file OUT N NR_DISKS                 trace file (iot_writer)
+ *   gen newer OUT N                         same records as "file OUT N 1"
+ *                                           written as a future minor:
+ *                                           bigger structures, records,
+ *                                           and an unknown chunk type
+ *   gen debugfs DIR                         fake debugfs tree
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "synth.h"
+
+static int write_bytes(const char *path, const void *b, size_t n)
+{
+	FILE *fp = fopen(path, "wb");
+
+	if (!fp || fwrite(b, 1, n, fp) != n || fclose(fp)) {
+		perror(path);
+		return 1;
+	}
+	return 0;
+}
+
+static int gen_ring(const char *out, uint64_t n, uint32_t parts,
+		    uint32_t per, const char *name)
+{
+	struct iotrace_record r;
+	size_t len;
+	uint8_t *ring = synth_ring_new(parts, per, IOTRACE_RECORD_SIZE, name,
+				       &len);
+	uint64_t i;
+	int ret;
+
+	if (!ring)
+		return 1;
+	for (i = 0; i < n; i++) {
+		synth_rec(&r, i);
+		r.complete_cpu = i % parts;
+		synth_ring_push(ring, i % parts, &r);
+	}
+	synth_ring_drop(ring, 0, 3);
+	ret = write_bytes(out, ring, len);
+	free(ring);
+	return ret;
+}
+
+static int gen_file(const char *out, uint64_t n, unsigned int nd)
+{
+	struct iot_disk d[4];
+	struct iot_counts c[4];
+	struct iotrace_record r[2][64];
+	struct iot_writer w;
+	FILE *fp = fopen(out, "wb");
+	uint64_t i, seq[4][2] = { { 0 } };
+	unsigned int k;
+
+	if (!fp || nd > 4)
+		return 1;
+	memset(d, 0, sizeof(d));
+	memset(c, 0, sizeof(c));
+	for (k = 0; k < nd; k++) {
+		snprintf(d[k].name, sizeof(d[k].name), "disk%u", k);
+		d[k].dev_major = 259;
+		d[k].dev_minor = k;
+		d[k].lbs = 512;
+		d[k].nr_parts = 2;
+		d[k].part_records = 1024;
+	}
+	iot_writer_start(&w, fp, IOTRACE_RECORD_SIZE, d, nd, 1000000000ull,
+			 1700000000000000000ull, "6.12.0-test", "testhost");
+	for (k = 0; k < nd; k++) {
+		for (i = 0; i < n; i += 64) {
+			unsigned int m = n - i < 64 ? n - i : 64, j, p;
+			unsigned int cnt[2] = { 0, 0 };
+
+			for (j = 0; j < m; j++) {
+				struct iotrace_record x;
+
+				synth_rec(&x, i + j + k * 7);
+				p = (i + j) % 2;
+				x.complete_cpu = p;
+				x.seq = (uint32_t)seq[k][p]++;
+				r[p][cnt[p]++] = x;
+			}
+			for (p = 0; p < 2; p++)
+				iot_writer_chunk(&w, k, p,
+						 seq[k][p] - cnt[p], r[p],
+						 cnt[p]);
+			c[k].written += m;
+		}
+		c[k].recorded = c[k].written + 5;
+		c[k].overwritten = 5;
+		c[k].lost = 5;
+		c[k].dropped = 2;
+		c[k].completed = c[k].recorded + 2;
+	}
+	iot_writer_finish(&w, c, 2000000000ull, 1700000001000000000ull);
+	return fclose(fp) ? 1 : 0;
+}
+
+#define NEW_REC 192
+
+/* What a hypothetical minor 1 writer would produce. */
+static int gen_newer(const char *out, uint64_t n)
+{
+	FILE *fp = fopen(out, "wb");
+	uint8_t hdr[sizeof(struct iotrace_file_hdr) + 64] = { 0 };
+	uint8_t disk[sizeof(struct iotrace_file_disk) + 32] = { 0 };
+	struct iotrace_file_hdr *h = (void *)hdr;
+	struct iotrace_file_disk *d = (void *)disk;
+	uint8_t ch[sizeof(struct iotrace_file_chunk) + 8] = { 0 };
+	struct iotrace_file_chunk *c = (void *)ch;
+	uint8_t tr[sizeof(struct iotrace_file_trailer) + 16] = { 0 };
+	uint8_t cnt[sizeof(struct iotrace_file_counts) + 16] = { 0 };
+	struct iotrace_file_trailer *t = (void *)tr;
+	struct iotrace_file_counts *fc = (void *)cnt;
+	uint8_t rec[NEW_REC], xtra[16] = "future chunk!!!";
+	uint64_t i, seq[2] = { 0, 0 };
+
+	if (!fp)
+		return 1;
+	memcpy(h->magic, IOTRACE_FILE_MAGIC, IOTRACE_FILE_MAGIC_LEN);
+	h->major = IOTRACE_FILE_MAJOR;
+	h->minor = IOTRACE_FILE_MINOR + 1;
+	h->disk_offset = sizeof(hdr);
+	h->disk_size = sizeof(disk);
+	h->nr_disks = 1;
+	h->hdr_size = sizeof(hdr) + sizeof(disk);
+	h->record_size = NEW_REC;
+	h->anchor_mono_ns = 1000000000ull;
+	h->anchor_real_ns = 1700000000000000000ull;
+	strcpy(h->release, "6.12.0-test");
+	strcpy(h->host, "testhost");
+	memset(hdr + sizeof(*h), 0xee, 64);
+	strcpy(d->name, "disk0");
+	d->dev_major = 259;
+	d->logical_block_size = 512;
+	d->nr_parts = 2;
+	d->part_records = 1024;
+	memset(disk + sizeof(*d), 0xdd, 32);
+	fwrite(hdr, sizeof(hdr), 1, fp);
+	fwrite(disk, sizeof(disk), 1, fp);
+	/* an unknown chunk first: readers must skip it */
+	c->magic = 0x41525458;	/* "XTRA" */
+	c->hdr_size = sizeof(ch);
+	c->payload_size = sizeof(xtra);
+	fwrite(ch, sizeof(ch), 1, fp);
+	fwrite(xtra, sizeof(xtra), 1, fp);
+	/* one record per chunk, same records and order as gen_file() */
+	for (i = 0; i < n; i++) {
+		struct iotrace_record x;
+		unsigned int p = i % 2;
+
+		synth_rec(&x, i);
+		x.complete_cpu = p;
+		x.seq = (uint32_t)seq[p];
+		memset(rec, 0xab, sizeof(rec));
+		memcpy(rec, &x, sizeof(x));
+		memset(ch, 0, sizeof(ch));
+		c->magic = IOTRACE_CHUNK_RECORDS;
+		c->hdr_size = sizeof(ch);
+		c->payload_size = NEW_REC;
+		c->disk = 0;
+		c->part = p;
+		c->nr_records = 1;
+		c->first_seq = seq[p]++;
+		fwrite(ch, sizeof(ch), 1, fp);
+		fwrite(rec, sizeof(rec), 1, fp);
+	}
+	memset(ch, 0, sizeof(ch));
+	c->magic = IOTRACE_CHUNK_TRAILER;
+	c->hdr_size = sizeof(ch);
+	c->payload_size = sizeof(tr) + sizeof(cnt);
+	t->end_mono_ns = 2000000000ull;
+	t->nr_disks = 1;
+	t->counts_size = sizeof(cnt);
+	t->counts_offset = sizeof(tr);
+	fc->written = n;
+	fc->recorded = n + 5;
+	fc->overwritten = 5;
+	fc->lost = 5;
+	fc->dropped = 2;
+	fc->completed = n + 7;
+	fwrite(ch, sizeof(ch), 1, fp);
+	fwrite(tr, sizeof(tr), 1, fp);
+	fwrite(cnt, sizeof(cnt), 1, fp);
+	return fclose(fp) ? 1 : 0;
+}
+
+static int put(const char *dir, const char *disk, const char *file,
+	       const char *text)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s/%s", dir, disk, file);
+	return write_bytes(p, text, strlen(text));
+}
+
+static int gen_debugfs(const char *dir)
+{
+	char p[512];
+	int ret = 0;
+
+	mkdir(dir, 0755);
+	snprintf(p, sizeof(p), "%s/nullb0", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/nullb0/ring", dir);
+	ret |= gen_ring(p, 300, 2, 128, "nullb0");
+	ret |= put(dir, "nullb0", "stats",
+		   "recorded: 300\npresent: 256\noverwritten: 44\ndropped: 3\ninflight: 3\nbuf_size: 40960\npart_records: 128\nnr_parts: 2\nenabled: 1\ncompleted: 303\n");
+	/* columns in another order than usual, rows not sorted */
+	ret |= put(dir, "nullb0", "inflight",
+		   "OP SECTOR BYTES ISSUE_NS AGE_US HWQ TAG CPU\n"
+		   "write 2048 4096 5000300 120.5 1 7 1\n"
+		   "read 0 4096 5000100 320.0 0 3 0\n"
+		   "flush 0 0 5000200 220.2 0 9 0\n");
+	ret |= put(dir, "nullb0", "enable", "");
+	ret |= put(dir, "nullb0", "clear", "");
+	snprintf(p, sizeof(p), "%s/sda", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/sda/ring", dir);
+	ret |= gen_ring(p, 10, 1, 16, "sda");
+	ret |= put(dir, "sda", "stats", "recorded: 10\nenabled: 0\n");
+	ret |= put(dir, "sda", "inflight", "ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU\n");
+	ret |= put(dir, "sda", "enable", "");
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 6 && !strcmp(argv[1], "ring"))
+		return gen_ring(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0),
+				strtoul(argv[5], NULL, 0), "nullb0");
+	if (argc == 5 && !strcmp(argv[1], "file"))
+		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "newer"))
+		return gen_newer(argv[2], strtoull(argv[3], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "debugfs"))
+		return gen_debugfs(argv[2]);
+	fprintf(stderr, "usage: see the comment at the top of gen.c\n");
+	return 2;
+}

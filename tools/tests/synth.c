@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Synthetic rings and records: a ring laid out as the kernel module lays
+ * it out (geometry from uapi/linux/iotrace.h), written with the same
+ * publication protocol, and deterministic records covering every op,
+ * command type, and error path.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "synth.h"
+
+#define PAGE 4096u
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* A zeroed ring with a valid header; free() it. */
+uint8_t *synth_ring_new(uint32_t nr_parts, uint32_t part_records,
+			uint32_t record_size, const char *name, size_t *len)
+{
+	struct iotrace_ring_hdr *h;
+	uint64_t data = PAGE + align_up((uint64_t)nr_parts * 64, PAGE);
+	uint64_t stride = (uint64_t)part_records * record_size;
+	uint64_t size = data + stride * nr_parts;
+	uint8_t *b = aligned_alloc(PAGE, align_up(size, PAGE));
+
+	if (!b)
+		return NULL;
+	memset(b, 0, align_up(size, PAGE));
+	h = (struct iotrace_ring_hdr *)b;
+	h->magic = IOTRACE_RING_MAGIC;
+	h->abi_major = IOTRACE_ABI_MAJOR;
+	h->abi_minor = IOTRACE_ABI_MINOR;
+	h->hdr_size = PAGE;
+	h->record_size = record_size;
+	h->nr_parts = nr_parts;
+	h->part_records = part_records;
+	h->part_hdr_size = 64;
+	h->part_hdr_offset = PAGE;
+	h->data_offset = data;
+	h->part_stride = stride;
+	h->ring_size = size;
+	h->flags = IOTRACE_RING_ENABLED;
+	h->logical_block_size = 512;
+	h->dev_major = 252;
+	h->dev_minor = 0;
+	strncpy(h->name, name, IOTRACE_NAME_LEN - 1);
+	*len = size;
+	return b;
+}
+
+/* Publish one record in @part, as the kernel's writer does. */
+void synth_ring_push(uint8_t *ring, uint32_t part,
+		     const struct iotrace_record *r)
+{
+	struct iotrace_ring_hdr *h = (struct iotrace_ring_hdr *)ring;
+	struct iotrace_part_hdr *ph = (struct iotrace_part_hdr *)
+		(ring + h->part_hdr_offset + (uint64_t)part * h->part_hdr_size);
+	uint64_t s = ph->head;
+	uint8_t *slot = ring + h->data_offset + part * h->part_stride +
+		(s % h->part_records) * h->record_size;
+	uint32_t *seq = (uint32_t *)slot;
+
+	__atomic_store_n(&ph->head, s + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(seq, IOTRACE_SEQ_BUSY, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(slot + 4, (const uint8_t *)r + 4, sizeof(*r) - 4);
+	__atomic_store_n(seq, (uint32_t)s, __ATOMIC_RELEASE);
+}
+
+void synth_ring_drop(uint8_t *ring, uint32_t part, uint64_t n)
+{
+	struct iotrace_ring_hdr *h = (struct iotrace_ring_hdr *)ring;
+	struct iotrace_part_hdr *ph = (struct iotrace_part_hdr *)
+		(ring + h->part_hdr_offset + (uint64_t)part * h->part_hdr_size);
+
+	ph->dropped += n;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static void put_be(uint8_t *p, uint64_t v, int n)
+{
+	while (n--) {
+		p[n] = v & 0xff;
+		v >>= 8;
+	}
+}
+
+/**
+ * synth_rec() - the @i-th synthetic record (deterministic).
+ * @r: record to fill.
+ * @i: index.
+ *
+ * Times advance by 10 us per record; latencies are 50 us to ~5 ms; every
+ * 97th record fails; command types rotate none, NVMe, SCSI, ATA.
+ */
+void synth_rec(struct iotrace_record *r, uint64_t i)
+{
+	uint64_t h = mix(i + 1);
+	static const uint8_t ops[8] = { 0, 0, 0, 1, 1, 1, 2, 3 };
+	uint32_t blocks = 1u << (h % 6);	/* 512 B units x 8 */
+	struct iotrace_ata_tf tf;
+
+	memset(r, 0, sizeof(*r));
+	r->op = ops[(h >> 8) % 8];
+	r->bytes = r->op == IOTRACE_OP_FLUSH ? 0 : blocks * 4096;
+	r->sector = (h >> 16) % (1u << 24) * 8;
+	r->issue_ns = 1000000000ull + i * 10000;
+	r->complete_ns = r->issue_ns + 50000 + (h >> 40) % 5000000;
+	r->queue_ns = (h >> 20) % 20000;
+	r->rflags = IOTRACE_RF_COMPLETE | IOTRACE_RF_QUEUE_VALID;
+	r->opflags = (h >> 30) & 1 ? IOTRACE_OPF_SYNC : 0;
+	r->issue_cpu = i % 2;
+	r->complete_cpu = i % 2;
+	r->hwq = i % 2;
+	r->tag = i % 64;
+	if (i % 97 == 50) {
+		r->error = -5;
+		r->rflags |= IOTRACE_RF_ERROR;
+	}
+	switch (i % 4) {
+	case 1:
+		r->cmd_type = IOTRACE_CMD_NVME;
+		r->cmd_len = 64;
+		r->cmd[0] = r->op == 0 ? 0x02 : r->op == 1 ? 0x01 :
+			r->op == 2 ? 0x00 : 0x09;
+		put_le32(r->cmd + 2, i & 0xffff);
+		put_le32(r->cmd + 4, 1);
+		put_le32(r->cmd + 40, (uint32_t)r->sector);
+		put_le32(r->cmd + 44, (uint32_t)(r->sector >> 32));
+		put_le32(r->cmd + 48, blocks * 8 - 1);
+		r->rflags |= IOTRACE_RF_CMD_VALID | IOTRACE_RF_STATUS_VALID;
+		r->dev_status = r->error ? 0x281 : 0;	/* media: unrecovered */
+		break;
+	case 2:
+		r->cmd_type = IOTRACE_CMD_SCSI;
+		r->cmd_len = 16;
+		r->cmd[0] = r->op == 0 ? 0x88 : r->op == 1 ? 0x8a :
+			r->op == 2 ? 0x35 : 0x42;
+		put_be(r->cmd + 2, r->sector, 8);
+		put_be(r->cmd + 10, blocks * 8, 4);
+		r->rflags |= IOTRACE_RF_CMD_VALID | IOTRACE_RF_STATUS_VALID;
+		r->dev_status = r->error ? 0x00110302 : 0; /* MEDIUM ERROR */
+		break;
+	case 3:
+		memset(&tf, 0, sizeof(tf));
+		tf.command = r->op == 0 ? 0x60 : r->op == 1 ? 0x61 :
+			r->op == 2 ? 0xea : 0x06;
+		tf.feature = (blocks * 8) & 0xff;
+		tf.hob_feature = (blocks * 8) >> 8;
+		tf.count = (r->tag & 31) << 3;
+		tf.lba = r->sector;
+		tf.device = 0x40;
+		r->cmd_type = IOTRACE_CMD_ATA;
+		r->cmd_len = sizeof(tf);
+		memcpy(r->cmd, &tf, sizeof(tf));
+		r->rflags |= IOTRACE_RF_CMD_VALID | IOTRACE_RF_STATUS_VALID;
+		r->dev_status = r->error ? 0x4051 : 0x50;
+		break;
+	}
+}
+
+/* A record whose every field follows from @id: torn copies are detectable. */
+void synth_stamp(struct iotrace_record *r, uint64_t id)
+{
+	uint64_t h = mix(id);
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->issue_ns = id;
+	r->complete_ns = id + 1000;
+	r->sector = h;
+	r->bytes = (uint32_t)(h >> 32);
+	r->rflags = IOTRACE_RF_COMPLETE;
+	for (i = 0; i < IOTRACE_CMD_LEN; i++)
+		r->cmd[i] = (uint8_t)(h >> (i % 8 * 8)) ^ i;
+}
+
+/* 0 if @r is a consistent synth_stamp() record, else 1. */
+uint64_t synth_check(const struct iotrace_record *r)
+{
+	struct iotrace_record x;
+
+	synth_stamp(&x, r->issue_ns);
+	x.seq = r->seq;
+	return memcmp(&x, r, sizeof(x)) != 0;
+}
