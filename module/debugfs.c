@@ -32,6 +32,8 @@ static int iotrace_ring_open(struct inode *inode, struct file *file)
 	struct iotrace_disk *d;
 	int ret;
 
+	if (file->f_mode & FMODE_WRITE)
+		return -EPERM;
 	ret = debugfs_file_get(dentry);
 	if (ret)
 		return ret;
@@ -100,7 +102,8 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "dropped: %llu\n", c.dropped);
 	seq_printf(m, "completed: %llu\n", c.recorded + c.dropped);
 	seq_printf(m, "inflight: %llu\n", c.inflight);
-	seq_printf(m, "buf_size: %zu\n", d->ring_size);
+	seq_printf(m, "buf_size: %lu\n", d->buf_size);
+	seq_printf(m, "ring_size: %zu\n", d->ring_size);
 	seq_printf(m, "part_records: %u\n", d->part_records);
 	seq_printf(m, "nr_parts: %u\n", d->nr_parts);
 	seq_printf(m, "enabled: %d\n", READ_ONCE(d->enabled) ? 1 : 0);

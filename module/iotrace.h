@@ -85,7 +85,8 @@ struct iotrace_slot {
  * @enabled: user-visible enable state, under iotrace_mutex.
  * @attached: still in the hash and debugfs, under iotrace_mutex.
  * @ring: vmalloc_user() area, mapped by readers.
- * @ring_size: bytes of @ring.
+ * @buf_size: buf_size the ring was sized for.
+ * @ring_size: bytes of @ring (at most @buf_size).
  * @hdr: the ring header (start of @ring).
  * @part_records: records per part (power of two).
  * @nr_parts: parts in the ring.
@@ -104,6 +105,7 @@ struct iotrace_disk {
 	bool			enabled;
 	bool			attached;
 	void			*ring;
+	unsigned long		buf_size;
 	size_t			ring_size;
 	struct iotrace_ring_hdr	*hdr;
 	u32			part_records;

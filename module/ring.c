@@ -133,6 +133,7 @@ int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size)
 		return ret;
 	d->nr_parts = iotrace_nr_parts();
 	d->part_records = recs;
+	d->buf_size = buf_size;
 	d->ring_size = data_offset + (u64)d->nr_parts * stride;
 	d->ring = vmalloc_user(d->ring_size);
 	if (!d->ring)

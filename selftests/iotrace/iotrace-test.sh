@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers of the module's guest tests (sourced, not run).  Builds on
+# selftests/lib/iotrace.sh.
+
+. "$IOTRACE_SRC/selftests/lib/iotrace.sh"
+
+RINGCHECK=$IOTRACE_SRC/selftests/iotrace/ringcheck
+IOT=/sys/kernel/debug/iotrace
+
+[ -x "$RINGCHECK" ] || die "no $RINGCHECK (make -C selftests/iotrace)"
+
+# iot_stat DISK KEY - one value of <disk>/stats.
+iot_stat() {
+	sed -n "s/^$2: //p" "$IOT/$1/stats"
+}
+
+# iot_status KEY - one value of the top-level status file.
+iot_status() {
+	sed -n "s/^$1: //p" "$IOT/status"
+}
+
+# blk_ios DISK - requests completed per /sys/block/DISK/stat: reads +
+# writes + discards + flushes (fields 1, 5, 12, 16 when present).
+blk_ios() {
+	awk '{ n = $1 + $5; if (NF >= 15) n += $12; if (NF >= 17) n += $16;
+	       print n }' "/sys/block/$1/stat"
+}
+
+# kv FILE KEY - a "key: value" line of FILE (e.g. ringcheck output).
+kv() {
+	sed -n "s/^$2: //p" "$1"
+}
+
+# no_kernel_splat - true when dmesg shows no oops, BUG or warning.
+no_kernel_splat() {
+	! dmesg | grep -E -q 'BUG:|Oops|WARNING:|general protection|UBSAN|KASAN'
+}
+
+# nullb_mod ARGS... - (re)load null_blk with module parameters.
+nullb_mod() {
+	rmmod null_blk 2> /dev/null
+	modprobe null_blk "$@" || die "modprobe null_blk $* failed"
+	settle
+}
+
+# quiet_disk DISK - no merging, no scheduler, no read-ahead surprises.
+quiet_disk() {
+	echo 2 > "/sys/block/$1/queue/nomerges"
+	echo none > "/sys/block/$1/queue/scheduler" 2> /dev/null
+	return 0
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ringcheck - validate an iotrace ring from user space (guest test helper).
+ *
+ *   ringcheck check RING        quiesced ring: every record head-N..head-1
+ *                               of every part present, intact, contiguous
+ *   ringcheck dump RING         print "OP SECTOR BYTES" per intact record
+ *   ringcheck watch RING SECS   copy and validate continuously while I/O runs
+ *   ringcheck hold RING FILE    map, wait until FILE exists, re-validate the
+ *                               mapping (the disk may be gone by then)
+ *   ringcheck rdonly RING       writable mappings are refused; read() == mmap
+ *
+ * Only the ring header's geometry is used, never compiled-in sizes.  Prints
+ * "key: value" summary lines and "# " diagnostics; exits 0 when valid.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <linux/iotrace.h>
+
+struct ring {
+	int fd;
+	size_t size;
+	const uint8_t *map;
+	const struct iotrace_ring_hdr *h;
+};
+
+static int fail(const char *what)
+{
+	printf("# FAIL: %s\n", what);
+	return 1;
+}
+
+static const struct iotrace_part_hdr *part_hdr(const struct ring *r, uint32_t p)
+{
+	return (const void *)(r->map + r->h->part_hdr_offset +
+			      (size_t)p * r->h->part_hdr_size);
+}
+
+static const struct iotrace_record *rec(const struct ring *r, uint32_t p,
+					uint64_t seq)
+{
+	return (const void *)(r->map + r->h->data_offset +
+			      (size_t)p * r->h->part_stride +
+			      (size_t)(seq & (r->h->part_records - 1)) *
+			      r->h->record_size);
+}
+
+static uint64_t load_head(const struct ring *r, uint32_t p)
+{
+	return __atomic_load_n(&part_hdr(r, p)->head, __ATOMIC_ACQUIRE);
+}
+
+/* Copy record @seq of part @p; 1 if intact, 0 if torn/overwritten/busy. */
+static int copy_rec(const struct ring *r, uint32_t p, uint64_t seq,
+		    struct iotrace_record *out)
+{
+	const struct iotrace_record *s = rec(r, p, seq);
+	uint32_t s1, s2;
+
+	s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+	if (s1 != (uint32_t)seq)
+		return 0;
+	memcpy(out, s, sizeof(*out));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+	return s2 == (uint32_t)seq && out->seq == (uint32_t)seq;
+}
+
+static int quiet;
+
+static int ring_open(struct ring *r, const char *path)
+{
+	struct iotrace_ring_hdr h;
+	struct stat st;
+
+	r->fd = open(path, O_RDONLY);
+	if (r->fd < 0) {
+		printf("# %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (pread(r->fd, &h, sizeof(h), 0) != sizeof(h)) {
+		printf("# %s: short read of the header\n", path);
+		return -1;
+	}
+	if (h.magic != IOTRACE_RING_MAGIC || h.abi_major != IOTRACE_ABI_MAJOR) {
+		printf("# %s: bad magic 0x%x or ABI %u\n", path, h.magic,
+		       h.abi_major);
+		return -1;
+	}
+	if (h.record_size < sizeof(struct iotrace_record) ||
+	    h.record_size % 64 || !h.part_records ||
+	    (h.part_records & (h.part_records - 1)) || !h.nr_parts ||
+	    h.part_hdr_size < sizeof(struct iotrace_part_hdr) ||
+	    h.part_hdr_offset < h.hdr_size ||
+	    h.part_hdr_offset + (uint64_t)h.nr_parts * h.part_hdr_size >
+	    h.data_offset ||
+	    h.part_stride < (uint64_t)h.part_records * h.record_size ||
+	    h.data_offset + h.nr_parts * h.part_stride > h.ring_size) {
+		printf("# %s: inconsistent geometry\n", path);
+		return -1;
+	}
+	(void)fstat(r->fd, &st);
+	r->size = h.ring_size;
+	r->map = mmap(NULL, r->size, PROT_READ, MAP_SHARED, r->fd, 0);
+	if (r->map == MAP_FAILED) {
+		printf("# %s: mmap: %s\n", path, strerror(errno));
+		return -1;
+	}
+	r->h = (const void *)r->map;
+	if (!quiet)
+		printf("# ring %s: %u parts x %u records, %llu bytes, generation %llu\n",
+		       r->h->name, h.nr_parts, h.part_records,
+		       (unsigned long long)h.ring_size,
+		       (unsigned long long)h.generation);
+	return 0;
+}
+
+/* Checks every record must pass whatever the load. */
+static const char *rec_insane(const struct ring *r, uint32_t p,
+			      const struct iotrace_record *x)
+{
+	if (!(x->rflags & IOTRACE_RF_COMPLETE))
+		return "COMPLETE flag missing";
+	if (x->complete_cpu != p)
+		return "complete_cpu is not the part's CPU";
+	if (!(x->rflags & IOTRACE_RF_NO_ISSUE) && x->complete_ns < x->issue_ns)
+		return "completed before issue";
+	if (x->bytes % 512)
+		return "byte count not a multiple of 512";
+	if (x->reserved)
+		return "reserved field not zero";
+	if (x->cmd_len > IOTRACE_CMD_LEN)
+		return "cmd_len too long";
+	(void)r;
+	return NULL;
+}
+
+static const char *op_name(uint8_t op)
+{
+	switch (op) {
+	case IOTRACE_OP_READ: return "read";
+	case IOTRACE_OP_WRITE: return "write";
+	case IOTRACE_OP_FLUSH: return "flush";
+	case IOTRACE_OP_DISCARD: return "discard";
+	case IOTRACE_OP_WRITE_ZEROES: return "write_zeroes";
+	default: return "other";
+	}
+}
+
+static int do_check(struct ring *r, int dump)
+{
+	uint64_t recorded = 0, overwritten = 0, present = 0, dropped = 0;
+	uint64_t noissue = 0, bad = 0;
+	struct iotrace_record x;
+	uint32_t p;
+
+	for (p = 0; p < r->h->nr_parts; p++) {
+		uint64_t head = load_head(r, p), s;
+		uint64_t first = head > r->h->part_records ?
+			head - r->h->part_records : 0;
+
+		recorded += head;
+		overwritten += first;
+		dropped += part_hdr(r, p)->dropped;
+		for (s = first; s < head; s++) {
+			const char *why;
+
+			if (!copy_rec(r, p, s, &x)) {
+				if (!dump)
+					printf("# part %u seq %llu missing (slot seq %u)\n",
+					       p, (unsigned long long)s,
+					       rec(r, p, s)->seq);
+				bad++;
+				continue;
+			}
+			why = rec_insane(r, p, &x);
+			if (why) {
+				printf("# part %u seq %llu: %s\n", p,
+				       (unsigned long long)s, why);
+				bad++;
+				continue;
+			}
+			present++;
+			if (x.rflags & IOTRACE_RF_NO_ISSUE)
+				noissue++;
+			if (dump)
+				printf("%s %llu %u\n", op_name(x.op),
+				       (unsigned long long)x.sector, x.bytes);
+		}
+	}
+	if (dump)
+		return 0;
+	printf("recorded: %llu\npresent: %llu\noverwritten: %llu\n"
+	       "dropped: %llu\ncompleted: %llu\nno_issue: %llu\nbad: %llu\n",
+	       (unsigned long long)recorded, (unsigned long long)present,
+	       (unsigned long long)overwritten, (unsigned long long)dropped,
+	       (unsigned long long)(recorded + dropped),
+	       (unsigned long long)noissue, (unsigned long long)bad);
+	return bad ? fail("records missing or invalid in a quiet ring") : 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int do_watch(struct ring *r, double secs)
+{
+	uint64_t *last = calloc(r->h->nr_parts, sizeof(*last));
+	uint64_t good = 0, lost = 0, passes = 0, insane = 0, back = 0;
+	uint64_t gen = r->h->generation;
+	struct iotrace_record x;
+	double end = now_s() + secs;
+	uint32_t p;
+
+	if (!last)
+		return fail("out of memory");
+	while (now_s() < end) {
+		passes++;
+		if (__atomic_load_n(&r->h->generation, __ATOMIC_ACQUIRE) != gen)
+			return fail("generation changed during watch");
+		for (p = 0; p < r->h->nr_parts; p++) {
+			uint64_t head = load_head(r, p), s;
+			uint64_t first = head > r->h->part_records ?
+				head - r->h->part_records : 0;
+
+			if (head < last[p]) {
+				back++;
+				continue;
+			}
+			if (first < last[p])
+				first = last[p];
+			for (s = first; s < head; s++) {
+				const char *why;
+
+				if (!copy_rec(r, p, s, &x)) {
+					/* busy (still being written) or overwritten */
+					if (s + r->h->part_records > load_head(r, p)) {
+						/* not overwritten: retry next pass */
+						break;
+					}
+					lost++;
+					continue;
+				}
+				why = rec_insane(r, p, &x);
+				if (why) {
+					printf("# part %u seq %llu: %s\n", p,
+					       (unsigned long long)s, why);
+					insane++;
+				}
+				good++;
+			}
+			last[p] = s;
+		}
+	}
+	printf("watch_passes: %llu\nwatch_good: %llu\nwatch_overrun: %llu\n"
+	       "watch_insane: %llu\nwatch_head_back: %llu\n",
+	       (unsigned long long)passes, (unsigned long long)good,
+	       (unsigned long long)lost, (unsigned long long)insane,
+	       (unsigned long long)back);
+	free(last);
+	if (insane || back)
+		return fail("invalid record accepted or head went back");
+	return 0;
+}
+
+static int do_hold(struct ring *r, const char *go)
+{
+	int tries = 6000;
+
+	printf("mapped: 1\n");
+	fflush(stdout);
+	while (access(go, F_OK) && --tries)
+		usleep(100000);
+	if (!tries)
+		return fail("timed out waiting for the go file");
+	if (r->h->magic != IOTRACE_RING_MAGIC)
+		return fail("mapping lost its header");
+	printf("detached: %d\n", !!(r->h->flags & IOTRACE_RING_DETACHED));
+	return do_check(r, 0);
+}
+
+static int do_rdonly(struct ring *r, const char *path)
+{
+	uint8_t *buf = malloc(r->size);
+	void *m;
+	int fd;
+	ssize_t n;
+
+	fd = open(path, O_RDWR);
+	if (fd >= 0) {
+		close(fd);
+		return fail("ring opened for writing");
+	}
+	m = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (m != MAP_FAILED)
+		return fail("writable shared mapping allowed");
+	if (!mprotect((void *)r->map, r->size, PROT_READ | PROT_WRITE))
+		return fail("mprotect to writable allowed");
+	m = mmap(NULL, r->size + 4096, PROT_READ, MAP_SHARED, r->fd, 0);
+	if (m != MAP_FAILED)
+		return fail("mapping larger than the ring allowed");
+	if (!buf)
+		return fail("out of memory");
+	n = pread(r->fd, buf, r->size, 0);
+	if (n != (ssize_t)r->size)
+		return fail("read() did not return the whole ring");
+	if (memcmp(buf, r->map, r->size))
+		return fail("read() bytes differ from the mapping (quiet ring)");
+	if (pread(r->fd, buf, 16, r->size) != 0)
+		return fail("read() past the end returned data");
+	printf("rdonly: ok\n");
+	free(buf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ring r;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: ringcheck check|dump|watch|hold|rdonly RING [ARG]\n");
+		return 2;
+	}
+	quiet = !strcmp(argv[1], "dump");
+	if (ring_open(&r, argv[2]))
+		return 1;
+	if (!strcmp(argv[1], "check"))
+		return do_check(&r, 0);
+	if (!strcmp(argv[1], "dump"))
+		return do_check(&r, 1);
+	if (!strcmp(argv[1], "watch") && argc > 3)
+		return do_watch(&r, atof(argv[3]));
+	if (!strcmp(argv[1], "hold") && argc > 3)
+		return do_hold(&r, argv[3]);
+	if (!strcmp(argv[1], "rdonly"))
+		return do_rdonly(&r, argv[2]);
+	fprintf(stderr, "ringcheck: unknown command %s\n", argv[1]);
+	return 2;
+}
