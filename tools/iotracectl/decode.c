@@ -60,7 +60,6 @@ static const struct iot_name errnos[] = {
 	{ EREMCHG, "EREMCHG" },
 	{ EBADMSG, "EBADMSG" },
 	{ EINTR, "EINTR" },
-	{ ENOTSUP, "ENOTSUP" },
 	{ EROFS, "EROFS" },
 };
 

@@ -53,17 +53,6 @@ static const char *const fmt_names[] = {
 	[FMT_HEX] = "hex", [FMT_BINARY] = "binary",
 };
 
-void iot_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("iotracectl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void usage(FILE *fp)
 {
 	size_t i;

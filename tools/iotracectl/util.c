@@ -6,7 +6,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "iot.h"
+#include <stdarg.h>
+#include "cmd.h"
 
 uint64_t iot_now(int clock)
 {
@@ -96,3 +97,16 @@ void iot_csv_str(FILE *fp, const char *s)
 	}
 	fputc('"', fp);
 }
+
+/* Print "iotracectl: <message>" on stderr. */
+void iot_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("iotracectl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+

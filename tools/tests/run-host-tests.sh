@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Host tests of iotracectl (no VM, no kernel module): the C unit tests, then
+# golden outputs, error handling and the fake-debugfs live paths, with the
+# normal build and again with the ASan+UBSan build.  Prints KTAP.
+#   tests/run-host-tests.sh [--update]   (--update rewrites tests/golden/)
+set -u
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$(pwd)
+UPDATE=0
+[ "${1:-}" = "--update" ] && UPDATE=1
+T=$(mktemp -d /tmp/iotracectl-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+GOLD=tests/golden
+N=0
+FAILS=0
+LINES=""
+
+result() { # result 0|1 name [diagnostic file]
+	N=$((N + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $N $2"
+	else
+		echo "not ok $N $2"
+		FAILS=$((FAILS + 1))
+		[ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/# /' "$3" | head -40
+	fi
+}
+
+echo "KTAP version 1"
+
+# 1. unit tests, plain and sanitized
+for u in build/unit build/unit-san; do
+	$u > "$T/unit.out" 2>&1
+	rc=$?
+	grep '^#' "$T/unit.out"
+	while read -r st name rest; do
+		case $st in
+		PASS) result 0 "$name${u#build/unit}" ;;
+		FAIL) echo "$rest" > "$T/why"; result 1 "$name${u#build/unit}" "$T/why" ;;
+		esac
+	done < "$T/unit.out"
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$T/unit.out"; then
+		result 1 "unit_binary_${u#build/}_exit_$rc" "$T/unit.out"
+	fi
+done
+
+# 2. inputs
+build/gen ring "$T/r.ring" 300 2 128 &&
+build/gen file "$T/f.trace" 40 1 &&
+build/gen file "$T/f2.trace" 40 2 &&
+build/gen newer "$T/n.trace" 40 &&
+build/gen debugfs "$T/dfs" || { result 1 gen_inputs; echo "1..$N"; exit 1; }
+head -c 1000 "$T/f.trace" > "$T/trunc.trace"
+printf 'hello, this is not a trace\n' > "$T/foreign"
+: > "$T/empty"
+cp "$T/f.trace" "$T/major2.trace"
+printf '\002' | dd of="$T/major2.trace" bs=1 seek=8 conv=notrunc 2>/dev/null
+export IOTRACE_DEBUGFS="$T/dfs"
+
+# golden NAME ARGS...: output of iotracectl ARGS must equal tests/golden/NAME
+golden() {
+	name=$1
+	shift
+	(cd "$T" && "$ROOT/$BIN" "$@") > "$T/out" 2> "$T/err"
+	rc=$?
+	sed "s|$T/||g" "$T/out" > "$T/out.clean"
+	if [ $UPDATE = 1 ] && [ "$BIN" = iotracectl/iotracectl ]; then
+		cp "$T/out.clean" "$GOLD/$name"
+	fi
+	if [ $rc = 0 ] && diff -u "$GOLD/$name" "$T/out.clean" > "$T/diff" 2>&1; then
+		result 0 "golden_$name$SFX"
+	else
+		cat "$T/err" >> "$T/diff"
+		result 1 "golden_$name$SFX (rc $rc)" "$T/diff"
+	fi
+}
+
+# refuse NAME WORD ARGS...: must fail cleanly (exit 1 or 2) saying WORD
+refuse() {
+	name=$1
+	word=$2
+	shift 2
+	(cd "$T" && "$ROOT/$BIN" "$@") > "$T/out" 2> "$T/err"
+	rc=$?
+	if [ $rc -ge 1 ] && [ $rc -le 2 ] && grep -q -- "$word" "$T/err" &&
+	   [ ! -s "$T/out" ]; then
+		result 0 "refuse_$name$SFX"
+	else
+		echo "exit $rc, wanted 1 or 2 and '$word' on stderr:" > "$T/why"
+		cat "$T/err" "$T/out" >> "$T/why"
+		result 1 "refuse_$name$SFX" "$T/why"
+	fi
+}
+
+mkdir -p "$GOLD"
+for BIN in iotracectl/iotracectl build/iotracectl-san; do
+	SFX=""
+	[ "$BIN" = build/iotracectl-san ] && SFX="_san"
+	golden show_ring.txt show r.ring
+	golden show_ring_hex.txt show -o hex r.ring
+	golden show_file.txt show f.trace
+	golden show_file.json show -o json f.trace
+	golden show_file.csv show -o csv f.trace
+	golden show_multidisk.txt show f2.trace
+	golden show_multidisk_disk1.txt show --disk disk1 f2.trace
+	golden show_filter_op_lat.txt show --op write,flush --lat-min 3000 r.ring
+	golden show_filter_sector_time.txt show --sector 0-50000000 --from 1.001 --to 1.002 r.ring
+	golden show_filter_error.txt show --status EIO r.ring
+	golden stats_ring.txt stats r.ring
+	golden stats_file.json stats -o json f.trace
+	golden stats_multidisk.txt stats f2.trace
+	golden stats_filter_read.txt stats --op read r.ring
+	golden list.txt list
+	golden list.json list -o json
+	golden inflight.txt inflight nullb0
+	golden inflight.csv inflight -o csv nullb0
+	golden show_live_disk.txt show nullb0
+	(cd "$T" && "$ROOT/$BIN" show f.trace) > "$T/a" 2>&1
+	(cd "$T" && "$ROOT/$BIN" show n.trace) > "$T/b" 2>&1
+	diff -u "$T/a" "$T/b" > "$T/diff" 2>&1
+	result $? "newer_minor_file_reads_like_current$SFX" "$T/diff"
+	"$BIN" show -o binary "$T/r.ring" > "$T/bin" 2> "$T/err"
+	sz=$(wc -c < "$T/bin")
+	[ "$sz" = $((256 * 128)) ]
+	result $? "show_binary_is_256_records$SFX" "$T/err"
+	# record the fake live disks; the file shows what the disk shows
+	"$BIN" record nullb0 -o "$T/rec.trace" --duration 0.2 2> "$T/err"
+	rc=$?
+	"$BIN" show "$T/rec.trace" > "$T/a" 2>> "$T/err"
+	"$BIN" show nullb0 > "$T/b" 2>> "$T/err"
+	[ $rc = 0 ] && diff -u "$T/a" "$T/b" > "$T/diff" 2>&1
+	result $? "record_file_shows_like_disk$SFX" "$T/diff"
+	"$BIN" stats "$T/rec.trace" 2>&1 | grep -q 'recorded 256, written 256, lost 0'
+	result $? "record_trailer_counts$SFX"
+	"$BIN" record nullb0 sda -o "$T/rec2.trace" --size 1 2> "$T/err"
+	"$BIN" stats "$T/rec2.trace" > "$T/out" 2>> "$T/err"
+	grep -q 'nullb0' "$T/out" && grep -q 'sda' "$T/out"
+	result $? "record_two_disks_size_limit$SFX" "$T/err"
+	: > "$T/dfs/nullb0/enable"
+	"$BIN" enable nullb0 && [ "$(cat "$T/dfs/nullb0/enable")" = 1 ]
+	result $? "enable_writes_1$SFX"
+	refuse foreign "not an iotrace" show foreign
+	refuse truncated "truncated trace file" stats trunc.trace
+	refuse major2 "version 2.0 is not supported" show major2.trace
+	refuse empty "empty file" show empty
+	refuse no_disk "no traced disk of that name" show nosuchdisk
+	refuse directory "directory" show "$T/dfs/"
+	refuse unknown_cmd "unknown command" frobnicate
+	refuse bad_format "not a format of this command" stats -o hex r.ring
+	refuse bad_op "unknown operation" show --op bogus r.ring
+	refuse bad_sector "START-END" show --sector 5 r.ring
+	refuse interval_on_file "needs a live DISK" stats --interval 1 r.ring
+	refuse record_no_out "record needs" record nullb0
+done
+for f in foreign trunc.trace major2.trace; do
+	iotracectl/iotracectl show "$T/$f" 2>&1 | head -1 | sed 's/^/# /'
+done
+
+echo "1..$N"
+[ $FAILS = 0 ]

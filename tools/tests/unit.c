@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the iotracectl library.  Prints one "PASS name" or
+ * "FAIL name: why" line per test; run-host-tests.sh turns them into KTAP.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "synth.h"
+#include "cmd.h"
+
+static int failed_now;
+static char why[512];
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (failed_now++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+}
+
+#define CHECK(c, ...) do { if (!(c)) { fail(__VA_ARGS__); return; } } while (0)
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Percentiles from the histogram against a brute-force sort. */
+static void test_percentiles(void)
+{
+	static const double ps[] = { 1, 10, 50, 90, 99, 99.9, 99.99, 100 };
+	size_t sizes[] = { 1, 2, 3, 10, 1000, 100000 };
+	struct iot_hist h;
+	unsigned int dist, si, k;
+
+	CHECK(!iot_hist_init(&h), "no memory");
+	for (dist = 0; dist < 4; dist++)
+		for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+			size_t n = sizes[si], i;
+			uint64_t *v = malloc(n * sizeof(*v));
+
+			CHECK(v, "no memory");
+			iot_hist_reset(&h);
+			for (i = 0; i < n; i++) {
+				uint64_t x = rnd();
+
+				switch (dist) {
+				case 0:	/* small, exact range */
+					x %= 2048;
+					break;
+				case 1:	/* around 200 us */
+					x = 180000 + x % 40000;
+					break;
+				case 2:	/* log-uniform 1 ns .. 1e12 ns */
+					x = (x % 1000000) << (x >> 58 & 31);
+					break;
+				default: /* heavy tail */
+					x = (i % 100 == 0) ? 30000000000ull +
+						x % 1000 : 100000 + x % 100;
+				}
+				v[i] = x;
+				iot_hist_add(&h, x);
+			}
+			qsort(v, n, sizeof(*v), cmp_u64);
+			for (k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+				/* nearest rank: ceil(p/100 n), 1-based */
+				double want_rank = ps[k] / 100.0 * n;
+				size_t rank = (size_t)want_rank;
+				uint64_t exact, got, tol;
+
+				if (rank < want_rank)
+					rank++;
+				if (rank < 1)
+					rank = 1;
+				exact = v[rank - 1];
+				got = iot_hist_percentile(&h, ps[k]);
+				tol = exact / 2048;	/* documented bound */
+				if ((got > exact ? got - exact : exact - got) > tol) {
+					fail("dist %u n %zu p%g: histogram %llu, sorted %llu (tolerance %llu)",
+					     dist, n, ps[k],
+					     (unsigned long long)got,
+					     (unsigned long long)exact,
+					     (unsigned long long)tol);
+					free(v);
+					iot_hist_free(&h);
+					return;
+				}
+			}
+			CHECK(h.min == v[0] && h.max == v[n - 1], "min/max");
+			free(v);
+		}
+	iot_hist_free(&h);
+}
+
+extern const struct iot_name iot_nvme_admin_ops[], iot_nvme_io_ops[];
+
+/* Build a command that makes the decoder use table entry @code of @t. */
+static void decode_entry(const char *t, uint32_t code, char *out, size_t len)
+{
+	uint8_t cmd[64] = { 0 };
+	struct iotrace_ata_tf tf;
+	struct iotrace_record r;
+
+	if (!strcmp(t, "op")) {
+		snprintf(out, len, "%s", iot_op_name(code));
+	} else if (!strcmp(t, "errno")) {
+		iot_errno_name(-(int)code, out, len);
+	} else if (!strcmp(t, "nvme-admin") || !strcmp(t, "nvme-io")) {
+		cmd[0] = code;
+		iot_decode_nvme(cmd, 64, t[5] == 'a', out, len);
+	} else if (!strncmp(t, "nvme-sc-", 8) || !strcmp(t, "nvme-sct")) {
+		uint32_t sct = !strcmp(t, "nvme-sc-generic") ? 0 :
+			!strcmp(t, "nvme-sc-cmd") ? 1 :
+			!strcmp(t, "nvme-sc-media") ? 2 :
+			!strcmp(t, "nvme-sc-path") ? 3 : code;
+		uint32_t sc = !strcmp(t, "nvme-sct") ? 0x7f : code;
+
+		iot_decode_nvme_status(sct << 8 | sc, out, len);
+	} else if (!strcmp(t, "scsi-op")) {
+		cmd[0] = code;
+		iot_decode_scsi(cmd, 32, out, len);
+	} else if (!strcmp(t, "scsi-sai16")) {
+		cmd[0] = 0x9e;
+		cmd[1] = code;
+		iot_decode_scsi(cmd, 16, out, len);
+	} else if (!strcmp(t, "scsi-sense-key")) {
+		iot_decode_scsi_status(0x02 | code << 8, out, len);
+	} else if (!strcmp(t, "scsi-status")) {
+		iot_decode_scsi_status(code, out, len);
+	} else if (!strncmp(t, "ata-", 4)) {
+		memset(&tf, 0, sizeof(tf));
+		tf.command = !strcmp(t, "ata-op") ? code :
+			!strcmp(t, "ata-smart") ? 0xb0 : 0xef;
+		if (strcmp(t, "ata-op"))
+			tf.feature = code;
+		memset(&r, 0, sizeof(r));
+		r.cmd_type = IOTRACE_CMD_ATA;
+		r.cmd_len = sizeof(tf);
+		r.rflags = IOTRACE_RF_CMD_VALID;
+		memcpy(r.cmd, &tf, sizeof(tf));
+		iot_decode_cmd(&r, out, len);
+	} else {
+		snprintf(out, len, "?");
+	}
+}
+
+/* Every entry of every decoder table is reachable through a decoder. */
+static void test_tables(void)
+{
+	size_t t, i, total = 0;
+	char out[512];
+
+	CHECK(iot_nr_tables >= 16, "only %zu tables", iot_nr_tables);
+	for (t = 0; t < iot_nr_tables; t++) {
+		CHECK(iot_tables[t].nr > 0, "table %s empty", iot_tables[t].what);
+		for (i = 0; i < iot_tables[t].nr; i++) {
+			const struct iot_name *e = &iot_tables[t].names[i];
+
+			decode_entry(iot_tables[t].what, e->code, out,
+				     sizeof(out));
+			CHECK(strstr(out, e->name),
+			      "table %s code 0x%x: decoder printed '%s', not '%s'",
+			      iot_tables[t].what, e->code, out, e->name);
+			total++;
+		}
+	}
+	CHECK(total > 250, "only %zu entries", total);
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* Field extraction of the data commands, values computed by hand. */
+static void test_fields(void)
+{
+	uint8_t c[64] = { 0 };
+	struct iotrace_ata_tf tf;
+	char out[256];
+
+	c[0] = 0x02;
+	put_le32(c + 4, 1);
+	put_le32(c + 40, 0x89abcdef);
+	put_le32(c + 44, 0x1);
+	put_le32(c + 48, 7 | 1u << 30);
+	iot_decode_nvme(c, 64, 0, out, sizeof(out));
+	CHECK(!strcmp(out, "Read nsid=1 slba=6604705263 len=8 fua"),
+	      "nvme read: %s", out);
+	iot_decode_nvme(c, 64, 1, out, sizeof(out));
+	CHECK(!strncmp(out, "Get Log Page", 12), "nvme admin 2: %s", out);
+	memset(c, 0, sizeof(c));
+	c[0] = 0x28;
+	c[2] = 0x00; c[3] = 0x01; c[4] = 0x02; c[5] = 0x03;
+	c[7] = 0x01; c[8] = 0x00;
+	iot_decode_scsi(c, 10, out, sizeof(out));
+	CHECK(!strcmp(out, "READ(10) lba=66051 len=256"), "read10: %s", out);
+	memset(c, 0, sizeof(c));
+	c[0] = 0x0a; c[1] = 0x1f; c[2] = 0xff; c[3] = 0xfe; c[4] = 0;
+	iot_decode_scsi(c, 6, out, sizeof(out));
+	CHECK(!strcmp(out, "WRITE(6) lba=2097150 len=256"), "write6: %s", out);
+	memset(c, 0, sizeof(c));
+	c[0] = 0x8a; c[2] = 0x01; c[9] = 0x05; c[13] = 0x10;
+	iot_decode_scsi(c, 16, out, sizeof(out));
+	CHECK(!strcmp(out, "WRITE(16) lba=72057594037927941 len=16"),
+	      "write16: %s", out);
+	memset(c, 0, sizeof(c));
+	c[0] = 0xa8; c[5] = 9; c[9] = 3;
+	iot_decode_scsi(c, 12, out, sizeof(out));
+	CHECK(!strcmp(out, "READ(12) lba=9 len=3"), "read12: %s", out);
+	iot_decode_scsi(c, 10, out, sizeof(out));
+	CHECK(strstr(out, "short CDB"), "short cdb: %s", out);
+	/* ATA PASS-THROUGH(16) carrying READ DMA EXT lba 0x0504030201 */
+	memset(c, 0, sizeof(c));
+	c[0] = 0x85; c[6] = 8; c[8] = 0x01; c[10] = 0x02; c[12] = 0x03;
+	c[7] = 0x04; c[9] = 0x05; c[14] = 0x25;
+	iot_decode_scsi(c, 16, out, sizeof(out));
+	CHECK(!strcmp(out, "ATA PASS-THROUGH(16) [READ DMA EXT lba=21542142465 count=8]"),
+	      "ata pt16: %s", out);
+	memset(&tf, 0, sizeof(tf));
+	tf.command = 0x61;
+	tf.feature = 0x10;
+	tf.count = 5 << 3;
+	tf.lba = 1234;
+	tf.device = 0xc0;
+	iot_decode_ata((uint8_t *)&tf, sizeof(tf), out, sizeof(out));
+	CHECK(!strcmp(out, "WRITE FPDMA QUEUED lba=1234 count=16 tag=5 fua"),
+	      "fpdma: %s", out);
+	tf.command = 0xc8;
+	tf.count = 0;
+	tf.device = 0x4a;
+	tf.lba = 0x123456;
+	iot_decode_ata((uint8_t *)&tf, sizeof(tf), out, sizeof(out));
+	CHECK(!strcmp(out, "READ DMA lba=168965206 count=256"),
+	      "read dma: %s", out);
+	iot_decode_nvme_status(0x4281, out, sizeof(out));
+	CHECK(!strcmp(out, "Media/Data Integrity/Unrecovered Read Error (sct 2 sc 0x81) dnr"),
+	      "nvme status: %s", out);
+	iot_decode_scsi_status(0x00001102 | 0x3 << 8, out, sizeof(out));
+	CHECK(strstr(out, "CHECK CONDITION") && strstr(out, "MEDIUM ERROR"),
+	      "sense: %s", out);
+	iot_decode_ata_status(0x0451, out, sizeof(out));
+	CHECK(!strcmp(out, "st=0x51 ERR DRDY err=0x04 ABRT"), "ata st: %s", out);
+}
+
+/* Decoders never read past the length they are given (ASan checks). */
+static void test_decoder_lengths(void)
+{
+	char out[256];
+	size_t len;
+	int op;
+
+	for (op = 0; op < 256; op++)
+		for (len = 0; len <= 64; len++) {
+			uint8_t *b = malloc(len ? len : 1);
+			size_t i;
+
+			CHECK(b, "no memory");
+			for (i = 0; i < len; i++)
+				b[i] = i ? (uint8_t)rnd() : op;
+			iot_decode_nvme(b, len, op & 1, out, sizeof(out));
+			iot_decode_scsi(b, len, out, sizeof(out));
+			iot_decode_ata(b, len, out, sizeof(out));
+			iot_decode_nvme_status(op | (uint32_t)rnd() << 8, out,
+					       sizeof(out));
+			iot_decode_scsi_status((uint32_t)rnd(), out, 8);
+			iot_decode_ata_status((uint32_t)rnd(), out, 12);
+			free(b);
+		}
+}
+
+static int count_cb(void *arg, unsigned int disk,
+		    const struct iotrace_record *r)
+{
+	uint64_t *n = arg;
+
+	(void)disk;
+	(void)r;
+	(*n)++;
+	return 0;
+}
+
+/* Ring snapshot accounting: present + overwritten = head, torn skipped. */
+static void test_ring_snapshot(void)
+{
+	struct iotrace_record r;
+	struct iot_counts c;
+	struct iot_ring ring;
+	char err[IOT_ERR_LEN];
+	size_t len;
+	uint8_t *b = synth_ring_new(4, 64, 128, "t", &len);
+	uint64_t i, n = 0;
+	uint8_t *slot;
+
+	CHECK(b, "no memory");
+	for (i = 0; i < 1000; i++) {
+		synth_stamp(&r, i + 1);
+		synth_ring_push(b, i % 3, &r);	/* part 3 stays empty */
+	}
+	synth_ring_drop(b, 1, 7);
+	CHECK(!iot_ring_init(&ring, b, len, err, sizeof(err)), "%s", err);
+	/* tear one record of part 0 (the newest): seq no longer matches */
+	slot = b + ring.hdr.data_offset + (333 % 64) * 128;
+	*(uint32_t *)slot = 12345;
+	memset(&c, 0, sizeof(c));
+	iot_ring_snapshot(&ring, 0, count_cb, &n, &c);
+	/* part 0: 334 records, 1 and 2: 333 each */
+	CHECK(c.recorded == 1000, "recorded %llu", (unsigned long long)c.recorded);
+	CHECK(c.present == 64 * 3 - 1, "present %llu",
+	      (unsigned long long)c.present);
+	CHECK(c.overwritten == 1000 - 64 * 3 + 1, "overwritten %llu",
+	      (unsigned long long)c.overwritten);
+	CHECK(c.dropped == 7 && c.completed == 1007, "dropped/completed");
+	CHECK(n == c.present, "callback count %llu", (unsigned long long)n);
+	*(uint32_t *)slot = IOTRACE_SEQ_BUSY;
+	memset(&c, 0, sizeof(c));
+	iot_ring_snapshot(&ring, 0, count_cb, &n, &c);
+	CHECK(c.torn == 1 && c.present == 64 * 3 - 1, "busy slot: torn %llu",
+	      (unsigned long long)c.torn);
+	free(b);
+}
+
+/* Corrupt ring headers and truncations give errors, never crashes. */
+static void test_ring_corrupt(void)
+{
+	struct iotrace_record r;
+	struct iot_ring ring;
+	struct iot_counts c;
+	char err[IOT_ERR_LEN];
+	size_t len, cut;
+	uint8_t *b = synth_ring_new(2, 16, 128, "t", &len), *m;
+	uint64_t i, n;
+	int errs = 0;
+
+	CHECK(b, "no memory");
+	for (i = 0; i < 40; i++) {
+		synth_stamp(&r, i + 1);
+		synth_ring_push(b, i % 2, &r);
+	}
+	m = aligned_alloc(4096, (len + 4095) / 4096 * 4096);
+	CHECK(m, "no memory");
+	for (cut = 0; cut < len; cut += cut < 300 ? 1 : 97) {
+		memcpy(m, b, cut);
+		CHECK(iot_ring_init(&ring, m, cut, err, sizeof(err)),
+		      "truncated ring of %zu bytes accepted", cut);
+		CHECK(strstr(err, "truncated") || strstr(err, "short") ||
+		      strstr(err, "corrupt"), "cut %zu: %s", cut, err);
+	}
+	for (i = 0; i < 20000; i++) {
+		size_t off = rnd() % 264;
+
+		memcpy(m, b, len);
+		m[off] ^= (uint8_t)(1u << (rnd() % 8));
+		if (rnd() & 1)
+			m[rnd() % 264] = (uint8_t)rnd();
+		if (iot_ring_init(&ring, m, len, err, sizeof(err))) {
+			errs++;
+			continue;
+		}
+		memset(&c, 0, sizeof(c));
+		n = 0;
+		iot_ring_snapshot(&ring, 0, count_cb, &n, &c);
+	}
+	CHECK(errs > 1000, "only %d of 20000 corrupted headers refused", errs);
+	memcpy(m, b, len);
+	((struct iotrace_ring_hdr *)m)->abi_major = 2;
+	CHECK(iot_ring_init(&ring, m, len, err, sizeof(err)) &&
+	      strstr(err, "major"), "major 2: %s", err);
+	free(m);
+	free(b);
+}
+
+/**
+ * struct fctx - records read back from a file.
+ * @n: records.
+ * @bad: records that are not consistent synth_stamp() records.
+ * @last: last id per part, to see order.
+ */
+struct fctx {
+	uint64_t n, bad;
+};
+
+static int file_cb(void *arg, unsigned int disk,
+		   const struct iotrace_record *r)
+{
+	struct fctx *f = arg;
+
+	(void)disk;
+	f->n++;
+	f->bad += synth_check(r);
+	return 0;
+}
+
+static uint8_t *mem_file(uint64_t nrec, size_t *len)
+{
+	struct iot_disk d[2];
+	struct iot_counts c[2];
+	struct iotrace_record r[10];
+	struct iot_writer w;
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *fp = open_memstream(&buf, &sz);
+	uint64_t i;
+	unsigned int k;
+
+	memset(d, 0, sizeof(d));
+	memset(c, 0, sizeof(c));
+	strcpy(d[0].name, "a");
+	strcpy(d[1].name, "b");
+	d[0].nr_parts = d[1].nr_parts = 2;
+	iot_writer_start(&w, fp, 128, d, 2, 1, 2, "rel", "host");
+	for (i = 0; i < nrec; i += 10) {
+		for (k = 0; k < 10; k++) {
+			synth_stamp(&r[k], i + k + 1);
+			r[k].seq = (uint32_t)(i + k);
+		}
+		iot_writer_chunk(&w, (i / 10) % 2, 1, i, r, 10);
+		c[(i / 10) % 2].written += 10;
+	}
+	iot_writer_finish(&w, c, 3, 4);
+	fclose(fp);
+	*len = sz;
+	return (uint8_t *)buf;
+}
+
+/* Round trip, truncation at every length, unknown major, foreign file. */
+static void test_file_format(void)
+{
+	struct iot_file_info *fi = malloc(sizeof(*fi));
+	char err[IOT_ERR_LEN];
+	struct fctx f = { 0 };
+	size_t len, cut;
+	uint8_t *b = mem_file(200, &len), *m;
+	int ret;
+
+	CHECK(fi && b, "no memory");
+	ret = iot_file_parse(b, len, fi, file_cb, &f, err, sizeof(err));
+	CHECK(!ret, "parse: %s", err);
+	CHECK(f.n == 200 && !f.bad, "read back %llu records, %llu bad",
+	      (unsigned long long)f.n, (unsigned long long)f.bad);
+	CHECK(fi->has_trailer && fi->counts[0].written == 100 &&
+	      fi->counts[1].written == 100, "trailer counts");
+	CHECK(fi->gaps == 2 * 10 - 1, "gaps %llu", (unsigned long long)fi->gaps);
+	CHECK(!strcmp(fi->disks[1].name, "b") &&
+	      !strcmp(fi->hdr.host, "host"), "disk table");
+	m = malloc(len);
+	CHECK(m, "no memory");
+	for (cut = 0; cut < len; cut++) {
+		memcpy(m, b, cut);
+		ret = iot_file_parse(m, cut, fi, NULL, NULL, err, sizeof(err));
+		if (!ret || (cut >= 8 && !strstr(err, "truncated"))) {
+			fail("file cut at %zu of %zu: %s", cut, len,
+			     ret ? err : "accepted");
+			break;
+		}
+	}
+	memcpy(m, b, len);
+	((struct iotrace_file_hdr *)m)->major = 2;
+	ret = iot_file_parse(m, len, fi, NULL, NULL, err, sizeof(err));
+	CHECK(ret && strstr(err, "version 2.0 is not supported"),
+	      "major 2: %s", err);
+	memcpy(m, b, len);
+	m[1] = 'X';
+	ret = iot_file_parse(m, len, fi, NULL, NULL, err, sizeof(err));
+	CHECK(ret && strstr(err, "not an iotrace trace file"), "foreign: %s",
+	      err);
+	/* flipped bytes anywhere: an error or a clean read, never a crash */
+	for (cut = 0; cut < 30000; cut++) {
+		memcpy(m, b, len);
+		m[rnd() % len] ^= (uint8_t)(1u << (rnd() % 8));
+		m[rnd() % 700] = (uint8_t)rnd();
+		iot_file_parse(m, len, fi, file_cb, &f, err, sizeof(err));
+	}
+	free(m);
+	free(b);
+	free(fi);
+}
+
+/**
+ * struct wctx - a writer thread filling a synthetic ring.
+ * @ring: the ring.
+ * @n: records to write.
+ * @done: set when finished.
+ * @parts: parts written round-robin.
+ */
+struct wctx {
+	uint8_t *ring;
+	uint64_t n;
+	volatile int done;
+	uint32_t parts;
+};
+
+static void *writer(void *arg)
+{
+	struct wctx *w = arg;
+	struct iotrace_record r;
+	uint64_t i;
+
+	for (i = 0; i < w->n; i++) {
+		synth_stamp(&r, i + 1);
+		synth_ring_push(w->ring, i % w->parts, &r);
+	}
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int snap_cb(void *arg, unsigned int disk,
+		   const struct iotrace_record *r)
+{
+	return file_cb(arg, disk, r);
+}
+
+/* Snapshots of a ring being written never hand out torn records. */
+static void test_concurrent_snapshot(void)
+{
+	struct wctx w = { .n = 3000000, .parts = 2 };
+	struct iot_ring ring;
+	struct iot_counts c;
+	char err[IOT_ERR_LEN];
+	struct fctx f = { 0 };
+	pthread_t t;
+	size_t len;
+	int rounds = 0;
+
+	w.ring = synth_ring_new(2, 256, 128, "t", &len);
+	CHECK(w.ring, "no memory");
+	CHECK(!iot_ring_init(&ring, w.ring, len, err, sizeof(err)), "%s", err);
+	pthread_create(&t, NULL, writer, &w);
+	while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE) || rounds < 3) {
+		memset(&c, 0, sizeof(c));
+		iot_ring_snapshot(&ring, 0, snap_cb, &f, &c);
+		rounds++;
+	}
+	pthread_join(t, NULL);
+	CHECK(!f.bad, "%llu torn records handed out in %d snapshots",
+	      (unsigned long long)f.bad, rounds);
+	CHECK(f.n > 0, "nothing read");
+	free(w.ring);
+}
+
+static int rec_check_cb(void *arg, unsigned int disk,
+			const struct iotrace_record *r)
+{
+	return file_cb(arg, disk, r);
+}
+
+/* record from a ring being written: written + lost = recorded, exactly. */
+static void test_concurrent_record(void)
+{
+	struct wctx w = { .n = 2000000, .parts = 2 };
+	struct iot_ring ring;
+	struct iot_disk d;
+	struct iot_counts c;
+	struct iot_file_info *fi = malloc(sizeof(*fi));
+	struct iot_rec_stop st = { 0 };
+	struct fctx f = { 0 };
+	char err[IOT_ERR_LEN];
+	char *buf = NULL;
+	size_t sz = 0, len;
+	pthread_t t;
+	FILE *fp;
+	int ret;
+
+	CHECK(fi, "no memory");
+	w.ring = synth_ring_new(2, 4096, 128, "t", &len);
+	CHECK(w.ring, "no memory");
+	CHECK(!iot_ring_init(&ring, w.ring, len, err, sizeof(err)), "%s", err);
+	iot_ring_disk(&ring, &d);
+	fp = open_memstream(&buf, &sz);
+	st.stop = &w.done;
+	st.poll_ms = 0;
+	pthread_create(&t, NULL, writer, &w);
+	ret = iot_record_rings(&ring, &d, 1, fp, &st, &c, err, sizeof(err));
+	pthread_join(t, NULL);
+	fclose(fp);
+	CHECK(!ret, "record: %s", err);
+	CHECK(c.recorded == w.n, "recorded %llu of %llu",
+	      (unsigned long long)c.recorded, (unsigned long long)w.n);
+	CHECK(c.written + c.lost == c.recorded &&
+	      c.lost == c.overwritten + c.torn,
+	      "written %llu lost %llu overwritten %llu torn %llu",
+	      (unsigned long long)c.written, (unsigned long long)c.lost,
+	      (unsigned long long)c.overwritten, (unsigned long long)c.torn);
+	ret = iot_file_parse(buf, sz, fi, rec_check_cb, &f, err, sizeof(err));
+	CHECK(!ret, "read back: %s", err);
+	CHECK(f.n == c.written && !f.bad, "read %llu (%llu bad), written %llu",
+	      (unsigned long long)f.n, (unsigned long long)f.bad,
+	      (unsigned long long)c.written);
+	CHECK(fi->counts[0].recorded == c.recorded, "trailer recorded");
+	printf("# record: %llu written, %llu lost (%llu overwritten, %llu torn), %llu chunks, %llu gaps\n",
+	       (unsigned long long)c.written, (unsigned long long)c.lost,
+	       (unsigned long long)c.overwritten, (unsigned long long)c.torn,
+	       (unsigned long long)fi->chunks, (unsigned long long)fi->gaps);
+	free(buf);
+	free(w.ring);
+	free(fi);
+}
+
+/* Filters select what they say. */
+static void test_filters(void)
+{
+	struct iot_opts o = { .sec_hi = UINT64_MAX, .to_ns = UINT64_MAX };
+	struct iotrace_record r;
+
+	synth_rec(&r, 0);
+	r.op = IOTRACE_OP_WRITE;
+	r.sector = 100;
+	r.issue_ns = 1000;
+	r.complete_ns = 201000;
+	r.error = 0;
+	r.rflags = IOTRACE_RF_COMPLETE;
+	CHECK(iot_filter(&o, &r), "no filter");
+	o.op_mask = 1u << IOTRACE_OP_READ;
+	CHECK(!iot_filter(&o, &r), "op");
+	o.op_mask = 0;
+	o.have_lat = 1;
+	o.lat_min_ns = 200000;
+	CHECK(!iot_filter(&o, &r), "lat equal is not above");
+	o.lat_min_ns = 199999;
+	CHECK(iot_filter(&o, &r), "lat above");
+	o.have_lat = 0;
+	o.sec_lo = 100;
+	o.sec_hi = 101;
+	CHECK(iot_filter(&o, &r), "sector in");
+	o.sec_lo = 101;
+	o.sec_hi = 200;
+	CHECK(!iot_filter(&o, &r), "sector out");
+	o.sec_lo = 0;
+	o.sec_hi = UINT64_MAX;
+	o.status = 2;
+	CHECK(!iot_filter(&o, &r), "errors only");
+	r.error = -5;
+	CHECK(iot_filter(&o, &r), "error");
+	o.status = 3;
+	o.status_errno = 5;
+	CHECK(iot_filter(&o, &r), "EIO");
+	o.status_errno = 110;
+	CHECK(!iot_filter(&o, &r), "ETIMEDOUT");
+	o.status = 0;
+	o.from_ns = 201000;
+	o.to_ns = 201001;
+	CHECK(iot_filter(&o, &r), "window in");
+	o.from_ns = 201001;
+	o.to_ns = 300000;
+	CHECK(!iot_filter(&o, &r), "window out");
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "unit_percentiles_vs_sort", test_percentiles },
+	{ "unit_decoder_tables_every_entry", test_tables },
+	{ "unit_decoder_fields", test_fields },
+	{ "unit_decoder_short_and_random_input", test_decoder_lengths },
+	{ "unit_ring_snapshot_accounting", test_ring_snapshot },
+	{ "unit_ring_corrupt_and_truncated", test_ring_corrupt },
+	{ "unit_file_format_roundtrip_and_refusals", test_file_format },
+	{ "unit_ring_concurrent_snapshot_no_torn", test_concurrent_snapshot },
+	{ "unit_record_concurrent_writer_exact_loss", test_concurrent_record },
+	{ "unit_filters", test_filters },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (argc > 1 && strcmp(argv[1], tests[i].name))
+			continue;
+		failed_now = 0;
+		tests[i].fn();
+		if (failed_now)
+			printf("FAIL %s: %s\n", tests[i].name, why);
+		else
+			printf("PASS %s\n", tests[i].name);
+		fflush(stdout);
+		bad |= failed_now;
+	}
+	return bad;
+}
