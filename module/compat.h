@@ -14,7 +14,7 @@
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 /* class_interface callbacks lost their interface argument in 6.3. */
-#define IOTRACE_CLASS_INTF_ARGS(dev)	struct device *dev
+#define IOTRACE_CLASS_INTF_ARGS(dev)	struct device *(dev)
 #define iotrace_class_t			const struct class
 
 static inline void iotrace_vma_make_ro(struct vm_area_struct *vma)
@@ -31,7 +31,7 @@ static inline struct gendisk *iotrace_alloc_probe_disk(void)
 	return IS_ERR(disk) ? NULL : disk;
 }
 #else
-#define IOTRACE_CLASS_INTF_ARGS(dev)	struct device *dev, \
+#define IOTRACE_CLASS_INTF_ARGS(dev)	struct device *(dev), \
 					struct class_interface *intf
 #define iotrace_class_t			struct class
 

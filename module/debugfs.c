@@ -148,6 +148,7 @@ static int iotrace_inflight_show(struct seq_file *m, void *v)
 		return -ENOMEM;
 	for (i = 0; i < total; i++) {
 		struct iotrace_slot *s = &d->slots[i];
+		/* pairs with the smp_wmb() after an odd generation */
 		u32 gen = smp_load_acquire(&s->gen);
 
 		if ((gen & 1) || !READ_ONCE(s->rq))
@@ -159,6 +160,7 @@ static int iotrace_inflight_show(struct seq_file *m, void *v)
 		e[n].tag = s->tag;
 		e[n].cpu = s->issue_cpu;
 		e[n].op = s->op;
+		/* copy done before the generation is read again */
 		smp_rmb();
 		if (READ_ONCE(s->gen) != gen || !READ_ONCE(s->rq))
 			continue;

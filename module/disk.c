@@ -23,6 +23,7 @@
 
 #define IOTRACE_HASH_BITS	6
 
+/* Serializes enable state, the disk list and probe registration. */
 DEFINE_MUTEX(iotrace_mutex);
 LIST_HEAD(iotrace_disks);
 
@@ -40,10 +41,11 @@ static bool iotrace_loading = true;
  */
 struct iotrace_disk *iotrace_disk_lookup(struct gendisk *gd)
 {
+	struct hlist_head *b = &iotrace_disk_hash[hash_ptr(gd,
+							   IOTRACE_HASH_BITS)];
 	struct iotrace_disk *d;
 
-	hlist_for_each_entry_rcu(d, &iotrace_disk_hash[hash_ptr(gd,
-				 IOTRACE_HASH_BITS)], hnode)
+	hlist_for_each_entry_rcu(d, b, hnode)
 		if (d->gd == gd)
 			return d;
 	return NULL;
@@ -93,6 +95,7 @@ static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
 		d->hdr->enabled_ns = ktime_get_ns();
 		WRITE_ONCE(d->hdr->flags, d->hdr->flags | IOTRACE_RING_ENABLED);
 		d->enabled = true;
+		/* slots and header written before probes may use the disk */
 		smp_store_release(&d->active, true);
 	} else {
 		iotrace_disk_quiesce(d);
@@ -149,6 +152,7 @@ int iotrace_disk_clear(struct iotrace_disk *d)
 	was = d->active;
 	iotrace_disk_quiesce(d);
 	iotrace_ring_reset(d);
+	/* the reset ring visible before probes write again */
 	smp_store_release(&d->active, was);
 	mutex_unlock(&iotrace_mutex);
 	return 0;

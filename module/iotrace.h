@@ -6,6 +6,7 @@
 #define _IOTRACE_INTERNAL_H
 
 #include <linux/types.h>
+#include <linux/sizes.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -13,9 +14,9 @@
 #include <linux/blk-mq.h>
 #include <linux/iotrace.h>
 
-#define IOTRACE_DEF_BUF_SIZE	(4UL << 20)
-#define IOTRACE_MIN_BUF_SIZE	(64UL << 10)
-#define IOTRACE_MAX_BUF_SIZE	(1UL << 30)
+#define IOTRACE_DEF_BUF_SIZE	(4UL * SZ_1M)
+#define IOTRACE_MIN_BUF_SIZE	(64UL * SZ_1K)
+#define IOTRACE_MAX_BUF_SIZE	(1UL * SZ_1G)
 /* Fewest records a part may hold; a smaller buf_size is out of range. */
 #define IOTRACE_MIN_PART_RECORDS	16
 #define IOTRACE_PART_HDR_SIZE	64

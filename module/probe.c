@@ -132,6 +132,7 @@ static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
 	if (!gd)
 		return NULL;
 	d = iotrace_disk_lookup(gd);
+	/* pairs with the store-release that set the disk active */
 	if (!d || !smp_load_acquire(&d->active))
 		return NULL;
 	return d;
@@ -140,11 +141,13 @@ static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
 static inline void iotrace_slot_begin(struct iotrace_slot *s)
 {
 	WRITE_ONCE(s->gen, s->gen + 1);
+	/* odd generation visible before the slot changes */
 	smp_wmb();
 }
 
 static inline void iotrace_slot_end(struct iotrace_slot *s)
 {
+	/* slot contents visible before the even generation */
 	smp_wmb();
 	WRITE_ONCE(s->gen, s->gen + 1);
 }
@@ -259,6 +262,7 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 		rflags |= IOTRACE_RF_NO_ISSUE;
 	}
 	if (s && READ_ONCE(s->cmd_rq) == rq) {
+		/* pairs with the smp_wmb() before cmd_rq is set */
 		smp_rmb();
 		r->cmd_type = s->cmd_type;
 		r->cmd_len = s->cmd_len;
@@ -270,6 +274,7 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 		memset(r->cmd, 0, sizeof(r->cmd));
 	}
 	if (s && READ_ONCE(s->status_rq) == rq) {
+		/* pairs with the smp_wmb() before status_rq is set */
 		smp_rmb();
 		r->dev_status = s->dev_status;
 		r->dev_result = s->dev_result;
@@ -324,8 +329,10 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	seq = local64_inc_return((local64_t *)&ph->head) - 1;
 	r = iotrace_part_rec(d, cpu, seq);
 	WRITE_ONCE(r->seq, IOTRACE_SEQ_BUSY);
+	/* BUSY visible before any byte of the body changes */
 	smp_wmb();
 	iotrace_fill(r, rq, iotrace_slot_of(d, rq), error, cpu);
+	/* publish: the body is visible before the sequence number */
 	smp_store_release(&r->seq, (u32)seq);
 out:
 	rcu_read_unlock();
@@ -358,6 +365,7 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		goto out;
 	iotrace_slot_begin(s);
 	WRITE_ONCE(s->cmd_rq, NULL);
+	/* old owner gone before the command changes */
 	smp_wmb();
 	rflags |= IOTRACE_RF_CMD_VALID;
 	if (len > IOTRACE_CMD_LEN) {
@@ -369,6 +377,7 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 	s->cmd_type = type;
 	s->cmd_len = len;
 	s->cmd_rflags = rflags;
+	/* command complete before it is tagged with its request */
 	smp_wmb();
 	WRITE_ONCE(s->cmd_rq, rq);
 	iotrace_slot_end(s);
@@ -401,10 +410,12 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 		goto out;
 	iotrace_slot_begin(s);
 	WRITE_ONCE(s->status_rq, NULL);
+	/* old owner gone before the status changes */
 	smp_wmb();
 	s->dev_status = dev_status;
 	s->dev_result = dev_result;
 	s->status_rflags = rflags;
+	/* status complete before it is tagged with its request */
 	smp_wmb();
 	WRITE_ONCE(s->status_rq, rq);
 	iotrace_slot_end(s);

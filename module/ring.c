@@ -95,6 +95,7 @@ void iotrace_ring_reset(struct iotrace_disk *d)
 
 			WRITE_ONCE(r->seq, IOTRACE_SEQ_BUSY);
 		}
+		/* seq busy everywhere before the bodies change */
 		smp_wmb();
 		for (i = 0; i < d->part_records; i++) {
 			struct iotrace_record *r = iotrace_part_rec(d, p, i);
@@ -105,6 +106,7 @@ void iotrace_ring_reset(struct iotrace_disk *d)
 		WRITE_ONCE(ph->head, 0);
 		WRITE_ONCE(ph->dropped, 0);
 	}
+	/* heads and counters reset before readers see the new generation */
 	smp_wmb();
 	WRITE_ONCE(d->hdr->generation, d->hdr->generation + 1);
 }
@@ -181,9 +183,11 @@ bool iotrace_ring_copy(struct iotrace_disk *d, u32 part, u64 seq,
 {
 	struct iotrace_record *r = iotrace_part_rec(d, part, seq);
 
+	/* pairs with the writer's smp_store_release() of seq */
 	if (smp_load_acquire(&r->seq) != (u32)seq)
 		return false;
 	memcpy(out, r, sizeof(*out));
+	/* copy done before seq is read again; pairs with the writer's smp_wmb() */
 	smp_rmb();
 	return READ_ONCE(r->seq) == (u32)seq && out->seq == (u32)seq;
 }
