@@ -9,7 +9,13 @@
 RINGCHECK=$IOTRACE_SRC/selftests/iotrace/ringcheck
 IOT=/sys/kernel/debug/iotrace
 
-[ -x "$RINGCHECK" ] || die "no $RINGCHECK (make -C selftests/iotrace)"
+if [ ! -x "$RINGCHECK" ]; then
+	# Not built on the host (make -C selftests/iotrace): build it here.
+	RINGCHECK=$(mktemp -d)/ringcheck
+	cc -O2 -Wall -I"$IOTRACE_SRC/uapi" -o "$RINGCHECK" \
+		"$IOTRACE_SRC/selftests/iotrace/ringcheck.c" ||
+		die "cannot build ringcheck (make -C selftests/iotrace)"
+fi
 
 # iot_stat DISK KEY - one value of <disk>/stats.
 iot_stat() {
