@@ -5,6 +5,7 @@
 #
 #   TEST_PROGS := smoke.sh            # scripts, run as they are
 #   TEST_GEN_PROGS := ring_mmap       # C programs built here from NAME.c
+#   TEST_GEN_FILES := helper          # built too, but not run as tests
 #   include ../lib/selftest.mk
 #
 # C tests use the kselftest harness: #include "kselftest_harness.h" (the
@@ -14,18 +15,20 @@
 IOTRACE_TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
 KSFT_INC ?= $(IOTRACE_TOP)/build/kselftest
 
+# The kselftest headers are not ours and not -Wextra clean: -isystem.
 CFLAGS += -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE \
-	  -I$(KSFT_INC) -I$(IOTRACE_TOP)/uapi -I$(IOTRACE_TOP)/selftests/lib
+	  -isystem $(KSFT_INC) -I$(IOTRACE_TOP)/uapi -I$(IOTRACE_TOP)/selftests/lib
 LDLIBS += -lpthread
 
-all: $(TEST_GEN_PROGS)
+all: $(TEST_GEN_PROGS) $(TEST_GEN_FILES)
 
-$(TEST_GEN_PROGS): $(wildcard $(KSFT_INC)/kselftest_harness.h)
+%: %.c $(wildcard $(KSFT_INC)/kselftest_harness.h $(IOTRACE_TOP)/uapi/linux/*.h)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(LDLIBS) -o $@
 
 print-tests:
 	@echo $(TEST_PROGS) $(TEST_GEN_PROGS)
 
 clean:
-	rm -f $(TEST_GEN_PROGS)
+	rm -f $(TEST_GEN_PROGS) $(TEST_GEN_FILES)
 
 .PHONY: all print-tests clean

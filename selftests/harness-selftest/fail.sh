@@ -1,0 +1,10 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# fail: a guest test that exits 1 must be reported as a failure.
+# VM-EXPECT: fail
+# VM-EXPECT-MATCH: ^test exited with 1$
+# VM-TIMEOUT: 120
+echo "TAP version 13"
+echo "1..1"
+echo "not ok 1 deliberate failure"
+exit 1
