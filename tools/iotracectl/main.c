@@ -194,7 +194,7 @@ static const struct option long_opts[] = {
 int main(int argc, char **argv)
 {
 	struct iot_opts o = {
-		.sec_hi = UINT64_MAX, .to_ns = UINT64_MAX, .poll_ms = 10,
+		.sec_hi = UINT64_MAX, .to_ns = UINT64_MAX, .poll_ms = 2,
 	};
 	const struct iot_cmd *cmd = NULL;
 	const char *fmt = NULL;

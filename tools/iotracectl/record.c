@@ -69,16 +69,16 @@ static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
 			}
 			continue;
 		}
-		if (r == 2 && !final && !iot_ring_gone(ring, p, rp->cur))
-			break;	/* still being written: next pass */
+		if (!final && !iot_ring_gone(ring, p, rp->cur))
+			break;	/* not published yet: next pass */
 		if (iot_writer_chunk(w, disk, p, first, buf, n))
 			return -1;
 		c->written += n;
 		n = 0;
-		if (r == 2 && !iot_ring_gone(ring, p, rp->cur))
-			c->torn++;
-		else
+		if (iot_ring_gone(ring, p, rp->cur))
 			c->overwritten++;
+		else
+			c->torn++;	/* never completed before the end */
 		first = ++rp->cur;
 	}
 	if (iot_writer_chunk(w, disk, p, first, buf, n))

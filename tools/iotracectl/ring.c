@@ -168,15 +168,15 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 		c->dropped += dropped;
 		c->completed += head + dropped;
 		for (s = from; s < head && !ret; s++) {
-			int r = iot_ring_copy(ring, p, s, buf);
-
-			if (r == 1) {
-				/* overwritten since we read head, or busy */
-				c->overwritten++;
-				continue;
-			}
-			if (r == 2) {
-				c->torn++;
+			if (iot_ring_copy(ring, p, s, buf)) {
+				/*
+				 * Overwritten since we read head, or not yet
+				 * published (head counts records started).
+				 */
+				if (iot_ring_gone(ring, p, s))
+					c->overwritten++;
+				else
+					c->torn++;
 				continue;
 			}
 			c->present++;

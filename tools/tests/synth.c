@@ -25,10 +25,16 @@ uint8_t *synth_ring_new(uint32_t nr_parts, uint32_t part_records,
 	uint64_t stride = (uint64_t)part_records * record_size;
 	uint64_t size = data + stride * nr_parts;
 	uint8_t *b = aligned_alloc(PAGE, align_up(size, PAGE));
+	uint64_t i;
 
 	if (!b)
 		return NULL;
 	memset(b, 0, align_up(size, PAGE));
+	/* as the module does: no slot matches a sequence before it is written */
+	for (i = 0; i < (uint64_t)nr_parts * part_records; i++)
+		*(uint32_t *)(b + data + i / part_records * stride +
+			      i % part_records * record_size) =
+			IOTRACE_SEQ_BUSY;
 	h = (struct iotrace_ring_hdr *)b;
 	h->magic = IOTRACE_RING_MAGIC;
 	h->abi_major = IOTRACE_ABI_MAJOR;

@@ -326,8 +326,9 @@ static void test_ring_snapshot(void)
 	CHECK(c.recorded == 1000, "recorded %llu", (unsigned long long)c.recorded);
 	CHECK(c.present == 64 * 3 - 1, "present %llu",
 	      (unsigned long long)c.present);
-	CHECK(c.overwritten == 1000 - 64 * 3 + 1, "overwritten %llu",
-	      (unsigned long long)c.overwritten);
+	CHECK(c.overwritten == 1000 - 64 * 3 && c.torn == 1,
+	      "overwritten %llu torn %llu", (unsigned long long)c.overwritten,
+	      (unsigned long long)c.torn);
 	CHECK(c.dropped == 7 && c.completed == 1007, "dropped/completed");
 	CHECK(n == c.present, "callback count %llu", (unsigned long long)n);
 	*(uint32_t *)slot = IOTRACE_SEQ_BUSY;

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmarks (figures only, nothing asserted):
+ *  1. stats over a large trace file: records/s of parse + filter +
+ *     statistics on one core (the path of "iotracectl stats FILE"), and the
+ *     same through the iotracectl binary;
+ *  2. record: how many records/s the recorder keeps up with, copying from
+ *     an in-memory ring that a writer thread fills at a set rate.
+ * BENCH_RECORDS (default 20000000) sets the size of the file.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+#include "synth.h"
+#include "cmd.h"
+
+static double now_s(void)
+{
+	return iot_now(CLOCK_MONOTONIC) / 1e9;
+}
+
+static int stats_cb(void *arg, unsigned int disk,
+		    const struct iotrace_record *r)
+{
+	(void)disk;
+	iot_stats_add(arg, r);
+	return 0;
+}
+
+static int write_big(const char *path, uint64_t n)
+{
+	struct iot_disk d;
+	struct iot_counts c;
+	struct iotrace_record *r = malloc(1024 * sizeof(*r));
+	struct iot_writer w;
+	FILE *fp = fopen(path, "wb");
+	uint64_t i;
+	unsigned int k;
+
+	if (!fp || !r)
+		return -1;
+	memset(&d, 0, sizeof(d));
+	memset(&c, 0, sizeof(c));
+	strcpy(d.name, "bench0");
+	d.nr_parts = 1;
+	d.part_records = 1024;
+	iot_writer_start(&w, fp, 128, &d, 1, 0, 0, "bench", "bench");
+	for (k = 0; k < 1024; k++)
+		synth_rec(&r[k], k);
+	for (i = 0; i < n; i += 1024) {
+		uint32_t m = n - i < 1024 ? n - i : 1024;
+
+		for (k = 0; k < m; k++) {
+			r[k].seq = (uint32_t)(i + k);
+			r[k].issue_ns += 1024 * 10000;
+			r[k].complete_ns += 1024 * 10000;
+		}
+		iot_writer_chunk(&w, 0, 0, i, r, m);
+	}
+	c.written = c.recorded = c.completed = n;
+	iot_writer_finish(&w, &c, 0, 0);
+	free(r);
+	return fclose(fp);
+}
+
+static void bench_stats(uint64_t n)
+{
+	char path[] = "/tmp/iotracectl-bench.XXXXXX", err[IOT_ERR_LEN];
+	char cmd[256];
+	struct iot_src src;
+	struct iot_stats *st = malloc(sizeof(*st));
+	double t0, t1, t2;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || !st || iot_stats_init(st))
+		return;
+	close(fd);
+	printf("stats: writing %llu records (%.0f MB) to %s\n",
+	       (unsigned long long)n, n * 128 / 1e6, path);
+	if (write_big(path, n)) {
+		printf("stats: cannot write %s\n", path);
+		goto out;
+	}
+	if (iot_src_open(&src, path, err, sizeof(err))) {
+		printf("stats: %s\n", err);
+		goto out;
+	}
+	/* fault the file in once so that the figure is CPU, not disk */
+	t0 = now_s();
+	iot_src_read(&src, NULL == st ? NULL : stats_cb, st, err, sizeof(err));
+	iot_stats_reset(st);
+	t1 = now_s();
+	iot_src_read(&src, stats_cb, st, err, sizeof(err));
+	t2 = now_s();
+	printf("stats: library, warm:  %.2f s for %llu records = %.2f M records/s (target 5)\n",
+	       t2 - t1, (unsigned long long)st->records,
+	       st->records / (t2 - t1) / 1e6);
+	printf("stats: first (cold) pass %.2f s\n", t1 - t0);
+	iot_src_close(&src);
+	snprintf(cmd, sizeof(cmd),
+		 "./iotracectl/iotracectl stats %s > /dev/null", path);
+	t0 = now_s();
+	if (system(cmd))
+		printf("stats: %s failed\n", cmd);
+	t1 = now_s();
+	printf("stats: iotracectl stats FILE (open, validate, read, print): %.2f s = %.2f M records/s\n",
+	       t1 - t0, n / (t1 - t0) / 1e6);
+out:
+	unlink(path);
+	iot_stats_free(st);
+	free(st);
+}
+
+/**
+ * struct wctx - writer thread state.
+ * @ring: ring written.
+ * @rate: records/s, 0 = as fast as possible.
+ * @secs: how long.
+ * @n: records written.
+ * @done: finished.
+ */
+struct wctx {
+	uint8_t *ring;
+	double rate, secs;
+	uint64_t n;
+	volatile int done;
+};
+
+static void *writer(void *arg)
+{
+	struct wctx *w = arg;
+	struct iotrace_record r[64];
+	double t0 = now_s(), t;
+	unsigned int k;
+
+	for (k = 0; k < 64; k++)
+		synth_rec(&r[k], k);
+	for (;;) {
+		for (k = 0; k < 64; k++)
+			synth_ring_push(w->ring, 0, &r[k]);
+		w->n += 64;
+		t = now_s() - t0;
+		if (t >= w->secs)
+			break;
+		if (w->rate)
+			while (w->n > w->rate * (now_s() - t0))
+				;
+	}
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void bench_record(double rate, uint32_t part_records)
+{
+	struct wctx w = { .rate = rate, .secs = 2.0 };
+	struct iot_rec_stop st = { .stop = &w.done, .poll_ms = 1 };
+	struct iot_counts c;
+	struct iot_ring ring;
+	struct iot_disk d;
+	char err[IOT_ERR_LEN];
+	pthread_t t;
+	size_t len;
+	FILE *fp = fopen("/dev/null", "wb");
+	double t0, t1;
+
+	w.ring = synth_ring_new(1, part_records, 128, "bench0", &len);
+	if (!w.ring || !fp || iot_ring_init(&ring, w.ring, len, err,
+					    sizeof(err)))
+		return;
+	iot_ring_disk(&ring, &d);
+	t0 = now_s();
+	pthread_create(&t, NULL, writer, &w);
+	iot_record_rings(&ring, &d, 1, fp, &st, &c, err, sizeof(err));
+	pthread_join(t, NULL);
+	t1 = now_s();
+	fclose(fp);
+	printf("record: writer %s%-9.0f rec/s, ring %u records: recorder wrote %.2f M rec/s, lost %llu of %llu (%.3f%%)\n",
+	       rate ? "at " : "unthrottled ", w.n / (t1 - t0), part_records,
+	       c.written / (t1 - t0) / 1e6, (unsigned long long)c.lost,
+	       (unsigned long long)c.recorded,
+	       c.recorded ? 100.0 * c.lost / c.recorded : 0);
+	free(w.ring);
+}
+
+int main(void)
+{
+	const char *e = getenv("BENCH_RECORDS");
+	uint64_t n = e ? strtoull(e, NULL, 0) : 20000000;
+
+	printf("# figures from this machine, one core each; nothing is asserted\n");
+	bench_stats(n);
+	bench_record(500000, 65536);
+	bench_record(1000000, 65536);
+	bench_record(2000000, 65536);
+	bench_record(4000000, 65536);
+	bench_record(0, 65536);
+	return 0;
+}
