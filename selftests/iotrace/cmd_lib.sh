@@ -55,7 +55,8 @@ cmd_disable() {
 
 # rec_match FILE EXPR - true if some record of FILE (cmd_dump output)
 # satisfies the python expression EXPR over: op sector nbytes err rf st res
-# ctype clen cmd (cmd as a hex string).
+# ctype clen cmd (cmd as a hex string) c (cmd as bytes) le (little-endian
+# integer of a bytes slice).
 rec_match() {
 	python3 - "$1" "$2" <<'EOF_PY'
 import sys
@@ -64,7 +65,8 @@ for line in open(sys.argv[1]):
     v = dict(op=int(f[1]), sector=int(f[2]), nbytes=int(f[3]),
              err=int(f[4]), rf=int(f[5], 16), st=int(f[6], 16),
              res=int(f[7], 16), ctype=int(f[8]), clen=int(f[9]),
-             cmd=f[10])
+             cmd=f[10], le=lambda b: int.from_bytes(b, 'little'))
+    v['c'] = bytes.fromhex(f[10]) if f[10] != '-' else b''
     if eval(sys.argv[2], {}, v):
         sys.exit(0)
 sys.exit(1)

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# cmd_ata: ATA taskfiles (AHCI + ide-hd, libata) and their status/error.
+#
+# Oracles: the offsets dd was told to read and write (the taskfile LBA and
+# sector count must match them), and for a command the device refuses, the
+# ATA status and error registers as libata returns them to sg_raw in the
+# ATA Status Return sense descriptor.
+# VM-DEVICES: ahci
+# VM-TIMEOUT: 300
+. "$IOTRACE_SRC/selftests/lib/iotrace.sh"
+. "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
+
+require_cmd sg_raw python3
+ktap_header 4
+
+tmp=$(mktemp -d)
+load_iotrace
+sd=
+settle
+for d in /sys/block/sd*; do
+	[ -e "$d/device/vendor" ] && grep -q '^ATA' "$d/device/vendor" &&
+		{ sd=$(basename "$d"); break; }
+done
+[ -n "$sd" ] || skip "no libata disk in the guest"
+lbs=$(cat /sys/block/$sd/queue/logical_block_size)
+log "libata disk $sd, logical block size $lbs"
+cmd_enable "$sd"
+dd if=/dev/$sd of=/dev/null bs=4096 skip=100 count=1 iflag=direct 2> /dev/null ||
+	die "dd read failed"
+dd if=/dev/zero of=/dev/$sd bs=8192 seek=100 count=1 oflag=direct 2> /dev/null ||
+	die "dd write failed"
+# ATA PASS-THROUGH(16), non-data, CK_COND, command 0xff: no such command,
+# the device aborts it.
+sg_raw /dev/$sd 85 06 20 00 00 00 00 00 00 00 00 00 00 00 ff 00 \
+	> "$tmp/bad" 2>&1
+log "sg_raw ATA 0xff: $(tr '\n' ' ' < "$tmp/bad")"
+cmd_disable "$sd"
+cmd_dump "$sd" > "$tmp/recs" || die "cannot decode the ring of $sd"
+log "$(wc -l < "$tmp/recs") records"
+cp "$tmp/recs" "$IOTRACE_OUT/cmd_ata.recs" 2> /dev/null
+
+# ata_io OP SECTOR BLOCKS - a record of a libata READ/WRITE whose taskfile
+# LBA is SECTOR and whose sector count is BLOCKS, with the block layer
+# agreeing.  Reads: READ DMA (EXT), READ FPDMA QUEUED, READ SECTORS (EXT);
+# writes likewise (NCQ keeps the count in the feature registers).
+ata_io() {
+	rec_match "$tmp/recs" "ctype == 3 and op == $1 and sector == $2 and \
+le(c[8:16]) * $lbs // 512 == $2 and \
+((c[0] in (0x60, 0x61) and le(c[1:3]) == $3) or \
+ (c[0] in (0x25, 0x35, 0x24, 0x34) and le(c[6:8]) == $3) or \
+ (c[0] in (0xc8, 0xca, 0x20, 0x30) and c[6] == $3)) and \
+c[0] in ((0x60, 0x25, 0xc8, 0x24, 0x20) if $1 == 0 else \
+	 (0x61, 0x35, 0xca, 0x34, 0x30))"
+}
+ktap_check "read at 400 KiB: READ taskfile with LBA 800, 8 sectors" \
+	ata_io 0 $((100 * 4096 / 512)) $((4096 / lbs))
+ktap_check "write at 800 KiB: WRITE taskfile with LBA 1600, 16 sectors" \
+	ata_io 1 $((200 * 4096 / 512)) $((8192 / lbs))
+
+# libata's ATA status return, as sg_raw decodes it: a descriptor
+# ("status=0x.. error=0x..") or, in fixed format sense, the information
+# field holding ERROR, STATUS, DEVICE, COUNT (SAT).
+st=$(grep -o 'status=0x[0-9a-fA-F]*' "$tmp/bad" | head -n 1 | cut -d= -f2)
+er=$(grep -o 'error=0x[0-9a-fA-F]*' "$tmp/bad" | head -n 1 | cut -d= -f2)
+if [ -z "$st" ]; then
+	info=$(grep -o 'Info fld=0x[0-9a-fA-F]*' "$tmp/bad" | head -n 1 | cut -d= -f2)
+	if [ -n "$info" ]; then
+		st=$(((info >> 16) & 0xff))
+		er=$(((info >> 24) & 0xff))
+	fi
+fi
+log "sg_raw says status=$st error=$er"
+if [ -n "$st" ] && [ -n "$er" ]; then
+	ktap_check "refused command 0xff: taskfile recorded" \
+		rec_match "$tmp/recs" "ctype == 3 and cmd[:2] == 'ff'"
+	ktap_check "refused command 0xff: status/error registers as sg_raw saw them" \
+		rec_match "$tmp/recs" "ctype == 3 and cmd[:2] == 'ff' and rf & 0x202 == 0x202 and st == ($st | $er << 8)"
+else
+	ktap_fail "refused command 0xff: taskfile recorded (sg_raw gave no ATA status)"
+	ktap_fail "refused command 0xff: status/error registers (no oracle)"
+fi
+unload_iotrace
+rm -rf "$tmp"
+ktap_finish
