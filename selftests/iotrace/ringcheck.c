@@ -241,6 +241,8 @@ static int do_watch(struct ring *r, double secs)
 			}
 			if (first < last[p])
 				first = last[p];
+			else
+				lost += first - last[p];	/* lapped */
 			for (s = first; s < head; s++) {
 				const char *why;
 
