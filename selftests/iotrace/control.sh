@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# control: module parameters, probe attachment, in-flight view.
+#
+# badparams: an unparsable or out-of-range buf_size, or a bad disks= value,
+# fails the load with a kernel log line naming the parameter, the value and
+# (for buf_size) the range; nothing stays behind.  Good values load.
+#
+# idle: with no disk enabled no probe is attached.  Observable independent of
+# iotrace's own status file: the function tracer counts calls of iotrace's
+# probe functions, which run for every request whenever they are attached
+# (enabled or not for that disk).  Zero calls while idle, calls once a disk
+# is enabled, zero again after it is disabled.
+#
+# inflight: requests held by null_blk (irqmode=2, 3 s completion latency)
+# are listed in <disk>/inflight, oldest first, with the sectors in the order
+# they were issued; once they complete the list is empty and every record's
+# latency is at least null_blk's configured completion time.
+# VM-TIMEOUT: 300
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+ktap_header
+
+# ---- badparams ---------------------------------------------------
+badparams() {
+	nullb_mod nr_devices=1
+	unload_iotrace
+	bad=(buf_size=1k buf_size=63K buf_size=2G buf_size=12Q buf_size=-1
+	     buf_size= buf_size=4M5 disks=nosuchdisk disks=nullb0,nosuchdisk
+	     'disks=a/b' disks=,nullb0 disks=abcdefghijklmnopqrstuvwxyz0123456789)
+	for p in "${bad[@]}"; do
+		dmesg -C
+		if insmod "$IOTRACE_KO" "$p" 2> /dev/null; then
+			ktap_fail "insmod $p refused"
+			rmmod iotrace
+			continue
+		fi
+		ktap_ok "insmod $p refused"
+		key=${p%%=*}
+		val=${p#*=}
+		if dmesg | grep -F "iotrace: $key=$val" | grep -q -E 'range|bad|not a size|no traceable'; then
+			ktap_ok "log names $key=$val and the reason"
+		else
+			dmesg | tail -3 | sed 's/^/# dmesg: /'
+			ktap_fail "log names $key=$val and the reason"
+		fi
+	done
+	ktap_check "range in the message" sh -c \
+		"insmod $IOTRACE_KO buf_size=2G 2>/dev/null; dmesg | grep -q 'out of range 65536..1073741824'"
+	ktap_check "nothing left behind" test ! -e /sys/module/iotrace -a ! -e "$IOT"
+	load_iotrace buf_size=64K disks=none
+	ktap_check "buf_size=64K disks=none loads, no probe attached" \
+		test "$(iot_status probes)" = 0 -a "$(iot_stat nullb0 enabled)" = 0
+	unload_iotrace
+	load_iotrace buf_size=1m disks=nullb0
+	ktap_check "buf_size=1m disks=nullb0 loads, nullb0 enabled" \
+		test "$(iot_stat nullb0 enabled)" = 1 -a "$(iot_stat nullb0 buf_size)" = 1048576
+	unload_iotrace
+}
+
+# ---- idle --------------------------------------------------------
+idle() {
+	T=/sys/kernel/debug/tracing
+	[ -e $T/set_ftrace_filter ] || T=/sys/kernel/tracing
+	if [ ! -e $T/set_ftrace_filter ]; then
+		ktap_skip "idle: no function tracer"
+		return
+	fi
+	nullb_mod nr_devices=2 irqmode=0
+	load_iotrace disks=none
+	if ! grep -q '^iotrace_probe_complete ' $T/available_filter_functions; then
+		ktap_skip "idle: iotrace probes are not traceable functions"
+		unload_iotrace
+		return
+	fi
+	echo 'iotrace_probe_*' > $T/set_ftrace_filter
+	echo function > $T/current_tracer
+
+	# calls DISK - iotrace probe calls seen during 200 reads of DISK.
+	calls() {
+		echo > $T/trace
+		echo 1 > $T/tracing_on
+		dd if=/dev/$1 of=/dev/null bs=4k count=200 iflag=direct 2> /dev/null
+		echo 0 > $T/tracing_on
+		grep -c 'iotrace_probe_' $T/trace
+	}
+
+	ktap_check "status: no probes with disks=none" test "$(iot_status probes)" = 0
+	n=$(calls nullb0)
+	ktap_check "no probe call while idle ($n)" test "$n" -eq 0
+	echo 1 > "$IOT/nullb1/enable"
+	ktap_check "status: probes once a disk is enabled" test "$(iot_status probes)" = 1
+	n=$(calls nullb0)
+	ktap_check "probes run (for any disk) once attached ($n calls)" test "$n" -ge 400
+	ktap_check "the disabled disk records nothing" test "$(iot_stat nullb0 completed)" = 0
+	echo 0 > "$IOT/nullb1/enable"
+	n=$(calls nullb0)
+	ktap_check "no probe call after the last disk is disabled ($n)" test "$n" -eq 0
+	ktap_check "status: no probes" test "$(iot_status probes)" = 0
+	echo nop > $T/current_tracer
+	echo > $T/set_ftrace_filter
+	unload_iotrace
+}
+
+# ---- inflight ----------------------------------------------------
+inflight() {
+	out=$(mktemp -d)
+	lat=3000000000
+	nullb_mod nr_devices=1 irqmode=2 completion_nsec=$lat submit_queues=1
+	disk=nullb0
+	quiet_disk $disk
+	load_iotrace disks=$disk
+	udevadm control --stop-exec-queue 2> /dev/null
+	echo 1 > "$IOT/$disk/clear"
+	pids=
+	for blk in 1000 20 300 4; do
+		dd if=/dev/$disk of=/dev/null bs=4k count=1 skip=$blk iflag=direct \
+			2> /dev/null &
+		pids="$pids $!"
+		sleep 0.2
+	done
+	sleep 0.5
+	cat "$IOT/$disk/inflight" > "$out/inflight"
+	n=$(iot_stat $disk inflight)
+	sed 's/^/# /' "$out/inflight"
+	ktap_check "header line" test "$(head -1 "$out/inflight")" = \
+		"ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU"
+	ktap_check "stats: 4 in flight ($n)" test "$n" = 4
+	ktap_check "oldest first, in issue order" test \
+		"$(awk 'NR > 1 { printf "%s ", $4 }' "$out/inflight")" = "8000 160 2400 32 "
+	ktap_check "issue times ascending" sh -c \
+		"awk 'NR > 1 { print \$1 }' '$out/inflight' | sort -c -n"
+	ktap_check "op and size" test \
+		"$(awk 'NR > 1 { printf "%s/%s ", $3, $5 }' "$out/inflight")" = \
+		"READ/4096 READ/4096 READ/4096 READ/4096 "
+	wait $pids
+	udevadm control --start-exec-queue 2> /dev/null
+	ktap_check "nothing in flight afterwards" test "$(iot_stat $disk inflight)" = 0
+	awk -v lat=$lat 'NR > 1 && $4 == "READ" { n++; if ($2 < lat) bad++ }
+		END { print n + 0, bad + 0 }' "$IOT/$disk/trace" > "$out/lat"
+	log "reads, below configured latency: $(cat "$out/lat")"
+	ktap_check "every read's latency >= null_blk completion_nsec" \
+		test "$(cat "$out/lat")" = "4 0"
+	unload_iotrace
+	rm -rf "$out"
+}
+
+badparams
+idle
+inflight
+ktap_finish
