@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/vmalloc.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -105,6 +106,7 @@ void iotrace_ring_reset(struct iotrace_disk *d)
 		}
 		WRITE_ONCE(ph->head, 0);
 		WRITE_ONCE(ph->dropped, 0);
+		cond_resched();
 	}
 	/* heads and counters reset before readers see the new generation */
 	smp_wmb();
