@@ -12,7 +12,7 @@
 # (enabled or not for that disk).  Zero calls while idle, calls once a disk
 # is enabled, zero again after it is disabled.
 #
-# inflight: requests held by null_blk (irqmode=2, 3 s completion latency)
+# inflight: requests held by null_blk (irqmode=2, 15 s completion latency)
 # are listed in <disk>/inflight, oldest first, with the sectors in the order
 # they were issued; once they complete the list is empty and every record's
 # latency is at least null_blk's configured completion time.
@@ -105,7 +105,7 @@ idle() {
 # ---- inflight ----------------------------------------------------
 inflight() {
 	out=$(mktemp -d)
-	lat=3000000000
+	lat=15000000000
 	nullb_mod nr_devices=1 irqmode=2 completion_nsec=$lat submit_queues=1
 	disk=nullb0
 	quiet_disk $disk
@@ -117,9 +117,13 @@ inflight() {
 		dd if=/dev/$disk of=/dev/null bs=4k count=1 skip=$blk iflag=direct \
 			2> /dev/null &
 		pids="$pids $!"
-		sleep 0.2
+		n=$(echo $pids | wc -w)
+		# The next read only once this one is in flight.
+		for i in $(seq 100); do
+			[ "$(iot_stat $disk inflight)" -ge "$n" ] && break
+			sleep 0.1
+		done
 	done
-	sleep 0.5
 	cat "$IOT/$disk/inflight" > "$out/inflight"
 	n=$(iot_stat $disk inflight)
 	sed 's/^/# /' "$out/inflight"
