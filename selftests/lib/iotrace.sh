@@ -119,7 +119,8 @@ settle() {
 }
 
 # nullb_create NAME [KEY=VALUE...] - create and power on a configfs null_blk
-# device; prints the block device name (the NAME given, e.g. nullb1).
+# device; prints the disk name (NAME, or nullb<index> on kernels that do not
+# name configfs disks after their directory): disk=$(nullb_create nb1 ...).
 # Keys are configfs attributes: size (MiB), blocksize, irqmode,
 # completion_nsec, submit_queues, hw_queue_depth, memory_backed, ...
 nullb_create() {
@@ -136,8 +137,17 @@ nullb_create() {
 		echo "$val" > "$dir/$key" || die "null_blk $name: cannot set $key=$val"
 	done
 	echo 1 > "$dir/power" || die "null_blk $name: cannot power on"
-	wait_for "/dev/$name" 10 || die "null_blk $name: /dev/$name did not appear"
-	echo "$name"
+	# Kernels name the disk after the configfs directory, or nullb<index>.
+	local idx tries=100
+	idx=$(cat "$dir/index" 2> /dev/null)
+	while :; do
+		[ -e "/sys/block/$name" ] && { echo "$name"; break; }
+		[ -n "$idx" ] && [ -e "/sys/block/nullb$idx" ] && { echo "nullb$idx"; break; }
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || die "null_blk $name: no disk appeared"
+		sleep 0.1
+	done
+	settle
 }
 
 # nullb_destroy NAME - power off and remove a configfs null_blk device.
