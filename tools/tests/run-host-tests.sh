@@ -137,6 +137,14 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	"$BIN" stats "$T/rec2.trace" > "$T/out" 2>> "$T/err"
 	grep -q 'nullb0' "$T/out" && grep -q 'sda' "$T/out"
 	result $? "record_two_disks_size_limit$SFX" "$T/err"
+	"$BIN" stats --interval 0.05 --count 3 nullb0 > "$T/out" 2> "$T/err"
+	[ $? = 0 ] && [ "$(grep -c '^ *[0-9.]* - ' "$T/out")" = 3 ] &&
+		head -1 "$T/out" | grep -q 'P99_US'
+	result $? "stats_interval_three_reports$SFX" "$T/out"
+	"$BIN" stats --interval 0.05 --count 2 -o json nullb0 > "$T/out" 2> "$T/err"
+	[ $? = 0 ] && python3 -c 'import json, sys
+for l in open(sys.argv[1]): json.loads(l)' "$T/out" && [ "$(wc -l < "$T/out")" = 2 ]
+	result $? "stats_interval_json$SFX" "$T/out"
 	: > "$T/dfs/nullb0/enable"
 	"$BIN" enable nullb0 && [ "$(cat "$T/dfs/nullb0/enable")" = 1 ]
 	result $? "enable_writes_1$SFX"
