@@ -166,7 +166,7 @@ static void bench_record(double rate, uint32_t part_records)
 	pthread_t t;
 	size_t len;
 	FILE *fp = fopen("/dev/null", "wb");
-	double t0, t1;
+	double t0, t1, cpu0, cpu;
 
 	w.ring = synth_ring_new(1, part_records, 128, "bench0", &len);
 	if (!w.ring || !fp || iot_ring_init(&ring, w.ring, len, err,
@@ -175,15 +175,18 @@ static void bench_record(double rate, uint32_t part_records)
 	iot_ring_disk(&ring, &d);
 	t0 = now_s();
 	pthread_create(&t, NULL, writer, &w);
+	cpu0 = iot_now(CLOCK_THREAD_CPUTIME_ID) / 1e9;
 	iot_record_rings(&ring, &d, 1, fp, &st, &c, err, sizeof(err));
+	cpu = iot_now(CLOCK_THREAD_CPUTIME_ID) / 1e9 - cpu0;
 	pthread_join(t, NULL);
 	t1 = now_s();
 	fclose(fp);
-	printf("record: writer %s%-9.0f rec/s, ring %u records: recorder wrote %.2f M rec/s, lost %llu of %llu (%.3f%%)\n",
+	printf("record: writer %s%-9.0f rec/s, ring %u records: recorder wrote %.2f M rec/s, lost %llu of %llu (%.3f%%); recorder CPU %.2f s = %.1f M rec per CPU-second\n",
 	       rate ? "at " : "unthrottled ", w.n / (t1 - t0), part_records,
 	       c.written / (t1 - t0) / 1e6, (unsigned long long)c.lost,
 	       (unsigned long long)c.recorded,
-	       c.recorded ? 100.0 * c.lost / c.recorded : 0);
+	       c.recorded ? 100.0 * c.lost / c.recorded : 0, cpu,
+	       cpu > 0 ? c.written / cpu / 1e6 : 0);
 	free(w.ring);
 }
 
@@ -192,7 +195,11 @@ int main(void)
 	const char *e = getenv("BENCH_RECORDS");
 	uint64_t n = e ? strtoull(e, NULL, 0) : 20000000;
 
-	printf("# figures from this machine, one core each; nothing is asserted\n");
+	double load[3] = { 0 };
+
+	getloadavg(load, 3);
+	printf("# figures from this machine (load average %.1f on %ld CPUs), one core each; nothing is asserted\n",
+	       load[0], sysconf(_SC_NPROCESSORS_ONLN));
 	bench_stats(n);
 	bench_record(500000, 65536);
 	bench_record(1000000, 65536);
