@@ -12,7 +12,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
 require_cmd sg_raw python3
-ktap_header 7
+ktap_header 9
 
 tmp=$(mktemp -d)
 load_iotrace
@@ -80,6 +80,26 @@ ktap_check "block read of the bad sector: CHECK CONDITION, MEDIUM ERROR, ASC 0x1
 	rec_match "$tmp/recs2" 'ctype == 2 and sector == 4660 and st == 0x110302 and rf & 2'
 ktap_check "sg_raw READ(10) of the bad sector: same status and sense" \
 	rec_match "$tmp/recs2" 'ctype == 2 and cmd == "28000000123400000100" and st == 0x110302'
+
+# A command the device never answers: scsi_debug opts=4 with every_nth=1
+# ignores every command.  SG_IO passthrough is not retried, so the request
+# completes from the error handler after its 3 s timeout.
+sdbg=/sys/bus/pseudo/drivers/scsi_debug
+echo 0 > $sdbg/opts || die "cannot reset scsi_debug opts"
+cmd_enable "$dbg"
+echo 1 > $sdbg/every_nth && echo 4 > $sdbg/opts ||
+	die "cannot make scsi_debug ignore commands"
+sg_raw -t 3 /dev/$dbg 00 00 00 00 00 00 > "$tmp/to" 2>&1
+torc=$?
+echo 0 > $sdbg/opts
+echo 0 > $sdbg/every_nth
+log "sg_raw to the silent device (rc $torc): $(tr '\n' ' ' < "$tmp/to")"
+cmd_disable "$dbg"
+cmd_dump "$dbg" > "$tmp/recs3" || die "cannot decode the ring of $dbg"
+ktap_check "TEST UNIT READY to a silent device: sg_raw reports DID_TIME_OUT" \
+	sh -c "[ $torc -ne 0 ] && grep -q DID_TIME_OUT '$tmp/to'"
+ktap_check "its record is flagged TIMEOUT and ERROR" \
+	rec_match "$tmp/recs3" 'ctype == 2 and cmd == "000000000000" and rf & 0x6 == 0x6'
 unload_iotrace
 rmmod scsi_debug 2> /dev/null
 rm -rf "$tmp"
