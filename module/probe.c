@@ -156,7 +156,7 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 {
 	struct iotrace_disk *d;
 	struct iotrace_slot *s;
-	u64 now, start;
+	u64 now, start, queue = 0;
 	u16 rflags = 0;
 	u8 retries = 0;
 
@@ -175,18 +175,15 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	}
 	start = rq->start_time_ns;
 	if (start && start <= now) {
-		u64 q = now - start;
-
+		queue = now - start;
 		rflags |= IOTRACE_RF_QUEUE_VALID;
-		if (q > U32_MAX) {
-			q = U32_MAX;
+		if (queue > U32_MAX) {
+			queue = U32_MAX;
 			rflags |= IOTRACE_RF_QUEUE_SAT;
 		}
-		s->queue_ns = q;
-	} else {
-		s->queue_ns = 0;
 	}
 	iotrace_slot_begin(s);
+	s->queue_ns = queue;
 	s->issue_ns = now;
 	s->sector = blk_rq_pos(rq);
 	s->bytes = blk_rq_bytes(rq);
