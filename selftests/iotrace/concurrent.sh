@@ -20,7 +20,7 @@ load_iotrace buf_size=256K disks=$disk
 udevadm control --stop-exec-queue 2> /dev/null
 echo 1 > "$IOT/$disk/clear"
 before=$(blk_ios $disk)
-"$RINGCHECK" watch "$IOT/$disk/ring" $((secs + 2)) > "$out/watch" &
+"$RINGCHECK" watch "$IOT/$disk/ring" "$out/stop" > "$out/watch" &
 watcher=$!
 for cpu in 0 1; do
 	fio --name=j$cpu --filename=/dev/$disk --direct=1 --ioengine=libaio \
@@ -37,6 +37,7 @@ for i in 1 2 3 4 5; do
 	cat "$IOT/$disk/stats" > /dev/null || inflight_ok=0
 done
 wait $fios
+touch "$out/stop"
 wait $watcher
 wrc=$?
 after=$(blk_ios $disk)

@@ -5,7 +5,8 @@
  *   ringcheck check RING        quiesced ring: every record head-N..head-1
  *                               of every part present, intact, contiguous
  *   ringcheck dump RING         print "OP SECTOR BYTES" per intact record
- *   ringcheck watch RING SECS   copy and validate continuously while I/O runs
+ *   ringcheck watch RING FILE   copy and validate continuously until FILE
+ *                               exists (at most 600 s)
  *   ringcheck hold RING FILE    map, wait until FILE exists, re-validate the
  *                               mapping (the disk may be gone by then)
  *   ringcheck rdonly RING       writable mappings are refused; read() == mmap
@@ -215,18 +216,18 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int do_watch(struct ring *r, double secs)
+static int do_watch(struct ring *r, const char *stop)
 {
 	uint64_t *last = calloc(r->h->nr_parts, sizeof(*last));
 	uint64_t good = 0, lost = 0, passes = 0, insane = 0, back = 0;
 	uint64_t gen = r->h->generation;
 	struct iotrace_record x;
-	double end = now_s() + secs;
+	double end = now_s() + 600;
 	uint32_t p;
 
 	if (!last)
 		return fail("out of memory");
-	while (now_s() < end) {
+	while (now_s() < end && access(stop, F_OK)) {
 		passes++;
 		if (__atomic_load_n(&r->h->generation, __ATOMIC_ACQUIRE) != gen)
 			return fail("generation changed during watch");
@@ -343,7 +344,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "dump"))
 		return do_check(&r, 1);
 	if (!strcmp(argv[1], "watch") && argc > 3)
-		return do_watch(&r, atof(argv[3]));
+		return do_watch(&r, argv[3]);
 	if (!strcmp(argv[1], "hold") && argc > 3)
 		return do_hold(&r, argv[3]);
 	if (!strcmp(argv[1], "rdonly"))
