@@ -12,11 +12,11 @@
 # (enabled or not for that disk).  Zero calls while idle, calls once a disk
 # is enabled, zero again after it is disabled.
 #
-# inflight: requests held by null_blk (irqmode=2, 15 s completion latency)
+# inflight: requests held by null_blk (irqmode=2, 8 s completion latency)
 # are listed in <disk>/inflight, oldest first, with the sectors in the order
 # they were issued; once they complete the list is empty and every record's
 # latency is at least null_blk's configured completion time.
-# VM-TIMEOUT: 300
+# VM-TIMEOUT: 400
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 ktap_header
@@ -105,13 +105,15 @@ idle() {
 # ---- inflight ----------------------------------------------------
 inflight() {
 	out=$(mktemp -d)
-	lat=15000000000
-	nullb_mod nr_devices=1 irqmode=2 completion_nsec=$lat submit_queues=1
+	lat=8000000000
+	# No udev probing of a disk this slow: events wait until it is gone.
+	udevadm control --stop-exec-queue 2> /dev/null
+	rmmod null_blk 2> /dev/null
+	modprobe null_blk nr_devices=1 irqmode=2 completion_nsec=$lat \
+		submit_queues=1 || die "modprobe null_blk failed"
 	disk=nullb0
 	quiet_disk $disk
 	load_iotrace disks=$disk
-	udevadm control --stop-exec-queue 2> /dev/null
-	echo 1 > "$IOT/$disk/clear"
 	pids=
 	for blk in 1000 20 300 4; do
 		dd if=/dev/$disk of=/dev/null bs=4k count=1 skip=$blk iflag=direct \
@@ -138,7 +140,6 @@ inflight() {
 		"$(awk 'NR > 1 { printf "%s/%s ", $3, $5 }' "$out/inflight")" = \
 		"READ/4096 READ/4096 READ/4096 READ/4096 "
 	wait $pids
-	udevadm control --start-exec-queue 2> /dev/null
 	ktap_check "nothing in flight afterwards" test "$(iot_stat $disk inflight)" = 0
 	awk -v lat=$lat 'NR > 1 && $4 == "READ" { n++; if ($2 < lat) bad++ }
 		END { print n + 0, bad + 0 }' "$IOT/$disk/trace" > "$out/lat"
@@ -146,6 +147,8 @@ inflight() {
 	ktap_check "every read's latency >= null_blk completion_nsec" \
 		test "$(cat "$out/lat")" = "4 0"
 	unload_iotrace
+	rmmod null_blk
+	udevadm control --start-exec-queue 2> /dev/null
 	rm -rf "$out"
 }
 
