@@ -26,6 +26,7 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  * @duration: record duration in seconds (0 = until SIGINT).
  * @size: record size limit in bytes (0 = none).
  * @poll_ms: record polling period.
+ * @realtime: show trace-file times as UTC wall-clock time.
  */
 struct iot_opts {
 	enum iot_fmt fmt;
@@ -39,6 +40,7 @@ struct iot_opts {
 	double duration;
 	uint64_t size;
 	unsigned int poll_ms;
+	int realtime;
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);

@@ -70,6 +70,7 @@ static void usage(FILE *fp)
 		"      --sector A-B     only requests starting in sectors [A, B)\n"
 		"      --from T --to T  only requests completed in [T, T) seconds (TIME_S column)\n"
 		"      --disk NAME      only this disk of a multi-disk trace file\n"
+		"      --realtime       show: trace-file times as UTC (from the file's clock anchor)\n"
 		"      --interval S     stats: report every S seconds (live disks)\n"
 		"      --count N        stats: stop after N reports\n"
 		"      --duration S     record: stop after S seconds\n"
@@ -170,6 +171,7 @@ static int parse_ops(struct iot_opts *o, const char *s)
 enum {
 	OPT_OP = 256, OPT_STATUS, OPT_LAT, OPT_SECTOR, OPT_FROM, OPT_TO,
 	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
+	OPT_REALTIME,
 };
 
 static const struct option long_opts[] = {
@@ -188,6 +190,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "poll-ms", required_argument, NULL, OPT_POLL },
+	{ "realtime", no_argument, NULL, OPT_REALTIME },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -313,6 +316,9 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case OPT_REALTIME:
+			o.realtime = 1;
 			break;
 		case OPT_POLL:
 			if (parse_u64(optarg, &v, 0) || !v || v > 10000) {

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cmd.h"
 
@@ -128,8 +129,10 @@ static void print_normal(const struct show_ctx *c, int multi)
 {
 	size_t i;
 
-	printf("%-17s %s%10s %9s %-14s %12s %8s %-10s %7s %4s %5s %-16s %s\n",
-	       "TIME_S", multi ? "DISK         " : "", "LAT_US", "Q_US", "OP",
+	printf("%-*s %s%10s %9s %-14s %12s %8s %-10s %7s %4s %5s %-16s %s\n",
+	       c->o->realtime && c->src->is_file ? 27 : 17,
+	       c->o->realtime && c->src->is_file ? "TIME_UTC" : "TIME_S",
+	       multi ? "DISK         " : "", "LAT_US", "Q_US", "OP",
 	       "SECTOR", "BYTES", "STATUS", "CPU", "HWQ", "TAG", "DEVSTATUS",
 	       "COMMAND");
 	for (i = 0; i < c->n; i++) {
@@ -145,10 +148,24 @@ static void print_normal(const struct show_ctx *c, int multi)
 		iot_decode_cmd(r, cmd, sizeof(cmd));
 		snprintf(cpu, sizeof(cpu), "%u>%u", r->issue_cpu,
 			 r->complete_cpu);
-		printf("%10llu.%06llu ",
-		       (unsigned long long)(r->complete_ns / 1000000000ull),
-		       (unsigned long long)(r->complete_ns % 1000000000ull) /
-		       1000);
+		if (c->o->realtime && c->src->is_file) {
+			const struct iotrace_file_hdr *h = &c->src->fi->hdr;
+			uint64_t t = r->complete_ns - h->anchor_mono_ns +
+				h->anchor_real_ns;
+			time_t sec = (time_t)(t / 1000000000ull);
+			struct tm tm;
+			char buf[32];
+
+			gmtime_r(&sec, &tm);
+			strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+			printf("%s.%06lluZ ", buf,
+			       (unsigned long long)(t % 1000000000ull) / 1000);
+		} else {
+			printf("%10llu.%06llu ",
+			       (unsigned long long)(r->complete_ns / 1000000000ull),
+			       (unsigned long long)(r->complete_ns % 1000000000ull) /
+			       1000);
+		}
 		if (multi)
 			printf("%-12s ", c->src->disks[c->v[i].disk].name);
 		printf("%10s %9s %-14s %12llu %8u %-10s %7s %4u %5u %-16s %s%s\n",
