@@ -6,8 +6,9 @@ KVERS ?= $(patsubst /lib/modules/%/build,%,$(wildcard /lib/modules/*/build))
 # make check filters: TESTS="smoke ring_overwrite" KERNELS="6.12.117+deb12-amd64"
 TESTS ?=
 KERNELS ?=
-# make vm-shell KVER=... (default: the newest installed kernel)
+# make vm-shell KVER=... DEVICES="nvme ahci" (default: newest kernel, no disks)
 KVER ?=
+DEVICES ?=
 
 all: module tools
 
@@ -35,7 +36,8 @@ demo: deps
 	$(CURDIR)/selftests/vm/demo
 
 vm-shell:
-	$(CURDIR)/selftests/vm/run-test --shell $(if $(KVER),--kernel $(KVER))
+	$(CURDIR)/selftests/vm/run-test --shell $(if $(KVER),--kernel $(KVER)) \
+		$(if $(DEVICES),--devices "$(DEVICES)")
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
