@@ -3,7 +3,7 @@
 # fail: a guest test that exits 1 must be reported as a failure.
 # VM-EXPECT: fail
 # VM-EXPECT-MATCH: ^test exited with 1$
-# VM-TIMEOUT: 120
+# VM-TIMEOUT: 300
 echo "TAP version 13"
 echo "1..1"
 echo "not ok 1 deliberate failure"

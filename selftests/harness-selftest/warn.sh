@@ -4,7 +4,7 @@
 # failure. Loads warn_on_load.ko (kmod/), whose init calls WARN().
 # VM-EXPECT: fail
 # VM-EXPECT-MATCH: kernel log: WARNING:
-# VM-TIMEOUT: 120
+# VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 
 ko=$IOTRACE_SRC/build/$KVER/harness-selftest/warn_on_load.ko

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # smoke: iotrace.ko loads, shows up in sysfs and unloads.
-# VM-TIMEOUT: 120
+# VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 
 ktap_header 3
