@@ -39,6 +39,9 @@ static int iotrace_ring_open(struct inode *inode, struct file *file)
 		return ret;
 	d = inode->i_private;
 	kref_get(&d->kref);
+	/* counted before d->ring is read: see iotrace_nl_resize() */
+	atomic_inc(&d->ring_opens);
+	smp_mb__after_atomic();
 	debugfs_file_put(dentry);
 	file->private_data = d;
 	return 0;
@@ -46,37 +49,56 @@ static int iotrace_ring_open(struct inode *inode, struct file *file)
 
 static int iotrace_ring_release(struct inode *inode, struct file *file)
 {
-	iotrace_disk_put(file->private_data);
+	struct iotrace_disk *d = file->private_data;
+
+	atomic_dec(&d->ring_opens);
+	iotrace_disk_put(d);
 	return 0;
+}
+
+/*
+ * A resize may replace d->ring at any time; a ring replaced while this
+ * file is open stays allocated until the disk is released, and its size
+ * is in its own header.
+ */
+static void *iotrace_ring_get(struct iotrace_disk *d, size_t *size)
+{
+	void *ring = READ_ONCE(d->ring);
+
+	*size = ((struct iotrace_ring_hdr *)ring)->ring_size;
+	return ring;
 }
 
 static ssize_t iotrace_ring_read(struct file *file, char __user *buf,
 				 size_t count, loff_t *ppos)
 {
-	struct iotrace_disk *d = file->private_data;
+	size_t size;
+	void *ring = iotrace_ring_get(file->private_data, &size);
 
-	return simple_read_from_buffer(buf, count, ppos, d->ring, d->ring_size);
+	return simple_read_from_buffer(buf, count, ppos, ring, size);
 }
 
 static loff_t iotrace_ring_llseek(struct file *file, loff_t off, int whence)
 {
-	struct iotrace_disk *d = file->private_data;
+	size_t size;
 
-	return fixed_size_llseek(file, off, whence, d->ring_size);
+	iotrace_ring_get(file->private_data, &size);
+	return fixed_size_llseek(file, off, whence, size);
 }
 
 static int iotrace_ring_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct iotrace_disk *d = file->private_data;
 	unsigned long size = vma->vm_end - vma->vm_start;
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	size_t ring_size;
+	void *ring = iotrace_ring_get(file->private_data, &ring_size);
 
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
-	if (off >= d->ring_size || size > d->ring_size - off)
+	if (off >= ring_size || size > ring_size - off)
 		return -EINVAL;
 	iotrace_vma_make_ro(vma);
-	return remap_vmalloc_range(vma, d->ring, vma->vm_pgoff);
+	return remap_vmalloc_range(vma, ring, vma->vm_pgoff);
 }
 
 static const struct file_operations iotrace_ring_fops = {
@@ -95,12 +117,16 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 	struct iotrace_disk *d = m->private;
 	struct iotrace_counts c;
 
+	/* the ring does not change under a resize while the mutex is held */
+	mutex_lock(&iotrace_mutex);
 	iotrace_ring_counts(d, &c);
 	seq_printf(m, "recorded: %llu\n", c.recorded);
 	seq_printf(m, "present: %llu\n", c.present);
 	seq_printf(m, "overwritten: %llu\n", c.overwritten);
 	seq_printf(m, "dropped: %llu\n", c.dropped);
-	seq_printf(m, "completed: %llu\n", c.recorded + c.dropped);
+	seq_printf(m, "filtered: %llu\n", c.filtered);
+	seq_printf(m, "completed: %llu\n",
+		   c.recorded + c.dropped + c.filtered);
 	seq_printf(m, "inflight: %llu\n", c.inflight);
 	seq_printf(m, "buf_size: %lu\n", d->buf_size);
 	seq_printf(m, "ring_size: %zu\n", d->ring_size);
@@ -110,6 +136,7 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "generation: %llu\n", READ_ONCE(d->hdr->generation));
 	seq_printf(m, "hw_queues: %u\n", d->nr_hwq);
 	seq_printf(m, "tags: %u\n", d->depth);
+	mutex_unlock(&iotrace_mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(iotrace_stats);
@@ -257,6 +284,8 @@ static void *iotrace_trace_start(struct seq_file *m, loff_t *pos)
 {
 	struct iotrace_trace_iter *it = m->private;
 
+	/* held until stop(): a resize cannot swap the ring under the walk */
+	mutex_lock(&iotrace_mutex);
 	if (*pos < it->pos || *pos == 0)
 		iotrace_trace_reset(it);
 	while (it->pos < *pos && !it->at_end)
@@ -275,6 +304,7 @@ static void *iotrace_trace_next(struct seq_file *m, void *v, loff_t *pos)
 
 static void iotrace_trace_stop(struct seq_file *m, void *v)
 {
+	mutex_unlock(&iotrace_mutex);
 }
 
 static void iotrace_flags_str(char *buf, u16 rf, u16 of)
@@ -349,7 +379,9 @@ static int iotrace_trace_open(struct inode *inode, struct file *file)
 		ret = -ENOMEM;
 		goto err;
 	}
+	mutex_lock(&iotrace_mutex);
 	iotrace_trace_reset(it);
+	mutex_unlock(&iotrace_mutex);
 	return 0;
 err:
 	kfree(it->next);

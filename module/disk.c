@@ -55,6 +55,7 @@ static void iotrace_disk_release(struct kref *kref)
 {
 	struct iotrace_disk *d = container_of(kref, struct iotrace_disk, kref);
 
+	iotrace_nl_release(d);
 	iotrace_ring_free(d);
 	kvfree(d->slots);
 	kfree(d);
@@ -72,7 +73,7 @@ static void iotrace_slots_wipe(struct iotrace_disk *d)
 }
 
 /* Stop the probes from touching @d and wait for those that do. */
-static void iotrace_disk_quiesce(struct iotrace_disk *d)
+void iotrace_disk_quiesce(struct iotrace_disk *d)
 {
 	WRITE_ONCE(d->active, false);
 	synchronize_rcu();
@@ -92,6 +93,8 @@ static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
 		if (ret)
 			return ret;
 		iotrace_slots_wipe(d);
+		/* the next overwrite is announced again */
+		WRITE_ONCE(d->nl_flags, 0);
 		d->hdr->enabled_ns = ktime_get_ns();
 		WRITE_ONCE(d->hdr->flags, d->hdr->flags | IOTRACE_RING_ENABLED);
 		d->enabled = true;
@@ -152,6 +155,7 @@ int iotrace_disk_clear(struct iotrace_disk *d)
 	was = d->active;
 	iotrace_disk_quiesce(d);
 	iotrace_ring_reset(d);
+	iotrace_nl_reset(d);
 	/* the reset ring visible before probes write again */
 	smp_store_release(&d->active, was);
 	mutex_unlock(&iotrace_mutex);
@@ -168,6 +172,9 @@ static int iotrace_disk_attach(struct gendisk *gd)
 	if (!d)
 		return -ENOMEM;
 	kref_init(&d->kref);
+	INIT_LIST_HEAD(&d->retired);
+	d->filter.ops = IOTRACE_FILTER_OPS_ALL;
+	d->filter.sector_max = U64_MAX;
 	d->gd = gd;
 	strscpy(d->name, gd->disk_name, sizeof(d->name));
 	ret = iotrace_ring_alloc(d, iotrace_buf_size);
@@ -200,6 +207,7 @@ static int iotrace_disk_attach(struct gendisk *gd)
 			pr_warn("iotrace: %s: not enabled: %d\n", d->name, ret);
 	}
 	mutex_unlock(&iotrace_mutex);
+	iotrace_nl_disk_event(d, true);
 	return 0;
 
 err_unlock:
@@ -241,6 +249,7 @@ static void iotrace_disk_detach(struct gendisk *gd)
 	mutex_unlock(&iotrace_mutex);
 	if (!found)
 		return;
+	iotrace_nl_disk_event(found, false);
 	/* Waits for file operations in progress; they take iotrace_mutex. */
 	iotrace_debugfs_remove_disk(found);
 	iotrace_disk_put(found);

@@ -12,6 +12,7 @@
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/blk-mq.h>
+#include <linux/atomic.h>
 #include <linux/iotrace.h>
 
 #define IOTRACE_DEF_BUF_SIZE	(4UL * SZ_1M)
@@ -76,6 +77,39 @@ struct iotrace_slot {
 } ____cacheline_aligned;
 
 /**
+ * struct iotrace_filter - which completed requests are recorded.
+ * @ops: IOTRACE_FILTER_OPS_ALL bits of the operations recorded.
+ * @min_bytes: smallest byte count recorded.
+ * @sector_min: first start sector recorded.
+ * @sector_max: last start sector recorded (inclusive).
+ *
+ * Changed only while the disk is quiesced (netlink.c).
+ */
+struct iotrace_filter {
+	u32	ops;
+	u32	min_bytes;
+	u64	sector_min;
+	u64	sector_max;
+};
+
+/**
+ * struct iotrace_totals - counters of rings a resize replaced since the
+ *	last clear, and completions held back while it swapped them.
+ * @recorded: records started.
+ * @overwritten: records lost to wrap-around.
+ * @dropped: completions not recorded (incl. those during a swap).
+ * @filtered: completions the filter left out.
+ * @resizes: rings replaced.
+ */
+struct iotrace_totals {
+	u64	recorded;
+	u64	overwritten;
+	u64	dropped;
+	u64	filtered;
+	u32	resizes;
+};
+
+/**
  * struct iotrace_disk - one traced whole disk and its ring.
  * @kref: the disk list, open ring files and mappings each hold one.
  * @hnode: in iotrace_disk_hash, keyed by @gd, RCU.
@@ -96,6 +130,16 @@ struct iotrace_slot {
  * @depth: tags per hardware queue covered by @slots.
  * @dir: debugfs directory of the disk.
  * @name: disk name.
+ * @filter_on: @filter is not "everything" (netlink.c).
+ * @paused: a ring swap is in progress: completions are counted in
+ *	@paused_drops (netlink.c).
+ * @filter: which requests are recorded.
+ * @totals: counters carried over ring swaps since the last clear.
+ * @paused_drops: per-CPU completions seen while @paused.
+ * @nl_flags: IOTRACE_NL_* bits (overflow event state).
+ * @ring_opens: open <disk>/ring files: a replaced ring is freed at once
+ *	only when there is none.
+ * @retired: replaced rings kept until the disk is released.
  */
 struct iotrace_disk {
 	struct kref		kref;
@@ -116,6 +160,15 @@ struct iotrace_disk {
 	u32			depth;
 	struct dentry		*dir;
 	char			name[IOTRACE_NAME_LEN];
+	/* netlink.c */
+	bool			filter_on;
+	bool			paused;
+	struct iotrace_filter	filter;
+	struct iotrace_totals	totals;
+	u64 __percpu		*paused_drops;
+	unsigned long		nl_flags;
+	atomic_t		ring_opens;
+	struct list_head	retired;
 };
 
 /**
@@ -124,6 +177,7 @@ struct iotrace_disk {
  * @overwritten: records lost to wrap-around.
  * @present: records the ring can still hold.
  * @dropped: completions that could not be recorded.
+ * @filtered: completions the filter left out.
  * @inflight: requests issued and not completed, per the slot table.
  */
 struct iotrace_counts {
@@ -131,6 +185,7 @@ struct iotrace_counts {
 	u64 overwritten;
 	u64 present;
 	u64 dropped;
+	u64 filtered;
 	u64 inflight;
 };
 
@@ -180,6 +235,7 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 struct iotrace_disk *iotrace_disk_lookup(struct gendisk *gd);
 int iotrace_disk_set_enabled(struct iotrace_disk *d, bool on);
 int iotrace_disk_clear(struct iotrace_disk *d);
+void iotrace_disk_quiesce(struct iotrace_disk *d);
 void iotrace_disk_put(struct iotrace_disk *d);
 int iotrace_disks_init(void);
 void iotrace_disks_exit(void);
@@ -192,5 +248,17 @@ int iotrace_debugfs_init(void);
 void iotrace_debugfs_exit(void);
 int iotrace_debugfs_add_disk(struct iotrace_disk *d);
 void iotrace_debugfs_remove_disk(struct iotrace_disk *d);
+
+/* netlink.c: control over generic netlink, events */
+#define IOTRACE_NL_OVERFLOW	0	/* nl_flags: overwrote since reset */
+#define IOTRACE_NL_OVF_SENT	1	/* nl_flags: overflow announced */
+int iotrace_netlink_init(void);
+void iotrace_netlink_exit(void);
+void iotrace_nl_disk_event(struct iotrace_disk *d, bool added);
+void iotrace_nl_note_overflow(struct iotrace_disk *d);
+void iotrace_nl_reset(struct iotrace_disk *d);
+void iotrace_nl_release(struct iotrace_disk *d);
+bool iotrace_filter_pass(const struct iotrace_filter *f, u8 op, u64 sector,
+			 u32 bytes);
 
 #endif /* _IOTRACE_INTERNAL_H */

@@ -174,9 +174,12 @@ static int __init iotrace_init(void)
 	ret = iotrace_debugfs_init();
 	if (ret)
 		return ret;
-	ret = iotrace_disks_init();
+	ret = iotrace_netlink_init();
 	if (ret)
 		goto err_debugfs;
+	ret = iotrace_disks_init();
+	if (ret)
+		goto err_netlink;
 	ret = iotrace_disks_check_selection();
 	if (ret)
 		goto err_disks;
@@ -187,6 +190,8 @@ static int __init iotrace_init(void)
 
 err_disks:
 	iotrace_disks_exit();
+err_netlink:
+	iotrace_netlink_exit();
 err_debugfs:
 	iotrace_debugfs_exit();
 	return ret;
@@ -196,6 +201,7 @@ static void __exit iotrace_exit(void)
 {
 	iotrace_cmd_detach();
 	iotrace_disks_exit();
+	iotrace_netlink_exit();
 	iotrace_debugfs_exit();
 }
 

@@ -223,6 +223,27 @@ out:
 	rcu_read_unlock();
 }
 
+/* The request is done: nothing of it may be seen by the next one. */
+static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
+{
+	bool own;
+
+	if (!s)
+		return;
+	own = READ_ONCE(s->rq) == rq;
+	if (!own && READ_ONCE(s->cmd_rq) != rq &&
+	    READ_ONCE(s->status_rq) != rq)
+		return;
+	iotrace_slot_begin(s);
+	if (own)
+		WRITE_ONCE(s->rq, NULL);
+	if (READ_ONCE(s->cmd_rq) == rq)
+		WRITE_ONCE(s->cmd_rq, NULL);
+	if (READ_ONCE(s->status_rq) == rq)
+		WRITE_ONCE(s->status_rq, NULL);
+	iotrace_slot_end(s);
+}
+
 /* Fill @r from @rq and its slot @s (may be NULL), consuming the slot. */
 static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 			 struct iotrace_slot *s, blk_status_t error, u32 cpu)
@@ -287,19 +308,17 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 	if (blk_rq_is_passthrough(rq))
 		rflags |= IOTRACE_RF_PASSTHRU;
 	r->rflags = rflags;
+	iotrace_slot_release(s, rq);
+}
 
-	/* The request is done: nothing of it may be seen by the next one. */
-	if (s && (own || READ_ONCE(s->cmd_rq) == rq ||
-		  READ_ONCE(s->status_rq) == rq)) {
-		iotrace_slot_begin(s);
-		if (own)
-			WRITE_ONCE(s->rq, NULL);
-		if (READ_ONCE(s->cmd_rq) == rq)
-			WRITE_ONCE(s->cmd_rq, NULL);
-		if (READ_ONCE(s->status_rq) == rq)
-			WRITE_ONCE(s->status_rq, NULL);
-		iotrace_slot_end(s);
-	}
+/*
+ * A completion that makes no record (filtered out, or held back while the
+ * ring is swapped): count it in the caller, free what it held in the slot.
+ */
+static void iotrace_complete_unrecorded(struct iotrace_disk *d,
+					struct request *rq)
+{
+	iotrace_slot_release(iotrace_slot_of(d, rq), rq);
 }
 
 static void iotrace_probe_complete(void *data, struct request *rq,
@@ -315,15 +334,33 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	if (nr_bytes < blk_rq_bytes(rq))
 		return;
 	rcu_read_lock();
-	d = iotrace_rq_disk(rq);
+	d = rq->q->disk ? iotrace_disk_lookup(rq->q->disk) : NULL;
 	if (!d)
 		goto out;
+	/* pairs with the store-release that set the disk active */
+	if (!smp_load_acquire(&d->active)) {
+		/* pairs with the store-release of paused (ring swap) */
+		if (unlikely(smp_load_acquire(&d->paused))) {
+			this_cpu_inc(*d->paused_drops);
+			iotrace_complete_unrecorded(d, rq);
+		}
+		goto out;
+	}
 	cpu = smp_processor_id();
 	if (unlikely(cpu >= d->nr_parts))
 		goto out;
 	ph = iotrace_part_hdr(d, cpu);
+	if (unlikely(d->filter_on) &&
+	    !iotrace_filter_pass(&d->filter, iotrace_op(rq), blk_rq_pos(rq),
+				 blk_rq_bytes(rq))) {
+		local64_inc((local64_t *)&ph->filtered);
+		iotrace_complete_unrecorded(d, rq);
+		goto out;
+	}
 	/* Reserve: IRQ-safe on this CPU, no LOCK prefix, no other writer. */
 	seq = local64_inc_return((local64_t *)&ph->head) - 1;
+	if (unlikely(seq == d->part_records))
+		iotrace_nl_note_overflow(d);
 	r = iotrace_part_rec(d, cpu, seq);
 	WRITE_ONCE(r->seq, IOTRACE_SEQ_BUSY);
 	/* BUSY visible before any byte of the body changes */

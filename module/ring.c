@@ -106,6 +106,7 @@ void iotrace_ring_reset(struct iotrace_disk *d)
 		}
 		WRITE_ONCE(ph->head, 0);
 		WRITE_ONCE(ph->dropped, 0);
+		WRITE_ONCE(ph->filtered, 0);
 		cond_resched();
 	}
 	/* heads and counters reset before readers see the new generation */
@@ -215,6 +216,7 @@ void iotrace_ring_counts(struct iotrace_disk *d, struct iotrace_counts *c)
 		if (head > d->part_records)
 			c->overwritten += head - d->part_records;
 		c->dropped += READ_ONCE(ph->dropped);
+		c->filtered += READ_ONCE(ph->filtered);
 	}
 	c->present = c->recorded - c->overwritten;
 	if (!d->slots)

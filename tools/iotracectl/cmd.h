@@ -51,6 +51,14 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv);
 int cmd_enable(struct iot_opts *o, int argc, char **argv);
 int cmd_disable(struct iot_opts *o, int argc, char **argv);
 int cmd_clear(struct iot_opts *o, int argc, char **argv);
+/* netlink.c: control through the iotrace generic netlink family */
+int cmd_nl_enable(struct iot_opts *o, int argc, char **argv);
+int cmd_nl_disable(struct iot_opts *o, int argc, char **argv);
+int cmd_nl_clear(struct iot_opts *o, int argc, char **argv);
+int cmd_nl_resize(struct iot_opts *o, int argc, char **argv);
+int cmd_nl_filter(struct iot_opts *o, int argc, char **argv);
+int cmd_nl_state(struct iot_opts *o, int argc, char **argv);
+int cmd_nl_events(struct iot_opts *o, int argc, char **argv);
 
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r);
 void iot_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -43,9 +43,19 @@ static const struct iot_cmd cmds[] = {
 	{ "record", cmd_record, 0,
 	  "DISK... -o FILE [--duration S] [--size BYTES]",
 	  "stream live rings to a trace file" },
-	{ "enable", cmd_enable, 0, "DISK...", "start tracing" },
-	{ "disable", cmd_disable, 0, "DISK...", "stop tracing" },
-	{ "clear", cmd_clear, 0, "DISK...", "empty the ring" },
+	{ "enable", cmd_nl_enable, 0, "DISK...", "start tracing" },
+	{ "disable", cmd_nl_disable, 0, "DISK...", "stop tracing" },
+	{ "clear", cmd_nl_clear, 0, "DISK...", "empty the ring" },
+	{ "resize", cmd_nl_resize, 0, "DISK SIZE",
+	  "replace the ring by one of SIZE bytes, live (K, M, G)" },
+	{ "filter", cmd_nl_filter, 0,
+	  "DISK [ops=L] [sectors=A-B] [min-bytes=N]|off",
+	  "record only matching requests (kernel side)" },
+	{ "state", cmd_nl_state, F(FMT_NORMAL) | F(FMT_JSON), "[DISK...]",
+	  "kernel state and counters, totals over resizes (netlink)" },
+	{ "events", cmd_nl_events, F(FMT_NORMAL) | F(FMT_JSON),
+	  "[--count N] [--duration S]",
+	  "print disk added/removed and ring overflow events" },
 };
 
 static const char *const fmt_names[] = {

@@ -35,7 +35,7 @@
 /* "IOTR" little-endian */
 #define IOTRACE_RING_MAGIC	0x52544f49U
 #define IOTRACE_ABI_MAJOR	1
-#define IOTRACE_ABI_MINOR	0
+#define IOTRACE_ABI_MINOR	1
 
 #define IOTRACE_NAME_LEN	32
 #define IOTRACE_CMD_LEN		64
@@ -249,16 +249,19 @@ struct iotrace_ring_hdr {
  * @head: records ever started in this part (the next sequence number).
  *	Records head - part_records .. head - 1 may be present.
  * @dropped: requests completed while enabled that could not be recorded.
+ * @filtered: requests completed while enabled that the disk's filter left
+ *	out (ABI minor 1; zero before).
  * @reserved: zero.
  *
  * Overwritten records of a part: max(0, head - part_records).
- * For a disk: requests completed while enabled = sum(head) + sum(dropped),
- * and present = sum(head) - overwritten.
+ * For a disk: requests completed while enabled = sum(head) + sum(dropped)
+ * + sum(filtered), and present = sum(head) - overwritten.
  */
 struct iotrace_part_hdr {
 	__u64	head;
 	__u64	dropped;
-	__u64	reserved[6];
+	__u64	filtered;
+	__u64	reserved[5];
 };
 
 /*
@@ -424,5 +427,147 @@ struct iotrace_file_counts {
 	__u64	torn;
 	__u64	reserved;
 };
+
+/*
+ * ---------------------------------------------------------------------------
+ * Control: generic netlink family IOTRACE_GENL_NAME.
+ *
+ * Requests name a disk with IOTRACE_A_DISK_NAME.  IOTRACE_CMD_LIST without a
+ * name is a dump (one message per disk); with a name it answers for that
+ * disk.  Every other request changes state and needs CAP_SYS_ADMIN (and
+ * CAP_NET_ADMIN, which generic netlink checks first): EPERM otherwise.
+ * Attributes are validated strictly: an unknown attribute, a reply-only
+ * attribute in a request, a wrong length or a value out of range is
+ * refused with EINVAL (and an extended ack message) before anything
+ * changes.  A disk that does not exist is ENODEV.
+ *
+ * The multicast group IOTRACE_GENL_MCGRP carries IOTRACE_CMD_EVT_* messages
+ * with the disk's name, device number and, for an overflow, the counters.
+ * ---------------------------------------------------------------------------
+ */
+#define IOTRACE_GENL_NAME	"iotrace"
+#define IOTRACE_GENL_VERSION	1
+#define IOTRACE_GENL_MCGRP	"events"
+
+/**
+ * enum iotrace_genl_cmd - generic netlink commands of the iotrace family.
+ * @IOTRACE_CMD_UNSPEC: not a command.
+ * @IOTRACE_CMD_LIST: disks and their state; a dump, or one disk when
+ *	IOTRACE_A_DISK_NAME is given.  Reply: the disk attributes.
+ * @IOTRACE_CMD_ENABLE: start tracing IOTRACE_A_DISK_NAME.
+ * @IOTRACE_CMD_DISABLE: stop tracing IOTRACE_A_DISK_NAME.
+ * @IOTRACE_CMD_CLEAR: empty the ring of IOTRACE_A_DISK_NAME (the same code
+ *	path as debugfs <disk>/clear); the generation moves on and the totals
+ *	start again from zero.
+ * @IOTRACE_CMD_RESIZE: replace the ring of IOTRACE_A_DISK_NAME by one of
+ *	IOTRACE_A_BUF_SIZE bytes, live.  The old ring is marked
+ *	IOTRACE_RING_DETACHED (existing mappings stay valid and final), the
+ *	new ring starts empty with a higher generation, and the counters of
+ *	the old ring are carried into the IOTRACE_A_TOTAL_* attributes.
+ * @IOTRACE_CMD_SET_FILTER: replace the filter of IOTRACE_A_DISK_NAME by the
+ *	IOTRACE_A_FILTER_* attributes given (absent ones pass everything).
+ * @IOTRACE_CMD_EVT_DISK_ADDED: event: a disk was attached.
+ * @IOTRACE_CMD_EVT_DISK_REMOVED: event: a disk was detached.
+ * @IOTRACE_CMD_EVT_OVERFLOW: event: the ring of a disk overwrote its first
+ *	record since tracing was enabled, cleared or resized.
+ * @__IOTRACE_CMD_MAX: number of commands.
+ */
+enum iotrace_genl_cmd {
+	IOTRACE_CMD_UNSPEC,
+	IOTRACE_CMD_LIST,
+	IOTRACE_CMD_ENABLE,
+	IOTRACE_CMD_DISABLE,
+	IOTRACE_CMD_CLEAR,
+	IOTRACE_CMD_RESIZE,
+	IOTRACE_CMD_SET_FILTER,
+	IOTRACE_CMD_EVT_DISK_ADDED,
+	IOTRACE_CMD_EVT_DISK_REMOVED,
+	IOTRACE_CMD_EVT_OVERFLOW,
+	__IOTRACE_CMD_MAX,
+};
+
+#define IOTRACE_CMD_MAX	(__IOTRACE_CMD_MAX - 1)
+
+/* IOTRACE_A_FILTER_OPS: bit (1 << enum iotrace_op) for ops 0..30. */
+#define IOTRACE_FILTER_OP_OTHER	(1U << 31)  /* IOTRACE_OP_UNKNOWN */
+#define IOTRACE_FILTER_OPS_ALL	(((1U << (IOTRACE_OP_DRV_OUT + 1)) - 1) | \
+				 IOTRACE_FILTER_OP_OTHER)
+
+/**
+ * enum iotrace_genl_attr - attributes of the iotrace family.
+ * @IOTRACE_A_UNSPEC: not an attribute.
+ * @IOTRACE_A_PAD: padding for 64-bit attributes; refused in requests.
+ * @IOTRACE_A_DISK_NAME: string, disk name (at most IOTRACE_NAME_LEN - 1
+ *	characters, NUL-terminated).  Requests and replies.
+ * @IOTRACE_A_DEV_MAJOR: u32, reply only.
+ * @IOTRACE_A_DEV_MINOR: u32, reply only.
+ * @IOTRACE_A_ENABLED: u8, 0 or 1, reply only.
+ * @IOTRACE_A_BUF_SIZE: u64, bytes allowed for the ring.  RESIZE request
+ *	(65536 .. 1 GiB and at least a page per part, else EINVAL), replies.
+ * @IOTRACE_A_RING_SIZE: u64, bytes of the ring mapping, reply only.
+ * @IOTRACE_A_NR_PARTS: u32, reply only.
+ * @IOTRACE_A_PART_RECORDS: u32, reply only.
+ * @IOTRACE_A_GENERATION: u64, ring generation, reply only.
+ * @IOTRACE_A_RECORDED: u64, records started in the current ring.
+ * @IOTRACE_A_PRESENT: u64, records the current ring still holds.
+ * @IOTRACE_A_OVERWRITTEN: u64, records lost to wrap-around (current ring).
+ * @IOTRACE_A_DROPPED: u64, completions not recorded (current ring).
+ * @IOTRACE_A_FILTERED: u64, completions the filter left out (current ring).
+ * @IOTRACE_A_INFLIGHT: u64, requests in flight.
+ * @IOTRACE_A_TOTAL_COMPLETED: u64, requests completed while enabled since
+ *	the last clear, over every ring a resize replaced and the current
+ *	one: TOTAL_COMPLETED = TOTAL_RECORDED + TOTAL_DROPPED +
+ *	TOTAL_FILTERED, TOTAL_RECORDED = PRESENT + TOTAL_OVERWRITTEN +
+ *	(records of replaced rings still present there).
+ * @IOTRACE_A_TOTAL_RECORDED: u64, see above.
+ * @IOTRACE_A_TOTAL_OVERWRITTEN: u64, see above.
+ * @IOTRACE_A_TOTAL_DROPPED: u64, see above.
+ * @IOTRACE_A_TOTAL_FILTERED: u64, see above.
+ * @IOTRACE_A_RESIZES: u32, rings replaced since the last clear.
+ * @IOTRACE_A_FILTER_OPS: u32, operations recorded: IOTRACE_FILTER_OPS_ALL
+ *	bits only.  Request (SET_FILTER) and reply.
+ * @IOTRACE_A_FILTER_SECTOR_MIN: u64, first sector recorded (request, reply).
+ * @IOTRACE_A_FILTER_SECTOR_MAX: u64, last sector recorded, inclusive;
+ *	below IOTRACE_A_FILTER_SECTOR_MIN is EINVAL.
+ * @IOTRACE_A_FILTER_MIN_BYTES: u32, smallest request recorded, bytes
+ *	(at most 1 GiB).
+ * @__IOTRACE_A_MAX: number of attributes.
+ *
+ * A request passes the filter when its operation is in the mask, its start
+ * sector in [SECTOR_MIN, SECTOR_MAX] and its byte count at least MIN_BYTES
+ * (a flush of 0 bytes only passes with MIN_BYTES 0).
+ */
+enum iotrace_genl_attr {
+	IOTRACE_A_UNSPEC,
+	IOTRACE_A_PAD,
+	IOTRACE_A_DISK_NAME,
+	IOTRACE_A_DEV_MAJOR,
+	IOTRACE_A_DEV_MINOR,
+	IOTRACE_A_ENABLED,
+	IOTRACE_A_BUF_SIZE,
+	IOTRACE_A_RING_SIZE,
+	IOTRACE_A_NR_PARTS,
+	IOTRACE_A_PART_RECORDS,
+	IOTRACE_A_GENERATION,
+	IOTRACE_A_RECORDED,
+	IOTRACE_A_PRESENT,
+	IOTRACE_A_OVERWRITTEN,
+	IOTRACE_A_DROPPED,
+	IOTRACE_A_FILTERED,
+	IOTRACE_A_INFLIGHT,
+	IOTRACE_A_TOTAL_COMPLETED,
+	IOTRACE_A_TOTAL_RECORDED,
+	IOTRACE_A_TOTAL_OVERWRITTEN,
+	IOTRACE_A_TOTAL_DROPPED,
+	IOTRACE_A_TOTAL_FILTERED,
+	IOTRACE_A_RESIZES,
+	IOTRACE_A_FILTER_OPS,
+	IOTRACE_A_FILTER_SECTOR_MIN,
+	IOTRACE_A_FILTER_SECTOR_MAX,
+	IOTRACE_A_FILTER_MIN_BYTES,
+	__IOTRACE_A_MAX,
+};
+
+#define IOTRACE_A_MAX	(__IOTRACE_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_IOTRACE_H */

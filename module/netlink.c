@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotrace - control over the generic netlink family "iotrace": list,
+ * enable, disable, clear, resize, filters, and the "events" multicast
+ * group (disk added, disk removed, ring overflow).
+ *
+ * Enable, disable and clear call the same functions as the debugfs files
+ * (disk.c).  Resize and filter changes pause the disk the way clear does:
+ * d->active goes false and an RCU grace period lets every probe leave the
+ * disk; while a resize swaps the ring, d->paused makes the completion probe
+ * count what it cannot record (per CPU), so nothing completed while
+ * enabled goes uncounted.
+ *
+ * Every request is validated against one strict family policy: unknown
+ * attributes, reply-only attributes, wrong lengths and out-of-range values
+ * are refused with -EINVAL before the handler runs.  Handlers check the
+ * remaining constraints before changing anything.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/capability.h>
+#include <linux/irq_work.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include "iotrace.h"
+
+/**
+ * struct iotrace_retired - a ring replaced by a resize while a reader had
+ *	<disk>/ring open; freed with the disk.
+ * @node: in iotrace_disk.retired.
+ * @ring: the vmalloc_user() area.
+ */
+struct iotrace_retired {
+	struct list_head	node;
+	void			*ring;
+};
+
+static struct genl_family iotrace_nl_family;
+
+/* Policies keep a non-const pointer to the range on 6.1. */
+static struct netlink_range_validation iotrace_nl_buf_range = {
+	.min	= IOTRACE_MIN_BUF_SIZE,
+	.max	= IOTRACE_MAX_BUF_SIZE,
+};
+
+static struct netlink_range_validation iotrace_nl_bytes_range = {
+	.min	= 0,
+	.max	= SZ_1G,
+};
+
+static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
+	[IOTRACE_A_PAD]			= { .type = NLA_REJECT },
+	[IOTRACE_A_DISK_NAME]		= { .type = NLA_NUL_STRING,
+					    .len = IOTRACE_NAME_LEN - 1 },
+	[IOTRACE_A_DEV_MAJOR]		= { .type = NLA_REJECT },
+	[IOTRACE_A_DEV_MINOR]		= { .type = NLA_REJECT },
+	[IOTRACE_A_ENABLED]		= { .type = NLA_REJECT },
+	[IOTRACE_A_BUF_SIZE]		=
+		NLA_POLICY_FULL_RANGE(NLA_U64, &iotrace_nl_buf_range),
+	[IOTRACE_A_RING_SIZE]		= { .type = NLA_REJECT },
+	[IOTRACE_A_NR_PARTS]		= { .type = NLA_REJECT },
+	[IOTRACE_A_PART_RECORDS]	= { .type = NLA_REJECT },
+	[IOTRACE_A_GENERATION]		= { .type = NLA_REJECT },
+	[IOTRACE_A_RECORDED]		= { .type = NLA_REJECT },
+	[IOTRACE_A_PRESENT]		= { .type = NLA_REJECT },
+	[IOTRACE_A_OVERWRITTEN]		= { .type = NLA_REJECT },
+	[IOTRACE_A_DROPPED]		= { .type = NLA_REJECT },
+	[IOTRACE_A_FILTERED]		= { .type = NLA_REJECT },
+	[IOTRACE_A_INFLIGHT]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TOTAL_COMPLETED]	= { .type = NLA_REJECT },
+	[IOTRACE_A_TOTAL_RECORDED]	= { .type = NLA_REJECT },
+	[IOTRACE_A_TOTAL_OVERWRITTEN]	= { .type = NLA_REJECT },
+	[IOTRACE_A_TOTAL_DROPPED]	= { .type = NLA_REJECT },
+	[IOTRACE_A_TOTAL_FILTERED]	= { .type = NLA_REJECT },
+	[IOTRACE_A_RESIZES]		= { .type = NLA_REJECT },
+	[IOTRACE_A_FILTER_OPS]		=
+		NLA_POLICY_MASK(NLA_U32, IOTRACE_FILTER_OPS_ALL),
+	[IOTRACE_A_FILTER_SECTOR_MIN]	= { .type = NLA_U64 },
+	[IOTRACE_A_FILTER_SECTOR_MAX]	= { .type = NLA_U64 },
+	[IOTRACE_A_FILTER_MIN_BYTES]	=
+		NLA_POLICY_FULL_RANGE(NLA_U32, &iotrace_nl_bytes_range),
+};
+
+/**
+ * iotrace_filter_pass() - does a completed request pass a disk's filter?
+ * @f: the filter.
+ * @op: enum iotrace_op of the request.
+ * @sector: its start sector.
+ * @bytes: its byte count.
+ *
+ * Context: the completion probe, any context.
+ * Return: true to record it.
+ */
+bool iotrace_filter_pass(const struct iotrace_filter *f, u8 op, u64 sector,
+			 u32 bytes)
+{
+	u32 bit = op <= IOTRACE_OP_DRV_OUT ? BIT(op) : IOTRACE_FILTER_OP_OTHER;
+
+	return (f->ops & bit) && sector >= f->sector_min &&
+		sector <= f->sector_max && bytes >= f->min_bytes;
+}
+
+/* ---- overflow events: probe -> irq_work -> work -> multicast ---------- */
+
+static void iotrace_nl_ovf_workfn(struct work_struct *work);
+static DECLARE_WORK(iotrace_nl_ovf_work, iotrace_nl_ovf_workfn);
+
+static void iotrace_nl_ovf_irq(struct irq_work *w)
+{
+	schedule_work(&iotrace_nl_ovf_work);
+}
+
+static struct irq_work iotrace_nl_ovf_irq_work;
+
+/**
+ * iotrace_nl_note_overflow() - the ring of @d overwrote a record.
+ * @d: the disk.
+ *
+ * Called by the completion probe when a part overwrites for the first
+ * time.  Only the first call after an enable, clear or resize does more
+ * than a test_bit(); the event is sent later from a work item.
+ *
+ * Context: any (the completion probe, possibly in hard IRQ).
+ */
+void iotrace_nl_note_overflow(struct iotrace_disk *d)
+{
+	if (test_bit(IOTRACE_NL_OVERFLOW, &d->nl_flags) ||
+	    test_and_set_bit(IOTRACE_NL_OVERFLOW, &d->nl_flags))
+		return;
+	irq_work_queue(&iotrace_nl_ovf_irq_work);
+}
+
+/**
+ * iotrace_nl_reset() - a clear: the totals and the overflow event start
+ *	again.
+ * @d: the disk, quiesced.
+ *
+ * Context: iotrace_mutex held.
+ */
+void iotrace_nl_reset(struct iotrace_disk *d)
+{
+	int cpu;
+
+	lockdep_assert_held(&iotrace_mutex);
+	memset(&d->totals, 0, sizeof(d->totals));
+	if (d->paused_drops)
+		for_each_possible_cpu(cpu) {
+			u64 *n = per_cpu_ptr(d->paused_drops, cpu);
+
+			*n = 0;
+		}
+	WRITE_ONCE(d->nl_flags, 0);
+}
+
+/**
+ * iotrace_nl_release() - free what netlink.c added to a disk.
+ * @d: the disk, unreferenced.
+ */
+void iotrace_nl_release(struct iotrace_disk *d)
+{
+	struct iotrace_retired *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, &d->retired, node) {
+		list_del(&r->node);
+		vfree(r->ring);
+		kfree(r);
+	}
+	free_percpu(d->paused_drops);
+	d->paused_drops = NULL;
+}
+
+/* Sum of the completions a resize held back. */
+static u64 iotrace_nl_paused_drops(struct iotrace_disk *d)
+{
+	u64 n = 0;
+	int cpu;
+
+	if (d->paused_drops)
+		for_each_possible_cpu(cpu)
+			n += READ_ONCE(*per_cpu_ptr(d->paused_drops, cpu));
+	return n;
+}
+
+/* ---- messages ---------------------------------------------------------- */
+
+static int iotrace_nl_put_u64(struct sk_buff *skb, int attr, u64 v)
+{
+	return nla_put_u64_64bit(skb, attr, v, IOTRACE_A_PAD);
+}
+
+/*
+ * The attributes of a disk.  @full adds the state and counters (list
+ * replies, overflow events); iotrace_mutex must then be held.
+ */
+static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
+			   u32 portid, u32 seq, int flags, u8 cmd, bool full)
+{
+	struct iotrace_counts c;
+	struct iotrace_totals *t = &d->totals;
+	u64 held, rec, ovw, drop, filt;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &iotrace_nl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, IOTRACE_A_DISK_NAME, d->name) ||
+	    nla_put_u32(skb, IOTRACE_A_DEV_MAJOR, d->hdr->dev_major) ||
+	    nla_put_u32(skb, IOTRACE_A_DEV_MINOR, d->hdr->dev_minor))
+		goto err;
+	if (!full)
+		goto done;
+	lockdep_assert_held(&iotrace_mutex);
+	iotrace_ring_counts(d, &c);
+	held = iotrace_nl_paused_drops(d);
+	rec = t->recorded + c.recorded;
+	ovw = t->overwritten + c.overwritten;
+	drop = t->dropped + held + c.dropped;
+	filt = t->filtered + c.filtered;
+	if (nla_put_u8(skb, IOTRACE_A_ENABLED, d->enabled) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_BUF_SIZE, d->buf_size) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_RING_SIZE, d->ring_size) ||
+	    nla_put_u32(skb, IOTRACE_A_NR_PARTS, d->nr_parts) ||
+	    nla_put_u32(skb, IOTRACE_A_PART_RECORDS, d->part_records) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_GENERATION,
+			       READ_ONCE(d->hdr->generation)) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_RECORDED, c.recorded) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_PRESENT, c.present) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_OVERWRITTEN, c.overwritten) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_DROPPED, c.dropped) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_FILTERED, c.filtered) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_INFLIGHT, c.inflight) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TOTAL_COMPLETED,
+			       rec + drop + filt) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TOTAL_RECORDED, rec) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TOTAL_OVERWRITTEN, ovw) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TOTAL_DROPPED, drop) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TOTAL_FILTERED, filt) ||
+	    nla_put_u32(skb, IOTRACE_A_RESIZES, t->resizes) ||
+	    nla_put_u32(skb, IOTRACE_A_FILTER_OPS, d->filter.ops) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_FILTER_SECTOR_MIN,
+			       d->filter.sector_min) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_FILTER_SECTOR_MAX,
+			       d->filter.sector_max) ||
+	    nla_put_u32(skb, IOTRACE_A_FILTER_MIN_BYTES, d->filter.min_bytes))
+		goto err;
+done:
+	genlmsg_end(skb, hdr);
+	return 0;
+err:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* Context: iotrace_mutex held (d->hdr cannot change under a resize). */
+static void iotrace_nl_send_event(struct iotrace_disk *d, u8 cmd, bool full)
+{
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&iotrace_mutex);
+	skb = genlmsg_new(full ? NLMSG_GOODSIZE : NLMSG_DEFAULT_SIZE,
+			  GFP_KERNEL);
+	if (!skb)
+		return;
+	if (iotrace_nl_fill(skb, d, 0, 0, 0, cmd, full)) {
+		nlmsg_free(skb);
+		return;
+	}
+	/* -ESRCH: nobody listens, which is fine. */
+	genlmsg_multicast(&iotrace_nl_family, skb, 0, 0, GFP_KERNEL);
+}
+
+/**
+ * iotrace_nl_disk_event() - announce a disk attached or detached.
+ * @d: the disk (referenced by the caller).
+ * @added: attached if true, else detached.
+ *
+ * Context: process, iotrace_mutex not held.
+ */
+void iotrace_nl_disk_event(struct iotrace_disk *d, bool added)
+{
+	mutex_lock(&iotrace_mutex);
+	iotrace_nl_send_event(d, added ? IOTRACE_CMD_EVT_DISK_ADDED :
+			      IOTRACE_CMD_EVT_DISK_REMOVED, false);
+	mutex_unlock(&iotrace_mutex);
+}
+
+static void iotrace_nl_ovf_workfn(struct work_struct *work)
+{
+	struct iotrace_disk *d;
+
+	mutex_lock(&iotrace_mutex);
+	list_for_each_entry(d, &iotrace_disks, node) {
+		if (!test_bit(IOTRACE_NL_OVERFLOW, &d->nl_flags) ||
+		    test_and_set_bit(IOTRACE_NL_OVF_SENT, &d->nl_flags))
+			continue;
+		iotrace_nl_send_event(d, IOTRACE_CMD_EVT_OVERFLOW, true);
+	}
+	mutex_unlock(&iotrace_mutex);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+/* Find the disk named in @info, referenced; NULL with the errno in @err. */
+static struct iotrace_disk *iotrace_nl_disk(struct genl_info *info, int *err)
+{
+	struct nlattr *a = info->attrs[IOTRACE_A_DISK_NAME];
+	struct iotrace_disk *d, *found = NULL;
+
+	if (!a) {
+		NL_SET_ERR_MSG(info->extack, "IOTRACE_A_DISK_NAME is required");
+		*err = -EINVAL;
+		return NULL;
+	}
+	mutex_lock(&iotrace_mutex);
+	list_for_each_entry(d, &iotrace_disks, node) {
+		if (!nla_strcmp(a, d->name)) {
+			found = d;
+			kref_get(&d->kref);
+			break;
+		}
+	}
+	mutex_unlock(&iotrace_mutex);
+	if (!found) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "no such traced disk");
+		*err = -ENODEV;
+	}
+	return found;
+}
+
+/* State changes need CAP_SYS_ADMIN (GENL_ADMIN_PERM checked CAP_NET_ADMIN). */
+static int iotrace_nl_admin(struct sk_buff *skb, struct genl_info *info)
+{
+	if (netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(info->extack, "changing iotrace state needs CAP_SYS_ADMIN");
+	return -EPERM;
+}
+
+static int iotrace_nl_list_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iotrace_disk *d;
+	struct sk_buff *msg;
+	int ret;
+
+	d = iotrace_nl_disk(info, &ret);
+	if (!d)
+		return ret;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	mutex_lock(&iotrace_mutex);
+	ret = iotrace_nl_fill(msg, d, info->snd_portid, info->snd_seq, 0,
+			      IOTRACE_CMD_LIST, true);
+	mutex_unlock(&iotrace_mutex);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	ret = genlmsg_reply(msg, info);
+out:
+	iotrace_disk_put(d);
+	return ret;
+}
+
+/* cb->args[0]: disks already sent. */
+static int iotrace_nl_list_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	struct iotrace_disk *d;
+	long i = 0, skip = cb->args[0];
+
+	mutex_lock(&iotrace_mutex);
+	list_for_each_entry(d, &iotrace_disks, node) {
+		if (i++ < skip)
+			continue;
+		if (iotrace_nl_fill(skb, d, NETLINK_CB(cb->skb).portid,
+				    cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				    IOTRACE_CMD_LIST, true)) {
+			i--;
+			break;
+		}
+	}
+	mutex_unlock(&iotrace_mutex);
+	cb->args[0] = i;
+	return skb->len;
+}
+
+static int iotrace_nl_enable(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iotrace_disk *d;
+	int ret;
+
+	ret = iotrace_nl_admin(skb, info);
+	if (ret)
+		return ret;
+	d = iotrace_nl_disk(info, &ret);
+	if (!d)
+		return ret;
+	ret = iotrace_disk_set_enabled(d, info->genlhdr->cmd ==
+				       IOTRACE_CMD_ENABLE);
+	iotrace_disk_put(d);
+	return ret;
+}
+
+static int iotrace_nl_clear(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iotrace_disk *d;
+	int ret;
+
+	ret = iotrace_nl_admin(skb, info);
+	if (ret)
+		return ret;
+	d = iotrace_nl_disk(info, &ret);
+	if (!d)
+		return ret;
+	ret = iotrace_disk_clear(d);
+	iotrace_disk_put(d);
+	return ret;
+}
+
+/**
+ * iotrace_nl_swap() - replace the ring of a paused disk by @tmp's.
+ * @d: the disk, quiesced and paused.
+ * @tmp: holds the new ring and its geometry.
+ * @ret_node: node to keep the old ring with, consumed if used.
+ *
+ * The old ring's counters go into the totals, it is marked detached (a
+ * reader that maps it sees that it is final), and it is freed at once
+ * unless a <disk>/ring file is open (its mapping or read() may still use
+ * it): then it lives until the disk is released.
+ */
+static void iotrace_nl_swap(struct iotrace_disk *d, struct iotrace_disk *tmp,
+			    struct iotrace_retired **ret_node)
+{
+	struct iotrace_ring_hdr *old = d->hdr;
+	struct iotrace_counts c;
+
+	iotrace_ring_counts(d, &c);
+	d->totals.recorded += c.recorded;
+	d->totals.overwritten += c.overwritten;
+	d->totals.dropped += c.dropped;
+	d->totals.filtered += c.filtered;
+	d->totals.resizes++;
+
+	tmp->hdr->logical_block_size = old->logical_block_size;
+	tmp->hdr->dev_major = old->dev_major;
+	tmp->hdr->dev_minor = old->dev_minor;
+	tmp->hdr->enabled_ns = old->enabled_ns;
+	tmp->hdr->flags = old->flags;
+	tmp->hdr->generation = old->generation + 1;
+
+	WRITE_ONCE(d->ring, tmp->ring);
+	d->hdr = tmp->hdr;
+	d->ring_size = tmp->ring_size;
+	d->buf_size = tmp->buf_size;
+	d->part_records = tmp->part_records;
+	d->nr_parts = tmp->nr_parts;
+	WRITE_ONCE(old->flags, old->flags | IOTRACE_RING_DETACHED);
+	WRITE_ONCE(d->nl_flags, 0);
+	/* new ring published before ring_opens is read; pairs with open */
+	smp_mb();
+	if (!atomic_read(&d->ring_opens)) {
+		vfree(old);
+		return;
+	}
+	(*ret_node)->ring = old;
+	list_add_tail(&(*ret_node)->node, &d->retired);
+	*ret_node = NULL;
+}
+
+static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[IOTRACE_A_BUF_SIZE];
+	struct iotrace_retired *node = NULL;
+	struct iotrace_disk *d, *tmp = NULL;
+	u64 data_offset, stride;
+	u32 recs;
+	bool was;
+	int ret;
+
+	ret = iotrace_nl_admin(skb, info);
+	if (ret)
+		return ret;
+	if (!a) {
+		NL_SET_ERR_MSG(info->extack, "IOTRACE_A_BUF_SIZE is required");
+		return -EINVAL;
+	}
+	if (iotrace_ring_geometry(nla_get_u64(a), &recs, &data_offset,
+				  &stride)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "too small for a page of records per part");
+		return -EINVAL;
+	}
+	d = iotrace_nl_disk(info, &ret);
+	if (!d)
+		return ret;
+	tmp = kzalloc(sizeof(*tmp), GFP_KERNEL);
+	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	if (!tmp || !node) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	strscpy(tmp->name, d->name, sizeof(tmp->name));
+	ret = iotrace_ring_alloc(tmp, nla_get_u64(a));
+	if (ret)
+		goto out;
+
+	mutex_lock(&iotrace_mutex);
+	if (!d->attached) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	if (!d->paused_drops) {
+		d->paused_drops = alloc_percpu(u64);
+		if (!d->paused_drops) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+	}
+	was = d->active;
+	if (was)
+		/* the counter exists before a probe may use it */
+		smp_store_release(&d->paused, true);
+	iotrace_disk_quiesce(d);
+	iotrace_nl_swap(d, tmp, &node);
+	tmp->ring = NULL;
+	/* the new ring visible before probes record again */
+	smp_store_release(&d->active, was);
+	if (was) {
+		/*
+		 * A probe that still saw the disk inactive counts the
+		 * completion as held back: wait for it before paused ends.
+		 */
+		synchronize_rcu();
+		WRITE_ONCE(d->paused, false);
+	}
+out_unlock:
+	mutex_unlock(&iotrace_mutex);
+out:
+	if (tmp)
+		vfree(tmp->ring);
+	kfree(tmp);
+	kfree(node);
+	iotrace_disk_put(d);
+	return ret;
+}
+
+static int iotrace_nl_set_filter(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iotrace_filter f = {
+		.ops		= IOTRACE_FILTER_OPS_ALL,
+		.sector_max	= U64_MAX,
+	};
+	struct nlattr **tb = info->attrs;
+	struct iotrace_disk *d;
+	bool was;
+	int ret;
+
+	ret = iotrace_nl_admin(skb, info);
+	if (ret)
+		return ret;
+	if (tb[IOTRACE_A_FILTER_OPS])
+		f.ops = nla_get_u32(tb[IOTRACE_A_FILTER_OPS]);
+	if (tb[IOTRACE_A_FILTER_SECTOR_MIN])
+		f.sector_min = nla_get_u64(tb[IOTRACE_A_FILTER_SECTOR_MIN]);
+	if (tb[IOTRACE_A_FILTER_SECTOR_MAX])
+		f.sector_max = nla_get_u64(tb[IOTRACE_A_FILTER_SECTOR_MAX]);
+	if (tb[IOTRACE_A_FILTER_MIN_BYTES])
+		f.min_bytes = nla_get_u32(tb[IOTRACE_A_FILTER_MIN_BYTES]);
+	if (f.sector_max < f.sector_min) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    tb[IOTRACE_A_FILTER_SECTOR_MAX],
+				    "sector range ends before it starts");
+		return -EINVAL;
+	}
+	if (!f.ops) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[IOTRACE_A_FILTER_OPS],
+				    "an empty operation mask records nothing");
+		return -EINVAL;
+	}
+	d = iotrace_nl_disk(info, &ret);
+	if (!d)
+		return ret;
+	mutex_lock(&iotrace_mutex);
+	if (!d->attached) {
+		ret = -ENODEV;
+		goto out;
+	}
+	was = d->active;
+	iotrace_disk_quiesce(d);
+	d->filter = f;
+	d->filter_on = f.ops != IOTRACE_FILTER_OPS_ALL || f.min_bytes ||
+		f.sector_min || f.sector_max != U64_MAX;
+	/* the filter visible before probes record again */
+	smp_store_release(&d->active, was);
+out:
+	mutex_unlock(&iotrace_mutex);
+	iotrace_disk_put(d);
+	return ret;
+}
+
+static const struct genl_small_ops iotrace_nl_ops[] = {
+	{
+		.cmd	= IOTRACE_CMD_LIST,
+		.doit	= iotrace_nl_list_doit,
+		.dumpit	= iotrace_nl_list_dumpit,
+	},
+	{
+		.cmd	= IOTRACE_CMD_ENABLE,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= iotrace_nl_enable,
+	},
+	{
+		.cmd	= IOTRACE_CMD_DISABLE,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= iotrace_nl_enable,
+	},
+	{
+		.cmd	= IOTRACE_CMD_CLEAR,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= iotrace_nl_clear,
+	},
+	{
+		.cmd	= IOTRACE_CMD_RESIZE,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= iotrace_nl_resize,
+	},
+	{
+		.cmd	= IOTRACE_CMD_SET_FILTER,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= iotrace_nl_set_filter,
+	},
+};
+
+static const struct genl_multicast_group iotrace_nl_mcgrps[] = {
+	{ .name = IOTRACE_GENL_MCGRP },
+};
+
+static struct genl_family iotrace_nl_family = {
+	.name		= IOTRACE_GENL_NAME,
+	.version	= IOTRACE_GENL_VERSION,
+	.maxattr	= IOTRACE_A_MAX,
+	.policy		= iotrace_nl_policy,
+	.module		= THIS_MODULE,
+	.small_ops	= iotrace_nl_ops,
+	.n_small_ops	= ARRAY_SIZE(iotrace_nl_ops),
+	/* every command: strict attributes, reserved header field zero */
+	.resv_start_op	= IOTRACE_CMD_LIST,
+	.mcgrps		= iotrace_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(iotrace_nl_mcgrps),
+};
+
+/**
+ * iotrace_netlink_init() - register the family (before disks attach, whose
+ *	events it carries).
+ *
+ * Return: 0 or a negative errno.
+ */
+int iotrace_netlink_init(void)
+{
+	int ret;
+
+	init_irq_work(&iotrace_nl_ovf_irq_work, iotrace_nl_ovf_irq);
+	ret = genl_register_family(&iotrace_nl_family);
+	if (ret)
+		pr_err("iotrace: cannot register generic netlink family: %d\n",
+		       ret);
+	return ret;
+}
+
+/* After the disks are gone: no probe can queue an overflow any more. */
+void iotrace_netlink_exit(void)
+{
+	irq_work_sync(&iotrace_nl_ovf_irq_work);
+	cancel_work_sync(&iotrace_nl_ovf_work);
+	genl_unregister_family(&iotrace_nl_family);
+}

@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotracectl - control over the iotrace generic netlink family (libnl-genl-3):
+ * enable, disable, clear, resize, filter, state, events.
+ *
+ * enable, disable and clear fall back to the debugfs files when the family
+ * is not registered (a module without netlink, or a fake debugfs in the
+ * host tests).  Kernel errors are reported with their errno and the
+ * kernel's extended ack message when there is one.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <poll.h>
+#include <linux/netlink.h>
+#include <netlink/netlink.h>
+#include <netlink/genl/genl.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/family.h>
+#include "cmd.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+/**
+ * struct iot_nl - one connection to the family.
+ * @sk: libnl socket.
+ * @family: resolved family id.
+ * @err: errno of the last request (positive), 0 if acknowledged.
+ * @done: the last request is answered (ack, error or end of dump).
+ * @msg: extended ack message of the last error, if any.
+ * @disk: disk of the request, for messages.
+ * @fmt: output format of state replies.
+ * @nr: state replies printed.
+ */
+struct iot_nl {
+	struct nl_sock *sk;
+	int family;
+	int err;
+	int done;
+	char msg[256];
+	const char *disk;
+	enum iot_fmt fmt;
+	unsigned int nr;
+};
+
+static const char *const nl_attr_names[IOTRACE_A_MAX + 1] = {
+	[IOTRACE_A_DEV_MAJOR] = "major",
+	[IOTRACE_A_DEV_MINOR] = "minor",
+	[IOTRACE_A_ENABLED] = "enabled",
+	[IOTRACE_A_BUF_SIZE] = "buf_size",
+	[IOTRACE_A_RING_SIZE] = "ring_size",
+	[IOTRACE_A_NR_PARTS] = "nr_parts",
+	[IOTRACE_A_PART_RECORDS] = "part_records",
+	[IOTRACE_A_GENERATION] = "generation",
+	[IOTRACE_A_RECORDED] = "recorded",
+	[IOTRACE_A_PRESENT] = "present",
+	[IOTRACE_A_OVERWRITTEN] = "overwritten",
+	[IOTRACE_A_DROPPED] = "dropped",
+	[IOTRACE_A_FILTERED] = "filtered",
+	[IOTRACE_A_INFLIGHT] = "inflight",
+	[IOTRACE_A_TOTAL_COMPLETED] = "total_completed",
+	[IOTRACE_A_TOTAL_RECORDED] = "total_recorded",
+	[IOTRACE_A_TOTAL_OVERWRITTEN] = "total_overwritten",
+	[IOTRACE_A_TOTAL_DROPPED] = "total_dropped",
+	[IOTRACE_A_TOTAL_FILTERED] = "total_filtered",
+	[IOTRACE_A_RESIZES] = "resizes",
+	[IOTRACE_A_FILTER_OPS] = "filter_ops",
+	[IOTRACE_A_FILTER_SECTOR_MIN] = "filter_sector_min",
+	[IOTRACE_A_FILTER_SECTOR_MAX] = "filter_sector_max",
+	[IOTRACE_A_FILTER_MIN_BYTES] = "filter_min_bytes",
+};
+
+static const char *const filter_ops[] = {
+	[IOTRACE_OP_READ] = "read", [IOTRACE_OP_WRITE] = "write",
+	[IOTRACE_OP_FLUSH] = "flush", [IOTRACE_OP_DISCARD] = "discard",
+	[IOTRACE_OP_SECURE_ERASE] = "secerase",
+	[IOTRACE_OP_WRITE_ZEROES] = "wzeroes",
+	[IOTRACE_OP_ZONE_OPEN] = "zopen", [IOTRACE_OP_ZONE_CLOSE] = "zclose",
+	[IOTRACE_OP_ZONE_FINISH] = "zfinish",
+	[IOTRACE_OP_ZONE_APPEND] = "zappend",
+	[IOTRACE_OP_ZONE_RESET] = "zreset",
+	[IOTRACE_OP_ZONE_RESET_ALL] = "zresetall",
+	[IOTRACE_OP_DRV_IN] = "drv_in", [IOTRACE_OP_DRV_OUT] = "drv_out",
+};
+
+/* Pull the NLMSGERR_ATTR_MSG string out of an error's ack TLVs. */
+static void nl_extack(struct nlmsgerr *e, struct iot_nl *nl)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = sizeof(*e);
+	int len;
+
+	nl->msg[0] = 0;
+	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(h->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	len = (int)h->nlmsg_len - NLMSG_HDRLEN - (int)off;
+	if (len <= 0)
+		return;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off),
+		      len, NULL) < 0)
+		return;
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(nl->msg, sizeof(nl->msg), "%s",
+			 (const char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
+}
+
+static int nl_on_error(struct sockaddr_nl *sa, struct nlmsgerr *e, void *arg)
+{
+	struct iot_nl *nl = arg;
+
+	(void)sa;
+	nl->err = -e->error;
+	nl->done = 1;
+	if (e->error)
+		nl_extack(e, nl);
+	return NL_STOP;
+}
+
+static int nl_on_ack(struct nl_msg *msg, void *arg)
+{
+	struct iot_nl *nl = arg;
+
+	(void)msg;
+	nl->done = 1;
+	return NL_STOP;
+}
+
+static void print_state(struct iot_nl *nl, struct nlattr **tb)
+{
+	const char *name = tb[IOTRACE_A_DISK_NAME] ?
+		nla_get_string(tb[IOTRACE_A_DISK_NAME]) : "?";
+	int i;
+
+	if (nl->fmt == FMT_JSON)
+		printf("%s{\"disk\":\"%s\"", nl->nr ? ",\n " : "[", name);
+	else
+		printf("%sdisk: %s\n", nl->nr ? "\n" : "", name);
+	for (i = 0; i <= IOTRACE_A_MAX; i++) {
+		uint64_t v;
+
+		if (!tb[i] || !nl_attr_names[i])
+			continue;
+		switch (nla_len(tb[i])) {
+		case 1:
+			v = nla_get_u8(tb[i]);
+			break;
+		case 4:
+			v = nla_get_u32(tb[i]);
+			break;
+		case 8:
+			v = nla_get_u64(tb[i]);
+			break;
+		default:
+			continue;
+		}
+		if (nl->fmt == FMT_JSON)
+			printf(",\"%s\":%" PRIu64, nl_attr_names[i], v);
+		else if (i == IOTRACE_A_FILTER_OPS)
+			printf("%s: 0x%" PRIx64 "\n", nl_attr_names[i], v);
+		else
+			printf("%s: %" PRIu64 "\n", nl_attr_names[i], v);
+	}
+	if (nl->fmt == FMT_JSON)
+		printf("}");
+	nl->nr++;
+}
+
+static int nl_on_valid(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[IOTRACE_A_MAX + 1];
+	struct iot_nl *nl = arg;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, IOTRACE_A_MAX, NULL) < 0)
+		return NL_SKIP;
+	print_state(nl, tb);
+	return NL_OK;
+}
+
+static int nl_on_finish(struct nl_msg *msg, void *arg)
+{
+	struct iot_nl *nl = arg;
+
+	(void)msg;
+	nl->done = 1;
+	return NL_STOP;
+}
+
+/* Connect and resolve the family: 0, 1 when it is not there, -1 on error. */
+static int iot_nl_open(struct iot_nl *nl)
+{
+	int one = 1, ret;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk) {
+		iot_err("cannot allocate a netlink socket");
+		return -1;
+	}
+	ret = genl_connect(nl->sk);
+	if (ret < 0) {
+		iot_err("cannot open a generic netlink socket: %s",
+			nl_geterror(ret));
+		goto err;
+	}
+	/* kernel messages with errors; best effort */
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	nl->family = genl_ctrl_resolve(nl->sk, IOTRACE_GENL_NAME);
+	if (nl->family < 0) {
+		nl_socket_free(nl->sk);
+		nl->sk = NULL;
+		return 1;
+	}
+	return 0;
+err:
+	nl_socket_free(nl->sk);
+	nl->sk = NULL;
+	return -1;
+}
+
+static void iot_nl_close(struct iot_nl *nl)
+{
+	if (nl->sk)
+		nl_socket_free(nl->sk);
+	nl->sk = NULL;
+}
+
+/*
+ * Build a request for @disk (NULL: none), let @add put more attributes,
+ * send it and wait for the answer.  Return: 0 or the kernel's errno.
+ */
+static int iot_nl_request(struct iot_nl *nl, uint8_t cmd, int flags,
+		      const char *disk,
+		      int (*add)(struct nl_msg *m, void *arg), void *arg)
+{
+	struct nl_msg *m;
+	struct nl_cb *cb;
+	int ret;
+
+	m = nlmsg_alloc();
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!m || !cb) {
+		ret = ENOMEM;
+		goto out;
+	}
+	nl->err = 0;
+	nl->done = 0;
+	nl->msg[0] = 0;
+	nl->disk = disk;
+	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags,
+			 cmd, IOTRACE_GENL_VERSION) ||
+	    (disk && nla_put_string(m, IOTRACE_A_DISK_NAME, disk) < 0) ||
+	    (add && add(m, arg))) {
+		ret = EMSGSIZE;
+		goto out;
+	}
+	nl_cb_err(cb, NL_CB_CUSTOM, nl_on_error, nl);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, nl_on_ack, nl);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, nl_on_finish, nl);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, nl_on_valid, nl);
+	ret = nl_send_auto(nl->sk, m);
+	if (ret < 0) {
+		iot_err("cannot send to the kernel: %s", nl_geterror(ret));
+		ret = EIO;
+		goto out;
+	}
+	while (!nl->done) {
+		ret = nl_recvmsgs(nl->sk, cb);
+		if (ret < 0 && !nl->done) {
+			iot_err("no answer from the kernel: %s",
+				nl_geterror(ret));
+			ret = EIO;
+			goto out;
+		}
+	}
+	ret = nl->err;
+out:
+	nl_cb_put(cb);
+	nlmsg_free(m);
+	return ret;
+}
+
+static const char *nl_hint(int err)
+{
+	switch (err) {
+	case EPERM:
+		return " (needs CAP_SYS_ADMIN: run as root)";
+	case ENODEV:
+		return " ('iotracectl list' shows the traced disks)";
+	case EINVAL:
+		return " (see 'iotracectl --help')";
+	default:
+		return "";
+	}
+}
+
+static void nl_report(struct iot_nl *nl, const char *what, int err)
+{
+	iot_err("%s %s: %s%s%s%s", what, nl->disk ? nl->disk : "",
+		strerror(err), nl->msg[0] ? ": " : "", nl->msg, nl_hint(err));
+}
+
+/* enable/disable/clear: through netlink, else the debugfs files. */
+static int nl_simple(int argc, char **argv, uint8_t cmd, const char *what,
+		     int (*fallback)(struct iot_opts *, int, char **),
+		     struct iot_opts *o)
+{
+	struct iot_nl nl;
+	int i, ret, rc = 0;
+
+	if (!argc) {
+		iot_err("%s needs one or more DISK arguments", what);
+		return 2;
+	}
+	ret = iot_nl_open(&nl);
+	if (ret < 0)
+		return 1;
+	if (ret > 0)
+		return fallback(o, argc, argv);
+	for (i = 0; i < argc; i++) {
+		ret = iot_nl_request(&nl, cmd, 0, argv[i], NULL, NULL);
+		if (ret) {
+			nl_report(&nl, what, ret);
+			rc = 1;
+		}
+	}
+	iot_nl_close(&nl);
+	return rc;
+}
+
+static int nl_need(struct iot_nl *nl)
+{
+	int ret = iot_nl_open(nl);
+
+	if (ret > 0)
+		iot_err("the iotrace generic netlink family is not registered (is the iotrace module loaded? 'modprobe iotrace' or insmod iotrace.ko)");
+	return ret ? 1 : 0;
+}
+
+int cmd_nl_enable(struct iot_opts *o, int argc, char **argv)
+{
+	return nl_simple(argc, argv, IOTRACE_CMD_ENABLE, "enable", cmd_enable,
+			 o);
+}
+
+int cmd_nl_disable(struct iot_opts *o, int argc, char **argv)
+{
+	return nl_simple(argc, argv, IOTRACE_CMD_DISABLE, "disable",
+			 cmd_disable, o);
+}
+
+int cmd_nl_clear(struct iot_opts *o, int argc, char **argv)
+{
+	return nl_simple(argc, argv, IOTRACE_CMD_CLEAR, "clear", cmd_clear, o);
+}
+
+/* A byte count with an optional K, M or G suffix (powers of 1024). */
+static int parse_size(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	x = strtoull(s, &end, 0);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K':
+		x <<= 10, end++;
+		break;
+	case 'm': case 'M':
+		x <<= 20, end++;
+		break;
+	case 'g': case 'G':
+		x <<= 30, end++;
+		break;
+	}
+	if (*end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int add_u64(struct nl_msg *m, void *arg)
+{
+	return nla_put_u64(m, IOTRACE_A_BUF_SIZE, *(uint64_t *)arg) < 0;
+}
+
+int cmd_nl_resize(struct iot_opts *o, int argc, char **argv)
+{
+	struct iot_nl nl;
+	uint64_t size;
+	int ret;
+
+	(void)o;
+	if (argc != 2 || parse_size(argv[1], &size)) {
+		iot_err("resize DISK SIZE: SIZE in bytes, K, M or G suffixes (64K to 1G, at least a page per CPU)");
+		return 2;
+	}
+	if (nl_need(&nl))
+		return 1;
+	ret = iot_nl_request(&nl, IOTRACE_CMD_RESIZE, 0, argv[0], add_u64, &size);
+	if (ret)
+		nl_report(&nl, "resize", ret);
+	iot_nl_close(&nl);
+	return ret ? 1 : 0;
+}
+
+/**
+ * struct nl_filter - attributes of a filter request.
+ * @ops: operation mask, if @have_ops.
+ * @smin: first sector, if @have_sec.
+ * @smax: last sector (inclusive), if @have_sec.
+ * @min_bytes: smallest request, if @have_bytes.
+ * @have_ops: @ops is set.
+ * @have_sec: @smin and @smax are set.
+ * @have_bytes: @min_bytes is set.
+ */
+struct nl_filter {
+	uint32_t ops;
+	uint64_t smin, smax;
+	uint64_t min_bytes;
+	int have_ops, have_sec, have_bytes;
+};
+
+static int add_filter(struct nl_msg *m, void *arg)
+{
+	struct nl_filter *f = arg;
+
+	if (f->have_ops && nla_put_u32(m, IOTRACE_A_FILTER_OPS, f->ops) < 0)
+		return 1;
+	if (f->have_sec &&
+	    (nla_put_u64(m, IOTRACE_A_FILTER_SECTOR_MIN, f->smin) < 0 ||
+	     nla_put_u64(m, IOTRACE_A_FILTER_SECTOR_MAX, f->smax) < 0))
+		return 1;
+	if (f->have_bytes &&
+	    nla_put_u32(m, IOTRACE_A_FILTER_MIN_BYTES,
+			(uint32_t)f->min_bytes) < 0)
+		return 1;
+	return 0;
+}
+
+static int parse_filter_ops(const char *s, uint32_t *mask)
+{
+	char buf[256], *tok, *save = NULL;
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	*mask = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcasecmp(tok, "other")) {
+			*mask |= IOTRACE_FILTER_OP_OTHER;
+			continue;
+		}
+		for (i = 0; i < sizeof(filter_ops) / sizeof(filter_ops[0]); i++)
+			if (filter_ops[i] && !strcasecmp(tok, filter_ops[i]))
+				break;
+		if (i == sizeof(filter_ops) / sizeof(filter_ops[0]))
+			return -1;
+		*mask |= 1u << i;
+	}
+	return *mask ? 0 : -1;
+}
+
+int cmd_nl_filter(struct iot_opts *o, int argc, char **argv)
+{
+	struct nl_filter f = { 0 };
+	struct iot_nl nl;
+	int i, ret;
+
+	(void)o;
+	if (argc < 1) {
+		iot_err("filter DISK [ops=read,write,...] [sectors=A-B] [min-bytes=N] | filter DISK off");
+		return 2;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "off") && argc == 2) {
+			continue;
+		} else if (!strncmp(a, "ops=", 4)) {
+			if (parse_filter_ops(a + 4, &f.ops)) {
+				iot_err("filter: %s: use ops=LIST of read, write, flush, discard, secerase, wzeroes, zopen, zclose, zfinish, zappend, zreset, zresetall, drv_in, drv_out, other",
+					a);
+				return 2;
+			}
+			f.have_ops = 1;
+		} else if (!strncmp(a, "sectors=", 8)) {
+			char *dash = strchr(a + 8, '-');
+
+			if (!dash)
+				goto bad_sec;
+			*dash = 0;
+			if (parse_size(a + 8, &f.smin) ||
+			    parse_size(dash + 1, &f.smax) || f.smax <= f.smin)
+				goto bad_sec;
+			/* A-B is [A, B); the kernel takes the last sector */
+			f.smax--;
+			f.have_sec = 1;
+		} else if (!strncmp(a, "min-bytes=", 10)) {
+			if (parse_size(a + 10, &f.min_bytes) ||
+			    f.min_bytes > (1u << 30)) {
+				iot_err("filter: %s: a byte count up to 1G", a);
+				return 2;
+			}
+			f.have_bytes = 1;
+		} else {
+			iot_err("filter: unknown argument '%s' (ops=, sectors=, min-bytes= or off)",
+				a);
+			return 2;
+		}
+	}
+	if (nl_need(&nl))
+		return 1;
+	ret = iot_nl_request(&nl, IOTRACE_CMD_SET_FILTER, 0, argv[0], add_filter,
+			 &f);
+	if (ret)
+		nl_report(&nl, "filter", ret);
+	iot_nl_close(&nl);
+	return ret ? 1 : 0;
+bad_sec:
+	iot_err("filter: sectors=START-END with START < END (512-byte sectors, END excluded)");
+	return 2;
+}
+
+int cmd_nl_state(struct iot_opts *o, int argc, char **argv)
+{
+	struct iot_nl nl;
+	int i, ret, rc = 0;
+
+	if (nl_need(&nl))
+		return 1;
+	nl.fmt = o->fmt;
+	if (!argc) {
+		ret = iot_nl_request(&nl, IOTRACE_CMD_LIST, NLM_F_DUMP, NULL, NULL,
+				 NULL);
+		if (ret) {
+			nl_report(&nl, "state", ret);
+			rc = 1;
+		}
+	}
+	for (i = 0; i < argc; i++) {
+		ret = iot_nl_request(&nl, IOTRACE_CMD_LIST, 0, argv[i], NULL, NULL);
+		if (ret) {
+			nl_report(&nl, "state", ret);
+			rc = 1;
+		}
+	}
+	if (o->fmt == FMT_JSON)
+		printf("%s]\n", nl.nr ? "" : "[");
+	iot_nl_close(&nl);
+	return rc;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static volatile sig_atomic_t ev_stop;
+
+static void ev_signal(int sig)
+{
+	(void)sig;
+	ev_stop = 1;
+}
+
+/**
+ * struct nl_ev - state of the events loop.
+ * @o: options (-o json).
+ * @seen: events printed.
+ */
+struct nl_ev {
+	struct iot_opts *o;
+	long seen;
+};
+
+static int ev_on_valid(struct nl_msg *msg, void *arg)
+{
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[IOTRACE_A_MAX + 1];
+	struct nl_ev *ev = arg;
+	const char *what, *name;
+	int i;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, IOTRACE_A_MAX, NULL) < 0)
+		return NL_SKIP;
+	switch (g->cmd) {
+	case IOTRACE_CMD_EVT_DISK_ADDED:
+		what = "added";
+		break;
+	case IOTRACE_CMD_EVT_DISK_REMOVED:
+		what = "removed";
+		break;
+	case IOTRACE_CMD_EVT_OVERFLOW:
+		what = "overflow";
+		break;
+	default:
+		return NL_SKIP;
+	}
+	name = tb[IOTRACE_A_DISK_NAME] ?
+		nla_get_string(tb[IOTRACE_A_DISK_NAME]) : "?";
+	if (ev->o->fmt == FMT_JSON)
+		printf("{\"event\":\"%s\",\"disk\":\"%s\"", what, name);
+	else
+		printf("%s %s", what, name);
+	for (i = IOTRACE_A_DEV_MAJOR; i <= IOTRACE_A_MAX; i++) {
+		uint64_t v;
+
+		if (!tb[i] || !nl_attr_names[i])
+			continue;
+		if (nla_len(tb[i]) == 8)
+			v = nla_get_u64(tb[i]);
+		else if (nla_len(tb[i]) == 4)
+			v = nla_get_u32(tb[i]);
+		else if (nla_len(tb[i]) == 1)
+			v = nla_get_u8(tb[i]);
+		else
+			continue;
+		if (ev->o->fmt == FMT_JSON)
+			printf(",\"%s\":%" PRIu64, nl_attr_names[i], v);
+		else
+			printf(" %s=%" PRIu64, nl_attr_names[i], v);
+	}
+	printf(ev->o->fmt == FMT_JSON ? "}\n" : "\n");
+	fflush(stdout);
+	ev->seen++;
+	return NL_OK;
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int cmd_nl_events(struct iot_opts *o, int argc, char **argv)
+{
+	struct nl_ev ev = { .o = o };
+	struct sigaction sa;
+	double end = 0;
+	struct iot_nl nl;
+	struct nl_cb *cb;
+	int grp, ret, rc = 0;
+
+	(void)argv;
+	if (argc) {
+		iot_err("events takes no arguments ([--count N] [--duration S])");
+		return 2;
+	}
+	if (nl_need(&nl))
+		return 1;
+	grp = genl_ctrl_resolve_grp(nl.sk, IOTRACE_GENL_NAME,
+				    IOTRACE_GENL_MCGRP);
+	if (grp < 0) {
+		iot_err("no multicast group '%s' in the iotrace family: %s",
+			IOTRACE_GENL_MCGRP, nl_geterror(grp));
+		iot_nl_close(&nl);
+		return 1;
+	}
+	nl_socket_disable_seq_check(nl.sk);
+	ret = nl_socket_add_membership(nl.sk, grp);
+	if (ret < 0) {
+		iot_err("cannot join the iotrace events group: %s",
+			nl_geterror(ret));
+		iot_nl_close(&nl);
+		return 1;
+	}
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		iot_nl_close(&nl);
+		return 1;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, ev_on_valid, &ev);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ev_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (o->duration > 0)
+		end = mono_now() + o->duration;
+	/* ready: a script may now start what it wants to watch */
+	fprintf(stderr, "iotracectl: listening for iotrace events\n");
+	while (!ev_stop && (!o->count || ev.seen < o->count)) {
+		struct pollfd p = { .fd = nl_socket_get_fd(nl.sk),
+				    .events = POLLIN };
+		int ms = 200;
+
+		if (end) {
+			double left = end - mono_now();
+
+			if (left <= 0)
+				break;
+			if (left < 0.2)
+				ms = (int)(left * 1000) + 1;
+		}
+		ret = poll(&p, 1, ms);
+		if (ret < 0) {
+			if (errno == EINTR)
+				continue;
+			iot_err("poll: %s", strerror(errno));
+			rc = 1;
+			break;
+		}
+		if (!ret)
+			continue;
+		ret = nl_recvmsgs(nl.sk, cb);
+		if (ret < 0 && ret != -NLE_INTR && ret != -NLE_AGAIN) {
+			iot_err("receiving events: %s", nl_geterror(ret));
+			rc = 1;
+			break;
+		}
+	}
+	nl_cb_put(cb);
+	iot_nl_close(&nl);
+	return rc;
+}
