@@ -101,6 +101,7 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	golden show_ring_hex.txt show -o hex r.ring
 	golden show_file.txt show f.trace
 	golden show_file.json show -o json f.trace
+	golden show_file_realtime.txt show --realtime f.trace
 	golden show_file.csv show -o csv f.trace
 	golden show_multidisk.txt show f2.trace
 	golden show_multidisk_disk1.txt show --disk disk1 f2.trace
