@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # concurrent: both CPUs issue and complete (null_blk timer completions, which
 # interrupt issuing code on the same CPU) for 20 s into a small ring that
-# wraps, while a reader maps it and validates every record it can copy.
+# wraps, while two readers map it and validate every record they copy (one
+# slow on purpose, so that the writers lap it).
 # Afterwards the ring is intact and the counts exact.
 # VM-TIMEOUT: 300
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd fio
-ktap_header 7
+ktap_header 9
 out=$(mktemp -d)
 secs=20
 nullb_mod nr_devices=1 submit_queues=2 irqmode=2 completion_nsec=20000
@@ -22,6 +23,9 @@ echo 1 > "$IOT/$disk/clear"
 before=$(blk_ios $disk)
 "$RINGCHECK" watch "$IOT/$disk/ring" "$out/stop" > "$out/watch" &
 watcher=$!
+RINGCHECK_SLOW_US=2000 "$RINGCHECK" watch "$IOT/$disk/ring" "$out/stop" \
+	> "$out/slow" &
+slow=$!
 for cpu in 0 1; do
 	fio --name=j$cpu --filename=/dev/$disk --direct=1 --ioengine=libaio \
 	    --iodepth=16 --rw=randrw --bs=4k --time_based --runtime=$secs \
@@ -40,6 +44,8 @@ wait $fios
 touch "$out/stop"
 wait $watcher
 wrc=$?
+wait $slow
+src=$?
 after=$(blk_ios $disk)
 echo 0 > "$IOT/$disk/enable"
 udevadm control --start-exec-queue 2> /dev/null
@@ -47,6 +53,9 @@ cat "$out/watch"
 ktap_check "inflight and stats readable during the run" test $inflight_ok -eq 1
 ktap_check "reader saw no invalid record, heads never went back" test $wrc -eq 0
 ktap_check "reader validated records" test "$(kv "$out/watch" watch_good)" -gt 1000
+sed 's/^/# slow reader: /' "$out/slow"
+ktap_check "a lapped slow reader accepted no invalid record" test $src -eq 0
+ktap_check "and was lapped" test "$(kv "$out/slow" watch_overrun)" -gt 0
 "$RINGCHECK" check "$IOT/$disk/ring" > "$out/check"
 rc=$?
 cat "$out/check"

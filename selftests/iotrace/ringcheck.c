@@ -223,6 +223,9 @@ static int do_watch(struct ring *r, const char *stop)
 	uint64_t gen = r->h->generation;
 	struct iotrace_record x;
 	double end = now_s() + 600;
+	/* A slow reader (RINGCHECK_SLOW_US per record) is lapped on purpose. */
+	const char *slow_env = getenv("RINGCHECK_SLOW_US");
+	unsigned int slow = slow_env ? atoi(slow_env) : 0;
 	uint32_t p;
 
 	if (!last)
@@ -247,6 +250,8 @@ static int do_watch(struct ring *r, const char *stop)
 			for (s = first; s < head; s++) {
 				const char *why;
 
+				if (slow)
+					usleep(slow);
 				if (!copy_rec(r, p, s, &x)) {
 					/* busy (still being written) or overwritten */
 					if (s + r->h->part_records > load_head(r, p)) {
