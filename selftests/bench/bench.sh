@@ -1,0 +1,309 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench: the cost of tracing on null_blk, measured in one boot under
+# QEMU instruction counting (guest time = executed instructions, so IOPS
+# measured in the guest are a repeatable inverse of instructions per I/O;
+# cache effects are not modelled).
+#
+# fio 4 KiB random reads, libaio, iodepth 32, 2 jobs on null_blk
+# (irqmode=0, 2 submit queues, no scheduler), once per configuration,
+# interleaved round-robin for BENCH_ROUNDS rounds:
+#   none      iotrace not loaded, nothing traced
+#   loaded    iotrace loaded, the disk not enabled
+#   enabled   iotrace enabled (default ring)
+#   record    iotrace enabled, iotracectl record streaming to tmpfs
+#   blktrace  blktrace -b 1024 writing to tmpfs
+#   bpftrace  a bpftrace script pairing issue and completion per request,
+#             one printf per request, into tmpfs
+#   ftrace    block_rq_issue + block_rq_complete events into the ftrace ring
+# then 16 null_blk disks at once (none16 / enabled16), and the records/s of
+# "iotracectl stats" on a large trace file.
+#
+# Nothing is asserted: the test fails only when a measurement could not be
+# taken.  Raw results go to $IOTRACE_OUT/runs/<config>.<round>/ (fio JSON,
+# the tools' own loss reports, a meta file of key=value lines); the host
+# side (selftests/bench/run) turns them into the table and JSON.
+# Parameters come from $IOTRACE_SRC/build/bench/params.env when present
+# (written by selftests/bench/run): BENCH_RUNTIME (guest seconds per run),
+# BENCH_ROUNDS, BENCH_CONFIGS, BENCH_MULTI (0 skips the 16-disk case),
+# BENCH_STATS_RECORDS.
+# VM-ACCEL: icount
+# VM-TIMEOUT: 2400
+# VM-MEM: 3072
+# VM-SMP: 2
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+BENCH_RUNTIME=3
+BENCH_ROUNDS=3
+BENCH_CONFIGS="none loaded enabled record blktrace bpftrace ftrace"
+BENCH_MULTI=1
+BENCH_STATS_RECORDS=1000000
+params=$IOTRACE_SRC/build/bench/params.env
+# shellcheck disable=SC1090
+[ -f "$params" ] && . "$params"
+
+require_cmd fio blktrace bpftrace
+[ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
+GEN=$IOTRACE_SRC/tools/build/gen
+TR=/sys/kernel/tracing
+runs=$IOTRACE_OUT/runs
+mkdir -p "$runs"
+scratch=/tmp/bench
+mkdir -p $scratch
+
+log "kernel $(uname -r), runtime ${BENCH_RUNTIME}s x $BENCH_ROUNDS rounds: $BENCH_CONFIGS"
+{
+	echo "kernel=$(uname -r)"
+	echo "runtime=$BENCH_RUNTIME"
+	echo "rounds=$BENCH_ROUNDS"
+	echo "configs=$BENCH_CONFIGS"
+	echo "nproc=$(nproc)"
+	echo "fio=$(fio --version)"
+	echo "blktrace=$(blktrace -v 2>&1 | head -n1)"
+	echo "bpftrace=$(bpftrace --version 2>&1 | head -n1)"
+} > "$IOTRACE_OUT/bench.env"
+
+# read_ios DISK... - reads completed on the disks, per /sys/block stat.
+read_ios() {
+	local d n=0
+	for d in "$@"; do
+		n=$((n + $(awk '{ print $1 }' "/sys/block/$d/stat")))
+	done
+	echo $n
+}
+
+# run_fio DIR DISK... - the workload; fio's JSON in DIR/fio.json.
+run_fio() {
+	local dir=$1 files
+	shift
+	files=$(printf '/dev/%s:' "$@")
+	fio --name=bench --filename="${files%:}" --direct=1 --ioengine=libaio \
+		--iodepth=32 --numjobs=2 --rw=randread --bs=4k --norandommap \
+		--randrepeat=0 --time_based --runtime="$BENCH_RUNTIME" \
+		--ramp_time=500ms --group_reporting --output-format=json \
+		--output="$dir/fio.json" > "$dir/fio.err" 2>&1 ||
+		die "fio failed: $(tail -n 5 "$dir/fio.err")"
+}
+
+iot_unload() {
+	grep -q '^iotrace ' /proc/modules || return 0
+	rmmod iotrace || die "rmmod iotrace failed"
+}
+
+iot_load() { # DISKS
+	grep -q '^iotrace ' /proc/modules && return 0
+	insmod "$IOTRACE_KO" disks="$1" || die "insmod $IOTRACE_KO failed"
+}
+
+# ring_record_size DISK - record_size from the ring header (offset 12).
+ring_record_size() {
+	od -An -t u4 -j 12 -N 4 "$IOT/$1/ring" | tr -d ' '
+}
+
+# iot_meta DISK... - iotrace counters summed over the disks, as meta lines.
+iot_meta() {
+	local d rec=0 ow=0 dr=0 comp=0 present=0
+	for d in "$@"; do
+		rec=$((rec + $(iot_stat "$d" recorded)))
+		ow=$((ow + $(iot_stat "$d" overwritten)))
+		dr=$((dr + $(iot_stat "$d" dropped)))
+		comp=$((comp + $(iot_stat "$d" completed)))
+		present=$((present + $(iot_stat "$d" present)))
+	done
+	echo "iot_recorded=$rec"
+	echo "iot_overwritten=$ow"
+	echo "iot_dropped=$dr"
+	echo "iot_completed=$comp"
+	echo "iot_present=$present"
+	echo "lost=$((ow + dr))"
+	echo "record_size=$(ring_record_size "$1")"
+	echo "ring_size=$(iot_stat "$1" ring_size)"
+	echo "ring_records=$(( $(iot_stat "$1" part_records) * $(iot_stat "$1" nr_parts) ))"
+}
+
+BPF_PROG='
+BEGIN { printf("ready\n"); }
+tracepoint:block:block_rq_issue /args->dev == $1/ {
+	@start[args->sector] = nsecs;
+}
+tracepoint:block:block_rq_complete /args->dev == $1 && @start[args->sector]/ {
+	printf("%llu %u %llu\n", args->sector, args->nr_sector,
+	       nsecs - @start[args->sector]);
+	delete(@start[args->sector]);
+}
+END { clear(@start); }
+'
+
+# one_run CONFIG ROUND DISK... - set up CONFIG, run fio, tear down, record.
+one_run() {
+	local cfg=$1 round=$2 dir pid before after t0 t1 d devt
+	shift 2
+	dir=$runs/$cfg.$round
+	mkdir -p "$dir"
+	rm -rf "${scratch:?}"/*
+	case "$cfg" in
+	none | none16 | blktrace | bpftrace | ftrace) iot_unload ;;
+	esac
+	case "$cfg" in
+	loaded)
+		iot_load none
+		for d in "$@"; do echo 0 > "$IOT/$d/enable"; done ;;
+	enabled | record | enabled16)
+		iot_load none
+		for d in "$@"; do
+			echo 0 > "$IOT/$d/enable"
+			echo 1 > "$IOT/$d/clear"
+			echo 1 > "$IOT/$d/enable"
+		done ;;
+	esac
+	before=$(read_ios "$@")
+	case "$cfg" in
+	record)
+		"$IOTRACECTL" record "$@" -o $scratch/rec.trace \
+			2> "$dir/record.err" &
+		pid=$!
+		sleep 1 ;;
+	blktrace)
+		mkdir -p $scratch/bt
+		blktrace -d "/dev/$1" -b 1024 -D $scratch/bt -o bt \
+			> "$dir/blktrace.out" 2>&1 &
+		pid=$!
+		sleep 2 ;;
+	bpftrace)
+		devt=$(( $(stat -c '%t' -L "/dev/$1" | sed 's/^/0x/') << 20 |
+			 $(stat -c '%T' -L "/dev/$1" | sed 's/^/0x/') ))
+		bpftrace -o $scratch/bpf.out -e "$BPF_PROG" "$devt" \
+			2> "$dir/bpftrace.err" &
+		pid=$!
+		for t in $(seq 600); do
+			grep -q ready $scratch/bpf.out 2> /dev/null && break
+			kill -0 $pid 2> /dev/null ||
+				die "bpftrace exited: $(tail -n 5 "$dir/bpftrace.err")"
+			sleep 0.5
+		done
+		grep -q ready $scratch/bpf.out || die "bpftrace never attached"
+		;;
+	ftrace)
+		echo 0 > $TR/tracing_on
+		echo 4096 > $TR/buffer_size_kb
+		echo 1 > $TR/events/block/block_rq_issue/enable
+		echo 1 > $TR/events/block/block_rq_complete/enable
+		echo > $TR/trace
+		echo 1 > $TR/tracing_on ;;
+	esac
+	t0=$(date +%s.%N)
+	run_fio "$dir" "$@"
+	t1=$(date +%s.%N)
+	case "$cfg" in
+	record | blktrace | bpftrace)
+		kill -INT $pid
+		wait $pid ;;
+	ftrace)
+		echo 0 > $TR/tracing_on ;;
+	esac
+	after=$(read_ios "$@")
+	{
+		echo "config=$cfg"
+		echo "round=$round"
+		echo "disks=$#"
+		echo "requests=$((after - before))"
+		echo "fio_start=$t0"
+		echo "fio_end=$t1"
+		case "$cfg" in
+		enabled | enabled16) iot_meta "$@" ;;
+		record)
+			iot_meta "$@" | grep -v '^lost='
+			echo "file_bytes=$(stat -c %s $scratch/rec.trace)"
+			# "N records written, L lost (...), D dropped by the kernel"
+			sed -n 's/.*: \([0-9]*\) records written, \([0-9]*\) lost .*, \([0-9]*\) dropped by the kernel.*/rec_written=\1\nrec_lost=\2\nrec_kdropped=\3/p' \
+				"$dir/record.err" | head -n 3
+			;;
+		blktrace)
+			echo "file_bytes=$(du -sb $scratch/bt | cut -f1)"
+			echo "bt_dropped=$(sed -n 's/.*(dropped \([0-9]*\)).*/\1/p' "$dir/blktrace.out" | tail -n 1)"
+			;;
+		bpftrace)
+			echo "file_bytes=$(stat -c %s $scratch/bpf.out)"
+			echo "bpf_lines=$(grep -c -v -e ready -e '^$' $scratch/bpf.out)"
+			echo "bpf_lost=$(cat $scratch/bpf.out "$dir/bpftrace.err" |
+				sed -n 's/.*Lost \([0-9]*\) events.*/\1/p' |
+				awk '{ n += $1 } END { print n + 0 }')"
+			grep -i lost $scratch/bpf.out > "$dir/bpf.lost" ;;
+		ftrace)
+			local c b=0 e=0 o=0
+			for c in $TR/per_cpu/cpu*; do
+				cat "$c/stats" > "$dir/$(basename "$c").stats"
+				b=$((b + $(sed -n 's/^bytes: //p' "$c/stats")))
+				e=$((e + $(sed -n 's/^entries: //p' "$c/stats")))
+				o=$((o + $(sed -n 's/^overrun: //p' "$c/stats")))
+			done
+			echo "ft_bytes=$b"
+			echo "ft_entries=$e"
+			echo "ft_overrun=$o"
+			echo "lost=$o"
+			;;
+		esac
+	} > "$dir/meta"
+	case "$cfg" in
+	enabled | record | enabled16)
+		for d in "$@"; do echo 0 > "$IOT/$d/enable"; done ;;
+	ftrace)
+		echo 0 > $TR/events/block/block_rq_issue/enable
+		echo 0 > $TR/events/block/block_rq_complete/enable
+		echo > $TR/trace
+		echo 1408 > $TR/buffer_size_kb
+		echo 1 > $TR/tracing_on ;;
+	esac
+	rm -rf "${scratch:?}"/*
+	log "$cfg round $round: $(sed -n 's/.*"iops" : \([0-9.]*\).*/\1/p' "$dir/fio.json" | head -n 1) IOPS"
+}
+
+udevadm control --stop-exec-queue 2> /dev/null
+iot_unload
+nullb_mod nr_devices=1 irqmode=0 submit_queues=2
+disk=nullb0
+quiet_disk $disk
+for r in $(seq "$BENCH_ROUNDS"); do
+	for c in $BENCH_CONFIGS; do
+		one_run "$c" "$r" $disk
+	done
+done
+iot_unload
+
+if [ "$BENCH_MULTI" = 1 ]; then
+	nullb_mod nr_devices=16 irqmode=0 submit_queues=2
+	disks=
+	for i in $(seq 0 15); do
+		quiet_disk nullb$i
+		disks="$disks nullb$i"
+	done
+	for r in $(seq "$BENCH_ROUNDS"); do
+		for c in none16 enabled16; do
+			# shellcheck disable=SC2086
+			one_run $c "$r" $disks
+		done
+	done
+	iot_unload
+fi
+rmmod null_blk
+
+# records/s of "iotracectl stats" on a large file (guest instructions)
+if [ "${BENCH_STATS_RECORDS:-0}" -gt 0 ] && [ -x "$GEN" ]; then
+	"$GEN" file $scratch/big.trace "$BENCH_STATS_RECORDS" 1 ||
+		die "gen file failed"
+	t0=$(date +%s.%N)
+	"$IOTRACECTL" stats $scratch/big.trace > "$IOTRACE_OUT/stats-big.txt" ||
+		die "iotracectl stats on a large file failed"
+	t1=$(date +%s.%N)
+	{
+		echo "records=$BENCH_STATS_RECORDS"
+		echo "file_bytes=$(stat -c %s $scratch/big.trace)"
+		echo "start=$t0"
+		echo "end=$t1"
+	} > "$IOTRACE_OUT/stats-big.env"
+	rm -f $scratch/big.trace
+	log "iotracectl stats: $BENCH_STATS_RECORDS records in $(echo "$t1 - $t0" | bc) s"
+fi
+udevadm control --start-exec-queue 2> /dev/null
+echo done > "$IOTRACE_OUT/complete"
+exit 0
