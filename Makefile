@@ -35,6 +35,11 @@ check:
 demo: deps
 	$(CURDIR)/selftests/vm/demo
 
+# The cost of tracing vs blktrace, bpftrace and ftrace (not part of check):
+# see Documentation/benchmark.rst.  KERNELS as for check.
+bench: deps modules-all
+	KERNELS="$(KERNELS)" $(CURDIR)/selftests/bench/run
+
 vm-shell:
 	$(CURDIR)/selftests/vm/run-test --shell $(if $(KVER),--kernel $(KVER)) \
 		$(if $(DEVICES),--devices "$(DEVICES)")
@@ -44,4 +49,4 @@ clean:
 	-[ ! -f tools/Makefile ] || $(MAKE) -C tools clean
 	rm -rf build
 
-.PHONY: all module tools modules-all deps check demo vm-shell clean
+.PHONY: all module tools modules-all deps check demo bench vm-shell clean
