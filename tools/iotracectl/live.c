@@ -3,6 +3,7 @@
  * Commands on live disks through debugfs: list, inflight, enable, disable,
  * clear.  The netlink control comes later; these use the debugfs files.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -232,6 +233,9 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 		for (j = 0; j < 6; j++)
 			snprintf(v[n].f[j], sizeof(v[n].f[j]), "%s",
 				 f[col[j + 2]]);
+		/* op names as show and stats print them */
+		for (j = 0; v[n].f[0][j]; j++)
+			v[n].f[0][j] = tolower((unsigned char)v[n].f[0][j]);
 		n++;
 	}
 	fclose(fp);
@@ -264,7 +268,11 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 				printf(",\"%s\":", j == 1 ? "sector" :
 				       j == 2 ? "bytes" : j == 3 ? "hwq" :
 				       j == 4 ? "tag" : "cpu");
-				iot_json_str(stdout, v[k].f[j]);
+				if (v[k].f[j][0] && strspn(v[k].f[j], "0123456789") ==
+				    strlen(v[k].f[j]))
+					printf("%s", v[k].f[j]);
+				else
+					iot_json_str(stdout, v[k].f[j]);
 			}
 			printf("}");
 		}

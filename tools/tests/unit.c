@@ -4,6 +4,7 @@
  * "FAIL name: why" line per test; run-host-tests.sh turns them into KTAP.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,12 +502,14 @@ static void test_file_format(void)
  * @n: records to write.
  * @done: set when finished.
  * @parts: parts written round-robin.
+ * @go: if set, wait until *go is non-zero before writing.
  */
 struct wctx {
 	uint8_t *ring;
 	uint64_t n;
 	volatile int done;
 	uint32_t parts;
+	int *go;
 };
 
 static void *writer(void *arg)
@@ -515,6 +518,8 @@ static void *writer(void *arg)
 	struct iotrace_record r;
 	uint64_t i;
 
+	while (w->go && !__atomic_load_n(w->go, __ATOMIC_ACQUIRE))
+		sched_yield();
 	for (i = 0; i < w->n; i++) {
 		synth_stamp(&r, i + 1);
 		synth_ring_push(w->ring, i % w->parts, &r);
@@ -563,6 +568,40 @@ static int rec_check_cb(void *arg, unsigned int disk,
 	return file_cb(arg, disk, r);
 }
 
+/**
+ * struct membuf - an unbuffered in-memory FILE that says when the first
+ *	bytes (the trace file header, written after the recorder has read the
+ *	ring heads) arrive.
+ * @b: bytes.
+ * @n: used.
+ * @cap: allocated.
+ * @started: set on the first write.
+ */
+struct membuf {
+	char *b;
+	size_t n, cap;
+	int started;
+};
+
+static ssize_t mb_write(void *c, const char *buf, size_t size)
+{
+	struct membuf *m = c;
+
+	if (m->n + size > m->cap) {
+		size_t cap = (m->n + size) * 2;
+		char *nb = realloc(m->b, cap);
+
+		if (!nb)
+			return -1;
+		m->b = nb;
+		m->cap = cap;
+	}
+	memcpy(m->b + m->n, buf, size);
+	m->n += size;
+	__atomic_store_n(&m->started, 1, __ATOMIC_RELEASE);
+	return size;
+}
+
 /* record from a ring being written: written + lost = recorded, exactly. */
 static void test_concurrent_record(void)
 {
@@ -573,6 +612,7 @@ static void test_concurrent_record(void)
 	struct iot_file_info *fi = malloc(sizeof(*fi));
 	struct iot_rec_stop st = { 0 };
 	struct fctx f = { 0 };
+	struct membuf mb = { 0 };
 	char err[IOT_ERR_LEN];
 	char *buf = NULL;
 	size_t sz = 0, len;
@@ -585,13 +625,19 @@ static void test_concurrent_record(void)
 	CHECK(w.ring, "no memory");
 	CHECK(!iot_ring_init(&ring, w.ring, len, err, sizeof(err)), "%s", err);
 	iot_ring_disk(&ring, &d);
-	fp = open_memstream(&buf, &sz);
+	fp = fopencookie(&mb, "w", (cookie_io_functions_t){ .write = mb_write });
+	CHECK(fp, "fopencookie");
+	setvbuf(fp, NULL, _IONBF, 0);
 	st.stop = &w.done;
 	st.poll_ms = 0;
+	/* the writer starts once the recorder has taken the heads */
+	w.go = &mb.started;
 	pthread_create(&t, NULL, writer, &w);
 	ret = iot_record_rings(&ring, &d, 1, fp, &st, &c, err, sizeof(err));
 	pthread_join(t, NULL);
 	fclose(fp);
+	buf = mb.b;
+	sz = mb.n;
 	CHECK(!ret, "record: %s", err);
 	CHECK(c.recorded == w.n, "recorded %llu of %llu",
 	      (unsigned long long)c.recorded, (unsigned long long)w.n);

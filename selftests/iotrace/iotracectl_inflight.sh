@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# iotracectl_inflight: "iotracectl inflight" lists the commands a slow
+# device still holds, oldest first, with their op, sector and length.
+#
+# Oracles: the offsets and sizes dd was told to use, the order the two dd
+# were started in, and null_blk's configured completion time (3 s, so both
+# are outstanding when listed).
+# VM-TIMEOUT: 300
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+require_cmd python3
+[ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
+ktap_header 4
+out=$(mktemp -d)
+disk=nullb0
+nullb_mod nr_devices=1 irqmode=2 completion_nsec=3000000000 gb=1
+quiet_disk $disk
+load_iotrace disks=$disk
+wait_for "$IOT/$disk/ring" 10 || die "no ring for $disk"
+echo 1 > "$IOT/$disk/enable"
+# no udev probing of a disk this slow while the test runs
+udevadm control --stop-exec-queue 2> /dev/null
+# wait_inflight N - until the kernel counts N requests in flight
+wait_inflight() {
+	local i
+	for i in $(seq 300); do
+		[ "$(iot_stat $disk inflight)" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+dd if=/dev/$disk of=/dev/null bs=4096 skip=100 count=1 iflag=direct 2> /dev/null &
+wait_inflight 1 || log "the read did not show up in stats"
+dd if=/dev/zero of=/dev/$disk bs=8192 seek=300 count=1 oflag=direct 2> /dev/null &
+wait_inflight 2 || log "the write did not show up in stats"
+"$IOTRACECTL" inflight $disk > "$out/infl.txt"
+rc=$?
+"$IOTRACECTL" inflight -o json $disk > "$out/infl.json"
+wait
+udevadm control --start-exec-queue 2> /dev/null
+sed 's/^/# /' "$out/infl.txt"
+ktap_check "inflight exited 0" test $rc -eq 0
+python3 - "$out/infl.json" > "$out/verdict" <<'EOF_PY'
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))
+        if (r['op'], r['sector'], r['bytes']) in
+        (('read', 800, 4096), ('write', 4800, 8192))]
+def res(ok, what):
+    print(('ok' if ok else 'FAIL') + ' ' + what)
+res(len(rows) == 2, 'both dd requests listed (read 800+4096, write 4800+8192): %s' % rows)
+res(len(rows) == 2 and rows[0]['op'] == 'read' and rows[1]['op'] == 'write' and
+    rows[0]['issue_ns'] < rows[1]['issue_ns'] and rows[0]['age_us'] > rows[1]['age_us'],
+    'oldest first, the older one has the larger age')
+EOF_PY
+sed 's/^/# /' "$out/verdict"
+while read -r v what; do
+	if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
+done < "$out/verdict"
+"$IOTRACECTL" inflight $disk > "$out/after.txt"
+ktap_check "nothing in flight once both completed" \
+	test "$(grep -c -v ISSUE_NS "$out/after.txt")" -eq 0
+unload_iotrace
+rm -rf "$out"
+ktap_finish
