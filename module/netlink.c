@@ -12,9 +12,10 @@
  * enabled goes uncounted.
  *
  * Every request is validated against one strict family policy: unknown
- * attributes, reply-only attributes, wrong lengths and out-of-range values
- * are refused with -EINVAL before the handler runs.  Handlers check the
- * remaining constraints before changing anything.
+ * attributes, reply-only attributes, wrong lengths and bits outside the
+ * operation mask are refused with -EINVAL before the handler runs.  The
+ * handlers check ranges (-EINVAL too: the kernel's range policies would
+ * answer -ERANGE) and the rest before changing anything.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -41,17 +42,6 @@ struct iotrace_retired {
 
 static struct genl_family iotrace_nl_family;
 
-/* Policies keep a non-const pointer to the range on 6.1. */
-static struct netlink_range_validation iotrace_nl_buf_range = {
-	.min	= IOTRACE_MIN_BUF_SIZE,
-	.max	= IOTRACE_MAX_BUF_SIZE,
-};
-
-static struct netlink_range_validation iotrace_nl_bytes_range = {
-	.min	= 0,
-	.max	= SZ_1G,
-};
-
 static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_PAD]			= { .type = NLA_REJECT },
 	[IOTRACE_A_DISK_NAME]		= { .type = NLA_NUL_STRING,
@@ -59,8 +49,8 @@ static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_DEV_MAJOR]		= { .type = NLA_REJECT },
 	[IOTRACE_A_DEV_MINOR]		= { .type = NLA_REJECT },
 	[IOTRACE_A_ENABLED]		= { .type = NLA_REJECT },
-	[IOTRACE_A_BUF_SIZE]		=
-		NLA_POLICY_FULL_RANGE(NLA_U64, &iotrace_nl_buf_range),
+	/* range checked by the handler: EINVAL, where policies say ERANGE */
+	[IOTRACE_A_BUF_SIZE]		= { .type = NLA_U64 },
 	[IOTRACE_A_RING_SIZE]		= { .type = NLA_REJECT },
 	[IOTRACE_A_NR_PARTS]		= { .type = NLA_REJECT },
 	[IOTRACE_A_PART_RECORDS]	= { .type = NLA_REJECT },
@@ -81,8 +71,8 @@ static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 		NLA_POLICY_MASK(NLA_U32, IOTRACE_FILTER_OPS_ALL),
 	[IOTRACE_A_FILTER_SECTOR_MIN]	= { .type = NLA_U64 },
 	[IOTRACE_A_FILTER_SECTOR_MAX]	= { .type = NLA_U64 },
-	[IOTRACE_A_FILTER_MIN_BYTES]	=
-		NLA_POLICY_FULL_RANGE(NLA_U32, &iotrace_nl_bytes_range),
+	/* at most SZ_1G, checked by the handler */
+	[IOTRACE_A_FILTER_MIN_BYTES]	= { .type = NLA_U32 },
 };
 
 /**
@@ -494,7 +484,7 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 	if (iotrace_ring_geometry(nla_get_u64(a), &recs, &data_offset,
 				  &stride)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a,
-				    "too small for a page of records per part");
+				    "buf_size out of range: 64K..1G and a page of records per CPU");
 		return -EINVAL;
 	}
 	d = iotrace_nl_disk(info, &ret);
@@ -573,6 +563,12 @@ static int iotrace_nl_set_filter(struct sk_buff *skb, struct genl_info *info)
 		f.sector_max = nla_get_u64(tb[IOTRACE_A_FILTER_SECTOR_MAX]);
 	if (tb[IOTRACE_A_FILTER_MIN_BYTES])
 		f.min_bytes = nla_get_u32(tb[IOTRACE_A_FILTER_MIN_BYTES]);
+	if (f.min_bytes > SZ_1G) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    tb[IOTRACE_A_FILTER_MIN_BYTES],
+				    "min-bytes above 1 GiB");
+		return -EINVAL;
+	}
 	if (f.sector_max < f.sector_min) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    tb[IOTRACE_A_FILTER_SECTOR_MAX],
