@@ -159,6 +159,7 @@ static const char *op_name(uint8_t op)
 static int do_check(struct ring *r, int dump)
 {
 	uint64_t recorded = 0, overwritten = 0, present = 0, dropped = 0;
+	uint64_t filtered = 0;
 	uint64_t noissue = 0, bad = 0;
 	struct iotrace_record x;
 	uint32_t p;
@@ -171,6 +172,7 @@ static int do_check(struct ring *r, int dump)
 		recorded += head;
 		overwritten += first;
 		dropped += part_hdr(r, p)->dropped;
+		filtered += part_hdr(r, p)->filtered;
 		for (s = first; s < head; s++) {
 			const char *why;
 
@@ -200,10 +202,12 @@ static int do_check(struct ring *r, int dump)
 	if (dump)
 		return 0;
 	printf("recorded: %llu\npresent: %llu\noverwritten: %llu\n"
-	       "dropped: %llu\ncompleted: %llu\nno_issue: %llu\nbad: %llu\n",
+	       "dropped: %llu\nfiltered: %llu\ncompleted: %llu\n"
+	       "no_issue: %llu\nbad: %llu\n",
 	       (unsigned long long)recorded, (unsigned long long)present,
 	       (unsigned long long)overwritten, (unsigned long long)dropped,
-	       (unsigned long long)(recorded + dropped),
+	       (unsigned long long)filtered,
+	       (unsigned long long)(recorded + dropped + filtered),
 	       (unsigned long long)noissue, (unsigned long long)bad);
 	return bad ? fail("records missing or invalid in a quiet ring") : 0;
 }
