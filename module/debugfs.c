@@ -39,8 +39,8 @@ static int iotrace_ring_open(struct inode *inode, struct file *file)
 		return ret;
 	d = inode->i_private;
 	kref_get(&d->kref);
-	/* counted before d->ring is read: see iotrace_nl_resize() */
 	atomic_inc(&d->ring_opens);
+	/* counted before d->ring is read: see iotrace_nl_resize() */
 	smp_mb__after_atomic();
 	debugfs_file_put(dentry);
 	file->private_data = d;
