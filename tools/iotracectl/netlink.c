@@ -638,6 +638,14 @@ static int ev_on_valid(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/* Events are not answers to a request: no sequence number to check. */
+static int ev_no_seq_check(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
 static double mono_now(void)
 {
 	struct timespec ts;
@@ -684,6 +692,7 @@ int cmd_nl_events(struct iot_opts *o, int argc, char **argv)
 		return 1;
 	}
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, ev_on_valid, &ev);
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, ev_no_seq_check, NULL);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = ev_signal;
 	sigaction(SIGINT, &sa, NULL);

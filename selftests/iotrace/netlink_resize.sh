@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# netlink_resize: resize and clear over netlink while fio runs.
+#
+# resize: four live resizes (smaller and larger rings) while two fio jobs
+# run and readers poll the ring (iotracectl stats through the mapping,
+# <disk>/trace): afterwards the netlink totals hold exactly the
+# /sys/block/<disk>/stat delta (total_completed), split as
+# total_recorded + total_dropped + total_filtered, the ring is intact
+# (ringcheck) and has the last size, and the generation moved on once per
+# resize.  A reader that mapped the old ring sees it marked DETACHED.
+#
+# clear: clears while fio runs leave the module stable and the ring
+# consistent (completed = present + overwritten + dropped); after the last
+# clear a known workload is counted exactly against /sys/block stat.
+# VM-TIMEOUT: 420
+# VM-SMP: 2
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+require_cmd fio
+ktap_header
+out=$(mktemp -d)
+nullb_mod nr_devices=1 submit_queues=2 irqmode=1 gb=1
+disk=nullb0
+quiet_disk $disk
+load_iotrace disks=$disk buf_size=256K
+udevadm control --stop-exec-queue 2> /dev/null
+
+fio_pids=()
+run_fio() { # SECONDS
+	local cpu
+	fio_pids=()
+	for cpu in 0 1; do
+		fio --name=j$cpu --filename=/dev/$disk --direct=1 \
+		    --ioengine=libaio --iodepth=8 --rw=randrw --bs=4k \
+		    --time_based --runtime="$1" --size=256m \
+		    --offset=$((cpu * 256))m --cpus_allowed=$cpu \
+		    --output="$out/fio.$cpu" &
+		fio_pids+=($!)
+	done
+}
+
+st() { # KEY
+	kv "$out/state" "$1"
+}
+
+# ---- resize --------------------------------------------------------
+"$IOTRACECTL" clear $disk
+g0=$(iot_stat $disk generation)
+# a reader holding the first ring mapped for the whole run; prints its
+# header's flags when $out/go appears
+python3 - "$IOT/$disk/ring" "$out" <<'PY' &
+import mmap, os, struct, sys, time
+f = open(sys.argv[1], 'rb')
+m = mmap.mmap(f.fileno(), 4096, prot=mmap.PROT_READ)
+open(sys.argv[2] + '/mapped', 'w').close()
+while not os.path.exists(sys.argv[2] + '/go'):
+    time.sleep(0.1)
+flags, = struct.unpack_from('<I', m, 28)
+gen, = struct.unpack_from('<Q', m, 64)
+open(sys.argv[2] + '/oldring', 'w').write('%d %d\n' % (flags, gen))
+PY
+mapper=$!
+wait_for "$out/mapped" 20 || ktap_fail "python mapped the ring"
+before=$(blk_ios $disk)
+run_fio 12
+( while sleep 0.3; do
+	"$IOTRACECTL" stats $disk > /dev/null 2>&1
+	head -c 100000 "$IOT/$disk/trace" > /dev/null
+  done ) &
+reader=$!
+sizes="128K 1M 64K 512K"
+ok=1
+for s in $sizes; do
+	sleep 2
+	"$IOTRACECTL" resize $disk $s || ok=0
+done
+wait "${fio_pids[@]}"
+kill "$reader" 2> /dev/null
+wait "$reader" 2> /dev/null
+after=$(blk_ios $disk)
+ktap_check "four resizes under fio accepted" test $ok = 1
+"$IOTRACECTL" state $disk > "$out/state"
+sed 's/^/# /' "$out/state"
+delta=$((after - before))
+log "/sys/block stat delta $delta"
+ktap_check "fio did I/O ($delta)" test "$delta" -gt 1000
+ktap_check "total_completed ($(st total_completed)) = /sys/block stat delta ($delta)" \
+	test "$(st total_completed)" -eq "$delta"
+ktap_check "total_completed = total_recorded + total_dropped + total_filtered" \
+	test "$(st total_completed)" -eq $(($(st total_recorded) + \
+		$(st total_dropped) + $(st total_filtered)))
+ktap_check "resizes: 4" test "$(st resizes)" -eq 4
+ktap_check "generation moved on once per resize" \
+	test "$(iot_stat $disk generation)" -eq $((g0 + 4))
+ktap_check "ring has the last size (512K)" test "$(st buf_size)" -eq 524288
+"$RINGCHECK" check "$IOT/$disk/ring" > "$out/check"
+rc=$?
+sed 's/^/# ringcheck: /' "$out/check"
+ktap_check "new ring intact" test $rc -eq 0
+ktap_check "new ring: completed = recorded + dropped (netlink)" \
+	test "$(kv "$out/check" completed)" -eq $(($(st recorded) + $(st dropped)))
+# the first ring, still mapped: its header says it is final
+touch "$out/go"
+wait "$mapper"
+read -r flags gen < "$out/oldring"
+ktap_check "the replaced ring, still mapped, is marked DETACHED (flags $flags)" \
+	test $((flags & 2)) -eq 2
+ktap_check "and keeps its generation ($gen = $g0)" test "$gen" -eq "$g0"
+
+# ---- clear ---------------------------------------------------------
+run_fio 8
+ok=1
+for i in 1 2 3 4 5 6; do
+	sleep 1
+	"$IOTRACECTL" clear $disk || ok=0
+done
+wait "${fio_pids[@]}"
+ktap_check "six clears under fio accepted" test $ok = 1
+"$RINGCHECK" check "$IOT/$disk/ring" > "$out/check"
+rc=$?
+ktap_check "ring intact after clears under fio" test $rc -eq 0
+ktap_check "completed = present + overwritten + dropped" \
+	test "$(iot_stat $disk completed)" -eq $(($(iot_stat $disk present) + \
+		$(iot_stat $disk overwritten) + $(iot_stat $disk dropped)))
+"$IOTRACECTL" clear $disk
+before=$(blk_ios $disk)
+dd if=/dev/$disk of=/dev/null bs=4k count=3000 iflag=direct 2> /dev/null
+after=$(blk_ios $disk)
+"$IOTRACECTL" state $disk > "$out/state"
+ktap_check "after the last clear: total_completed ($(st total_completed)) = stat delta ($((after - before)))" \
+	test "$(st total_completed)" -eq $((after - before))
+ktap_check "clear restarted the totals (resizes 0)" test "$(st resizes)" -eq 0
+
+udevadm control --start-exec-queue 2> /dev/null
+unload_iotrace
+ktap_check "module unloads" test ! -e /sys/module/iotrace
+ktap_check "no kernel warning" no_kernel_splat
+ktap_finish
