@@ -14,13 +14,15 @@ require_cmd python3
 ktap_header 4
 out=$(mktemp -d)
 disk=nullb0
-nullb_mod nr_devices=1 irqmode=2 completion_nsec=3000000000 gb=1
+# No udev probing of a disk this slow: events wait until it is gone.
+udevadm control --stop-exec-queue 2> /dev/null
+rmmod null_blk 2> /dev/null
+modprobe null_blk nr_devices=1 irqmode=2 completion_nsec=3000000000 \
+	submit_queues=1 || die "modprobe null_blk failed"
 quiet_disk $disk
 load_iotrace disks=$disk
 wait_for "$IOT/$disk/ring" 10 || die "no ring for $disk"
 echo 1 > "$IOT/$disk/enable"
-# no udev probing of a disk this slow while the test runs
-udevadm control --stop-exec-queue 2> /dev/null
 # wait_inflight N - until the kernel counts N requests in flight
 wait_inflight() {
 	local i
@@ -30,15 +32,14 @@ wait_inflight() {
 	done
 	return 1
 }
-dd if=/dev/$disk of=/dev/null bs=4096 skip=100 count=1 iflag=direct 2> /dev/null &
+timeout 60 dd if=/dev/$disk of=/dev/null bs=4096 skip=100 count=1 iflag=direct 2> /dev/null &
 wait_inflight 1 || log "the read did not show up in stats"
-dd if=/dev/zero of=/dev/$disk bs=8192 seek=300 count=1 oflag=direct 2> /dev/null &
+timeout 60 dd if=/dev/zero of=/dev/$disk bs=8192 seek=300 count=1 oflag=direct 2> /dev/null &
 wait_inflight 2 || log "the write did not show up in stats"
 "$IOTRACECTL" inflight $disk > "$out/infl.txt"
 rc=$?
 "$IOTRACECTL" inflight -o json $disk > "$out/infl.json"
 wait
-udevadm control --start-exec-queue 2> /dev/null
 sed 's/^/# /' "$out/infl.txt"
 ktap_check "inflight exited 0" test $rc -eq 0
 python3 - "$out/infl.json" > "$out/verdict" <<'EOF_PY'
@@ -58,8 +59,14 @@ while read -r v what; do
 	if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
 done < "$out/verdict"
 "$IOTRACECTL" inflight $disk > "$out/after.txt"
+for i in $(seq 100); do
+	[ "$(iot_stat $disk inflight)" = 0 ] && break
+	sleep 0.1
+done
 ktap_check "nothing in flight once both completed" \
 	test "$(grep -c -v ISSUE_NS "$out/after.txt")" -eq 0
 unload_iotrace
+rmmod null_blk 2> /dev/null
+udevadm control --start-exec-queue 2> /dev/null
 rm -rf "$out"
 ktap_finish
