@@ -38,7 +38,7 @@ demo: deps
 # The cost of tracing vs blktrace, bpftrace and ftrace (not part of check):
 # see Documentation/benchmark.rst.  KERNELS as for check.
 bench: deps modules-all
-	KERNELS="$(KERNELS)" $(CURDIR)/selftests/bench/run
+	KERNELS="$(KERNELS)" $(if $(BENCH_PARALLEL),BENCH_PARALLEL=$(BENCH_PARALLEL)) $(CURDIR)/selftests/bench/run
 
 vm-shell:
 	$(CURDIR)/selftests/vm/run-test --shell $(if $(KVER),--kernel $(KVER)) \

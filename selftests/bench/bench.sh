@@ -172,16 +172,19 @@ one_run() {
 	bpftrace)
 		devt=$(( $(stat -c '%t' -L "/dev/$1" | sed 's/^/0x/') << 20 |
 			 $(stat -c '%T' -L "/dev/$1" | sed 's/^/0x/') ))
-		bpftrace -o $scratch/bpf.out -e "$BPF_PROG" "$devt" \
+		# line-buffered output, as to a terminal or a pipe read live
+		t0=$(date +%s.%N)
+		bpftrace -B line -e "$BPF_PROG" "$devt" > $scratch/bpf.out \
 			2> "$dir/bpftrace.err" &
 		pid=$!
 		for t in $(seq 600); do
 			grep -q ready $scratch/bpf.out 2> /dev/null && break
 			kill -0 $pid 2> /dev/null ||
 				die "bpftrace exited: $(tail -n 5 "$dir/bpftrace.err")"
-			sleep 0.5
+			sleep 1
 		done
 		grep -q ready $scratch/bpf.out || die "bpftrace never attached"
+		log "bpftrace attached after $(echo "$(date +%s.%N) - $t0" | bc) guest s"
 		;;
 	ftrace)
 		echo 0 > $TR/tracing_on
