@@ -213,6 +213,7 @@ one_run() {
 		echo "fio_start=$t0"
 		echo "fio_end=$t1"
 		case "$cfg" in
+		loaded) echo "probes=$(iot_status probes)" ;;
 		enabled | enabled16) iot_meta "$@" ;;
 		record)
 			iot_meta "$@" | grep -v '^lost='

@@ -75,9 +75,13 @@ def bytes_per_req(cfg, runs):
         elif cfg == 'record':
             if r.get('rec_written'):
                 vals.append(r['file_bytes'] / r['rec_written'])
-        elif cfg in ('blktrace', 'bpftrace'):
+        elif cfg == 'blktrace':
             if req:
                 vals.append(r['file_bytes'] / req)
+        elif cfg == 'bpftrace':
+            # bytes of output per request printed (lost ones print nothing)
+            if r.get('bpf_lines'):
+                vals.append(r['file_bytes'] / r['bpf_lines'])
         elif cfg == 'ftrace':
             if r.get('ft_entries'):
                 # two events per request
@@ -100,7 +104,8 @@ def lost(cfg, runs):
         elif cfg == 'bpftrace':
             out.append((0, r.get('bpf_lost') or 0, r['requests']))
         elif cfg == 'ftrace':
-            out.append((r.get('ft_overrun') or 0, 0, r['requests']))
+            # overrun counts events: two per request
+            out.append((r.get('ft_overrun') or 0, 0, 2 * r['requests']))
     return out
 
 
@@ -111,7 +116,8 @@ def kernel_report(d):
     for name in sorted(os.listdir(base)):
         cfg, rnd = name.rsplit('.', 1)
         try:
-            runs.setdefault(cfg, []).append(load_run(os.path.join(base, name)))
+            run = load_run(os.path.join(base, name))
+            runs.setdefault(cfg, []).append(run)
         except (OSError, ValueError, KeyError) as e:
             print('# %s: %s: %s' % (d, name, e), file=sys.stderr)
     rep = {'kernel': env.get('kernel'), 'runtime_s': num(env.get('runtime')),
@@ -136,6 +142,10 @@ def kernel_report(d):
             'iops_rounds': [round(x, 1) for x in iops],
             'spread_pct': round(100 * (max(iops) - min(iops)) / med, 3),
             'ratio': round(med / bmed, 4) if bmed else None,
+            # icount shift=0: one guest ns per instruction, vCPUs run in
+            # turn, so 1e9 / IOPS is instructions per I/O
+            'instr_per_io': round(1e9 / med),
+            'extra_instr_per_io': round(1e9 / med - 1e9 / bmed) if bmed else None,
             'ratio_min': round(min(iops) / bmed, 4) if bmed else None,
             'ratio_max': round(max(iops) / bmed, 4) if bmed else None,
             'bytes_per_request': (round(bytes_per_req(cfg, rr), 1)
@@ -143,6 +153,8 @@ def kernel_report(d):
                                   else None),
             'requests_per_round': [r['requests'] for r in rr],
         }
+        if cfg == 'loaded' and 'probes' in rr[0]:
+            c['probes_attached'] = rr[0]['probes']
         if ls:
             c['lost_per_round'] = [a + b for a, b, _ in ls]
             c['lost_pct_max'] = round(max(100.0 * (a + b) / n if n else 0
@@ -196,24 +208,39 @@ def table(rep):
                  '(QEMU -icount: IOPS = inverse of guest instructions per '
                  'I/O; cache effects are not modelled)'
                  % (rep['kernel'], rep['fio'], rep['runtime_s'], rep['rounds']))
-    hdr = ('%-48s %10s %20s %7s %15s %9s %16s'
+    hdr = ('%-48s %8s %17s %7s %15s %7s %9s  %s'
            % ('configuration', 'IOPS med', 'min..max', 'ratio',
-              'ratio min..max', 'B/request', 'lost (max/round)'))
+              'ratio min..max', '+ins/IO', 'B/request', 'lost (max of rounds)'))
     lines.append(hdr)
     lines.append('-' * len(hdr))
     for cfg, c in rep['configs'].items():
         lost_s = 'n/a'
-        if 'lost_per_round' in c:
+        if cfg in ('enabled', 'enabled16'):
+            lost_s = ('dropped %d; overwritten %d (%.1f%%, ring of %s)'
+                      % (max(c['dropped_per_round']),
+                         max(c['overwritten_per_round']), c['lost_pct_max'],
+                         c['ring_records']))
+        elif cfg == 'record':
+            lost_s = ('%d (kernel dropped %d, reader lost %d)'
+                      % (max(c['lost_per_round']),
+                         max(c['kernel_dropped_per_round']),
+                         max(c['reader_lost_per_round'])))
+        elif cfg == 'ftrace':
+            lost_s = ('%d events overrun (%.1f%% of events)'
+                      % (max(c['lost_per_round']), c['lost_pct_max']))
+        elif 'lost_per_round' in c:
             lost_s = '%d (%.2f%%)' % (max(c['lost_per_round']),
                                      c['lost_pct_max'])
         elif cfg in ('none', 'loaded', 'none16'):
             lost_s = '-'
-        lines.append('%-48s %10.0f %9.0f..%-9.0f %7s %15s %9s %16s' % (
+        lines.append('%-48s %8.0f %8.0f..%-7.0f %7s %15s %7s %9s  %s' % (
             c['label'], c['iops_median'], c['iops_min'], c['iops_max'],
             fmt(c['ratio'], '%.4f'),
             ('%.4f..%.4f' % (c['ratio_min'], c['ratio_max']))
             if c['ratio'] is not None else 'n/a',
-            fmt(c['bytes_per_request'], '%.1f') if cfg not in ('none', 'loaded', 'none16') else '-',
+            fmt(c['extra_instr_per_io'], '%d'),
+            fmt(c['bytes_per_request'], '%.1f')
+            if cfg not in ('none', 'loaded', 'none16') else '-',
             lost_s))
     t = rep.get('targets', {})
     if t:
@@ -221,8 +248,8 @@ def table(rep):
     s = rep.get('stats_large_file')
     if s:
         lines.append('iotracectl stats on a %d-record file (%d bytes): %.0f '
-                     'records/s of guest time' % (s['records'], s['file_bytes'],
-                                                  s['records_per_s']))
+                     'records per guest second (per 1e9 guest instructions)'
+                     % (s['records'], s['file_bytes'], s['records_per_s']))
     return '\n'.join(lines)
 
 
