@@ -121,7 +121,8 @@ def kernel_report(d):
         except (OSError, ValueError, KeyError) as e:
             print('# %s: %s: %s' % (d, name, e), file=sys.stderr)
     rep = {'kernel': env.get('kernel'), 'runtime_s': num(env.get('runtime')),
-           'rounds': num(env.get('rounds')), 'fio': env.get('fio'),
+           'rounds': num(env.get('rounds')), 'ramp': env.get('ramp'),
+           'bpftrace_one_process': env.get('bpf_session') == '1', 'fio': env.get('fio'),
            'blktrace': env.get('blktrace'), 'bpftrace': env.get('bpftrace'),
            'configs': {}}
     for cfg in CONFIGS + ['none16', 'enabled16']:
@@ -204,7 +205,7 @@ def fmt(v, f='%s'):
 
 def table(rep):
     lines = []
-    lines.append('Kernel %s, fio %s, %s guest seconds per run, %s rounds '
+    lines.append('Kernel %s, fio %s, %s of guest time per run, %s rounds '
                  '(QEMU -icount: IOPS = inverse of guest instructions per '
                  'I/O; cache effects are not modelled)'
                  % (rep['kernel'], rep['fio'], rep['runtime_s'], rep['rounds']))
