@@ -121,11 +121,11 @@ inflight() {
 	    --output=/dev/null &
 	pid=$!
 	for i in $(seq 300); do
-		[ "$(iot_stat $disk inflight)" -ge 4 ] && break
+		n=$(iot_stat $disk inflight)
+		[ "$n" -ge 4 ] && break
 		sleep 0.05
 	done
 	cat "$IOT/$disk/inflight" > "$out/inflight"
-	n=$(iot_stat $disk inflight)
 	wait $pid
 	sed 's/^/# /' "$out/inflight"
 	awk '$2 == "read" { print $3 / 512 } $3 == "read" { print $4 / 512 }' \
@@ -134,6 +134,7 @@ inflight() {
 	ktap_check "header line" test "$(head -1 "$out/inflight")" = \
 		"ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU"
 	ktap_check "stats: 4 in flight ($n)" test "$n" = 4
+	ktap_check "inflight lists 4" test "$(wc -l < "$out/inflight")" = 5
 	ktap_check "oldest first: fio's submission order" test \
 		"$(awk 'NR > 1 { printf "%s ", $4 }' "$out/inflight")" = \
 		"$(cat "$out/order")"
