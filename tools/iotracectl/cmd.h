@@ -27,6 +27,7 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  * @size: record size limit in bytes (0 = none).
  * @poll_ms: record polling period.
  * @realtime: show trace-file times as UTC wall-clock time.
+ * @xfmt: export/plot: the format of -f (blktrace, fio, perfetto, csv, svg).
  */
 struct iot_opts {
 	enum iot_fmt fmt;
@@ -41,6 +42,7 @@ struct iot_opts {
 	uint64_t size;
 	unsigned int poll_ms;
 	int realtime;
+	const char *xfmt;
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);
@@ -51,6 +53,9 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv);
 int cmd_enable(struct iot_opts *o, int argc, char **argv);
 int cmd_disable(struct iot_opts *o, int argc, char **argv);
 int cmd_clear(struct iot_opts *o, int argc, char **argv);
+/* export.c, plot.c */
+int cmd_export(struct iot_opts *o, int argc, char **argv);
+int cmd_plot(struct iot_opts *o, int argc, char **argv);
 /* netlink.c: control through the iotrace generic netlink family */
 int cmd_nl_enable(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_disable(struct iot_opts *o, int argc, char **argv);

@@ -56,6 +56,11 @@ static const struct iot_cmd cmds[] = {
 	{ "events", cmd_nl_events, F(FMT_NORMAL) | F(FMT_JSON),
 	  "[--count N] [--duration S]",
 	  "print disk added/removed and ring overflow events" },
+	{ "export", cmd_export, 0,
+	  "DISK|FILE -f blktrace|fio|fio3|perfetto|csv [-o OUT] [filters]",
+	  "write the records for blkparse/btt, fio --read_iolog, Perfetto, CSV" },
+	{ "plot", cmd_plot, 0, "DISK|FILE [-f svg] [-o OUT.svg] [filters]",
+	  "latency heat map, seek plot and latency histogram as SVG" },
 };
 
 static const char *const fmt_names[] = {
@@ -85,6 +90,8 @@ static void usage(FILE *fp)
 		"      --count N        stats: stop after N reports\n"
 		"      --duration S     record: stop after S seconds\n"
 		"      --size BYTES     record: stop once the file reaches BYTES (K, M, G suffixes)\n"
+		"  -f, --format FMT     export: blktrace, fio, fio3, perfetto, csv; plot: svg\n"
+		"  -o FILE              export, plot: output (stdout if none; blktrace: DIR/NAME prefix)\n"
 		"\nA DISK is a name under $IOTRACE_DEBUGFS (default /sys/kernel/debug/iotrace).\n"
 		"A FILE is a trace file from 'record' or a ring copy (cat .../DISK/ring > FILE).\n");
 }
@@ -188,6 +195,7 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "write", required_argument, NULL, 'w' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "format", required_argument, NULL, 'f' },
 	{ "op", required_argument, NULL, OPT_OP },
 	{ "status", required_argument, NULL, OPT_STATUS },
 	{ "lat-min", required_argument, NULL, OPT_LAT },
@@ -232,13 +240,16 @@ int main(int argc, char **argv)
 	argc--;
 	argv++;
 	/* options may come after positional arguments */
-	while ((c = getopt_long(argc, argv, "o:w:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:w:hf:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			fmt = optarg;
 			break;
 		case 'w':
 			o.out = optarg;
+			break;
+		case 'f':
+			o.xfmt = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -354,6 +365,20 @@ int main(int argc, char **argv)
 		}
 		o.out = fmt;
 		fmt = NULL;
+	}
+	if (cmd->fn == cmd_export || cmd->fn == cmd_plot) {
+		/* export/plot -o FILE: the output file */
+		if (fmt && o.out) {
+			iot_err("%s: give the output once (-o FILE)", cmd->name);
+			return 2;
+		}
+		if (fmt)
+			o.out = fmt;
+		fmt = NULL;
+	} else if (o.xfmt) {
+		iot_err("%s has no -f option (only export and plot have)",
+			cmd->name);
+		return 2;
 	}
 	if (fmt) {
 		for (i = 0; i < sizeof(fmt_names) / sizeof(fmt_names[0]); i++)

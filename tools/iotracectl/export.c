@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * export: the records of a DISK or FILE in formats other tools read:
+ * blktrace binary files (blkparse, btt), fio iologs (fio --read_iolog),
+ * Chrome/Perfetto trace JSON and CSV.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export.h"
+
+/* Start of a request: its issue, or its completion if the issue was missed. */
+uint64_t xrec_start(const struct iotrace_record *r)
+{
+	return r->rflags & IOTRACE_RF_NO_ISSUE ? r->complete_ns : r->issue_ns;
+}
+
+/* Whether the record has a device latency (issue and completion seen). */
+int xrec_has_lat(const struct iotrace_record *r)
+{
+	return (r->rflags & IOTRACE_RF_COMPLETE) &&
+	       !(r->rflags & IOTRACE_RF_NO_ISSUE) &&
+	       r->complete_ns >= r->issue_ns;
+}
+
+static int collect(void *arg, unsigned int disk,
+		   const struct iotrace_record *r)
+{
+	struct xset *x = arg;
+
+	if (x->disk >= 0 && (int)disk != x->disk)
+		return 0;
+	if (!iot_filter(x->o, r))
+		return 0;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 4096;
+		struct xrec *v = realloc(x->v, cap * sizeof(*v));
+
+		if (!v)
+			return -2;
+		x->v = v;
+		x->cap = cap;
+	}
+	x->v[x->n].r = *r;
+	x->v[x->n].disk = disk;
+	x->n++;
+	return 0;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct xrec *x = a, *y = b;
+	uint64_t sx = xrec_start(&x->r), sy = xrec_start(&y->r);
+
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	if (x->disk != y->disk)
+		return x->disk < y->disk ? -1 : 1;
+	if (x->r.complete_ns != y->r.complete_ns)
+		return x->r.complete_ns < y->r.complete_ns ? -1 : 1;
+	if (x->r.complete_cpu != y->r.complete_cpu)
+		return x->r.complete_cpu < y->r.complete_cpu ? -1 : 1;
+	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
+}
+
+/**
+ * xset_load() - open @arg, keep the records that pass the filters, sorted
+ * by start time.
+ * @x: set to fill (xset_free() it, also on error).
+ * @o: options.
+ * @arg: DISK or FILE.
+ *
+ * Return: 0, or 1 after printing what failed.
+ */
+int xset_load(struct xset *x, const struct iot_opts *o, const char *arg)
+{
+	char err[IOT_ERR_LEN];
+	unsigned int i;
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	x->o = o;
+	x->disk = -1;
+	if (iot_src_open(&x->src, arg, err, sizeof(err))) {
+		iot_err("%s", err);
+		return 1;
+	}
+	if (o->disk) {
+		for (i = 0; i < x->src.nr_disks; i++)
+			if (!strcmp(x->src.disks[i].name, o->disk))
+				x->disk = i;
+		if (x->disk < 0) {
+			iot_err("%s holds no disk named %s", arg, o->disk);
+			return 1;
+		}
+	}
+	ret = iot_src_read(&x->src, collect, x, err, sizeof(err));
+	if (ret) {
+		iot_err("%s", ret == -2 ? "out of memory" : err);
+		return 1;
+	}
+	qsort(x->v, x->n, sizeof(*x->v), cmp_start);
+	return 0;
+}
+
+void xset_free(struct xset *x)
+{
+	free(x->v);
+	iot_src_close(&x->src);
+	memset(x, 0, sizeof(*x));
+}
+
+/* The output stream: @path, or stdout for NULL or "-". */
+FILE *x_open_out(const char *path)
+{
+	FILE *fp;
+
+	if (!path || !strcmp(path, "-"))
+		return stdout;
+	fp = fopen(path, "w");
+	if (!fp)
+		iot_err("cannot create %s: %s", path, strerror(errno));
+	return fp;
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+int export_csv(const struct xset *x, FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "disk,seq,issue_ns,complete_ns,queue_ns,latency_ns,op,opflags,sector,bytes,error,dev_status,issue_cpu,complete_cpu,hwq,tag,retries,rflags,cmd\n");
+	for (i = 0; i < x->n; i++) {
+		const struct iotrace_record *r = &x->v[i].r;
+		char f[128], cmd[512];
+
+		iot_opflags_str(r, f, sizeof(f));
+		iot_decode_cmd(r, cmd, sizeof(cmd));
+		iot_csv_str(fp, x->src.disks[x->v[i].disk].name);
+		fprintf(fp, ",%u,%llu,%llu,", r->seq,
+			(unsigned long long)r->issue_ns,
+			(unsigned long long)r->complete_ns);
+		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
+			fprintf(fp, "%u", r->queue_ns);
+		fputc(',', fp);
+		if (xrec_has_lat(r))
+			fprintf(fp, "%llu", (unsigned long long)
+				(r->complete_ns - r->issue_ns));
+		fprintf(fp, ",%s,", iot_op_name(r->op));
+		iot_csv_str(fp, f);
+		fprintf(fp, ",%llu,%u,%d,0x%x,%u,%u,%u,%u,%u,0x%x,",
+			(unsigned long long)r->sector, r->bytes, r->error,
+			r->dev_status, r->issue_cpu, r->complete_cpu, r->hwq,
+			r->tag, r->retries, r->rflags);
+		iot_csv_str(fp, cmd);
+		fputc('\n', fp);
+	}
+	return 0;
+}
+
+/* ---- fio iolog ---------------------------------------------------------- */
+
+/**
+ * export_fio() - an iolog that fio --read_iolog replays.
+ * @x: records (in issue order).
+ * @fp: output.
+ * @version: 2 (no times) or 3 (ms since the first request first).
+ *
+ * Reads, writes, discards (trim) and flushes (sync) of each disk, on the
+ * file /dev/<disk>; other operations (passthrough, zone management) have
+ * no fio equivalent and are left out, counted on stderr.
+ *
+ * Return: 0.
+ */
+int export_fio(const struct xset *x, FILE *fp, int version)
+{
+	static const char *const act[] = {
+		[IOTRACE_OP_READ] = "read", [IOTRACE_OP_WRITE] = "write",
+		[IOTRACE_OP_FLUSH] = "sync", [IOTRACE_OP_DISCARD] = "trim",
+	};
+	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0, skipped = 0;
+	unsigned int d;
+	size_t i;
+
+	fprintf(fp, "fio version %d iolog\n", version);
+	for (d = 0; d < x->src.nr_disks; d++) {
+		if (x->disk >= 0 && (int)d != x->disk)
+			continue;
+		if (version == 3)
+			fprintf(fp, "0 ");
+		fprintf(fp, "/dev/%s add\n", x->src.disks[d].name);
+	}
+	for (d = 0; d < x->src.nr_disks; d++) {
+		if (x->disk >= 0 && (int)d != x->disk)
+			continue;
+		if (version == 3)
+			fprintf(fp, "0 ");
+		fprintf(fp, "/dev/%s open\n", x->src.disks[d].name);
+	}
+	for (i = 0; i < x->n; i++) {
+		const struct iotrace_record *r = &x->v[i].r;
+
+		if (r->op > IOTRACE_OP_DISCARD) {
+			skipped++;
+			continue;
+		}
+		if (version == 3)
+			fprintf(fp, "%llu ", (unsigned long long)
+				((xrec_start(r) - t0) / 1000000));
+		fprintf(fp, "/dev/%s %s %llu %u\n",
+			x->src.disks[x->v[i].disk].name, act[r->op],
+			(unsigned long long)r->sector * 512, r->bytes);
+	}
+	for (d = 0; d < x->src.nr_disks; d++) {
+		if (x->disk >= 0 && (int)d != x->disk)
+			continue;
+		if (version == 3)
+			fprintf(fp, "%llu ", x->n ? (unsigned long long)
+				((xrec_start(&x->v[x->n - 1].r) - t0) /
+				 1000000) : 0ull);
+		fprintf(fp, "/dev/%s close\n", x->src.disks[d].name);
+	}
+	if (skipped)
+		fprintf(stderr, "iotracectl: export: %llu requests with no fio equivalent (passthrough, zone, write-zeroes, ...) left out\n",
+			(unsigned long long)skipped);
+	return 0;
+}
+
+/* ---- Chrome / Perfetto trace JSON --------------------------------------- */
+
+#define LANES_MAX	4096
+
+/**
+ * struct lane_set - the busy-until time of the lanes of one (disk, hwq):
+ * requests overlap on a queue, slices of one track must not, so each
+ * queue is drawn as as many lanes as it had requests in flight at once.
+ * @disk: disk index.
+ * @hwq: hardware queue.
+ * @n: lanes.
+ * @busy: end of the last slice of each lane.
+ */
+struct lane_set {
+	unsigned int disk, hwq, n;
+	uint64_t busy[LANES_MAX];
+};
+
+static void json_us(FILE *fp, uint64_t ns)
+{
+	fprintf(fp, "%llu.%03llu", (unsigned long long)(ns / 1000),
+		(unsigned long long)(ns % 1000));
+}
+
+/**
+ * export_perfetto() - Chrome trace event JSON (Perfetto, chrome://tracing).
+ * @x: records.
+ * @fp: output.
+ *
+ * A process per disk (pid = disk index + 1), a thread per hardware queue
+ * and lane (tid = hwq * 4096 + lane + 1, named "hwq N" and "hwq N +L"),
+ * one complete ("X") event per request from issue to completion (a
+ * request without a completion or issue gets a zero-length slice at the
+ * time known).  Times are microseconds from the earliest request.
+ *
+ * Return: 0, or 1 when out of memory.
+ */
+int export_perfetto(const struct xset *x, FILE *fp)
+{
+	struct lane_set **ls = NULL;
+	size_t nls = 0, i, k;
+	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0;
+	int first = 1, ret = 1;
+	unsigned int d;
+
+	fprintf(fp, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	for (d = 0; d < x->src.nr_disks; d++) {
+		if (x->disk >= 0 && (int)d != x->disk)
+			continue;
+		fprintf(fp, "%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":",
+			first ? "" : ",", d + 1);
+		iot_json_str(fp, x->src.disks[d].name);
+		fprintf(fp, "}}");
+		first = 0;
+	}
+	for (i = 0; i < x->n; i++) {
+		const struct iotrace_record *r = &x->v[i].r;
+		uint64_t s = xrec_start(r);
+		uint64_t e = xrec_has_lat(r) ? r->complete_ns : s;
+		struct lane_set *l = NULL;
+		unsigned int lane;
+		char f[128], cmd[512], st[128];
+
+		for (k = 0; k < nls; k++)
+			if (ls[k]->disk == x->v[i].disk && ls[k]->hwq == r->hwq)
+				l = ls[k];
+		if (!l) {
+			struct lane_set **n = realloc(ls, (nls + 1) * sizeof(*n));
+
+			if (!n)
+				goto out;
+			ls = n;
+			l = calloc(1, sizeof(*l));
+			if (!l)
+				goto out;
+			ls[nls++] = l;
+			l->disk = x->v[i].disk;
+			l->hwq = r->hwq;
+		}
+		for (lane = 0; lane < l->n; lane++)
+			if (l->busy[lane] <= s)
+				break;
+		if (lane == l->n) {
+			if (l->n < LANES_MAX) {
+				l->n++;
+				fprintf(fp, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"hwq %u%s",
+					l->disk + 1, l->hwq * LANES_MAX + lane + 1,
+					l->hwq, lane ? " +" : "");
+				if (lane)
+					fprintf(fp, "%u", lane);
+				fprintf(fp, "\"}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"sort_index\":%u}}",
+					l->disk + 1, l->hwq * LANES_MAX + lane + 1,
+					l->hwq * LANES_MAX + lane);
+			} else {
+				lane = LANES_MAX - 1;
+			}
+		}
+		l->busy[lane] = e;
+		iot_opflags_str(r, f, sizeof(f));
+		iot_decode_cmd(r, cmd, sizeof(cmd));
+		iot_decode_status(r, st, sizeof(st));
+		fprintf(fp, ",\n{\"name\":\"%s\",\"cat\":\"io\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":",
+			iot_op_name(r->op), x->v[i].disk + 1,
+			r->hwq * LANES_MAX + lane + 1);
+		json_us(fp, s - t0);
+		fprintf(fp, ",\"dur\":");
+		json_us(fp, e - s);
+		fprintf(fp, ",\"args\":{\"sector\":%llu,\"bytes\":%u,\"flags\":",
+			(unsigned long long)r->sector, r->bytes);
+		iot_json_str(fp, f);
+		fprintf(fp, ",\"tag\":%u,\"seq\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"error\":%d,\"complete\":%s",
+			r->tag, r->seq, r->issue_cpu, r->complete_cpu,
+			r->error, r->rflags & IOTRACE_RF_COMPLETE ?
+			"true" : "false");
+		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
+			fprintf(fp, ",\"queue_ns\":%u", r->queue_ns);
+		if (cmd[0]) {
+			fprintf(fp, ",\"cmd\":");
+			iot_json_str(fp, cmd);
+		}
+		if (st[0]) {
+			fprintf(fp, ",\"status\":");
+			iot_json_str(fp, st);
+		}
+		fprintf(fp, "}}");
+	}
+	fprintf(fp, "\n]}\n");
+	ret = 0;
+out:
+	for (k = 0; k < nls; k++)
+		free(ls[k]);
+	free(ls);
+	if (ret)
+		iot_err("out of memory");
+	return ret;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+int cmd_export(struct iot_opts *o, int argc, char **argv)
+{
+	const char *f = o->xfmt ? o->xfmt : "";
+	struct xset x;
+	FILE *fp = NULL;
+	int rc;
+
+	if (argc != 1) {
+		iot_err("export needs one DISK or FILE argument and -f blktrace|fio|fio3|perfetto|csv");
+		return 2;
+	}
+	if (strcmp(f, "blktrace") && strcmp(f, "fio") && strcmp(f, "fio3") &&
+	    strcmp(f, "perfetto") && strcmp(f, "csv")) {
+		iot_err("export -f %s: unknown format (use blktrace, fio, fio3, perfetto or csv)",
+			*f ? f : "(none)");
+		return 2;
+	}
+	if (!strcmp(f, "blktrace") && (!o->out || !strcmp(o->out, "-"))) {
+		iot_err("export -f blktrace writes files: give their prefix with -o DIR/NAME (blkparse -i NAME -D DIR reads them)");
+		return 2;
+	}
+	rc = xset_load(&x, o, argv[0]);
+	if (rc)
+		goto out;
+	if (!strcmp(f, "blktrace")) {
+		rc = export_blktrace(&x, o->out);
+		goto out;
+	}
+	fp = x_open_out(o->out);
+	if (!fp) {
+		rc = 1;
+		goto out;
+	}
+	if (!strcmp(f, "csv"))
+		rc = export_csv(&x, fp);
+	else if (!strcmp(f, "perfetto"))
+		rc = export_perfetto(&x, fp);
+	else
+		rc = export_fio(&x, fp, f[3] == '3' ? 3 : 2);
+	if (fp == stdout ? fflush(fp) || ferror(fp) : fclose(fp) != 0) {
+		iot_err("writing %s: %s", o->out ? o->out : "stdout",
+			strerror(errno));
+		rc = 1;
+	}
+out:
+	xset_free(&x);
+	return rc;
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plot -f svg: one self-contained SVG (no scripts, fonts or images from
+ * elsewhere) with three panels: a latency-over-time heat map, an LBA-over-
+ * time seek plot and the latency histogram.  Every panel names its axes
+ * and units, and the colours are explained in the panel titles.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export.h"
+
+#define W		960	/* image width */
+#define PL		90	/* plot area left */
+#define PW		820	/* plot area width */
+#define PH		220	/* plot area height */
+#define TB		100	/* time bins of the heat map */
+#define LB		40	/* latency bins of the heat map */
+#define SEEK_W		410	/* seek plot cells across */
+#define SEEK_H		110	/* and down */
+
+/* A duration in ns as a short label (ns, us, ms, s). */
+static void dur_label(double ns, char *out, size_t len)
+{
+	if (ns < 1e3)
+		snprintf(out, len, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(out, len, "%.3gus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(out, len, "%.3gms", ns / 1e6);
+	else
+		snprintf(out, len, "%.3gs", ns / 1e9);
+}
+
+/* A tick step of 1, 2 or 5 times a power of ten for about 8 ticks. */
+static double nice_step(double span)
+{
+	double s = pow(10, floor(log10(span / 8))), m = span / 8 / s;
+
+	return m <= 1 ? s : m <= 2 ? 2 * s : m <= 5 ? 5 * s : 10 * s;
+}
+
+static void panel_frame(FILE *fp, int y0, const char *title)
+{
+	fprintf(fp, "<g transform=\"translate(0,%d)\">\n", y0);
+	fprintf(fp, "<text x=\"%d\" y=\"-12\" class=\"t\">%s</text>\n", PL,
+		title);
+	fprintf(fp, "<rect x=\"%d\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n",
+		PL, PW, PH);
+}
+
+/* Time axis (seconds from the first request) under a panel. */
+static void time_axis(FILE *fp, double span_s)
+{
+	double st = nice_step(span_s > 0 ? span_s : 1), t;
+
+	for (t = 0; t <= span_s * 1.0000001; t += st) {
+		double x = PL + (span_s > 0 ? t / span_s : 0) * PW;
+
+		fprintf(fp, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>",
+			x, PH, x, PH + 5);
+		fprintf(fp, "<text x=\"%.1f\" y=\"%d\" class=\"c\">%g</text>\n",
+			x, PH + 18, t);
+	}
+	fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"c\">time since the first request (s)</text>\n",
+		PL + PW / 2, PH + 36);
+}
+
+static void heat_color(double f, char *out, size_t len)
+{
+	/* white (few) to dark blue (many), in steps a reader can tell apart */
+	int r = (int)(255 - f * 235), g = (int)(255 - f * 190),
+	    b = (int)(255 - f * 80);
+
+	snprintf(out, len, "#%02x%02x%02x", r, g, b);
+}
+
+static void heat_map(FILE *fp, const struct xset *x, uint64_t t0,
+		     double span_ns, int y0)
+{
+	uint64_t cnt[TB][LB], mx = 0, lo = UINT64_MAX, hi = 0;
+	double llo, lhi;
+	char title[256], col[16], lab[32];
+	size_t i;
+	int a, b;
+
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < x->n; i++) {
+		const struct iotrace_record *r = &x->v[i].r;
+		uint64_t l;
+
+		if (!xrec_has_lat(r))
+			continue;
+		l = r->complete_ns - r->issue_ns;
+		if (l < lo)
+			lo = l;
+		if (l > hi)
+			hi = l;
+	}
+	if (lo == UINT64_MAX)
+		lo = hi = 1000;
+	/* whole decades around the data */
+	llo = floor(log10(lo > 0 ? (double)lo : 1));
+	lhi = ceil(log10((double)hi + 1));
+	if (lhi <= llo)
+		lhi = llo + 1;
+	for (i = 0; i < x->n; i++) {
+		const struct iotrace_record *r = &x->v[i].r;
+		double l;
+
+		if (!xrec_has_lat(r))
+			continue;
+		l = log10((double)(r->complete_ns - r->issue_ns > 0 ?
+				   r->complete_ns - r->issue_ns : 1));
+		a = span_ns > 0 ? (int)((r->issue_ns - t0) / span_ns * TB) : 0;
+		b = (int)((l - llo) / (lhi - llo) * LB);
+		a = a < 0 ? 0 : a >= TB ? TB - 1 : a;
+		b = b < 0 ? 0 : b >= LB ? LB - 1 : b;
+		if (++cnt[a][b] > mx)
+			mx = cnt[a][b];
+	}
+	snprintf(title, sizeof(title),
+		 "Device latency over time: darker cells hold more requests (darkest: %llu)",
+		 (unsigned long long)mx);
+	panel_frame(fp, y0, title);
+	for (a = 0; a < TB; a++)
+		for (b = 0; b < LB; b++) {
+			if (!cnt[a][b])
+				continue;
+			heat_color(0.15 + 0.85 * log1p((double)cnt[a][b]) /
+				   log1p((double)mx), col, sizeof(col));
+			fprintf(fp, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>%llu requests</title></rect>\n",
+				PL + (double)a * PW / TB,
+				PH - (double)(b + 1) * PH / LB,
+				(double)PW / TB + 0.3, (double)PH / LB + 0.3,
+				col, (unsigned long long)cnt[a][b]);
+		}
+	for (a = (int)llo; a <= (int)lhi; a++) {
+		double y = PH - (a - llo) / (lhi - llo) * PH;
+
+		dur_label(pow(10, a), lab, sizeof(lab));
+		fprintf(fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#bbb\" stroke-dasharray=\"3,3\"/>",
+			PL, y, PL + PW, y);
+		fprintf(fp, "<text x=\"%d\" y=\"%.1f\" class=\"r\">%s</text>\n",
+			PL - 6, y + 4, lab);
+	}
+	fprintf(fp, "<text transform=\"translate(20,%d) rotate(-90)\" class=\"c\">latency (log scale)</text>\n",
+		PH / 2);
+	time_axis(fp, span_ns / 1e9);
+	fprintf(fp, "</g>\n");
+}
+
+static const char *const op_colors[3] = { "#1f5fbf", "#d03020", "#707070" };
+
+static int op_class(const struct iotrace_record *r)
+{
+	return r->op == IOTRACE_OP_READ || r->op == IOTRACE_OP_DRV_IN ? 0 :
+	       r->op == IOTRACE_OP_WRITE ? 1 : 2;
+}
+
+static int seek_plot(FILE *fp, const struct xset *x, uint64_t t0,
+		     double span_ns, int y0)
+{
+	uint8_t *seen = calloc(SEEK_W * SEEK_H, 1);
+	uint64_t smax = 0;
+	char lab[64];
+	double st, s;
+	size_t i;
+	int k;
+
+	if (!seen) {
+		iot_err("out of memory");
+		return 1;
+	}
+	for (i = 0; i < x->n; i++)
+		if (x->v[i].r.sector + x->v[i].r.bytes / 512 > smax)
+			smax = x->v[i].r.sector + x->v[i].r.bytes / 512;
+	if (!smax)
+		smax = 1;
+	panel_frame(fp, y0, "Start sector (LBA) over time: "
+		    "<tspan fill=\"#1f5fbf\">&#9632; reads</tspan> "
+		    "<tspan fill=\"#d03020\">&#9632; writes</tspan> "
+		    "<tspan fill=\"#707070\">&#9632; other (flush, discard, ...)</tspan>");
+	for (i = 0; i < x->n; i++) {
+		const struct iotrace_record *r = &x->v[i].r;
+		int a, b, c = op_class(r);
+
+		a = span_ns > 0 ? (int)((xrec_start(r) - t0) / span_ns * SEEK_W) : 0;
+		b = (int)((double)r->sector / smax * SEEK_H);
+		a = a >= SEEK_W ? SEEK_W - 1 : a;
+		b = b >= SEEK_H ? SEEK_H - 1 : b;
+		/* draw each (cell, op class) once */
+		if (seen[b * SEEK_W + a] & (1 << c))
+			continue;
+		seen[b * SEEK_W + a] |= 1 << c;
+	}
+	for (k = 0; k < 3; k++) {
+		int a, b;
+
+		fprintf(fp, "<g fill=\"%s\" fill-opacity=\"0.8\">\n", op_colors[k]);
+		for (b = 0; b < SEEK_H; b++)
+			for (a = 0; a < SEEK_W; a++)
+				if (seen[b * SEEK_W + a] & (1 << k))
+					fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"2\" height=\"2\"/>\n",
+						PL + (a + 0.5) * PW / SEEK_W - 1,
+						PH - (b + 0.5) * PH / SEEK_H - 1);
+		fprintf(fp, "</g>\n");
+	}
+	st = nice_step((double)smax);
+	for (s = 0; s <= (double)smax; s += st) {
+		double y = PH - s / smax * PH;
+
+		snprintf(lab, sizeof(lab), "%.4g", s);
+		fprintf(fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#000\"/>",
+			PL - 5, y, PL, y);
+		fprintf(fp, "<text x=\"%d\" y=\"%.1f\" class=\"r\">%s</text>\n",
+			PL - 6, y + 4, lab);
+	}
+	fprintf(fp, "<text transform=\"translate(20,%d) rotate(-90)\" class=\"c\">sector (512 B)</text>\n",
+		PH / 2);
+	time_axis(fp, span_ns / 1e9);
+	fprintf(fp, "</g>\n");
+	free(seen);
+	return 0;
+}
+
+static void histogram(FILE *fp, const struct xset *x, int y0)
+{
+	uint64_t h[64] = { 0 }, mx = 0, n = 0;
+	int lo = 64, hi = -1, k;
+	char title[256], lab[32];
+	double bw;
+	size_t i;
+
+	for (i = 0; i < x->n; i++) {
+		const struct iotrace_record *r = &x->v[i].r;
+		uint64_t l;
+
+		if (!xrec_has_lat(r))
+			continue;
+		l = r->complete_ns - r->issue_ns;
+		k = l ? 63 - __builtin_clzll(l) : 0;
+		h[k]++;
+		n++;
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	for (k = 0; k < 64; k++)
+		mx = h[k] > mx ? h[k] : mx;
+	snprintf(title, sizeof(title),
+		 "Latency histogram: requests per power-of-two latency range (%llu requests)",
+		 (unsigned long long)n);
+	panel_frame(fp, y0, title);
+	if (hi < 0) {
+		fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"c\">no completed request</text>\n</g>\n",
+			PL + PW / 2, PH / 2);
+		return;
+	}
+	bw = (double)PW / (hi - lo + 1);
+	for (k = lo; k <= hi; k++) {
+		double bh = mx ? (double)h[k] / mx * (PH - 20) : 0;
+		double bx = PL + (k - lo) * bw;
+
+		dur_label((double)(1ull << k), lab, sizeof(lab));
+		fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#1f5fbf\"/>",
+			bx + 2, PH - bh, bw - 4, bh);
+		fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" class=\"c\">%llu</text>",
+			bx + bw / 2, PH - bh - 4, (unsigned long long)h[k]);
+		fprintf(fp, "<text x=\"%.1f\" y=\"%d\" class=\"c\">%s</text>\n",
+			bx + bw / 2, PH + 18, lab);
+	}
+	fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"c\">latency, issue to completion (bar: from this value to twice it)</text>\n",
+		PL + PW / 2, PH + 36);
+	fprintf(fp, "<text transform=\"translate(20,%d) rotate(-90)\" class=\"c\">requests</text>\n",
+		PH / 2);
+	fprintf(fp, "</g>\n");
+}
+
+/**
+ * plot_svg() - the three panels as one SVG document.
+ * @x: records.
+ * @fp: output.
+ *
+ * Return: 0, or 1 after printing what failed.
+ */
+int plot_svg(const struct xset *x, FILE *fp)
+{
+	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0, t1 = t0;
+	int h = 3 * (PH + 90) + 60, rc;
+	unsigned int d;
+	size_t i;
+
+	for (i = 0; i < x->n; i++) {
+		uint64_t e = x->v[i].r.rflags & IOTRACE_RF_COMPLETE ?
+			     x->v[i].r.complete_ns : xrec_start(&x->v[i].r);
+
+		if (e > t1)
+			t1 = e;
+	}
+	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+		W, h, W, h);
+	fprintf(fp, "<style>text{font-family:sans-serif;font-size:12px}.t{font-size:14px;font-weight:bold}.c{text-anchor:middle}.r{text-anchor:end}</style>\n");
+	fprintf(fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
+	fprintf(fp, "<text x=\"%d\" y=\"22\" class=\"t\">iotrace: ", PL);
+	for (d = 0; d < x->src.nr_disks; d++)
+		if (x->disk < 0 || (int)d == x->disk) {
+			const char *nm = x->src.disks[d].name;
+
+			for (; *nm; nm++)
+				if (*nm == '<' || *nm == '&' || *nm == '>')
+					fputc('_', fp);
+				else
+					fputc(*nm, fp);
+			fputc(' ', fp);
+		}
+	fprintf(fp, "(%zu requests over %.3f s)</text>\n", x->n,
+		(t1 - t0) / 1e9);
+	heat_map(fp, x, t0, (double)(t1 - t0), 70);
+	rc = seek_plot(fp, x, t0, (double)(t1 - t0), 70 + PH + 90);
+	histogram(fp, x, 70 + 2 * (PH + 90));
+	fprintf(fp, "</svg>\n");
+	return rc;
+}
+
+int cmd_plot(struct iot_opts *o, int argc, char **argv)
+{
+	struct xset x;
+	FILE *fp;
+	int rc;
+
+	if (argc != 1) {
+		iot_err("plot needs one DISK or FILE argument (plot -f svg FILE -o OUT.svg)");
+		return 2;
+	}
+	if (o->xfmt && strcmp(o->xfmt, "svg")) {
+		iot_err("plot -f %s: unknown format (use svg)", o->xfmt);
+		return 2;
+	}
+	rc = xset_load(&x, o, argv[0]);
+	if (rc)
+		goto out;
+	fp = x_open_out(o->out);
+	if (!fp) {
+		rc = 1;
+		goto out;
+	}
+	rc = plot_svg(&x, fp);
+	if (fp == stdout ? fflush(fp) || ferror(fp) : fclose(fp) != 0) {
+		iot_err("writing %s failed", o->out ? o->out : "stdout");
+		rc = 1;
+	}
+out:
+	xset_free(&x);
+	return rc;
+}
