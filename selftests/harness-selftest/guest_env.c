@@ -97,8 +97,14 @@ TEST(file_systems)
 
 TEST(modprobe_from_host_tree)
 {
-	/* null_blk is a Debian module: found through the host's /lib/modules. */
-	ASSERT_EQ(0, system("modprobe null_blk nr_devices=1 && test -b /dev/nullb0 && rmmod null_blk"));
+	/*
+	 * null_blk is a Debian module: found through the host's /lib/modules.
+	 * udev probes the new disk (blkid) and holds it open meanwhile: let it
+	 * finish before unloading.
+	 */
+	ASSERT_EQ(0, system("modprobe null_blk nr_devices=1 && test -b /dev/nullb0 && "
+			    "udevadm settle && for i in 1 2 3 4 5; do "
+			    "rmmod null_blk && exit 0; sleep 1; done; exit 1"));
 }
 
 TEST_HARNESS_MAIN
