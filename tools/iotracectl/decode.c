@@ -142,7 +142,8 @@ void iot_errno_name(int err, char *out, size_t len)
 		snprintf(out, len, "ok");
 		return;
 	}
-	n = iot_lookup(errnos, ARRAY_SIZE(errnos), err < 0 ? -err : err);
+	n = iot_lookup(errnos, ARRAY_SIZE(errnos),
+		       err < 0 ? 0u - (unsigned int)err : (unsigned int)err);
 	if (n)
 		snprintf(out, len, "-%s", n);
 	else

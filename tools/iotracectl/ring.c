@@ -34,7 +34,7 @@ int iot_ring_init(struct iot_ring *ring, const void *buf, size_t len,
 		  char *err, size_t errlen)
 {
 	const struct iotrace_ring_hdr *h = &ring->hdr;
-	uint64_t end, t;
+	uint64_t end = 0, t;
 
 	memset(ring, 0, sizeof(*ring));
 	if ((uintptr_t)buf & 7)

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer harness: the trace-file reader (iot_file_parse) on arbitrary
+ * bytes, through the same entry as "iotracectl show FILE" (iot_src_open_buf
+ * validates, iot_src_read hands records to the decoders).  Inputs that do
+ * not start with the file magic get it prepended, so that the fuzzer's
+ * effort goes into the header, disk table and chunks.
+ */
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[IOT_ERR_LEN];
+	struct iot_src s;
+	uint8_t *buf;
+	size_t len = size;
+
+	if (size >= IOTRACE_FILE_MAGIC_LEN &&
+	    !memcmp(data, IOTRACE_FILE_MAGIC, IOTRACE_FILE_MAGIC_LEN)) {
+		buf = fuzz_copy(data, size);
+	} else {
+		len = size + IOTRACE_FILE_MAGIC_LEN;
+		buf = malloc(len);
+		if (!buf)
+			abort();
+		memcpy(buf, IOTRACE_FILE_MAGIC, IOTRACE_FILE_MAGIC_LEN);
+		memcpy(buf + IOTRACE_FILE_MAGIC_LEN, data, size);
+	}
+	if (!iot_src_open_buf(&s, "fuzz", buf, len, err, sizeof(err))) {
+		if (!s.is_file)
+			abort();
+		iot_src_read(&s, fuzz_record, NULL, err, sizeof(err));
+	}
+	if (strnlen(err, sizeof(err)) == sizeof(err))
+		abort();
+	iot_src_close(&s);
+	free(buf);
+	return FUZZ_DONE;
+}
