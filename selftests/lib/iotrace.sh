@@ -154,6 +154,7 @@ nullb_create() {
 nullb_destroy() {
 	local dir=/sys/kernel/config/nullb/$1
 	[ -d "$dir" ] || return 0
+	settle	# udev may still hold the disk open (blkid)
 	echo 0 > "$dir/power" 2> /dev/null
 	rmdir "$dir" || die "cannot remove $dir"
 }
