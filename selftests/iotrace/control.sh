@@ -12,7 +12,7 @@
 # (enabled or not for that disk).  Zero calls while idle, calls once a disk
 # is enabled, zero again after it is disabled.
 #
-# inflight: requests held by null_blk (irqmode=2, 3 s completion latency)
+# inflight: requests held by null_blk (irqmode=2, 4 s completion latency)
 # are listed in <disk>/inflight, oldest first: in fio's submission order
 # (its iolog); once they complete the list is empty and every record's
 # latency is at least null_blk's configured completion time.
@@ -105,7 +105,7 @@ idle() {
 # ---- inflight ----------------------------------------------------
 inflight() {
 	out=$(mktemp -d)
-	lat=3000000000
+	lat=4000000000
 	# No udev probing of a disk this slow: events wait until it is gone.
 	udevadm control --stop-exec-queue 2> /dev/null
 	rmmod null_blk 2> /dev/null
@@ -120,12 +120,16 @@ inflight() {
 	    --iodepth_batch_submit=1 --write_iolog="$out/iolog" \
 	    --output=/dev/null &
 	pid=$!
-	for i in $(seq 300); do
-		n=$(iot_stat $disk inflight)
+	# Shell builtins only between "4 in flight" and the copy: no fork.
+	for i in $(seq 20000); do
+		n=0
+		while read -r k v; do
+			[ "$k" = inflight: ] && n=$v
+		done < "$IOT/$disk/stats"
 		[ "$n" -ge 4 ] && break
-		sleep 0.05
 	done
-	cat "$IOT/$disk/inflight" > "$out/inflight"
+	mapfile -t lines < "$IOT/$disk/inflight"
+	printf '%s\n' "${lines[@]}" > "$out/inflight"
 	wait $pid
 	sed 's/^/# /' "$out/inflight"
 	awk '$2 == "read" { print $3 / 512 } $3 == "read" { print $4 / 512 }' \
