@@ -20,7 +20,9 @@ rmmod null_blk 2> /dev/null
 modprobe null_blk nr_devices=1 irqmode=2 completion_nsec=3000000000 \
 	submit_queues=1 || die "modprobe null_blk failed"
 quiet_disk $disk
+log "null_blk loaded"
 load_iotrace disks=$disk
+log "iotrace loaded"
 wait_for "$IOT/$disk/ring" 10 || die "no ring for $disk"
 echo 1 > "$IOT/$disk/enable"
 # wait_inflight N - until the kernel counts N requests in flight
@@ -34,11 +36,14 @@ wait_inflight() {
 }
 timeout 60 dd if=/dev/$disk of=/dev/null bs=4096 skip=100 count=1 iflag=direct 2> /dev/null &
 wait_inflight 1 || log "the read did not show up in stats"
+log "read in flight"
 timeout 60 dd if=/dev/zero of=/dev/$disk bs=8192 seek=300 count=1 oflag=direct 2> /dev/null &
 wait_inflight 2 || log "the write did not show up in stats"
+log "write in flight"
 "$IOTRACECTL" inflight $disk > "$out/infl.txt"
 rc=$?
 "$IOTRACECTL" inflight -o json $disk > "$out/infl.json"
+log "listed; waiting for the requests to complete"
 wait
 sed 's/^/# /' "$out/infl.txt"
 ktap_check "inflight exited 0" test $rc -eq 0
