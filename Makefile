@@ -40,6 +40,11 @@ demo: deps
 bench: deps modules-all
 	KERNELS="$(KERNELS)" $(if $(BENCH_PARALLEL),BENCH_PARALLEL=$(BENCH_PARALLEL)) $(CURDIR)/selftests/bench/run
 
+# Long libFuzzer run of iotracectl's parsers (FUZZ_RUNS per harness, default
+# 10 million): see Documentation/fuzzing.rst.  make check runs a short one.
+fuzz:
+	$(MAKE) -C tools/fuzz fuzz $(if $(FUZZ_RUNS),FUZZ_RUNS=$(FUZZ_RUNS))
+
 vm-shell:
 	$(CURDIR)/selftests/vm/run-test --shell $(if $(KVER),--kernel $(KVER)) \
 		$(if $(DEVICES),--devices "$(DEVICES)")
@@ -47,6 +52,7 @@ vm-shell:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-[ ! -f tools/Makefile ] || $(MAKE) -C tools clean
+	-[ ! -f tools/fuzz/Makefile ] || $(MAKE) -C tools/fuzz clean
 	rm -rf build
 
-.PHONY: all module tools modules-all deps check demo bench vm-shell clean
+.PHONY: all module tools modules-all deps check demo bench fuzz vm-shell clean

@@ -40,17 +40,19 @@ build() {
 		echo "no clang"
 		return 1
 	fi
-	make -s all > "$B.log" 2>&1 || { cat "$B.log"; return 1; }
+	make -s all B="$B" > "$B.log" 2>&1 || { tail -n 5 "$B.log"; return 1; }
 }
 
-# fuzz NAME ARGS...: run harness NAME, output in $B/log/NAME.log.
+# fuzz NAME ARGS...: run harness NAME, new inputs in $WORK/NAME, output
+# in $B/log/NAME.log, crashers in $B/artifacts/NAME/.
+WORK=$B/work
 fuzz() {
 	local h=$1
 	shift
-	mkdir -p "$B/work/$h" "$B/artifacts/$h" "$B/log"
+	mkdir -p "$WORK/$h" "$B/artifacts/$h" "$B/log"
 	nice -n 19 "$B/fuzz_$h" -artifact_prefix="$B/artifacts/$h/" \
 		-max_len=65536 -timeout=25 -rss_limit_mb=2048 \
-		-print_final_stats=1 "$@" "$B/work/$h" "corpus/$h" \
+		-print_final_stats=1 "$@" "$WORK/$h" "corpus/$h" \
 		> "$B/log/$h.log" 2>&1
 }
 
@@ -75,6 +77,11 @@ mkdir -p "$B"
 case $mode in
 check)
 	echo "KTAP version 1"
+	# own directories: a long run may be going on in the same tree
+	B=$B/check
+	WORK=$B/work
+	rm -rf "$WORK"
+	mkdir -p "$B"
 	if ! out=$(build); then
 		for h in $HARNESSES; do
 			result 0 "fuzz_$h" "SKIP cannot build the harnesses: ${out//$'\n'/ }"
