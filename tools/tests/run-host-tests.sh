@@ -149,6 +149,57 @@ for l in open(sys.argv[1]): json.loads(l)' "$T/out" && [ "$(wc -l < "$T/out")" =
 	: > "$T/dfs/nullb0/enable"
 	"$BIN" enable nullb0 && [ "$(cat "$T/dfs/nullb0/enable")" = 1 ]
 	result $? "enable_writes_1$SFX"
+	# export and plot
+	golden export_file.csv export -f csv f.trace
+	golden export_file.fio export -f fio f.trace
+	golden export_multidisk.fio3 export -f fio3 f2.trace
+	nrec=$("$BIN" show -o csv "$T/r.ring" | tail -n +2 | wc -l)
+	rm -rf "$T/bt" && mkdir "$T/bt" &&
+	"$BIN" export -f blktrace -o "$T/bt/r" "$T/r.ring" 2> "$T/err" &&
+	blkparse -i r -D "$T/bt" > "$T/bp" 2>> "$T/err"
+	# blkparse's own counts: every record issued (D) and completed (C)
+	nd=$(awk '$6 == "D"' "$T/bp" | wc -l)
+	nc=$(awk '$6 == "C"' "$T/bp" | wc -l)
+	[ "$nrec" -gt 0 ] && [ "$nd" = "$nrec" ] && [ "$nc" = "$nrec" ] &&
+		grep -q 'Skips: 0 forward' "$T/bp"
+	result $? "export_blktrace_blkparse_counts$SFX ($nrec records, $nd D, $nc C)" "$T/err"
+	# btt's D2C mean = iotrace's mean latency (btt leaves out flushes)
+	(cd "$T/bt" && blkparse -q -i r -d r.bin -O > /dev/null &&
+	 btt -i r.bin > btt.out) 2>> "$T/err"
+	d2c=$(awk '$1 == "D2C" { print $3 }' "$T/bt/btt.out")
+	mean=$("$BIN" export -f csv "$T/r.ring" |
+		awk -F, 'NR > 1 && $7 != "flush" && $6 != "" { s += $6; n++ }
+			 END { if (n) printf "%.9f", s / n / 1e9 }')
+	[ -n "$d2c" ] && [ -n "$mean" ] &&
+		awk -v a="$d2c" -v b="$mean" 'BEGIN { d = a - b; exit !(d < 1e-9 && d > -1e-9) }'
+	result $? "export_blktrace_btt_d2c_is_mean_latency$SFX ($d2c s, $mean s)" "$T/bt/btt.out"
+	"$BIN" export -f perfetto "$T/r.ring" > "$T/p.json" 2> "$T/err" &&
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+x = [e for e in d["traceEvents"] if e["ph"] == "X"]
+assert len(x) == int(sys.argv[2]), (len(x), sys.argv[2])
+tracks = {}
+for e in sorted(x, key=lambda e: e["ts"]):
+	k = (e["pid"], e["tid"])
+	assert e["ts"] >= tracks.get(k, 0), "slices overlap on a track"
+	tracks[k] = e["ts"] + e["dur"]' "$T/p.json" "$nrec" 2>> "$T/err"
+	result $? "export_perfetto_one_slice_per_request$SFX" "$T/err"
+	"$BIN" plot "$T/r.ring" -o "$T/p.svg" 2> "$T/err" &&
+	python3 -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+assert r.tag == "{http://www.w3.org/2000/svg}svg"
+s = open(sys.argv[1]).read()
+assert "href" not in s and "<script" not in s' "$T/p.svg" 2>> "$T/err"
+	result $? "plot_svg_well_formed_self_contained$SFX" "$T/err"
+	if command -v rsvg-convert > /dev/null; then
+		rsvg-convert "$T/p.svg" -o "$T/p.png" 2> "$T/err" &&
+			[ "$(head -c 4 "$T/p.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ]
+		result $? "plot_svg_renders_png$SFX" "$T/err"
+	fi
+	refuse export_format "unknown format" export -f tar r.ring
+	refuse export_blktrace_no_out "give their prefix" export -f blktrace r.ring
+	refuse plot_format "use svg" plot -f png r.ring
+	refuse f_elsewhere "no -f option" show -f csv r.ring
 	refuse foreign "not an iotrace" show foreign
 	refuse truncated "truncated trace file" stats trunc.trace
 	refuse major2 "version 2.0 is not supported" show major2.trace
