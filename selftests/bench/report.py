@@ -120,7 +120,8 @@ def kernel_report(d):
             runs.setdefault(cfg, []).append(run)
         except (OSError, ValueError, KeyError) as e:
             print('# %s: %s: %s' % (d, name, e), file=sys.stderr)
-    rep = {'kernel': env.get('kernel'), 'runtime_s': num(env.get('runtime')),
+    rep = {'kernel': env.get('kernel'), 'runtime': env.get('runtime'),
+           'vcpus': num(env.get('nproc')),
            'rounds': num(env.get('rounds')), 'ramp': env.get('ramp'),
            'bpftrace_one_process': env.get('bpf_session') == '1', 'fio': env.get('fio'),
            'blktrace': env.get('blktrace'), 'bpftrace': env.get('bpftrace'),
@@ -205,10 +206,11 @@ def fmt(v, f='%s'):
 
 def table(rep):
     lines = []
-    lines.append('Kernel %s, fio %s, %s of guest time per run, %s rounds '
+    lines.append('Kernel %s, %s vCPUs, fio %s, %s of guest time per run, %s rounds '
                  '(QEMU -icount: IOPS = inverse of guest instructions per '
                  'I/O; cache effects are not modelled)'
-                 % (rep['kernel'], rep['fio'], rep['runtime_s'], rep['rounds']))
+                 % (rep['kernel'], rep['vcpus'], rep['fio'], rep['runtime'],
+                    rep['rounds']))
     hdr = ('%-48s %8s %17s %7s %15s %7s %9s  %s'
            % ('configuration', 'IOPS med', 'min..max', 'ratio',
               'ratio min..max', '+ins/IO', 'B/request', 'lost (max of rounds)'))
