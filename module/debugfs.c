@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 #include <linux/timekeeping.h>
 #include "iotrace.h"
+#include "cmd.h"
 #include "compat.h"
 
 struct dentry *iotrace_debugfs_root;
@@ -479,6 +480,8 @@ static int iotrace_status_show(struct seq_file *m, void *v)
 	list_for_each_entry(d, &iotrace_disks, node)
 		seq_printf(m, "disk: %s %d\n", d->name, d->enabled ? 1 : 0);
 	mutex_unlock(&iotrace_mutex);
+	/* command probes: attached with the block probes; NVMe status guard */
+	iotrace_cmd_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(iotrace_status);

@@ -183,9 +183,6 @@ static int __init iotrace_init(void)
 	ret = iotrace_disks_check_selection();
 	if (ret)
 		goto err_disks;
-	ret = iotrace_cmd_attach();
-	if (ret)
-		goto err_disks;
 	return 0;
 
 err_disks:
@@ -199,7 +196,6 @@ err_debugfs:
 
 static void __exit iotrace_exit(void)
 {
-	iotrace_cmd_detach();
 	iotrace_disks_exit();
 	iotrace_netlink_exit();
 	iotrace_debugfs_exit();

@@ -9,6 +9,12 @@
  * tracepoints as it comes (and replays those already loaded when the
  * notifier is registered) and as it goes, before its memory is freed.
  *
+ * Probes and notifier come and go together with the block probes
+ * (iotrace_probes_get()/put(): first disk enabled, last disabled): while
+ * no disk is enabled nothing of iotrace is attached, not even the
+ * notifier.  Registering it replays the modules already loaded, so a
+ * module loaded while iotrace was idle is picked up at the next enable.
+ *
  * Lock order: tracepoint_module_list_mutex (held by the notifier chain),
  * then iotrace_modtp_lock, then the tracepoint core's own mutex.
  */

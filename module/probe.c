@@ -17,6 +17,7 @@
 #include <linux/smp.h>
 #include <asm/local64.h>
 #include "iotrace.h"
+#include "cmd.h"
 
 struct iotrace_tp {
 	const char		*name;
@@ -168,9 +169,9 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	if (!s)
 		goto out;
 	now = ktime_get_ns();
-	/* A re-issue after requeue keeps the retry count. */
+	/* A re-issue after requeue keeps the retry count and a timeout. */
 	if (READ_ONCE(s->rq) == rq && (s->rflags & IOTRACE_RF_REQUEUED)) {
-		rflags = IOTRACE_RF_REQUEUED;
+		rflags = s->rflags & (IOTRACE_RF_REQUEUED | IOTRACE_RF_TIMEOUT);
 		retries = s->retries;
 	}
 	start = rq->start_time_ns;
@@ -213,11 +214,20 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 		goto out;
 	iotrace_slot_begin(s);
 	s->rflags |= IOTRACE_RF_REQUEUED;
+	/* The block layer clears RQF_TIMED_OUT right after this event. */
+	if (rq->rq_flags & RQF_TIMED_OUT)
+		s->rflags |= IOTRACE_RF_TIMEOUT;
 	if (s->retries < U8_MAX)
 		s->retries++;
-	/* The command is captured again when the request is re-issued. */
+	/*
+	 * The command is captured again when the request is re-issued, and
+	 * the status of this attempt must not outlive it: a retry that
+	 * succeeds records no stale failure.
+	 */
 	if (READ_ONCE(s->cmd_rq) == rq)
 		WRITE_ONCE(s->cmd_rq, NULL);
+	if (READ_ONCE(s->status_rq) == rq)
+		WRITE_ONCE(s->status_rq, NULL);
 	iotrace_slot_end(s);
 out:
 	rcu_read_unlock();
@@ -488,10 +498,13 @@ int iotrace_probes_find(void)
 
 /**
  * iotrace_probes_get() - one more enabled disk; attach the probes on the
- *	first.
+ *	first: the block tracepoints and the command probes (cmd_attach(),
+ *	which also starts watching modules for their tracepoints).
  *
- * Context: iotrace_mutex held.
- * Return: 0 or the errno of tracepoint_probe_register().
+ * Context: iotrace_mutex held; takes tracepoint_module_list_mutex, which
+ *	is never held while iotrace_mutex is taken.
+ * Return: 0 or the errno of tracepoint_probe_register() or of
+ *	iotrace_cmd_attach().
  */
 int iotrace_probes_get(void)
 {
@@ -503,12 +516,18 @@ int iotrace_probes_get(void)
 	for (i = 0; i < ARRAY_SIZE(iotrace_tps); i++) {
 		ret = tracepoint_probe_register(iotrace_tps[i].tp,
 						iotrace_tps[i].probe, NULL);
-		if (ret)
+		if (ret) {
+			pr_err("iotrace: cannot attach to %s: %d\n",
+			       iotrace_tps[i].name, ret);
 			goto unwind;
+		}
 	}
+	/* The command probes note into slots that the block probes free. */
+	ret = iotrace_cmd_attach();
+	if (ret)
+		goto unwind;
 	return 0;
 unwind:
-	pr_err("iotrace: cannot attach to %s: %d\n", iotrace_tps[i].name, ret);
 	while (--i >= 0)
 		tracepoint_probe_unregister(iotrace_tps[i].tp,
 					    iotrace_tps[i].probe, NULL);
@@ -519,7 +538,8 @@ unwind:
 
 /**
  * iotrace_probes_put() - one enabled disk less; detach the probes after
- *	the last, and wait until none runs.
+ *	the last (command probes first, then the block ones), and wait until
+ *	none runs.
  *
  * Context: iotrace_mutex held.
  */
@@ -530,6 +550,7 @@ void iotrace_probes_put(void)
 	lockdep_assert_held(&iotrace_mutex);
 	if (WARN_ON(!iotrace_probe_users) || --iotrace_probe_users)
 		return;
+	iotrace_cmd_detach();
 	for (i = ARRAY_SIZE(iotrace_tps) - 1; i >= 0; i--)
 		tracepoint_probe_unregister(iotrace_tps[i].tp,
 					    iotrace_tps[i].probe, NULL);
