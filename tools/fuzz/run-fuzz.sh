@@ -9,6 +9,7 @@
 #                               FUZZ_MAX_TIME=S stops each harness after S
 #                               seconds, FUZZ_PARALLEL=1 runs them at once
 #   run-fuzz.sh merge           minimize corpus/ + the long run's finds
+#                               (build/work/<harness>*) into corpus/
 #   run-fuzz.sh seeds           seed inputs from tools/tests/gen into corpus/
 #   run-fuzz.sh regress         run every committed input once (crashers/
 #                               included); KTAP
@@ -51,9 +52,17 @@ fuzz() {
 	shift
 	mkdir -p "$WORK/$h" "$B/artifacts/$h" "$B/log"
 	nice -n 19 "$B/fuzz_$h" -artifact_prefix="$B/artifacts/$h/" \
-		-max_len=65536 -timeout=25 -rss_limit_mb=2048 \
+		-max_len="$(max_len "$h")" -timeout=25 -rss_limit_mb=2048 \
 		-print_final_stats=1 "$@" "$WORK/$h" "corpus/$h" \
 		> "$B/log/$h.log" 2>&1
+}
+
+# Largest input: the corpus stays small (compact ring seeds, see mkring.py).
+max_len() {
+	case $1 in
+	file) echo 16384 ;;
+	*) echo 4096 ;;
+	esac
 }
 
 # Every committed input of harness $1 once: corpus/ and regress/ (crashers
@@ -159,20 +168,20 @@ merge)
 	for h in $HARNESSES; do
 		mkdir -p "$B/merged/$h" "$B/work/$h"
 		rm -rf "$B/merged/$h"/*
-		"$B/fuzz_$h" -merge=1 -max_len=65536 "$B/merged/$h" \
-			"corpus/$h" "$B/work/$h" > "$B/log/$h.merge.log" 2>&1 ||
+		"$B/fuzz_$h" -merge=1 -max_len="$(max_len "$h")" "$B/merged/$h" \
+			"corpus/$h" "$B/work/$h"* > "$B/log/$h.merge.log" 2>&1 ||
 			{ tail "$B/log/$h.merge.log"; exit 1; }
 		rm -rf "corpus/$h"
 		mkdir -p "corpus/$h"
 		cp "$B/merged/$h"/* "corpus/$h/"
-		echo "$h: $(ls "corpus/$h" | wc -l) inputs, $(du -sk "corpus/$h" | cut -f1) KB"
+		echo "$h: $(ls "corpus/$h" | wc -l) inputs, $(cat "corpus/$h"/* | wc -c) bytes"
 	done
 	;;
 seeds)
 	make -s -C .. build/gen || exit 1
 	mkdir -p corpus/file corpus/ring corpus/decode
-	../build/gen ring corpus/ring/seed-2parts 40 2 16 &&
-	../build/gen ring corpus/ring/seed-1part-wrapped 70 1 32 &&
+	../build/gen ring "$B/gen.ring" 300 2 128 &&
+	python3 mkring.py "$B/gen.ring" corpus/ring &&
 	../build/gen file corpus/file/seed-1disk 12 1 &&
 	../build/gen file corpus/file/seed-2disks 12 2 &&
 	../build/gen newer corpus/file/seed-newer-minor 6 || exit 1
