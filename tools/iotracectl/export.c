@@ -233,7 +233,7 @@ int export_fio(const struct xset *x, FILE *fp, int version)
 /**
  * struct lane_set - the busy-until time of the lanes of one (disk, hwq):
  * requests overlap on a queue, slices of one track must not, so each
- * queue is drawn as as many lanes as it had requests in flight at once.
+ * queue is drawn with as many lanes as it had requests in flight at once.
  * @disk: disk index.
  * @hwq: hardware queue.
  * @n: lanes.

@@ -97,8 +97,10 @@ static void heat_map(FILE *fp, const struct xset *x, uint64_t t0,
 		if (l > hi)
 			hi = l;
 	}
-	if (lo == UINT64_MAX)
-		lo = hi = 1000;
+	if (lo == UINT64_MAX) {
+		lo = 1000;
+		hi = 1000;
+	}
 	/* whole decades around the data */
 	llo = floor(log10(lo > 0 ? (double)lo : 1));
 	lhi = ceil(log10((double)hi + 1));
@@ -177,10 +179,7 @@ static int seek_plot(FILE *fp, const struct xset *x, uint64_t t0,
 			smax = x->v[i].r.sector + x->v[i].r.bytes / 512;
 	if (!smax)
 		smax = 1;
-	panel_frame(fp, y0, "Start sector (LBA) over time: "
-		    "<tspan fill=\"#1f5fbf\">&#9632; reads</tspan> "
-		    "<tspan fill=\"#d03020\">&#9632; writes</tspan> "
-		    "<tspan fill=\"#707070\">&#9632; other (flush, discard, ...)</tspan>");
+	panel_frame(fp, y0, "Start sector (LBA) over time: <tspan fill=\"#1f5fbf\">&#9632; reads</tspan> <tspan fill=\"#d03020\">&#9632; writes</tspan> <tspan fill=\"#707070\">&#9632; other (flush, discard, ...)</tspan>");
 	for (i = 0; i < x->n; i++) {
 		const struct iotrace_record *r = &x->v[i].r;
 		int a, b, c = op_class(r);
@@ -224,7 +223,7 @@ static int seek_plot(FILE *fp, const struct xset *x, uint64_t t0,
 	return 0;
 }
 
-static void histogram(FILE *fp, const struct xset *x, int y0)
+static void hist_panel(FILE *fp, const struct xset *x, int y0)
 {
 	uint64_t h[64] = { 0 }, mx = 0, n = 0;
 	int lo = 64, hi = -1, k;
@@ -318,7 +317,7 @@ int plot_svg(const struct xset *x, FILE *fp)
 		(t1 - t0) / 1e9);
 	heat_map(fp, x, t0, (double)(t1 - t0), 70);
 	rc = seek_plot(fp, x, t0, (double)(t1 - t0), 70 + PH + 90);
-	histogram(fp, x, 70 + 2 * (PH + 90));
+	hist_panel(fp, x, 70 + 2 * (PH + 90));
 	fprintf(fp, "</svg>\n");
 	return rc;
 }
