@@ -196,6 +196,22 @@ assert "href" not in s and "<script" not in s' "$T/p.svg" 2>> "$T/err"
 			[ "$(head -c 4 "$T/p.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ]
 		result $? "plot_svg_renders_png$SFX" "$T/err"
 	fi
+	# fio parses and replays both iolog versions (on a sparse file)
+	for v in fio fio3; do
+		"$BIN" export -f $v --op read,write "$T/r.ring" 2> "$T/err" |
+			sed "s|/dev/nullb0|$T/fio.dat|" > "$T/r.$v"
+		rm -f "$T/fio.dat" && truncate -s 80G "$T/fio.dat" &&
+		fio --name=replay --read_iolog="$T/r.$v" --ioengine=psync \
+			--output-format=json --output="$T/fio.json" >> "$T/err" 2>&1 &&
+		want=$(awk '$(NF - 2) == "read" { r++ } $(NF - 2) == "write" { w++ }
+			    END { print r + 0, w + 0 }' "$T/r.$v") &&
+		got=$(python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+print(j["read"]["total_ios"], j["write"]["total_ios"])' "$T/fio.json") &&
+		[ "$want" = "$got" ] && [ "$want" != "0 0" ]
+		result $? "export_${v}_replayed_by_fio$SFX (${want:-?} / ${got:-?})" "$T/err"
+		rm -f "$T/fio.dat"
+	done
 	refuse export_format "unknown format" export -f tar r.ring
 	refuse export_blktrace_no_out "give their prefix" export -f blktrace r.ring
 	refuse plot_format "use svg" plot -f png r.ring
