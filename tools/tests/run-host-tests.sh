@@ -196,6 +196,30 @@ assert "href" not in s and "<script" not in s' "$T/p.svg" 2>> "$T/err"
 			[ "$(head -c 4 "$T/p.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ]
 		result $? "plot_svg_renders_png$SFX" "$T/err"
 	fi
+	# passthrough records are blktrace "pc" events with the CDB as payload
+	python3 -c 'import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+f = struct.unpack_from("<IHHIIIIIIQQQQ", b, 0)
+rs, nparts, prec, do, ps = f[4], f[5], f[6], f[10], f[11]
+n = 0
+for p in range(nparts):
+	for i in range(prec):
+		o = do + p * ps + i * rs
+		if b[o + 60] == 2:	# cmd_type SCSI
+			rf = struct.unpack_from("<H", b, o + 46)[0] | 0x10
+			struct.pack_into("<H", b, o + 46, rf)
+			b[o + 58] = 12 if b[o + 58] == 0 else 13
+			n += 1
+open(sys.argv[2], "wb").write(b)
+print(n)' "$T/r.ring" "$T/pc.ring" > "$T/npc" 2> "$T/err"
+	rm -rf "$T/pc" && mkdir "$T/pc" &&
+	"$BIN" export -f blktrace -o "$T/pc/pc" "$T/pc.ring" 2>> "$T/err" &&
+	blkparse -i pc -D "$T/pc" > "$T/pc.txt" 2>> "$T/err"
+	npc=$(cat "$T/npc")
+	pd=$(awk '$6 == "D" && / \((88|8a|35|42) /' "$T/pc.txt" | wc -l)
+	pcc=$(awk '$6 == "C" && / \((88|8a|35|42) /' "$T/pc.txt" | wc -l)
+	[ "${npc:-0}" -gt 0 ] && [ "$pd" = "$npc" ] && [ "$pcc" = "$npc" ]
+	result $? "export_blktrace_passthrough_cdb_payload$SFX ($npc records, $pd D, $pcc C)" "$T/err"
 	# fio parses and replays both iolog versions (on a sparse file)
 	for v in fio fio3; do
 		"$BIN" export -f $v --op read,write "$T/r.ring" 2> "$T/err" |
