@@ -99,7 +99,8 @@ int xset_load(struct xset *x, const struct iot_opts *o, const char *arg)
 		iot_err("%s", ret == -2 ? "out of memory" : err);
 		return 1;
 	}
-	qsort(x->v, x->n, sizeof(*x->v), cmp_start);
+	if (x->n)
+		qsort(x->v, x->n, sizeof(*x->v), cmp_start);
 	return 0;
 }
 

@@ -236,6 +236,17 @@ print(j["read"]["total_ios"], j["write"]["total_ios"])' "$T/fio.json") &&
 		result $? "export_${v}_replayed_by_fio$SFX (${want:-?} / ${got:-?})" "$T/err"
 		rm -f "$T/fio.dat"
 	done
+	# a filter that keeps nothing: every format still valid
+	rm -rf "$T/e" && mkdir "$T/e" &&
+	"$BIN" export -f blktrace --op zopen -o "$T/e/e" "$T/r.ring" 2> "$T/err" &&
+	blkparse -i e -D "$T/e" 2>> "$T/err" | grep -q 'Events (e): 0 entries' &&
+	"$BIN" export -f perfetto --op zopen "$T/r.ring" 2>> "$T/err" |
+		python3 -c 'import json, sys; json.load(sys.stdin)' 2>> "$T/err" &&
+	"$BIN" plot --op zopen "$T/r.ring" 2>> "$T/err" |
+		python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.stdin)' 2>> "$T/err" &&
+	[ "$("$BIN" export -f csv --op zopen "$T/r.ring" | wc -l)" = 1 ] &&
+	[ ! -s "$T/err" ]
+	result $? "export_plot_empty_selection$SFX" "$T/err"
 	refuse export_format "unknown format" export -f tar r.ring
 	refuse export_blktrace_no_out "give their prefix" export -f blktrace r.ring
 	refuse plot_format "use svg" plot -f png r.ring
