@@ -5,7 +5,8 @@
  *
  * The probes live on tracepoints of nvme-core, scsi_mod and libata, which
  * are modules: modtp.c attaches them through the tracepoint module notifier
- * whenever such a module comes, and detaches them when it goes.
+ * whenever such a module comes, and detaches them when it goes.  Probes
+ * and notifier exist only while a disk is enabled (iotrace_probes_get()).
  */
 #ifndef _IOTRACE_CMD_H
 #define _IOTRACE_CMD_H

@@ -10,7 +10,11 @@
 # iotrace's own status file: the function tracer counts calls of iotrace's
 # probe functions, which run for every request whenever they are attached
 # (enabled or not for that disk).  Zero calls while idle, calls once a disk
-# is enabled, zero again after it is disabled.
+# is enabled, zero again after it is disabled.  The same for the command
+# probes (iotrace_scsi_cmd_start/done on scsi_mod's tracepoints, reached
+# through the module notifier), with reads of a scsi_debug disk: they are
+# attached with the first enabled disk of any kind and detached with the
+# last.  The status file says whether NVMe status is recorded.
 #
 # inflight: requests held by null_blk (irqmode=2, 4 s completion latency)
 # are listed in <disk>/inflight, oldest first: in fio's submission order
@@ -74,32 +78,72 @@ idle() {
 		return
 	fi
 	echo 'iotrace_probe_*' > $T/set_ftrace_filter
+	scsi=
+	if modprobe scsi_debug dev_size_mb=8 2> /dev/null; then
+		settle
+		for d in /sys/block/sd*; do
+			grep -qs scsi_debug "$d/device/model" && scsi=${d##*/}
+		done
+	fi
+	if [ -n "$scsi" ] &&
+	   grep -q '^iotrace_scsi_cmd_start ' $T/available_filter_functions; then
+		echo 'iotrace_scsi_cmd_*' >> $T/set_ftrace_filter
+	else
+		log "no scsi_debug disk: command probes not checked"
+		scsi=
+	fi
 	echo function > $T/current_tracer
 
-	# calls DISK - iotrace probe calls seen during 200 reads of DISK.
+	# calls DISK [PATTERN] - iotrace probe calls (those matching PATTERN,
+	# default all) seen during 200 reads of DISK.
 	calls() {
 		echo > $T/trace
 		echo 1 > $T/tracing_on
 		dd if=/dev/$1 of=/dev/null bs=4k count=200 iflag=direct 2> /dev/null
 		echo 0 > $T/tracing_on
-		grep -c 'iotrace_probe_' $T/trace
+		grep -c "${2:-iotrace_probe_\|iotrace_scsi_cmd_}" $T/trace
+	}
+	# cmdp STATE - every cmd_probe line of status says STATE
+	cmdp() {
+		! grep '^cmd_probe ' "$IOT/status" | grep -v -q ": $1\$"
 	}
 
 	ktap_check "status: no probes with disks=none" test "$(iot_status probes)" = 0
+	ktap_check "status: no command probe attached" cmdp "not attached"
+	ktap_check "status: nvme_status supported on $(uname -r)" \
+		grep -qx 'nvme_status: supported' "$IOT/status"
 	n=$(calls nullb0)
 	ktap_check "no probe call while idle ($n)" test "$n" -eq 0
+	if [ -n "$scsi" ]; then
+		n=$(calls $scsi)
+		ktap_check "no probe call on $scsi while idle ($n)" test "$n" -eq 0
+	fi
 	echo 1 > "$IOT/nullb1/enable"
 	ktap_check "status: probes once a disk is enabled" test "$(iot_status probes)" = 1
 	n=$(calls nullb0)
 	ktap_check "probes run (for any disk) once attached ($n calls)" test "$n" -ge 400
 	ktap_check "the disabled disk records nothing" test "$(iot_stat nullb0 completed)" = 0
+	if [ -n "$scsi" ]; then
+		grep '^cmd_probe scsi' "$IOT/status" | sed 's/^/# /'
+		n=$(calls $scsi iotrace_scsi_cmd_start)
+		ktap_check "command probe runs once a disk is enabled ($n calls)" \
+			test "$n" -ge 200
+	fi
 	echo 0 > "$IOT/nullb1/enable"
 	n=$(calls nullb0)
 	ktap_check "no probe call after the last disk is disabled ($n)" test "$n" -eq 0
 	ktap_check "status: no probes" test "$(iot_status probes)" = 0
+	ktap_check "status: no command probe attached after disable" \
+		cmdp "not attached"
+	if [ -n "$scsi" ]; then
+		n=$(calls $scsi)
+		ktap_check "no probe call on $scsi after disable ($n)" test "$n" -eq 0
+	fi
 	echo nop > $T/current_tracer
 	echo > $T/set_ftrace_filter
 	unload_iotrace
+	[ -n "$scsi" ] && rmmod scsi_debug 2> /dev/null
+	return 0
 }
 
 # ---- inflight ----------------------------------------------------
