@@ -4,8 +4,16 @@
 # device still holds, oldest first, with their op, sector and length.
 #
 # Oracles: the offsets and sizes dd was told to use, the order the two dd
-# were started in, and null_blk's configured completion time (3 s, so both
+# were started in, and null_blk's configured completion time (5 s, so both
 # are outstanding when listed).
+#
+# Everything between the first held request and the listing must take
+# less than that completion time, on a loaded host too: the in-flight count
+# is polled with shell builtins, no fork per poll (a loop of sed and sleep
+# forks outlived the requests on a loaded 6.1 guest and then waited for a
+# count that never came).  Every read the kernel does itself (partition
+# scan at add_disk) takes the full latency too: the longer it is, the
+# longer modprobe takes (10 s: reads timed out, 2 minutes).
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
@@ -13,37 +21,48 @@ require_cmd python3
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
 ktap_header 4
 out=$(mktemp -d)
+# tlog MSG - log line with the guest's uptime
+tlog() {
+	local up rest
+
+	read -r up rest < /proc/uptime
+	log "[$up] $*"
+}
 disk=nullb0
+lat=5000000000
 # No udev probing of a disk this slow: events wait until it is gone.
 udevadm control --stop-exec-queue 2> /dev/null
 rmmod null_blk 2> /dev/null
-modprobe null_blk nr_devices=1 irqmode=2 completion_nsec=3000000000 \
+modprobe null_blk nr_devices=1 irqmode=2 completion_nsec=$lat \
 	submit_queues=1 || die "modprobe null_blk failed"
 quiet_disk $disk
-log "null_blk loaded"
+tlog "null_blk loaded"
 load_iotrace disks=$disk
-log "iotrace loaded"
+tlog "iotrace loaded"
 wait_for "$IOT/$disk/ring" 10 || die "no ring for $disk"
 echo 1 > "$IOT/$disk/enable"
-# wait_inflight N - until the kernel counts N requests in flight
+# wait_inflight N - until the kernel counts N requests in flight (bounded)
 wait_inflight() {
-	local i
-	for i in $(seq 300); do
-		[ "$(iot_stat $disk inflight)" -ge "$1" ] && return 0
-		sleep 0.05
+	local k v n end=$((SECONDS + 60))
+	while [ $SECONDS -lt $end ]; do
+		n=0
+		while read -r k v; do
+			[ "$k" = inflight: ] && n=$v
+		done < "$IOT/$disk/stats"
+		[ "$n" -ge "$1" ] && return 0
 	done
 	return 1
 }
 timeout 60 dd if=/dev/$disk of=/dev/null bs=4096 skip=100 count=1 iflag=direct 2> /dev/null &
-wait_inflight 1 || log "the read did not show up in stats"
-log "read in flight"
+wait_inflight 1 || tlog "the read did not show up in stats"
+tlog "read in flight"
 timeout 60 dd if=/dev/zero of=/dev/$disk bs=8192 seek=300 count=1 oflag=direct 2> /dev/null &
-wait_inflight 2 || log "the write did not show up in stats"
-log "write in flight"
+wait_inflight 2 || tlog "the write did not show up in stats"
+tlog "write in flight"
 "$IOTRACECTL" inflight $disk > "$out/infl.txt"
 rc=$?
 "$IOTRACECTL" inflight -o json $disk > "$out/infl.json"
-log "listed; waiting for the requests to complete"
+tlog "listed; waiting for the requests to complete"
 wait
 sed 's/^/# /' "$out/infl.txt"
 ktap_check "inflight exited 0" test $rc -eq 0
