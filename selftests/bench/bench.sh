@@ -24,10 +24,14 @@
 # the tools' own loss reports, a meta file of key=value lines); the host
 # side (selftests/bench/run) turns them into the table and JSON.
 # Parameters come from $IOTRACE_SRC/build/bench/params.env when present
-# (written by selftests/bench/run): BENCH_RUNTIME (guest seconds per run),
-# BENCH_ROUNDS, BENCH_CONFIGS, BENCH_MULTI (0 skips the 16-disk case),
-# BENCH_STATS_RECORDS.
+# (written by selftests/bench/run): BENCH_RUNTIME and BENCH_RAMP (guest
+# time per run, fio units), BENCH_ROUNDS, BENCH_CONFIGS, BENCH_MULTI (0
+# skips the 16-disk case), BENCH_BPF_SESSION (1: one bpftrace process for
+# all its rounds, run after the others), BENCH_STATS_RECORDS.
 # VM-ACCEL: icount
+# Guest time jumps while the guest waits for the host (9p under host load),
+# so the hung-task detector fires on slow 9p lookups: off for the benchmark.
+# VM-CMDLINE: sysctl.kernel.hung_task_timeout_secs=0
 # VM-TIMEOUT: 2400
 # VM-MEM: 3072
 # VM-SMP: 2
@@ -56,7 +60,7 @@ bpf_out=/tmp/bpftrace.out
 bpf_pid=
 bpf_session=0
 
-log "kernel $(uname -r), runtime ${BENCH_RUNTIME}s x $BENCH_ROUNDS rounds: $BENCH_CONFIGS"
+log "kernel $(uname -r), fio runtime $BENCH_RUNTIME x $BENCH_ROUNDS rounds: $BENCH_CONFIGS"
 {
 	echo "kernel=$(uname -r)"
 	echo "runtime=$BENCH_RUNTIME"
@@ -257,7 +261,7 @@ one_run() {
 			grep -i lost $scratch/bpf.run > "$dir/bpf.lost" ;;
 		ftrace)
 			local c b=0 e=0 o=0
-			for c in $TR/per_cpu/cpu*; do
+			for c in "$TR"/per_cpu/cpu*; do
 				cat "$c/stats" > "$dir/$(basename "$c").stats"
 				b=$((b + $(sed -n 's/^bytes: //p' "$c/stats")))
 				e=$((e + $(sed -n 's/^entries: //p' "$c/stats")))
@@ -315,7 +319,7 @@ if [ "$BENCH_MULTI" = 1 ]; then
 	nullb_mod nr_devices=16 irqmode=0 submit_queues=2
 	disks=
 	for i in $(seq 0 15); do
-		quiet_disk nullb$i
+		quiet_disk "nullb$i"
 		disks="$disks nullb$i"
 	done
 	for r in $(seq "$BENCH_ROUNDS"); do

@@ -114,6 +114,8 @@ def kernel_report(d):
     runs = {}
     base = os.path.join(d, 'out', 'runs')
     for name in sorted(os.listdir(base)):
+        if not os.path.isdir(os.path.join(base, name)):
+            continue
         cfg, rnd = name.rsplit('.', 1)
         try:
             run = load_run(os.path.join(base, name))
