@@ -117,6 +117,7 @@ static int parse_trailer(const uint8_t *p, uint64_t size,
 		c->written = fc.written;
 		c->lost = fc.lost;
 		c->torn = fc.torn;
+		c->filtered = fc.filtered;
 		if (c->written != c->present)
 			return ERR("corrupt trace file: trailer says %llu records were written for disk %s, the file holds %llu",
 				   (unsigned long long)c->written,
@@ -354,6 +355,7 @@ int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
 		fc.written = counts[i].written;
 		fc.lost = counts[i].lost;
 		fc.torn = counts[i].torn;
+		fc.filtered = counts[i].filtered;
 		wr(w, &fc, sizeof(fc));
 	}
 	if (fflush(w->fp))

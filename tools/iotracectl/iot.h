@@ -35,18 +35,20 @@ struct iot_disk {
 
 /**
  * struct iot_counts - what a reader knows about records it did not get.
- * @completed: requests completed while enabled (ring: sum head + dropped).
+ * @completed: requests completed while enabled (ring: sum head + dropped +
+ *	filtered).
  * @recorded: records put in the ring.
  * @present: records a snapshot could find in the ring.
  * @overwritten: records overwritten (ring) or not copied in time (file).
  * @dropped: requests the kernel could not record.
+ * @filtered: requests the disk's filter left out.
  * @written: records written to a trace file (file sources).
  * @lost: records a recorder lost (file sources).
  * @torn: records skipped because they changed while being read.
  * @valid: records handed to the caller.
  */
 struct iot_counts {
-	uint64_t completed, recorded, present, overwritten, dropped;
+	uint64_t completed, recorded, present, overwritten, dropped, filtered;
 	uint64_t written, lost, torn, valid;
 };
 
@@ -75,6 +77,7 @@ int iot_ring_init(struct iot_ring *ring, const void *buf, size_t len,
 		  char *err, size_t errlen);
 uint64_t iot_ring_head(const struct iot_ring *ring, uint32_t part);
 uint64_t iot_ring_dropped(const struct iot_ring *ring, uint32_t part);
+uint64_t iot_ring_filtered(const struct iot_ring *ring, uint32_t part);
 int iot_ring_copy(const struct iot_ring *ring, uint32_t part, uint64_t seq,
 		  void *out);
 int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,

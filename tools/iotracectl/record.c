@@ -27,9 +27,10 @@
  * @cur: next sequence number to copy.
  * @start_head: head when recording started (or the ring was cleared).
  * @start_dropped: dropped counter then.
+ * @start_filtered: filtered counter then.
  */
 struct rec_part {
-	uint64_t cur, start_head, start_dropped;
+	uint64_t cur, start_head, start_dropped, start_filtered;
 };
 
 static uint64_t ring_gen(const struct iot_ring *r)
@@ -137,6 +138,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 				head - rings[i].part_records : 0;
 			rp->start_head = rp->cur;
 			rp->start_dropped = iot_ring_dropped(&rings[i], p);
+			rp->start_filtered = iot_ring_filtered(&rings[i], p);
 		}
 		memset(&counts[i], 0, sizeof(counts[i]));
 	}
@@ -163,6 +165,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 					rp->cur = 0;
 					rp->start_head = 0;
 					rp->start_dropped = 0;
+					rp->start_filtered = 0;
 				}
 				gen[i] = g;
 			}
@@ -188,12 +191,16 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		for (p = 0; p < rings[i].nr_parts; p++) {
 			struct rec_part *rp = &parts[i][p];
 			uint64_t d = iot_ring_dropped(&rings[i], p);
+			uint64_t f = iot_ring_filtered(&rings[i], p);
 
 			counts[i].recorded += rp->cur - rp->start_head;
 			counts[i].dropped += d >= rp->start_dropped ?
 				d - rp->start_dropped : d;
+			counts[i].filtered += f >= rp->start_filtered ?
+				f - rp->start_filtered : f;
 		}
-		counts[i].completed = counts[i].recorded + counts[i].dropped;
+		counts[i].completed = counts[i].recorded + counts[i].dropped +
+			counts[i].filtered;
 		counts[i].lost = counts[i].recorded - counts[i].written;
 	}
 	if (iot_writer_finish(&w, counts, iot_now(CLOCK_MONOTONIC),

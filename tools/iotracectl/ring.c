@@ -106,6 +106,13 @@ uint64_t iot_ring_dropped(const struct iot_ring *ring, uint32_t part)
 			       __ATOMIC_RELAXED);
 }
 
+/* Completions the disk's filter left out (zero before ABI minor 1). */
+uint64_t iot_ring_filtered(const struct iot_ring *ring, uint32_t part)
+{
+	return __atomic_load_n(&part_hdr(ring, part)->filtered,
+			       __ATOMIC_RELAXED);
+}
+
 /**
  * iot_ring_copy() - copy the record with part sequence number @seq.
  * @ring: the ring.
@@ -162,11 +169,13 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 		uint64_t from = head > ring->part_records ?
 			head - ring->part_records : 0;
 		uint64_t dropped = iot_ring_dropped(ring, p), s;
+		uint64_t filtered = iot_ring_filtered(ring, p);
 
 		c->recorded += head;
 		c->overwritten += from;
 		c->dropped += dropped;
-		c->completed += head + dropped;
+		c->filtered += filtered;
+		c->completed += head + dropped + filtered;
 		for (s = from; s < head && !ret; s++) {
 			if (iot_ring_copy(ring, p, s, buf)) {
 				/*

@@ -353,6 +353,9 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s, int json,
 				(unsigned long long)c->overwritten,
 				(unsigned long long)c->dropped,
 				(unsigned long long)c->torn);
+		if (c && c->filtered)
+			fprintf(fp, "filtered: %llu completions left out by the disk's filter\n",
+				(unsigned long long)c->filtered);
 		fprintf(fp, "%-8s %9s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
 			"OP", "COUNT", "IOPS", "MB/s", "MIN_US", "AVG_US",
 			"P50_US", "P90_US", "P99_US", "P99.9_US", "MAX_US",

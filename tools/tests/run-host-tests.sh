@@ -55,7 +55,7 @@ head -c 1000 "$T/f.trace" > "$T/trunc.trace"
 printf 'hello, this is not a trace\n' > "$T/foreign"
 : > "$T/empty"
 cp "$T/f.trace" "$T/major2.trace"
-printf '\002' | dd of="$T/major2.trace" bs=1 seek=8 conv=notrunc 2>/dev/null
+printf '\002\000\000\000' | dd of="$T/major2.trace" bs=1 seek=8 conv=notrunc 2>/dev/null
 export IOTRACE_DEBUGFS="$T/dfs"
 
 # golden NAME ARGS...: output of iotracectl ARGS must equal tests/golden/NAME

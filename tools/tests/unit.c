@@ -476,6 +476,7 @@ static void test_file_format(void)
 	}
 	memcpy(m, b, len);
 	((struct iotrace_file_hdr *)m)->major = 2;
+	((struct iotrace_file_hdr *)m)->minor = 0;
 	ret = iot_file_parse(m, len, fi, NULL, NULL, err, sizeof(err));
 	CHECK(ret && strstr(err, "version 2.0 is not supported"),
 	      "major 2: %s", err);

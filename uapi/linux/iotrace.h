@@ -293,7 +293,7 @@ struct iotrace_part_hdr {
 #define IOTRACE_FILE_MAGIC	"\x89IOTRC\r\n"	/* 8 bytes, no NUL */
 #define IOTRACE_FILE_MAGIC_LEN	8
 #define IOTRACE_FILE_MAJOR	1
-#define IOTRACE_FILE_MINOR	0
+#define IOTRACE_FILE_MINOR	1
 #define IOTRACE_FILE_STR_LEN	128
 
 /* iotrace_file_chunk.magic: "CHNK" and "TRLR", little-endian */
@@ -405,7 +405,7 @@ struct iotrace_file_trailer {
 /**
  * struct iotrace_file_counts - per-disk accounting over the recording.
  * @completed: requests completed while tracing was enabled during the
- *	recording (@recorded + @dropped).
+ *	recording (@recorded + @dropped + @filtered).
  * @recorded: records the kernel put in the ring during the recording, plus
  *	those already present when it started.
  * @overwritten: records overwritten in the ring before the recorder
@@ -415,7 +415,8 @@ struct iotrace_file_trailer {
  * @lost: records the recorder did not write (@recorded - @written):
  *	@overwritten plus @torn.
  * @torn: records skipped because they changed while being copied.
- * @reserved: zero.
+ * @filtered: requests the disk's filter left out (part header delta;
+ *	file minor 1, zero before).
  */
 struct iotrace_file_counts {
 	__u64	completed;
@@ -425,7 +426,7 @@ struct iotrace_file_counts {
 	__u64	written;
 	__u64	lost;
 	__u64	torn;
-	__u64	reserved;
+	__u64	filtered;
 };
 
 /*
