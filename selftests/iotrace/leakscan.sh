@@ -24,7 +24,7 @@
 require_cmd python3 fio nvme setpriv
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
 SCAN=$IOTRACE_SRC/selftests/iotrace/leakscan.py
-ktap_header 7
+ktap_header 8
 tmp=$(mktemp -d)
 out=$tmp/out
 mkdir -p "$out"
@@ -45,7 +45,9 @@ lbs=$(cat "/sys/block/$ns/queue/logical_block_size")
 log "disks $nb and $ns (controller $ctrl)"
 "$IOTRACECTL" enable "$nb" "$ns" || die "iotracectl enable failed"
 
-"$IOTRACECTL" record "$nb" "$ns" -o "$out/rec.trace" --duration 20 \
+# Until SIGINT, after all the traffic: a fixed duration can end before the
+# NVMe part on a slow guest.
+"$IOTRACECTL" record "$nb" "$ns" -o "$out/rec.trace" --duration 600 \
 	2> "$tmp/record.err" &
 rec=$!
 sleep 1
@@ -63,6 +65,8 @@ nvme io-passthru "/dev/$ns" --opcode=0x02 --namespace-id=1 --read \
 nvme io-passthru "/dev/$ns" --opcode=0x01 --namespace-id=1 --write \
 	--data-len="$lbs" --cdw10=32 --input-file=/dev/zero \
 	> /dev/null 2> "$tmp/pt.err" || log "io-passthru write: $(cat "$tmp/pt.err")"
+sleep 1
+kill -INT $rec
 wait $rec
 log "record: exit $?, $(wc -c < "$out/rec.trace") bytes $(tr '\n' ' ' < "$tmp/record.err")"
 
@@ -126,6 +130,9 @@ sed 's/^/# /' "$tmp/nvme" | grep -v ': 0 NVMe records'
 n=$(sed -n 's/^nvme_records \([0-9]*\) .*/\1/p' "$tmp/nvme")
 ktap_check "NVMe metadata and data pointers are zero in all ${n:-0} NVMe records" \
 	test $rc = 0 -a "${n:-0}" -gt 0
+python3 "$SCAN" nvme "$out/rec.trace" > "$tmp/nvme_file" 2>&1
+nf=$(sed -n 's/^nvme_records \([0-9]*\) .*/\1/p' "$tmp/nvme_file")
+ktap_check "the trace file holds NVMe records too (${nf:-0})" test "${nf:-0}" -gt 0
 
 "$IOTRACECTL" disable "$nb" "$ns"
 nullb_destroy lk
