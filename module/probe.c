@@ -139,6 +139,14 @@ static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
 	return d;
 }
 
+/* The slot of @rq on an active disk; the caller holds rcu_read_lock(). */
+static struct iotrace_slot *iotrace_rq_slot(struct request *rq)
+{
+	struct iotrace_disk *d = iotrace_rq_disk(rq);
+
+	return d ? iotrace_slot_of(d, rq) : NULL;
+}
+
 static inline void iotrace_slot_begin(struct iotrace_slot *s)
 {
 	WRITE_ONCE(s->gen, s->gen + 1);
@@ -155,17 +163,13 @@ static inline void iotrace_slot_end(struct iotrace_slot *s)
 
 static void iotrace_probe_issue(void *data, struct request *rq)
 {
-	struct iotrace_disk *d;
 	struct iotrace_slot *s;
 	u64 now, start, queue = 0;
 	u16 rflags = 0;
 	u8 retries = 0;
 
 	rcu_read_lock();
-	d = iotrace_rq_disk(rq);
-	if (!d)
-		goto out;
-	s = iotrace_slot_of(d, rq);
+	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
 	now = ktime_get_ns();
@@ -202,14 +206,10 @@ out:
 
 static void iotrace_probe_requeue(void *data, struct request *rq)
 {
-	struct iotrace_disk *d;
 	struct iotrace_slot *s;
 
 	rcu_read_lock();
-	d = iotrace_rq_disk(rq);
-	if (!d)
-		goto out;
-	s = iotrace_slot_of(d, rq);
+	s = iotrace_rq_slot(rq);
 	if (!s || READ_ONCE(s->rq) != rq)
 		goto out;
 	iotrace_slot_begin(s);
@@ -397,14 +397,10 @@ out:
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		      u16 rflags)
 {
-	struct iotrace_disk *d;
 	struct iotrace_slot *s;
 
 	rcu_read_lock();
-	d = iotrace_rq_disk(rq);
-	if (!d)
-		goto out;
-	s = iotrace_slot_of(d, rq);
+	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
 	iotrace_slot_begin(s);
@@ -442,14 +438,10 @@ out:
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 			 u16 rflags)
 {
-	struct iotrace_disk *d;
 	struct iotrace_slot *s;
 
 	rcu_read_lock();
-	d = iotrace_rq_disk(rq);
-	if (!d)
-		goto out;
-	s = iotrace_slot_of(d, rq);
+	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
 	iotrace_slot_begin(s);
