@@ -49,6 +49,93 @@ vm-shell:
 	$(CURDIR)/selftests/vm/run-test --shell $(if $(KVER),--kernel $(KVER)) \
 		$(if $(DEVICES),--devices "$(DEVICES)")
 
+# --- install, uninstall, DKMS source, Debian packages (Documentation/install.rst)
+# make install [KVER=<release> | KDIR=<headers>] [DESTDIR=] [PREFIX=/usr/local]
+#   [INSTALL_MOD_PATH=] [INSTALL_MOD_DIR=extra]
+# The module is built for KVER (default: the running kernel, or the release
+# of the headers in KDIR when KDIR is given) in build/install/<release>/.
+VERSION := $(shell cat $(CURDIR)/VERSION)
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+INCLUDEDIR ?= $(PREFIX)/include
+INSTALL_MOD_PATH ?=
+INSTALL_MOD_DIR ?= extra
+DESTDIR ?=
+ifeq ($(origin KDIR),file)
+INST_KVER = $(or $(KVER),$(shell uname -r))
+INST_KDIR = /lib/modules/$(INST_KVER)/build
+else
+INST_KDIR = $(KDIR)
+INST_KVER = $(or $(KVER),$(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null))
+endif
+INST_BUILD = $(CURDIR)/build/install/$(INST_KVER)
+INST_MODDIR = $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/$(INST_KVER)/$(INSTALL_MOD_DIR)
+# What the module's source tree is made of (DKMS ships the same files).
+MOD_SOURCES := Kbuild module uapi
+MAN8 := build/man/iotracectl.8
+
+$(MAN8): Documentation/iotracectl.rst
+	@command -v rst2man > /dev/null || \
+		{ echo "rst2man is missing (Debian: python3-docutils)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	rst2man $< $@
+
+man: $(MAN8)
+
+# A private copy of the sources per kernel: kbuild writes its objects
+# beside them, and other kernels' objects must not get in the way.
+install-module-build:
+	@[ -n "$(INST_KVER)" ] || { echo "install: cannot tell the kernel release (set KVER)" >&2; exit 1; }
+	@[ -d "$(INST_KDIR)" ] || { echo "install: no kernel headers at $(INST_KDIR)" >&2; exit 1; }
+	@mkdir -p $(INST_BUILD)
+	tar -C $(CURDIR) -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \
+		--exclude='Module.symvers' $(MOD_SOURCES) | tar -C $(INST_BUILD) -xf -
+	$(MAKE) -C $(INST_KDIR) M=$(INST_BUILD) modules
+
+install-module: install-module-build
+	install -D -m 644 $(INST_BUILD)/module/iotrace.ko $(INST_MODDIR)/iotrace.ko
+	$(if $(DESTDIR),,depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(INST_KVER))
+
+# The tool, its man page and the uapi header.
+install-tools: $(MAN8)
+	$(MAKE) -C tools install DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR)
+	install -D -m 644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/iotracectl.8
+	install -D -m 644 uapi/linux/iotrace.h $(DESTDIR)$(INCLUDEDIR)/linux/iotrace.h
+
+install: install-module install-tools
+
+uninstall:
+	rm -f $(INST_MODDIR)/iotrace.ko
+	-rmdir $(INST_MODDIR) 2> /dev/null
+	$(if $(DESTDIR),,[ ! -d /lib/modules/$(INST_KVER) ] || depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(INST_KVER))
+	$(MAKE) -C tools uninstall DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR)
+	rm -f $(DESTDIR)$(MANDIR)/man8/iotracectl.8 $(DESTDIR)$(INCLUDEDIR)/linux/iotrace.h
+
+# The module's sources as DKMS wants them: $(DESTDIR)/usr/src/iotrace-<VERSION>/
+# with dkms.conf (version filled in).  Then, as root:
+#   dkms add iotrace/<VERSION> && dkms install iotrace/<VERSION>
+DKMS_SRC = $(DESTDIR)/usr/src/iotrace-$(VERSION)
+install-dkms-src:
+	@mkdir -p $(DKMS_SRC)
+	tar -C $(CURDIR) -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \
+		--exclude='Module.symvers' $(MOD_SOURCES) VERSION | tar -C $(DKMS_SRC) -xf -
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+
+# make deb: the .debs of Documentation/install.rst in build/deb/, built from
+# a copy of the files git knows (the tree itself stays clean).
+deb:
+	rm -rf build/deb
+	mkdir -p build/deb/iotrace-$(VERSION)
+	git -C $(CURDIR) ls-files -z -c -o --exclude-standard | \
+		tar -C $(CURDIR) --null -T - -cf - | tar -C build/deb/iotrace-$(VERSION) -xf -
+	cd build/deb/iotrace-$(VERSION) && dpkg-buildpackage -us -uc -b
+	@ls -l build/deb/*.deb
+
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-[ ! -f tools/Makefile ] || $(MAKE) -C tools clean
@@ -56,3 +143,5 @@ clean:
 	rm -rf build
 
 .PHONY: all module tools modules-all deps check demo bench fuzz vm-shell clean
+.PHONY: man install install-module-build install-module install-tools uninstall
+.PHONY: install-dkms-src deb

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers of the packaging tests (sourced): KTAP lines and the list of
+# kernels to test.  Each test script takes the kernel releases as
+# arguments (default: every kernel with /boot/vmlinuz and headers).
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+__n=0
+__failed=0
+
+ok() { __n=$((__n + 1)); echo "ok $__n $*"; }
+fail() { __n=$((__n + 1)); __failed=$((__failed + 1)); echo "not ok $__n $*"; }
+skip_one() { __n=$((__n + 1)); echo "ok $__n $1 # SKIP ${2:-}"; }
+check() { # DESC CMD...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else fail "$d"; fi
+}
+finish() {
+	echo "1..$__n"
+	echo "# totals: $((__n - __failed)) ok, $__failed not ok"
+	[ "$__failed" -eq 0 ]
+	exit
+}
+
+# kernels [KVER...] - the kernels to test, one per line.
+kernels() {
+	if [ $# -gt 0 ]; then
+		printf '%s\n' "$@"
+		return
+	fi
+	local b k
+	for b in $(ls -d /lib/modules/*/build 2> /dev/null | sort -V); do
+		k=$(basename "$(dirname "$b")")
+		[ -e "/boot/vmlinuz-$k" ] && echo "$k"
+	done
+}
+
+# vermagic_is FILE KVER - the module's vermagic names KVER (modinfo's own
+# reading of the .ko, compressed or not).
+vermagic_is() {
+	local v
+	v=$(modinfo -F vermagic "$1" 2> /dev/null) || { echo "# modinfo $1 failed"; return 1; }
+	echo "# $(basename "$1"): vermagic $v"
+	[ "${v%% *}" = "$2" ]
+}
+
+# ko_in DIR - the iotrace module file in DIR (iotrace.ko, .ko.xz, .ko.zst).
+ko_in() {
+	local f
+	for f in "$1"/iotrace.ko "$1"/iotrace.ko.xz "$1"/iotrace.ko.zst "$1"/iotrace.ko.gz; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
