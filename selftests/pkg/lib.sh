@@ -13,9 +13,9 @@ ok() { __n=$((__n + 1)); echo "ok $__n $*"; }
 fail() { __n=$((__n + 1)); __failed=$((__failed + 1)); echo "not ok $__n $*"; }
 skip_one() { __n=$((__n + 1)); echo "ok $__n $1 # SKIP ${2:-}"; }
 check() { # DESC CMD...
-	local d=$1
+	local __desc=$1
 	shift
-	if "$@"; then ok "$d"; else fail "$d"; fi
+	if "$@"; then ok "$__desc"; else fail "$__desc"; fi
 }
 finish() {
 	echo "1..$__n"
