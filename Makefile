@@ -131,7 +131,7 @@ deb:
 	rm -rf build/deb
 	mkdir -p build/deb/iotrace-$(VERSION)
 	git -C $(CURDIR) ls-files -z -c -o --exclude-standard | \
-		tar -C $(CURDIR) --null -T - -cf - | tar -C build/deb/iotrace-$(VERSION) -xf -
+		tar -C $(CURDIR) --null --ignore-failed-read -T - -cf - | tar -C build/deb/iotrace-$(VERSION) -xf -
 	cd build/deb/iotrace-$(VERSION) && dpkg-buildpackage -us -uc -b
 	@ls -l build/deb/*.deb
 
