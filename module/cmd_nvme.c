@@ -55,7 +55,7 @@ bool iotrace_nvme_status_supported(void)
 /**
  * iotrace_nvme_setup_cmd() - probe on nvme_setup_cmd: capture the entry.
  * @data: unused.
- * @rq: the request (I/O, passthrough or admin).
+ * @rq: the request (I/O, passthrough or admin: the controller's ring).
  * @cmd: the submission entry, data pointers not filled in yet.
  *
  * The copy has its metadata and data pointer fields zeroed whatever they
@@ -68,15 +68,11 @@ void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 	u8 sqe[IOTRACE_CMD_LEN];
 
 	BUILD_BUG_ON(sizeof(struct nvme_command) != IOTRACE_CMD_LEN);
-	/*
-	 * Admin-queue requests have no disk: the core keeps no ring for
-	 * them (yet), so do not pay for the copy.
-	 */
-	if (!rq->q->disk)
-		return;
 	memcpy(sqe, cmd, sizeof(sqe));
 	memset(sqe + IOTRACE_NVME_ADDR_OFF, 0, IOTRACE_NVME_ADDR_LEN);
-	iotrace_note_cmd(rq, IOTRACE_CMD_NVME, sqe, sizeof(sqe), 0);
+	/* Admin-queue requests have no disk: their controller's ring. */
+	iotrace_note_cmd(rq, IOTRACE_CMD_NVME, sqe, sizeof(sqe),
+			 rq->q->disk ? 0 : IOTRACE_RF_ADMIN);
 }
 
 /**
@@ -89,7 +85,7 @@ void iotrace_nvme_complete_rq(void *data, struct request *rq)
 	const struct iotrace_nvme_req_head *nr;
 	u16 status;
 
-	if (!IOTRACE_NVME_REQ_VERIFIED || !rq->q->disk)
+	if (!IOTRACE_NVME_REQ_VERIFIED)
 		return;
 	nr = blk_mq_rq_to_pdu(rq);
 	status = READ_ONCE(nr->status) & IOTRACE_NVME_STATUS_MASK;

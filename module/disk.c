@@ -162,45 +162,72 @@ int iotrace_disk_clear(struct iotrace_disk *d)
 	return 0;
 }
 
-static int iotrace_disk_attach(struct gendisk *gd)
+/**
+ * iotrace_disk_alloc() - a new ring and its in-flight table, not published.
+ * @name: name of the disk or controller.
+ * @nr_hwq: hardware queues the in-flight table covers.
+ * @depth: tags per hardware queue it covers.
+ *
+ * Return: the new ring (one reference) or an ERR_PTR().
+ */
+struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
+					u32 depth)
 {
-	struct request_queue *q = gd->queue;
 	struct iotrace_disk *d;
 	int ret;
 
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	kref_init(&d->kref);
 	INIT_LIST_HEAD(&d->retired);
 	d->filter.ops = IOTRACE_FILTER_OPS_ALL;
 	d->filter.sector_max = U64_MAX;
-	d->gd = gd;
-	strscpy(d->name, gd->disk_name, sizeof(d->name));
+	strscpy(d->name, name, sizeof(d->name));
 	ret = iotrace_ring_alloc(d, iotrace_buf_size);
 	if (ret)
 		goto err_free;
-	d->hdr->logical_block_size = queue_logical_block_size(q);
-	d->hdr->dev_major = gd->major;
-	d->hdr->dev_minor = gd->first_minor;
-	d->nr_hwq = max(q->nr_hw_queues, q->tag_set->nr_hw_queues);
-	d->depth = max_t(u32, q->tag_set->queue_depth, IOTRACE_MIN_TAGS);
-	d->depth = max_t(u32, d->depth, q->nr_requests);
+	d->nr_hwq = nr_hwq;
+	d->depth = depth;
 	d->slots = kvcalloc((size_t)d->nr_hwq * d->depth, sizeof(*d->slots),
 			    GFP_KERNEL);
 	if (!d->slots) {
 		ret = -ENOMEM;
 		goto err_ring;
 	}
+	return d;
+
+err_ring:
+	iotrace_ring_free(d);
+err_free:
+	kfree(d);
+	return ERR_PTR(ret);
+}
+
+/**
+ * iotrace_disk_publish() - make a new ring visible: debugfs, the list,
+ *	the probes' lookup list @head; enable it if selected; announce it.
+ * @d: from iotrace_disk_alloc(), its key (@gd or controller keys) set.
+ * @head: hash bucket (disks) or controller list, RCU.
+ *
+ * On failure @d is freed.
+ *
+ * Return: 0 or the errno of the debugfs directory.
+ */
+int iotrace_disk_publish(struct iotrace_disk *d, struct hlist_head *head)
+{
+	int ret;
 
 	mutex_lock(&iotrace_mutex);
 	ret = iotrace_debugfs_add_disk(d);
-	if (ret)
-		goto err_unlock;
+	if (ret) {
+		mutex_unlock(&iotrace_mutex);
+		iotrace_disk_put(d);
+		return ret;
+	}
 	d->attached = true;
 	list_add_tail(&d->node, &iotrace_disks);
-	hlist_add_head_rcu(&d->hnode,
-			   &iotrace_disk_hash[hash_ptr(gd, IOTRACE_HASH_BITS)]);
+	hlist_add_head_rcu(&d->hnode, head);
 	if (!iotrace_loading && iotrace_disk_selected(d->name)) {
 		ret = iotrace_disk_set_enabled_locked(d, true);
 		if (ret)
@@ -209,18 +236,37 @@ static int iotrace_disk_attach(struct gendisk *gd)
 	mutex_unlock(&iotrace_mutex);
 	iotrace_nl_disk_event(d, true);
 	return 0;
-
-err_unlock:
-	mutex_unlock(&iotrace_mutex);
-	kvfree(d->slots);
-err_ring:
-	iotrace_ring_free(d);
-err_free:
-	kfree(d);
-	return ret;
 }
 
-static void iotrace_disk_detach_locked(struct iotrace_disk *d)
+static int iotrace_disk_attach(struct gendisk *gd)
+{
+	struct request_queue *q = gd->queue;
+	struct iotrace_disk *d;
+	u32 depth;
+
+	depth = max_t(u32, q->tag_set->queue_depth, IOTRACE_MIN_TAGS);
+	depth = max_t(u32, depth, q->nr_requests);
+	d = iotrace_disk_alloc(gd->disk_name,
+			       max(q->nr_hw_queues, q->tag_set->nr_hw_queues),
+			       depth);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	d->gd = gd;
+	d->hdr->logical_block_size = queue_logical_block_size(q);
+	d->hdr->dev_major = gd->major;
+	d->hdr->dev_minor = gd->first_minor;
+	return iotrace_disk_publish(d,
+			&iotrace_disk_hash[hash_ptr(gd, IOTRACE_HASH_BITS)]);
+}
+
+/**
+ * iotrace_disk_detach_locked() - take a ring out of the probes' reach.
+ * @d: an attached ring.
+ *
+ * Context: iotrace_mutex held.  The caller then drops the mutex and calls
+ *	iotrace_disk_detached().
+ */
+void iotrace_disk_detach_locked(struct iotrace_disk *d)
 {
 	lockdep_assert_held(&iotrace_mutex);
 	iotrace_disk_set_enabled_locked(d, false);
@@ -230,7 +276,24 @@ static void iotrace_disk_detach_locked(struct iotrace_disk *d)
 	/* No probe may still hold @d from the hash after this. */
 	synchronize_rcu();
 	d->gd = NULL;
+	d->ctrl_key = NULL;
+	d->bus_key = NULL;
+	d->bus_dev = NULL;
 	WRITE_ONCE(d->hdr->flags, d->hdr->flags | IOTRACE_RING_DETACHED);
+}
+
+/**
+ * iotrace_disk_detached() - announce a detached ring, remove its debugfs
+ *	files and drop the list's reference.
+ * @d: a ring iotrace_disk_detach_locked() detached.
+ *
+ * Context: iotrace_mutex not held (file operations in progress take it).
+ */
+void iotrace_disk_detached(struct iotrace_disk *d)
+{
+	iotrace_nl_disk_event(d, false);
+	iotrace_debugfs_remove_disk(d);
+	iotrace_disk_put(d);
 }
 
 static void iotrace_disk_detach(struct gendisk *gd)
@@ -247,12 +310,8 @@ static void iotrace_disk_detach(struct gendisk *gd)
 	if (found)
 		iotrace_disk_detach_locked(found);
 	mutex_unlock(&iotrace_mutex);
-	if (!found)
-		return;
-	iotrace_nl_disk_event(found, false);
-	/* Waits for file operations in progress; they take iotrace_mutex. */
-	iotrace_debugfs_remove_disk(found);
-	iotrace_disk_put(found);
+	if (found)
+		iotrace_disk_detached(found);
 }
 
 static int iotrace_add_dev(IOTRACE_CLASS_INTF_ARGS(dev))
@@ -305,8 +364,13 @@ int iotrace_disks_init(void)
 	if (!iotrace_class_intf.class || !iotrace_disk_type)
 		return -ENODEV;
 	ret = class_interface_register(&iotrace_class_intf);
-	if (ret)
+	if (ret) {
 		pr_err("iotrace: cannot watch block devices: %d\n", ret);
+		return ret;
+	}
+	ret = iotrace_ctrls_init();
+	if (ret)
+		class_interface_unregister(&iotrace_class_intf);
 	return ret;
 }
 
@@ -343,5 +407,6 @@ out:
 /* Detach everything; the rings live on while files still hold them. */
 void iotrace_disks_exit(void)
 {
+	iotrace_ctrls_exit();
 	class_interface_unregister(&iotrace_class_intf);
 }

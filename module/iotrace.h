@@ -115,7 +115,16 @@ struct iotrace_totals {
  * @hnode: in iotrace_disk_hash, keyed by @gd, RCU.
  * @node: in iotrace_disks, under iotrace_mutex.
  * @gd: the gendisk, used as a lookup key only; NULL once detached and
- *	never dereferenced after the disk was removed.
+ *	never dereferenced after the disk was removed.  NULL for a controller.
+ * @ctrl_key: controller ring: the controller device's driver data (the
+ *	nvme_ctrl), compared with the admin tag set's driver data, never
+ *	dereferenced; NULL for a disk and once detached.
+ * @bus_key: controller ring: the driver data of the controller's bus
+ *	device (6.1's nvme-pci gives that, its nvme_dev, to the admin tag
+ *	set), compared only.
+ * @bus_dev: controller ring: the bus (PCI) device, compared only.
+ * @rec_rflags: IOTRACE_RF_* every record of this ring carries
+ *	(IOTRACE_RF_ADMIN for a controller).
  * @active: probes record for this disk (enabled and not being cleared).
  * @enabled: user-visible enable state, under iotrace_mutex.
  * @attached: still in the hash and debugfs, under iotrace_mutex.
@@ -146,6 +155,10 @@ struct iotrace_disk {
 	struct hlist_node	hnode;
 	struct list_head	node;
 	struct gendisk		*gd;
+	const void		*ctrl_key;
+	const void		*bus_key;
+	const struct device	*bus_dev;
+	u16			rec_rflags;
 	bool			active;
 	bool			enabled;
 	bool			attached;
@@ -233,6 +246,11 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 
 /* disk.c */
 struct iotrace_disk *iotrace_disk_lookup(struct gendisk *gd);
+struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
+					u32 depth);
+int iotrace_disk_publish(struct iotrace_disk *d, struct hlist_head *head);
+void iotrace_disk_detach_locked(struct iotrace_disk *d);
+void iotrace_disk_detached(struct iotrace_disk *d);
 int iotrace_disk_set_enabled(struct iotrace_disk *d, bool on);
 int iotrace_disk_clear(struct iotrace_disk *d);
 void iotrace_disk_quiesce(struct iotrace_disk *d);
@@ -242,6 +260,12 @@ void iotrace_disks_exit(void);
 bool iotrace_disk_selected(const char *name);
 int iotrace_disks_check_selection(void);
 int iotrace_disks_check_names(void);
+
+/* ctrl.c: NVMe controller rings (admin queue) */
+struct iotrace_disk *iotrace_ctrl_lookup(const void *key);
+int iotrace_ctrls_init(void);
+void iotrace_ctrls_exit(void);
+unsigned int iotrace_ctrls_count(void);
 
 /* debugfs.c */
 int iotrace_debugfs_init(void);

@@ -25,6 +25,7 @@
 #include <linux/seq_file.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
+#include "iotrace.h"
 #include "cmd.h"
 
 /**
@@ -243,7 +244,8 @@ void iotrace_cmd_detach(void)
  * @m: the seq_file.
  *
  * One "cmd_probe <tracepoint>: attached|not attached" line per probe,
- * the module notifier counts, and whether NVMe status is recorded.
+ * the module notifier counts, whether NVMe status is recorded and how
+ * many NVMe controller rings are attached.
  */
 void iotrace_cmd_show(struct seq_file *m)
 {
@@ -261,4 +263,5 @@ void iotrace_cmd_show(struct seq_file *m)
 	else
 		seq_printf(m, "nvme_status: unsupported (layout not verified for %s)\n",
 			   init_utsname()->release);
+	seq_printf(m, "nvme_ctrl_rings: %u\n", iotrace_ctrls_count());
 }

@@ -124,15 +124,25 @@ static struct iotrace_slot *iotrace_slot_of(struct iotrace_disk *d,
 	return &d->slots[hwq * d->depth + tag];
 }
 
-/* Look the disk of @rq up; the caller holds rcu_read_lock(). */
+/*
+ * The ring of @rq, enabled or not: its disk's, or for a request without a
+ * disk (an NVMe admin queue) its controller's, found by the tag set's
+ * driver data.  The caller holds rcu_read_lock().
+ */
+static struct iotrace_disk *iotrace_rq_lookup(struct request *rq)
+{
+	struct request_queue *q = rq->q;
+
+	if (likely(q->disk))
+		return iotrace_disk_lookup(q->disk);
+	return q->tag_set ? iotrace_ctrl_lookup(q->tag_set->driver_data) : NULL;
+}
+
+/* Look the active ring of @rq up; the caller holds rcu_read_lock(). */
 static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
 {
-	struct gendisk *gd = rq->q->disk;
-	struct iotrace_disk *d;
+	struct iotrace_disk *d = iotrace_rq_lookup(rq);
 
-	if (!gd)
-		return NULL;
-	d = iotrace_disk_lookup(gd);
 	/* pairs with the store-release that set the disk active */
 	if (!d || !smp_load_acquire(&d->active))
 		return NULL;
@@ -254,12 +264,16 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
 	iotrace_slot_end(s);
 }
 
-/* Fill @r from @rq and its slot @s (may be NULL), consuming the slot. */
+/*
+ * Fill @r from @rq and its slot @s (may be NULL), consuming the slot;
+ * @rec_rflags are the ring's own record flags.
+ */
 static void iotrace_fill(struct iotrace_record *r, struct request *rq,
-			 struct iotrace_slot *s, blk_status_t error, u32 cpu)
+			 struct iotrace_slot *s, blk_status_t error, u32 cpu,
+			 u16 rec_rflags)
 {
 	bool own = s && READ_ONCE(s->rq) == rq;
-	u16 rflags = IOTRACE_RF_COMPLETE;
+	u16 rflags = IOTRACE_RF_COMPLETE | rec_rflags;
 
 	r->complete_ns = ktime_get_ns();
 	r->complete_cpu = cpu;
@@ -344,7 +358,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	if (nr_bytes < blk_rq_bytes(rq))
 		return;
 	rcu_read_lock();
-	d = rq->q->disk ? iotrace_disk_lookup(rq->q->disk) : NULL;
+	d = iotrace_rq_lookup(rq);
 	if (!d)
 		goto out;
 	/* pairs with the store-release that set the disk active */
@@ -375,7 +389,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	WRITE_ONCE(r->seq, IOTRACE_SEQ_BUSY);
 	/* BUSY visible before any byte of the body changes */
 	smp_wmb();
-	iotrace_fill(r, rq, iotrace_slot_of(d, rq), error, cpu);
+	iotrace_fill(r, rq, iotrace_slot_of(d, rq), error, cpu, d->rec_rflags);
 	/* publish: the body is visible before the sequence number */
 	smp_store_release(&r->seq, (u32)seq);
 out:
