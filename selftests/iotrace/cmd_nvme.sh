@@ -4,14 +4,16 @@
 #
 # Oracles: the command dwords given to nvme-cli, nvme-cli's own report of
 # the controller's status, fio's own I/O log, and the kernel's
-# logical_block_size.  nvme-core is also unloaded and reloaded under iotrace.
+# logical_block_size; for admin commands (the controller's ring) the dwords
+# given to nvme-cli and the status and result dword it printed.  nvme-core
+# is also unloaded and reloaded under iotrace.
 # VM-DEVICES: nvme
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
 require_cmd nvme fio python3
-ktap_header 9
+ktap_header 18
 
 tmp=$(mktemp -d)
 load_iotrace
@@ -125,19 +127,130 @@ while read -r v what; do
 	esac
 done < "$tmp/verdict"
 
-# Admin commands (id-ctrl, admin-passthru) go to the controller's admin
-# queue, which has no disk: the core has no per-controller ring yet.
-if [ -d "$IOTRACE_DEBUGFS/nvme0" ]; then
-	ktap_fail "admin ring exists but this test does not check it yet"
-else
-	ktap_skip "admin commands: no per-controller ring (core has none)"
-fi
+# 5. Admin commands go to the controller's admin queue, which has no
+# disk: they are recorded in the controller's ring (e.g. nvme0).
+ctrl=$(basename "$(readlink -f /sys/block/$ns/device)")
+case "$ctrl" in
+nvme[0-9]*) ;;
+*) ctrl=$(ls /sys/class/nvme | head -n 1) ;;
+esac
+log "controller $ctrl"
+cmd_enable "$ctrl"
+# Get Features (0x0a), Number of Queues (FID 7), every other dword chosen.
+nvme admin-passthru /dev/$ctrl --opcode=0x0a --namespace-id=0 \
+	--cdw2=0xa1b2c3d4 --cdw3=0x01020304 --cdw10=7 --cdw11=0 \
+	--cdw12=0x0c0c0c0c --cdw13=0x0d0d0d0d --cdw14=0x0e0e0e0e \
+	--cdw15=0x0f0f0f0f > "$tmp/gf.out" 2>&1
+log "admin-passthru 0x0a: $(tr '\n' ' ' < "$tmp/gf.out")"
+# nvme-cli 2.x: "... is Success and result: 0x003f003f"
+gf_result=$(sed -n 's/.*[Rr]esult:* *\(0x[0-9a-fA-F]*\).*/\1/p' "$tmp/gf.out")
+nvme id-ctrl /dev/$ctrl > /dev/null 2> "$tmp/id.err" ||
+	log "id-ctrl: $(cat "$tmp/id.err")"
+nvme admin-passthru /dev/$ctrl --opcode=0xc1 --cdw10=0x5a5a5a5a \
+	> "$tmp/abad.out" 2>&1
+abad=$(grep -o '(0x[0-9a-fA-F]*)' "$tmp/abad.out" | tail -n 1 | tr -d '()')
+log "admin-passthru 0xc1: $(tr '\n' ' ' < "$tmp/abad.out")"
+nvme smart-log /dev/$ctrl > /dev/null 2> "$tmp/smart.err" ||
+	log "smart-log: $(cat "$tmp/smart.err")"
+cmd_disable "$ctrl"
+cmd_dump "$ctrl" > "$tmp/arecs" || die "cannot decode the ring of $ctrl"
+log "$(wc -l < "$tmp/arecs") admin records"
+# The driver's own admin commands: a controller reset identifies again.
+cmd_enable "$ctrl"
+nvme reset /dev/$ctrl 2> "$tmp/reset.err" || log "reset: $(cat "$tmp/reset.err")"
+wait_for /dev/$ns 30 || die "/dev/$ns did not come back after the reset"
+settle
+cmd_disable "$ctrl"
+cmd_dump "$ctrl" > "$tmp/rrecs" || die "cannot decode the ring of $ctrl"
+log "$(wc -l < "$tmp/rrecs") admin records from the reset"
+ring_flags() {
+	python3 -c "import struct,sys; print(struct.unpack_from('<I', open(sys.argv[1], 'rb').read(), 28)[0])" "$1"
+}
+ktap_check "$ctrl ring header says IOTRACE_RING_CONTROLLER" \
+	test $(( $(ring_flags "$IOTRACE_DEBUGFS/$ctrl/ring") & 4 )) = 4
+
+python3 - "$tmp/arecs" "${gf_result:-none}" "${abad:-none}" "$tmp/rrecs" \
+	> "$tmp/averdict" <<'EOF_PY'
+import sys
+recs, gf_result, bad, rrecs = sys.argv[1:5]
+STATUS_VALID, PASSTHRU, ADMIN = 1 << 9, 1 << 4, 1 << 10
+def dw(c, i):
+    return int.from_bytes(c[4 * i:4 * i + 4], 'little')
+def load(path):
+    out = []
+    for line in open(path):
+        f = line.split()
+        r = dict(rf=int(f[5], 16), st=int(f[6], 16), res=int(f[7], 16),
+                 ctype=int(f[8]),
+                 cmd=bytes.fromhex(f[10]) if f[10] != '-' else b'')
+        print('# %s: rf %#x status %#x opcode %s cdw10 %#x' %
+              (path.split('/')[-1], r['rf'], r['st'],
+               '%#x' % r['cmd'][0] if r['cmd'] else '-',
+               dw(r['cmd'], 10) if len(r['cmd']) == 64 else 0))
+        out.append(r)
+    return out
+rs = load(recs)
+nv = [r for r in rs if r['ctype'] == 1 and len(r['cmd']) == 64]
+def res(ok, what):
+    print(('ok' if ok else 'FAIL') + ' ' + what)
+res(len(rs) > 0 and all(r['rf'] & ADMIN for r in rs) and
+    all(r['cmd'][16:40] == bytes(24) for r in nv),
+    'every controller record has IOTRACE_RF_ADMIN, data pointers zero (%d)'
+    % len(rs))
+pt = [r for r in nv if r['rf'] & PASSTHRU]
+# admin-passthru Get Features, dword for dword (command id is the driver's)
+want = {0: 0x0a, 1: 0, 2: 0xa1b2c3d4, 3: 0x01020304, 10: 7, 11: 0,
+        12: 0x0c0c0c0c, 13: 0x0d0d0d0d, 14: 0x0e0e0e0e, 15: 0x0f0f0f0f}
+gf = [r for r in pt if r['cmd'][0] == 0x0a]
+ok = len(gf) == 1
+if ok:
+    c = gf[0]['cmd']
+    print('# admin-passthru entry:', c.hex())
+    got = {i: dw(c, i) & (0xffff if i == 0 else 0xffffffff) for i in want}
+    ok = got == want and all(dw(c, i) == 0 for i in range(4, 10))
+res(ok, 'admin-passthru Get Features entry equals the dwords sent')
+ok = (len(gf) == 1 and gf_result != 'none' and gf[0]['rf'] & STATUS_VALID
+      and gf[0]['st'] == 0 and gf[0]['res'] == int(gf_result, 16))
+if gf:
+    print('# Get Features result %#x, nvme-cli said %s' % (gf[0]['res'],
+                                                           gf_result))
+res(ok, 'admin-passthru status 0 and dword 0 as nvme-cli printed it')
+idc = [r for r in pt if r['cmd'][0] == 0x06 and dw(r['cmd'], 10) & 0xff == 1]
+res(len(idc) >= 1 and all(r['st'] == 0 and r['rf'] & STATUS_VALID
+                          for r in idc),
+    'nvme id-ctrl records Identify (0x06) with CNS=1, status 0')
+b = [r for r in pt if r['cmd'][0] == 0xc1]
+ok = (len(b) == 1 and bad != 'none' and b[0]['rf'] & STATUS_VALID and
+      b[0]['st'] == int(bad, 16) and dw(b[0]['cmd'], 10) == 0x5a5a5a5a)
+if b:
+    print('# opcode 0xc1 status %#x, nvme-cli said %s' % (b[0]['st'], bad))
+res(ok, 'unsupported admin opcode 0xc1 records the status (%s)' % bad)
+sl = [r for r in pt if r['cmd'][0] == 0x02 and dw(r['cmd'], 10) & 0xff == 2]
+res(len(sl) == 1 and sl[0]['st'] == 0,
+    'nvme smart-log records Get Log Page (0x02) with log id 2')
+# The kernel's own admin commands are passthrough requests too.
+own = [r for r in load(rrecs) if r['ctype'] == 1 and len(r['cmd']) == 64 and
+       r['cmd'][0] == 0x06 and dw(r['cmd'], 10) & 0xff == 1]
+res(len(own) > 0 and all(r['rf'] & (STATUS_VALID | ADMIN) ==
+                         STATUS_VALID | ADMIN and r['st'] == 0 for r in own),
+    "the driver's own Identify Controller after a reset is recorded (%d)"
+    % len(own))
+EOF_PY
+while read -r v what; do
+	case "$v" in
+	ok) ktap_ok "$what" ;;
+	FAIL) ktap_fail "$what" ;;
+	*) echo "$v $what" ;;
+	esac
+done < "$tmp/averdict"
 
 # 4. nvme-core goes and comes back while iotrace stays loaded.
 modprobe -r nvme || die "modprobe -r nvme failed"
 grep -q '^nvme_core ' /proc/modules && rmmod nvme_core
 ktap_check "nvme-core unloaded under iotrace" \
 	sh -c "! grep -q '^nvme_core ' /proc/modules"
+ktap_check "$ctrl ring detached with its controller" \
+	test ! -e "$IOTRACE_DEBUGFS/$ctrl"
 modprobe nvme || die "modprobe nvme failed"
 wait_for /dev/$ns 30 || die "/dev/$ns did not come back"
 settle
@@ -150,6 +263,12 @@ cmd_dump "$ns" > "$tmp/recs2" || die "cannot decode the ring of $ns"
 slba=$(python3 -c "print((1048576 // $lbs).to_bytes(8, 'little').hex())")
 ktap_check "capture resumes after nvme-core reload (Read at byte 1 MiB)" \
 	rec_match "$tmp/recs2" "ctype == 1 and cmd[:2] == '02' and cmd[80:96] == '$slba'"
+cmd_enable "$ctrl"
+nvme id-ctrl /dev/$ctrl > /dev/null 2>&1 || log "id-ctrl after reload failed"
+cmd_disable "$ctrl"
+cmd_dump "$ctrl" > "$tmp/arecs2" || die "cannot decode the ring of $ctrl"
+ktap_check "a new $ctrl ring records id-ctrl after the reload" \
+	rec_match "$tmp/arecs2" "ctype == 1 and c[0] == 6 and le(c[40:44]) & 0xff == 1 and rf & 0x410 == 0x410"
 unload_iotrace
 rm -rf "$tmp"
 ktap_finish

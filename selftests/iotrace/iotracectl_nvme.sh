@@ -1,17 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # iotracectl_nvme: "iotracectl show" on an NVMe namespace decodes fio's
-# reads and writes: opcode name, SLBA and length in logical blocks.
+# reads and writes: opcode name, SLBA and length in logical blocks; on
+# the controller's ring (nvme0) list, show, stats and record decode the
+# admin commands nvme-cli sent.
 #
-# Oracles: fio's own I/O log (offset and length of every I/O) and the
-# namespace's logical_block_size from sysfs.
+# Oracles: fio's own I/O log (offset and length of every I/O), the
+# namespace's logical_block_size from sysfs, the admin commands given to
+# nvme-cli and the status it printed.
 # VM-DEVICES: nvme
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
-require_cmd fio python3
+require_cmd fio python3 nvme
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-ktap_header 3
+ktap_header 9
 out=$(mktemp -d)
 load_iotrace
 settle
@@ -69,6 +72,44 @@ sed 's/^/# /' "$out/verdict"
 while read -r v what; do
 	if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
 done < "$out/verdict"
+
+# The controller's ring: admin commands.
+ctrl=$(basename "$(readlink -f /sys/block/$ns/device)")
+wait_for "$IOT/$ctrl/enable" 10 || die "no controller ring $ctrl"
+echo 1 > "$IOT/$ctrl/enable"
+echo 1 > "$IOT/$ctrl/clear"
+"$IOTRACECTL" record $ctrl -o "$out/c.trace" 2> "$out/record.err" &
+rpid=$!
+sleep 1
+nvme id-ctrl /dev/$ctrl > /dev/null || log "id-ctrl failed"
+nvme smart-log /dev/$ctrl > /dev/null || log "smart-log failed"
+nvme admin-passthru /dev/$ctrl --opcode=0xc1 > "$out/bad" 2>&1
+log "admin-passthru 0xc1: $(tr '\n' ' ' < "$out/bad")"
+sleep 1
+kill -INT $rpid
+wait $rpid
+rc=$?
+sed 's/^/# record: /' "$out/record.err"
+echo 0 > "$IOT/$ctrl/enable"
+"$IOTRACECTL" list > "$out/list" || log "list failed"
+sed 's/^/# /' "$out/list"
+ktap_check "list shows the controller ring $ctrl" grep -q "^$ctrl " "$out/list"
+"$IOTRACECTL" show $ctrl > "$out/cshow" || log "show $ctrl failed"
+sed 's/^/# /' "$out/cshow"
+ktap_check "show $ctrl: id-ctrl as Identify cns=0x01 [admin]" \
+	grep -q 'Identify cns=0x01 nsid=0 *\[admin\]' "$out/cshow"
+ktap_check "show $ctrl: smart-log as Get Log Page lid=0x02 [admin]" \
+	grep -q 'Get Log Page lid=0x02 .*\[admin\]' "$out/cshow"
+ktap_check "show $ctrl: opcode 0xc1 with Invalid Command Opcode" \
+	grep -q 'Invalid Command Opcode.*Vendor Specific (opc 0xc1)' "$out/cshow"
+"$IOTRACECTL" stats -o json $ctrl > "$out/cstats.json" || log "stats $ctrl failed"
+ktap_check "stats $ctrl counts the admin commands" python3 -c "
+import json, sys
+ops = json.load(open(sys.argv[1]))['ops']
+sys.exit(sum(o['count'] for o in ops.values()) < 3)" "$out/cstats.json"
+"$IOTRACECTL" show "$out/c.trace" > "$out/fshow" 2>&1 || log "show of the file failed"
+ktap_check "record $ctrl (exit $rc): the file holds Identify [admin]" \
+	grep -q 'Identify cns=0x01 nsid=0 *\[admin\]' "$out/fshow"
 unload_iotrace
 rm -rf "$out"
 ktap_finish

@@ -168,9 +168,11 @@ static void print_normal(const struct show_ctx *c, int multi)
 		}
 		if (multi)
 			printf("%-12s ", c->src->disks[c->v[i].disk].name);
-		printf("%10s %9s %-14s %12llu %8u %-10s %7s %4u %5u %-16s %s%s\n",
+		printf("%10s %9s %-14s %12llu %8u %-10s %7s %4u %5u %-16s %s%s%s%s\n",
 		       lat, q, op, (unsigned long long)r->sector, r->bytes, st,
 		       cpu, r->hwq, r->tag, ds, cmd,
+		       (r->rflags & IOTRACE_RF_ADMIN) ? " [admin]" : "",
+		       (r->rflags & IOTRACE_RF_REQUEUED) ? " [requeued]" : "",
 		       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "");
 	}
 }
