@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# cmd_retry: requeued and timed-out commands carry IOTRACE_RF_REQUEUED and
+# IOTRACE_RF_TIMEOUT, a retry count, and the command that was re-sent.
+#
+# scsi_debug injects the faults, set through its driver attributes only
+# once the disk is up (at module load they would hit the scan and open):
+# every_nth=2 makes every second command it receives a victim; opts 0x8000
+# (SDEBUG_OPT_HOST_BUSY) answers it "host busy", so the block layer
+# requeues it; opts 4 (SDEBUG_OPT_TIMEOUT) ignores it, so it times out,
+# the error handler aborts it and retries it.  Bit 1 (SDEBUG_OPT_NOISE)
+# makes scsi_debug log the CDB of every command it receives.
+#
+# Oracles: scsi_debug's own log of the CDBs it received (a requeued read
+# appears twice) and of the abort, and its cmnd_count (commands received
+# = records + requeued records).
+# VM-TIMEOUT: 300
+. "$IOTRACE_SRC/selftests/lib/iotrace.sh"
+. "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
+
+require_cmd python3 dd
+ktap_header 7
+
+tmp=$(mktemp -d)
+sdbg=/sys/bus/pseudo/drivers/scsi_debug
+load_iotrace
+modprobe scsi_debug dev_size_mb=8 statistics=1 || die "modprobe scsi_debug failed"
+settle
+dbg=
+for d in /sys/block/sd*; do
+	grep -q scsi_debug "$d/device/model" 2> /dev/null && dbg=$(basename "$d")
+done
+[ -n "$dbg" ] || die "no scsi_debug disk appeared"
+host=$(ls /proc/scsi/scsi_debug | head -n 1)
+log "scsi_debug disk $dbg, host $host"
+udevadm control --stop-exec-queue 2> /dev/null
+
+# cmnd_count - commands scsi_debug received so far
+cmnd_count() {
+	sed -n 's/.*cmnd_count=\([0-9]*\).*/\1/p' /proc/scsi/scsi_debug/$host
+}
+
+# faults OPTS READS... - with every_nth=2 and opts OPTS, read 4 KiB at
+# each 4 KiB index given, one dd each, then clear the fault options;
+# sets c0 and c1 to cmnd_count before and after.
+faults() {
+	local opts=$1 i
+	shift
+	# every_nth rounds cmnd_count down: count from after it
+	echo 2 > $sdbg/every_nth || die "cannot set every_nth"
+	c0=$(cmnd_count)
+	echo "$opts" > $sdbg/opts || die "cannot set opts $opts"
+	for i in "$@"; do
+		dd if=/dev/$dbg of=/dev/null bs=4096 skip="$i" count=1 \
+			iflag=direct 2>> "$tmp/dd.err" ||
+			log "dd at $i failed: $(tail -n 1 "$tmp/dd.err")"
+	done
+	echo 0 > $sdbg/opts
+	c1=$(cmnd_count)
+	echo 0 > $sdbg/every_nth
+}
+
+# check NAME RECS C0 C1 LOG WANT READS... - verdict lines on the records of
+# the reads: WANT are the rflags bits a requeued read must carry.
+check() {
+	python3 - "$@" <<'EOF'
+import re, sys
+name, recs, c0, c1, logf, want = sys.argv[1:7]
+reads = [int(x) for x in sys.argv[7:]]
+c0, c1, want = int(c0), int(c1), int(want, 0)
+REQUEUED, STATUS_VALID = 1 << 3, 1 << 9
+def cdb(i):
+    return bytes([0x28, 0]) + (i * 8).to_bytes(4, 'big') + bytes([0, 0, 8, 0])
+rs = []
+for line in open(recs):
+    f = line.split()
+    rs.append(dict(op=int(f[1]), rf=int(f[5], 16), st=int(f[6], 16),
+                   err=int(f[4]), ctype=int(f[8]), retries=None,
+                   cmd=bytes.fromhex(f[10]) if f[10] != '-' else b''))
+log = open(logf, errors='replace').read()
+seen = {}
+for m in re.finditer(r'scsi_debug: tag=0x[0-9a-f]+, cmd ((?:[0-9a-f]{2} )+)', log):
+    b = bytes.fromhex(m.group(1).replace(' ', ''))
+    seen[b] = seen.get(b, 0) + 1
+def res(ok, what):
+    print(('ok' if ok else 'FAIL') + ' %s: %s' % (name, what))
+mine = [r for r in rs if r['ctype'] == 2 and r['cmd'] in [cdb(i) for i in reads]]
+req = [r for r in mine if r['rf'] & REQUEUED]
+for r in rs:
+    print('# %s record: rf %#x status %#x err %d cdb %s log x%d' %
+          (name, r['rf'], r['st'], r['err'], r['cmd'].hex(),
+           seen.get(r['cmd'], 0)))
+print('# %s: cmnd_count %d -> %d' % (name, c0, c1))
+res(len(mine) == len(reads) and len(req) >= 1 and
+    all(r['rf'] & want == want and not r['err'] and
+        r['rf'] & STATUS_VALID and r['st'] == 0 for r in req),
+    '%d of %d reads requeued, flags %#x, completed ok with their CDB'
+    % (len(req), len(reads), want))
+res(len(req) >= 1 and
+    all(seen.get(r['cmd'], 0) == (2 if r['rf'] & REQUEUED else 1)
+        for r in mine),
+    'scsi_debug received every requeued CDB twice, the others once')
+res(c1 - c0 == len(rs) + len([r for r in rs if r['rf'] & REQUEUED]),
+    'scsi_debug cmnd_count delta %d = records %d + requeued %d'
+    % (c1 - c0, len(rs), len([r for r in rs if r['rf'] & REQUEUED])))
+EOF
+}
+
+verdicts() {
+	while read -r v what; do
+		case "$v" in
+		ok) ktap_ok "$what" ;;
+		FAIL) ktap_fail "$what" ;;
+		*) echo "$v $what" ;;
+		esac
+	done
+}
+
+# 1. Host busy: the block layer requeues, the retry is the next command.
+echo 0 > $sdbg/opts
+cmd_enable "$dbg"
+dmesg -C
+faults 0x8001 100 200 300 400
+cmd_disable "$dbg"
+dmesg > "$tmp/log1"
+cmd_dump "$dbg" > "$tmp/recs1" || die "cannot decode the ring of $dbg"
+check busy "$tmp/recs1" "$c0" "$c1" "$tmp/log1" 0x8 100 200 300 400 |
+	verdicts
+
+# 2. Timeout: the ignored read times out after 2 s, the error handler
+# aborts it and retries it.
+echo 2 > /sys/block/$dbg/device/timeout || die "cannot set the timeout"
+cmd_enable "$dbg"
+dmesg -C
+faults 0x5 500 600
+cmd_disable "$dbg"
+dmesg > "$tmp/log2"
+cmd_dump "$dbg" > "$tmp/recs2" || die "cannot decode the ring of $dbg"
+check timeout "$tmp/recs2" "$c0" "$c1" "$tmp/log2" 0xc 500 600 | verdicts
+ktap_check "timeout: scsi_debug logged the abort of the ignored read" \
+	grep -q 'scsi_debug_abort: command' "$tmp/log2"
+udevadm control --start-exec-queue 2> /dev/null
+unload_iotrace
+rmmod scsi_debug 2> /dev/null
+rm -rf "$tmp"
+ktap_finish
