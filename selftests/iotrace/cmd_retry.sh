@@ -12,14 +12,15 @@
 # makes scsi_debug log the CDB of every command it receives.
 #
 # Oracles: scsi_debug's own log of the CDBs it received (a requeued read
-# appears twice) and of the abort, and its cmnd_count (commands received
-# = records + requeued records).
+# appears twice) and of the abort, the SCSI midlayer's per-device counters
+# iorequest_cnt (commands dispatched to the driver = records + requeued
+# records) and iotmo_cnt (timeouts = TIMEOUT records).
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
 require_cmd python3 dd
-ktap_header 7
+ktap_header 9
 
 tmp=$(mktemp -d)
 sdbg=/sys/bus/pseudo/drivers/scsi_debug
@@ -31,24 +32,24 @@ for d in /sys/block/sd*; do
 	grep -q scsi_debug "$d/device/model" 2> /dev/null && dbg=$(basename "$d")
 done
 [ -n "$dbg" ] || die "no scsi_debug disk appeared"
-host=$(ls /proc/scsi/scsi_debug | head -n 1)
-log "scsi_debug disk $dbg, host $host"
+log "scsi_debug disk $dbg"
 udevadm control --stop-exec-queue 2> /dev/null
 
-# cmnd_count - commands scsi_debug received so far
-cmnd_count() {
-	sed -n 's/.*cmnd_count=\([0-9]*\).*/\1/p' /proc/scsi/scsi_debug/$host
+# devcnt NAME - a SCSI device counter (sysfs prints it in hex)
+devcnt() {
+	printf '%d' "$(cat /sys/block/$dbg/device/$1)"
 }
 
 # faults OPTS READS... - with every_nth=2 and opts OPTS, read 4 KiB at
 # each 4 KiB index given, one dd each, then clear the fault options;
-# sets c0 and c1 to cmnd_count before and after.
+# sets c0/c1 and t0/t1 to iorequest_cnt and iotmo_cnt before and after.
 faults() {
 	local opts=$1 i
 	shift
 	# every_nth rounds cmnd_count down: count from after it
 	echo 2 > $sdbg/every_nth || die "cannot set every_nth"
-	c0=$(cmnd_count)
+	c0=$(devcnt iorequest_cnt)
+	t0=$(devcnt iotmo_cnt)
 	echo "$opts" > $sdbg/opts || die "cannot set opts $opts"
 	for i in "$@"; do
 		dd if=/dev/$dbg of=/dev/null bs=4096 skip="$i" count=1 \
@@ -56,19 +57,20 @@ faults() {
 			log "dd at $i failed: $(tail -n 1 "$tmp/dd.err")"
 	done
 	echo 0 > $sdbg/opts
-	c1=$(cmnd_count)
+	c1=$(devcnt iorequest_cnt)
+	t1=$(devcnt iotmo_cnt)
 	echo 0 > $sdbg/every_nth
 }
 
-# check NAME RECS C0 C1 LOG WANT READS... - verdict lines on the records of
-# the reads: WANT are the rflags bits a requeued read must carry.
+# check NAME RECS C0 C1 T0 T1 LOG WANT READS... - verdict lines on the
+# records of the reads: WANT are the rflags bits a requeued read must carry.
 check() {
 	python3 - "$@" <<'EOF'
 import re, sys
-name, recs, c0, c1, logf, want = sys.argv[1:7]
-reads = [int(x) for x in sys.argv[7:]]
-c0, c1, want = int(c0), int(c1), int(want, 0)
-REQUEUED, STATUS_VALID = 1 << 3, 1 << 9
+name, recs, c0, c1, t0, t1, logf, want = sys.argv[1:9]
+reads = [int(x) for x in sys.argv[9:]]
+c0, c1, t0, t1, want = int(c0), int(c1), int(t0), int(t1), int(want, 0)
+REQUEUED, STATUS_VALID, TIMEOUT = 1 << 3, 1 << 9, 1 << 2
 def cdb(i):
     return bytes([0x28, 0]) + (i * 8).to_bytes(4, 'big') + bytes([0, 0, 8, 0])
 rs = []
@@ -90,7 +92,8 @@ for r in rs:
     print('# %s record: rf %#x status %#x err %d cdb %s log x%d' %
           (name, r['rf'], r['st'], r['err'], r['cmd'].hex(),
            seen.get(r['cmd'], 0)))
-print('# %s: cmnd_count %d -> %d' % (name, c0, c1))
+print('# %s: iorequest_cnt %d -> %d, iotmo_cnt %d -> %d' %
+      (name, c0, c1, t0, t1))
 res(len(mine) == len(reads) and len(req) >= 1 and
     all(r['rf'] & want == want and not r['err'] and
         r['rf'] & STATUS_VALID and r['st'] == 0 for r in req),
@@ -100,19 +103,30 @@ res(len(req) >= 1 and
     all(seen.get(r['cmd'], 0) == (2 if r['rf'] & REQUEUED else 1)
         for r in mine),
     'scsi_debug received every requeued CDB twice, the others once')
-res(c1 - c0 == len(rs) + len([r for r in rs if r['rf'] & REQUEUED]),
-    'scsi_debug cmnd_count delta %d = records %d + requeued %d'
-    % (c1 - c0, len(rs), len([r for r in rs if r['rf'] & REQUEUED])))
+nreq = len([r for r in rs if r['rf'] & REQUEUED])
+res(c1 - c0 == len(rs) + nreq,
+    'iorequest_cnt delta %d = records %d + requeued %d'
+    % (c1 - c0, len(rs), nreq))
+nto = len([r for r in rs if r['rf'] & TIMEOUT])
+res(t1 - t0 == nto,
+    'iotmo_cnt delta %d = TIMEOUT records %d' % (t1 - t0, nto))
 EOF
 }
 
+# verdicts NAME N - report check's verdicts; fewer than N is a failure.
 verdicts() {
+	local n=0
 	while read -r v what; do
 		case "$v" in
-		ok) ktap_ok "$what" ;;
-		FAIL) ktap_fail "$what" ;;
-		*) echo "$v $what" ;;
+		ok) ktap_ok "$what"; n=$((n + 1)) ;;
+		FAIL) ktap_fail "$what"; n=$((n + 1)) ;;
+		'#') echo "# $what" ;;
+		*) echo "# $v $what" ;;
 		esac
+	done
+	while [ $n -lt "$2" ]; do
+		ktap_fail "$1: verdict missing (the check did not run)"
+		n=$((n + 1))
 	done
 }
 
@@ -124,8 +138,9 @@ faults 0x8001 100 200 300 400
 cmd_disable "$dbg"
 dmesg > "$tmp/log1"
 cmd_dump "$dbg" > "$tmp/recs1" || die "cannot decode the ring of $dbg"
-check busy "$tmp/recs1" "$c0" "$c1" "$tmp/log1" 0x8 100 200 300 400 |
-	verdicts
+check busy "$tmp/recs1" "$c0" "$c1" "$t0" "$t1" "$tmp/log1" 0x8 \
+	100 200 300 400 > "$tmp/v1" 2>&1
+verdicts busy 4 < "$tmp/v1"
 
 # 2. Timeout: the ignored read times out after 2 s, the error handler
 # aborts it and retries it.
@@ -136,7 +151,9 @@ faults 0x5 500 600
 cmd_disable "$dbg"
 dmesg > "$tmp/log2"
 cmd_dump "$dbg" > "$tmp/recs2" || die "cannot decode the ring of $dbg"
-check timeout "$tmp/recs2" "$c0" "$c1" "$tmp/log2" 0xc 500 600 | verdicts
+check timeout "$tmp/recs2" "$c0" "$c1" "$t0" "$t1" "$tmp/log2" 0xc \
+	500 600 > "$tmp/v2" 2>&1
+verdicts timeout 4 < "$tmp/v2"
 ktap_check "timeout: scsi_debug logged the abort of the ignored read" \
 	grep -q 'scsi_debug_abort: command' "$tmp/log2"
 udevadm control --start-exec-queue 2> /dev/null
