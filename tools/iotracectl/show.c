@@ -53,7 +53,13 @@ int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 			    r->complete_ns < r->issue_ns ||
 			    r->complete_ns - r->issue_ns <= o->lat_min_ns))
 		return 0;
-	if (r->sector < o->sec_lo || r->sector >= o->sec_hi)
+	/*
+	 * Only an explicit --sector range filters: a passthrough request
+	 * without a media address (NVMe admin, most SCSI/ATA passthrough)
+	 * has sector UINT64_MAX, the block layer's "no sector".
+	 */
+	if ((o->sec_lo || o->sec_hi != UINT64_MAX) &&
+	    (r->sector < o->sec_lo || r->sector >= o->sec_hi))
 		return 0;
 	if (r->complete_ns < o->from_ns || r->complete_ns >= o->to_ns)
 		return 0;
@@ -138,7 +144,7 @@ static void print_normal(const struct show_ctx *c, int multi)
 	for (i = 0; i < c->n; i++) {
 		const struct iotrace_record *r = &c->v[i].r;
 		char lat[32], q[32], op[160], st[32], ds[160], cmd[256];
-		char cpu[16];
+		char cpu[16], sec[24];
 
 		lat_str(r, lat, sizeof(lat));
 		q_str(r, q, sizeof(q));
@@ -168,8 +174,13 @@ static void print_normal(const struct show_ctx *c, int multi)
 		}
 		if (multi)
 			printf("%-12s ", c->src->disks[c->v[i].disk].name);
-		printf("%10s %9s %-14s %12llu %8u %-10s %7s %4u %5u %-16s %s%s%s%s\n",
-		       lat, q, op, (unsigned long long)r->sector, r->bytes, st,
+		if (r->sector == UINT64_MAX)
+			snprintf(sec, sizeof(sec), "-");
+		else
+			snprintf(sec, sizeof(sec), "%llu",
+				 (unsigned long long)r->sector);
+		printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %-16s %s%s%s%s\n",
+		       lat, q, op, sec, r->bytes, st,
 		       cpu, r->hwq, r->tag, ds, cmd,
 		       (r->rflags & IOTRACE_RF_ADMIN) ? " [admin]" : "",
 		       (r->rflags & IOTRACE_RF_REQUEUED) ? " [requeued]" : "",
