@@ -14,7 +14,7 @@
 
 require_cmd fio python3 nvme
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-ktap_header 9
+ktap_header 11
 out=$(mktemp -d)
 load_iotrace
 settle
@@ -110,6 +110,23 @@ sys.exit(sum(o['count'] for o in ops.values()) < 3)" "$out/cstats.json"
 "$IOTRACECTL" show "$out/c.trace" > "$out/fshow" 2>&1 || log "show of the file failed"
 ktap_check "record $ctrl (exit $rc): the file holds Identify [admin]" \
 	grep -q 'Identify cns=0x01 nsid=0 *\[admin\]' "$out/fshow"
+# Netlink control of the controller ring: list, resize, clear, enable.
+"$IOTRACECTL" state -o json > "$out/state.json" 2>&1 || log "state failed"
+ktap_check "netlink LIST (state) reports $ctrl" \
+	grep -q "\"disk\":\"$ctrl\"" "$out/state.json"
+"$IOTRACECTL" resize $ctrl 1M && "$IOTRACECTL" clear $ctrl &&
+	"$IOTRACECTL" enable $ctrl || log "netlink resize/clear/enable failed"
+nvme id-ctrl /dev/$ctrl > /dev/null || log "id-ctrl failed"
+"$IOTRACECTL" disable $ctrl || log "netlink disable failed"
+"$IOTRACECTL" show $ctrl > "$out/cshow2" || log "show $ctrl failed"
+sed 's/^/# /' "$out/cshow2"
+bsz=$(iot_stat $ctrl buf_size)
+en=$(iot_stat $ctrl enabled)
+log "$ctrl after resize: buf_size $bsz, enabled $en"
+ktap_check "netlink resize 1M/clear/enable/disable: $ctrl ring of 1 MiB holds the new Identify only" \
+	sh -c "[ '$bsz' = 1048576 ] && [ '$en' = 0 ] &&
+		grep -q 'Identify cns=0x01' '$out/cshow2' &&
+		! grep -q 'Get Log Page' '$out/cshow2'"
 unload_iotrace
 rm -rf "$out"
 ktap_finish
