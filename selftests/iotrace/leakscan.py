@@ -13,8 +13,9 @@ ranges (direct map from 0xffff888000000000, vmalloc 0xffffc9..., vmemmap
 0xffffea..., up to the fixmap/cpu_entry area; kernel text 0xffffffff8... and
 modules 0xffffffffa0000000 up).  Text scan, sliding over every byte: hex
 "ffff" followed by 12 hex digits (a whole hex number, not a piece of a
-longer hex string such as a command dump), and decimal numbers in those
-ranges.
+longer hex string such as a command dump) and decimal numbers, each
+reported only when its value is in those ranges (all-ones, the sector of
+a request without one, is not).
 """
 import re
 import struct
@@ -41,7 +42,8 @@ def scan(buf, exempt=()):
         if kernel_shaped(v) and off not in exempt:
             found.append((off, 'word 0x%016x' % v))
     for m in HEX_RE.finditer(buf):
-        found.append((m.start(), 'hex text %s' % m.group().decode()))
+        if kernel_shaped(int(m.group(), 16)):
+            found.append((m.start(), 'hex text %s' % m.group().decode()))
     for m in DEC_RE.finditer(buf):
         if kernel_shaped(int(m.group())):
             found.append((m.start(), 'decimal text %s' % m.group().decode()))
@@ -131,6 +133,8 @@ def cmd_selftest():
     clean = bytes(range(256)) * 8 + b'cpu 3 seq 18446744073709551615\n'
     clean += struct.pack('<QQ', 0x7fffffffffff, 0xffffffff)
     expect('clean bytes: no finding', not scan(clean))
+    expect('all-ones (no sector) in hex is not a pointer',
+           not scan(clean + b' sector ffffffffffffffff 0x%x\n' % (2**64 - 1)))
     expect('a longer hex string is not a pointer',
            not scan(clean + b' 02000000ffffffffffff0000000000 '))
     for v in (0xffff888012345678, 0xffffc90000a1b000, 0xffffea0000040000,
