@@ -15,11 +15,13 @@ KSFT_SKIP=4
 IOTRACE_DEBUGFS=${IOTRACE_DEBUGFS:-/sys/kernel/debug/iotrace}
 __ktap_n=0
 __ktap_failed=0
+__ktap_plan=
 
 # ktap_header [PLANNED] - print the KTAP version line and an optional plan.
 ktap_header() {
 	echo "TAP version 13"
-	[ -n "${1:-}" ] && echo "1..$1"
+	__ktap_plan=${1:-}
+	[ -n "$__ktap_plan" ] && echo "1..$__ktap_plan"
 	return 0
 }
 
@@ -51,10 +53,16 @@ ktap_check() {
 	fi
 }
 
-# ktap_finish - print the plan if none was given and exit 0, or 1 if any
-# ktap_fail was reported.
+# ktap_finish - print the plan if none was given, and exit 0, or 1 if any
+# ktap_fail was reported or the results reported differ from the plan (a
+# check that silently never ran is a failure).
 ktap_finish() {
+	[ -z "$__ktap_plan" ] && echo "1..$__ktap_n"
 	echo "# totals: $((__ktap_n - __ktap_failed)) ok, $__ktap_failed not ok"
+	if [ -n "$__ktap_plan" ] && [ "$__ktap_n" -ne "$__ktap_plan" ]; then
+		echo "# plan was $__ktap_plan results, $__ktap_n were reported"
+		exit $KSFT_FAIL
+	fi
 	[ "$__ktap_failed" -eq 0 ] && exit $KSFT_PASS
 	exit $KSFT_FAIL
 }
