@@ -73,7 +73,7 @@ endif
 INST_BUILD = $(CURDIR)/build/install/$(INST_KVER)
 INST_MODDIR = $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/$(INST_KVER)/$(INSTALL_MOD_DIR)
 # What the module's source tree is made of (DKMS ships the same files).
-MOD_SOURCES := Kbuild module uapi
+MOD_SOURCES := Kbuild VERSION module uapi
 MAN8 := build/man/iotracectl.8
 
 $(MAN8): Documentation/iotracectl.rst
@@ -122,7 +122,7 @@ install-dkms-src:
 	@mkdir -p $(DKMS_SRC)
 	tar -C $(CURDIR) -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \
-		--exclude='Module.symvers' $(MOD_SOURCES) VERSION | tar -C $(DKMS_SRC) -xf -
+		--exclude='Module.symvers' $(MOD_SOURCES) | tar -C $(DKMS_SRC) -xf -
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
 
 # make deb: the .debs of Documentation/install.rst in build/deb/, built from

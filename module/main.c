@@ -204,4 +204,5 @@ static void __exit iotrace_exit(void)
 module_init(iotrace_init);
 module_exit(iotrace_exit);
 MODULE_LICENSE("GPL");
+MODULE_VERSION(IOTRACE_VERSION);
 MODULE_DESCRIPTION("iotrace: per-disk I/O flight recorder");

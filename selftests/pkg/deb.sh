@@ -94,7 +94,7 @@ for k in "${kvers[@]}"; do
 	check "deb: $k: depmod's index knows it (modinfo -k $k iotrace)" \
 		eval '[ "$(modinfo -k "$k" -n iotrace 2> /dev/null)" = "$ko" ]'
 done
-check "deb: /usr/sbin/iotracectl runs (--help)" eval '/usr/sbin/iotracectl --help > /dev/null'
+check "deb: /usr/sbin/iotracectl --version is VERSION" tool_version_is /usr/sbin/iotracectl
 check "deb: man -w iotracectl finds the page" eval '[ "$(man -w iotracectl 2> /dev/null)" = /usr/share/man/man8/iotracectl.8.gz ]'
 printf '#include <linux/iotrace.h>\nint main(void) { return 0; }\n' > "$tmp/hdr.c"
 check "deb: <linux/iotrace.h> from iotrace-dev compiles alone" \

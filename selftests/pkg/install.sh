@@ -28,8 +28,8 @@ for k in $(kernels "$@"); do
 	check "install: $k: no depmod under DESTDIR" test ! -e "$d/lib/modules/$k/modules.dep"
 done
 
-check "install: $prefix/sbin/iotracectl runs (--help)" \
-	eval '"$d$prefix/sbin/iotracectl" --help > /dev/null'
+check "install: $prefix/sbin/iotracectl --version is VERSION" \
+	tool_version_is "$d$prefix/sbin/iotracectl"
 h=$d$prefix/include/linux/iotrace.h
 cat > "$tmp/hdr.c" <<'EOC'
 #include <linux/iotrace.h>

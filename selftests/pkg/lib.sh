@@ -37,13 +37,22 @@ kernels() {
 	done
 }
 
-# vermagic_is FILE KVER - the module's vermagic names KVER (modinfo's own
-# reading of the .ko, compressed or not).
+# vermagic_is FILE KVER - the module's vermagic names KVER and its version
+# is the one in VERSION (modinfo's own reading of the .ko, compressed or not).
 vermagic_is() {
-	local v
+	local v mv
 	v=$(modinfo -F vermagic "$1" 2> /dev/null) || { echo "# modinfo $1 failed"; return 1; }
-	echo "# $(basename "$1"): vermagic $v"
-	[ "${v%% *}" = "$2" ]
+	mv=$(modinfo -F version "$1" 2> /dev/null)
+	echo "# $(basename "$1"): vermagic $v, version $mv"
+	[ "${v%% *}" = "$2" ] && [ "$mv" = "$(cat "$top/VERSION")" ]
+}
+
+# tool_version_is BIN - BIN --version names the version in VERSION.
+tool_version_is() {
+	local out
+	out=$("$1" --version 2> /dev/null) || { echo "# $1 --version failed"; return 1; }
+	echo "# $out"
+	[ "${out#iotracectl $(cat "$top/VERSION") }" != "$out" ]
 }
 
 # ko_in DIR - the iotrace module file in DIR (iotrace.ko, .ko.xz, .ko.zst).

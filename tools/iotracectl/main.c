@@ -92,7 +92,8 @@ static void usage(FILE *fp)
 		"      --size BYTES     record: stop once the file reaches BYTES (K, M, G suffixes)\n"
 		"  -f, --format FMT     export: blktrace, fio, fio3, perfetto, csv; plot: svg\n"
 		"  -o FILE              export, plot: output (stdout if none; blktrace: DIR/NAME prefix)\n"
-		"\nA DISK is a name under $IOTRACE_DEBUGFS (default /sys/kernel/debug/iotrace).\n"
+		"\niotracectl --version prints the tool's version and the ABI versions it reads.\n"
+		"A DISK is a name under $IOTRACE_DEBUGFS (default /sys/kernel/debug/iotrace).\n"
 		"A FILE is a trace file from 'record' or a ring copy (cat .../DISK/ring > FILE).\n");
 }
 
@@ -228,6 +229,13 @@ int main(int argc, char **argv)
 	    !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("iotracectl %s (ring ABI %u.%u, trace file %u.%u, netlink %u)\n",
+		       IOTRACE_VERSION, IOTRACE_ABI_MAJOR, IOTRACE_ABI_MINOR,
+		       IOTRACE_FILE_MAJOR, IOTRACE_FILE_MINOR,
+		       IOTRACE_GENL_VERSION);
+		return 0;
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
