@@ -5,6 +5,9 @@
 
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
+# Readers run as long as the longest (soak) case needs.
+export RINGCHECK_MAX_S=36000
+
 # fault_splat - print the kernel log lines of an oops, BUG, WARN, lockdep
 # or RCU report, refcount or list corruption, UBSAN/KASAN; true if none.
 fault_splat() {

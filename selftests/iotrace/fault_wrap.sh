@@ -32,7 +32,9 @@ echo 1 > "$IOT/$disk/clear"
 log "$(grep -E 'part_records|nr_parts' "$IOT/$disk/stats" | tr '\n' ' ')"
 
 before=$(blk_ios $disk)
-"$RINGCHECK" watch "$IOT/$disk/ring" "$out/stop" > "$out/watch" &
+# 200 us between passes: the reader keeps up but leaves CPU time to fio
+RINGCHECK_POLL_US=200 "$RINGCHECK" watch "$IOT/$disk/ring" "$out/stop" \
+	> "$out/watch" &
 watcher=$!
 t0=$(cut -d' ' -f1 /proc/uptime)
 pids=()

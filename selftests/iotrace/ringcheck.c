@@ -6,7 +6,8 @@
  *                               of every part present, intact, contiguous
  *   ringcheck dump RING         print "OP SECTOR BYTES" per intact record
  *   ringcheck watch RING FILE   copy and validate continuously until FILE
- *                               exists (at most RINGCHECK_MAX_S, default 600 s)
+ *                               exists (at most RINGCHECK_MAX_S, default 600 s;
+ *                               RINGCHECK_POLL_US: pause between passes)
  *   ringcheck follow RING FILE  watch that survives clears (generation
  *                               changes: start again at 0) and resizes (the
  *                               mapping turns DETACHED: map RING again); ends
@@ -255,6 +256,9 @@ static int do_watch(struct ring *r, const char *stop, const char *path)
 	/* A slow reader (RINGCHECK_SLOW_US per record) is lapped on purpose. */
 	const char *slow_env = getenv("RINGCHECK_SLOW_US");
 	unsigned int slow = slow_env ? atoi(slow_env) : 0;
+	/* RINGCHECK_POLL_US: pause between passes (leaves CPU to writers) */
+	const char *poll_env = getenv("RINGCHECK_POLL_US");
+	unsigned int poll_us = poll_env ? atoi(poll_env) : 0;
 	int detached = 0;
 	uint32_t p;
 
@@ -332,6 +336,8 @@ static int do_watch(struct ring *r, const char *stop, const char *path)
 			}
 			last[p] = s;
 		}
+		if (poll_us)
+			usleep(poll_us);
 	}
 	printf("watch_passes: %llu\nwatch_good: %llu\nwatch_overrun: %llu\n"
 	       "watch_insane: %llu\nwatch_head_back: %llu\n",
