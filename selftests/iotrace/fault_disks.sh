@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # fault_disks: disks coming and going under load.
 #
-# churn: FAULT_DISK_LOOPS (default 12; make soak: 50) null_blk disks are created and
-# deleted (configfs) while fio runs on nullb0 and a reader validates
-# nullb0's ring.  Each new disk must get a ring, enabled, that counts a
-# known dd exactly against /sys/block/<disk>/stat; a reader maps its ring,
-# and the disk is deleted while mapped (every other one while dd is still
-# reading it): the debugfs directory goes, the mapping stays valid, marked
-# DETACHED, intact, and, for a disk deleted idle, holds exactly the count
-# last seen in stats.  Afterwards nullb0's ring accounts for every request
-# of the /sys/block stat delta: completed = present + overwritten +
+# churn: FAULT_DISK_LOOPS (default 8; make soak: 50) null_blk disks are
+# created and deleted (configfs) while fio runs on nullb0 and a reader
+# validates nullb0's ring.  Each new disk must get a ring, enabled, that
+# counts a known dd exactly against /sys/block/<disk>/stat; a reader maps
+# its ring, and the disk is deleted while mapped (every other one while dd
+# is still reading it): the debugfs directory goes, the mapping stays valid,
+# marked DETACHED, intact, and, for a disk deleted idle, holds exactly the
+# count last seen in stats.  Afterwards nullb0's ring accounts for every
+# request of the /sys/block stat delta: completed = present + overwritten +
 # dropped + filtered.
 #
 # record: a disk removed while "iotracectl record" streams from it (and a
@@ -26,7 +26,7 @@
 
 require_cmd fio python3
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-loops=${FAULT_DISK_LOOPS:-12}
+loops=${FAULT_DISK_LOOPS:-8}
 ktap_header
 out=$(mktemp -d)
 nullb_mod nr_devices=1 submit_queues=2 irqmode=1 gb=1
