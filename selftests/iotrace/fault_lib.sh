@@ -25,6 +25,20 @@ fault_wait_line() {
 	done
 }
 
+# fault_wait_gone PID [SECONDS] - wait until process PID has exited; on a
+# time-out kill it (SIGKILL) and fail.
+fault_wait_gone() {
+	local tries=$((${2:-30} * 10))
+	while kill -0 "$1" 2> /dev/null; do
+		tries=$((tries - 1))
+		if [ "$tries" -le 0 ]; then
+			kill -KILL "$1" 2> /dev/null
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
 # fault_fio NAME DISK CPU [fio options...] - start a background fio job on
 # /dev/DISK pinned to CPU, time based (stopped with fault_fio_stop); its
 # JSON output goes to $out/fio.NAME.  Appends its pid to fault_fio_pids.

@@ -47,14 +47,19 @@ for i in $(seq "$loops"); do
 	    2> /dev/null &
 	nvfio=$!
 	sleep 2
+	# fio holds the disk open, so the driver is in use: the controller's
+	# PCI function goes first (the disk with it), then the modules.
+	pci=$(readlink -f "/sys/class/nvme/${ns%n*}/device")
+	echo 1 > "$pci/remove" || log "round $i: cannot remove $pci"
+	fault_wait_gone $nvfio 60 || log "round $i: fio on $ns outlived its disk"
+	wait $nvfio
+	log "round $i: fio on $ns exited with $? after the removal"
 	if modprobe -r nvme && { ! grep -q '^nvme_core ' /proc/modules ||
 				  rmmod nvme_core; }; then
 		removed=$((removed + 1))
 	else
 		log "round $i: nvme/nvme-core would not unload"
 	fi
-	wait $nvfio
-	log "round $i: fio on $ns exited with $? after the removal"
 	[ -e "$IOT/$ns" ] || gone=$((gone + 1))
 	touch "$out/go.$i"
 	if wait "$holder" && grep -q '^detached: 1' "$out/hold.$i"; then
@@ -64,6 +69,7 @@ for i in $(seq "$loops"); do
 	fi
 	grep '^cmd_' "$IOT/status" | sed "s/^/# round $i: after removal: /"
 	modprobe nvme || { log "round $i: modprobe nvme failed"; break; }
+	echo 1 > /sys/bus/pci/rescan
 	udevadm control --start-exec-queue 2> /dev/null
 	wait_for /dev/"$ns" 30 && settle
 	udevadm control --stop-exec-queue 2> /dev/null
