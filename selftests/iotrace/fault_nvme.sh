@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # fault_nvme: nvme-core unloaded and reloaded under load.
 #
-# FAULT_NVME_LOOPS (default 3) rounds: fio runs on nullb0 (a reader
+# FAULT_NVME_LOOPS (default 3; make soak: 20) rounds: fio runs on nullb0 (a reader
 # validates its ring all along) and on the NVMe namespace, which is traced
-# and whose ring a second reader maps; nvme and nvme-core are removed (the
-# fio on the NVMe disk dies with it, as it should) and loaded again.  The
+# and whose ring a second reader maps; the controller's PCI function is
+# removed (the fio on the NVMe disk dies with it, as it should: it holds the
+# disk open, so nvme could not be unloaded first), nvme and nvme-core are
+# unloaded, loaded again and the PCI bus rescanned.  The
 # NVMe ring goes with its disk (the mapping stays valid, DETACHED, intact),
 # the command probes leave nvme-core, and after the reload the namespace has
 # a new ring that counts a dd exactly against /sys/block/<disk>/stat, with
