@@ -36,7 +36,7 @@ b0=$(blk_ios nullb0)
 watcher=$!
 fault_fio steady nullb0 0
 
-removed=0 gone=0 held=0 back=0 exact=0 captured=0
+removed=0 gone=0 held=0 back=0 exact=0 captured=0 unhooked=0
 for i in $(seq "$loops"); do
 	wait_for "$IOT/$ns/ring" 30 || { log "round $i: no ring for $ns"; break; }
 	quiet_disk "$ns"
@@ -69,7 +69,8 @@ for i in $(seq "$loops"); do
 	else
 		sed "s/^/# round $i: reader: /" "$out/hold.$i"
 	fi
-	grep '^cmd_' "$IOT/status" | sed "s/^/# round $i: after removal: /"
+	grep -q '^cmd_probe nvme_setup_cmd: not attached' "$IOT/status" &&
+		unhooked=$((unhooked + 1))
 	modprobe nvme || { log "round $i: modprobe nvme failed"; break; }
 	echo 1 > /sys/bus/pci/rescan
 	udevadm control --start-exec-queue 2> /dev/null
@@ -95,6 +96,7 @@ for i in $(seq "$loops"); do
 	fi
 	cmd_dump "$ns" > "$out/recs.$i"
 	rec_match "$out/recs.$i" "ctype == 1 and cmd[:2] == '02'" &&
+		grep -q '^cmd_probe nvme_setup_cmd: attached' "$IOT/status" &&
 		captured=$((captured + 1))
 	echo 1 > "$IOT/$ns/enable"
 done
@@ -110,11 +112,13 @@ ktap_check "nvme and nvme-core removed under fio $loops times ($removed)" \
 ktap_check "the NVMe ring went with its disk ($gone)" test "$gone" -eq "$loops"
 ktap_check "a reader's mapping outlived it: intact, DETACHED ($held)" \
 	test "$held" -eq "$loops"
+ktap_check "the command probes left nvme-core with it ($unhooked)" \
+	test "$unhooked" -eq "$loops"
 ktap_check "after each reload the namespace has a ring again ($back)" \
 	test "$back" -eq "$loops"
 ktap_check "that counts a dd exactly against /sys/block stat ($exact)" \
 	test "$exact" -eq "$loops"
-ktap_check "with the NVMe Read command captured ($captured)" \
+ktap_check "with the NVMe Read command captured, probes attached ($captured)" \
 	test "$captured" -eq "$loops"
 sed 's/^/# nullb0 reader: /' "$out/watch"
 ktap_check "nullb0's reader accepted no invalid record" test $wrc -eq 0
