@@ -2,17 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # fault_nvme: nvme-core unloaded and reloaded under load.
 #
-# FAULT_NVME_LOOPS (default 3; make soak: 20) rounds: fio runs on nullb0 (a reader
-# validates its ring all along) and on the NVMe namespace, which is traced
-# and whose ring a second reader maps; the controller's PCI function is
-# removed (the fio on the NVMe disk dies with it, as it should: it holds the
-# disk open, so nvme could not be unloaded first), nvme and nvme-core are
-# unloaded, loaded again and the PCI bus rescanned.  The
-# NVMe ring goes with its disk (the mapping stays valid, DETACHED, intact),
-# the command probes leave nvme-core, and after the reload the namespace has
-# a new ring that counts a dd exactly against /sys/block/<disk>/stat, with
-# the NVMe command captured in its records.  nullb0's ring accounts for
-# every request fio completed on it.
+# FAULT_NVME_LOOPS (default 3; make soak: 20) rounds: fio runs on nullb0 (a
+# reader validates its ring all along); the NVMe namespace is traced, a
+# second reader maps its ring, it has just done I/O, and nvme and nvme-core
+# are unloaded and loaded again.  With FAULT_NVME_FIO=1 (make soak) fio
+# runs on the NVMe disk too: it holds the disk open, so the controller's
+# PCI function is removed first (that fio dies with it) and the bus
+# rescanned after the reload.  The NVMe ring goes with its disk (the
+# mapping stays valid, DETACHED, intact), the command probes leave
+# nvme-core, and after the reload the namespace has a new ring that counts
+# a dd exactly against /sys/block/<disk>/stat, with the NVMe command
+# captured and the probes attached.  nullb0's ring accounts for every
+# request fio completed on it.
 # VM-DEVICES: nvme
 # VM-TIMEOUT: 900
 # VM-SMP: 2
@@ -21,6 +22,8 @@
 
 require_cmd fio python3
 loops=${FAULT_NVME_LOOPS:-3}
+# FAULT_NVME_FIO=1 (make soak): fio also on the NVMe disk, removed under it
+nvme_fio=${FAULT_NVME_FIO:-0}
 ns=$(first_disk 'nvme*n1') || skip "no NVMe namespace in the guest"
 grep -q '^nvme_core ' /proc/modules || skip "nvme-core is not a module"
 ktap_header
@@ -43,19 +46,25 @@ for i in $(seq "$loops"); do
 	"$RINGCHECK" hold "$IOT/$ns/ring" "$out/go.$i" > "$out/hold.$i" &
 	holder=$!
 	fault_wait_line "$out/hold.$i" '^mapped: 1' 30
-	fio --name=nv$i --filename=/dev/"$ns" --direct=1 --ioengine=libaio \
-	    --iodepth=8 --rw=randrw --bs=4k --size=256m --time_based \
-	    --runtime=100000 --cpus_allowed=1 --output=/dev/null \
-	    2> /dev/null &
-	nvfio=$!
-	sleep 2
-	# fio holds the disk open, so the driver is in use: the controller's
-	# PCI function goes first (the disk with it), then the modules.
-	pci=$(readlink -f "/sys/class/nvme/${ns%n*}/device")
-	echo 1 > "$pci/remove" || log "round $i: cannot remove $pci"
-	fault_wait_gone $nvfio 60 || log "round $i: fio on $ns outlived its disk"
-	wait $nvfio
-	log "round $i: fio on $ns exited with $? after the removal"
+	if [ "$nvme_fio" = 1 ]; then
+		fio --name=nv$i --filename=/dev/"$ns" --direct=1 \
+		    --ioengine=libaio --iodepth=8 --rw=randrw --bs=4k \
+		    --size=256m --time_based --runtime=100000 \
+		    --cpus_allowed=1 --output=/dev/null 2> /dev/null &
+		nvfio=$!
+		sleep 2
+		# fio holds the disk open, so the driver is in use: the
+		# controller's PCI function goes first, then the modules.
+		pci=$(readlink -f "/sys/class/nvme/${ns%n*}/device")
+		echo 1 > "$pci/remove" || log "round $i: cannot remove $pci"
+		fault_wait_gone $nvfio 60 ||
+			log "round $i: fio on $ns outlived its disk"
+		wait $nvfio
+		log "round $i: fio on $ns exited with $? after the removal"
+	else
+		dd if=/dev/"$ns" of=/dev/null bs=4k count=2000 iflag=direct \
+			2> /dev/null
+	fi
 	if modprobe -r nvme && { ! grep -q '^nvme_core ' /proc/modules ||
 				  rmmod nvme_core; }; then
 		removed=$((removed + 1))
@@ -72,7 +81,7 @@ for i in $(seq "$loops"); do
 	grep -q '^cmd_probe nvme_setup_cmd: not attached' "$IOT/status" &&
 		unhooked=$((unhooked + 1))
 	modprobe nvme || { log "round $i: modprobe nvme failed"; break; }
-	echo 1 > /sys/bus/pci/rescan
+	[ "$nvme_fio" = 1 ] && echo 1 > /sys/bus/pci/rescan
 	udevadm control --start-exec-queue 2> /dev/null
 	wait_for /dev/"$ns" 30 && settle
 	udevadm control --stop-exec-queue 2> /dev/null
