@@ -32,6 +32,12 @@ deps:
 check:
 	TESTS="$(TESTS)" KERNELS="$(KERNELS)" $(CURDIR)/selftests/vm/check
 
+# The long fault-matrix runs (selftests/soak/: 10 million records through a
+# wrapping ring, 50 rounds of each loop): see Documentation/testing.rst.
+# KERNELS and TESTS as for check.
+soak:
+	SOAK=1 TESTS="$(TESTS)" KERNELS="$(KERNELS)" $(CURDIR)/selftests/vm/check
+
 demo: deps
 	$(CURDIR)/selftests/vm/demo
 
@@ -142,6 +148,6 @@ clean:
 	-[ ! -f tools/fuzz/Makefile ] || $(MAKE) -C tools/fuzz clean
 	rm -rf build
 
-.PHONY: all module tools modules-all deps check demo bench fuzz vm-shell clean
+.PHONY: all module tools modules-all deps check soak demo bench fuzz vm-shell clean
 .PHONY: man install install-module-build install-module install-tools uninstall
 .PHONY: install-dkms-src deb

@@ -52,15 +52,16 @@ static int iotrace_ring_release(struct inode *inode, struct file *file)
 {
 	struct iotrace_disk *d = file->private_data;
 
-	atomic_dec(&d->ring_opens);
+	if (atomic_dec_and_test(&d->ring_opens))
+		iotrace_nl_ring_closed(d);
 	iotrace_disk_put(d);
 	return 0;
 }
 
 /*
  * A resize may replace d->ring at any time; a ring replaced while this
- * file is open stays allocated until the disk is released, and its size
- * is in its own header.
+ * file is open stays allocated until the last ring file is closed, and its
+ * size is in its own header.
  */
 static void *iotrace_ring_get(struct iotrace_disk *d, size_t *size)
 {

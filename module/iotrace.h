@@ -148,7 +148,7 @@ struct iotrace_totals {
  * @nl_flags: IOTRACE_NL_* bits (overflow event state).
  * @ring_opens: open <disk>/ring files: a replaced ring is freed at once
  *	only when there is none.
- * @retired: replaced rings kept until the disk is released.
+ * @retired: replaced rings kept until no <disk>/ring file is open.
  */
 struct iotrace_disk {
 	struct kref		kref;
@@ -282,6 +282,7 @@ void iotrace_nl_disk_event(struct iotrace_disk *d, bool added);
 void iotrace_nl_note_overflow(struct iotrace_disk *d);
 void iotrace_nl_reset(struct iotrace_disk *d);
 void iotrace_nl_release(struct iotrace_disk *d);
+void iotrace_nl_ring_closed(struct iotrace_disk *d);
 bool iotrace_filter_pass(const struct iotrace_filter *f, u8 op, u64 sector,
 			 u32 bytes);
 

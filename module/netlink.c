@@ -31,7 +31,8 @@
 
 /**
  * struct iotrace_retired - a ring replaced by a resize while a reader had
- *	<disk>/ring open; freed with the disk.
+ *	<disk>/ring open; freed when the last reader closes it, or with
+ *	the disk.
  * @node: in iotrace_disk.retired.
  * @ring: the vmalloc_user() area.
  */
@@ -144,6 +145,33 @@ void iotrace_nl_reset(struct iotrace_disk *d)
 			*n = 0;
 		}
 	WRITE_ONCE(d->nl_flags, 0);
+}
+
+/**
+ * iotrace_nl_ring_closed() - the last <disk>/ring file was closed.
+ * @d: the disk (referenced by the caller).
+ *
+ * Rings replaced by a resize while a reader had the file open were kept
+ * for that reader; with no file open, no mapping of them is left either
+ * (a mapping holds its file), so they are freed now rather than with the
+ * disk.  Under iotrace_mutex, which serializes this with a resize, and only
+ * if no file was opened meanwhile: a new opener may read d->ring before
+ * a resize retires it.
+ */
+void iotrace_nl_ring_closed(struct iotrace_disk *d)
+{
+	struct iotrace_retired *r, *tmp;
+	LIST_HEAD(dead);
+
+	mutex_lock(&iotrace_mutex);
+	if (!atomic_read(&d->ring_opens))
+		list_splice_init(&d->retired, &dead);
+	mutex_unlock(&iotrace_mutex);
+	list_for_each_entry_safe(r, tmp, &dead, node) {
+		list_del(&r->node);
+		vfree(r->ring);
+		kfree(r);
+	}
 }
 
 /**

@@ -6,7 +6,12 @@
  *                               of every part present, intact, contiguous
  *   ringcheck dump RING         print "OP SECTOR BYTES" per intact record
  *   ringcheck watch RING FILE   copy and validate continuously until FILE
- *                               exists (at most 600 s)
+ *                               exists (at most RINGCHECK_MAX_S, default 600 s;
+ *                               RINGCHECK_POLL_US: pause between passes)
+ *   ringcheck follow RING FILE  watch that survives clears (generation
+ *                               changes: start again at 0) and resizes (the
+ *                               mapping turns DETACHED: map RING again); ends
+ *                               cleanly when RING is gone (disk removed)
  *   ringcheck hold RING FILE    map, wait until FILE exists, re-validate the
  *                               mapping (the disk may be gone by then)
  *   ringcheck rdonly RING       writable mappings are refused; read() == mmap
@@ -162,13 +167,18 @@ static int do_check(struct ring *r, int dump)
 	uint64_t filtered = 0;
 	uint64_t noissue = 0, bad = 0;
 	struct iotrace_record x;
-	uint32_t p;
+	uint32_t p, written = 0;
 
 	for (p = 0; p < r->h->nr_parts; p++) {
 		uint64_t head = load_head(r, p), s;
 		uint64_t first = head > r->h->part_records ?
 			head - r->h->part_records : 0;
 
+		if (head)
+			written++;
+		if (!dump && head)
+			printf("# part %u: head %llu\n", p,
+			       (unsigned long long)head);
 		recorded += head;
 		overwritten += first;
 		dropped += part_hdr(r, p)->dropped;
@@ -203,12 +213,14 @@ static int do_check(struct ring *r, int dump)
 		return 0;
 	printf("recorded: %llu\npresent: %llu\noverwritten: %llu\n"
 	       "dropped: %llu\nfiltered: %llu\ncompleted: %llu\n"
-	       "no_issue: %llu\nbad: %llu\n",
+	       "no_issue: %llu\nbad: %llu\nparts_written: %u\n"
+	       "ring_records: %llu\n",
 	       (unsigned long long)recorded, (unsigned long long)present,
 	       (unsigned long long)overwritten, (unsigned long long)dropped,
 	       (unsigned long long)filtered,
 	       (unsigned long long)(recorded + dropped + filtered),
-	       (unsigned long long)noissue, (unsigned long long)bad);
+	       (unsigned long long)noissue, (unsigned long long)bad, written,
+	       (unsigned long long)r->h->nr_parts * r->h->part_records);
 	return bad ? fail("records missing or invalid in a quiet ring") : 0;
 }
 
@@ -220,31 +232,80 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int do_watch(struct ring *r, const char *stop)
+static void ring_close(struct ring *r)
+{
+	munmap((void *)r->map, r->size);
+	close(r->fd);
+}
+
+/*
+ * watch (@path NULL): one mapping, one generation, until @stop exists.
+ * follow (@path set): a new generation (clear) starts again at sequence 0,
+ * a DETACHED mapping (resize, disk removal) is drained once more and @path
+ * mapped again; a @path that is gone ends the watch.
+ */
+static int do_watch(struct ring *r, const char *stop, const char *path)
 {
 	uint64_t *last = calloc(r->h->nr_parts, sizeof(*last));
 	uint64_t good = 0, lost = 0, passes = 0, insane = 0, back = 0;
+	uint64_t gens = 0, remaps = 0, gone = 0;
 	uint64_t gen = r->h->generation;
 	struct iotrace_record x;
-	double end = now_s() + 600;
+	const char *max_env = getenv("RINGCHECK_MAX_S");
+	double end = now_s() + (max_env ? atof(max_env) : 600);
 	/* A slow reader (RINGCHECK_SLOW_US per record) is lapped on purpose. */
 	const char *slow_env = getenv("RINGCHECK_SLOW_US");
 	unsigned int slow = slow_env ? atoi(slow_env) : 0;
+	/* RINGCHECK_POLL_US: pause between passes (leaves CPU to writers) */
+	const char *poll_env = getenv("RINGCHECK_POLL_US");
+	unsigned int poll_us = poll_env ? atoi(poll_env) : 0;
+	int detached = 0;
 	uint32_t p;
 
 	if (!last)
 		return fail("out of memory");
+	printf("mapped: 1\n");
+	fflush(stdout);
 	while (now_s() < end && access(stop, F_OK)) {
+		uint64_t g;
+
 		passes++;
-		if (__atomic_load_n(&r->h->generation, __ATOMIC_ACQUIRE) != gen)
-			return fail("generation changed during watch");
+		if (path && detached) {
+			/* the last pass drained the final ring: map the new one */
+			ring_close(r);
+			quiet = 1;
+			if (ring_open(r, path)) {
+				gone = 1;
+				break;
+			}
+			free(last);
+			last = calloc(r->h->nr_parts, sizeof(*last));
+			if (!last)
+				return fail("out of memory");
+			gen = r->h->generation;
+			remaps++;
+			detached = 0;
+		}
+		if (path && (__atomic_load_n(&r->h->flags, __ATOMIC_ACQUIRE) &
+			     IOTRACE_RING_DETACHED))
+			detached = 1;	/* final: one more pass, then remap */
+		g = __atomic_load_n(&r->h->generation, __ATOMIC_ACQUIRE);
+		if (g != gen) {
+			if (!path)
+				return fail("generation changed during watch");
+			gen = g;
+			gens++;
+			memset(last, 0, r->h->nr_parts * sizeof(*last));
+		}
 		for (p = 0; p < r->h->nr_parts; p++) {
 			uint64_t head = load_head(r, p), s;
 			uint64_t first = head > r->h->part_records ?
 				head - r->h->part_records : 0;
 
 			if (head < last[p]) {
-				back++;
+				/* follow: a clear in progress (heads reset first) */
+				if (!path)
+					back++;
 				continue;
 			}
 			if (first < last[p])
@@ -275,12 +336,18 @@ static int do_watch(struct ring *r, const char *stop)
 			}
 			last[p] = s;
 		}
+		if (poll_us)
+			usleep(poll_us);
 	}
 	printf("watch_passes: %llu\nwatch_good: %llu\nwatch_overrun: %llu\n"
 	       "watch_insane: %llu\nwatch_head_back: %llu\n",
 	       (unsigned long long)passes, (unsigned long long)good,
 	       (unsigned long long)lost, (unsigned long long)insane,
 	       (unsigned long long)back);
+	if (path)
+		printf("follow_generations: %llu\nfollow_remaps: %llu\n"
+		       "follow_gone: %llu\n", (unsigned long long)gens,
+		       (unsigned long long)remaps, (unsigned long long)gone);
 	free(last);
 	if (insane || back)
 		return fail("invalid record accepted or head went back");
@@ -342,7 +409,8 @@ int main(int argc, char **argv)
 	struct ring r;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: ringcheck check|dump|watch|hold|rdonly RING [ARG]\n");
+		fprintf(stderr,
+			"usage: ringcheck check|dump|watch|follow|hold|rdonly RING [ARG]\n");
 		return 2;
 	}
 	quiet = !strcmp(argv[1], "dump");
@@ -353,7 +421,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "dump"))
 		return do_check(&r, 1);
 	if (!strcmp(argv[1], "watch") && argc > 3)
-		return do_watch(&r, argv[3]);
+		return do_watch(&r, argv[3], NULL);
+	if (!strcmp(argv[1], "follow") && argc > 3)
+		return do_watch(&r, argv[3], argv[2]);
 	if (!strcmp(argv[1], "hold") && argc > 3)
 		return do_hold(&r, argv[3]);
 	if (!strcmp(argv[1], "rdonly"))

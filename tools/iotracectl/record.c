@@ -33,6 +33,12 @@ struct rec_part {
 	uint64_t cur, start_head, start_dropped, start_filtered;
 };
 
+static int ring_detached(const struct iot_ring *r)
+{
+	return !!(__atomic_load_n(&((const struct iotrace_ring_hdr *)r->base)->flags,
+				  __ATOMIC_ACQUIRE) & IOTRACE_RING_DETACHED);
+}
+
 static uint64_t ring_gen(const struct iot_ring *r)
 {
 	return __atomic_load_n(&((const struct iotrace_ring_hdr *)r->base)->generation,
@@ -107,14 +113,15 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 {
 	struct rec_part **parts = calloc(nr, sizeof(*parts));
 	uint64_t *gen = calloc(nr, sizeof(*gen));
+	uint8_t *done = calloc(nr, 1);
 	uint32_t rs = 0, p;
 	struct iot_writer w;
 	struct utsname u;
 	uint8_t *buf = NULL;
 	unsigned int i;
-	int ret = -1, last = 0;
+	int ret = -1, last = 0, live;
 
-	if (!parts || !gen)
+	if (!parts || !gen || !done)
 		goto nomem;
 	for (i = 0; i < nr; i++)
 		if (rings[i].record_size > rs)
@@ -152,8 +159,25 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			(st->end_mono_ns &&
 			 iot_now(CLOCK_MONOTONIC) >= st->end_mono_ns) ||
 			(st->max_bytes && w.bytes >= st->max_bytes);
+		live = 0;
 		for (i = 0; i < nr; i++) {
 			uint64_t g = ring_gen(&rings[i]);
+			int final = last;
+
+			if (done[i])
+				continue;
+			/*
+			 * A detached ring (its disk removed, or replaced by a
+			 * resize) is final: drain it once more and stop.
+			 */
+			if (ring_detached(&rings[i])) {
+				final = 1;
+				done[i] = 1;
+				fprintf(stderr, "record: %s: the ring was detached (disk removed or ring resized): its recording ends here\n",
+					disks[i].name);
+			} else {
+				live++;
+			}
 
 			if (g != gen[i]) {
 				/* cleared: account what we had, restart at 0 */
@@ -172,11 +196,15 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			for (p = 0; p < rings[i].nr_parts; p++) {
 				if (drain_part(&w, &rings[i], i, p,
 					       &parts[i][p], buf, &counts[i],
-					       last))
+					       final))
 					goto wfail;
 				if (st->max_bytes && w.bytes >= st->max_bytes)
 					break;
 			}
+		}
+		if (!live && !last) {
+			fprintf(stderr, "record: no ring left to record: stopping\n");
+			break;
 		}
 		if (!last && w.bytes == before && st->poll_ms) {
 			struct timespec ts = {
@@ -219,6 +247,7 @@ out:
 			free(parts[i]);
 	free(parts);
 	free(gen);
+	free(done);
 	free(buf);
 	return ret;
 }

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers of the fault-matrix tests (fault_*.sh; sourced, not run).
+
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+# Readers run as long as the longest (soak) case needs.
+export RINGCHECK_MAX_S=36000
+
+# fault_splat - print the kernel log lines of an oops, BUG, WARN, lockdep
+# or RCU report, refcount or list corruption, UBSAN/KASAN; true if none.
+fault_splat() {
+	! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|RCU stall|rcu_.*detected stall|refcount_t|list_del corruption|list_add corruption|UBSAN|KASAN|possible recursive locking|circular locking|hung task|soft lockup' |
+		sed 's/^/# splat: /' | grep .
+}
+
+# fault_wait_line FILE REGEX [SECONDS] - wait until FILE has a matching line.
+fault_wait_line() {
+	local tries=$((${3:-30} * 10))
+	until grep -q -- "$2" "$1" 2> /dev/null; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# fault_wait_gone PID [SECONDS] - wait until process PID has exited; on a
+# time-out kill it (SIGKILL) and fail.
+fault_wait_gone() {
+	local tries=$((${2:-30} * 10))
+	while kill -0 "$1" 2> /dev/null; do
+		tries=$((tries - 1))
+		if [ "$tries" -le 0 ]; then
+			kill -KILL "$1" 2> /dev/null
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# fault_fio NAME DISK CPU [fio options...] - start a background fio job on
+# /dev/DISK pinned to CPU, time based (stopped with fault_fio_stop); its
+# JSON output goes to $out/fio.NAME.  Appends its pid to fault_fio_pids.
+fault_fio_pids=()
+fault_fio() {
+	local name=$1 disk=$2 cpu=$3
+	shift 3
+	fio --name="$name" --filename="/dev/$disk" --direct=1 \
+	    --ioengine=libaio --iodepth=8 --rw=randrw --bs=4k --size=256m \
+	    --time_based --runtime=100000 --cpus_allowed="$cpu" \
+	    --output-format=json --output="$out/fio.$name" "$@" &
+	fault_fio_pids+=($!)
+}
+
+# fault_fio_stop - stop the background fio jobs, wait for them.
+fault_fio_stop() {
+	local p
+	for p in "${fault_fio_pids[@]}"; do
+		kill -INT "$p" 2> /dev/null
+	done
+	for p in "${fault_fio_pids[@]}"; do
+		wait "$p" 2> /dev/null
+	done
+	fault_fio_pids=()
+}
+
+# fault_fio_ios NAME... - fio's own count of completed requests (JSON).
+fault_fio_ios() {
+	local f args=()
+	for f in "$@"; do
+		args+=("$out/fio.$f")
+	done
+	python3 - "${args[@]}" <<'PY'
+import json, sys
+n = 0
+for f in sys.argv[1:]:
+    t = open(f).read()
+    t = t[t.index('{'):]          # fio may print notes before the JSON
+    for j in json.loads(t)['jobs']:
+        for d in ('read', 'write', 'trim'):
+            n += j[d]['total_ios']
+print(n)
+PY
+}

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# fault_retired: rings replaced by a resize while a reader has the ring file
+# open are kept for that reader (its mapping stays valid) and freed once
+# the last reader has closed the file - not only when the disk goes.
+#
+# A reader maps nullb0's ring, four resizes (32M, 64K, 32M, 64K) replace it
+# under fio: the two large rings that were replaced while the file was open
+# must stay allocated while it is (the reader's view of its own, first ring
+# stays intact and DETACHED), and vmalloc use (/proc/meminfo VmallocUsed,
+# the kernel's own count) must fall back once the reader has exited, with
+# the disk still present.
+# VM-TIMEOUT: 300
+# VM-SMP: 2
+. "$IOTRACE_SRC/selftests/iotrace/fault_lib.sh"
+
+require_cmd fio python3
+[ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
+ktap_header
+out=$(mktemp -d)
+nullb_mod nr_devices=1 submit_queues=2 irqmode=1 gb=1
+disk=nullb0
+quiet_disk $disk
+load_iotrace disks=$disk buf_size=64K
+vmalloc_kb() {
+	sed -n 's/^VmallocUsed: *\([0-9]*\) kB/\1/p' /proc/meminfo
+}
+fault_fio bg $disk 0
+dd if=/dev/$disk of=/dev/null bs=4k count=2000 iflag=direct 2> /dev/null
+v0=$(vmalloc_kb)
+"$RINGCHECK" hold "$IOT/$disk/ring" "$out/go" > "$out/hold" &
+holder=$!
+fault_wait_line "$out/hold" '^mapped: 1' 30
+ok=1
+for s in 32M 64K 32M 64K; do
+	"$IOTRACECTL" resize $disk $s || ok=0
+	[ $s = 32M ] && big=$(($(iot_stat $disk ring_size) / 1024))
+done
+ktap_check "four resizes under fio accepted" test $ok = 1
+v1=$(vmalloc_kb)
+log "VmallocUsed: ${v0} kB before, ${v1} kB with the reader; a 32M ring is $big kB"
+ktap_check "replaced rings kept while the reader has the file open (+$((v1 - v0)) kB)" \
+	test $((v1 - v0)) -ge $((2 * big - 1024))
+touch "$out/go"
+wait $holder
+hrc=$?
+sed 's/^/# reader: /' "$out/hold"
+ktap_check "the reader's mapping of the first ring stayed intact" test $hrc -eq 0
+ktap_check "and DETACHED" grep -q '^detached: 1' "$out/hold"
+v2=$(vmalloc_kb)
+log "VmallocUsed: ${v2} kB after the reader exited"
+ktap_check "replaced rings freed once the last reader closed (+$((v2 - v0)) kB left)" \
+	test $((v2 - v0)) -lt $((big / 2))
+"$IOTRACECTL" resize $disk 32M
+"$IOTRACECTL" resize $disk 64K
+v3=$(vmalloc_kb)
+ktap_check "resizes with no reader keep nothing (+$((v3 - v0)) kB)" \
+	test $((v3 - v0)) -lt $((big / 2))
+fault_fio_stop
+"$RINGCHECK" follow "$IOT/$disk/ring" "$out/stop" > /dev/null &
+follower=$!
+sleep 1
+touch "$out/stop"
+wait $follower
+ktap_check "the current ring maps and reads" test $? -eq 0
+unload_iotrace
+ktap_check "module unloads" test ! -e /sys/module/iotrace
+ktap_check "no oops, WARN, BUG or corruption report in the kernel log" fault_splat
+rm -rf "$out"
+ktap_finish
