@@ -21,6 +21,7 @@
 # delta.
 # VM-TIMEOUT: 1200
 # VM-SMP: 2
+# VM-ACCEL: single
 . "$IOTRACE_SRC/selftests/iotrace/fault_lib.sh"
 
 require_cmd fio python3
