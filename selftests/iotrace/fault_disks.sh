@@ -110,20 +110,7 @@ ktap_check "each mapping outlived its disk: intact, DETACHED ($held)" \
 ktap_check "each disk deleted idle left its exact count in the mapping ($final)" \
 	test "$final" -eq $((loops / 2))
 ktap_check "module lists nullb0 only" test "$(iot_status disks)" = 1
-sed 's/^/# nullb0 reader: /' "$out/watch"
-ktap_check "nullb0's reader accepted no invalid record" test $wrc -eq 0
-"$RINGCHECK" check "$IOT/nullb0/ring" > "$out/check"
-rc=$?
-c() { kv "$out/check" "$1"; }
-sed 's/^/# nullb0: /' "$out/check"
-ktap_check "nullb0's ring intact" test $rc -eq 0
-ktap_check "nullb0: completed ($(c completed)) = /sys/block stat delta ($((b1 - b0)))" \
-	test "$(c completed)" -eq $((b1 - b0))
-ktap_check "nullb0: completed = fio's own count ($(fault_fio_ios steady))" \
-	test "$(c completed)" -eq "$(fault_fio_ios steady)"
-ktap_check "nullb0: completed = present + overwritten + dropped + filtered" \
-	test "$(c completed)" -eq $(($(c present) + $(c overwritten) + \
-		$(c dropped) + $(c filtered)))
+fault_steady_checks "$wrc" "$b0" "$b1"
 
 # ---- record --------------------------------------------------------------
 # record_start DISK TAG - start iotracectl record (and wait for its file).

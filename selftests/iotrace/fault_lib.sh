@@ -65,6 +65,32 @@ fault_fio_stop() {
 	fault_fio_pids=()
 }
 
+# fault_steady_checks READER_RC BLK0 BLK1 - six checks of nullb0, the disk
+# fio job "steady" ran on through a fault loop while a reader (exit status
+# READER_RC, output in $out/watch) followed its ring: the reader accepted no
+# invalid record, the ring is intact, and completed equals the /sys/block
+# stat delta BLK1 - BLK0, fio's own count and present + overwritten +
+# dropped + filtered.
+fault_steady_checks() {
+	local wrc=$1 b0=$2 b1=$3 rc fio_n
+
+	sed 's/^/# nullb0 reader: /' "$out/watch"
+	ktap_check "nullb0's reader accepted no invalid record" test "$wrc" -eq 0
+	"$RINGCHECK" check "$IOT/nullb0/ring" > "$out/check"
+	rc=$?
+	c() { kv "$out/check" "$1"; }
+	sed 's/^/# nullb0: /' "$out/check"
+	ktap_check "nullb0's ring intact" test $rc -eq 0
+	ktap_check "nullb0: completed ($(c completed)) = /sys/block stat delta ($((b1 - b0)))" \
+		test "$(c completed)" -eq $((b1 - b0))
+	fio_n=$(fault_fio_ios steady)
+	ktap_check "nullb0: completed = fio's own count ($fio_n)" \
+		test "$(c completed)" -eq "$fio_n"
+	ktap_check "nullb0: completed = present + overwritten + dropped + filtered" \
+		test "$(c completed)" -eq $(($(c present) + $(c overwritten) + \
+			$(c dropped) + $(c filtered)))
+}
+
 # fault_fio_ios NAME... - fio's own count of completed requests (JSON).
 fault_fio_ios() {
 	local f args=()

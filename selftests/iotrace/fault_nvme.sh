@@ -129,20 +129,7 @@ ktap_check "that counts a dd exactly against /sys/block stat ($exact)" \
 	test "$exact" -eq "$loops"
 ktap_check "with the NVMe Read command captured, probes attached ($captured)" \
 	test "$captured" -eq "$loops"
-sed 's/^/# nullb0 reader: /' "$out/watch"
-ktap_check "nullb0's reader accepted no invalid record" test $wrc -eq 0
-"$RINGCHECK" check "$IOT/nullb0/ring" > "$out/check"
-rc=$?
-c() { kv "$out/check" "$1"; }
-sed 's/^/# nullb0: /' "$out/check"
-ktap_check "nullb0's ring intact" test $rc -eq 0
-ktap_check "nullb0: completed ($(c completed)) = /sys/block stat delta ($((b1 - b0)))" \
-	test "$(c completed)" -eq $((b1 - b0))
-ktap_check "nullb0: completed = fio's own count" \
-	test "$(c completed)" -eq "$(fault_fio_ios steady)"
-ktap_check "nullb0: completed = present + overwritten + dropped + filtered" \
-	test "$(c completed)" -eq $(($(c present) + $(c overwritten) + \
-		$(c dropped) + $(c filtered)))
+fault_steady_checks "$wrc" "$b0" "$b1"
 unload_iotrace
 ktap_check "module unloads" test ! -e /sys/module/iotrace
 ktap_check "no oops, WARN, BUG or corruption report in the kernel log" fault_splat
