@@ -162,7 +162,7 @@ s0=$(blk_ios "$d")
 record_start "$d" rec1
 fio --name=rec1 --filename=/dev/"$d" --direct=1 --ioengine=libaio \
     --iodepth=8 --rw=randrw --bs=4k --size=128m --io_size=12000k \
-    --cpus_allowed=1 \
+    --cpus_allowed=1 --allow_file_create=0 \
     --output-format=json --output="$out/fio.rec1"
 s1=$(blk_ios "$d")
 nullb_destroy rec1
@@ -196,7 +196,8 @@ s0=$(blk_ios "$d")
 record_start "$d" rec2
 fio --name=rec2 --filename=/dev/"$d" --direct=1 --ioengine=libaio \
     --iodepth=8 --rw=randrw --bs=4k --size=128m --time_based \
-    --runtime=100000 --cpus_allowed=1 --output=/dev/null &
+    --runtime=100000 --cpus_allowed=1 --allow_file_create=0 \
+    --output=/dev/null &
 fiop=$!
 sleep 3
 s1=$(blk_ios "$d")

@@ -16,22 +16,33 @@ fault_splat() {
 }
 
 # fault_wait_line FILE REGEX [SECONDS] - wait until FILE has a matching line.
+# The limits are deadlines on the clock ($SECONDS), not counts of polls: a
+# slow guest forks each poll's sleep slowly.
 fault_wait_line() {
-	local tries=$((${3:-30} * 10))
+	local end=$((SECONDS + ${3:-30}))
 	until grep -q -- "$2" "$1" 2> /dev/null; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || return 1
+		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
 }
 
+# fault_ps PID - diagnostics: process PID and its children, each with its
+# state and kernel stack.
+fault_ps() {
+	local p
+	for p in "$1" $(pgrep -P "$1"); do
+		log "pid $p: $(ps -o stat=,wchan:24=,args= -p "$p" | cut -c1-100)"
+		sed 's/^/#   /' "/proc/$p/stack" 2> /dev/null
+	done
+}
+
 # fault_wait_gone PID [SECONDS] - wait until process PID has exited; on a
-# time-out kill it (SIGKILL) and fail.
+# time-out show it (fault_ps), kill it (SIGKILL) and fail.
 fault_wait_gone() {
-	local tries=$((${2:-30} * 10))
+	local end=$((SECONDS + ${2:-30}))
 	while kill -0 "$1" 2> /dev/null; do
-		tries=$((tries - 1))
-		if [ "$tries" -le 0 ]; then
+		if [ "$SECONDS" -ge "$end" ]; then
+			fault_ps "$1"
 			kill -KILL "$1" 2> /dev/null
 			return 1
 		fi
@@ -42,6 +53,10 @@ fault_wait_gone() {
 # fault_fio NAME DISK CPU [fio options...] - start a background fio job on
 # /dev/DISK pinned to CPU, time based (stopped with fault_fio_stop); its
 # JSON output goes to $out/fio.NAME.  Appends its pid to fault_fio_pids.
+# Every fio on a disk that may go away runs with --allow_file_create=0:
+# after a removal fio reopens its file, and without it would create a
+# regular file in /dev under the disk's name, which then hides the node
+# of the disk that comes back (and is what later I/O reads).
 fault_fio_pids=()
 fault_fio() {
 	local name=$1 disk=$2 cpu=$3
@@ -49,6 +64,7 @@ fault_fio() {
 	fio --name="$name" --filename="/dev/$disk" --direct=1 \
 	    --ioengine=libaio --iodepth=8 --rw=randrw --bs=4k --size=256m \
 	    --time_based --runtime=100000 --cpus_allowed="$cpu" \
+	    --allow_file_create=0 \
 	    --output-format=json --output="$out/fio.$name" "$@" &
 	fault_fio_pids+=($!)
 }

@@ -5,8 +5,8 @@
 # FAULT_NVME_LOOPS (default 3; make soak: 20) rounds: fio runs on nullb0 (a
 # reader validates its ring all along); the NVMe namespace is traced, a
 # second reader maps its ring, it has just done I/O, and nvme and nvme-core
-# are unloaded and loaded again.  With FAULT_NVME_FIO=1 (make soak) fio
-# runs on the NVMe disk too: it holds the disk open, so the controller's
+# are unloaded and loaded again.  fio runs on the NVMe disk too (unless
+# FAULT_NVME_FIO=0): it holds the disk open, so the controller's
 # PCI function is removed first (that fio dies with it) and the bus
 # rescanned after the reload.  The NVMe ring goes with its disk (the
 # mapping stays valid, DETACHED, intact), the command probes leave
@@ -22,8 +22,8 @@
 
 require_cmd fio python3
 loops=${FAULT_NVME_LOOPS:-3}
-# FAULT_NVME_FIO=1 (make soak): fio also on the NVMe disk, removed under it
-nvme_fio=${FAULT_NVME_FIO:-0}
+# FAULT_NVME_FIO=0: no fio on the NVMe disk (plain unload and reload)
+nvme_fio=${FAULT_NVME_FIO:-1}
 ns=$(first_disk 'nvme*n1') || skip "no NVMe namespace in the guest"
 grep -q '^nvme_core ' /proc/modules || skip "nvme-core is not a module"
 ktap_header
@@ -50,7 +50,8 @@ for i in $(seq "$loops"); do
 		fio --name=nv$i --filename=/dev/"$ns" --direct=1 \
 		    --ioengine=libaio --iodepth=8 --rw=randrw --bs=4k \
 		    --size=256m --time_based --runtime=100000 \
-		    --cpus_allowed=1 --output=/dev/null 2> /dev/null &
+		    --cpus_allowed=1 --allow_file_create=0 \
+		    --output=/dev/null 2> /dev/null &
 		nvfio=$!
 		sleep 2
 		# fio holds the disk open, so the driver is in use: the
@@ -89,12 +90,16 @@ for i in $(seq "$loops"); do
 		log "round $i: $ns came back without a ring"
 		continue
 	fi
+	if [ ! -b /dev/"$ns" ]; then
+		log "round $i: /dev/$ns came back, but not as a block device"
+		continue
+	fi
 	back=$((back + 1))
 	quiet_disk "$ns"
 	echo 1 > "$IOT/$ns/clear"
 	s0=$(blk_ios "$ns")
 	dd if=/dev/"$ns" of=/dev/null bs=4k skip=256 count=50 iflag=direct \
-		2> /dev/null
+		2> "$out/dd.$i"
 	s1=$(blk_ios "$ns")
 	echo 0 > "$IOT/$ns/enable"
 	c=$(iot_stat "$ns" completed)
@@ -102,6 +107,7 @@ for i in $(seq "$loops"); do
 		exact=$((exact + 1))
 	else
 		log "round $i: $ns counted $c, /sys/block stat $((s1 - s0))"
+		sed "s/^/# round $i: dd: /" "$out/dd.$i"
 	fi
 	cmd_dump "$ns" > "$out/recs.$i"
 	rec_match "$out/recs.$i" "ctype == 1 and cmd[:2] == '02'" &&
