@@ -268,5 +268,22 @@ for f in foreign trunc.trace major2.trace; do
 	iotracectl/iotracectl show "$T/$f" 2>&1 | head -1 | sed 's/^/# /'
 done
 
+# 5. the reStructuredText documentation parses without a warning
+if python3 -c 'import docutils' 2> /dev/null; then
+	for f in ../Documentation/*.rst; do
+		python3 - "$f" > "$T/rst" 2>&1 <<'EOF_PY'
+import sys
+import docutils.core
+docutils.core.publish_string(open(sys.argv[1]).read(), writer_name='null',
+			     settings_overrides={'report_level': 2,
+						 'halt_level': 2})
+EOF_PY
+		result $? "doc_rst_$(basename "$f" .rst)" "$T/rst"
+	done
+else
+	N=$((N + 1))
+	echo "ok $N doc_rst # SKIP python3-docutils is not installed"
+fi
+
 echo "1..$N"
 [ $FAILS = 0 ]
