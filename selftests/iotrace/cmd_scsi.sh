@@ -7,7 +7,7 @@
 # error (opts=2: reads of sectors 0x1234.. fail with MEDIUM ERROR,
 # UNRECOVERED READ ERROR).
 # VM-DEVICES: virtio-scsi
-# VM-TIMEOUT: 300
+# VM-TIMEOUT: 360
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
@@ -31,14 +31,14 @@ disk_by_model() {
 sd=$(disk_by_model QEMU) || skip "no virtio-scsi disk in the guest"
 log "virtio-scsi disk $sd"
 cmd_enable "$sd"
-sg_raw -r 4096 /dev/$sd 28 00 00 00 00 10 00 00 08 00 > "$tmp/r10" 2>&1 ||
+sg_raw -R -r 4096 /dev/$sd 28 00 00 00 00 10 00 00 08 00 > "$tmp/r10" 2>&1 ||
 	log "sg_raw READ(10): $(cat "$tmp/r10")"
-sg_raw -r 4096 /dev/$sd 88 00 00 00 00 00 00 00 00 20 00 00 00 08 00 00 \
+sg_raw -R -r 4096 /dev/$sd 88 00 00 00 00 00 00 00 00 20 00 00 00 08 00 00 \
 	> "$tmp/r16" 2>&1 || log "sg_raw READ(16): $(cat "$tmp/r16")"
-sg_raw /dev/$sd 00 00 00 00 00 00 > "$tmp/tur" 2>&1 ||
+sg_raw -R /dev/$sd 00 00 00 00 00 00 > "$tmp/tur" 2>&1 ||
 	log "sg_raw TEST UNIT READY: $(cat "$tmp/tur")"
 # Vendor-specific opcode: the device refuses it with sense data.
-sg_raw /dev/$sd c7 00 00 00 00 00 > "$tmp/bad" 2>&1
+sg_raw -R /dev/$sd c7 00 00 00 00 00 > "$tmp/bad" 2>&1
 log "sg_raw c7: $(tr '\n' ' ' < "$tmp/bad")"
 cmd_disable "$sd"
 cmd_dump "$sd" > "$tmp/recs" || die "cannot decode the ring of $sd"
@@ -69,7 +69,7 @@ cmd_enable "$dbg"
 dd if=/dev/$dbg of=/dev/null bs=512 skip=$((0x1234)) count=1 iflag=direct \
 	2> "$tmp/dd" && ktap_fail "read of the injected bad sector succeeded" ||
 	ktap_ok "read of the injected bad sector fails ($(tail -n 1 "$tmp/dd"))"
-sg_raw -r 512 /dev/$dbg 28 00 00 00 12 34 00 00 01 00 > "$tmp/sgmed" 2>&1
+sg_raw -R -r 512 /dev/$dbg 28 00 00 00 12 34 00 00 01 00 > "$tmp/sgmed" 2>&1
 log "sg_raw on the bad sector: $(tr '\n' ' ' < "$tmp/sgmed")"
 cmd_disable "$dbg"
 cmd_dump "$dbg" > "$tmp/recs2" || die "cannot decode the ring of $dbg"
@@ -83,21 +83,44 @@ ktap_check "sg_raw READ(10) of the bad sector: same status and sense" \
 
 # A command the device never answers: scsi_debug opts=4 with every_nth=1
 # ignores every command.  SG_IO passthrough is not retried, so the request
-# completes from the error handler after its 3 s timeout.
+# completes from the error handler after its 3 s timeout.  Every command
+# is ignored while the device is silent, so nothing else may reach it then.
+# Each sg_raw here opens its disk read-only: after a close that could have
+# written, udev re-reads the partition table (BLKRRPART), and if that runs
+# in the silent window the disk's revalidation waits out READ CAPACITY
+# time-outs for minutes, holding the disk's open mutex that sg_raw's close
+# needs (seen on 6.1: "task sg_raw blocked for more than 120 seconds" in
+# blkdev_put).  udev is also let finish what it had queued.  If the command
+# is not back within a minute, what the kernel is doing is shown, and the
+# device answers again so that error recovery can end.
 sdbg=/sys/bus/pseudo/drivers/scsi_debug
 echo 0 > $sdbg/opts || die "cannot reset scsi_debug opts"
 cmd_enable "$dbg"
+settle
 echo 1 > $sdbg/every_nth && echo 4 > $sdbg/opts ||
 	die "cannot make scsi_debug ignore commands"
-sg_raw -t 3 /dev/$dbg 00 00 00 00 00 00 > "$tmp/to" 2>&1
-torc=$?
+sg_raw -R -t 3 /dev/$dbg 00 00 00 00 00 00 > "$tmp/to" 2>&1 &
+topid=$!
+tohung=0
+if ! wait_gone $topid 60; then
+	tohung=1
+	host=$(basename "$(readlink -f /sys/block/$dbg/device/../..)")
+	log "sg_raw to the silent device still waits after 60 s:" \
+	    "device $(cat /sys/block/$dbg/device/state)," \
+	    "$host $(cat /sys/class/scsi_host/$host/state 2> /dev/null)," \
+	    "in flight $(cat /sys/block/$dbg/inflight)"
+	sed 's/^/#   /' /proc/scsi/scsi_debug/* 2> /dev/null
+fi
 echo 0 > $sdbg/opts
 echo 0 > $sdbg/every_nth
+[ $tohung = 0 ] || wait_gone $topid 120 || kill -KILL $topid
+wait $topid
+torc=$?
 log "sg_raw to the silent device (rc $torc): $(tr '\n' ' ' < "$tmp/to")"
 cmd_disable "$dbg"
 cmd_dump "$dbg" > "$tmp/recs3" || die "cannot decode the ring of $dbg"
 ktap_check "TEST UNIT READY to a silent device: sg_raw reports DID_TIME_OUT" \
-	sh -c "[ $torc -ne 0 ] && grep -q DID_TIME_OUT '$tmp/to'"
+	sh -c "[ $tohung = 0 ] && [ $torc -ne 0 ] && grep -q DID_TIME_OUT '$tmp/to'"
 ktap_check "its record is flagged TIMEOUT and ERROR" \
 	rec_match "$tmp/recs3" 'ctype == 2 and cmd == "000000000000" and rf & 0x6 == 0x6'
 unload_iotrace

@@ -26,28 +26,12 @@ fault_wait_line() {
 	done
 }
 
-# fault_ps PID - diagnostics: process PID and its children, each with its
-# state and kernel stack.
-fault_ps() {
-	local p
-	for p in "$1" $(pgrep -P "$1"); do
-		log "pid $p: $(ps -o stat=,wchan:24=,args= -p "$p" | cut -c1-100)"
-		sed 's/^/#   /' "/proc/$p/stack" 2> /dev/null
-	done
-}
-
 # fault_wait_gone PID [SECONDS] - wait until process PID has exited; on a
-# time-out show it (fault_ps), kill it (SIGKILL) and fail.
+# time-out show it (task_show), kill it (SIGKILL) and fail.
 fault_wait_gone() {
-	local end=$((SECONDS + ${2:-30}))
-	while kill -0 "$1" 2> /dev/null; do
-		if [ "$SECONDS" -ge "$end" ]; then
-			fault_ps "$1"
-			kill -KILL "$1" 2> /dev/null
-			return 1
-		fi
-		sleep 0.1
-	done
+	wait_gone "$@" && return 0
+	kill -KILL "$1" 2> /dev/null
+	return 1
 }
 
 # fault_fio NAME DISK CPU [fio options...] - start a background fio job on

@@ -109,12 +109,37 @@ unload_iotrace() {
 	return 0
 }
 
-# wait_for PATH [SECONDS] - wait until PATH exists (default 10 s).
+# wait_for PATH [SECONDS] - wait until PATH exists (default 10 s).  The
+# limit is a deadline on the clock ($SECONDS), not a count of polls: a slow
+# guest forks each poll's sleep slowly.
 wait_for() {
-	local path=$1 tries=$((${2:-10} * 10))
-	while [ ! -e "$path" ]; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || return 1
+	local end=$((SECONDS + ${2:-10}))
+	until [ -e "$1" ]; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# task_show PID - diagnostics: process PID and its children, each with its
+# state, wait channel and kernel stack.
+task_show() {
+	local p
+	for p in "$1" $(pgrep -P "$1"); do
+		log "pid $p: $(ps -o stat=,wchan:24=,args= -p "$p" | cut -c1-100)"
+		sed 's/^/#   /' "/proc/$p/stack" 2> /dev/null
+	done
+}
+
+# wait_gone PID [SECONDS] - wait until process PID has exited (default 30 s);
+# on a time-out show it (task_show) and fail, leaving it running.
+wait_gone() {
+	local end=$((SECONDS + ${2:-30}))
+	while kill -0 "$1" 2> /dev/null; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			task_show "$1"
+			return 1
+		fi
 		sleep 0.1
 	done
 	return 0
