@@ -108,8 +108,9 @@ if ! wait_gone $topid 60; then
 	log "sg_raw to the silent device still waits after 60 s:" \
 	    "device $(cat /sys/block/$dbg/device/state)," \
 	    "$host $(cat /sys/class/scsi_host/$host/state 2> /dev/null)," \
-	    "in flight $(cat /sys/block/$dbg/inflight)"
-	sed 's/^/#   /' /proc/scsi/scsi_debug/* 2> /dev/null
+	    "in flight $(tr -s " " < /sys/block/$dbg/inflight)"
+	log "commands sent $(cat /sys/block/$dbg/device/iorequest_cnt)," \
+	    "timed out $(cat /sys/block/$dbg/device/iotmo_cnt)"
 fi
 echo 0 > $sdbg/opts
 echo 0 > $sdbg/every_nth
