@@ -12,26 +12,13 @@
 #define _IOTRACE_CMD_H
 
 #include <linux/types.h>
-#include <linux/version.h>
+#include "compat.h"
 
 struct request;
 struct nvme_command;
 struct scsi_cmnd;
 struct ata_queued_cmd;
 struct seq_file;
-
-/*
- * The NVMe completion status and result live in the nvme driver's private
- * struct nvme_request (drivers/nvme/host/nvme.h), which no header package
- * ships.  Its first members were checked in the Debian 6.1.y and 6.12.y
- * sources only; any other kernel records NVMe commands without a status.
- */
-#if LINUX_VERSION_MAJOR == 6 && \
-	(LINUX_VERSION_PATCHLEVEL == 1 || LINUX_VERSION_PATCHLEVEL == 12)
-#define IOTRACE_NVME_REQ_VERIFIED	1
-#else
-#define IOTRACE_NVME_REQ_VERIFIED	0
-#endif
 
 /* modtp.c */
 int iotrace_cmd_attach(void);

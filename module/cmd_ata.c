@@ -16,6 +16,7 @@
 #include <scsi/scsi_host.h>
 #include "iotrace.h"
 #include "cmd.h"
+#include "compat.h"
 
 /*
  * The SCSI transport template of libata hosts, learnt from the first
@@ -95,8 +96,9 @@ static void iotrace_ata_status(struct ata_queued_cmd *qc, u16 rflags)
 
 	if (!qc->scsicmd)
 		return;
-	status = qc->result_tf.status | (u32)qc->result_tf.error << 8;
-	if (qc->result_tf.status & (ATA_ERR | ATA_DF))
+	status = iotrace_ata_tf_status(&qc->result_tf) |
+		 (u32)iotrace_ata_tf_error(&qc->result_tf) << 8;
+	if (iotrace_ata_tf_status(&qc->result_tf) & (ATA_ERR | ATA_DF))
 		rflags |= IOTRACE_RF_ERROR;
 	iotrace_note_status(scsi_cmd_to_rq(qc->scsicmd), status, 0, rflags);
 }

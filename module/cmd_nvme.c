@@ -72,7 +72,7 @@ void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 	memset(sqe + IOTRACE_NVME_ADDR_OFF, 0, IOTRACE_NVME_ADDR_LEN);
 	/* Admin-queue requests have no disk: their controller's ring. */
 	iotrace_note_cmd(rq, IOTRACE_CMD_NVME, sqe, sizeof(sqe),
-			 rq->q->disk ? 0 : IOTRACE_RF_ADMIN);
+			 iotrace_q_disk(rq->q) ? 0 : IOTRACE_RF_ADMIN);
 }
 
 /**

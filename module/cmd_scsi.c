@@ -12,8 +12,7 @@
 #include <scsi/scsi_proto.h>
 #include "iotrace.h"
 #include "cmd.h"
-
-#define IOTRACE_SCSI_CDB_MAX	32
+#include "compat.h"
 
 /**
  * iotrace_scsi_cmd_start() - probe on scsi_dispatch_cmd_start.
@@ -28,11 +27,10 @@ void iotrace_scsi_cmd_start(void *data, struct scsi_cmnd *cmd)
 {
 	u8 len = min_t(unsigned int, cmd->cmd_len, IOTRACE_SCSI_CDB_MAX);
 
-	BUILD_BUG_ON(sizeof(cmd->cmnd) < IOTRACE_SCSI_CDB_MAX);
 	if (!len)
 		return;
-	iotrace_note_cmd(scsi_cmd_to_rq(cmd), IOTRACE_CMD_SCSI, cmd->cmnd,
-			 len, 0);
+	iotrace_note_cmd(scsi_cmd_to_rq(cmd), IOTRACE_CMD_SCSI,
+			 iotrace_scsi_cdb(cmd), len, 0);
 }
 
 /*

@@ -18,6 +18,7 @@
 #include <asm/local64.h>
 #include "iotrace.h"
 #include "cmd.h"
+#include "compat.h"
 
 struct iotrace_tp {
 	const char		*name;
@@ -28,7 +29,7 @@ struct iotrace_tp {
 static void iotrace_probe_issue(void *data, struct request *rq);
 static void iotrace_probe_requeue(void *data, struct request *rq);
 static void iotrace_probe_complete(void *data, struct request *rq,
-				   blk_status_t error, unsigned int nr_bytes);
+				   iotrace_rq_error_t error, unsigned int nr_bytes);
 
 static struct iotrace_tp iotrace_tps[] = {
 	{ .name = "block_rq_issue",	.probe = iotrace_probe_issue },
@@ -86,7 +87,7 @@ static u8 iotrace_op(const struct request *rq)
 
 static u16 iotrace_opflags(const struct request *rq)
 {
-	blk_opf_t f = rq->cmd_flags;
+	typeof(rq->cmd_flags) f = rq->cmd_flags;
 	u16 o = 0;
 
 	o |= (f & REQ_SYNC) ? IOTRACE_OPF_SYNC : 0;
@@ -99,7 +100,7 @@ static u16 iotrace_opflags(const struct request *rq)
 	o |= (f & REQ_RAHEAD) ? IOTRACE_OPF_RAHEAD : 0;
 	o |= (f & REQ_BACKGROUND) ? IOTRACE_OPF_BACKGROUND : 0;
 	o |= (f & REQ_NOWAIT) ? IOTRACE_OPF_NOWAIT : 0;
-	o |= (f & REQ_POLLED) ? IOTRACE_OPF_POLLED : 0;
+	o |= (f & IOTRACE_REQ_POLLED) ? IOTRACE_OPF_POLLED : 0;
 	o |= (f & REQ_NOUNMAP) ? IOTRACE_OPF_NOUNMAP : 0;
 	return o;
 }
@@ -132,9 +133,10 @@ static struct iotrace_slot *iotrace_slot_of(struct iotrace_disk *d,
 static struct iotrace_disk *iotrace_rq_lookup(struct request *rq)
 {
 	struct request_queue *q = rq->q;
+	struct gendisk *gd = iotrace_q_disk(q);
 
-	if (likely(q->disk))
-		return iotrace_disk_lookup(q->disk);
+	if (likely(gd))
+		return iotrace_disk_lookup(gd);
 	return q->tag_set ? iotrace_ctrl_lookup(q->tag_set->driver_data) : NULL;
 }
 
@@ -269,7 +271,7 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
  * @rec_rflags are the ring's own record flags.
  */
 static void iotrace_fill(struct iotrace_record *r, struct request *rq,
-			 struct iotrace_slot *s, blk_status_t error, u32 cpu,
+			 struct iotrace_slot *s, iotrace_rq_error_t error, u32 cpu,
 			 u16 rec_rflags)
 {
 	bool own = s && READ_ONCE(s->rq) == rq;
@@ -278,7 +280,7 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 	r->complete_ns = ktime_get_ns();
 	r->complete_cpu = cpu;
 	r->hwq = rq->mq_hctx ? rq->mq_hctx->queue_num : 0;
-	r->error = error ? blk_status_to_errno(error) : 0;
+	r->error = error ? iotrace_rq_errno(error) : 0;
 	r->reserved = 0;
 	if (own) {
 		r->issue_ns = s->issue_ns;
@@ -346,7 +348,7 @@ static void iotrace_complete_unrecorded(struct iotrace_disk *d,
 }
 
 static void iotrace_probe_complete(void *data, struct request *rq,
-				   blk_status_t error, unsigned int nr_bytes)
+				   iotrace_rq_error_t error, unsigned int nr_bytes)
 {
 	struct iotrace_part_hdr *ph;
 	struct iotrace_record *r;
