@@ -14,6 +14,7 @@
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_device.h>
 #include <scsi/scsi_host.h>
+#include <trace/events/libata.h>
 #include "iotrace.h"
 #include "cmd.h"
 #include "compat.h"
@@ -130,4 +131,16 @@ void iotrace_ata_qc_failed(void *data, struct ata_queued_cmd *qc)
 	if (qc->err_mask & AC_ERR_TIMEOUT)
 		rflags |= IOTRACE_RF_TIMEOUT;
 	iotrace_ata_status(qc, rflags);
+}
+
+/*
+ * modtp.c registers the probes through void *: the tracepoints' own
+ * prototypes (no CREATE_TRACE_POINTS: nothing is defined) check theirs at
+ * compile time.
+ */
+static inline void iotrace_ata_check_protos(void)
+{
+	check_trace_callback_type_ata_qc_issue(iotrace_ata_qc_issue);
+	check_trace_callback_type_ata_qc_complete_done(iotrace_ata_qc_done);
+	check_trace_callback_type_ata_qc_complete_failed(iotrace_ata_qc_failed);
 }

@@ -10,6 +10,7 @@
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_device.h>
 #include <scsi/scsi_proto.h>
+#include <trace/events/scsi.h>
 #include "iotrace.h"
 #include "cmd.h"
 #include "compat.h"
@@ -87,4 +88,15 @@ void iotrace_scsi_cmd_done(void *data, struct scsi_cmnd *cmd)
 	if (cmd->result)
 		rflags |= IOTRACE_RF_ERROR;
 	iotrace_note_status(scsi_cmd_to_rq(cmd), status, 0, rflags);
+}
+
+/*
+ * modtp.c registers the probes through void *: the tracepoints' own
+ * prototypes (no CREATE_TRACE_POINTS: nothing is defined) check theirs at
+ * compile time.
+ */
+static inline void iotrace_scsi_check_protos(void)
+{
+	check_trace_callback_type_scsi_dispatch_cmd_start(iotrace_scsi_cmd_start);
+	check_trace_callback_type_scsi_dispatch_cmd_done(iotrace_scsi_cmd_done);
 }

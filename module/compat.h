@@ -34,7 +34,8 @@
 
 /*
  * block_rq_complete reports the request's blk_status_t since 5.11 or so;
- * 5.10 passes a negative errno.  Detected from the tracepoint's prototype.
+ * 5.10 passes a negative errno.  Detected from the tracepoint's prototype,
+ * which iotrace_probes_find() checks against the probe's at compile time.
  */
 #ifdef IOTRACE_HAVE_RQ_COMPLETE_ERRNO
 #define iotrace_rq_error_t		int

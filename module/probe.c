@@ -16,6 +16,7 @@
 #include <linux/timekeeping.h>
 #include <linux/smp.h>
 #include <asm/local64.h>
+#include <trace/events/block.h>
 #include "iotrace.h"
 #include "cmd.h"
 #include "compat.h"
@@ -492,6 +493,15 @@ static void iotrace_find_tp(struct tracepoint *tp, void *priv)
 int iotrace_probes_find(void)
 {
 	int i;
+
+	/*
+	 * The probes are registered through void *: the tracepoints'
+	 * own prototypes (no CREATE_TRACE_POINTS: nothing is defined)
+	 * check theirs here, at compile time.
+	 */
+	check_trace_callback_type_block_rq_issue(iotrace_probe_issue);
+	check_trace_callback_type_block_rq_requeue(iotrace_probe_requeue);
+	check_trace_callback_type_block_rq_complete(iotrace_probe_complete);
 
 	for_each_kernel_tracepoint(iotrace_find_tp, NULL);
 	for (i = 0; i < ARRAY_SIZE(iotrace_tps); i++) {
