@@ -87,8 +87,10 @@ void iotrace_ata_qc_issue(void *data, struct ata_queued_cmd *qc)
 	if (unlikely(READ_ONCE(iotrace_ata_tt) != scmd->device->host->transportt))
 		WRITE_ONCE(iotrace_ata_tt, scmd->device->host->transportt);
 	iotrace_ata_tf(&tf, &qc->tf);
+	preempt_disable_notrace();
 	iotrace_note_cmd(scsi_cmd_to_rq(scmd), IOTRACE_CMD_ATA, &tf,
 			 sizeof(tf), 0);
+	preempt_enable_notrace();
 }
 
 static void iotrace_ata_status(struct ata_queued_cmd *qc, u16 rflags)
@@ -101,7 +103,9 @@ static void iotrace_ata_status(struct ata_queued_cmd *qc, u16 rflags)
 		 (u32)iotrace_ata_tf_error(&qc->result_tf) << 8;
 	if (iotrace_ata_tf_status(&qc->result_tf) & (ATA_ERR | ATA_DF))
 		rflags |= IOTRACE_RF_ERROR;
+	preempt_disable_notrace();
 	iotrace_note_status(scsi_cmd_to_rq(qc->scsicmd), status, 0, rflags);
+	preempt_enable_notrace();
 }
 
 /**

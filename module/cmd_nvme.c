@@ -71,8 +71,10 @@ void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 	memcpy(sqe, cmd, sizeof(sqe));
 	memset(sqe + IOTRACE_NVME_ADDR_OFF, 0, IOTRACE_NVME_ADDR_LEN);
 	/* Admin-queue requests have no disk: their controller's ring. */
+	preempt_disable_notrace();
 	iotrace_note_cmd(rq, IOTRACE_CMD_NVME, sqe, sizeof(sqe),
 			 iotrace_q_disk(rq->q) ? 0 : IOTRACE_RF_ADMIN);
+	preempt_enable_notrace();
 }
 
 /**
@@ -89,6 +91,8 @@ void iotrace_nvme_complete_rq(void *data, struct request *rq)
 		return;
 	nr = blk_mq_rq_to_pdu(rq);
 	status = READ_ONCE(nr->status) & IOTRACE_NVME_STATUS_MASK;
+	preempt_disable_notrace();
 	iotrace_note_status(rq, status, le32_to_cpu(nr->result.u32),
 			    status ? IOTRACE_RF_ERROR : 0);
+	preempt_enable_notrace();
 }

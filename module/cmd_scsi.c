@@ -30,8 +30,10 @@ void iotrace_scsi_cmd_start(void *data, struct scsi_cmnd *cmd)
 
 	if (!len)
 		return;
+	preempt_disable_notrace();
 	iotrace_note_cmd(scsi_cmd_to_rq(cmd), IOTRACE_CMD_SCSI,
 			 iotrace_scsi_cdb(cmd), len, 0);
+	preempt_enable_notrace();
 }
 
 /*
@@ -87,7 +89,9 @@ void iotrace_scsi_cmd_done(void *data, struct scsi_cmnd *cmd)
 		status |= iotrace_scsi_sense(cmd->sense_buffer);
 	if (cmd->result)
 		rflags |= IOTRACE_RF_ERROR;
+	preempt_disable_notrace();
 	iotrace_note_status(scsi_cmd_to_rq(cmd), status, 0, rflags);
+	preempt_enable_notrace();
 }
 
 /*

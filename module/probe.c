@@ -8,6 +8,13 @@
  * slot.  No lock, no atomic read-modify-write on a line another CPU writes:
  * a part's head is a local64_t that only its CPU updates, and local64
  * operations are safe against a probe nesting on the same CPU.
+ *
+ * That holds only while the probe stays on its CPU: since 7.x tracepoint
+ * probes run under SRCU, preemptible, and a task migrated between
+ * choosing its part and publishing the record would write into another
+ * CPU's part beside that CPU's own probes.  Every probe (and the command
+ * probes around iotrace_note_cmd()/iotrace_note_status()) disables
+ * preemption once, for its whole run; the helpers only assert it.
  */
 #include <linux/kernel.h>
 #include <linux/tracepoint.h>
@@ -181,10 +188,12 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	u16 rflags = 0;
 	u8 retries = 0;
 
+	preempt_disable_notrace();
 	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
+	iotrace_assert_cpu_held();
 	now = ktime_get_ns();
 	/* A re-issue after requeue keeps the retry count and a timeout. */
 	if (READ_ONCE(s->rq) == rq && (s->rflags & IOTRACE_RF_REQUEUED)) {
@@ -215,16 +224,19 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	iotrace_slot_end(s);
 out:
 	rcu_read_unlock();
+	preempt_enable_notrace();
 }
 
 static void iotrace_probe_requeue(void *data, struct request *rq)
 {
 	struct iotrace_slot *s;
 
+	preempt_disable_notrace();
 	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s || READ_ONCE(s->rq) != rq)
 		goto out;
+	iotrace_assert_cpu_held();
 	iotrace_slot_begin(s);
 	s->rflags |= IOTRACE_RF_REQUEUED;
 	/* The block layer clears RQF_TIMED_OUT right after this event. */
@@ -244,6 +256,7 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	iotrace_slot_end(s);
 out:
 	rcu_read_unlock();
+	preempt_enable_notrace();
 }
 
 /* The request is done: nothing of it may be seen by the next one. */
@@ -360,6 +373,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	/* Only the final completion of a request makes its record. */
 	if (nr_bytes < blk_rq_bytes(rq))
 		return;
+	preempt_disable_notrace();
 	rcu_read_lock();
 	d = iotrace_rq_lookup(rq);
 	if (!d)
@@ -373,6 +387,8 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		}
 		goto out;
 	}
+	/* The part is this CPU's until the record is published. */
+	iotrace_assert_cpu_held();
 	cpu = smp_processor_id();
 	if (unlikely(cpu >= d->nr_parts))
 		goto out;
@@ -397,6 +413,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	smp_store_release(&r->seq, (u32)seq);
 out:
 	rcu_read_unlock();
+	preempt_enable_notrace();
 }
 
 /**
@@ -408,8 +425,8 @@ out:
  * @len: its length; more than IOTRACE_CMD_LEN is truncated and flagged.
  * @rflags: IOTRACE_RF_* to add to the record (e.g. IOTRACE_RF_ADMIN).
  *
- * Context: any, the request's tag owned by the caller.  The completion of
- * @rq consumes the command; a requeue drops it.
+ * Context: a probe, preemption disabled; the request's tag owned by the
+ * caller.  The completion of @rq consumes the command; a requeue drops it.
  */
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		      u16 rflags)
@@ -420,6 +437,7 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
+	iotrace_assert_cpu_held();
 	iotrace_slot_begin(s);
 	WRITE_ONCE(s->cmd_rq, NULL);
 	/* old owner gone before the command changes */
@@ -450,7 +468,8 @@ out:
  * @dev_result: see struct iotrace_record.
  * @rflags: IOTRACE_RF_* to add (e.g. IOTRACE_RF_ERROR).
  *
- * Context: any, before the completion of @rq, which consumes it.
+ * Context: a probe, preemption disabled, before the completion of @rq,
+ * which consumes it.
  */
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 			 u16 rflags)
@@ -461,6 +480,7 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
+	iotrace_assert_cpu_held();
 	iotrace_slot_begin(s);
 	WRITE_ONCE(s->status_rq, NULL);
 	/* old owner gone before the status changes */
