@@ -132,7 +132,7 @@ static inline const u8 *iotrace_scsi_cdb(const struct scsi_cmnd *cmd)
 
 /*
  * The status and error registers a libata command completed with: named
- * status and error in struct ata_taskfile since 5.19 (unions with the
+ * status and error in struct ata_taskfile since 5.18 (unions with the
  * command and feature registers that hold them before).
  */
 #ifdef IOTRACE_HAVE_ATA_TF_STATUS
