@@ -165,11 +165,20 @@ int export_csv(const struct xset *x, FILE *fp)
  * export_fio() - an iolog that fio --read_iolog replays.
  * @x: records (in issue order).
  * @fp: output.
- * @version: 2 (no times) or 3 (ms since the first request first).
+ * @version: 2 (no times) or 3 (microseconds since the first request
+ *	first, as fio writes and reads them).
  *
  * Reads, writes, discards (trim) and flushes (sync) of each disk, on the
  * file /dev/<disk>; other operations (passthrough, zone management) have
- * no fio equivalent and are left out, counted on stderr.
+ * no fio equivalent and are left out, counted on stderr.  fio reads
+ * "trim" lines as its documentation says, but fio 3.33 and older reject
+ * them when replaying ("bad ddir: 2"): their count is said on stderr.
+ * fio ignores --filename when replaying and opens the file the log
+ * names, so stderr says to replay with --replay_redirect.
+ *
+ * Version 3: fio sleeps between two lines for the difference of their
+ * times, but not after a line of time 0 (its previous time 0 means "no
+ * previous line"), so the times start at 1 us and the first gap is kept.
  *
  * Return: 0.
  */
@@ -180,6 +189,7 @@ int export_fio(const struct xset *x, FILE *fp, int version)
 		[IOTRACE_OP_FLUSH] = "sync", [IOTRACE_OP_DISCARD] = "trim",
 	};
 	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0, skipped = 0;
+	uint64_t trims = 0;
 	unsigned int d;
 	size_t i;
 
@@ -205,9 +215,11 @@ int export_fio(const struct xset *x, FILE *fp, int version)
 			skipped++;
 			continue;
 		}
+		if (r->op == IOTRACE_OP_DISCARD)
+			trims++;
 		if (version == 3)
 			fprintf(fp, "%llu ", (unsigned long long)
-				((xrec_start(r) - t0) / 1000000));
+				(1 + (xrec_start(r) - t0) / 1000));
 		fprintf(fp, "/dev/%s %s %llu %u\n",
 			x->src.disks[x->v[i].disk].name, act[r->op],
 			(unsigned long long)r->sector * 512, r->bytes);
@@ -217,13 +229,17 @@ int export_fio(const struct xset *x, FILE *fp, int version)
 			continue;
 		if (version == 3)
 			fprintf(fp, "%llu ", x->n ? (unsigned long long)
-				((xrec_start(&x->v[x->n - 1].r) - t0) /
-				 1000000) : 0ull);
+				(1 + (xrec_start(&x->v[x->n - 1].r) - t0) /
+				 1000) : 0ull);
 		fprintf(fp, "/dev/%s close\n", x->src.disks[d].name);
 	}
 	if (skipped)
 		fprintf(stderr, "iotracectl: export: %llu requests with no fio equivalent (passthrough, zone, write-zeroes, ...) left out\n",
 			(unsigned long long)skipped);
+	if (trims)
+		fprintf(stderr, "iotracectl: export: %llu trims (discards) in the iolog: fio 3.33 and older do not replay iolog trims (\"bad ddir: 2\"), newer fio does\n",
+			(unsigned long long)trims);
+	fprintf(stderr, "iotracectl: export: the iolog names /dev/DISK and fio replays onto it, whatever --filename says: replay with fio --read_iolog=LOG --replay_redirect=TARGET (a scratch device or file)\n");
 	return 0;
 }
 

@@ -222,10 +222,10 @@ print(n)' "$T/r.ring" "$T/pc.ring" > "$T/npc" 2> "$T/err"
 	result $? "export_blktrace_passthrough_cdb_payload$SFX ($npc records, $pd D, $pcc C)" "$T/err"
 	# fio parses and replays both iolog versions (on a sparse file)
 	for v in fio fio3; do
-		"$BIN" export -f $v --op read,write "$T/r.ring" 2> "$T/err" |
-			sed "s|/dev/nullb0|$T/fio.dat|" > "$T/r.$v"
+		"$BIN" export -f $v --op read,write "$T/r.ring" > "$T/r.$v" 2> "$T/err"
 		rm -f "$T/fio.dat" && truncate -s 80G "$T/fio.dat" &&
 		fio --name=replay --read_iolog="$T/r.$v" --ioengine=psync \
+			--replay_redirect="$T/fio.dat" \
 			--output-format=json --output="$T/fio.json" >> "$T/err" 2>&1 &&
 		want=$(awk '$(NF - 2) == "read" { r++ } $(NF - 2) == "write" { w++ }
 			    END { print r + 0, w + 0 }' "$T/r.$v") &&
@@ -236,6 +236,27 @@ print(j["read"]["total_ios"], j["write"]["total_ios"])' "$T/fio.json") &&
 		result $? "export_${v}_replayed_by_fio$SFX (${want:-?} / ${got:-?})" "$T/err"
 		rm -f "$T/fio.dat"
 	done
+	# the log names /dev/DISK: export says once to replay with --replay_redirect
+	"$BIN" export -f fio "$T/r.ring" > /dev/null 2> "$T/err"
+	[ "$(grep -c -- '--replay_redirect=' "$T/err")" = 1 ]
+	result $? "export_fio_says_replay_redirect$SFX" "$T/err"
+	# trims: as many as the log holds, said once (fio <= 3.33 drops them)
+	"$BIN" export -f fio "$T/r.ring" > "$T/r.fio" 2> "$T/err"
+	ntrim=$(awk '$2 == "trim"' "$T/r.fio" | wc -l)
+	[ "$ntrim" -gt 0 ] && [ "$(grep -c 'trims' "$T/err")" = 1 ] &&
+		grep -q "export: $ntrim trims" "$T/err"
+	result $? "export_fio_trims_counted$SFX ($ntrim trims)" "$T/err"
+	# iolog v3 times are microseconds (as fio writes them), from 1
+	"$BIN" export -f fio3 --op read,write "$T/r.ring" > "$T/r.fio3" 2> /dev/null
+	"$BIN" export -f csv --op read,write "$T/r.ring" > "$T/r.csv" 2>> "$T/err"
+	span=$(python3 -c 'import csv, sys
+s = [int(r["complete_ns"] if int(r["rflags"], 16) & 0x80 else r["issue_ns"])
+     for r in csv.DictReader(open(sys.argv[1]))]
+print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
+	got=$(awk '$3 == "read" || $3 == "write" { t = $1 } END { print t }' "$T/r.fio3")
+	first=$(awk '$3 == "read" || $3 == "write" { print $1; exit }' "$T/r.fio3")
+	[ "$span" -gt 1000 ] && [ "$got" = "$span" ] && [ "$first" = 1 ]
+	result $? "export_fio3_times_in_us$SFX (last $got, span $span us)" "$T/r.fio3"
 	# a filter that keeps nothing: every format still valid
 	rm -rf "$T/e" && mkdir "$T/e" &&
 	"$BIN" export -f blktrace --op zopen -o "$T/e/e" "$T/r.ring" 2> "$T/err" &&
@@ -267,6 +288,11 @@ done
 for f in foreign trunc.trace major2.trace; do
 	iotracectl/iotracectl show "$T/$f" 2>&1 | head -1 | sed 's/^/# /'
 done
+
+# 4. documentation: every fio replay example redirects the replay
+grep -n -- '--read_iolog' ../README ../Documentation/*.rst | grep -v -- '--replay_redirect' > "$T/replay"
+[ ! -s "$T/replay" ]
+result $? doc_fio_replay_examples_redirect "$T/replay"
 
 # 5. the reStructuredText documentation parses without a warning
 if python3 -c 'import docutils' 2> /dev/null; then
