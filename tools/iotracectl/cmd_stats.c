@@ -121,7 +121,8 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 			snprintf(t, sizeof(t), "%s@%llu", src->label,
 				 (unsigned long long)now);
 			iot_stats_print(stdout, &st, 1, t, NULL, 0);
-			fflush(stdout);
+			if (iot_out_flush(stdout, "standard output"))
+				break;
 			continue;
 		}
 		for (k = 0; k < IOT_NR_OPS; k++) {
@@ -147,7 +148,8 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 			printf("%10.3f %-8s %9u %10.1f %9.2f %9s %9s %9s %9s %9llu\n",
 			       now / 1e9, "-", 0, 0.0, 0.0, "-", "-", "-", "-",
 			       (unsigned long long)lost);
-		fflush(stdout);
+		if (iot_out_flush(stdout, "standard output"))
+			break;
 	}
 	iot_stats_free(&st);
 	free(cur);

@@ -421,11 +421,8 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 		rc = export_perfetto(&x, fp);
 	else
 		rc = export_fio(&x, fp, f[3] == '3' ? 3 : 2);
-	if (fp == stdout ? fflush(fp) || ferror(fp) : fclose(fp) != 0) {
-		iot_err("writing %s: %s", o->out ? o->out : "stdout",
-			strerror(errno));
+	if (fp != stdout && iot_out_close(fp, o->out))
 		rc = 1;
-	}
 out:
 	xset_free(&x);
 	return rc;

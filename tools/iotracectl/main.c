@@ -410,5 +410,9 @@ int main(int argc, char **argv)
 		}
 		o.fmt = (enum iot_fmt)i;
 	}
-	return cmd->fn(&o, argc - optind, argv + optind);
+	c = cmd->fn(&o, argc - optind, argv + optind);
+	/* one place for every command: a failed write of stdout fails */
+	if (iot_out_close(stdout, "standard output") && !c)
+		c = 1;
+	return c;
 }

@@ -633,7 +633,8 @@ static int ev_on_valid(struct nl_msg *msg, void *arg)
 			printf(" %s=%" PRIu64, nl_attr_names[i], v);
 	}
 	printf(ev->o->fmt == FMT_JSON ? "}\n" : "\n");
-	fflush(stdout);
+	if (iot_out_flush(stdout, "standard output"))
+		return NL_STOP;
 	ev->seen++;
 	return NL_OK;
 }
@@ -701,7 +702,8 @@ int cmd_nl_events(struct iot_opts *o, int argc, char **argv)
 		end = mono_now() + o->duration;
 	/* ready: a script may now start what it wants to watch */
 	fprintf(stderr, "iotracectl: listening for iotrace events\n");
-	while (!ev_stop && (!o->count || ev.seen < o->count)) {
+	while (!ev_stop && (!o->count || ev.seen < o->count) &&
+	       !ferror(stdout)) {
 		struct pollfd p = { .fd = nl_socket_get_fd(nl.sk),
 				    .events = POLLIN };
 		int ms = 200;

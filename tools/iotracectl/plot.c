@@ -345,10 +345,8 @@ int cmd_plot(struct iot_opts *o, int argc, char **argv)
 		goto out;
 	}
 	rc = plot_svg(&x, fp);
-	if (fp == stdout ? fflush(fp) || ferror(fp) : fclose(fp) != 0) {
-		iot_err("writing %s failed", o->out ? o->out : "stdout");
+	if (fp != stdout && iot_out_close(fp, o->out))
 		rc = 1;
-	}
 out:
 	xset_free(&x);
 	return rc;

@@ -268,6 +268,37 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	[ "$("$BIN" export -f csv --op zopen "$T/r.ring" | wc -l)" = 1 ] &&
 	[ ! -s "$T/err" ]
 	result $? "export_plot_empty_selection$SFX" "$T/err"
+	# a failed write: said once, the same way by every command, exit 1
+	wfull() { # wfull NAME WHAT ARGS... (stdout to /dev/full)
+		name=$1
+		what=$2
+		shift 2
+		(cd "$T" && "$ROOT/$BIN" "$@") > /dev/full 2> "$T/err"
+		rc=$?
+		if [ $rc = 1 ] &&
+		   [ "$(grep -c 'writing' "$T/err")" = 1 ] &&
+		   grep -qx "iotracectl: writing $what: No space left on device" "$T/err"; then
+			result 0 "write_error_$name$SFX"
+		else
+			echo "exit $rc, wanted 1 and one 'writing $what: No space left on device':" > "$T/why"
+			cat "$T/err" >> "$T/why"
+			result 1 "write_error_$name$SFX" "$T/why"
+		fi
+	}
+	wfull stats_file "standard output" stats f.trace
+	wfull stats_json "standard output" stats -o json r.ring
+	wfull stats_interval "standard output" stats --interval 0.05 --count 3 nullb0
+	wfull show_ring "standard output" show r.ring
+	wfull show_file "standard output" show f.trace
+	wfull show_csv "standard output" show -o csv f.trace
+	wfull list "standard output" list
+	wfull inflight "standard output" inflight nullb0
+	wfull export_csv "standard output" export -f csv r.ring
+	wfull export_fio "standard output" export -f fio r.ring
+	wfull export_perfetto_file /dev/full export -f perfetto -o /dev/full r.ring
+	wfull plot "standard output" plot r.ring
+	wfull plot_file /dev/full plot -o /dev/full r.ring
+	wfull record_file /dev/full record nullb0 -o /dev/full --duration 0.1
 	refuse export_format "unknown format" export -f tar r.ring
 	refuse export_blktrace_no_out "give their prefix" export -f blktrace r.ring
 	refuse plot_format "use svg" plot -f png r.ring
