@@ -97,13 +97,42 @@ static void usage(FILE *fp)
 		"A FILE is a trace file from 'record' or a ring copy (cat .../DISK/ring > FILE).\n");
 }
 
-static int parse_double(const char *s, double *v)
+/* Largest values of the numeric options (each fits its uint64_t in ns). */
+#define LAT_MAX_US	1e12	/* --lat-min: 11.6 days */
+#define TIME_MAX_S	1e10	/* --from, --to: CLOCK_MONOTONIC seconds */
+#define SPAN_MAX_S	1e8	/* --interval, --duration: 3.2 years */
+
+/**
+ * parse_range() - a number of @unit in [@lo, @hi] (@lo excluded if
+ * @lo_open), or an error that names the option, the value and the range.
+ * @opt: option name, for the message.
+ * @s: the argument.
+ * @lo: smallest value.
+ * @lo_open: @lo itself is refused (a positive number).
+ * @hi: largest value.
+ * @unit: "seconds", "microseconds", for the message.
+ * @v: the value.
+ *
+ * Return: 0, or -1 after printing the error.
+ */
+static int parse_range(const char *opt, const char *s, double lo, int lo_open,
+		       double hi, const char *unit, double *v)
 {
 	char *end;
 
 	errno = 0;
 	*v = strtod(s, &end);
-	return errno || end == s || *end || isnan(*v) || *v < 0 ? -1 : 0;
+	if (end == s || *end || isnan(*v)) {
+		iot_err("--%s %s: not a number of %s", opt, s, unit);
+		return -1;
+	}
+	if (errno || !isfinite(*v) || *v > hi || *v < lo ||
+	    (lo_open && *v <= lo)) {
+		iot_err("--%s %s: out of range (%s%.15g to %.15g %s)", opt, s,
+			lo_open ? "more than " : "", lo, hi, unit);
+		return -1;
+	}
+	return 0;
 }
 
 static int parse_u64(const char *s, uint64_t *v, int suffixes)
@@ -277,12 +306,10 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_LAT:
-			if (parse_double(optarg, &d)) {
-				iot_err("--lat-min %s: not a number of microseconds",
-					optarg);
+			if (parse_range("lat-min", optarg, 0, 0, LAT_MAX_US,
+					"microseconds", &d))
 				return 2;
-			}
-			o.lat_min_ns = (uint64_t)(d * 1000.0);
+			o.lat_min_ns = (uint64_t)llround(d * 1000.0);
 			o.have_lat = 1;
 			break;
 		case OPT_SECTOR: {
@@ -303,11 +330,9 @@ int main(int argc, char **argv)
 		}
 		case OPT_FROM:
 		case OPT_TO:
-			if (parse_double(optarg, &d)) {
-				iot_err("--%s %s: not a time in seconds",
-					c == OPT_FROM ? "from" : "to", optarg);
+			if (parse_range(c == OPT_FROM ? "from" : "to", optarg,
+					0, 0, TIME_MAX_S, "seconds", &d))
 				return 2;
-			}
 			if (c == OPT_FROM)
 				o.from_ns = (uint64_t)llround(d * 1e9);
 			else
@@ -317,31 +342,27 @@ int main(int argc, char **argv)
 			o.disk = optarg;
 			break;
 		case OPT_INTERVAL:
-			if (parse_double(optarg, &o.interval) ||
-			    o.interval <= 0) {
-				iot_err("--interval %s: a positive number of seconds",
-					optarg);
+			if (parse_range("interval", optarg, 0, 1, SPAN_MAX_S,
+					"seconds", &o.interval))
 				return 2;
-			}
 			break;
 		case OPT_COUNT:
 			if (parse_u64(optarg, &v, 0) || !v || v > 1000000000) {
-				iot_err("--count %s: a positive number", optarg);
+				iot_err("--count %s: a whole number from 1 to 1000000000",
+					optarg);
 				return 2;
 			}
 			o.count = (long)v;
 			break;
 		case OPT_DURATION:
-			if (parse_double(optarg, &o.duration) ||
-			    o.duration <= 0) {
-				iot_err("--duration %s: a positive number of seconds",
-					optarg);
+			if (parse_range("duration", optarg, 0, 1, SPAN_MAX_S,
+					"seconds", &o.duration))
 				return 2;
-			}
 			break;
 		case OPT_SIZE:
-			if (parse_u64(optarg, &o.size, 1) || !o.size) {
-				iot_err("--size %s: a positive byte count (K, M, G suffixes)",
+			if (parse_u64(optarg, &o.size, 1) || !o.size ||
+			    o.size > (1ull << 50)) {
+				iot_err("--size %s: a byte count from 1 to 1048576G (K, M, G suffixes)",
 					optarg);
 				return 2;
 			}
@@ -351,7 +372,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_POLL:
 			if (parse_u64(optarg, &v, 0) || !v || v > 10000) {
-				iot_err("--poll-ms %s: 1 to 10000", optarg);
+				iot_err("--poll-ms %s: out of range (1 to 10000 milliseconds)",
+					optarg);
 				return 2;
 			}
 			o.poll_ms = (unsigned int)v;

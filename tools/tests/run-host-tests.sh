@@ -313,6 +313,14 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	refuse bad_format "not a format of this command" stats -o hex r.ring
 	refuse bad_op "unknown operation" show --op bogus r.ring
 	refuse bad_sector "START-END" show --sector 5 r.ring
+	refuse lat_min_huge "lat-min 1e20: out of range" show --lat-min 1e20 r.ring
+	refuse lat_min_inf "lat-min inf: out of range" stats --lat-min inf r.ring
+	refuse lat_min_negative "out of range" export -f csv --lat-min -5 r.ring
+	refuse from_huge "from 1e30: out of range" show --from 1e30 r.ring
+	refuse to_nan "not a number" show --to nan r.ring
+	refuse duration_inf "duration inf: out of range" events --duration inf
+	refuse size_overflow "size" record nullb0 -o rx.trace --size 99999999999G
+	refuse resize_overflow "64K to 1G" resize nullb0 17179869184G
 	refuse interval_on_file "needs a live DISK" stats --interval 1 r.ring
 	refuse record_no_out "record needs" record nullb0
 done
