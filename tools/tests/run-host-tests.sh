@@ -191,6 +191,21 @@ assert r.tag == "{http://www.w3.org/2000/svg}svg"
 s = open(sys.argv[1]).read()
 assert "href" not in s and "<script" not in s' "$T/p.svg" 2>> "$T/err"
 	result $? "plot_svg_well_formed_self_contained$SFX" "$T/err"
+	# plot's latency histogram has the bins and counts of stats
+	"$BIN" stats -o json "$T/r.ring" > "$T/st.json" 2>> "$T/err" &&
+	python3 -c 'import json, re, sys
+st = json.load(open(sys.argv[1]))
+b = [0] * 64
+for o in st["ops"].values():
+	for k, n in enumerate(o.get("lat_log2_us", [])):
+		b[k] += n
+nz = [k for k in range(64) if b[k]]
+want = b[nz[0]:nz[-1] + 1]
+svg = open(sys.argv[2]).read()
+svg = svg[svg.index("Latency histogram"):]
+got = [int(n) for n in re.findall(r"fill=\"#1f5fbf\".*?<text[^>]*>(\d+)</text>", svg)]
+assert got == want, ("plot", got, "stats", want)' "$T/st.json" "$T/p.svg" 2>> "$T/err"
+	result $? "plot_histogram_bins_are_stats_bins$SFX" "$T/err"
 	if command -v rsvg-convert > /dev/null; then
 		rsvg-convert "$T/p.svg" -o "$T/p.png" 2> "$T/err" &&
 			[ "$(head -c 4 "$T/p.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ]
