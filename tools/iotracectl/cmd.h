@@ -50,6 +50,7 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv);
 int cmd_record(struct iot_opts *o, int argc, char **argv);
 int cmd_list(struct iot_opts *o, int argc, char **argv);
 int cmd_inflight(struct iot_opts *o, int argc, char **argv);
+int cmd_info(struct iot_opts *o, int argc, char **argv);
 int cmd_enable(struct iot_opts *o, int argc, char **argv);
 int cmd_disable(struct iot_opts *o, int argc, char **argv);
 int cmd_clear(struct iot_opts *o, int argc, char **argv);

@@ -184,11 +184,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		return rc;
 	}
 	if (o->disk) {
-		for (i = 0; i < src.nr_disks; i++)
-			if (!strcmp(src.disks[i].name, o->disk))
-				c.disk = i;
+		c.disk = iot_src_disk(&src, o->disk);
 		if (c.disk < 0) {
-			iot_err("%s holds no disk named %s", argv[0], o->disk);
 			iot_src_close(&src);
 			return 1;
 		}

@@ -75,7 +75,6 @@ static int cmp_start(const void *a, const void *b)
 int xset_load(struct xset *x, const struct iot_opts *o, const char *arg)
 {
 	char err[IOT_ERR_LEN];
-	unsigned int i;
 	int ret;
 
 	memset(x, 0, sizeof(*x));
@@ -86,13 +85,9 @@ int xset_load(struct xset *x, const struct iot_opts *o, const char *arg)
 		return 1;
 	}
 	if (o->disk) {
-		for (i = 0; i < x->src.nr_disks; i++)
-			if (!strcmp(x->src.disks[i].name, o->disk))
-				x->disk = i;
-		if (x->disk < 0) {
-			iot_err("%s holds no disk named %s", arg, o->disk);
+		x->disk = iot_src_disk(&x->src, o->disk);
+		if (x->disk < 0)
 			return 1;
-		}
 	}
 	ret = iot_src_read(&x->src, collect, x, err, sizeof(err));
 	if (ret) {

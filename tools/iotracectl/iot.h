@@ -311,6 +311,7 @@ int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
 int iot_src_read(struct iot_src *s, iot_rec_cb cb, void *arg, char *err,
 		 size_t errlen);
 void iot_src_close(struct iot_src *s);
+int iot_src_disk(const struct iot_src *s, const char *name);
 int iot_map_live(const char *disk, struct iot_src *s, char *err,
 		 size_t errlen);
 

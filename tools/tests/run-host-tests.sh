@@ -55,6 +55,8 @@ head -c 1000 "$T/f.trace" > "$T/trunc.trace"
 printf 'hello, this is not a trace\n' > "$T/foreign"
 : > "$T/empty"
 cp "$T/f.trace" "$T/major2.trace"
+cp "$T/f.trace" "$T/corrupt.trace"
+printf '\007\000\000\000' | dd of="$T/corrupt.trace" bs=1 seek=16 conv=notrunc 2>/dev/null
 printf '\002\000\000\000' | dd of="$T/major2.trace" bs=1 seek=8 conv=notrunc 2>/dev/null
 export IOTRACE_DEBUGFS="$T/dfs"
 
@@ -314,10 +316,63 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	wfull plot "standard output" plot r.ring
 	wfull plot_file /dev/full plot -o /dev/full r.ring
 	wfull record_file /dev/full record nullb0 -o /dev/full --duration 0.1
+	# every command has its own --help (and help COMMAND)
+	cmdlist=$("$BIN" --help | awk '/^commands:/ { c = 1; next } /^$/ { c = 0 } c { print $1 }')
+	: > "$T/why"
+	for c in $cmdlist; do
+		"$BIN" $c --help > "$T/out" 2>> "$T/why" &&
+			head -1 "$T/out" | grep -q "^usage: iotracectl $c " &&
+			grep -q -- '-h, --help' "$T/out" &&
+			"$BIN" help $c | cmp -s - "$T/out" ||
+			echo "$c --help:" "$(head -1 "$T/out")" >> "$T/why"
+	done
+	[ -n "$cmdlist" ] && [ ! -s "$T/why" ]
+	result $? "every_command_has_its_help$SFX" "$T/why"
+	# --op other: what stats counts in its "other" row
+	"$BIN" show --op other "$T/r.ring" > /dev/null 2> "$T/err" &&
+		"$BIN" stats --op other,read "$T/r.ring" > /dev/null 2>> "$T/err"
+	result $? "op_other_accepted$SFX" "$T/err"
+	# - reads a trace file or ring from standard input
+	"$BIN" show "$T/f.trace" > "$T/a" 2>&1
+	"$BIN" show - < "$T/f.trace" > "$T/b" 2>&1
+	cat "$T/r.ring" | "$BIN" stats - > "$T/c" 2>&1
+	diff -u "$T/a" "$T/b" > "$T/diff" 2>&1 && grep -q '^standard input: ' "$T/c"
+	result $? "show_stdin$SFX" "$T/diff"
+	golden info_file.txt info f.trace
+	golden info_multidisk.json info -o json f2.trace
+	# error paths free what they allocated (LeakSanitizer in the _san build)
+	: > "$T/why"
+	for args in "show trunc.trace" "stats corrupt.trace" "info major2.trace" \
+		    "show --disk nosuch f2.trace" "stats --disk nosuch f2.trace" \
+		    "export -f csv --disk nosuch f2.trace" "plot -o /nonexistent/p.svg r.ring" \
+		    "export -f blktrace -o /nonexistent/bt r.ring" "record nullb0 nosuch -o rl.trace" \
+		    "show foreign" "show empty" "inflight nosuch" "info r.ring"; do
+		(cd "$T" && "$ROOT/$BIN" $args) > /dev/null 2> "$T/err"
+		grep -q 'LeakSanitizer' "$T/err" && echo "leak: $args" >> "$T/why"
+	done
+	[ ! -s "$T/why" ]
+	result $? "error_paths_do_not_leak$SFX" "$T/why"
 	refuse export_format "unknown format" export -f tar r.ring
 	refuse export_blktrace_no_out "give their prefix" export -f blktrace r.ring
 	refuse plot_format "use svg" plot -f png r.ring
-	refuse f_elsewhere "no -f option" show -f csv r.ring
+	refuse f_elsewhere "show does not take -f (export does" show -f csv r.ring
+	# each command its own options: what it does not take is refused
+	refuse show_interval "show does not take --interval" show f.trace --interval 1
+	refuse show_duration "show does not take --duration" show f.trace --duration 5
+	refuse show_count "show does not take --count" show f.trace --count 3
+	refuse export_count "export does not take --count" export -f csv --count 3 f.trace
+	refuse list_op "list does not take --op" list --op read
+	refuse record_format "record does not take -f" record nullb0 -o x.trace -f csv
+	refuse unknown_option "show: unknown option --bogus" show --bogus r.ring
+	refuse missing_argument "needs an argument" show r.ring --op
+	refuse stats_count_alone "give both" stats --count 3 r.ring
+	refuse realtime_json "only the normal output" show --realtime -o json f.trace
+	refuse realtime_ring "not a trace file" show --realtime r.ring
+	refuse info_ring "not a trace file" info r.ring
+	refuse disk_nosuch "holds no disk named nosuch (it holds: disk0, disk1)" show --disk nosuch f2.trace
+	refuse disk_nosuch_export "(it holds: disk0, disk1)" export -f csv --disk nosuch f2.trace
+	refuse truncated_what_to_do "copy the file again" show trunc.trace
+	refuse corrupt_what_to_do "the file is damaged" stats corrupt.trace
 	refuse foreign "not an iotrace" show foreign
 	refuse truncated "truncated trace file" stats trunc.trace
 	refuse major2 "version 2.0 is not supported" show major2.trace
