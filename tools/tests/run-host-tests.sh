@@ -403,6 +403,22 @@ grep -n -- '--read_iolog' ../README ../Documentation/*.rst | grep -v -- '--repla
 [ ! -s "$T/replay" ]
 result $? doc_fio_replay_examples_redirect "$T/replay"
 
+# the man page documents every command of the dispatch table and every
+# long option of every command
+B=iotracectl/iotracectl
+: > "$T/undoc"
+for c in $($B --help | awk '/^commands:/ { c = 1; next } /^$/ { c = 0 } c { print $1 }'); do
+	grep -q -- "\*\*$c\*\*" ../Documentation/iotracectl.rst ||
+		echo "command $c" >> "$T/undoc"
+	for opt in $($B $c --help | sed -n '/^options:/,$p' |
+		     grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -q -- "\*\*$opt\*\*" ../Documentation/iotracectl.rst ||
+			echo "option $c $opt" >> "$T/undoc"
+	done
+done
+[ ! -s "$T/undoc" ]
+result $? doc_man_page_has_every_command_and_option "$T/undoc"
+
 # 5. the reStructuredText documentation parses without a warning
 if python3 -c 'import docutils' 2> /dev/null; then
 	for f in ../Documentation/*.rst; do
