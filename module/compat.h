@@ -9,8 +9,8 @@
  * headers (IOTRACE_HAVE_*: vendor kernels such as RHEL 9's 5.14 backport
  * newer block and driver-core APIs, so a release number would be wrong).
  * Only the NVMe layout below is keyed on releases (in Kbuild): it is
- * private to the driver and was checked in those sources only.  The table of every
- * difference is in Documentation/module.rst.
+ * private to the driver and was checked in those sources only.  The table
+ * of every difference is in Documentation/module.rst.
  */
 #ifndef _IOTRACE_COMPAT_H
 #define _IOTRACE_COMPAT_H
@@ -33,7 +33,7 @@
 #endif
 
 /*
- * block_rq_complete reports the request's blk_status_t since 5.11 or so;
+ * block_rq_complete reports the request's blk_status_t on 6.1 and later;
  * 5.10 passes a negative errno.  Detected from the tracepoint's prototype,
  * which iotrace_probes_find() checks against the probe's at compile time.
  */
@@ -46,10 +46,11 @@
 #endif
 
 /*
- * The gendisk of a request queue, or NULL (an NVMe admin queue, a disk
- * being added or removed): request_queue::disk since 5.15.  Before, the
- * queue's backing_dev_info is owned by the disk's device from add_disk()
- * to del_gendisk().  Used as a lookup key only, never dereferenced.
+ * The gendisk of a request queue, or NULL (an NVMe admin queue):
+ * request_queue::disk since 5.15.  Before, the queue's backing_dev_info
+ * is owned by the disk's device from add_disk() to del_gendisk() (NULL
+ * outside that, and for queues without a disk).  Used as a lookup key
+ * only, never dereferenced.
  */
 #ifdef IOTRACE_HAVE_Q_DISK
 static inline struct gendisk *iotrace_q_disk(struct request_queue *q)
