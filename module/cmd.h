@@ -12,26 +12,13 @@
 #define _IOTRACE_CMD_H
 
 #include <linux/types.h>
-#include <linux/version.h>
 
 struct request;
 struct nvme_command;
 struct scsi_cmnd;
 struct ata_queued_cmd;
 struct seq_file;
-
-/*
- * The NVMe completion status and result live in the nvme driver's private
- * struct nvme_request (drivers/nvme/host/nvme.h), which no header package
- * ships.  Its first members were checked in the Debian 6.1.y and 6.12.y
- * sources only; any other kernel records NVMe commands without a status.
- */
-#if LINUX_VERSION_MAJOR == 6 && \
-	(LINUX_VERSION_PATCHLEVEL == 1 || LINUX_VERSION_PATCHLEVEL == 12)
-#define IOTRACE_NVME_REQ_VERIFIED	1
-#else
-#define IOTRACE_NVME_REQ_VERIFIED	0
-#endif
+struct netlink_ext_ack;
 
 /* modtp.c */
 int iotrace_cmd_attach(void);
@@ -42,7 +29,12 @@ void iotrace_cmd_show(struct seq_file *m);
 void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 			    struct nvme_command *cmd);
 void iotrace_nvme_complete_rq(void *data, struct request *rq);
-bool iotrace_nvme_status_supported(void);
+int iotrace_nvme_set_layout(bool set, u32 soff, u32 ssize, u32 roff,
+			    u32 rsize, struct netlink_ext_ack *extack);
+bool iotrace_nvme_get_layout(u32 *soff, u32 *roff, u32 *rsize);
+void iotrace_nvme_show(struct seq_file *m);
+int iotrace_nvme_init(void);
+void iotrace_nvme_exit(void);
 
 /* cmd_scsi.c */
 void iotrace_scsi_cmd_start(void *data, struct scsi_cmnd *cmd);
