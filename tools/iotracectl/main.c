@@ -56,6 +56,8 @@ static const struct iot_cmd cmds[] = {
 	{ "events", cmd_nl_events, F(FMT_NORMAL) | F(FMT_JSON),
 	  "[--count N] [--duration S]",
 	  "print disk added/removed and ring overflow events" },
+	{ "nvme-layout", cmd_nl_nvme_layout, 0, "[--show] [--quiet]",
+	  "give the module NVMe status offsets from nvme_core's BTF" },
 	{ "export", cmd_export, 0,
 	  "DISK|FILE -f blktrace|fio|fio3|perfetto|csv [-o OUT] [filters]",
 	  "write the records for blkparse/btt, fio --read_iolog, Perfetto, CSV" },
@@ -74,7 +76,7 @@ static void usage(FILE *fp)
 
 	fprintf(fp, "usage: iotracectl COMMAND [options] ARGS\n\ncommands:\n");
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(fp, "  %-9s %-44s %s\n", cmds[i].name, cmds[i].usage,
+		fprintf(fp, "  %-11s %-44s %s\n", cmds[i].name, cmds[i].usage,
 			cmds[i].help);
 	fprintf(fp, "\noptions:\n"
 		"  -o, --output FMT     normal, json, csv, hex, binary (where the command has it)\n"
@@ -86,6 +88,8 @@ static void usage(FILE *fp)
 		"      --from T --to T  only requests completed in [T, T) seconds (TIME_S column)\n"
 		"      --disk NAME      only this disk of a multi-disk trace file\n"
 		"      --realtime       show: trace-file times as UTC (from the file's clock anchor)\n"
+		"      --show           nvme-layout: print what nvme_core's BTF says, give nothing\n"
+		"      --quiet          nvme-layout: print nothing (udev; the exit status tells)\n"
 		"      --interval S     stats: report every S seconds (live disks)\n"
 		"      --count N        stats: stop after N reports\n"
 		"      --duration S     record: stop after S seconds\n"
@@ -189,7 +193,7 @@ static int parse_ops(struct iot_opts *o, const char *s)
 enum {
 	OPT_OP = 256, OPT_STATUS, OPT_LAT, OPT_SECTOR, OPT_FROM, OPT_TO,
 	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
-	OPT_REALTIME,
+	OPT_REALTIME, OPT_SHOW, OPT_QUIET,
 };
 
 static const struct option long_opts[] = {
@@ -210,6 +214,8 @@ static const struct option long_opts[] = {
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "poll-ms", required_argument, NULL, OPT_POLL },
 	{ "realtime", no_argument, NULL, OPT_REALTIME },
+	{ "show", no_argument, NULL, OPT_SHOW },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -348,6 +354,18 @@ int main(int argc, char **argv)
 			break;
 		case OPT_REALTIME:
 			o.realtime = 1;
+			break;
+		case OPT_SHOW:
+		case OPT_QUIET:
+			if (cmd->fn != cmd_nl_nvme_layout) {
+				iot_err("--%s is an option of nvme-layout only",
+					c == OPT_SHOW ? "show" : "quiet");
+				return 2;
+			}
+			if (c == OPT_SHOW)
+				o.show = 1;
+			else
+				o.quiet = 1;
 			break;
 		case OPT_POLL:
 			if (parse_u64(optarg, &v, 0) || !v || v > 10000) {
