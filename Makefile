@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-# Kernels with headers installed: make modules-all builds for each of them.
-KVERS ?= $(patsubst /lib/modules/%/build,%,$(wildcard /lib/modules/*/build))
+# The kernels of the matrix (selftests/kernels) that are installed or
+# fetched: make modules-all builds for each of them.
+KVERS ?= $(shell bash -c '. $(CURDIR)/selftests/vm/kernels.sh && kern_list')
 # make check filters: TESTS="smoke ring_overwrite" KERNELS="6.12.117+deb12-amd64"
 TESTS ?=
 KERNELS ?=
@@ -31,6 +32,19 @@ deps:
 # selftests/vm/check runs .ci/install-deps itself (and times it).
 check:
 	TESTS="$(TESTS)" KERNELS="$(KERNELS)" $(CURDIR)/selftests/vm/check
+
+# Every guest test on every kernel of the matrix (hours; not run by CI):
+# run before resolving an issue that changes module/.
+check-all:
+	CHECK_ALL=1 TESTS="$(TESTS)" KERNELS="$(KERNELS)" $(CURDIR)/selftests/vm/check
+
+# Has Debian published a kernel newer than the matrix's newest?
+kernels-check:
+	$(CURDIR)/selftests/vm/kernels-check
+
+# Fetch the kernels of the matrix Debian 12 cannot install (make deps does).
+kernels:
+	$(CURDIR)/selftests/vm/fetch-kernel
 
 # The long fault-matrix runs (selftests/soak/: 10 million records through a
 # wrapping ring, 50 rounds of each loop): see Documentation/testing.rst.
@@ -156,6 +170,7 @@ clean:
 	-[ ! -f tools/fuzz/Makefile ] || $(MAKE) -C tools/fuzz clean
 	rm -rf build
 
-.PHONY: all module tools modules-all deps check soak demo bench fuzz vm-shell clean
+.PHONY: all module tools modules-all deps check check-all kernels-check kernels
+.PHONY: soak demo bench fuzz vm-shell clean
 .PHONY: man install install-module-build install-module install-tools uninstall
 .PHONY: install-dkms-src deb

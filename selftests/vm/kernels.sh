@@ -26,7 +26,7 @@ kern_matrix_lines() {
 
 # kern_core_tests - the guest tests of the "core" tier (no .sh)
 kern_core_tests() {
-	sed -n 's/^core-tests:[[:space:]]*//p' "$kern_matrix" | tr -s ' \t' '\n' |
+	sed -n 's/^core-tests:[[:space:]]*//p' "$kern_matrix" | tr -s ' \t' '\n\n' |
 		sed '/^$/d; s/\.sh$//'
 }
 
