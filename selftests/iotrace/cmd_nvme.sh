@@ -17,9 +17,9 @@
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
-require_cmd nvme fio python3
+require_cmd nvme fio python3 setpriv
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-ktap_header 27
+ktap_header 28
 
 tmp=$(mktemp -d)
 NLSEND=$IOTRACE_SRC/selftests/iotrace/nlsend
@@ -89,6 +89,16 @@ refused() {
 }
 ktap_check "a layout beyond the request data is refused (EINVAL), none in use" \
 	refused
+
+# ... and so is any layout from a process without CAP_SYS_ADMIN.
+got=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$NLSEND" \
+	nvme-layout "$A_SOFF:u32:20" "$A_SSIZE:u32:2" "$A_ROFF:u32:8" \
+	"$A_RSIZE:u32:8" 2>&1)
+log "unprivileged layout: $got"
+eperm() {
+	echo "$got" | grep -q '^errno 1 EPERM' && [ "$(nvme_line)" = "$NOLAYOUT" ]
+}
+ktap_check "an unprivileged layout is refused (EPERM)" eperm
 
 # C. The layout from nvme_core's BTF.
 "$IOTRACECTL" nvme-layout > "$tmp/layout.out" 2>&1
