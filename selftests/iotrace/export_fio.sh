@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # export_fio: "iotracectl export -f fio" of a traced fio run is an iolog
-# that fio --read_iolog replays: the replay, traced again, issues the same
+# that fio --read_iolog --replay_redirect replays: the replay, traced again, issues the same
 # sequence of operation, offset and length.
 #
 # Oracles: fio's own counts of the replay (reads, writes and bytes it
@@ -48,13 +48,15 @@ ktap_check "the iolog starts with fio's version 2 header" \
 
 echo 1 > "$IOT/$disk/clear"
 echo 1 > "$IOT/$disk/enable"
-fio --name=replay --read_iolog="$out/orig.iolog" --direct=1 \
-	--ioengine=psync --output-format=json --output="$out/replay.json"
+# the log names /dev/$disk; --replay_redirect names the target, as a
+# replay onto a scratch device would (here the same null_blk disk)
+fio --name=replay --read_iolog="$out/orig.iolog" --replay_redirect=/dev/$disk \
+	--direct=1 --ioengine=psync --output-format=json --output="$out/replay.json"
 rc=$?
 echo 0 > "$IOT/$disk/enable"
 udevadm control --start-exec-queue 2> /dev/null
 [ $rc -eq 0 ] || tail -n 5 "$out/replay.json" | sed 's/^/# fio: /'
-ktap_check "fio --read_iolog replays the export" test $rc -eq 0
+ktap_check "fio --read_iolog --replay_redirect replays the export" test $rc -eq 0
 
 ops "$out/orig.iolog" > "$out/a"
 want=$(awk '{ n[$1]++; b[$1] += $3 }

@@ -53,6 +53,7 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv);
 int cmd_record(struct iot_opts *o, int argc, char **argv);
 int cmd_list(struct iot_opts *o, int argc, char **argv);
 int cmd_inflight(struct iot_opts *o, int argc, char **argv);
+int cmd_info(struct iot_opts *o, int argc, char **argv);
 int cmd_enable(struct iot_opts *o, int argc, char **argv);
 int cmd_disable(struct iot_opts *o, int argc, char **argv);
 int cmd_clear(struct iot_opts *o, int argc, char **argv);
@@ -71,6 +72,9 @@ int cmd_nl_nvme_layout(struct iot_opts *o, int argc, char **argv);
 
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r);
 void iot_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int iot_write_error(const char *what, int err);
+int iot_out_flush(FILE *fp, const char *what);
+int iot_out_close(FILE *fp, const char *what);
 
 /* record.c: the recording loop, usable on in-memory rings (benchmark) */
 struct iot_rec_stop {

@@ -121,7 +121,8 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 			snprintf(t, sizeof(t), "%s@%llu", src->label,
 				 (unsigned long long)now);
 			iot_stats_print(stdout, &st, 1, t, NULL, 0);
-			fflush(stdout);
+			if (iot_out_flush(stdout, "standard output"))
+				break;
 			continue;
 		}
 		for (k = 0; k < IOT_NR_OPS; k++) {
@@ -147,7 +148,8 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 			printf("%10.3f %-8s %9u %10.1f %9.2f %9s %9s %9s %9s %9llu\n",
 			       now / 1e9, "-", 0, 0.0, 0.0, "-", "-", "-", "-",
 			       (unsigned long long)lost);
-		fflush(stdout);
+		if (iot_out_flush(stdout, "standard output"))
+			break;
 	}
 	iot_stats_free(&st);
 	free(cur);
@@ -212,11 +214,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		return rc;
 	}
 	if (o->disk) {
-		for (i = 0; i < src.nr_disks; i++)
-			if (!strcmp(src.disks[i].name, o->disk))
-				c.disk = i;
+		c.disk = iot_src_disk(&src, o->disk);
 		if (c.disk < 0) {
-			iot_err("%s holds no disk named %s", argv[0], o->disk);
 			iot_src_close(&src);
 			return 1;
 		}

@@ -75,7 +75,6 @@ static int cmp_start(const void *a, const void *b)
 int xset_load(struct xset *x, const struct iot_opts *o, const char *arg)
 {
 	char err[IOT_ERR_LEN];
-	unsigned int i;
 	int ret;
 
 	memset(x, 0, sizeof(*x));
@@ -86,13 +85,9 @@ int xset_load(struct xset *x, const struct iot_opts *o, const char *arg)
 		return 1;
 	}
 	if (o->disk) {
-		for (i = 0; i < x->src.nr_disks; i++)
-			if (!strcmp(x->src.disks[i].name, o->disk))
-				x->disk = i;
-		if (x->disk < 0) {
-			iot_err("%s holds no disk named %s", arg, o->disk);
+		x->disk = iot_src_disk(&x->src, o->disk);
+		if (x->disk < 0)
 			return 1;
-		}
 	}
 	ret = iot_src_read(&x->src, collect, x, err, sizeof(err));
 	if (ret) {
@@ -165,11 +160,20 @@ int export_csv(const struct xset *x, FILE *fp)
  * export_fio() - an iolog that fio --read_iolog replays.
  * @x: records (in issue order).
  * @fp: output.
- * @version: 2 (no times) or 3 (ms since the first request first).
+ * @version: 2 (no times) or 3 (microseconds since the first request
+ *	first, as fio writes and reads them).
  *
  * Reads, writes, discards (trim) and flushes (sync) of each disk, on the
  * file /dev/<disk>; other operations (passthrough, zone management) have
- * no fio equivalent and are left out, counted on stderr.
+ * no fio equivalent and are left out, counted on stderr.  fio reads
+ * "trim" lines as its documentation says, but fio 3.33 and older reject
+ * them when replaying ("bad ddir: 2"): their count is said on stderr.
+ * fio ignores --filename when replaying and opens the file the log
+ * names, so stderr says to replay with --replay_redirect.
+ *
+ * Version 3: fio sleeps between two lines for the difference of their
+ * times, but not after a line of time 0 (its previous time 0 means "no
+ * previous line"), so the times start at 1 us and the first gap is kept.
  *
  * Return: 0.
  */
@@ -180,6 +184,7 @@ int export_fio(const struct xset *x, FILE *fp, int version)
 		[IOTRACE_OP_FLUSH] = "sync", [IOTRACE_OP_DISCARD] = "trim",
 	};
 	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0, skipped = 0;
+	uint64_t trims = 0;
 	unsigned int d;
 	size_t i;
 
@@ -205,9 +210,11 @@ int export_fio(const struct xset *x, FILE *fp, int version)
 			skipped++;
 			continue;
 		}
+		if (r->op == IOTRACE_OP_DISCARD)
+			trims++;
 		if (version == 3)
 			fprintf(fp, "%llu ", (unsigned long long)
-				((xrec_start(r) - t0) / 1000000));
+				(1 + (xrec_start(r) - t0) / 1000));
 		fprintf(fp, "/dev/%s %s %llu %u\n",
 			x->src.disks[x->v[i].disk].name, act[r->op],
 			(unsigned long long)r->sector * 512, r->bytes);
@@ -217,13 +224,17 @@ int export_fio(const struct xset *x, FILE *fp, int version)
 			continue;
 		if (version == 3)
 			fprintf(fp, "%llu ", x->n ? (unsigned long long)
-				((xrec_start(&x->v[x->n - 1].r) - t0) /
-				 1000000) : 0ull);
+				(1 + (xrec_start(&x->v[x->n - 1].r) - t0) /
+				 1000) : 0ull);
 		fprintf(fp, "/dev/%s close\n", x->src.disks[d].name);
 	}
 	if (skipped)
 		fprintf(stderr, "iotracectl: export: %llu requests with no fio equivalent (passthrough, zone, write-zeroes, ...) left out\n",
 			(unsigned long long)skipped);
+	if (trims)
+		fprintf(stderr, "iotracectl: export: %llu trims (discards) in the iolog: fio 3.33 and older do not replay iolog trims (\"bad ddir: 2\"), newer fio does\n",
+			(unsigned long long)trims);
+	fprintf(stderr, "iotracectl: export: the iolog names /dev/DISK and fio replays onto it, whatever --filename says: replay with fio --read_iolog=LOG --replay_redirect=TARGET (a scratch device or file)\n");
 	return 0;
 }
 
@@ -405,11 +416,8 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 		rc = export_perfetto(&x, fp);
 	else
 		rc = export_fio(&x, fp, f[3] == '3' ? 3 : 2);
-	if (fp == stdout ? fflush(fp) || ferror(fp) : fclose(fp) != 0) {
-		iot_err("writing %s: %s", o->out ? o->out : "stdout",
-			strerror(errno));
+	if (fp != stdout && iot_out_close(fp, o->out))
 		rc = 1;
-	}
 out:
 	xset_free(&x);
 	return rc;

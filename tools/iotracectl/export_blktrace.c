@@ -190,10 +190,13 @@ static int write_cpu(const struct xset *x, const char *prefix, uint32_t cpu,
 		    (t.pdu_len && fwrite(pdu, t.pdu_len, 1, fp) != 1))
 			break;
 	}
-	if (fclose(fp) || i < nev) {
-		iot_err("writing %s: %s", path, strerror(errno));
+	if (i < nev) {
+		iot_write_error(path, errno);
+		fclose(fp);
 		return 1;
 	}
+	if (iot_out_close(fp, path))
+		return 1;
 	return 0;
 }
 

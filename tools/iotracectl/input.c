@@ -23,6 +23,16 @@ const char *iot_debugfs(void)
 	return d && *d ? d : "/sys/kernel/debug/iotrace";
 }
 
+/* What to do about a trace file the reader refused (its message in @e). */
+static const char *file_hint(const char *e)
+{
+	if (!strncmp(e, "truncated", 9))
+		return " (the file was cut short: if 'iotracectl record' is still writing it, wait for it to stop; otherwise copy the file again in full, or record again)";
+	if (!strncmp(e, "corrupt", 7))
+		return " (the file is damaged: copy it again from where it was recorded, or record again)";
+	return "";
+}
+
 /*
  * Classify and validate bytes already in memory: a trace file or a ring.
  * @s->buf and @s->len must be set.
@@ -40,7 +50,7 @@ static int classify(struct iot_src *s, char *err, size_t errlen)
 		/* validate now so that errors come before any output */
 		if (iot_file_parse(s->buf, s->len, s->fi, NULL, NULL, e,
 				   sizeof(e)))
-			return ERR("%s: %s", s->label, e), -1;
+			return ERR("%s: %s%s", s->label, e, file_hint(e)), -1;
 		s->nr_disks = s->fi->nr_disks;
 		s->disks = s->fi->disks;
 		s->counts = calloc(s->nr_disks, sizeof(*s->counts));
@@ -74,7 +84,11 @@ int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
 	s->buf = (uint8_t *)buf;
 	s->len = len;
 	s->mapped = -1;	/* not ours */
-	return classify(s, err, errlen);
+	if (classify(s, err, errlen)) {
+		iot_src_close(s);
+		return -1;
+	}
+	return 0;
 }
 
 /* Map the live ring of @disk (a name under the debugfs directory). */
@@ -127,20 +141,27 @@ int iot_map_live(const char *disk, struct iot_src *s, char *err,
 /**
  * iot_src_open() - open a DISK|FILE argument.
  * @s: source to fill.
- * @arg: a path to a trace file or ring snapshot, or a disk name.
+ * @arg: a path to a trace file or ring snapshot, "-" for one on standard
+ *	input, or a disk name.
  * @err: error message buffer.
  * @errlen: its size.
  *
  * Return: 0 or -1 with @err saying what failed and what to do.
  */
-int iot_src_open(struct iot_src *s, const char *arg, char *err,
-		 size_t errlen)
+static int src_open(struct iot_src *s, const char *arg, char *err,
+		    size_t errlen)
 {
 	struct stat st;
 	int fd;
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->label, sizeof(s->label), "%s", arg);
+	if (!strcmp(arg, "-")) {
+		snprintf(s->label, sizeof(s->label), "standard input");
+		if (iot_read_all("/dev/stdin", &s->buf, &s->len, err, errlen))
+			return -1;
+		return classify(s, err, errlen);
+	}
 	if (stat(arg, &st) || S_ISDIR(st.st_mode)) {
 		if (strchr(arg, '/'))
 			return ERR("%s: %s", arg, S_ISDIR(st.st_mode) ?
@@ -169,6 +190,17 @@ int iot_src_open(struct iot_src *s, const char *arg, char *err,
 	return classify(s, err, errlen);
 }
 
+int iot_src_open(struct iot_src *s, const char *arg, char *err,
+		 size_t errlen)
+{
+	int ret = src_open(s, arg, err, errlen);
+
+	/* nothing to close on failure: what was mapped or allocated goes */
+	if (ret)
+		iot_src_close(s);
+	return ret;
+}
+
 /**
  * iot_src_read() - hand every record of the source to @cb.
  * @s: the source.
@@ -194,10 +226,36 @@ int iot_src_read(struct iot_src *s, iot_rec_cb cb, void *arg, char *err,
 		return iot_ring_snapshot(&s->ring, 0, cb, arg, s->counts);
 	ret = iot_file_parse(s->buf, s->len, s->fi, cb, arg, e, sizeof(e));
 	if (ret < 0)
-		return ERR("%s: %s", s->label, e), -1;
+		return ERR("%s: %s%s", s->label, e, file_hint(e)), -1;
 	for (i = 0; i < s->nr_disks; i++)
 		s->counts[i] = s->fi->counts[i];
 	return ret;
+}
+
+/**
+ * iot_src_disk() - the index of disk @name in @s, for --disk.
+ * @s: the source.
+ * @name: disk name.
+ *
+ * Return: the index, or -1 after saying which disks @s holds.
+ */
+int iot_src_disk(const struct iot_src *s, const char *name)
+{
+	char list[512] = "";
+	unsigned int i;
+	size_t l;
+
+	for (i = 0; i < s->nr_disks; i++)
+		if (!strcmp(s->disks[i].name, name))
+			return (int)i;
+	for (i = 0; i < s->nr_disks; i++) {
+		l = strlen(list);
+		snprintf(list + l, sizeof(list) - l, "%s%s", i ? ", " : "",
+			 s->disks[i].name);
+	}
+	fprintf(stderr, "iotracectl: %s holds no disk named %s (it holds: %s)\n",
+		s->label, name, s->nr_disks ? list : "none");
+	return -1;
 }
 
 void iot_src_close(struct iot_src *s)

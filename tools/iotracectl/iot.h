@@ -196,6 +196,10 @@ struct iot_hist {
 };
 
 unsigned int iot_hist_index(uint64_t v);
+/* the latency bins of stats and plot: [2^(k-1), 2^k) us, bin 0 [0, 1 us) */
+#define IOT_LAT_BINS	64
+unsigned int iot_lat_bin(uint64_t ns);
+void iot_lat_bin_range(unsigned int k, uint64_t *lo, uint64_t *hi);
 int iot_hist_init(struct iot_hist *h);
 void iot_hist_free(struct iot_hist *h);
 void iot_hist_reset(struct iot_hist *h);
@@ -307,6 +311,7 @@ int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
 int iot_src_read(struct iot_src *s, iot_rec_cb cb, void *arg, char *err,
 		 size_t errlen);
 void iot_src_close(struct iot_src *s);
+int iot_src_disk(const struct iot_src *s, const char *name);
 int iot_map_live(const char *disk, struct iot_src *s, char *err,
 		 size_t errlen);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iotracectl - read and record iotrace's per-disk I/O flight recorder.
- * main(): options and the table of subcommands.
+ * main(): the table of subcommands, each with the options it takes.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -9,20 +9,115 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "cmd.h"
+
+/*
+ * The options.  Every command has its own table (struct iot_cmd.opts,
+ * a set of these bits): getopt_long() sees only the options of the
+ * command, and one it does not take is refused, naming both.
+ */
+enum {
+	OPT_OUTPUT = 'o', OPT_WRITE = 'w', OPT_HELP = 'h', OPT_FORMAT = 'f',
+	OPT_OP = 256, OPT_STATUS, OPT_LAT, OPT_SECTOR, OPT_FROM, OPT_TO,
+	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
+	OPT_REALTIME, OPT_SHOW, OPT_QUIET,
+};
+
+/* option bits of a command */
+#define O_FMT		(1u << 0)	/* -o FMT: an output format */
+#define O_OUTFILE	(1u << 1)	/* -o FILE: the output file */
+#define O_WRITE		(1u << 2)	/* -w FILE: record's trace file */
+#define O_FORMAT	(1u << 3)	/* -f FMT: export/plot format */
+#define O_OP		(1u << 4)
+#define O_STATUS	(1u << 5)
+#define O_LAT		(1u << 6)
+#define O_SECTOR	(1u << 7)
+#define O_FROMTO	(1u << 8)
+#define O_DISK		(1u << 9)
+#define O_INTERVAL	(1u << 10)
+#define O_COUNT		(1u << 11)
+#define O_DURATION	(1u << 12)
+#define O_SIZE		(1u << 13)
+#define O_POLL		(1u << 14)
+#define O_REALTIME	(1u << 15)
+#define O_SHOW		(1u << 16)	/* nvme-layout --show */
+#define O_QUIET		(1u << 17)	/* nvme-layout --quiet */
+#define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK)
+
+/**
+ * struct iot_optdef - one option: its getopt_long() entry and its help.
+ * @opt: the getopt_long() entry (name, argument, value).
+ * @bit: its O_* bit.
+ * @arg: argument name in the help ("" without one).
+ * @help: one line of help.
+ */
+struct iot_optdef {
+	struct option opt;
+	unsigned int bit;
+	const char *arg;
+	const char *help;
+};
+
+static const struct iot_optdef optdefs[] = {
+	{ { "output", required_argument, NULL, 'o' }, O_FMT, "FMT",
+	  "output format:" },
+	{ { "output", required_argument, NULL, 'o' }, O_OUTFILE, "FILE",
+	  "the output file (standard output if none or -)" },
+	{ { "write", required_argument, NULL, 'w' }, O_WRITE, "FILE",
+	  "the trace file to write (same as -o)" },
+	{ { "format", required_argument, NULL, 'f' }, O_FORMAT, "FMT",
+	  "the format:" },
+	{ { "op", required_argument, NULL, OPT_OP }, O_OP, "LIST",
+	  "only these operations (read,write,flush,discard,...,other)" },
+	{ { "status", required_argument, NULL, OPT_STATUS }, O_STATUS, "S",
+	  "ok, error, or an errno name (EIO, ETIMEDOUT, ...) or number" },
+	{ { "lat-min", required_argument, NULL, OPT_LAT }, O_LAT, "US",
+	  "only requests slower than US microseconds (0 to 1e12)" },
+	{ { "sector", required_argument, NULL, OPT_SECTOR }, O_SECTOR, "A-B",
+	  "only requests starting in sectors [A, B)" },
+	{ { "from", required_argument, NULL, OPT_FROM }, O_FROMTO, "T",
+	  "only requests completed at or after T seconds (TIME_S)" },
+	{ { "to", required_argument, NULL, OPT_TO }, O_FROMTO, "T",
+	  "only requests completed before T seconds" },
+	{ { "disk", required_argument, NULL, OPT_DISK }, O_DISK, "NAME",
+	  "only this disk of a multi-disk trace file" },
+	{ { "realtime", no_argument, NULL, OPT_REALTIME }, O_REALTIME, "",
+	  "a trace FILE's times as UTC (normal output)" },
+	{ { "interval", required_argument, NULL, OPT_INTERVAL }, O_INTERVAL,
+	  "S", "report every S seconds (a live DISK)" },
+	{ { "count", required_argument, NULL, OPT_COUNT }, O_COUNT, "N",
+	  "stop after N reports or events" },
+	{ { "duration", required_argument, NULL, OPT_DURATION }, O_DURATION,
+	  "S", "stop after S seconds" },
+	{ { "size", required_argument, NULL, OPT_SIZE }, O_SIZE, "BYTES",
+	  "stop once the file reaches BYTES (K, M, G suffixes)" },
+	{ { "poll-ms", required_argument, NULL, OPT_POLL }, O_POLL, "MS",
+	  "poll the rings every MS milliseconds (1 to 10000, default 2)" },
+	{ { "show", no_argument, NULL, OPT_SHOW }, O_SHOW, "",
+	  "print what nvme_core's BTF says, give the module nothing" },
+	{ { "quiet", no_argument, NULL, OPT_QUIET }, O_QUIET, "",
+	  "print nothing (the udev rule; the exit status tells)" },
+};
+
+#define NR_OPTDEFS	(sizeof(optdefs) / sizeof(optdefs[0]))
 
 /**
  * struct iot_cmd - one subcommand.
  * @name: its name.
  * @fn: entry point, gets the arguments after the options.
- * @fmts: output formats it accepts (bit per enum iot_fmt).
+ * @opts: the options it takes (O_* bits); --help is always there.
+ * @fmts: output formats of -o (bit per enum iot_fmt), with O_FMT.
+ * @xfmts: formats of -f, with O_FORMAT.
  * @usage: argument synopsis.
  * @help: one line of help.
  */
 struct iot_cmd {
 	const char *name;
 	int (*fn)(struct iot_opts *o, int argc, char **argv);
+	unsigned int opts;
 	unsigned int fmts;
+	const char *xfmts;
 	const char *usage;
 	const char *help;
 };
@@ -30,84 +125,184 @@ struct iot_cmd {
 #define F(x) (1u << (x))
 
 static const struct iot_cmd cmds[] = {
-	{ "list", cmd_list, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), "",
-	  "traced disks and their state" },
-	{ "show", cmd_show, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) |
-	  F(FMT_HEX) | F(FMT_BINARY), "DISK|FILE [filters]",
+	{ "list", cmd_list, O_FMT, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV),
+	  NULL, "", "traced disks and their state" },
+	{ "show", cmd_show, O_FMT | O_FILTERS | O_REALTIME,
+	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
+	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime]",
 	  "one line per request, decoded" },
-	{ "stats", cmd_stats, F(FMT_NORMAL) | F(FMT_JSON),
-	  "DISK|FILE [filters] [--interval S [--count N]]",
+	{ "stats", cmd_stats, O_FMT | O_FILTERS | O_INTERVAL | O_COUNT,
+	  F(FMT_NORMAL) | F(FMT_JSON), NULL,
+	  "DISK|FILE|- [filters] [--interval S [--count N]]",
 	  "per-operation counts, throughput, latency percentiles, histograms" },
-	{ "inflight", cmd_inflight, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV),
+	{ "info", cmd_info, O_FMT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
+	  "FILE|-", "a trace file's header: host, kernel, start/end, disks" },
+	{ "inflight", cmd_inflight, O_FMT,
+	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
 	  "DISK", "commands outstanding now, oldest first" },
-	{ "record", cmd_record, 0,
-	  "DISK... -o FILE [--duration S] [--size BYTES]",
+	{ "record", cmd_record, O_OUTFILE | O_WRITE | O_DURATION | O_SIZE |
+	  O_POLL, 0, NULL,
+	  "DISK... -o FILE [--duration S] [--size BYTES] [--poll-ms MS]",
 	  "stream live rings to a trace file" },
-	{ "enable", cmd_nl_enable, 0, "DISK...", "start tracing" },
-	{ "disable", cmd_nl_disable, 0, "DISK...", "stop tracing" },
-	{ "clear", cmd_nl_clear, 0, "DISK...", "empty the ring" },
-	{ "resize", cmd_nl_resize, 0, "DISK SIZE",
+	{ "enable", cmd_nl_enable, 0, 0, NULL, "DISK...", "start tracing" },
+	{ "disable", cmd_nl_disable, 0, 0, NULL, "DISK...", "stop tracing" },
+	{ "clear", cmd_nl_clear, 0, 0, NULL, "DISK...", "empty the ring" },
+	{ "resize", cmd_nl_resize, 0, 0, NULL, "DISK SIZE",
 	  "replace the ring by one of SIZE bytes, live (K, M, G)" },
-	{ "filter", cmd_nl_filter, 0,
+	{ "filter", cmd_nl_filter, 0, 0, NULL,
 	  "DISK [ops=L] [sectors=A-B] [min-bytes=N]|off",
 	  "record only matching requests (kernel side)" },
-	{ "state", cmd_nl_state, F(FMT_NORMAL) | F(FMT_JSON), "[DISK...]",
-	  "kernel state and counters, totals over resizes (netlink)" },
-	{ "events", cmd_nl_events, F(FMT_NORMAL) | F(FMT_JSON),
-	  "[--count N] [--duration S]",
+	{ "state", cmd_nl_state, O_FMT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
+	  "[DISK...]", "kernel state and counters, totals over resizes (netlink)" },
+	{ "events", cmd_nl_events, O_FMT | O_COUNT | O_DURATION,
+	  F(FMT_NORMAL) | F(FMT_JSON), NULL, "[--count N] [--duration S]",
 	  "print disk added/removed and ring overflow events" },
-	{ "nvme-layout", cmd_nl_nvme_layout, 0, "[--show] [--quiet]",
+	{ "nvme-layout", cmd_nl_nvme_layout, O_SHOW | O_QUIET, 0, NULL,
+	  "[--show] [--quiet]",
 	  "give the module NVMe status offsets from nvme_core's BTF" },
-	{ "export", cmd_export, 0,
-	  "DISK|FILE -f blktrace|fio|fio3|perfetto|csv [-o OUT] [filters]",
+	{ "export", cmd_export, O_FORMAT | O_OUTFILE | O_FILTERS, 0,
+	  "blktrace, fio, fio3, perfetto, csv",
+	  "DISK|FILE|- -f blktrace|fio|fio3|perfetto|csv [-o OUT] [filters]",
 	  "write the records for blkparse/btt, fio --read_iolog, Perfetto, CSV" },
-	{ "plot", cmd_plot, 0, "DISK|FILE [-f svg] [-o OUT.svg] [filters]",
+	{ "plot", cmd_plot, O_FORMAT | O_OUTFILE | O_FILTERS, 0, "svg",
+	  "DISK|FILE|- [-f svg] [-o OUT.svg] [filters]",
 	  "latency heat map, seek plot and latency histogram as SVG" },
 };
+
+#define NR_CMDS	(sizeof(cmds) / sizeof(cmds[0]))
 
 static const char *const fmt_names[] = {
 	[FMT_NORMAL] = "normal", [FMT_JSON] = "json", [FMT_CSV] = "csv",
 	[FMT_HEX] = "hex", [FMT_BINARY] = "binary",
 };
 
+#define NR_FMTS	(sizeof(fmt_names) / sizeof(fmt_names[0]))
+
 static void usage(FILE *fp)
 {
 	size_t i;
 
 	fprintf(fp, "usage: iotracectl COMMAND [options] ARGS\n\ncommands:\n");
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < NR_CMDS; i++)
 		fprintf(fp, "  %-11s %-44s %s\n", cmds[i].name, cmds[i].usage,
 			cmds[i].help);
-	fprintf(fp, "\noptions:\n"
-		"  -o, --output FMT     normal, json, csv, hex, binary (where the command has it)\n"
-		"  -o, -w FILE          record: the trace file to write\n"
-		"      --op LIST        only these operations (read,write,flush,discard,...)\n"
-		"      --status S       ok, error, or an errno name (EIO, ETIMEDOUT, ...)\n"
-		"      --lat-min US     only requests slower than US microseconds\n"
-		"      --sector A-B     only requests starting in sectors [A, B)\n"
-		"      --from T --to T  only requests completed in [T, T) seconds (TIME_S column)\n"
-		"      --disk NAME      only this disk of a multi-disk trace file\n"
-		"      --realtime       show: trace-file times as UTC (from the file's clock anchor)\n"
-		"      --show           nvme-layout: print what nvme_core's BTF says, give nothing\n"
-		"      --quiet          nvme-layout: print nothing (udev; the exit status tells)\n"
-		"      --interval S     stats: report every S seconds (live disks)\n"
-		"      --count N        stats: stop after N reports\n"
-		"      --duration S     record: stop after S seconds\n"
-		"      --size BYTES     record: stop once the file reaches BYTES (K, M, G suffixes)\n"
-		"  -f, --format FMT     export: blktrace, fio, fio3, perfetto, csv; plot: svg\n"
-		"  -o FILE              export, plot: output (stdout if none; blktrace: DIR/NAME prefix)\n"
-		"\niotracectl --version prints the tool's version and the ABI versions it reads.\n"
+	fprintf(fp, "\n'iotracectl COMMAND --help' lists the options of COMMAND.\n"
+		"iotracectl --version prints the tool's version and the ABI versions it reads.\n"
 		"A DISK is a name under $IOTRACE_DEBUGFS (default /sys/kernel/debug/iotrace).\n"
-		"A FILE is a trace file from 'record' or a ring copy (cat .../DISK/ring > FILE).\n");
+		"A FILE is a trace file from 'record' or a ring copy (cat .../DISK/ring > FILE);\n"
+		"- reads one from standard input.\n");
 }
 
-static int parse_double(const char *s, double *v)
+/* iotracectl COMMAND --help: its synopsis and its options */
+static void cmd_usage(const struct iot_cmd *cmd, FILE *fp)
+{
+	size_t i, k;
+
+	fprintf(fp, "usage: iotracectl %s %s\n%s\n", cmd->name, cmd->usage,
+		cmd->help);
+	fprintf(fp, "\noptions:\n");
+	for (i = 0; i < NR_OPTDEFS; i++) {
+		const struct iot_optdef *d = &optdefs[i];
+		char lhs[48];
+
+		if (!(cmd->opts & d->bit))
+			continue;
+		if (d->opt.val < 256)
+			snprintf(lhs, sizeof(lhs), "-%c, --%s %s", d->opt.val,
+				 d->opt.name, d->arg);
+		else
+			snprintf(lhs, sizeof(lhs), "    --%s %s", d->opt.name,
+				 d->arg);
+		fprintf(fp, "  %-24s %s", lhs, d->help);
+		if (d->bit == O_FMT)
+			for (k = 0; k < NR_FMTS; k++)
+				if (cmd->fmts & F(k))
+					fprintf(fp, " %s", fmt_names[k]);
+		if (d->bit == O_FORMAT)
+			fprintf(fp, " %s", cmd->xfmts);
+		fputc('\n', fp);
+	}
+	fprintf(fp, "  %-24s %s\n", "-h, --help", "this help");
+}
+
+/* the command that takes long option @name (or short @c), for a hint */
+static const char *who_takes(const char *name, int c)
+{
+	size_t i, k;
+
+	for (i = 0; i < NR_OPTDEFS; i++) {
+		if (name ? strcmp(optdefs[i].opt.name, name) :
+		    optdefs[i].opt.val != c)
+			continue;
+		for (k = 0; k < NR_CMDS; k++)
+			if (cmds[k].opts & optdefs[i].bit)
+				return cmds[k].name;
+	}
+	return NULL;
+}
+
+/* The option getopt_long() refused at argv[optind - 1], as typed. */
+static void bad_option(const struct iot_cmd *cmd, char **argv, int c)
+{
+	const char *arg = argv[optind - 1], *who;
+	char name[64];
+
+	if (optopt && optopt < 256 && !(arg[0] == '-' && arg[1] == '-'))
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="),
+			 arg);
+	if (c == ':') {
+		iot_err("%s %s: needs an argument (see 'iotracectl %s --help')",
+			cmd->name, name, cmd->name);
+		return;
+	}
+	who = name[1] == '-' ? who_takes(name + 2, 0) :
+	      who_takes(NULL, (unsigned char)name[1]);
+	if (who)
+		iot_err("%s does not take %s (%s does; see 'iotracectl %s --help')",
+			cmd->name, name, who, cmd->name);
+	else
+		iot_err("%s: unknown option %s (see 'iotracectl %s --help')",
+			cmd->name, name, cmd->name);
+}
+
+/* Largest values of the numeric options (each fits its uint64_t in ns). */
+#define LAT_MAX_US	1e12	/* --lat-min: 11.6 days */
+#define TIME_MAX_S	1e10	/* --from, --to: CLOCK_MONOTONIC seconds */
+#define SPAN_MAX_S	1e8	/* --interval, --duration: 3.2 years */
+
+/**
+ * parse_range() - a number of @unit in [@lo, @hi] (@lo excluded if
+ * @lo_open), or an error that names the option, the value and the range.
+ * @opt: option name, for the message.
+ * @s: the argument.
+ * @lo: smallest value.
+ * @lo_open: @lo itself is refused (a positive number).
+ * @hi: largest value.
+ * @unit: "seconds", "microseconds", for the message.
+ * @v: the value.
+ *
+ * Return: 0, or -1 after printing the error.
+ */
+static int parse_range(const char *opt, const char *s, double lo, int lo_open,
+		       double hi, const char *unit, double *v)
 {
 	char *end;
 
 	errno = 0;
 	*v = strtod(s, &end);
-	return errno || end == s || *end || isnan(*v) || *v < 0 ? -1 : 0;
+	if (end == s || *end || isnan(*v)) {
+		iot_err("--%s %s: not a number of %s", opt, s, unit);
+		return -1;
+	}
+	if (errno || !isfinite(*v) || *v > hi || *v < lo ||
+	    (lo_open && *v <= lo)) {
+		iot_err("--%s %s: out of range (%s%.15g to %.15g %s)", opt, s,
+			lo_open ? "more than " : "", lo, hi, unit);
+		return -1;
+	}
+	return 0;
 }
 
 static int parse_u64(const char *s, uint64_t *v, int suffixes)
@@ -180,6 +375,11 @@ static int parse_ops(struct iot_opts *o, const char *s)
 	     tok = strtok_r(NULL, ",", &save)) {
 		int op = iot_op_parse(tok);
 
+		if (!strcasecmp(tok, "other")) {
+			/* what stats counts in its "other" row */
+			o->op_mask |= 1u << (IOT_NR_OPS - 1);
+			continue;
+		}
 		if (op < 0) {
 			ret = -1;
 			break;
@@ -190,105 +390,136 @@ static int parse_ops(struct iot_opts *o, const char *s)
 	return ret;
 }
 
-enum {
-	OPT_OP = 256, OPT_STATUS, OPT_LAT, OPT_SECTOR, OPT_FROM, OPT_TO,
-	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
-	OPT_REALTIME, OPT_SHOW, OPT_QUIET,
-};
 
-static const struct option long_opts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "write", required_argument, NULL, 'w' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "op", required_argument, NULL, OPT_OP },
-	{ "status", required_argument, NULL, OPT_STATUS },
-	{ "lat-min", required_argument, NULL, OPT_LAT },
-	{ "sector", required_argument, NULL, OPT_SECTOR },
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ "to", required_argument, NULL, OPT_TO },
-	{ "disk", required_argument, NULL, OPT_DISK },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "count", required_argument, NULL, OPT_COUNT },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "size", required_argument, NULL, OPT_SIZE },
-	{ "poll-ms", required_argument, NULL, OPT_POLL },
-	{ "realtime", no_argument, NULL, OPT_REALTIME },
-	{ "show", no_argument, NULL, OPT_SHOW },
-	{ "quiet", no_argument, NULL, OPT_QUIET },
-	{ NULL, 0, NULL, 0 },
-};
+/* -o FMT: a format the command has */
+static int parse_fmt(const struct iot_cmd *cmd, struct iot_opts *o,
+		     const char *fmt)
+{
+	char list[64] = "";
+	size_t i;
+
+	for (i = 0; i < NR_FMTS; i++)
+		if (!strcmp(fmt, fmt_names[i]))
+			break;
+	if (i < NR_FMTS && (cmd->fmts & F(i))) {
+		o->fmt = (enum iot_fmt)i;
+		return 0;
+	}
+	for (i = 0; i < NR_FMTS; i++)
+		if (cmd->fmts & F(i)) {
+			strcat(list, " ");
+			strcat(list, fmt_names[i]);
+		}
+	iot_err("%s -o %s: not a format of this command (it has:%s)",
+		cmd->name, fmt, list);
+	return -1;
+}
 
 int main(int argc, char **argv)
 {
 	struct iot_opts o = {
 		.sec_hi = UINT64_MAX, .to_ns = UINT64_MAX, .poll_ms = 2,
 	};
+	struct option lopts[NR_OPTDEFS + 2];
+	char sopts[16] = ":h";
 	const struct iot_cmd *cmd = NULL;
-	const char *fmt = NULL;
+	unsigned int seen = 0;
+	size_t i, n = 0;
 	double d;
 	uint64_t v;
-	size_t i;
 	int c;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		return argc < 2 ? 2 : iot_out_close(stdout, "standard output");
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("iotracectl %s (ring ABI %u.%u, trace file %u.%u, netlink %u)\n",
 		       IOTRACE_VERSION, IOTRACE_ABI_MAJOR, IOTRACE_ABI_MINOR,
 		       IOTRACE_FILE_MAJOR, IOTRACE_FILE_MINOR,
 		       IOTRACE_GENL_VERSION);
-		return 0;
+		return iot_out_close(stdout, "standard output");
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
+	/* iotracectl help COMMAND = iotracectl COMMAND --help */
+	c = !strcmp(argv[1], "help") ? 2 : 1;
+	for (i = 0; i < NR_CMDS; i++)
+		if (!strcmp(argv[c], cmds[i].name))
 			cmd = &cmds[i];
 	if (!cmd) {
 		iot_err("unknown command '%s' (run 'iotracectl --help' for the list)",
-			argv[1]);
+			argv[c]);
 		return 2;
 	}
+	if (c == 2) {
+		cmd_usage(cmd, stdout);
+		return iot_out_close(stdout, "standard output");
+	}
+	/* this command's option table */
+	for (i = 0; i < NR_OPTDEFS; i++) {
+		const struct iot_optdef *od = &optdefs[i];
+
+		if (!(cmd->opts & od->bit))
+			continue;
+		lopts[n++] = od->opt;
+		if (od->opt.val < 256 && !strchr(sopts, od->opt.val)) {
+			size_t l = strlen(sopts);
+
+			sopts[l] = (char)od->opt.val;
+			sopts[l + 1] = ':';
+			sopts[l + 2] = 0;
+		}
+	}
+	lopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	lopts[n] = (struct option){ NULL, 0, NULL, 0 };
 	argc--;
 	argv++;
+	opterr = 0;
 	/* options may come after positional arguments */
-	while ((c = getopt_long(argc, argv, "o:w:hf:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			fmt = optarg;
-			break;
+			if (cmd->opts & O_FMT) {
+				if (parse_fmt(cmd, &o, optarg))
+					return 2;
+				break;
+			}
+			/* -o FILE */
+			__attribute__((fallthrough));
 		case 'w':
+			if (o.out) {
+				iot_err("%s: give the output file once (-o FILE%s)",
+					cmd->name,
+					cmd->opts & O_WRITE ? " or -w FILE" : "");
+				return 2;
+			}
 			o.out = optarg;
 			break;
 		case 'f':
 			o.xfmt = optarg;
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			cmd_usage(cmd, stdout);
+			return iot_out_close(stdout, "standard output");
 		case OPT_OP:
 			if (parse_ops(&o, optarg)) {
-				iot_err("--op %s: unknown operation (use read, write, flush, discard, secerase, wzeroes, drv_in, drv_out, ...)",
+				iot_err("--op %s: unknown operation (use read, write, flush, discard, secerase, wzeroes, zopen, zclose, zfinish, zappend, zreset, zresetall, drv_in, drv_out or other)",
 					optarg);
 				return 2;
 			}
 			break;
 		case OPT_STATUS:
 			if (parse_status(&o, optarg)) {
-				iot_err("--status %s: use ok, error, an errno name like EIO, or a number",
+				iot_err("--status %s: use ok, error, an errno name like EIO, or a number (1 to 4095)",
 					optarg);
 				return 2;
 			}
 			break;
 		case OPT_LAT:
-			if (parse_double(optarg, &d)) {
-				iot_err("--lat-min %s: not a number of microseconds",
-					optarg);
+			if (parse_range("lat-min", optarg, 0, 0, LAT_MAX_US,
+					"microseconds", &d))
 				return 2;
-			}
-			o.lat_min_ns = (uint64_t)(d * 1000.0);
+			o.lat_min_ns = (uint64_t)llround(d * 1000.0);
 			o.have_lat = 1;
 			break;
 		case OPT_SECTOR: {
@@ -309,11 +540,9 @@ int main(int argc, char **argv)
 		}
 		case OPT_FROM:
 		case OPT_TO:
-			if (parse_double(optarg, &d)) {
-				iot_err("--%s %s: not a time in seconds",
-					c == OPT_FROM ? "from" : "to", optarg);
+			if (parse_range(c == OPT_FROM ? "from" : "to", optarg,
+					0, 0, TIME_MAX_S, "seconds", &d))
 				return 2;
-			}
 			if (c == OPT_FROM)
 				o.from_ns = (uint64_t)llround(d * 1e9);
 			else
@@ -323,31 +552,28 @@ int main(int argc, char **argv)
 			o.disk = optarg;
 			break;
 		case OPT_INTERVAL:
-			if (parse_double(optarg, &o.interval) ||
-			    o.interval <= 0) {
-				iot_err("--interval %s: a positive number of seconds",
-					optarg);
+			if (parse_range("interval", optarg, 0, 1, SPAN_MAX_S,
+					"seconds", &o.interval))
 				return 2;
-			}
 			break;
 		case OPT_COUNT:
 			if (parse_u64(optarg, &v, 0) || !v || v > 1000000000) {
-				iot_err("--count %s: a positive number", optarg);
-				return 2;
-			}
-			o.count = (long)v;
-			break;
-		case OPT_DURATION:
-			if (parse_double(optarg, &o.duration) ||
-			    o.duration <= 0) {
-				iot_err("--duration %s: a positive number of seconds",
+				iot_err("--count %s: a whole number from 1 to 1000000000",
 					optarg);
 				return 2;
 			}
+			o.count = (long)v;
+			seen |= O_COUNT;
+			break;
+		case OPT_DURATION:
+			if (parse_range("duration", optarg, 0, 1, SPAN_MAX_S,
+					"seconds", &o.duration))
+				return 2;
 			break;
 		case OPT_SIZE:
-			if (parse_u64(optarg, &o.size, 1) || !o.size) {
-				iot_err("--size %s: a positive byte count (K, M, G suffixes)",
+			if (parse_u64(optarg, &o.size, 1) || !o.size ||
+			    o.size > (1ull << 50)) {
+				iot_err("--size %s: a byte count from 1 to 1048576G (K, M, G suffixes)",
 					optarg);
 				return 2;
 			}
@@ -356,26 +582,21 @@ int main(int argc, char **argv)
 			o.realtime = 1;
 			break;
 		case OPT_SHOW:
+			o.show = 1;
+			break;
 		case OPT_QUIET:
-			if (cmd->fn != cmd_nl_nvme_layout) {
-				iot_err("--%s is an option of nvme-layout only",
-					c == OPT_SHOW ? "show" : "quiet");
-				return 2;
-			}
-			if (c == OPT_SHOW)
-				o.show = 1;
-			else
-				o.quiet = 1;
+			o.quiet = 1;
 			break;
 		case OPT_POLL:
 			if (parse_u64(optarg, &v, 0) || !v || v > 10000) {
-				iot_err("--poll-ms %s: 1 to 10000", optarg);
+				iot_err("--poll-ms %s: out of range (1 to 10000 milliseconds)",
+					optarg);
 				return 2;
 			}
 			o.poll_ms = (unsigned int)v;
 			break;
-		default:
-			iot_err("run 'iotracectl --help' for the options");
+		default:	/* '?' or ':' */
+			bad_option(cmd, argv, c);
 			return 2;
 		}
 	}
@@ -383,50 +604,20 @@ int main(int argc, char **argv)
 		iot_err("--from must be before --to");
 		return 2;
 	}
-	if (fmt && cmd->fn == cmd_record) {
-		/* record -o FILE: the output is the trace file */
-		if (o.out) {
-			iot_err("record: give the trace file once (-o FILE or -w FILE)");
-			return 2;
-		}
-		o.out = fmt;
-		fmt = NULL;
-	}
-	if (cmd->fn == cmd_export || cmd->fn == cmd_plot) {
-		/* export/plot -o FILE: the output file */
-		if (fmt && o.out) {
-			iot_err("%s: give the output once (-o FILE)", cmd->name);
-			return 2;
-		}
-		if (fmt)
-			o.out = fmt;
-		fmt = NULL;
-	} else if (o.xfmt) {
-		iot_err("%s has no -f option (only export and plot have)",
+	/* options that only mean something together */
+	if ((seen & O_COUNT) && (cmd->opts & O_INTERVAL) && !o.interval) {
+		iot_err("%s --count N: counts the reports of --interval S, give both",
 			cmd->name);
 		return 2;
 	}
-	if (fmt) {
-		for (i = 0; i < sizeof(fmt_names) / sizeof(fmt_names[0]); i++)
-			if (!strcmp(fmt, fmt_names[i]))
-				break;
-		if (i == sizeof(fmt_names) / sizeof(fmt_names[0]) ||
-		    !(cmd->fmts & F(i))) {
-			char list[64] = "";
-
-			for (i = 0; i < sizeof(fmt_names) / sizeof(fmt_names[0]); i++)
-				if (cmd->fmts & F(i)) {
-					strcat(list, " ");
-					strcat(list, fmt_names[i]);
-				}
-			if (!cmd->fmts)
-				iot_err("%s has no -o output format", cmd->name);
-			else
-				iot_err("%s -o %s: not a format of this command (it has:%s)",
-					cmd->name, fmt, list);
-			return 2;
-		}
-		o.fmt = (enum iot_fmt)i;
+	if (o.realtime && o.fmt != FMT_NORMAL) {
+		iot_err("%s --realtime: only the normal output has wall-clock times (-o %s has nanosecond fields)",
+			cmd->name, fmt_names[o.fmt]);
+		return 2;
 	}
-	return cmd->fn(&o, argc - optind, argv + optind);
+	c = cmd->fn(&o, argc - optind, argv + optind);
+	/* one place for every command: a failed write of stdout fails */
+	if (iot_out_close(stdout, "standard output") && !c)
+		c = 1;
+	return c;
 }

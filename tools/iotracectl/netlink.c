@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -489,26 +490,28 @@ static int parse_size(const char *s, uint64_t *v)
 {
 	char *end;
 	unsigned long long x;
+	int sh = 0;
 
 	errno = 0;
 	if (!*s || *s == '-')
 		return -1;
 	x = strtoull(s, &end, 0);
-	if (errno)
+	if (errno || end == s)
 		return -1;
 	switch (*end) {
 	case 'k': case 'K':
-		x <<= 10, end++;
+		sh = 10, end++;
 		break;
 	case 'm': case 'M':
-		x <<= 20, end++;
+		sh = 20, end++;
 		break;
 	case 'g': case 'G':
-		x <<= 30, end++;
+		sh = 30, end++;
 		break;
 	}
-	if (*end)
+	if (*end || x > (ULLONG_MAX >> sh))
 		return -1;
+	x <<= sh;
 	*v = x;
 	return 0;
 }
@@ -525,6 +528,7 @@ int cmd_nl_resize(struct iot_opts *o, int argc, char **argv)
 	int ret;
 
 	(void)o;
+	/* the kernel checks the range (and says so): only refuse garbage */
 	if (argc != 2 || parse_size(argv[1], &size)) {
 		iot_err("resize DISK SIZE: SIZE in bytes, K, M or G suffixes (64K to 1G, at least a page per CPU)");
 		return 2;
@@ -753,7 +757,8 @@ static int ev_on_valid(struct nl_msg *msg, void *arg)
 			printf(" %s=%" PRIu64, nl_attr_names[i], v);
 	}
 	printf(ev->o->fmt == FMT_JSON ? "}\n" : "\n");
-	fflush(stdout);
+	if (iot_out_flush(stdout, "standard output"))
+		return NL_STOP;
 	ev->seen++;
 	return NL_OK;
 }
@@ -821,7 +826,8 @@ int cmd_nl_events(struct iot_opts *o, int argc, char **argv)
 		end = mono_now() + o->duration;
 	/* ready: a script may now start what it wants to watch */
 	fprintf(stderr, "iotracectl: listening for iotrace events\n");
-	while (!ev_stop && (!o->count || ev.seen < o->count)) {
+	while (!ev_stop && (!o->count || ev.seen < o->count) &&
+	       !ferror(stdout)) {
 		struct pollfd p = { .fd = nl_socket_get_fd(nl.sk),
 				    .events = POLLIN };
 		int ms = 200;

@@ -225,8 +225,8 @@ static int seek_plot(FILE *fp, const struct xset *x, uint64_t t0,
 
 static void hist_panel(FILE *fp, const struct xset *x, int y0)
 {
-	uint64_t h[64] = { 0 }, mx = 0, n = 0;
-	int lo = 64, hi = -1, k;
+	uint64_t h[IOT_LAT_BINS] = { 0 }, mx = 0, n = 0, blo, bhi;
+	int lo = IOT_LAT_BINS, hi = -1, k;
 	char title[256], lab[32];
 	double bw;
 	size_t i;
@@ -238,13 +238,13 @@ static void hist_panel(FILE *fp, const struct xset *x, int y0)
 		if (!xrec_has_lat(r))
 			continue;
 		l = r->complete_ns - r->issue_ns;
-		k = l ? 63 - __builtin_clzll(l) : 0;
+		k = (int)iot_lat_bin(l);	/* the bins of stats */
 		h[k]++;
 		n++;
 		lo = k < lo ? k : lo;
 		hi = k > hi ? k : hi;
 	}
-	for (k = 0; k < 64; k++)
+	for (k = 0; k < IOT_LAT_BINS; k++)
 		mx = h[k] > mx ? h[k] : mx;
 	snprintf(title, sizeof(title),
 		 "Latency histogram: requests per power-of-two latency range (%llu requests)",
@@ -260,15 +260,20 @@ static void hist_panel(FILE *fp, const struct xset *x, int y0)
 		double bh = mx ? (double)h[k] / mx * (PH - 20) : 0;
 		double bx = PL + (k - lo) * bw;
 
-		dur_label((double)(1ull << k), lab, sizeof(lab));
-		fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#1f5fbf\"/>",
-			bx + 2, PH - bh, bw - 4, bh);
+		iot_lat_bin_range((unsigned int)k, &blo, &bhi);
+		dur_label((double)blo, lab, sizeof(lab));
+		fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#1f5fbf\"><title>%s",
+			bx + 2, PH - bh, bw - 4, bh, lab);
+		dur_label((double)bhi, lab, sizeof(lab));
+		fprintf(fp, " to %s: %llu requests</title></rect>", lab,
+			(unsigned long long)h[k]);
+		dur_label((double)blo, lab, sizeof(lab));
 		fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" class=\"c\">%llu</text>",
 			bx + bw / 2, PH - bh - 4, (unsigned long long)h[k]);
 		fprintf(fp, "<text x=\"%.1f\" y=\"%d\" class=\"c\">%s</text>\n",
 			bx + bw / 2, PH + 18, lab);
 	}
-	fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"c\">latency, issue to completion (bar: from this value to twice it)</text>\n",
+	fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"c\">latency, issue to completion (bar: from this value to twice it; the bins of stats)</text>\n",
 		PL + PW / 2, PH + 36);
 	fprintf(fp, "<text transform=\"translate(20,%d) rotate(-90)\" class=\"c\">requests</text>\n",
 		PH / 2);
@@ -345,10 +350,8 @@ int cmd_plot(struct iot_opts *o, int argc, char **argv)
 		goto out;
 	}
 	rc = plot_svg(&x, fp);
-	if (fp == stdout ? fflush(fp) || ferror(fp) : fclose(fp) != 0) {
-		iot_err("writing %s failed", o->out ? o->out : "stdout");
+	if (fp != stdout && iot_out_close(fp, o->out))
 		rc = 1;
-	}
 out:
 	xset_free(&x);
 	return rc;

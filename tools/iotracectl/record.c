@@ -105,7 +105,8 @@ static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
  * @err: error message buffer.
  * @errlen: its size.
  *
- * Return: 0 or -1 with @err set.
+ * Return: 0, -1 with @err set, or -3 when writing @fp failed (@err says
+ * why).
  */
 int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		     unsigned int nr, FILE *fp, const struct iot_rec_stop *st,
@@ -119,7 +120,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	struct utsname u;
 	uint8_t *buf = NULL;
 	unsigned int i;
-	int ret = -1, last = 0, live;
+	int ret = -1, last = 0, live, werr = 0;
 
 	if (!parts || !gen || !done)
 		goto nomem;
@@ -240,7 +241,9 @@ nomem:
 	ERR("out of memory");
 	goto out;
 wfail:
-	ERR("write error: %s", strerror(errno));
+	werr = errno ? errno : EIO;
+	ERR("%s", strerror(werr));
+	ret = -3;	/* a failed write */
 out:
 	if (parts)
 		for (i = 0; i < nr; i++)
@@ -249,6 +252,8 @@ out:
 	free(gen);
 	free(done);
 	free(buf);
+	if (werr)
+		errno = werr;
 	return ret;
 }
 
@@ -270,7 +275,7 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 	struct sigaction sa;
 	char err[IOT_ERR_LEN];
 	FILE *fp = NULL;
-	int i, opened = 0, rc = 1;
+	int i, opened = 0, rc = 1, ret;
 
 	if (!argc || !o->out) {
 		iot_err("record needs DISK... and -o FILE (the trace file to write)");
@@ -322,8 +327,14 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 			(uint64_t)(o->duration * 1e9);
 	st.max_bytes = o->size;
 	st.poll_ms = o->poll_ms;
-	if (iot_record_rings(rings, disks, argc, fp, &st, counts, err,
-			     sizeof(err))) {
+	ret = iot_record_rings(rings, disks, argc, fp, &st, counts, err,
+			       sizeof(err));
+	if (ret == -3) {
+		iot_write_error(fp == stdout ? "standard output" : o->out,
+				errno);
+		goto out;
+	}
+	if (ret) {
 		iot_err("record: %s: %s", o->out, err);
 		goto out;
 	}
@@ -336,10 +347,8 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 			(unsigned long long)counts[i].dropped);
 	rc = 0;
 out:
-	if (fp && fp != stdout && fclose(fp) && !rc) {
-		iot_err("record: %s: %s", o->out, strerror(errno));
+	if (fp && fp != stdout && iot_out_close(fp, o->out))
 		rc = 1;
-	}
 	for (i = 0; i < opened; i++)
 		if (src[i].mapped == 1)
 			iot_src_close(&src[i]);

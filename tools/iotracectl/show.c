@@ -278,16 +278,6 @@ static void print_csv(const struct show_ctx *c)
 	}
 }
 
-static int find_disk(const struct iot_src *s, const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->nr_disks; i++)
-		if (!strcmp(s->disks[i].name, name))
-			return i;
-	return -1;
-}
-
 int cmd_show(struct iot_opts *o, int argc, char **argv)
 {
 	struct show_ctx c = { .o = o, .disk = -1 };
@@ -309,10 +299,15 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 		iot_err("%s", err);
 		return 1;
 	}
+	if (o->realtime && !src.is_file) {
+		iot_err("show --realtime: %s is not a trace file: only a trace file's header has the clock anchor that gives wall-clock times",
+			argv[0]);
+		iot_src_close(&src);
+		return 2;
+	}
 	if (o->disk) {
-		c.disk = find_disk(&src, o->disk);
+		c.disk = iot_src_disk(&src, o->disk);
 		if (c.disk < 0) {
-			iot_err("%s holds no disk named %s", argv[0], o->disk);
 			iot_src_close(&src);
 			return 1;
 		}
@@ -325,7 +320,8 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 		iot_src_close(&src);
 		return 1;
 	}
-	qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
 	switch (o->fmt) {
 	case FMT_NORMAL:
 		print_normal(&c, src.nr_disks > 1);
@@ -351,5 +347,5 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 			argv[0], (unsigned long long)skipped);
 	free(c.v);
 	iot_src_close(&src);
-	return fflush(stdout) ? 1 : 0;
+	return 0;
 }

@@ -149,6 +149,27 @@ static unsigned int log2_bucket(uint64_t v)
 	return k > 63 ? 63 : k;
 }
 
+/**
+ * iot_lat_bin() - the latency histogram bin of @ns, the one definition
+ * that stats (text and "lat_log2_us" in JSON) and plot use.
+ * @ns: latency, nanoseconds.
+ *
+ * Bin 0 holds [0, 1) us, bin k >= 1 holds [2^(k-1), 2^k) us.
+ *
+ * Return: the bin, 0 to IOT_LAT_BINS - 1.
+ */
+unsigned int iot_lat_bin(uint64_t ns)
+{
+	return log2_bucket(ns / 1000);
+}
+
+/* The bounds of latency bin @k in ns: [*lo, *hi). */
+void iot_lat_bin_range(unsigned int k, uint64_t *lo, uint64_t *hi)
+{
+	*lo = k ? (1ull << (k - 1)) * 1000 : 0;
+	*hi = k < 63 ? (1ull << k) * 1000 : UINT64_MAX;
+}
+
 /* Account one record. */
 void iot_stats_add(struct iot_stats *s, const struct iotrace_record *r)
 {
@@ -173,7 +194,7 @@ void iot_stats_add(struct iot_stats *s, const struct iotrace_record *r)
 			r->complete_ns - r->issue_ns : 0;
 
 		iot_hist_add(&o->lat, lat);
-		o->lat_log2[log2_bucket(lat / 1000)]++;
+		o->lat_log2[iot_lat_bin(lat)]++;
 	}
 	if (r->rflags & IOTRACE_RF_QUEUE_VALID) {
 		o->queue_sum += r->queue_ns;
@@ -256,8 +277,9 @@ static void print_log2(FILE *fp, const char *what, const uint64_t *b,
 		int w = (int)((b[i] * 40 + max - 1) / max);
 
 		if (ns) {
-			fmt_ns(l, sizeof(l), low * 1000);
-			fmt_ns(h, sizeof(h), high * 1000);
+			iot_lat_bin_range((unsigned int)i, &low, &high);
+			fmt_ns(l, sizeof(l), low);
+			fmt_ns(h, sizeof(h), high);
 		} else {
 			fmt_size(l, sizeof(l), low);
 			fmt_size(h, sizeof(h), high);

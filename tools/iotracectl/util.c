@@ -98,6 +98,69 @@ void iot_csv_str(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+static int iot_write_failed;
+
+/**
+ * iot_write_error() - report a failed write, once per run.
+ * @what: what was being written ("standard output", a file name).
+ * @err: the errno (0: unknown, said as EIO).
+ *
+ * Every command words it the same way: "iotracectl: writing WHAT: ERROR".
+ *
+ * Return: 1, the exit status of a failed write.
+ */
+int iot_write_error(const char *what, int err)
+{
+	if (!iot_write_failed)
+		iot_err("writing %s: %s", what, strerror(err ? err : EIO));
+	iot_write_failed = 1;
+	return 1;
+}
+
+/**
+ * iot_out_flush() - flush a stream mid-run (live output), reporting a
+ * failed write at once, while its errno is known.
+ * @fp: the stream.
+ * @what: what it is, for the message.
+ *
+ * Return: 0, or 1 after reporting the failed write: stop writing.
+ */
+int iot_out_flush(FILE *fp, const char *what)
+{
+	errno = 0;
+	if (fflush(fp))
+		return iot_write_error(what, errno);
+	if (ferror(fp))
+		return iot_write_error(what, 0);
+	return 0;
+}
+
+/**
+ * iot_out_close() - finish an output stream: flush it, check its error
+ * flag and close it (stdout is flushed and checked, then closed by main).
+ * @fp: the stream.
+ * @what: what it is, for the message.
+ *
+ * Return: 0, or 1 after reporting the failed write (iot_write_error()).
+ */
+int iot_out_close(FILE *fp, const char *what)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(fp))
+		err = errno ? errno : EIO;
+	else if (ferror(fp))
+		err = EIO;
+	if (fp == stdout) {
+		if (!err && fclose(stdout))
+			err = errno ? errno : EIO;
+	} else if (fclose(fp) && !err) {
+		err = errno ? errno : EIO;
+	}
+	return err || iot_write_failed ? iot_write_error(what, err) : 0;
+}
+
 /* Print "iotracectl: <message>" on stderr. */
 void iot_err(const char *fmt, ...)
 {

@@ -56,6 +56,8 @@ head -c 1000 "$T/f.trace" > "$T/trunc.trace"
 printf 'hello, this is not a trace\n' > "$T/foreign"
 : > "$T/empty"
 cp "$T/f.trace" "$T/major2.trace"
+cp "$T/f.trace" "$T/corrupt.trace"
+printf '\007\000\000\000' | dd of="$T/corrupt.trace" bs=1 seek=16 conv=notrunc 2>/dev/null
 printf '\002\000\000\000' | dd of="$T/major2.trace" bs=1 seek=8 conv=notrunc 2>/dev/null
 export IOTRACE_DEBUGFS="$T/dfs"
 
@@ -192,6 +194,21 @@ assert r.tag == "{http://www.w3.org/2000/svg}svg"
 s = open(sys.argv[1]).read()
 assert "href" not in s and "<script" not in s' "$T/p.svg" 2>> "$T/err"
 	result $? "plot_svg_well_formed_self_contained$SFX" "$T/err"
+	# plot's latency histogram has the bins and counts of stats
+	"$BIN" stats -o json "$T/r.ring" > "$T/st.json" 2>> "$T/err" &&
+	python3 -c 'import json, re, sys
+st = json.load(open(sys.argv[1]))
+b = [0] * 64
+for o in st["ops"].values():
+	for k, n in enumerate(o.get("lat_log2_us", [])):
+		b[k] += n
+nz = [k for k in range(64) if b[k]]
+want = b[nz[0]:nz[-1] + 1]
+svg = open(sys.argv[2]).read()
+svg = svg[svg.index("Latency histogram"):]
+got = [int(n) for n in re.findall(r"fill=\"#1f5fbf\".*?<text[^>]*>(\d+)</text>", svg)]
+assert got == want, ("plot", got, "stats", want)' "$T/st.json" "$T/p.svg" 2>> "$T/err"
+	result $? "plot_histogram_bins_are_stats_bins$SFX" "$T/err"
 	if command -v rsvg-convert > /dev/null; then
 		rsvg-convert "$T/p.svg" -o "$T/p.png" 2> "$T/err" &&
 			[ "$(head -c 4 "$T/p.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ]
@@ -223,10 +240,10 @@ print(n)' "$T/r.ring" "$T/pc.ring" > "$T/npc" 2> "$T/err"
 	result $? "export_blktrace_passthrough_cdb_payload$SFX ($npc records, $pd D, $pcc C)" "$T/err"
 	# fio parses and replays both iolog versions (on a sparse file)
 	for v in fio fio3; do
-		"$BIN" export -f $v --op read,write "$T/r.ring" 2> "$T/err" |
-			sed "s|/dev/nullb0|$T/fio.dat|" > "$T/r.$v"
+		"$BIN" export -f $v --op read,write "$T/r.ring" > "$T/r.$v" 2> "$T/err"
 		rm -f "$T/fio.dat" && truncate -s 80G "$T/fio.dat" &&
 		fio --name=replay --read_iolog="$T/r.$v" --ioengine=psync \
+			--replay_redirect="$T/fio.dat" \
 			--output-format=json --output="$T/fio.json" >> "$T/err" 2>&1 &&
 		want=$(awk '$(NF - 2) == "read" { r++ } $(NF - 2) == "write" { w++ }
 			    END { print r + 0, w + 0 }' "$T/r.$v") &&
@@ -237,6 +254,27 @@ print(j["read"]["total_ios"], j["write"]["total_ios"])' "$T/fio.json") &&
 		result $? "export_${v}_replayed_by_fio$SFX (${want:-?} / ${got:-?})" "$T/err"
 		rm -f "$T/fio.dat"
 	done
+	# the log names /dev/DISK: export says once to replay with --replay_redirect
+	"$BIN" export -f fio "$T/r.ring" > /dev/null 2> "$T/err"
+	[ "$(grep -c -- '--replay_redirect=' "$T/err")" = 1 ]
+	result $? "export_fio_says_replay_redirect$SFX" "$T/err"
+	# trims: as many as the log holds, said once (fio <= 3.33 drops them)
+	"$BIN" export -f fio "$T/r.ring" > "$T/r.fio" 2> "$T/err"
+	ntrim=$(awk '$2 == "trim"' "$T/r.fio" | wc -l)
+	[ "$ntrim" -gt 0 ] && [ "$(grep -c 'trims' "$T/err")" = 1 ] &&
+		grep -q "export: $ntrim trims" "$T/err"
+	result $? "export_fio_trims_counted$SFX ($ntrim trims)" "$T/err"
+	# iolog v3 times are microseconds (as fio writes them), from 1
+	"$BIN" export -f fio3 --op read,write "$T/r.ring" > "$T/r.fio3" 2> /dev/null
+	"$BIN" export -f csv --op read,write "$T/r.ring" > "$T/r.csv" 2>> "$T/err"
+	span=$(python3 -c 'import csv, sys
+s = [int(r["complete_ns"] if int(r["rflags"], 16) & 0x80 else r["issue_ns"])
+     for r in csv.DictReader(open(sys.argv[1]))]
+print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
+	got=$(awk '$3 == "read" || $3 == "write" { t = $1 } END { print t }' "$T/r.fio3")
+	first=$(awk '$3 == "read" || $3 == "write" { print $1; exit }' "$T/r.fio3")
+	[ "$span" -gt 1000 ] && [ "$got" = "$span" ] && [ "$first" = 1 ]
+	result $? "export_fio3_times_in_us$SFX (last $got, span $span us)" "$T/r.fio3"
 	# a filter that keeps nothing: every format still valid
 	rm -rf "$T/e" && mkdir "$T/e" &&
 	"$BIN" export -f blktrace --op zopen -o "$T/e/e" "$T/r.ring" 2> "$T/err" &&
@@ -248,10 +286,94 @@ print(j["read"]["total_ios"], j["write"]["total_ios"])' "$T/fio.json") &&
 	[ "$("$BIN" export -f csv --op zopen "$T/r.ring" | wc -l)" = 1 ] &&
 	[ ! -s "$T/err" ]
 	result $? "export_plot_empty_selection$SFX" "$T/err"
+	# a failed write: said once, the same way by every command, exit 1
+	wfull() { # wfull NAME WHAT ARGS... (stdout to /dev/full)
+		name=$1
+		what=$2
+		shift 2
+		(cd "$T" && "$ROOT/$BIN" "$@") > /dev/full 2> "$T/err"
+		rc=$?
+		if [ $rc = 1 ] &&
+		   [ "$(grep -c 'writing' "$T/err")" = 1 ] &&
+		   grep -qx "iotracectl: writing $what: No space left on device" "$T/err"; then
+			result 0 "write_error_$name$SFX"
+		else
+			echo "exit $rc, wanted 1 and one 'writing $what: No space left on device':" > "$T/why"
+			cat "$T/err" >> "$T/why"
+			result 1 "write_error_$name$SFX" "$T/why"
+		fi
+	}
+	wfull stats_file "standard output" stats f.trace
+	wfull stats_json "standard output" stats -o json r.ring
+	wfull stats_interval "standard output" stats --interval 0.05 --count 3 nullb0
+	wfull show_ring "standard output" show r.ring
+	wfull show_file "standard output" show f.trace
+	wfull show_csv "standard output" show -o csv f.trace
+	wfull list "standard output" list
+	wfull inflight "standard output" inflight nullb0
+	wfull export_csv "standard output" export -f csv r.ring
+	wfull export_fio "standard output" export -f fio r.ring
+	wfull export_perfetto_file /dev/full export -f perfetto -o /dev/full r.ring
+	wfull plot "standard output" plot r.ring
+	wfull plot_file /dev/full plot -o /dev/full r.ring
+	wfull record_file /dev/full record nullb0 -o /dev/full --duration 0.1
+	# every command has its own --help (and help COMMAND)
+	cmdlist=$("$BIN" --help | awk '/^commands:/ { c = 1; next } /^$/ { c = 0 } c { print $1 }')
+	: > "$T/why"
+	for c in $cmdlist; do
+		"$BIN" $c --help > "$T/out" 2>> "$T/why" &&
+			head -1 "$T/out" | grep -q "^usage: iotracectl $c " &&
+			grep -q -- '-h, --help' "$T/out" &&
+			"$BIN" help $c | cmp -s - "$T/out" ||
+			echo "$c --help:" "$(head -1 "$T/out")" >> "$T/why"
+	done
+	[ -n "$cmdlist" ] && [ ! -s "$T/why" ]
+	result $? "every_command_has_its_help$SFX" "$T/why"
+	# --op other: what stats counts in its "other" row
+	"$BIN" show --op other "$T/r.ring" > /dev/null 2> "$T/err" &&
+		"$BIN" stats --op other,read "$T/r.ring" > /dev/null 2>> "$T/err"
+	result $? "op_other_accepted$SFX" "$T/err"
+	# - reads a trace file or ring from standard input
+	"$BIN" show "$T/f.trace" > "$T/a" 2>&1
+	"$BIN" show - < "$T/f.trace" > "$T/b" 2>&1
+	cat "$T/r.ring" | "$BIN" stats - > "$T/c" 2>&1
+	diff -u "$T/a" "$T/b" > "$T/diff" 2>&1 && grep -q '^standard input: ' "$T/c"
+	result $? "show_stdin$SFX" "$T/diff"
+	golden info_file.txt info f.trace
+	golden info_multidisk.json info -o json f2.trace
+	# error paths free what they allocated (LeakSanitizer in the _san build)
+	: > "$T/why"
+	for args in "show trunc.trace" "stats corrupt.trace" "info major2.trace" \
+		    "show --disk nosuch f2.trace" "stats --disk nosuch f2.trace" \
+		    "export -f csv --disk nosuch f2.trace" "plot -o /nonexistent/p.svg r.ring" \
+		    "export -f blktrace -o /nonexistent/bt r.ring" "record nullb0 nosuch -o rl.trace" \
+		    "show foreign" "show empty" "inflight nosuch" "info r.ring"; do
+		(cd "$T" && "$ROOT/$BIN" $args) > /dev/null 2> "$T/err"
+		grep -q 'LeakSanitizer' "$T/err" && echo "leak: $args" >> "$T/why"
+	done
+	[ ! -s "$T/why" ]
+	result $? "error_paths_do_not_leak$SFX" "$T/why"
 	refuse export_format "unknown format" export -f tar r.ring
 	refuse export_blktrace_no_out "give their prefix" export -f blktrace r.ring
 	refuse plot_format "use svg" plot -f png r.ring
-	refuse f_elsewhere "no -f option" show -f csv r.ring
+	refuse f_elsewhere "show does not take -f (export does" show -f csv r.ring
+	# each command its own options: what it does not take is refused
+	refuse show_interval "show does not take --interval" show f.trace --interval 1
+	refuse show_duration "show does not take --duration" show f.trace --duration 5
+	refuse show_count "show does not take --count" show f.trace --count 3
+	refuse export_count "export does not take --count" export -f csv --count 3 f.trace
+	refuse list_op "list does not take --op" list --op read
+	refuse record_format "record does not take -f" record nullb0 -o x.trace -f csv
+	refuse unknown_option "show: unknown option --bogus" show --bogus r.ring
+	refuse missing_argument "needs an argument" show r.ring --op
+	refuse stats_count_alone "give both" stats --count 3 r.ring
+	refuse realtime_json "only the normal output" show --realtime -o json f.trace
+	refuse realtime_ring "not a trace file" show --realtime r.ring
+	refuse info_ring "not a trace file" info r.ring
+	refuse disk_nosuch "holds no disk named nosuch (it holds: disk0, disk1)" show --disk nosuch f2.trace
+	refuse disk_nosuch_export "(it holds: disk0, disk1)" export -f csv --disk nosuch f2.trace
+	refuse truncated_what_to_do "copy the file again" show trunc.trace
+	refuse corrupt_what_to_do "the file is damaged" stats corrupt.trace
 	refuse foreign "not an iotrace" show foreign
 	refuse truncated "truncated trace file" stats trunc.trace
 	refuse major2 "version 2.0 is not supported" show major2.trace
@@ -262,12 +384,41 @@ print(j["read"]["total_ios"], j["write"]["total_ios"])' "$T/fio.json") &&
 	refuse bad_format "not a format of this command" stats -o hex r.ring
 	refuse bad_op "unknown operation" show --op bogus r.ring
 	refuse bad_sector "START-END" show --sector 5 r.ring
+	refuse lat_min_huge "lat-min 1e20: out of range" show --lat-min 1e20 r.ring
+	refuse lat_min_inf "lat-min inf: out of range" stats --lat-min inf r.ring
+	refuse lat_min_negative "out of range" export -f csv --lat-min -5 r.ring
+	refuse from_huge "from 1e30: out of range" show --from 1e30 r.ring
+	refuse to_nan "not a number" show --to nan r.ring
+	refuse duration_inf "duration inf: out of range" events --duration inf
+	refuse size_overflow "size" record nullb0 -o rx.trace --size 99999999999G
+	refuse resize_overflow "64K to 1G" resize nullb0 17179869184G
 	refuse interval_on_file "needs a live DISK" stats --interval 1 r.ring
 	refuse record_no_out "record needs" record nullb0
 done
 for f in foreign trunc.trace major2.trace; do
 	iotracectl/iotracectl show "$T/$f" 2>&1 | head -1 | sed 's/^/# /'
 done
+
+# 4. documentation: every fio replay example redirects the replay
+grep -n -- '--read_iolog' ../README ../Documentation/*.rst | grep -v -- '--replay_redirect' > "$T/replay"
+[ ! -s "$T/replay" ]
+result $? doc_fio_replay_examples_redirect "$T/replay"
+
+# the man page documents every command of the dispatch table and every
+# long option of every command
+B=iotracectl/iotracectl
+: > "$T/undoc"
+for c in $($B --help | awk '/^commands:/ { c = 1; next } /^$/ { c = 0 } c { print $1 }'); do
+	grep -q -- "\*\*$c\*\*" ../Documentation/iotracectl.rst ||
+		echo "command $c" >> "$T/undoc"
+	for opt in $($B $c --help | sed -n '/^options:/,$p' |
+		     grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -q -- "\*\*$opt\*\*" ../Documentation/iotracectl.rst ||
+			echo "option $c $opt" >> "$T/undoc"
+	done
+done
+[ ! -s "$T/undoc" ]
+result $? doc_man_page_has_every_command_and_option "$T/undoc"
 
 # 5. the reStructuredText documentation parses without a warning
 if python3 -c 'import docutils' 2> /dev/null; then

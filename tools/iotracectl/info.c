@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * info: what a trace file's header and trailer say: host, kernel release,
+ * wall-clock start and end, the disks and the chunks.
+ */
+#include <string.h>
+#include <time.h>
+#include "cmd.h"
+
+/* A header string (not always NUL-terminated) into @out. */
+static void hdr_str(char *out, size_t len, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, s, n);
+	out[n] = 0;
+}
+
+/* CLOCK_REALTIME ns as "YYYY-MM-DDTHH:MM:SS.uuuuuuZ". */
+static void utc_str(char *out, size_t len, uint64_t real_ns)
+{
+	time_t sec = (time_t)(real_ns / 1000000000ull);
+	struct tm tm;
+	char buf[32];
+
+	if (!gmtime_r(&sec, &tm)) {
+		snprintf(out, len, "?");
+		return;
+	}
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, len, "%s.%06lluZ", buf,
+		 (unsigned long long)(real_ns % 1000000000ull) / 1000);
+}
+
+int cmd_info(struct iot_opts *o, int argc, char **argv)
+{
+	char err[IOT_ERR_LEN], host[IOTRACE_FILE_STR_LEN + 1];
+	char rel[IOTRACE_FILE_STR_LEN + 1], start[48], end[48];
+	const struct iotrace_file_hdr *h;
+	const struct iot_file_info *fi;
+	struct iot_src src;
+	unsigned int i;
+
+	if (argc != 1) {
+		iot_err("info needs one trace FILE argument (or - for standard input)");
+		return 2;
+	}
+	if (iot_src_open(&src, argv[0], err, sizeof(err))) {
+		iot_err("%s", err);
+		return 1;
+	}
+	if (!src.is_file) {
+		iot_err("info: %s is a %s, not a trace file: only trace files written by 'iotracectl record' have a header with host, kernel and times ('iotracectl stats %s' describes a ring)",
+			argv[0], src.live ? "live disk" : "ring copy", argv[0]);
+		iot_src_close(&src);
+		return 1;
+	}
+	fi = src.fi;
+	h = &fi->hdr;
+	hdr_str(host, sizeof(host), h->host, sizeof(h->host));
+	hdr_str(rel, sizeof(rel), h->release, sizeof(h->release));
+	utc_str(start, sizeof(start), h->anchor_real_ns);
+	if (fi->has_trailer)
+		utc_str(end, sizeof(end), fi->trailer.end_real_ns);
+	if (o->fmt == FMT_JSON) {
+		printf("{\"file\":");
+		iot_json_str(stdout, argv[0]);
+		printf(",\"version\":\"%u.%u\",\"host\":", h->major, h->minor);
+		iot_json_str(stdout, host);
+		printf(",\"release\":");
+		iot_json_str(stdout, rel);
+		printf(",\"start_utc\":\"%s\",\"start_real_ns\":%llu,\"start_mono_ns\":%llu",
+		       start, (unsigned long long)h->anchor_real_ns,
+		       (unsigned long long)h->anchor_mono_ns);
+		if (fi->has_trailer)
+			printf(",\"end_utc\":\"%s\",\"end_real_ns\":%llu,\"end_mono_ns\":%llu",
+			       end, (unsigned long long)fi->trailer.end_real_ns,
+			       (unsigned long long)fi->trailer.end_mono_ns);
+		else
+			printf(",\"end_utc\":null");
+		printf(",\"chunks\":%llu,\"gaps\":%llu,\"disks\":[",
+		       (unsigned long long)fi->chunks,
+		       (unsigned long long)fi->gaps);
+		for (i = 0; i < fi->nr_disks; i++) {
+			const struct iot_disk *d = &fi->disks[i];
+
+			printf("%s{\"name\":", i ? "," : "");
+			iot_json_str(stdout, d->name);
+			printf(",\"dev\":\"%u:%u\",\"logical_block_size\":%u,\"nr_parts\":%u,\"part_records\":%u}",
+			       d->dev_major, d->dev_minor, d->lbs, d->nr_parts,
+			       d->part_records);
+		}
+		printf("]}\n");
+		iot_src_close(&src);
+		return 0;
+	}
+	printf("file:     %s\n", argv[0]);
+	printf("version:  %u.%u\n", h->major, h->minor);
+	printf("host:     %s\n", host);
+	printf("kernel:   %s\n", rel);
+	printf("start:    %s (CLOCK_MONOTONIC %llu.%06llu s)\n", start,
+	       (unsigned long long)(h->anchor_mono_ns / 1000000000ull),
+	       (unsigned long long)(h->anchor_mono_ns % 1000000000ull) / 1000);
+	if (fi->has_trailer)
+		printf("end:      %s (CLOCK_MONOTONIC %llu.%06llu s, %.3f s recorded)\n",
+		       end,
+		       (unsigned long long)(fi->trailer.end_mono_ns / 1000000000ull),
+		       (unsigned long long)(fi->trailer.end_mono_ns % 1000000000ull) / 1000,
+		       fi->trailer.end_mono_ns >= h->anchor_mono_ns ?
+		       (fi->trailer.end_mono_ns - h->anchor_mono_ns) / 1e9 : 0.0);
+	else
+		printf("end:      - (no trailer: the recording did not finish)\n");
+	printf("chunks:   %llu (%llu sequence gaps)\n",
+	       (unsigned long long)fi->chunks, (unsigned long long)fi->gaps);
+	printf("disks:    %u\n", fi->nr_disks);
+	for (i = 0; i < fi->nr_disks; i++) {
+		const struct iot_disk *d = &fi->disks[i];
+
+		printf("  %-16s dev %u:%u, %u-byte blocks, ring of %u parts x %u records\n",
+		       d->name, d->dev_major, d->dev_minor, d->lbs,
+		       d->nr_parts, d->part_records);
+	}
+	iot_src_close(&src);
+	return 0;
+}
