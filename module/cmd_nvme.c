@@ -142,6 +142,11 @@ int iotrace_nvme_set_layout(bool set, u32 soff, u32 ssize, u32 roff,
 		pr_info("iotrace: NVMe status layout cleared\n");
 		return 0;
 	}
+	/* 16-bit offsets, and no sum below can wrap */
+	if (soff > U16_MAX - sizeof(u64) || roff > U16_MAX - sizeof(u64)) {
+		NL_SET_ERR_MSG(extack, "offset beyond any request PDU");
+		return -EINVAL;
+	}
 	if (ssize != sizeof(u16) || soff % sizeof(u16)) {
 		NL_SET_ERR_MSG(extack, "the status must be an aligned u16");
 		return -EINVAL;
@@ -157,10 +162,6 @@ int iotrace_nvme_set_layout(bool set, u32 soff, u32 ssize, u32 roff,
 		return -EINVAL;
 	}
 	end = max(soff + ssize, roff + rsize);
-	if (end > U16_MAX) {
-		NL_SET_ERR_MSG(extack, "offset beyond any request PDU");
-		return -EINVAL;
-	}
 	mutex_lock(&iotrace_mutex);
 	list_for_each_entry(d, &iotrace_disks, node) {
 		struct request_queue *q;
