@@ -83,11 +83,16 @@ cmd_size_max=$(( 65536 - 16 ))
 got=$("$NLSEND" nvme-layout "$A_SOFF:u32:$cmd_size_max" "$A_SSIZE:u32:2" \
 	"$A_ROFF:u32:8" "$A_RSIZE:u32:8" 2>&1)
 log "bogus layout (status @$cmd_size_max): $got"
+# an offset that would wrap around when its size is added
+got2=$("$NLSEND" nvme-layout "$A_SOFF:u32:4294967294" "$A_SSIZE:u32:2" \
+	"$A_ROFF:u32:8" "$A_RSIZE:u32:8" 2>&1)
+log "bogus layout (status @4294967294): $got2"
 refused() {
 	echo "$got" | grep -q '^errno 22 EINVAL.*request data' &&
+		echo "$got2" | grep -q '^errno 22 EINVAL.*beyond any request' &&
 		[ "$(nvme_line)" = "$NOLAYOUT" ]
 }
-ktap_check "a layout beyond the request data is refused (EINVAL), none in use" \
+ktap_check "layouts beyond the request data are refused (EINVAL), none in use" \
 	refused
 
 # ... and so is any layout from a process without CAP_SYS_ADMIN.
