@@ -91,6 +91,8 @@ PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 INCLUDEDIR ?= $(PREFIX)/include
+# udev reads /etc/udev/rules.d and /usr/lib/udev/rules.d, not $(PREFIX)
+UDEVRULESDIR ?= /etc/udev/rules.d
 INSTALL_MOD_PATH ?=
 INSTALL_MOD_DIR ?= extra
 DESTDIR ?=
@@ -136,6 +138,11 @@ install-tools: $(MAN8)
 	$(MAKE) -C tools install DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR)
 	install -D -m 644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/iotracectl.8
 	install -D -m 644 uapi/linux/iotrace.h $(DESTDIR)$(INCLUDEDIR)/linux/iotrace.h
+	@# the NVMe status layout, from nvme_core's BTF, whenever it or iotrace loads
+	mkdir -p $(DESTDIR)$(UDEVRULESDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|' tools/udev/60-iotrace.rules.in > \
+		$(DESTDIR)$(UDEVRULESDIR)/60-iotrace.rules
+	chmod 644 $(DESTDIR)$(UDEVRULESDIR)/60-iotrace.rules
 
 install: install-module install-tools
 
@@ -145,6 +152,7 @@ uninstall:
 	$(if $(DESTDIR),,[ ! -d /lib/modules/$(INST_KVER) ] || depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(INST_KVER))
 	$(MAKE) -C tools uninstall DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR)
 	rm -f $(DESTDIR)$(MANDIR)/man8/iotracectl.8 $(DESTDIR)$(INCLUDEDIR)/linux/iotrace.h
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-iotrace.rules
 
 # The module's sources as DKMS wants them: $(DESTDIR)/usr/src/iotrace-<VERSION>/
 # with dkms.conf (version filled in).  Then, as root:

@@ -19,6 +19,7 @@ struct nvme_command;
 struct scsi_cmnd;
 struct ata_queued_cmd;
 struct seq_file;
+struct netlink_ext_ack;
 
 /* modtp.c */
 int iotrace_cmd_attach(void);
@@ -29,7 +30,12 @@ void iotrace_cmd_show(struct seq_file *m);
 void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 			    struct nvme_command *cmd);
 void iotrace_nvme_complete_rq(void *data, struct request *rq);
-bool iotrace_nvme_status_supported(void);
+int iotrace_nvme_set_layout(bool set, u32 soff, u32 ssize, u32 roff,
+			    u32 rsize, struct netlink_ext_ack *extack);
+bool iotrace_nvme_get_layout(u32 *soff, u32 *roff, u32 *rsize);
+void iotrace_nvme_show(struct seq_file *m);
+int iotrace_nvme_init(void);
+void iotrace_nvme_exit(void);
 
 /* cmd_scsi.c */
 void iotrace_scsi_cmd_start(void *data, struct scsi_cmnd *cmd);

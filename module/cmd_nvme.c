@@ -3,11 +3,25 @@
  * iotrace - NVMe commands: the 64-byte submission entry as the driver
  * built it (nvme_setup_cmd) and the completion status and dword 0
  * (nvme_complete_rq).
+ *
+ * The status and result live in the nvme driver's private struct
+ * nvme_request, the first member of every NVMe request's PDU, whose layout
+ * no header package ships and which changes between kernels.  iotrace does
+ * not guess it: user space reads the offsets of its status and result from
+ * the running nvme_core's own BTF (/sys/kernel/btf/nvme_core) and gives
+ * them with IOTRACE_CMD_SET_NVME_LAYOUT ("iotracectl nvme-layout").  Until
+ * then, and after nvme_core went away, no NVMe status is recorded.
  */
 #include <linux/kernel.h>
+#include <linux/atomic.h>
 #include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/module.h>
+#include <linux/notifier.h>
 #include <linux/nvme.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
+#include <net/netlink.h>
 #include "iotrace.h"
 #include "cmd.h"
 
@@ -15,42 +29,22 @@
 #define IOTRACE_NVME_ADDR_OFF	16
 #define IOTRACE_NVME_ADDR_LEN	24
 
-/**
- * struct iotrace_nvme_req_head - the first members of the nvme driver's
- *	private struct nvme_request, which every NVMe request's PDU starts with.
- * @cmd: the command (not used: an address).
- * @result: completion dword 0 (and 1), as the controller returned it.
- * @genctr: command id generation counter.
- * @retries: driver retries.
- * @flags: NVME_REQ_* flags.
- * @status: completion status field shifted right by one (phase tag
- *	dropped): SC 7:0, SCT 10:8, CRD 12:11, M 13, DNR 14; or a host-side
- *	status the driver made up (e.g. aborted by a reset).
- *
- * Checked identical up to @status in Debian's 6.1.y and 6.12.y
- * drivers/nvme/host/nvme.h (6.12 adds members only after @status).  Read
- * only when IOTRACE_NVME_REQ_VERIFIED.
- */
-struct iotrace_nvme_req_head {
-	struct nvme_command	*cmd;
-	union nvme_result	result;
-	u8			genctr;
-	u8			retries;
-	u8			flags;
-	u16			status;
-};
-
+/* The status field shifted right by one (phase tag dropped), 15 bits. */
 #define IOTRACE_NVME_STATUS_MASK	0x7fff
 
-/**
- * iotrace_nvme_status_supported() - whether NVMe status is recorded.
- *
- * Return: true on a kernel whose struct nvme_request layout was verified.
+/*
+ * The layout, one atomic64 so that a probe never sees half of an update:
+ * bits 0-15 status offset, 16-31 result offset, 32-39 result size,
+ * bit 63 set when a layout was given.  The status is always a u16.
  */
-bool iotrace_nvme_status_supported(void)
-{
-	return IOTRACE_NVME_REQ_VERIFIED;
-}
+#define IOTRACE_NVME_L_VALID	BIT_ULL(63)
+#define IOTRACE_NVME_L_SOFF(l)	((u32)((l) & 0xffff))
+#define IOTRACE_NVME_L_ROFF(l)	((u32)(((l) >> 16) & 0xffff))
+#define IOTRACE_NVME_L_RSIZE(l)	((u32)(((l) >> 32) & 0xff))
+
+static atomic64_t iotrace_nvme_layout = ATOMIC64_INIT(0);
+/* Completions whose PDU was too small for the layout: not recorded. */
+static atomic_long_t iotrace_nvme_refused = ATOMIC_LONG_INIT(0);
 
 /**
  * iotrace_nvme_setup_cmd() - probe on nvme_setup_cmd: capture the entry.
@@ -81,18 +75,196 @@ void iotrace_nvme_setup_cmd(void *data, struct request *rq,
  * iotrace_nvme_complete_rq() - probe on nvme_complete_rq: the status.
  * @data: unused.
  * @rq: the request, before the block layer completes (or retries) it.
+ *
+ * Reads the status and result at the offsets user space took from the
+ * running nvme_core's BTF, and only when both lie inside the request's
+ * PDU (the tag set's cmd_size): never outside the driver's data.
  */
 void iotrace_nvme_complete_rq(void *data, struct request *rq)
 {
-	const struct iotrace_nvme_req_head *nr;
+	u64 l = atomic64_read(&iotrace_nvme_layout);
+	const u8 *pdu;
+	u32 soff, roff, end;
 	u16 status;
+	u32 result;
 
-	if (!IOTRACE_NVME_REQ_VERIFIED)
+	if (!(l & IOTRACE_NVME_L_VALID))
 		return;
-	nr = blk_mq_rq_to_pdu(rq);
-	status = READ_ONCE(nr->status) & IOTRACE_NVME_STATUS_MASK;
+	soff = IOTRACE_NVME_L_SOFF(l);
+	roff = IOTRACE_NVME_L_ROFF(l);
+	end = max(soff + (u32)sizeof(u16), roff + IOTRACE_NVME_L_RSIZE(l));
+	if (!rq->q->tag_set || end > rq->q->tag_set->cmd_size) {
+		atomic_long_inc(&iotrace_nvme_refused);
+		return;
+	}
+	pdu = blk_mq_rq_to_pdu(rq);
+	status = READ_ONCE(*(const u16 *)(pdu + soff)) &
+		IOTRACE_NVME_STATUS_MASK;
+	/* union nvme_result: its __le32 u32 at offset 0 is dword 0 */
+	result = le32_to_cpu(READ_ONCE(*(const __le32 *)(pdu + roff)));
 	preempt_disable_notrace();
-	iotrace_note_status(rq, status, le32_to_cpu(nr->result.u32),
+	iotrace_note_status(rq, status, result,
 			    status ? IOTRACE_RF_ERROR : 0);
 	preempt_enable_notrace();
+}
+
+/* An NVMe namespace's gendisk: its block device operations are nvme_core's. */
+static bool iotrace_nvme_disk(struct gendisk *gd)
+{
+	const struct module *owner = gd->fops ? gd->fops->owner : NULL;
+
+	return owner && !strcmp(owner->name, "nvme_core");
+}
+
+/**
+ * iotrace_nvme_set_layout() - use a layout of struct nvme_request, or none.
+ * @set: false to forget the layout (then the other arguments are unused).
+ * @soff: byte offset of its status (a u16).
+ * @ssize: size of the status: 2.
+ * @roff: byte offset of its result (union nvme_result).
+ * @rsize: size of the result: 4 or 8 (dword 0 is read).
+ * @extack: for the reason of a refusal.
+ *
+ * Refused, with nothing changed: a status that is not a u16, a result
+ * smaller than its dword 0 or above 8 bytes, misaligned members, members
+ * that overlap, or that do not fit in the PDU of an NVMe disk iotrace
+ * traces now (its tag set's cmd_size).  Each completion checks its own
+ * tag set again.
+ *
+ * Context: process; takes iotrace_mutex.
+ * Return: 0 or -EINVAL.
+ */
+int iotrace_nvme_set_layout(bool set, u32 soff, u32 ssize, u32 roff,
+			    u32 rsize, struct netlink_ext_ack *extack)
+{
+	struct iotrace_disk *d;
+	u32 end;
+	int ret = 0;
+
+	if (!set) {
+		atomic64_set(&iotrace_nvme_layout, 0);
+		pr_info("iotrace: NVMe status layout cleared\n");
+		return 0;
+	}
+	/* 16-bit offsets, and no sum below can wrap */
+	if (soff > U16_MAX - sizeof(u64) || roff > U16_MAX - sizeof(u64)) {
+		NL_SET_ERR_MSG(extack, "offset beyond any request PDU");
+		return -EINVAL;
+	}
+	if (ssize != sizeof(u16) || soff % sizeof(u16)) {
+		NL_SET_ERR_MSG(extack, "the status must be an aligned u16");
+		return -EINVAL;
+	}
+	if ((rsize != sizeof(u32) && rsize != sizeof(u64)) ||
+	    roff % sizeof(u32)) {
+		NL_SET_ERR_MSG(extack,
+			       "the result must be 4 or 8 bytes, 4-byte aligned");
+		return -EINVAL;
+	}
+	if (soff < roff + rsize && roff < soff + ssize) {
+		NL_SET_ERR_MSG(extack, "status and result overlap");
+		return -EINVAL;
+	}
+	end = max(soff + ssize, roff + rsize);
+	mutex_lock(&iotrace_mutex);
+	list_for_each_entry(d, &iotrace_disks, node) {
+		struct request_queue *q;
+
+		/* attached: the gendisk lives until its ring is detached */
+		if (!d->attached || !d->gd || !iotrace_nvme_disk(d->gd))
+			continue;
+		q = d->gd->queue;
+		if (q && q->tag_set && end > q->tag_set->cmd_size) {
+			NL_SET_ERR_MSG(extack,
+				       "layout beyond the request data (cmd_size) of a traced NVMe disk");
+			pr_warn("iotrace: NVMe layout refused: ends at byte %u, %s has %u bytes of request data\n",
+				end, d->name, q->tag_set->cmd_size);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	if (!ret) {
+		atomic64_set(&iotrace_nvme_layout, IOTRACE_NVME_L_VALID |
+			     (u64)rsize << 32 | (u64)roff << 16 | soff);
+		pr_info("iotrace: NVMe status layout from BTF: status @%u, result @%u\n",
+			soff, roff);
+	}
+	mutex_unlock(&iotrace_mutex);
+	return ret;
+}
+
+/**
+ * iotrace_nvme_get_layout() - the layout in use.
+ * @soff: its status offset.
+ * @roff: its result offset.
+ * @rsize: its result size.
+ *
+ * Return: true if there is one (then the outputs are set).
+ */
+bool iotrace_nvme_get_layout(u32 *soff, u32 *roff, u32 *rsize)
+{
+	u64 l = atomic64_read(&iotrace_nvme_layout);
+
+	if (!(l & IOTRACE_NVME_L_VALID))
+		return false;
+	*soff = IOTRACE_NVME_L_SOFF(l);
+	*roff = IOTRACE_NVME_L_ROFF(l);
+	*rsize = IOTRACE_NVME_L_RSIZE(l);
+	return true;
+}
+
+/**
+ * iotrace_nvme_show() - whether NVMe status is recorded, and why not.
+ * @m: the seq_file (the global status file).
+ */
+void iotrace_nvme_show(struct seq_file *m)
+{
+	u32 soff, roff, rsize;
+
+	if (iotrace_nvme_get_layout(&soff, &roff, &rsize))
+		seq_printf(m, "nvme_status: recorded (layout from BTF: status @%u, result @%u)\n",
+			   soff, roff);
+	else
+		seq_puts(m, "nvme_status: not recorded: no layout given (iotracectl nvme-layout; needs /sys/kernel/btf/nvme_core)\n");
+	seq_printf(m, "nvme_status_refused: %lu\n",
+		   atomic_long_read(&iotrace_nvme_refused));
+}
+
+/*
+ * The layout belongs to the nvme_core that was loaded when user space read
+ * its BTF: forget it when that module goes (the udev rule gives it again
+ * when nvme_core comes back).
+ */
+static int iotrace_nvme_module_notify(struct notifier_block *nb,
+				      unsigned long val, void *data)
+{
+	struct module *mod = data;
+
+	if (val == MODULE_STATE_GOING && !strcmp(mod->name, "nvme_core") &&
+	    (atomic64_read(&iotrace_nvme_layout) & IOTRACE_NVME_L_VALID)) {
+		atomic64_set(&iotrace_nvme_layout, 0);
+		pr_info("iotrace: nvme_core unloaded: NVMe status layout cleared\n");
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block iotrace_nvme_module_nb = {
+	.notifier_call = iotrace_nvme_module_notify,
+};
+
+/**
+ * iotrace_nvme_init() - watch nvme_core going away, for the whole life of
+ *	iotrace (the tracepoint notifier only exists while a disk is
+ *	enabled).
+ *
+ * Return: 0 or the errno of register_module_notifier().
+ */
+int iotrace_nvme_init(void)
+{
+	return register_module_notifier(&iotrace_nvme_module_nb);
+}
+
+void iotrace_nvme_exit(void)
+{
+	unregister_module_notifier(&iotrace_nvme_module_nb);
 }

@@ -174,9 +174,12 @@ static int __init iotrace_init(void)
 	ret = iotrace_debugfs_init();
 	if (ret)
 		return ret;
-	ret = iotrace_netlink_init();
+	ret = iotrace_nvme_init();
 	if (ret)
 		goto err_debugfs;
+	ret = iotrace_netlink_init();
+	if (ret)
+		goto err_nvme;
 	ret = iotrace_disks_init();
 	if (ret)
 		goto err_netlink;
@@ -189,6 +192,8 @@ err_disks:
 	iotrace_disks_exit();
 err_netlink:
 	iotrace_netlink_exit();
+err_nvme:
+	iotrace_nvme_exit();
 err_debugfs:
 	iotrace_debugfs_exit();
 	return ret;
@@ -198,6 +203,7 @@ static void __exit iotrace_exit(void)
 {
 	iotrace_disks_exit();
 	iotrace_netlink_exit();
+	iotrace_nvme_exit();
 	iotrace_debugfs_exit();
 }
 

@@ -24,7 +24,6 @@
 #include <linux/notifier.h>
 #include <linux/seq_file.h>
 #include <linux/tracepoint.h>
-#include <linux/utsname.h>
 #include "iotrace.h"
 #include "cmd.h"
 
@@ -258,10 +257,6 @@ void iotrace_cmd_show(struct seq_file *m)
 	seq_printf(m, "cmd_module_attach: %u\ncmd_module_detach: %u\n",
 		   iotrace_modtp_comings, iotrace_modtp_goings);
 	mutex_unlock(&iotrace_modtp_lock);
-	if (iotrace_nvme_status_supported())
-		seq_puts(m, "nvme_status: supported\n");
-	else
-		seq_printf(m, "nvme_status: unsupported (layout not verified for %s)\n",
-			   init_utsname()->release);
+	iotrace_nvme_show(m);
 	seq_printf(m, "nvme_ctrl_rings: %u\n", iotrace_ctrls_count());
 }

@@ -29,6 +29,7 @@
 #include <net/netlink.h>
 #include "iotrace.h"
 #include "compat.h"
+#include "cmd.h"
 
 /**
  * struct iotrace_retired - a ring replaced by a resize while a reader had
@@ -75,6 +76,12 @@ static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_FILTER_SECTOR_MAX]	= { .type = NLA_U64 },
 	/* at most SZ_1G, checked by the handler */
 	[IOTRACE_A_FILTER_MIN_BYTES]	= { .type = NLA_U32 },
+	/* checked by iotrace_nvme_set_layout() */
+	[IOTRACE_A_NVME_STATUS_OFF]	= { .type = NLA_U32 },
+	[IOTRACE_A_NVME_STATUS_SIZE]	= { .type = NLA_U32 },
+	[IOTRACE_A_NVME_RESULT_OFF]	= { .type = NLA_U32 },
+	[IOTRACE_A_NVME_RESULT_SIZE]	= { .type = NLA_U32 },
+	[IOTRACE_A_NVME_STATUS]		= { .type = NLA_REJECT },
 };
 
 /**
@@ -221,6 +228,8 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	struct iotrace_counts c;
 	struct iotrace_totals *t = &d->totals;
 	u64 held, rec, ovw, drop, filt;
+	u32 soff, roff, rsize;
+	bool layout;
 	void *hdr;
 
 	hdr = genlmsg_put(skb, portid, seq, &iotrace_nl_family, flags, cmd);
@@ -265,6 +274,15 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	    iotrace_nl_put_u64(skb, IOTRACE_A_FILTER_SECTOR_MAX,
 			       d->filter.sector_max) ||
 	    nla_put_u32(skb, IOTRACE_A_FILTER_MIN_BYTES, d->filter.min_bytes))
+		goto err;
+	layout = iotrace_nvme_get_layout(&soff, &roff, &rsize);
+	if (nla_put_u8(skb, IOTRACE_A_NVME_STATUS, layout))
+		goto err;
+	if (layout &&
+	    (nla_put_u32(skb, IOTRACE_A_NVME_STATUS_OFF, soff) ||
+	     nla_put_u32(skb, IOTRACE_A_NVME_STATUS_SIZE, sizeof(u16)) ||
+	     nla_put_u32(skb, IOTRACE_A_NVME_RESULT_OFF, roff) ||
+	     nla_put_u32(skb, IOTRACE_A_NVME_RESULT_SIZE, rsize)))
 		goto err;
 done:
 	genlmsg_end(skb, hdr);
@@ -630,6 +648,43 @@ out:
 	return ret;
 }
 
+static int iotrace_nl_set_nvme_layout(struct sk_buff *skb,
+				      struct genl_info *info)
+{
+	static const int attrs[] = {
+		IOTRACE_A_NVME_STATUS_OFF, IOTRACE_A_NVME_STATUS_SIZE,
+		IOTRACE_A_NVME_RESULT_OFF, IOTRACE_A_NVME_RESULT_SIZE,
+	};
+	struct nlattr **tb = info->attrs;
+	unsigned int i, n = 0;
+	int ret;
+
+	ret = iotrace_nl_admin(skb, info);
+	if (ret)
+		return ret;
+	if (tb[IOTRACE_A_DISK_NAME]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[IOTRACE_A_DISK_NAME],
+				    "the NVMe layout is global: no disk name");
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(attrs); i++)
+		n += !!tb[attrs[i]];
+	if (!n)
+		return iotrace_nvme_set_layout(false, 0, 0, 0, 0,
+					       info->extack);
+	if (n != ARRAY_SIZE(attrs)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "give status and result offset and size, all four (none forgets the layout)");
+		return -EINVAL;
+	}
+	return iotrace_nvme_set_layout(true,
+				       nla_get_u32(tb[IOTRACE_A_NVME_STATUS_OFF]),
+				       nla_get_u32(tb[IOTRACE_A_NVME_STATUS_SIZE]),
+				       nla_get_u32(tb[IOTRACE_A_NVME_RESULT_OFF]),
+				       nla_get_u32(tb[IOTRACE_A_NVME_RESULT_SIZE]),
+				       info->extack);
+}
+
 static const struct genl_small_ops iotrace_nl_ops[] = {
 	{
 		.cmd	= IOTRACE_CMD_LIST,
@@ -660,6 +715,11 @@ static const struct genl_small_ops iotrace_nl_ops[] = {
 		.cmd	= IOTRACE_CMD_SET_FILTER,
 		.flags	= GENL_ADMIN_PERM,
 		.doit	= iotrace_nl_set_filter,
+	},
+	{
+		.cmd	= IOTRACE_CMD_SET_NVME_LAYOUT,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= iotrace_nl_set_nvme_layout,
 	},
 };
 

@@ -7,19 +7,128 @@
 # logical_block_size; for admin commands (the controller's ring) the dwords
 # given to nvme-cli and the status and result dword it printed.  nvme-core
 # is also unloaded and reloaded under iotrace.
+#
+# The status is read at offsets "iotracectl nvme-layout" took from
+# nvme_core's BTF: none before that (checked), a bogus layout is refused.
+# On a kernel without /sys/kernel/btf/nvme_core (5.10) no record may carry
+# a status, and stats must say why.
 # VM-DEVICES: nvme
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
-require_cmd nvme fio python3
-ktap_header 18
+require_cmd nvme fio python3 setpriv
+[ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
+ktap_header 28
 
 tmp=$(mktemp -d)
+NLSEND=$IOTRACE_SRC/selftests/iotrace/nlsend
+if [ ! -x "$NLSEND" ]; then
+	NLSEND=$tmp/nlsend
+	# shellcheck disable=SC2046
+	cc -O2 -Wall -D_GNU_SOURCE -I"$IOTRACE_SRC/uapi" $(pkg-config --cflags libnl-genl-3.0) \
+		-o "$NLSEND" "$IOTRACE_SRC/selftests/iotrace/nlsend.c" \
+		$(pkg-config --libs libnl-genl-3.0) ||
+		die "cannot build nlsend (make -C selftests/iotrace)"
+fi
+# enum iotrace_genl_attr numbers, from the uapi header
+attr() {
+	python3 - "$IOTRACE_SRC/uapi/linux/iotrace.h" "$1" <<'EOF_PY'
+import re, sys
+body = open(sys.argv[1]).read().split('enum iotrace_genl_attr {')[1]
+names = re.findall(r'^\s*(IOTRACE_A_\w+),', body.split('};')[0], re.M)
+print(names.index(sys.argv[2]))
+EOF_PY
+}
+nvme_line() {
+	sed -n 's/^nvme_status: //p' "$IOTRACE_DEBUGFS/status"
+}
+NOLAYOUT='not recorded: no layout given (iotracectl nvme-layout; needs /sys/kernel/btf/nvme_core)'
+if [ -e /sys/kernel/btf/nvme_core ]; then
+	have_btf=1
+else
+	have_btf=0
+	log "no /sys/kernel/btf/nvme_core on $(uname -r): no NVMe status expected"
+fi
+
 load_iotrace
 ns=$(first_disk 'nvme*n1') || skip "no NVMe namespace in the guest"
 lbs=$(cat /sys/block/$ns/queue/logical_block_size)
 log "namespace $ns, logical block size $lbs"
+
+# A. Before any layout is given: no status, and the module says why.
+ktap_check "status file: nvme_status $NOLAYOUT" \
+	test "$(nvme_line)" = "$NOLAYOUT"
+cmd_enable "$ns"
+dd if=/dev/$ns of=/dev/null bs=4096 count=8 iflag=direct 2> /dev/null ||
+	die "dd on $ns failed"
+cmd_disable "$ns"
+cmd_dump "$ns" > "$tmp/recs0" || die "cannot decode the ring of $ns"
+no_status() { # FILE: NVMe records, none with IOTRACE_RF_STATUS_VALID
+	rec_match "$1" "ctype == 1" && ! rec_match "$1" "ctype == 1 and rf & 0x200"
+}
+ktap_check "before a layout: NVMe records, none with STATUS_VALID ($(wc -l < "$tmp/recs0"))" \
+	no_status "$tmp/recs0"
+"$IOTRACECTL" stats "$ns" > "$tmp/stats0" 2>&1 || log "stats $ns failed"
+sed 's/^/# stats: /' "$tmp/stats0" | tail -n 3
+ktap_check "iotracectl stats $ns says why there is no NVMe status" \
+	grep -qxF "nvme status: $NOLAYOUT" "$tmp/stats0"
+
+# B. A layout that does not fit the driver's request data is refused.
+A_SOFF=$(attr IOTRACE_A_NVME_STATUS_OFF)
+A_SSIZE=$(attr IOTRACE_A_NVME_STATUS_SIZE)
+A_ROFF=$(attr IOTRACE_A_NVME_RESULT_OFF)
+A_RSIZE=$(attr IOTRACE_A_NVME_RESULT_SIZE)
+cmd_size_max=$(( 65536 - 16 ))
+got=$("$NLSEND" nvme-layout "$A_SOFF:u32:$cmd_size_max" "$A_SSIZE:u32:2" \
+	"$A_ROFF:u32:8" "$A_RSIZE:u32:8" 2>&1)
+log "bogus layout (status @$cmd_size_max): $got"
+# an offset that would wrap around when its size is added
+got2=$("$NLSEND" nvme-layout "$A_SOFF:u32:4294967294" "$A_SSIZE:u32:2" \
+	"$A_ROFF:u32:8" "$A_RSIZE:u32:8" 2>&1)
+log "bogus layout (status @4294967294): $got2"
+refused() {
+	echo "$got" | grep -q '^errno 22 EINVAL.*request data' &&
+		echo "$got2" | grep -q '^errno 22 EINVAL.*beyond any request' &&
+		[ "$(nvme_line)" = "$NOLAYOUT" ]
+}
+ktap_check "layouts beyond the request data are refused (EINVAL), none in use" \
+	refused
+
+# ... and so is any layout from a process without CAP_SYS_ADMIN.
+got=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$NLSEND" \
+	nvme-layout "$A_SOFF:u32:20" "$A_SSIZE:u32:2" "$A_ROFF:u32:8" \
+	"$A_RSIZE:u32:8" 2>&1)
+log "unprivileged layout: $got"
+eperm() {
+	echo "$got" | grep -q '^errno 1 EPERM' && [ "$(nvme_line)" = "$NOLAYOUT" ]
+}
+ktap_check "an unprivileged layout is refused (EPERM)" eperm
+
+# C. The layout from nvme_core's BTF.
+"$IOTRACECTL" nvme-layout > "$tmp/layout.out" 2>&1
+rc=$?
+sed 's/^/# nvme-layout: /' "$tmp/layout.out"
+if [ $have_btf = 1 ]; then
+	ktap_check "iotracectl nvme-layout gives the layout from BTF (exit $rc)" \
+		sh -c "[ $rc = 0 ] && grep -q 'in /sys/kernel/btf/nvme_core: status @' '$tmp/layout.out'"
+	soff=$(sed -n 's/.*status @\([0-9]*\) .*/\1/p' "$tmp/layout.out")
+	roff=$(sed -n 's/.*result @\([0-9]*\) .*/\1/p' "$tmp/layout.out")
+	ktap_check "status file: nvme_status recorded (status @$soff, result @$roff)" \
+		test "$(nvme_line)" = "recorded (layout from BTF: status @$soff, result @$roff)"
+	"$IOTRACECTL" state "$ns" > "$tmp/state" 2>&1
+	ktap_check "netlink state: nvme_status 1, nvme_status_off $soff, nvme_result_off $roff" \
+		sh -c "grep -qx 'nvme_status: 1' '$tmp/state' &&
+			grep -qx 'nvme_status_off: $soff' '$tmp/state' &&
+			grep -qx 'nvme_result_off: $roff' '$tmp/state'"
+else
+	ktap_check "iotracectl nvme-layout fails: no module BTF (exit $rc)" \
+		sh -c "[ $rc != 0 ] && grep -qF 'no /sys/kernel/btf/nvme_core: this kernel has no module BTF; NVMe status is not recorded' '$tmp/layout.out'"
+	ktap_check "status file: still $NOLAYOUT" \
+		test "$(nvme_line)" = "$NOLAYOUT"
+	"$IOTRACECTL" state "$ns" > "$tmp/state" 2>&1
+	ktap_check "netlink state: nvme_status 0" grep -qx 'nvme_status: 0' "$tmp/state"
+fi
 cmd_enable "$ns"
 
 # 1. io-passthru Read with chosen dwords: 4 blocks at LBA 8.
@@ -42,10 +151,11 @@ cmd_disable "$ns"
 cmd_dump "$ns" > "$tmp/recs" || die "cannot decode the ring of $ns"
 log "$(wc -l < "$tmp/recs") records"
 
-python3 - "$tmp/recs" "$tmp/iolog" "$lbs" "${bad_status:-none}" \
+python3 - "$tmp/recs" "$tmp/iolog" "$lbs" "${bad_status:-none}" $have_btf \
 	> "$tmp/verdict" <<'EOF'
 import sys
 recs, iolog, lbs, bad = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+have = sys.argv[5] == '1'
 CMD_VALID, STATUS_VALID, PASSTHRU, ERROR = 1 << 5, 1 << 9, 1 << 4, 1 << 1
 nvme = []
 for line in open(recs):
@@ -77,8 +187,12 @@ if ok:
     ok = got == want and all(dw(c, i) == 0 for i in range(4, 10))
     print('# passthru entry:', c.hex())
 res(ok, 'io-passthru Read entry equals the dwords sent')
-res(len(pt) == 1 and pt[0]['rf'] & STATUS_VALID and pt[0]['st'] == 0,
-    'io-passthru Read completed with status 0')
+if have:
+    res(len(pt) == 1 and pt[0]['rf'] & STATUS_VALID and pt[0]['st'] == 0,
+        'io-passthru Read completed with status 0')
+else:
+    res(len(pt) == 1 and not pt[0]['rf'] & STATUS_VALID,
+        'io-passthru Read recorded without a status (no BTF)')
 
 # 2. invalid opcode: status equals what nvme-cli printed
 bad_r = [r for r in nvme if r['cmd'][0] == 0x83]
@@ -88,7 +202,14 @@ ok = (len(bad_r) == 1 and bad != 'none' and
 if bad_r:
     print('# opcode 0x83 record status %#x, nvme-cli said %s' %
           (bad_r[0]['st'], bad))
-res(ok, 'unsupported opcode records the controller status (SCT/SC %s)' % bad)
+if have:
+    res(ok, 'unsupported opcode records the controller status (SCT/SC %s)'
+        % bad)
+else:
+    res(len(bad_r) == 1 and not bad_r[0]['rf'] & STATUS_VALID and
+        not any(r['rf'] & STATUS_VALID for r in nvme),
+        'unsupported opcode (nvme-cli: %s): no record has a status (no BTF)'
+        % bad)
 
 # 3. every I/O in fio's log has a Read/Write entry with that SLBA and NLB
 ios = []
@@ -170,9 +291,10 @@ ktap_check "$ctrl ring header says IOTRACE_RING_CONTROLLER" \
 	test $(( $(ring_flags "$IOTRACE_DEBUGFS/$ctrl/ring") & 4 )) = 4
 
 python3 - "$tmp/arecs" "${gf_result:-none}" "${abad:-none}" "$tmp/rrecs" \
-	> "$tmp/averdict" <<'EOF_PY'
+	$have_btf > "$tmp/averdict" <<'EOF_PY'
 import sys
 recs, gf_result, bad, rrecs = sys.argv[1:5]
+have = sys.argv[5] == '1'
 STATUS_VALID, PASSTHRU, ADMIN = 1 << 9, 1 << 4, 1 << 10
 def dw(c, i):
     return int.from_bytes(c[4 * i:4 * i + 4], 'little')
@@ -209,30 +331,39 @@ if ok:
     got = {i: dw(c, i) & (0xffff if i == 0 else 0xffffffff) for i in want}
     ok = got == want and all(dw(c, i) == 0 for i in range(4, 10))
 res(ok, 'admin-passthru Get Features entry equals the dwords sent')
-ok = (len(gf) == 1 and gf_result != 'none' and gf[0]['rf'] & STATUS_VALID
-      and gf[0]['st'] == 0 and gf[0]['res'] == int(gf_result, 16))
+def st_is(r, st, result=None):
+    """With BTF: the status (and dword 0) given; without: no status."""
+    if not have:
+        return not r['rf'] & STATUS_VALID and r['st'] == 0 and r['res'] == 0
+    return (r['rf'] & STATUS_VALID and r['st'] == st and
+            (result is None or r['res'] == result))
+ok = (len(gf) == 1 and gf_result != 'none' and
+      st_is(gf[0], 0, int(gf_result, 16)))
 if gf:
     print('# Get Features result %#x, nvme-cli said %s' % (gf[0]['res'],
                                                            gf_result))
-res(ok, 'admin-passthru status 0 and dword 0 as nvme-cli printed it')
+res(ok, 'admin-passthru status 0 and dword 0 as nvme-cli printed it'
+    if have else 'admin-passthru (result %s): no status recorded (no BTF)'
+    % gf_result)
 idc = [r for r in pt if r['cmd'][0] == 0x06 and dw(r['cmd'], 10) & 0xff == 1]
-res(len(idc) >= 1 and all(r['st'] == 0 and r['rf'] & STATUS_VALID
-                          for r in idc),
-    'nvme id-ctrl records Identify (0x06) with CNS=1, status 0')
+res(len(idc) >= 1 and all(st_is(r, 0) for r in idc),
+    'nvme id-ctrl records Identify (0x06) with CNS=1, status 0'
+    if have else 'nvme id-ctrl records Identify (0x06) with CNS=1, no status')
 b = [r for r in pt if r['cmd'][0] == 0xc1]
-ok = (len(b) == 1 and bad != 'none' and b[0]['rf'] & STATUS_VALID and
-      b[0]['st'] == int(bad, 16) and dw(b[0]['cmd'], 10) == 0x5a5a5a5a)
+ok = (len(b) == 1 and bad != 'none' and
+      st_is(b[0], int(bad, 16)) and dw(b[0]['cmd'], 10) == 0x5a5a5a5a)
 if b:
     print('# opcode 0xc1 status %#x, nvme-cli said %s' % (b[0]['st'], bad))
-res(ok, 'unsupported admin opcode 0xc1 records the status (%s)' % bad)
+res(ok, ('unsupported admin opcode 0xc1 records the status (%s)' if have else
+         'unsupported admin opcode 0xc1 (nvme-cli: %s): no status (no BTF)')
+    % bad)
 sl = [r for r in pt if r['cmd'][0] == 0x02 and dw(r['cmd'], 10) & 0xff == 2]
-res(len(sl) == 1 and sl[0]['st'] == 0,
+res(len(sl) == 1 and st_is(sl[0], 0),
     'nvme smart-log records Get Log Page (0x02) with log id 2')
 # The kernel's own admin commands are passthrough requests too.
 own = [r for r in load(rrecs) if r['ctype'] == 1 and len(r['cmd']) == 64 and
        r['cmd'][0] == 0x06 and dw(r['cmd'], 10) & 0xff == 1]
-res(len(own) > 0 and all(r['rf'] & (STATUS_VALID | ADMIN) ==
-                         STATUS_VALID | ADMIN and r['st'] == 0 for r in own),
+res(len(own) > 0 and all(r['rf'] & ADMIN and st_is(r, 0) for r in own),
     "the driver's own Identify Controller after a reset is recorded (%d)"
     % len(own))
 EOF_PY
@@ -251,9 +382,13 @@ ktap_check "nvme-core unloaded under iotrace" \
 	sh -c "! grep -q '^nvme_core ' /proc/modules"
 ktap_check "$ctrl ring detached with its controller" \
 	test ! -e "$IOTRACE_DEBUGFS/$ctrl"
+ktap_check "the layout is forgotten with nvme_core" \
+	test "$(nvme_line)" = "$NOLAYOUT"
 modprobe nvme || die "modprobe nvme failed"
 wait_for /dev/$ns 30 || die "/dev/$ns did not come back"
 settle
+# What the udev rule does when nvme_core comes (no udev rules in the VM).
+"$IOTRACECTL" nvme-layout --quiet || log "nvme-layout after the reload: exit $?"
 cmd_enable "$ns"
 dd if=/dev/$ns of=/dev/null bs=4096 skip=256 count=1 iflag=direct 2> /dev/null ||
 	die "dd on the reloaded $ns failed"
@@ -263,6 +398,13 @@ cmd_dump "$ns" > "$tmp/recs2" || die "cannot decode the ring of $ns"
 slba=$(python3 -c "print((1048576 // $lbs).to_bytes(8, 'little').hex())")
 ktap_check "capture resumes after nvme-core reload (Read at byte 1 MiB)" \
 	rec_match "$tmp/recs2" "ctype == 1 and cmd[:2] == '02' and cmd[80:96] == '$slba'"
+if [ $have_btf = 1 ]; then
+	ktap_check "nvme-layout again after the reload: the Read has status 0" \
+		rec_match "$tmp/recs2" "ctype == 1 and cmd[:2] == '02' and cmd[80:96] == '$slba' and rf & 0x200 and st == 0"
+else
+	ktap_check "after the reload: still no status (no BTF)" \
+		rec_match "$tmp/recs2" "ctype == 1 and cmd[:2] == '02' and cmd[80:96] == '$slba' and not rf & 0x200"
+fi
 cmd_enable "$ctrl"
 nvme id-ctrl /dev/$ctrl > /dev/null 2>&1 || log "id-ctrl after reload failed"
 cmd_disable "$ctrl"

@@ -43,7 +43,10 @@ wait_for "$IOT/$nb/enable" 10 || die "iotrace did not pick up $nb"
 wait_for "$IOT/$ns/enable" 10 || die "iotrace did not pick up $ns"
 lbs=$(cat "/sys/block/$ns/queue/logical_block_size")
 log "disks $nb and $ns (controller $ctrl)"
+# enable on an NVMe disk also gives the module the NVMe layout (BTF), so
+# the status and result fields are scanned too
 "$IOTRACECTL" enable "$nb" "$ns" || die "iotracectl enable failed"
+log "$(grep '^nvme_status:' "$IOT/status")"
 
 # Until SIGINT, after all the traffic: a fixed duration can end before the
 # NVMe part on a slow guest.

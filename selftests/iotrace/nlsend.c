@@ -7,7 +7,8 @@
  *
  *   nlsend CMD [ATTR:TYPE:VALUE]...
  *
- * CMD is a number or list, enable, disable, clear, resize, filter.
+ * CMD is a number or list, enable, disable, clear, resize, filter,
+ * nvme-layout.
  * ATTR is the attribute number; TYPE is u8, u16, u32, u64, str (NUL
  * included), raw (string without its NUL) or hex (bytes as hex digits).
  * Exit status 0 when the kernel answered, 2 on a usage or transport error.
@@ -74,11 +75,12 @@ static int cmd_of(const char *s)
 		[IOTRACE_CMD_DISABLE] = "disable",
 		[IOTRACE_CMD_CLEAR] = "clear", [IOTRACE_CMD_RESIZE] = "resize",
 		[IOTRACE_CMD_SET_FILTER] = "filter",
+		[IOTRACE_CMD_SET_NVME_LAYOUT] = "nvme-layout",
 	};
 	unsigned int i;
 
 	for (i = 1; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i]))
+		if (names[i] && !strcmp(s, names[i]))
 			return (int)i;
 	return atoi(s);
 }

@@ -37,6 +37,9 @@ int main(void) { return 0; }
 EOC
 check "install: $prefix/include/linux/iotrace.h compiles alone (cc -fsyntax-only -Wall -Werror)" \
 	cc -fsyntax-only -Wall -Wextra -Werror -I"$d$prefix/include" "$tmp/hdr.c"
+rule=$d/etc/udev/rules.d/60-iotrace.rules
+check "install: udev rule runs $prefix/sbin/iotracectl nvme-layout --quiet when nvme_core or iotrace loads" \
+	grep -qF 'ACTION=="add", SUBSYSTEM=="module", KERNEL=="nvme_core|iotrace", RUN+="'"$prefix"'/sbin/iotracectl nvme-layout --quiet"' "$rule"
 man8=$d$prefix/share/man/man8/iotracectl.8
 rst2man --halt=warning "$top/Documentation/iotracectl.rst" "$tmp/check.8" > "$tmp/rst2man.log" 2>&1
 rc=$?

@@ -28,6 +28,8 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  * @poll_ms: record polling period.
  * @realtime: show trace-file times as UTC wall-clock time.
  * @xfmt: export/plot: the format of -f (blktrace, fio, perfetto, csv, svg).
+ * @show: nvme-layout: print the layout found, do not give it.
+ * @quiet: nvme-layout: print nothing (the exit status tells).
  */
 struct iot_opts {
 	enum iot_fmt fmt;
@@ -43,6 +45,7 @@ struct iot_opts {
 	unsigned int poll_ms;
 	int realtime;
 	const char *xfmt;
+	int show, quiet;
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);
@@ -65,6 +68,7 @@ int cmd_nl_resize(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_filter(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_state(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_events(struct iot_opts *o, int argc, char **argv);
+int cmd_nl_nvme_layout(struct iot_opts *o, int argc, char **argv);
 
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r);
 void iot_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

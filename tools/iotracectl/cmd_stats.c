@@ -156,6 +156,36 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 	return 0;
 }
 
+/*
+ * A live NVMe ring whose records carry no status: say why, from the
+ * module's status file ("nvme_status: not recorded: ...").
+ */
+static void nvme_status_note(const struct iot_opts *o, const char *disk)
+{
+	char path[512], line[512];
+	FILE *fp;
+
+	if (strncmp(disk, "nvme", 4))
+		return;
+	snprintf(path, sizeof(path), "%s/status", iot_debugfs());
+	fp = fopen(path, "r");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		const char *v = line + strlen("nvme_status: ");
+
+		if (strncmp(line, "nvme_status: ", strlen("nvme_status: ")) ||
+		    !strncmp(v, "recorded", strlen("recorded")))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (o->fmt == FMT_JSON)
+			fprintf(stderr, "iotracectl: %s: nvme status %s\n", disk, v);
+		else
+			printf("nvme status: %s\n", v);
+	}
+	fclose(fp);
+}
+
 int cmd_stats(struct iot_opts *o, int argc, char **argv)
 {
 	struct stats_ctx c = { .o = o, .disk = -1 };
@@ -216,6 +246,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		iot_stats_print(stdout, c.st[i] ? c.st[i] : &empty,
 				o->fmt == FMT_JSON, title, &src.counts[i],
 				src.is_file);
+		if (src.live)
+			nvme_status_note(o, src.disks[i].name);
 		if (!c.st[i])
 			iot_stats_free(&empty);
 	}

@@ -21,7 +21,7 @@ enum {
 	OPT_OUTPUT = 'o', OPT_WRITE = 'w', OPT_HELP = 'h', OPT_FORMAT = 'f',
 	OPT_OP = 256, OPT_STATUS, OPT_LAT, OPT_SECTOR, OPT_FROM, OPT_TO,
 	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
-	OPT_REALTIME,
+	OPT_REALTIME, OPT_SHOW, OPT_QUIET,
 };
 
 /* option bits of a command */
@@ -41,6 +41,8 @@ enum {
 #define O_SIZE		(1u << 13)
 #define O_POLL		(1u << 14)
 #define O_REALTIME	(1u << 15)
+#define O_SHOW		(1u << 16)	/* nvme-layout --show */
+#define O_QUIET		(1u << 17)	/* nvme-layout --quiet */
 #define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK)
 
 /**
@@ -92,6 +94,10 @@ static const struct iot_optdef optdefs[] = {
 	  "stop once the file reaches BYTES (K, M, G suffixes)" },
 	{ { "poll-ms", required_argument, NULL, OPT_POLL }, O_POLL, "MS",
 	  "poll the rings every MS milliseconds (1 to 10000, default 2)" },
+	{ { "show", no_argument, NULL, OPT_SHOW }, O_SHOW, "",
+	  "print what nvme_core's BTF says, give the module nothing" },
+	{ { "quiet", no_argument, NULL, OPT_QUIET }, O_QUIET, "",
+	  "print nothing (the udev rule; the exit status tells)" },
 };
 
 #define NR_OPTDEFS	(sizeof(optdefs) / sizeof(optdefs[0]))
@@ -151,6 +157,9 @@ static const struct iot_cmd cmds[] = {
 	{ "events", cmd_nl_events, O_FMT | O_COUNT | O_DURATION,
 	  F(FMT_NORMAL) | F(FMT_JSON), NULL, "[--count N] [--duration S]",
 	  "print disk added/removed and ring overflow events" },
+	{ "nvme-layout", cmd_nl_nvme_layout, O_SHOW | O_QUIET, 0, NULL,
+	  "[--show] [--quiet]",
+	  "give the module NVMe status offsets from nvme_core's BTF" },
 	{ "export", cmd_export, O_FORMAT | O_OUTFILE | O_FILTERS, 0,
 	  "blktrace, fio, fio3, perfetto, csv",
 	  "DISK|FILE|- -f blktrace|fio|fio3|perfetto|csv [-o OUT] [filters]",
@@ -175,7 +184,7 @@ static void usage(FILE *fp)
 
 	fprintf(fp, "usage: iotracectl COMMAND [options] ARGS\n\ncommands:\n");
 	for (i = 0; i < NR_CMDS; i++)
-		fprintf(fp, "  %-9s %-44s %s\n", cmds[i].name, cmds[i].usage,
+		fprintf(fp, "  %-11s %-44s %s\n", cmds[i].name, cmds[i].usage,
 			cmds[i].help);
 	fprintf(fp, "\n'iotracectl COMMAND --help' lists the options of COMMAND.\n"
 		"iotracectl --version prints the tool's version and the ABI versions it reads.\n"
@@ -571,6 +580,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_REALTIME:
 			o.realtime = 1;
+			break;
+		case OPT_SHOW:
+			o.show = 1;
+			break;
+		case OPT_QUIET:
+			o.quiet = 1;
 			break;
 		case OPT_POLL:
 			if (parse_u64(optarg, &v, 0) || !v || v > 10000) {

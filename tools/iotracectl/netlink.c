@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iotracectl - control over the iotrace generic netlink family (libnl-genl-3):
- * enable, disable, clear, resize, filter, state, events.
+ * enable, disable, clear, resize, filter, state, events, nvme-layout.
  *
  * enable, disable and clear fall back to the debugfs files when the family
  * is not registered (a module without netlink, or a fake debugfs in the
@@ -17,12 +17,14 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 #include <poll.h>
 #include <linux/netlink.h>
 #include <netlink/netlink.h>
 #include <netlink/genl/genl.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/family.h>
+#include "btf.h"
 #include "cmd.h"
 
 #ifndef SOL_NETLINK
@@ -39,6 +41,8 @@
  * @disk: disk of the request, for messages.
  * @fmt: output format of state replies.
  * @nr: state replies printed.
+ * @probe: LIST replies are not printed, only @nvme_status noted.
+ * @nvme_status: IOTRACE_A_NVME_STATUS of the last LIST reply, -1 if none.
  */
 struct iot_nl {
 	struct nl_sock *sk;
@@ -49,6 +53,8 @@ struct iot_nl {
 	const char *disk;
 	enum iot_fmt fmt;
 	unsigned int nr;
+	int probe;
+	int nvme_status;
 };
 
 static const char *const nl_attr_names[IOTRACE_A_MAX + 1] = {
@@ -76,6 +82,11 @@ static const char *const nl_attr_names[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_FILTER_SECTOR_MIN] = "filter_sector_min",
 	[IOTRACE_A_FILTER_SECTOR_MAX] = "filter_sector_max",
 	[IOTRACE_A_FILTER_MIN_BYTES] = "filter_min_bytes",
+	[IOTRACE_A_NVME_STATUS] = "nvme_status",
+	[IOTRACE_A_NVME_STATUS_OFF] = "nvme_status_off",
+	[IOTRACE_A_NVME_STATUS_SIZE] = "nvme_status_size",
+	[IOTRACE_A_NVME_RESULT_OFF] = "nvme_result_off",
+	[IOTRACE_A_NVME_RESULT_SIZE] = "nvme_result_size",
 };
 
 static const char *const filter_ops[] = {
@@ -183,6 +194,11 @@ static int nl_on_valid(struct nl_msg *msg, void *arg)
 
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, IOTRACE_A_MAX, NULL) < 0)
 		return NL_SKIP;
+	if (nl->probe) {
+		nl->nvme_status = tb[IOTRACE_A_NVME_STATUS] ?
+			nla_get_u8(tb[IOTRACE_A_NVME_STATUS]) : -1;
+		return NL_OK;
+	}
 	print_state(nl, tb);
 	return NL_OK;
 }
@@ -311,6 +327,108 @@ static void nl_report(struct iot_nl *nl, const char *what, int err)
 		strerror(err), nl->msg[0] ? ": " : "", nl->msg, nl_hint(err));
 }
 
+/* ---- nvme-layout ------------------------------------------------------- */
+
+static int nl_need(struct iot_nl *nl);
+
+static int add_layout(struct nl_msg *m, void *arg)
+{
+	const struct iot_nvme_layout *l = arg;
+
+	return nla_put_u32(m, IOTRACE_A_NVME_STATUS_OFF, l->status_off) < 0 ||
+	       nla_put_u32(m, IOTRACE_A_NVME_STATUS_SIZE, l->status_size) < 0 ||
+	       nla_put_u32(m, IOTRACE_A_NVME_RESULT_OFF, l->result_off) < 0 ||
+	       nla_put_u32(m, IOTRACE_A_NVME_RESULT_SIZE, l->result_size) < 0;
+}
+
+/*
+ * Read struct nvme_request's layout from the BTF.  Return: 0, or 1 with
+ * the reason in @err.
+ */
+static int nvme_layout_read(struct iot_nvme_layout *l, char *err,
+			    size_t errlen)
+{
+	const char *dir = iot_btf_dir();
+	int ret;
+
+	ret = iot_nvme_btf_layout(dir, l, err, errlen);
+	if (ret == IOT_BTF_NONE && !getenv("IOTRACE_BTF_DIR") &&
+	    access("/sys/module/nvme_core", F_OK))
+		snprintf(err, errlen,
+			 "nvme_core is not loaded: no NVMe layout to read (the udev rule gives it when nvme_core loads)");
+	return ret ? 1 : 0;
+}
+
+/* Give the layout to the module (nl open).  Return: 0 or the errno. */
+static int nvme_layout_send(struct iot_nl *nl, struct iot_nvme_layout *l)
+{
+	return iot_nl_request(nl, IOTRACE_CMD_SET_NVME_LAYOUT, 0, NULL,
+			      add_layout, l);
+}
+
+/*
+ * enable on an NVMe ring: give the module the layout first if it has none,
+ * best effort and silently (the stats of the ring tell why there is no
+ * status when this fails).
+ */
+static void nvme_layout_auto(struct iot_nl *nl, int argc, char **argv)
+{
+	struct iot_nvme_layout l;
+	char err[IOT_ERR_LEN];
+	int i, ret;
+
+	for (i = 0; i < argc; i++)
+		if (!strncmp(argv[i], "nvme", 4))
+			break;
+	if (i == argc)
+		return;
+	nl->probe = 1;
+	nl->nvme_status = -1;
+	ret = iot_nl_request(nl, IOTRACE_CMD_LIST, 0, argv[i], NULL, NULL);
+	nl->probe = 0;
+	/* an older module (no attribute) or already known: nothing to do */
+	if (ret || nl->nvme_status)
+		return;
+	if (!nvme_layout_read(&l, err, sizeof(err)))
+		nvme_layout_send(nl, &l);
+}
+
+int cmd_nl_nvme_layout(struct iot_opts *o, int argc, char **argv)
+{
+	struct iot_nvme_layout l;
+	char err[IOT_ERR_LEN];
+	struct iot_nl nl;
+	int ret;
+
+	(void)argv;
+	if (argc) {
+		iot_err("nvme-layout takes no arguments ([--show] [--quiet])");
+		return 2;
+	}
+	if (nvme_layout_read(&l, err, sizeof(err))) {
+		if (!o->quiet)
+			iot_err("%s", err);
+		return 1;
+	}
+	if (o->show || !o->quiet)
+		printf("struct nvme_request (%u bytes) in %s: status @%u (%u bytes), result @%u (%u bytes)\n",
+		       l.struct_size, l.source, l.status_off, l.status_size,
+		       l.result_off, l.result_size);
+	if (o->show)
+		return 0;
+	if (nl_need(&nl))
+		return 1;
+	ret = nvme_layout_send(&nl, &l);
+	if (ret) {
+		if (!o->quiet)
+			nl_report(&nl, "nvme-layout", ret);
+	} else if (!o->quiet) {
+		printf("given to the iotrace module: NVMe commands completed from now on carry their status\n");
+	}
+	iot_nl_close(&nl);
+	return ret ? 1 : 0;
+}
+
 /* enable/disable/clear: through netlink, else the debugfs files. */
 static int nl_simple(int argc, char **argv, uint8_t cmd, const char *what,
 		     int (*fallback)(struct iot_opts *, int, char **),
@@ -328,6 +446,8 @@ static int nl_simple(int argc, char **argv, uint8_t cmd, const char *what,
 		return 1;
 	if (ret > 0)
 		return fallback(o, argc, argv);
+	if (cmd == IOTRACE_CMD_ENABLE)
+		nvme_layout_auto(&nl, argc, argv);
 	for (i = 0; i < argc; i++) {
 		ret = iot_nl_request(&nl, cmd, 0, argv[i], NULL, NULL);
 		if (ret) {

@@ -30,14 +30,15 @@ result() { # result 0|1 name [diagnostic file]
 echo "KTAP version 1"
 
 # 1. unit tests, plain and sanitized
-for u in build/unit build/unit-san; do
+for u in build/unit build/unit-san build/btftest build/btftest-san; do
+	case $u in *-san) sfx=-san ;; *) sfx= ;; esac
 	$u > "$T/unit.out" 2>&1
 	rc=$?
 	grep '^#' "$T/unit.out"
 	while read -r st name rest; do
 		case $st in
-		PASS) result 0 "$name${u#build/unit}" ;;
-		FAIL) echo "$rest" > "$T/why"; result 1 "$name${u#build/unit}" "$T/why" ;;
+		PASS) result 0 "$name$sfx" ;;
+		FAIL) echo "$rest" > "$T/why"; result 1 "$name$sfx" "$T/why" ;;
 		esac
 	done < "$T/unit.out"
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$T/unit.out"; then

@@ -447,7 +447,11 @@ struct iotrace_file_counts {
  * ---------------------------------------------------------------------------
  */
 #define IOTRACE_GENL_NAME	"iotrace"
-#define IOTRACE_GENL_VERSION	1
+/*
+ * Version 2 added IOTRACE_CMD_SET_NVME_LAYOUT and the IOTRACE_A_NVME_*
+ * attributes; commands and attributes are only ever added at the end.
+ */
+#define IOTRACE_GENL_VERSION	2
 #define IOTRACE_GENL_MCGRP	"events"
 
 /**
@@ -471,6 +475,17 @@ struct iotrace_file_counts {
  * @IOTRACE_CMD_EVT_DISK_REMOVED: event: a disk was detached.
  * @IOTRACE_CMD_EVT_OVERFLOW: event: the ring of a disk overwrote its first
  *	record since tracing was enabled, cleared or resized.
+ * @IOTRACE_CMD_SET_NVME_LAYOUT: where the running nvme driver keeps the
+ *	completion status and result of a request (struct nvme_request, the
+ *	start of every NVMe request's private data), as read from its BTF:
+ *	IOTRACE_A_NVME_STATUS_OFF/_SIZE and IOTRACE_A_NVME_RESULT_OFF/_SIZE,
+ *	all four; with none of them the layout is forgotten.  Without a
+ *	layout no NVMe status is recorded.  Refused with EINVAL: a status
+ *	that is not an aligned 2-byte field, a result not 4 or 8 bytes
+ *	4-byte aligned, overlapping fields, or fields beyond the request
+ *	data (tag set cmd_size) of a traced NVMe disk.  No IOTRACE_A_DISK_NAME:
+ *	the layout is global, and forgotten when nvme_core is unloaded
+ *	(genl version 2).
  * @__IOTRACE_CMD_MAX: number of commands.
  */
 enum iotrace_genl_cmd {
@@ -484,6 +499,7 @@ enum iotrace_genl_cmd {
 	IOTRACE_CMD_EVT_DISK_ADDED,
 	IOTRACE_CMD_EVT_DISK_REMOVED,
 	IOTRACE_CMD_EVT_OVERFLOW,
+	IOTRACE_CMD_SET_NVME_LAYOUT,
 	__IOTRACE_CMD_MAX,
 };
 
@@ -532,6 +548,15 @@ enum iotrace_genl_cmd {
  *	below IOTRACE_A_FILTER_SECTOR_MIN is EINVAL.
  * @IOTRACE_A_FILTER_MIN_BYTES: u32, smallest request recorded, bytes
  *	(at most 1 GiB).
+ * @IOTRACE_A_NVME_STATUS_OFF: u32, byte offset of the status (u16) in
+ *	struct nvme_request.  SET_NVME_LAYOUT request; LIST replies when a
+ *	layout is in use.
+ * @IOTRACE_A_NVME_STATUS_SIZE: u32, its size: 2.
+ * @IOTRACE_A_NVME_RESULT_OFF: u32, byte offset of the result (union
+ *	nvme_result, dword 0 at its start).
+ * @IOTRACE_A_NVME_RESULT_SIZE: u32, its size: 4 or 8.
+ * @IOTRACE_A_NVME_STATUS: u8, reply only (LIST): 1 when NVMe status is
+ *	recorded (a layout is in use), 0 when not.  The same for every disk.
  * @__IOTRACE_A_MAX: number of attributes.
  *
  * A request passes the filter when its operation is in the mask, its start
@@ -566,6 +591,11 @@ enum iotrace_genl_attr {
 	IOTRACE_A_FILTER_SECTOR_MIN,
 	IOTRACE_A_FILTER_SECTOR_MAX,
 	IOTRACE_A_FILTER_MIN_BYTES,
+	IOTRACE_A_NVME_STATUS_OFF,
+	IOTRACE_A_NVME_STATUS_SIZE,
+	IOTRACE_A_NVME_RESULT_OFF,
+	IOTRACE_A_NVME_RESULT_SIZE,
+	IOTRACE_A_NVME_STATUS,
 	__IOTRACE_A_MAX,
 };
 
