@@ -14,6 +14,31 @@
 /* Bytes 16-39 of an entry: MPTR, then PRP1/PRP2 or the SGL descriptor. */
 #define IOTRACE_NVME_ADDR_OFF	16
 #define IOTRACE_NVME_ADDR_LEN	24
+/*
+ * Admin Set Features, Host Memory Buffer (FID 0x0d): CDW13-14 (bytes
+ * 52-59) are the bus address of the descriptor list (HMDLLA/HMDLUA,
+ * nvme-pci's nvme_set_host_mem()).
+ */
+#define IOTRACE_NVME_FID_HMB	0x0d
+#define IOTRACE_NVME_HMB_ADDR_OFF	52
+#define IOTRACE_NVME_HMB_ADDR_LEN	8
+
+/*
+ * Zero what may hold an address in a copy of entry @sqe: MPTR and the
+ * data pointer of every command, and the command-specific fields known to
+ * carry one (Documentation/abi.rst lists them).  @admin: an admin-queue
+ * command (opcodes are per queue type).
+ */
+static void iotrace_nvme_strip(u8 *sqe, bool admin)
+{
+	const struct nvme_command *c = (const struct nvme_command *)sqe;
+
+	memset(sqe + IOTRACE_NVME_ADDR_OFF, 0, IOTRACE_NVME_ADDR_LEN);
+	if (admin && c->common.opcode == nvme_admin_set_features &&
+	    (le32_to_cpu(c->features.fid) & 0xff) == IOTRACE_NVME_FID_HMB)
+		memset(sqe + IOTRACE_NVME_HMB_ADDR_OFF, 0,
+		       IOTRACE_NVME_HMB_ADDR_LEN);
+}
 
 /**
  * struct iotrace_nvme_req_head - the first members of the nvme driver's
@@ -59,8 +84,9 @@ bool iotrace_nvme_status_supported(void)
  * @cmd: the submission entry, data pointers not filled in yet.
  *
  * The copy has its metadata and data pointer fields zeroed whatever they
- * hold: no kernel or bus address reaches the ring.  The command id
- * (bytes 2-3) is the driver's and kept.
+ * hold, and the command-specific fields that carry an address
+ * (iotrace_nvme_strip()): no kernel or bus address reaches the ring.  The
+ * command id (bytes 2-3) is the driver's and kept.
  */
 void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 			    struct nvme_command *cmd)
@@ -69,7 +95,7 @@ void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 
 	BUILD_BUG_ON(sizeof(struct nvme_command) != IOTRACE_CMD_LEN);
 	memcpy(sqe, cmd, sizeof(sqe));
-	memset(sqe + IOTRACE_NVME_ADDR_OFF, 0, IOTRACE_NVME_ADDR_LEN);
+	iotrace_nvme_strip(sqe, !rq->q->disk);
 	/* Admin-queue requests have no disk: their controller's ring. */
 	iotrace_note_cmd(rq, IOTRACE_CMD_NVME, sqe, sizeof(sqe),
 			 rq->q->disk ? 0 : IOTRACE_RF_ADMIN);
