@@ -10,6 +10,11 @@
 # stays intact and DETACHED), and vmalloc use (/proc/meminfo VmallocUsed,
 # the kernel's own count) must fall back once the reader has exited, with
 # the disk still present.
+#
+# Each ring is kept for its own readers only: a reader that keeps the
+# current ring mapped for good, while six more resizes replace it and the
+# rings after it, keeps that one ring allocated, not every ring replaced
+# since it opened the file.
 # VM-TIMEOUT: 300
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/fault_lib.sh"
@@ -56,6 +61,22 @@ ktap_check "replaced rings freed once the last reader closed (+$((v2 - v0)) kB l
 v3=$(vmalloc_kb)
 ktap_check "resizes with no reader keep nothing (+$((v3 - v0)) kB)" \
 	test $((v3 - v0)) -lt $((big / 2))
+"$RINGCHECK" hold "$IOT/$disk/ring" "$out/go2" > "$out/hold2" &
+holder=$!
+fault_wait_line "$out/hold2" '^mapped: 1' 30
+v4=$(vmalloc_kb)
+ok=1
+for s in 32M 64K 32M 64K 32M 64K; do
+	"$IOTRACECTL" resize $disk $s || ok=0
+done
+v5=$(vmalloc_kb)
+log "VmallocUsed: ${v4} kB with a permanent reader, ${v5} kB after six resizes"
+ktap_check "six resizes with a permanent reader accepted" test $ok = 1
+ktap_check "rings replaced after the reader's own are freed at once (+$((v5 - v4)) kB)" \
+	test $((v5 - v4)) -lt $((big / 2))
+touch "$out/go2"
+wait $holder
+ktap_check "the permanent reader's ring stayed intact" test $? -eq 0
 fault_fio_stop
 "$RINGCHECK" follow "$IOT/$disk/ring" "$out/stop" > /dev/null &
 follower=$!
