@@ -31,6 +31,7 @@ log "disk $disk: write cache '$(cat /sys/block/$disk/queue/write_cache)'," \
     "fua $(cat /sys/block/$disk/queue/fua 2> /dev/null)"
 echo none > "/sys/block/$disk/queue/scheduler" 2> /dev/null
 load_iotrace disks=$disk buf_size=16M
+modprobe ext4 2> /dev/null
 mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 \
 	/dev/$disk || die "mkfs.ext4 failed"
 mount -o commit=300 /dev/$disk "$mnt" || die "mount failed"
