@@ -80,17 +80,20 @@ ktap_check "the workload flushed ($((f1 - f0)) flushes)" test $((f1 - f0)) -ge 5
 ktap_check "completed ($completed) = /sys/block stat delta ($delta)" \
 	test "$completed" -eq "$delta"
 
-# blktrace: action RWBS sector bytes; op from RWBS (a leading F is PREFLUSH,
-# an F after the op letter FUA)
+# blktrace: action RWBS sector bytes.  blkparse's RWBS: F (PREFLUSH, or
+# the op of a flush request: "FN"), then D, W (any write, write-zeroes
+# too), R (a read with bytes) or N, then F for FUA
 blkparse -i bt -D "$out" -f '%a %d %S %N\n' > "$out/bp" 2> /dev/null
 op_of='function op(r) {
-	if (r ~ /R/) return "READ"; if (r ~ /D/) return "DISCARD";
-	if (r ~ /W/) return "WRITE"; if (r ~ /N/) return "OTHER";
-	if (r ~ /F/) return "FLUSH"; return "OTHER" }'
+	if (r ~ /D/) return "DISCARD"; if (r ~ /W/) return "WRITE";
+	if (r ~ /R/) return "READ"; if (r ~ /F/) return "FLUSH";
+	return "OTHER" }'
 awk "$op_of"' $1 == "C" && $4 > 0 { print op($2), $3, $4 }' "$out/bp" |
 	sort > "$out/bt.data"
-awk '$3 > 0 { o = $1; if (o != "READ" && o != "WRITE" && o != "DISCARD" &&
-	o != "FLUSH") o = "OTHER"; print o, $2, $3 }' "$out/ring" |
+awk '$3 > 0 { o = $1; if (o == "WZEROES") o = "WRITE";
+	if (o == "SECERASE") o = "DISCARD";
+	if (o != "READ" && o != "WRITE" && o != "DISCARD" && o != "FLUSH")
+		o = "OTHER"; print o, $2, $3 }' "$out/ring" |
 	sort > "$out/ring.data"
 nbt=$(wc -l < "$out/bt.data")
 log "blktrace: $nbt data completions, $(grep -c '^C' "$out/bp") completions"
