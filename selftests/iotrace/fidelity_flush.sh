@@ -70,7 +70,9 @@ umount "$mnt"
 
 "$RINGCHECK" check "$IOT/$disk/ring" > "$out/check"
 rc=$?
-"$RINGCHECK" dumpx "$IOT/$disk/ring" > "$out/ring"
+# OP (upper case) SECTOR BYTES RFLAGS LATENCY
+"$RINGCHECK" dumpx "$IOT/$disk/ring" |
+	awk '{ $1 = toupper($1); print }' > "$out/ring"
 cat "$out/check"
 ktap_check "ring intact" test $rc -eq 0
 delta=$((after - before))
@@ -90,8 +92,8 @@ op_of='function op(r) {
 	return "OTHER" }'
 awk "$op_of"' $1 == "C" && $4 > 0 { print op($2), $3, $4 }' "$out/bp" |
 	sort > "$out/bt.data"
-awk '$3 > 0 { o = $1; if (o == "WZEROES") o = "WRITE";
-	if (o == "SECERASE") o = "DISCARD";
+awk '$3 > 0 { o = $1; if (o == "WRITE_ZEROES") o = "WRITE";
+	if (o == "SECURE_ERASE") o = "DISCARD";
 	if (o != "READ" && o != "WRITE" && o != "DISCARD" && o != "FLUSH")
 		o = "OTHER"; print o, $2, $3 }' "$out/ring" |
 	sort > "$out/ring.data"
