@@ -8,7 +8,7 @@
 # tag cannot lend the next request on that tag the previous one's issue.
 #
 # null_blk with 40 ms timer completions, fio at queue depth 64:
-# 1. 150 clears and filter changes during the run; once idle, iotrace's
+# 1. up to 150 clears and filter changes in 10 s of the run; once idle, iotrace's
 #    in-flight count is /sys/block/nullb0/inflight (0), and no record's
 #    latency exceeds 1.5 times the completion time;
 # 2. after a clear, 60 filter changes during the run: completed, and
@@ -51,8 +51,11 @@ slow_records() {
 # ---- 1: clears and filters while requests are in flight -------------
 run_fio 14
 sleep 1
+# the last seconds of the run stay in the ring, with requests issued
+# before the last operation among them
+end=$((SECONDS + 10))
 n=0
-while kill -0 $fio_pid 2> /dev/null && [ $n -lt 150 ]; do
+while kill -0 $fio_pid 2> /dev/null && [ $n -lt 150 ] && [ $SECONDS -lt $end ]; do
 	case $((n % 3)) in
 	0) "$IOTRACECTL" clear $disk ;;
 	1) "$IOTRACECTL" filter $disk ops=write ;;
