@@ -28,6 +28,31 @@
 /* Bytes 16-39 of an entry: MPTR, then PRP1/PRP2 or the SGL descriptor. */
 #define IOTRACE_NVME_ADDR_OFF	16
 #define IOTRACE_NVME_ADDR_LEN	24
+/*
+ * Admin Set Features, Host Memory Buffer (FID 0x0d): CDW13-14 (bytes
+ * 52-59) are the bus address of the descriptor list (HMDLLA/HMDLUA,
+ * nvme-pci's nvme_set_host_mem()).
+ */
+#define IOTRACE_NVME_FID_HMB	0x0d
+#define IOTRACE_NVME_HMB_ADDR_OFF	52
+#define IOTRACE_NVME_HMB_ADDR_LEN	8
+
+/*
+ * Zero what may hold an address in a copy of entry @sqe: MPTR and the
+ * data pointer of every command, and the command-specific fields known to
+ * carry one (Documentation/abi.rst lists them).  @admin: an admin-queue
+ * command (opcodes are per queue type).
+ */
+static void iotrace_nvme_strip(u8 *sqe, bool admin)
+{
+	const struct nvme_command *c = (const struct nvme_command *)sqe;
+
+	memset(sqe + IOTRACE_NVME_ADDR_OFF, 0, IOTRACE_NVME_ADDR_LEN);
+	if (admin && c->common.opcode == nvme_admin_set_features &&
+	    (le32_to_cpu(c->features.fid) & 0xff) == IOTRACE_NVME_FID_HMB)
+		memset(sqe + IOTRACE_NVME_HMB_ADDR_OFF, 0,
+		       IOTRACE_NVME_HMB_ADDR_LEN);
+}
 
 /* The status field shifted right by one (phase tag dropped), 15 bits. */
 #define IOTRACE_NVME_STATUS_MASK	0x7fff
@@ -53,21 +78,23 @@ static atomic_long_t iotrace_nvme_refused = ATOMIC_LONG_INIT(0);
  * @cmd: the submission entry, data pointers not filled in yet.
  *
  * The copy has its metadata and data pointer fields zeroed whatever they
- * hold: no kernel or bus address reaches the ring.  The command id
- * (bytes 2-3) is the driver's and kept.
+ * hold, and the command-specific fields that carry an address
+ * (iotrace_nvme_strip()): no kernel or bus address reaches the ring.  The
+ * command id (bytes 2-3) is the driver's and kept.
  */
 void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 			    struct nvme_command *cmd)
 {
+	/* Admin-queue requests have no disk: their controller's ring. */
+	bool admin = !iotrace_q_disk(rq->q);
 	u8 sqe[IOTRACE_CMD_LEN];
 
 	BUILD_BUG_ON(sizeof(struct nvme_command) != IOTRACE_CMD_LEN);
 	memcpy(sqe, cmd, sizeof(sqe));
-	memset(sqe + IOTRACE_NVME_ADDR_OFF, 0, IOTRACE_NVME_ADDR_LEN);
-	/* Admin-queue requests have no disk: their controller's ring. */
+	iotrace_nvme_strip(sqe, admin);
 	preempt_disable_notrace();
 	iotrace_note_cmd(rq, IOTRACE_CMD_NVME, sqe, sizeof(sqe),
-			 iotrace_q_disk(rq->q) ? 0 : IOTRACE_RF_ADMIN);
+			 admin ? IOTRACE_RF_ADMIN : 0);
 	preempt_enable_notrace();
 }
 

@@ -65,6 +65,23 @@ static inline struct gendisk *iotrace_q_disk(struct request_queue *q)
 #endif
 
 /*
+ * Whether the disk of @q has a volatile write cache: bdev_write_cache()
+ * since 6.0, the QUEUE_FLAG_WC queue flag before.
+ */
+static inline bool iotrace_q_write_cache(struct request_queue *q)
+{
+	struct gendisk *gd = iotrace_q_disk(q);
+
+	if (!gd)
+		return false;
+#ifdef IOTRACE_HAVE_BDEV_WRITE_CACHE
+	return bdev_write_cache(gd->part0);
+#else
+	return test_bit(QUEUE_FLAG_WC, &q->queue_flags);
+#endif
+}
+
+/*
  * class_interface callbacks lost their interface argument in 6.4.
  */
 #ifdef IOTRACE_HAVE_INTF_DEV_ONLY

@@ -40,9 +40,6 @@ static int iotrace_ring_open(struct inode *inode, struct file *file)
 		return ret;
 	d = inode->i_private;
 	kref_get(&d->kref);
-	atomic_inc(&d->ring_opens);
-	/* counted before d->ring is read: see iotrace_nl_resize() */
-	smp_mb__after_atomic();
 	debugfs_file_put(dentry);
 	file->private_data = d;
 	return 0;
@@ -50,57 +47,128 @@ static int iotrace_ring_open(struct inode *inode, struct file *file)
 
 static int iotrace_ring_release(struct inode *inode, struct file *file)
 {
-	struct iotrace_disk *d = file->private_data;
-
-	if (atomic_dec_and_test(&d->ring_opens))
-		iotrace_nl_ring_closed(d);
-	iotrace_disk_put(d);
+	iotrace_disk_put(file->private_data);
 	return 0;
 }
 
-/*
- * A resize may replace d->ring at any time; a ring replaced while this
- * file is open stays allocated until the last ring file is closed, and its
- * size is in its own header.
+/**
+ * iotrace_ringbuf_get() - the current ring of a disk, kept allocated.
+ * @d: the disk, referenced.
+ *
+ * A resize may replace the ring at any time; the one returned stays
+ * allocated until iotrace_ringbuf_put(), its size in its own header.
+ *
+ * Return: the ring's users count, one more.
  */
-static void *iotrace_ring_get(struct iotrace_disk *d, size_t *size)
+struct iotrace_ringbuf *iotrace_ringbuf_get(struct iotrace_disk *d)
 {
-	void *ring = READ_ONCE(d->ring);
+	struct iotrace_ringbuf *rb;
 
-	*size = ((struct iotrace_ring_hdr *)ring)->ring_size;
-	return ring;
+	spin_lock(&d->ring_lock);
+	rb = d->rb;
+	rb->users++;
+	spin_unlock(&d->ring_lock);
+	return rb;
+}
+
+/**
+ * iotrace_ringbuf_put() - one user of a ring less; a ring a resize
+ *	replaced is freed with its last user.
+ * @d: the disk.
+ * @rb: from iotrace_ringbuf_get().
+ */
+void iotrace_ringbuf_put(struct iotrace_disk *d, struct iotrace_ringbuf *rb)
+{
+	bool dead;
+
+	spin_lock(&d->ring_lock);
+	dead = !--rb->users && rb->retired;
+	if (dead)
+		list_del(&rb->node);
+	spin_unlock(&d->ring_lock);
+	if (dead) {
+		vfree(rb->mem);
+		kfree(rb);
+	}
+}
+
+static size_t iotrace_ringbuf_size(struct iotrace_ringbuf *rb)
+{
+	return ((struct iotrace_ring_hdr *)rb->mem)->ring_size;
 }
 
 static ssize_t iotrace_ring_read(struct file *file, char __user *buf,
 				 size_t count, loff_t *ppos)
 {
-	size_t size;
-	void *ring = iotrace_ring_get(file->private_data, &size);
+	struct iotrace_disk *d = file->private_data;
+	struct iotrace_ringbuf *rb = iotrace_ringbuf_get(d);
+	ssize_t ret;
 
-	return simple_read_from_buffer(buf, count, ppos, ring, size);
+	ret = simple_read_from_buffer(buf, count, ppos, rb->mem,
+				      iotrace_ringbuf_size(rb));
+	iotrace_ringbuf_put(d, rb);
+	return ret;
 }
 
 static loff_t iotrace_ring_llseek(struct file *file, loff_t off, int whence)
 {
-	size_t size;
+	struct iotrace_disk *d = file->private_data;
+	struct iotrace_ringbuf *rb = iotrace_ringbuf_get(d);
+	size_t size = iotrace_ringbuf_size(rb);
 
-	iotrace_ring_get(file->private_data, &size);
+	iotrace_ringbuf_put(d, rb);
 	return fixed_size_llseek(file, off, whence, size);
 }
 
+/* Each mapping (and each part of a split one) holds its ring. */
+static void iotrace_ring_vm_open(struct vm_area_struct *vma)
+{
+	struct iotrace_disk *d = vma->vm_file->private_data;
+	struct iotrace_ringbuf *rb = vma->vm_private_data;
+
+	spin_lock(&d->ring_lock);
+	rb->users++;
+	spin_unlock(&d->ring_lock);
+}
+
+static void iotrace_ring_vm_close(struct vm_area_struct *vma)
+{
+	iotrace_ringbuf_put(vma->vm_file->private_data, vma->vm_private_data);
+}
+
+static const struct vm_operations_struct iotrace_ring_vm_ops = {
+	.open	= iotrace_ring_vm_open,
+	.close	= iotrace_ring_vm_close,
+};
+
 static int iotrace_ring_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	struct iotrace_disk *d = file->private_data;
 	unsigned long size = vma->vm_end - vma->vm_start;
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	struct iotrace_ringbuf *rb;
 	size_t ring_size;
-	void *ring = iotrace_ring_get(file->private_data, &ring_size);
+	int ret;
 
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
-	if (off >= ring_size || size > ring_size - off)
-		return -EINVAL;
+	rb = iotrace_ringbuf_get(d);
+	ring_size = iotrace_ringbuf_size(rb);
+	if (off >= ring_size || size > ring_size - off) {
+		ret = -EINVAL;
+		goto err_put;
+	}
 	iotrace_vma_make_ro(vma);
-	return remap_vmalloc_range(vma, ring, vma->vm_pgoff);
+	ret = remap_vmalloc_range(vma, rb->mem, vma->vm_pgoff);
+	if (ret)
+		goto err_put;
+	vma->vm_private_data = rb;
+	vma->vm_ops = &iotrace_ring_vm_ops;
+	return 0;
+
+err_put:
+	iotrace_ringbuf_put(d, rb);
+	return ret;
 }
 
 static const struct file_operations iotrace_ring_fops = {
@@ -167,7 +235,7 @@ static int iotrace_inflight_cmp(const void *a, const void *b)
 static int iotrace_inflight_show(struct seq_file *m, void *v)
 {
 	struct iotrace_disk *d = m->private;
-	u32 i, n = 0, total = d->nr_hwq * d->depth;
+	u32 i, n = 0, total = iotrace_nr_slots(d);
 	struct iotrace_inflight *e;
 	u64 now;
 
@@ -185,7 +253,9 @@ static int iotrace_inflight_show(struct seq_file *m, void *v)
 		e[n].issue_ns = s->issue_ns;
 		e[n].sector = s->sector;
 		e[n].bytes = s->bytes;
-		e[n].hwq = i / d->depth;
+		/* the flush slots follow the tag slots, one per queue */
+		e[n].hwq = i < d->nr_hwq * d->depth ? i / d->depth :
+			i - d->nr_hwq * d->depth;
 		e[n].tag = s->tag;
 		e[n].cpu = s->issue_cpu;
 		e[n].op = s->op;

@@ -57,6 +57,7 @@ static void iotrace_disk_release(struct kref *kref)
 
 	iotrace_nl_release(d);
 	iotrace_ring_free(d);
+	kfree(d->rb);
 	kvfree(d->slots);
 	kfree(d);
 }
@@ -69,14 +70,34 @@ void iotrace_disk_put(struct iotrace_disk *d)
 static void iotrace_slots_wipe(struct iotrace_disk *d)
 {
 	if (d->slots)
-		memset(d->slots, 0, sizeof(*d->slots) * d->nr_hwq * d->depth);
+		memset(d->slots, 0, sizeof(*d->slots) * iotrace_nr_slots(d));
 }
 
-/* Stop the probes from touching @d and wait for those that do. */
-void iotrace_disk_quiesce(struct iotrace_disk *d)
+/**
+ * iotrace_disk_set_state() - tell the probes what to do for a disk.
+ * @d: the disk.
+ * @state: IOTRACE_ST_* bits: 0 (disabled), IOTRACE_ST_SLOTS (the slots are
+ *	kept, completions counted in @d->held while the ring is reset or
+ *	replaced) or IOTRACE_ST_SLOTS | IOTRACE_ST_RECORD (recording).
+ *
+ * One store-release of one word: a probe's load-acquire of it sees
+ * everything written before (slots wiped, the new ring), and either the
+ * old state or the new one, never a mix (as two flags could be seen on a
+ * weakly ordered CPU).  Probes that may still act on the old state are
+ * waited for with synchronize_rcu() when the state no longer writes the
+ * ring or no longer keeps the slots.
+ *
+ * Context: iotrace_mutex held.
+ */
+void iotrace_disk_set_state(struct iotrace_disk *d, unsigned int state)
 {
-	WRITE_ONCE(d->active, false);
-	synchronize_rcu();
+	unsigned int old = d->state;
+
+	lockdep_assert_held(&iotrace_mutex);
+	/* pairs with the probes' smp_load_acquire() of the state */
+	smp_store_release(&d->state, state);
+	if (old & ~state)
+		synchronize_rcu();
 }
 
 static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
@@ -99,9 +120,9 @@ static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
 		WRITE_ONCE(d->hdr->flags, d->hdr->flags | IOTRACE_RING_ENABLED);
 		d->enabled = true;
 		/* slots and header written before probes may use the disk */
-		smp_store_release(&d->active, true);
+		iotrace_disk_set_state(d, IOTRACE_ST_SLOTS | IOTRACE_ST_RECORD);
 	} else {
-		iotrace_disk_quiesce(d);
+		iotrace_disk_set_state(d, 0);
 		d->enabled = false;
 		WRITE_ONCE(d->hdr->flags,
 			   d->hdr->flags & ~IOTRACE_RING_ENABLED);
@@ -136,28 +157,29 @@ int iotrace_disk_set_enabled(struct iotrace_disk *d, bool on)
  * iotrace_disk_clear() - empty the ring of a disk.
  * @d: the disk.
  *
- * Recording pauses for one RCU grace period (completions in that window
- * are not counted, as if the disk were disabled), the ring is reset and
- * its generation bumped.  The in-flight table is kept: requests issued
- * before the clear are recorded with their issue when they complete.
+ * The ring stops being written for one RCU grace period, is reset and its
+ * generation bumped.  The probes keep the in-flight table all along:
+ * requests issued before the clear are recorded with their issue when
+ * they complete, and a completion while the ring is reset frees its slot
+ * and is counted as dropped after the clear (netlink totals).
  *
  * Return: 0 or -ENODEV for a detached disk.
  */
 int iotrace_disk_clear(struct iotrace_disk *d)
 {
-	bool was;
+	unsigned int state;
 
 	mutex_lock(&iotrace_mutex);
 	if (!d->attached) {
 		mutex_unlock(&iotrace_mutex);
 		return -ENODEV;
 	}
-	was = d->active;
-	iotrace_disk_quiesce(d);
+	state = d->state;
+	iotrace_disk_set_state(d, state & IOTRACE_ST_SLOTS);
 	iotrace_ring_reset(d);
 	iotrace_nl_reset(d);
 	/* the reset ring visible before probes write again */
-	smp_store_release(&d->active, was);
+	iotrace_disk_set_state(d, state);
 	mutex_unlock(&iotrace_mutex);
 	return 0;
 }
@@ -181,15 +203,21 @@ struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 		return ERR_PTR(-ENOMEM);
 	kref_init(&d->kref);
 	INIT_LIST_HEAD(&d->retired);
-	d->filter.ops = IOTRACE_FILTER_OPS_ALL;
-	d->filter.sector_max = U64_MAX;
+	spin_lock_init(&d->ring_lock);
 	strscpy(d->name, name, sizeof(d->name));
+	d->held = alloc_percpu(u64);
+	d->rb = kzalloc(sizeof(*d->rb), GFP_KERNEL);
+	if (!d->held || !d->rb) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 	ret = iotrace_ring_alloc(d, iotrace_buf_size);
 	if (ret)
 		goto err_free;
+	d->rb->mem = d->ring;
 	d->nr_hwq = nr_hwq;
 	d->depth = depth;
-	d->slots = kvcalloc((size_t)d->nr_hwq * d->depth, sizeof(*d->slots),
+	d->slots = kvcalloc(iotrace_nr_slots(d), sizeof(*d->slots),
 			    GFP_KERNEL);
 	if (!d->slots) {
 		ret = -ENOMEM;
@@ -200,6 +228,8 @@ struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 err_ring:
 	iotrace_ring_free(d);
 err_free:
+	kfree(d->rb);
+	free_percpu(d->held);
 	kfree(d);
 	return ERR_PTR(ret);
 }

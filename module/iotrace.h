@@ -10,6 +10,8 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/rcupdate.h>
 #include <linux/rculist.h>
 #include <linux/blk-mq.h>
 #include <linux/atomic.h>
@@ -39,6 +41,9 @@
  * @tag: driver tag at issue.
  * @op: enum iotrace_op.
  * @retries: requeue count, saturating.
+ * @seq_wait: the data phase of a flush sequence completed and was
+ *	recorded; the request's last completion (no bytes left, when the
+ *	block layer ends the sequence) only frees the slot.
  * @cmd_rq: request the captured command belongs to, NULL if none.
  * @cmd_type: enum iotrace_cmd_type of @cmd.
  * @cmd_len: valid bytes of @cmd.
@@ -49,8 +54,10 @@
  * @dev_result: device result, see struct iotrace_record.
  * @cmd: the captured command.
  *
- * One slot per (hardware queue, tag).  Only the owner of the tag writes
- * it: the issuing path, then the completing path, never both at once.
+ * One slot per (hardware queue, tag), and one per hardware queue for the
+ * block layer's own flush request (it borrows the tag of a request that
+ * waits for it, iotrace_slot_of()).  Only the owner of the tag writes it:
+ * the issuing path, then the completing path, never both at once.
  */
 struct iotrace_slot {
 	u32		gen;
@@ -65,6 +72,7 @@ struct iotrace_slot {
 	u16		tag;
 	u8		op;
 	u8		retries;
+	u8		seq_wait;
 	struct request	*cmd_rq;
 	u8		cmd_type;
 	u8		cmd_len;
@@ -82,22 +90,40 @@ struct iotrace_slot {
  * @min_bytes: smallest byte count recorded.
  * @sector_min: first start sector recorded.
  * @sector_max: last start sector recorded (inclusive).
+ * @rcu: frees a replaced filter after the probes that may read it.
  *
- * Changed only while the disk is quiesced (netlink.c).
+ * Never changed once published: a new filter replaces the pointer
+ * (netlink.c), so a probe sees one filter whole, old or new.
  */
 struct iotrace_filter {
-	u32	ops;
-	u32	min_bytes;
-	u64	sector_min;
-	u64	sector_max;
+	u32		ops;
+	u32		min_bytes;
+	u64		sector_min;
+	u64		sector_max;
+	struct rcu_head	rcu;
+};
+
+/**
+ * struct iotrace_ringbuf - the memory of one ring and who still uses it.
+ * @node: in iotrace_disk.retired once a resize replaced it.
+ * @mem: the vmalloc_user() area.
+ * @users: mappings of it and read()s in progress, under
+ *	iotrace_disk.ring_lock.
+ * @retired: replaced by a resize: freed when @users drops to zero.
+ */
+struct iotrace_ringbuf {
+	struct list_head	node;
+	void			*mem;
+	unsigned int		users;
+	bool			retired;
 };
 
 /**
  * struct iotrace_totals - counters of rings a resize replaced since the
- *	last clear, and completions held back while it swapped them.
+ *	last clear.
  * @recorded: records started.
  * @overwritten: records lost to wrap-around.
- * @dropped: completions not recorded (incl. those during a swap).
+ * @dropped: completions not recorded.
  * @filtered: completions the filter left out.
  * @resizes: rings replaced.
  */
@@ -125,7 +151,10 @@ struct iotrace_totals {
  * @bus_dev: controller ring: the bus (PCI) device, compared only.
  * @rec_rflags: IOTRACE_RF_* every record of this ring carries
  *	(IOTRACE_RF_ADMIN for a controller).
- * @active: probes record for this disk (enabled and not being cleared).
+ * @state: IOTRACE_ST_* bits, what the probes do for this disk; one word,
+ *	read once per probe (smp_load_acquire) and written with one
+ *	store-release (iotrace_disk_set_state()), so that no probe can see
+ *	half of a change on any memory model.
  * @enabled: user-visible enable state, under iotrace_mutex.
  * @attached: still in the hash and debugfs, under iotrace_mutex.
  * @ring: vmalloc_user() area, mapped by readers.
@@ -134,21 +163,21 @@ struct iotrace_totals {
  * @hdr: the ring header (start of @ring).
  * @part_records: records per part (power of two).
  * @nr_parts: parts in the ring.
- * @slots: in-flight table, @nr_hwq * @depth slots.
+ * @slots: in-flight table, iotrace_nr_slots() slots.
  * @nr_hwq: hardware queues covered by @slots.
  * @depth: tags per hardware queue covered by @slots.
  * @dir: debugfs directory of the disk.
  * @name: disk name.
- * @filter_on: @filter is not "everything" (netlink.c).
- * @paused: a ring swap is in progress: completions are counted in
- *	@paused_drops (netlink.c).
- * @filter: which requests are recorded.
+ * @filter: which requests are recorded, NULL for all (netlink.c), RCU.
  * @totals: counters carried over ring swaps since the last clear.
- * @paused_drops: per-CPU completions seen while @paused.
+ * @held: per-CPU completions seen while the ring was being reset or
+ *	swapped (IOTRACE_ST_SLOTS without IOTRACE_ST_RECORD); never reset.
+ * @held_base: sum of @held at the last clear.
  * @nl_flags: IOTRACE_NL_* bits (overflow event state).
- * @ring_opens: open <disk>/ring files: a replaced ring is freed at once
- *	only when there is none.
- * @retired: replaced rings kept until no <disk>/ring file is open.
+ * @ring_lock: protects @rb, @retired and every ring's users count.
+ * @rb: the current ring's memory (@ring) and its users.
+ * @retired: rings a resize replaced while mapped or being read; each is
+ *	freed when its own last user goes.
  */
 struct iotrace_disk {
 	struct kref		kref;
@@ -159,7 +188,7 @@ struct iotrace_disk {
 	const void		*bus_key;
 	const struct device	*bus_dev;
 	u16			rec_rflags;
-	bool			active;
+	unsigned int		state;
 	bool			enabled;
 	bool			attached;
 	void			*ring;
@@ -174,15 +203,26 @@ struct iotrace_disk {
 	struct dentry		*dir;
 	char			name[IOTRACE_NAME_LEN];
 	/* netlink.c */
-	bool			filter_on;
-	bool			paused;
-	struct iotrace_filter	filter;
+	struct iotrace_filter __rcu *filter;
 	struct iotrace_totals	totals;
-	u64 __percpu		*paused_drops;
+	u64 __percpu		*held;
+	u64			held_base;
 	unsigned long		nl_flags;
-	atomic_t		ring_opens;
+	spinlock_t		ring_lock;	/* @rb, @retired, users */
+	struct iotrace_ringbuf	*rb;
 	struct list_head	retired;
 };
+
+/* iotrace_disk.state: the probes keep the in-flight table (enabled) */
+#define IOTRACE_ST_SLOTS	BIT(0)
+/* iotrace_disk.state: the completion probe writes the ring */
+#define IOTRACE_ST_RECORD	BIT(1)
+
+/* Slots of @d: one per (hardware queue, tag), one flush slot per queue. */
+static inline u32 iotrace_nr_slots(const struct iotrace_disk *d)
+{
+	return d->nr_hwq * d->depth + d->nr_hwq;
+}
 
 /**
  * struct iotrace_counts - a consistent-enough sum of a ring's counters.
@@ -265,7 +305,7 @@ void iotrace_disk_detach_locked(struct iotrace_disk *d);
 void iotrace_disk_detached(struct iotrace_disk *d);
 int iotrace_disk_set_enabled(struct iotrace_disk *d, bool on);
 int iotrace_disk_clear(struct iotrace_disk *d);
-void iotrace_disk_quiesce(struct iotrace_disk *d);
+void iotrace_disk_set_state(struct iotrace_disk *d, unsigned int state);
 void iotrace_disk_put(struct iotrace_disk *d);
 int iotrace_disks_init(void);
 void iotrace_disks_exit(void);
@@ -280,6 +320,8 @@ void iotrace_ctrls_exit(void);
 unsigned int iotrace_ctrls_count(void);
 
 /* debugfs.c */
+struct iotrace_ringbuf *iotrace_ringbuf_get(struct iotrace_disk *d);
+void iotrace_ringbuf_put(struct iotrace_disk *d, struct iotrace_ringbuf *rb);
 int iotrace_debugfs_init(void);
 void iotrace_debugfs_exit(void);
 int iotrace_debugfs_add_disk(struct iotrace_disk *d);
@@ -294,7 +336,7 @@ void iotrace_nl_disk_event(struct iotrace_disk *d, bool added);
 void iotrace_nl_note_overflow(struct iotrace_disk *d);
 void iotrace_nl_reset(struct iotrace_disk *d);
 void iotrace_nl_release(struct iotrace_disk *d);
-void iotrace_nl_ring_closed(struct iotrace_disk *d);
+u64 iotrace_nl_held(struct iotrace_disk *d);
 bool iotrace_filter_pass(const struct iotrace_filter *f, u8 op, u64 sector,
 			 u32 bytes);
 

@@ -7,6 +7,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/ctype.h>
+#include <linux/overflow.h>
 #include "iotrace.h"
 #include "cmd.h"
 
@@ -20,19 +21,66 @@ static unsigned int iotrace_nr_select;
 static char iotrace_select[IOTRACE_MAX_SELECT][IOTRACE_NAME_LEN];
 static char iotrace_disks_str[IOTRACE_MAX_SELECT * IOTRACE_NAME_LEN];
 
+/*
+ * Decimal bytes with an optional K, M or G suffix; -EINVAL if not that
+ * form, -ERANGE if it does not fit in 64 bits (memparse() would wrap:
+ * 17179869185G is 2^64 + 1G).
+ */
+static int iotrace_parse_size(char *s, unsigned long long *v)
+{
+	size_t n = strspn(s, "0123456789");
+	unsigned int shift = 0;
+	char suffix = s[n];
+	int ret;
+
+	if (!n)
+		return -EINVAL;
+	switch (suffix) {
+	case '\0':
+		break;
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (suffix && s[n + 1])
+		return -EINVAL;
+	s[n] = '\0';
+	ret = kstrtoull(s, 10, v);
+	s[n] = suffix;
+	if (ret)
+		return ret;
+	if (check_shl_overflow(*v, shift, v))
+		return -ERANGE;
+	return 0;
+}
+
 static int iotrace_buf_size_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned long min = iotrace_ring_min_size();
-	char buf[32], *end;
 	unsigned long long v;
+	char buf[32];
 	u64 off, stride;
 	u32 recs;
+	int ret;
 
+	/* a longer value is cut, then not a size or out of range */
 	strscpy(buf, val ? val : "", sizeof(buf));
-	strim(buf);
-	v = memparse(buf, &end);
-	if (!*buf || *end) {
-		pr_err("iotrace: buf_size=%s: not a size (bytes, or with a K, M or G suffix); range %lu..%lu\n",
+	ret = iotrace_parse_size(strim(buf), &v);
+	if (ret == -ERANGE) {
+		pr_err("iotrace: buf_size=%s: too large for 64 bits, out of range %lu..%lu\n",
+		       val, min, IOTRACE_MAX_BUF_SIZE);
+		return -ERANGE;
+	}
+	if (ret) {
+		pr_err("iotrace: buf_size=%s: not a size (decimal bytes, or with a K, M or G suffix); range %lu..%lu\n",
 		       val, min, IOTRACE_MAX_BUF_SIZE);
 		return -EINVAL;
 	}

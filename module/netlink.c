@@ -5,11 +5,13 @@
  * group (disk added, disk removed, ring overflow).
  *
  * Enable, disable and clear call the same functions as the debugfs files
- * (disk.c).  Resize and filter changes pause the disk the way clear does:
- * d->active goes false and an RCU grace period lets every probe leave the
- * disk; while a resize swaps the ring, d->paused makes the completion probe
- * count what it cannot record (per CPU), so nothing completed while
- * enabled goes uncounted.
+ * (disk.c).  A resize stops the ring from being written the way clear
+ * does (IOTRACE_ST_SLOTS without IOTRACE_ST_RECORD, then an RCU grace
+ * period): the probes keep the in-flight table and count what they cannot
+ * record in d->held (per CPU), so nothing completed while enabled goes
+ * uncounted.  A filter change publishes a new filter through one RCU
+ * pointer and stops nothing: every completion is recorded or filtered by
+ * the old filter or the new one.
  *
  * Every request is validated against one strict family policy: unknown
  * attributes, reply-only attributes, wrong lengths and bits outside the
@@ -30,18 +32,6 @@
 #include "iotrace.h"
 #include "compat.h"
 #include "cmd.h"
-
-/**
- * struct iotrace_retired - a ring replaced by a resize while a reader had
- *	<disk>/ring open; freed when the last reader closes it, or with
- *	the disk.
- * @node: in iotrace_disk.retired.
- * @ring: the vmalloc_user() area.
- */
-struct iotrace_retired {
-	struct list_head	node;
-	void			*ring;
-};
 
 static struct genl_family iotrace_nl_family;
 
@@ -136,50 +126,19 @@ void iotrace_nl_note_overflow(struct iotrace_disk *d)
 /**
  * iotrace_nl_reset() - a clear: the totals and the overflow event start
  *	again.
- * @d: the disk, quiesced.
+ * @d: the disk, its ring not written.
+ *
+ * Completions the probes count in d->held from now on (the ring is not
+ * written yet) are dropped ones of the new epoch.
  *
  * Context: iotrace_mutex held.
  */
 void iotrace_nl_reset(struct iotrace_disk *d)
 {
-	int cpu;
-
 	lockdep_assert_held(&iotrace_mutex);
 	memset(&d->totals, 0, sizeof(d->totals));
-	if (d->paused_drops)
-		for_each_possible_cpu(cpu) {
-			u64 *n = per_cpu_ptr(d->paused_drops, cpu);
-
-			*n = 0;
-		}
+	d->held_base += iotrace_nl_held(d);
 	WRITE_ONCE(d->nl_flags, 0);
-}
-
-/**
- * iotrace_nl_ring_closed() - the last <disk>/ring file was closed.
- * @d: the disk (referenced by the caller).
- *
- * Rings replaced by a resize while a reader had the file open were kept
- * for that reader; with no file open, no mapping of them is left either
- * (a mapping holds its file), so they are freed now rather than with the
- * disk.  Under iotrace_mutex, which serializes this with a resize, and only
- * if no file was opened meanwhile: a new opener may read d->ring before
- * a resize retires it.
- */
-void iotrace_nl_ring_closed(struct iotrace_disk *d)
-{
-	struct iotrace_retired *r, *tmp;
-	LIST_HEAD(dead);
-
-	mutex_lock(&iotrace_mutex);
-	if (!atomic_read(&d->ring_opens))
-		list_splice_init(&d->retired, &dead);
-	mutex_unlock(&iotrace_mutex);
-	list_for_each_entry_safe(r, tmp, &dead, node) {
-		list_del(&r->node);
-		vfree(r->ring);
-		kfree(r);
-	}
 }
 
 /**
@@ -188,27 +147,35 @@ void iotrace_nl_ring_closed(struct iotrace_disk *d)
  */
 void iotrace_nl_release(struct iotrace_disk *d)
 {
-	struct iotrace_retired *r, *tmp;
+	struct iotrace_ringbuf *rb, *tmp;
 
-	list_for_each_entry_safe(r, tmp, &d->retired, node) {
-		list_del(&r->node);
-		vfree(r->ring);
-		kfree(r);
+	/* no file, so no mapping and no read(), is left */
+	list_for_each_entry_safe(rb, tmp, &d->retired, node) {
+		list_del(&rb->node);
+		vfree(rb->mem);
+		kfree(rb);
 	}
-	free_percpu(d->paused_drops);
-	d->paused_drops = NULL;
+	free_percpu(d->held);
+	d->held = NULL;
+	kfree(rcu_dereference_protected(d->filter, true));
 }
 
-/* Sum of the completions a resize held back. */
-static u64 iotrace_nl_paused_drops(struct iotrace_disk *d)
+/**
+ * iotrace_nl_held() - completions the probes could not record since the
+ *	last clear because the ring was being reset or replaced.
+ * @d: the disk.
+ *
+ * Return: the count, exact once the probes are quiet.
+ */
+u64 iotrace_nl_held(struct iotrace_disk *d)
 {
 	u64 n = 0;
 	int cpu;
 
-	if (d->paused_drops)
+	if (d->held)
 		for_each_possible_cpu(cpu)
-			n += READ_ONCE(*per_cpu_ptr(d->paused_drops, cpu));
-	return n;
+			n += READ_ONCE(*per_cpu_ptr(d->held, cpu));
+	return n - d->held_base;
 }
 
 /* ---- messages ---------------------------------------------------------- */
@@ -225,6 +192,11 @@ static int iotrace_nl_put_u64(struct sk_buff *skb, int attr, u64 v)
 static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 			   u32 portid, u32 seq, int flags, u8 cmd, bool full)
 {
+	static const struct iotrace_filter all = {
+		.ops		= IOTRACE_FILTER_OPS_ALL,
+		.sector_max	= U64_MAX,
+	};
+	const struct iotrace_filter *f;
 	struct iotrace_counts c;
 	struct iotrace_totals *t = &d->totals;
 	u64 held, rec, ovw, drop, filt;
@@ -243,7 +215,9 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 		goto done;
 	lockdep_assert_held(&iotrace_mutex);
 	iotrace_ring_counts(d, &c);
-	held = iotrace_nl_paused_drops(d);
+	held = iotrace_nl_held(d);
+	f = rcu_dereference_protected(d->filter,
+				      lockdep_is_held(&iotrace_mutex)) ?: &all;
 	rec = t->recorded + c.recorded;
 	ovw = t->overwritten + c.overwritten;
 	drop = t->dropped + held + c.dropped;
@@ -268,12 +242,12 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TOTAL_DROPPED, drop) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TOTAL_FILTERED, filt) ||
 	    nla_put_u32(skb, IOTRACE_A_RESIZES, t->resizes) ||
-	    nla_put_u32(skb, IOTRACE_A_FILTER_OPS, d->filter.ops) ||
+	    nla_put_u32(skb, IOTRACE_A_FILTER_OPS, f->ops) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_FILTER_SECTOR_MIN,
-			       d->filter.sector_min) ||
+			       f->sector_min) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_FILTER_SECTOR_MAX,
-			       d->filter.sector_max) ||
-	    nla_put_u32(skb, IOTRACE_A_FILTER_MIN_BYTES, d->filter.min_bytes))
+			       f->sector_max) ||
+	    nla_put_u32(skb, IOTRACE_A_FILTER_MIN_BYTES, f->min_bytes))
 		goto err;
 	layout = iotrace_nvme_get_layout(&soff, &roff, &rsize);
 	if (nla_put_u8(skb, IOTRACE_A_NVME_STATUS, layout))
@@ -462,21 +436,23 @@ static int iotrace_nl_clear(struct sk_buff *skb, struct genl_info *info)
 }
 
 /**
- * iotrace_nl_swap() - replace the ring of a paused disk by @tmp's.
- * @d: the disk, quiesced and paused.
+ * iotrace_nl_swap() - replace the ring of a disk by @tmp's.
+ * @d: the disk, its ring not written by the probes.
  * @tmp: holds the new ring and its geometry.
- * @ret_node: node to keep the old ring with, consumed if used.
+ * @new_rb: the new ring's users count, consumed.
  *
  * The old ring's counters go into the totals, it is marked detached (a
  * reader that maps it sees that it is final), and it is freed at once
- * unless a <disk>/ring file is open (its mapping or read() may still use
- * it): then it lives until the disk is released.
+ * unless it is mapped or being read: then it lives until its own last
+ * mapping or read() is gone (iotrace_ringbuf_put()).
  */
 static void iotrace_nl_swap(struct iotrace_disk *d, struct iotrace_disk *tmp,
-			    struct iotrace_retired **ret_node)
+			    struct iotrace_ringbuf **new_rb)
 {
 	struct iotrace_ring_hdr *old = d->hdr;
+	struct iotrace_ringbuf *old_rb;
 	struct iotrace_counts c;
+	bool unused;
 
 	iotrace_ring_counts(d, &c);
 	d->totals.recorded += c.recorded;
@@ -492,33 +468,38 @@ static void iotrace_nl_swap(struct iotrace_disk *d, struct iotrace_disk *tmp,
 	tmp->hdr->flags = old->flags;
 	tmp->hdr->generation = old->generation + 1;
 
+	WRITE_ONCE(old->flags, old->flags | IOTRACE_RING_DETACHED);
+	(*new_rb)->mem = tmp->ring;
+	spin_lock(&d->ring_lock);
+	old_rb = d->rb;
+	d->rb = *new_rb;
 	WRITE_ONCE(d->ring, tmp->ring);
 	d->hdr = tmp->hdr;
 	d->ring_size = tmp->ring_size;
 	d->buf_size = tmp->buf_size;
 	d->part_records = tmp->part_records;
 	d->nr_parts = tmp->nr_parts;
-	WRITE_ONCE(old->flags, old->flags | IOTRACE_RING_DETACHED);
+	old_rb->retired = true;
+	unused = !old_rb->users;
+	if (!unused)
+		list_add_tail(&old_rb->node, &d->retired);
+	spin_unlock(&d->ring_lock);
+	*new_rb = NULL;
 	WRITE_ONCE(d->nl_flags, 0);
-	/* new ring published before ring_opens is read; pairs with open */
-	smp_mb();
-	if (!atomic_read(&d->ring_opens)) {
-		vfree(old);
-		return;
+	if (unused) {
+		vfree(old_rb->mem);
+		kfree(old_rb);
 	}
-	(*ret_node)->ring = old;
-	list_add_tail(&(*ret_node)->node, &d->retired);
-	*ret_node = NULL;
 }
 
 static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *a = info->attrs[IOTRACE_A_BUF_SIZE];
-	struct iotrace_retired *node = NULL;
+	struct iotrace_ringbuf *node = NULL;
 	struct iotrace_disk *d, *tmp = NULL;
 	u64 data_offset, stride;
+	unsigned int state;
 	u32 recs;
-	bool was;
 	int ret;
 
 	ret = iotrace_nl_admin(skb, info);
@@ -553,30 +534,13 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENODEV;
 		goto out_unlock;
 	}
-	if (!d->paused_drops) {
-		d->paused_drops = alloc_percpu(u64);
-		if (!d->paused_drops) {
-			ret = -ENOMEM;
-			goto out_unlock;
-		}
-	}
-	was = d->active;
-	if (was)
-		/* the counter exists before a probe may use it */
-		smp_store_release(&d->paused, true);
-	iotrace_disk_quiesce(d);
+	state = d->state;
+	/* slots kept, completions counted in d->held: nothing goes uncounted */
+	iotrace_disk_set_state(d, state & IOTRACE_ST_SLOTS);
 	iotrace_nl_swap(d, tmp, &node);
 	tmp->ring = NULL;
 	/* the new ring visible before probes record again */
-	smp_store_release(&d->active, was);
-	if (was) {
-		/*
-		 * A probe that still saw the disk inactive counts the
-		 * completion as held back: wait for it before paused ends.
-		 */
-		synchronize_rcu();
-		WRITE_ONCE(d->paused, false);
-	}
+	iotrace_disk_set_state(d, state);
 out_unlock:
 	mutex_unlock(&iotrace_mutex);
 out:
@@ -588,15 +552,27 @@ out:
 	return ret;
 }
 
+/**
+ * iotrace_nl_set_filter() - replace the filter of a disk.
+ * @skb: the request.
+ * @info: its attributes.
+ *
+ * The new filter is published with one pointer: a completion is filtered
+ * by the old filter or by the new one, whole, and counted either way;
+ * recording never stops.  "Everything" is the NULL filter (no test on the
+ * hot path).
+ *
+ * Return: 0 or a negative errno.
+ */
 static int iotrace_nl_set_filter(struct sk_buff *skb, struct genl_info *info)
 {
 	struct iotrace_filter f = {
 		.ops		= IOTRACE_FILTER_OPS_ALL,
 		.sector_max	= U64_MAX,
 	};
+	struct iotrace_filter *nf = NULL, *old;
 	struct nlattr **tb = info->attrs;
 	struct iotrace_disk *d;
-	bool was;
 	int ret;
 
 	ret = iotrace_nl_admin(skb, info);
@@ -627,24 +603,31 @@ static int iotrace_nl_set_filter(struct sk_buff *skb, struct genl_info *info)
 				    "an empty operation mask records nothing");
 		return -EINVAL;
 	}
+	if (f.ops != IOTRACE_FILTER_OPS_ALL || f.min_bytes || f.sector_min ||
+	    f.sector_max != U64_MAX) {
+		nf = kmemdup(&f, sizeof(f), GFP_KERNEL);
+		if (!nf)
+			return -ENOMEM;
+	}
 	d = iotrace_nl_disk(info, &ret);
 	if (!d)
-		return ret;
+		goto out_free;
 	mutex_lock(&iotrace_mutex);
 	if (!d->attached) {
+		mutex_unlock(&iotrace_mutex);
 		ret = -ENODEV;
-		goto out;
+		goto out_put;
 	}
-	was = d->active;
-	iotrace_disk_quiesce(d);
-	d->filter = f;
-	d->filter_on = f.ops != IOTRACE_FILTER_OPS_ALL || f.min_bytes ||
-		f.sector_min || f.sector_max != U64_MAX;
-	/* the filter visible before probes record again */
-	smp_store_release(&d->active, was);
-out:
+	old = rcu_replace_pointer(d->filter, nf,
+				  lockdep_is_held(&iotrace_mutex));
 	mutex_unlock(&iotrace_mutex);
+	nf = NULL;
+	if (old)
+		kfree_rcu(old, rcu);
+out_put:
 	iotrace_disk_put(d);
+out_free:
+	kfree(nf);
 	return ret;
 }
 

@@ -114,10 +114,46 @@ static u16 iotrace_opflags(const struct request *rq)
 }
 
 /*
+ * The flush request of the block layer's flush machinery (one per flush
+ * queue, blk-flush.c): REQ_OP_FLUSH in a flush sequence.  Requests of a
+ * sequence keep their own op (a write), and no bio is REQ_OP_FLUSH.
+ */
+static bool iotrace_is_flush_rq(const struct request *rq)
+{
+	return req_op(rq) == REQ_OP_FLUSH && (rq->rq_flags & RQF_FLUSH_SEQ);
+}
+
+/* The data phase of a request in a flush sequence (PREFLUSH/FUA write). */
+static bool iotrace_is_flush_data(const struct request *rq)
+{
+	return (rq->rq_flags & RQF_FLUSH_SEQ) && req_op(rq) != REQ_OP_FLUSH;
+}
+
+/*
+ * The flushes the machinery runs for @rq, a request of a flush sequence:
+ * the submitted bio keeps REQ_PREFLUSH and REQ_FUA, the request loses
+ * them (and keeps REQ_FUA when the device has FUA).
+ */
+static u16 iotrace_flush_rflags(const struct request *rq)
+{
+	typeof(rq->bio->bi_opf) f;
+
+	if (!rq->bio)
+		return 0;
+	f = rq->bio->bi_opf;
+	return ((f & REQ_PREFLUSH) ? IOTRACE_RF_PREFLUSH : 0) |
+		((f & REQ_FUA) && !(rq->cmd_flags & REQ_FUA) ?
+		 IOTRACE_RF_POSTFLUSH : 0);
+}
+
+/*
  * The slot key must stay the same from issue to completion: the scheduler
  * tag when there is one (the driver tag is given back on requeue), else the
  * driver tag (kept across requeue).  Both are per hardware queue; no tag
- * is -1 (BLK_MQ_NO_TAG, private to the block layer).
+ * is -1 (BLK_MQ_NO_TAG, private to the block layer).  The flush request
+ * borrows the tag of the first request waiting for it, which keeps its
+ * slot until its own flush sequence ends: it has a slot per hardware
+ * queue of its own.
  */
 static struct iotrace_slot *iotrace_slot_of(struct iotrace_disk *d,
 					    struct request *rq)
@@ -127,6 +163,9 @@ static struct iotrace_slot *iotrace_slot_of(struct iotrace_disk *d,
 	if (!rq->mq_hctx || !d->slots)
 		return NULL;
 	hwq = rq->mq_hctx->queue_num;
+	if (unlikely(iotrace_is_flush_rq(rq)))
+		return hwq < d->nr_hwq ?
+			&d->slots[d->nr_hwq * d->depth + hwq] : NULL;
 	tag = rq->internal_tag >= 0 ? rq->internal_tag : rq->tag;
 	if (hwq >= d->nr_hwq || tag >= d->depth)
 		return NULL;
@@ -148,18 +187,21 @@ static struct iotrace_disk *iotrace_rq_lookup(struct request *rq)
 	return q->tag_set ? iotrace_ctrl_lookup(q->tag_set->driver_data) : NULL;
 }
 
-/* Look the active ring of @rq up; the caller holds rcu_read_lock(). */
+/*
+ * Look the ring of @rq up if its slots are kept (the disk is enabled,
+ * whatever happens to the ring); the caller holds rcu_read_lock().
+ */
 static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
 {
 	struct iotrace_disk *d = iotrace_rq_lookup(rq);
 
-	/* pairs with the store-release that set the disk active */
-	if (!d || !smp_load_acquire(&d->active))
+	/* pairs with the store-release in iotrace_disk_set_state() */
+	if (!d || !(smp_load_acquire(&d->state) & IOTRACE_ST_SLOTS))
 		return NULL;
 	return d;
 }
 
-/* The slot of @rq on an active disk; the caller holds rcu_read_lock(). */
+/* The slot of @rq on an enabled disk; the caller holds rcu_read_lock(). */
 static struct iotrace_slot *iotrace_rq_slot(struct request *rq)
 {
 	struct iotrace_disk *d = iotrace_rq_disk(rq);
@@ -200,6 +242,8 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 		rflags = s->rflags & (IOTRACE_RF_REQUEUED | IOTRACE_RF_TIMEOUT);
 		retries = s->retries;
 	}
+	if (iotrace_is_flush_data(rq))
+		rflags |= iotrace_flush_rflags(rq);
 	start = rq->start_time_ns;
 	if (start && start <= now) {
 		queue = now - start;
@@ -220,6 +264,7 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	s->tag = rq->tag;
 	s->retries = retries;
 	s->rflags = rflags;
+	s->seq_wait = 0;
 	WRITE_ONCE(s->rq, rq);
 	iotrace_slot_end(s);
 out:
@@ -271,8 +316,10 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
 	    READ_ONCE(s->status_rq) != rq)
 		return;
 	iotrace_slot_begin(s);
-	if (own)
+	if (own) {
 		WRITE_ONCE(s->rq, NULL);
+		s->seq_wait = 0;
+	}
 	if (READ_ONCE(s->cmd_rq) == rq)
 		WRITE_ONCE(s->cmd_rq, NULL);
 	if (READ_ONCE(s->status_rq) == rq)
@@ -281,12 +328,54 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
 }
 
 /*
- * Fill @r from @rq and its slot @s (may be NULL), consuming the slot;
- * @rec_rflags are the ring's own record flags.
+ * A completion of @rq is through with its slot: free it, unless it is the
+ * data phase of a flush sequence (@seq_data), whose request still ends
+ * once more, with no bytes left, when the sequence ends: then the slot is
+ * kept, marked, for that end to be told from a request of its own.
+ */
+static void iotrace_slot_done(struct iotrace_slot *s, struct request *rq,
+			      bool seq_data)
+{
+	if (!seq_data || !s || READ_ONCE(s->rq) != rq) {
+		iotrace_slot_release(s, rq);
+		return;
+	}
+	iotrace_slot_begin(s);
+	s->seq_wait = 1;
+	if (READ_ONCE(s->cmd_rq) == rq)
+		WRITE_ONCE(s->cmd_rq, NULL);
+	if (READ_ONCE(s->status_rq) == rq)
+		WRITE_ONCE(s->status_rq, NULL);
+	iotrace_slot_end(s);
+}
+
+/* The end of a flush sequence whose data phase @s recorded. */
+static bool iotrace_seq_end(struct iotrace_slot *s, struct request *rq)
+{
+	return s && READ_ONCE(s->rq) == rq && s->seq_wait;
+}
+
+/*
+ * An empty PREFLUSH write (blkdev_issue_flush()) that the flush machinery
+ * ended after its flush: never issued itself, counted by the kernel as a
+ * write.
+ */
+static u16 iotrace_empty_flush_rflags(const struct request *rq)
+{
+	if (!rq->bio || !(rq->bio->bi_opf & REQ_PREFLUSH) || blk_rq_bytes(rq) ||
+	    !iotrace_q_write_cache(rq->q))
+		return 0;
+	return IOTRACE_RF_PREFLUSH;
+}
+
+/*
+ * Fill @r from @rq and its slot @s (may be NULL), consuming the slot (see
+ * iotrace_slot_done() for @seq_data); @rec_rflags are the ring's own
+ * record flags.
  */
 static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 			 struct iotrace_slot *s, iotrace_rq_error_t error, u32 cpu,
-			 u16 rec_rflags)
+			 u16 rec_rflags, bool seq_data)
 {
 	bool own = s && READ_ONCE(s->rq) == rq;
 	u16 rflags = IOTRACE_RF_COMPLETE | rec_rflags;
@@ -317,7 +406,7 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 		r->tag = rq->tag;
 		r->op = iotrace_op(rq);
 		r->retries = 0;
-		rflags |= IOTRACE_RF_NO_ISSUE;
+		rflags |= IOTRACE_RF_NO_ISSUE | iotrace_empty_flush_rflags(rq);
 	}
 	if (s && READ_ONCE(s->cmd_rq) == rq) {
 		/* pairs with the smp_wmb() before cmd_rq is set */
@@ -348,25 +437,19 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 	if (blk_rq_is_passthrough(rq))
 		rflags |= IOTRACE_RF_PASSTHRU;
 	r->rflags = rflags;
-	iotrace_slot_release(s, rq);
-}
-
-/*
- * A completion that makes no record (filtered out, or held back while the
- * ring is swapped): count it in the caller, free what it held in the slot.
- */
-static void iotrace_complete_unrecorded(struct iotrace_disk *d,
-					struct request *rq)
-{
-	iotrace_slot_release(iotrace_slot_of(d, rq), rq);
+	iotrace_slot_done(s, rq, seq_data);
 }
 
 static void iotrace_probe_complete(void *data, struct request *rq,
 				   iotrace_rq_error_t error, unsigned int nr_bytes)
 {
+	const struct iotrace_filter *f;
 	struct iotrace_part_hdr *ph;
 	struct iotrace_record *r;
+	struct iotrace_slot *s;
 	struct iotrace_disk *d;
+	unsigned int state;
+	bool seq_data;
 	u32 cpu;
 	u64 seq;
 
@@ -378,26 +461,36 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	d = iotrace_rq_lookup(rq);
 	if (!d)
 		goto out;
-	/* pairs with the store-release that set the disk active */
-	if (!smp_load_acquire(&d->active)) {
-		/* pairs with the store-release of paused (ring swap) */
-		if (unlikely(smp_load_acquire(&d->paused))) {
-			this_cpu_inc(*d->paused_drops);
-			iotrace_complete_unrecorded(d, rq);
-		}
+	/*
+	 * One load: slots and ring in one consistent state; pairs with the
+	 * store-release in iotrace_disk_set_state().
+	 */
+	state = smp_load_acquire(&d->state);
+	if (!(state & IOTRACE_ST_SLOTS))
+		goto out;
+	s = iotrace_slot_of(d, rq);
+	if (unlikely(iotrace_seq_end(s, rq))) {
+		/* its data phase made the record, the kernel counts it once */
+		iotrace_slot_release(s, rq);
 		goto out;
 	}
+	seq_data = iotrace_is_flush_data(rq);
 	/* The part is this CPU's until the record is published. */
 	iotrace_assert_cpu_held();
 	cpu = smp_processor_id();
-	if (unlikely(cpu >= d->nr_parts))
+	if (unlikely(!(state & IOTRACE_ST_RECORD) || cpu >= d->nr_parts)) {
+		/* the ring is being reset or replaced: counted as dropped */
+		this_cpu_inc(*d->held);
+		iotrace_slot_done(s, rq, seq_data);
 		goto out;
+	}
 	ph = iotrace_part_hdr(d, cpu);
-	if (unlikely(d->filter_on) &&
-	    !iotrace_filter_pass(&d->filter, iotrace_op(rq), blk_rq_pos(rq),
+	f = rcu_dereference(d->filter);
+	if (unlikely(f) &&
+	    !iotrace_filter_pass(f, iotrace_op(rq), blk_rq_pos(rq),
 				 blk_rq_bytes(rq))) {
 		local64_inc((local64_t *)&ph->filtered);
-		iotrace_complete_unrecorded(d, rq);
+		iotrace_slot_done(s, rq, seq_data);
 		goto out;
 	}
 	/* Reserve: IRQ-safe on this CPU, no LOCK prefix, no other writer. */
@@ -408,7 +501,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	WRITE_ONCE(r->seq, IOTRACE_SEQ_BUSY);
 	/* BUSY visible before any byte of the body changes */
 	smp_wmb();
-	iotrace_fill(r, rq, iotrace_slot_of(d, rq), error, cpu, d->rec_rflags);
+	iotrace_fill(r, rq, s, error, cpu, d->rec_rflags, seq_data);
 	/* publish: the body is visible before the sequence number */
 	smp_store_release(&r->seq, (u32)seq);
 out:

@@ -221,7 +221,7 @@ void iotrace_ring_counts(struct iotrace_disk *d, struct iotrace_counts *c)
 	c->present = c->recorded - c->overwritten;
 	if (!d->slots)
 		return;
-	for (i = 0; i < d->nr_hwq * d->depth; i++)
+	for (i = 0; i < iotrace_nr_slots(d); i++)
 		if (READ_ONCE(d->slots[i].rq))
 			c->inflight++;
 }

@@ -30,7 +30,8 @@ badparams() {
 	nullb_mod nr_devices=1
 	unload_iotrace
 	bad=(buf_size=1k buf_size=63K buf_size=2G buf_size=12Q buf_size=-1
-	     buf_size= buf_size=4M5 disks=nosuchdisk disks=nullb0,nosuchdisk
+	     buf_size= buf_size=4M5 buf_size=17179869185G
+	     buf_size=99999999999999999999 disks=nosuchdisk disks=nullb0,nosuchdisk
 	     'disks=a/b' disks=,nullb0 disks=abcdefghijklmnopqrstuvwxyz0123456789)
 	for p in "${bad[@]}"; do
 		dmesg -C

@@ -1,15 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# fault_retired: rings replaced by a resize while a reader has the ring file
-# open are kept for that reader (its mapping stays valid) and freed once
-# the last reader has closed the file - not only when the disk goes.
+# fault_retired: a ring replaced by a resize while a reader maps it is kept
+# for that reader (its mapping stays valid) and freed once its own last
+# mapping is gone - not only when the disk goes, and not later because
+# some other ring file is still open.
 #
-# A reader maps nullb0's ring, four resizes (32M, 64K, 32M, 64K) replace it
-# under fio: the two large rings that were replaced while the file was open
-# must stay allocated while it is (the reader's view of its own, first ring
-# stays intact and DETACHED), and vmalloc use (/proc/meminfo VmallocUsed,
-# the kernel's own count) must fall back once the reader has exited, with
-# the disk still present.
+# A reader maps nullb0's ring (32M), three resizes (64K, 32M, 64K) replace
+# it under fio: the reader's ring must stay allocated while it maps it
+# (its view stays intact and DETACHED), the other 32M ring, replaced while
+# nobody mapped it, must be freed at once although a ring file is open, and
+# vmalloc use (/proc/meminfo VmallocUsed, the kernel's own count) must fall
+# back once the reader has exited, with the disk still present.
+#
+# A reader that keeps the current ring mapped for good, while six more
+# resizes replace it and the rings after it, keeps that one ring allocated,
+# not every ring replaced since it opened the file.
 # VM-TIMEOUT: 300
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/fault_lib.sh"
@@ -28,19 +33,22 @@ vmalloc_kb() {
 fault_fio bg $disk 0
 dd if=/dev/$disk of=/dev/null bs=4k count=2000 iflag=direct 2> /dev/null
 v0=$(vmalloc_kb)
+ok=1
+"$IOTRACECTL" resize $disk 32M || ok=0
+big=$(($(iot_stat $disk ring_size) / 1024))
 "$RINGCHECK" hold "$IOT/$disk/ring" "$out/go" > "$out/hold" &
 holder=$!
 fault_wait_line "$out/hold" '^mapped: 1' 30
-ok=1
-for s in 32M 64K 32M 64K; do
+for s in 64K 32M 64K; do
 	"$IOTRACECTL" resize $disk $s || ok=0
-	[ $s = 32M ] && big=$(($(iot_stat $disk ring_size) / 1024))
 done
 ktap_check "four resizes under fio accepted" test $ok = 1
 v1=$(vmalloc_kb)
 log "VmallocUsed: ${v0} kB before, ${v1} kB with the reader; a 32M ring is $big kB"
-ktap_check "replaced rings kept while the reader has the file open (+$((v1 - v0)) kB)" \
-	test $((v1 - v0)) -ge $((2 * big - 1024))
+ktap_check "the reader's replaced ring kept while it maps it (+$((v1 - v0)) kB)" \
+	test $((v1 - v0)) -ge $((big - 1024))
+ktap_check "a replaced ring nobody maps freed at once, ring file open or not" \
+	test $((v1 - v0)) -lt $((2 * big - 1024))
 touch "$out/go"
 wait $holder
 hrc=$?
@@ -56,6 +64,22 @@ ktap_check "replaced rings freed once the last reader closed (+$((v2 - v0)) kB l
 v3=$(vmalloc_kb)
 ktap_check "resizes with no reader keep nothing (+$((v3 - v0)) kB)" \
 	test $((v3 - v0)) -lt $((big / 2))
+"$RINGCHECK" hold "$IOT/$disk/ring" "$out/go2" > "$out/hold2" &
+holder=$!
+fault_wait_line "$out/hold2" '^mapped: 1' 30
+v4=$(vmalloc_kb)
+ok=1
+for s in 32M 64K 32M 64K 32M 64K; do
+	"$IOTRACECTL" resize $disk $s || ok=0
+done
+v5=$(vmalloc_kb)
+log "VmallocUsed: ${v4} kB with a permanent reader, ${v5} kB after six resizes"
+ktap_check "six resizes with a permanent reader accepted" test $ok = 1
+ktap_check "rings replaced after the reader's own are freed at once (+$((v5 - v4)) kB)" \
+	test $((v5 - v4)) -lt $((big / 2))
+touch "$out/go2"
+wait $holder
+ktap_check "the permanent reader's ring stayed intact" test $? -eq 0
 fault_fio_stop
 "$RINGCHECK" follow "$IOT/$disk/ring" "$out/stop" > /dev/null &
 follower=$!

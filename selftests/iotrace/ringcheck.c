@@ -5,6 +5,9 @@
  *   ringcheck check RING        quiesced ring: every record head-N..head-1
  *                               of every part present, intact, contiguous
  *   ringcheck dump RING         print "OP SECTOR BYTES" per intact record
+ *   ringcheck dumpx RING        print "OP SECTOR BYTES RFLAGS LATENCY_NS"
+ *                               (RFLAGS in decimal;
+ *                               latency -1 without an issue)
  *   ringcheck watch RING FILE   copy and validate continuously until FILE
  *                               exists (at most RINGCHECK_MAX_S, default 600 s;
  *                               RINGCHECK_POLL_US: pause between passes)
@@ -204,9 +207,16 @@ static int do_check(struct ring *r, int dump)
 			present++;
 			if (x.rflags & IOTRACE_RF_NO_ISSUE)
 				noissue++;
-			if (dump)
+			if (dump == 1)
 				printf("%s %llu %u\n", op_name(x.op),
 				       (unsigned long long)x.sector, x.bytes);
+			else if (dump)
+				printf("%s %llu %u %u %lld\n",
+				       op_name(x.op),
+				       (unsigned long long)x.sector, x.bytes,
+				       x.rflags,
+				       x.rflags & IOTRACE_RF_NO_ISSUE ? -1LL :
+				       (long long)(x.complete_ns - x.issue_ns));
 		}
 	}
 	if (dump)
@@ -410,16 +420,18 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: ringcheck check|dump|watch|follow|hold|rdonly RING [ARG]\n");
+			"usage: ringcheck check|dump|dumpx|watch|follow|hold|rdonly RING [ARG]\n");
 		return 2;
 	}
-	quiet = !strcmp(argv[1], "dump");
+	quiet = !strcmp(argv[1], "dump") || !strcmp(argv[1], "dumpx");
 	if (ring_open(&r, argv[2]))
 		return 1;
 	if (!strcmp(argv[1], "check"))
 		return do_check(&r, 0);
 	if (!strcmp(argv[1], "dump"))
 		return do_check(&r, 1);
+	if (!strcmp(argv[1], "dumpx"))
+		return do_check(&r, 2);
 	if (!strcmp(argv[1], "watch") && argc > 3)
 		return do_watch(&r, argv[3], NULL);
 	if (!strcmp(argv[1], "follow") && argc > 3)

@@ -179,12 +179,14 @@ static void print_normal(const struct show_ctx *c, int multi)
 		else
 			snprintf(sec, sizeof(sec), "%llu",
 				 (unsigned long long)r->sector);
-		printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %-16s %s%s%s%s\n",
+		printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %-16s %s%s%s%s%s%s\n",
 		       lat, q, op, sec, r->bytes, st,
 		       cpu, r->hwq, r->tag, ds, cmd,
 		       (r->rflags & IOTRACE_RF_ADMIN) ? " [admin]" : "",
 		       (r->rflags & IOTRACE_RF_REQUEUED) ? " [requeued]" : "",
-		       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "");
+		       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "",
+		       (r->rflags & IOTRACE_RF_PREFLUSH) ? " [preflush]" : "",
+		       (r->rflags & IOTRACE_RF_POSTFLUSH) ? " [postflush]" : "");
 	}
 }
 

@@ -93,6 +93,14 @@ enum iotrace_op {
 #define IOTRACE_RF_STATUS_VALID	(1U << 9)  /* dev_status/dev_result set */
 #define IOTRACE_RF_ADMIN	(1U << 10) /* controller admin queue */
 #define IOTRACE_RF_QUEUE_SAT	(1U << 11) /* queue_ns saturated at U32_MAX */
+/*
+ * The block layer's flush machinery (a volatile write cache) carried out
+ * this write's REQ_PREFLUSH before its data, or emulated its REQ_FUA
+ * (no FUA support) with a flush after it; each of those flushes is a
+ * FLUSH record of its own.  The record is the data phase.
+ */
+#define IOTRACE_RF_PREFLUSH	(1U << 12) /* a flush before it was its */
+#define IOTRACE_RF_POSTFLUSH	(1U << 13) /* a flush after it was its */
 
 /**
  * enum iotrace_cmd_type - what iotrace_record.cmd holds.

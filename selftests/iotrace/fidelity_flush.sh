@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# fidelity_flush: on a disk with a volatile write cache and no FUA (QEMU's
+# virtio-blk), PREFLUSH and FUA writes go through the block layer's flush
+# machinery: a data phase, separate FLUSH requests, and a last completion
+# of the original request with no bytes left.  The ring must hold one
+# record per request the device saw or the kernel counted: the data phase
+# once with its full length (flagged PREFLUSH/POSTFLUSH when flushes
+# belonged to it), one FLUSH record per flush issued, and no second,
+# empty record of a write.
+#
+# ext4 with its journal, fsync and dd oflag=direct,dsync, with blktrace
+# on the same disk at the same time as the oracle: every data completion
+# blktrace saw is in the ring once with its op, sector and length, the
+# FLUSH completions agree in number, and completed = /sys/block stat delta.
+# VM-DEVICES: virtio-blk
+# VM-TIMEOUT: 300
+# VM-SMP: 2
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+require_cmd blktrace blkparse mkfs.ext4 dd
+ktap_header 9
+out=$(mktemp -d)
+mnt=$(mktemp -d)
+disk=
+for d in /sys/block/vd*; do
+	[ -e "$d" ] && disk=$(basename "$d") && break
+done
+[ -n "$disk" ] || skip "no virtio-blk disk"
+log "disk $disk: write cache '$(cat /sys/block/$disk/queue/write_cache)'," \
+    "fua $(cat /sys/block/$disk/queue/fua 2> /dev/null)"
+echo none > "/sys/block/$disk/queue/scheduler" 2> /dev/null
+load_iotrace disks=$disk buf_size=16M
+modprobe ext4 2> /dev/null
+mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 \
+	/dev/$disk || die "mkfs.ext4 failed"
+mount -o commit=300 /dev/$disk "$mnt" || die "mount failed"
+# files whose blocks exist already (overwrite: fdatasync flushes only)
+dd if=/dev/zero of="$mnt/old" bs=4k count=64 conv=fsync 2> /dev/null
+fallocate -l 256k "$mnt/unwritten" 2> /dev/null
+sync
+sleep 1
+
+blktrace -d /dev/$disk -D "$out" -o bt > "$out/blktrace.log" 2>&1 &
+bt=$!
+sleep 3
+flushes() {
+	awk '{ print (NF >= 17) ? $16 : 0 }' "/sys/block/$disk/stat"
+}
+echo 1 > "$IOT/$disk/clear"
+before=$(blk_ios $disk)
+f0=$(flushes)
+for i in 1 2 3 4 5 6 7 8; do
+	dd if=/dev/urandom of="$mnt/f$i" bs=16k count=4 conv=fsync 2> /dev/null
+done
+dd if=/dev/zero of="$mnt/old" bs=4k count=50 oflag=direct,dsync \
+	conv=notrunc 2> /dev/null
+dd if=/dev/zero of="$mnt/unwritten" bs=4k count=20 oflag=direct,dsync \
+	conv=notrunc 2> /dev/null
+dd if=/dev/zero of="$mnt/new" bs=4k count=20 oflag=direct,dsync 2> /dev/null
+sync
+sleep 1
+after=$(blk_ios $disk)
+f1=$(flushes)
+echo 0 > "$IOT/$disk/enable"
+kill -INT $bt
+wait $bt
+sed 's/^/# blktrace: /' "$out/blktrace.log" | tail -3
+umount "$mnt"
+
+"$RINGCHECK" check "$IOT/$disk/ring" > "$out/check"
+rc=$?
+# OP (upper case) SECTOR BYTES RFLAGS LATENCY
+"$RINGCHECK" dumpx "$IOT/$disk/ring" |
+	awk '{ $1 = toupper($1); print }' > "$out/ring"
+cat "$out/check"
+ktap_check "ring intact" test $rc -eq 0
+delta=$((after - before))
+completed=$(kv "$out/check" completed)
+log "stat delta $delta (flushes $((f1 - f0))), ring completed $completed"
+ktap_check "the workload flushed ($((f1 - f0)) flushes)" test $((f1 - f0)) -ge 50
+ktap_check "completed ($completed) = /sys/block stat delta ($delta)" \
+	test "$completed" -eq "$delta"
+
+# blktrace: action RWBS sector bytes.  blkparse's RWBS: F (PREFLUSH, or
+# the op of a flush request: "FN"), then D, W (any write, write-zeroes
+# too), R (a read with bytes) or N, then F for FUA
+blkparse -i bt -D "$out" -f '%a %d %S %N\n' > "$out/bp" 2> /dev/null
+op_of='function op(r) {
+	if (r ~ /D/) return "DISCARD"; if (r ~ /W/) return "WRITE";
+	if (r ~ /R/) return "READ"; if (r ~ /F/) return "FLUSH";
+	return "OTHER" }'
+awk "$op_of"' $1 == "C" && $4 > 0 { print op($2), $3, $4 }' "$out/bp" |
+	sort > "$out/bt.data"
+awk '$3 > 0 { o = $1; if (o == "WRITE_ZEROES") o = "WRITE";
+	if (o == "SECURE_ERASE") o = "DISCARD";
+	if (o != "READ" && o != "WRITE" && o != "DISCARD" && o != "FLUSH")
+		o = "OTHER"; print o, $2, $3 }' "$out/ring" |
+	sort > "$out/ring.data"
+nbt=$(wc -l < "$out/bt.data")
+log "blktrace: $nbt data completions, $(grep -c '^C' "$out/bp") completions"
+ktap_check "blktrace saw data completions ($nbt)" test "$nbt" -ge 100
+missing=$(comm -23 "$out/bt.data" "$out/ring.data" | wc -l)
+extra=$(comm -13 "$out/bt.data" "$out/ring.data" | wc -l)
+comm -23 "$out/bt.data" "$out/ring.data" | head -5 | sed 's/^/# missing: /'
+comm -13 "$out/bt.data" "$out/ring.data" | head -5 | sed 's/^/# extra: /'
+ktap_check "every blktrace data completion in the ring once, op/sector/length" \
+	test "$missing" -eq 0 -a "$extra" -eq 0
+btfl=$(awk "$op_of"' $1 == "C" && op($2) == "FLUSH"' "$out/bp" | wc -l)
+rfl=$(awk '$1 == "FLUSH"' "$out/ring" | wc -l)
+ktap_check "FLUSH records ($rfl) = blktrace flush completions ($btfl) = stat flushes ($((f1 - f0)))" \
+	test "$rfl" -eq "$btfl" -a "$rfl" -eq $((f1 - f0))
+empty=$(awk '$1 == "WRITE" && $3 == 0' "$out/ring" | wc -l)
+# an empty PREFLUSH write (blkdev_issue_flush) is counted by the kernel as
+# a write: one record each, flagged PREFLUSH; nothing else is empty
+btempty=$(awk "$op_of"' $1 == "Q" && $4 == 0 && op($2) == "WRITE"' "$out/bp" | wc -l)
+ktap_check "empty WRITE records ($empty) = empty writes queued ($btempty)" \
+	test "$empty" -eq "$btempty"
+# rflags (decimal): PREFLUSH 0x1000, POSTFLUSH 0x2000 (uapi IOTRACE_RF_PREFLUSH/POSTFLUSH)
+pre=$(awk '$1 == "WRITE" && $3 > 0 && int($4 / 4096) % 2' "$out/ring" | wc -l)
+post=$(awk '$1 == "WRITE" && $3 > 0 && int($4 / 8192) % 2' "$out/ring" | wc -l)
+btpre=$(awk '$1 == "Q" && $4 > 0 && $2 ~ /^F[WR]/' "$out/bp" | wc -l)
+btpost=$(awk '$1 == "Q" && $4 > 0 && $2 ~ /^F?W.*F/' "$out/bp" | wc -l)
+ktap_check "data records flagged PREFLUSH ($pre/$btpre) and POSTFLUSH ($post/$btpost) as blktrace queued them" \
+	test "$pre" -eq "$btpre" -a "$post" -eq "$btpost" -a "$post" -gt 0
+unload_iotrace
+ktap_check "no kernel warnings" no_kernel_splat
+rm -rf "$out" "$mnt"
+ktap_finish
