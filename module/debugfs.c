@@ -4,8 +4,9 @@
  *
  * <disk>/ring is created "unsafe" because the debugfs proxy does not pass
  * mmap on: its open guards itself with debugfs_file_get() and takes a
- * reference on the disk, which the mapping keeps through the file until
- * it is closed.  The other files use the regular proxy, which makes their
+ * reference on the disk (ringfile.c), which the mapping keeps through the
+ * file until it is closed.  Under kernel lockdown debugfs refuses to open
+ * it (it has mmap); /dev/iotrace/<disk> (chardev.c) gives the same bytes.  The other files use the regular proxy, which makes their
  * operations fail once the disk is gone and lets removal wait for them.
  */
 #include <linux/kernel.h>
@@ -15,7 +16,6 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/timekeeping.h>
@@ -25,91 +25,28 @@
 
 struct dentry *iotrace_debugfs_root;
 
-/* ---- ring ------------------------------------------------------------ */
+/* ---- ring: ringfile.c, guarded by the debugfs file's lifetime ------- */
 
 static int iotrace_ring_open(struct inode *inode, struct file *file)
 {
 	struct dentry *dentry = file->f_path.dentry;
-	struct iotrace_disk *d;
 	int ret;
 
-	if (file->f_mode & FMODE_WRITE)
-		return -EPERM;
 	ret = debugfs_file_get(dentry);
 	if (ret)
 		return ret;
-	d = inode->i_private;
-	kref_get(&d->kref);
-	atomic_inc(&d->ring_opens);
-	/* counted before d->ring is read: see iotrace_nl_resize() */
-	smp_mb__after_atomic();
+	ret = iotrace_ringf_open(inode->i_private, file);
 	debugfs_file_put(dentry);
-	file->private_data = d;
-	return 0;
-}
-
-static int iotrace_ring_release(struct inode *inode, struct file *file)
-{
-	struct iotrace_disk *d = file->private_data;
-
-	if (atomic_dec_and_test(&d->ring_opens))
-		iotrace_nl_ring_closed(d);
-	iotrace_disk_put(d);
-	return 0;
-}
-
-/*
- * A resize may replace d->ring at any time; a ring replaced while this
- * file is open stays allocated until the last ring file is closed, and its
- * size is in its own header.
- */
-static void *iotrace_ring_get(struct iotrace_disk *d, size_t *size)
-{
-	void *ring = READ_ONCE(d->ring);
-
-	*size = ((struct iotrace_ring_hdr *)ring)->ring_size;
-	return ring;
-}
-
-static ssize_t iotrace_ring_read(struct file *file, char __user *buf,
-				 size_t count, loff_t *ppos)
-{
-	size_t size;
-	void *ring = iotrace_ring_get(file->private_data, &size);
-
-	return simple_read_from_buffer(buf, count, ppos, ring, size);
-}
-
-static loff_t iotrace_ring_llseek(struct file *file, loff_t off, int whence)
-{
-	size_t size;
-
-	iotrace_ring_get(file->private_data, &size);
-	return fixed_size_llseek(file, off, whence, size);
-}
-
-static int iotrace_ring_mmap(struct file *file, struct vm_area_struct *vma)
-{
-	unsigned long size = vma->vm_end - vma->vm_start;
-	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	size_t ring_size;
-	void *ring = iotrace_ring_get(file->private_data, &ring_size);
-
-	if (vma->vm_flags & VM_WRITE)
-		return -EPERM;
-	if (off >= ring_size || size > ring_size - off)
-		return -EINVAL;
-	iotrace_vma_make_ro(vma);
-	return remap_vmalloc_range(vma, ring, vma->vm_pgoff);
+	return ret;
 }
 
 static const struct file_operations iotrace_ring_fops = {
 	.owner		= THIS_MODULE,
 	.open		= iotrace_ring_open,
-	.release	= iotrace_ring_release,
-	.read		= iotrace_ring_read,
-	.llseek		= iotrace_ring_llseek,
-	.mmap		= iotrace_ring_mmap,
+	.release	= iotrace_ringf_release,
+	.read		= iotrace_ringf_read,
+	.llseek		= iotrace_ringf_llseek,
+	.mmap		= iotrace_ringf_mmap,
 };
 
 /* ---- stats ----------------------------------------------------------- */
@@ -145,57 +82,16 @@ DEFINE_SHOW_ATTRIBUTE(iotrace_stats);
 
 /* ---- inflight -------------------------------------------------------- */
 
-struct iotrace_inflight {
-	u64 issue_ns;
-	u64 sector;
-	u32 bytes;
-	u16 hwq;
-	u16 tag;
-	u16 cpu;
-	u8 op;
-};
-
-static int iotrace_inflight_cmp(const void *a, const void *b)
-{
-	const struct iotrace_inflight *x = a, *y = b;
-
-	if (x->issue_ns != y->issue_ns)
-		return x->issue_ns < y->issue_ns ? -1 : 1;
-	return 0;
-}
-
 static int iotrace_inflight_show(struct seq_file *m, void *v)
 {
-	struct iotrace_disk *d = m->private;
-	u32 i, n = 0, total = d->nr_hwq * d->depth;
-	struct iotrace_inflight *e;
+	struct iotrace_inflight_entry *e;
+	u32 i, n;
 	u64 now;
 
 	seq_puts(m, "ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU\n");
-	e = kvmalloc_array(total, sizeof(*e), GFP_KERNEL);
+	e = iotrace_inflight_collect(m->private, &n);
 	if (!e)
 		return -ENOMEM;
-	for (i = 0; i < total; i++) {
-		struct iotrace_slot *s = &d->slots[i];
-		/* pairs with the smp_wmb() after an odd generation */
-		u32 gen = smp_load_acquire(&s->gen);
-
-		if ((gen & 1) || !READ_ONCE(s->rq))
-			continue;
-		e[n].issue_ns = s->issue_ns;
-		e[n].sector = s->sector;
-		e[n].bytes = s->bytes;
-		e[n].hwq = i / d->depth;
-		e[n].tag = s->tag;
-		e[n].cpu = s->issue_cpu;
-		e[n].op = s->op;
-		/* copy done before the generation is read again */
-		smp_rmb();
-		if (READ_ONCE(s->gen) != gen || !READ_ONCE(s->rq))
-			continue;
-		n++;
-	}
-	sort(e, n, sizeof(*e), iotrace_inflight_cmp, NULL);
 	now = ktime_get_ns();
 	for (i = 0; i < n; i++)
 		seq_printf(m, "%llu %llu %s %llu %u %u %u %u\n", e[i].issue_ns,
