@@ -6,8 +6,9 @@
  * mmap on: its open guards itself with debugfs_file_get() and takes a
  * reference on the disk (ringfile.c), which the mapping keeps through the
  * file until it is closed.  Under kernel lockdown debugfs refuses to open
- * it (it has mmap); /dev/iotrace/<disk> (chardev.c) gives the same bytes.  The other files use the regular proxy, which makes their
- * operations fail once the disk is gone and lets removal wait for them.
+ * it (it has mmap); /dev/iotrace/<disk> (chardev.c) gives the same bytes.
+ * The other files use the regular proxy, which makes their operations
+ * fail once the disk is gone and lets removal wait for them.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
