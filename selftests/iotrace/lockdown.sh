@@ -130,7 +130,7 @@ ctl() {
 # fio_run TAG - fio on $disk with two jobs logging every I/O; the sorted
 # "op sector bytes" lines go to $out/fio.TAG.
 fio_run() {
-	local cpu
+	local cpu pids=
 	for cpu in 0 1; do
 		fio --name=j$cpu --filename=/dev/$disk --direct=1 \
 		    --ioengine=libaio --iodepth=8 --rw=randrw \
@@ -138,8 +138,9 @@ fio_run() {
 		    --size=256m --offset=$((cpu * 256))m --cpus_allowed=$cpu \
 		    --write_iolog="$out/iolog.$1.$cpu" \
 		    --output="$out/fio.$1.out.$cpu" &
+		pids="$pids $!"
 	done
-	wait
+	wait $pids	# not the recorder running meanwhile
 	cat "$out"/iolog.$1.[01] |
 		awk '$2 == "read" || $2 == "write" { print $2, $3 / 512, $4 }
 		     $3 == "read" || $3 == "write" { print $3, $4 / 512, $5 }' |
