@@ -4,9 +4,11 @@
  *
  * <disk>/ring is created "unsafe" because the debugfs proxy does not pass
  * mmap on: its open guards itself with debugfs_file_get() and takes a
- * reference on the disk, which the mapping keeps through the file until
- * it is closed.  The other files use the regular proxy, which makes their
- * operations fail once the disk is gone and lets removal wait for them.
+ * reference on the disk (ringfile.c), which the mapping keeps through the
+ * file until it is closed.  Under kernel lockdown debugfs refuses to open
+ * it (it has mmap); /dev/iotrace/<disk> (chardev.c) gives the same bytes.
+ * The other files use the regular proxy, which makes their operations
+ * fail once the disk is gone and lets removal wait for them.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -15,7 +17,6 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/timekeeping.h>
@@ -25,159 +26,28 @@
 
 struct dentry *iotrace_debugfs_root;
 
-/* ---- ring ------------------------------------------------------------ */
+/* ---- ring: ringfile.c, guarded by the debugfs file's lifetime ------- */
 
 static int iotrace_ring_open(struct inode *inode, struct file *file)
 {
 	struct dentry *dentry = file->f_path.dentry;
-	struct iotrace_disk *d;
 	int ret;
 
-	if (file->f_mode & FMODE_WRITE)
-		return -EPERM;
 	ret = debugfs_file_get(dentry);
 	if (ret)
 		return ret;
-	d = inode->i_private;
-	kref_get(&d->kref);
+	ret = iotrace_ringf_open(inode->i_private, file);
 	debugfs_file_put(dentry);
-	file->private_data = d;
-	return 0;
-}
-
-static int iotrace_ring_release(struct inode *inode, struct file *file)
-{
-	iotrace_disk_put(file->private_data);
-	return 0;
-}
-
-/**
- * iotrace_ringbuf_get() - the current ring of a disk, kept allocated.
- * @d: the disk, referenced.
- *
- * A resize may replace the ring at any time; the one returned stays
- * allocated until iotrace_ringbuf_put(), its size in its own header.
- *
- * Return: the ring's users count, one more.
- */
-struct iotrace_ringbuf *iotrace_ringbuf_get(struct iotrace_disk *d)
-{
-	struct iotrace_ringbuf *rb;
-
-	spin_lock(&d->ring_lock);
-	rb = d->rb;
-	rb->users++;
-	spin_unlock(&d->ring_lock);
-	return rb;
-}
-
-/**
- * iotrace_ringbuf_put() - one user of a ring less; a ring a resize
- *	replaced is freed with its last user.
- * @d: the disk.
- * @rb: from iotrace_ringbuf_get().
- */
-void iotrace_ringbuf_put(struct iotrace_disk *d, struct iotrace_ringbuf *rb)
-{
-	bool dead;
-
-	spin_lock(&d->ring_lock);
-	dead = !--rb->users && rb->retired;
-	if (dead)
-		list_del(&rb->node);
-	spin_unlock(&d->ring_lock);
-	if (dead) {
-		vfree(rb->mem);
-		kfree(rb);
-	}
-}
-
-static size_t iotrace_ringbuf_size(struct iotrace_ringbuf *rb)
-{
-	return ((struct iotrace_ring_hdr *)rb->mem)->ring_size;
-}
-
-static ssize_t iotrace_ring_read(struct file *file, char __user *buf,
-				 size_t count, loff_t *ppos)
-{
-	struct iotrace_disk *d = file->private_data;
-	struct iotrace_ringbuf *rb = iotrace_ringbuf_get(d);
-	ssize_t ret;
-
-	ret = simple_read_from_buffer(buf, count, ppos, rb->mem,
-				      iotrace_ringbuf_size(rb));
-	iotrace_ringbuf_put(d, rb);
-	return ret;
-}
-
-static loff_t iotrace_ring_llseek(struct file *file, loff_t off, int whence)
-{
-	struct iotrace_disk *d = file->private_data;
-	struct iotrace_ringbuf *rb = iotrace_ringbuf_get(d);
-	size_t size = iotrace_ringbuf_size(rb);
-
-	iotrace_ringbuf_put(d, rb);
-	return fixed_size_llseek(file, off, whence, size);
-}
-
-/* Each mapping (and each part of a split one) holds its ring. */
-static void iotrace_ring_vm_open(struct vm_area_struct *vma)
-{
-	struct iotrace_disk *d = vma->vm_file->private_data;
-	struct iotrace_ringbuf *rb = vma->vm_private_data;
-
-	spin_lock(&d->ring_lock);
-	rb->users++;
-	spin_unlock(&d->ring_lock);
-}
-
-static void iotrace_ring_vm_close(struct vm_area_struct *vma)
-{
-	iotrace_ringbuf_put(vma->vm_file->private_data, vma->vm_private_data);
-}
-
-static const struct vm_operations_struct iotrace_ring_vm_ops = {
-	.open	= iotrace_ring_vm_open,
-	.close	= iotrace_ring_vm_close,
-};
-
-static int iotrace_ring_mmap(struct file *file, struct vm_area_struct *vma)
-{
-	struct iotrace_disk *d = file->private_data;
-	unsigned long size = vma->vm_end - vma->vm_start;
-	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	struct iotrace_ringbuf *rb;
-	size_t ring_size;
-	int ret;
-
-	if (vma->vm_flags & VM_WRITE)
-		return -EPERM;
-	rb = iotrace_ringbuf_get(d);
-	ring_size = iotrace_ringbuf_size(rb);
-	if (off >= ring_size || size > ring_size - off) {
-		ret = -EINVAL;
-		goto err_put;
-	}
-	iotrace_vma_make_ro(vma);
-	ret = remap_vmalloc_range(vma, rb->mem, vma->vm_pgoff);
-	if (ret)
-		goto err_put;
-	vma->vm_private_data = rb;
-	vma->vm_ops = &iotrace_ring_vm_ops;
-	return 0;
-
-err_put:
-	iotrace_ringbuf_put(d, rb);
 	return ret;
 }
 
 static const struct file_operations iotrace_ring_fops = {
 	.owner		= THIS_MODULE,
 	.open		= iotrace_ring_open,
-	.release	= iotrace_ring_release,
-	.read		= iotrace_ring_read,
-	.llseek		= iotrace_ring_llseek,
-	.mmap		= iotrace_ring_mmap,
+	.release	= iotrace_ringf_release,
+	.read		= iotrace_ringf_read,
+	.llseek		= iotrace_ringf_llseek,
+	.mmap		= iotrace_ringf_mmap,
 };
 
 /* ---- stats ----------------------------------------------------------- */
@@ -213,59 +83,16 @@ DEFINE_SHOW_ATTRIBUTE(iotrace_stats);
 
 /* ---- inflight -------------------------------------------------------- */
 
-struct iotrace_inflight {
-	u64 issue_ns;
-	u64 sector;
-	u32 bytes;
-	u16 hwq;
-	u16 tag;
-	u16 cpu;
-	u8 op;
-};
-
-static int iotrace_inflight_cmp(const void *a, const void *b)
-{
-	const struct iotrace_inflight *x = a, *y = b;
-
-	if (x->issue_ns != y->issue_ns)
-		return x->issue_ns < y->issue_ns ? -1 : 1;
-	return 0;
-}
-
 static int iotrace_inflight_show(struct seq_file *m, void *v)
 {
-	struct iotrace_disk *d = m->private;
-	u32 i, n = 0, total = iotrace_nr_slots(d);
-	struct iotrace_inflight *e;
+	struct iotrace_inflight_entry *e;
+	u32 i, n;
 	u64 now;
 
 	seq_puts(m, "ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU\n");
-	e = kvmalloc_array(total, sizeof(*e), GFP_KERNEL);
+	e = iotrace_inflight_collect(m->private, &n);
 	if (!e)
 		return -ENOMEM;
-	for (i = 0; i < total; i++) {
-		struct iotrace_slot *s = &d->slots[i];
-		/* pairs with the smp_wmb() after an odd generation */
-		u32 gen = smp_load_acquire(&s->gen);
-
-		if ((gen & 1) || !READ_ONCE(s->rq))
-			continue;
-		e[n].issue_ns = s->issue_ns;
-		e[n].sector = s->sector;
-		e[n].bytes = s->bytes;
-		/* the flush slots follow the tag slots, one per queue */
-		e[n].hwq = i < d->nr_hwq * d->depth ? i / d->depth :
-			i - d->nr_hwq * d->depth;
-		e[n].tag = s->tag;
-		e[n].cpu = s->issue_cpu;
-		e[n].op = s->op;
-		/* copy done before the generation is read again */
-		smp_rmb();
-		if (READ_ONCE(s->gen) != gen || !READ_ONCE(s->rq))
-			continue;
-		n++;
-	}
-	sort(e, n, sizeof(*e), iotrace_inflight_cmp, NULL);
 	now = ktime_get_ns();
 	for (i = 0; i < n; i++)
 		seq_printf(m, "%llu %llu %s %llu %u %u %u %u\n", e[i].issue_ns,

@@ -235,7 +235,7 @@ err_free:
 }
 
 /**
- * iotrace_disk_publish() - make a new ring visible: debugfs, the list,
+ * iotrace_disk_publish() - make a new ring visible: debugfs, its device, the list,
  *	the probes' lookup list @head; enable it if selected; announce it.
  * @d: from iotrace_disk_alloc(), its key (@gd or controller keys) set.
  * @head: hash bucket (disks) or controller list, RCU.
@@ -255,6 +255,10 @@ int iotrace_disk_publish(struct iotrace_disk *d, struct hlist_head *head)
 		iotrace_disk_put(d);
 		return ret;
 	}
+	ret = iotrace_chardev_add(d);
+	if (ret)
+		pr_warn("iotrace: %s: no /dev/iotrace device: %d\n", d->name,
+			ret);
 	d->attached = true;
 	list_add_tail(&d->node, &iotrace_disks);
 	hlist_add_head_rcu(&d->hnode, head);
@@ -313,8 +317,8 @@ void iotrace_disk_detach_locked(struct iotrace_disk *d)
 }
 
 /**
- * iotrace_disk_detached() - announce a detached ring, remove its debugfs
- *	files and drop the list's reference.
+ * iotrace_disk_detached() - announce a detached ring, remove its device
+ *	and debugfs files and drop the list's reference.
  * @d: a ring iotrace_disk_detach_locked() detached.
  *
  * Context: iotrace_mutex not held (file operations in progress take it).
@@ -322,6 +326,7 @@ void iotrace_disk_detach_locked(struct iotrace_disk *d)
 void iotrace_disk_detached(struct iotrace_disk *d)
 {
 	iotrace_nl_disk_event(d, false);
+	iotrace_chardev_remove(d);
 	iotrace_debugfs_remove_disk(d);
 	iotrace_disk_put(d);
 }

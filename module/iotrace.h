@@ -167,6 +167,7 @@ struct iotrace_totals {
  * @nr_hwq: hardware queues covered by @slots.
  * @depth: tags per hardware queue covered by @slots.
  * @dir: debugfs directory of the disk.
+ * @cdev: its /dev/iotrace/<disk> device (chardev.c), NULL if none.
  * @name: disk name.
  * @filter: which requests are recorded, NULL for all (netlink.c), RCU.
  * @totals: counters carried over ring swaps since the last clear.
@@ -201,6 +202,7 @@ struct iotrace_disk {
 	u32			nr_hwq;
 	u32			depth;
 	struct dentry		*dir;
+	struct iotrace_cdev	*cdev;
 	char			name[IOTRACE_NAME_LEN];
 	/* netlink.c */
 	struct iotrace_filter __rcu *filter;
@@ -320,12 +322,26 @@ void iotrace_ctrls_exit(void);
 unsigned int iotrace_ctrls_count(void);
 
 /* debugfs.c */
-struct iotrace_ringbuf *iotrace_ringbuf_get(struct iotrace_disk *d);
-void iotrace_ringbuf_put(struct iotrace_disk *d, struct iotrace_ringbuf *rb);
 int iotrace_debugfs_init(void);
 void iotrace_debugfs_exit(void);
 int iotrace_debugfs_add_disk(struct iotrace_disk *d);
 void iotrace_debugfs_remove_disk(struct iotrace_disk *d);
+
+/* ringfile.c: ring file operations of debugfs and the device */
+struct iotrace_ringbuf *iotrace_ringbuf_get(struct iotrace_disk *d);
+void iotrace_ringbuf_put(struct iotrace_disk *d, struct iotrace_ringbuf *rb);
+int iotrace_ringf_open(struct iotrace_disk *d, struct file *file);
+int iotrace_ringf_release(struct inode *inode, struct file *file);
+ssize_t iotrace_ringf_read(struct file *file, char __user *buf, size_t count,
+			   loff_t *ppos);
+loff_t iotrace_ringf_llseek(struct file *file, loff_t off, int whence);
+int iotrace_ringf_mmap(struct file *file, struct vm_area_struct *vma);
+struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
+							u32 *nr);
+
+/* chardev.c: /dev/iotrace/<disk> */
+int iotrace_chardev_add(struct iotrace_disk *d);
+void iotrace_chardev_remove(struct iotrace_disk *d);
 
 /* netlink.c: control over generic netlink, events */
 #define IOTRACE_NL_OVERFLOW	0	/* nl_flags: overwrote since reset */

@@ -5,7 +5,10 @@
 # in private trees (--sourcetree, --dkmstree, --installtree, --no-depmod,
 # a private signing key): the machine's /usr/src, /var/lib/dkms and
 # /lib/modules stay as they are.  Oracles: dkms's own status and checks,
-# modinfo's vermagic of the module dkms built and of the one it installed.
+# modinfo's vermagic of the module dkms built and of the one it installed,
+# and their signer: DKMS signs with its MOK key (on Debian
+# /var/lib/dkms/mok.key; here a test key made with openssl), which a
+# Secure Boot machine needs (Documentation/install.rst).
 # usage: selftests/pkg/dkms.sh [KVER...]
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -14,8 +17,25 @@ command -v dkms > /dev/null || { echo "# SKIP dkms is not installed"; exit 4; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ver=$(cat "$top/VERSION")
-# dkms signs what it builds; the key it would create is kept private too.
+# dkms signs what it builds; with a private key made here, as DKMS itself
+# makes /var/lib/dkms/mok.key on first use.
 export mok_signing_key=$tmp/mok.key mok_certificate=$tmp/mok.pub
+signer="iotrace dkms test key"
+if command -v openssl > /dev/null &&
+   openssl req -new -x509 -nodes -days 1 -subj "/CN=$signer/" \
+	-newkey rsa:2048 -keyout "$mok_signing_key" -outform DER \
+	-out "$mok_certificate" > "$tmp/openssl.log" 2>&1; then
+	ok "dkms: test signing key made (openssl)"
+else
+	sed 's/^/# | /' "$tmp/openssl.log" 2> /dev/null
+	fail "dkms: test signing key made (openssl)"
+fi
+# signed_by FILE - the module's signer is the test key
+signed_by() {
+	local s
+	s=$(modinfo -F signer "$1" 2> /dev/null)
+	[ "$s" = "$signer" ] || { echo "# $1: signer '$s'"; return 1; }
+}
 mkdir -p "$tmp/dkms" "$tmp/lib"
 o=(--sourcetree "$tmp/src/usr/src" --dkmstree "$tmp/dkms" --installtree "$tmp/lib")
 
@@ -45,6 +65,7 @@ for k in $(kernels "$@"); do
 	fi
 	ko=$(ko_in "$tmp/dkms/iotrace/$ver/$k/$(uname -m)/module")
 	check "dkms: $k: built module has vermagic $k" vermagic_is "${ko:-none}" "$k"
+	check "dkms: $k: built module signed by the MOK key" signed_by "${ko:-none}"
 	if dkms install --no-depmod -m iotrace -v "$ver" -k "$k" "${o[@]}" > "$tmp/install-$k.log" 2>&1; then
 		ok "dkms: install for $k"
 	else
@@ -55,6 +76,8 @@ for k in $(kernels "$@"); do
 	ko=$(ko_in "$tmp/lib/$k/updates/dkms")
 	check "dkms: $k: installed updates/dkms/$(basename "${ko:-iotrace.ko}"), vermagic $k" \
 		vermagic_is "${ko:-none}" "$k"
+	check "dkms: $k: installed module signed by the MOK key" \
+		signed_by "${ko:-none}"
 	st=$(dkms status -m iotrace -v "$ver" -k "$k" "${o[@]}" 2> /dev/null)
 	echo "# dkms status: $st"
 	check "dkms: $k: dkms status says installed" eval '[[ $st == *": installed"* ]]'

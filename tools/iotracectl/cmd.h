@@ -70,6 +70,20 @@ int cmd_nl_state(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_events(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_nvme_layout(struct iot_opts *o, int argc, char **argv);
 
+/**
+ * struct iot_nl_disk - one disk of iot_nl_list().
+ * @name: disk name.
+ * @v: attribute values by IOTRACE_A_* (integers).
+ * @have: the reply had that attribute.
+ */
+struct iot_nl_disk {
+	char name[IOTRACE_NAME_LEN + 1];
+	uint64_t v[IOTRACE_A_MAX + 1];
+	unsigned char have[IOTRACE_A_MAX + 1];
+};
+
+int iot_nl_list(struct iot_nl_disk **rows, size_t *n);
+
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r);
 void iot_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int iot_write_error(const char *what, int err);

@@ -2,7 +2,8 @@
 /*
  * Record sources: a command's DISK|FILE argument becomes a trace file, a
  * ring snapshot (both told apart by their magic) or a live ring mapped from
- * debugfs.
+ * debugfs or, when debugfs cannot give it (not mounted, kernel lockdown),
+ * from the device /dev/iotrace/<disk>.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,44 +92,52 @@ int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
 	return 0;
 }
 
-/* Map the live ring of @disk (a name under the debugfs directory). */
-int iot_map_live(const char *disk, struct iot_src *s, char *err,
-		 size_t errlen)
+/* The directory of the iotrace devices ($IOTRACE_DEV overrides it). */
+const char *iot_devdir(void)
+{
+	const char *d = getenv("IOTRACE_DEV");
+
+	return d && *d ? d : IOTRACE_DEV_DIR;
+}
+
+/* Map the ring at @path: 0, or an errno with @err saying what failed. */
+static int map_ring(const char *path, struct iot_src *s, char *err,
+		    size_t errlen)
 {
 	struct iotrace_ring_hdr h;
-	char path[512];
+	int fd, eno;
 	void *m;
 	ssize_t r;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s/ring", iot_debugfs(), disk);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		if (errno == ENOENT)
-			return ERR("%s: no such file, and no traced disk of that name (%s does not exist): is the iotrace module loaded and debugfs mounted? 'iotracectl list' shows the traced disks",
-				   disk, path), -1;
-		return ERR("cannot open %s: %s%s", path, strerror(errno),
-			   errno == EACCES ? " (run as root)" : ""), -1;
+		eno = errno;
+		ERR("cannot open %s: %s%s", path, strerror(eno),
+		    eno == EACCES ? " (run as root)" :
+		    eno == EPERM ? " (refused: kernel lockdown?)" : "");
+		return eno;
 	}
 	r = pread(fd, &h, sizeof(h), 0);
 	if (r != (ssize_t)sizeof(h)) {
+		eno = r < 0 ? errno : EIO;
 		ERR("%s: cannot read the ring header: %s", path,
-		    r < 0 ? strerror(errno) : "short read");
+		    r < 0 ? strerror(eno) : "short read");
 		close(fd);
-		return -1;
+		return eno;
 	}
 	if (h.magic != IOTRACE_RING_MAGIC || !h.ring_size ||
 	    h.ring_size > (1ull << 40)) {
 		ERR("%s: not an iotrace ring (magic 0x%08x)", path, h.magic);
 		close(fd);
-		return -1;
+		return EINVAL;
 	}
 	m = mmap(NULL, h.ring_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
+		eno = errno;
 		ERR("cannot map %s (%llu bytes): %s", path,
-		    (unsigned long long)h.ring_size, strerror(errno));
+		    (unsigned long long)h.ring_size, strerror(eno));
 		close(fd);
-		return -1;
+		return eno;
 	}
 	close(fd);
 	s->buf = m;
@@ -136,6 +145,33 @@ int iot_map_live(const char *disk, struct iot_src *s, char *err,
 	s->mapped = 1;
 	s->live = 1;
 	return 0;
+}
+
+/*
+ * Map the live ring of @disk: debugfs <disk>/ring, else (debugfs not
+ * mounted, or the open or mapping refused, as under kernel lockdown) the
+ * device /dev/iotrace/<disk>, which gives the same bytes.
+ */
+int iot_map_live(const char *disk, struct iot_src *s, char *err,
+		 size_t errlen)
+{
+	char dpath[512], cpath[512], e1[IOT_ERR_LEN];
+	int eno1, eno2;
+
+	snprintf(dpath, sizeof(dpath), "%s/%s/ring", iot_debugfs(), disk);
+	eno1 = map_ring(dpath, s, e1, sizeof(e1));
+	if (!eno1)
+		return 0;
+	snprintf(cpath, sizeof(cpath), "%s/%s", iot_devdir(), disk);
+	eno2 = map_ring(cpath, s, err, errlen);
+	if (!eno2)
+		return 0;
+	if (eno2 != ENOENT)
+		return -1;
+	if (eno1 == ENOENT)
+		return ERR("%s: no traced disk of that name (neither %s nor %s exists): is the iotrace module loaded? 'iotracectl list' shows the traced disks",
+			   disk, dpath, cpath), -1;
+	return ERR("%s (and %s does not exist)", e1, cpath), -1;
 }
 
 /**

@@ -279,7 +279,7 @@ void iot_csv_str(FILE *fp, const char *s);
  * ring snapshot file, or a live disk's ring (mmap).
  * @label: the argument it was opened from.
  * @is_file: a trace file (else a ring).
- * @live: a live ring in debugfs.
+ * @live: a live ring (debugfs or /dev/iotrace).
  * @buf: bytes (mapped or read).
  * @len: their length.
  * @mapped: @buf is an mmap.
@@ -304,6 +304,7 @@ struct iot_src {
 
 /* input.c */
 const char *iot_debugfs(void);
+const char *iot_devdir(void);
 int iot_src_open(struct iot_src *s, const char *arg, char *err,
 		 size_t errlen);
 int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,

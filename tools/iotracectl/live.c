@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Commands on live disks through debugfs: list, inflight, enable, disable,
- * clear.  The netlink control comes later; these use the debugfs files.
+ * Commands on live disks: list, inflight, and the debugfs fallbacks of
+ * enable, disable and clear (used only when the netlink family is not
+ * registered, see netlink.c).
+ *
+ * list and inflight read debugfs when they can; without it (debugfs not
+ * mounted, $IOTRACE_DEBUGFS elsewhere) list asks netlink and inflight the
+ * device /dev/iotrace/<disk> (IOTRACE_IOC_INFLIGHT).  Under kernel lockdown
+ * debugfs still gives these two (read-only files); only the ring is
+ * refused there, and input.c maps it from the device instead.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -10,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include "cmd.h"
 
 static const char *const list_keys[] = {
@@ -49,31 +57,43 @@ static int read_stats(const char *disk, char val[NR_KEYS][32])
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* Column values of list_keys[] from a netlink state reply. */
+static void nl_stats(const struct iot_nl_disk *r, char val[NR_KEYS][32])
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	static const int attr[NR_KEYS] = {
+		IOTRACE_A_ENABLED, IOTRACE_A_RECORDED, IOTRACE_A_PRESENT,
+		IOTRACE_A_OVERWRITTEN, IOTRACE_A_DROPPED, IOTRACE_A_INFLIGHT,
+		-1, IOTRACE_A_BUF_SIZE, IOTRACE_A_NR_PARTS,
+		IOTRACE_A_PART_RECORDS,
+	};
+	size_t i;
+
+	for (i = 0; i < NR_KEYS; i++) {
+		strcpy(val[i], "-");
+		if (attr[i] >= 0 && r->have[attr[i]])
+			snprintf(val[i], sizeof(val[i]), "%llu",
+				 (unsigned long long)r->v[attr[i]]);
+	}
+	/* as debugfs stats: completions of the current ring */
+	if (r->have[IOTRACE_A_RECORDED] && r->have[IOTRACE_A_DROPPED])
+		snprintf(val[6], sizeof(val[6]), "%llu",
+			 (unsigned long long)(r->v[IOTRACE_A_RECORDED] +
+					      r->v[IOTRACE_A_DROPPED] +
+					      r->v[IOTRACE_A_FILTERED]));
 }
 
-int cmd_list(struct iot_opts *o, int argc, char **argv)
+/* Disk names from debugfs (columns: read_stats()): 0, or -1. */
+static int list_debugfs(char **names, size_t *n)
 {
-	char val[NR_KEYS][32], *names[1024];
 	const char *dir = iot_debugfs();
 	struct dirent *de;
-	size_t n = 0, i, k;
 	DIR *d;
 
-	(void)argv;
-	if (argc) {
-		iot_err("list takes no arguments");
-		return 2;
-	}
+	*n = 0;
 	d = opendir(dir);
-	if (!d) {
-		iot_err("cannot open %s: %s: is the iotrace module loaded and debugfs mounted (mount -t debugfs none /sys/kernel/debug)?",
-			dir, strerror(errno));
-		return 1;
-	}
-	while ((de = readdir(d)) && n < 1024) {
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) && *n < 1024) {
 		char path[512];
 
 		if (de->d_name[0] == '.')
@@ -81,12 +101,77 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s/ring", dir, de->d_name);
 		if (access(path, F_OK))
 			continue;
-		names[n] = strdup(de->d_name);
-		if (names[n])
-			n++;
+		names[*n] = strdup(de->d_name);
+		if (names[*n])
+			(*n)++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(names[0]), cmp_str);
+	return 0;
+}
+
+/* Disk names and columns from netlink: 0, or -1 (said). */
+static int list_netlink(char **names, char (*vals)[NR_KEYS][32], size_t *n)
+{
+	struct iot_nl_disk *rows;
+	size_t nr, i;
+	int ret;
+
+	*n = 0;
+	ret = iot_nl_list(&rows, &nr);
+	if (ret > 0)
+		iot_err("cannot list disks: %s is not there and the iotrace generic netlink family is not registered: is the iotrace module loaded?",
+			iot_debugfs());
+	if (ret)
+		return -1;
+	for (i = 0; i < nr && *n < 1024; i++) {
+		names[*n] = strdup(rows[i].name);
+		if (!names[*n])
+			continue;
+		nl_stats(&rows[i], vals[*n]);
+		(*n)++;
+	}
+	free(rows);
+	return 0;
+}
+
+static int cmp_row(const void *a, const void *b, void *arg)
+{
+	const size_t *x = a, *y = b;
+	char **names = arg;
+
+	return strcmp(names[*x], names[*y]);
+}
+
+int cmd_list(struct iot_opts *o, int argc, char **argv)
+{
+	char (*vals)[NR_KEYS][32], *names[1024];
+	size_t n = 0, i, k, j, order[1024];
+	int from_dfs = 1;
+
+	(void)argv;
+	if (argc) {
+		iot_err("list takes no arguments");
+		return 2;
+	}
+	vals = calloc(1024, sizeof(*vals));
+	if (!vals) {
+		iot_err("out of memory");
+		return 1;
+	}
+	/* debugfs, else netlink (debugfs not mounted) */
+	if (list_debugfs(names, &n)) {
+		from_dfs = 0;
+		if (list_netlink(names, vals, &n)) {
+			free(vals);
+			return 1;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		order[i] = i;
+		if (from_dfs)
+			read_stats(names[i], vals[i]);
+	}
+	qsort_r(order, n, sizeof(order[0]), cmp_row, names);
 	if (o->fmt == FMT_NORMAL) {
 		printf("%-16s", "DISK");
 		for (k = 0; k < NR_KEYS; k++)
@@ -100,21 +185,23 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 	} else {
 		printf("[");
 	}
-	for (i = 0; i < n; i++) {
-		read_stats(names[i], val);
+	for (j = 0; j < n; j++) {
+		char (*val)[32] = vals[order[j]];
+		const char *name = names[order[j]];
+
 		if (o->fmt == FMT_NORMAL) {
-			printf("%-16s", names[i]);
+			printf("%-16s", name);
 			for (k = 0; k < NR_KEYS; k++)
 				printf(" %12s", val[k]);
 			printf("\n");
 		} else if (o->fmt == FMT_CSV) {
-			iot_csv_str(stdout, names[i]);
+			iot_csv_str(stdout, name);
 			for (k = 0; k < NR_KEYS; k++)
 				printf(",%s", strcmp(val[k], "-") ? val[k] : "");
 			printf("\n");
 		} else {
-			printf("%s{\"disk\":", i ? "," : "");
-			iot_json_str(stdout, names[i]);
+			printf("%s{\"disk\":", j ? "," : "");
+			iot_json_str(stdout, name);
 			for (k = 0; k < NR_KEYS; k++) {
 				printf(",\"%s\":", list_keys[k]);
 				if (!strcmp(val[k], "-"))
@@ -127,8 +214,10 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 			}
 			printf("}");
 		}
-		free(names[i]);
 	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(vals);
 	if (o->fmt == FMT_JSON)
 		printf("]\n");
 	return 0;
@@ -157,33 +246,28 @@ static int cmp_infl(const void *a, const void *b)
 	return x->issue_ns < y->issue_ns ? -1 : x->issue_ns > y->issue_ns;
 }
 
-int cmd_inflight(struct iot_opts *o, int argc, char **argv)
+/*
+ * The in-flight table from debugfs <disk>/inflight: 0; 1 when the file
+ * cannot be opened (errno set, nothing said); -1 on an error (said).
+ */
+static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 {
 	char path[512], line[1024];
 	int col[8], ncols = 0, i, j;
 	struct infl *v = NULL;
-	size_t n = 0, cap = 0, k;
+	size_t n = 0, cap = 0;
 	FILE *fp;
 
-	if (argc != 1) {
-		iot_err("inflight needs one DISK argument");
-		return 2;
-	}
-	snprintf(path, sizeof(path), "%s/%s/inflight", iot_debugfs(), argv[0]);
+	snprintf(path, sizeof(path), "%s/%s/inflight", iot_debugfs(), disk);
 	fp = fopen(path, "re");
-	if (!fp) {
-		iot_err("cannot open %s: %s%s", path, strerror(errno),
-			errno == ENOENT ?
-			" (no traced disk of that name: 'iotracectl list' shows them)" :
-			"");
+	if (!fp)
 		return 1;
-	}
 	for (i = 0; i < 8; i++)
 		col[i] = -1;
 	if (!fgets(line, sizeof(line), fp)) {
 		iot_err("%s: empty, expected a header line", path);
 		fclose(fp);
-		return 1;
+		return -1;
 	}
 	{
 		char *save = NULL, *tok;
@@ -199,7 +283,7 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 			iot_err("%s: no %s column in the header: the module and iotracectl do not match",
 				path, infl_cols[i]);
 			fclose(fp);
-			return 1;
+			return -1;
 		}
 	while (fgets(line, sizeof(line), fp)) {
 		char *save = NULL, *tok, *f[64];
@@ -224,7 +308,7 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 				iot_err("out of memory");
 				free(v);
 				fclose(fp);
-				return 1;
+				return -1;
 			}
 			v = nv;
 		}
@@ -239,6 +323,106 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 		n++;
 	}
 	fclose(fp);
+	*out = v;
+	*outn = n;
+	return 0;
+}
+
+/*
+ * The in-flight table from the device /dev/iotrace/<disk>: 0; 1 when the
+ * device cannot be opened (errno set, nothing said); -1 on an error (said).
+ */
+static int infl_dev(const char *disk, struct infl **out, size_t *outn)
+{
+	struct iotrace_inflight_entry *e = NULL, *ne;
+	struct iotrace_inflight_req req;
+	struct infl *v;
+	char path[512];
+	uint32_t max = 256;
+	size_t k;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", iot_devdir(), disk);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	for (;;) {
+		ne = realloc(e, max * sizeof(*e));
+		if (!ne) {
+			iot_err("out of memory");
+			goto err;
+		}
+		e = ne;
+		memset(&req, 0, sizeof(req));
+		req.entries = (uintptr_t)e;
+		req.max = max;
+		if (ioctl(fd, IOTRACE_IOC_INFLIGHT, &req)) {
+			iot_err("%s: IOTRACE_IOC_INFLIGHT: %s%s", path,
+				strerror(errno), errno == ENOTTY ?
+				" (the module is older than iotracectl)" : "");
+			goto err;
+		}
+		if (req.count <= max)
+			break;
+		max = req.count + 64;
+	}
+	close(fd);
+	v = calloc(req.count ? req.count : 1, sizeof(*v));
+	if (!v) {
+		iot_err("out of memory");
+		free(e);
+		return -1;
+	}
+	for (k = 0; k < req.count; k++) {
+		v[k].issue_ns = e[k].issue_ns;
+		v[k].age_us = req.now_ns > e[k].issue_ns ?
+			(double)((req.now_ns - e[k].issue_ns) / 1000) : 0;
+		snprintf(v[k].f[0], sizeof(v[k].f[0]), "%s",
+			 iot_op_name(e[k].op));
+		snprintf(v[k].f[1], sizeof(v[k].f[1]), "%llu",
+			 (unsigned long long)e[k].sector);
+		snprintf(v[k].f[2], sizeof(v[k].f[2]), "%u", e[k].bytes);
+		snprintf(v[k].f[3], sizeof(v[k].f[3]), "%u", e[k].hwq);
+		snprintf(v[k].f[4], sizeof(v[k].f[4]), "%u", e[k].tag);
+		snprintf(v[k].f[5], sizeof(v[k].f[5]), "%u", e[k].cpu);
+	}
+	free(e);
+	*out = v;
+	*outn = req.count;
+	return 0;
+err:
+	free(e);
+	close(fd);
+	return -1;
+}
+
+int cmd_inflight(struct iot_opts *o, int argc, char **argv)
+{
+	struct infl *v = NULL;
+	size_t n = 0, k;
+	int ret, eno, j;
+
+	if (argc != 1) {
+		iot_err("inflight needs one DISK argument");
+		return 2;
+	}
+	/* debugfs, else the device (debugfs not mounted) */
+	ret = infl_debugfs(argv[0], &v, &n);
+	if (ret > 0) {
+		eno = errno;
+		ret = infl_dev(argv[0], &v, &n);
+		if (ret > 0) {
+			iot_err("inflight %s: cannot open %s/%s/inflight (%s) nor %s/%s (%s)%s",
+				argv[0], iot_debugfs(), argv[0], strerror(eno),
+				iot_devdir(), argv[0], strerror(errno),
+				errno == ENOENT && eno == ENOENT ?
+				": no traced disk of that name ('iotracectl list' shows them)" :
+				"");
+			return 1;
+		}
+	}
+	if (ret)
+		return 1;
 	qsort(v, n, sizeof(*v), cmp_infl);
 	if (o->fmt == FMT_NORMAL)
 		printf("%-20s %12s %-10s %12s %8s %4s %5s %4s\n", "ISSUE_NS",

@@ -43,6 +43,8 @@
  * @nr: state replies printed.
  * @probe: LIST replies are not printed, only @nvme_status noted.
  * @nvme_status: IOTRACE_A_NVME_STATUS of the last LIST reply, -1 if none.
+ * @rows: when set, state replies are collected there instead of printed.
+ * @nrows: rows in @rows.
  */
 struct iot_nl {
 	struct nl_sock *sk;
@@ -55,6 +57,8 @@ struct iot_nl {
 	unsigned int nr;
 	int probe;
 	int nvme_status;
+	struct iot_nl_disk **rows;
+	size_t *nrows;
 };
 
 static const char *const nl_attr_names[IOTRACE_A_MAX + 1] = {
@@ -187,6 +191,43 @@ static void print_state(struct iot_nl *nl, struct nlattr **tb)
 	nl->nr++;
 }
 
+/* Keep a state reply as a row of iot_nl_list(). */
+static int collect_state(struct iot_nl *nl, struct nlattr **tb)
+{
+	struct iot_nl_disk *r;
+	int i;
+
+	if (!tb[IOTRACE_A_DISK_NAME])
+		return NL_SKIP;
+	r = realloc(*nl->rows, (*nl->nrows + 1) * sizeof(*r));
+	if (!r)
+		return NL_STOP;
+	*nl->rows = r;
+	r += (*nl->nrows)++;
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s",
+		 nla_get_string(tb[IOTRACE_A_DISK_NAME]));
+	for (i = 0; i <= IOTRACE_A_MAX; i++) {
+		if (!tb[i])
+			continue;
+		switch (nla_len(tb[i])) {
+		case 1:
+			r->v[i] = nla_get_u8(tb[i]);
+			break;
+		case 4:
+			r->v[i] = nla_get_u32(tb[i]);
+			break;
+		case 8:
+			r->v[i] = nla_get_u64(tb[i]);
+			break;
+		default:
+			continue;
+		}
+		r->have[i] = 1;
+	}
+	return NL_OK;
+}
+
 static int nl_on_valid(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[IOTRACE_A_MAX + 1];
@@ -199,6 +240,8 @@ static int nl_on_valid(struct nl_msg *msg, void *arg)
 			nla_get_u8(tb[IOTRACE_A_NVME_STATUS]) : -1;
 		return NL_OK;
 	}
+	if (nl->rows)
+		return collect_state(nl, tb);
 	print_state(nl, tb);
 	return NL_OK;
 }
@@ -687,6 +730,33 @@ int cmd_nl_state(struct iot_opts *o, int argc, char **argv)
 		printf("%s]\n", nl.nr ? "" : "[");
 	iot_nl_close(&nl);
 	return rc;
+}
+
+/**
+ * iot_nl_list() - the state of every traced disk, through netlink.
+ * @rows: set to a malloc()ed array, free() it.
+ * @n: set to its length.
+ *
+ * Return: 0, 1 when the family is not registered, -1 on an error (said).
+ */
+int iot_nl_list(struct iot_nl_disk **rows, size_t *n)
+{
+	struct iot_nl nl;
+	int ret;
+
+	*rows = NULL;
+	*n = 0;
+	ret = iot_nl_open(&nl);
+	if (ret)
+		return ret;
+	nl.rows = rows;
+	nl.nrows = n;
+	ret = iot_nl_request(&nl, IOTRACE_CMD_LIST, NLM_F_DUMP, NULL, NULL,
+			     NULL);
+	if (ret)
+		nl_report(&nl, "list", ret);
+	iot_nl_close(&nl);
+	return ret ? -1 : 0;
 }
 
 /* ---- events ------------------------------------------------------------ */

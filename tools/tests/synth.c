@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "synth.h"
+#include "cmd.h"
 
 #define PAGE 4096u
 
@@ -209,4 +210,12 @@ uint64_t synth_check(const struct iotrace_record *r)
 	synth_stamp(&x, r->issue_ns);
 	x.seq = r->seq;
 	return memcmp(&x, r, sizeof(x)) != 0;
+}
+
+/* The host tests link the commands without netlink: no family there. */
+int iot_nl_list(struct iot_nl_disk **rows, size_t *n)
+{
+	*rows = NULL;
+	*n = 0;
+	return 1;
 }

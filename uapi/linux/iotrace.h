@@ -31,6 +31,7 @@
 #define _UAPI_LINUX_IOTRACE_H
 
 #include <linux/types.h>
+#include <linux/ioctl.h>
 
 /* "IOTR" little-endian */
 #define IOTRACE_RING_MAGIC	0x52544f49U
@@ -608,5 +609,54 @@ enum iotrace_genl_attr {
 };
 
 #define IOTRACE_A_MAX	(__IOTRACE_A_MAX - 1)
+
+/*
+ * The character device /dev/iotrace/<disk> (one per ring, mode 0400):
+ * read() and a read-only mmap() give the same bytes as debugfs
+ * <disk>/ring, and the device also works under kernel lockdown.  Its one
+ * ioctl gives the requests in flight (debugfs <disk>/inflight).
+ */
+#define IOTRACE_DEV_DIR		"/dev/iotrace"
+
+/**
+ * struct iotrace_inflight_entry - one request issued and not completed.
+ * @issue_ns: time of the (last) issue, CLOCK_MONOTONIC.
+ * @sector: start sector.
+ * @bytes: length.
+ * @hwq: hardware queue.
+ * @tag: driver tag.
+ * @cpu: CPU that issued it.
+ * @op: enum iotrace_op.
+ * @pad: zero.
+ */
+struct iotrace_inflight_entry {
+	__u64	issue_ns;
+	__u64	sector;
+	__u32	bytes;
+	__u16	hwq;
+	__u16	tag;
+	__u16	cpu;
+	__u8	op;
+	__u8	pad[5];
+};
+
+/**
+ * struct iotrace_inflight_req - argument of IOTRACE_IOC_INFLIGHT.
+ * @entries: user address of an array of @max struct iotrace_inflight_entry.
+ * @max: in: room at @entries.
+ * @count: out: requests in flight, oldest issue first; the first
+ *	min(@count, @max) are copied.
+ * @now_ns: out: CLOCK_MONOTONIC when they were collected.
+ */
+struct iotrace_inflight_req {
+	__u64	entries;
+	__u32	max;
+	__u32	count;
+	__u64	now_ns;
+};
+
+#define IOTRACE_IOC_MAGIC	0xb9	/* free in ioctl-number.rst (6.12) */
+#define IOTRACE_IOC_INFLIGHT	_IOWR(IOTRACE_IOC_MAGIC, 1, \
+				      struct iotrace_inflight_req)
 
 #endif /* _UAPI_LINUX_IOTRACE_H */

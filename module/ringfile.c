@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotrace - the file operations of a ring, shared by debugfs <disk>/ring
+ * and the character device /dev/iotrace/<disk> (chardev.c), and the
+ * in-flight table snapshot shared by debugfs <disk>/inflight and the
+ * device's IOTRACE_IOC_INFLIGHT.
+ *
+ * An open ring file holds a reference on the disk (the mapping keeps it
+ * through the file until the last unmap); each read and each mapping
+ * holds the ring it reads (iotrace_ringbuf_get()), so a ring a resize
+ * replaced is freed with its own last user; writing is refused: the ring
+ * is read() or mapped read-only, never writably.  The module
+ * stays loaded while such a file exists because its file_operations name
+ * THIS_MODULE as their owner.
+ */
+#include <linux/kernel.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include <linux/timekeeping.h>
+#include "iotrace.h"
+#include "compat.h"
+
+/**
+ * iotrace_ringf_open() - make @file a reader of the ring of @d.
+ * @d: the disk; the caller makes sure it cannot be freed meanwhile.
+ * @file: the file being opened.
+ *
+ * Return: 0, or -EPERM for an open for writing.
+ */
+int iotrace_ringf_open(struct iotrace_disk *d, struct file *file)
+{
+	if (file->f_mode & FMODE_WRITE)
+		return -EPERM;
+	kref_get(&d->kref);
+	file->private_data = d;
+	return 0;
+}
+
+/**
+ * iotrace_ringf_release() - the last reference to an open ring file went.
+ * @inode: its inode.
+ * @file: the file.
+ *
+ * Return: 0.
+ */
+int iotrace_ringf_release(struct inode *inode, struct file *file)
+{
+	iotrace_disk_put(file->private_data);
+	return 0;
+}
+
+/**
+ * iotrace_ringbuf_get() - the current ring of a disk, kept allocated.
+ * @d: the disk, referenced.
+ *
+ * A resize may replace the ring at any time; the one returned stays
+ * allocated until iotrace_ringbuf_put(), its size in its own header.
+ *
+ * Return: the ring's users count, one more.
+ */
+struct iotrace_ringbuf *iotrace_ringbuf_get(struct iotrace_disk *d)
+{
+	struct iotrace_ringbuf *rb;
+
+	spin_lock(&d->ring_lock);
+	rb = d->rb;
+	rb->users++;
+	spin_unlock(&d->ring_lock);
+	return rb;
+}
+
+/**
+ * iotrace_ringbuf_put() - one user of a ring less; a ring a resize
+ *	replaced is freed with its last user.
+ * @d: the disk.
+ * @rb: from iotrace_ringbuf_get().
+ */
+void iotrace_ringbuf_put(struct iotrace_disk *d, struct iotrace_ringbuf *rb)
+{
+	bool dead;
+
+	spin_lock(&d->ring_lock);
+	dead = !--rb->users && rb->retired;
+	if (dead)
+		list_del(&rb->node);
+	spin_unlock(&d->ring_lock);
+	if (dead) {
+		vfree(rb->mem);
+		kfree(rb);
+	}
+}
+
+static size_t iotrace_ringbuf_size(struct iotrace_ringbuf *rb)
+{
+	return ((struct iotrace_ring_hdr *)rb->mem)->ring_size;
+}
+
+ssize_t iotrace_ringf_read(struct file *file, char __user *buf, size_t count,
+			   loff_t *ppos)
+{
+	struct iotrace_disk *d = file->private_data;
+	struct iotrace_ringbuf *rb = iotrace_ringbuf_get(d);
+	ssize_t ret;
+
+	ret = simple_read_from_buffer(buf, count, ppos, rb->mem,
+				      iotrace_ringbuf_size(rb));
+	iotrace_ringbuf_put(d, rb);
+	return ret;
+}
+
+loff_t iotrace_ringf_llseek(struct file *file, loff_t off, int whence)
+{
+	struct iotrace_disk *d = file->private_data;
+	struct iotrace_ringbuf *rb = iotrace_ringbuf_get(d);
+	size_t size = iotrace_ringbuf_size(rb);
+
+	iotrace_ringbuf_put(d, rb);
+	return fixed_size_llseek(file, off, whence, size);
+}
+
+/* Each mapping (and each part of a split one) holds its ring. */
+static void iotrace_ringf_vm_open(struct vm_area_struct *vma)
+{
+	struct iotrace_disk *d = vma->vm_file->private_data;
+	struct iotrace_ringbuf *rb = vma->vm_private_data;
+
+	spin_lock(&d->ring_lock);
+	rb->users++;
+	spin_unlock(&d->ring_lock);
+}
+
+static void iotrace_ringf_vm_close(struct vm_area_struct *vma)
+{
+	iotrace_ringbuf_put(vma->vm_file->private_data, vma->vm_private_data);
+}
+
+static const struct vm_operations_struct iotrace_ringf_vm_ops = {
+	.open	= iotrace_ringf_vm_open,
+	.close	= iotrace_ringf_vm_close,
+};
+
+/**
+ * iotrace_ringf_mmap() - map (part of) the ring read-only.
+ * @file: an open ring file.
+ * @vma: the new mapping.
+ *
+ * VM_MAYWRITE is cleared: mprotect(PROT_WRITE) fails later.  The mapping
+ * holds the ring it maps (a resize may replace the disk's ring meanwhile).
+ *
+ * Return: 0, -EPERM for a writable mapping, -EINVAL outside the ring.
+ */
+int iotrace_ringf_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct iotrace_disk *d = file->private_data;
+	unsigned long size = vma->vm_end - vma->vm_start;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	struct iotrace_ringbuf *rb;
+	size_t ring_size;
+	int ret;
+
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	rb = iotrace_ringbuf_get(d);
+	ring_size = iotrace_ringbuf_size(rb);
+	if (off >= ring_size || size > ring_size - off) {
+		ret = -EINVAL;
+		goto err_put;
+	}
+	iotrace_vma_make_ro(vma);
+	ret = remap_vmalloc_range(vma, rb->mem, vma->vm_pgoff);
+	if (ret)
+		goto err_put;
+	vma->vm_private_data = rb;
+	vma->vm_ops = &iotrace_ringf_vm_ops;
+	return 0;
+
+err_put:
+	iotrace_ringbuf_put(d, rb);
+	return ret;
+}
+
+static int iotrace_inflight_cmp(const void *a, const void *b)
+{
+	const struct iotrace_inflight_entry *x = a, *y = b;
+
+	if (x->issue_ns != y->issue_ns)
+		return x->issue_ns < y->issue_ns ? -1 : 1;
+	return 0;
+}
+
+/**
+ * iotrace_inflight_collect() - the requests of a disk in flight now.
+ * @d: the disk.
+ * @nr: set to the number of entries returned.
+ *
+ * Return: a kvmalloc()ed array of *@nr entries, oldest issue first (free
+ * it with kvfree()), or NULL when out of memory.
+ */
+struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
+							u32 *nr)
+{
+	u32 i, n = 0, total = iotrace_nr_slots(d);
+	struct iotrace_inflight_entry *e;
+
+	e = kvmalloc_array(max(total, 1U), sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return NULL;
+	for (i = 0; i < total; i++) {
+		struct iotrace_slot *s = &d->slots[i];
+		/* pairs with the smp_wmb() after an odd generation */
+		u32 gen = smp_load_acquire(&s->gen);
+
+		if ((gen & 1) || !READ_ONCE(s->rq))
+			continue;
+		memset(&e[n], 0, sizeof(e[n]));
+		e[n].issue_ns = s->issue_ns;
+		e[n].sector = s->sector;
+		e[n].bytes = s->bytes;
+		/* the flush slots follow the tag slots, one per queue */
+		e[n].hwq = i < d->nr_hwq * d->depth ? i / d->depth :
+			i - d->nr_hwq * d->depth;
+		e[n].tag = s->tag;
+		e[n].cpu = s->issue_cpu;
+		e[n].op = s->op;
+		/* copy done before the generation is read again */
+		smp_rmb();
+		if (READ_ONCE(s->gen) != gen || !READ_ONCE(s->rq))
+			continue;
+		n++;
+	}
+	sort(e, n, sizeof(*e), iotrace_inflight_cmp, NULL);
+	*nr = n;
+	return e;
+}
