@@ -28,6 +28,7 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  * @poll_ms: record polling period.
  * @realtime: show trace-file times as UTC wall-clock time.
  * @xfmt: export/plot: the format of -f (blktrace, fio, perfetto, csv, svg).
+ * @jsonl: -o json as JSON Lines (one item per line), not one document.
  */
 struct iot_opts {
 	enum iot_fmt fmt;
@@ -43,6 +44,7 @@ struct iot_opts {
 	unsigned int poll_ms;
 	int realtime;
 	const char *xfmt;
+	int jsonl;
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cmd.h"
+#include "out.h"
 
 /**
  * struct stats_ctx - per-disk statistics being gathered.
@@ -116,11 +116,19 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 		now = iot_now(CLOCK_MONOTONIC);
 		n++;
 		if (o->fmt == FMT_JSON) {
-			char t[320];
+			struct iot_jw w;
 
-			snprintf(t, sizeof(t), "%s@%llu", src->label,
-				 (unsigned long long)now);
-			iot_stats_print(stdout, &st, 1, t, NULL, 0);
+			/* a stream: one object per line, whatever --jsonl */
+			jw_init(&w, stdout);
+			jw_obj_start(&w);
+			jw_kv_u64(&w, "time_ns", now);
+			jw_kv_u64(&w, "interval_ns",
+				  (uint64_t)(o->interval * 1e9 + 0.5));
+			jw_kv_u64(&w, "lost", lost);
+			iot_stats_json(&w, &st, src->label, NULL, 0,
+				       (uint64_t)(o->interval * 1e9 + 0.5));
+			jw_obj_end(&w);
+			putchar('\n');
 			if (iot_out_flush(stdout, "standard output"))
 				break;
 			continue;
@@ -161,6 +169,7 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 	struct stats_ctx c = { .o = o, .disk = -1 };
 	char err[IOT_ERR_LEN], title[512];
 	struct iot_src src;
+	struct iot_out doc;
 	unsigned int i;
 	int ret, rc = 0;
 
@@ -196,6 +205,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (o->fmt == FMT_JSON)
+		iot_out_begin(&doc, stdout, FMT_JSON, o->jsonl);
 	for (i = 0; i < src.nr_disks; i++) {
 		struct iot_stats empty;
 
@@ -213,12 +224,21 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 				 src.disks[i].name);
 		else
 			snprintf(title, sizeof(title), "%s", src.label);
-		iot_stats_print(stdout, c.st[i] ? c.st[i] : &empty,
-				o->fmt == FMT_JSON, title, &src.counts[i],
-				src.is_file);
+		if (o->fmt == FMT_JSON) {
+			jw_obj_start(&doc.jw);
+			iot_stats_json(&doc.jw, c.st[i] ? c.st[i] : &empty,
+				       title, &src.counts[i], src.is_file, 0);
+			jw_obj_end(&doc.jw);
+			iot_out_item_end(&doc);
+		} else {
+			iot_stats_print(stdout, c.st[i] ? c.st[i] : &empty,
+					title, &src.counts[i], src.is_file);
+		}
 		if (!c.st[i])
 			iot_stats_free(&empty);
 	}
+	if (o->fmt == FMT_JSON)
+		iot_out_end(&doc);
 out:
 	for (i = 0; i < IOT_MAX_DISKS; i++)
 		if (c.st[i]) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export.h"
+#include "out.h"
 
 /* Start of a request: its issue, or its completion if the issue was missed. */
 uint64_t xrec_start(const struct iotrace_record *r)
@@ -121,36 +122,16 @@ FILE *x_open_out(const char *path)
 
 /* ---- CSV ---------------------------------------------------------------- */
 
+/* the record schema of show -o csv (out.c), in start order */
 int export_csv(const struct xset *x, FILE *fp)
 {
+	struct iot_out doc;
 	size_t i;
 
-	fprintf(fp, "disk,seq,issue_ns,complete_ns,queue_ns,latency_ns,op,opflags,sector,bytes,error,dev_status,issue_cpu,complete_cpu,hwq,tag,retries,rflags,cmd\n");
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-		char f[128], cmd[512];
-
-		iot_opflags_str(r, f, sizeof(f));
-		iot_decode_cmd(r, cmd, sizeof(cmd));
-		iot_csv_str(fp, x->src.disks[x->v[i].disk].name);
-		fprintf(fp, ",%u,%llu,%llu,", r->seq,
-			(unsigned long long)r->issue_ns,
-			(unsigned long long)r->complete_ns);
-		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
-			fprintf(fp, "%u", r->queue_ns);
-		fputc(',', fp);
-		if (xrec_has_lat(r))
-			fprintf(fp, "%llu", (unsigned long long)
-				(r->complete_ns - r->issue_ns));
-		fprintf(fp, ",%s,", iot_op_name(r->op));
-		iot_csv_str(fp, f);
-		fprintf(fp, ",%llu,%u,%d,0x%x,%u,%u,%u,%u,%u,0x%x,",
-			(unsigned long long)r->sector, r->bytes, r->error,
-			r->dev_status, r->issue_cpu, r->complete_cpu, r->hwq,
-			r->tag, r->retries, r->rflags);
-		iot_csv_str(fp, cmd);
-		fputc('\n', fp);
-	}
+	iot_out_begin(&doc, fp, FMT_CSV, 0);
+	iot_rec_csv_header(fp);
+	for (i = 0; i < x->n; i++)
+		iot_out_rec(&doc, x->src.disks[x->v[i].disk].name, &x->v[i].r);
 	return 0;
 }
 

@@ -97,7 +97,7 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		for (k = 0; k < NR_KEYS; k++)
 			printf(",%s", list_keys[k]);
 		printf("\n");
-	} else {
+	} else if (!o->jsonl) {
 		printf("[");
 	}
 	for (i = 0; i < n; i++) {
@@ -113,7 +113,7 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 				printf(",%s", strcmp(val[k], "-") ? val[k] : "");
 			printf("\n");
 		} else {
-			printf("%s{\"disk\":", i ? "," : "");
+			printf("%s{\"disk\":", i && !o->jsonl ? "," : "");
 			iot_json_str(stdout, names[i]);
 			for (k = 0; k < NR_KEYS; k++) {
 				printf(",\"%s\":", list_keys[k]);
@@ -125,11 +125,11 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 				else
 					iot_json_str(stdout, val[k]);
 			}
-			printf("}");
+			printf(o->jsonl ? "}\n" : "}");
 		}
 		free(names[i]);
 	}
-	if (o->fmt == FMT_JSON)
+	if (o->fmt == FMT_JSON && !o->jsonl)
 		printf("]\n");
 	return 0;
 }
@@ -245,7 +245,7 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 		       "AGE_US", "OP", "SECTOR", "BYTES", "HWQ", "TAG", "CPU");
 	else if (o->fmt == FMT_CSV)
 		printf("issue_ns,age_us,op,sector,bytes,hwq,tag,cpu\n");
-	else
+	else if (!o->jsonl)
 		printf("[");
 	for (k = 0; k < n; k++) {
 		if (o->fmt == FMT_NORMAL) {
@@ -262,7 +262,8 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 			putchar('\n');
 		} else {
 			printf("%s{\"issue_ns\":%llu,\"age_us\":%.1f,\"op\":",
-			       k ? "," : "", v[k].issue_ns, v[k].age_us);
+			       k && !o->jsonl ? "," : "", v[k].issue_ns,
+			       v[k].age_us);
 			iot_json_str(stdout, v[k].f[0]);
 			for (j = 1; j < 6; j++) {
 				printf(",\"%s\":", j == 1 ? "sector" :
@@ -274,10 +275,10 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 				else
 					iot_json_str(stdout, v[k].f[j]);
 			}
-			printf("}");
+			printf(o->jsonl ? "}\n" : "}");
 		}
 	}
-	if (o->fmt == FMT_JSON)
+	if (o->fmt == FMT_JSON && !o->jsonl)
 		printf("]\n");
 	free(v);
 	return 0;

@@ -21,7 +21,7 @@ enum {
 	OPT_OUTPUT = 'o', OPT_WRITE = 'w', OPT_HELP = 'h', OPT_FORMAT = 'f',
 	OPT_OP = 256, OPT_STATUS, OPT_LAT, OPT_SECTOR, OPT_FROM, OPT_TO,
 	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
-	OPT_REALTIME,
+	OPT_REALTIME, OPT_JSONL,
 };
 
 /* option bits of a command */
@@ -41,6 +41,7 @@ enum {
 #define O_SIZE		(1u << 13)
 #define O_POLL		(1u << 14)
 #define O_REALTIME	(1u << 15)
+#define O_JSONL		(1u << 16)	/* --jsonl: JSON Lines */
 #define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK)
 
 /**
@@ -82,6 +83,8 @@ static const struct iot_optdef optdefs[] = {
 	  "only this disk of a multi-disk trace file" },
 	{ { "realtime", no_argument, NULL, OPT_REALTIME }, O_REALTIME, "",
 	  "a trace FILE's times as UTC (normal output)" },
+	{ { "jsonl", no_argument, NULL, OPT_JSONL }, O_JSONL, "",
+	  "with -o json: one JSON object per line, not one document" },
 	{ { "interval", required_argument, NULL, OPT_INTERVAL }, O_INTERVAL,
 	  "S", "report every S seconds (a live DISK)" },
 	{ { "count", required_argument, NULL, OPT_COUNT }, O_COUNT, "N",
@@ -119,19 +122,19 @@ struct iot_cmd {
 #define F(x) (1u << (x))
 
 static const struct iot_cmd cmds[] = {
-	{ "list", cmd_list, O_FMT, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV),
+	{ "list", cmd_list, O_FMT | O_JSONL, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV),
 	  NULL, "", "traced disks and their state" },
-	{ "show", cmd_show, O_FMT | O_FILTERS | O_REALTIME,
+	{ "show", cmd_show, O_FMT | O_JSONL | O_FILTERS | O_REALTIME,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
 	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime]",
 	  "one line per request, decoded" },
-	{ "stats", cmd_stats, O_FMT | O_FILTERS | O_INTERVAL | O_COUNT,
+	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT,
 	  F(FMT_NORMAL) | F(FMT_JSON), NULL,
 	  "DISK|FILE|- [filters] [--interval S [--count N]]",
 	  "per-operation counts, throughput, latency percentiles, histograms" },
 	{ "info", cmd_info, O_FMT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
 	  "FILE|-", "a trace file's header: host, kernel, start/end, disks" },
-	{ "inflight", cmd_inflight, O_FMT,
+	{ "inflight", cmd_inflight, O_FMT | O_JSONL,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
 	  "DISK", "commands outstanding now, oldest first" },
 	{ "record", cmd_record, O_OUTFILE | O_WRITE | O_DURATION | O_SIZE |
@@ -571,6 +574,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_REALTIME:
 			o.realtime = 1;
+			break;
+		case OPT_JSONL:
+			o.jsonl = 1;
 			break;
 		case OPT_POLL:
 			if (parse_u64(optarg, &v, 0) || !v || v > 10000) {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cmd.h"
+#include "out.h"
 
 /**
  * struct show_rec - a kept record and its disk.
@@ -216,66 +216,19 @@ static void print_hex(const struct show_ctx *c)
 	}
 }
 
-static void print_json(const struct show_ctx *c)
+/* JSON and CSV: the record schema of the output layer (out.c) */
+static void print_doc(const struct show_ctx *c)
 {
+	struct iot_out doc;
 	size_t i;
 
-	for (i = 0; i < c->n; i++) {
-		const struct iotrace_record *r = &c->v[i].r;
-		char st[32], ds[160], cmd[256], f[128];
-
-		iot_errno_name(r->error, st, sizeof(st));
-		iot_decode_status(r, ds, sizeof(ds));
-		iot_decode_cmd(r, cmd, sizeof(cmd));
-		iot_opflags_str(r, f, sizeof(f));
-		printf("{\"disk\":");
-		iot_json_str(stdout, c->src->disks[c->v[i].disk].name);
-		printf(",\"seq\":%u,\"issue_ns\":%llu,\"complete_ns\":%llu,\"queue_ns\":",
-		       r->seq, (unsigned long long)r->issue_ns,
-		       (unsigned long long)r->complete_ns);
-		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
-			printf("%u", r->queue_ns);
-		else
-			printf("null");
-		printf(",\"op\":\"%s\",\"flags\":\"%s\",\"sector\":%llu,\"bytes\":%u,\"error\":%d,\"status\":\"%s\",\"rflags\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"hwq\":%u,\"tag\":%u,\"retries\":%u,\"dev_status\":",
-		       iot_op_name(r->op), f, (unsigned long long)r->sector,
-		       r->bytes, r->error, st, r->rflags, r->issue_cpu,
-		       r->complete_cpu, r->hwq, r->tag, r->retries);
-		iot_json_str(stdout, ds);
-		printf(",\"command\":");
-		iot_json_str(stdout, cmd);
-		printf("}\n");
-	}
-}
-
-static void print_csv(const struct show_ctx *c)
-{
-	size_t i;
-
-	printf("disk,seq,issue_ns,complete_ns,queue_ns,op,flags,sector,bytes,error,status,issue_cpu,complete_cpu,hwq,tag,retries,dev_status,command\n");
-	for (i = 0; i < c->n; i++) {
-		const struct iotrace_record *r = &c->v[i].r;
-		char st[32], ds[160], cmd[256], f[128];
-
-		iot_errno_name(r->error, st, sizeof(st));
-		iot_decode_status(r, ds, sizeof(ds));
-		iot_decode_cmd(r, cmd, sizeof(cmd));
-		iot_opflags_str(r, f, sizeof(f));
-		iot_csv_str(stdout, c->src->disks[c->v[i].disk].name);
-		printf(",%u,%llu,%llu,", r->seq,
-		       (unsigned long long)r->issue_ns,
-		       (unsigned long long)r->complete_ns);
-		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
-			printf("%u", r->queue_ns);
-		printf(",%s,%s,%llu,%u,%d,%s,%u,%u,%u,%u,%u,", iot_op_name(r->op),
-		       f, (unsigned long long)r->sector, r->bytes, r->error,
-		       st, r->issue_cpu, r->complete_cpu, r->hwq, r->tag,
-		       r->retries);
-		iot_csv_str(stdout, ds);
-		putchar(',');
-		iot_csv_str(stdout, cmd);
-		putchar('\n');
-	}
+	iot_out_begin(&doc, stdout, c->o->fmt, c->o->jsonl);
+	if (c->o->fmt == FMT_CSV)
+		iot_rec_csv_header(stdout);
+	for (i = 0; i < c->n; i++)
+		iot_out_rec(&doc, c->src->disks[c->v[i].disk].name,
+			    &c->v[i].r);
+	iot_out_end(&doc);
 }
 
 int cmd_show(struct iot_opts *o, int argc, char **argv)
@@ -330,10 +283,8 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 		print_hex(&c);
 		break;
 	case FMT_JSON:
-		print_json(&c);
-		break;
 	case FMT_CSV:
-		print_csv(&c);
+		print_doc(&c);
 		break;
 	case FMT_BINARY:
 		for (i = 0; i < c.n; i++)

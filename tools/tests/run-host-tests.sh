@@ -148,6 +148,52 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	[ $? = 0 ] && python3 -c 'import json, sys
 for l in open(sys.argv[1]): json.loads(l)' "$T/out" && [ "$(wc -l < "$T/out")" = 2 ]
 	result $? "stats_interval_json$SFX" "$T/out"
+	python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+	j = json.loads(l)
+	assert isinstance(j["time_ns"], int) and j["lost"] == 0, j
+	assert j["interval_ns"] == 50000000 and j["source"] == "nullb0", j' "$T/out" > "$T/err" 2>&1
+	result $? "stats_interval_json_time_and_loss_fields$SFX" "$T/err"
+	# -o json is one document; --jsonl its items one per line
+	: > "$T/err"
+	for a in "show -o json $T/f.trace" "show -o json $T/r.ring" \
+		 "stats -o json $T/f2.trace" "list -o json" \
+		 "inflight -o json nullb0"; do
+		# shellcheck disable=SC2086
+		"$BIN" $a 2>> "$T/err" | python3 -m json.tool > /dev/null 2>> "$T/err" ||
+			echo "not one JSON document: $a" >> "$T/err"
+	done
+	[ ! -s "$T/err" ]
+	result $? "output_json_is_one_document$SFX" "$T/err"
+	"$BIN" show -o json --jsonl "$T/f2.trace" > "$T/jl" 2> "$T/err" &&
+	"$BIN" stats -o json --jsonl "$T/f2.trace" > "$T/sl" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/f2.trace" > "$T/j" 2>> "$T/err" &&
+	python3 -c 'import json, sys
+a = json.load(open(sys.argv[1]))
+b = [json.loads(l) for l in open(sys.argv[2])]
+assert a == b and len(a) == 80, (len(a), len(b))
+s = [json.loads(l) for l in open(sys.argv[3])]
+assert [x["source"][-6:] for x in s] == [":disk0", ":disk1"], s
+assert all("filtered" in x["loss"] for x in s), s' "$T/j" "$T/jl" "$T/sl" 2>> "$T/err"
+	result $? "output_jsonl_same_items_one_per_line$SFX" "$T/err"
+	# one record schema: show -o csv, show -o json and export -f csv
+	"$BIN" show -o csv "$T/r.ring" > "$T/c" 2> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/j" 2>> "$T/err" &&
+	"$BIN" export -f csv "$T/r.ring" > "$T/x" 2>> "$T/err" &&
+	python3 -c 'import csv, json, sys
+c = list(csv.DictReader(open(sys.argv[1])))
+j = json.load(open(sys.argv[2]))
+x = list(csv.DictReader(open(sys.argv[3])))
+assert open(sys.argv[1]).readline() == open(sys.argv[3]).readline()
+assert len(c) == len(j) == len(x) > 0
+for a, b in zip(c, j):
+	assert list(a) == list(b), (list(a), list(b))
+	for k in a:
+		v = b[k]
+		assert a[k] == ("" if v is None else str(v)), (k, a[k], v)
+key = lambda r: (r["disk"], r["complete_cpu"], r["seq"], r["issue_ns"])
+assert sorted(map(key, c)) == sorted(map(key, x))' "$T/c" "$T/j" "$T/x" 2>> "$T/err"
+	result $? "output_one_record_schema_csv_json_export$SFX" "$T/err"
 	: > "$T/dfs/nullb0/enable"
 	"$BIN" enable nullb0 && [ "$(cat "$T/dfs/nullb0/enable")" = 1 ]
 	result $? "enable_writes_1$SFX"
@@ -196,7 +242,7 @@ assert "href" not in s and "<script" not in s' "$T/p.svg" 2>> "$T/err"
 	# plot's latency histogram has the bins and counts of stats
 	"$BIN" stats -o json "$T/r.ring" > "$T/st.json" 2>> "$T/err" &&
 	python3 -c 'import json, re, sys
-st = json.load(open(sys.argv[1]))
+st = json.load(open(sys.argv[1]))[0]
 b = [0] * 64
 for o in st["ops"].values():
 	for k, n in enumerate(o.get("lat_log2_us", [])):
