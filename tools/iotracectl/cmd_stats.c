@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "out.h"
+#include "series.h"
 
 /**
  * struct stats_ctx - per-disk statistics being gathered.
@@ -53,6 +53,8 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 	const struct iot_ring *ring = &src->ring;
 	uint64_t *cur = calloc(ring->nr_parts, sizeof(*cur));
 	uint64_t rec[IOT_MAX_RECORD / 8], gen;
+	uint64_t width = (uint64_t)(o->interval * 1e9 + 0.5);
+	struct iot_series_op ops[IOT_NR_OPS];
 	struct iot_stats st;
 	struct timespec ts;
 	long n = 0;
@@ -70,9 +72,7 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 	for (p = 0; p < ring->nr_parts; p++)
 		cur[p] = iot_ring_head(ring, p);
 	if (o->fmt == FMT_NORMAL)
-		printf("%-10s %-8s %9s %10s %9s %9s %9s %9s %9s %9s\n", "TIME_S",
-		       "OP", "COUNT", "IOPS", "MB/s", "AVG_US", "P50_US",
-		       "P99_US", "MAX_US", "LOST");
+		iot_ival_header(stdout, 0);
 	while (!stop && (!o->count || n < o->count)) {
 		uint64_t lost = 0, g, now;
 		int k;
@@ -115,47 +115,33 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 		}
 		now = iot_now(CLOCK_MONOTONIC);
 		n++;
+		for (k = 0; k < IOT_NR_OPS; k++) {
+			const struct iot_opstats *os = &st.op[k];
+			struct iot_series_op *v = &ops[k];
+			int j;
+
+			memset(v, 0, sizeof(*v));
+			for (j = 0; j < 64; j++)
+				v->n += os->size_log2[j];
+			v->bytes = os->bytes;
+			v->lat_n = os->lat.n;
+			v->lat_sum = os->lat.sum;
+			v->lat_max = os->lat.max;
+			v->p50 = iot_hist_percentile(&os->lat, 50);
+			v->p99 = iot_hist_percentile(&os->lat, 99);
+		}
 		if (o->fmt == FMT_JSON) {
 			struct iot_jw w;
 
 			/* a stream: one object per line, whatever --jsonl */
 			jw_init(&w, stdout);
-			jw_obj_start(&w);
-			jw_kv_u64(&w, "time_ns", now);
-			jw_kv_u64(&w, "interval_ns",
-				  (uint64_t)(o->interval * 1e9 + 0.5));
-			jw_kv_u64(&w, "lost", lost);
-			iot_stats_json(&w, &st, src->label, NULL, 0,
-				       (uint64_t)(o->interval * 1e9 + 0.5));
-			jw_obj_end(&w);
+			iot_ival_json(&w, src->label, now, width, ops, -1,
+				      (int64_t)lost);
 			putchar('\n');
-			if (iot_out_flush(stdout, "standard output"))
-				break;
-			continue;
+		} else {
+			iot_ival_text(stdout, NULL, now, width, ops, -1,
+				      (int64_t)lost);
 		}
-		for (k = 0; k < IOT_NR_OPS; k++) {
-			const struct iot_opstats *os = &st.op[k];
-			uint64_t cnt = 0;
-			int j;
-
-			for (j = 0; j < 64; j++)
-				cnt += os->size_log2[j];
-			if (!cnt)
-				continue;
-			printf("%10.3f %-8s %9llu %10.1f %9.2f %9.1f %9.1f %9.1f %9.1f %9llu\n",
-			       now / 1e9, k == IOT_NR_OPS - 1 ? "other" :
-			       iot_op_name(k), (unsigned long long)cnt,
-			       cnt / o->interval,
-			       os->bytes / o->interval / 1e6,
-			       os->lat.n ? os->lat.sum / 1000.0 / os->lat.n : 0,
-			       iot_hist_percentile(&os->lat, 50) / 1000.0,
-			       iot_hist_percentile(&os->lat, 99) / 1000.0,
-			       os->lat.max / 1000.0, (unsigned long long)lost);
-		}
-		if (!st.records)
-			printf("%10.3f %-8s %9u %10.1f %9.2f %9s %9s %9s %9s %9llu\n",
-			       now / 1e9, "-", 0, 0.0, 0.0, "-", "-", "-", "-",
-			       (unsigned long long)lost);
 		if (iot_out_flush(stdout, "standard output"))
 			break;
 	}
@@ -182,15 +168,14 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		return 1;
 	}
 	if (o->interval) {
-		if (!src.live) {
-			iot_err("--interval needs a live DISK, %s is a file",
-				argv[0]);
-			rc = 2;
-		} else {
+		/* a live disk: every S seconds from now on; else a recording */
+		if (src.live) {
 			rc = stats_interval(o, &src);
+			iot_src_close(&src);
+			return rc;
 		}
 		iot_src_close(&src);
-		return rc;
+		return stats_series(o, argv[0]);
 	}
 	if (o->disk) {
 		c.disk = iot_src_disk(&src, o->disk);

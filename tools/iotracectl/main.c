@@ -86,7 +86,7 @@ static const struct iot_optdef optdefs[] = {
 	{ { "jsonl", no_argument, NULL, OPT_JSONL }, O_JSONL, "",
 	  "with -o json: one JSON object per line, not one document" },
 	{ { "interval", required_argument, NULL, OPT_INTERVAL }, O_INTERVAL,
-	  "S", "report every S seconds (a live DISK)" },
+	  "S", "report every S seconds (a live DISK), or per S of a FILE (s, ms, us, m, h)" },
 	{ { "count", required_argument, NULL, OPT_COUNT }, O_COUNT, "N",
 	  "stop after N reports or events" },
 	{ { "duration", required_argument, NULL, OPT_DURATION }, O_DURATION,
@@ -297,6 +297,44 @@ static int parse_range(const char *opt, const char *s, double lo, int lo_open,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * A duration in seconds, more than 0 and at most @hi: a number with an
+ * optional unit, s (the default), ms, us, m or h ("1s", "250ms").
+ */
+static int parse_dur(const char *opt, const char *s, double hi, double *v)
+{
+	static const struct { const char *u; double f; } units[] = {
+		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 },
+		{ "m", 60 }, { "h", 3600 },
+	};
+	char num[64], *end;
+	size_t i, n = strlen(s);
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t ul = strlen(units[i].u);
+
+		if (n <= ul || n - ul >= sizeof(num) ||
+		    strcmp(s + n - ul, units[i].u))
+			continue;
+		memcpy(num, s, n - ul);
+		num[n - ul] = 0;
+		errno = 0;
+		*v = strtod(num, &end);
+		if (end == num || *end || isnan(*v) || strchr(num, ' '))
+			continue;
+		*v *= units[i].f;
+		if (errno || !isfinite(*v) || *v <= 0 || *v > hi) {
+			iot_err("--%s %s: out of range (more than 0 to %.15g seconds)",
+				opt, s, hi);
+			return -1;
+		}
+		return 0;
+	}
+	iot_err("--%s %s: not a duration (seconds, or a number with s, ms, us, m or h)",
+		opt, s);
+	return -1;
 }
 
 static int parse_u64(const char *s, uint64_t *v, int suffixes)
@@ -546,8 +584,8 @@ int main(int argc, char **argv)
 			o.disk = optarg;
 			break;
 		case OPT_INTERVAL:
-			if (parse_range("interval", optarg, 0, 1, SPAN_MAX_S,
-					"seconds", &o.interval))
+			if (parse_dur("interval", optarg, SPAN_MAX_S,
+				      &o.interval))
 				return 2;
 			break;
 		case OPT_COUNT:

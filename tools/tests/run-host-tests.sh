@@ -154,6 +154,44 @@ for l in open(sys.argv[1]):
 	assert isinstance(j["time_ns"], int) and j["lost"] == 0, j
 	assert j["interval_ns"] == 50000000 and j["source"] == "nullb0", j' "$T/out" > "$T/err" 2>&1
 	result $? "stats_interval_json_time_and_loss_fields$SFX" "$T/err"
+	# stats --interval over a recording: the time series
+	golden stats_file_interval.txt stats --interval 1ms f2.trace
+	golden stats_ring_interval.json stats --interval 2ms -o json r.ring
+	"$BIN" stats --interval 500us -o json "$T/r.ring" > "$T/ts.json" 2> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/recs.json" 2>> "$T/err" &&
+	python3 -c 'import json, math, sys
+ts = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[2]))
+w = 500000
+t0 = min(r["issue_ns"] for r in recs)
+assert all(x["interval_ns"] == w for x in ts)
+assert sum(x["records"] for x in ts) == len(recs), "every record once"
+# queue depth: the time in flight, spread over the intervals
+lat = sum(r["latency_ns"] for r in recs if r["latency_ns"] is not None)
+qd = sum(x["queue_depth"] for x in ts) * w
+assert abs(qd - lat) <= len(ts) * w * 0.0005 + 1, (qd, lat)
+# exact nearest-rank p50 and p99 per interval and op
+for x in ts:
+	for op, o in x["ops"].items():
+		v = sorted(r["latency_ns"] for r in recs if r["op"] == op and
+			   r["latency_ns"] is not None and
+			   x["time_ns"] - w <= r["complete_ns"] < x["time_ns"])
+		assert o["count"] >= len(v) and o["lat_ns"]["n"] == len(v)
+		for p in (50, 99):
+			want = v[max(1, math.ceil(p / 100 * len(v))) - 1]
+			assert o["lat_ns"]["p%d" % p] == want, (x["time_ns"], op, p, want)' "$T/ts.json" "$T/recs.json" 2>> "$T/err"
+	result $? "stats_file_interval_counts_depth_percentiles$SFX" "$T/err"
+	"$BIN" plot "$T/f2.trace" -o "$T/ts.svg" 2> "$T/err" &&
+	python3 -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+s = open(sys.argv[1]).read()
+for t in ("IOPS over time", "Throughput over time", "p99 latency over time",
+	  "Requests in flight over time"):
+	assert t in s, t
+# a line per disk and operation in every panel: 2 disks x 4 ops
+n = s.count("<polyline")
+assert n >= 3 * 8, n' "$T/ts.svg" 2>> "$T/err"
+	result $? "plot_time_series_panels_per_disk_and_op$SFX" "$T/err"
 	# -o json is one document; --jsonl its items one per line
 	: > "$T/err"
 	for a in "show -o json $T/f.trace" "show -o json $T/r.ring" \
@@ -437,7 +475,8 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	refuse duration_inf "duration inf: out of range" events --duration inf
 	refuse size_overflow "size" record nullb0 -o rx.trace --size 99999999999G
 	refuse resize_overflow "64K to 1G" resize nullb0 17179869184G
-	refuse interval_on_file "needs a live DISK" stats --interval 1 r.ring
+	refuse interval_too_many "give a longer interval" stats --interval 0.000000001 r.ring
+	refuse interval_unit "not a duration" stats --interval 1d r.ring
 	refuse record_no_out "record needs" record nullb0
 done
 for f in foreign trunc.trace major2.trace; do
