@@ -59,6 +59,8 @@ int cmd_clear(struct iot_opts *o, int argc, char **argv);
 /* export.c, plot.c */
 int cmd_export(struct iot_opts *o, int argc, char **argv);
 int cmd_plot(struct iot_opts *o, int argc, char **argv);
+/* diff.c */
+int cmd_diff(struct iot_opts *o, int argc, char **argv);
 /* netlink.c: control through the iotrace generic netlink family */
 int cmd_nl_enable(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_disable(struct iot_opts *o, int argc, char **argv);

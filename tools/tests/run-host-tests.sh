@@ -192,6 +192,59 @@ for t in ("IOPS over time", "Throughput over time", "p99 latency over time",
 n = s.count("<polyline")
 assert n >= 3 * 8, n' "$T/ts.svg" 2>> "$T/err"
 	result $? "plot_time_series_panels_per_disk_and_op$SFX" "$T/err"
+	# diff A B
+	golden diff_file_ring.txt diff f.trace r.ring
+	golden diff_file_ring.json diff -o json f.trace r.ring
+	"$BIN" diff -o json "$T/f2.trace" "$T/r.ring" > "$T/d.json" 2> "$T/err" &&
+	"$BIN" diff -o json "$T/r.ring" "$T/r.ring" > "$T/dd.json" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/f2.trace" > "$T/a.json" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/b.json" 2>> "$T/err" &&
+	python3 -c 'import json, math, sys
+d = json.load(open(sys.argv[1]))
+same = json.load(open(sys.argv[2]))
+A = json.load(open(sys.argv[3]))
+B = json.load(open(sys.argv[4]))
+for r in same["rows"]:
+	assert r["ks"] == {"d": 0, "p": 1}, r
+def cls(n):
+	return "all" if n is None else n
+def group(recs, op, lo, hi):
+	return sorted(r["latency_ns"] for r in recs if r["op"] == op and
+		      r["latency_ns"] is not None and
+		      (lo is None or lo <= r["bytes"] <= hi))
+def ks(a, b):
+	v = sorted(set(a + b))
+	import bisect
+	return max(abs(bisect.bisect_right(a, x) / len(a) -
+		       bisect.bisect_right(b, x) / len(b)) for x in v)
+def q(l):
+	s, fac, prev = 0, 2, 0
+	if l < 1e-3:
+		return 1
+	for j in range(1, 101):
+		t = fac * math.exp(-2 * j * j * l * l)
+		s += t
+		if abs(t) <= 0.001 * prev or abs(t) <= 1e-8 * s:
+			return min(1, max(0, s))
+		fac, prev = -fac, abs(t)
+	return 1
+n = 0
+for r in d["rows"]:
+	a = group(A, r["op"], r["size_min"], r["size_max"])
+	b = group(B, r["op"], r["size_min"], r["size_max"])
+	assert r["a"]["lat_ns"]["n"] == len(a) and r["b"]["lat_ns"]["n"] == len(b), r
+	if not a or not b:
+		assert r["ks"] is None
+		continue
+	D = ks(a, b)
+	ne = len(a) * len(b) / (len(a) + len(b))
+	p = q((math.sqrt(ne) + 0.12 + 0.11 / math.sqrt(ne)) * D)
+	assert abs(r["ks"]["d"] - D) < 1e-6 and abs(r["ks"]["p"] - p) <= 1e-5 * max(p, 1e-3), (r, D, p)
+	for k, v in (("a", a), ("b", b)):
+		assert r[k]["lat_ns"]["p50"] == v[math.ceil(0.5 * len(v)) - 1]
+	n += 1
+assert n > 10, n' "$T/d.json" "$T/dd.json" "$T/a.json" "$T/b.json" 2>> "$T/err"
+	result $? "diff_ks_and_percentiles_against_records$SFX" "$T/err"
 	# -o json is one document; --jsonl its items one per line
 	: > "$T/err"
 	for a in "show -o json $T/f.trace" "show -o json $T/r.ring" \
@@ -477,6 +530,7 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	refuse resize_overflow "64K to 1G" resize nullb0 17179869184G
 	refuse interval_too_many "give a longer interval" stats --interval 0.000000001 r.ring
 	refuse interval_unit "not a duration" stats --interval 1d r.ring
+	refuse diff_one_argument "needs two arguments" diff r.ring
 	refuse record_no_out "record needs" record nullb0
 done
 for f in foreign trunc.trace major2.trace; do
