@@ -29,6 +29,7 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  * @realtime: show trace-file times as UTC wall-clock time.
  * @xfmt: export/plot: the format of -f (blktrace, fio, perfetto, csv, svg).
  * @jsonl: -o json as JSON Lines (one item per line), not one document.
+ * @follow: show -f: a live ring's requests as they complete.
  */
 struct iot_opts {
 	enum iot_fmt fmt;
@@ -45,6 +46,7 @@ struct iot_opts {
 	int realtime;
 	const char *xfmt;
 	int jsonl;
+	int follow;
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);

@@ -42,6 +42,7 @@ enum {
 #define O_POLL		(1u << 14)
 #define O_REALTIME	(1u << 15)
 #define O_JSONL		(1u << 16)	/* --jsonl: JSON Lines */
+#define O_FOLLOW	(1u << 17)	/* -f, --follow (show) */
 #define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK)
 
 /**
@@ -67,6 +68,8 @@ static const struct iot_optdef optdefs[] = {
 	  "the trace file to write (same as -o)" },
 	{ { "format", required_argument, NULL, 'f' }, O_FORMAT, "FMT",
 	  "the format:" },
+	{ { "follow", no_argument, NULL, 'f' }, O_FOLLOW, "",
+	  "a live DISK's requests as they complete, until SIGINT" },
 	{ { "op", required_argument, NULL, OPT_OP }, O_OP, "LIST",
 	  "only these operations (read,write,flush,discard,...,other)" },
 	{ { "status", required_argument, NULL, OPT_STATUS }, O_STATUS, "S",
@@ -88,7 +91,7 @@ static const struct iot_optdef optdefs[] = {
 	{ { "interval", required_argument, NULL, OPT_INTERVAL }, O_INTERVAL,
 	  "S", "report every S seconds (a live DISK), or per S of a FILE (s, ms, us, m, h)" },
 	{ { "count", required_argument, NULL, OPT_COUNT }, O_COUNT, "N",
-	  "stop after N reports or events" },
+	  "stop after N reports, events or records (show -f)" },
 	{ { "duration", required_argument, NULL, OPT_DURATION }, O_DURATION,
 	  "S", "stop after S seconds" },
 	{ { "size", required_argument, NULL, OPT_SIZE }, O_SIZE, "BYTES",
@@ -124,9 +127,10 @@ struct iot_cmd {
 static const struct iot_cmd cmds[] = {
 	{ "list", cmd_list, O_FMT | O_JSONL, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV),
 	  NULL, "", "traced disks and their state" },
-	{ "show", cmd_show, O_FMT | O_JSONL | O_FILTERS | O_REALTIME,
+	{ "show", cmd_show, O_FMT | O_JSONL | O_FILTERS | O_REALTIME |
+	  O_FOLLOW | O_COUNT,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
-	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime]",
+	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N]",
 	  "one line per request, decoded" },
 	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT,
 	  F(FMT_NORMAL) | F(FMT_JSON), NULL,
@@ -501,7 +505,7 @@ int main(int argc, char **argv)
 			size_t l = strlen(sopts);
 
 			sopts[l] = (char)od->opt.val;
-			sopts[l + 1] = ':';
+			sopts[l + 1] = od->opt.has_arg ? ':' : 0;
 			sopts[l + 2] = 0;
 		}
 	}
@@ -531,7 +535,10 @@ int main(int argc, char **argv)
 			o.out = optarg;
 			break;
 		case 'f':
-			o.xfmt = optarg;
+			if (cmd->opts & O_FOLLOW)
+				o.follow = 1;	/* show -f: follow */
+			else
+				o.xfmt = optarg;
 			break;
 		case 'h':
 			cmd_usage(cmd, stdout);
@@ -619,6 +626,7 @@ int main(int argc, char **argv)
 		case OPT_JSONL:
 			o.jsonl = 1;
 			break;
+
 		case OPT_POLL:
 			if (parse_u64(optarg, &v, 0) || !v || v > 10000) {
 				iot_err("--poll-ms %s: out of range (1 to 10000 milliseconds)",

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 #include "out.h"
@@ -131,89 +132,105 @@ static void q_str(const struct iotrace_record *r, char *out, size_t len)
 		snprintf(out, len, "-");
 }
 
-static void print_normal(const struct show_ctx *c, int multi)
+static void normal_header(const struct show_ctx *c, int multi)
 {
-	size_t i;
-
 	printf("%-*s %s%10s %9s %-14s %12s %8s %-10s %7s %4s %5s %-16s %s\n",
 	       c->o->realtime && c->src->is_file ? 27 : 17,
 	       c->o->realtime && c->src->is_file ? "TIME_UTC" : "TIME_S",
 	       multi ? "DISK         " : "", "LAT_US", "Q_US", "OP",
 	       "SECTOR", "BYTES", "STATUS", "CPU", "HWQ", "TAG", "DEVSTATUS",
 	       "COMMAND");
-	for (i = 0; i < c->n; i++) {
-		const struct iotrace_record *r = &c->v[i].r;
-		char lat[32], q[32], op[160], st[32], ds[160], cmd[256];
-		char cpu[16], sec[24];
+}
 
-		lat_str(r, lat, sizeof(lat));
-		q_str(r, q, sizeof(q));
-		op_str(r, op, sizeof(op));
-		iot_errno_name(r->error, st, sizeof(st));
-		iot_decode_status(r, ds, sizeof(ds));
-		iot_decode_cmd(r, cmd, sizeof(cmd));
-		snprintf(cpu, sizeof(cpu), "%u>%u", r->issue_cpu,
-			 r->complete_cpu);
-		if (c->o->realtime && c->src->is_file) {
-			const struct iotrace_file_hdr *h = &c->src->fi->hdr;
-			uint64_t t = r->complete_ns - h->anchor_mono_ns +
-				h->anchor_real_ns;
-			time_t sec = (time_t)(t / 1000000000ull);
-			struct tm tm;
-			char buf[32];
+static void normal_rec(const struct show_ctx *c, const struct show_rec *sr,
+		       int multi)
+{
+	const struct iotrace_record *r = &sr->r;
+	char lat[32], q[32], op[160], st[32], ds[160], cmd[256];
+	char cpu[16], sec[24];
 
-			gmtime_r(&sec, &tm);
-			strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-			printf("%s.%06lluZ ", buf,
-			       (unsigned long long)(t % 1000000000ull) / 1000);
-		} else {
-			printf("%10llu.%06llu ",
-			       (unsigned long long)(r->complete_ns / 1000000000ull),
-			       (unsigned long long)(r->complete_ns % 1000000000ull) /
-			       1000);
-		}
-		if (multi)
-			printf("%-12s ", c->src->disks[c->v[i].disk].name);
-		if (r->sector == UINT64_MAX)
-			snprintf(sec, sizeof(sec), "-");
-		else
-			snprintf(sec, sizeof(sec), "%llu",
-				 (unsigned long long)r->sector);
-		printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %-16s %s%s%s%s\n",
-		       lat, q, op, sec, r->bytes, st,
-		       cpu, r->hwq, r->tag, ds, cmd,
-		       (r->rflags & IOTRACE_RF_ADMIN) ? " [admin]" : "",
-		       (r->rflags & IOTRACE_RF_REQUEUED) ? " [requeued]" : "",
-		       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "");
+	lat_str(r, lat, sizeof(lat));
+	q_str(r, q, sizeof(q));
+	op_str(r, op, sizeof(op));
+	iot_errno_name(r->error, st, sizeof(st));
+	iot_decode_status(r, ds, sizeof(ds));
+	iot_decode_cmd(r, cmd, sizeof(cmd));
+	snprintf(cpu, sizeof(cpu), "%u>%u", r->issue_cpu, r->complete_cpu);
+	if (c->o->realtime && c->src->is_file) {
+		const struct iotrace_file_hdr *h = &c->src->fi->hdr;
+		uint64_t t = r->complete_ns - h->anchor_mono_ns +
+			h->anchor_real_ns;
+		time_t sec = (time_t)(t / 1000000000ull);
+		struct tm tm;
+		char buf[32];
+
+		gmtime_r(&sec, &tm);
+		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+		printf("%s.%06lluZ ", buf,
+		       (unsigned long long)(t % 1000000000ull) / 1000);
+	} else {
+		printf("%10llu.%06llu ",
+		       (unsigned long long)(r->complete_ns / 1000000000ull),
+		       (unsigned long long)(r->complete_ns % 1000000000ull) /
+		       1000);
 	}
+	if (multi)
+		printf("%-12s ", c->src->disks[sr->disk].name);
+	if (r->sector == UINT64_MAX)
+		snprintf(sec, sizeof(sec), "-");
+	else
+		snprintf(sec, sizeof(sec), "%llu",
+			 (unsigned long long)r->sector);
+	printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %-16s %s%s%s%s\n",
+	       lat, q, op, sec, r->bytes, st,
+	       cpu, r->hwq, r->tag, ds, cmd,
+	       (r->rflags & IOTRACE_RF_ADMIN) ? " [admin]" : "",
+	       (r->rflags & IOTRACE_RF_REQUEUED) ? " [requeued]" : "",
+	       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "");
+}
+
+static void print_normal(const struct show_ctx *c, int multi)
+{
+	size_t i;
+
+	normal_header(c, multi);
+	for (i = 0; i < c->n; i++)
+		normal_rec(c, &c->v[i], multi);
+}
+
+static void hex_header(void)
+{
+	printf("%-4s %-8s %-16s %-16s %-16s %-8s %-2s %-4s %-4s %-4s %-8s %-8s %-2s %s\n",
+	       "DISK", "SEQ", "ISSUE_NS", "COMPLETE_NS", "SECTOR", "BYTES",
+	       "OP", "RFL", "OPF", "ERR", "DEVSTAT", "RESULT", "CT", "CMD");
+}
+
+static void hex_rec(const struct show_rec *sr)
+{
+	const struct iotrace_record *r = &sr->r;
+	int n = r->cmd_len > IOTRACE_CMD_LEN ? IOTRACE_CMD_LEN : r->cmd_len;
+	int j;
+
+	printf("%04x %08x %016llx %016llx %016llx %08x %02x %04x %04x %04x %08x %08x %02x ",
+	       sr->disk, r->seq, (unsigned long long)r->issue_ns,
+	       (unsigned long long)r->complete_ns,
+	       (unsigned long long)r->sector, r->bytes, r->op,
+	       r->rflags, r->opflags, (uint16_t)r->error,
+	       r->dev_status, r->dev_result, r->cmd_type);
+	if (!(r->rflags & IOTRACE_RF_CMD_VALID))
+		n = 0;
+	for (j = 0; j < n; j++)
+		printf("%02x", r->cmd[j]);
+	printf("%s\n", n ? "" : "-");
 }
 
 static void print_hex(const struct show_ctx *c)
 {
 	size_t i;
-	int j;
 
-	printf("%-4s %-8s %-16s %-16s %-16s %-8s %-2s %-4s %-4s %-4s %-8s %-8s %-2s %s\n",
-	       "DISK", "SEQ", "ISSUE_NS", "COMPLETE_NS", "SECTOR", "BYTES",
-	       "OP", "RFL", "OPF", "ERR", "DEVSTAT", "RESULT", "CT", "CMD");
-	for (i = 0; i < c->n; i++) {
-		const struct iotrace_record *r = &c->v[i].r;
-		int n = r->cmd_len > IOTRACE_CMD_LEN ? IOTRACE_CMD_LEN :
-			r->cmd_len;
-
-		printf("%04x %08x %016llx %016llx %016llx %08x %02x %04x %04x %04x %08x %08x %02x ",
-		       c->v[i].disk, r->seq,
-		       (unsigned long long)r->issue_ns,
-		       (unsigned long long)r->complete_ns,
-		       (unsigned long long)r->sector, r->bytes, r->op,
-		       r->rflags, r->opflags, (uint16_t)r->error,
-		       r->dev_status, r->dev_result, r->cmd_type);
-		if (!(r->rflags & IOTRACE_RF_CMD_VALID))
-			n = 0;
-		for (j = 0; j < n; j++)
-			printf("%02x", r->cmd[j]);
-		printf("%s\n", n ? "" : "-");
-	}
+	hex_header();
+	for (i = 0; i < c->n; i++)
+		hex_rec(&c->v[i]);
 }
 
 /* JSON and CSV: the record schema of the output layer (out.c) */
@@ -229,6 +246,119 @@ static void print_doc(const struct show_ctx *c)
 		iot_out_rec(&doc, c->src->disks[c->v[i].disk].name,
 			    &c->v[i].r);
 	iot_out_end(&doc);
+}
+
+static volatile sig_atomic_t fstop;
+
+static void on_sig(int sig)
+{
+	(void)sig;
+	fstop = 1;
+}
+
+/*
+ * show -f DISK: the requests of a live ring as they complete, from now
+ * on: every 50 ms the new records of every part, filtered, in completion
+ * order within the batch, until SIGINT/SIGTERM or --count records.
+ * Records the kernel overwrote before they could be read are counted and
+ * said on standard error at the end.
+ */
+static int show_follow(struct show_ctx *c, struct iot_src *src)
+{
+	const struct iot_opts *o = c->o;
+	const struct iot_ring *ring = &src->ring;
+	const struct iotrace_ring_hdr *h =
+		(const struct iotrace_ring_hdr *)ring->base;
+	uint64_t *cur = calloc(ring->nr_parts, sizeof(*cur));
+	uint64_t rec[IOT_MAX_RECORD / 8], gen, lost = 0, shown = 0;
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	struct iot_out doc;
+	uint32_t p;
+	size_t i;
+	int rc = 0;
+
+	if (!cur) {
+		iot_err("out of memory");
+		return 1;
+	}
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	gen = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+	for (p = 0; p < ring->nr_parts; p++)
+		cur[p] = iot_ring_head(ring, p);
+	if (o->fmt == FMT_NORMAL)
+		normal_header(c, 0);
+	else if (o->fmt == FMT_HEX)
+		hex_header();
+	/* JSON: a stream of lines, whatever --jsonl */
+	iot_out_begin(&doc, stdout, o->fmt == FMT_CSV ? FMT_CSV : FMT_JSON, 1);
+	if (o->fmt == FMT_CSV)
+		iot_rec_csv_header(stdout);
+	if (iot_out_flush(stdout, "standard output"))
+		goto out;
+	while (!fstop && (!o->count || shown < (uint64_t)o->count)) {
+		uint64_t g;
+
+		nanosleep(&ts, NULL);
+		c->n = 0;
+		g = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+		if (g != gen) {
+			memset(cur, 0, ring->nr_parts * sizeof(*cur));
+			gen = g;
+		}
+		for (p = 0; p < ring->nr_parts; p++) {
+			uint64_t head = iot_ring_head(ring, p), s;
+
+			if (head < cur[p])
+				cur[p] = 0;
+			if (head - cur[p] > ring->part_records) {
+				lost += head - ring->part_records - cur[p];
+				cur[p] = head - ring->part_records;
+			}
+			for (s = cur[p]; s < head; s++) {
+				int r = iot_ring_copy(ring, p, s, rec);
+
+				if (r == 2 && !iot_ring_gone(ring, p, s))
+					break;	/* being written: next time */
+				if (r) {
+					lost++;
+					continue;
+				}
+				if (collect(c, 0, (struct iotrace_record *)rec)) {
+					iot_err("out of memory");
+					rc = 1;
+					goto out;
+				}
+			}
+			cur[p] = s;
+		}
+		if (c->n > 1)
+			qsort(c->v, c->n, sizeof(*c->v), cmp_rec);
+		for (i = 0; i < c->n; i++) {
+			if (o->count && shown >= (uint64_t)o->count)
+				break;
+			shown++;
+			if (o->fmt == FMT_NORMAL)
+				normal_rec(c, &c->v[i], 0);
+			else if (o->fmt == FMT_HEX)
+				hex_rec(&c->v[i]);
+			else if (o->fmt == FMT_BINARY)
+				fwrite(&c->v[i].r, sizeof(c->v[i].r), 1, stdout);
+			else
+				iot_out_rec(&doc, src->disks[0].name,
+					    &c->v[i].r);
+		}
+		if (iot_out_flush(stdout, "standard output")) {
+			rc = 1;
+			break;
+		}
+	}
+	if (lost)
+		fprintf(stderr, "iotracectl: %s: %llu records overwritten or torn before they could be read\n",
+			src->label, (unsigned long long)lost);
+out:
+	free(cur);
+	return rc;
 }
 
 int cmd_show(struct iot_opts *o, int argc, char **argv)
@@ -257,6 +387,22 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 			argv[0]);
 		iot_src_close(&src);
 		return 2;
+	}
+	if (o->follow || o->count) {
+		if (!o->follow) {
+			iot_err("show: --count needs --follow (-f)");
+			ret = 2;
+		} else if (!src.live) {
+			iot_err("show -f: %s is not a live disk: follow mode reads a ring as the kernel writes it (a FILE is read whole by show without -f)",
+				argv[0]);
+			ret = 2;
+		} else {
+			c.src = &src;
+			ret = show_follow(&c, &src);
+		}
+		free(c.v);
+		iot_src_close(&src);
+		return ret;
 	}
 	if (o->disk) {
 		c.disk = iot_src_disk(&src, o->disk);

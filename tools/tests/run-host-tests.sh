@@ -154,6 +154,33 @@ for l in open(sys.argv[1]):
 	assert isinstance(j["time_ns"], int) and j["lost"] == 0, j
 	assert j["interval_ns"] == 50000000 and j["source"] == "nullb0", j' "$T/out" > "$T/err" 2>&1
 	result $? "stats_interval_json_time_and_loss_fields$SFX" "$T/err"
+	# show -f: a live ring's requests as they complete (a copy of the
+	# fake debugfs, whose ring gen push writes into)
+	rm -rf "$T/dfs2" && cp -r "$T/dfs" "$T/dfs2"
+	IOTRACE_DEBUGFS="$T/dfs2" "$BIN" show -f -o csv --op read --count 5 nullb0 > "$T/fo" 2> "$T/err" &
+	fpid=$!
+	sleep 0.5
+	build/gen push "$T/dfs2/nullb0/ring" 40
+	wait $fpid
+	rc=$?
+	[ $rc = 0 ] && python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 5 and all(r["op"] == "read" for r in rows), rows
+assert all(int(r["complete_ns"]) > 2000000000 for r in rows), "only new records"
+t = [int(r["complete_ns"]) for r in rows]' "$T/fo" 2>> "$T/err"
+	result $? "show_follow_new_records_filtered_count$SFX" "$T/err"
+	IOTRACE_DEBUGFS="$T/dfs2" "$BIN" show -f -o json nullb0 > "$T/fo" 2> "$T/err" &
+	fpid=$!
+	sleep 0.5
+	build/gen push "$T/dfs2/nullb0/ring" 30
+	sleep 0.5
+	kill -INT $fpid
+	wait $fpid
+	rc=$?
+	[ $rc = 0 ] && python3 -c 'import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 30, len(rows)' "$T/fo" 2>> "$T/err"
+	result $? "show_follow_json_lines_until_sigint$SFX" "$T/err"
 	# stats --interval over a recording: the time series
 	golden stats_file_interval.txt stats --interval 1ms f2.trace
 	golden stats_ring_interval.json stats --interval 2ms -o json r.ring
@@ -492,11 +519,13 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	refuse export_format "unknown format" export -f tar r.ring
 	refuse export_blktrace_no_out "give their prefix" export -f blktrace r.ring
 	refuse plot_format "use svg" plot -f png r.ring
-	refuse f_elsewhere "show does not take -f (export does" show -f csv r.ring
+	refuse f_elsewhere "stats does not take -f (export does" stats -f csv r.ring
+	refuse follow_file "not a live disk" show -f r.ring
+	refuse count_without_follow "needs --follow" show --count 3 nullb0
 	# each command its own options: what it does not take is refused
 	refuse show_interval "show does not take --interval" show f.trace --interval 1
 	refuse show_duration "show does not take --duration" show f.trace --duration 5
-	refuse show_count "show does not take --count" show f.trace --count 3
+	refuse inflight_count "inflight does not take --count" inflight nullb0 --count 3
 	refuse export_count "export does not take --count" export -f csv --count 3 f.trace
 	refuse list_op "list does not take --op" list --op read
 	refuse record_format "record does not take -f" record nullb0 -o x.trace -f csv
