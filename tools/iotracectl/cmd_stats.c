@@ -5,18 +5,21 @@
 #include <string.h>
 #include <time.h>
 #include "series.h"
+#include "btt.h"
 
 /**
  * struct stats_ctx - per-disk statistics being gathered.
  * @o: options.
  * @disk: disk index to keep, -1 = all.
  * @st: statistics per disk (allocated when first seen).
+ * @btt: per disk, what btt's breakdown needs of every request.
  * @nomem: an allocation failed.
  */
 struct stats_ctx {
 	const struct iot_opts *o;
 	int disk;
 	struct iot_stats *st[IOT_MAX_DISKS];
+	struct iot_btt btt[IOT_MAX_DISKS];
 	int nomem;
 };
 
@@ -36,6 +39,10 @@ static int add(void *arg, unsigned int disk, const struct iotrace_record *r)
 		}
 	}
 	iot_stats_add(c->st[disk], r);
+	if (iot_btt_add(&c->btt[disk], r)) {
+		c->nomem = 1;
+		return -2;
+	}
 	return 0;
 }
 
@@ -213,11 +220,16 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 			jw_obj_start(&doc.jw);
 			iot_stats_json(&doc.jw, c.st[i] ? c.st[i] : &empty,
 				       title, &src.counts[i], src.is_file, 0);
+			jw_key(&doc.jw, "btt");
+			if (iot_btt_report(&c.btt[i], NULL, &doc.jw))
+				rc = 1;
 			jw_obj_end(&doc.jw);
 			iot_out_item_end(&doc);
 		} else {
 			iot_stats_print(stdout, c.st[i] ? c.st[i] : &empty,
 					title, &src.counts[i], src.is_file);
+			if (c.st[i] && iot_btt_report(&c.btt[i], stdout, NULL))
+				rc = 1;
 		}
 		if (!c.st[i])
 			iot_stats_free(&empty);
@@ -225,6 +237,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 	if (o->fmt == FMT_JSON)
 		iot_out_end(&doc);
 out:
+	for (i = 0; i < IOT_MAX_DISKS; i++)
+		iot_btt_free(&c.btt[i]);
 	for (i = 0; i < IOT_MAX_DISKS; i++)
 		if (c.st[i]) {
 			iot_stats_free(c.st[i]);

@@ -219,6 +219,31 @@ for t in ("IOPS over time", "Throughput over time", "p99 latency over time",
 n = s.count("<polyline")
 assert n >= 3 * 8, n' "$T/ts.svg" 2>> "$T/err"
 	result $? "plot_time_series_panels_per_disk_and_op$SFX" "$T/err"
+	# btt's breakdown in stats, against the records
+	"$BIN" stats -o json "$T/r.ring" > "$T/bt.json" 2> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/recs.json" 2>> "$T/err" &&
+	python3 -c 'import json, math, sys
+b = json.load(open(sys.argv[1]))[0]["btt"]
+recs = [r for r in json.load(open(sys.argv[2])) if r["latency_ns"] is not None]
+def rank(v, p):
+	v = sorted(v)
+	return v[max(1, math.ceil(p * len(v) / 100)) - 1]
+for by, key in (("ops", "op"), ("hwq", "hwq"), ("cpu", "issue_cpu")):
+	keys = set(str(r[key]) for r in recs)
+	assert set(b[by]) == keys, (by, set(b[by]), keys)
+	for k, g in b[by].items():
+		mine = [r for r in recs if str(r[key]) == k]
+		assert g["count"] == len(mine)
+		for p in (50, 90, 99):
+			assert g["d2c_ns"]["p%d" % p] == rank([r["latency_ns"] for r in mine], p)
+			assert g["q2d_ns"]["p%d" % p] == rank([r["queue_ns"] for r in mine], p)
+s = sorted((r for r in recs if r["sector"] is not None and r["bytes"]),
+	   key=lambda r: (r["issue_ns"], r["sector"]))
+d = [abs(y["sector"] - (x["sector"] + x["bytes"] // 512)) for x, y in zip(s, s[1:])]
+assert b["seek"]["n"] == len(d) and b["seek"]["sequential"] == d.count(0)
+assert b["seek"]["p50_sectors"] == rank(d, 50), (b["seek"], rank(d, 50))
+assert abs(b["seek"]["mean_sectors"] - sum(d) / len(d)) < 0.1' "$T/bt.json" "$T/recs.json" 2>> "$T/err"
+	result $? "stats_btt_breakdown_against_records$SFX" "$T/err"
 	# diff A B
 	golden diff_file_ring.txt diff f.trace r.ring
 	golden diff_file_ring.json diff -o json f.trace r.ring
