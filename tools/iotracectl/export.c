@@ -221,22 +221,6 @@ int export_fio(const struct xset *x, FILE *fp, int version)
 
 /* ---- Chrome / Perfetto trace JSON --------------------------------------- */
 
-#define LANES_MAX	4096
-
-/**
- * struct lane_set - the busy-until time of the lanes of one (disk, hwq):
- * requests overlap on a queue, slices of one track must not, so each
- * queue is drawn with as many lanes as it had requests in flight at once.
- * @disk: disk index.
- * @hwq: hardware queue.
- * @n: lanes.
- * @busy: end of the last slice of each lane.
- */
-struct lane_set {
-	unsigned int disk, hwq, n;
-	uint64_t busy[LANES_MAX];
-};
-
 static void json_us(FILE *fp, uint64_t ns)
 {
 	fprintf(fp, "%llu.%03llu", (unsigned long long)(ns / 1000),
@@ -248,21 +232,24 @@ static void json_us(FILE *fp, uint64_t ns)
  * @x: records.
  * @fp: output.
  *
- * A process per disk (pid = disk index + 1), a thread per hardware queue
- * and lane (tid = hwq * 4096 + lane + 1, named "hwq N" and "hwq N +L"),
- * one complete ("X") event per request from issue to completion (a
- * request without a completion or issue gets a zero-length slice at the
- * time known).  Times are microseconds from the earliest request.
+ * A process per disk (pid = disk index + 1) and in it one track per
+ * hardware queue: every request is an async slice (a "b" and an "e"
+ * event of one id) named "hwq N", so the requests a queue had in flight
+ * at once overlap on its one track (Perfetto and chrome://tracing merge
+ * async slices of one name in a process into one track and stack the
+ * overlapping ones), from issue to completion (a request without a
+ * completion or issue gets a zero-length slice at the time known).  The
+ * operation, sector, length and the rest are the slice's arguments.
+ * Times are microseconds from the earliest request.
  *
- * Return: 0, or 1 when out of memory.
+ * Return: 0.
  */
 int export_perfetto(const struct xset *x, FILE *fp)
 {
-	struct lane_set **ls = NULL;
-	size_t nls = 0, i, k;
 	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0;
-	int first = 1, ret = 1;
+	int first = 1;
 	unsigned int d;
+	size_t i;
 
 	fprintf(fp, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	for (d = 0; d < x->src.nr_disks; d++) {
@@ -278,82 +265,44 @@ int export_perfetto(const struct xset *x, FILE *fp)
 		const struct iotrace_record *r = &x->v[i].r;
 		uint64_t s = xrec_start(r);
 		uint64_t e = xrec_has_lat(r) ? r->complete_ns : s;
-		struct lane_set *l = NULL;
-		unsigned int lane;
+		unsigned int pid = x->v[i].disk + 1;
 		char f[128], cmd[512], st[128];
 
-		for (k = 0; k < nls; k++)
-			if (ls[k]->disk == x->v[i].disk && ls[k]->hwq == r->hwq)
-				l = ls[k];
-		if (!l) {
-			struct lane_set **n = realloc(ls, (nls + 1) * sizeof(*n));
-
-			if (!n)
-				goto out;
-			ls = n;
-			l = calloc(1, sizeof(*l));
-			if (!l)
-				goto out;
-			ls[nls++] = l;
-			l->disk = x->v[i].disk;
-			l->hwq = r->hwq;
-		}
-		for (lane = 0; lane < l->n; lane++)
-			if (l->busy[lane] <= s)
-				break;
-		if (lane == l->n) {
-			if (l->n < LANES_MAX) {
-				l->n++;
-				fprintf(fp, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"hwq %u%s",
-					l->disk + 1, l->hwq * LANES_MAX + lane + 1,
-					l->hwq, lane ? " +" : "");
-				if (lane)
-					fprintf(fp, "%u", lane);
-				fprintf(fp, "\"}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"sort_index\":%u}}",
-					l->disk + 1, l->hwq * LANES_MAX + lane + 1,
-					l->hwq * LANES_MAX + lane);
-			} else {
-				lane = LANES_MAX - 1;
-			}
-		}
-		l->busy[lane] = e;
 		iot_opflags_str(r, f, sizeof(f));
 		iot_decode_cmd(r, cmd, sizeof(cmd));
 		iot_decode_status(r, st, sizeof(st));
-		fprintf(fp, ",\n{\"name\":\"%s\",\"cat\":\"io\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":",
-			iot_op_name(r->op), x->v[i].disk + 1,
-			r->hwq * LANES_MAX + lane + 1);
+		fprintf(fp, ",\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
+			r->hwq, i + 1, pid);
 		json_us(fp, s - t0);
-		fprintf(fp, ",\"dur\":");
-		json_us(fp, e - s);
-		fprintf(fp, ",\"args\":{\"sector\":%llu,\"bytes\":%u,\"flags\":",
-			(unsigned long long)r->sector, r->bytes);
+		fprintf(fp, ",\"args\":{\"op\":\"%s\",\"sector\":",
+			iot_op_name(r->op));
+		if (r->sector == UINT64_MAX)
+			fprintf(fp, "null");
+		else
+			fprintf(fp, "%llu", (unsigned long long)r->sector);
+		fprintf(fp, ",\"bytes\":%u,\"opflags\":", r->bytes);
 		iot_json_str(fp, f);
-		fprintf(fp, ",\"tag\":%u,\"seq\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"error\":%d,\"complete\":%s",
-			r->tag, r->seq, r->issue_cpu, r->complete_cpu,
+		fprintf(fp, ",\"hwq\":%u,\"tag\":%u,\"seq\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"error\":%d,\"complete\":%s",
+			r->hwq, r->tag, r->seq, r->issue_cpu, r->complete_cpu,
 			r->error, r->rflags & IOTRACE_RF_COMPLETE ?
 			"true" : "false");
 		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
 			fprintf(fp, ",\"queue_ns\":%u", r->queue_ns);
 		if (cmd[0]) {
-			fprintf(fp, ",\"cmd\":");
+			fprintf(fp, ",\"command\":");
 			iot_json_str(fp, cmd);
 		}
 		if (st[0]) {
-			fprintf(fp, ",\"status\":");
+			fprintf(fp, ",\"dev_status_str\":");
 			iot_json_str(fp, st);
 		}
-		fprintf(fp, "}}");
+		fprintf(fp, "}},\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"e\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
+			r->hwq, i + 1, pid);
+		json_us(fp, e - s + (s - t0));
+		fprintf(fp, "}");
 	}
 	fprintf(fp, "\n]}\n");
-	ret = 0;
-out:
-	for (k = 0; k < nls; k++)
-		free(ls[k]);
-	free(ls);
-	if (ret)
-		iot_err("out of memory");
-	return ret;
+	return 0;
 }
 
 /* ---- the command -------------------------------------------------------- */

@@ -342,6 +342,7 @@ assert sorted(map(key, c)) == sorted(map(key, x))' "$T/c" "$T/j" "$T/x" 2>> "$T/
 	result $? "enable_writes_1$SFX"
 	# export and plot
 	golden export_file.csv export -f csv f.trace
+	golden export_file.perfetto export -f perfetto f.trace
 	golden export_file.fio export -f fio f.trace
 	golden export_multidisk.fio3 export -f fio3 f2.trace
 	nrec=$("$BIN" show -o csv "$T/r.ring" | tail -n +2 | wc -l)
@@ -367,14 +368,21 @@ assert sorted(map(key, c)) == sorted(map(key, x))' "$T/c" "$T/j" "$T/x" 2>> "$T/
 	"$BIN" export -f perfetto "$T/r.ring" > "$T/p.json" 2> "$T/err" &&
 	python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-x = [e for e in d["traceEvents"] if e["ph"] == "X"]
-assert len(x) == int(sys.argv[2]), (len(x), sys.argv[2])
-tracks = {}
-for e in sorted(x, key=lambda e: e["ts"]):
-	k = (e["pid"], e["tid"])
-	assert e["ts"] >= tracks.get(k, 0), "slices overlap on a track"
-	tracks[k] = e["ts"] + e["dur"]' "$T/p.json" "$nrec" 2>> "$T/err"
-	result $? "export_perfetto_one_slice_per_request$SFX" "$T/err"
+ev = d["traceEvents"]
+assert not [e for e in ev if e["ph"] == "X"], "no complete events"
+b = {e["id"]: e for e in ev if e["ph"] == "b"}
+e = {e["id"]: e for e in ev if e["ph"] == "e"}
+assert len(b) == len(e) == int(sys.argv[2]), (len(b), len(e), sys.argv[2])
+for i, x in b.items():
+	y = e[i]
+	assert (y["name"], y["cat"], y["pid"]) == (x["name"], x["cat"], x["pid"])
+	assert y["ts"] >= x["ts"]
+	assert x["name"] == "hwq %d" % x["args"]["hwq"]
+# one track per (disk, hwq): the async slices of one name in a process
+tracks = set((x["pid"], x["name"]) for x in b.values())
+hwqs = set((x["pid"], x["args"]["hwq"]) for x in b.values())
+assert len(tracks) == len(hwqs) == 2, (tracks, hwqs)' "$T/p.json" "$nrec" 2>> "$T/err"
+	result $? "export_perfetto_one_track_per_hwq_async_slices$SFX" "$T/err"
 	"$BIN" plot "$T/r.ring" -o "$T/p.svg" 2> "$T/err" &&
 	python3 -c 'import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()
