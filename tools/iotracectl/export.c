@@ -122,17 +122,133 @@ FILE *x_open_out(const char *path)
 
 /* ---- CSV ---------------------------------------------------------------- */
 
-/* the record schema of show -o csv (out.c), in start order */
-int export_csv(const struct xset *x, FILE *fp)
-{
-	struct iot_out doc;
-	size_t i;
+/*
+ * export -f csv: a stream, in start order through a reordering heap of
+ * XWINDOW records of a trace file, in bounded memory (a ring is read part
+ * after part: all of it is held).
+ */
+#define XWINDOW		131072
 
-	iot_out_begin(&doc, fp, FMT_CSV, 0);
-	iot_rec_csv_header(fp);
-	for (i = 0; i < x->n; i++)
-		iot_out_rec(&doc, x->src.disks[x->v[i].disk].name, &x->v[i].r);
+/**
+ * struct xstream - the streaming CSV export.
+ * @x: the source and filters (@x->v is the heap).
+ * @doc: the CSV document.
+ * @last: the last record written.
+ * @started: a record was written.
+ * @ooo: records written after a later one (the window was too small).
+ * @window: records held before the earliest is written.
+ */
+struct xstream {
+	struct xset *x;
+	size_t window;
+	struct iot_out doc;
+	struct xrec last;
+	int started;
+	uint64_t ooo;
+};
+
+static void xheap_up(struct xrec *v, size_t i)
+{
+	struct xrec e = v[i];
+
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (cmp_start(&v[p], &e) <= 0)
+			break;
+		v[i] = v[p];
+		i = p;
+	}
+	v[i] = e;
+}
+
+static void xheap_pop_write(struct xstream *xs)
+{
+	struct xset *x = xs->x;
+	struct xrec top = x->v[0], e;
+	size_t i = 0;
+
+	e = x->v[--x->n];
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+
+		if (l >= x->n)
+			break;
+		m = l + 1 < x->n && cmp_start(&x->v[l + 1], &x->v[l]) < 0 ?
+			l + 1 : l;
+		if (cmp_start(&x->v[m], &e) >= 0)
+			break;
+		x->v[i] = x->v[m];
+		i = m;
+	}
+	if (x->n)
+		x->v[i] = e;
+	if (xs->started && cmp_start(&top, &xs->last) < 0)
+		xs->ooo++;
+	xs->started = 1;
+	xs->last = top;
+	iot_out_rec(&xs->doc, x->src.disks[top.disk].name, &top.r);
+}
+
+static int stream_collect(void *arg, unsigned int disk,
+			  const struct iotrace_record *r)
+{
+	struct xstream *xs = arg;
+	size_t n = xs->x->n;
+	int ret = collect(xs->x, disk, r);
+
+	if (ret || xs->x->n == n)
+		return ret;	/* out of memory, or filtered out */
+	xheap_up(xs->x->v, xs->x->n - 1);
+	if (xs->x->n > xs->window)
+		xheap_pop_write(xs);
 	return 0;
+}
+
+static int export_csv_stream(const struct iot_opts *o, const char *arg)
+{
+	FILE *fp = NULL;
+	struct xset x;
+	struct xstream xs = { .x = &x };
+	char err[IOT_ERR_LEN];
+	int ret, rc = 1;
+
+	memset(&x, 0, sizeof(x));
+	x.o = o;
+	x.disk = -1;
+	if (iot_src_open(&x.src, arg, err, sizeof(err))) {
+		iot_err("%s", err);
+		goto out;
+	}
+	if (o->disk) {
+		x.disk = iot_src_disk(&x.src, o->disk);
+		if (x.disk < 0)
+			goto out;
+	}
+	/* a ring is read part after part: all of it, then in order */
+	xs.window = x.src.is_file ? XWINDOW : SIZE_MAX;
+	fp = x_open_out(o->out);	/* once the source is known good */
+	if (!fp)
+		goto out;
+	iot_out_begin(&xs.doc, fp, FMT_CSV, 0);
+	iot_rec_csv_header(fp);
+	ret = iot_src_read_merged(&x.src, 1, stream_collect, &xs, err,
+				  sizeof(err));
+	if (ret) {
+		iot_err("%s", ret == -2 ? "out of memory" : err);
+		goto out;
+	}
+	while (x.n)
+		xheap_pop_write(&xs);
+	if (xs.ooo)
+		fprintf(stderr, "iotracectl: %s: %llu records came more than %u records late in the file and were written out of order\n",
+			arg, (unsigned long long)xs.ooo, XWINDOW);
+	rc = 0;
+out:
+	if (fp && fp != stdout && iot_out_close(fp, o->out))
+		rc = 1;
+	xset_free(&x);
+	return rc;
 }
 
 /* ---- fio iolog ---------------------------------------------------------- */
@@ -328,6 +444,8 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 		iot_err("export -f blktrace writes files: give their prefix with -o DIR/NAME (blkparse -i NAME -D DIR reads them)");
 		return 2;
 	}
+	if (!strcmp(f, "csv"))
+		return export_csv_stream(o, argv[0]);
 	rc = xset_load(&x, o, argv[0]);
 	if (rc)
 		goto out;
@@ -340,9 +458,7 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (!strcmp(f, "csv"))
-		rc = export_csv(&x, fp);
-	else if (!strcmp(f, "perfetto"))
+	if (!strcmp(f, "perfetto"))
 		rc = export_perfetto(&x, fp);
 	else
 		rc = export_fio(&x, fp, f[3] == '3' ? 3 : 2);

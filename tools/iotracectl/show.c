@@ -29,6 +29,14 @@ struct show_rec {
  * @n: used.
  * @cap: allocated.
  * @disk: disk index to keep (-1 = all).
+ * @window: streaming (a trace file): records held in the reordering heap
+ *	@v before the earliest is printed; 0: all, sorted at the end.
+ * @multi: a DISK column (normal output).
+ * @started: the header is out.
+ * @doc: JSON/CSV document.
+ * @last: the last record printed (streaming).
+ * @ooo: records that came after a later one was printed (the window was
+ *	too small for them).
  */
 struct show_ctx {
 	const struct iot_opts *o;
@@ -36,7 +44,15 @@ struct show_ctx {
 	struct show_rec *v;
 	size_t n, cap;
 	int disk;
+	size_t window;
+	int multi, started;
+	struct iot_out doc;
+	struct show_rec last;
+	uint64_t ooo;
 };
+
+/* records a trace file is read ahead by, to print them in order */
+#define SHOW_WINDOW	131072
 
 /* Whether a record passes the --op/--status/--lat-min/--sector/--from/--to filters. */
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
@@ -67,6 +83,9 @@ int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 	return 1;
 }
 
+static void heap_up(struct show_rec *v, size_t i);
+static void heap_pop_emit(struct show_ctx *c);
+
 static int collect(void *arg, unsigned int disk,
 		   const struct iotrace_record *r)
 {
@@ -88,6 +107,11 @@ static int collect(void *arg, unsigned int disk,
 	c->v[c->n].r = *r;
 	c->v[c->n].disk = disk;
 	c->n++;
+	if (c->window) {
+		heap_up(c->v, c->n - 1);
+		if (c->n > c->window)
+			heap_pop_emit(c);
+	}
 	return 0;
 }
 
@@ -104,6 +128,56 @@ static int cmp_rec(const void *a, const void *b)
 	if (x->r.complete_cpu != y->r.complete_cpu)
 		return x->r.complete_cpu < y->r.complete_cpu ? -1 : 1;
 	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
+}
+
+/* print one record in the output format (its header first) */
+static void emit(struct show_ctx *c, const struct show_rec *sr);
+
+static void heap_up(struct show_rec *v, size_t i)
+{
+	struct show_rec x = v[i];
+
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (cmp_rec(&v[p], &x) <= 0)
+			break;
+		v[i] = v[p];
+		i = p;
+	}
+	v[i] = x;
+}
+
+static void heap_down(struct show_rec *v, size_t n, size_t i)
+{
+	struct show_rec x = v[i];
+
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l + 1 < n && cmp_rec(&v[l + 1], &v[l]) < 0 ? l + 1 : l;
+		if (cmp_rec(&v[m], &x) >= 0)
+			break;
+		v[i] = v[m];
+		i = m;
+	}
+	v[i] = x;
+}
+
+/* the earliest record of the heap out, printed */
+static void heap_pop_emit(struct show_ctx *c)
+{
+	struct show_rec top = c->v[0];
+
+	c->v[0] = c->v[--c->n];
+	if (c->n)
+		heap_down(c->v, c->n, 0);
+	if (c->started && cmp_rec(&top, &c->last) < 0)
+		c->ooo++;
+	c->last = top;
+	emit(c, &top);
 }
 
 static void op_str(const struct iotrace_record *r, char *out, size_t len)
@@ -189,15 +263,6 @@ static void normal_rec(const struct show_ctx *c, const struct show_rec *sr,
 	       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "");
 }
 
-static void print_normal(const struct show_ctx *c, int multi)
-{
-	size_t i;
-
-	normal_header(c, multi);
-	for (i = 0; i < c->n; i++)
-		normal_rec(c, &c->v[i], multi);
-}
-
 static void hex_header(void)
 {
 	printf("%-4s %-8s %-16s %-16s %-16s %-8s %-2s %-4s %-4s %-4s %-8s %-8s %-2s %s\n",
@@ -224,28 +289,37 @@ static void hex_rec(const struct show_rec *sr)
 	printf("%s\n", n ? "" : "-");
 }
 
-static void print_hex(const struct show_ctx *c)
+/* the header of the output, before its first record */
+static void emit_header_only(struct show_ctx *c)
 {
-	size_t i;
-
-	hex_header();
-	for (i = 0; i < c->n; i++)
-		hex_rec(&c->v[i]);
-}
-
-/* JSON and CSV: the record schema of the output layer (out.c) */
-static void print_doc(const struct show_ctx *c)
-{
-	struct iot_out doc;
-	size_t i;
-
-	iot_out_begin(&doc, stdout, c->o->fmt, c->o->jsonl);
+	c->started = 1;
+	if (c->o->fmt == FMT_NORMAL)
+		normal_header(c, c->multi);
+	else if (c->o->fmt == FMT_HEX)
+		hex_header();
+	else if (c->o->fmt != FMT_BINARY)
+		iot_out_begin(&c->doc, stdout, c->o->fmt, c->o->jsonl);
 	if (c->o->fmt == FMT_CSV)
 		iot_rec_csv_header(stdout);
-	for (i = 0; i < c->n; i++)
-		iot_out_rec(&doc, c->src->disks[c->v[i].disk].name,
-			    &c->v[i].r);
-	iot_out_end(&doc);
+}
+
+static void emit(struct show_ctx *c, const struct show_rec *sr)
+{
+	if (!c->started)
+		emit_header_only(c);
+	switch (c->o->fmt) {
+	case FMT_NORMAL:
+		normal_rec(c, sr, c->multi);
+		break;
+	case FMT_HEX:
+		hex_rec(sr);
+		break;
+	case FMT_BINARY:
+		fwrite(&sr->r, sizeof(sr->r), 1, stdout);
+		break;
+	default:
+		iot_out_rec(&c->doc, c->src->disks[sr->disk].name, &sr->r);
+	}
 }
 
 static volatile sig_atomic_t fstop;
@@ -412,31 +486,38 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 		}
 	}
 	c.src = &src;
-	ret = iot_src_read(&src, collect, &c, err, sizeof(err));
+	c.multi = src.nr_disks > 1;
+	/*
+	 * A trace file is a stream: its records are printed through a
+	 * reordering heap of SHOW_WINDOW records, in bounded memory.  A
+	 * ring is read part after part (a part holds the requests that
+	 * completed on one CPU): all of it is kept and sorted.
+	 */
+	c.window = src.is_file ? SHOW_WINDOW : 0;
+	ret = iot_src_read_merged(&src, 0, collect, &c, err, sizeof(err));
 	if (ret) {
 		iot_err("%s", ret == -2 ? "out of memory" : err);
 		free(c.v);
 		iot_src_close(&src);
 		return 1;
 	}
-	if (c.n)
-		qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
-	switch (o->fmt) {
-	case FMT_NORMAL:
-		print_normal(&c, src.nr_disks > 1);
-		break;
-	case FMT_HEX:
-		print_hex(&c);
-		break;
-	case FMT_JSON:
-	case FMT_CSV:
-		print_doc(&c);
-		break;
-	case FMT_BINARY:
+	if (c.window) {
+		while (c.n)
+			heap_pop_emit(&c);
+	} else {
+		if (c.n)
+			qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
 		for (i = 0; i < c.n; i++)
-			fwrite(&c.v[i].r, sizeof(c.v[i].r), 1, stdout);
-		break;
+			emit(&c, &c.v[i]);
 	}
+	if (!c.started) {	/* no record: the header alone */
+		emit_header_only(&c);
+	}
+	if (o->fmt == FMT_JSON)
+		iot_out_end(&c.doc);
+	if (c.ooo)
+		fprintf(stderr, "iotracectl: %s: %llu records came more than %u records late in the file and were printed out of order\n",
+			argv[0], (unsigned long long)c.ooo, SHOW_WINDOW);
 	for (i = 0; i < src.nr_disks; i++)
 		skipped += src.counts[i].torn;
 	if (skipped)
