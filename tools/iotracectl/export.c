@@ -127,7 +127,7 @@ FILE *x_open_out(const char *path)
  * XWINDOW records of a trace file, in bounded memory (a ring is read part
  * after part: all of it is held).
  */
-#define XWINDOW		131072
+#define XWINDOW		16384
 
 /**
  * struct xstream - the streaming CSV export.

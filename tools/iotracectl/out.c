@@ -10,6 +10,7 @@
  * of statistics objects); --jsonl writes its elements one per line
  * instead, as the streaming modes (show -f, stats --interval) always do.
  */
+#include <stddef.h>
 #include <string.h>
 #include "out.h"
 
@@ -242,6 +243,48 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 #undef NUL
 }
 
+/* @v in decimal at @p; the end */
+static char *put_u64(char *p, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+/* @s as a CSV field at @p (at most @room bytes, cut beyond); the end */
+static char *put_csv_str(char *p, ptrdiff_t room, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (room < 2)
+		return p;
+	if (!strpbrk(s, ",\"\n")) {
+		if ((ptrdiff_t)n > room)
+			n = room;
+		memcpy(p, s, n);
+		return p + n;
+	}
+	*p++ = '"';
+	room -= 2;
+	for (; *s && room > 1; s++) {
+		if (*s == '"') {
+			*p++ = '"';
+			room--;
+		}
+		*p++ = *s;
+		room--;
+	}
+	*p++ = '"';
+	return p;
+}
+
 /* Whether the record has a device latency (issue and completion seen). */
 int iot_rec_has_lat(const struct iotrace_record *r)
 {
@@ -281,22 +324,32 @@ void iot_out_rec(struct iot_out *out, const char *disk,
 	memset(v, 0, sizeof(v));
 	rec_values(disk, r, v, &b);
 	if (out->fmt == FMT_CSV) {
+		/* formatted by hand into a line buffer: no printf per field */
+		char line[2048], *p = line;
+
 		for (i = 0; i < NR_REC_FIELDS; i++) {
 			if (i)
-				fputc(',', fp);
+				*p++ = ',';
 			switch (v[i].t) {
 			case V_U64:
-				fprintf(fp, "%llu", (unsigned long long)v[i].u);
+				p = put_u64(p, v[i].u);
 				break;
 			case V_S64:
-				fprintf(fp, "%lld", (long long)v[i].s);
+				if (v[i].s < 0) {
+					*p++ = '-';
+					p = put_u64(p, -(uint64_t)v[i].s);
+				} else {
+					p = put_u64(p, (uint64_t)v[i].s);
+				}
 				break;
 			case V_STR:
-				iot_csv_str(fp, v[i].str);
+				p = put_csv_str(p, line + sizeof(line) - 8 - p,
+						v[i].str);
 				break;
 			}
 		}
-		fputc('\n', fp);
+		*p++ = '\n';
+		fwrite_unlocked(line, 1, p - line, fp);
 		out->items++;
 		return;
 	}

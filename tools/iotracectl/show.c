@@ -52,7 +52,7 @@ struct show_ctx {
 };
 
 /* records a trace file is read ahead by, to print them in order */
-#define SHOW_WINDOW	131072
+#define SHOW_WINDOW	16384
 
 /* Whether a record passes the --op/--status/--lat-min/--sector/--from/--to filters. */
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)

@@ -245,7 +245,7 @@ assert b["seek"]["p50_sectors"] == rank(d, 50), (b["seek"], rank(d, 50))
 assert abs(b["seek"]["mean_sectors"] - sum(d) / len(d)) < 0.1' "$T/bt.json" "$T/recs.json" 2>> "$T/err"
 	result $? "stats_btt_breakdown_against_records$SFX" "$T/err"
 	# show and export -f csv stream a trace file larger than their
-	# reordering window (131072 records): in order, every record once
+	# reordering window (16384 records): in order, every record once
 	[ -s "$T/big.trace" ] || build/gen file "$T/big.trace" 200000 2
 	"$BIN" show -o csv "$T/big.trace" > "$T/big.csv" 2> "$T/err" &&
 	"$BIN" export -f csv "$T/big.trace" -o "$T/bigx.csv" 2>> "$T/err" &&
