@@ -37,6 +37,10 @@ struct show_rec {
  * @last: the last record printed (streaming).
  * @ooo: records that came after a later one was printed (the window was
  *	too small for them).
+ * @h: streaming: the window, a sorted ring of @n indices into @v.
+ * @head: streaming: its first.
+ * @used: streaming: slots of @v filled so far.
+ * @free_slot: streaming: the slot the last record printed left.
  */
 struct show_ctx {
 	const struct iot_opts *o;
@@ -49,6 +53,9 @@ struct show_ctx {
 	struct iot_out doc;
 	struct show_rec last;
 	uint64_t ooo;
+	uint32_t *h;
+	size_t used, head;
+	uint32_t free_slot;
 };
 
 /* records a trace file is read ahead by, to print them in order */
@@ -83,8 +90,9 @@ int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 	return 1;
 }
 
-static void heap_up(struct show_rec *v, size_t i);
+static void heap_up(struct show_ctx *c, size_t i);
 static void heap_pop_emit(struct show_ctx *c);
+#define RING_MASK(c)	(2 * (c)->window - 1)
 
 static int collect(void *arg, unsigned int disk,
 		   const struct iotrace_record *r)
@@ -95,6 +103,19 @@ static int collect(void *arg, unsigned int disk,
 		return 0;
 	if (!iot_filter(c->o, r))
 		return 0;
+	if (c->window) {
+		/* a slot of the window's storage, its index into the heap */
+		uint32_t slot = c->used <= c->window ? (uint32_t)c->used++ :
+				c->free_slot;
+
+		c->v[slot].r = *r;
+		c->v[slot].disk = disk;
+		c->h[(c->head + c->n) & RING_MASK(c)] = slot;
+		heap_up(c, c->n++);
+		if (c->n > c->window)
+			heap_pop_emit(c);
+		return 0;
+	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 4096;
 		struct show_rec *v = realloc(c->v, cap * sizeof(*v));
@@ -107,11 +128,6 @@ static int collect(void *arg, unsigned int disk,
 	c->v[c->n].r = *r;
 	c->v[c->n].disk = disk;
 	c->n++;
-	if (c->window) {
-		heap_up(c->v, c->n - 1);
-		if (c->n > c->window)
-			heap_pop_emit(c);
-	}
 	return 0;
 }
 
@@ -133,51 +149,37 @@ static int cmp_rec(const void *a, const void *b)
 /* print one record in the output format (its header first) */
 static void emit(struct show_ctx *c, const struct show_rec *sr);
 
-static void heap_up(struct show_rec *v, size_t i)
+/*
+ * The window: @h is a ring of @n indices into @v, sorted, from @head.  A
+ * merged file is nearly in order, so a new record goes in at the end or
+ * close to it (insertion from the back), and the earliest leaves from the
+ * front: about O(1) a record, where a heap costs O(log window).
+ */
+static void heap_up(struct show_ctx *c, size_t i)
 {
-	struct show_rec x = v[i];
+	size_t m = RING_MASK(c), pos = i;
+	uint32_t x = c->h[(c->head + i) & m];
 
-	while (i) {
-		size_t p = (i - 1) / 2;
-
-		if (cmp_rec(&v[p], &x) <= 0)
-			break;
-		v[i] = v[p];
-		i = p;
+	while (pos && cmp_rec(&c->v[c->h[(c->head + pos - 1) & m]],
+			      &c->v[x]) > 0) {
+		c->h[(c->head + pos) & m] = c->h[(c->head + pos - 1) & m];
+		pos--;
 	}
-	v[i] = x;
+	c->h[(c->head + pos) & m] = x;
 }
 
-static void heap_down(struct show_rec *v, size_t n, size_t i)
-{
-	struct show_rec x = v[i];
-
-	for (;;) {
-		size_t l = 2 * i + 1, m;
-
-		if (l >= n)
-			break;
-		m = l + 1 < n && cmp_rec(&v[l + 1], &v[l]) < 0 ? l + 1 : l;
-		if (cmp_rec(&v[m], &x) >= 0)
-			break;
-		v[i] = v[m];
-		i = m;
-	}
-	v[i] = x;
-}
-
-/* the earliest record of the heap out, printed */
+/* the earliest record of the window out, printed; its slot is free */
 static void heap_pop_emit(struct show_ctx *c)
 {
-	struct show_rec top = c->v[0];
+	uint32_t top = c->h[c->head];
 
-	c->v[0] = c->v[--c->n];
-	if (c->n)
-		heap_down(c->v, c->n, 0);
-	if (c->started && cmp_rec(&top, &c->last) < 0)
+	c->head = (c->head + 1) & RING_MASK(c);
+	c->n--;
+	if (c->started && cmp_rec(&c->v[top], &c->last) < 0)
 		c->ooo++;
-	c->last = top;
-	emit(c, &top);
+	c->last = c->v[top];
+	c->free_slot = top;
+	emit(c, &c->v[top]);
 }
 
 static void op_str(const struct iotrace_record *r, char *out, size_t len)
@@ -489,15 +491,27 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 	c.multi = src.nr_disks > 1;
 	/*
 	 * A trace file is a stream: its records are printed through a
-	 * reordering heap of SHOW_WINDOW records, in bounded memory.  A
+	 * sorted window of SHOW_WINDOW records, in bounded memory.  A
 	 * ring is read part after part (a part holds the requests that
 	 * completed on one CPU): all of it is kept and sorted.
 	 */
 	c.window = src.is_file ? SHOW_WINDOW : 0;
+	if (c.window) {
+		c.v = malloc((c.window + 1) * sizeof(*c.v));
+		c.h = malloc(2 * c.window * sizeof(*c.h));
+		if (!c.v || !c.h) {
+			iot_err("out of memory");
+			free(c.v);
+			free(c.h);
+			iot_src_close(&src);
+			return 1;
+		}
+	}
 	ret = iot_src_read_merged(&src, 0, collect, &c, err, sizeof(err));
 	if (ret) {
 		iot_err("%s", ret == -2 ? "out of memory" : err);
 		free(c.v);
+		free(c.h);
 		iot_src_close(&src);
 		return 1;
 	}
@@ -523,6 +537,7 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 	if (skipped)
 		fprintf(stderr, "iotracectl: %s: %llu torn or overwritten records skipped\n",
 			argv[0], (unsigned long long)skipped);
+	free(c.h);
 	free(c.v);
 	iot_src_close(&src);
 	return 0;
