@@ -93,10 +93,14 @@ ktap_check "btt D2C average of the export within 5% of the real blktrace's" \
 "$IOTRACECTL" export -f perfetto -o "$out/p.json" $disk &&
 python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-x = [e for e in d["traceEvents"] if e["ph"] == "X"]
-print("# perfetto: %d slices" % len(x))
-sys.exit(len(x) != int(sys.argv[2]))' "$out/p.json" "$nrec"
-ktap_check "perfetto JSON parses, one slice per request" test $? -eq 0
+b = [e for e in d["traceEvents"] if e["ph"] == "b"]
+e = [e for e in d["traceEvents"] if e["ph"] == "e"]
+tracks = set((x["pid"], x["name"]) for x in b)
+hwqs = set((x["pid"], x["args"]["hwq"]) for x in b)
+print("# perfetto: %d async slices on %d tracks" % (len(b), len(tracks)))
+sys.exit(len(b) != int(sys.argv[2]) or len(e) != len(b) or
+	 len(tracks) != len(hwqs))' "$out/p.json" "$nrec"
+ktap_check "perfetto JSON parses, one async slice per request, one track per hwq" test $? -eq 0
 "$IOTRACECTL" plot -o "$out/p.svg" $disk &&
 	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$out/p.svg"
 ktap_check "plot -f svg is well-formed XML" test $? -eq 0

@@ -140,12 +140,13 @@ record_end() {
 	wait "$rpid"
 }
 
-# loss TAG KEY - a value of the trace file's "loss" counts (stats -o json),
+# loss TAG KEY - a value of the trace file's "loss" counts (stats -o json:
+# an array of one object per disk),
 # decoded once per file (python starts slowly under TCG).
 loss() {
 	[ -s "$out/$1.loss" ] ||
 		python3 -c 'import json, sys
-for k, v in json.load(open(sys.argv[1]))["loss"].items():
+for k, v in json.load(open(sys.argv[1]))[0]["loss"].items():
     print("%s: %s" % (k, v))' "$out/$1.json" > "$out/$1.loss"
 	kv "$out/$1.loss" "$2"
 }

@@ -72,7 +72,7 @@ for name in glob.glob(d + '/iolog.*'):
                 break
 def res(ok, what):
     print(('ok' if ok else 'FAIL') + ' ' + what)
-loss = json.load(open(d + '/t.json'))['loss']
+loss = json.load(open(d + '/t.json'))[0]['loss']  # one object per disk
 res(loss['completed'] == delta,
     'trailer completed %d = /sys/block stat delta %d (%s)'
     % (loss['completed'], delta, loss))

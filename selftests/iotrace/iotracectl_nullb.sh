@@ -59,8 +59,9 @@ cat "$out/record.err" | sed 's/^/# record: /'
 python3 - "$out" $((after - before)) > "$out/verdict" <<'EOF_PY'
 import csv, json, sys
 d, delta = sys.argv[1], int(sys.argv[2])
-ring = json.load(open(d + '/ring.json'))
-filej = json.load(open(d + '/file.json'))
+# stats -o json: an array, one object per disk
+ring = json.load(open(d + '/ring.json'))[0]
+filej = json.load(open(d + '/file.json'))[0]
 fio = []
 for line in open(d + '/iolog'):
     f = line.split()

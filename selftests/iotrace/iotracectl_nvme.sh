@@ -114,7 +114,7 @@ fi
 "$IOTRACECTL" stats -o json $ctrl > "$out/cstats.json" || log "stats $ctrl failed"
 ktap_check "stats $ctrl counts the admin commands" python3 -c "
 import json, sys
-ops = json.load(open(sys.argv[1]))['ops']
+ops = json.load(open(sys.argv[1]))[0]['ops']
 sys.exit(sum(o['count'] for o in ops.values()) < 3)" "$out/cstats.json"
 "$IOTRACECTL" show "$out/c.trace" > "$out/fshow" 2>&1 || log "show of the file failed"
 ktap_check "record $ctrl (exit $rc): the file holds Identify [admin]" \

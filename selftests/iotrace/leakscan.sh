@@ -110,9 +110,9 @@ ktap_check "every debugfs file has no group/other permission bits${badmode:+ (no
 ktap_check "uid 65534 can open no debugfs file${readable:+ (opened:$readable)}" \
 	[ -z "$readable" ]
 
-nrec=$(python3 -c 'import sys; print(sum(1 for _ in open(sys.argv[1])))' \
+nrec=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' \
 	"$out/show.$nb.json" 2> /dev/null)
-log "$(ls "$out" | wc -l) outputs, $(du -sk "$out" | cut -f1) KB; $nb show: ${nrec:-?} lines"
+log "$(ls "$out" | wc -l) outputs, $(du -sk "$out" | cut -f1) KB; $nb show: ${nrec:-?} records"
 missing=
 for f in rec.trace "dfs.${nb}_ring" "dfs.${ns}_ring" "dfs.${nb}_trace" \
 	 list.json state.json "show.$ns.json"; do

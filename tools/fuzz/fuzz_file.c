@@ -2,7 +2,8 @@
 /*
  * libFuzzer harness: the trace-file reader (iot_file_parse) on arbitrary
  * bytes, through the same entry as "iotracectl show FILE" (iot_src_open_buf
- * validates, iot_src_read hands records to the decoders).  Inputs that do
+ * validates, iot_src_read hands records to the decoders, and
+ * iot_src_read_merged merges the (disk, part) streams as show does).  Inputs that do
  * not start with the file magic get it prepended, so that the fuzzer's
  * effort goes into the header, disk table and chunks.
  */
@@ -32,6 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!s.is_file)
 			abort();
 		iot_src_read(&s, fuzz_record, NULL, err, sizeof(err));
+		/* show and export -f csv: the (disk, part) streams merged */
+		iot_src_read_merged(&s, size & 1, fuzz_record, NULL, err,
+				    sizeof(err));
 	}
 	if (strnlen(err, sizeof(err)) == sizeof(err))
 		abort();

@@ -30,6 +30,8 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  * @xfmt: export/plot: the format of -f (blktrace, fio, perfetto, csv, svg).
  * @show: nvme-layout: print the layout found, do not give it.
  * @quiet: nvme-layout: print nothing (the exit status tells).
+ * @jsonl: -o json as JSON Lines (one item per line), not one document.
+ * @follow: show -f: a live ring's requests as they complete.
  */
 struct iot_opts {
 	enum iot_fmt fmt;
@@ -46,6 +48,8 @@ struct iot_opts {
 	int realtime;
 	const char *xfmt;
 	int show, quiet;
+	int jsonl;
+	int follow;
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);
@@ -60,6 +64,8 @@ int cmd_clear(struct iot_opts *o, int argc, char **argv);
 /* export.c, plot.c */
 int cmd_export(struct iot_opts *o, int argc, char **argv);
 int cmd_plot(struct iot_opts *o, int argc, char **argv);
+/* diff.c */
+int cmd_diff(struct iot_opts *o, int argc, char **argv);
 /* netlink.c: control through the iotrace generic netlink family */
 int cmd_nl_enable(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_disable(struct iot_opts *o, int argc, char **argv);

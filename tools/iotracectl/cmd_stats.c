@@ -4,19 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cmd.h"
+#include "series.h"
+#include "btt.h"
 
 /**
  * struct stats_ctx - per-disk statistics being gathered.
  * @o: options.
  * @disk: disk index to keep, -1 = all.
  * @st: statistics per disk (allocated when first seen).
+ * @btt: per disk, what btt's breakdown needs of every request.
  * @nomem: an allocation failed.
  */
 struct stats_ctx {
 	const struct iot_opts *o;
 	int disk;
 	struct iot_stats *st[IOT_MAX_DISKS];
+	struct iot_btt btt[IOT_MAX_DISKS];
 	int nomem;
 };
 
@@ -36,6 +39,10 @@ static int add(void *arg, unsigned int disk, const struct iotrace_record *r)
 		}
 	}
 	iot_stats_add(c->st[disk], r);
+	if (iot_btt_add(&c->btt[disk], r)) {
+		c->nomem = 1;
+		return -2;
+	}
 	return 0;
 }
 
@@ -53,6 +60,8 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 	const struct iot_ring *ring = &src->ring;
 	uint64_t *cur = calloc(ring->nr_parts, sizeof(*cur));
 	uint64_t rec[IOT_MAX_RECORD / 8], gen;
+	uint64_t width = (uint64_t)(o->interval * 1e9 + 0.5);
+	struct iot_series_op ops[IOT_NR_OPS];
 	struct iot_stats st;
 	struct timespec ts;
 	long n = 0;
@@ -70,9 +79,7 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 	for (p = 0; p < ring->nr_parts; p++)
 		cur[p] = iot_ring_head(ring, p);
 	if (o->fmt == FMT_NORMAL)
-		printf("%-10s %-8s %9s %10s %9s %9s %9s %9s %9s %9s\n", "TIME_S",
-		       "OP", "COUNT", "IOPS", "MB/s", "AVG_US", "P50_US",
-		       "P99_US", "MAX_US", "LOST");
+		iot_ival_header(stdout, 0);
 	while (!stop && (!o->count || n < o->count)) {
 		uint64_t lost = 0, g, now;
 		int k;
@@ -115,39 +122,33 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 		}
 		now = iot_now(CLOCK_MONOTONIC);
 		n++;
-		if (o->fmt == FMT_JSON) {
-			char t[320];
-
-			snprintf(t, sizeof(t), "%s@%llu", src->label,
-				 (unsigned long long)now);
-			iot_stats_print(stdout, &st, 1, t, NULL, 0);
-			if (iot_out_flush(stdout, "standard output"))
-				break;
-			continue;
-		}
 		for (k = 0; k < IOT_NR_OPS; k++) {
 			const struct iot_opstats *os = &st.op[k];
-			uint64_t cnt = 0;
+			struct iot_series_op *v = &ops[k];
 			int j;
 
+			memset(v, 0, sizeof(*v));
 			for (j = 0; j < 64; j++)
-				cnt += os->size_log2[j];
-			if (!cnt)
-				continue;
-			printf("%10.3f %-8s %9llu %10.1f %9.2f %9.1f %9.1f %9.1f %9.1f %9llu\n",
-			       now / 1e9, k == IOT_NR_OPS - 1 ? "other" :
-			       iot_op_name(k), (unsigned long long)cnt,
-			       cnt / o->interval,
-			       os->bytes / o->interval / 1e6,
-			       os->lat.n ? os->lat.sum / 1000.0 / os->lat.n : 0,
-			       iot_hist_percentile(&os->lat, 50) / 1000.0,
-			       iot_hist_percentile(&os->lat, 99) / 1000.0,
-			       os->lat.max / 1000.0, (unsigned long long)lost);
+				v->n += os->size_log2[j];
+			v->bytes = os->bytes;
+			v->lat_n = os->lat.n;
+			v->lat_sum = os->lat.sum;
+			v->lat_max = os->lat.max;
+			v->p50 = iot_hist_percentile(&os->lat, 50);
+			v->p99 = iot_hist_percentile(&os->lat, 99);
 		}
-		if (!st.records)
-			printf("%10.3f %-8s %9u %10.1f %9.2f %9s %9s %9s %9s %9llu\n",
-			       now / 1e9, "-", 0, 0.0, 0.0, "-", "-", "-", "-",
-			       (unsigned long long)lost);
+		if (o->fmt == FMT_JSON) {
+			struct iot_jw w;
+
+			/* a stream: one object per line, whatever --jsonl */
+			jw_init(&w, stdout);
+			iot_ival_json(&w, src->label, now, width, ops, -1,
+				      (int64_t)lost);
+			putchar('\n');
+		} else {
+			iot_ival_text(stdout, NULL, now, width, ops, -1,
+				      (int64_t)lost);
+		}
 		if (iot_out_flush(stdout, "standard output"))
 			break;
 	}
@@ -191,6 +192,7 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 	struct stats_ctx c = { .o = o, .disk = -1 };
 	char err[IOT_ERR_LEN], title[512];
 	struct iot_src src;
+	struct iot_out doc;
 	unsigned int i;
 	int ret, rc = 0;
 
@@ -203,15 +205,14 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		return 1;
 	}
 	if (o->interval) {
-		if (!src.live) {
-			iot_err("--interval needs a live DISK, %s is a file",
-				argv[0]);
-			rc = 2;
-		} else {
+		/* a live disk: every S seconds from now on; else a recording */
+		if (src.live) {
 			rc = stats_interval(o, &src);
+			iot_src_close(&src);
+			return rc;
 		}
 		iot_src_close(&src);
-		return rc;
+		return stats_series(o, argv[0]);
 	}
 	if (o->disk) {
 		c.disk = iot_src_disk(&src, o->disk);
@@ -226,6 +227,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (o->fmt == FMT_JSON)
+		iot_out_begin(&doc, stdout, FMT_JSON, o->jsonl);
 	for (i = 0; i < src.nr_disks; i++) {
 		struct iot_stats empty;
 
@@ -243,15 +246,31 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 				 src.disks[i].name);
 		else
 			snprintf(title, sizeof(title), "%s", src.label);
-		iot_stats_print(stdout, c.st[i] ? c.st[i] : &empty,
-				o->fmt == FMT_JSON, title, &src.counts[i],
-				src.is_file);
-		if (src.live)
-			nvme_status_note(o, src.disks[i].name);
+		if (o->fmt == FMT_JSON) {
+			jw_obj_start(&doc.jw);
+			iot_stats_json(&doc.jw, c.st[i] ? c.st[i] : &empty,
+				       title, &src.counts[i], src.is_file, 0);
+			jw_key(&doc.jw, "btt");
+			if (iot_btt_report(&c.btt[i], NULL, &doc.jw))
+				rc = 1;
+			jw_obj_end(&doc.jw);
+			iot_out_item_end(&doc);
+		} else {
+			iot_stats_print(stdout, c.st[i] ? c.st[i] : &empty,
+					title, &src.counts[i], src.is_file);
+			if (c.st[i] && iot_btt_report(&c.btt[i], stdout, NULL))
+				rc = 1;
+			if (src.live)
+				nvme_status_note(o, src.disks[i].name);
+		}
 		if (!c.st[i])
 			iot_stats_free(&empty);
 	}
+	if (o->fmt == FMT_JSON)
+		iot_out_end(&doc);
 out:
+	for (i = 0; i < IOT_MAX_DISKS; i++)
+		iot_btt_free(&c.btt[i]);
 	for (i = 0; i < IOT_MAX_DISKS; i++)
 		if (c.st[i]) {
 			iot_stats_free(c.st[i]);

@@ -133,13 +133,26 @@ int iot_op_parse(const char *s)
 	return -1;
 }
 
+/* a constant string into @out (the common cases, without snprintf) */
+static void put_str(char *out, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!len)
+		return;
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, s, n);
+	out[n] = 0;
+}
+
 /* "ok", "-EIO", or "-123" for a block-layer status. */
 void iot_errno_name(int err, char *out, size_t len)
 {
 	const char *n;
 
 	if (!err) {
-		snprintf(out, len, "ok");
+		put_str(out, len, "ok");
 		return;
 	}
 	n = iot_lookup(errnos, ARRAY_SIZE(errnos),
@@ -179,7 +192,7 @@ void iot_decode_cmd(const struct iotrace_record *r, char *out, size_t outlen)
 
 	if (!(r->rflags & IOTRACE_RF_CMD_VALID) ||
 	    r->cmd_type == IOTRACE_CMD_NONE) {
-		snprintf(out, outlen, "-");
+		put_str(out, outlen, "-");
 		return;
 	}
 	switch (r->cmd_type) {
@@ -203,13 +216,13 @@ void iot_decode_status(const struct iotrace_record *r, char *out,
 		       size_t outlen)
 {
 	if (!(r->rflags & IOTRACE_RF_STATUS_VALID)) {
-		snprintf(out, outlen, "-");
+		put_str(out, outlen, "-");
 		return;
 	}
 	switch (r->cmd_type) {
 	case IOTRACE_CMD_NVME:
 		if (!r->dev_status)
-			snprintf(out, outlen, "ok");
+			put_str(out, outlen, "ok");
 		else
 			iot_decode_nvme_status(r->dev_status, out, outlen);
 		break;

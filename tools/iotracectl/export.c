@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export.h"
+#include "out.h"
 
 /* Start of a request: its issue, or its completion if the issue was missed. */
 uint64_t xrec_start(const struct iotrace_record *r)
@@ -121,37 +122,133 @@ FILE *x_open_out(const char *path)
 
 /* ---- CSV ---------------------------------------------------------------- */
 
-int export_csv(const struct xset *x, FILE *fp)
+/*
+ * export -f csv: a stream, in start order through a reordering heap of
+ * XWINDOW records of a trace file, in bounded memory (a ring is read part
+ * after part: all of it is held).
+ */
+#define XWINDOW		16384
+
+/**
+ * struct xstream - the streaming CSV export.
+ * @x: the source and filters (@x->v is the heap).
+ * @doc: the CSV document.
+ * @last: the last record written.
+ * @started: a record was written.
+ * @ooo: records written after a later one (the window was too small).
+ * @window: records held before the earliest is written.
+ */
+struct xstream {
+	struct xset *x;
+	size_t window;
+	struct iot_out doc;
+	struct xrec last;
+	int started;
+	uint64_t ooo;
+};
+
+static void xheap_up(struct xrec *v, size_t i)
 {
-	size_t i;
+	struct xrec e = v[i];
 
-	fprintf(fp, "disk,seq,issue_ns,complete_ns,queue_ns,latency_ns,op,opflags,sector,bytes,error,dev_status,issue_cpu,complete_cpu,hwq,tag,retries,rflags,cmd\n");
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-		char f[128], cmd[512];
+	while (i) {
+		size_t p = (i - 1) / 2;
 
-		iot_opflags_str(r, f, sizeof(f));
-		iot_decode_cmd(r, cmd, sizeof(cmd));
-		iot_csv_str(fp, x->src.disks[x->v[i].disk].name);
-		fprintf(fp, ",%u,%llu,%llu,", r->seq,
-			(unsigned long long)r->issue_ns,
-			(unsigned long long)r->complete_ns);
-		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
-			fprintf(fp, "%u", r->queue_ns);
-		fputc(',', fp);
-		if (xrec_has_lat(r))
-			fprintf(fp, "%llu", (unsigned long long)
-				(r->complete_ns - r->issue_ns));
-		fprintf(fp, ",%s,", iot_op_name(r->op));
-		iot_csv_str(fp, f);
-		fprintf(fp, ",%llu,%u,%d,0x%x,%u,%u,%u,%u,%u,0x%x,",
-			(unsigned long long)r->sector, r->bytes, r->error,
-			r->dev_status, r->issue_cpu, r->complete_cpu, r->hwq,
-			r->tag, r->retries, r->rflags);
-		iot_csv_str(fp, cmd);
-		fputc('\n', fp);
+		if (cmp_start(&v[p], &e) <= 0)
+			break;
+		v[i] = v[p];
+		i = p;
 	}
+	v[i] = e;
+}
+
+static void xheap_pop_write(struct xstream *xs)
+{
+	struct xset *x = xs->x;
+	struct xrec top = x->v[0], e;
+	size_t i = 0;
+
+	e = x->v[--x->n];
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+
+		if (l >= x->n)
+			break;
+		m = l + 1 < x->n && cmp_start(&x->v[l + 1], &x->v[l]) < 0 ?
+			l + 1 : l;
+		if (cmp_start(&x->v[m], &e) >= 0)
+			break;
+		x->v[i] = x->v[m];
+		i = m;
+	}
+	if (x->n)
+		x->v[i] = e;
+	if (xs->started && cmp_start(&top, &xs->last) < 0)
+		xs->ooo++;
+	xs->started = 1;
+	xs->last = top;
+	iot_out_rec(&xs->doc, x->src.disks[top.disk].name, &top.r);
+}
+
+static int stream_collect(void *arg, unsigned int disk,
+			  const struct iotrace_record *r)
+{
+	struct xstream *xs = arg;
+	size_t n = xs->x->n;
+	int ret = collect(xs->x, disk, r);
+
+	if (ret || xs->x->n == n)
+		return ret;	/* out of memory, or filtered out */
+	xheap_up(xs->x->v, xs->x->n - 1);
+	if (xs->x->n > xs->window)
+		xheap_pop_write(xs);
 	return 0;
+}
+
+static int export_csv_stream(const struct iot_opts *o, const char *arg)
+{
+	FILE *fp = NULL;
+	struct xset x;
+	struct xstream xs = { .x = &x };
+	char err[IOT_ERR_LEN];
+	int ret, rc = 1;
+
+	memset(&x, 0, sizeof(x));
+	x.o = o;
+	x.disk = -1;
+	if (iot_src_open(&x.src, arg, err, sizeof(err))) {
+		iot_err("%s", err);
+		goto out;
+	}
+	if (o->disk) {
+		x.disk = iot_src_disk(&x.src, o->disk);
+		if (x.disk < 0)
+			goto out;
+	}
+	/* a ring is read part after part: all of it, then in order */
+	xs.window = x.src.is_file ? XWINDOW : SIZE_MAX;
+	fp = x_open_out(o->out);	/* once the source is known good */
+	if (!fp)
+		goto out;
+	iot_out_begin(&xs.doc, fp, FMT_CSV, 0);
+	iot_rec_csv_header(fp);
+	ret = iot_src_read_merged(&x.src, 1, stream_collect, &xs, err,
+				  sizeof(err));
+	if (ret) {
+		iot_err("%s", ret == -2 ? "out of memory" : err);
+		goto out;
+	}
+	while (x.n)
+		xheap_pop_write(&xs);
+	if (xs.ooo)
+		fprintf(stderr, "iotracectl: %s: %llu records came more than %u records late in the file and were written out of order\n",
+			arg, (unsigned long long)xs.ooo, XWINDOW);
+	rc = 0;
+out:
+	if (fp && fp != stdout && iot_out_close(fp, o->out))
+		rc = 1;
+	xset_free(&x);
+	return rc;
 }
 
 /* ---- fio iolog ---------------------------------------------------------- */
@@ -240,22 +337,6 @@ int export_fio(const struct xset *x, FILE *fp, int version)
 
 /* ---- Chrome / Perfetto trace JSON --------------------------------------- */
 
-#define LANES_MAX	4096
-
-/**
- * struct lane_set - the busy-until time of the lanes of one (disk, hwq):
- * requests overlap on a queue, slices of one track must not, so each
- * queue is drawn with as many lanes as it had requests in flight at once.
- * @disk: disk index.
- * @hwq: hardware queue.
- * @n: lanes.
- * @busy: end of the last slice of each lane.
- */
-struct lane_set {
-	unsigned int disk, hwq, n;
-	uint64_t busy[LANES_MAX];
-};
-
 static void json_us(FILE *fp, uint64_t ns)
 {
 	fprintf(fp, "%llu.%03llu", (unsigned long long)(ns / 1000),
@@ -267,21 +348,24 @@ static void json_us(FILE *fp, uint64_t ns)
  * @x: records.
  * @fp: output.
  *
- * A process per disk (pid = disk index + 1), a thread per hardware queue
- * and lane (tid = hwq * 4096 + lane + 1, named "hwq N" and "hwq N +L"),
- * one complete ("X") event per request from issue to completion (a
- * request without a completion or issue gets a zero-length slice at the
- * time known).  Times are microseconds from the earliest request.
+ * A process per disk (pid = disk index + 1) and in it one track per
+ * hardware queue: every request is an async slice (a "b" and an "e"
+ * event of one id) named "hwq N", so the requests a queue had in flight
+ * at once overlap on its one track (Perfetto and chrome://tracing merge
+ * async slices of one name in a process into one track and stack the
+ * overlapping ones), from issue to completion (a request without a
+ * completion or issue gets a zero-length slice at the time known).  The
+ * operation, sector, length and the rest are the slice's arguments.
+ * Times are microseconds from the earliest request.
  *
- * Return: 0, or 1 when out of memory.
+ * Return: 0.
  */
 int export_perfetto(const struct xset *x, FILE *fp)
 {
-	struct lane_set **ls = NULL;
-	size_t nls = 0, i, k;
 	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0;
-	int first = 1, ret = 1;
+	int first = 1;
 	unsigned int d;
+	size_t i;
 
 	fprintf(fp, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	for (d = 0; d < x->src.nr_disks; d++) {
@@ -297,82 +381,44 @@ int export_perfetto(const struct xset *x, FILE *fp)
 		const struct iotrace_record *r = &x->v[i].r;
 		uint64_t s = xrec_start(r);
 		uint64_t e = xrec_has_lat(r) ? r->complete_ns : s;
-		struct lane_set *l = NULL;
-		unsigned int lane;
+		unsigned int pid = x->v[i].disk + 1;
 		char f[128], cmd[512], st[128];
 
-		for (k = 0; k < nls; k++)
-			if (ls[k]->disk == x->v[i].disk && ls[k]->hwq == r->hwq)
-				l = ls[k];
-		if (!l) {
-			struct lane_set **n = realloc(ls, (nls + 1) * sizeof(*n));
-
-			if (!n)
-				goto out;
-			ls = n;
-			l = calloc(1, sizeof(*l));
-			if (!l)
-				goto out;
-			ls[nls++] = l;
-			l->disk = x->v[i].disk;
-			l->hwq = r->hwq;
-		}
-		for (lane = 0; lane < l->n; lane++)
-			if (l->busy[lane] <= s)
-				break;
-		if (lane == l->n) {
-			if (l->n < LANES_MAX) {
-				l->n++;
-				fprintf(fp, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"hwq %u%s",
-					l->disk + 1, l->hwq * LANES_MAX + lane + 1,
-					l->hwq, lane ? " +" : "");
-				if (lane)
-					fprintf(fp, "%u", lane);
-				fprintf(fp, "\"}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"sort_index\":%u}}",
-					l->disk + 1, l->hwq * LANES_MAX + lane + 1,
-					l->hwq * LANES_MAX + lane);
-			} else {
-				lane = LANES_MAX - 1;
-			}
-		}
-		l->busy[lane] = e;
 		iot_opflags_str(r, f, sizeof(f));
 		iot_decode_cmd(r, cmd, sizeof(cmd));
 		iot_decode_status(r, st, sizeof(st));
-		fprintf(fp, ",\n{\"name\":\"%s\",\"cat\":\"io\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":",
-			iot_op_name(r->op), x->v[i].disk + 1,
-			r->hwq * LANES_MAX + lane + 1);
+		fprintf(fp, ",\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
+			r->hwq, i + 1, pid);
 		json_us(fp, s - t0);
-		fprintf(fp, ",\"dur\":");
-		json_us(fp, e - s);
-		fprintf(fp, ",\"args\":{\"sector\":%llu,\"bytes\":%u,\"flags\":",
-			(unsigned long long)r->sector, r->bytes);
+		fprintf(fp, ",\"args\":{\"op\":\"%s\",\"sector\":",
+			iot_op_name(r->op));
+		if (r->sector == UINT64_MAX)
+			fprintf(fp, "null");
+		else
+			fprintf(fp, "%llu", (unsigned long long)r->sector);
+		fprintf(fp, ",\"bytes\":%u,\"opflags\":", r->bytes);
 		iot_json_str(fp, f);
-		fprintf(fp, ",\"tag\":%u,\"seq\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"error\":%d,\"complete\":%s",
-			r->tag, r->seq, r->issue_cpu, r->complete_cpu,
+		fprintf(fp, ",\"hwq\":%u,\"tag\":%u,\"seq\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"error\":%d,\"complete\":%s",
+			r->hwq, r->tag, r->seq, r->issue_cpu, r->complete_cpu,
 			r->error, r->rflags & IOTRACE_RF_COMPLETE ?
 			"true" : "false");
 		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
 			fprintf(fp, ",\"queue_ns\":%u", r->queue_ns);
 		if (cmd[0]) {
-			fprintf(fp, ",\"cmd\":");
+			fprintf(fp, ",\"command\":");
 			iot_json_str(fp, cmd);
 		}
 		if (st[0]) {
-			fprintf(fp, ",\"status\":");
+			fprintf(fp, ",\"dev_status_str\":");
 			iot_json_str(fp, st);
 		}
-		fprintf(fp, "}}");
+		fprintf(fp, "}},\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"e\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
+			r->hwq, i + 1, pid);
+		json_us(fp, e - s + (s - t0));
+		fprintf(fp, "}");
 	}
 	fprintf(fp, "\n]}\n");
-	ret = 0;
-out:
-	for (k = 0; k < nls; k++)
-		free(ls[k]);
-	free(ls);
-	if (ret)
-		iot_err("out of memory");
-	return ret;
+	return 0;
 }
 
 /* ---- the command -------------------------------------------------------- */
@@ -398,6 +444,8 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 		iot_err("export -f blktrace writes files: give their prefix with -o DIR/NAME (blkparse -i NAME -D DIR reads them)");
 		return 2;
 	}
+	if (!strcmp(f, "csv"))
+		return export_csv_stream(o, argv[0]);
 	rc = xset_load(&x, o, argv[0]);
 	if (rc)
 		goto out;
@@ -410,9 +458,7 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (!strcmp(f, "csv"))
-		rc = export_csv(&x, fp);
-	else if (!strcmp(f, "perfetto"))
+	if (!strcmp(f, "perfetto"))
 		rc = export_perfetto(&x, fp);
 	else
 		rc = export_fio(&x, fp, f[3] == '3' ? 3 : 2);

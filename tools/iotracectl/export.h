@@ -41,7 +41,6 @@ FILE *x_open_out(const char *path);
 int export_blktrace(const struct xset *x, const char *prefix);
 int export_fio(const struct xset *x, FILE *fp, int version);
 int export_perfetto(const struct xset *x, FILE *fp);
-int export_csv(const struct xset *x, FILE *fp);
 int plot_svg(const struct xset *x, FILE *fp);
 
 #endif /* IOT_EXPORT_H */

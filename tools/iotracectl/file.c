@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "iot.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
@@ -147,11 +148,13 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 	const uint8_t *b = buf;
 	uint64_t rec[IOT_MAX_RECORD / 8];
 	uint64_t *next[IOT_MAX_DISKS] = { NULL };
-	uint64_t off;
+	uint64_t off, dropped = 0;
+	int drop_behind = fi->drop_behind;
 	unsigned int i;
 	int ret = -1;
 
 	memset(fi, 0, sizeof(*fi));
+	fi->drop_behind = drop_behind;
 	if (parse_header(b, len, fi, err, errlen))
 		return -1;
 	for (i = 0; i < fi->nr_disks; i++) {
@@ -221,6 +224,15 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		}
 next:
 		off += ch.hdr_size + ch.payload_size;
+		/* every 8 MB read, the pages behind go (a file mapping) */
+		if (fi->drop_behind && off - dropped >= (8u << 20)) {
+			uintptr_t lo = ((uintptr_t)b + dropped + 4095) & ~4095ul;
+			uintptr_t hi = ((uintptr_t)b + off) & ~4095ul;
+
+			if (hi > lo)
+				madvise((void *)lo, hi - lo, MADV_DONTNEED);
+			dropped = off;
+		}
 	}
 	if (!fi->has_trailer) {
 		ERR("truncated trace file: no trailer after %llu chunks (%zu bytes); the recording did not finish",
@@ -361,4 +373,148 @@ int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
 	if (fflush(w->fp))
 		w->error = 1;
 	return w->error ? -1 : 0;
+}
+
+/**
+ * struct mstream - one (disk, part) of a trace file, read in file order.
+ * @off: offset of its current records chunk.
+ * @payload: that chunk's records.
+ * @idx: next record in the chunk.
+ * @nr: records in the chunk.
+ * @disk: disk index.
+ * @part: ring part.
+ * @key: sort key of the record at @idx.
+ * @done: no record left.
+ */
+struct mstream {
+	uint64_t off;
+	const uint8_t *payload;
+	uint32_t idx, nr, disk, part;
+	uint64_t key;
+	int done;
+};
+
+/* the next records chunk of @m's (disk, part) at or after offset @from */
+static void mstream_seek(const uint8_t *b, size_t len, struct mstream *m,
+			 uint64_t from)
+{
+	uint64_t off = from;
+
+	while (len - off >= sizeof(struct iotrace_file_chunk)) {
+		struct iotrace_file_chunk ch;
+
+		memcpy(&ch, b + off, sizeof(ch));
+		if (ch.magic == IOTRACE_CHUNK_TRAILER)
+			break;
+		if (ch.magic == IOTRACE_CHUNK_RECORDS && ch.disk == m->disk &&
+		    ch.part == m->part && ch.nr_records) {
+			m->off = off;
+			m->payload = b + off + ch.hdr_size;
+			m->idx = 0;
+			m->nr = ch.nr_records;
+			return;
+		}
+		off += ch.hdr_size + ch.payload_size;
+	}
+	m->done = 1;
+}
+
+static uint64_t mkey(const struct iotrace_record *r, int by_start)
+{
+	if (by_start && !(r->rflags & IOTRACE_RF_NO_ISSUE))
+		return r->issue_ns;
+	return r->complete_ns;
+}
+
+/**
+ * iot_file_merge() - the records of a validated trace file, the streams
+ * of its (disk, part)s merged by completion (or start) time.
+ * @buf: the file.
+ * @len: its length.
+ * @fi: what iot_file_parse() found in it.
+ * @by_start: merge by start (issue) time, else by completion time.
+ * @cb: called for every record; non-zero stops.
+ * @arg: its argument.
+ *
+ * Each part holds the requests that completed on one CPU, in about that
+ * order: a cursor per part walks the file's chunks of that part and the
+ * record with the smallest key of all cursors comes next, so the output
+ * is in order up to the disorder within a part, whatever order the
+ * chunks of the parts and disks have in the file.  Memory: a cursor per
+ * part; the pages behind every cursor are let go (fi->drop_behind).
+ *
+ * Return: 0, -2 when out of memory, or the callback's value.
+ */
+int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
+		   int by_start, iot_rec_cb cb, void *arg)
+{
+	const uint8_t *b = buf;
+	uint64_t rec[IOT_MAX_RECORD / 8], dropped = 0;
+	struct mstream *m;
+	unsigned int n = 0, i, d, p;
+	int ret = 0;
+
+	for (d = 0; d < fi->nr_disks; d++)
+		n += fi->disks[d].nr_parts;
+	m = calloc(n ? n : 1, sizeof(*m));
+	if (!m)
+		return -2;
+	n = 0;
+	for (d = 0; d < fi->nr_disks; d++)
+		for (p = 0; p < fi->disks[d].nr_parts; p++) {
+			m[n].disk = d;
+			m[n].part = p;
+			mstream_seek(b, len, &m[n], fi->hdr.hdr_size);
+			if (!m[n].done) {
+				memcpy(rec, m[n].payload, IOTRACE_RECORD_SIZE);
+				m[n].key = mkey((void *)rec, by_start);
+			}
+			n++;
+		}
+	for (;;) {
+		struct mstream *s = NULL;
+		uint64_t low = UINT64_MAX;
+
+		for (i = 0; i < n; i++)
+			if (!m[i].done && (!s || m[i].key < s->key))
+				s = &m[i];
+		if (!s)
+			break;
+		memcpy(rec, s->payload + (uint64_t)s->idx * fi->hdr.record_size,
+		       IOTRACE_RECORD_SIZE);
+		ret = cb(arg, s->disk, (const struct iotrace_record *)rec);
+		if (ret)
+			break;
+		if (++s->idx == s->nr) {
+			struct iotrace_file_chunk ch;
+
+			memcpy(&ch, b + s->off, sizeof(ch));
+			mstream_seek(b, len, s,
+				     s->off + ch.hdr_size + ch.payload_size);
+			if (fi->drop_behind) {
+				for (i = 0; i < n; i++)
+					if (!m[i].done && m[i].off < low)
+						low = m[i].off;
+				if (low == UINT64_MAX)
+					low = len;
+				if (low - dropped >= (8u << 20)) {
+					uintptr_t lo = ((uintptr_t)b + dropped + 4095) & ~4095ul;
+					uintptr_t hi = ((uintptr_t)b + low) & ~4095ul;
+
+					if (hi > lo)
+						madvise((void *)lo, hi - lo,
+							MADV_DONTNEED);
+					dropped = low;
+				}
+			}
+		}
+		if (!s->done) {
+			memcpy(rec, s->payload +
+			       (uint64_t)s->idx * fi->hdr.record_size,
+			       IOTRACE_RECORD_SIZE);
+			s->key = mkey((void *)rec, by_start);
+		}
+	}
+	free(m);
+	return ret;
 }

@@ -48,6 +48,7 @@ static int classify(struct iot_src *s, char *err, size_t errlen)
 		s->fi = calloc(1, sizeof(*s->fi));
 		if (!s->fi)
 			return ERR("out of memory"), -1;
+		s->fi->drop_behind = s->mapped == 1;
 		/* validate now so that errors come before any output */
 		if (iot_file_parse(s->buf, s->len, s->fi, NULL, NULL, e,
 				   sizeof(e)))
@@ -266,6 +267,31 @@ int iot_src_read(struct iot_src *s, iot_rec_cb cb, void *arg, char *err,
 	for (i = 0; i < s->nr_disks; i++)
 		s->counts[i] = s->fi->counts[i];
 	return ret;
+}
+
+/**
+ * iot_src_read_merged() - iot_src_read(), a trace file's records merged
+ * across its (disk, part) streams by completion (or start) time
+ * (iot_file_merge()); a ring's as iot_src_read() gives them.
+ * @s: the source (a file was validated when opened).
+ * @by_start: by start time, else by completion time.
+ * @cb: called for every record.
+ * @arg: its argument.
+ * @err: error message.
+ * @errlen: its size.
+ *
+ * Return: 0, -1 with @err set, -2 (out of memory) or the callback's value.
+ */
+int iot_src_read_merged(struct iot_src *s, int by_start, iot_rec_cb cb,
+			void *arg, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	if (!s->is_file)
+		return iot_src_read(s, cb, arg, err, errlen);
+	for (i = 0; i < s->nr_disks; i++)
+		s->counts[i] = s->fi->counts[i];
+	return iot_file_merge(s->buf, s->len, s->fi, by_start, cb, arg);
 }
 
 /**

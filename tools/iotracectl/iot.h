@@ -95,6 +95,9 @@ int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq);
  * @chunks: records chunks read.
  * @gaps: sequence gaps between chunks of one (disk, part).
  * @trailer: the trailer.
+ * @drop_behind: the buffer is a read-only file mapping: let go of its
+ *	pages behind the reader (MADV_DONTNEED), so that memory use does
+ *	not grow with the file.
  */
 struct iot_file_info {
 	struct iotrace_file_hdr hdr;
@@ -104,11 +107,14 @@ struct iot_file_info {
 	int has_trailer;
 	uint64_t chunks, gaps;
 	struct iotrace_file_trailer trailer;
+	int drop_behind;
 };
 
 /* file.c */
 int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		   iot_rec_cb cb, void *arg, char *err, size_t errlen);
+int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
+		   int by_start, iot_rec_cb cb, void *arg);
 
 /**
  * struct iot_writer - trace-file writer state.
@@ -264,7 +270,7 @@ void iot_stats_free(struct iot_stats *s);
 void iot_stats_reset(struct iot_stats *s);
 void iot_stats_add(struct iot_stats *s, const struct iotrace_record *r);
 int iot_stats_slot(unsigned int op);
-void iot_stats_print(FILE *fp, const struct iot_stats *s, int json,
+void iot_stats_print(FILE *fp, const struct iot_stats *s,
 		     const char *title, const struct iot_counts *c, int file);
 
 /* util */
@@ -311,6 +317,8 @@ int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
 		     size_t len, char *err, size_t errlen);
 int iot_src_read(struct iot_src *s, iot_rec_cb cb, void *arg, char *err,
 		 size_t errlen);
+int iot_src_read_merged(struct iot_src *s, int by_start, iot_rec_cb cb,
+			void *arg, char *err, size_t errlen);
 void iot_src_close(struct iot_src *s);
 int iot_src_disk(const struct iot_src *s, const char *name);
 int iot_map_live(const char *disk, struct iot_src *s, char *err,

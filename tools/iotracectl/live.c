@@ -182,7 +182,7 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		for (k = 0; k < NR_KEYS; k++)
 			printf(",%s", list_keys[k]);
 		printf("\n");
-	} else {
+	} else if (!o->jsonl) {
 		printf("[");
 	}
 	for (j = 0; j < n; j++) {
@@ -200,7 +200,7 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 				printf(",%s", strcmp(val[k], "-") ? val[k] : "");
 			printf("\n");
 		} else {
-			printf("%s{\"disk\":", j ? "," : "");
+			printf("%s{\"disk\":", j && !o->jsonl ? "," : "");
 			iot_json_str(stdout, name);
 			for (k = 0; k < NR_KEYS; k++) {
 				printf(",\"%s\":", list_keys[k]);
@@ -212,13 +212,13 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 				else
 					iot_json_str(stdout, val[k]);
 			}
-			printf("}");
+			printf(o->jsonl ? "}\n" : "}");
 		}
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(vals);
-	if (o->fmt == FMT_JSON)
+	if (o->fmt == FMT_JSON && !o->jsonl)
 		printf("]\n");
 	return 0;
 }
@@ -429,7 +429,7 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 		       "AGE_US", "OP", "SECTOR", "BYTES", "HWQ", "TAG", "CPU");
 	else if (o->fmt == FMT_CSV)
 		printf("issue_ns,age_us,op,sector,bytes,hwq,tag,cpu\n");
-	else
+	else if (!o->jsonl)
 		printf("[");
 	for (k = 0; k < n; k++) {
 		if (o->fmt == FMT_NORMAL) {
@@ -446,7 +446,8 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 			putchar('\n');
 		} else {
 			printf("%s{\"issue_ns\":%llu,\"age_us\":%.1f,\"op\":",
-			       k ? "," : "", v[k].issue_ns, v[k].age_us);
+			       k && !o->jsonl ? "," : "", v[k].issue_ns,
+			       v[k].age_us);
 			iot_json_str(stdout, v[k].f[0]);
 			for (j = 1; j < 6; j++) {
 				printf(",\"%s\":", j == 1 ? "sector" :
@@ -458,10 +459,10 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 				else
 					iot_json_str(stdout, v[k].f[j]);
 			}
-			printf("}");
+			printf(o->jsonl ? "}\n" : "}");
 		}
 	}
-	if (o->fmt == FMT_JSON)
+	if (o->fmt == FMT_JSON && !o->jsonl)
 		printf("]\n");
 	free(v);
 	return 0;

@@ -21,7 +21,7 @@ enum {
 	OPT_OUTPUT = 'o', OPT_WRITE = 'w', OPT_HELP = 'h', OPT_FORMAT = 'f',
 	OPT_OP = 256, OPT_STATUS, OPT_LAT, OPT_SECTOR, OPT_FROM, OPT_TO,
 	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
-	OPT_REALTIME, OPT_SHOW, OPT_QUIET,
+	OPT_REALTIME, OPT_SHOW, OPT_QUIET, OPT_JSONL,
 };
 
 /* option bits of a command */
@@ -41,8 +41,10 @@ enum {
 #define O_SIZE		(1u << 13)
 #define O_POLL		(1u << 14)
 #define O_REALTIME	(1u << 15)
-#define O_SHOW		(1u << 16)	/* nvme-layout --show */
-#define O_QUIET		(1u << 17)	/* nvme-layout --quiet */
+#define O_JSONL		(1u << 16)	/* --jsonl: JSON Lines */
+#define O_FOLLOW	(1u << 17)	/* -f, --follow (show) */
+#define O_SHOW		(1u << 18)	/* nvme-layout --show */
+#define O_QUIET		(1u << 19)	/* nvme-layout --quiet */
 #define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK)
 
 /**
@@ -68,6 +70,8 @@ static const struct iot_optdef optdefs[] = {
 	  "the trace file to write (same as -o)" },
 	{ { "format", required_argument, NULL, 'f' }, O_FORMAT, "FMT",
 	  "the format:" },
+	{ { "follow", no_argument, NULL, 'f' }, O_FOLLOW, "",
+	  "a live DISK's requests as they complete, until SIGINT" },
 	{ { "op", required_argument, NULL, OPT_OP }, O_OP, "LIST",
 	  "only these operations (read,write,flush,discard,...,other)" },
 	{ { "status", required_argument, NULL, OPT_STATUS }, O_STATUS, "S",
@@ -84,10 +88,12 @@ static const struct iot_optdef optdefs[] = {
 	  "only this disk of a multi-disk trace file" },
 	{ { "realtime", no_argument, NULL, OPT_REALTIME }, O_REALTIME, "",
 	  "a trace FILE's times as UTC (normal output)" },
+	{ { "jsonl", no_argument, NULL, OPT_JSONL }, O_JSONL, "",
+	  "with -o json: one JSON object per line, not one document" },
 	{ { "interval", required_argument, NULL, OPT_INTERVAL }, O_INTERVAL,
-	  "S", "report every S seconds (a live DISK)" },
+	  "S", "report every S seconds (a live DISK), or per S of a FILE (s, ms, us, m, h)" },
 	{ { "count", required_argument, NULL, OPT_COUNT }, O_COUNT, "N",
-	  "stop after N reports or events" },
+	  "stop after N reports, events or records (show -f)" },
 	{ { "duration", required_argument, NULL, OPT_DURATION }, O_DURATION,
 	  "S", "stop after S seconds" },
 	{ { "size", required_argument, NULL, OPT_SIZE }, O_SIZE, "BYTES",
@@ -125,19 +131,20 @@ struct iot_cmd {
 #define F(x) (1u << (x))
 
 static const struct iot_cmd cmds[] = {
-	{ "list", cmd_list, O_FMT, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV),
+	{ "list", cmd_list, O_FMT | O_JSONL, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV),
 	  NULL, "", "traced disks and their state" },
-	{ "show", cmd_show, O_FMT | O_FILTERS | O_REALTIME,
+	{ "show", cmd_show, O_FMT | O_JSONL | O_FILTERS | O_REALTIME |
+	  O_FOLLOW | O_COUNT,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
-	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime]",
+	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N]",
 	  "one line per request, decoded" },
-	{ "stats", cmd_stats, O_FMT | O_FILTERS | O_INTERVAL | O_COUNT,
+	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT,
 	  F(FMT_NORMAL) | F(FMT_JSON), NULL,
 	  "DISK|FILE|- [filters] [--interval S [--count N]]",
 	  "per-operation counts, throughput, latency percentiles, histograms" },
 	{ "info", cmd_info, O_FMT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
 	  "FILE|-", "a trace file's header: host, kernel, start/end, disks" },
-	{ "inflight", cmd_inflight, O_FMT,
+	{ "inflight", cmd_inflight, O_FMT | O_JSONL,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
 	  "DISK", "commands outstanding now, oldest first" },
 	{ "record", cmd_record, O_OUTFILE | O_WRITE | O_DURATION | O_SIZE |
@@ -164,6 +171,9 @@ static const struct iot_cmd cmds[] = {
 	  "blktrace, fio, fio3, perfetto, csv",
 	  "DISK|FILE|- -f blktrace|fio|fio3|perfetto|csv [-o OUT] [filters]",
 	  "write the records for blkparse/btt, fio --read_iolog, Perfetto, CSV" },
+	{ "diff", cmd_diff, O_FMT | O_FILTERS, F(FMT_NORMAL) | F(FMT_JSON),
+	  NULL, "A B [filters]",
+	  "two DISKs or FILEs side by side per op and size: counts, IOPS, percentiles, histograms, KS test" },
 	{ "plot", cmd_plot, O_FORMAT | O_OUTFILE | O_FILTERS, 0, "svg",
 	  "DISK|FILE|- [-f svg] [-o OUT.svg] [filters]",
 	  "latency heat map, seek plot and latency histogram as SVG" },
@@ -303,6 +313,44 @@ static int parse_range(const char *opt, const char *s, double lo, int lo_open,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * A duration in seconds, more than 0 and at most @hi: a number with an
+ * optional unit, s (the default), ms, us, m or h ("1s", "250ms").
+ */
+static int parse_dur(const char *opt, const char *s, double hi, double *v)
+{
+	static const struct { const char *u; double f; } units[] = {
+		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 },
+		{ "m", 60 }, { "h", 3600 },
+	};
+	char num[64], *end;
+	size_t i, n = strlen(s);
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t ul = strlen(units[i].u);
+
+		if (n <= ul || n - ul >= sizeof(num) ||
+		    strcmp(s + n - ul, units[i].u))
+			continue;
+		memcpy(num, s, n - ul);
+		num[n - ul] = 0;
+		errno = 0;
+		*v = strtod(num, &end);
+		if (end == num || *end || isnan(*v) || strchr(num, ' '))
+			continue;
+		*v *= units[i].f;
+		if (errno || !isfinite(*v) || *v <= 0 || *v > hi) {
+			iot_err("--%s %s: out of range (more than 0 to %.15g seconds)",
+				opt, s, hi);
+			return -1;
+		}
+		return 0;
+	}
+	iot_err("--%s %s: not a duration (seconds, or a number with s, ms, us, m or h)",
+		opt, s);
+	return -1;
 }
 
 static int parse_u64(const char *s, uint64_t *v, int suffixes)
@@ -466,7 +514,7 @@ int main(int argc, char **argv)
 			size_t l = strlen(sopts);
 
 			sopts[l] = (char)od->opt.val;
-			sopts[l + 1] = ':';
+			sopts[l + 1] = od->opt.has_arg ? ':' : 0;
 			sopts[l + 2] = 0;
 		}
 	}
@@ -496,7 +544,10 @@ int main(int argc, char **argv)
 			o.out = optarg;
 			break;
 		case 'f':
-			o.xfmt = optarg;
+			if (cmd->opts & O_FOLLOW)
+				o.follow = 1;	/* show -f: follow */
+			else
+				o.xfmt = optarg;
 			break;
 		case 'h':
 			cmd_usage(cmd, stdout);
@@ -552,8 +603,8 @@ int main(int argc, char **argv)
 			o.disk = optarg;
 			break;
 		case OPT_INTERVAL:
-			if (parse_range("interval", optarg, 0, 1, SPAN_MAX_S,
-					"seconds", &o.interval))
+			if (parse_dur("interval", optarg, SPAN_MAX_S,
+				      &o.interval))
 				return 2;
 			break;
 		case OPT_COUNT:
@@ -587,6 +638,10 @@ int main(int argc, char **argv)
 		case OPT_QUIET:
 			o.quiet = 1;
 			break;
+		case OPT_JSONL:
+			o.jsonl = 1;
+			break;
+
 		case OPT_POLL:
 			if (parse_u64(optarg, &v, 0) || !v || v > 10000) {
 				iot_err("--poll-ms %s: out of range (1 to 10000 milliseconds)",

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * plot -f svg: one self-contained SVG (no scripts, fonts or images from
- * elsewhere) with three panels: a latency-over-time heat map, an LBA-over-
- * time seek plot and the latency histogram.  Every panel names its axes
+ * elsewhere) with seven panels: a latency-over-time heat map, an LBA-over-
+ * time seek plot, the time series of stats --interval (IOPS, MB/s, p99
+ * latency and requests in flight, one line per disk and operation) and
+ * the latency histogram.  Every panel names its axes
  * and units, and the colours are explained in the panel titles.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "export.h"
+#include "series.h"
 
 #define W		960	/* image width */
 #define PL		90	/* plot area left */
@@ -223,6 +225,140 @@ static int seek_plot(FILE *fp, const struct xset *x, uint64_t t0,
 	return 0;
 }
 
+#define SB		100	/* intervals of the time-series panels */
+
+enum { TS_IOPS, TS_MBPS, TS_P99, TS_INFLIGHT };
+
+/* line colours by operation slot: reads and writes as in the seek plot */
+static const char *ts_color(int k)
+{
+	static const char *const c[] = {
+		"#1f5fbf", "#d03020", "#2a9d2a", "#e08a00", "#8a3fbf",
+		"#00a0a0", "#c0308a", "#707070",
+	};
+
+	return k == IOT_NR_OPS - 1 ? "#404040" : c[k % 8];
+}
+
+/* the value of one series panel for one operation in one interval */
+static double ts_value(const struct iot_series_op *o, uint64_t width,
+		       int what, int *valid)
+{
+	*valid = 1;
+	switch (what) {
+	case TS_IOPS:
+		return o->n / (width / 1e9);
+	case TS_MBPS:
+		return o->bytes / (width / 1e9) / 1e6;
+	case TS_P99:
+		*valid = o->lat_n > 0;
+		return o->p99 / 1e3;
+	default:
+		return (double)o->inflight_ns / width;
+	}
+}
+
+/*
+ * One time-series panel: a line per disk and operation (colour by
+ * operation, dashes by disk), over the intervals of @s.
+ */
+static void series_panel(FILE *fp, const struct xset *x,
+			 const struct iot_series *s, unsigned int nd,
+			 int what, int y0)
+{
+	static const char *const titles[] = {
+		[TS_IOPS] = "IOPS over time (requests completed per second)",
+		[TS_MBPS] = "Throughput over time (MB/s completed)",
+		[TS_P99] = "p99 latency over time (issue to completion)",
+		[TS_INFLIGHT] = "Requests in flight over time (average queue depth)",
+	};
+	static const char *const ylabels[] = {
+		[TS_IOPS] = "IOPS", [TS_MBPS] = "MB/s",
+		[TS_P99] = "p99 latency (us)", [TS_INFLIGHT] = "in flight",
+	};
+	static const char *const dashes[] = { "", "6,3", "2,2", "8,2,2,2" };
+	double vmax = 0, st, v;
+	unsigned int d;
+	size_t b;
+	int k, ok, any = 0;
+
+	for (d = 0; d < nd; d++)
+		for (b = 0; b < s[d].nb; b++)
+			for (k = 0; k < IOT_NR_OPS; k++) {
+				v = ts_value(&s[d].b[b * IOT_NR_OPS + k],
+					     s[d].width, what, &ok);
+				if (ok && v > vmax)
+					vmax = v;
+			}
+	panel_frame(fp, y0, titles[what]);
+	/* legend: the lines drawn */
+	fprintf(fp, "<text x=\"%d\" y=\"14\">", PL + 6);
+	for (d = 0; d < nd; d++)
+		for (k = 0; k < IOT_NR_OPS; k++) {
+			uint64_t n = 0;
+			const char *nm = x->src.disks[s[d].disk].name;
+
+			for (b = 0; b < s[d].nb; b++)
+				n += s[d].b[b * IOT_NR_OPS + k].n;
+			if (!n)
+				continue;
+			fprintf(fp, "<tspan fill=\"%s\">%s", ts_color(k),
+				d < 4 && *dashes[d] ? "- - " : "&#8212; ");
+			for (; *nm; nm++)
+				fputc(*nm == '<' || *nm == '&' || *nm == '>' ?
+				      '_' : *nm, fp);
+			fprintf(fp, " %s </tspan>", k == IOT_NR_OPS - 1 ?
+				"other" : iot_op_name(k));
+			any = 1;
+		}
+	fprintf(fp, "%s</text>\n", any ? "" : "no completed request");
+	if (vmax <= 0)
+		vmax = 1;
+	for (d = 0; d < nd; d++)
+		for (k = 0; k < IOT_NR_OPS; k++) {
+			uint64_t n = 0;
+			int open = 0;
+
+			for (b = 0; b < s[d].nb; b++)
+				n += s[d].b[b * IOT_NR_OPS + k].n;
+			if (!n)
+				continue;
+			for (b = 0; b < s[d].nb; b++) {
+				double px = PL + (b + 0.5) * PW / s[d].nb;
+
+				v = ts_value(&s[d].b[b * IOT_NR_OPS + k],
+					     s[d].width, what, &ok);
+				if (!ok) {
+					if (open)
+						fprintf(fp, "\"/>\n");
+					open = 0;
+					continue;
+				}
+				if (!open)
+					fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-dasharray=\"%s\" points=\"",
+						ts_color(k), *dashes[d % 4] ? dashes[d % 4] : "none");
+				fprintf(fp, "%s%.1f,%.1f", open ? " " : "", px,
+					PH - v / vmax * PH);
+				open = 1;
+			}
+			if (open)
+				fprintf(fp, "\"/>\n");
+		}
+	st = nice_step(vmax);
+	for (v = 0; v <= vmax * 1.0000001; v += st) {
+		double y = PH - v / vmax * PH;
+
+		fprintf(fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#000\"/>",
+			PL - 5, y, PL, y);
+		fprintf(fp, "<text x=\"%d\" y=\"%.1f\" class=\"r\">%.4g</text>\n",
+			PL - 6, y + 4, v);
+	}
+	fprintf(fp, "<text transform=\"translate(20,%d) rotate(-90)\" class=\"c\">%s</text>\n",
+		PH / 2, ylabels[what]);
+	time_axis(fp, s[0].nb * (double)s[0].width / 1e9);
+	fprintf(fp, "</g>\n");
+}
+
 static void hist_panel(FILE *fp, const struct xset *x, int y0)
 {
 	uint64_t h[IOT_LAT_BINS] = { 0 }, mx = 0, n = 0, blo, bhi;
@@ -289,9 +425,10 @@ static void hist_panel(FILE *fp, const struct xset *x, int y0)
  */
 int plot_svg(const struct xset *x, FILE *fp)
 {
-	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0, t1 = t0;
-	int h = 3 * (PH + 90) + 60, rc;
-	unsigned int d;
+	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0, t1 = t0, w;
+	int h = 7 * (PH + 90) + 60, rc, what;
+	struct iot_series *s;
+	unsigned int d, nd = 0;
 	size_t i;
 
 	for (i = 0; i < x->n; i++) {
@@ -322,7 +459,31 @@ int plot_svg(const struct xset *x, FILE *fp)
 		(t1 - t0) / 1e9);
 	heat_map(fp, x, t0, (double)(t1 - t0), 70);
 	rc = seek_plot(fp, x, t0, (double)(t1 - t0), 70 + PH + 90);
-	hist_panel(fp, x, 70 + 2 * (PH + 90));
+	/* the time series: SB intervals over the span, every disk */
+	w = (t1 - t0 + SB - 1) / SB;
+	if (!w)
+		w = 1;
+	s = calloc(x->src.nr_disks ? x->src.nr_disks : 1, sizeof(*s));
+	for (d = 0; s && d < x->src.nr_disks; d++) {
+		if (x->disk >= 0 && (int)d != x->disk)
+			continue;
+		if (iot_series_build(&s[nd++], x, d, t0, t1, w)) {
+			iot_err("out of memory");
+			rc = 1;
+			break;
+		}
+	}
+	if (!s) {
+		iot_err("out of memory");
+		rc = 1;
+	}
+	for (what = TS_IOPS; !rc && nd && what <= TS_INFLIGHT; what++)
+		series_panel(fp, x, s, nd, what,
+			     70 + (2 + what) * (PH + 90));
+	for (d = 0; s && d < nd; d++)
+		iot_series_free(&s[d]);
+	free(s);
+	hist_panel(fp, x, 70 + 6 * (PH + 90));
 	fprintf(fp, "</svg>\n");
 	return rc;
 }

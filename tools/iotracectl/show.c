@@ -6,9 +6,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
-#include "cmd.h"
+#include "out.h"
 
 /**
  * struct show_rec - a kept record and its disk.
@@ -28,6 +29,18 @@ struct show_rec {
  * @n: used.
  * @cap: allocated.
  * @disk: disk index to keep (-1 = all).
+ * @window: streaming (a trace file): records held in the reordering heap
+ *	@v before the earliest is printed; 0: all, sorted at the end.
+ * @multi: a DISK column (normal output).
+ * @started: the header is out.
+ * @doc: JSON/CSV document.
+ * @last: the last record printed (streaming).
+ * @ooo: records that came after a later one was printed (the window was
+ *	too small for them).
+ * @h: streaming: the window, a sorted ring of @n indices into @v.
+ * @head: streaming: its first.
+ * @used: streaming: slots of @v filled so far.
+ * @free_slot: streaming: the slot the last record printed left.
  */
 struct show_ctx {
 	const struct iot_opts *o;
@@ -35,7 +48,18 @@ struct show_ctx {
 	struct show_rec *v;
 	size_t n, cap;
 	int disk;
+	size_t window;
+	int multi, started;
+	struct iot_out doc;
+	struct show_rec last;
+	uint64_t ooo;
+	uint32_t *h;
+	size_t used, head;
+	uint32_t free_slot;
 };
+
+/* records a trace file is read ahead by, to print them in order */
+#define SHOW_WINDOW	16384
 
 /* Whether a record passes the --op/--status/--lat-min/--sector/--from/--to filters. */
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
@@ -66,6 +90,10 @@ int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 	return 1;
 }
 
+static void heap_up(struct show_ctx *c, size_t i);
+static void heap_pop_emit(struct show_ctx *c);
+#define RING_MASK(c)	(2 * (c)->window - 1)
+
 static int collect(void *arg, unsigned int disk,
 		   const struct iotrace_record *r)
 {
@@ -75,6 +103,19 @@ static int collect(void *arg, unsigned int disk,
 		return 0;
 	if (!iot_filter(c->o, r))
 		return 0;
+	if (c->window) {
+		/* a slot of the window's storage, its index into the heap */
+		uint32_t slot = c->used <= c->window ? (uint32_t)c->used++ :
+				c->free_slot;
+
+		c->v[slot].r = *r;
+		c->v[slot].disk = disk;
+		c->h[(c->head + c->n) & RING_MASK(c)] = slot;
+		heap_up(c, c->n++);
+		if (c->n > c->window)
+			heap_pop_emit(c);
+		return 0;
+	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 4096;
 		struct show_rec *v = realloc(c->v, cap * sizeof(*v));
@@ -105,6 +146,42 @@ static int cmp_rec(const void *a, const void *b)
 	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
 }
 
+/* print one record in the output format (its header first) */
+static void emit(struct show_ctx *c, const struct show_rec *sr);
+
+/*
+ * The window: @h is a ring of @n indices into @v, sorted, from @head.  A
+ * merged file is nearly in order, so a new record goes in at the end or
+ * close to it (insertion from the back), and the earliest leaves from the
+ * front: about O(1) a record, where a heap costs O(log window).
+ */
+static void heap_up(struct show_ctx *c, size_t i)
+{
+	size_t m = RING_MASK(c), pos = i;
+	uint32_t x = c->h[(c->head + i) & m];
+
+	while (pos && cmp_rec(&c->v[c->h[(c->head + pos - 1) & m]],
+			      &c->v[x]) > 0) {
+		c->h[(c->head + pos) & m] = c->h[(c->head + pos - 1) & m];
+		pos--;
+	}
+	c->h[(c->head + pos) & m] = x;
+}
+
+/* the earliest record of the window out, printed; its slot is free */
+static void heap_pop_emit(struct show_ctx *c)
+{
+	uint32_t top = c->h[c->head];
+
+	c->head = (c->head + 1) & RING_MASK(c);
+	c->n--;
+	if (c->started && cmp_rec(&c->v[top], &c->last) < 0)
+		c->ooo++;
+	c->last = c->v[top];
+	c->free_slot = top;
+	emit(c, &c->v[top]);
+}
+
 static void op_str(const struct iotrace_record *r, char *out, size_t len)
 {
 	char f[128];
@@ -131,153 +208,235 @@ static void q_str(const struct iotrace_record *r, char *out, size_t len)
 		snprintf(out, len, "-");
 }
 
-static void print_normal(const struct show_ctx *c, int multi)
+static void normal_header(const struct show_ctx *c, int multi)
 {
-	size_t i;
-
 	printf("%-*s %s%10s %9s %-14s %12s %8s %-10s %7s %4s %5s %-16s %s\n",
 	       c->o->realtime && c->src->is_file ? 27 : 17,
 	       c->o->realtime && c->src->is_file ? "TIME_UTC" : "TIME_S",
 	       multi ? "DISK         " : "", "LAT_US", "Q_US", "OP",
 	       "SECTOR", "BYTES", "STATUS", "CPU", "HWQ", "TAG", "DEVSTATUS",
 	       "COMMAND");
-	for (i = 0; i < c->n; i++) {
-		const struct iotrace_record *r = &c->v[i].r;
-		char lat[32], q[32], op[160], st[32], ds[160], cmd[256];
-		char cpu[16], sec[24];
-
-		lat_str(r, lat, sizeof(lat));
-		q_str(r, q, sizeof(q));
-		op_str(r, op, sizeof(op));
-		iot_errno_name(r->error, st, sizeof(st));
-		iot_decode_status(r, ds, sizeof(ds));
-		iot_decode_cmd(r, cmd, sizeof(cmd));
-		snprintf(cpu, sizeof(cpu), "%u>%u", r->issue_cpu,
-			 r->complete_cpu);
-		if (c->o->realtime && c->src->is_file) {
-			const struct iotrace_file_hdr *h = &c->src->fi->hdr;
-			uint64_t t = r->complete_ns - h->anchor_mono_ns +
-				h->anchor_real_ns;
-			time_t sec = (time_t)(t / 1000000000ull);
-			struct tm tm;
-			char buf[32];
-
-			gmtime_r(&sec, &tm);
-			strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-			printf("%s.%06lluZ ", buf,
-			       (unsigned long long)(t % 1000000000ull) / 1000);
-		} else {
-			printf("%10llu.%06llu ",
-			       (unsigned long long)(r->complete_ns / 1000000000ull),
-			       (unsigned long long)(r->complete_ns % 1000000000ull) /
-			       1000);
-		}
-		if (multi)
-			printf("%-12s ", c->src->disks[c->v[i].disk].name);
-		if (r->sector == UINT64_MAX)
-			snprintf(sec, sizeof(sec), "-");
-		else
-			snprintf(sec, sizeof(sec), "%llu",
-				 (unsigned long long)r->sector);
-		printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %-16s %s%s%s%s%s%s\n",
-		       lat, q, op, sec, r->bytes, st,
-		       cpu, r->hwq, r->tag, ds, cmd,
-		       (r->rflags & IOTRACE_RF_ADMIN) ? " [admin]" : "",
-		       (r->rflags & IOTRACE_RF_REQUEUED) ? " [requeued]" : "",
-		       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "",
-		       (r->rflags & IOTRACE_RF_PREFLUSH) ? " [preflush]" : "",
-		       (r->rflags & IOTRACE_RF_POSTFLUSH) ? " [postflush]" : "");
-	}
 }
 
-static void print_hex(const struct show_ctx *c)
+static void normal_rec(const struct show_ctx *c, const struct show_rec *sr,
+		       int multi)
 {
-	size_t i;
-	int j;
+	const struct iotrace_record *r = &sr->r;
+	char lat[32], q[32], op[160], st[32], ds[160], cmd[256];
+	char cpu[16], sec[24];
 
+	lat_str(r, lat, sizeof(lat));
+	q_str(r, q, sizeof(q));
+	op_str(r, op, sizeof(op));
+	iot_errno_name(r->error, st, sizeof(st));
+	iot_decode_status(r, ds, sizeof(ds));
+	iot_decode_cmd(r, cmd, sizeof(cmd));
+	snprintf(cpu, sizeof(cpu), "%u>%u", r->issue_cpu, r->complete_cpu);
+	if (c->o->realtime && c->src->is_file) {
+		const struct iotrace_file_hdr *h = &c->src->fi->hdr;
+		uint64_t t = r->complete_ns - h->anchor_mono_ns +
+			h->anchor_real_ns;
+		time_t sec = (time_t)(t / 1000000000ull);
+		struct tm tm;
+		char buf[32];
+
+		gmtime_r(&sec, &tm);
+		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+		printf("%s.%06lluZ ", buf,
+		       (unsigned long long)(t % 1000000000ull) / 1000);
+	} else {
+		printf("%10llu.%06llu ",
+		       (unsigned long long)(r->complete_ns / 1000000000ull),
+		       (unsigned long long)(r->complete_ns % 1000000000ull) /
+		       1000);
+	}
+	if (multi)
+		printf("%-12s ", c->src->disks[sr->disk].name);
+	if (r->sector == UINT64_MAX)
+		snprintf(sec, sizeof(sec), "-");
+	else
+		snprintf(sec, sizeof(sec), "%llu",
+			 (unsigned long long)r->sector);
+	printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %-16s %s%s%s%s%s%s\n",
+	       lat, q, op, sec, r->bytes, st,
+	       cpu, r->hwq, r->tag, ds, cmd,
+	       (r->rflags & IOTRACE_RF_ADMIN) ? " [admin]" : "",
+	       (r->rflags & IOTRACE_RF_REQUEUED) ? " [requeued]" : "",
+	       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "",
+	       (r->rflags & IOTRACE_RF_PREFLUSH) ? " [preflush]" : "",
+	       (r->rflags & IOTRACE_RF_POSTFLUSH) ? " [postflush]" : "");
+}
+
+static void hex_header(void)
+{
 	printf("%-4s %-8s %-16s %-16s %-16s %-8s %-2s %-4s %-4s %-4s %-8s %-8s %-2s %s\n",
 	       "DISK", "SEQ", "ISSUE_NS", "COMPLETE_NS", "SECTOR", "BYTES",
 	       "OP", "RFL", "OPF", "ERR", "DEVSTAT", "RESULT", "CT", "CMD");
-	for (i = 0; i < c->n; i++) {
-		const struct iotrace_record *r = &c->v[i].r;
-		int n = r->cmd_len > IOTRACE_CMD_LEN ? IOTRACE_CMD_LEN :
-			r->cmd_len;
+}
 
-		printf("%04x %08x %016llx %016llx %016llx %08x %02x %04x %04x %04x %08x %08x %02x ",
-		       c->v[i].disk, r->seq,
-		       (unsigned long long)r->issue_ns,
-		       (unsigned long long)r->complete_ns,
-		       (unsigned long long)r->sector, r->bytes, r->op,
-		       r->rflags, r->opflags, (uint16_t)r->error,
-		       r->dev_status, r->dev_result, r->cmd_type);
-		if (!(r->rflags & IOTRACE_RF_CMD_VALID))
-			n = 0;
-		for (j = 0; j < n; j++)
-			printf("%02x", r->cmd[j]);
-		printf("%s\n", n ? "" : "-");
+static void hex_rec(const struct show_rec *sr)
+{
+	const struct iotrace_record *r = &sr->r;
+	int n = r->cmd_len > IOTRACE_CMD_LEN ? IOTRACE_CMD_LEN : r->cmd_len;
+	int j;
+
+	printf("%04x %08x %016llx %016llx %016llx %08x %02x %04x %04x %04x %08x %08x %02x ",
+	       sr->disk, r->seq, (unsigned long long)r->issue_ns,
+	       (unsigned long long)r->complete_ns,
+	       (unsigned long long)r->sector, r->bytes, r->op,
+	       r->rflags, r->opflags, (uint16_t)r->error,
+	       r->dev_status, r->dev_result, r->cmd_type);
+	if (!(r->rflags & IOTRACE_RF_CMD_VALID))
+		n = 0;
+	for (j = 0; j < n; j++)
+		printf("%02x", r->cmd[j]);
+	printf("%s\n", n ? "" : "-");
+}
+
+/* the header of the output, before its first record */
+static void emit_header_only(struct show_ctx *c)
+{
+	c->started = 1;
+	if (c->o->fmt == FMT_NORMAL)
+		normal_header(c, c->multi);
+	else if (c->o->fmt == FMT_HEX)
+		hex_header();
+	else if (c->o->fmt != FMT_BINARY)
+		iot_out_begin(&c->doc, stdout, c->o->fmt, c->o->jsonl);
+	if (c->o->fmt == FMT_CSV)
+		iot_rec_csv_header(stdout);
+}
+
+static void emit(struct show_ctx *c, const struct show_rec *sr)
+{
+	if (!c->started)
+		emit_header_only(c);
+	switch (c->o->fmt) {
+	case FMT_NORMAL:
+		normal_rec(c, sr, c->multi);
+		break;
+	case FMT_HEX:
+		hex_rec(sr);
+		break;
+	case FMT_BINARY:
+		fwrite(&sr->r, sizeof(sr->r), 1, stdout);
+		break;
+	default:
+		iot_out_rec(&c->doc, c->src->disks[sr->disk].name, &sr->r);
 	}
 }
 
-static void print_json(const struct show_ctx *c)
+static volatile sig_atomic_t fstop;
+
+static void on_sig(int sig)
 {
-	size_t i;
-
-	for (i = 0; i < c->n; i++) {
-		const struct iotrace_record *r = &c->v[i].r;
-		char st[32], ds[160], cmd[256], f[128];
-
-		iot_errno_name(r->error, st, sizeof(st));
-		iot_decode_status(r, ds, sizeof(ds));
-		iot_decode_cmd(r, cmd, sizeof(cmd));
-		iot_opflags_str(r, f, sizeof(f));
-		printf("{\"disk\":");
-		iot_json_str(stdout, c->src->disks[c->v[i].disk].name);
-		printf(",\"seq\":%u,\"issue_ns\":%llu,\"complete_ns\":%llu,\"queue_ns\":",
-		       r->seq, (unsigned long long)r->issue_ns,
-		       (unsigned long long)r->complete_ns);
-		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
-			printf("%u", r->queue_ns);
-		else
-			printf("null");
-		printf(",\"op\":\"%s\",\"flags\":\"%s\",\"sector\":%llu,\"bytes\":%u,\"error\":%d,\"status\":\"%s\",\"rflags\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"hwq\":%u,\"tag\":%u,\"retries\":%u,\"dev_status\":",
-		       iot_op_name(r->op), f, (unsigned long long)r->sector,
-		       r->bytes, r->error, st, r->rflags, r->issue_cpu,
-		       r->complete_cpu, r->hwq, r->tag, r->retries);
-		iot_json_str(stdout, ds);
-		printf(",\"command\":");
-		iot_json_str(stdout, cmd);
-		printf("}\n");
-	}
+	(void)sig;
+	fstop = 1;
 }
 
-static void print_csv(const struct show_ctx *c)
+/*
+ * show -f DISK: the requests of a live ring as they complete, from now
+ * on: every 50 ms the new records of every part, filtered, in completion
+ * order within the batch, until SIGINT/SIGTERM or --count records.
+ * Records the kernel overwrote before they could be read are counted and
+ * said on standard error at the end.
+ */
+static int show_follow(struct show_ctx *c, struct iot_src *src)
 {
+	const struct iot_opts *o = c->o;
+	const struct iot_ring *ring = &src->ring;
+	const struct iotrace_ring_hdr *h =
+		(const struct iotrace_ring_hdr *)ring->base;
+	uint64_t *cur = calloc(ring->nr_parts, sizeof(*cur));
+	uint64_t rec[IOT_MAX_RECORD / 8], gen, lost = 0, shown = 0;
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	struct iot_out doc;
+	uint32_t p;
 	size_t i;
+	int rc = 0;
 
-	printf("disk,seq,issue_ns,complete_ns,queue_ns,op,flags,sector,bytes,error,status,issue_cpu,complete_cpu,hwq,tag,retries,dev_status,command\n");
-	for (i = 0; i < c->n; i++) {
-		const struct iotrace_record *r = &c->v[i].r;
-		char st[32], ds[160], cmd[256], f[128];
-
-		iot_errno_name(r->error, st, sizeof(st));
-		iot_decode_status(r, ds, sizeof(ds));
-		iot_decode_cmd(r, cmd, sizeof(cmd));
-		iot_opflags_str(r, f, sizeof(f));
-		iot_csv_str(stdout, c->src->disks[c->v[i].disk].name);
-		printf(",%u,%llu,%llu,", r->seq,
-		       (unsigned long long)r->issue_ns,
-		       (unsigned long long)r->complete_ns);
-		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
-			printf("%u", r->queue_ns);
-		printf(",%s,%s,%llu,%u,%d,%s,%u,%u,%u,%u,%u,", iot_op_name(r->op),
-		       f, (unsigned long long)r->sector, r->bytes, r->error,
-		       st, r->issue_cpu, r->complete_cpu, r->hwq, r->tag,
-		       r->retries);
-		iot_csv_str(stdout, ds);
-		putchar(',');
-		iot_csv_str(stdout, cmd);
-		putchar('\n');
+	if (!cur) {
+		iot_err("out of memory");
+		return 1;
 	}
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	gen = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+	for (p = 0; p < ring->nr_parts; p++)
+		cur[p] = iot_ring_head(ring, p);
+	if (o->fmt == FMT_NORMAL)
+		normal_header(c, 0);
+	else if (o->fmt == FMT_HEX)
+		hex_header();
+	/* JSON: a stream of lines, whatever --jsonl */
+	iot_out_begin(&doc, stdout, o->fmt == FMT_CSV ? FMT_CSV : FMT_JSON, 1);
+	if (o->fmt == FMT_CSV)
+		iot_rec_csv_header(stdout);
+	if (iot_out_flush(stdout, "standard output"))
+		goto out;
+	while (!fstop && (!o->count || shown < (uint64_t)o->count)) {
+		uint64_t g;
+
+		nanosleep(&ts, NULL);
+		c->n = 0;
+		g = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+		if (g != gen) {
+			memset(cur, 0, ring->nr_parts * sizeof(*cur));
+			gen = g;
+		}
+		for (p = 0; p < ring->nr_parts; p++) {
+			uint64_t head = iot_ring_head(ring, p), s;
+
+			if (head < cur[p])
+				cur[p] = 0;
+			if (head - cur[p] > ring->part_records) {
+				lost += head - ring->part_records - cur[p];
+				cur[p] = head - ring->part_records;
+			}
+			for (s = cur[p]; s < head; s++) {
+				int r = iot_ring_copy(ring, p, s, rec);
+
+				if (r == 2 && !iot_ring_gone(ring, p, s))
+					break;	/* being written: next time */
+				if (r) {
+					lost++;
+					continue;
+				}
+				if (collect(c, 0, (struct iotrace_record *)rec)) {
+					iot_err("out of memory");
+					rc = 1;
+					goto out;
+				}
+			}
+			cur[p] = s;
+		}
+		if (c->n > 1)
+			qsort(c->v, c->n, sizeof(*c->v), cmp_rec);
+		for (i = 0; i < c->n; i++) {
+			if (o->count && shown >= (uint64_t)o->count)
+				break;
+			shown++;
+			if (o->fmt == FMT_NORMAL)
+				normal_rec(c, &c->v[i], 0);
+			else if (o->fmt == FMT_HEX)
+				hex_rec(&c->v[i]);
+			else if (o->fmt == FMT_BINARY)
+				fwrite(&c->v[i].r, sizeof(c->v[i].r), 1, stdout);
+			else
+				iot_out_rec(&doc, src->disks[0].name,
+					    &c->v[i].r);
+		}
+		if (iot_out_flush(stdout, "standard output")) {
+			rc = 1;
+			break;
+		}
+	}
+	if (lost)
+		fprintf(stderr, "iotracectl: %s: %llu records overwritten or torn before they could be read\n",
+			src->label, (unsigned long long)lost);
+out:
+	free(cur);
+	return rc;
 }
 
 int cmd_show(struct iot_opts *o, int argc, char **argv)
@@ -307,6 +466,22 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 		iot_src_close(&src);
 		return 2;
 	}
+	if (o->follow || o->count) {
+		if (!o->follow) {
+			iot_err("show: --count needs --follow (-f)");
+			ret = 2;
+		} else if (!src.live) {
+			iot_err("show -f: %s is not a live disk: follow mode reads a ring as the kernel writes it (a FILE is read whole by show without -f)",
+				argv[0]);
+			ret = 2;
+		} else {
+			c.src = &src;
+			ret = show_follow(&c, &src);
+		}
+		free(c.v);
+		iot_src_close(&src);
+		return ret;
+	}
 	if (o->disk) {
 		c.disk = iot_src_disk(&src, o->disk);
 		if (c.disk < 0) {
@@ -315,38 +490,56 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 		}
 	}
 	c.src = &src;
-	ret = iot_src_read(&src, collect, &c, err, sizeof(err));
+	c.multi = src.nr_disks > 1;
+	/*
+	 * A trace file is a stream: its records are printed through a
+	 * sorted window of SHOW_WINDOW records, in bounded memory.  A
+	 * ring is read part after part (a part holds the requests that
+	 * completed on one CPU): all of it is kept and sorted.
+	 */
+	c.window = src.is_file ? SHOW_WINDOW : 0;
+	if (c.window) {
+		c.v = malloc((c.window + 1) * sizeof(*c.v));
+		c.h = malloc(2 * c.window * sizeof(*c.h));
+		if (!c.v || !c.h) {
+			iot_err("out of memory");
+			free(c.v);
+			free(c.h);
+			iot_src_close(&src);
+			return 1;
+		}
+	}
+	ret = iot_src_read_merged(&src, 0, collect, &c, err, sizeof(err));
 	if (ret) {
 		iot_err("%s", ret == -2 ? "out of memory" : err);
 		free(c.v);
+		free(c.h);
 		iot_src_close(&src);
 		return 1;
 	}
-	if (c.n)
-		qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
-	switch (o->fmt) {
-	case FMT_NORMAL:
-		print_normal(&c, src.nr_disks > 1);
-		break;
-	case FMT_HEX:
-		print_hex(&c);
-		break;
-	case FMT_JSON:
-		print_json(&c);
-		break;
-	case FMT_CSV:
-		print_csv(&c);
-		break;
-	case FMT_BINARY:
+	if (c.window) {
+		while (c.n)
+			heap_pop_emit(&c);
+	} else {
+		if (c.n)
+			qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
 		for (i = 0; i < c.n; i++)
-			fwrite(&c.v[i].r, sizeof(c.v[i].r), 1, stdout);
-		break;
+			emit(&c, &c.v[i]);
 	}
+	if (!c.started) {	/* no record: the header alone */
+		emit_header_only(&c);
+	}
+	if (o->fmt == FMT_JSON)
+		iot_out_end(&c.doc);
+	if (c.ooo)
+		fprintf(stderr, "iotracectl: %s: %llu records came more than %u records late in the file and were printed out of order\n",
+			argv[0], (unsigned long long)c.ooo, SHOW_WINDOW);
 	for (i = 0; i < src.nr_disks; i++)
 		skipped += src.counts[i].torn;
 	if (skipped)
 		fprintf(stderr, "iotracectl: %s: %llu torn or overwritten records skipped\n",
 			argv[0], (unsigned long long)skipped);
+	free(c.h);
 	free(c.v);
 	iot_src_close(&src);
 	return 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "iot.h"
+#include "out.h"
 
 #define SUB	IOT_HIST_SUB_BITS
 #define HALF	(1u << (SUB - 1))
@@ -311,10 +312,122 @@ static double us(uint64_t ns)
 static const double pcts[] = { 50, 90, 99, 99.9 };
 
 /**
- * iot_stats_print() - print statistics as a table or JSON.
+ * iot_stats_json() - the fields of one statistics object (the caller
+ * opens and closes the object, and may add its own fields).
+ * @w: JSON writer, inside an object.
+ * @s: statistics.
+ * @title: what the statistics are of ("source").
+ * @c: what the reader knows of records it could not get (may be NULL).
+ * @file: @c comes from a trace file's trailer.
+ * @span_ns: the span IOPS and MB/s are over; 0: from the earliest issue
+ *	to the latest completion.
+ */
+void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
+		    const char *title, const struct iot_counts *c, int file,
+		    uint64_t span_ns)
+{
+	uint64_t span = s->last_ns > s->first_ns && s->first_ns != UINT64_MAX ?
+		s->last_ns - s->first_ns : 0;
+	double sec;
+	unsigned int i;
+	int k, j;
+
+	if (span_ns)
+		span = span_ns;
+	sec = span / 1e9;
+	jw_kv_str(w, "source", title);
+	jw_kv_u64(w, "records", s->records);
+	jw_kv_u64(w, "incomplete", s->incomplete);
+	jw_kv_u64(w, "span_ns", span);
+	if (c) {
+		jw_key(w, "loss");
+		jw_obj_start(w);
+		jw_kv_u64(w, "completed", c->completed);
+		if (file) {
+			jw_kv_u64(w, "recorded", c->recorded);
+			jw_kv_u64(w, "written", c->written);
+			jw_kv_u64(w, "lost", c->lost);
+		} else {
+			jw_kv_u64(w, "present", c->present);
+		}
+		jw_kv_u64(w, "overwritten", c->overwritten);
+		jw_kv_u64(w, "torn", c->torn);
+		jw_kv_u64(w, "dropped", c->dropped);
+		jw_kv_u64(w, "filtered", c->filtered);
+		jw_obj_end(w);
+	}
+	jw_key(w, "ops");
+	jw_obj_start(w);
+	for (k = 0; k < IOT_NR_OPS; k++) {
+		const struct iot_opstats *o = &s->op[k];
+		uint64_t n = 0;
+
+		for (j = 0; j < 64; j++)
+			n += o->size_log2[j];
+		if (!n)
+			continue;
+		jw_key(w, slot_name(k));
+		jw_obj_start(w);
+		jw_kv_u64(w, "count", n);
+		jw_kv_float(w, "iops", "%.3f", sec > 0 ? n / sec : 0);
+		jw_kv_float(w, "mbps", "%.3f", sec > 0 ? o->bytes / sec / 1e6 : 0);
+		jw_kv_u64(w, "bytes", o->bytes);
+		jw_key(w, "lat_ns");
+		jw_obj_start(w);
+		jw_kv_u64(w, "n", o->lat.n);
+		jw_kv_u64(w, "min", o->lat.n ? o->lat.min : 0);
+		jw_kv_float(w, "avg", "%.1f",
+			    o->lat.n ? (double)o->lat.sum / o->lat.n : 0);
+		for (j = 0; j < 4; j++) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "p%g", pcts[j]);
+			jw_kv_u64(w, key, iot_hist_percentile(&o->lat, pcts[j]));
+		}
+		jw_kv_u64(w, "max", o->lat.max);
+		jw_obj_end(w);
+		jw_key(w, "queue_ns");
+		jw_obj_start(w);
+		jw_kv_u64(w, "n", o->queue_n);
+		jw_kv_float(w, "avg", "%.1f",
+			    o->queue_n ? (double)o->queue_sum / o->queue_n : 0);
+		jw_kv_u64(w, "max", o->queue_max);
+		jw_obj_end(w);
+		jw_key(w, "lat_log2_us");
+		jw_arr_start(w);
+		for (j = 0; j < 64; j++)
+			jw_u64(w, o->lat_log2[j]);
+		jw_arr_end(w);
+		jw_key(w, "size_log2");
+		jw_arr_start(w);
+		for (j = 0; j < 64; j++)
+			jw_u64(w, o->size_log2[j]);
+		jw_arr_end(w);
+		jw_obj_end(w);
+	}
+	jw_obj_end(w);
+	jw_key(w, "errors");
+	jw_arr_start(w);
+	for (i = 0; i < s->nr_errs; i++) {
+		char e[32], st[160];
+
+		iot_errno_name(s->errs[i].error, e, sizeof(e));
+		print_err_status(st, sizeof(st), s->errs[i].cmd_type,
+				 s->errs[i].dev_status);
+		jw_obj_start(w);
+		jw_kv_str(w, "errno", e);
+		jw_kv_str(w, "status", st);
+		jw_kv_u64(w, "dev_status", s->errs[i].dev_status);
+		jw_kv_u64(w, "count", s->errs[i].n);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+/**
+ * iot_stats_print() - print statistics as a table (JSON: iot_stats_json()).
  * @fp: output.
  * @s: statistics.
- * @json: print one JSON object.
  * @title: what the statistics are of (disk or file name).
  * @c: what the reader knows of records it could not get (may be NULL).
  * @file: @c comes from a trace file's trailer.
@@ -322,67 +435,41 @@ static const double pcts[] = { 50, 90, 99, 99.9 };
  * IOPS and MB/s are over the span from the earliest issue to the latest
  * completion.
  */
-void iot_stats_print(FILE *fp, const struct iot_stats *s, int json,
+void iot_stats_print(FILE *fp, const struct iot_stats *s,
 		     const char *title, const struct iot_counts *c, int file)
 {
 	uint64_t span = s->last_ns > s->first_ns && s->first_ns != UINT64_MAX ?
 		s->last_ns - s->first_ns : 0;
 	double sec = span / 1e9;
 	unsigned int i;
-	int k, first = 1;
+	int k;
 
-	if (json) {
-		fprintf(fp, "{\"source\":");
-		iot_json_str(fp, title);
-		fprintf(fp, ",\"records\":%llu,\"incomplete\":%llu,\"span_ns\":%llu,",
-			(unsigned long long)s->records,
-			(unsigned long long)s->incomplete,
-			(unsigned long long)span);
-		if (c && file)
-			fprintf(fp, "\"loss\":{\"completed\":%llu,\"recorded\":%llu,\"written\":%llu,\"lost\":%llu,\"overwritten\":%llu,\"torn\":%llu,\"dropped\":%llu},",
-				(unsigned long long)c->completed,
-				(unsigned long long)c->recorded,
-				(unsigned long long)c->written,
-				(unsigned long long)c->lost,
-				(unsigned long long)c->overwritten,
-				(unsigned long long)c->torn,
-				(unsigned long long)c->dropped);
-		else if (c)
-			fprintf(fp, "\"loss\":{\"completed\":%llu,\"present\":%llu,\"overwritten\":%llu,\"dropped\":%llu,\"torn\":%llu},",
-				(unsigned long long)c->completed,
-				(unsigned long long)c->present,
-				(unsigned long long)c->overwritten,
-				(unsigned long long)c->dropped,
-				(unsigned long long)c->torn);
-		fprintf(fp, "\"ops\":{");
-	} else {
-		fprintf(fp, "%s: %llu records, %llu incomplete, span %.6f s\n",
-			title, (unsigned long long)s->records,
-			(unsigned long long)s->incomplete, sec);
-		if (c && file)
-			fprintf(fp, "loss: completed %llu, recorded %llu, written %llu, lost %llu (overwritten %llu, torn %llu), dropped by kernel %llu\n",
-				(unsigned long long)c->completed,
-				(unsigned long long)c->recorded,
-				(unsigned long long)c->written,
-				(unsigned long long)c->lost,
-				(unsigned long long)c->overwritten,
-				(unsigned long long)c->torn,
-				(unsigned long long)c->dropped);
-		else if (c)
-			fprintf(fp, "loss: completed %llu, present %llu, overwritten %llu, dropped %llu, torn/skipped %llu\n",
-				(unsigned long long)c->completed,
-				(unsigned long long)c->present,
-				(unsigned long long)c->overwritten,
-				(unsigned long long)c->dropped,
-				(unsigned long long)c->torn);
-		if (c && c->filtered)
-			fprintf(fp, "filtered: %llu completions left out by the disk's filter\n",
-				(unsigned long long)c->filtered);
-		fprintf(fp, "%-8s %9s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
-			"OP", "COUNT", "IOPS", "MB/s", "MIN_US", "AVG_US",
-			"P50_US", "P90_US", "P99_US", "P99.9_US", "MAX_US",
-			"QAVG_US", "QMAX_US");
-	}
+	fprintf(fp, "%s: %llu records, %llu incomplete, span %.6f s\n",
+		title, (unsigned long long)s->records,
+		(unsigned long long)s->incomplete, sec);
+	if (c && file)
+		fprintf(fp, "loss: completed %llu, recorded %llu, written %llu, lost %llu (overwritten %llu, torn %llu), dropped by kernel %llu\n",
+			(unsigned long long)c->completed,
+			(unsigned long long)c->recorded,
+			(unsigned long long)c->written,
+			(unsigned long long)c->lost,
+			(unsigned long long)c->overwritten,
+			(unsigned long long)c->torn,
+			(unsigned long long)c->dropped);
+	else if (c)
+		fprintf(fp, "loss: completed %llu, present %llu, overwritten %llu, dropped %llu, torn/skipped %llu\n",
+			(unsigned long long)c->completed,
+			(unsigned long long)c->present,
+			(unsigned long long)c->overwritten,
+			(unsigned long long)c->dropped,
+			(unsigned long long)c->torn);
+	if (c && c->filtered)
+		fprintf(fp, "filtered: %llu completions left out by the disk's filter\n",
+			(unsigned long long)c->filtered);
+	fprintf(fp, "%-8s %9s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
+		"OP", "COUNT", "IOPS", "MB/s", "MIN_US", "AVG_US",
+		"P50_US", "P90_US", "P99_US", "P99.9_US", "MAX_US",
+		"QAVG_US", "QMAX_US");
 	for (k = 0; k < IOT_NR_OPS; k++) {
 		const struct iot_opstats *o = &s->op[k];
 		uint64_t n = 0;
@@ -392,35 +479,6 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s, int json,
 			n += o->size_log2[j];
 		if (!n)
 			continue;
-		if (json) {
-			fprintf(fp, "%s\"%s\":{\"count\":%llu,\"iops\":%.3f,\"mbps\":%.3f,\"bytes\":%llu,\"lat_ns\":{\"n\":%llu,\"min\":%llu,\"avg\":%.1f",
-				first ? "" : ",", slot_name(k),
-				(unsigned long long)n, sec > 0 ? n / sec : 0,
-				sec > 0 ? o->bytes / sec / 1e6 : 0,
-				(unsigned long long)o->bytes,
-				(unsigned long long)o->lat.n,
-				(unsigned long long)(o->lat.n ? o->lat.min : 0),
-				o->lat.n ? (double)o->lat.sum / o->lat.n : 0);
-			for (j = 0; j < 4; j++)
-				fprintf(fp, ",\"p%g\":%llu", pcts[j],
-					(unsigned long long)
-					iot_hist_percentile(&o->lat, pcts[j]));
-			fprintf(fp, ",\"max\":%llu},\"queue_ns\":{\"n\":%llu,\"avg\":%.1f,\"max\":%llu},\"lat_log2_us\":[",
-				(unsigned long long)o->lat.max,
-				(unsigned long long)o->queue_n,
-				o->queue_n ? (double)o->queue_sum / o->queue_n
-				: 0, (unsigned long long)o->queue_max);
-			for (j = 0; j < 64; j++)
-				fprintf(fp, "%s%llu", j ? "," : "",
-					(unsigned long long)o->lat_log2[j]);
-			fprintf(fp, "],\"size_log2\":[");
-			for (j = 0; j < 64; j++)
-				fprintf(fp, "%s%llu", j ? "," : "",
-					(unsigned long long)o->size_log2[j]);
-			fprintf(fp, "]}");
-			first = 0;
-			continue;
-		}
 		fprintf(fp, "%-8s %9llu %10.1f %9.2f", slot_name(k),
 			(unsigned long long)n, sec > 0 ? n / sec : 0,
 			sec > 0 ? o->bytes / sec / 1e6 : 0);
@@ -442,21 +500,6 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s, int json,
 				us(o->queue_max));
 		else
 			fprintf(fp, " %9s %9s\n", "-", "-");
-	}
-	if (json) {
-		fprintf(fp, "},\"errors\":[");
-		for (i = 0; i < s->nr_errs; i++) {
-			char e[32], st[160];
-
-			iot_errno_name(s->errs[i].error, e, sizeof(e));
-			print_err_status(st, sizeof(st), s->errs[i].cmd_type,
-					 s->errs[i].dev_status);
-			fprintf(fp, "%s{\"errno\":\"%s\",\"status\":\"%s\",\"dev_status\":%u,\"count\":%llu}",
-				i ? "," : "", e, st, s->errs[i].dev_status,
-				(unsigned long long)s->errs[i].n);
-		}
-		fprintf(fp, "]}\n");
-		return;
 	}
 	for (k = 0; k < IOT_NR_OPS; k++) {
 		const struct iot_opstats *o = &s->op[k];

@@ -5,14 +5,19 @@
  *     statistics on one core (the path of "iotracectl stats FILE"), and the
  *     same through the iotracectl binary;
  *  2. record: how many records/s the recorder keeps up with, copying from
- *     an in-memory ring that a writer thread fills at a set rate.
+ *     an in-memory ring that a writer thread fills at a set rate;
+ *  3. the readers of the iotracectl binary on that file: show -o csv and
+ *     export -f csv to /dev/null and export -f blktrace, in records per
+ *     second of CPU time (user + system) and their peak RSS.
  * BENCH_RECORDS (default 20000000) sets the size of the file.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -116,6 +121,76 @@ out:
 	free(st);
 }
 
+/* run @cmd (sh -c), return its CPU seconds and peak RSS (KB) */
+static int run_measured(const char *cmd, double *cpu, long *rss_kb)
+{
+	struct rusage ru;
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (wait4(pid, &st, 0, &ru) != pid)
+		return -1;
+	*cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	*rss_kb = ru.ru_maxrss;
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+/* The iotracectl readers over a large file: CPU time and peak RSS. */
+static void bench_readers(uint64_t n)
+{
+	static const char *const what[] = {
+		"show -o csv FILE > /dev/null",
+		"export -f csv FILE -o /dev/null",
+		"export -f blktrace FILE -o DIR/b",
+	};
+	char path[] = "/tmp/iotracectl-bench.XXXXXX";
+	char dir[] = "/tmp/iotracectl-bench-bt.XXXXXX";
+	char cmd[512];
+	int fd = mkstemp(path), i;
+
+	if (fd < 0 || !mkdtemp(dir))
+		return;
+	close(fd);
+	printf("readers: writing %llu records (%.0f MB) to %s\n",
+	       (unsigned long long)n, n * 128 / 1e6, path);
+	if (write_big(path, n)) {
+		printf("readers: cannot write %s\n", path);
+		goto out;
+	}
+	snprintf(cmd, sizeof(cmd), "cat %s > /dev/null", path);
+	if (system(cmd))	/* into the page cache: CPU, not disk */
+		printf("readers: %s failed\n", cmd);
+	for (i = 0; i < 3; i++) {
+		double cpu;
+		long rss;
+
+		if (i == 0)
+			snprintf(cmd, sizeof(cmd), "./iotracectl/iotracectl show -o csv %s > /dev/null", path);
+		else if (i == 1)
+			snprintf(cmd, sizeof(cmd), "./iotracectl/iotracectl export -f csv %s -o /dev/null", path);
+		else
+			snprintf(cmd, sizeof(cmd), "./iotracectl/iotracectl export -f blktrace %s -o %s/b 2> /dev/null", path, dir);
+		if (run_measured(cmd, &cpu, &rss)) {
+			printf("readers: %s failed\n", what[i]);
+			continue;
+		}
+		printf("readers: %-34s %6.2f s CPU = %5.2f M records/s of CPU (target 5), peak RSS %ld MB (target 64)\n",
+		       what[i], cpu, n / cpu / 1e6, rss / 1024);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		printf("readers: %s failed\n", cmd);
+out:
+	unlink(path);
+}
+
 /**
  * struct wctx - writer thread state.
  * @ring: ring written.
@@ -200,7 +275,12 @@ int main(void)
 	getloadavg(load, 3);
 	printf("# figures from this machine (load average %.1f on %ld CPUs), one core each; nothing is asserted\n",
 	       load[0], sysconf(_SC_NPROCESSORS_ONLN));
+	if (getenv("BENCH_ONLY_READERS")) {
+		bench_readers(n);
+		return 0;
+	}
 	bench_stats(n);
+	bench_readers(n);
 	bench_record(500000, 65536);
 	bench_record(1000000, 65536);
 	bench_record(2000000, 65536);

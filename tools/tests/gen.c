@@ -8,11 +8,17 @@
  *                                           bigger structures, records,
  *                                           and an unknown chunk type
  *   gen debugfs DIR                         fake debugfs tree
+ *   gen push RING N                         push N more records into the
+ *                                           ring file RING in place (mmap),
+ *                                           as the kernel would
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "synth.h"
 
 static int write_bytes(const char *path, const void *b, size_t n)
@@ -47,6 +53,43 @@ static int gen_ring(const char *out, uint64_t n, uint32_t parts,
 	ret = write_bytes(out, ring, len);
 	free(ring);
 	return ret;
+}
+
+/* N more records into a ring file, in place, one part after the other */
+static int gen_push(const char *path, uint64_t n)
+{
+	struct iotrace_ring_hdr *h;
+	struct iotrace_record r;
+	struct stat st;
+	uint8_t *ring;
+	uint64_t i, base = 0;
+	uint32_t p;
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		perror(path);
+		return 1;
+	}
+	ring = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    0);
+	close(fd);
+	if (ring == MAP_FAILED) {
+		perror(path);
+		return 1;
+	}
+	h = (struct iotrace_ring_hdr *)ring;
+	for (p = 0; p < h->nr_parts; p++)
+		base += ((struct iotrace_part_hdr *)(ring + h->part_hdr_offset +
+			 (uint64_t)p * h->part_hdr_size))->head;
+	for (i = 0; i < n; i++) {
+		synth_rec(&r, base + i);
+		r.complete_ns += 1000000000ull;	/* after what is there */
+		r.issue_ns += 1000000000ull;
+		r.complete_cpu = (base + i) % h->nr_parts;
+		synth_ring_push(ring, r.complete_cpu, &r);
+	}
+	munmap(ring, st.st_size);
+	return 0;
 }
 
 static int gen_file(const char *out, uint64_t n, unsigned int nd)
@@ -242,6 +285,8 @@ int main(int argc, char **argv)
 				strtoul(argv[4], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "newer"))
 		return gen_newer(argv[2], strtoull(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "push"))
+		return gen_push(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "debugfs"))
 		return gen_debugfs(argv[2]);
 	fprintf(stderr, "usage: see the comment at the top of gen.c\n");

@@ -149,11 +149,220 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	[ $? = 0 ] && python3 -c 'import json, sys
 for l in open(sys.argv[1]): json.loads(l)' "$T/out" && [ "$(wc -l < "$T/out")" = 2 ]
 	result $? "stats_interval_json$SFX" "$T/out"
+	python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+	j = json.loads(l)
+	assert isinstance(j["time_ns"], int) and j["lost"] == 0, j
+	assert j["interval_ns"] == 50000000 and j["source"] == "nullb0", j' "$T/out" > "$T/err" 2>&1
+	result $? "stats_interval_json_time_and_loss_fields$SFX" "$T/err"
+	# show -f: a live ring's requests as they complete (a copy of the
+	# fake debugfs, whose ring gen push writes into)
+	rm -rf "$T/dfs2" && cp -r "$T/dfs" "$T/dfs2"
+	IOTRACE_DEBUGFS="$T/dfs2" "$BIN" show -f -o csv --op read --count 5 nullb0 > "$T/fo" 2> "$T/err" &
+	fpid=$!
+	sleep 0.5
+	build/gen push "$T/dfs2/nullb0/ring" 40
+	wait $fpid
+	rc=$?
+	[ $rc = 0 ] && python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 5 and all(r["op"] == "read" for r in rows), rows
+assert all(int(r["complete_ns"]) > 2000000000 for r in rows), "only new records"
+t = [int(r["complete_ns"]) for r in rows]' "$T/fo" 2>> "$T/err"
+	result $? "show_follow_new_records_filtered_count$SFX" "$T/err"
+	IOTRACE_DEBUGFS="$T/dfs2" "$BIN" show -f -o json nullb0 > "$T/fo" 2> "$T/err" &
+	fpid=$!
+	sleep 0.5
+	build/gen push "$T/dfs2/nullb0/ring" 30
+	sleep 0.5
+	kill -INT $fpid
+	wait $fpid
+	rc=$?
+	[ $rc = 0 ] && python3 -c 'import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 30, len(rows)' "$T/fo" 2>> "$T/err"
+	result $? "show_follow_json_lines_until_sigint$SFX" "$T/err"
+	# stats --interval over a recording: the time series
+	golden stats_file_interval.txt stats --interval 1ms f2.trace
+	golden stats_ring_interval.json stats --interval 2ms -o json r.ring
+	"$BIN" stats --interval 500us -o json "$T/r.ring" > "$T/ts.json" 2> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/recs.json" 2>> "$T/err" &&
+	python3 -c 'import json, math, sys
+ts = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[2]))
+w = 500000
+t0 = min(r["issue_ns"] for r in recs)
+assert all(x["interval_ns"] == w for x in ts)
+assert sum(x["records"] for x in ts) == len(recs), "every record once"
+# queue depth: the time in flight, spread over the intervals
+lat = sum(r["latency_ns"] for r in recs if r["latency_ns"] is not None)
+qd = sum(x["queue_depth"] for x in ts) * w
+assert abs(qd - lat) <= len(ts) * w * 0.0005 + 1, (qd, lat)
+# exact nearest-rank p50 and p99 per interval and op
+for x in ts:
+	for op, o in x["ops"].items():
+		v = sorted(r["latency_ns"] for r in recs if r["op"] == op and
+			   r["latency_ns"] is not None and
+			   x["time_ns"] - w <= r["complete_ns"] < x["time_ns"])
+		assert o["count"] >= len(v) and o["lat_ns"]["n"] == len(v)
+		for p in (50, 99):
+			want = v[max(1, math.ceil(p / 100 * len(v))) - 1]
+			assert o["lat_ns"]["p%d" % p] == want, (x["time_ns"], op, p, want)' "$T/ts.json" "$T/recs.json" 2>> "$T/err"
+	result $? "stats_file_interval_counts_depth_percentiles$SFX" "$T/err"
+	"$BIN" plot "$T/f2.trace" -o "$T/ts.svg" 2> "$T/err" &&
+	python3 -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+s = open(sys.argv[1]).read()
+for t in ("IOPS over time", "Throughput over time", "p99 latency over time",
+	  "Requests in flight over time"):
+	assert t in s, t
+# a line per disk and operation in every panel: 2 disks x 4 ops
+n = s.count("<polyline")
+assert n >= 3 * 8, n' "$T/ts.svg" 2>> "$T/err"
+	result $? "plot_time_series_panels_per_disk_and_op$SFX" "$T/err"
+	# btt's breakdown in stats, against the records
+	"$BIN" stats -o json "$T/r.ring" > "$T/bt.json" 2> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/recs.json" 2>> "$T/err" &&
+	python3 -c 'import json, math, sys
+b = json.load(open(sys.argv[1]))[0]["btt"]
+recs = [r for r in json.load(open(sys.argv[2])) if r["latency_ns"] is not None]
+def rank(v, p):
+	v = sorted(v)
+	return v[max(1, math.ceil(p * len(v) / 100)) - 1]
+for by, key in (("ops", "op"), ("hwq", "hwq"), ("cpu", "issue_cpu")):
+	keys = set(str(r[key]) for r in recs)
+	assert set(b[by]) == keys, (by, set(b[by]), keys)
+	for k, g in b[by].items():
+		mine = [r for r in recs if str(r[key]) == k]
+		assert g["count"] == len(mine)
+		for p in (50, 90, 99):
+			assert g["d2c_ns"]["p%d" % p] == rank([r["latency_ns"] for r in mine], p)
+			assert g["q2d_ns"]["p%d" % p] == rank([r["queue_ns"] for r in mine], p)
+s = sorted((r for r in recs if r["sector"] is not None and r["bytes"]),
+	   key=lambda r: (r["issue_ns"], r["sector"]))
+d = [abs(y["sector"] - (x["sector"] + x["bytes"] // 512)) for x, y in zip(s, s[1:])]
+assert b["seek"]["n"] == len(d) and b["seek"]["sequential"] == d.count(0)
+assert b["seek"]["p50_sectors"] == rank(d, 50), (b["seek"], rank(d, 50))
+assert abs(b["seek"]["mean_sectors"] - sum(d) / len(d)) < 0.1' "$T/bt.json" "$T/recs.json" 2>> "$T/err"
+	result $? "stats_btt_breakdown_against_records$SFX" "$T/err"
+	# show and export -f csv stream a trace file larger than their
+	# reordering window (16384 records): in order, every record once
+	[ -s "$T/big.trace" ] || build/gen file "$T/big.trace" 200000 2
+	"$BIN" show -o csv "$T/big.trace" > "$T/big.csv" 2> "$T/err" &&
+	"$BIN" export -f csv "$T/big.trace" -o "$T/bigx.csv" 2>> "$T/err" &&
+	[ ! -s "$T/err" ] && python3 -c 'import sys
+def rows(f):
+	it = iter(open(f))
+	h = next(it).rstrip("\n").split(",")
+	return h, [l.split(",") for l in it]
+h, a = rows(sys.argv[1])
+_, b = rows(sys.argv[2])
+assert len(a) == len(b) == 400000, (len(a), len(b))
+ci, ii = h.index("complete_ns"), h.index("issue_ns")
+ka = [(int(r[ci]), int(r[ii])) for r in a]
+assert ka == sorted(ka), "show: completion order"
+kb = [int(r[ii]) for r in b]
+assert kb == sorted(kb), "export: start order"' "$T/big.csv" "$T/bigx.csv" 2>> "$T/err"
+	result $? "show_export_csv_stream_a_file_beyond_the_window$SFX" "$T/err"
+	# diff A B
+	golden diff_file_ring.txt diff f.trace r.ring
+	golden diff_file_ring.json diff -o json f.trace r.ring
+	"$BIN" diff -o json "$T/f2.trace" "$T/r.ring" > "$T/d.json" 2> "$T/err" &&
+	"$BIN" diff -o json "$T/r.ring" "$T/r.ring" > "$T/dd.json" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/f2.trace" > "$T/a.json" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/b.json" 2>> "$T/err" &&
+	python3 -c 'import json, math, sys
+d = json.load(open(sys.argv[1]))
+same = json.load(open(sys.argv[2]))
+A = json.load(open(sys.argv[3]))
+B = json.load(open(sys.argv[4]))
+for r in same["rows"]:
+	assert r["ks"] == {"d": 0, "p": 1}, r
+def cls(n):
+	return "all" if n is None else n
+def group(recs, op, lo, hi):
+	return sorted(r["latency_ns"] for r in recs if r["op"] == op and
+		      r["latency_ns"] is not None and
+		      (lo is None or lo <= r["bytes"] <= hi))
+def ks(a, b):
+	v = sorted(set(a + b))
+	import bisect
+	return max(abs(bisect.bisect_right(a, x) / len(a) -
+		       bisect.bisect_right(b, x) / len(b)) for x in v)
+def q(l):
+	s, fac, prev = 0, 2, 0
+	if l < 1e-3:
+		return 1
+	for j in range(1, 101):
+		t = fac * math.exp(-2 * j * j * l * l)
+		s += t
+		if abs(t) <= 0.001 * prev or abs(t) <= 1e-8 * s:
+			return min(1, max(0, s))
+		fac, prev = -fac, abs(t)
+	return 1
+n = 0
+for r in d["rows"]:
+	a = group(A, r["op"], r["size_min"], r["size_max"])
+	b = group(B, r["op"], r["size_min"], r["size_max"])
+	assert r["a"]["lat_ns"]["n"] == len(a) and r["b"]["lat_ns"]["n"] == len(b), r
+	if not a or not b:
+		assert r["ks"] is None
+		continue
+	D = ks(a, b)
+	ne = len(a) * len(b) / (len(a) + len(b))
+	p = q((math.sqrt(ne) + 0.12 + 0.11 / math.sqrt(ne)) * D)
+	assert abs(r["ks"]["d"] - D) < 1e-6 and abs(r["ks"]["p"] - p) <= 1e-5 * max(p, 1e-3), (r, D, p)
+	for k, v in (("a", a), ("b", b)):
+		assert r[k]["lat_ns"]["p50"] == v[math.ceil(0.5 * len(v)) - 1]
+	n += 1
+assert n > 10, n' "$T/d.json" "$T/dd.json" "$T/a.json" "$T/b.json" 2>> "$T/err"
+	result $? "diff_ks_and_percentiles_against_records$SFX" "$T/err"
+	# -o json is one document; --jsonl its items one per line
+	: > "$T/err"
+	for a in "show -o json $T/f.trace" "show -o json $T/r.ring" \
+		 "stats -o json $T/f2.trace" "list -o json" \
+		 "inflight -o json nullb0"; do
+		# shellcheck disable=SC2086
+		"$BIN" $a 2>> "$T/err" | python3 -m json.tool > /dev/null 2>> "$T/err" ||
+			echo "not one JSON document: $a" >> "$T/err"
+	done
+	[ ! -s "$T/err" ]
+	result $? "output_json_is_one_document$SFX" "$T/err"
+	"$BIN" show -o json --jsonl "$T/f2.trace" > "$T/jl" 2> "$T/err" &&
+	"$BIN" stats -o json --jsonl "$T/f2.trace" > "$T/sl" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/f2.trace" > "$T/j" 2>> "$T/err" &&
+	python3 -c 'import json, sys
+a = json.load(open(sys.argv[1]))
+b = [json.loads(l) for l in open(sys.argv[2])]
+assert a == b and len(a) == 80, (len(a), len(b))
+s = [json.loads(l) for l in open(sys.argv[3])]
+assert [x["source"][-6:] for x in s] == [":disk0", ":disk1"], s
+assert all("filtered" in x["loss"] for x in s), s' "$T/j" "$T/jl" "$T/sl" 2>> "$T/err"
+	result $? "output_jsonl_same_items_one_per_line$SFX" "$T/err"
+	# one record schema: show -o csv, show -o json and export -f csv
+	"$BIN" show -o csv "$T/r.ring" > "$T/c" 2> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/j" 2>> "$T/err" &&
+	"$BIN" export -f csv "$T/r.ring" > "$T/x" 2>> "$T/err" &&
+	python3 -c 'import csv, json, sys
+c = list(csv.DictReader(open(sys.argv[1])))
+j = json.load(open(sys.argv[2]))
+x = list(csv.DictReader(open(sys.argv[3])))
+assert open(sys.argv[1]).readline() == open(sys.argv[3]).readline()
+assert len(c) == len(j) == len(x) > 0
+for a, b in zip(c, j):
+	assert list(a) == list(b), (list(a), list(b))
+	for k in a:
+		v = b[k]
+		assert a[k] == ("" if v is None else str(v)), (k, a[k], v)
+key = lambda r: (r["disk"], r["complete_cpu"], r["seq"], r["issue_ns"])
+assert sorted(map(key, c)) == sorted(map(key, x))' "$T/c" "$T/j" "$T/x" 2>> "$T/err"
+	result $? "output_one_record_schema_csv_json_export$SFX" "$T/err"
 	: > "$T/dfs/nullb0/enable"
 	"$BIN" enable nullb0 && [ "$(cat "$T/dfs/nullb0/enable")" = 1 ]
 	result $? "enable_writes_1$SFX"
 	# export and plot
 	golden export_file.csv export -f csv f.trace
+	golden export_file.perfetto export -f perfetto f.trace
 	golden export_file.fio export -f fio f.trace
 	golden export_multidisk.fio3 export -f fio3 f2.trace
 	nrec=$("$BIN" show -o csv "$T/r.ring" | tail -n +2 | wc -l)
@@ -179,14 +388,21 @@ for l in open(sys.argv[1]): json.loads(l)' "$T/out" && [ "$(wc -l < "$T/out")" =
 	"$BIN" export -f perfetto "$T/r.ring" > "$T/p.json" 2> "$T/err" &&
 	python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-x = [e for e in d["traceEvents"] if e["ph"] == "X"]
-assert len(x) == int(sys.argv[2]), (len(x), sys.argv[2])
-tracks = {}
-for e in sorted(x, key=lambda e: e["ts"]):
-	k = (e["pid"], e["tid"])
-	assert e["ts"] >= tracks.get(k, 0), "slices overlap on a track"
-	tracks[k] = e["ts"] + e["dur"]' "$T/p.json" "$nrec" 2>> "$T/err"
-	result $? "export_perfetto_one_slice_per_request$SFX" "$T/err"
+ev = d["traceEvents"]
+assert not [e for e in ev if e["ph"] == "X"], "no complete events"
+b = {e["id"]: e for e in ev if e["ph"] == "b"}
+e = {e["id"]: e for e in ev if e["ph"] == "e"}
+assert len(b) == len(e) == int(sys.argv[2]), (len(b), len(e), sys.argv[2])
+for i, x in b.items():
+	y = e[i]
+	assert (y["name"], y["cat"], y["pid"]) == (x["name"], x["cat"], x["pid"])
+	assert y["ts"] >= x["ts"]
+	assert x["name"] == "hwq %d" % x["args"]["hwq"]
+# one track per (disk, hwq): the async slices of one name in a process
+tracks = set((x["pid"], x["name"]) for x in b.values())
+hwqs = set((x["pid"], x["args"]["hwq"]) for x in b.values())
+assert len(tracks) == len(hwqs) == 2, (tracks, hwqs)' "$T/p.json" "$nrec" 2>> "$T/err"
+	result $? "export_perfetto_one_track_per_hwq_async_slices$SFX" "$T/err"
 	"$BIN" plot "$T/r.ring" -o "$T/p.svg" 2> "$T/err" &&
 	python3 -c 'import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()
@@ -197,7 +413,7 @@ assert "href" not in s and "<script" not in s' "$T/p.svg" 2>> "$T/err"
 	# plot's latency histogram has the bins and counts of stats
 	"$BIN" stats -o json "$T/r.ring" > "$T/st.json" 2>> "$T/err" &&
 	python3 -c 'import json, re, sys
-st = json.load(open(sys.argv[1]))
+st = json.load(open(sys.argv[1]))[0]
 b = [0] * 64
 for o in st["ops"].values():
 	for k, n in enumerate(o.get("lat_log2_us", [])):
@@ -356,11 +572,13 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	refuse export_format "unknown format" export -f tar r.ring
 	refuse export_blktrace_no_out "give their prefix" export -f blktrace r.ring
 	refuse plot_format "use svg" plot -f png r.ring
-	refuse f_elsewhere "show does not take -f (export does" show -f csv r.ring
+	refuse f_elsewhere "stats does not take -f (export does" stats -f csv r.ring
+	refuse follow_file "not a live disk" show -f r.ring
+	refuse count_without_follow "needs --follow" show --count 3 nullb0
 	# each command its own options: what it does not take is refused
 	refuse show_interval "show does not take --interval" show f.trace --interval 1
 	refuse show_duration "show does not take --duration" show f.trace --duration 5
-	refuse show_count "show does not take --count" show f.trace --count 3
+	refuse inflight_count "inflight does not take --count" inflight nullb0 --count 3
 	refuse export_count "export does not take --count" export -f csv --count 3 f.trace
 	refuse list_op "list does not take --op" list --op read
 	refuse record_format "record does not take -f" record nullb0 -o x.trace -f csv
@@ -392,7 +610,9 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	refuse duration_inf "duration inf: out of range" events --duration inf
 	refuse size_overflow "size" record nullb0 -o rx.trace --size 99999999999G
 	refuse resize_overflow "64K to 1G" resize nullb0 17179869184G
-	refuse interval_on_file "needs a live DISK" stats --interval 1 r.ring
+	refuse interval_too_many "give a longer interval" stats --interval 0.000000001 r.ring
+	refuse interval_unit "not a duration" stats --interval 1d r.ring
+	refuse diff_one_argument "needs two arguments" diff r.ring
 	refuse record_no_out "record needs" record nullb0
 done
 for f in foreign trunc.trace major2.trace; do

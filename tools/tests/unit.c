@@ -10,6 +10,7 @@
 #include <string.h>
 #include "synth.h"
 #include "cmd.h"
+#include "out.h"
 
 static int failed_now;
 static char why[512];
@@ -711,10 +712,63 @@ static void test_filters(void)
 	CHECK(!iot_filter(&o, &r), "window out");
 }
 
+/*
+ * The record schema: no sector is JSON null and an empty CSV field, a
+ * JSON array document and JSON Lines hold the same objects.
+ */
+static void test_out_schema(void)
+{
+	struct iotrace_record r;
+	struct iot_out doc;
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *fp;
+
+	synth_rec(&r, 0);
+	r.sector = UINT64_MAX;
+	r.rflags = IOTRACE_RF_COMPLETE;
+	r.issue_ns = 10;
+	r.complete_ns = 30;
+	fp = open_memstream(&buf, &sz);
+	CHECK(fp, "open_memstream");
+	iot_out_begin(&doc, fp, FMT_JSON, 0);
+	iot_out_rec(&doc, "d\"q", &r);
+	iot_out_rec(&doc, "d", &r);
+	iot_out_end(&doc);
+	fclose(fp);
+	CHECK(buf[0] == '[' && strstr(buf, "},{") && !strcmp(buf + sz - 3, "}]\n"),
+	      "one array: %s", buf);
+	CHECK(strstr(buf, "\"sector\":null,") && strstr(buf, "\"queue_ns\":null,") &&
+	      strstr(buf, "\"latency_ns\":20,") && strstr(buf, "\"disk\":\"d\\\"q\""),
+	      "null sector, latency 20: %s", buf);
+	free(buf);
+	buf = NULL;
+	fp = open_memstream(&buf, &sz);
+	CHECK(fp, "open_memstream");
+	iot_out_begin(&doc, fp, FMT_JSON, 1);
+	iot_out_rec(&doc, "d", &r);
+	iot_out_rec(&doc, "d", &r);
+	iot_out_end(&doc);
+	fclose(fp);
+	CHECK(buf[0] == '{' && strstr(buf, "}\n{") && !strcmp(buf + sz - 2, "}\n") &&
+	      !strchr(buf, '['), "JSON Lines: %s", buf);
+	free(buf);
+	buf = NULL;
+	fp = open_memstream(&buf, &sz);
+	CHECK(fp, "open_memstream");
+	iot_out_begin(&doc, fp, FMT_CSV, 0);
+	iot_out_rec(&doc, "d", &r);
+	fclose(fp);
+	CHECK(!strncmp(buf, "d,", 2) && strstr(buf, ",,20,"),
+	      "CSV: empty queue_ns and sector: %s", buf);
+	free(buf);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } tests[] = {
+	{ "unit_output_record_schema", test_out_schema },
 	{ "unit_percentiles_vs_sort", test_percentiles },
 	{ "unit_decoder_tables_every_entry", test_tables },
 	{ "unit_decoder_fields", test_fields },

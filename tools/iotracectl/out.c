@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The output layer: a small JSON writer (in the manner of bpftool's
+ * json_writer), and the record schema every CSV and JSON output of a
+ * request uses (show -o csv|json, export -f csv, follow mode).  The
+ * schema is one table, rec_fields[]: the CSV header is its names, a JSON
+ * record has them as keys in the same order, so the two cannot drift.
+ *
+ * Documents: -o json writes one JSON document (an array of records or
+ * of statistics objects); --jsonl writes its elements one per line
+ * instead, as the streaming modes (show -f, stats --interval) always do.
+ */
+#include <stddef.h>
+#include <string.h>
+#include "out.h"
+
+/* ---- JSON writer ------------------------------------------------------- */
+
+void jw_init(struct iot_jw *w, FILE *fp)
+{
+	memset(w, 0, sizeof(*w));
+	w->fp = fp;
+	w->first[0] = 1;
+}
+
+/* separator before a value or a key at the current depth */
+static void jw_sep(struct iot_jw *w)
+{
+	if (w->after_key) {
+		w->after_key = 0;
+		return;
+	}
+	if (!w->first[w->depth])
+		fputc(',', w->fp);
+	w->first[w->depth] = 0;
+}
+
+static void jw_open(struct iot_jw *w, int c)
+{
+	jw_sep(w);
+	fputc(c, w->fp);
+	if (w->depth < IOT_JW_DEPTH - 1)
+		w->depth++;
+	w->first[w->depth] = 1;
+}
+
+void jw_obj_start(struct iot_jw *w)
+{
+	jw_open(w, '{');
+}
+
+void jw_arr_start(struct iot_jw *w)
+{
+	jw_open(w, '[');
+}
+
+static void jw_close(struct iot_jw *w, int c)
+{
+	fputc(c, w->fp);
+	if (w->depth)
+		w->depth--;
+	if (!w->depth) {
+		/* a top-level value is done: the next starts afresh */
+		w->first[0] = 1;
+	}
+}
+
+void jw_obj_end(struct iot_jw *w)
+{
+	jw_close(w, '}');
+}
+
+void jw_arr_end(struct iot_jw *w)
+{
+	jw_close(w, ']');
+}
+
+void jw_key(struct iot_jw *w, const char *k)
+{
+	jw_sep(w);
+	iot_json_str(w->fp, k);
+	fputc(':', w->fp);
+	w->after_key = 1;
+}
+
+void jw_u64(struct iot_jw *w, uint64_t v)
+{
+	jw_sep(w);
+	fprintf(w->fp, "%llu", (unsigned long long)v);
+}
+
+void jw_s64(struct iot_jw *w, int64_t v)
+{
+	jw_sep(w);
+	fprintf(w->fp, "%lld", (long long)v);
+}
+
+void jw_float(struct iot_jw *w, const char *fmt, double v)
+{
+	jw_sep(w);
+	fprintf(w->fp, fmt, v);
+}
+
+void jw_str(struct iot_jw *w, const char *s)
+{
+	jw_sep(w);
+	iot_json_str(w->fp, s);
+}
+
+void jw_null(struct iot_jw *w)
+{
+	jw_sep(w);
+	fputs("null", w->fp);
+}
+
+void jw_kv_u64(struct iot_jw *w, const char *k, uint64_t v)
+{
+	jw_key(w, k);
+	jw_u64(w, v);
+}
+
+void jw_kv_str(struct iot_jw *w, const char *k, const char *s)
+{
+	jw_key(w, k);
+	jw_str(w, s);
+}
+
+void jw_kv_float(struct iot_jw *w, const char *k, const char *fmt, double v)
+{
+	jw_key(w, k);
+	jw_float(w, fmt, v);
+}
+
+/* ---- documents ----------------------------------------------------------- */
+
+/**
+ * iot_out_begin() - start a document of items.
+ * @out: output state to set up.
+ * @fp: stream.
+ * @fmt: FMT_JSON or FMT_CSV (others: the caller prints itself).
+ * @jsonl: JSON Lines: one item per line, no enclosing array.
+ */
+void iot_out_begin(struct iot_out *out, FILE *fp, enum iot_fmt fmt,
+		   int jsonl)
+{
+	memset(out, 0, sizeof(*out));
+	out->fp = fp;
+	out->fmt = fmt;
+	out->jsonl = jsonl;
+	jw_init(&out->jw, fp);
+	if (fmt == FMT_JSON && !jsonl)
+		jw_arr_start(&out->jw);
+}
+
+/* Before an item: nothing to do for JSON Lines (a fresh top level). */
+void iot_out_item_end(struct iot_out *out)
+{
+	out->items++;
+	if (out->fmt == FMT_JSON && out->jsonl)
+		fputc('\n', out->fp);
+}
+
+void iot_out_end(struct iot_out *out)
+{
+	if (out->fmt == FMT_JSON && !out->jsonl) {
+		jw_arr_end(&out->jw);
+		fputc('\n', out->fp);
+	}
+}
+
+/* ---- the record schema ------------------------------------------------- */
+
+enum { V_NULL, V_U64, V_S64, V_STR };
+
+struct rec_val {
+	int t;
+	uint64_t u;
+	int64_t s;
+	const char *str;
+};
+
+/* The fields of a request, in order: CSV columns and JSON keys. */
+static const char *const rec_fields[] = {
+	"disk", "seq", "issue_ns", "complete_ns", "queue_ns", "latency_ns",
+	"op", "opflags", "sector", "bytes", "error", "status", "rflags",
+	"issue_cpu", "complete_cpu", "hwq", "tag", "retries", "cmd_type",
+	"dev_status", "dev_status_str", "command",
+};
+
+#define NR_REC_FIELDS	(sizeof(rec_fields) / sizeof(rec_fields[0]))
+
+/* the decoded strings of a record, which the values point into */
+struct rec_bufs {
+	char opflags[128], status[32], ds[160], cmd[256];
+};
+
+static void rec_values(const char *disk, const struct iotrace_record *r,
+		       struct rec_val *v, struct rec_bufs *b)
+{
+	unsigned int i = 0;
+#define U(x)	(v[i].t = V_U64, v[i++].u = (x))
+#define S(x)	(v[i].t = V_S64, v[i++].s = (x))
+#define STR(x)	(v[i].t = V_STR, v[i++].str = (x))
+#define NUL()	(v[i++].t = V_NULL)
+	iot_opflags_str(r, b->opflags, sizeof(b->opflags));
+	iot_errno_name(r->error, b->status, sizeof(b->status));
+	iot_decode_status(r, b->ds, sizeof(b->ds));
+	iot_decode_cmd(r, b->cmd, sizeof(b->cmd));
+	STR(disk);
+	U(r->seq);
+	U(r->issue_ns);
+	U(r->complete_ns);
+	if (r->rflags & IOTRACE_RF_QUEUE_VALID)
+		U(r->queue_ns);
+	else
+		NUL();
+	if (iot_rec_has_lat(r))
+		U(r->complete_ns - r->issue_ns);
+	else
+		NUL();
+	STR(iot_op_name(r->op));
+	STR(b->opflags);
+	if (r->sector == UINT64_MAX)
+		NUL();
+	else
+		U(r->sector);
+	U(r->bytes);
+	S(r->error);
+	STR(b->status);
+	U(r->rflags);
+	U(r->issue_cpu);
+	U(r->complete_cpu);
+	U(r->hwq);
+	U(r->tag);
+	U(r->retries);
+	U(r->cmd_type);
+	U(r->dev_status);
+	STR(b->ds);
+	STR(b->cmd);
+#undef U
+#undef S
+#undef STR
+#undef NUL
+}
+
+/* @v in decimal at @p; the end */
+static char *put_u64(char *p, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+/* @s as a CSV field at @p (at most @room bytes, cut beyond); the end */
+static char *put_csv_str(char *p, ptrdiff_t room, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (room < 2)
+		return p;
+	if (!strpbrk(s, ",\"\n")) {
+		if ((ptrdiff_t)n > room)
+			n = room;
+		memcpy(p, s, n);
+		return p + n;
+	}
+	*p++ = '"';
+	room -= 2;
+	for (; *s && room > 1; s++) {
+		if (*s == '"') {
+			*p++ = '"';
+			room--;
+		}
+		*p++ = *s;
+		room--;
+	}
+	*p++ = '"';
+	return p;
+}
+
+/* Whether the record has a device latency (issue and completion seen). */
+int iot_rec_has_lat(const struct iotrace_record *r)
+{
+	return (r->rflags & IOTRACE_RF_COMPLETE) &&
+	       !(r->rflags & IOTRACE_RF_NO_ISSUE) &&
+	       r->complete_ns >= r->issue_ns;
+}
+
+/* The CSV header of the record schema. */
+void iot_rec_csv_header(FILE *fp)
+{
+	size_t i;
+
+	for (i = 0; i < NR_REC_FIELDS; i++)
+		fprintf(fp, "%s%s", i ? "," : "", rec_fields[i]);
+	fputc('\n', fp);
+}
+
+/**
+ * iot_out_rec() - one request in the record schema.
+ * @out: a document begun with iot_out_begin() (JSON or CSV).
+ * @disk: its disk's name.
+ * @r: the record.
+ *
+ * CSV: an absent value (JSON null) is an empty field.  "sector" is null
+ * for a request without a media address (UINT64_MAX in the record), so
+ * JSON readers never see a number they would round.
+ */
+void iot_out_rec(struct iot_out *out, const char *disk,
+		 const struct iotrace_record *r)
+{
+	struct rec_val v[NR_REC_FIELDS];
+	struct rec_bufs b;
+	FILE *fp = out->fp;
+	size_t i;
+
+	memset(v, 0, sizeof(v));
+	rec_values(disk, r, v, &b);
+	if (out->fmt == FMT_CSV) {
+		/* formatted by hand into a line buffer: no printf per field */
+		char line[2048], *p = line;
+
+		for (i = 0; i < NR_REC_FIELDS; i++) {
+			if (i)
+				*p++ = ',';
+			switch (v[i].t) {
+			case V_U64:
+				p = put_u64(p, v[i].u);
+				break;
+			case V_S64:
+				if (v[i].s < 0) {
+					*p++ = '-';
+					p = put_u64(p, -(uint64_t)v[i].s);
+				} else {
+					p = put_u64(p, (uint64_t)v[i].s);
+				}
+				break;
+			case V_STR:
+				p = put_csv_str(p, line + sizeof(line) - 8 - p,
+						v[i].str);
+				break;
+			}
+		}
+		*p++ = '\n';
+		fwrite_unlocked(line, 1, p - line, fp);
+		out->items++;
+		return;
+	}
+	jw_obj_start(&out->jw);
+	for (i = 0; i < NR_REC_FIELDS; i++) {
+		jw_key(&out->jw, rec_fields[i]);
+		switch (v[i].t) {
+		case V_NULL:
+			jw_null(&out->jw);
+			break;
+		case V_U64:
+			jw_u64(&out->jw, v[i].u);
+			break;
+		case V_S64:
+			jw_s64(&out->jw, v[i].s);
+			break;
+		case V_STR:
+			jw_str(&out->jw, v[i].str);
+			break;
+		}
+	}
+	jw_obj_end(&out->jw);
+	iot_out_item_end(out);
+}

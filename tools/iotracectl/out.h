@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The output layer: JSON writer, documents, the record schema (out.c). */
+#ifndef IOT_OUT_H
+#define IOT_OUT_H
+
+#include "cmd.h"
+
+#define IOT_JW_DEPTH	16
+
+/**
+ * struct iot_jw - JSON writer state.
+ * @fp: stream.
+ * @depth: nesting depth.
+ * @after_key: a key was written, its value comes next.
+ * @first: no value yet at this depth.
+ */
+struct iot_jw {
+	FILE *fp;
+	int depth, after_key;
+	unsigned char first[IOT_JW_DEPTH];
+};
+
+void jw_init(struct iot_jw *w, FILE *fp);
+void jw_obj_start(struct iot_jw *w);
+void jw_obj_end(struct iot_jw *w);
+void jw_arr_start(struct iot_jw *w);
+void jw_arr_end(struct iot_jw *w);
+void jw_key(struct iot_jw *w, const char *k);
+void jw_u64(struct iot_jw *w, uint64_t v);
+void jw_s64(struct iot_jw *w, int64_t v);
+void jw_float(struct iot_jw *w, const char *fmt, double v);
+void jw_str(struct iot_jw *w, const char *s);
+void jw_null(struct iot_jw *w);
+void jw_kv_u64(struct iot_jw *w, const char *k, uint64_t v);
+void jw_kv_str(struct iot_jw *w, const char *k, const char *s);
+void jw_kv_float(struct iot_jw *w, const char *k, const char *fmt, double v);
+
+/**
+ * struct iot_out - a document of items (records, statistics objects).
+ * @fp: stream.
+ * @fmt: FMT_JSON or FMT_CSV.
+ * @jsonl: JSON Lines (one item per line) rather than one array.
+ * @items: items written.
+ * @jw: the JSON writer.
+ */
+struct iot_out {
+	FILE *fp;
+	enum iot_fmt fmt;
+	int jsonl;
+	uint64_t items;
+	struct iot_jw jw;
+};
+
+void iot_out_begin(struct iot_out *out, FILE *fp, enum iot_fmt fmt,
+		   int jsonl);
+void iot_out_item_end(struct iot_out *out);
+void iot_out_end(struct iot_out *out);
+int iot_rec_has_lat(const struct iotrace_record *r);
+void iot_rec_csv_header(FILE *fp);
+void iot_out_rec(struct iot_out *out, const char *disk,
+		 const struct iotrace_record *r);
+void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
+		    const char *title, const struct iot_counts *c, int file,
+		    uint64_t span_ns);
+
+#endif /* IOT_OUT_H */
