@@ -149,7 +149,8 @@ fio_run() {
 
 # csv_ops FILE - "op sector bytes" of iotracectl show -o csv, sorted
 csv_ops() {
-	awk -F, 'NR > 1 { print $6, $8, $9 }' "$1" | sort
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		 { print $col["op"], $col["sector"], $col["bytes"] }' "$1" | sort
 }
 
 # same NAME A B - A and B hold the same lines; show differences
