@@ -44,11 +44,18 @@ nvme admin-passthru /dev/$ctrl --opcode=0x0a --namespace-id=0 \
 cmd_disable "$ctrl"
 cmd_dump "$ctrl" > "$tmp/recs" || die "cannot decode the ring of $ctrl"
 log "$(wc -l < "$tmp/recs") admin records"
-ktap_check "Set Features HMB recorded" \
-	rec_match "$tmp/recs" "len(c) == 64 and c[0] == 0x09 and le(c[40:44]) & 0xff == 0x0d"
 sed 's/^/# /' "$tmp/recs" | grep ' 64 ' | cut -c1-200 | head -5
-ktap_check "its CDW13-14 (bytes 52-59, the descriptor list address) zero" \
-	rec_match "$tmp/recs" "len(c) == 64 and c[0] == 0x09 and le(c[40:44]) & 0xff == 0x0d and c[52:60] == bytes(8) and le(c[48:52]) == 0x0c0c0c0c and le(c[60:64]) == 0x0f0f0f0f"
+if grep -q 'Permission denied' "$tmp/sf.out"; then
+	# Debian's 6.12 refuses this passthrough command (EACCES) before
+	# nvme_setup_cmd: nothing to capture
+	ktap_skip "Set Features HMB recorded (the kernel refused to send it)"
+	ktap_skip "its CDW13-14 zero (the kernel refused to send it)"
+else
+	ktap_check "Set Features HMB recorded" \
+		rec_match "$tmp/recs" "len(c) == 64 and c[0] == 0x09 and le(c[40:44]) & 0xff == 0x0d"
+	ktap_check "its CDW13-14 (bytes 52-59, the descriptor list address) zero" \
+		rec_match "$tmp/recs" "len(c) == 64 and c[0] == 0x09 and le(c[40:44]) & 0xff == 0x0d and c[52:60] == bytes(8) and le(c[48:52]) == 0x0c0c0c0c and le(c[60:64]) == 0x0f0f0f0f"
+fi
 ktap_check "Get Features HMB keeps its CDW13-14 (not an address)" \
 	rec_match "$tmp/recs" "len(c) == 64 and c[0] == 0x0a and le(c[52:56]) == 0x0d0d0d0d and le(c[56:60]) == 0x0e0e0e0e"
 ktap_check "no controller record with MPTR or DPTR (bytes 16-39) set" \
