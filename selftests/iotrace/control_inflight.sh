@@ -7,7 +7,9 @@
 # slot and is counted, so that blk-mq's reuse of one struct request per
 # tag cannot lend the next request on that tag the previous one's issue.
 #
-# null_blk with 40 ms timer completions, fio at queue depth 64:
+# null_blk with 100 ms timer completions, fio at queue depth 64 (a stale
+# issue time makes a latency of twice that; 1.5 times leaves 50 ms for the
+# TCG guest being descheduled by a busy host):
 # 1. up to 150 clears and filter changes in 10 s of the run; once idle, iotrace's
 #    in-flight count is /sys/block/nullb0/inflight (0), and no record's
 #    latency exceeds 1.5 times the completion time;
@@ -22,7 +24,7 @@ require_cmd fio
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
 ktap_header 8
 out=$(mktemp -d)
-cns=40000000
+cns=100000000
 nullb_mod nr_devices=1 submit_queues=2 irqmode=2 completion_nsec=$cns \
 	hw_queue_depth=64
 disk=nullb0
