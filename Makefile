@@ -13,7 +13,19 @@ DEVICES ?=
 
 all: module tools
 
+# need-kdir DIR RELEASE - stop with what to install when DIR has no
+# kernel build tree (make would only say "No such file or directory").
+define need-kdir
+	@[ -f "$(1)/Makefile" ] || { \
+		echo "iotrace: no kernel headers$(if $(2), for $(2)) at $(1)" >&2; \
+		echo "  install them: linux-headers-$(or $(2),<release>) (Debian, Ubuntu)" \
+		     "or kernel-devel-$(or $(2),<release>) (Fedora, RHEL),"  >&2; \
+		echo "  or name a kernel build tree: make KDIR=/lib/modules/<release>/build" >&2; \
+		exit 1; }
+endef
+
 module:
+	$(call need-kdir,$(KDIR),$(if $(filter file,$(origin KDIR)),$(shell uname -r)))
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 tools:
@@ -110,7 +122,7 @@ man: $(MAN8)
 # beside them, and other kernels' objects must not get in the way.
 install-module-build:
 	@[ -n "$(INST_KVER)" ] || { echo "install: cannot tell the kernel release (set KVER)" >&2; exit 1; }
-	@[ -d "$(INST_KDIR)" ] || { echo "install: no kernel headers at $(INST_KDIR)" >&2; exit 1; }
+	$(call need-kdir,$(INST_KDIR),$(INST_KVER))
 	@mkdir -p $(INST_BUILD)
 	tar -C $(CURDIR) -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \

@@ -12,6 +12,7 @@
 #define _IOTRACE_CMD_H
 
 #include <linux/types.h>
+#include "compat.h"
 
 struct request;
 struct nvme_command;

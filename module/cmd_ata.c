@@ -14,8 +14,10 @@
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_device.h>
 #include <scsi/scsi_host.h>
+#include <trace/events/libata.h>
 #include "iotrace.h"
 #include "cmd.h"
+#include "compat.h"
 
 /*
  * The SCSI transport template of libata hosts, learnt from the first
@@ -85,8 +87,10 @@ void iotrace_ata_qc_issue(void *data, struct ata_queued_cmd *qc)
 	if (unlikely(READ_ONCE(iotrace_ata_tt) != scmd->device->host->transportt))
 		WRITE_ONCE(iotrace_ata_tt, scmd->device->host->transportt);
 	iotrace_ata_tf(&tf, &qc->tf);
+	preempt_disable_notrace();
 	iotrace_note_cmd(scsi_cmd_to_rq(scmd), IOTRACE_CMD_ATA, &tf,
 			 sizeof(tf), 0);
+	preempt_enable_notrace();
 }
 
 static void iotrace_ata_status(struct ata_queued_cmd *qc, u16 rflags)
@@ -95,10 +99,13 @@ static void iotrace_ata_status(struct ata_queued_cmd *qc, u16 rflags)
 
 	if (!qc->scsicmd)
 		return;
-	status = qc->result_tf.status | (u32)qc->result_tf.error << 8;
-	if (qc->result_tf.status & (ATA_ERR | ATA_DF))
+	status = iotrace_ata_tf_status(&qc->result_tf) |
+		 (u32)iotrace_ata_tf_error(&qc->result_tf) << 8;
+	if (iotrace_ata_tf_status(&qc->result_tf) & (ATA_ERR | ATA_DF))
 		rflags |= IOTRACE_RF_ERROR;
+	preempt_disable_notrace();
 	iotrace_note_status(scsi_cmd_to_rq(qc->scsicmd), status, 0, rflags);
+	preempt_enable_notrace();
 }
 
 /**
@@ -128,4 +135,16 @@ void iotrace_ata_qc_failed(void *data, struct ata_queued_cmd *qc)
 	if (qc->err_mask & AC_ERR_TIMEOUT)
 		rflags |= IOTRACE_RF_TIMEOUT;
 	iotrace_ata_status(qc, rflags);
+}
+
+/*
+ * modtp.c registers the probes through void *: the tracepoints' own
+ * prototypes (no CREATE_TRACE_POINTS: nothing is defined) check theirs at
+ * compile time.
+ */
+static inline void iotrace_ata_check_protos(void)
+{
+	check_trace_callback_type_ata_qc_issue(iotrace_ata_qc_issue);
+	check_trace_callback_type_ata_qc_complete_done(iotrace_ata_qc_done);
+	check_trace_callback_type_ata_qc_complete_failed(iotrace_ata_qc_failed);
 }

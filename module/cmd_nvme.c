@@ -65,8 +65,10 @@ void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 	memcpy(sqe, cmd, sizeof(sqe));
 	memset(sqe + IOTRACE_NVME_ADDR_OFF, 0, IOTRACE_NVME_ADDR_LEN);
 	/* Admin-queue requests have no disk: their controller's ring. */
+	preempt_disable_notrace();
 	iotrace_note_cmd(rq, IOTRACE_CMD_NVME, sqe, sizeof(sqe),
-			 rq->q->disk ? 0 : IOTRACE_RF_ADMIN);
+			 iotrace_q_disk(rq->q) ? 0 : IOTRACE_RF_ADMIN);
+	preempt_enable_notrace();
 }
 
 /**
@@ -100,8 +102,10 @@ void iotrace_nvme_complete_rq(void *data, struct request *rq)
 		IOTRACE_NVME_STATUS_MASK;
 	/* union nvme_result: its __le32 u32 at offset 0 is dword 0 */
 	result = le32_to_cpu(READ_ONCE(*(const __le32 *)(pdu + roff)));
+	preempt_disable_notrace();
 	iotrace_note_status(rq, status, result,
 			    status ? IOTRACE_RF_ERROR : 0);
+	preempt_enable_notrace();
 }
 
 /* An NVMe namespace's gendisk: its block device operations are nvme_core's. */

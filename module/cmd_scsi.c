@@ -10,10 +10,10 @@
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_device.h>
 #include <scsi/scsi_proto.h>
+#include <trace/events/scsi.h>
 #include "iotrace.h"
 #include "cmd.h"
-
-#define IOTRACE_SCSI_CDB_MAX	32
+#include "compat.h"
 
 /**
  * iotrace_scsi_cmd_start() - probe on scsi_dispatch_cmd_start.
@@ -28,11 +28,12 @@ void iotrace_scsi_cmd_start(void *data, struct scsi_cmnd *cmd)
 {
 	u8 len = min_t(unsigned int, cmd->cmd_len, IOTRACE_SCSI_CDB_MAX);
 
-	BUILD_BUG_ON(sizeof(cmd->cmnd) < IOTRACE_SCSI_CDB_MAX);
 	if (!len)
 		return;
-	iotrace_note_cmd(scsi_cmd_to_rq(cmd), IOTRACE_CMD_SCSI, cmd->cmnd,
-			 len, 0);
+	preempt_disable_notrace();
+	iotrace_note_cmd(scsi_cmd_to_rq(cmd), IOTRACE_CMD_SCSI,
+			 iotrace_scsi_cdb(cmd), len, 0);
+	preempt_enable_notrace();
 }
 
 /*
@@ -88,5 +89,18 @@ void iotrace_scsi_cmd_done(void *data, struct scsi_cmnd *cmd)
 		status |= iotrace_scsi_sense(cmd->sense_buffer);
 	if (cmd->result)
 		rflags |= IOTRACE_RF_ERROR;
+	preempt_disable_notrace();
 	iotrace_note_status(scsi_cmd_to_rq(cmd), status, 0, rflags);
+	preempt_enable_notrace();
+}
+
+/*
+ * modtp.c registers the probes through void *: the tracepoints' own
+ * prototypes (no CREATE_TRACE_POINTS: nothing is defined) check theirs at
+ * compile time.
+ */
+static inline void iotrace_scsi_check_protos(void)
+{
+	check_trace_callback_type_scsi_dispatch_cmd_start(iotrace_scsi_cmd_start);
+	check_trace_callback_type_scsi_dispatch_cmd_done(iotrace_scsi_cmd_done);
 }

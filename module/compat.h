@@ -1,50 +1,173 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * iotrace - the differences between the kernels iotrace builds for
- * (Debian 12's 6.1 and its 6.12 backport), and nothing else.
+ * iotrace - the differences between the kernels iotrace builds for (the
+ * matrix: 5.10 to 7.3), and nothing else.  No other file tests a kernel
+ * version or an IOTRACE_HAVE_* flag.
+ *
+ * Each difference is keyed on what really tells it: a macro the kernel
+ * defines, the type of a member, or a flag module/Kbuild sets from the
+ * headers (IOTRACE_HAVE_*: vendor kernels such as RHEL 9's 5.14 backport
+ * newer block and driver-core APIs, so a release number would be wrong).
+ * Only the NVMe layout below is keyed on releases (in Kbuild): it is
+ * private to the driver and was checked in those sources only.  The table
+ * of every difference is in Documentation/module.rst.
  */
 #ifndef _IOTRACE_COMPAT_H
 #define _IOTRACE_COMPAT_H
 
-#include <linux/version.h>
 #include <linux/mm.h>
 #include <linux/blkdev.h>
+#include <linux/blk-mq.h>
 #include <linux/device.h>
 #include <linux/err.h>
+#include <net/genetlink.h>
+#include <scsi/scsi_cmnd.h>
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-/* class_interface callbacks lost their interface argument in 6.3. */
+/*
+ * REQ_HIPRI (polled I/O) was renamed REQ_POLLED in 5.16.  Both are macros.
+ */
+#ifdef REQ_POLLED
+#define IOTRACE_REQ_POLLED	REQ_POLLED
+#else
+#define IOTRACE_REQ_POLLED	REQ_HIPRI
+#endif
+
+/*
+ * block_rq_complete reports the request's blk_status_t on 6.1 and later;
+ * 5.10 passes a negative errno.  Detected from the tracepoint's prototype,
+ * which iotrace_probes_find() checks against the probe's at compile time.
+ */
+#ifdef IOTRACE_HAVE_RQ_COMPLETE_ERRNO
+#define iotrace_rq_error_t		int
+#define iotrace_rq_errno(error)		(error)
+#else
+#define iotrace_rq_error_t		blk_status_t
+#define iotrace_rq_errno(error)		blk_status_to_errno(error)
+#endif
+
+/*
+ * The gendisk of a request queue, or NULL (an NVMe admin queue):
+ * request_queue::disk since 5.15.  Before, the queue's backing_dev_info
+ * is owned by the disk's device from add_disk() to del_gendisk() (NULL
+ * outside that, and for queues without a disk).  Used as a lookup key
+ * only, never dereferenced.
+ */
+#ifdef IOTRACE_HAVE_Q_DISK
+static inline struct gendisk *iotrace_q_disk(struct request_queue *q)
+{
+	return q->disk;
+}
+#else
+static inline struct gendisk *iotrace_q_disk(struct request_queue *q)
+{
+	struct device *owner = READ_ONCE(q->backing_dev_info->owner);
+
+	return owner ? dev_to_disk(owner) : NULL;
+}
+#endif
+
+/*
+ * class_interface callbacks lost their interface argument in 6.4.
+ */
+#ifdef IOTRACE_HAVE_INTF_DEV_ONLY
 #define IOTRACE_CLASS_INTF_ARGS(dev)	struct device *(dev)
-#define iotrace_class_t			const struct class
-
-static inline void iotrace_vma_make_ro(struct vm_area_struct *vma)
-{
-	vm_flags_clear(vma, VM_MAYWRITE);
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-}
-
-/* Allocate a gendisk that is never added, only to learn its class. */
-static inline struct gendisk *iotrace_alloc_probe_disk(void)
-{
-	struct gendisk *disk = blk_alloc_disk(NULL, NUMA_NO_NODE);
-
-	return IS_ERR(disk) ? NULL : disk;
-}
 #else
 #define IOTRACE_CLASS_INTF_ARGS(dev)	struct device *(dev), \
 					struct class_interface *intf
-#define iotrace_class_t			struct class
+#endif
 
+/*
+ * device_find_child() match callbacks take const data since 6.14.
+ */
+#ifdef IOTRACE_HAVE_FIND_CHILD_CONST
+#define IOTRACE_FIND_CHILD_DATA	const void
+#else
+#define IOTRACE_FIND_CHILD_DATA	void
+#endif
+
+/*
+ * vma->vm_flags became const with the vm_flags_set() wrappers in 6.3.
+ */
 static inline void iotrace_vma_make_ro(struct vm_area_struct *vma)
 {
+#ifdef IOTRACE_HAVE_VM_FLAGS_SET
+	vm_flags_clear(vma, VM_MAYWRITE);
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+#else
 	vma->vm_flags &= ~VM_MAYWRITE;
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+#endif
 }
 
+/*
+ * Allocate a gendisk that is never added, only to learn its class and
+ * device type: alloc_disk() until blk_alloc_disk(node) replaced it in
+ * 5.14 (a macro, for its lockdep key), blk_alloc_disk(limits, node) since
+ * 6.9.
+ */
 static inline struct gendisk *iotrace_alloc_probe_disk(void)
 {
+#if defined(IOTRACE_HAVE_ALLOC_DISK_LIM)
+	struct gendisk *disk = blk_alloc_disk(NULL, NUMA_NO_NODE);
+
+	return IS_ERR(disk) ? NULL : disk;
+#elif defined(blk_alloc_disk)
 	return blk_alloc_disk(NUMA_NO_NODE);
+#else
+	return alloc_disk(1);
+#endif
 }
+
+/*
+ * The CDB of a SCSI command: scsi_cmnd::cmnd is an array of 32 bytes since
+ * 5.19, before a pointer to at least cmd_len bytes.  Told by its type.
+ */
+#define IOTRACE_SCSI_CDB_MAX	32
+
+static inline const u8 *iotrace_scsi_cdb(const struct scsi_cmnd *cmd)
+{
+	BUILD_BUG_ON(!__same_type(cmd->cmnd, unsigned char *) &&
+		     sizeof(cmd->cmnd) < IOTRACE_SCSI_CDB_MAX);
+	return cmd->cmnd;
+}
+
+/*
+ * The status and error registers a libata command completed with: named
+ * status and error in struct ata_taskfile since 5.18 (unions with the
+ * command and feature registers that hold them before).
+ */
+#ifdef IOTRACE_HAVE_ATA_TF_STATUS
+#define iotrace_ata_tf_status(tf)	((tf)->status)
+#define iotrace_ata_tf_error(tf)	((tf)->error)
+#else
+#define iotrace_ata_tf_status(tf)	((tf)->command)
+#define iotrace_ata_tf_error(tf)	((tf)->feature)
+#endif
+
+/*
+ * genl_family::resv_start_op (6.1): strict validation of the reserved
+ * header byte for every command.  Before 6.1 the attributes are validated
+ * strictly all the same (the default since 5.2), the reserved byte is not.
+ */
+static inline void iotrace_genl_resv_start_op(struct genl_family *family,
+					      u8 op)
+{
+#ifdef IOTRACE_HAVE_GENL_RESV_START_OP
+	family->resv_start_op = op;
+#endif
+}
+
+/*
+ * The NVMe completion status and result live in the nvme driver's private
+ * struct nvme_request (drivers/nvme/host/nvme.h), which no header package
+ * ships.  Its first members were checked in the Debian 6.1.y and 6.12.y
+ * sources only (Kbuild names those releases); any other kernel records
+ * NVMe commands without a status.
+ */
+#ifdef IOTRACE_HAVE_NVME_REQ_VERIFIED
+#define IOTRACE_NVME_REQ_VERIFIED	1
+#else
+#define IOTRACE_NVME_REQ_VERIFIED	0
 #endif
 
 #endif /* _IOTRACE_COMPAT_H */

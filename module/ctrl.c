@@ -33,6 +33,7 @@
 #include <linux/kdev_t.h>
 #include <linux/rculist.h>
 #include "iotrace.h"
+#include "compat.h"
 
 /* Controller rings, for the probes (RCU); changed under iotrace_mutex. */
 static HLIST_HEAD(iotrace_ctrl_list);
@@ -69,7 +70,7 @@ static struct iotrace_disk *iotrace_ctrl_find(const struct device *bus_dev)
 	return NULL;
 }
 
-static int iotrace_ctrl_is_nvme(struct device *dev, void *data)
+static int iotrace_ctrl_is_nvme(struct device *dev, IOTRACE_FIND_CHILD_DATA *data)
 {
 	return dev->class && dev->class->name &&
 	       !strcmp(dev->class->name, "nvme");

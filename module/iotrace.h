@@ -239,6 +239,18 @@ int iotrace_probes_get(void);
 void iotrace_probes_put(void);
 bool iotrace_probes_registered(void);
 const char *iotrace_op_name(u8 op);
+/*
+ * Every probe holds its CPU (preempt_disable_notrace()) from choosing a
+ * per-CPU part or writing a slot to publishing: since 7.x tracepoint
+ * probes run under SRCU, preemptible.  IOTRACE_DEBUG builds check it where
+ * the CPU is needed.
+ */
+#ifdef IOTRACE_DEBUG
+#define iotrace_assert_cpu_held()	WARN_ON_ONCE(preemptible())
+#else
+#define iotrace_assert_cpu_held()	do { } while (0)
+#endif
+
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		      u16 rflags);
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,

@@ -28,6 +28,7 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include "iotrace.h"
+#include "compat.h"
 #include "cmd.h"
 
 /**
@@ -734,8 +735,6 @@ static struct genl_family iotrace_nl_family = {
 	.module		= THIS_MODULE,
 	.small_ops	= iotrace_nl_ops,
 	.n_small_ops	= ARRAY_SIZE(iotrace_nl_ops),
-	/* every command: strict attributes, reserved header field zero */
-	.resv_start_op	= IOTRACE_CMD_LIST,
 	.mcgrps		= iotrace_nl_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(iotrace_nl_mcgrps),
 };
@@ -751,6 +750,8 @@ int iotrace_netlink_init(void)
 	int ret;
 
 	init_irq_work(&iotrace_nl_ovf_irq_work, iotrace_nl_ovf_irq);
+	/* every command: strict attributes, reserved header field zero */
+	iotrace_genl_resv_start_op(&iotrace_nl_family, IOTRACE_CMD_LIST);
 	ret = genl_register_family(&iotrace_nl_family);
 	if (ret)
 		pr_err("iotrace: cannot register generic netlink family: %d\n",

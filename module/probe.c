@@ -8,6 +8,13 @@
  * slot.  No lock, no atomic read-modify-write on a line another CPU writes:
  * a part's head is a local64_t that only its CPU updates, and local64
  * operations are safe against a probe nesting on the same CPU.
+ *
+ * That holds only while the probe stays on its CPU: since 7.x tracepoint
+ * probes run under SRCU, preemptible, and a task migrated between
+ * choosing its part and publishing the record would write into another
+ * CPU's part beside that CPU's own probes.  Every probe (and the command
+ * probes around iotrace_note_cmd()/iotrace_note_status()) disables
+ * preemption once, for its whole run; the helpers only assert it.
  */
 #include <linux/kernel.h>
 #include <linux/tracepoint.h>
@@ -16,8 +23,10 @@
 #include <linux/timekeeping.h>
 #include <linux/smp.h>
 #include <asm/local64.h>
+#include <trace/events/block.h>
 #include "iotrace.h"
 #include "cmd.h"
+#include "compat.h"
 
 struct iotrace_tp {
 	const char		*name;
@@ -28,7 +37,7 @@ struct iotrace_tp {
 static void iotrace_probe_issue(void *data, struct request *rq);
 static void iotrace_probe_requeue(void *data, struct request *rq);
 static void iotrace_probe_complete(void *data, struct request *rq,
-				   blk_status_t error, unsigned int nr_bytes);
+				   iotrace_rq_error_t error, unsigned int nr_bytes);
 
 static struct iotrace_tp iotrace_tps[] = {
 	{ .name = "block_rq_issue",	.probe = iotrace_probe_issue },
@@ -86,7 +95,7 @@ static u8 iotrace_op(const struct request *rq)
 
 static u16 iotrace_opflags(const struct request *rq)
 {
-	blk_opf_t f = rq->cmd_flags;
+	typeof(rq->cmd_flags) f = rq->cmd_flags;
 	u16 o = 0;
 
 	o |= (f & REQ_SYNC) ? IOTRACE_OPF_SYNC : 0;
@@ -99,7 +108,7 @@ static u16 iotrace_opflags(const struct request *rq)
 	o |= (f & REQ_RAHEAD) ? IOTRACE_OPF_RAHEAD : 0;
 	o |= (f & REQ_BACKGROUND) ? IOTRACE_OPF_BACKGROUND : 0;
 	o |= (f & REQ_NOWAIT) ? IOTRACE_OPF_NOWAIT : 0;
-	o |= (f & REQ_POLLED) ? IOTRACE_OPF_POLLED : 0;
+	o |= (f & IOTRACE_REQ_POLLED) ? IOTRACE_OPF_POLLED : 0;
 	o |= (f & REQ_NOUNMAP) ? IOTRACE_OPF_NOUNMAP : 0;
 	return o;
 }
@@ -132,9 +141,10 @@ static struct iotrace_slot *iotrace_slot_of(struct iotrace_disk *d,
 static struct iotrace_disk *iotrace_rq_lookup(struct request *rq)
 {
 	struct request_queue *q = rq->q;
+	struct gendisk *gd = iotrace_q_disk(q);
 
-	if (likely(q->disk))
-		return iotrace_disk_lookup(q->disk);
+	if (likely(gd))
+		return iotrace_disk_lookup(gd);
 	return q->tag_set ? iotrace_ctrl_lookup(q->tag_set->driver_data) : NULL;
 }
 
@@ -178,10 +188,12 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	u16 rflags = 0;
 	u8 retries = 0;
 
+	preempt_disable_notrace();
 	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
+	iotrace_assert_cpu_held();
 	now = ktime_get_ns();
 	/* A re-issue after requeue keeps the retry count and a timeout. */
 	if (READ_ONCE(s->rq) == rq && (s->rflags & IOTRACE_RF_REQUEUED)) {
@@ -212,16 +224,19 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	iotrace_slot_end(s);
 out:
 	rcu_read_unlock();
+	preempt_enable_notrace();
 }
 
 static void iotrace_probe_requeue(void *data, struct request *rq)
 {
 	struct iotrace_slot *s;
 
+	preempt_disable_notrace();
 	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s || READ_ONCE(s->rq) != rq)
 		goto out;
+	iotrace_assert_cpu_held();
 	iotrace_slot_begin(s);
 	s->rflags |= IOTRACE_RF_REQUEUED;
 	/* The block layer clears RQF_TIMED_OUT right after this event. */
@@ -241,6 +256,7 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	iotrace_slot_end(s);
 out:
 	rcu_read_unlock();
+	preempt_enable_notrace();
 }
 
 /* The request is done: nothing of it may be seen by the next one. */
@@ -269,7 +285,7 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
  * @rec_rflags are the ring's own record flags.
  */
 static void iotrace_fill(struct iotrace_record *r, struct request *rq,
-			 struct iotrace_slot *s, blk_status_t error, u32 cpu,
+			 struct iotrace_slot *s, iotrace_rq_error_t error, u32 cpu,
 			 u16 rec_rflags)
 {
 	bool own = s && READ_ONCE(s->rq) == rq;
@@ -278,7 +294,7 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 	r->complete_ns = ktime_get_ns();
 	r->complete_cpu = cpu;
 	r->hwq = rq->mq_hctx ? rq->mq_hctx->queue_num : 0;
-	r->error = error ? blk_status_to_errno(error) : 0;
+	r->error = error ? iotrace_rq_errno(error) : 0;
 	r->reserved = 0;
 	if (own) {
 		r->issue_ns = s->issue_ns;
@@ -346,7 +362,7 @@ static void iotrace_complete_unrecorded(struct iotrace_disk *d,
 }
 
 static void iotrace_probe_complete(void *data, struct request *rq,
-				   blk_status_t error, unsigned int nr_bytes)
+				   iotrace_rq_error_t error, unsigned int nr_bytes)
 {
 	struct iotrace_part_hdr *ph;
 	struct iotrace_record *r;
@@ -357,6 +373,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	/* Only the final completion of a request makes its record. */
 	if (nr_bytes < blk_rq_bytes(rq))
 		return;
+	preempt_disable_notrace();
 	rcu_read_lock();
 	d = iotrace_rq_lookup(rq);
 	if (!d)
@@ -370,6 +387,8 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		}
 		goto out;
 	}
+	/* The part is this CPU's until the record is published. */
+	iotrace_assert_cpu_held();
 	cpu = smp_processor_id();
 	if (unlikely(cpu >= d->nr_parts))
 		goto out;
@@ -394,6 +413,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	smp_store_release(&r->seq, (u32)seq);
 out:
 	rcu_read_unlock();
+	preempt_enable_notrace();
 }
 
 /**
@@ -405,8 +425,8 @@ out:
  * @len: its length; more than IOTRACE_CMD_LEN is truncated and flagged.
  * @rflags: IOTRACE_RF_* to add to the record (e.g. IOTRACE_RF_ADMIN).
  *
- * Context: any, the request's tag owned by the caller.  The completion of
- * @rq consumes the command; a requeue drops it.
+ * Context: a probe, preemption disabled; the request's tag owned by the
+ * caller.  The completion of @rq consumes the command; a requeue drops it.
  */
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		      u16 rflags)
@@ -417,6 +437,7 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
+	iotrace_assert_cpu_held();
 	iotrace_slot_begin(s);
 	WRITE_ONCE(s->cmd_rq, NULL);
 	/* old owner gone before the command changes */
@@ -447,7 +468,8 @@ out:
  * @dev_result: see struct iotrace_record.
  * @rflags: IOTRACE_RF_* to add (e.g. IOTRACE_RF_ERROR).
  *
- * Context: any, before the completion of @rq, which consumes it.
+ * Context: a probe, preemption disabled, before the completion of @rq,
+ * which consumes it.
  */
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 			 u16 rflags)
@@ -458,6 +480,7 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
+	iotrace_assert_cpu_held();
 	iotrace_slot_begin(s);
 	WRITE_ONCE(s->status_rq, NULL);
 	/* old owner gone before the status changes */
@@ -490,6 +513,15 @@ static void iotrace_find_tp(struct tracepoint *tp, void *priv)
 int iotrace_probes_find(void)
 {
 	int i;
+
+	/*
+	 * The probes are registered through void *: the tracepoints'
+	 * own prototypes (no CREATE_TRACE_POINTS: nothing is defined)
+	 * check theirs here, at compile time.
+	 */
+	check_trace_callback_type_block_rq_issue(iotrace_probe_issue);
+	check_trace_callback_type_block_rq_requeue(iotrace_probe_requeue);
+	check_trace_callback_type_block_rq_complete(iotrace_probe_complete);
 
 	for_each_kernel_tracepoint(iotrace_find_tp, NULL);
 	for (i = 0; i < ARRAY_SIZE(iotrace_tps); i++) {

@@ -37,8 +37,15 @@ log "scsi_debug disk $dbg"
 udevadm control --stop-exec-queue 2> /dev/null
 
 # devcnt NAME - a SCSI device counter (sysfs prints it in hex)
+# (-1: the kernel has no such counter; iotmo_cnt came in 6.1)
 devcnt() {
-	printf '%d' "$(cat /sys/block/$dbg/device/$1)"
+	local f=/sys/block/$dbg/device/$1
+
+	if [ -e "$f" ]; then
+		printf '%d' "$(cat "$f")"
+	else
+		printf '%d' -1
+	fi
 }
 
 # faults OPTS READS... - with every_nth=2 and opts OPTS, read 4 KiB at
@@ -112,8 +119,12 @@ res(c1 - c0 == len(rs) + nreq,
     'iorequest_cnt delta %d = records %d + requeued after timeout %d'
     % (c1 - c0, len(rs), nreq))
 nto = len([r for r in rs if r['rf'] & TIMEOUT])
-res(t1 - t0 == nto,
-    'iotmo_cnt delta %d = TIMEOUT records %d' % (t1 - t0, nto))
+if t0 < 0:
+    print('SKIP %s: no iotmo_cnt on this kernel (before 6.1): %d TIMEOUT '
+          'records not compared' % (name, nto))
+else:
+    res(t1 - t0 == nto,
+        'iotmo_cnt delta %d = TIMEOUT records %d' % (t1 - t0, nto))
 EOF
 }
 
@@ -124,6 +135,7 @@ verdicts() {
 		case "$v" in
 		ok) ktap_ok "$what"; n=$((n + 1)) ;;
 		FAIL) ktap_fail "$what"; n=$((n + 1)) ;;
+		SKIP) ktap_skip "$what"; n=$((n + 1)) ;;
 		'#') echo "# $what" ;;
 		*) echo "# $v $what" ;;
 		esac
@@ -158,8 +170,11 @@ cmd_dump "$dbg" > "$tmp/recs2" || die "cannot decode the ring of $dbg"
 check timeout "$tmp/recs2" "$c0" "$c1" "$t0" "$t1" "$tmp/log2" 0xc \
 	500 600 > "$tmp/v2" 2>&1
 verdicts timeout 4 < "$tmp/v2"
+# scsi_debug_abort: "command found" (5.10 to 6.12), "aborted command with
+# tag 0x.." (7.x, from its own function name).
 ktap_check "timeout: scsi_debug logged the abort of the ignored read" \
-	grep -q 'scsi_debug_abort: command' "$tmp/log2"
+	grep -Eq 'scsi_debug_abort[a-z_]*: (command|aborted command with tag)' \
+	"$tmp/log2"
 udevadm control --start-exec-queue 2> /dev/null
 unload_iotrace
 rmmod scsi_debug 2> /dev/null
