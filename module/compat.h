@@ -8,9 +8,7 @@
  * defines, the type of a member, or a flag module/Kbuild sets from the
  * headers (IOTRACE_HAVE_*: vendor kernels such as RHEL 9's 5.14 backport
  * newer block and driver-core APIs, so a release number would be wrong).
- * Only the NVMe layout below is keyed on releases (in Kbuild): it is
- * private to the driver and was checked in those sources only.  The table
- * of every difference is in Documentation/module.rst.
+ * The table of every difference is in Documentation/module.rst.
  */
 #ifndef _IOTRACE_COMPAT_H
 #define _IOTRACE_COMPAT_H
@@ -156,18 +154,5 @@ static inline void iotrace_genl_resv_start_op(struct genl_family *family,
 	family->resv_start_op = op;
 #endif
 }
-
-/*
- * The NVMe completion status and result live in the nvme driver's private
- * struct nvme_request (drivers/nvme/host/nvme.h), which no header package
- * ships.  Its first members were checked in the Debian 6.1.y and 6.12.y
- * sources only (Kbuild names those releases); any other kernel records
- * NVMe commands without a status.
- */
-#ifdef IOTRACE_HAVE_NVME_REQ_VERIFIED
-#define IOTRACE_NVME_REQ_VERIFIED	1
-#else
-#define IOTRACE_NVME_REQ_VERIFIED	0
-#endif
 
 #endif /* _IOTRACE_COMPAT_H */
