@@ -54,34 +54,51 @@ static void on_sig(int sig)
 	stop = 1;
 }
 
+/* stats --interval: one new record of the ring, if it passes the filters */
+struct ival_ctx {
+	const struct iot_opts *o;
+	struct iot_stats *st;
+};
+
+static int ival_add(void *arg, unsigned int disk,
+		    const struct iotrace_record *r)
+{
+	struct ival_ctx *ic = arg;
+
+	(void)disk;
+	if (iot_filter(ic->o, r))
+		iot_stats_add(ic->st, r);
+	return 0;
+}
+
 /* Live, iostat-like: new records of each interval. */
 static int stats_interval(struct iot_opts *o, struct iot_src *src)
 {
-	const struct iot_ring *ring = &src->ring;
-	uint64_t *cur = calloc(ring->nr_parts, sizeof(*cur));
-	uint64_t rec[IOT_MAX_RECORD / 8], gen;
+	struct iot_ring_follow f;
+	struct ival_ctx ic;
 	uint64_t width = (uint64_t)(o->interval * 1e9 + 0.5);
 	struct iot_series_op ops[IOT_NR_OPS];
 	struct iot_stats st;
 	struct timespec ts;
 	long n = 0;
-	uint32_t p;
 
-	if (!cur || iot_stats_init(&st)) {
+	if (iot_stats_init(&st)) {
 		iot_err("out of memory");
-		free(cur);
 		return 1;
 	}
+	if (iot_ring_follow_init(&f, &src->ring)) {
+		iot_err("out of memory");
+		iot_stats_free(&st);
+		return 1;
+	}
+	ic.o = o;
+	ic.st = &st;
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
-	gen = __atomic_load_n(&((const struct iotrace_ring_hdr *)ring->base)->generation,
-			      __ATOMIC_ACQUIRE);
-	for (p = 0; p < ring->nr_parts; p++)
-		cur[p] = iot_ring_head(ring, p);
 	if (o->fmt == FMT_NORMAL)
 		iot_ival_header(stdout, 0);
 	while (!stop && (!o->count || n < o->count)) {
-		uint64_t lost = 0, g, now;
+		uint64_t lost, now;
 		int k;
 
 		ts.tv_sec = (time_t)o->interval;
@@ -89,37 +106,9 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 		if (nanosleep(&ts, NULL) && stop)
 			break;
 		iot_stats_reset(&st);
-		g = __atomic_load_n(&((const struct iotrace_ring_hdr *)ring->base)->generation,
-				    __ATOMIC_ACQUIRE);
-		if (g != gen) {
-			memset(cur, 0, ring->nr_parts * sizeof(*cur));
-			gen = g;
-		}
-		for (p = 0; p < ring->nr_parts; p++) {
-			uint64_t head = iot_ring_head(ring, p), s;
-
-			if (head < cur[p])
-				cur[p] = 0;
-			if (head - cur[p] > ring->part_records) {
-				lost += head - ring->part_records - cur[p];
-				cur[p] = head - ring->part_records;
-			}
-			for (s = cur[p]; s < head; s++) {
-				int r = iot_ring_copy(ring, p, s, rec);
-
-				if (r == 2 && !iot_ring_gone(ring, p, s))
-					break;	/* being written: next time */
-				if (r) {
-					lost++;
-					continue;
-				}
-				if (iot_filter(o,
-					       (struct iotrace_record *)rec))
-					iot_stats_add(&st,
-						      (struct iotrace_record *)rec);
-			}
-			cur[p] = s;
-		}
+		f.lost = 0;
+		iot_ring_follow_poll(&f, ival_add, &ic);
+		lost = f.lost;
 		now = iot_now(CLOCK_MONOTONIC);
 		n++;
 		for (k = 0; k < IOT_NR_OPS; k++) {
@@ -153,7 +142,7 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 			break;
 	}
 	iot_stats_free(&st);
-	free(cur);
+	iot_ring_follow_free(&f);
 	return 0;
 }
 

@@ -86,6 +86,24 @@ void iot_ring_disk(const struct iot_ring *ring, struct iot_disk *d);
 int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq);
 
 /**
+ * struct iot_ring_follow - a reader of a live ring's new records.
+ * @ring: the ring.
+ * @cur: per part, the next sequence number to read.
+ * @gen: the ring's generation when @cur was last reset.
+ * @lost: records overwritten or torn before they could be read.
+ */
+struct iot_ring_follow {
+	const struct iot_ring *ring;
+	uint64_t *cur;
+	uint64_t gen;
+	uint64_t lost;
+};
+
+int iot_ring_follow_init(struct iot_ring_follow *f, const struct iot_ring *ring);
+int iot_ring_follow_poll(struct iot_ring_follow *f, iot_rec_cb cb, void *arg);
+void iot_ring_follow_free(struct iot_ring_follow *f);
+
+/**
  * struct iot_file_info - what the trace-file reader found.
  * @hdr: the file header (first sizeof bytes).
  * @nr_disks: disks in @disks.

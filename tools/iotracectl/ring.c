@@ -5,6 +5,7 @@
  * so that it works both on a live mmap being written by the kernel and on
  * a snapshot file (cat ring > snap.ring).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "iot.h"
 
@@ -216,4 +217,89 @@ int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq)
 	uint64_t head = iot_ring_head(ring, part);
 
 	return head > ring->part_records && head - ring->part_records > seq;
+}
+
+/**
+ * iot_ring_follow_init() - start following @ring from its heads now.
+ * @f: the follower.
+ * @ring: a live ring.
+ *
+ * Return: 0, or -1 when out of memory.
+ */
+int iot_ring_follow_init(struct iot_ring_follow *f, const struct iot_ring *ring)
+{
+	const struct iotrace_ring_hdr *h =
+		(const struct iotrace_ring_hdr *)ring->base;
+	uint32_t p;
+
+	memset(f, 0, sizeof(*f));
+	f->ring = ring;
+	f->cur = calloc(ring->nr_parts, sizeof(*f->cur));
+	if (!f->cur)
+		return -1;
+	f->gen = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+	for (p = 0; p < ring->nr_parts; p++)
+		f->cur[p] = iot_ring_head(ring, p);
+	return 0;
+}
+
+/**
+ * iot_ring_follow_poll() - the records published since the last poll.
+ * @f: the follower.
+ * @cb: called for each record, part by part (disk 0); non-zero stops.
+ * @arg: for @cb.
+ *
+ * A clear (new generation) starts every part over; a record being
+ * written is left for the next poll; records the writers overwrote or
+ * tore first are counted in @f->lost.
+ *
+ * Return: 0, or what @cb returned.
+ */
+int iot_ring_follow_poll(struct iot_ring_follow *f, iot_rec_cb cb, void *arg)
+{
+	const struct iot_ring *ring = f->ring;
+	const struct iotrace_ring_hdr *h =
+		(const struct iotrace_ring_hdr *)ring->base;
+	uint64_t rec[IOT_MAX_RECORD / 8], g;
+	uint32_t p;
+	int ret = 0;
+
+	g = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+	if (g != f->gen) {
+		memset(f->cur, 0, ring->nr_parts * sizeof(*f->cur));
+		f->gen = g;
+	}
+	for (p = 0; p < ring->nr_parts && !ret; p++) {
+		uint64_t head = iot_ring_head(ring, p), s;
+
+		if (head < f->cur[p])
+			f->cur[p] = 0;
+		if (head - f->cur[p] > ring->part_records) {
+			f->lost += head - ring->part_records - f->cur[p];
+			f->cur[p] = head - ring->part_records;
+		}
+		for (s = f->cur[p]; s < head; s++) {
+			int r = iot_ring_copy(ring, p, s, rec);
+
+			if (r == 2 && !iot_ring_gone(ring, p, s))
+				break;	/* being written: next time */
+			if (r) {
+				f->lost++;
+				continue;
+			}
+			ret = cb(arg, 0, (const struct iotrace_record *)rec);
+			if (ret) {
+				s++;
+				break;
+			}
+		}
+		f->cur[p] = s;
+	}
+	return ret;
+}
+
+void iot_ring_follow_free(struct iot_ring_follow *f)
+{
+	free(f->cur);
+	f->cur = NULL;
 }

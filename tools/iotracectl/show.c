@@ -344,26 +344,19 @@ static void on_sig(int sig)
 static int show_follow(struct show_ctx *c, struct iot_src *src)
 {
 	const struct iot_opts *o = c->o;
-	const struct iot_ring *ring = &src->ring;
-	const struct iotrace_ring_hdr *h =
-		(const struct iotrace_ring_hdr *)ring->base;
-	uint64_t *cur = calloc(ring->nr_parts, sizeof(*cur));
-	uint64_t rec[IOT_MAX_RECORD / 8], gen, lost = 0, shown = 0;
 	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	struct iot_ring_follow f;
+	uint64_t shown = 0;
 	struct iot_out doc;
-	uint32_t p;
 	size_t i;
 	int rc = 0;
 
-	if (!cur) {
+	if (iot_ring_follow_init(&f, &src->ring)) {
 		iot_err("out of memory");
 		return 1;
 	}
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
-	gen = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
-	for (p = 0; p < ring->nr_parts; p++)
-		cur[p] = iot_ring_head(ring, p);
 	if (o->fmt == FMT_NORMAL)
 		normal_header(c, 0);
 	else if (o->fmt == FMT_HEX)
@@ -375,40 +368,12 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 	if (iot_out_flush(stdout, "standard output"))
 		goto out;
 	while (!fstop && (!o->count || shown < (uint64_t)o->count)) {
-		uint64_t g;
-
 		nanosleep(&ts, NULL);
 		c->n = 0;
-		g = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
-		if (g != gen) {
-			memset(cur, 0, ring->nr_parts * sizeof(*cur));
-			gen = g;
-		}
-		for (p = 0; p < ring->nr_parts; p++) {
-			uint64_t head = iot_ring_head(ring, p), s;
-
-			if (head < cur[p])
-				cur[p] = 0;
-			if (head - cur[p] > ring->part_records) {
-				lost += head - ring->part_records - cur[p];
-				cur[p] = head - ring->part_records;
-			}
-			for (s = cur[p]; s < head; s++) {
-				int r = iot_ring_copy(ring, p, s, rec);
-
-				if (r == 2 && !iot_ring_gone(ring, p, s))
-					break;	/* being written: next time */
-				if (r) {
-					lost++;
-					continue;
-				}
-				if (collect(c, 0, (struct iotrace_record *)rec)) {
-					iot_err("out of memory");
-					rc = 1;
-					goto out;
-				}
-			}
-			cur[p] = s;
+		if (iot_ring_follow_poll(&f, collect, c)) {
+			iot_err("out of memory");
+			rc = 1;
+			goto out;
 		}
 		if (c->n > 1)
 			qsort(c->v, c->n, sizeof(*c->v), cmp_rec);
@@ -431,11 +396,11 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 			break;
 		}
 	}
-	if (lost)
+	if (f.lost)
 		fprintf(stderr, "iotracectl: %s: %llu records overwritten or torn before they could be read\n",
-			src->label, (unsigned long long)lost);
+			src->label, (unsigned long long)f.lost);
 out:
-	free(cur);
+	iot_ring_follow_free(&f);
 	return rc;
 }
 
