@@ -121,8 +121,18 @@ pre=$(awk '$1 == "WRITE" && $3 > 0 && int($4 / 4096) % 2' "$out/ring" | wc -l)
 post=$(awk '$1 == "WRITE" && $3 > 0 && int($4 / 8192) % 2' "$out/ring" | wc -l)
 btpre=$(awk '$1 == "Q" && $4 > 0 && $2 ~ /^F[WR]/' "$out/bp" | wc -l)
 btpost=$(awk '$1 == "Q" && $4 > 0 && $2 ~ /^F?W.*F/' "$out/bp" | wc -l)
-ktap_check "data records flagged PREFLUSH ($pre/$btpre) and POSTFLUSH ($post/$btpost) as blktrace queued them" \
-	test "$pre" -eq "$btpre" -a "$post" -eq "$btpost" -a "$post" -gt 0
+if [ $((btpre + btpost)) -gt 0 ]; then
+	ktap_check "data records flagged PREFLUSH ($pre/$btpre) and POSTFLUSH ($post/$btpost) as blktrace queued them" \
+		test "$pre" -eq "$btpre" -a "$post" -eq "$btpost" -a "$post" -gt 0
+else
+	# 7.x's blktrace shows no PREFLUSH/FUA in the RWBS of queued writes
+	# (seen on 7.3: WS, WSM, WM only).  The kernel's own count instead:
+	# one dsync writer at a time, so every flush request it counted is a
+	# data write's pre- or post-flush or an empty flush write's.
+	log "blktrace shows no flush flags on queued writes: /sys/block flushes as the oracle"
+	ktap_check "PREFLUSH ($pre) + POSTFLUSH ($post) data records + empty writes ($empty) = stat flushes ($((f1 - f0)))" \
+		test "$pre" -gt 0 -a "$post" -gt 0 -a $((pre + post + empty)) -eq $((f1 - f0))
+fi
 unload_iotrace
 ktap_check "no kernel warnings" no_kernel_splat
 rm -rf "$out" "$mnt"

@@ -39,7 +39,7 @@ echo 0 > "$IOT/$disk/enable"
 /usr/sbin/iotracectl stats -o json $disk > /tmp/stats.json ||
 	die "/usr/sbin/iotracectl stats failed"
 n=$(python3 -c 'import json, sys
-print(sum(o["count"] for o in json.load(open(sys.argv[1]))["ops"].values()))' /tmp/stats.json)
+print(sum(o["count"] for o in json.load(open(sys.argv[1]))[0]["ops"].values()))' /tmp/stats.json)
 log "iotracectl stats: $n requests; /sys/block/$disk/stat: $((after - before))"
 ktap_check "packaged iotracectl counts the $((after - before)) requests of /sys/block/$disk/stat ($n)" \
 	test "$n" = "$((after - before))" -a "$n" -ge 200
