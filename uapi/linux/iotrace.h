@@ -458,9 +458,11 @@ struct iotrace_file_counts {
 #define IOTRACE_GENL_NAME	"iotrace"
 /*
  * Version 2 added IOTRACE_CMD_SET_NVME_LAYOUT and the IOTRACE_A_NVME_*
- * attributes; commands and attributes are only ever added at the end.
+ * attributes; version 3 the in-kernel metrics (IOTRACE_CMD_GET_METRICS,
+ * IOTRACE_CMD_RESET_METRICS, IOTRACE_A_M_*).  Commands and attributes are
+ * only ever added at the end.
  */
-#define IOTRACE_GENL_VERSION	2
+#define IOTRACE_GENL_VERSION	3
 #define IOTRACE_GENL_MCGRP	"events"
 
 /**
@@ -495,6 +497,17 @@ struct iotrace_file_counts {
  *	data (tag set cmd_size) of a traced NVMe disk.  No IOTRACE_A_DISK_NAME:
  *	the layout is global, and forgotten when nvme_core is unloaded
  *	(genl version 2).
+ * @IOTRACE_CMD_GET_METRICS: the in-kernel metrics of IOTRACE_A_DISK_NAME
+ *	(required; no dump: one reply is ~10 KiB, list the disks with
+ *	IOTRACE_CMD_LIST): IOTRACE_A_DISK_NAME, IOTRACE_A_M_RESET_NS,
+ *	IOTRACE_A_M_NOW_NS, one nested IOTRACE_A_M_OP per metrics op (struct
+ *	iotrace_metrics_op), IOTRACE_A_M_TIMEOUTS, IOTRACE_A_M_REQUEUES,
+ *	IOTRACE_A_M_INFLIGHT_OLDEST_NS and one nested IOTRACE_A_M_ERROR per
+ *	error kind seen (struct iotrace_metrics_error).  Needs no privilege
+ *	(genl version 3).
+ * @IOTRACE_CMD_RESET_METRICS: zero the metrics of IOTRACE_A_DISK_NAME and
+ *	set IOTRACE_A_M_RESET_NS to now.  The ring is not touched (genl
+ *	version 3).
  * @__IOTRACE_CMD_MAX: number of commands.
  */
 enum iotrace_genl_cmd {
@@ -509,6 +522,8 @@ enum iotrace_genl_cmd {
 	IOTRACE_CMD_EVT_DISK_REMOVED,
 	IOTRACE_CMD_EVT_OVERFLOW,
 	IOTRACE_CMD_SET_NVME_LAYOUT,
+	IOTRACE_CMD_GET_METRICS,
+	IOTRACE_CMD_RESET_METRICS,
 	__IOTRACE_CMD_MAX,
 };
 
@@ -566,6 +581,20 @@ enum iotrace_genl_cmd {
  * @IOTRACE_A_NVME_RESULT_SIZE: u32, its size: 4 or 8.
  * @IOTRACE_A_NVME_STATUS: u8, reply only (LIST): 1 when NVMe status is
  *	recorded (a layout is in use), 0 when not.  The same for every disk.
+ * @IOTRACE_A_M_RESET_NS: u64, CLOCK_REALTIME of the last metrics reset (or
+ *	of the disk's attachment), reply only.
+ * @IOTRACE_A_M_NOW_NS: u64, CLOCK_MONOTONIC when the metrics were read,
+ *	reply only.
+ * @IOTRACE_A_M_OP: binary, one struct iotrace_metrics_op; repeated, one per
+ *	enum iotrace_mop, reply only.
+ * @IOTRACE_A_M_TIMEOUTS: u64, completions of requests that timed out.
+ * @IOTRACE_A_M_REQUEUES: u64, requeues seen (a request requeued twice
+ *	counts twice).
+ * @IOTRACE_A_M_INFLIGHT: u64, requests issued and not completed now.
+ * @IOTRACE_A_M_INFLIGHT_OLDEST_NS: u64, CLOCK_MONOTONIC issue time of the
+ *	oldest request in flight; absent when none is.
+ * @IOTRACE_A_M_ERROR: binary, one struct iotrace_metrics_error; repeated,
+ *	one per error kind seen since the reset, reply only.
  * @__IOTRACE_A_MAX: number of attributes.
  *
  * A request passes the filter when its operation is in the mask, its start
@@ -605,10 +634,115 @@ enum iotrace_genl_attr {
 	IOTRACE_A_NVME_RESULT_OFF,
 	IOTRACE_A_NVME_RESULT_SIZE,
 	IOTRACE_A_NVME_STATUS,
+	IOTRACE_A_M_RESET_NS,
+	IOTRACE_A_M_NOW_NS,
+	IOTRACE_A_M_OP,
+	IOTRACE_A_M_TIMEOUTS,
+	IOTRACE_A_M_REQUEUES,
+	IOTRACE_A_M_INFLIGHT,
+	IOTRACE_A_M_INFLIGHT_OLDEST_NS,
+	IOTRACE_A_M_ERROR,
 	__IOTRACE_A_MAX,
 };
 
 #define IOTRACE_A_MAX	(__IOTRACE_A_MAX - 1)
+
+/*
+ * ---------------------------------------------------------------------------
+ * In-kernel metrics (genl version 3).
+ *
+ * Every completion of an enabled disk is counted, filtered or not and
+ * whether or not its ring had room; clear and resize leave the metrics
+ * alone, IOTRACE_CMD_RESET_METRICS zeroes them.  The debugfs file
+ * <disk>/metrics shows the same figures as text.
+ *
+ * Latency histograms are log-linear: bucket 0 holds [0, 1024) ns; bucket
+ * b in 1 .. IOTRACE_HIST_BUCKETS - 2 holds [lo, lo + 2^(o - 2)) ns with
+ * o = IOTRACE_HIST_MIN_SHIFT + (b - 1) / 4 and
+ * lo = 2^o + ((b - 1) % 4) * 2^(o - 2)  (four sub-buckets per power of
+ * two, each at most 25% wide, up to 2^37 ns = 137 s); the last bucket
+ * holds everything from 2^IOTRACE_HIST_MAX_SHIFT ns on.
+ * ---------------------------------------------------------------------------
+ */
+#define IOTRACE_HIST_SUB_SHIFT	2
+#define IOTRACE_HIST_MIN_SHIFT	10
+#define IOTRACE_HIST_MAX_SHIFT	37
+#define IOTRACE_HIST_BUCKETS	((IOTRACE_HIST_MAX_SHIFT - \
+				  IOTRACE_HIST_MIN_SHIFT) * \
+				 (1 << IOTRACE_HIST_SUB_SHIFT) + 2)
+
+/**
+ * enum iotrace_mop - the operations metrics are kept for.
+ * @IOTRACE_MOP_READ: IOTRACE_OP_READ.
+ * @IOTRACE_MOP_WRITE: IOTRACE_OP_WRITE.
+ * @IOTRACE_MOP_FLUSH: IOTRACE_OP_FLUSH.
+ * @IOTRACE_MOP_DISCARD: IOTRACE_OP_DISCARD and IOTRACE_OP_SECURE_ERASE.
+ * @IOTRACE_MOP_OTHER: everything else (write zeroes, zone operations,
+ *	passthrough, unknown).
+ * @IOTRACE_NR_MOPS: number of metrics ops.
+ */
+enum iotrace_mop {
+	IOTRACE_MOP_READ	= 0,
+	IOTRACE_MOP_WRITE	= 1,
+	IOTRACE_MOP_FLUSH	= 2,
+	IOTRACE_MOP_DISCARD	= 3,
+	IOTRACE_MOP_OTHER	= 4,
+	IOTRACE_NR_MOPS		= 5,
+};
+
+/**
+ * struct iotrace_metrics_op - the metrics of one operation of one disk
+ *	(IOTRACE_A_M_OP), summed over CPUs.
+ * @mop: enum iotrace_mop.
+ * @pad: zero.
+ * @requests: completions.
+ * @bytes: bytes of those completions (the request's length at issue).
+ * @errors: completions with an error or a device error status.
+ * @dev_sum_ns: sum of the device latencies (issue to completion) of the
+ *	completions that were issued (@dev_count of them).
+ * @dev_count: completions with a device latency (issue seen).
+ * @queue_sum_ns: sum of the queue latencies (queue entry to issue).
+ * @queue_count: completions with a queue latency.
+ * @dev_hist: device latency histogram, see IOTRACE_HIST_BUCKETS.
+ * @queue_hist: queue latency histogram.
+ */
+struct iotrace_metrics_op {
+	__u8	mop;
+	__u8	pad[7];
+	__u64	requests;
+	__u64	bytes;
+	__u64	errors;
+	__u64	dev_sum_ns;
+	__u64	dev_count;
+	__u64	queue_sum_ns;
+	__u64	queue_count;
+	__u64	dev_hist[IOTRACE_HIST_BUCKETS];
+	__u64	queue_hist[IOTRACE_HIST_BUCKETS];
+};
+
+/* struct iotrace_metrics_error.status_kind */
+#define IOTRACE_MSTATUS_NONE	0	/* no device status: errno only */
+#define IOTRACE_MSTATUS_NVME	1	/* status: NVMe SCT << 8 | SC */
+#define IOTRACE_MSTATUS_SCSI	2	/* status: SAM status byte */
+#define IOTRACE_MSTATUS_ATA	3	/* status: ATA status << 8 | error */
+#define IOTRACE_MSTATUS_OVERFLOW 255	/* every kind past the table's room */
+
+/**
+ * struct iotrace_metrics_error - errors of one kind (IOTRACE_A_M_ERROR).
+ * @count: completions of this kind.
+ * @mop: enum iotrace_mop.
+ * @status_kind: IOTRACE_MSTATUS_*.
+ * @status: the device status class, see IOTRACE_MSTATUS_*.
+ * @errno_val: the positive errno the block layer completed with, 0 when
+ *	only the device reported an error.
+ */
+struct iotrace_metrics_error {
+	__u64	count;
+	__u8	mop;
+	__u8	status_kind;
+	__u16	status;
+	__u32	errno_val;
+};
 
 /*
  * The character device /dev/iotrace/<disk> (one per ring, mode 0400):
