@@ -31,8 +31,10 @@ void iotrace_scsi_cmd_start(void *data, struct scsi_cmnd *cmd)
 	if (!len)
 		return;
 	preempt_disable_notrace();
+	/* ABI 2.0: bytes 32.. of the record's cmd hold the cgroup id */
 	iotrace_note_cmd(scsi_cmd_to_rq(cmd), IOTRACE_CMD_SCSI,
-			 iotrace_scsi_cdb(cmd), len, 0);
+			 iotrace_scsi_cdb(cmd), len,
+			 cmd->cmd_len > len ? IOTRACE_RF_CMD_TRUNC : 0);
 	preempt_enable_notrace();
 }
 

@@ -16,6 +16,8 @@
 #include <linux/mm.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
+#include <linux/blk-cgroup.h>
+#include <linux/cgroup.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <net/genetlink.h>
@@ -170,6 +172,27 @@ static inline void iotrace_genl_resv_start_op(struct genl_family *family,
 #ifdef IOTRACE_HAVE_GENL_RESV_START_OP
 	family->resv_start_op = op;
 #endif
+}
+
+/*
+ * The cgroup a bio was charged to: bio_blkcg_css() since 5.19 (exported;
+ * struct blkcg went private to block/), before that bio_blkcg() and the
+ * public struct blkcg.  Either is the blkcg controller's css, whose cgroup
+ * is the default-hierarchy one on cgroup v2.  The bio holds its blkg, and
+ * so the css, until it ends.
+ */
+static inline u64 iotrace_bio_cgroup_id(struct bio *bio)
+{
+	struct cgroup_subsys_state *css = NULL;
+
+#if defined(IOTRACE_HAVE_BIO_BLKCG_CSS)
+	css = bio_blkcg_css(bio);
+#elif defined(CONFIG_BLK_CGROUP)
+	struct blkcg *b = bio_blkcg(bio);
+
+	css = b ? &b->css : NULL;
+#endif
+	return css && css->cgroup ? cgroup_id(css->cgroup) : 0;
 }
 
 #endif /* _IOTRACE_COMPAT_H */

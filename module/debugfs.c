@@ -17,6 +17,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/timekeeping.h>
@@ -70,8 +71,9 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "inflight: %llu\n", c.inflight);
 	seq_printf(m, "buf_size: %lu\n", d->buf_size);
 	seq_printf(m, "ring_size: %zu\n", d->ring_size);
-	seq_printf(m, "part_records: %u\n", d->part_records);
-	seq_printf(m, "nr_parts: %u\n", d->nr_parts);
+	seq_printf(m, "chunk_records: %u\n", d->chunk_records);
+	seq_printf(m, "nr_chunks: %u\n", d->nr_chunks);
+	seq_printf(m, "nr_cpus: %u\n", d->nr_cpus);
 	seq_printf(m, "enabled: %d\n", READ_ONCE(d->enabled) ? 1 : 0);
 	seq_printf(m, "generation: %llu\n", READ_ONCE(d->hdr->generation));
 	seq_printf(m, "hw_queues: %u\n", d->nr_hwq);
@@ -105,52 +107,132 @@ static int iotrace_inflight_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(iotrace_inflight);
 
-/* ---- trace: records merged across parts by completion time ----------- */
+/* ---- trace: records merged across CPUs by completion time ------------ */
+
+/**
+ * struct iotrace_trace_chunk - a chunk as the reader found it.
+ * @take: its take number (iotrace_chunk_hdr.seq).
+ * @first: its first CPU sequence number.
+ * @k: its index.
+ * @cpu: the CPU whose records it holds.
+ */
+struct iotrace_trace_chunk {
+	u64 take;
+	u64 first;
+	u32 k;
+	u32 cpu;
+};
 
 /**
  * struct iotrace_trace_iter - state of one reader of <disk>/trace.
  * @d: the disk.
  * @pos: seq_file position of @cur (0 is the header line).
- * @next: per part, the next sequence number to look at.
- * @end: per part, the head when the file was opened.
- * @peek: per part, the record at @next when @have says so.
- * @have: per part, @peek is valid.
+ * @chunks: the chunks in use when the walk started, by CPU and first
+ *	sequence number.
+ * @cap: entries @chunks has room for.
+ * @cidx: per CPU, the index in @chunks of the chunk holding @next.
+ * @cend: per CPU, one past its last entry in @chunks.
+ * @next: per CPU, the next sequence number to look at.
+ * @peek: per CPU, the record at @next when @have says so.
+ * @have: per CPU, @peek is valid.
  * @cur: the record at @pos.
+ * @cur_cpu: the CPU that completed it.
  * @at_end: no record at @pos.
  */
 struct iotrace_trace_iter {
 	struct iotrace_disk *d;
 	loff_t pos;
+	struct iotrace_trace_chunk *chunks;
+	u32 cap;
+	u32 *cidx;
+	u32 *cend;
 	u64 *next;
-	u64 *end;
 	struct iotrace_record *peek;
 	bool *have;
 	struct iotrace_record cur;
+	u32 cur_cpu;
 	bool at_end;
 };
+
+static int iotrace_trace_chunk_cmp(const void *a, const void *b)
+{
+	const struct iotrace_trace_chunk *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	/* the same numbers twice: the later take first (the other is given back) */
+	if (x->take != y->take)
+		return x->take > y->take ? -1 : 1;
+	return 0;
+}
 
 static void iotrace_trace_reset(struct iotrace_trace_iter *it)
 {
 	struct iotrace_disk *d = it->d;
-	u32 p;
+	u32 k, n = 0, p;
 
-	for (p = 0; p < d->nr_parts; p++) {
-		u64 head = READ_ONCE(iotrace_part_hdr(d, p)->head);
-
-		it->end[p] = head;
-		it->next[p] = head > d->part_records ?
-			head - d->part_records : 0;
-		it->have[p] = false;
-	}
 	it->pos = 0;
 	it->at_end = false;
+	for (p = 0; p < d->nr_cpus; p++) {
+		it->cidx[p] = 0;
+		it->cend[p] = 0;
+		it->have[p] = false;
+	}
+	if (it->cap < d->nr_chunks) {
+		kvfree(it->chunks);
+		it->chunks = kvcalloc(d->nr_chunks, sizeof(*it->chunks),
+				      GFP_KERNEL);
+		it->cap = it->chunks ? d->nr_chunks : 0;
+		if (!it->chunks)
+			return;
+	}
+	for (k = 0; k < d->nr_chunks; k++) {
+		struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, k);
+		struct iotrace_trace_chunk *e = &it->chunks[n];
+
+		/* pairs with the taker's smp_store_release() */
+		e->take = smp_load_acquire(&c->seq);
+		if (!e->take || e->take == U64_MAX)
+			continue;
+		e->cpu = READ_ONCE(c->cpu);
+		e->first = READ_ONCE(c->first_seq);
+		e->k = k;
+		/* header read before the take number again */
+		smp_rmb();
+		if (READ_ONCE(c->seq) != e->take || e->cpu >= d->nr_cpus)
+			continue;
+		n++;
+	}
+	sort(it->chunks, n, sizeof(*it->chunks), iotrace_trace_chunk_cmp, NULL);
+	for (k = n; k-- > 0;) {
+		p = it->chunks[k].cpu;
+		if (!it->cend[p])
+			it->cend[p] = k + 1;
+		it->cidx[p] = k;
+	}
+	for (p = 0; p < d->nr_cpus; p++)
+		it->next[p] = it->cidx[p] < it->cend[p] ?
+			it->chunks[it->cidx[p]].first : 0;
 }
 
-/* Make @it->peek[p] the oldest intact record left in part @p, if any. */
+/* Make @it->peek[p] the oldest intact record left of CPU @p, if any. */
 static bool iotrace_trace_fill(struct iotrace_trace_iter *it, u32 p)
 {
-	while (!it->have[p] && it->next[p] < it->end[p]) {
-		if (iotrace_ring_copy(it->d, p, it->next[p], &it->peek[p]))
+	u32 recs = it->d->chunk_records;
+
+	while (!it->have[p] && it->cidx[p] < it->cend[p]) {
+		const struct iotrace_trace_chunk *e = &it->chunks[it->cidx[p]];
+
+		if (it->next[p] < e->first)
+			it->next[p] = e->first;
+		if (it->next[p] - e->first >= recs) {
+			it->cidx[p]++;
+			continue;
+		}
+		if (iotrace_ring_copy(it->d, e->k, e->take, e->first,
+				      it->next[p], &it->peek[p]))
 			it->have[p] = true;
 		else
 			it->next[p]++;
@@ -163,7 +245,7 @@ static void iotrace_trace_advance(struct iotrace_trace_iter *it)
 	u32 p, best = U32_MAX;
 
 	it->pos++;
-	for (p = 0; p < it->d->nr_parts; p++) {
+	for (p = 0; p < it->d->nr_cpus; p++) {
 		if (!iotrace_trace_fill(it, p))
 			continue;
 		if (best == U32_MAX ||
@@ -175,6 +257,7 @@ static void iotrace_trace_advance(struct iotrace_trace_iter *it)
 		return;
 	}
 	it->cur = it->peek[best];
+	it->cur_cpu = best;
 	it->have[best] = false;
 	it->next[best]++;
 }
@@ -244,7 +327,7 @@ static int iotrace_trace_show(struct seq_file *m, void *v)
 		seq_puts(m, "- ");
 	seq_printf(m, "%s %llu %u %d 0x%x %s %u ", iotrace_op_name(r->op),
 		   r->sector, r->bytes, r->error, r->dev_status, flags,
-		   r->complete_cpu);
+		   it->cur_cpu);
 	if (r->issue_cpu == U16_MAX)
 		seq_puts(m, "- ");
 	else
@@ -270,11 +353,12 @@ static int iotrace_trace_open(struct inode *inode, struct file *file)
 	if (!it)
 		return -ENOMEM;
 	it->d = d;
-	it->next = kcalloc(d->nr_parts, sizeof(u64), GFP_KERNEL);
-	it->end = kcalloc(d->nr_parts, sizeof(u64), GFP_KERNEL);
-	it->have = kcalloc(d->nr_parts, sizeof(bool), GFP_KERNEL);
-	it->peek = kvcalloc(d->nr_parts, sizeof(*it->peek), GFP_KERNEL);
-	if (!it->next || !it->end || !it->have || !it->peek) {
+	it->next = kcalloc(d->nr_cpus, sizeof(u64), GFP_KERNEL);
+	it->cidx = kcalloc(d->nr_cpus, sizeof(u32), GFP_KERNEL);
+	it->cend = kcalloc(d->nr_cpus, sizeof(u32), GFP_KERNEL);
+	it->have = kcalloc(d->nr_cpus, sizeof(bool), GFP_KERNEL);
+	it->peek = kvcalloc(d->nr_cpus, sizeof(*it->peek), GFP_KERNEL);
+	if (!it->next || !it->cidx || !it->cend || !it->have || !it->peek) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -284,7 +368,8 @@ static int iotrace_trace_open(struct inode *inode, struct file *file)
 	return 0;
 err:
 	kfree(it->next);
-	kfree(it->end);
+	kfree(it->cidx);
+	kfree(it->cend);
 	kfree(it->have);
 	kvfree(it->peek);
 	seq_release_private(inode, file);
@@ -297,9 +382,11 @@ static int iotrace_trace_release(struct inode *inode, struct file *file)
 	struct iotrace_trace_iter *it = m->private;
 
 	kfree(it->next);
-	kfree(it->end);
+	kfree(it->cidx);
+	kfree(it->cend);
 	kfree(it->have);
 	kvfree(it->peek);
+	kvfree(it->chunks);
 	return seq_release_private(inode, file);
 }
 

@@ -20,9 +20,13 @@
 #define IOTRACE_DEF_BUF_SIZE	(4UL * SZ_1M)
 #define IOTRACE_MIN_BUF_SIZE	(64UL * SZ_1K)
 #define IOTRACE_MAX_BUF_SIZE	(1UL * SZ_1G)
-/* Fewest records a part may hold; a smaller buf_size is out of range. */
-#define IOTRACE_MIN_PART_RECORDS	16
-#define IOTRACE_PART_HDR_SIZE	64
+/* Records per chunk: a power of two in this range (ring.c). */
+#define IOTRACE_MIN_CHUNK_RECORDS	32
+#define IOTRACE_MAX_CHUNK_RECORDS	512
+/* Chunks per possible CPU the geometry aims at (fewer: smaller chunks). */
+#define IOTRACE_CHUNKS_PER_CPU	16
+#define IOTRACE_CPU_HDR_SIZE	64
+#define IOTRACE_CHUNK_HDR_SIZE	64
 /* The in-flight table never has fewer tags per hardware queue than this. */
 #define IOTRACE_MIN_TAGS	256
 
@@ -41,6 +45,7 @@
  * @tag: driver tag at issue.
  * @op: enum iotrace_op.
  * @retries: requeue count, saturating.
+ * @cgroup: cgroup id of the request's first bio at issue, 0 if none.
  * @seq_wait: the data phase of a flush sequence completed and was
  *	recorded; the request's last completion (no bytes left, when the
  *	block layer ends the sequence) only frees the slot.
@@ -73,6 +78,7 @@ struct iotrace_slot {
 	u8		op;
 	u8		retries;
 	u8		seq_wait;
+	u64		cgroup;
 	struct request	*cmd_rq;
 	u8		cmd_type;
 	u8		cmd_len;
@@ -161,8 +167,9 @@ struct iotrace_totals {
  * @buf_size: buf_size the ring was sized for.
  * @ring_size: bytes of @ring (at most @buf_size).
  * @hdr: the ring header (start of @ring).
- * @part_records: records per part (power of two).
- * @nr_parts: parts in the ring.
+ * @chunk_records: records per chunk (power of two).
+ * @nr_chunks: chunks in the pool.
+ * @nr_cpus: CPU headers in the ring (nr_cpu_ids).
  * @slots: in-flight table, iotrace_nr_slots() slots.
  * @nr_hwq: hardware queues covered by @slots.
  * @depth: tags per hardware queue covered by @slots.
@@ -196,8 +203,9 @@ struct iotrace_disk {
 	unsigned long		buf_size;
 	size_t			ring_size;
 	struct iotrace_ring_hdr	*hdr;
-	u32			part_records;
-	u32			nr_parts;
+	u32			chunk_records;
+	u32			nr_chunks;
+	u32			nr_cpus;
 	struct iotrace_slot	*slots;
 	u32			nr_hwq;
 	u32			depth;
@@ -228,7 +236,7 @@ static inline u32 iotrace_nr_slots(const struct iotrace_disk *d)
 
 /**
  * struct iotrace_counts - a consistent-enough sum of a ring's counters.
- * @recorded: records ever started (sum of part heads).
+ * @recorded: records ever started (sum of CPU heads).
  * @overwritten: records lost to wrap-around.
  * @present: records the ring can still hold.
  * @dropped: completions that could not be recorded.
@@ -249,30 +257,72 @@ extern struct mutex iotrace_mutex;
 extern struct list_head iotrace_disks;
 extern struct dentry *iotrace_debugfs_root;
 
+/**
+ * struct iotrace_geom - the layout of a ring (iotrace_ring_geometry()).
+ * @nr_cpus: CPU headers.
+ * @chunk_records: records per chunk.
+ * @nr_chunks: chunks.
+ * @cpu_hdr_offset: offset of CPU 0's header.
+ * @chunk_hdr_offset: offset of chunk 0's header.
+ * @data_offset: offset of chunk 0's first record.
+ * @ring_size: bytes.
+ */
+struct iotrace_geom {
+	u32	nr_cpus;
+	u32	chunk_records;
+	u32	nr_chunks;
+	u64	cpu_hdr_offset;
+	u64	chunk_hdr_offset;
+	u64	data_offset;
+	u64	ring_size;
+};
+
+/**
+ * struct iotrace_wslot - a slot reserved by iotrace_ring_reserve().
+ * @r: the record.
+ * @seq: its CPU sequence number.
+ * @chunk: its chunk.
+ */
+struct iotrace_wslot {
+	struct iotrace_record	*r;
+	u64			seq;
+	u32			chunk;
+};
+
 /* ring.c */
 int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size);
 void iotrace_ring_free(struct iotrace_disk *d);
 unsigned long iotrace_ring_min_size(void);
-int iotrace_ring_geometry(unsigned long buf_size, u32 *part_records,
-			  u64 *data_offset, u64 *part_stride);
+int iotrace_ring_geometry(unsigned long buf_size, struct iotrace_geom *g);
 void iotrace_ring_reset(struct iotrace_disk *d);
 void iotrace_ring_counts(struct iotrace_disk *d, struct iotrace_counts *c);
-bool iotrace_ring_copy(struct iotrace_disk *d, u32 part, u64 seq,
-		       struct iotrace_record *out);
+bool iotrace_ring_reserve(struct iotrace_disk *d, u32 cpu,
+			  struct iotrace_wslot *w);
+void iotrace_ring_commit(struct iotrace_disk *d, u32 cpu,
+			 const struct iotrace_wslot *w);
+bool iotrace_ring_copy(struct iotrace_disk *d, u32 k, u64 take, u64 first,
+		       u64 seq, struct iotrace_record *out);
 
-static inline struct iotrace_part_hdr *
-iotrace_part_hdr(struct iotrace_disk *d, u32 part)
+static inline struct iotrace_cpu_hdr *
+iotrace_cpu_hdr(struct iotrace_disk *d, u32 cpu)
 {
-	return d->ring + d->hdr->part_hdr_offset +
-		(size_t)part * IOTRACE_PART_HDR_SIZE;
+	return d->ring + d->hdr->cpu_hdr_offset +
+		(size_t)cpu * IOTRACE_CPU_HDR_SIZE;
 }
 
+static inline struct iotrace_chunk_hdr *
+iotrace_chunk_hdr(struct iotrace_disk *d, u32 k)
+{
+	return d->ring + d->hdr->chunk_hdr_offset +
+		(size_t)k * IOTRACE_CHUNK_HDR_SIZE;
+}
+
+/* Slot @i of chunk @k. */
 static inline struct iotrace_record *
-iotrace_part_rec(struct iotrace_disk *d, u32 part, u64 seq)
+iotrace_chunk_rec(struct iotrace_disk *d, u32 k, u32 i)
 {
 	return d->ring + d->hdr->data_offset +
-		(size_t)part * d->hdr->part_stride +
-		(size_t)(seq & (d->part_records - 1)) * IOTRACE_RECORD_SIZE;
+		((size_t)k * d->chunk_records + i) * IOTRACE_RECORD_SIZE;
 }
 
 /* probe.c */

@@ -66,9 +66,8 @@ static int iotrace_buf_size_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned long min = iotrace_ring_min_size();
 	unsigned long long v;
+	struct iotrace_geom g;
 	char buf[32];
-	u64 off, stride;
-	u32 recs;
 	int ret;
 
 	/* a longer value is cut, then not a size or out of range */
@@ -85,10 +84,10 @@ static int iotrace_buf_size_set(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	}
 	if (v > IOTRACE_MAX_BUF_SIZE ||
-	    iotrace_ring_geometry(v, &recs, &off, &stride)) {
-		pr_err("iotrace: buf_size=%s (%llu bytes) out of range %lu..%lu (%u parts of at least %lu records)\n",
-		       val, v, min, IOTRACE_MAX_BUF_SIZE, nr_cpu_ids,
-		       PAGE_SIZE / IOTRACE_RECORD_SIZE);
+	    iotrace_ring_geometry(v, &g)) {
+		pr_err("iotrace: buf_size=%s (%llu bytes) out of range %lu..%lu (2 chunks of at least %u records for each of %u possible CPUs)\n",
+		       val, v, min, IOTRACE_MAX_BUF_SIZE,
+		       IOTRACE_MIN_CHUNK_RECORDS, nr_cpu_ids);
 		return -ERANGE;
 	}
 	*(unsigned long *)kp->arg = v;
@@ -101,7 +100,7 @@ static const struct kernel_param_ops iotrace_buf_size_ops = {
 };
 module_param_cb(buf_size, &iotrace_buf_size_ops, &iotrace_buf_size, 0444);
 MODULE_PARM_DESC(buf_size,
-		 "bytes of ring per disk, K/M/G suffixes (default 4M, range 64K..1G, at least a page per possible CPU)");
+		 "bytes of ring per disk, K/M/G suffixes (default 4M, range 64K..1G, at least two 4K chunks per possible CPU)");
 
 static bool iotrace_name_ok(const char *s)
 {

@@ -225,8 +225,9 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	if (nla_put_u8(skb, IOTRACE_A_ENABLED, d->enabled) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_BUF_SIZE, d->buf_size) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_RING_SIZE, d->ring_size) ||
-	    nla_put_u32(skb, IOTRACE_A_NR_PARTS, d->nr_parts) ||
-	    nla_put_u32(skb, IOTRACE_A_PART_RECORDS, d->part_records) ||
+	    /* ABI 2.0: the CPU count and the chunk size (to be renamed) */
+	    nla_put_u32(skb, IOTRACE_A_NR_PARTS, d->nr_cpus) ||
+	    nla_put_u32(skb, IOTRACE_A_PART_RECORDS, d->chunk_records) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_GENERATION,
 			       READ_ONCE(d->hdr->generation)) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_RECORDED, c.recorded) ||
@@ -477,8 +478,9 @@ static void iotrace_nl_swap(struct iotrace_disk *d, struct iotrace_disk *tmp,
 	d->hdr = tmp->hdr;
 	d->ring_size = tmp->ring_size;
 	d->buf_size = tmp->buf_size;
-	d->part_records = tmp->part_records;
-	d->nr_parts = tmp->nr_parts;
+	d->chunk_records = tmp->chunk_records;
+	d->nr_chunks = tmp->nr_chunks;
+	d->nr_cpus = tmp->nr_cpus;
 	old_rb->retired = true;
 	unused = !old_rb->users;
 	if (!unused)
@@ -497,9 +499,8 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *a = info->attrs[IOTRACE_A_BUF_SIZE];
 	struct iotrace_ringbuf *node = NULL;
 	struct iotrace_disk *d, *tmp = NULL;
-	u64 data_offset, stride;
+	struct iotrace_geom g;
 	unsigned int state;
-	u32 recs;
 	int ret;
 
 	ret = iotrace_nl_admin(skb, info);
@@ -509,10 +510,9 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "IOTRACE_A_BUF_SIZE is required");
 		return -EINVAL;
 	}
-	if (iotrace_ring_geometry(nla_get_u64(a), &recs, &data_offset,
-				  &stride)) {
+	if (iotrace_ring_geometry(nla_get_u64(a), &g)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a,
-				    "buf_size out of range: 64K..1G and a page of records per CPU");
+				    "buf_size out of range: 64K..1G and two 4K chunks per possible CPU");
 		return -EINVAL;
 	}
 	d = iotrace_nl_disk(info, &ret);

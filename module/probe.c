@@ -4,15 +4,16 @@
  *
  * block_rq_issue fills the request's slot in the disk's in-flight table,
  * block_rq_requeue counts a retry, block_rq_complete (the final one of a
- * request) writes the record into the completing CPU's part and frees the
- * slot.  No lock, no atomic read-modify-write on a line another CPU writes:
- * a part's head is a local64_t that only its CPU updates, and local64
- * operations are safe against a probe nesting on the same CPU.
+ * request) writes the record into the completing CPU's current chunk
+ * (ring.c) and frees the slot.  No lock, and no atomic read-modify-write
+ * on a line another CPU writes except one per chunk: the reservation is a
+ * local64_t that only the chunk's CPU updates, and local64 operations are
+ * safe against a probe nesting on the same CPU.
  *
  * That holds only while the probe stays on its CPU: since 7.x tracepoint
  * probes run under SRCU, preemptible, and a task migrated between
- * choosing its part and publishing the record would write into another
- * CPU's part beside that CPU's own probes.  Every probe (and the command
+ * reserving and publishing the record would write into another CPU's
+ * chunk beside that CPU's own probes.  Every probe (and the command
  * probes around iotrace_note_cmd()/iotrace_note_status()) disables
  * preemption once, for its whole run; the helpers only assert it.
  */
@@ -265,6 +266,7 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	s->retries = retries;
 	s->rflags = rflags;
 	s->seq_wait = 0;
+	s->cgroup = rq->bio ? iotrace_bio_cgroup_id(rq->bio) : 0;
 	WRITE_ONCE(s->rq, rq);
 	iotrace_slot_end(s);
 out:
@@ -374,17 +376,18 @@ static u16 iotrace_empty_flush_rflags(const struct request *rq)
  * record flags.
  */
 static void iotrace_fill(struct iotrace_record *r, struct request *rq,
-			 struct iotrace_slot *s, iotrace_rq_error_t error, u32 cpu,
+			 struct iotrace_slot *s, iotrace_rq_error_t error,
 			 u16 rec_rflags, bool seq_data)
 {
 	bool own = s && READ_ONCE(s->rq) == rq;
 	u16 rflags = IOTRACE_RF_COMPLETE | rec_rflags;
+	__le64 cgroup;
 
 	r->complete_ns = ktime_get_ns();
-	r->complete_cpu = cpu;
 	r->hwq = rq->mq_hctx ? rq->mq_hctx->queue_num : 0;
 	r->error = error ? iotrace_rq_errno(error) : 0;
-	r->reserved = 0;
+	/* the submitter is not known here: issue 19 (a creation probe) */
+	r->pid = 0;
 	if (own) {
 		r->issue_ns = s->issue_ns;
 		r->sector = s->sector;
@@ -396,6 +399,7 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 		r->op = s->op;
 		r->retries = s->retries;
 		rflags |= s->rflags;
+		cgroup = cpu_to_le64(s->cgroup);
 	} else {
 		r->issue_ns = 0;
 		r->sector = blk_rq_pos(rq);
@@ -407,6 +411,7 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 		r->op = iotrace_op(rq);
 		r->retries = 0;
 		rflags |= IOTRACE_RF_NO_ISSUE | iotrace_empty_flush_rflags(rq);
+		cgroup = cpu_to_le64(rq->bio ? iotrace_bio_cgroup_id(rq->bio) : 0);
 	}
 	if (s && READ_ONCE(s->cmd_rq) == rq) {
 		/* pairs with the smp_wmb() before cmd_rq is set */
@@ -420,6 +425,8 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 		r->cmd_len = 0;
 		memset(r->cmd, 0, sizeof(r->cmd));
 	}
+	/* ABI 2.0: never a command byte (cmd_scsi.c keeps CDBs to 32 bytes) */
+	memcpy(r->cmd + IOTRACE_CMD_CGROUP_OFF, &cgroup, sizeof(cgroup));
 	if (s && READ_ONCE(s->status_rq) == rq) {
 		/* pairs with the smp_wmb() before status_rq is set */
 		smp_rmb();
@@ -444,14 +451,12 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 				   iotrace_rq_error_t error, unsigned int nr_bytes)
 {
 	const struct iotrace_filter *f;
-	struct iotrace_part_hdr *ph;
-	struct iotrace_record *r;
+	struct iotrace_wslot w;
 	struct iotrace_slot *s;
 	struct iotrace_disk *d;
 	unsigned int state;
 	bool seq_data;
 	u32 cpu;
-	u64 seq;
 
 	/* Only the final completion of a request makes its record. */
 	if (nr_bytes < blk_rq_bytes(rq))
@@ -475,35 +480,32 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		goto out;
 	}
 	seq_data = iotrace_is_flush_data(rq);
-	/* The part is this CPU's until the record is published. */
+	/* The chunk is this CPU's until the record is published. */
 	iotrace_assert_cpu_held();
 	cpu = smp_processor_id();
-	if (unlikely(!(state & IOTRACE_ST_RECORD) || cpu >= d->nr_parts)) {
+	if (unlikely(!(state & IOTRACE_ST_RECORD) || cpu >= d->nr_cpus)) {
 		/* the ring is being reset or replaced: counted as dropped */
 		this_cpu_inc(*d->held);
 		iotrace_slot_done(s, rq, seq_data);
 		goto out;
 	}
-	ph = iotrace_part_hdr(d, cpu);
 	f = rcu_dereference(d->filter);
 	if (unlikely(f) &&
 	    !iotrace_filter_pass(f, iotrace_op(rq), blk_rq_pos(rq),
 				 blk_rq_bytes(rq))) {
-		local64_inc((local64_t *)&ph->filtered);
+		local64_inc((local64_t *)&iotrace_cpu_hdr(d, cpu)->filtered);
 		iotrace_slot_done(s, rq, seq_data);
 		goto out;
 	}
-	/* Reserve: IRQ-safe on this CPU, no LOCK prefix, no other writer. */
-	seq = local64_inc_return((local64_t *)&ph->head) - 1;
-	if (unlikely(seq == d->part_records))
-		iotrace_nl_note_overflow(d);
-	r = iotrace_part_rec(d, cpu, seq);
-	WRITE_ONCE(r->seq, IOTRACE_SEQ_BUSY);
-	/* BUSY visible before any byte of the body changes */
-	smp_wmb();
-	iotrace_fill(r, rq, s, error, cpu, d->rec_rflags, seq_data);
+	/* Reserve (marked busy): IRQ-safe on this CPU, no LOCK prefix. */
+	if (unlikely(!iotrace_ring_reserve(d, cpu, &w))) {
+		/* counted as dropped */
+		iotrace_slot_done(s, rq, seq_data);
+		goto out;
+	}
+	iotrace_fill(w.r, rq, s, error, d->rec_rflags, seq_data);
 	/* publish: the body is visible before the sequence number */
-	smp_store_release(&r->seq, (u32)seq);
+	iotrace_ring_commit(d, cpu, &w);
 out:
 	rcu_read_unlock();
 	preempt_enable_notrace();

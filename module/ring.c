@@ -1,48 +1,111 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iotrace - ring memory: geometry, allocation, reset and counters.
+ * iotrace - ring memory (ABI 2.0): geometry, allocation, reset, the chunk
+ * pool (reserve, commit, take) and counters.
  *
- * The ring layout is the one documented in uapi/linux/iotrace.h.  Here:
- * hdr_size is one page, the part headers follow it (one cache line each,
- * the block rounded up to a page), then one part of part_records records
- * per possible CPU.  part_records is the largest power of two that fits
- * buf_size and is at least one page of records, so every part starts on
- * a page boundary.
+ * The layout is the one documented in uapi/linux/iotrace.h: a header page,
+ * one struct iotrace_cpu_hdr per possible CPU, one struct iotrace_chunk_hdr
+ * per chunk (each block rounded up to a page), then the chunks.  The writer
+ * protocol, and why it is safe against nesting on one CPU and against other
+ * CPUs recycling chunks, is in Documentation/module.rst ("The chunk
+ * protocol").  In short:
+ *
+ *  - a chunk is FREE, CURRENT or FULL; only a FREE or FULL chunk is taken,
+ *    with one cmpxchg (iotrace_chunk_take());
+ *  - while CURRENT only its CPU touches its writer state, with local_t
+ *    operations and cmpxchg_local();
+ *  - a CURRENT chunk holds chunk_records + 1 references: one per slot,
+ *    dropped when that slot's record is published, and one for being
+ *    (or having been) the CPU's current chunk, dropped once another chunk
+ *    replaced it and no writer of the CPU is inside (nest == 0); the last
+ *    drop makes it FULL.
  */
 #include <linux/kernel.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/vmalloc.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/atomic.h>
 #include <asm/local64.h>
 #include "iotrace.h"
 
-#define IOTRACE_PAGE_RECORDS	(PAGE_SIZE / IOTRACE_RECORD_SIZE)
+/* iotrace_chunk_hdr.state */
+#define IOTRACE_CHUNK_FREE	0
+#define IOTRACE_CHUNK_CURRENT	1
+#define IOTRACE_CHUNK_FULL	2
 
-static u32 iotrace_nr_parts(void)
+/* A writer gives up (dropped) after taking this many chunks in a row. */
+#define IOTRACE_SWITCH_TRIES	4
+
+#ifdef IOTRACE_DEBUG
+/*
+ * Test hook (debug builds only): the CPU sequence number of every CPU's
+ * first chunk after a clear, rounded down to a whole chunk, so that a test
+ * reaches 2^32 (the busy-marker wrap) in a few thousand records.  The
+ * heads and counters still count records from 0.
+ */
+static unsigned long long iotrace_seq_start;
+module_param_named(debug_seq_start, iotrace_seq_start, ullong, 0644);
+MODULE_PARM_DESC(debug_seq_start,
+		 "debug: first CPU sequence number after a clear (busy-marker tests)");
+static u64 iotrace_first_seq(const struct iotrace_disk *d)
 {
-	return nr_cpu_ids;
+	return round_down((u64)READ_ONCE(iotrace_seq_start),
+			  (u64)d->chunk_records);
+}
+#else
+static u64 iotrace_first_seq(const struct iotrace_disk *d)
+{
+	return 0;
+}
+#endif
+
+static u64 iotrace_cpu_blk(u32 nr_cpus)
+{
+	return round_up((u64)nr_cpus * IOTRACE_CPU_HDR_SIZE, PAGE_SIZE);
 }
 
-static u64 iotrace_data_offset(void)
+static u64 iotrace_chunk_blk(u64 nr_chunks)
 {
-	return PAGE_SIZE + round_up((u64)iotrace_nr_parts() *
-				    IOTRACE_PART_HDR_SIZE, PAGE_SIZE);
+	return round_up(nr_chunks * IOTRACE_CHUNK_HDR_SIZE, PAGE_SIZE);
+}
+
+/* Bytes of a ring of @n chunks of @recs records for @nr_cpus CPUs. */
+static u64 iotrace_ring_bytes(u32 nr_cpus, u64 n, u32 recs)
+{
+	return PAGE_SIZE + iotrace_cpu_blk(nr_cpus) + iotrace_chunk_blk(n) +
+		n * recs * IOTRACE_RECORD_SIZE;
+}
+
+/* Most chunks of @recs records that @buf_size holds. */
+static u64 iotrace_fit_chunks(unsigned long buf_size, u32 nr_cpus, u32 recs)
+{
+	u64 fixed = PAGE_SIZE + iotrace_cpu_blk(nr_cpus);
+	u64 n;
+
+	if (buf_size <= fixed)
+		return 0;
+	n = div64_u64(buf_size - fixed,
+		      (u64)recs * IOTRACE_RECORD_SIZE + IOTRACE_CHUNK_HDR_SIZE);
+	while (n && iotrace_ring_bytes(nr_cpus, n, recs) > buf_size)
+		n--;
+	return n;
 }
 
 /**
- * iotrace_ring_min_size() - smallest buf_size that gives every part at
- * least one page (and IOTRACE_MIN_PART_RECORDS) of records.
+ * iotrace_ring_min_size() - smallest buf_size that gives every possible
+ *	CPU two chunks of IOTRACE_MIN_CHUNK_RECORDS records.
  *
  * Return: bytes, never below IOTRACE_MIN_BUF_SIZE.
  */
 unsigned long iotrace_ring_min_size(void)
 {
-	u64 recs = max_t(u64, IOTRACE_MIN_PART_RECORDS, IOTRACE_PAGE_RECORDS);
-	u64 min = iotrace_data_offset() +
-		(u64)iotrace_nr_parts() * recs * IOTRACE_RECORD_SIZE;
+	u64 min = iotrace_ring_bytes(nr_cpu_ids, 2ULL * nr_cpu_ids,
+				     IOTRACE_MIN_CHUNK_RECORDS);
 
 	return max_t(u64, min, IOTRACE_MIN_BUF_SIZE);
 }
@@ -50,28 +113,40 @@ unsigned long iotrace_ring_min_size(void)
 /**
  * iotrace_ring_geometry() - lay out a ring of at most @buf_size bytes.
  * @buf_size: bytes allowed for the whole ring.
- * @part_records: out, records per part (power of two).
- * @data_offset: out, offset of part 0's first record.
- * @part_stride: out, bytes between two parts.
+ * @g: out, the layout.
+ *
+ * The largest chunk (up to IOTRACE_MAX_CHUNK_RECORDS records) that still
+ * gives IOTRACE_CHUNKS_PER_CPU chunks per possible CPU, else the smallest
+ * chunk if that gives at least two per possible CPU.
  *
  * Return: 0, or -ERANGE when @buf_size is outside the documented range.
  */
-int iotrace_ring_geometry(unsigned long buf_size, u32 *part_records,
-			  u64 *data_offset, u64 *part_stride)
+int iotrace_ring_geometry(unsigned long buf_size, struct iotrace_geom *g)
 {
-	u64 off = iotrace_data_offset();
-	u64 per_part;
+	u32 nr_cpus = nr_cpu_ids;
+	u32 recs;
+	u64 n = 0;
 
 	if (buf_size < iotrace_ring_min_size() ||
 	    buf_size > IOTRACE_MAX_BUF_SIZE)
 		return -ERANGE;
-	per_part = (buf_size - off) / iotrace_nr_parts() / IOTRACE_RECORD_SIZE;
-	if (per_part < IOTRACE_MIN_PART_RECORDS ||
-	    per_part < IOTRACE_PAGE_RECORDS)
+	for (recs = IOTRACE_MAX_CHUNK_RECORDS;
+	     recs >= IOTRACE_MIN_CHUNK_RECORDS; recs /= 2) {
+		n = iotrace_fit_chunks(buf_size, nr_cpus, recs);
+		if (n >= (u64)IOTRACE_CHUNKS_PER_CPU * nr_cpus)
+			break;
+	}
+	if (recs < IOTRACE_MIN_CHUNK_RECORDS)
+		recs = IOTRACE_MIN_CHUNK_RECORDS;
+	if (n < 2ULL * nr_cpus || n >= IOTRACE_CHUNK_NONE)
 		return -ERANGE;
-	*part_records = rounddown_pow_of_two(min_t(u64, per_part, U32_MAX));
-	*data_offset = off;
-	*part_stride = (u64)*part_records * IOTRACE_RECORD_SIZE;
+	g->nr_cpus = nr_cpus;
+	g->chunk_records = recs;
+	g->nr_chunks = n;
+	g->cpu_hdr_offset = PAGE_SIZE;
+	g->chunk_hdr_offset = PAGE_SIZE + iotrace_cpu_blk(nr_cpus);
+	g->data_offset = g->chunk_hdr_offset + iotrace_chunk_blk(n);
+	g->ring_size = iotrace_ring_bytes(nr_cpus, n, recs);
 	return 0;
 }
 
@@ -79,36 +154,45 @@ int iotrace_ring_geometry(unsigned long buf_size, u32 *part_records,
  * iotrace_ring_reset() - empty a ring that no probe is writing.
  * @d: the disk; recording must be off and synchronized.
  *
- * Every record's seq becomes IOTRACE_SEQ_BUSY so that no old record can
- * match a sequence number of the new generation, then the heads and the
- * drop counters go back to zero and the generation moves on.
+ * Every slot's seq becomes ~index (no reader expects it), every chunk is
+ * free and never taken, every CPU has no current chunk; then the
+ * generation moves on.
  */
 void iotrace_ring_reset(struct iotrace_disk *d)
 {
-	u32 p;
-	u64 i;
+	u32 c, i;
 
-	for (p = 0; p < d->nr_parts; p++) {
-		struct iotrace_part_hdr *ph = iotrace_part_hdr(d, p);
+	for (c = 0; c < d->nr_chunks; c++) {
+		struct iotrace_chunk_hdr *ch = iotrace_chunk_hdr(d, c);
 
-		for (i = 0; i < d->part_records; i++) {
-			struct iotrace_record *r = iotrace_part_rec(d, p, i);
-
-			WRITE_ONCE(r->seq, IOTRACE_SEQ_BUSY);
-		}
-		/* seq busy everywhere before the bodies change */
+		WRITE_ONCE(ch->seq, 0);
+		for (i = 0; i < d->chunk_records; i++)
+			WRITE_ONCE(iotrace_chunk_rec(d, c, i)->seq, ~i);
+		/* seq invalid everywhere before the bodies change */
 		smp_wmb();
-		for (i = 0; i < d->part_records; i++) {
-			struct iotrace_record *r = iotrace_part_rec(d, p, i);
-
-			memset((u8 *)r + sizeof(r->seq), 0,
-			       IOTRACE_RECORD_SIZE - sizeof(r->seq));
-		}
-		WRITE_ONCE(ph->head, 0);
-		WRITE_ONCE(ph->dropped, 0);
-		WRITE_ONCE(ph->filtered, 0);
-		cond_resched();
+		for (i = 0; i < d->chunk_records; i++)
+			memset((u8 *)iotrace_chunk_rec(d, c, i) + sizeof(u32), 0,
+			       IOTRACE_RECORD_SIZE - sizeof(u32));
+		ch->first_seq = 0;
+		ch->first_ns = 0;
+		ch->last_ns = 0;
+		ch->cpu = 0;
+		ch->reserved_slots = 0;
+		ch->refs = 0;
+		ch->next = IOTRACE_CHUNK_NONE;
+		ch->reserved = 0;
+		WRITE_ONCE(ch->state, IOTRACE_CHUNK_FREE);
+		if (!(c % 64))
+			cond_resched();
 	}
+	for (c = 0; c < d->nr_cpus; c++) {
+		struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, c);
+
+		memset(h, 0, sizeof(*h));
+		h->cur = IOTRACE_CHUNK_NONE;
+		h->pending = IOTRACE_CHUNK_NONE;
+	}
+	WRITE_ONCE(d->hdr->chunks_taken, 0);
 	/* heads and counters reset before readers see the new generation */
 	smp_wmb();
 	WRITE_ONCE(d->hdr->generation, d->hdr->generation + 1);
@@ -124,22 +208,27 @@ void iotrace_ring_reset(struct iotrace_disk *d)
 int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size)
 {
 	struct iotrace_ring_hdr *h;
-	u64 data_offset, stride;
-	u32 recs;
+	struct iotrace_geom g;
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct iotrace_record) != IOTRACE_RECORD_SIZE);
-	BUILD_BUG_ON(sizeof(struct iotrace_part_hdr) != IOTRACE_PART_HDR_SIZE);
+	BUILD_BUG_ON(sizeof(struct iotrace_cpu_hdr) != IOTRACE_CPU_HDR_SIZE);
+	BUILD_BUG_ON(sizeof(struct iotrace_chunk_hdr) !=
+		     IOTRACE_CHUNK_HDR_SIZE);
+	BUILD_BUG_ON(sizeof(struct iotrace_ring_hdr) !=
+		     sizeof(struct iotrace_ring_hdr_v1));
 	BUILD_BUG_ON(sizeof(struct iotrace_ring_hdr) > PAGE_SIZE);
 	BUILD_BUG_ON(sizeof(local64_t) != sizeof(u64));
+	BUILD_BUG_ON(IOTRACE_CMD_CGROUP_OFF + sizeof(u64) > IOTRACE_CMD_LEN);
 
-	ret = iotrace_ring_geometry(buf_size, &recs, &data_offset, &stride);
+	ret = iotrace_ring_geometry(buf_size, &g);
 	if (ret)
 		return ret;
-	d->nr_parts = iotrace_nr_parts();
-	d->part_records = recs;
+	d->nr_cpus = g.nr_cpus;
+	d->chunk_records = g.chunk_records;
+	d->nr_chunks = g.nr_chunks;
 	d->buf_size = buf_size;
-	d->ring_size = data_offset + (u64)d->nr_parts * stride;
+	d->ring_size = g.ring_size;
 	d->ring = vmalloc_user(d->ring_size);
 	if (!d->ring)
 		return -ENOMEM;
@@ -150,13 +239,16 @@ int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size)
 	h->abi_minor = IOTRACE_ABI_MINOR;
 	h->hdr_size = PAGE_SIZE;
 	h->record_size = IOTRACE_RECORD_SIZE;
-	h->nr_parts = d->nr_parts;
-	h->part_records = recs;
-	h->part_hdr_size = IOTRACE_PART_HDR_SIZE;
-	h->part_hdr_offset = PAGE_SIZE;
-	h->data_offset = data_offset;
-	h->part_stride = stride;
+	h->nr_cpus = g.nr_cpus;
+	h->chunk_records = g.chunk_records;
+	h->cpu_hdr_size = IOTRACE_CPU_HDR_SIZE;
+	h->cpu_hdr_offset = g.cpu_hdr_offset;
+	h->data_offset = g.data_offset;
+	h->chunk_stride = (u64)g.chunk_records * IOTRACE_RECORD_SIZE;
 	h->ring_size = d->ring_size;
+	h->nr_chunks = g.nr_chunks;
+	h->chunk_hdr_offset = g.chunk_hdr_offset;
+	h->chunk_hdr_size = IOTRACE_CHUNK_HDR_SIZE;
 	h->created_ns = ktime_get_ns();
 	strscpy(h->name, d->name, sizeof(h->name));
 	iotrace_ring_reset(d);
@@ -171,28 +263,247 @@ void iotrace_ring_free(struct iotrace_disk *d)
 	d->hdr = NULL;
 }
 
+/* ---- the chunk pool ------------------------------------------------------ */
+
+static inline local64_t *iotrace_l64(__u64 *p)
+{
+	return (local64_t *)p;
+}
+
+/*
+ * Take a free or full chunk for CPU @cpu, to hold its sequence numbers
+ * @first ..: one atomic increment of the pool counter and one cmpxchg per
+ * candidate; the candidates in round-robin order are the chunks taken
+ * longest ago.  Return its index, or IOTRACE_CHUNK_NONE when every chunk
+ * is being written.
+ */
+static u32 iotrace_chunk_take(struct iotrace_disk *d, u32 cpu, u64 first)
+{
+	u32 recs = d->chunk_records;
+	u32 tries, k, i, st;
+
+	for (tries = 0; tries < d->nr_chunks; tries++) {
+		u64 n = atomic64_inc_return((atomic64_t *)&d->hdr->chunks_taken);
+		u64 q = n - 1;
+		struct iotrace_chunk_hdr *c;
+		u32 victim;
+
+		k = do_div(q, d->nr_chunks);
+		c = iotrace_chunk_hdr(d, k);
+		st = READ_ONCE(c->state);
+		if (st == IOTRACE_CHUNK_CURRENT)
+			continue;
+		/*
+		 * Full ordering: the previous owner's records, counters and
+		 * writer state (settled before its store-release of FULL) are
+		 * seen before they are rewritten.
+		 */
+		if (cmpxchg(&c->state, st, IOTRACE_CHUNK_CURRENT) != st)
+			continue;
+		victim = c->cpu;
+		if (st == IOTRACE_CHUNK_FULL && victim < d->nr_cpus) {
+			atomic64_add(recs, (atomic64_t *)
+				     &iotrace_cpu_hdr(d, victim)->overwritten);
+			iotrace_nl_note_overflow(d);
+		}
+		WRITE_ONCE(c->seq, U64_MAX);
+		/* readers drop what they copied from the previous use */
+		smp_wmb();
+		c->cpu = cpu;
+		c->first_seq = first;
+		c->first_ns = ktime_get_ns();
+		c->last_ns = c->first_ns;
+		/* the previous owner's records never match the new numbers */
+		for (i = 0; i < recs; i++)
+			WRITE_ONCE(iotrace_chunk_rec(d, k, i)->seq,
+				   IOTRACE_SEQ_BUSY(first + i));
+		local64_set(iotrace_l64(&c->reserved_slots), 0);
+		local64_set(iotrace_l64(&c->refs), recs + 1);
+		c->next = IOTRACE_CHUNK_NONE;
+		/* header and slots done before the new take number */
+		smp_store_release(&c->seq, n);
+		return k;
+	}
+	return IOTRACE_CHUNK_NONE;
+}
+
+/* A chunk taken and never used (a nested writer installed another). */
+static void iotrace_chunk_giveback(struct iotrace_disk *d, u32 k)
+{
+	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, k);
+
+	WRITE_ONCE(c->seq, 0);
+	/* no records: readers skip it, and drop what they copied */
+	smp_store_release(&c->state, IOTRACE_CHUNK_FREE);
+}
+
+/* Drop a reference of chunk @k; the last one makes it recyclable. */
+static void iotrace_chunk_put(struct iotrace_disk *d, u32 k)
+{
+	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, k);
+
+	if (!local64_sub_return(1, iotrace_l64(&c->refs)))
+		/* records and writer state settled before it can be taken */
+		smp_store_release(&c->state, IOTRACE_CHUNK_FULL);
+}
+
+/*
+ * Replace CPU @cpu's current chunk @j (IOTRACE_CHUNK_NONE: none yet) by
+ * a new one.  Return false when no chunk could be taken.
+ */
+static bool iotrace_chunk_switch(struct iotrace_disk *d,
+				 struct iotrace_cpu_hdr *h, u32 cpu, u32 j)
+{
+	u64 first;
+	u32 k, old;
+
+	first = j == IOTRACE_CHUNK_NONE ? iotrace_first_seq(d) :
+		iotrace_chunk_hdr(d, j)->first_seq + d->chunk_records;
+	k = iotrace_chunk_take(d, cpu, first);
+	if (k == IOTRACE_CHUNK_NONE)
+		return false;
+	if (cmpxchg_local(&h->cur, j, k) != j) {
+		/* a writer nested over this one switched first */
+		iotrace_chunk_giveback(d, k);
+		return true;
+	}
+	if (j == IOTRACE_CHUNK_NONE)
+		return true;
+	/* its "current" reference goes when no writer may still hold it */
+	do {
+		old = READ_ONCE(h->pending);
+		WRITE_ONCE(iotrace_chunk_hdr(d, j)->next, old);
+	} while (cmpxchg_local(&h->pending, old, j) != old);
+	return true;
+}
+
+/* A writer of CPU header @h leaves; the outermost one settles pending. */
+static void iotrace_ring_leave(struct iotrace_disk *d,
+			       struct iotrace_cpu_hdr *h)
+{
+	u32 p, next;
+
+	barrier();
+	if (local64_sub_return(1, iotrace_l64(&h->nest)))
+		return;
+	do {
+		p = READ_ONCE(h->pending);
+		if (p == IOTRACE_CHUNK_NONE)
+			return;
+	} while (cmpxchg_local(&h->pending, p, IOTRACE_CHUNK_NONE) != p);
+	/* the list is ours alone now: no writer of this CPU holds them */
+	while (p != IOTRACE_CHUNK_NONE) {
+		next = READ_ONCE(iotrace_chunk_hdr(d, p)->next);
+		iotrace_chunk_put(d, p);
+		p = next;
+	}
+}
+
+/**
+ * iotrace_ring_reserve() - reserve the next slot of this CPU.
+ * @d: the disk.
+ * @cpu: this CPU (held: preemption disabled until iotrace_ring_commit()).
+ * @w: out, the slot, its chunk and its CPU sequence number.
+ *
+ * Marks the slot busy (~seq).  Every successful reserve must be followed
+ * by iotrace_ring_commit() on the same CPU.
+ *
+ * Return: true, or false when the completion could not be recorded
+ * (counted in the CPU's dropped).
+ */
+bool iotrace_ring_reserve(struct iotrace_disk *d, u32 cpu,
+			  struct iotrace_wslot *w)
+{
+	struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, cpu);
+	int tries;
+
+	iotrace_assert_cpu_held();
+	local64_inc(iotrace_l64(&h->nest));
+	/* in the probe before the current chunk is read */
+	barrier();
+	for (tries = 0; tries <= IOTRACE_SWITCH_TRIES; tries++) {
+		u32 j = READ_ONCE(h->cur);
+
+		if (j != IOTRACE_CHUNK_NONE) {
+			struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, j);
+			u64 i = local64_inc_return(iotrace_l64(&c->reserved_slots)) - 1;
+
+			if (i < d->chunk_records) {
+				w->chunk = j;
+				w->seq = c->first_seq + i;
+				w->r = iotrace_chunk_rec(d, j, i);
+				local64_inc(iotrace_l64(&h->head));
+				WRITE_ONCE(w->r->seq, IOTRACE_SEQ_BUSY(w->seq));
+				/* busy visible before any byte of the body changes */
+				smp_wmb();
+				return true;
+			}
+		}
+		if (tries == IOTRACE_SWITCH_TRIES ||
+		    !iotrace_chunk_switch(d, h, cpu, j))
+			break;
+	}
+	local64_inc(iotrace_l64(&h->dropped));
+	iotrace_ring_leave(d, h);
+	return false;
+}
+
+/**
+ * iotrace_ring_commit() - publish a record filled after
+ *	iotrace_ring_reserve().
+ * @d: the disk.
+ * @cpu: the CPU that reserved it (still held).
+ * @w: the slot.
+ */
+void iotrace_ring_commit(struct iotrace_disk *d, u32 cpu,
+			 const struct iotrace_wslot *w)
+{
+	struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, cpu);
+	u64 t = w->r->complete_ns;
+
+	/* publish: the body is visible before the sequence number */
+	smp_store_release(&w->r->seq, (u32)w->seq);
+	WRITE_ONCE(iotrace_chunk_hdr(d, w->chunk)->last_ns, t);
+	iotrace_chunk_put(d, w->chunk);
+	iotrace_ring_leave(d, h);
+}
+
 /**
  * iotrace_ring_copy() - copy one record if it is the one expected.
  * @d: the disk.
- * @part: the part.
- * @seq: the part sequence number wanted.
+ * @k: the chunk.
+ * @take: the chunk's take number (iotrace_chunk_hdr.seq) the caller saw.
+ * @first: the chunk's first_seq at that take.
+ * @seq: the CPU sequence number wanted, @first .. @first + chunk_records - 1.
  * @out: where to copy.
  *
- * Return: true if @out holds the complete record @seq, false if the slot
- * is being written, was overwritten or never written.
+ * Return: true if @out holds the complete record @seq of that take, false
+ * if the slot is being written, was never written or the chunk was taken
+ * again.
  */
-bool iotrace_ring_copy(struct iotrace_disk *d, u32 part, u64 seq,
-		       struct iotrace_record *out)
+bool iotrace_ring_copy(struct iotrace_disk *d, u32 k, u64 take, u64 first,
+		       u64 seq, struct iotrace_record *out)
 {
-	struct iotrace_record *r = iotrace_part_rec(d, part, seq);
+	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, k);
+	struct iotrace_record *r;
 
+	if (seq < first || seq - first >= d->chunk_records)
+		return false;
+	r = iotrace_chunk_rec(d, k, seq - first);
+	/* pairs with the taker's smp_store_release() of the chunk's seq */
+	if (smp_load_acquire(&c->seq) != take)
+		return false;
 	/* pairs with the writer's smp_store_release() of seq */
 	if (smp_load_acquire(&r->seq) != (u32)seq)
 		return false;
 	memcpy(out, r, sizeof(*out));
 	/* copy done before seq is read again; pairs with the writer's smp_wmb() */
 	smp_rmb();
-	return READ_ONCE(r->seq) == (u32)seq && out->seq == (u32)seq;
+	if (READ_ONCE(r->seq) != (u32)seq || out->seq != (u32)seq)
+		return false;
+	/* the record read before the take number; pairs with the taker's smp_wmb() */
+	smp_rmb();
+	return READ_ONCE(c->seq) == take;
 }
 
 /**
@@ -200,25 +511,23 @@ bool iotrace_ring_copy(struct iotrace_disk *d, u32 part, u64 seq,
  * @d: the disk.
  * @c: out.
  *
- * Exact once recording is quiet; while probes run, each part's pair is
- * read without a lock and may be a few records behind.
+ * Exact once recording is quiet; while probes run, each CPU's counters
+ * are read without a lock and may be a few records behind.
  */
 void iotrace_ring_counts(struct iotrace_disk *d, struct iotrace_counts *c)
 {
 	u32 p, i;
 
 	memset(c, 0, sizeof(*c));
-	for (p = 0; p < d->nr_parts; p++) {
-		struct iotrace_part_hdr *ph = iotrace_part_hdr(d, p);
-		u64 head = READ_ONCE(ph->head);
+	for (p = 0; p < d->nr_cpus; p++) {
+		struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, p);
 
-		c->recorded += head;
-		if (head > d->part_records)
-			c->overwritten += head - d->part_records;
-		c->dropped += READ_ONCE(ph->dropped);
-		c->filtered += READ_ONCE(ph->filtered);
+		c->recorded += READ_ONCE(h->head);
+		c->overwritten += READ_ONCE(h->overwritten);
+		c->dropped += READ_ONCE(h->dropped);
+		c->filtered += READ_ONCE(h->filtered);
 	}
-	c->present = c->recorded - c->overwritten;
+	c->present = c->recorded - min(c->overwritten, c->recorded);
 	if (!d->slots)
 		return;
 	for (i = 0; i < iotrace_nr_slots(d); i++)

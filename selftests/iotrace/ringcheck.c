@@ -34,6 +34,15 @@
 #include <sys/stat.h>
 #include <linux/iotrace.h>
 
+/* Transitional (branch abi2): still a 1.x reader, see tools/iotracectl/iot.h. */
+#define iotrace_record		iotrace_record_v1
+#define iotrace_ring_hdr	iotrace_ring_hdr_v1
+#define iotrace_part_hdr	iotrace_part_hdr_v1
+#undef IOTRACE_SEQ_BUSY
+#define IOTRACE_SEQ_BUSY	IOTRACE_SEQ_BUSY_V1
+#undef IOTRACE_ABI_MAJOR
+#define IOTRACE_ABI_MAJOR	IOTRACE_ABI_MAJOR_V1
+
 struct ring {
 	int fd;
 	size_t size;

@@ -12,6 +12,22 @@
 #include <stdio.h>
 #include <linux/iotrace.h>
 
+/*
+ * Transitional (branch abi2, ABI 2.0 in progress): the readers still read
+ * ABI 1.x rings only, through the 1.x definitions under their old names,
+ * and refuse a 2.x ring with their "unknown major" message.  Remove these
+ * when input.c/ring.c/file.c read both (Documentation/abi.rst).
+ */
+#define iotrace_record		iotrace_record_v1
+#define iotrace_ring_hdr	iotrace_ring_hdr_v1
+#define iotrace_part_hdr	iotrace_part_hdr_v1
+#undef IOTRACE_SEQ_BUSY
+#define IOTRACE_SEQ_BUSY	IOTRACE_SEQ_BUSY_V1
+#undef IOTRACE_ABI_MAJOR
+#undef IOTRACE_ABI_MINOR
+#define IOTRACE_ABI_MAJOR	IOTRACE_ABI_MAJOR_V1
+#define IOTRACE_ABI_MINOR	1
+
 #define IOT_ERR_LEN	512
 #define IOT_MAX_DISKS	256
 #define IOT_MAX_RECORD	4096	/* largest record_size accepted */

@@ -6,26 +6,37 @@
  * any reader of its rings (debugfs <disk>/ring) or of the trace files that
  * iotracectl writes.  Everything here is fixed-width and little-endian.
  *
- * Ring geometry (one ring per traced disk, or per NVMe controller for
- * admin commands):
+ * Ring geometry, ABI 2.0 (one ring per traced disk, or per NVMe controller
+ * for admin commands; Documentation/abi.rst):
  *
- *   offset 0                 struct iotrace_ring_hdr   (hdr_size bytes)
- *   part_hdr_offset          struct iotrace_part_hdr   x nr_parts,
- *                            part_hdr_size bytes apart (one cache line each)
- *   data_offset              part 0 records, part 1 records, ...
- *                            part i starts at data_offset + i * part_stride
- *                            and holds part_records records of record_size
+ *   offset 0            struct iotrace_ring_hdr    (hdr_size bytes)
+ *   cpu_hdr_offset      struct iotrace_cpu_hdr     x nr_cpus, cpu_hdr_size
+ *                       bytes apart (one cache line each)
+ *   chunk_hdr_offset    struct iotrace_chunk_hdr   x nr_chunks,
+ *                       chunk_hdr_size bytes apart
+ *   data_offset         chunk 0, chunk 1, ...: chunk j starts at
+ *                       data_offset + j * chunk_stride and holds
+ *                       chunk_records records of record_size bytes
  *
- * A part is written only by the CPU that owns it (its index), so no cache
- * line of the ring is written by two CPUs.  A reader never hard-codes any of
+ * The chunks are a pool shared by all CPUs: each CPU writes into its current
+ * chunk and, when it is full, takes the chunk of the pool taken longest ago
+ * that no CPU is writing.  A chunk header names the CPU that writes it and
+ * the CPU sequence number of its slot 0 (first_seq); every CPU numbers its
+ * records 0, 1, 2, ... contiguously.  A reader never hard-codes any of
  * these numbers: it takes them from the header.
  *
- * Publication: the slot for the record with part sequence number S is
- * S % part_records.  The writer first stores IOTRACE_SEQ_BUSY in the slot's
- * @seq, then the body, then (store-release) the low 32 bits of S.  A reader
- * copies a slot, reads @seq before (load-acquire) and after the copy, and
- * keeps the copy only when both equal the low 32 bits of the S it expects.
- * Anything else is a torn, not-yet-written or overwritten record.
+ * Publication: the record with CPU sequence number S is in slot
+ * S - first_seq of its chunk.  The writer first stores ~S (low 32 bits) in
+ * the slot's @seq, then the body, then (store-release) S.  A reader reads
+ * the chunk header's @seq (load-acquire), copies a slot, reads the slot's
+ * @seq before (load-acquire) and after the copy, keeps the copy only when
+ * both equal the low 32 bits of first_seq + slot, and finally checks that
+ * the chunk header's @seq did not change.  Anything else is a torn,
+ * not-yet-written, overwritten or recycled record.
+ *
+ * ABI 1.x rings (struct iotrace_ring_hdr_v1: one part per possible CPU)
+ * and trace files of 1.x records (struct iotrace_record_v1) are still
+ * described here, for readers of old rings and files.
  */
 #ifndef _UAPI_LINUX_IOTRACE_H
 #define _UAPI_LINUX_IOTRACE_H
@@ -35,14 +46,21 @@
 
 /* "IOTR" little-endian */
 #define IOTRACE_RING_MAGIC	0x52544f49U
-#define IOTRACE_ABI_MAJOR	1
-#define IOTRACE_ABI_MINOR	1
+#define IOTRACE_ABI_MAJOR	2
+#define IOTRACE_ABI_MINOR	0
+/* The previous major: rings of struct iotrace_ring_hdr_v1. */
+#define IOTRACE_ABI_MAJOR_V1	1
 
 #define IOTRACE_NAME_LEN	32
 #define IOTRACE_CMD_LEN		64
 
-/* Value of iotrace_record.seq while the slot is being written. */
-#define IOTRACE_SEQ_BUSY	0xffffffffU
+/*
+ * ABI 1.x: value of iotrace_record_v1.seq while the slot is being written.
+ * ABI 2.0 writes ~seq instead (IOTRACE_SEQ_BUSY(seq)), which never equals a
+ * sequence number a reader may expect in that slot.
+ */
+#define IOTRACE_SEQ_BUSY_V1	0xffffffffU
+#define IOTRACE_SEQ_BUSY(seq)	(~(__u32)(seq))
 
 /**
  * enum iotrace_op - operation of a request, iotrace's own encoding.
@@ -102,6 +120,10 @@ enum iotrace_op {
  */
 #define IOTRACE_RF_PREFLUSH	(1U << 12) /* a flush before it was its */
 #define IOTRACE_RF_POSTFLUSH	(1U << 13) /* a flush after it was its */
+/* ABI 2.0: no user submitter, the kernel's own I/O (pid is 0). */
+#define IOTRACE_RF_KERNEL	(1U << 14)
+/* ABI 2.0: this completion fired a trigger of the recorder service. */
+#define IOTRACE_RF_TRIGGER	(1U << 15)
 
 /**
  * enum iotrace_cmd_type - what iotrace_record.cmd holds.
@@ -142,9 +164,77 @@ struct iotrace_ata_tf {
 };
 
 /**
- * struct iotrace_record - one request, issue and completion together.
+ * struct iotrace_record - one request, issue and completion together
+ *	(ABI 2.0).
+ * @seq: low 32 bits of the record's CPU sequence number; written last, with
+ *	release semantics.  IOTRACE_SEQ_BUSY(seq) while the slot is being
+ *	written.  Sequence numbers are contiguous per CPU (0, 1, 2, ...); the
+ *	CPU is the one named by the chunk header.
+ * @bytes: bytes of the request (data length; 0 for a flush).
+ * @issue_ns: CLOCK_MONOTONIC ns when the request was issued to the driver.
+ * @complete_ns: CLOCK_MONOTONIC ns when the request completed.
+ * @sector: start sector, 512-byte units.
+ * @queue_ns: ns from queue entry (request allocation) to issue; valid if
+ *	IOTRACE_RF_QUEUE_VALID, saturated at U32_MAX (IOTRACE_RF_QUEUE_SAT).
+ * @dev_status: device-level status, by @cmd_type: NVMe - the 15-bit status
+ *	field of the completion (SC bits 7:0, SCT 10:8, CRD 12:11, M 13,
+ *	DNR 14); SCSI - status byte 7:0, sense key 11:8, ASC 23:16,
+ *	ASCQ 31:24; ATA - status register 7:0, error register 15:8.
+ *	Valid if IOTRACE_RF_STATUS_VALID.
+ * @dev_result: NVMe completion dword 0; 0 otherwise.
+ * @error: block-layer status as a negative errno, 0 for success.
+ * @rflags: IOTRACE_RF_* bits.
+ * @opflags: IOTRACE_OPF_* bits.
+ * @issue_cpu: CPU that issued the request.
+ * @hwq: hardware queue index.
+ * @tag: driver tag.
+ * @op: enum iotrace_op.
+ * @retries: times the request was requeued (saturates at 255).
+ * @cmd_type: enum iotrace_cmd_type.
+ * @cmd_len: valid bytes in @cmd (never covering IOTRACE_CMD_CGROUP_OFF
+ *	for SCSI and ATA).
+ * @pid: thread group id of the submitter (initial PID namespace), 0 when
+ *	unknown; 0 with IOTRACE_RF_KERNEL for the kernel's own I/O.
+ * @cmd: the command as given to the device, see enum iotrace_cmd_type;
+ *	bytes IOTRACE_CMD_CGROUP_OFF .. + 7 hold the submitter's cgroup id
+ *	(little-endian u64, 0 when unknown).
+ */
+struct iotrace_record {
+	__u32	seq;
+	__u32	bytes;
+	__u64	issue_ns;
+	__u64	complete_ns;
+	__u64	sector;
+	__u32	queue_ns;
+	__u32	dev_status;
+	__u32	dev_result;
+	__s16	error;
+	__u16	rflags;
+	__u16	opflags;
+	__u16	issue_cpu;
+	__u16	hwq;
+	__u16	tag;
+	__u8	op;
+	__u8	retries;
+	__u8	cmd_type;
+	__u8	cmd_len;
+	__u32	pid;
+	__u8	cmd[IOTRACE_CMD_LEN];
+};
+
+/*
+ * ABI 2.0: offset in iotrace_record.cmd of the cgroup id (cgroup_id() of
+ * the default-hierarchy cgroup), 8 bytes, little-endian.  A SCSI CDB is
+ * kept to its first IOTRACE_CMD_CGROUP_OFF bytes; an ATA taskfile is 16
+ * bytes; in an NVMe entry these bytes are PRP2, which iotrace zeroes.
+ */
+#define IOTRACE_CMD_CGROUP_OFF	32
+
+/**
+ * struct iotrace_record_v1 - one request, issue and completion together
+ *	(ABI 1.x layout, for readers of old rings and files).
  * @seq: low 32 bits of the record's part sequence number; written last, with
- *	release semantics.  IOTRACE_SEQ_BUSY while the slot is being written.
+ *	release semantics.  IOTRACE_SEQ_BUSY_V1 while the slot is being written.
  *	Sequence numbers are contiguous within a part (0, 1, 2, ...).
  * @bytes: bytes of the request (data length; 0 for a flush).
  * @issue_ns: CLOCK_MONOTONIC ns when the request was issued to the driver.
@@ -172,7 +262,7 @@ struct iotrace_ata_tf {
  * @reserved: zero.
  * @cmd: the command as given to the device, see enum iotrace_cmd_type.
  */
-struct iotrace_record {
+struct iotrace_record_v1 {
 	__u32	seq;
 	__u32	bytes;
 	__u64	issue_ns;
@@ -204,16 +294,140 @@ struct iotrace_record {
 #define IOTRACE_RING_CONTROLLER	(1U << 2)  /* ring of a controller's admin queue */
 
 /**
- * struct iotrace_ring_hdr - first bytes of every ring (debugfs <disk>/ring).
+ * struct iotrace_ring_hdr - first bytes of every ring (debugfs <disk>/ring
+ *	and /dev/iotrace/<disk>), ABI 2.0.  Up to @name, the same offsets and
+ *	sizes as struct iotrace_ring_hdr_v1.
  * @magic: IOTRACE_RING_MAGIC.
  * @abi_major: IOTRACE_ABI_MAJOR; a reader refuses a major it does not know.
  * @abi_minor: IOTRACE_ABI_MINOR; fields are only ever added at the end.
  * @hdr_size: size of this header in the ring (a page).
  * @record_size: bytes per record (>= sizeof(struct iotrace_record)).
+ * @nr_cpus: number of CPU headers (one per possible CPU).
+ * @chunk_records: records per chunk, a power of two, at least 32.
+ * @cpu_hdr_size: bytes between two CPU headers.
+ * @flags: IOTRACE_RING_* bits.
+ * @cpu_hdr_offset: offset of CPU 0's struct iotrace_cpu_hdr.
+ * @data_offset: offset of chunk 0's first record.
+ * @chunk_stride: bytes between two chunks' first records.
+ * @ring_size: total bytes of the mapping.
+ * @generation: incremented by every clear; a reader that sees it change
+ *	restarts.
+ * @logical_block_size: of the disk, bytes.
+ * @dev_major: device number of the disk.
+ * @dev_minor: device number of the disk.
+ * @nr_chunks: chunks in the pool.
+ * @created_ns: CLOCK_MONOTONIC ns when the ring was created.
+ * @enabled_ns: CLOCK_MONOTONIC ns when tracing was last enabled.
+ * @name: disk (or controller) name, NUL-terminated.
+ * @chunk_hdr_offset: offset of chunk 0's struct iotrace_chunk_hdr.
+ * @chunk_hdr_size: bytes between two chunk headers.
+ * @reserved1: zero.
+ * @chunks_taken: the pool counter: chunk takes attempted since the last
+ *	clear; the next take tries chunk chunks_taken % nr_chunks first.
+ * @reserved: zero; room for minor versions.
+ */
+struct iotrace_ring_hdr {
+	__u32	magic;
+	__u16	abi_major;
+	__u16	abi_minor;
+	__u32	hdr_size;
+	__u32	record_size;
+	__u32	nr_cpus;
+	__u32	chunk_records;
+	__u32	cpu_hdr_size;
+	__u32	flags;
+	__u64	cpu_hdr_offset;
+	__u64	data_offset;
+	__u64	chunk_stride;
+	__u64	ring_size;
+	__u64	generation;
+	__u32	logical_block_size;
+	__u32	dev_major;
+	__u32	dev_minor;
+	__u32	nr_chunks;
+	__u64	created_ns;
+	__u64	enabled_ns;
+	char	name[IOTRACE_NAME_LEN];
+	__u64	chunk_hdr_offset;
+	__u32	chunk_hdr_size;
+	__u32	reserved1;
+	__u64	chunks_taken;
+	__u64	reserved[13];
+};
+
+/* iotrace_cpu_hdr.cur and the chunk indexes of the writer state: none */
+#define IOTRACE_CHUNK_NONE	0xffffffffU
+
+/**
+ * struct iotrace_cpu_hdr - per-CPU counters, ABI 2.0.
+ * @head: records this CPU ever started (its next CPU sequence number).
+ * @dropped: completions on this CPU, while enabled, that could not be
+ *	recorded.
+ * @filtered: completions on this CPU that the disk's filter left out.
+ * @overwritten: records of this CPU's chunks that were recycled (added by
+ *	the CPU that took the chunk, chunk_records at a time).
+ * @cur: index of the CPU's current chunk, IOTRACE_CHUNK_NONE for none; a
+ *	hint for readers.
+ * @pending: writer state; readers ignore it.
+ * @nest: writer state; readers ignore it.
+ * @reserved: zero.
+ *
+ * For a disk: requests completed while enabled = sum(head) + sum(dropped)
+ * + sum(filtered); present = sum(head) - sum(overwritten), less the
+ * records still being written.
+ */
+struct iotrace_cpu_hdr {
+	__u64	head;
+	__u64	dropped;
+	__u64	filtered;
+	__u64	overwritten;
+	__u32	cur;
+	__u32	pending;
+	__u64	nest;
+	__u64	reserved[2];
+};
+
+/**
+ * struct iotrace_chunk_hdr - one chunk of the pool, ABI 2.0.
+ * @seq: the take number of this chunk's current use (from
+ *	iotrace_ring_hdr.chunks_taken, unique until a clear): 0 never taken,
+ *	all ones while being taken.  Stored last, with release semantics,
+ *	when a CPU takes the chunk; a reader reads it (acquire) before and
+ *	after copying records and drops the copies when it changed.
+ * @first_seq: CPU sequence number of the record in slot 0.
+ * @first_ns: CLOCK_MONOTONIC ns when the chunk was taken.
+ * @last_ns: completion time of the latest record written into it (a hint).
+ * @cpu: the CPU whose records the chunk holds.
+ * @state: writer state; readers ignore it.
+ * @reserved_slots: writer state; readers ignore it.
+ * @refs: writer state; readers ignore it.
+ * @next: writer state; readers ignore it.
+ * @reserved: zero.
+ */
+struct iotrace_chunk_hdr {
+	__u64	seq;
+	__u64	first_seq;
+	__u64	first_ns;
+	__u64	last_ns;
+	__u32	cpu;
+	__u32	state;
+	__u64	reserved_slots;
+	__u64	refs;
+	__u32	next;
+	__u32	reserved;
+};
+
+/**
+ * struct iotrace_ring_hdr_v1 - first bytes of an ABI 1.x ring.
+ * @magic: IOTRACE_RING_MAGIC.
+ * @abi_major: IOTRACE_ABI_MAJOR_V1; a reader refuses a major it does not know.
+ * @abi_minor: 0 or 1; fields are only ever added at the end.
+ * @hdr_size: size of this header in the ring (a page).
+ * @record_size: bytes per record (>= sizeof(struct iotrace_record)).
  * @nr_parts: number of parts (one per possible CPU).
  * @part_records: records per part, a power of two.
  * @part_hdr_size: bytes between two part headers.
- * @part_hdr_offset: offset of part 0's struct iotrace_part_hdr.
+ * @part_hdr_offset: offset of part 0's struct iotrace_part_hdr_v1.
  * @data_offset: offset of part 0's first record.
  * @part_stride: bytes between two parts' first records.
  * @ring_size: total bytes of the mapping.
@@ -228,7 +442,7 @@ struct iotrace_record {
  * @name: disk (or controller) name, NUL-terminated.
  * @reserved: zero; room for minor versions.
  */
-struct iotrace_ring_hdr {
+struct iotrace_ring_hdr_v1 {
 	__u32	magic;
 	__u16	abi_major;
 	__u16	abi_minor;
@@ -254,7 +468,7 @@ struct iotrace_ring_hdr {
 };
 
 /**
- * struct iotrace_part_hdr - per-part counters, written by the owning CPU.
+ * struct iotrace_part_hdr_v1 - per-part counters of an ABI 1.x ring.
  * @head: records ever started in this part (the next sequence number).
  *	Records head - part_records .. head - 1 may be present.
  * @dropped: requests completed while enabled that could not be recorded.
@@ -266,7 +480,7 @@ struct iotrace_ring_hdr {
  * For a disk: requests completed while enabled = sum(head) + sum(dropped)
  * + sum(filtered), and present = sum(head) - overwritten.
  */
-struct iotrace_part_hdr {
+struct iotrace_part_hdr_v1 {
 	__u64	head;
 	__u64	dropped;
 	__u64	filtered;
