@@ -170,6 +170,8 @@ struct iotrace_totals {
  * @chunk_records: records per chunk (power of two).
  * @nr_chunks: chunks in the pool.
  * @nr_cpus: CPU headers in the ring (nr_cpu_ids).
+ * @seq_base: the CPU heads' value after the last reset (0 but for the
+ *	debug_seq_start test hook).
  * @slots: in-flight table, iotrace_nr_slots() slots.
  * @nr_hwq: hardware queues covered by @slots.
  * @depth: tags per hardware queue covered by @slots.
@@ -206,6 +208,7 @@ struct iotrace_disk {
 	u32			chunk_records;
 	u32			nr_chunks;
 	u32			nr_cpus;
+	u64			seq_base;
 	struct iotrace_slot	*slots;
 	u32			nr_hwq;
 	u32			depth;

@@ -481,6 +481,7 @@ static void iotrace_nl_swap(struct iotrace_disk *d, struct iotrace_disk *tmp,
 	d->chunk_records = tmp->chunk_records;
 	d->nr_chunks = tmp->nr_chunks;
 	d->nr_cpus = tmp->nr_cpus;
+	d->seq_base = tmp->seq_base;
 	old_rb->retired = true;
 	unused = !old_rb->users;
 	if (!unused)

@@ -44,9 +44,10 @@
 #ifdef IOTRACE_DEBUG
 /*
  * Test hook (debug builds only): the CPU sequence number of every CPU's
- * first chunk after a clear, rounded down to a whole chunk, so that a test
- * reaches 2^32 (the busy-marker wrap) in a few thousand records.  The
- * heads and counters still count records from 0.
+ * first record after a clear, rounded down to a whole chunk, so that a
+ * test reaches 2^32 (the busy-marker wrap) in a few thousand records.  The
+ * CPU heads start there too (they are the next sequence numbers); the
+ * module's own counters subtract it (iotrace_disk.seq_base).
  */
 static unsigned long long iotrace_seq_start;
 module_param_named(debug_seq_start, iotrace_seq_start, ullong, 0644);
@@ -185,10 +186,12 @@ void iotrace_ring_reset(struct iotrace_disk *d)
 		if (!(c % 64))
 			cond_resched();
 	}
+	d->seq_base = iotrace_first_seq(d);
 	for (c = 0; c < d->nr_cpus; c++) {
 		struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, c);
 
 		memset(h, 0, sizeof(*h));
+		h->head = d->seq_base;
 		h->cur = IOTRACE_CHUNK_NONE;
 		h->pending = IOTRACE_CHUNK_NONE;
 	}
@@ -357,7 +360,8 @@ static bool iotrace_chunk_switch(struct iotrace_disk *d,
 	u64 first;
 	u32 k, old;
 
-	first = j == IOTRACE_CHUNK_NONE ? iotrace_first_seq(d) :
+	/* no chunk yet: nothing was reserved, head is the first number */
+	first = j == IOTRACE_CHUNK_NONE ? READ_ONCE(h->head) :
 		iotrace_chunk_hdr(d, j)->first_seq + d->chunk_records;
 	k = iotrace_chunk_take(d, cpu, first);
 	if (k == IOTRACE_CHUNK_NONE)
@@ -522,7 +526,7 @@ void iotrace_ring_counts(struct iotrace_disk *d, struct iotrace_counts *c)
 	for (p = 0; p < d->nr_cpus; p++) {
 		struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, p);
 
-		c->recorded += READ_ONCE(h->head);
+		c->recorded += READ_ONCE(h->head) - d->seq_base;
 		c->overwritten += READ_ONCE(h->overwritten);
 		c->dropped += READ_ONCE(h->dropped);
 		c->filtered += READ_ONCE(h->filtered);

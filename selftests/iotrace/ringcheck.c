@@ -2,8 +2,9 @@
 /*
  * ringcheck - validate an iotrace ring from user space (guest test helper).
  *
- *   ringcheck check RING        quiesced ring: every record head-N..head-1
- *                               of every part present, intact, contiguous
+ *   ringcheck check RING        quiesced ring (ABI 2.0): per CPU, chunks of
+ *                               contiguous sequence numbers, every record
+ *                               intact, present == head - overwritten
  *   ringcheck dump RING         print "OP SECTOR BYTES" per intact record
  *   ringcheck dumpx RING        print "OP SECTOR BYTES RFLAGS LATENCY_NS"
  *                               (RFLAGS in decimal;
@@ -34,14 +35,7 @@
 #include <sys/stat.h>
 #include <linux/iotrace.h>
 
-/* Transitional (branch abi2): still a 1.x reader, see tools/iotracectl/iot.h. */
-#define iotrace_record		iotrace_record_v1
-#define iotrace_ring_hdr	iotrace_ring_hdr_v1
-#define iotrace_part_hdr	iotrace_part_hdr_v1
-#undef IOTRACE_SEQ_BUSY
-#define IOTRACE_SEQ_BUSY	IOTRACE_SEQ_BUSY_V1
-#undef IOTRACE_ABI_MAJOR
-#define IOTRACE_ABI_MAJOR	IOTRACE_ABI_MAJOR_V1
+#define NONE	IOTRACE_CHUNK_NONE
 
 struct ring {
 	int fd;
@@ -50,46 +44,99 @@ struct ring {
 	const struct iotrace_ring_hdr *h;
 };
 
+/* A chunk as one pass found it. */
+struct chunk {
+	uint64_t take, first;
+	uint32_t k, cpu;
+};
+
 static int fail(const char *what)
 {
 	printf("# FAIL: %s\n", what);
 	return 1;
 }
 
-static const struct iotrace_part_hdr *part_hdr(const struct ring *r, uint32_t p)
+static const struct iotrace_cpu_hdr *cpu_hdr(const struct ring *r, uint32_t c)
 {
-	return (const void *)(r->map + r->h->part_hdr_offset +
-			      (size_t)p * r->h->part_hdr_size);
+	return (const void *)(r->map + r->h->cpu_hdr_offset +
+			      (size_t)c * r->h->cpu_hdr_size);
 }
 
-static const struct iotrace_record *rec(const struct ring *r, uint32_t p,
-					uint64_t seq)
+static const struct iotrace_chunk_hdr *chunk_hdr(const struct ring *r,
+						 uint32_t k)
+{
+	return (const void *)(r->map + r->h->chunk_hdr_offset +
+			      (size_t)k * r->h->chunk_hdr_size);
+}
+
+static const struct iotrace_record *rec(const struct ring *r, uint32_t k,
+					uint32_t i)
 {
 	return (const void *)(r->map + r->h->data_offset +
-			      (size_t)p * r->h->part_stride +
-			      (size_t)(seq & (r->h->part_records - 1)) *
-			      r->h->record_size);
+			      (size_t)k * r->h->chunk_stride +
+			      (size_t)i * r->h->record_size);
 }
 
-static uint64_t load_head(const struct ring *r, uint32_t p)
+static uint64_t ld64(const __u64 *p)
 {
-	return __atomic_load_n(&part_hdr(r, p)->head, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-/* Copy record @seq of part @p; 1 if intact, 0 if torn/overwritten/busy. */
-static int copy_rec(const struct ring *r, uint32_t p, uint64_t seq,
+/*
+ * Copy slot @i of chunk @c (as snapshotted); 1 if it holds the record
+ * first + i of that take, intact.
+ */
+static int copy_rec(const struct ring *r, const struct chunk *c, uint32_t i,
 		    struct iotrace_record *out)
 {
-	const struct iotrace_record *s = rec(r, p, seq);
-	uint32_t s1, s2;
+	const struct iotrace_record *s = rec(r, c->k, i);
+	uint32_t want = (uint32_t)(c->first + i), s1, s2;
 
 	s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
-	if (s1 != (uint32_t)seq)
+	if (s1 != want)
 		return 0;
 	memcpy(out, s, sizeof(*out));
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	s2 = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
-	return s2 == (uint32_t)seq && out->seq == (uint32_t)seq;
+	if (s2 != want || out->seq != want)
+		return 0;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return ld64(&chunk_hdr(r, c->k)->seq) == c->take;
+}
+
+static int chunk_cmp(const void *a, const void *b)
+{
+	const struct chunk *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->take > y->take ? -1 : x->take < y->take;
+}
+
+/* The chunks in use, by CPU and first sequence number; returns how many. */
+static uint32_t snapshot(const struct ring *r, struct chunk *out)
+{
+	uint32_t k, n = 0;
+
+	for (k = 0; k < r->h->nr_chunks; k++) {
+		const struct iotrace_chunk_hdr *ch = chunk_hdr(r, k);
+		struct chunk *c = &out[n];
+
+		c->take = ld64(&ch->seq);
+		if (!c->take || c->take == UINT64_MAX)
+			continue;
+		c->cpu = __atomic_load_n(&ch->cpu, __ATOMIC_RELAXED);
+		c->first = __atomic_load_n(&ch->first_seq, __ATOMIC_RELAXED);
+		c->k = k;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (ld64(&ch->seq) != c->take || c->cpu >= r->h->nr_cpus)
+			continue;
+		n++;
+	}
+	qsort(out, n, sizeof(*out), chunk_cmp);
+	return n;
 }
 
 static int quiet;
@@ -114,14 +161,18 @@ static int ring_open(struct ring *r, const char *path)
 		return -1;
 	}
 	if (h.record_size < sizeof(struct iotrace_record) ||
-	    h.record_size % 64 || !h.part_records ||
-	    (h.part_records & (h.part_records - 1)) || !h.nr_parts ||
-	    h.part_hdr_size < sizeof(struct iotrace_part_hdr) ||
-	    h.part_hdr_offset < h.hdr_size ||
-	    h.part_hdr_offset + (uint64_t)h.nr_parts * h.part_hdr_size >
+	    h.record_size % 64 || h.chunk_records < 2 ||
+	    (h.chunk_records & (h.chunk_records - 1)) || !h.nr_cpus ||
+	    !h.nr_chunks ||
+	    h.cpu_hdr_size < sizeof(struct iotrace_cpu_hdr) ||
+	    h.chunk_hdr_size < sizeof(struct iotrace_chunk_hdr) ||
+	    h.cpu_hdr_offset < h.hdr_size ||
+	    h.cpu_hdr_offset + (uint64_t)h.nr_cpus * h.cpu_hdr_size >
+	    h.chunk_hdr_offset ||
+	    h.chunk_hdr_offset + (uint64_t)h.nr_chunks * h.chunk_hdr_size >
 	    h.data_offset ||
-	    h.part_stride < (uint64_t)h.part_records * h.record_size ||
-	    h.data_offset + h.nr_parts * h.part_stride > h.ring_size) {
+	    h.chunk_stride < (uint64_t)h.chunk_records * h.record_size ||
+	    h.data_offset + h.nr_chunks * h.chunk_stride > h.ring_size) {
 		printf("# %s: inconsistent geometry\n", path);
 		return -1;
 	}
@@ -134,8 +185,8 @@ static int ring_open(struct ring *r, const char *path)
 	}
 	r->h = (const void *)r->map;
 	if (!quiet)
-		printf("# ring %s: %u parts x %u records, %llu bytes, generation %llu\n",
-		       r->h->name, h.nr_parts, h.part_records,
+		printf("# ring %s: %u chunks x %u records, %u CPUs, %llu bytes, generation %llu\n",
+		       r->h->name, h.nr_chunks, h.chunk_records, h.nr_cpus,
 		       (unsigned long long)h.ring_size,
 		       (unsigned long long)h.generation);
 	return 0;
@@ -145,16 +196,15 @@ static int ring_open(struct ring *r, const char *path)
 static const char *rec_insane(const struct ring *r, uint32_t p,
 			      const struct iotrace_record *x)
 {
+	(void)p;
 	if (!(x->rflags & IOTRACE_RF_COMPLETE))
 		return "COMPLETE flag missing";
-	if (x->complete_cpu != p)
-		return "complete_cpu is not the part's CPU";
+	if (x->pid && (x->rflags & IOTRACE_RF_KERNEL))
+		return "pid with RF_KERNEL";
 	if (!(x->rflags & IOTRACE_RF_NO_ISSUE) && x->complete_ns < x->issue_ns)
 		return "completed before issue";
 	if (x->bytes % 512)
 		return "byte count not a multiple of 512";
-	if (x->reserved)
-		return "reserved field not zero";
 	if (x->cmd_len > IOTRACE_CMD_LEN)
 		return "cmd_len too long";
 	(void)r;
@@ -173,73 +223,128 @@ static const char *op_name(uint8_t op)
 	}
 }
 
+static void print_rec(const struct iotrace_record *x, int dump)
+{
+	if (dump == 1)
+		printf("%s %llu %u\n", op_name(x->op),
+		       (unsigned long long)x->sector, x->bytes);
+	else
+		printf("%s %llu %u %u %lld\n", op_name(x->op),
+		       (unsigned long long)x->sector, x->bytes, x->rflags,
+		       x->rflags & IOTRACE_RF_NO_ISSUE ? -1LL :
+		       (long long)(x->complete_ns - x->issue_ns));
+}
+
+/*
+ * A quiet ring: per CPU, its chunks hold contiguous sequence numbers;
+ * every slot of a chunk that is not the CPU's current one holds its
+ * record, the current one a prefix of records and then "not written"
+ * markers; present = head - overwritten.  dump: the records, per CPU in
+ * order (not merged by time).
+ */
 static int do_check(struct ring *r, int dump)
 {
 	uint64_t recorded = 0, overwritten = 0, present = 0, dropped = 0;
-	uint64_t filtered = 0;
-	uint64_t noissue = 0, bad = 0;
+	uint64_t filtered = 0, noissue = 0, bad = 0, wraps = 0;
+	uint32_t R = r->h->chunk_records, n, j, i, written = 0;
+	struct chunk *cs = calloc(r->h->nr_chunks, sizeof(*cs));
+	/* RINGCHECK_SEQ_BASE: the module's debug_seq_start (heads start there) */
+	const char *base_env = getenv("RINGCHECK_SEQ_BASE");
+	uint64_t base = base_env ? strtoull(base_env, NULL, 0) : 0;
 	struct iotrace_record x;
-	uint32_t p, written = 0;
+	uint32_t p;
 
-	for (p = 0; p < r->h->nr_parts; p++) {
-		uint64_t head = load_head(r, p), s;
-		uint64_t first = head > r->h->part_records ?
-			head - r->h->part_records : 0;
+	if (!cs)
+		return fail("out of memory");
+	n = snapshot(r, cs);
+	for (p = 0; p < r->h->nr_cpus; p++) {
+		const struct iotrace_cpu_hdr *h = cpu_hdr(r, p);
+		uint64_t head = ld64(&h->head) - base;
+		uint64_t ovw = ld64(&h->overwritten);
+		uint64_t cpu_present = 0;
 
+		recorded += head;
+		overwritten += ovw;
+		dropped += ld64(&h->dropped);
+		filtered += ld64(&h->filtered);
 		if (head)
 			written++;
 		if (!dump && head)
-			printf("# part %u: head %llu\n", p,
-			       (unsigned long long)head);
-		recorded += head;
-		overwritten += first;
-		dropped += part_hdr(r, p)->dropped;
-		filtered += part_hdr(r, p)->filtered;
-		for (s = first; s < head; s++) {
-			const char *why;
+			printf("# cpu %u: head %llu overwritten %llu cur %u\n", p,
+			       (unsigned long long)head,
+			       (unsigned long long)ovw, h->cur);
+		for (j = 0; j < n; j++) {
+			const struct chunk *c = &cs[j];
+			int cur = c->k == h->cur, ended = 0;
 
-			if (!copy_rec(r, p, s, &x)) {
-				if (!dump)
-					printf("# part %u seq %llu missing (slot seq %u)\n",
-					       p, (unsigned long long)s,
-					       rec(r, p, s)->seq);
-				bad++;
+			if (c->cpu != p)
 				continue;
-			}
-			why = rec_insane(r, p, &x);
-			if (why) {
-				printf("# part %u seq %llu: %s\n", p,
-				       (unsigned long long)s, why);
+			if (j && cs[j - 1].cpu == p &&
+			    cs[j - 1].first + R != c->first) {
+				printf("# cpu %u: chunk %u first %llu does not follow %llu\n",
+				       p, c->k, (unsigned long long)c->first,
+				       (unsigned long long)cs[j - 1].first);
 				bad++;
-				continue;
 			}
-			present++;
-			if (x.rflags & IOTRACE_RF_NO_ISSUE)
-				noissue++;
-			if (dump == 1)
-				printf("%s %llu %u\n", op_name(x.op),
-				       (unsigned long long)x.sector, x.bytes);
-			else if (dump)
-				printf("%s %llu %u %u %lld\n",
-				       op_name(x.op),
-				       (unsigned long long)x.sector, x.bytes,
-				       x.rflags,
-				       x.rflags & IOTRACE_RF_NO_ISSUE ? -1LL :
-				       (long long)(x.complete_ns - x.issue_ns));
+			for (i = 0; i < R; i++) {
+				const char *why;
+				uint32_t sv = rec(r, c->k, i)->seq;
+
+				if (!copy_rec(r, c, i, &x)) {
+					if (cur && sv == (uint32_t)~(uint32_t)(c->first + i)) {
+						ended = 1;	/* not yet written */
+						continue;
+					}
+					if (!dump)
+						printf("# cpu %u chunk %u seq %llu missing (slot seq 0x%x)\n",
+						       p, c->k,
+						       (unsigned long long)(c->first + i), sv);
+					bad++;
+					continue;
+				}
+				if (ended) {
+					printf("# cpu %u chunk %u seq %llu: a record after an unwritten slot\n",
+					       p, c->k, (unsigned long long)(c->first + i));
+					bad++;
+				}
+				why = rec_insane(r, p, &x);
+				if (why) {
+					printf("# cpu %u seq %llu: %s\n", p,
+					       (unsigned long long)(c->first + i), why);
+					bad++;
+					continue;
+				}
+				if ((uint32_t)(c->first + i) == 0 && c->first + i)
+					wraps++;
+				cpu_present++;
+				if (x.rflags & IOTRACE_RF_NO_ISSUE)
+					noissue++;
+				if (dump)
+					print_rec(&x, dump);
+			}
 		}
+		if (cpu_present != head - ovw) {
+			printf("# cpu %u: %llu records present, head - overwritten is %llu\n",
+			       p, (unsigned long long)cpu_present,
+			       (unsigned long long)(head - ovw));
+			bad++;
+		}
+		present += cpu_present;
 	}
+	free(cs);
 	if (dump)
 		return 0;
 	printf("recorded: %llu\npresent: %llu\noverwritten: %llu\n"
 	       "dropped: %llu\nfiltered: %llu\ncompleted: %llu\n"
 	       "no_issue: %llu\nbad: %llu\nparts_written: %u\n"
-	       "ring_records: %llu\n",
+	       "ring_records: %llu\nseq_wraps: %llu\n",
 	       (unsigned long long)recorded, (unsigned long long)present,
 	       (unsigned long long)overwritten, (unsigned long long)dropped,
 	       (unsigned long long)filtered,
 	       (unsigned long long)(recorded + dropped + filtered),
 	       (unsigned long long)noissue, (unsigned long long)bad, written,
-	       (unsigned long long)r->h->nr_parts * r->h->part_records);
+	       (unsigned long long)r->h->nr_chunks * R,
+	       (unsigned long long)wraps);
 	return bad ? fail("records missing or invalid in a quiet ring") : 0;
 }
 
@@ -265,7 +370,9 @@ static void ring_close(struct ring *r)
  */
 static int do_watch(struct ring *r, const char *stop, const char *path)
 {
-	uint64_t *last = calloc(r->h->nr_parts, sizeof(*last));
+	struct chunk *cs = calloc(r->h->nr_chunks, sizeof(*cs));
+	/* per CPU: the highest sequence number accepted so far, plus one */
+	uint64_t *last = calloc(r->h->nr_cpus, sizeof(*last));
 	uint64_t good = 0, lost = 0, passes = 0, insane = 0, back = 0;
 	uint64_t gens = 0, remaps = 0, gone = 0;
 	uint64_t gen = r->h->generation;
@@ -279,9 +386,9 @@ static int do_watch(struct ring *r, const char *stop, const char *path)
 	const char *poll_env = getenv("RINGCHECK_POLL_US");
 	unsigned int poll_us = poll_env ? atoi(poll_env) : 0;
 	int detached = 0;
-	uint32_t p;
+	uint32_t n, j, i;
 
-	if (!last)
+	if (!last || !cs)
 		return fail("out of memory");
 	printf("mapped: 1\n");
 	fflush(stdout);
@@ -298,8 +405,10 @@ static int do_watch(struct ring *r, const char *stop, const char *path)
 				break;
 			}
 			free(last);
-			last = calloc(r->h->nr_parts, sizeof(*last));
-			if (!last)
+			free(cs);
+			last = calloc(r->h->nr_cpus, sizeof(*last));
+			cs = calloc(r->h->nr_chunks, sizeof(*cs));
+			if (!last || !cs)
 				return fail("out of memory");
 			gen = r->h->generation;
 			remaps++;
@@ -314,46 +423,33 @@ static int do_watch(struct ring *r, const char *stop, const char *path)
 				return fail("generation changed during watch");
 			gen = g;
 			gens++;
-			memset(last, 0, r->h->nr_parts * sizeof(*last));
+			memset(last, 0, r->h->nr_cpus * sizeof(*last));
 		}
-		for (p = 0; p < r->h->nr_parts; p++) {
-			uint64_t head = load_head(r, p), s;
-			uint64_t first = head > r->h->part_records ?
-				head - r->h->part_records : 0;
+		n = snapshot(r, cs);
+		for (j = 0; j < n; j++) {
+			const struct chunk *c = &cs[j];
 
-			if (head < last[p]) {
-				/* follow: a clear in progress (heads reset first) */
-				if (!path)
-					back++;
-				continue;
-			}
-			if (first < last[p])
-				first = last[p];
-			else
-				lost += first - last[p];	/* lapped */
-			for (s = first; s < head; s++) {
+			for (i = 0; i < r->h->chunk_records; i++) {
+				uint64_t s = c->first + i;
 				const char *why;
 
+				if (s < last[c->cpu])
+					continue;
 				if (slow)
 					usleep(slow);
-				if (!copy_rec(r, p, s, &x)) {
-					/* busy (still being written) or overwritten */
-					if (s + r->h->part_records > load_head(r, p)) {
-						/* not overwritten: retry next pass */
-						break;
-					}
-					lost++;
-					continue;
-				}
-				why = rec_insane(r, p, &x);
+				if (!copy_rec(r, c, i, &x))
+					continue;	/* busy, unwritten or recycled */
+				why = rec_insane(r, c->cpu, &x);
 				if (why) {
-					printf("# part %u seq %llu: %s\n", p,
+					printf("# cpu %u seq %llu: %s\n", c->cpu,
 					       (unsigned long long)s, why);
 					insane++;
 				}
+				if (last[c->cpu] && s > last[c->cpu])
+					lost += s - last[c->cpu];	/* lapped */
+				last[c->cpu] = s + 1;
 				good++;
 			}
-			last[p] = s;
 		}
 		if (poll_us)
 			usleep(poll_us);
@@ -368,6 +464,7 @@ static int do_watch(struct ring *r, const char *stop, const char *path)
 		       "follow_gone: %llu\n", (unsigned long long)gens,
 		       (unsigned long long)remaps, (unsigned long long)gone);
 	free(last);
+	free(cs);
 	if (insane || back)
 		return fail("invalid record accepted or head went back");
 	return 0;

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# ring_depth (issue 16): the ring keeps about buf_size / 128 records
+# whatever the CPU count and wherever completions land.  On 8 CPUs with a
+# 1 MiB ring (4 MiB in the issue; smaller for TCG): all I/O completing on one CPU, on every CPU, and moving from
+# one CPU to another half way; each time present >= 0.9 x the pool's
+# records, every record intact and contiguous per CPU, completed = the
+# /sys/block stat delta.  Then buf_size at the bottom, odd sizes and large:
+# ring_size within 5% of buf_size.  Then the busy marker (issue 15 item
+# 4): sequence numbers started just below 2^32 (debug_seq_start, a debug
+# build's parameter) wrap and every record still validates.
+# VM-TIMEOUT: 600
+# VM-SMP: 8
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+require_cmd fio
+ktap_header 17
+out=$(mktemp -d)
+nullb_mod nr_devices=1 submit_queues=8 irqmode=0
+disk=nullb0
+quiet_disk $disk
+ncpu=$(nproc)
+last=$((ncpu - 1))
+
+# run NAME CPU-LIST IOS-PER-JOB: one fio job per CPU, one after another
+# for a list "a:b" (a moving load), at the same time for "a,b,...".
+run() {
+	local name=$1 cpus=$2 n=$3 c
+	echo 1 > "$IOT/$disk/clear"
+	before=$(blk_ios $disk)
+	if [[ $cpus == *:* ]]; then
+		for c in ${cpus//:/ }; do
+			fio --name=$name$c --filename=/dev/$disk --direct=1 \
+			    --ioengine=psync --rw=randread --bs=4k \
+			    --number_ios=$n --size=1g --cpus_allowed=$c \
+			    --output=/dev/null
+		done
+	else
+		for c in ${cpus//,/ }; do
+			fio --name=$name$c --filename=/dev/$disk --direct=1 \
+			    --ioengine=psync --rw=randread --bs=4k \
+			    --number_ios=$n --size=1g --cpus_allowed=$c \
+			    --output=/dev/null &
+		done
+		wait
+	fi
+	after=$(blk_ios $disk)
+	echo 0 > "$IOT/$disk/enable"
+	"$RINGCHECK" check "$IOT/$disk/ring" > "$out/$name"
+	rc=$?
+	grep -v '^# cpu' "$out/$name" | sed "s/^/# $name: /"
+	present=$(kv "$out/$name" present)
+	cap=$(kv "$out/$name" ring_records)
+	delta=$((after - before))
+	ktap_check "$name: every record intact, contiguous per CPU" test $rc -eq 0
+	ktap_check "$name: present $present >= 0.9 x $cap" \
+		test $((present * 10)) -ge $((cap * 9))
+	ktap_check "$name: completed = stat delta $delta" \
+		test "$(iot_stat $disk completed)" -eq "$delta"
+	echo 1 > "$IOT/$disk/enable"
+}
+
+udevadm control --stop-exec-queue 2> /dev/null
+load_iotrace buf_size=1M disks=$disk
+sed 's/^/# stats: /' "$IOT/$disk/stats"
+run one 0 20000
+all=$(seq -s, 0 $last)
+run all "$all" $((20000 / ncpu + 1000))
+run moving "0:$last" 12000
+unload_iotrace
+
+# ring_size within 5% of buf_size
+for b in 64K 100000 4194305 12345678 64M; do
+	load_iotrace buf_size=$b disks=$disk
+	bytes=$(iot_stat $disk buf_size)
+	size=$(iot_stat $disk ring_size)
+	log "buf_size=$b: ring_size $size, $(iot_stat $disk nr_chunks) chunks of $(iot_stat $disk chunk_records)"
+	ktap_check "buf_size=$b: ring_size $size within 5% of $bytes" \
+		test $((size * 100)) -ge $((bytes * 95)) -a "$size" -le "$bytes"
+	unload_iotrace
+done
+
+# the busy marker across 2^32
+if grep -qa debug_seq_start "$IOTRACE_KO"; then
+	base=$(((1 << 32) - 2048))
+	load_iotrace buf_size=1M disks=$disk debug_seq_start=$base
+	echo 1 > "$IOT/$disk/clear"
+	fio --name=wrap --filename=/dev/$disk --direct=1 --ioengine=psync \
+	    --rw=randread --bs=4k --number_ios=5000 --size=1g \
+	    --cpus_allowed=0 --output=/dev/null
+	echo 0 > "$IOT/$disk/enable"
+	RINGCHECK_SEQ_BASE=$base "$RINGCHECK" check "$IOT/$disk/ring" > "$out/wrap"
+	rc=$?
+	grep -v '^# cpu' "$out/wrap" | sed 's/^/# wrap: /'
+	ktap_check "seq across 2^32: every record intact" test $rc -eq 0
+	ktap_check "seq across 2^32: a record numbered 0 mod 2^32 present" \
+		test "$(kv "$out/wrap" seq_wraps)" -ge 1
+	unload_iotrace
+else
+	ktap_skip "seq across 2^32: every record intact" "not a debug build"
+	ktap_skip "seq across 2^32: a record numbered 0 mod 2^32 present" "not a debug build"
+fi
+udevadm control --start-exec-queue 2> /dev/null
+ktap_check "no kernel warnings" no_kernel_splat
+rm -rf "$out"
+ktap_finish
