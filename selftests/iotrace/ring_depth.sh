@@ -14,7 +14,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd fio
-ktap_header 17
+ktap_header 18
 out=$(mktemp -d)
 nullb_mod nr_devices=1 submit_queues=8 irqmode=0
 disk=nullb0
@@ -69,8 +69,20 @@ run all "$all" $((20000 / ncpu + 1000))
 run moving "0:$last" 12000
 unload_iotrace
 
+# the bottom: 64K is two 4K chunks per CPU up to 6 CPUs; beyond, a clear
+# refusal naming the range
+if insmod "$IOTRACE_KO" buf_size=64K disks=$disk 2> "$out/insmod"; then
+	size=$(iot_stat $disk ring_size)
+	ktap_check "buf_size=64K: ring_size $size within 5%" \
+		test $((size * 100)) -ge $((65536 * 95))
+	unload_iotrace
+else
+	dmesg | tail -3 | sed 's/^/# /'
+	ktap_check "buf_size=64K on $ncpu CPUs: refused with the range" \
+		eval "dmesg | tail -3 | grep -q 'out of range .*possible CPUs'"
+fi
 # ring_size within 5% of buf_size
-for b in 64K 100000 4194305 12345678 64M; do
+for b in 128K 100000 4194305 12345678 64M; do
 	load_iotrace buf_size=$b disks=$disk
 	bytes=$(iot_stat $disk buf_size)
 	size=$(iot_stat $disk ring_size)

@@ -12,11 +12,18 @@
 #include <stdio.h>
 #include <linux/iotrace.h>
 
+/* The ABI 2.0 structures, under names the transitional ones below leave. */
+typedef struct iotrace_ring_hdr iot_ring_hdr2;
+typedef struct iotrace_record iot_record2;
+enum { IOT_ABI_MAJOR2 = IOTRACE_ABI_MAJOR };	/* 2, before the names below */
+
 /*
- * Transitional (branch abi2, ABI 2.0 in progress): the readers still read
- * ABI 1.x rings only, through the 1.x definitions under their old names,
- * and refuse a 2.x ring with their "unknown major" message.  Remove these
- * when input.c/ring.c/file.c read both (Documentation/abi.rst).
+ * Transitional (branch abi2, ABI 2.0 in progress): the tool works on 1.x
+ * records (struct iotrace_record_v1) internally and in the trace files it
+ * writes; ring.c reads 1.x rings as they are and 2.0 rings (the chunk pool)
+ * converting each record to the 1.x layout (complete_cpu from the chunk's
+ * CPU; pid and cgroup are not carried yet).  Remove these when the tool
+ * carries 2.0 records (trace file major 2).
  */
 #define iotrace_record		iotrace_record_v1
 #define iotrace_ring_hdr	iotrace_ring_hdr_v1
@@ -74,14 +81,30 @@ struct iot_counts {
  * @len: bytes available at @base.
  * @hdr: a copy of the ring header.
  * @record_size: bytes per record.
- * @nr_parts: parts.
- * @part_records: records per part (power of two).
+ * @nr_parts: parts (1.x) or CPU headers (2.0).
+ * @part_records: records per part (1.x, a power of two); for 2.0 the
+ *	records of the whole pool, the most one CPU can have present.
+ * @v2: an ABI 2.0 ring (a pool of chunks), the fields below are valid.
+ * @chunk_records: records per chunk.
+ * @nr_chunks: chunks in the pool.
+ * @cpu_hdr_offset: offset of CPU 0's header.
+ * @chunk_hdr_offset: offset of chunk 0's header.
+ * @chunk_stride: bytes between two chunks.
+ * @cache: the chunk last found (a lookup cache, written through const).
  */
 struct iot_ring {
 	const uint8_t *base;
 	size_t len;
 	struct iotrace_ring_hdr hdr;
 	uint32_t record_size, nr_parts, part_records;
+	int v2;
+	uint32_t chunk_records, nr_chunks, cpu_hdr_size, chunk_hdr_size;
+	uint64_t cpu_hdr_offset, chunk_hdr_offset, chunk_stride;
+	struct {
+		int valid, lo_valid;
+		uint32_t cpu, k, lo_cpu;
+		uint64_t first, take, lo;
+	} cache;
 };
 
 /* Callback for every valid record; return non-zero to stop. */

@@ -11,6 +11,9 @@
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 
+static int ring2_init(struct iot_ring *ring, const void *buf, size_t len,
+		      char *err, size_t errlen);
+
 static int add_ovf(uint64_t a, uint64_t b, uint64_t *r)
 {
 	return __builtin_add_overflow(a, b, r);
@@ -46,9 +49,11 @@ int iot_ring_init(struct iot_ring *ring, const void *buf, size_t len,
 	if (h->magic != IOTRACE_RING_MAGIC)
 		return ERR("not an iotrace ring (magic 0x%08x, expected 0x%08x)",
 			   h->magic, IOTRACE_RING_MAGIC), -1;
+	if (h->abi_major == IOT_ABI_MAJOR2)
+		return ring2_init(ring, buf, len, err, errlen);
 	if (h->abi_major != IOTRACE_ABI_MAJOR)
-		return ERR("ring ABI major version %u is not supported (this iotracectl reads %u.x): use a matching iotracectl",
-			   h->abi_major, IOTRACE_ABI_MAJOR), -1;
+		return ERR("ring ABI major version %u is not supported (this iotracectl reads %u.x and %u.x): use a matching iotracectl",
+			   h->abi_major, IOTRACE_ABI_MAJOR, IOT_ABI_MAJOR2), -1;
 	if (len < sizeof(*h))
 		return ERR("truncated ring: %zu bytes, the header alone is %zu",
 			   len, sizeof(*h)), -1;
@@ -88,6 +93,214 @@ int iot_ring_init(struct iot_ring *ring, const void *buf, size_t len,
 	return 0;
 }
 
+/* ---- ABI 2.0: the chunk pool (Documentation/abi.rst) ------------------ */
+
+static int ring2_init(struct iot_ring *ring, const void *buf, size_t len,
+		      char *err, size_t errlen)
+{
+	iot_ring_hdr2 h;
+	uint64_t end, t;
+
+	if (len < sizeof(h))
+		return ERR("truncated ring: %zu bytes, the header alone is %zu",
+			   len, sizeof(h)), -1;
+	memcpy(&h, buf, sizeof(h));
+	if (h.hdr_size < sizeof(h) || h.hdr_size > len)
+		return ERR("corrupt ring header: hdr_size %u", h.hdr_size), -1;
+	if (h.record_size < IOTRACE_RECORD_SIZE || h.record_size % 8 ||
+	    h.record_size > IOT_MAX_RECORD)
+		return ERR("corrupt ring header: record_size %u",
+			   h.record_size), -1;
+	if (!h.nr_cpus || h.nr_cpus > 65536)
+		return ERR("corrupt ring header: nr_cpus %u", h.nr_cpus), -1;
+	if (h.chunk_records < 2 || (h.chunk_records & (h.chunk_records - 1)))
+		return ERR("corrupt ring header: chunk_records %u is not a power of two",
+			   h.chunk_records), -1;
+	if (!h.nr_chunks || h.nr_chunks == IOTRACE_CHUNK_NONE)
+		return ERR("corrupt ring header: nr_chunks %u", h.nr_chunks), -1;
+	if (h.cpu_hdr_size < sizeof(struct iotrace_cpu_hdr) ||
+	    h.chunk_hdr_size < sizeof(struct iotrace_chunk_hdr) ||
+	    h.cpu_hdr_size % 8 || h.chunk_hdr_size % 8 ||
+	    h.cpu_hdr_offset % 8 || h.chunk_hdr_offset % 8 ||
+	    h.data_offset % 8 || h.chunk_stride % 8)
+		return ERR("corrupt ring header: misaligned chunk geometry"), -1;
+	if (mul_ovf(h.nr_cpus, h.cpu_hdr_size, &t) ||
+	    add_ovf(t, h.cpu_hdr_offset, &end) || end > len)
+		return ERR("truncated or corrupt ring: CPU headers end at %llu, ring has %zu bytes",
+			   (unsigned long long)end, len), -1;
+	if (mul_ovf(h.nr_chunks, h.chunk_hdr_size, &t) ||
+	    add_ovf(t, h.chunk_hdr_offset, &end) || end > len)
+		return ERR("truncated or corrupt ring: chunk headers end at %llu, ring has %zu bytes",
+			   (unsigned long long)end, len), -1;
+	if (mul_ovf(h.chunk_records, h.record_size, &t) || t > h.chunk_stride)
+		return ERR("corrupt ring header: chunk_stride %llu < %u records of %u bytes",
+			   (unsigned long long)h.chunk_stride, h.chunk_records,
+			   h.record_size), -1;
+	if (mul_ovf(h.nr_chunks - 1, h.chunk_stride, &end) ||
+	    add_ovf(end, t, &end) || add_ovf(end, h.data_offset, &end) ||
+	    end > len)
+		return ERR("truncated ring: records end at %llu but only %zu bytes are there",
+			   (unsigned long long)end, len), -1;
+	ring->base = buf;
+	ring->len = len;
+	ring->record_size = h.record_size;
+	ring->nr_parts = h.nr_cpus;
+	ring->part_records = h.nr_chunks * h.chunk_records;
+	ring->v2 = 1;
+	ring->chunk_records = h.chunk_records;
+	ring->nr_chunks = h.nr_chunks;
+	ring->cpu_hdr_size = h.cpu_hdr_size;
+	ring->chunk_hdr_size = h.chunk_hdr_size;
+	ring->cpu_hdr_offset = h.cpu_hdr_offset;
+	ring->chunk_hdr_offset = h.chunk_hdr_offset;
+	ring->chunk_stride = h.chunk_stride;
+	return 0;
+}
+
+static const struct iotrace_cpu_hdr *cpu_hdr2(const struct iot_ring *ring,
+					      uint32_t cpu)
+{
+	return (const void *)(ring->base + ring->cpu_hdr_offset +
+			      (uint64_t)cpu * ring->cpu_hdr_size);
+}
+
+static const struct iotrace_chunk_hdr *chunk_hdr2(const struct iot_ring *ring,
+						  uint32_t k)
+{
+	return (const void *)(ring->base + ring->chunk_hdr_offset +
+			      (uint64_t)k * ring->chunk_hdr_size);
+}
+
+/*
+ * Find the chunk that holds CPU @cpu's sequence number @seq: 0 and the
+ * cache set, or -1.  A full scan also notes the lowest first sequence
+ * number of @cpu's chunks: every number below it is gone for good (it only
+ * grows until a clear).
+ */
+static int find2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq)
+{
+	struct iot_ring *w = (struct iot_ring *)ring;	/* the cache only */
+	uint64_t lo = UINT64_MAX;
+	uint32_t k, R = ring->chunk_records;
+
+	if (w->cache.valid && w->cache.cpu == cpu &&
+	    seq - w->cache.first < R && seq >= w->cache.first &&
+	    __atomic_load_n(&chunk_hdr2(ring, w->cache.k)->seq,
+			    __ATOMIC_ACQUIRE) == w->cache.take)
+		return 0;
+	if (w->cache.lo_valid && w->cache.lo_cpu == cpu && seq < w->cache.lo)
+		return -1;
+	w->cache.valid = 0;
+	for (k = 0; k < ring->nr_chunks; k++) {
+		const struct iotrace_chunk_hdr *c = chunk_hdr2(ring, k);
+		uint64_t take = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		uint64_t first;
+		uint32_t ccpu;
+
+		if (!take || take == UINT64_MAX)
+			continue;
+		ccpu = __atomic_load_n(&c->cpu, __ATOMIC_RELAXED);
+		first = __atomic_load_n(&c->first_seq, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&c->seq, __ATOMIC_RELAXED) != take ||
+		    ccpu != cpu)
+			continue;
+		if (first < lo)
+			lo = first;
+		if (seq >= first && seq - first < R && !w->cache.valid) {
+			w->cache.valid = 1;
+			w->cache.cpu = cpu;
+			w->cache.k = k;
+			w->cache.first = first;
+			w->cache.take = take;
+		}
+	}
+	if (lo != UINT64_MAX) {
+		w->cache.lo_valid = 1;
+		w->cache.lo_cpu = cpu;
+		w->cache.lo = lo;
+	}
+	return w->cache.valid ? 0 : -1;
+}
+
+/* The lowest sequence number of @cpu still in a chunk, or its head. */
+static uint64_t lo2(const struct iot_ring *ring, uint32_t cpu)
+{
+	uint64_t head = iot_ring_head(ring, cpu);
+
+	((struct iot_ring *)ring)->cache.lo_valid = 0;
+	find2(ring, cpu, UINT64_MAX);
+	if (ring->cache.lo_valid && ring->cache.lo_cpu == cpu &&
+	    ring->cache.lo < head)
+		return ring->cache.lo;
+	return head;
+}
+
+/* The 2.0 record @a of CPU @cpu as the 1.x record the tool works on. */
+static void rec2_to_v1(const iot_record2 *a, uint32_t cpu,
+		       struct iotrace_record *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->seq = a->seq;
+	b->bytes = a->bytes;
+	b->issue_ns = a->issue_ns;
+	b->complete_ns = a->complete_ns;
+	b->sector = a->sector;
+	b->queue_ns = a->queue_ns;
+	b->dev_status = a->dev_status;
+	b->dev_result = a->dev_result;
+	b->error = a->error;
+	b->rflags = a->rflags;
+	b->opflags = a->opflags;
+	b->issue_cpu = a->issue_cpu;
+	b->complete_cpu = cpu;
+	b->hwq = a->hwq;
+	b->tag = a->tag;
+	b->op = a->op;
+	b->retries = a->retries;
+	b->cmd_type = a->cmd_type;
+	b->cmd_len = a->cmd_len;
+	memcpy(b->cmd, a->cmd, sizeof(b->cmd));
+	/* the cgroup id is no command byte (1.x: zero, or NVMe's zeroed PRP2) */
+	memset(b->cmd + IOTRACE_CMD_CGROUP_OFF, 0, 8);
+}
+
+static int copy2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq,
+		 void *out)
+{
+	uint64_t rec[IOT_MAX_RECORD / 8];
+	const uint8_t *slot;
+	const uint32_t *sp;
+	uint32_t want = (uint32_t)seq, s1, s2;
+	uint64_t take;
+	uint32_t k;
+
+	if (find2(ring, cpu, seq))
+		return 1;
+	k = ring->cache.k;
+	take = ring->cache.take;
+	slot = ring->base + ring->hdr.data_offset +
+		(uint64_t)k * ring->chunk_stride +
+		(seq - ring->cache.first) * (uint64_t)ring->record_size;
+	sp = (const uint32_t *)slot;
+	s1 = __atomic_load_n(sp, __ATOMIC_ACQUIRE);
+	if (s1 == (uint32_t)~want)
+		return 2;	/* being written, or not yet */
+	if (s1 != want)
+		return 1;
+	memcpy(rec, slot, ring->record_size);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(sp, __ATOMIC_RELAXED);
+	if (s2 != want)
+		return 2;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&chunk_hdr2(ring, k)->seq, __ATOMIC_RELAXED) != take)
+		return 1;	/* recycled while copied */
+	memset(out, 0, ring->record_size);
+	rec2_to_v1((const iot_record2 *)rec, cpu, out);
+	return 0;
+}
+
 static const struct iotrace_part_hdr *part_hdr(const struct iot_ring *ring,
 					       uint32_t part)
 {
@@ -98,11 +311,17 @@ static const struct iotrace_part_hdr *part_hdr(const struct iot_ring *ring,
 /* Next sequence number of a part (acquire: records before it are visible). */
 uint64_t iot_ring_head(const struct iot_ring *ring, uint32_t part)
 {
+	if (ring->v2)
+		return __atomic_load_n(&cpu_hdr2(ring, part)->head,
+				       __ATOMIC_ACQUIRE);
 	return __atomic_load_n(&part_hdr(ring, part)->head, __ATOMIC_ACQUIRE);
 }
 
 uint64_t iot_ring_dropped(const struct iot_ring *ring, uint32_t part)
 {
+	if (ring->v2)
+		return __atomic_load_n(&cpu_hdr2(ring, part)->dropped,
+				       __ATOMIC_RELAXED);
 	return __atomic_load_n(&part_hdr(ring, part)->dropped,
 			       __ATOMIC_RELAXED);
 }
@@ -110,6 +329,9 @@ uint64_t iot_ring_dropped(const struct iot_ring *ring, uint32_t part)
 /* Completions the disk's filter left out (zero before ABI minor 1). */
 uint64_t iot_ring_filtered(const struct iot_ring *ring, uint32_t part)
 {
+	if (ring->v2)
+		return __atomic_load_n(&cpu_hdr2(ring, part)->filtered,
+				       __ATOMIC_RELAXED);
 	return __atomic_load_n(&part_hdr(ring, part)->filtered,
 			       __ATOMIC_RELAXED);
 }
@@ -134,6 +356,8 @@ int iot_ring_copy(const struct iot_ring *ring, uint32_t part, uint64_t seq,
 	const uint32_t *sp = (const uint32_t *)slot;
 	uint32_t want = (uint32_t)seq, s1, s2;
 
+	if (ring->v2)
+		return copy2(ring, part, seq, out);
 	s1 = __atomic_load_n(sp, __ATOMIC_ACQUIRE);
 	if (s1 == IOTRACE_SEQ_BUSY)
 		return 2;
@@ -172,8 +396,16 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 		uint64_t dropped = iot_ring_dropped(ring, p), s;
 		uint64_t filtered = iot_ring_filtered(ring, p);
 
+		if (ring->v2) {
+			/* whole chunks recycled, counted by the writers */
+			from = lo2(ring, p);
+			c->overwritten += __atomic_load_n(
+				&cpu_hdr2(ring, p)->overwritten,
+				__ATOMIC_RELAXED);
+		} else {
+			c->overwritten += from;
+		}
 		c->recorded += head;
-		c->overwritten += from;
 		c->dropped += dropped;
 		c->filtered += filtered;
 		c->completed += head + dropped + filtered;
@@ -215,6 +447,10 @@ void iot_ring_disk(const struct iot_ring *ring, struct iot_disk *d)
 int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq)
 {
 	uint64_t head = iot_ring_head(ring, part);
+
+	/* 2.0: in no chunk of its CPU (recycled, or never written) */
+	if (ring->v2)
+		return seq < head && find2(ring, part, seq);
 
 	return head > ring->part_records && head - ring->part_records > seq;
 }
