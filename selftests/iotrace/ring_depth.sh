@@ -14,7 +14,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd fio
-ktap_header 18
+ktap_header 20
 out=$(mktemp -d)
 nullb_mod nr_devices=1 submit_queues=8 irqmode=0
 disk=nullb0
@@ -23,7 +23,8 @@ ncpu=$(nproc)
 last=$((ncpu - 1))
 
 # run NAME CPU-LIST IOS-PER-JOB: one fio job per CPU, one after another
-# for a list "a:b" (a moving load), at the same time for "a,b,...".
+# for a list "a:b" (a moving load), at the same time for "a,b,...".  Each
+# job logs its I/O (write_iolog) to $out/NAME.iolog.CPU.
 run() {
 	local name=$1 cpus=$2 n=$3 c
 	echo 1 > "$IOT/$disk/clear"
@@ -33,14 +34,14 @@ run() {
 			fio --name=$name$c --filename=/dev/$disk --direct=1 \
 			    --ioengine=psync --rw=randread --bs=4k \
 			    --number_ios=$n --size=1g --cpus_allowed=$c \
-			    --output=/dev/null
+			    --write_iolog="$out/$name.iolog.$c" --output=/dev/null
 		done
 	else
 		for c in ${cpus//,/ }; do
 			fio --name=$name$c --filename=/dev/$disk --direct=1 \
 			    --ioengine=psync --rw=randread --bs=4k \
 			    --number_ios=$n --size=1g --cpus_allowed=$c \
-			    --output=/dev/null &
+			    --write_iolog="$out/$name.iolog.$c" --output=/dev/null &
 		done
 		wait
 	fi
@@ -57,16 +58,41 @@ run() {
 		test $((present * 10)) -ge $((cap * 9))
 	ktap_check "$name: completed = stat delta $delta" \
 		test "$(iot_stat $disk completed)" -eq "$delta"
+	"$RINGCHECK" dump "$IOT/$disk/ring" > "$out/$name.ring"
 	echo 1 > "$IOT/$disk/enable"
+}
+
+# fio_log NAME CPU...: the I/O fio logged on those CPUs, in that order, as
+# ringcheck dump prints records ("read SECTOR BYTES").
+fio_log() {
+	local name=$1 c
+	shift
+	for c in "$@"; do
+		awk '$2 == "read" || $2 == "write" { print $2, $3 / 512, $4 }
+		     $3 == "read" || $3 == "write" { print $3, $4 / 512, $5 }' \
+			"$out/$name.iolog.$c"
+	done
 }
 
 udevadm control --stop-exec-queue 2> /dev/null
 load_iotrace buf_size=1M disks=$disk
 sed 's/^/# stats: /' "$IOT/$disk/stats"
 run one 0 20000
+# one CPU, QD1: the ring holds exactly the newest requests, in order
+n=$(wc -l < "$out/one.ring")
+fio_log one 0 | tail -n "$n" > "$out/one.fio"
+ktap_check "one: the $n records are fio's last $n requests, in order" \
+	cmp -s "$out/one.fio" "$out/one.ring"
 all=$(seq -s, 0 $last)
 run all "$all" $((20000 / ncpu + 1000))
 run moving "0:$last" 12000
+# moving: all but the first CPU's last (current) chunk are the newest
+recs=$(iot_stat $disk chunk_records)
+n=$(($(wc -l < "$out/moving.ring") - recs))
+fio_log moving 0 $last | tail -n "$n" | sort > "$out/moving.fio"
+sort "$out/moving.ring" > "$out/moving.sorted"
+ktap_check "moving: fio's last $n requests are all in the ring" \
+	test "$(comm -23 "$out/moving.fio" "$out/moving.sorted" | wc -l)" -eq 0
 unload_iotrace
 
 # the bottom: 64K is two 4K chunks per CPU up to 6 CPUs; beyond, a clear
