@@ -760,8 +760,10 @@ enum iotrace_genl_cmd {
  * @IOTRACE_A_BUF_SIZE: u64, bytes allowed for the ring.  RESIZE request
  *	(65536 .. 1 GiB and at least a page per part, else EINVAL), replies.
  * @IOTRACE_A_RING_SIZE: u64, bytes of the ring mapping, reply only.
- * @IOTRACE_A_NR_PARTS: u32, reply only.
- * @IOTRACE_A_PART_RECORDS: u32, reply only.
+ * @IOTRACE_A_NR_PARTS: u32, reply only: the ring's parts (ABI 1.x), its
+ *	CPU headers (ABI 2.0: iotrace_ring_hdr.nr_cpus).
+ * @IOTRACE_A_PART_RECORDS: u32, reply only: records per part (ABI 1.x),
+ *	per chunk (ABI 2.0: iotrace_ring_hdr.chunk_records).
  * @IOTRACE_A_GENERATION: u64, ring generation, reply only.
  * @IOTRACE_A_RECORDED: u64, records started in the current ring.
  * @IOTRACE_A_PRESENT: u64, records the current ring still holds.
