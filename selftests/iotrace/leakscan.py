@@ -28,7 +28,8 @@ RANGES = (
 HEX_RE = re.compile(rb'(?i)(?<![0-9a-f])(?:0x)?ffff[0-9a-f]{12}(?![0-9a-f])')
 DEC_RE = re.compile(rb'(?<![0-9])1844[0-9]{16}(?![0-9])')
 NVME, SEQ_BUSY = 1, 0xffffffff
-REC_CMD_TYPE, REC_CMD = 60, 64	# offsets in struct iotrace_record
+REC_CMD_TYPE, REC_CMD = 60, 64	# offsets in struct iotrace_record_v1
+REC2_CMD_TYPE = 58		# in struct iotrace_record (ABI 2.0)
 
 
 def kernel_shaped(v):
@@ -52,12 +53,28 @@ def scan(buf, exempt=()):
 
 def records(buf):
     """(offset, record bytes) of every record slot of a ring or trace file;
-    [] for other bytes."""
+    [] for other bytes.  ABI 2.0 ring records come as copies adjusted for
+    the 1.x offsets that nvme_records() and cmd_nvme() test."""
     out = []
-    if buf[:4] == b'IOTR' and len(buf) >= 64:
+    if buf[:4] == b'IOTR' and len(buf) >= 88:
         (magic, major, minor, hdr_size, rsz, nparts, prec, phsz, flags,
          phoff, doff, stride, size) = struct.unpack_from('<IHHIIIIIIQQQQ',
                                                          buf)
+        if major == 2:
+            # a pool of nr_chunks chunks of prec (chunk_records) records
+            nchunks = struct.unpack_from('<I', buf, 84)[0]
+            for k in range(nchunks):
+                for s in range(prec):
+                    off = doff + k * stride + s * rsz
+                    if off + rsz <= len(buf):
+                        r = bytearray(buf[off:off + rsz])
+                        # cmd_type where the 1.x layout has it; cmd
+                        # bytes 32-39 are the cgroup id, not PRP2 (the
+                        # whole-buffer scan still covers them)
+                        r[REC_CMD_TYPE] = r[REC2_CMD_TYPE]
+                        r[REC_CMD + 32:REC_CMD + 40] = bytes(8)
+                        out.append((off, bytes(r)))
+            return out
         for p in range(nparts):
             for s in range(prec):
                 off = doff + p * stride + s * rsz
