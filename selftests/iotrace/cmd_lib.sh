@@ -22,8 +22,36 @@ buf = open(sys.argv[1], 'rb').read()
 (magic, major, minor, hdr_size, rec_size, nr_parts, part_records,
  part_hdr_size, flags, part_hdr_off, data_off, part_stride, ring_size,
  gen) = struct.unpack_from('<IHHIIIIIIQQQQQ', buf, 0)
-if magic != 0x52544f49 or major != 1:
+if magic != 0x52544f49 or major not in (1, 2):
     sys.exit('bad ring header: magic %#x major %d' % (magic, major))
+def show(s, nbytes, sector, err, rf, st, res, op, ctype, clen, cmd):
+    print(s, op, sector, nbytes, err, '%#x' % rf, '%#x' % st,
+          '%#x' % res, ctype, clen, cmd[:clen].hex() or '-')
+if major == 2:
+    # the chunk pool: nr_chunks at 84, chunk headers at 136 (size at 144)
+    nr_chunks, = struct.unpack_from('<I', buf, 84)
+    ch_off, ch_size = struct.unpack_from('<QI', buf, 136)
+    REC = '<IIQQQIIIhHHHHHBBBBI64s'
+    assert struct.calcsize(REC) == 128
+    chunks = []
+    for k in range(nr_chunks):
+        take, first = struct.unpack_from('<QQ', buf, ch_off + k * ch_size)
+        cpu, = struct.unpack_from('<I', buf, ch_off + k * ch_size + 32)
+        if take and take != 2**64 - 1:
+            chunks.append((cpu, first, k))
+    for cpu, first, k in sorted(chunks):
+        for i in range(part_records):
+            off = data_off + k * part_stride + i * rec_size
+            (seq, nbytes, issue, comp, sector, qns, st, res, err, rf, of,
+             icpu, hwq, tag, op, retries, ctype, clen, pid,
+             cmd) = struct.unpack_from(REC, buf, off)
+            if seq != ((first + i) & 0xffffffff):
+                continue
+            # bytes 32-39 are the cgroup id, not the command (NVMe: PRP2)
+            cmd = cmd[:32] + bytes(8) + cmd[40:]
+            show(first + i, nbytes, sector, err, rf, st, res, op, ctype,
+                 clen, cmd)
+    sys.exit(0)
 REC = '<IIQQQIIIhHHHHHHBBBBH64s'
 assert struct.calcsize(REC) == 128
 for p in range(nr_parts):
@@ -35,8 +63,7 @@ for p in range(nr_parts):
          cmd) = struct.unpack_from(REC, buf, off)
         if seq != (s & 0xffffffff):
             continue
-        print(s, op, sector, nbytes, err, '%#x' % rf, '%#x' % st,
-              '%#x' % res, ctype, clen, cmd[:clen].hex() or '-')
+        show(s, nbytes, sector, err, rf, st, res, op, ctype, clen, cmd)
 EOF
 }
 

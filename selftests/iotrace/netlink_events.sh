@@ -57,16 +57,20 @@ ktap_check "exactly one of each for $nb, added first" \
 recs=$("$IOTRACECTL" state nullb0 | sed -n 's/^part_records: //p')
 parts=$("$IOTRACECTL" state nullb0 | sed -n 's/^nr_parts: //p')
 log "ring: $parts parts of $recs records"
+# ABI 2.0: parts are CPUs and part_records the chunk size; the pool holds
+# nr_chunks chunks, all of which one CPU may fill
+cap=$(($(iot_stat nullb0 nr_chunks) * recs))
+log "pool: $cap records"
 listen 60 "$out/ev2"
 # more than the whole ring, twice, from every CPU
 for cpu in $(seq 0 $((parts - 1))); do
 	taskset -c "$cpu" dd if=/dev/nullb0 of=/dev/null bs=4k \
-		count=$((recs * parts * 2)) iflag=direct 2> /dev/null
+		count=$((cap * 2)) iflag=direct 2> /dev/null
 done
 sleep 2
 n1=$(grep -c '^overflow nullb0 ' "$out/ev2")
 "$IOTRACECTL" clear nullb0
-dd if=/dev/nullb0 of=/dev/null bs=4k count=$((recs * parts * 2)) \
+dd if=/dev/nullb0 of=/dev/null bs=4k count=$((cap * 2)) \
 	iflag=direct 2> /dev/null
 sleep 2
 kill "$listener" 2> /dev/null
