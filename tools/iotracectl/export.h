@@ -32,6 +32,46 @@ struct xset {
 	int disk;
 };
 
+/**
+ * struct iot_win_ent - a heap entry of the reordering window.
+ * @key: the record's primary key.
+ * @slot: its slot in &iot_win.v.
+ */
+struct iot_win_ent {
+	uint64_t key;
+	uint32_t slot;
+};
+
+/**
+ * struct iot_win - the reordering window (window.c).
+ * @v: record slots.
+ * @h: the heap.
+ * @free: free slots.
+ * @n: records in the heap.
+ * @cap: records held before the earliest leaves.
+ * @slots: slots allocated.
+ * @used: slots used so far.
+ * @nfree: free slots.
+ * @key: primary key.
+ * @cmp: full order (of two &struct xrec).
+ */
+struct iot_win {
+	struct xrec *v;
+	struct iot_win_ent *h;
+	uint32_t *free;
+	size_t n, cap, slots, used, nfree;
+	uint64_t (*key)(const struct xrec *);
+	int (*cmp)(const void *, const void *);
+};
+
+int iot_win_init(struct iot_win *w, size_t cap,
+		 uint64_t (*key)(const struct xrec *),
+		 int (*cmp)(const void *, const void *));
+void iot_win_free(struct iot_win *w);
+int iot_win_push(struct iot_win *w, unsigned int disk,
+		 const struct iotrace_record *r, const struct xrec **out);
+const struct xrec *iot_win_pop(struct iot_win *w);
+
 int xset_load(struct xset *x, const struct iot_opts *o, const char *arg);
 void xset_free(struct xset *x);
 uint64_t xrec_start(const struct iotrace_record *r);

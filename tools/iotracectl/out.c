@@ -261,15 +261,20 @@ static char *put_u64(char *p, uint64_t v)
 /* @s as a CSV field at @p (at most @room bytes, cut beyond); the end */
 static char *put_csv_str(char *p, ptrdiff_t room, const char *s)
 {
-	size_t n = strlen(s);
+	const char *q;
+	char *d = p;
 
 	if (room < 2)
 		return p;
-	if (!strpbrk(s, ",\"\n")) {
-		if ((ptrdiff_t)n > room)
-			n = room;
-		memcpy(p, s, n);
-		return p + n;
+	/* copied as it is scanned: no quoting is the common case */
+	for (q = s; *q && d < p + room; q++) {
+		if (*q == ',' || *q == '"' || *q == '\n')
+			break;
+		*d++ = *q;
+	}
+	if (!*q || d == p + room) {
+		if (!*q || !strpbrk(q, ",\"\n"))
+			return d;
 	}
 	*p++ = '"';
 	room -= 2;
