@@ -78,9 +78,43 @@ uint64_t xrec_start(const struct iotrace_record *r);
 int xrec_has_lat(const struct iotrace_record *r);
 FILE *x_open_out(const char *path);
 
-int export_blktrace(const struct xset *x, const char *prefix);
-int export_fio(const struct xset *x, FILE *fp, int version);
-int export_perfetto(const struct xset *x, FILE *fp);
+struct xstream;
+typedef int (*xrec_fn)(struct xstream *xs, const struct xrec *e, size_t i);
+
+/**
+ * struct xstream - an export's records, streamed in start order
+ *	(export.c).
+ * @x: the source, options and --disk (@x.v unused).
+ * @win: the reordering window.
+ * @label: the DISK or FILE argument, for messages.
+ * @last: the last record handed out.
+ * @n: records handed out.
+ * @ooo: of them, those that came after a later one (the window was too
+ *	small for them).
+ * @fn: the export's function, called for each.
+ * @arg: its state.
+ * @fp: its output stream, if it has one.
+ */
+struct xstream {
+	struct xset x;
+	struct iot_win win;
+	const char *label;
+	struct xrec last;
+	size_t n;
+	uint64_t ooo;
+	xrec_fn fn;
+	void *arg;
+	FILE *fp;
+};
+
+int xstream_open(struct xstream *xs, const struct iot_opts *o,
+		 const char *arg);
+int xstream_run(struct xstream *xs, xrec_fn fn, void *arg);
+void xstream_close(struct xstream *xs);
+
+int export_blktrace(struct xstream *xs, const char *prefix);
+int export_fio(struct xstream *xs, FILE *fp, int version);
+int export_perfetto(struct xstream *xs, FILE *fp);
 int plot_svg(const struct xset *x, FILE *fp);
 
 #endif /* IOT_EXPORT_H */
