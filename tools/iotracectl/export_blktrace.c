@@ -97,27 +97,36 @@ static uint32_t bt_cat(const struct iotrace_record *r)
 
 /**
  * struct bt_ev - one event to write, ready but for its sequence number.
- * @time: CLOCK_MONOTONIC ns.
- * @rec: index of the record in start order.
- * @kind: 0 Q, 1 D, 2 C (order of events at the same time).
  * @t: the event (@t.cpu its CPU file).
  * @pdu: its payload (@t.pdu_len bytes).
  */
 struct bt_ev {
-	uint64_t time;
-	size_t rec;
-	uint32_t kind;
 	struct bt_trace t;
 	uint8_t pdu[IOTRACE_CMD_LEN];
+};
+
+/**
+ * struct bt_key - a waiting event in the heap.
+ * @time: CLOCK_MONOTONIC ns.
+ * @rk: index of the record in start order << 2 | kind (0 Q, 1 D, 2 C:
+ *	the order of a record's events at the same time).
+ * @slot: the event in &bt_ctx.ev.
+ */
+struct bt_key {
+	uint64_t time, rk;
+	uint32_t slot;
 };
 
 /*
  * Events wait in a heap ordered by (time, record, kind) until no later
  * record can bring an earlier one: the next record starts no earlier than
  * the current one, its queue entry no earlier than that start minus the
- * longest queue time seen.  Beyond BT_EVCAP waiting events the earliest
- * goes anyway (and is counted if a later record brings an earlier one).
+ * longest queue time seen -- and, as that longest time may still grow,
+ * not before BT_EVMIN events wait.  Beyond BT_EVCAP waiting events the
+ * earliest goes anyway (counted if a later record brings an earlier one
+ * to its CPU).
  */
+#define BT_EVMIN	16384
 #define BT_EVCAP	(1u << 17)
 
 /**
@@ -129,11 +138,13 @@ struct bt_ev {
  * @t0: time of the earliest event (0 in the files).
  * @qmax: longest queue time of a record seen.
  * @h: the heap of waiting events.
- * @n: events in it.
+ * @ev: their bodies.
+ * @free: free slots of @ev.
+ * @n: events waiting.
  * @cap: allocated.
- * @last: the last event written, its (time, record, kind).
- * @started: an event was written.
- * @ooo: events written after a later one.
+ * @nfree: free slots.
+ * @last: per CPU, the last event written, its (time, record, kind).
+ * @ooo: events written after a later one of their CPU.
  * @err: a write failed (reported).
  */
 struct bt_ctx {
@@ -142,20 +153,20 @@ struct bt_ctx {
 	uint32_t *seq;
 	uint32_t nr_cpus;
 	uint64_t t0, qmax;
-	struct bt_ev *h;
-	size_t n, cap;
-	struct bt_ev last;
-	int started, err;
+	struct bt_key *h;
+	struct bt_ev *ev;
+	uint32_t *free;
+	size_t n, cap, nfree;
+	struct bt_key *last;
+	int err;
 	uint64_t ooo;
 };
 
-static int ev_less(const struct bt_ev *x, const struct bt_ev *y)
+static inline int ev_less(const struct bt_key *x, const struct bt_key *y)
 {
 	if (x->time != y->time)
 		return x->time < y->time;
-	if (x->rec != y->rec)
-		return x->rec < y->rec;
-	return x->kind < y->kind;
+	return x->rk < y->rk;
 }
 
 static void bt_path(const struct bt_ctx *c, uint32_t cpu, char *path,
@@ -167,18 +178,16 @@ static void bt_path(const struct bt_ctx *c, uint32_t cpu, char *path,
 /* the earliest waiting event into its CPU file */
 static void bt_pop_write(struct bt_ctx *c)
 {
-	struct bt_ev *top = &c->h[0], e;
-	size_t i = 0, l;
-	uint32_t cpu = top->t.cpu;
+	struct bt_key top = c->h[0], e;
+	struct bt_ev *ev = &c->ev[top.slot];
+	uint32_t cpu = ev->t.cpu;
 	FILE *fp = c->fp[cpu];
 	char path[4096];
+	size_t i = 0, l;
 
-	if (c->started && ev_less(top, &c->last))
+	if (c->seq[cpu] && ev_less(&top, &c->last[cpu]))
 		c->ooo++;
-	c->started = 1;
-	c->last.time = top->time;
-	c->last.rec = top->rec;
-	c->last.kind = top->kind;
+	c->last[cpu] = top;
 	if (!c->seq[cpu]) {
 		/*
 		 * iotrace does not know the process: name pid 0 "iotrace"
@@ -188,7 +197,7 @@ static void bt_pop_write(struct bt_ctx *c)
 		struct bt_trace t = {
 			.magic = BT_MAGIC | BT_VERSION,
 			.action = BT_TN_PROCESS,
-			.device = top->t.device,
+			.device = ev->t.device,
 			.cpu = cpu,
 			.pdu_len = 16,
 		};
@@ -197,16 +206,16 @@ static void bt_pop_write(struct bt_ctx *c)
 		fwrite(&t, sizeof(t), 1, fp);
 		fwrite(comm, sizeof(comm), 1, fp);
 	}
-	top->t.sequence = ++c->seq[cpu];
-	top->t.time = top->time - c->t0;
-	if ((fwrite(&top->t, sizeof(top->t), 1, fp) != 1 ||
-	     (top->t.pdu_len &&
-	      fwrite(top->pdu, top->t.pdu_len, 1, fp) != 1)) && !c->err) {
+	ev->t.sequence = ++c->seq[cpu];
+	ev->t.time = top.time - c->t0;
+	if ((fwrite_unlocked(ev, sizeof(ev->t) + ev->t.pdu_len, 1, fp) != 1) &&
+	    !c->err) {
 		bt_path(c, cpu, path, sizeof(path));
 		iot_write_error(path, errno);
 		c->err = 1;
 	}
-	/* sift down the last event from the root */
+	c->free[c->nfree++] = top.slot;
+	/* sift the last entry down from the root */
 	e = c->h[--c->n];
 	while ((l = 2 * i + 1) < c->n) {
 		if (l + 1 < c->n && ev_less(&c->h[l + 1], &c->h[l]))
@@ -226,35 +235,43 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 {
 	const struct iotrace_record *r = &e->r;
 	const struct iot_disk *d = &x->src.disks[e->disk];
+	struct bt_key k = { .time = time, .rk = (uint64_t)rec << 2 | kind };
 	struct bt_ev *ev;
 	size_t i;
 
-	if (c->n == c->cap) {
+	if (!c->nfree) {
 		size_t cap = c->cap ? c->cap * 2 : 1024;
-		struct bt_ev *h = realloc(c->h, cap * sizeof(*h));
+		struct bt_key *h = realloc(c->h, cap * sizeof(*h));
+		struct bt_ev *v;
+		uint32_t *f;
 
-		if (!h) {
+		if (h)
+			c->h = h;
+		v = h ? realloc(c->ev, cap * sizeof(*v)) : NULL;
+		if (v)
+			c->ev = v;
+		f = v ? realloc(c->free, cap * sizeof(*f)) : NULL;
+		if (!f) {
 			iot_err("out of memory");
 			return 1;
 		}
-		c->h = h;
+		c->free = f;
+		for (i = cap; i > c->cap; i--)
+			c->free[c->nfree++] = (uint32_t)(i - 1);
 		c->cap = cap;
 	}
+	k.slot = c->free[--c->nfree];
 	i = c->n++;
 	while (i) {
 		size_t p = (i - 1) / 2;
 
-		if (c->h[p].time < time ||
-		    (c->h[p].time == time && (c->h[p].rec < rec ||
-		     (c->h[p].rec == rec && c->h[p].kind <= kind))))
+		if (!ev_less(&k, &c->h[p]))
 			break;
 		c->h[i] = c->h[p];
 		i = p;
 	}
-	ev = &c->h[i];
-	ev->time = time;
-	ev->rec = rec;
-	ev->kind = kind;
+	c->h[i] = k;
+	ev = &c->ev[k.slot];
 	memset(&ev->t, 0, sizeof(ev->t));
 	ev->t.magic = BT_MAGIC | BT_VERSION;
 	ev->t.sector = r->sector;
@@ -301,8 +318,9 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	    bt_push(c, &xs->x, e, i, r->complete_ns, r->complete_cpu, 2))
 		return 1;
 	/* what no later record can precede goes */
-	while (c->n && (c->n > BT_EVCAP ||
-			(start >= c->qmax && c->h[0].time <= start - c->qmax)))
+	while (c->n > BT_EVCAP ||
+	       (c->n > BT_EVMIN && start >= c->qmax &&
+		c->h[0].time <= start - c->qmax))
 		bt_pop_write(c);
 	return c->err;
 }
@@ -375,7 +393,8 @@ int export_blktrace(struct xstream *xs, const char *prefix)
 	c.nr_cpus = b.maxcpu + 1;
 	c.fp = calloc(c.nr_cpus, sizeof(*c.fp));
 	c.seq = calloc(c.nr_cpus, sizeof(*c.seq));
-	if (!c.fp || !c.seq) {
+	c.last = calloc(c.nr_cpus, sizeof(*c.last));
+	if (!c.fp || !c.seq || !c.last) {
 		iot_err("out of memory");
 		goto out;
 	}
@@ -407,6 +426,9 @@ out:
 	}
 	free(c.fp);
 	free(c.seq);
+	free(c.last);
 	free(c.h);
+	free(c.ev);
+	free(c.free);
 	return rc;
 }
