@@ -47,6 +47,11 @@ struct iot_win_ent {
  * @v: record slots.
  * @h: the heap.
  * @free: free slots.
+ * @fifo: the sorted run, a ring of @fcap (a power of 2) from @fhead.
+ * @ftail: the last entry put in @fifo.
+ * @fhead: its first.
+ * @fn: entries in it.
+ * @fcap: its size.
  * @n: records in the heap.
  * @cap: records held before the earliest leaves.
  * @slots: slots allocated.
@@ -59,6 +64,8 @@ struct iot_win {
 	struct xrec *v;
 	struct iot_win_ent *h;
 	uint32_t *free;
+	struct iot_win_ent *fifo, ftail;
+	size_t fhead, fn, fcap;
 	size_t n, cap, slots, used, nfree;
 	uint64_t (*key)(const struct xrec *);
 	int (*cmp)(const void *, const void *);

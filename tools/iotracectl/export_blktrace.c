@@ -138,6 +138,9 @@ struct bt_key {
  * @t0: time of the earliest event (0 in the files).
  * @qmax: longest queue time of a record seen.
  * @h: the heap of waiting events.
+ * @q: two sorted runs of them, the FIFOs of the Q and D events in order
+ *	(the D of records in start order are, most Q are): a ring of
+ *	@cap keys each, from @qhead, @qn in it.
  * @ev: their bodies.
  * @free: free slots of @ev.
  * @n: events waiting.
@@ -153,7 +156,8 @@ struct bt_ctx {
 	uint32_t *seq;
 	uint32_t nr_cpus;
 	uint64_t t0, qmax;
-	struct bt_key *h;
+	struct bt_key *h, *q[2];
+	size_t qhead[2], qn[2];
 	struct bt_ev *ev;
 	uint32_t *free;
 	size_t n, cap, nfree;
@@ -175,15 +179,44 @@ static void bt_path(const struct bt_ctx *c, uint32_t cpu, char *path,
 	snprintf(path, len, "%s.blktrace.%u", c->prefix, cpu);
 }
 
+static size_t bt_waiting(const struct bt_ctx *c)
+{
+	return c->n + c->qn[0] + c->qn[1];
+}
+
+/* the earliest waiting event (one is waiting) */
+static const struct bt_key *bt_first(const struct bt_ctx *c)
+{
+	const struct bt_key *best = c->n ? &c->h[0] : NULL;
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (c->qn[k] && (!best || ev_less(&c->q[k][c->qhead[k]], best)))
+			best = &c->q[k][c->qhead[k]];
+	return best;
+}
+
 /* the earliest waiting event into its CPU file */
 static void bt_pop_write(struct bt_ctx *c)
 {
-	struct bt_key top = c->h[0], e;
-	struct bt_ev *ev = &c->ev[top.slot];
-	uint32_t cpu = ev->t.cpu;
-	FILE *fp = c->fp[cpu];
+	const struct bt_key *best = c->n ? &c->h[0] : NULL;
+	struct bt_key top, e;
+	struct bt_ev *ev;
+	uint32_t cpu;
+	FILE *fp;
 	char path[4096];
 	size_t i = 0, l;
+	int k, from = -1;
+
+	for (k = 0; k < 2; k++)
+		if (c->qn[k] && (!best || ev_less(&c->q[k][c->qhead[k]], best))) {
+			best = &c->q[k][c->qhead[k]];
+			from = k;
+		}
+	top = *best;
+	ev = &c->ev[top.slot];
+	cpu = ev->t.cpu;
+	fp = c->fp[cpu];
 
 	if (c->seq[cpu] && ev_less(&top, &c->last[cpu]))
 		c->ooo++;
@@ -215,6 +248,11 @@ static void bt_pop_write(struct bt_ctx *c)
 		c->err = 1;
 	}
 	c->free[c->nfree++] = top.slot;
+	if (from >= 0) {
+		c->qhead[from] = (c->qhead[from] + 1) & (c->cap - 1);
+		c->qn[from]--;
+		return;
+	}
 	/* sift the last entry down from the root */
 	e = c->h[--c->n];
 	while ((l = 2 * i + 1) < c->n) {
@@ -240,7 +278,7 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 	size_t i;
 
 	if (!c->nfree) {
-		size_t cap = c->cap ? c->cap * 2 : 1024;
+		size_t cap = c->cap ? c->cap * 2 : 1024, j;
 		struct bt_key *h = realloc(c->h, cap * sizeof(*h));
 		struct bt_ev *v;
 		uint32_t *f;
@@ -256,11 +294,33 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 			return 1;
 		}
 		c->free = f;
+		for (j = 0; j < 2; j++) {
+			/* the ring doubles: its wrapped part moves up */
+			struct bt_key *q = realloc(c->q[j], cap * sizeof(*q));
+			size_t m;
+
+			if (!q) {
+				iot_err("out of memory");
+				return 1;
+			}
+			for (m = 0; m < c->qn[j]; m++)
+				if (c->qhead[j] + m >= c->cap)
+					q[c->qhead[j] + m] =
+						q[c->qhead[j] + m - c->cap];
+			c->q[j] = q;
+		}
 		for (i = cap; i > c->cap; i--)
 			c->free[c->nfree++] = (uint32_t)(i - 1);
 		c->cap = cap;
 	}
 	k.slot = c->free[--c->nfree];
+	if (kind < 2 && (!c->qn[kind] ||
+			 !ev_less(&k, &c->q[kind][(c->qhead[kind] +
+						    c->qn[kind] - 1) &
+						   (c->cap - 1)]))) {
+		c->q[kind][(c->qhead[kind] + c->qn[kind]++) & (c->cap - 1)] = k;
+		goto body;
+	}
 	i = c->n++;
 	while (i) {
 		size_t p = (i - 1) / 2;
@@ -271,6 +331,7 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 		i = p;
 	}
 	c->h[i] = k;
+body:
 	ev = &c->ev[k.slot];
 	memset(&ev->t, 0, sizeof(ev->t));
 	ev->t.magic = BT_MAGIC | BT_VERSION;
@@ -318,9 +379,9 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	    bt_push(c, &xs->x, e, i, r->complete_ns, r->complete_cpu, 2))
 		return 1;
 	/* what no later record can precede goes */
-	while (c->n > BT_EVCAP ||
-	       (c->n > BT_EVMIN && start >= c->qmax &&
-		c->h[0].time <= start - c->qmax))
+	while (bt_waiting(c) > BT_EVCAP ||
+	       (bt_waiting(c) > BT_EVMIN && start >= c->qmax &&
+		bt_first(c)->time <= start - c->qmax))
 		bt_pop_write(c);
 	return c->err;
 }
@@ -408,7 +469,7 @@ int export_blktrace(struct xstream *xs, const char *prefix)
 	}
 	if (xstream_run(xs, bt_rec, &c))
 		goto out;
-	while (c.n && !c.err)
+	while (bt_waiting(&c) && !c.err)
 		bt_pop_write(&c);
 	if (c.err)
 		goto out;
@@ -428,6 +489,8 @@ out:
 	free(c.seq);
 	free(c.last);
 	free(c.h);
+	free(c.q[0]);
+	free(c.q[1]);
 	free(c.ev);
 	free(c.free);
 	return rc;

@@ -7,7 +7,10 @@
  * a bounded number of records: a record leaves once more than @cap came
  * after it, the earliest of the window first.
  *
- * A binary heap of (64-bit key, slot) pairs: the key (a time) orders
+ * A record not earlier than the last one that came in order goes to a
+ * FIFO (a sorted run: most of them, O(1)), the others to a binary heap;
+ * the earliest of the window is the first of the FIFO or the top of the
+ * heap.  Both hold (64-bit key, slot) pairs: the key (a time) orders
  * almost every pair without touching the records, the full comparison
  * breaks ties.  Records are copied into @cap + 1 slots, so the one handed
  * out stays valid until the next call.
@@ -39,7 +42,10 @@ int iot_win_init(struct iot_win *w, size_t cap,
 	w->v = malloc(n * sizeof(*w->v));
 	w->h = malloc(n * sizeof(*w->h));
 	w->free = malloc(n * sizeof(*w->free));
-	if (!w->v || !w->h || !w->free) {
+	for (w->fcap = 1; w->fcap < n; w->fcap *= 2)
+		;
+	w->fifo = malloc(w->fcap * sizeof(*w->fifo));
+	if (!w->v || !w->h || !w->free || !w->fifo) {
 		iot_win_free(w);
 		return -1;
 	}
@@ -52,6 +58,7 @@ void iot_win_free(struct iot_win *w)
 	free(w->v);
 	free(w->h);
 	free(w->free);
+	free(w->fifo);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -63,11 +70,22 @@ static inline int ent_less(const struct iot_win *w, const struct iot_win_ent *a,
 	return w->cmp(&w->v[a->slot], &w->v[b->slot]) < 0;
 }
 
-/* the earliest record out of the heap (@w->n > 0); its slot is freed */
+/* the earliest record out of the window (one is there); its slot freed */
 static const struct xrec *win_pop(struct iot_win *w)
 {
-	struct iot_win_ent top = w->h[0], e = w->h[--w->n];
+	struct iot_win_ent top, e;
 	size_t i = 0, l;
+
+	if (w->fn && (!w->n ||
+		      ent_less(w, &w->fifo[w->fhead], &w->h[0]))) {
+		top = w->fifo[w->fhead];
+		w->fhead = (w->fhead + 1) & (w->fcap - 1);
+		w->fn--;
+		w->free[w->nfree++] = top.slot;
+		return &w->v[top.slot];
+	}
+	top = w->h[0];
+	e = w->h[--w->n];
 
 	while ((l = 2 * i + 1) < w->n) {
 		if (l + 1 < w->n && ent_less(w, &w->h[l + 1], &w->h[l]))
@@ -102,6 +120,20 @@ static int win_grow(struct iot_win *w)
 	if (!f)
 		return -1;
 	w->free = f;
+	if (n > w->fcap) {
+		/* the FIFO doubles: its wrapped part moves up */
+		struct iot_win_ent *q = realloc(w->fifo,
+						2 * w->fcap * sizeof(*q));
+		size_t k;
+
+		if (!q)
+			return -1;
+		for (k = 0; k < w->fn; k++)
+			if (w->fhead + k >= w->fcap)
+				q[w->fhead + k] = q[w->fhead + k - w->fcap];
+		w->fifo = q;
+		w->fcap *= 2;
+	}
 	w->slots = n;
 	return 0;
 }
@@ -135,6 +167,11 @@ int iot_win_push(struct iot_win *w, unsigned int disk,
 	w->v[slot].disk = disk;
 	e.key = w->key(&w->v[slot]);
 	e.slot = slot;
+	if (!w->fn || !ent_less(w, &e, &w->ftail)) {
+		w->fifo[(w->fhead + w->fn++) & (w->fcap - 1)] = e;
+		w->ftail = e;
+		goto out;
+	}
 	i = w->n++;
 	while (i) {
 		size_t p = (i - 1) / 2;
@@ -145,7 +182,8 @@ int iot_win_push(struct iot_win *w, unsigned int disk,
 		i = p;
 	}
 	w->h[i] = e;
-	if (w->n > w->cap)
+out:
+	if (w->n + w->fn > w->cap)
 		*out = win_pop(w);
 	return 0;
 }
@@ -153,5 +191,5 @@ int iot_win_push(struct iot_win *w, unsigned int disk,
 /* The earliest record left (at the end), NULL when none. */
 const struct xrec *iot_win_pop(struct iot_win *w)
 {
-	return w->n ? win_pop(w) : NULL;
+	return w->n || w->fn ? win_pop(w) : NULL;
 }
