@@ -158,11 +158,10 @@ void iot_errno_name(int err, char *out, size_t len)
 	n = iot_lookup(errnos, ARRAY_SIZE(errnos),
 		       err < 0 ? 0u - (unsigned int)err : (unsigned int)err);
 	if (n) {
-		out[0] = '-';
-		iot_put_s(out + 1, out + len, n);
+		iot_put_s(iot_put_s(out, out + len, "-"), out + len, n);
 	} else if (err < 0) {
-		out[0] = '-';
-		iot_put_u(out + 1, out + len, 0u - (unsigned int)err);
+		iot_put_u(iot_put_s(out, out + len, "-"), out + len,
+			  0u - (unsigned int)err);
 	} else {
 		iot_put_u(out, out + len, (unsigned int)err);
 	}

@@ -177,7 +177,8 @@ void xstream_close(struct xstream *xs)
 /* a record out of the window: to the export's function, in order */
 static int xstream_out(struct xstream *xs, const struct xrec *e)
 {
-	if (xs->n && cmp_start(e, &xs->last) < 0)
+	if (xs->n && xrec_start(&e->r) <= xrec_start(&xs->last.r) &&
+	    cmp_start(e, &xs->last) < 0)
 		xs->ooo++;
 	xs->last = *e;
 	return xs->fn(xs, e, xs->n++);

@@ -329,10 +329,13 @@ struct iot_src {
 /*
  * String building without printf (the decoders' common cases, per
  * record): each writes at @p, never at or past @end - 1, keeps the string
- * NUL-terminated (@p < @end) and returns its new end.
+ * NUL-terminated (@p < @end) and returns its new end, cut as snprintf()
+ * would cut it.
  */
 static inline char *iot_put_s(char *p, char *end, const char *s)
 {
+	if (p >= end)
+		return p;
 	while (*s && p < end - 1)
 		*p++ = *s++;
 	*p = 0;
@@ -344,6 +347,8 @@ static inline char *iot_put_u(char *p, char *end, uint64_t v)
 	char t[20];
 	int n = 0;
 
+	if (p >= end)
+		return p;
 	do {
 		t[n++] = (char)('0' + v % 10);
 		v /= 10;

@@ -246,16 +246,31 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 /* @v in decimal at @p; the end */
 static char *put_u64(char *p, uint64_t v)
 {
+	static const char d2[] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
 	char t[20];
-	int n = 0;
+	int n = 20, len;
 
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = t[--n];
-	return p;
+	/* two digits a division, from the end */
+	while (v >= 100) {
+		unsigned int k = (unsigned int)(v % 100) * 2;
+
+		v /= 100;
+		t[--n] = d2[k + 1];
+		t[--n] = d2[k];
+	}
+	if (v >= 10) {
+		t[--n] = d2[v * 2 + 1];
+		t[--n] = d2[v * 2];
+	} else {
+		t[--n] = (char)('0' + v);
+	}
+	len = 20 - n;
+	memcpy(p, t + n, len);
+	return p + len;
 }
 
 /* @s as a CSV field at @p (at most @room bytes, cut beyond); the end */
@@ -318,6 +333,21 @@ static char *put_s64(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
+/* whether @s needs CSV quotes; *@end set to its end when not */
+static inline int csv_special(char *s, char **end)
+{
+	for (;; s++) {
+		char ch = *s;
+
+		if (!ch) {
+			*end = s;
+			return 0;
+		}
+		if (ch == ',' || ch == '"' || ch == '\n')
+			return 1;
+	}
+}
+
 /*
  * A decoded string as a CSV field: @dec writes it (at most @cap bytes
  * with its NUL, as into the buffer of struct rec_bufs) straight into the
@@ -333,12 +363,11 @@ static char *put_s64(char *p, int64_t v)
 		if (r_ < 2)						\
 			break;						\
 		dec((p), c_);						\
-		q_ = (p) + strlen(p);					\
-		if (!strpbrk((p), ",\"\n")) {				\
+		if (!csv_special((p), &q_)) {				\
 			(p) = q_;					\
 			break;						\
 		}							\
-		memcpy(t_, (p), q_ - (p) + 1);				\
+		memcpy(t_, (p), strlen(p) + 1);				\
 		(p) = put_csv_str((p), r_, t_);				\
 	} while (0)
 

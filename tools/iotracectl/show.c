@@ -137,7 +137,8 @@ static uint64_t complete_key(const struct xrec *e)
 /* the earliest record of the window out, printed */
 static void win_emit(struct show_ctx *c, const struct xrec *e)
 {
-	if (c->started && cmp_rec(e, &c->last) < 0)
+	if (c->started && e->r.complete_ns <= c->last.r.complete_ns &&
+	    cmp_rec(e, &c->last) < 0)
 		c->ooo++;
 	c->last = *e;
 	emit(c, e);

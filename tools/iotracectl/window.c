@@ -86,14 +86,24 @@ static const struct xrec *win_pop(struct iot_win *w)
 	}
 	top = w->h[0];
 	e = w->h[--w->n];
-
+	/*
+	 * Bottom-up: the hole goes down to a leaf by the smaller child (one
+	 * comparison a level), then the last entry up from there (it
+	 * belongs near the bottom: a level or two).
+	 */
 	while ((l = 2 * i + 1) < w->n) {
 		if (l + 1 < w->n && ent_less(w, &w->h[l + 1], &w->h[l]))
 			l++;
-		if (!ent_less(w, &w->h[l], &e))
-			break;
 		w->h[i] = w->h[l];
 		i = l;
+	}
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (!ent_less(w, &e, &w->h[p]))
+			break;
+		w->h[i] = w->h[p];
+		i = p;
 	}
 	if (w->n)
 		w->h[i] = e;
