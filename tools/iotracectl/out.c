@@ -243,34 +243,71 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 #undef NUL
 }
 
-/* @v in decimal at @p; the end */
-static char *put_u64(char *p, uint64_t v)
-{
-	static const char d2[] =
-		"00010203040506070809101112131415161718192021222324"
-		"25262728293031323334353637383940414243444546474849"
-		"50515253545556575859606162636465666768697071727374"
-		"75767778798081828384858687888990919293949596979899";
-	char t[20];
-	int n = 20, len;
+static const char d2[] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
 
-	/* two digits a division, from the end */
+/* @v (< 10^8) in exactly 8 decimal digits at @p, in 32-bit arithmetic */
+static inline char *put_8(char *p, uint32_t v)
+{
+	uint32_t a = v / 10000, b = v % 10000;
+
+	memcpy(p, d2 + a / 100 * 2, 2);
+	memcpy(p + 2, d2 + a % 100 * 2, 2);
+	memcpy(p + 4, d2 + b / 100 * 2, 2);
+	memcpy(p + 6, d2 + b % 100 * 2, 2);
+	return p + 8;
+}
+
+/* @v in decimal at @p, two digits a 32-bit division; the end */
+static inline char *put_u32(char *p, uint32_t v)
+{
+	int len;
+	char *q;
+
+	/* the number of digits in three or four comparisons */
+	if (v < 10000)
+		len = v < 100 ? (v < 10 ? 1 : 2) : (v < 1000 ? 3 : 4);
+	else if (v < 100000000)
+		len = v < 1000000 ? (v < 100000 ? 5 : 6) :
+		      (v < 10000000 ? 7 : 8);
+	else
+		len = v < 1000000000 ? 9 : 10;
+	q = p + len;
 	while (v >= 100) {
-		unsigned int k = (unsigned int)(v % 100) * 2;
+		uint32_t k = v % 100 * 2;
 
 		v /= 100;
-		t[--n] = d2[k + 1];
-		t[--n] = d2[k];
+		q -= 2;
+		memcpy(q, d2 + k, 2);
 	}
-	if (v >= 10) {
-		t[--n] = d2[v * 2 + 1];
-		t[--n] = d2[v * 2];
-	} else {
-		t[--n] = (char)('0' + v);
-	}
-	len = 20 - n;
-	memcpy(p, t + n, len);
+	if (v >= 10)
+		memcpy(q - 2, d2 + v * 2, 2);
+	else
+		q[-1] = (char)('0' + v);
 	return p + len;
+}
+
+/*
+ * @v in decimal at @p; the end.  No printf, and 64-bit divisions only to
+ * cut a large value into 8-digit pieces.
+ */
+static char *put_u64(char *p, uint64_t v)
+{
+	uint64_t rest;
+
+	if (v <= UINT32_MAX)
+		return put_u32(p, (uint32_t)v);
+	if (v < 10000000000000000ull) {
+		p = put_u32(p, (uint32_t)(v / 100000000));
+		return put_8(p, (uint32_t)(v % 100000000));
+	}
+	rest = v % 10000000000000000ull;
+	p = put_u32(p, (uint32_t)(v / 10000000000000000ull));
+	p = put_8(p, (uint32_t)(rest / 100000000));
+	return put_8(p, (uint32_t)(rest % 100000000));
 }
 
 /* @s as a CSV field at @p (at most @room bytes, cut beyond); the end */
