@@ -240,7 +240,8 @@ static void bt_pop_write(struct bt_ctx *c)
 		fwrite(comm, sizeof(comm), 1, fp);
 	}
 	ev->t.sequence = ++c->seq[cpu];
-	ev->t.time = top.time - c->t0;
+	/* (a live ring read twice may have an earlier event the 2nd time) */
+	ev->t.time = top.time > c->t0 ? top.time - c->t0 : 0;
 	if ((fwrite_unlocked(ev, sizeof(ev->t) + ev->t.pdu_len, 1, fp) != 1) &&
 	    !c->err) {
 		bt_path(c, cpu, path, sizeof(path));
@@ -357,12 +358,56 @@ body:
 	return 0;
 }
 
+/*
+ * The files of CPUs 0 .. @n - 1 created (those of the CPUs the first pass
+ * found, and of any other a live ring, read again, brings).
+ */
+static int bt_files(struct bt_ctx *c, uint32_t n)
+{
+	FILE **fp;
+	uint32_t *seq;
+	struct bt_key *last;
+	char path[4096];
+
+	if (n <= c->nr_cpus)
+		return 0;
+	fp = realloc(c->fp, n * sizeof(*fp));
+	if (fp)
+		c->fp = fp;
+	seq = fp ? realloc(c->seq, n * sizeof(*seq)) : NULL;
+	if (seq)
+		c->seq = seq;
+	last = seq ? realloc(c->last, n * sizeof(*last)) : NULL;
+	if (!last) {
+		iot_err("out of memory");
+		return 1;
+	}
+	c->last = last;
+	for (; c->nr_cpus < n; c->nr_cpus++) {
+		bt_path(c, c->nr_cpus, path, sizeof(path));
+		c->seq[c->nr_cpus] = 0;
+		c->fp[c->nr_cpus] = fopen(path, "wb");
+		if (!c->fp[c->nr_cpus]) {
+			iot_err("cannot create %s: %s", path, strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 {
 	struct bt_ctx *c = xs->arg;
 	const struct iotrace_record *r = &e->r;
 	uint64_t start = xrec_start(r);
+	uint32_t maxcpu = 0;
 
+	if (!(r->rflags & IOTRACE_RF_NO_ISSUE))
+		maxcpu = r->issue_cpu;
+	if ((r->rflags & IOTRACE_RF_COMPLETE) && r->complete_cpu > maxcpu)
+		maxcpu = r->complete_cpu;
+	if (bt_files(c, maxcpu + 1))
+		return 1;
 	if (!(r->rflags & IOTRACE_RF_NO_ISSUE)) {
 		if ((r->rflags & IOTRACE_RF_QUEUE_VALID) &&
 		    r->issue_ns >= r->queue_ns) {
@@ -451,22 +496,8 @@ int export_blktrace(struct xstream *xs, const char *prefix)
 		return 1;
 	}
 	c.t0 = b.any ? b.t0 : 0;
-	c.nr_cpus = b.maxcpu + 1;
-	c.fp = calloc(c.nr_cpus, sizeof(*c.fp));
-	c.seq = calloc(c.nr_cpus, sizeof(*c.seq));
-	c.last = calloc(c.nr_cpus, sizeof(*c.last));
-	if (!c.fp || !c.seq || !c.last) {
-		iot_err("out of memory");
+	if (bt_files(&c, b.maxcpu + 1))
 		goto out;
-	}
-	for (cpu = 0; cpu < c.nr_cpus; cpu++) {
-		bt_path(&c, cpu, path, sizeof(path));
-		c.fp[cpu] = fopen(path, "wb");
-		if (!c.fp[cpu]) {
-			iot_err("cannot create %s: %s", path, strerror(errno));
-			goto out;
-		}
-	}
 	if (xstream_run(xs, bt_rec, &c))
 		goto out;
 	while (bt_waiting(&c) && !c.err)
@@ -478,7 +509,7 @@ int export_blktrace(struct xstream *xs, const char *prefix)
 			xs->label, (unsigned long long)c.ooo);
 	rc = 0;
 out:
-	for (cpu = 0; c.fp && cpu < c.nr_cpus; cpu++) {
+	for (cpu = 0; cpu < c.nr_cpus; cpu++) {
 		if (!c.fp[cpu])
 			continue;
 		bt_path(&c, cpu, path, sizeof(path));
