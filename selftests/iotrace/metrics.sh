@@ -3,10 +3,11 @@
 # metrics: the in-kernel metrics (GET_METRICS over netlink, debugfs
 # <disk>/metrics) against oracles iotrace did not write: fio's own I/O log
 # and the kernel's /sys/block/<disk>/stat (counts and bytes exact, also
-# while the tiny ring wraps and is cleared and resized under the load),
+# while the tiny ring wraps, a filter leaves the writes out of it and it is
+# cleared and resized under the load),
 # null_blk's configured completion latency (the device latency histogram),
 # the ring's own records of the same requests (percentiles within a
-# bucket), null_blk bad blocks (errors by op with EIO) and a 2 s null_blk
+# bucket), null_blk bad blocks (errors by op with EIO) and a 5 s null_blk
 # completion (the oldest request in flight).  Clear and resize leave the
 # metrics alone, RESET_METRICS zeroes them, GET needs no privilege.
 # VM-TIMEOUT: 420
@@ -117,8 +118,9 @@ while read -r op req cnt tot below; do
 		test "$below" -eq 0
 done < "$out/lat"
 
-# ---- 2. clear and resize under load do not disturb the counts --------
+# ---- 2. a filter, clear and resize under load do not disturb the counts
 $NLM reset $disk > /dev/null
+"$IOTRACECTL" filter $disk ops=read > /dev/null || log "filter failed"
 stat_before=$(stat_now)
 fio_run live 1500 2
 for s in 128K 64K 256K; do
@@ -127,6 +129,9 @@ for s in 128K 64K 256K; do
 	"$IOTRACECTL" resize $disk $s > /dev/null || log "resize $s failed"
 done
 wait
+"$IOTRACECTL" filter $disk off > /dev/null
+ktap_check "the filter left the writes out of the ring" \
+	test "$(iot_stat $disk filtered)" -gt 0
 exact live
 
 # ---- 3. idle clear and resize leave the metrics as they are -----------
