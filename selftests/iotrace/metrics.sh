@@ -7,14 +7,15 @@
 # cleared and resized under the load),
 # null_blk's configured completion latency (the device latency histogram),
 # the ring's own records of the same requests (percentiles within a
-# bucket), null_blk bad blocks (errors by op with EIO) and a 5 s null_blk
+# bucket), null_blk bad blocks (errors by op with EIO), scsi_debug's medium
+# error (SCSI status CHECK CONDITION) and a 5 s null_blk
 # completion (the oldest request in flight).  Clear and resize leave the
 # metrics alone, RESET_METRICS zeroes them, GET needs no privilege.
 # VM-TIMEOUT: 420
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
-require_cmd fio python3 setpriv
+require_cmd fio python3 setpriv dd
 ktap_header
 out=$(mktemp -d)
 chmod 755 "$out"
@@ -240,6 +241,28 @@ ktap_check "debugfs shows the read EIO" \
 	grep -qx 'error read errno 5 kind none status 0x0000 count 1' "$IOT/$bad/metrics"
 echo 0 > "$IOT/$bad/enable"
 nullb_destroy nbbad
+
+# ---- 6b. errors: scsi_debug's medium error, SCSI status CHECK CONDITION
+modprobe scsi_debug dev_size_mb=8 opts=2 || die "modprobe scsi_debug failed"
+settle
+sdbg=
+for d in /sys/block/sd*; do
+	grep -q scsi_debug "$d/device/model" 2> /dev/null && sdbg=$(basename "$d")
+done
+[ -n "$sdbg" ] || die "no scsi_debug disk appeared"
+echo 1 > "$IOT/$sdbg/enable"
+$NLM reset $sdbg > /dev/null
+dd if=/dev/$sdbg of=/dev/null bs=512 skip=$((0x1234)) count=1 iflag=direct \
+	2> "$out/dd" && log "read of scsi_debug's bad sector succeeded"
+log "dd: $(tail -n 1 "$out/dd")"
+$NLM get $sdbg > "$out/sdbg.m"
+grep -E '^read\.(requests|errors)|^error' "$out/sdbg.m" | sed 's/^/# /'
+n=$(m "$out/sdbg.m" read.errors)
+ktap_check "scsi_debug medium error: read errors ($n) all of kind SCSI CHECK CONDITION (0x02) with EIO or ENODATA" \
+	test "${n:-0}" -ge 1 -a "$(grep -cE "^error: read scsi 0x0002 (5|61) $n\$" "$out/sdbg.m")" -eq 1 -a \
+	"$(grep -c '^error:' "$out/sdbg.m")" -eq 1
+echo 0 > "$IOT/$sdbg/enable"
+rmmod scsi_debug 2> /dev/null
 
 # ---- 7. a slow request: the oldest in flight ages ---------------------
 slow=$(nullb_create nbslow size=64 irqmode=2 completion_nsec=5000000000)
