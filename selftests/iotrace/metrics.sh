@@ -16,6 +16,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd fio python3 setpriv dd
+# shellcheck disable=SC2119
 ktap_header
 out=$(mktemp -d)
 chmod 755 "$out"
@@ -42,10 +43,10 @@ stat_f() {
 fio_run() {
 	local cpu
 	for cpu in $(seq 0 $(($3 - 1))); do
-		fio --name=$1$cpu --filename=/dev/$disk --direct=1 \
+		fio --name="$1$cpu" --filename=/dev/$disk --direct=1 \
 		    --ioengine=libaio --iodepth=8 --rw=randrw \
 		    --bssplit=4k/50:16k/30:64k/20 --number_ios="$2" \
-		    --size=256m --offset=$((cpu * 256))m --cpus_allowed=$cpu \
+		    --size=256m --offset=$((cpu * 256))m --cpus_allowed="$cpu" \
 		    --write_iolog="$out/$1.iolog.$cpu" \
 		    --output="$out/$1.fio.$cpu" &
 	done
@@ -63,6 +64,7 @@ fio_sum() {
 # delta (stat_before: "reads rsect writes wsect")
 exact() {
 	local f=$out/$1.m n
+	# shellcheck disable=SC2086
 	set -- "$1" $stat_before
 	$NLM get $disk > "$f"
 	n=$(fio_sum "$1" read count)
@@ -195,9 +197,6 @@ done < "$out/pct"
 
 # ---- 5. reset and privilege ------------------------------------------
 old=$(m "$out/pct.m" reset_ns)
-nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
-}
 ktap_check "an unprivileged process may GET_METRICS" \
 	sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups $NLM get $disk | grep -q '^read.requests: [1-9]'"
 ktap_check "an unprivileged RESET_METRICS is refused with EPERM" \
@@ -220,7 +219,7 @@ $NLM get $disk > "$out/reset.m"
 ktap_check "RESET_METRICS zeroes the counters" \
 	test "$(grep -E '\.(requests|bytes|errors|dev_count|queue_count):' "$out/reset.m" | grep -cv ': 0$')" -eq 0
 ktap_check "RESET_METRICS zeroes the histograms" \
-	test "$(grep -E '_hist: .' "$out/reset.m" | wc -l)" -eq 0
+	test "$(grep -cE '_hist: .' "$out/reset.m")" -eq 0
 ktap_check "the reset time moved on ($old -> $(m "$out/reset.m" reset_ns))" \
 	test "$(m "$out/reset.m" reset_ns)" -gt "$old"
 udevadm control --start-exec-queue 2> /dev/null
@@ -230,10 +229,10 @@ bad=$(nullb_create nbbad size=64 memory_backed=1 irqmode=0)
 echo 1 > "$IOT/$bad/enable"
 echo "+0-7" > "/sys/kernel/config/nullb/nbbad/badblocks" ||
 	log "cannot set badblocks"
-dd if=/dev/$bad of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
-dd if=/dev/zero of=/dev/$bad bs=4k count=1 oflag=direct 2> /dev/null
-dd if=/dev/$bad of=/dev/null bs=4k count=1 skip=8 iflag=direct 2> /dev/null
-$NLM get $bad > "$out/bad.m"
+dd if=/dev/"$bad" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
+dd if=/dev/zero of=/dev/"$bad" bs=4k count=1 oflag=direct 2> /dev/null
+dd if=/dev/"$bad" of=/dev/null bs=4k count=1 skip=8 iflag=direct 2> /dev/null
+$NLM get "$bad" > "$out/bad.m"
 grep -E '^(read|write)\.(requests|errors)|^error' "$out/bad.m" | sed 's/^/# /'
 ktap_check "bad block read: 1 error of 2 reads" \
 	test "$(m "$out/bad.m" read.errors)/$(m "$out/bad.m" read.requests)" = 1/2
@@ -254,11 +253,11 @@ for d in /sys/block/sd*; do
 done
 [ -n "$sdbg" ] || die "no scsi_debug disk appeared"
 echo 1 > "$IOT/$sdbg/enable"
-$NLM reset $sdbg > /dev/null
-dd if=/dev/$sdbg of=/dev/null bs=512 skip=$((0x1234)) count=1 iflag=direct \
+$NLM reset "$sdbg" > /dev/null
+dd if=/dev/"$sdbg" of=/dev/null bs=512 skip=$((0x1234)) count=1 iflag=direct \
 	2> "$out/dd" && log "read of scsi_debug's bad sector succeeded"
 log "dd: $(tail -n 1 "$out/dd")"
-$NLM get $sdbg > "$out/sdbg.m"
+$NLM get "$sdbg" > "$out/sdbg.m"
 grep -E '^read\.(requests|errors)|^error' "$out/sdbg.m" | sed 's/^/# /'
 n=$(m "$out/sdbg.m" read.errors)
 ktap_check "scsi_debug medium error: read errors ($n) all of kind SCSI CHECK CONDITION (0x02) with EIO or ENODATA" \
@@ -270,14 +269,14 @@ rmmod scsi_debug 2> /dev/null
 # ---- 7. a slow request: the oldest in flight ages ---------------------
 slow=$(nullb_create nbslow size=64 irqmode=2 completion_nsec=5000000000)
 echo 1 > "$IOT/$slow/enable"
-dd if=/dev/$slow of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null &
+dd if=/dev/"$slow" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null &
 ddpid=$!
 end=$((SECONDS + 10))
 until [ "$(grep -c READ "$IOT/$slow/inflight")" -ge 1 ] || [ $SECONDS -ge $end ]; do
 	sleep 0.1
 done
 sleep 0.5
-$NLM get $slow > "$out/slow.m"
+$NLM get "$slow" > "$out/slow.m"
 cat "$IOT/$slow/metrics" > "$out/slow.dbg"
 sed 's/^/# /' "$IOT/$slow/inflight"
 oldest=$(m "$out/slow.m" oldest_ns)
@@ -287,7 +286,7 @@ ktap_check "its age ($age ns) is at least 0.5 s" test "$age" -ge 500000000 -a "$
 dbg=$(sed -n 's/^inflight_oldest_age_ns: //p' "$out/slow.dbg")
 ktap_check "debugfs oldest age ($dbg ns) is at least 0.5 s" test "${dbg:-0}" -ge 500000000
 wait_gone $ddpid 30
-$NLM get $slow > "$out/slow2.m"
+$NLM get "$slow" > "$out/slow2.m"
 ktap_check "nothing in flight after it, no oldest" \
 	test "$(m "$out/slow2.m" inflight)" = 0 -a -z "$(m "$out/slow2.m" oldest_ns)"
 ktap_check "its device latency is in a bucket of 5 s" \

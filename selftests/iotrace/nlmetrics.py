@@ -15,7 +15,6 @@ reply), printed as "key: value" lines:
 Numbers from uapi/linux/iotrace.h (genl version 3); the layouts are
 checked against the sizes the attributes arrive with.
 """
-import os
 import socket
 import struct
 import sys
