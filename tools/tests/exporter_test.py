@@ -142,7 +142,10 @@ def http(port, raw, timeout=20):
     try:
         s.sendall(raw)
         # no more to send: a server waiting for the rest gives up now
-        s.shutdown(socket.SHUT_WR)
+        try:
+            s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass  # already closed by the server (a refused request)
         data = b''
         while True:
             try:
@@ -152,7 +155,7 @@ def http(port, raw, timeout=20):
             if not c:
                 break
             data += c
-    except (BrokenPipeError, ConnectionResetError):
+    except (BrokenPipeError, ConnectionResetError, socket.timeout):
         data = b''
     finally:
         s.close()
