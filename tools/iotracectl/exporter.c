@@ -317,7 +317,9 @@ static int serve(struct exp *x, const char *listen, sigset_t *sigs)
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	raise_nofile();
+	/* the logger first: MHD warns about options before it otherwise */
 	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, x,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXP_THREADS,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXP_CONN_LIMIT,
@@ -325,7 +327,6 @@ static int serve(struct exp *x, const char *listen, sigset_t *sigs)
 			     (unsigned int)EXP_CONN_TIMEOUT_S,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 			     (size_t)EXP_MEM_LIMIT,
-			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_END);
 	if (!d) {
 		iot_err("exporter: cannot listen on %s: %s", listen,
