@@ -64,6 +64,7 @@ until_ok() {
 }
 
 # first_scrape - Prometheus has a sample of 0 reads of $disk
+# shellcheck disable=SC2317  # called through until_ok
 first_scrape() {
 	test "$(promql "iotrace_requests_total{disk=\"$disk\",op=\"read\"}" 2> /dev/null)" = 0
 }
