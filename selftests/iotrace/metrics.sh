@@ -9,8 +9,10 @@
 # the ring's own records of the same requests (percentiles within a
 # bucket), null_blk bad blocks (errors by op with EIO), scsi_debug's medium
 # error (SCSI status CHECK CONDITION) and a 5 s null_blk
-# completion (the oldest request in flight).  Clear and resize leave the
-# metrics alone, RESET_METRICS zeroes them, GET needs no privilege.
+# completion (the oldest request in flight); more than 65536 requests in
+# one CPU's buckets (folds from u16 into the shared totals lose nothing and
+# a concurrent reader never sees a bucket go down).  Clear and resize leave
+# the metrics alone, RESET_METRICS zeroes them, GET needs no privilege.
 # VM-TIMEOUT: 420
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
@@ -293,6 +295,75 @@ ktap_check "its device latency is in a bucket of 5 s" \
 	grep -qE '^read.dev_hist: (8[5-9]|9[0-9])=1$' "$out/slow2.m"
 echo 0 > "$IOT/$slow/enable"
 nullb_destroy nbslow
+
+# ---- 8. past the per-CPU u16 buckets: folds lose and repeat nothing --
+# null_blk irqmode=0 completes in the submitter's context: every request
+# of a job pinned to CPU 0 lands in CPU 0's buckets, more than 65536 of
+# them (a u16 that never folded would wrap), in few buckets.
+nullb_mod nr_devices=1 submit_queues=1 irqmode=0 gb=1
+quiet_disk $disk
+echo 1 > "$IOT/$disk/enable"
+udevadm control --stop-exec-queue 2> /dev/null
+$NLM reset $disk > /dev/null
+stat_before=$(stat_now)
+fio --name=fold --filename=/dev/$disk --direct=1 --ioengine=libaio \
+    --iodepth=16 --iodepth_batch_submit=16 --rw=read --bs=512 \
+    --number_ios=140000 --size=64m --cpus_allowed=0 --output="$out/fold.fio" &
+fiopid=$!
+# a reader meanwhile: no histogram total may ever go down
+python3 - "$fiopid" "$disk" > "$out/mono" <<'EOF2'
+import os, sys
+sys.path.insert(0, os.environ["IOTRACE_SRC"] + "/selftests/iotrace")
+import nlmetrics as n
+g = n.Genl()
+fam = g.family("iotrace")
+last, reads, bad = {}, 0, 0
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+while alive(int(sys.argv[1])):
+    err, rep = g.request(fam, n.CMD_GET_METRICS, 3,
+                         n.attr(n.A_DISK_NAME, sys.argv[2].encode() + b"\0"))
+    for t, v in n.attrs(rep[0]):
+        if t != n.A_M_OP:
+            continue
+        f = n.struct.unpack(n.OP_FMT, v)
+        for b in range(8, len(f)):
+            if f[b] < last.get((f[0], b), 0):
+                bad += 1
+            last[(f[0], b)] = f[b]
+    reads += 1
+print("reads %d decreases %d" % (reads, bad))
+EOF2
+wait $fiopid
+$NLM get $disk > "$out/fold.m"
+log "$(cat "$out/mono"); read dev_hist $(m "$out/fold.m" read.dev_hist)"
+log "read queue_hist $(m "$out/fold.m" read.queue_hist)"
+# shellcheck disable=SC2086
+set -- $stat_before
+n=$(( $(stat_f $disk 1) - $1 ))
+ktap_check "fold: read requests $(m "$out/fold.m" read.requests) = stat's $n (over 65536)" \
+	test "$(m "$out/fold.m" read.requests)" -eq "$n" -a "$n" -gt 65536
+python3 - "$out/fold.m" > "$out/fold.sum" <<'EOF2'
+import sys
+kv = dict(l.split(": ", 1) for l in open(sys.argv[1]).read().splitlines()
+          if ": " in l)
+for h, c in (("dev_hist", "dev_count"), ("queue_hist", "queue_count")):
+    v = [int(x.split("=")[1]) for x in kv["read." + h].split(",") if x]
+    print(h, kv["read." + c], sum(v), max(v))
+EOF2
+while read -r h cnt sum max; do
+	ktap_check "fold: read $h sums to its count ($sum = $cnt), fullest bucket $max" \
+		test "$sum" -eq "$cnt" -a "$cnt" -eq "$n"
+done < "$out/fold.sum"
+ktap_check "fold: some bucket passed the u16 range" \
+	test "$(sort -k4 -n "$out/fold.sum" | tail -n 1 | awk '{ print $4 }')" -gt 65536
+ktap_check "fold: a reader never saw a bucket go down ($(cat "$out/mono"))" \
+	grep -q 'decreases 0$' "$out/mono"
+udevadm control --start-exec-queue 2> /dev/null
 
 unload_iotrace
 ktap_check "no kernel warnings" no_kernel_splat
