@@ -650,6 +650,26 @@ for f in foreign trunc.trace major2.trace; do
 	iotracectl/iotracectl show "$T/$f" 2>&1 | head -1 | sed 's/^/# /'
 done
 
+# the in-kernel metrics on canned replies: stats --kernel, the exporter's
+# exposition (golden, promtool), HTTP refusals, fuzzing, idle connections
+for BIN in iotracectl/iotracectl build/iotracectl-san; do
+	SFX=""
+	[ "$BIN" = build/iotracectl-san ] && SFX="_san"
+	up=""
+	[ $UPDATE = 1 ] && [ "$BIN" = iotracectl/iotracectl ] && up=--update
+	python3 tests/exporter_test.py "$BIN" "$GOLD" $up > "$T/exp.out" 2>&1
+	rc=$?
+	while read -r st name rest; do
+		case $st in
+		PASS) result 0 "$name$SFX" ;;
+		FAIL) echo "$rest" > "$T/why"; result 1 "$name$SFX" "$T/why" ;;
+		esac
+	done < "$T/exp.out"
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$T/exp.out"; then
+		result 1 "exporter_test$SFX exit $rc" "$T/exp.out"
+	fi
+done
+
 # 4. documentation: every fio replay example redirects the replay
 grep -n -- '--read_iolog' ../README ../Documentation/*.rst | grep -v -- '--replay_redirect' > "$T/replay"
 [ ! -s "$T/replay" ]
