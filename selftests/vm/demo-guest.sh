@@ -59,6 +59,8 @@ prometheus_demo() {
 	local q i exp prom
 
 	banner "iotracectl exporter + prometheus (scrape every 1 s); fio: 8 s of 4k random reads on $nvme"
+	# the guest's loopback is down until someone brings it up
+	ip link set lo up 2> /dev/null || ifconfig lo 127.0.0.1 up 2> /dev/null
 	"$IOTRACECTL" exporter --listen 127.0.0.1:9661 2> /tmp/exporter.log &
 	exp=$!
 	cat > /tmp/prometheus.yml <<EOF
