@@ -48,7 +48,10 @@ promql() {
 import json, sys, urllib.parse, urllib.request
 u = ('http://127.0.0.1:9090/api/v1/query?' +
      urllib.parse.urlencode({'query': sys.argv[1]}))
-res = json.load(urllib.request.urlopen(u, timeout=20))['data']['result']
+try:
+    res = json.load(urllib.request.urlopen(u, timeout=20))['data']['result']
+except OSError as e:
+    sys.exit('prometheus did not answer: %s' % e)
 print(res[0]['value'][1] if res else '(no answer yet)')
 EOF
 }
