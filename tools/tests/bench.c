@@ -43,42 +43,6 @@ static int stats_cb(void *arg, unsigned int disk,
 	return 0;
 }
 
-static int write_big(const char *path, uint64_t n)
-{
-	struct iot_disk d;
-	struct iot_counts c;
-	struct iotrace_record *r = malloc(1024 * sizeof(*r));
-	struct iot_writer w;
-	FILE *fp = fopen(path, "wb");
-	uint64_t i;
-	unsigned int k;
-
-	if (!fp || !r)
-		return -1;
-	memset(&d, 0, sizeof(d));
-	memset(&c, 0, sizeof(c));
-	strcpy(d.name, "bench0");
-	d.nr_parts = 1;
-	d.part_records = 1024;
-	iot_writer_start(&w, fp, 128, &d, 1, 0, 0, "bench", "bench");
-	for (k = 0; k < 1024; k++)
-		synth_rec(&r[k], k);
-	for (i = 0; i < n; i += 1024) {
-		uint32_t m = n - i < 1024 ? n - i : 1024;
-
-		for (k = 0; k < m; k++) {
-			r[k].seq = (uint32_t)(i + k);
-			r[k].issue_ns += 1024 * 10000;
-			r[k].complete_ns += 1024 * 10000;
-		}
-		iot_writer_chunk(&w, 0, 0, i, r, m);
-	}
-	c.written = c.recorded = c.completed = n;
-	iot_writer_finish(&w, &c, 0, 0);
-	free(r);
-	return fclose(fp);
-}
-
 static void bench_stats(uint64_t n)
 {
 	char path[] = "/tmp/iotracectl-bench.XXXXXX", err[IOT_ERR_LEN];
@@ -93,7 +57,7 @@ static void bench_stats(uint64_t n)
 	close(fd);
 	printf("stats: writing %llu records (%.0f MB) to %s\n",
 	       (unsigned long long)n, n * 128 / 1e6, path);
-	if (write_big(path, n)) {
+	if (synth_write_big(path, n)) {
 		printf("stats: cannot write %s\n", path);
 		goto out;
 	}
@@ -184,7 +148,7 @@ static void bench_readers(uint64_t n)
 	close(fd);
 	printf("readers: writing %llu records (%.0f MB) to %s\n",
 	       (unsigned long long)n, n * 128 / 1e6, path);
-	if (write_big(path, n)) {
+	if (synth_write_big(path, n)) {
 		printf("readers: cannot write %s\n", path);
 		goto out;
 	}

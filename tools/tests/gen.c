@@ -97,45 +97,6 @@ static int gen_push(const char *path, uint64_t n)
 	return 0;
 }
 
-/* the file of "make bench" (tests/bench.c write_big()) */
-static int gen_big(const char *out, uint64_t n)
-{
-	struct iot_disk d;
-	struct iot_counts c;
-	struct iotrace_record *r = malloc(1024 * sizeof(*r));
-	struct iot_writer w;
-	FILE *fp = fopen(out, "wb");
-	uint64_t i;
-	unsigned int k;
-
-	if (!fp || !r) {
-		free(r);
-		return 1;
-	}
-	memset(&d, 0, sizeof(d));
-	memset(&c, 0, sizeof(c));
-	strcpy(d.name, "bench0");
-	d.nr_parts = 1;
-	d.part_records = 1024;
-	iot_writer_start(&w, fp, 128, &d, 1, 0, 0, "bench", "bench");
-	for (k = 0; k < 1024; k++)
-		synth_rec(&r[k], k);
-	for (i = 0; i < n; i += 1024) {
-		uint32_t m = n - i < 1024 ? n - i : 1024;
-
-		for (k = 0; k < m; k++) {
-			r[k].seq = (uint32_t)(i + k);
-			r[k].issue_ns += 1024 * 10000;
-			r[k].complete_ns += 1024 * 10000;
-		}
-		iot_writer_chunk(&w, 0, 0, i, r, m);
-	}
-	c.written = c.recorded = c.completed = n;
-	iot_writer_finish(&w, &c, 0, 0);
-	free(r);
-	return fclose(fp) ? 1 : 0;
-}
-
 static int gen_file(const char *out, uint64_t n, unsigned int nd)
 {
 	struct iot_disk d[4];
@@ -328,7 +289,7 @@ int main(int argc, char **argv)
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "big"))
-		return gen_big(argv[2], strtoull(argv[3], NULL, 0));
+		return synth_write_big(argv[2], strtoull(argv[3], NULL, 0)) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "newer"))
 		return gen_newer(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "push"))
