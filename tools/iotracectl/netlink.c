@@ -1097,6 +1097,14 @@ int iot_msrc_list(struct iot_msrc *s, struct iot_nl_disk **rows, size_t *n,
 	return 0;
 }
 
+/* A module older than genl version 3 has no GET/RESET_METRICS. */
+static int iot_msrc_unsupported(struct iot_msrc *s, char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+		 "the loaded iotrace module has no in-kernel metrics (genl version %u); load a newer one",
+		 nl_family_version(&s->nl));
+	return -EOPNOTSUPP;
+}
 /**
  * iot_msrc_get() - the metrics of @disk.
  * @s: the source.
@@ -1130,12 +1138,8 @@ int iot_msrc_get(struct iot_msrc *s, const char *disk, struct iot_metrics *m,
 	ret = iot_nl_request(&s->nl, IOTRACE_CMD_GET_METRICS, 0, disk, NULL,
 			     NULL);
 	s->nl.metrics = NULL;
-	if (ret == EOPNOTSUPP) {
-		snprintf(err, errlen,
-			 "the loaded iotrace module has no in-kernel metrics (genl version %u); load a newer one",
-			 nl_family_version(&s->nl));
-		return -EOPNOTSUPP;
-	}
+	if (ret == EOPNOTSUPP)
+		return iot_msrc_unsupported(s, err, errlen);
 	if (ret) {
 		snprintf(err, errlen, "%s: %s%s%s", disk, strerror(ret),
 			 s->nl.msg[0] ? ": " : "", s->nl.msg);
@@ -1168,12 +1172,8 @@ int iot_msrc_reset(struct iot_msrc *s, const char *disk, char *err,
 	}
 	ret = iot_nl_request(&s->nl, IOTRACE_CMD_RESET_METRICS, 0, disk, NULL,
 			     NULL);
-	if (ret == EOPNOTSUPP) {
-		snprintf(err, errlen,
-			 "the loaded iotrace module has no in-kernel metrics (genl version %u); load a newer one",
-			 nl_family_version(&s->nl));
-		return -EOPNOTSUPP;
-	}
+	if (ret == EOPNOTSUPP)
+		return iot_msrc_unsupported(s, err, errlen);
 	if (ret) {
 		snprintf(err, errlen, "reset-metrics %s: %s%s%s%s", disk,
 			 strerror(ret), s->nl.msg[0] ? ": " : "", s->nl.msg,
