@@ -93,6 +93,8 @@ MANDIR ?= $(PREFIX)/share/man
 INCLUDEDIR ?= $(PREFIX)/include
 # udev reads /etc/udev/rules.d and /usr/lib/udev/rules.d, not $(PREFIX)
 UDEVRULESDIR ?= /etc/udev/rules.d
+# the exporter's systemd unit
+SYSTEMDUNITDIR ?= /etc/systemd/system
 INSTALL_MOD_PATH ?=
 INSTALL_MOD_DIR ?= extra
 DESTDIR ?=
@@ -143,6 +145,11 @@ install-tools: $(MAN8)
 	sed 's|@SBINDIR@|$(SBINDIR)|' tools/udev/60-iotrace.rules.in > \
 		$(DESTDIR)$(UDEVRULESDIR)/60-iotrace.rules
 	chmod 644 $(DESTDIR)$(UDEVRULESDIR)/60-iotrace.rules
+	@# iotracectl exporter as a service (not enabled: systemctl enable --now)
+	mkdir -p $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|' tools/systemd/iotrace-exporter.service.in > \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/iotrace-exporter.service
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/iotrace-exporter.service
 
 install: install-module install-tools
 
@@ -153,6 +160,7 @@ uninstall:
 	$(MAKE) -C tools uninstall DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR)
 	rm -f $(DESTDIR)$(MANDIR)/man8/iotracectl.8 $(DESTDIR)$(INCLUDEDIR)/linux/iotrace.h
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-iotrace.rules
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/iotrace-exporter.service
 
 # The module's sources as DKMS wants them: $(DESTDIR)/usr/src/iotrace-<VERSION>/
 # with dkms.conf (version filled in).  Then, as root:

@@ -104,7 +104,8 @@ static void iotrace_ata_status(struct ata_queued_cmd *qc, u16 rflags)
 	if (iotrace_ata_tf_status(&qc->result_tf) & (ATA_ERR | ATA_DF))
 		rflags |= IOTRACE_RF_ERROR;
 	preempt_disable_notrace();
-	iotrace_note_status(scsi_cmd_to_rq(qc->scsicmd), status, 0, rflags);
+	iotrace_note_status(scsi_cmd_to_rq(qc->scsicmd), status, 0, rflags,
+			    IOTRACE_MSTATUS_ATA);
 	preempt_enable_notrace();
 }
 

@@ -131,7 +131,7 @@ void iotrace_nvme_complete_rq(void *data, struct request *rq)
 	result = le32_to_cpu(READ_ONCE(*(const __le32 *)(pdu + roff)));
 	preempt_disable_notrace();
 	iotrace_note_status(rq, status, result,
-			    status ? IOTRACE_RF_ERROR : 0);
+			    status ? IOTRACE_RF_ERROR : 0, IOTRACE_MSTATUS_NVME);
 	preempt_enable_notrace();
 }
 

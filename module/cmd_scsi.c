@@ -92,7 +92,8 @@ void iotrace_scsi_cmd_done(void *data, struct scsi_cmnd *cmd)
 	if (cmd->result)
 		rflags |= IOTRACE_RF_ERROR;
 	preempt_disable_notrace();
-	iotrace_note_status(scsi_cmd_to_rq(cmd), status, 0, rflags);
+	iotrace_note_status(scsi_cmd_to_rq(cmd), status, 0, rflags,
+			    IOTRACE_MSTATUS_SCSI);
 	preempt_enable_notrace();
 }
 

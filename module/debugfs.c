@@ -107,6 +107,28 @@ static int iotrace_inflight_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(iotrace_inflight);
 
+/* ---- metrics: metrics.c --------------------------------------------- */
+
+static int iotrace_metrics_file_show(struct seq_file *m, void *v)
+{
+	return iotrace_metrics_show(m, m->private);
+}
+
+static int iotrace_metrics_file_open(struct inode *inode, struct file *file)
+{
+	/* the text of 5 ops x 2 histograms can pass seq_file's first page */
+	return single_open_size(file, iotrace_metrics_file_show,
+				inode->i_private, 32 * PAGE_SIZE);
+}
+
+static const struct file_operations iotrace_metrics_fops = {
+	.owner		= THIS_MODULE,
+	.open		= iotrace_metrics_file_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 /* ---- trace: records merged across CPUs by completion time ------------ */
 
 /**
@@ -489,6 +511,7 @@ int iotrace_debugfs_add_disk(struct iotrace_disk *d)
 	debugfs_create_file("trace", 0400, dir, d, &iotrace_trace_fops);
 	debugfs_create_file("stats", 0400, dir, d, &iotrace_stats_fops);
 	debugfs_create_file("inflight", 0400, dir, d, &iotrace_inflight_fops);
+	debugfs_create_file("metrics", 0400, dir, d, &iotrace_metrics_fops);
 	debugfs_create_file("enable", 0600, dir, d, &iotrace_enable_fops);
 	debugfs_create_file("clear", 0200, dir, d, &iotrace_clear_fops);
 	return 0;

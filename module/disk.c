@@ -56,6 +56,8 @@ static void iotrace_disk_release(struct kref *kref)
 	struct iotrace_disk *d = container_of(kref, struct iotrace_disk, kref);
 
 	iotrace_nl_release(d);
+	/* no probe holds @d: detach waited for an RCU grace period */
+	iotrace_metrics_free(d->metrics);
 	iotrace_ring_free(d);
 	kfree(d->rb);
 	kvfree(d->slots);
@@ -207,7 +209,8 @@ struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 	strscpy(d->name, name, sizeof(d->name));
 	d->held = alloc_percpu(u64);
 	d->rb = kzalloc(sizeof(*d->rb), GFP_KERNEL);
-	if (!d->held || !d->rb) {
+	d->metrics = iotrace_metrics_alloc();
+	if (!d->held || !d->rb || !d->metrics) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
@@ -228,6 +231,7 @@ struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 err_ring:
 	iotrace_ring_free(d);
 err_free:
+	iotrace_metrics_free(d->metrics);
 	kfree(d->rb);
 	free_percpu(d->held);
 	kfree(d);

@@ -55,6 +55,7 @@
  * @cmd_rflags: IOTRACE_RF_* that come with the command.
  * @status_rq: request the device status belongs to, NULL if none.
  * @status_rflags: IOTRACE_RF_* that come with the status.
+ * @status_kind: IOTRACE_MSTATUS_* of @dev_status (metrics.c).
  * @dev_status: device status, see struct iotrace_record.
  * @dev_result: device result, see struct iotrace_record.
  * @cmd: the captured command.
@@ -85,6 +86,7 @@ struct iotrace_slot {
 	u16		cmd_rflags;
 	struct request	*status_rq;
 	u16		status_rflags;
+	u8		status_kind;
 	u32		dev_status;
 	u32		dev_result;
 	u8		cmd[IOTRACE_CMD_LEN];
@@ -184,6 +186,7 @@ struct iotrace_totals {
  *	swapped (IOTRACE_ST_SLOTS without IOTRACE_ST_RECORD); never reset.
  * @held_base: sum of @held at the last clear.
  * @nl_flags: IOTRACE_NL_* bits (overflow event state).
+ * @metrics: in-kernel metrics (metrics.c), as long as the disk lives.
  * @ring_lock: protects @rb, @retired and every ring's users count.
  * @rb: the current ring's memory (@ring) and its users.
  * @retired: rings a resize replaced while mapped or being read; each is
@@ -221,6 +224,7 @@ struct iotrace_disk {
 	u64 __percpu		*held;
 	u64			held_base;
 	unsigned long		nl_flags;
+	struct iotrace_metrics	*metrics;
 	spinlock_t		ring_lock;	/* @rb, @retired, users */
 	struct iotrace_ringbuf	*rb;
 	struct list_head	retired;
@@ -349,7 +353,75 @@ const char *iotrace_op_name(u8 op);
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		      u16 rflags);
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
-			 u16 rflags);
+			 u16 rflags, u8 status_kind);
+
+/* metrics.c: per-disk counters and latency histograms */
+struct iotrace_metrics;
+
+/* iotrace_mdone.flags */
+#define IOTRACE_MD_DEV		BIT(0)	/* @dev_ns valid: the issue was seen */
+#define IOTRACE_MD_QUEUE	BIT(1)	/* @queue_ns valid */
+#define IOTRACE_MD_TIMEOUT	BIT(2)	/* the request timed out */
+#define IOTRACE_MD_ERROR	BIT(3)	/* an errno or a device error */
+
+/**
+ * struct iotrace_mdone - what the completion probe tells the metrics.
+ * @dev_ns: issue to completion.
+ * @queue_ns: queue entry to issue.
+ * @bytes: length at issue.
+ * @errno_val: positive errno, 0 for none.
+ * @status: device status class (see IOTRACE_MSTATUS_*), 0 for none.
+ * @flags: IOTRACE_MD_* bits.
+ * @op: enum iotrace_op.
+ * @status_kind: IOTRACE_MSTATUS_* of @status, NONE without a device error.
+ */
+struct iotrace_mdone {
+	u64	dev_ns;
+	u64	queue_ns;
+	u32	bytes;
+	u32	errno_val;
+	u16	status;
+	u8	flags;
+	u8	op;
+	u8	status_kind;
+};
+
+/**
+ * struct iotrace_msnap - the metrics of a disk summed over CPUs.
+ * @op: per enum iotrace_mop, in the uapi layout.
+ * @timeouts: completions of requests that timed out.
+ * @requeues: requeues.
+ */
+struct iotrace_msnap {
+	struct iotrace_metrics_op	op[IOTRACE_NR_MOPS];
+	u64				timeouts;
+	u64				requeues;
+};
+
+/**
+ * struct iotrace_mread - one reading of the metrics of a disk.
+ * @snap: the counters since the last reset.
+ * @reset_ns: CLOCK_REALTIME of the last reset.
+ * @nr_errors: entries in @errors.
+ * @errors: the error kinds seen since the reset.
+ */
+struct iotrace_mread {
+	struct iotrace_msnap		snap;
+	u64				reset_ns;
+	unsigned int			nr_errors;
+	struct iotrace_metrics_error	errors[];
+};
+
+struct seq_file;
+struct iotrace_metrics *iotrace_metrics_alloc(void);
+void iotrace_metrics_free(struct iotrace_metrics *m);
+void iotrace_metrics_complete(struct iotrace_metrics *m,
+			      const struct iotrace_mdone *x);
+void iotrace_metrics_requeue(struct iotrace_metrics *m);
+struct iotrace_mread *iotrace_mread_alloc(void);
+void iotrace_metrics_read(struct iotrace_metrics *m, struct iotrace_mread *out);
+void iotrace_metrics_reset(struct iotrace_metrics *m);
+int iotrace_metrics_show(struct seq_file *sf, struct iotrace_disk *d);
 
 /* disk.c */
 struct iotrace_disk *iotrace_disk_lookup(struct gendisk *gd);

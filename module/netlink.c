@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
+#include <linux/timekeeping.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include "iotrace.h"
@@ -72,6 +73,14 @@ static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_NVME_RESULT_OFF]	= { .type = NLA_U32 },
 	[IOTRACE_A_NVME_RESULT_SIZE]	= { .type = NLA_U32 },
 	[IOTRACE_A_NVME_STATUS]		= { .type = NLA_REJECT },
+	[IOTRACE_A_M_RESET_NS]		= { .type = NLA_REJECT },
+	[IOTRACE_A_M_NOW_NS]		= { .type = NLA_REJECT },
+	[IOTRACE_A_M_OP]		= { .type = NLA_REJECT },
+	[IOTRACE_A_M_TIMEOUTS]		= { .type = NLA_REJECT },
+	[IOTRACE_A_M_REQUEUES]		= { .type = NLA_REJECT },
+	[IOTRACE_A_M_INFLIGHT]		= { .type = NLA_REJECT },
+	[IOTRACE_A_M_INFLIGHT_OLDEST_NS] = { .type = NLA_REJECT },
+	[IOTRACE_A_M_ERROR]		= { .type = NLA_REJECT },
 };
 
 /**
@@ -632,6 +641,123 @@ out_free:
 	return ret;
 }
 
+/* The reply to GET_METRICS: @r read, @e/@n the requests in flight. */
+static int iotrace_nl_fill_metrics(struct sk_buff *msg, struct genl_info *info,
+				   struct iotrace_disk *d,
+				   const struct iotrace_mread *r,
+				   const struct iotrace_inflight_entry *e,
+				   u32 n, u64 now)
+{
+	unsigned int i;
+	void *hdr;
+
+	hdr = genlmsg_put_reply(msg, info, &iotrace_nl_family, 0,
+				IOTRACE_CMD_GET_METRICS);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(msg, IOTRACE_A_DISK_NAME, d->name) ||
+	    iotrace_nl_put_u64(msg, IOTRACE_A_M_RESET_NS, r->reset_ns) ||
+	    iotrace_nl_put_u64(msg, IOTRACE_A_M_NOW_NS, now))
+		goto err;
+	for (i = 0; i < IOTRACE_NR_MOPS; i++)
+		if (nla_put(msg, IOTRACE_A_M_OP, sizeof(r->snap.op[i]),
+			    &r->snap.op[i]))
+			goto err;
+	if (iotrace_nl_put_u64(msg, IOTRACE_A_M_TIMEOUTS, r->snap.timeouts) ||
+	    iotrace_nl_put_u64(msg, IOTRACE_A_M_REQUEUES, r->snap.requeues) ||
+	    iotrace_nl_put_u64(msg, IOTRACE_A_M_INFLIGHT, n))
+		goto err;
+	if (n && iotrace_nl_put_u64(msg, IOTRACE_A_M_INFLIGHT_OLDEST_NS,
+				    e[0].issue_ns))
+		goto err;
+	for (i = 0; i < r->nr_errors; i++)
+		if (nla_put(msg, IOTRACE_A_M_ERROR, sizeof(r->errors[i]),
+			    &r->errors[i]))
+			goto err;
+	genlmsg_end(msg, hdr);
+	return 0;
+err:
+	genlmsg_cancel(msg, hdr);
+	return -EMSGSIZE;
+}
+
+/**
+ * iotrace_nl_get_metrics() - GET_METRICS: the metrics of one disk.
+ * @skb: the request.
+ * @info: its attributes.
+ *
+ * Needs no privilege: counters and latencies, no addresses, no data.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int iotrace_nl_get_metrics(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iotrace_inflight_entry *e = NULL;
+	struct iotrace_mread *r;
+	struct iotrace_disk *d;
+	struct sk_buff *msg;
+	size_t size;
+	u64 now;
+	u32 n;
+	int ret;
+
+	d = iotrace_nl_disk(info, &ret);
+	if (!d)
+		return ret;
+	r = iotrace_mread_alloc();
+	if (!r) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	/* the slot table lives as long as the disk (it is referenced) */
+	e = iotrace_inflight_collect(d, &n);
+	if (!e) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	iotrace_metrics_read(d->metrics, r);
+	now = ktime_get_ns();
+	size = IOTRACE_NR_MOPS * nla_total_size(sizeof(r->snap.op[0])) +
+		r->nr_errors * nla_total_size(sizeof(r->errors[0])) +
+		nla_total_size(IOTRACE_NAME_LEN) +
+		6 * nla_total_size_64bit(sizeof(u64));
+	msg = genlmsg_new(size, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = iotrace_nl_fill_metrics(msg, info, d, r, e, n, now);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out_free;
+	}
+	ret = genlmsg_reply(msg, info);
+out_free:
+	kvfree(e);
+	kvfree(r);
+out_put:
+	iotrace_disk_put(d);
+	return ret;
+}
+
+/* RESET_METRICS: zero the metrics of a disk; its ring is not touched. */
+static int iotrace_nl_reset_metrics(struct sk_buff *skb,
+				    struct genl_info *info)
+{
+	struct iotrace_disk *d;
+	int ret;
+
+	ret = iotrace_nl_admin(skb, info);
+	if (ret)
+		return ret;
+	d = iotrace_nl_disk(info, &ret);
+	if (!d)
+		return ret;
+	iotrace_metrics_reset(d->metrics);
+	iotrace_disk_put(d);
+	return 0;
+}
+
 static int iotrace_nl_set_nvme_layout(struct sk_buff *skb,
 				      struct genl_info *info)
 {
@@ -704,6 +830,15 @@ static const struct genl_small_ops iotrace_nl_ops[] = {
 		.cmd	= IOTRACE_CMD_SET_NVME_LAYOUT,
 		.flags	= GENL_ADMIN_PERM,
 		.doit	= iotrace_nl_set_nvme_layout,
+	},
+	{
+		.cmd	= IOTRACE_CMD_GET_METRICS,
+		.doit	= iotrace_nl_get_metrics,
+	},
+	{
+		.cmd	= IOTRACE_CMD_RESET_METRICS,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= iotrace_nl_reset_metrics,
 	},
 };
 

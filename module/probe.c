@@ -276,11 +276,16 @@ out:
 
 static void iotrace_probe_requeue(void *data, struct request *rq)
 {
+	struct iotrace_disk *d;
 	struct iotrace_slot *s;
 
 	preempt_disable_notrace();
 	rcu_read_lock();
-	s = iotrace_rq_slot(rq);
+	d = iotrace_rq_disk(rq);
+	if (!d)
+		goto out;
+	iotrace_metrics_requeue(d->metrics);
+	s = iotrace_slot_of(d, rq);
 	if (!s || READ_ONCE(s->rq) != rq)
 		goto out;
 	iotrace_assert_cpu_held();
@@ -373,17 +378,17 @@ static u16 iotrace_empty_flush_rflags(const struct request *rq)
 /*
  * Fill @r from @rq and its slot @s (may be NULL), consuming the slot (see
  * iotrace_slot_done() for @seq_data); @rec_rflags are the ring's own
- * record flags.
+ * record flags, @now the completion time.
  */
 static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 			 struct iotrace_slot *s, iotrace_rq_error_t error,
-			 u16 rec_rflags, bool seq_data)
+			 u16 rec_rflags, bool seq_data, u64 now)
 {
 	bool own = s && READ_ONCE(s->rq) == rq;
 	u16 rflags = IOTRACE_RF_COMPLETE | rec_rflags;
 	__le64 cgroup;
 
-	r->complete_ns = ktime_get_ns();
+	r->complete_ns = now;
 	r->hwq = rq->mq_hctx ? rq->mq_hctx->queue_num : 0;
 	r->error = error ? iotrace_rq_errno(error) : 0;
 	/* the submitter is not known here: issue 19 (a creation probe) */
@@ -447,6 +452,64 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 	iotrace_slot_done(s, rq, seq_data);
 }
 
+/* Device status class of the metrics: see IOTRACE_MSTATUS_*. */
+static u16 iotrace_mstatus(u8 kind, u32 st)
+{
+	switch (kind) {
+	case IOTRACE_MSTATUS_NVME:	return st & 0x7ff;	/* SCT, SC */
+	case IOTRACE_MSTATUS_SCSI:	return st & 0xff;
+	case IOTRACE_MSTATUS_ATA:	return (st & 0xff) << 8 | ((st >> 8) & 0xff);
+	default:			return 0;
+	}
+}
+
+/*
+ * Count the final completion of @rq at @now in the metrics of @d, from
+ * its slot @s (may be NULL) before the record consumes it.
+ */
+static void iotrace_count(struct iotrace_disk *d, struct request *rq,
+			  const struct iotrace_slot *s,
+			  iotrace_rq_error_t error, u64 now)
+{
+	struct iotrace_mdone x;
+
+	x.flags = 0;
+	x.errno_val = error ? -iotrace_rq_errno(error) : 0;
+	if (s && READ_ONCE(s->rq) == rq) {
+		x.op = s->op;
+		x.bytes = s->bytes;
+		if (now >= s->issue_ns) {
+			x.dev_ns = now - s->issue_ns;
+			x.flags |= IOTRACE_MD_DEV;
+		}
+		if (s->rflags & IOTRACE_RF_QUEUE_VALID) {
+			x.queue_ns = s->queue_ns;
+			x.flags |= IOTRACE_MD_QUEUE;
+		}
+		if (s->rflags & IOTRACE_RF_TIMEOUT)
+			x.flags |= IOTRACE_MD_TIMEOUT;
+	} else {
+		x.op = iotrace_op(rq);
+		x.bytes = blk_rq_bytes(rq);
+	}
+	if (rq->rq_flags & RQF_TIMED_OUT)
+		x.flags |= IOTRACE_MD_TIMEOUT;
+	x.status_kind = IOTRACE_MSTATUS_NONE;
+	x.status = 0;
+	if (s && READ_ONCE(s->status_rq) == rq) {
+		/* pairs with the smp_wmb() before status_rq is set */
+		smp_rmb();
+		if (s->status_rflags & IOTRACE_RF_ERROR) {
+			x.status_kind = s->status_kind;
+			x.status = iotrace_mstatus(s->status_kind,
+						   s->dev_status);
+		}
+	}
+	if (x.errno_val || x.status_kind != IOTRACE_MSTATUS_NONE)
+		x.flags |= IOTRACE_MD_ERROR;
+	iotrace_metrics_complete(d->metrics, &x);
+}
+
 static void iotrace_probe_complete(void *data, struct request *rq,
 				   iotrace_rq_error_t error, unsigned int nr_bytes)
 {
@@ -457,6 +520,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	unsigned int state;
 	bool seq_data;
 	u32 cpu;
+	u64 now;
 
 	/* Only the final completion of a request makes its record. */
 	if (nr_bytes < blk_rq_bytes(rq))
@@ -480,6 +544,9 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		goto out;
 	}
 	seq_data = iotrace_is_flush_data(rq);
+	/* Counted whatever happens to the record; the slot is still intact. */
+	now = ktime_get_ns();
+	iotrace_count(d, rq, s, error, now);
 	/* The chunk is this CPU's until the record is published. */
 	iotrace_assert_cpu_held();
 	cpu = smp_processor_id();
@@ -503,7 +570,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		iotrace_slot_done(s, rq, seq_data);
 		goto out;
 	}
-	iotrace_fill(w.r, rq, s, error, d->rec_rflags, seq_data);
+	iotrace_fill(w.r, rq, s, error, d->rec_rflags, seq_data, now);
 	/* publish: the body is visible before the sequence number */
 	iotrace_ring_commit(d, cpu, &w);
 out:
@@ -562,12 +629,13 @@ out:
  * @dev_status: see struct iotrace_record.
  * @dev_result: see struct iotrace_record.
  * @rflags: IOTRACE_RF_* to add (e.g. IOTRACE_RF_ERROR).
+ * @status_kind: IOTRACE_MSTATUS_* telling how to read @dev_status.
  *
  * Context: a probe, preemption disabled, before the completion of @rq,
  * which consumes it.
  */
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
-			 u16 rflags)
+			 u16 rflags, u8 status_kind)
 {
 	struct iotrace_slot *s;
 
@@ -583,6 +651,7 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 	s->dev_status = dev_status;
 	s->dev_result = dev_result;
 	s->status_rflags = rflags;
+	s->status_kind = status_kind;
 	/* status complete before it is tagged with its request */
 	smp_wmb();
 	WRITE_ONCE(s->status_rq, rq);

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The "make demo" guest: iotrace on a null_blk disk (100 us completion
 # latency) and an emulated NVMe disk while fio runs a mixed random
-# workload on both; then what iotrace shows.
+# workload on both; then what iotrace shows, and last a Prometheus server
+# scraping "iotracectl exporter" answers "p99 read latency of the NVMe
+# disk" from the in-kernel histograms.
 # VM-DEVICES: nvme
-# VM-TIMEOUT: 270
+# VM-TIMEOUT: 420
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 
 IOT=/sys/kernel/debug/iotrace
@@ -40,6 +42,62 @@ for d in nullb0 $nvme; do
 	cat $IOT/$d/inflight 2>/dev/null || echo "(no inflight file)"
 done
 
+# promql QUERY - the value of an instant query through Prometheus' HTTP API
+promql() {
+	python3 - "$1" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+u = ('http://127.0.0.1:9090/api/v1/query?' +
+     urllib.parse.urlencode({'query': sys.argv[1]}))
+try:
+    res = json.load(urllib.request.urlopen(u, timeout=20))['data']['result']
+except OSError as e:
+    sys.exit('prometheus did not answer: %s' % e)
+print(res[0]['value'][1] if res else '(no answer yet)')
+EOF
+}
+
+# The exporter on 127.0.0.1:9661, Prometheus scraping it every second,
+# 8 s of random reads on the NVMe disk, then the p99 question.
+prometheus_demo() {
+	local q i exp prom
+
+	banner "iotracectl exporter + prometheus (scrape every 1 s); fio: 8 s of 4k random reads on $nvme"
+	# the guest's loopback is down until someone brings it up
+	ip link set lo up 2> /dev/null || ifconfig lo 127.0.0.1 up 2> /dev/null
+	"$IOTRACECTL" exporter --listen 127.0.0.1:9661 2> /tmp/exporter.log &
+	exp=$!
+	cat > /tmp/prometheus.yml <<EOF
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: iotrace
+    static_configs:
+      - targets: ['127.0.0.1:9661']
+EOF
+	prometheus --config.file=/tmp/prometheus.yml \
+		--storage.tsdb.path=/tmp/prom --web.listen-address=127.0.0.1:9090 \
+		> /tmp/prometheus.log 2>&1 &
+	prom=$!
+	for i in $(seq 120); do
+		[ "$(promql 'up{job="iotrace"}' 2> /dev/null)" = 1 ] && break
+		sleep 1
+	done
+	fio --direct=1 --ioengine=libaio --rw=randread --bs=4k --iodepth=4 \
+		--time_based --runtime=8 --size=512m --name=r \
+		--filename=/dev/$nvme > /dev/null 2>&1
+	sleep 3
+	q="histogram_quantile(0.99, sum by (le) (rate(iotrace_request_duration_seconds_bucket{disk=\"$nvme\",op=\"read\"}[15s])))"
+	echo "PromQL: $q"
+	echo "p99 read latency of $nvme: $(promql "$q") s"
+	q="sum(rate(iotrace_requests_total{disk=\"$nvme\",op=\"read\"}[15s]))"
+	echo "PromQL: $q"
+	echo "read IOPS of $nvme: $(promql "$q")"
+	banner "the same from the kernel: iotracectl stats --kernel $nvme"
+	"$IOTRACECTL" stats --kernel $nvme 2>&1 | head -n 12
+	kill "$prom" "$exp" 2> /dev/null
+	wait "$prom" "$exp" 2> /dev/null
+}
+
 if [ -x "$IOTRACECTL" ]; then
 	banner "iotracectl list"
 	"$IOTRACECTL" list
@@ -57,6 +115,11 @@ if [ -x "$IOTRACECTL" ]; then
 	wait
 	ls -l /tmp/demo.iot
 	"$IOTRACECTL" stats /tmp/demo.iot --disk $nvme 2>&1 | head -n 5
+	if command -v prometheus > /dev/null; then
+		prometheus_demo
+	else
+		banner "no prometheus here (apt-get install prometheus): exporter not shown"
+	fi
 else
 	banner "iotracectl is not built (make tools); debugfs views only"
 fi

@@ -32,6 +32,12 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  * @quiet: nvme-layout: print nothing (the exit status tells).
  * @jsonl: -o json as JSON Lines (one item per line), not one document.
  * @follow: show -f: a live ring's requests as they complete.
+ * @kernel: stats --kernel: the in-kernel metrics, not the ring.
+ * @listen: exporter --listen ADDR:PORT.
+ * @include: exporter --disk-include REGEX.
+ * @exclude: exporter --disk-exclude REGEX.
+ * @textfile: exporter --textfile DIR.
+ * @once: exporter --once (with --textfile).
  */
 struct iot_opts {
 	enum iot_fmt fmt;
@@ -50,6 +56,9 @@ struct iot_opts {
 	int show, quiet;
 	int jsonl;
 	int follow;
+	int kernel;
+	const char *listen, *include, *exclude, *textfile;
+	int once;
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);
@@ -75,6 +84,10 @@ int cmd_nl_filter(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_state(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_events(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_nvme_layout(struct iot_opts *o, int argc, char **argv);
+int cmd_nl_reset_metrics(struct iot_opts *o, int argc, char **argv);
+/* cmd_metrics.c: stats --kernel; exporter.c */
+int cmd_stats_kernel(struct iot_opts *o, int argc, char **argv);
+int cmd_exporter(struct iot_opts *o, int argc, char **argv);
 
 /**
  * struct iot_nl_disk - one disk of iot_nl_list().
@@ -89,6 +102,18 @@ struct iot_nl_disk {
 };
 
 int iot_nl_list(struct iot_nl_disk **rows, size_t *n);
+
+/* netlink.c: the source of the in-kernel metrics (see struct iot_msrc) */
+struct iot_msrc;
+struct iot_metrics;
+struct iot_msrc *iot_msrc_open(char *err, size_t errlen);
+void iot_msrc_close(struct iot_msrc *s);
+int iot_msrc_list(struct iot_msrc *s, struct iot_nl_disk **rows, size_t *n,
+		  char *err, size_t errlen);
+int iot_msrc_get(struct iot_msrc *s, const char *disk, struct iot_metrics *m,
+		 char *err, size_t errlen);
+int iot_msrc_reset(struct iot_msrc *s, const char *disk, char *err,
+		   size_t errlen);
 
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r);
 void iot_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

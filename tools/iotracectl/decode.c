@@ -157,10 +157,14 @@ void iot_errno_name(int err, char *out, size_t len)
 	}
 	n = iot_lookup(errnos, ARRAY_SIZE(errnos),
 		       err < 0 ? 0u - (unsigned int)err : (unsigned int)err);
-	if (n)
-		snprintf(out, len, "-%s", n);
-	else
-		snprintf(out, len, "%d", err);
+	if (n) {
+		iot_put_s(iot_put_s(out, out + len, "-"), out + len, n);
+	} else if (err < 0) {
+		iot_put_u(iot_put_s(out, out + len, "-"), out + len,
+			  0u - (unsigned int)err);
+	} else {
+		iot_put_u(out, out + len, (unsigned int)err);
+	}
 }
 
 /* Request flags as "+sync+fua..." (empty when none). */
@@ -170,12 +174,15 @@ void iot_opflags_str(const struct iotrace_record *r, char *out, size_t len)
 		"sync", "meta", "prio", "nomerge", "idle", "fua", "preflush",
 		"rahead", "bg", "nowait", "polled", "nounmap",
 	};
-	size_t n = 0, i;
+	char *p = out, *end = out + len;
+	size_t i;
 
 	out[0] = 0;
-	for (i = 0; i < ARRAY_SIZE(names) && n < len; i++)
-		if (r->opflags & (1u << i))
-			n += snprintf(out + n, len - n, "+%s", names[i]);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (r->opflags & (1u << i)) {
+			p = iot_put_s(p, end, "+");
+			p = iot_put_s(p, end, names[i]);
+		}
 }
 
 /**

@@ -126,6 +126,19 @@ static const struct ata_cmd *find_cmd(uint8_t code)
 	return NULL;
 }
 
+/* "NAME lba=LBA count=COUNT" without snprintf; the end of the string */
+static char *ata_lba_count(char *out, size_t outlen, const char *name,
+			   uint64_t lba, unsigned int count)
+{
+	char *p = out, *end = out + outlen;
+
+	p = iot_put_s(p, end, name);
+	p = iot_put_s(p, end, " lba=");
+	p = iot_put_u(p, end, lba);
+	p = iot_put_s(p, end, " count=");
+	return iot_put_u(p, end, count);
+}
+
 /**
  * iot_decode_ata() - decode an ATA taskfile.
  * @buf: struct iotrace_ata_tf bytes.
@@ -143,6 +156,7 @@ void iot_decode_ata(const uint8_t *buf, size_t len, char *out, size_t outlen)
 	const struct ata_cmd *c;
 	const char *sub;
 	uint32_t count;
+	char *p;
 
 	if (len < sizeof(tf)) {
 		snprintf(out, outlen, "ata: short taskfile (%zu bytes)", len);
@@ -159,26 +173,24 @@ void iot_decode_ata(const uint8_t *buf, size_t len, char *out, size_t outlen)
 	switch (c->kind) {
 	case ATA_K_LBA28:
 		count = (tf.count & 0xff) ? (tf.count & 0xff) : 256;
-		snprintf(out, outlen, "%s lba=%llu count=%u", c->name,
-			 (unsigned long long)(tf.lba & 0xfffffff) |
-			 ((unsigned long long)(tf.device & 0xf) << 24),
-			 count);
+		ata_lba_count(out, outlen, c->name, (tf.lba & 0xfffffff) |
+			      ((uint64_t)(tf.device & 0xf) << 24), count);
 		return;
 	case ATA_K_LBA48:
 		count = tf.count ? tf.count : 65536;
-		snprintf(out, outlen, "%s lba=%llu count=%u", c->name,
-			 (unsigned long long)(tf.lba & 0xffffffffffffULL),
-			 count);
+		ata_lba_count(out, outlen, c->name,
+			      tf.lba & 0xffffffffffffULL, count);
 		return;
 	case ATA_K_NCQ:
 		count = tf.feature | tf.hob_feature << 8;
 		if (!count)
 			count = 65536;
-		snprintf(out, outlen, "%s lba=%llu count=%u tag=%u%s",
-			 c->name,
-			 (unsigned long long)(tf.lba & 0xffffffffffffULL),
-			 count, (tf.count >> 3) & 0x1f,
-			 (tf.device & 0x80) ? " fua" : "");
+		p = ata_lba_count(out, outlen, c->name,
+				  tf.lba & 0xffffffffffffULL, count);
+		p = iot_put_s(p, out + outlen, " tag=");
+		p = iot_put_u(p, out + outlen, (tf.count >> 3) & 0x1f);
+		if (tf.device & 0x80)
+			iot_put_s(p, out + outlen, " fua");
 		return;
 	}
 	switch (tf.command) {
@@ -216,17 +228,22 @@ void iot_decode_ata_status(uint32_t status, char *out, size_t outlen)
 		"AMNF", "NM", "ABRT", "MCR", "IDNF", "MC", "UNC", "ICRC"
 	};
 	unsigned int st = status & 0xff, er = (status >> 8) & 0xff, i;
-	size_t n;
+	char *p = out, *end = out + outlen;
 
-	n = snprintf(out, outlen, "st=0x%02x", st);
-	for (i = 0; i < 8 && n < outlen; i++)
-		if ((st & (1u << i)) && st_bits[i])
-			n += snprintf(out + n, outlen - n, " %s", st_bits[i]);
-	if (er && n < outlen) {
-		n += snprintf(out + n, outlen - n, " err=0x%02x", er);
-		for (i = 0; i < 8 && n < outlen; i++)
-			if (er & (1u << i))
-				n += snprintf(out + n, outlen - n, " %s",
-					      err_bits[i]);
+	p = iot_put_s(p, end, "st=");
+	p = iot_put_x2(p, end, st);
+	for (i = 0; i < 8; i++)
+		if ((st & (1u << i)) && st_bits[i]) {
+			p = iot_put_s(p, end, " ");
+			p = iot_put_s(p, end, st_bits[i]);
+		}
+	if (er) {
+		p = iot_put_s(p, end, " err=");
+		p = iot_put_x2(p, end, er);
+		for (i = 0; i < 8; i++)
+			if (er & (1u << i)) {
+				p = iot_put_s(p, end, " ");
+				p = iot_put_s(p, end, err_bits[i]);
+			}
 	}
 }

@@ -182,6 +182,23 @@ static uint32_t le32(const uint8_t *p)
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* "NAME nsid=N slba=LBA len=N[ fua]" of a read or write, without snprintf */
+static void nvme_rw(char *out, size_t outlen, const char *name,
+		    uint32_t nsid, uint64_t slba, uint32_t cdw12)
+{
+	char *p = out, *end = out + outlen;
+
+	p = iot_put_s(p, end, name);
+	p = iot_put_s(p, end, " nsid=");
+	p = iot_put_u(p, end, nsid);
+	p = iot_put_s(p, end, " slba=");
+	p = iot_put_u(p, end, slba);
+	p = iot_put_s(p, end, " len=");
+	p = iot_put_u(p, end, (cdw12 & 0xffff) + 1);
+	if (cdw12 & (1u << 30))
+		iot_put_s(p, end, " fua");
+}
+
 /**
  * iot_decode_nvme() - decode an NVMe submission queue entry.
  * @cmd: the entry (64 bytes; fewer decode what is there).
@@ -245,11 +262,8 @@ void iot_decode_nvme(const uint8_t *cmd, size_t len, int admin, char *out,
 	case 0x08:
 	case 0x0c:
 	case 0x7d:
-		snprintf(out, outlen, "%s nsid=%u slba=%llu len=%u%s", name,
-			 le32(cmd + 4),
-			 (unsigned long long)((uint64_t)cdw11 << 32 | cdw10),
-			 (cdw12 & 0xffff) + 1,
-			 (cdw12 & (1u << 30)) ? " fua" : "");
+		nvme_rw(out, outlen, name, le32(cmd + 4),
+			(uint64_t)cdw11 << 32 | cdw10, cdw12);
 		return;
 	case 0x09:
 		snprintf(out, outlen, "%s nsid=%u ranges=%u%s", name,

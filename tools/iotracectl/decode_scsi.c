@@ -185,8 +185,14 @@ void iot_decode_scsi(const uint8_t *cdb, size_t len, char *out,
 		data = 0;
 	}
 	if (data) {
-		snprintf(out, outlen, "%s lba=%llu len=%llu", name,
-			 (unsigned long long)lba, (unsigned long long)n);
+		/* the common case, without snprintf */
+		char *p = out, *end = out + outlen;
+
+		p = iot_put_s(p, end, name);
+		p = iot_put_s(p, end, " lba=");
+		p = iot_put_u(p, end, lba);
+		p = iot_put_s(p, end, " len=");
+		iot_put_u(p, end, n);
 		return;
 	}
 	switch (opc) {
@@ -247,5 +253,5 @@ void iot_decode_scsi_status(uint32_t status, char *out, size_t outlen)
 			 kname ? kname : "RESERVED SENSE KEY",
 			 (status >> 16) & 0xff, status >> 24);
 	else
-		snprintf(out, outlen, "%s", sname ? sname : "UNKNOWN STATUS");
+		iot_put_s(out, out + outlen, sname ? sname : "UNKNOWN STATUS");
 }

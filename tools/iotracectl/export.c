@@ -120,134 +120,149 @@ FILE *x_open_out(const char *path)
 	return fp;
 }
 
-/* ---- CSV ---------------------------------------------------------------- */
+/* ---- the stream -------------------------------------------------------- */
 
 /*
- * export -f csv: a stream, in start order through a reordering heap of
- * XWINDOW records of a trace file, in bounded memory (a ring is read part
- * after part: all of it is held).
+ * The exports are streams: the records in start order through a
+ * reordering window of XWINDOW records of a trace file, in bounded memory
+ * (a ring is read part after part: all of it is held).
  */
 #define XWINDOW		16384
 
+static uint64_t start_key(const struct xrec *e)
+{
+	return xrec_start(&e->r);
+}
+
 /**
- * struct xstream - the streaming CSV export.
- * @x: the source and filters (@x->v is the heap).
- * @doc: the CSV document.
- * @last: the last record written.
- * @started: a record was written.
- * @ooo: records written after a later one (the window was too small).
- * @window: records held before the earliest is written.
+ * xstream_open() - open @arg for a streaming export.
+ * @xs: the stream to set up (xstream_close() it, also on error).
+ * @o: options (filters, --disk).
+ * @arg: DISK or FILE.
+ *
+ * Return: 0, or 1 after printing what failed.
  */
-struct xstream {
-	struct xset *x;
-	size_t window;
-	struct iot_out doc;
-	struct xrec last;
-	int started;
-	uint64_t ooo;
-};
-
-static void xheap_up(struct xrec *v, size_t i)
+int xstream_open(struct xstream *xs, const struct iot_opts *o,
+		 const char *arg)
 {
-	struct xrec e = v[i];
+	char err[IOT_ERR_LEN];
 
-	while (i) {
-		size_t p = (i - 1) / 2;
-
-		if (cmp_start(&v[p], &e) <= 0)
-			break;
-		v[i] = v[p];
-		i = p;
+	memset(xs, 0, sizeof(*xs));
+	xs->x.o = o;
+	xs->x.disk = -1;
+	xs->label = arg;
+	if (iot_src_open(&xs->x.src, arg, err, sizeof(err))) {
+		iot_err("%s", err);
+		return 1;
 	}
-	v[i] = e;
+	if (o->disk) {
+		xs->x.disk = iot_src_disk(&xs->x.src, o->disk);
+		if (xs->x.disk < 0)
+			return 1;
+	}
+	if (iot_win_init(&xs->win, xs->x.src.is_file ? XWINDOW : 0,
+			 start_key, cmp_start)) {
+		iot_err("out of memory");
+		return 1;
+	}
+	return 0;
 }
 
-static void xheap_pop_write(struct xstream *xs)
+void xstream_close(struct xstream *xs)
 {
-	struct xset *x = xs->x;
-	struct xrec top = x->v[0], e;
-	size_t i = 0;
+	iot_win_free(&xs->win);
+	xset_free(&xs->x);
+}
 
-	e = x->v[--x->n];
-	for (;;) {
-		size_t l = 2 * i + 1, m;
-
-		if (l >= x->n)
-			break;
-		m = l + 1 < x->n && cmp_start(&x->v[l + 1], &x->v[l]) < 0 ?
-			l + 1 : l;
-		if (cmp_start(&x->v[m], &e) >= 0)
-			break;
-		x->v[i] = x->v[m];
-		i = m;
-	}
-	if (x->n)
-		x->v[i] = e;
-	if (xs->started && cmp_start(&top, &xs->last) < 0)
+/* a record out of the window: to the export's function, in order */
+static int xstream_out(struct xstream *xs, const struct xrec *e)
+{
+	if (xs->n && xrec_start(&e->r) <= xrec_start(&xs->last.r) &&
+	    cmp_start(e, &xs->last) < 0)
 		xs->ooo++;
-	xs->started = 1;
-	xs->last = top;
-	iot_out_rec(&xs->doc, x->src.disks[top.disk].name, &top.r);
+	xs->last = *e;
+	return xs->fn(xs, e, xs->n++);
 }
 
-static int stream_collect(void *arg, unsigned int disk,
-			  const struct iotrace_record *r)
+static int xstream_cb(void *arg, unsigned int disk,
+		      const struct iotrace_record *r)
 {
 	struct xstream *xs = arg;
-	size_t n = xs->x->n;
-	int ret = collect(xs->x, disk, r);
+	const struct xrec *e;
 
-	if (ret || xs->x->n == n)
-		return ret;	/* out of memory, or filtered out */
-	xheap_up(xs->x->v, xs->x->n - 1);
-	if (xs->x->n > xs->window)
-		xheap_pop_write(xs);
+	if (xs->x.disk >= 0 && (int)disk != xs->x.disk)
+		return 0;
+	if (!iot_filter(xs->x.o, r))
+		return 0;
+	if (iot_win_push(&xs->win, disk, r, &e))
+		return -2;
+	return e ? xstream_out(xs, e) : 0;
+}
+
+/**
+ * xstream_run() - hand the records that pass the filters to @fn, in
+ * start order (issue, or completion without issue; ties by disk,
+ * completion, CPU, sequence).
+ * @xs: an open stream.
+ * @fn: called for every record with its index in that order; non-zero
+ *	stops (it said why).
+ * @arg: its argument (@xs->arg).
+ *
+ * Return: 0, or 1 after printing what failed.
+ */
+int xstream_run(struct xstream *xs, xrec_fn fn, void *arg)
+{
+	char err[IOT_ERR_LEN];
+	const struct xrec *e;
+	int ret;
+
+	xs->fn = fn;
+	xs->arg = arg;
+	ret = iot_src_read_merged(&xs->x.src, 1, xstream_cb, xs, err,
+				  sizeof(err));
+	if (ret == -1 || ret == -2) {
+		iot_err("%s", ret == -2 ? "out of memory" : err);
+		return 1;
+	}
+	if (ret)
+		return 1;
+	while ((e = iot_win_pop(&xs->win)))
+		if (xstream_out(xs, e))
+			return 1;
+	if (xs->ooo)
+		fprintf(stderr, "iotracectl: %s: %llu records came more than %u records late in the file and were written out of order\n",
+			xs->label, (unsigned long long)xs->ooo, XWINDOW);
+	return 0;
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+static int csv_rec(struct xstream *xs, const struct xrec *e, size_t i)
+{
+	(void)i;
+	iot_out_rec(xs->arg, xs->x.src.disks[e->disk].name, &e->r);
 	return 0;
 }
 
 static int export_csv_stream(const struct iot_opts *o, const char *arg)
 {
+	struct xstream xs;
+	struct iot_out doc;
 	FILE *fp = NULL;
-	struct xset x;
-	struct xstream xs = { .x = &x };
-	char err[IOT_ERR_LEN];
-	int ret, rc = 1;
+	int rc = 1;
 
-	memset(&x, 0, sizeof(x));
-	x.o = o;
-	x.disk = -1;
-	if (iot_src_open(&x.src, arg, err, sizeof(err))) {
-		iot_err("%s", err);
+	if (xstream_open(&xs, o, arg))
 		goto out;
-	}
-	if (o->disk) {
-		x.disk = iot_src_disk(&x.src, o->disk);
-		if (x.disk < 0)
-			goto out;
-	}
-	/* a ring is read part after part: all of it, then in order */
-	xs.window = x.src.is_file ? XWINDOW : SIZE_MAX;
 	fp = x_open_out(o->out);	/* once the source is known good */
 	if (!fp)
 		goto out;
-	iot_out_begin(&xs.doc, fp, FMT_CSV, 0);
+	iot_out_begin(&doc, fp, FMT_CSV, 0);
 	iot_rec_csv_header(fp);
-	ret = iot_src_read_merged(&x.src, 1, stream_collect, &xs, err,
-				  sizeof(err));
-	if (ret) {
-		iot_err("%s", ret == -2 ? "out of memory" : err);
-		goto out;
-	}
-	while (x.n)
-		xheap_pop_write(&xs);
-	if (xs.ooo)
-		fprintf(stderr, "iotracectl: %s: %llu records came more than %u records late in the file and were written out of order\n",
-			arg, (unsigned long long)xs.ooo, XWINDOW);
-	rc = 0;
+	rc = xstream_run(&xs, csv_rec, &doc);
 out:
 	if (fp && fp != stdout && iot_out_close(fp, o->out))
 		rc = 1;
-	xset_free(&x);
+	xstream_close(&xs);
 	return rc;
 }
 
@@ -255,7 +270,7 @@ out:
 
 /**
  * export_fio() - an iolog that fio --read_iolog replays.
- * @x: records (in issue order).
+ * @xs: the records, streamed in issue order.
  * @fp: output.
  * @version: 2 (no times) or 3 (microseconds since the first request
  *	first, as fio writes and reads them).
@@ -272,18 +287,46 @@ out:
  * times, but not after a line of time 0 (its previous time 0 means "no
  * previous line"), so the times start at 1 us and the first gap is kept.
  *
- * Return: 0.
+ * Return: 0, or 1 after printing what failed.
  */
-int export_fio(const struct xset *x, FILE *fp, int version)
+struct fio_ctx {
+	FILE *fp;
+	int version;
+	uint64_t t0, last, skipped, trims;
+};
+
+static int fio_rec(struct xstream *xs, const struct xrec *e, size_t i)
 {
 	static const char *const act[] = {
 		[IOTRACE_OP_READ] = "read", [IOTRACE_OP_WRITE] = "write",
 		[IOTRACE_OP_FLUSH] = "sync", [IOTRACE_OP_DISCARD] = "trim",
 	};
-	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0, skipped = 0;
-	uint64_t trims = 0;
+	struct fio_ctx *f = xs->arg;
+	const struct iotrace_record *r = &e->r;
+
+	if (!i)
+		f->t0 = xrec_start(r);
+	f->last = xrec_start(r);
+	if (r->op > IOTRACE_OP_DISCARD) {
+		f->skipped++;
+		return 0;
+	}
+	if (r->op == IOTRACE_OP_DISCARD)
+		f->trims++;
+	if (f->version == 3)
+		fprintf(f->fp, "%llu ", (unsigned long long)
+			(1 + (xrec_start(r) - f->t0) / 1000));
+	fprintf(f->fp, "/dev/%s %s %llu %u\n",
+		xs->x.src.disks[e->disk].name, act[r->op],
+		(unsigned long long)r->sector * 512, r->bytes);
+	return 0;
+}
+
+int export_fio(struct xstream *xs, FILE *fp, int version)
+{
+	const struct xset *x = &xs->x;
+	struct fio_ctx f = { .fp = fp, .version = version };
 	unsigned int d;
-	size_t i;
 
 	fprintf(fp, "fio version %d iolog\n", version);
 	for (d = 0; d < x->src.nr_disks; d++) {
@@ -300,37 +343,22 @@ int export_fio(const struct xset *x, FILE *fp, int version)
 			fprintf(fp, "0 ");
 		fprintf(fp, "/dev/%s open\n", x->src.disks[d].name);
 	}
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-
-		if (r->op > IOTRACE_OP_DISCARD) {
-			skipped++;
-			continue;
-		}
-		if (r->op == IOTRACE_OP_DISCARD)
-			trims++;
-		if (version == 3)
-			fprintf(fp, "%llu ", (unsigned long long)
-				(1 + (xrec_start(r) - t0) / 1000));
-		fprintf(fp, "/dev/%s %s %llu %u\n",
-			x->src.disks[x->v[i].disk].name, act[r->op],
-			(unsigned long long)r->sector * 512, r->bytes);
-	}
+	if (xstream_run(xs, fio_rec, &f))
+		return 1;
 	for (d = 0; d < x->src.nr_disks; d++) {
 		if (x->disk >= 0 && (int)d != x->disk)
 			continue;
 		if (version == 3)
-			fprintf(fp, "%llu ", x->n ? (unsigned long long)
-				(1 + (xrec_start(&x->v[x->n - 1].r) - t0) /
-				 1000) : 0ull);
+			fprintf(fp, "%llu ", xs->n ? (unsigned long long)
+				(1 + (f.last - f.t0) / 1000) : 0ull);
 		fprintf(fp, "/dev/%s close\n", x->src.disks[d].name);
 	}
-	if (skipped)
+	if (f.skipped)
 		fprintf(stderr, "iotracectl: export: %llu requests with no fio equivalent (passthrough, zone, write-zeroes, ...) left out\n",
-			(unsigned long long)skipped);
-	if (trims)
+			(unsigned long long)f.skipped);
+	if (f.trims)
 		fprintf(stderr, "iotracectl: export: %llu trims (discards) in the iolog: fio 3.33 and older do not replay iolog trims (\"bad ddir: 2\"), newer fio does\n",
-			(unsigned long long)trims);
+			(unsigned long long)f.trims);
 	fprintf(stderr, "iotracectl: export: the iolog names /dev/DISK and fio replays onto it, whatever --filename says: replay with fio --read_iolog=LOG --replay_redirect=TARGET (a scratch device or file)\n");
 	return 0;
 }
@@ -345,7 +373,7 @@ static void json_us(FILE *fp, uint64_t ns)
 
 /**
  * export_perfetto() - Chrome trace event JSON (Perfetto, chrome://tracing).
- * @x: records.
+ * @xs: the records, streamed in start order.
  * @fp: output.
  *
  * A process per disk (pid = disk index + 1) and in it one track per
@@ -358,14 +386,59 @@ static void json_us(FILE *fp, uint64_t ns)
  * operation, sector, length and the rest are the slice's arguments.
  * Times are microseconds from the earliest request.
  *
- * Return: 0.
+ * Return: 0, or 1 after printing what failed.
  */
-int export_perfetto(const struct xset *x, FILE *fp)
+static int perfetto_rec(struct xstream *xs, const struct xrec *e, size_t i)
 {
-	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0;
+	const struct iotrace_record *r = &e->r;
+	uint64_t *t0 = xs->arg, s = xrec_start(r);
+	uint64_t end = xrec_has_lat(r) ? r->complete_ns : s;
+	unsigned int pid = e->disk + 1;
+	char f[128], cmd[512], st[128];
+	FILE *fp = xs->fp;
+
+	if (!i)
+		*t0 = s;
+	iot_opflags_str(r, f, sizeof(f));
+	iot_decode_cmd(r, cmd, sizeof(cmd));
+	iot_decode_status(r, st, sizeof(st));
+	fprintf(fp, ",\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
+		r->hwq, i + 1, pid);
+	json_us(fp, s - *t0);
+	fprintf(fp, ",\"args\":{\"op\":\"%s\",\"sector\":",
+		iot_op_name(r->op));
+	if (r->sector == UINT64_MAX)
+		fprintf(fp, "null");
+	else
+		fprintf(fp, "%llu", (unsigned long long)r->sector);
+	fprintf(fp, ",\"bytes\":%u,\"opflags\":", r->bytes);
+	iot_json_str(fp, f);
+	fprintf(fp, ",\"hwq\":%u,\"tag\":%u,\"seq\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"error\":%d,\"complete\":%s",
+		r->hwq, r->tag, r->seq, r->issue_cpu, r->complete_cpu,
+		r->error, r->rflags & IOTRACE_RF_COMPLETE ? "true" : "false");
+	if (r->rflags & IOTRACE_RF_QUEUE_VALID)
+		fprintf(fp, ",\"queue_ns\":%u", r->queue_ns);
+	if (cmd[0]) {
+		fprintf(fp, ",\"command\":");
+		iot_json_str(fp, cmd);
+	}
+	if (st[0]) {
+		fprintf(fp, ",\"dev_status_str\":");
+		iot_json_str(fp, st);
+	}
+	fprintf(fp, "}},\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"e\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
+		r->hwq, i + 1, pid);
+	json_us(fp, end - s + (s - *t0));
+	fprintf(fp, "}");
+	return 0;
+}
+
+int export_perfetto(struct xstream *xs, FILE *fp)
+{
+	const struct xset *x = &xs->x;
+	uint64_t t0 = 0;
 	int first = 1;
 	unsigned int d;
-	size_t i;
 
 	fprintf(fp, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	for (d = 0; d < x->src.nr_disks; d++) {
@@ -377,46 +450,9 @@ int export_perfetto(const struct xset *x, FILE *fp)
 		fprintf(fp, "}}");
 		first = 0;
 	}
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-		uint64_t s = xrec_start(r);
-		uint64_t e = xrec_has_lat(r) ? r->complete_ns : s;
-		unsigned int pid = x->v[i].disk + 1;
-		char f[128], cmd[512], st[128];
-
-		iot_opflags_str(r, f, sizeof(f));
-		iot_decode_cmd(r, cmd, sizeof(cmd));
-		iot_decode_status(r, st, sizeof(st));
-		fprintf(fp, ",\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
-			r->hwq, i + 1, pid);
-		json_us(fp, s - t0);
-		fprintf(fp, ",\"args\":{\"op\":\"%s\",\"sector\":",
-			iot_op_name(r->op));
-		if (r->sector == UINT64_MAX)
-			fprintf(fp, "null");
-		else
-			fprintf(fp, "%llu", (unsigned long long)r->sector);
-		fprintf(fp, ",\"bytes\":%u,\"opflags\":", r->bytes);
-		iot_json_str(fp, f);
-		fprintf(fp, ",\"hwq\":%u,\"tag\":%u,\"seq\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"error\":%d,\"complete\":%s",
-			r->hwq, r->tag, r->seq, r->issue_cpu, r->complete_cpu,
-			r->error, r->rflags & IOTRACE_RF_COMPLETE ?
-			"true" : "false");
-		if (r->rflags & IOTRACE_RF_QUEUE_VALID)
-			fprintf(fp, ",\"queue_ns\":%u", r->queue_ns);
-		if (cmd[0]) {
-			fprintf(fp, ",\"command\":");
-			iot_json_str(fp, cmd);
-		}
-		if (st[0]) {
-			fprintf(fp, ",\"dev_status_str\":");
-			iot_json_str(fp, st);
-		}
-		fprintf(fp, "}},\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"e\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
-			r->hwq, i + 1, pid);
-		json_us(fp, e - s + (s - t0));
-		fprintf(fp, "}");
-	}
+	xs->fp = fp;
+	if (xstream_run(xs, perfetto_rec, &t0))
+		return 1;
 	fprintf(fp, "\n]}\n");
 	return 0;
 }
@@ -426,7 +462,7 @@ int export_perfetto(const struct xset *x, FILE *fp)
 int cmd_export(struct iot_opts *o, int argc, char **argv)
 {
 	const char *f = o->xfmt ? o->xfmt : "";
-	struct xset x;
+	struct xstream xs;
 	FILE *fp = NULL;
 	int rc;
 
@@ -446,11 +482,11 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 	}
 	if (!strcmp(f, "csv"))
 		return export_csv_stream(o, argv[0]);
-	rc = xset_load(&x, o, argv[0]);
+	rc = xstream_open(&xs, o, argv[0]);
 	if (rc)
 		goto out;
 	if (!strcmp(f, "blktrace")) {
-		rc = export_blktrace(&x, o->out);
+		rc = export_blktrace(&xs, o->out);
 		goto out;
 	}
 	fp = x_open_out(o->out);
@@ -459,12 +495,12 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(f, "perfetto"))
-		rc = export_perfetto(&x, fp);
+		rc = export_perfetto(&xs, fp);
 	else
-		rc = export_fio(&x, fp, f[3] == '3' ? 3 : 2);
+		rc = export_fio(&xs, fp, f[3] == '3' ? 3 : 2);
 	if (fp != stdout && iot_out_close(fp, o->out))
 		rc = 1;
 out:
-	xset_free(&x);
+	xstream_close(&xs);
 	return rc;
 }

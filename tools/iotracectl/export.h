@@ -32,15 +32,96 @@ struct xset {
 	int disk;
 };
 
+/**
+ * struct iot_win_ent - a heap entry of the reordering window.
+ * @key: the record's primary key.
+ * @slot: its slot in &iot_win.v.
+ */
+struct iot_win_ent {
+	uint64_t key;
+	uint32_t slot;
+};
+
+/**
+ * struct iot_win - the reordering window (window.c).
+ * @v: record slots.
+ * @h: the heap.
+ * @free: free slots.
+ * @fifo: the sorted run, a ring of @fcap (a power of 2) from @fhead.
+ * @ftail: the last entry put in @fifo.
+ * @fhead: its first.
+ * @fn: entries in it.
+ * @fcap: its size.
+ * @n: records in the heap.
+ * @cap: records held before the earliest leaves.
+ * @slots: slots allocated.
+ * @used: slots used so far.
+ * @nfree: free slots.
+ * @key: primary key.
+ * @cmp: full order (of two &struct xrec).
+ */
+struct iot_win {
+	struct xrec *v;
+	struct iot_win_ent *h;
+	uint32_t *free;
+	struct iot_win_ent *fifo, ftail;
+	size_t fhead, fn, fcap;
+	size_t n, cap, slots, used, nfree;
+	uint64_t (*key)(const struct xrec *);
+	int (*cmp)(const void *, const void *);
+};
+
+int iot_win_init(struct iot_win *w, size_t cap,
+		 uint64_t (*key)(const struct xrec *),
+		 int (*cmp)(const void *, const void *));
+void iot_win_free(struct iot_win *w);
+int iot_win_push(struct iot_win *w, unsigned int disk,
+		 const struct iotrace_record *r, const struct xrec **out);
+const struct xrec *iot_win_pop(struct iot_win *w);
+
 int xset_load(struct xset *x, const struct iot_opts *o, const char *arg);
 void xset_free(struct xset *x);
 uint64_t xrec_start(const struct iotrace_record *r);
 int xrec_has_lat(const struct iotrace_record *r);
 FILE *x_open_out(const char *path);
 
-int export_blktrace(const struct xset *x, const char *prefix);
-int export_fio(const struct xset *x, FILE *fp, int version);
-int export_perfetto(const struct xset *x, FILE *fp);
+struct xstream;
+typedef int (*xrec_fn)(struct xstream *xs, const struct xrec *e, size_t i);
+
+/**
+ * struct xstream - an export's records, streamed in start order
+ *	(export.c).
+ * @x: the source, options and --disk (@x.v unused).
+ * @win: the reordering window.
+ * @label: the DISK or FILE argument, for messages.
+ * @last: the last record handed out.
+ * @n: records handed out.
+ * @ooo: of them, those that came after a later one (the window was too
+ *	small for them).
+ * @fn: the export's function, called for each.
+ * @arg: its state.
+ * @fp: its output stream, if it has one.
+ */
+struct xstream {
+	struct xset x;
+	struct iot_win win;
+	const char *label;
+	struct xrec last;
+	size_t n;
+	uint64_t ooo;
+	xrec_fn fn;
+	void *arg;
+	FILE *fp;
+};
+
+int xstream_open(struct xstream *xs, const struct iot_opts *o,
+		 const char *arg);
+int xstream_run(struct xstream *xs, xrec_fn fn, void *arg);
+void xstream_close(struct xstream *xs);
+
+int export_blktrace(struct xstream *xs, const char *prefix);
+int export_fio(struct xstream *xs, FILE *fp, int version);
+int export_perfetto(struct xstream *xs, FILE *fp);
 int plot_svg(const struct xset *x, FILE *fp);
 
 #endif /* IOT_EXPORT_H */

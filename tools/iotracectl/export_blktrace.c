@@ -61,33 +61,6 @@ struct bt_trace {
 
 _Static_assert(sizeof(struct bt_trace) == 48, "struct blk_io_trace is 48 bytes");
 
-/**
- * struct bt_ev - one event to write.
- * @time: CLOCK_MONOTONIC ns.
- * @rec: index of the record.
- * @cpu: CPU file.
- * @kind: 0 Q, 1 D, 2 C (order of events at the same time).
- */
-struct bt_ev {
-	uint64_t time;
-	size_t rec;
-	uint32_t cpu;
-	uint32_t kind;
-};
-
-static int cmp_ev(const void *a, const void *b)
-{
-	const struct bt_ev *x = a, *y = b;
-
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	if (x->rec != y->rec)
-		return x->rec < y->rec ? -1 : 1;
-	return x->kind < y->kind ? -1 : x->kind > y->kind;
-}
-
 /* Category bits of a record (what the kernel's blktrace sets for it). */
 static uint32_t bt_cat(const struct iotrace_record *r)
 {
@@ -122,81 +95,376 @@ static uint32_t bt_cat(const struct iotrace_record *r)
 	return c;
 }
 
-static int write_cpu(const struct xset *x, const char *prefix, uint32_t cpu,
-		     const struct bt_ev *ev, size_t nev, uint64_t t0)
-{
-	char path[4096];
-	uint32_t seq = 0;
-	FILE *fp;
-	size_t i;
+/**
+ * struct bt_ev - one event to write, ready but for its sequence number.
+ * @t: the event (@t.cpu its CPU file).
+ * @pdu: its payload (@t.pdu_len bytes).
+ */
+struct bt_ev {
+	struct bt_trace t;
+	uint8_t pdu[IOTRACE_CMD_LEN];
+};
 
-	snprintf(path, sizeof(path), "%s.blktrace.%u", prefix, cpu);
-	fp = fopen(path, "wb");
-	if (!fp) {
-		iot_err("cannot create %s: %s", path, strerror(errno));
-		return 1;
-	}
-	/*
-	 * iotrace does not know the process: name pid 0 "iotrace" (a notify
-	 * event, which blkparse does not count in the sequence) rather than
-	 * leave blkparse printing "(null)".
-	 */
-	if (nev) {
-		const struct iot_disk *d = &x->src.disks[x->v[ev[0].rec].disk];
+/**
+ * struct bt_key - a waiting event in the heap.
+ * @time: CLOCK_MONOTONIC ns.
+ * @rk: index of the record in start order << 2 | kind (0 Q, 1 D, 2 C:
+ *	the order of a record's events at the same time).
+ * @slot: the event in &bt_ctx.ev.
+ */
+struct bt_key {
+	uint64_t time, rk;
+	uint32_t slot;
+};
+
+/*
+ * Events wait in a heap ordered by (time, record, kind) until no later
+ * record can bring an earlier one: the next record starts no earlier than
+ * the current one, its queue entry no earlier than that start minus the
+ * longest queue time seen -- and, as that longest time may still grow,
+ * not before BT_EVMIN events wait.  Beyond BT_EVCAP waiting events the
+ * earliest goes anyway (counted if a later record brings an earlier one
+ * to its CPU).
+ */
+#define BT_EVMIN	16384
+#define BT_EVCAP	(1u << 17)
+
+/**
+ * struct bt_ctx - the streaming blktrace export.
+ * @prefix: path prefix of the files.
+ * @fp: the CPU files, 0 .. @nr_cpus - 1.
+ * @seq: their last sequence numbers.
+ * @nr_cpus: CPU files.
+ * @t0: time of the earliest event (0 in the files).
+ * @qmax: longest queue time of a record seen.
+ * @h: the heap of waiting events.
+ * @q: two sorted runs of them, the FIFOs of the Q and D events in order
+ *	(the D of records in start order are, most Q are): a ring of
+ *	@cap keys each, from @qhead, @qn in it.
+ * @ev: their bodies.
+ * @free: free slots of @ev.
+ * @n: events waiting.
+ * @cap: allocated.
+ * @nfree: free slots.
+ * @last: per CPU, the last event written, its (time, record, kind).
+ * @ooo: events written after a later one of their CPU.
+ * @err: a write failed (reported).
+ */
+struct bt_ctx {
+	const char *prefix;
+	FILE **fp;
+	uint32_t *seq;
+	uint32_t nr_cpus;
+	uint64_t t0, qmax;
+	struct bt_key *h, *q[2];
+	size_t qhead[2], qn[2];
+	struct bt_ev *ev;
+	uint32_t *free;
+	size_t n, cap, nfree;
+	struct bt_key *last;
+	int err;
+	uint64_t ooo;
+};
+
+static inline int ev_less(const struct bt_key *x, const struct bt_key *y)
+{
+	if (x->time != y->time)
+		return x->time < y->time;
+	return x->rk < y->rk;
+}
+
+static void bt_path(const struct bt_ctx *c, uint32_t cpu, char *path,
+		    size_t len)
+{
+	snprintf(path, len, "%s.blktrace.%u", c->prefix, cpu);
+}
+
+static size_t bt_waiting(const struct bt_ctx *c)
+{
+	return c->n + c->qn[0] + c->qn[1];
+}
+
+/* the earliest waiting event (one is waiting) */
+static const struct bt_key *bt_first(const struct bt_ctx *c)
+{
+	const struct bt_key *best = c->n ? &c->h[0] : NULL;
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (c->qn[k] && (!best || ev_less(&c->q[k][c->qhead[k]], best)))
+			best = &c->q[k][c->qhead[k]];
+	return best;
+}
+
+/* the earliest waiting event into its CPU file */
+static void bt_pop_write(struct bt_ctx *c)
+{
+	const struct bt_key *best = c->n ? &c->h[0] : NULL;
+	struct bt_key top, e;
+	struct bt_ev *ev;
+	uint32_t cpu;
+	FILE *fp;
+	char path[4096];
+	size_t i = 0, l;
+	int k, from = -1;
+
+	for (k = 0; k < 2; k++)
+		if (c->qn[k] && (!best || ev_less(&c->q[k][c->qhead[k]], best))) {
+			best = &c->q[k][c->qhead[k]];
+			from = k;
+		}
+	top = *best;
+	ev = &c->ev[top.slot];
+	cpu = ev->t.cpu;
+	fp = c->fp[cpu];
+
+	if (c->seq[cpu] && ev_less(&top, &c->last[cpu]))
+		c->ooo++;
+	c->last[cpu] = top;
+	if (!c->seq[cpu]) {
+		/*
+		 * iotrace does not know the process: name pid 0 "iotrace"
+		 * (a notify event, which blkparse does not count in the
+		 * sequence) rather than leave blkparse printing "(null)".
+		 */
 		struct bt_trace t = {
 			.magic = BT_MAGIC | BT_VERSION,
 			.action = BT_TN_PROCESS,
-			.device = (d->dev_major << 20) | (d->dev_minor & 0xfffff),
+			.device = ev->t.device,
 			.cpu = cpu,
 			.pdu_len = 16,
 		};
 		char comm[16] = "iotrace";
 
-		if (fwrite(&t, sizeof(t), 1, fp) != 1 ||
-		    fwrite(comm, sizeof(comm), 1, fp) != 1)
-			nev = 1;	/* report the error below */
+		fwrite(&t, sizeof(t), 1, fp);
+		fwrite(comm, sizeof(comm), 1, fp);
 	}
-	for (i = 0; i < nev; i++) {
-		const struct iotrace_record *r = &x->v[ev[i].rec].r;
-		const struct iot_disk *d = &x->src.disks[x->v[ev[i].rec].disk];
-		struct bt_trace t = {
-			.magic = BT_MAGIC | BT_VERSION,
-			.sequence = ++seq,
-			.time = ev[i].time - t0,
-			.sector = r->sector,
-			.bytes = r->bytes,
-			.device = (d->dev_major << 20) | (d->dev_minor & 0xfffff),
-			.cpu = cpu,
-		};
-		int pc = r->rflags & IOTRACE_RF_PASSTHRU;
-		const void *pdu = NULL;
-
-		t.action = bt_cat(r) << 16;
-		if (ev[i].kind == 0) {
-			t.action |= BT_TA_QUEUE;
-		} else if (ev[i].kind == 1) {
-			t.action |= BT_TA_ISSUE;
-		} else {
-			t.action |= BT_TA_COMPLETE;
-			t.error = (uint16_t)(r->error < 0 ? -r->error : 0);
-		}
-		if (pc && (r->rflags & IOTRACE_RF_CMD_VALID) &&
-		    ev[i].kind > 0) {
-			t.pdu_len = r->cmd_len > IOTRACE_CMD_LEN ?
-				    IOTRACE_CMD_LEN : r->cmd_len;
-			pdu = r->cmd;
-		}
-		if (fwrite(&t, sizeof(t), 1, fp) != 1 ||
-		    (t.pdu_len && fwrite(pdu, t.pdu_len, 1, fp) != 1))
-			break;
-	}
-	if (i < nev) {
+	ev->t.sequence = ++c->seq[cpu];
+	/* (a live ring read twice may have an earlier event the 2nd time) */
+	ev->t.time = top.time > c->t0 ? top.time - c->t0 : 0;
+	if ((fwrite_unlocked(ev, sizeof(ev->t) + ev->t.pdu_len, 1, fp) != 1) &&
+	    !c->err) {
+		bt_path(c, cpu, path, sizeof(path));
 		iot_write_error(path, errno);
-		fclose(fp);
+		c->err = 1;
+	}
+	c->free[c->nfree++] = top.slot;
+	if (from >= 0) {
+		c->qhead[from] = (c->qhead[from] + 1) & (c->cap - 1);
+		c->qn[from]--;
+		return;
+	}
+	/* sift the last entry down from the root */
+	e = c->h[--c->n];
+	while ((l = 2 * i + 1) < c->n) {
+		if (l + 1 < c->n && ev_less(&c->h[l + 1], &c->h[l]))
+			l++;
+		if (!ev_less(&c->h[l], &e))
+			break;
+		c->h[i] = c->h[l];
+		i = l;
+	}
+	if (c->n)
+		c->h[i] = e;
+}
+
+static int bt_push(struct bt_ctx *c, const struct xset *x,
+		   const struct xrec *e, size_t rec, uint64_t time,
+		   uint32_t cpu, uint32_t kind)
+{
+	const struct iotrace_record *r = &e->r;
+	const struct iot_disk *d = &x->src.disks[e->disk];
+	struct bt_key k = { .time = time, .rk = (uint64_t)rec << 2 | kind };
+	struct bt_ev *ev;
+	size_t i;
+
+	if (!c->nfree) {
+		size_t cap = c->cap ? c->cap * 2 : 1024, j;
+		struct bt_key *h = realloc(c->h, cap * sizeof(*h));
+		struct bt_ev *v;
+		uint32_t *f;
+
+		if (h)
+			c->h = h;
+		v = h ? realloc(c->ev, cap * sizeof(*v)) : NULL;
+		if (v)
+			c->ev = v;
+		f = v ? realloc(c->free, cap * sizeof(*f)) : NULL;
+		if (!f) {
+			iot_err("out of memory");
+			return 1;
+		}
+		c->free = f;
+		for (j = 0; j < 2; j++) {
+			/* the ring doubles: its wrapped part moves up */
+			struct bt_key *q = realloc(c->q[j], cap * sizeof(*q));
+			size_t m;
+
+			if (!q) {
+				iot_err("out of memory");
+				return 1;
+			}
+			for (m = 0; m < c->qn[j]; m++)
+				if (c->qhead[j] + m >= c->cap)
+					q[c->qhead[j] + m] =
+						q[c->qhead[j] + m - c->cap];
+			c->q[j] = q;
+		}
+		for (i = cap; i > c->cap; i--)
+			c->free[c->nfree++] = (uint32_t)(i - 1);
+		c->cap = cap;
+	}
+	k.slot = c->free[--c->nfree];
+	if (kind < 2 && (!c->qn[kind] ||
+			 !ev_less(&k, &c->q[kind][(c->qhead[kind] +
+						    c->qn[kind] - 1) &
+						   (c->cap - 1)]))) {
+		c->q[kind][(c->qhead[kind] + c->qn[kind]++) & (c->cap - 1)] = k;
+		goto body;
+	}
+	i = c->n++;
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (!ev_less(&k, &c->h[p]))
+			break;
+		c->h[i] = c->h[p];
+		i = p;
+	}
+	c->h[i] = k;
+body:
+	ev = &c->ev[k.slot];
+	memset(&ev->t, 0, sizeof(ev->t));
+	ev->t.magic = BT_MAGIC | BT_VERSION;
+	ev->t.sector = r->sector;
+	ev->t.bytes = r->bytes;
+	ev->t.device = (d->dev_major << 20) | (d->dev_minor & 0xfffff);
+	ev->t.cpu = cpu;
+	ev->t.action = bt_cat(r) << 16;
+	if (kind == 0) {
+		ev->t.action |= BT_TA_QUEUE;
+	} else if (kind == 1) {
+		ev->t.action |= BT_TA_ISSUE;
+	} else {
+		ev->t.action |= BT_TA_COMPLETE;
+		ev->t.error = (uint16_t)(r->error < 0 ? -r->error : 0);
+	}
+	if ((r->rflags & IOTRACE_RF_PASSTHRU) &&
+	    (r->rflags & IOTRACE_RF_CMD_VALID) && kind > 0) {
+		ev->t.pdu_len = r->cmd_len > IOTRACE_CMD_LEN ?
+				IOTRACE_CMD_LEN : r->cmd_len;
+		memcpy(ev->pdu, r->cmd, ev->t.pdu_len);
+	}
+	return 0;
+}
+
+/*
+ * The files of CPUs 0 .. @n - 1 created (those of the CPUs the first pass
+ * found, and of any other a live ring, read again, brings).
+ */
+static int bt_files(struct bt_ctx *c, uint32_t n)
+{
+	FILE **fp;
+	uint32_t *seq;
+	struct bt_key *last;
+	char path[4096];
+
+	if (n <= c->nr_cpus)
+		return 0;
+	fp = realloc(c->fp, n * sizeof(*fp));
+	if (fp)
+		c->fp = fp;
+	seq = fp ? realloc(c->seq, n * sizeof(*seq)) : NULL;
+	if (seq)
+		c->seq = seq;
+	last = seq ? realloc(c->last, n * sizeof(*last)) : NULL;
+	if (!last) {
+		iot_err("out of memory");
 		return 1;
 	}
-	if (iot_out_close(fp, path))
+	c->last = last;
+	for (; c->nr_cpus < n; c->nr_cpus++) {
+		bt_path(c, c->nr_cpus, path, sizeof(path));
+		c->seq[c->nr_cpus] = 0;
+		c->fp[c->nr_cpus] = fopen(path, "wb");
+		if (!c->fp[c->nr_cpus]) {
+			iot_err("cannot create %s: %s", path, strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
+{
+	struct bt_ctx *c = xs->arg;
+	const struct iotrace_record *r = &e->r;
+	uint64_t start = xrec_start(r);
+	uint32_t maxcpu = 0;
+
+	if (!(r->rflags & IOTRACE_RF_NO_ISSUE))
+		maxcpu = r->issue_cpu;
+	if ((r->rflags & IOTRACE_RF_COMPLETE) && r->complete_cpu > maxcpu)
+		maxcpu = r->complete_cpu;
+	if (bt_files(c, maxcpu + 1))
 		return 1;
+	if (!(r->rflags & IOTRACE_RF_NO_ISSUE)) {
+		if ((r->rflags & IOTRACE_RF_QUEUE_VALID) &&
+		    r->issue_ns >= r->queue_ns) {
+			if (r->queue_ns > c->qmax)
+				c->qmax = r->queue_ns;
+			if (bt_push(c, &xs->x, e, i, r->issue_ns - r->queue_ns,
+				    r->issue_cpu, 0))
+				return 1;
+		}
+		if (bt_push(c, &xs->x, e, i, r->issue_ns, r->issue_cpu, 1))
+			return 1;
+	}
+	if ((r->rflags & IOTRACE_RF_COMPLETE) &&
+	    bt_push(c, &xs->x, e, i, r->complete_ns, r->complete_cpu, 2))
+		return 1;
+	/* what no later record can precede goes */
+	while (bt_waiting(c) > BT_EVCAP ||
+	       (bt_waiting(c) > BT_EVMIN && start >= c->qmax &&
+		bt_first(c)->time <= start - c->qmax))
+		bt_pop_write(c);
+	return c->err;
+}
+
+/* first pass: the earliest event and the highest CPU */
+struct bt_scan {
+	const struct xset *x;
+	uint64_t t0;
+	uint32_t maxcpu;
+	int any;
+};
+
+static void bt_scan_ev(struct bt_scan *b, uint64_t time, uint32_t cpu)
+{
+	if (time < b->t0)
+		b->t0 = time;
+	if (cpu > b->maxcpu)
+		b->maxcpu = cpu;
+	b->any = 1;
+}
+
+static int bt_scan_cb(void *arg, unsigned int disk,
+		      const struct iotrace_record *r)
+{
+	struct bt_scan *b = arg;
+
+	if (b->x->disk >= 0 && (int)disk != b->x->disk)
+		return 0;
+	if (!iot_filter(b->x->o, r))
+		return 0;
+	if (!(r->rflags & IOTRACE_RF_NO_ISSUE)) {
+		if ((r->rflags & IOTRACE_RF_QUEUE_VALID) &&
+		    r->issue_ns >= r->queue_ns)
+			bt_scan_ev(b, r->issue_ns - r->queue_ns, r->issue_cpu);
+		bt_scan_ev(b, r->issue_ns, r->issue_cpu);
+	}
+	if (r->rflags & IOTRACE_RF_COMPLETE)
+		bt_scan_ev(b, r->complete_ns, r->complete_cpu);
 	return 0;
 }
 
@@ -204,53 +472,57 @@ static int write_cpu(const struct xset *x, const char *prefix, uint32_t cpu,
  * export_blktrace() - write PREFIX.blktrace.<cpu> for CPUs 0 .. the highest
  * one that has an event (empty files for the others: blkparse stops at the
  * first missing CPU file).
- * @x: records.
+ * @xs: the records, streamed in start order.
  * @prefix: path prefix of the files.
+ *
+ * A first pass over the records finds the earliest event (time 0 of the
+ * files) and the highest CPU; the second writes the events of each CPU in
+ * time order through a heap of the events still to come, in bounded
+ * memory.
  *
  * Return: 0, or 1 after printing what failed.
  */
-int export_blktrace(const struct xset *x, const char *prefix)
+int export_blktrace(struct xstream *xs, const char *prefix)
 {
-	struct bt_ev *ev = malloc((x->n * 3 + 1) * sizeof(*ev));
-	uint64_t t0 = UINT64_MAX;
-	uint32_t cpu, maxcpu = 0;
-	size_t i, n = 0, s;
-	int rc = 0;
+	struct bt_scan b = { .x = &xs->x, .t0 = UINT64_MAX };
+	struct bt_ctx c = { .prefix = prefix };
+	char err[IOT_ERR_LEN], path[4096];
+	uint32_t cpu;
+	int rc = 1, ret;
 
-	if (!ev) {
-		iot_err("out of memory");
+	ret = iot_src_read(&xs->x.src, bt_scan_cb, &b, err, sizeof(err));
+	if (ret) {
+		iot_err("%s", ret == -2 ? "out of memory" : err);
 		return 1;
 	}
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-
-		if (!(r->rflags & IOTRACE_RF_NO_ISSUE)) {
-			if ((r->rflags & IOTRACE_RF_QUEUE_VALID) &&
-			    r->issue_ns >= r->queue_ns)
-				ev[n++] = (struct bt_ev){ r->issue_ns - r->queue_ns,
-							  i, r->issue_cpu, 0 };
-			ev[n++] = (struct bt_ev){ r->issue_ns, i,
-						  r->issue_cpu, 1 };
-		}
-		if (r->rflags & IOTRACE_RF_COMPLETE)
-			ev[n++] = (struct bt_ev){ r->complete_ns, i,
-						  r->complete_cpu, 2 };
+	c.t0 = b.any ? b.t0 : 0;
+	if (bt_files(&c, b.maxcpu + 1))
+		goto out;
+	if (xstream_run(xs, bt_rec, &c))
+		goto out;
+	while (bt_waiting(&c) && !c.err)
+		bt_pop_write(&c);
+	if (c.err)
+		goto out;
+	if (c.ooo)
+		fprintf(stderr, "iotracectl: %s: %llu events came after a later one (a queue time longer than those before it) and were written out of order\n",
+			xs->label, (unsigned long long)c.ooo);
+	rc = 0;
+out:
+	for (cpu = 0; cpu < c.nr_cpus; cpu++) {
+		if (!c.fp[cpu])
+			continue;
+		bt_path(&c, cpu, path, sizeof(path));
+		if (iot_out_close(c.fp[cpu], path))
+			rc = 1;
 	}
-	for (i = 0; i < n; i++) {
-		if (ev[i].time < t0)
-			t0 = ev[i].time;
-		if (ev[i].cpu > maxcpu)
-			maxcpu = ev[i].cpu;
-	}
-	qsort(ev, n, sizeof(*ev), cmp_ev);
-	for (cpu = 0, s = 0; cpu <= maxcpu && !rc; cpu++) {
-		size_t e = s;
-
-		while (e < n && ev[e].cpu == cpu)
-			e++;
-		rc = write_cpu(x, prefix, cpu, ev + s, e - s, t0);
-		s = e;
-	}
-	free(ev);
+	free(c.fp);
+	free(c.seq);
+	free(c.last);
+	free(c.h);
+	free(c.q[0]);
+	free(c.q[1]);
+	free(c.ev);
+	free(c.free);
 	return rc;
 }

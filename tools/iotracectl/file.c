@@ -385,20 +385,42 @@ int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
  * @part: ring part.
  * @key: sort key of the record at @idx.
  * @done: no record left.
+ * @swept: the pages before this offset were let go (drop_behind).
  */
 struct mstream {
-	uint64_t off;
+	uint64_t off, swept;
 	const uint8_t *payload;
 	uint32_t idx, nr, disk, part;
 	uint64_t key;
 	int done;
 };
 
-/* the next records chunk of @m's (disk, part) at or after offset @from */
+/*
+ * Let the pages of a file mapping from @lo to @hi go (those wholly inside
+ * when @inside, else from the page @lo is in to the one @hi is in, not
+ * included): read again, they fault back in from the page cache.
+ */
+static void drop_range(const uint8_t *b, uint64_t lo, uint64_t hi,
+		       int inside)
+{
+	uintptr_t l = ((uintptr_t)b + lo + (inside ? 4095 : 0)) & ~4095ul;
+	uintptr_t h = ((uintptr_t)b + hi) & ~4095ul;
+
+	if (h > l)
+		madvise((void *)l, h - l, MADV_DONTNEED);
+}
+
+/*
+ * The next records chunk of @m's (disk, part) at or after offset @from.
+ * @drop: a file mapping: a long run of other parts' chunks skipped on the
+ * way (a file whose disks or parts were written one after the other) is
+ * let go, so that the headers read do not keep the file in memory.
+ */
 static void mstream_seek(const uint8_t *b, size_t len, struct mstream *m,
-			 uint64_t from)
+			 uint64_t from, int drop)
 {
 	uint64_t off = from;
+	int found = 0;
 
 	while (len - off >= sizeof(struct iotrace_file_chunk)) {
 		struct iotrace_file_chunk ch;
@@ -412,11 +434,19 @@ static void mstream_seek(const uint8_t *b, size_t len, struct mstream *m,
 			m->payload = b + off + ch.hdr_size;
 			m->idx = 0;
 			m->nr = ch.nr_records;
-			return;
+			found = 1;
+			break;
 		}
 		off += ch.hdr_size + ch.payload_size;
+		if (drop && off - from >= (4u << 20)) {
+			drop_range(b, from, off, 1);
+			from = off;
+		}
 	}
-	m->done = 1;
+	if (drop && off - from >= (1u << 20))
+		drop_range(b, from, off, 1);
+	if (!found)
+		m->done = 1;
 }
 
 static uint64_t mkey(const struct iotrace_record *r, int by_start)
@@ -449,7 +479,7 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 		   int by_start, iot_rec_cb cb, void *arg)
 {
 	const uint8_t *b = buf;
-	uint64_t rec[IOT_MAX_RECORD / 8], dropped = 0;
+	uint64_t rec[IOT_MAX_RECORD / 8];
 	struct mstream *m;
 	unsigned int n = 0, i, d, p;
 	int ret = 0;
@@ -464,7 +494,9 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 		for (p = 0; p < fi->disks[d].nr_parts; p++) {
 			m[n].disk = d;
 			m[n].part = p;
-			mstream_seek(b, len, &m[n], fi->hdr.hdr_size);
+			mstream_seek(b, len, &m[n], fi->hdr.hdr_size,
+				     fi->drop_behind);
+			m[n].swept = m[n].off;
 			if (!m[n].done) {
 				memcpy(rec, m[n].payload, IOTRACE_RECORD_SIZE);
 				m[n].key = mkey((void *)rec, by_start);
@@ -473,7 +505,6 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 		}
 	for (;;) {
 		struct mstream *s = NULL;
-		uint64_t low = UINT64_MAX;
 
 		for (i = 0; i < n; i++)
 			if (!m[i].done && (!s || m[i].key < s->key))
@@ -487,25 +518,28 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 			break;
 		if (++s->idx == s->nr) {
 			struct iotrace_file_chunk ch;
+			uint64_t start = s->off, end;
 
 			memcpy(&ch, b + s->off, sizeof(ch));
-			mstream_seek(b, len, s,
-				     s->off + ch.hdr_size + ch.payload_size);
-			if (fi->drop_behind) {
-				for (i = 0; i < n; i++)
-					if (!m[i].done && m[i].off < low)
-						low = m[i].off;
-				if (low == UINT64_MAX)
-					low = len;
-				if (low - dropped >= (8u << 20)) {
-					uintptr_t lo = ((uintptr_t)b + dropped + 4095) & ~4095ul;
-					uintptr_t hi = ((uintptr_t)b + low) & ~4095ul;
-
-					if (hi > lo)
-						madvise((void *)lo, hi - lo,
-							MADV_DONTNEED);
-					dropped = low;
-				}
+			end = s->off + ch.hdr_size + ch.payload_size;
+			mstream_seek(b, len, s, end, fi->drop_behind);
+			/*
+			 * A chunk is read by its part's cursor alone: once
+			 * done, its pages go, from the page it starts in to
+			 * the one it ends in (a neighbour still reading that
+			 * one faults it in again), whatever order the
+			 * chunks of the parts have in the file.
+			 */
+			if (fi->drop_behind)
+				drop_range(b, start, end, 0);
+			/*
+			 * And every 4 MB, all pages behind the cursor since
+			 * its last sweep: those fault-around mapped again
+			 * after their chunk let them go.
+			 */
+			if (fi->drop_behind && end - s->swept >= (4u << 20)) {
+				drop_range(b, s->swept, end, 0);
+				s->swept = end;
 			}
 		}
 		if (!s->done) {

@@ -365,6 +365,48 @@ struct iot_src {
 	struct iot_counts *counts;
 };
 
+/*
+ * String building without printf (the decoders' common cases, per
+ * record): each writes at @p, never at or past @end - 1, keeps the string
+ * NUL-terminated (@p < @end) and returns its new end, cut as snprintf()
+ * would cut it.
+ */
+static inline char *iot_put_s(char *p, char *end, const char *s)
+{
+	if (p >= end)
+		return p;
+	while (*s && p < end - 1)
+		*p++ = *s++;
+	*p = 0;
+	return p;
+}
+
+static inline char *iot_put_u(char *p, char *end, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+
+	if (p >= end)
+		return p;
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n && p < end - 1)
+		*p++ = t[--n];
+	*p = 0;
+	return p;
+}
+
+/* "0x" and two lower-case hex digits */
+static inline char *iot_put_x2(char *p, char *end, unsigned int v)
+{
+	char t[5] = { '0', 'x', "0123456789abcdef"[(v >> 4) & 15],
+		      "0123456789abcdef"[v & 15], 0 };
+
+	return iot_put_s(p, end, t);
+}
+
 /* input.c */
 const char *iot_debugfs(void);
 const char *iot_devdir(void);

@@ -21,7 +21,8 @@ enum {
 	OPT_OUTPUT = 'o', OPT_WRITE = 'w', OPT_HELP = 'h', OPT_FORMAT = 'f',
 	OPT_OP = 256, OPT_STATUS, OPT_LAT, OPT_SECTOR, OPT_FROM, OPT_TO,
 	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
-	OPT_REALTIME, OPT_SHOW, OPT_QUIET, OPT_JSONL,
+	OPT_REALTIME, OPT_SHOW, OPT_QUIET, OPT_JSONL, OPT_KERNEL, OPT_LISTEN,
+	OPT_INCLUDE, OPT_EXCLUDE, OPT_TEXTFILE, OPT_ONCE,
 };
 
 /* option bits of a command */
@@ -45,6 +46,12 @@ enum {
 #define O_FOLLOW	(1u << 17)	/* -f, --follow (show) */
 #define O_SHOW		(1u << 18)	/* nvme-layout --show */
 #define O_QUIET		(1u << 19)	/* nvme-layout --quiet */
+#define O_KERNEL	(1u << 20)	/* stats --kernel */
+#define O_LISTEN	(1u << 21)	/* exporter --listen */
+#define O_INCLUDE	(1u << 22)	/* exporter --disk-include */
+#define O_EXCLUDE	(1u << 23)	/* exporter --disk-exclude */
+#define O_TEXTFILE	(1u << 24)	/* exporter --textfile */
+#define O_ONCE		(1u << 25)	/* exporter --once */
 #define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK)
 
 /**
@@ -104,6 +111,18 @@ static const struct iot_optdef optdefs[] = {
 	  "print what nvme_core's BTF says, give the module nothing" },
 	{ { "quiet", no_argument, NULL, OPT_QUIET }, O_QUIET, "",
 	  "print nothing (the udev rule; the exit status tells)" },
+	{ { "kernel", no_argument, NULL, OPT_KERNEL }, O_KERNEL, "",
+	  "the in-kernel metrics of DISK... (exact since their reset), not the ring" },
+	{ { "listen", required_argument, NULL, OPT_LISTEN }, O_LISTEN,
+	  "ADDR:PORT", "serve HTTP there (default 127.0.0.1:9661; [::1]:9661, *:9661)" },
+	{ { "disk-include", required_argument, NULL, OPT_INCLUDE }, O_INCLUDE,
+	  "REGEX", "only disks whose name matches (POSIX ERE, unanchored)" },
+	{ { "disk-exclude", required_argument, NULL, OPT_EXCLUDE }, O_EXCLUDE,
+	  "REGEX", "leave out disks whose name matches" },
+	{ { "textfile", required_argument, NULL, OPT_TEXTFILE }, O_TEXTFILE,
+	  "DIR", "write DIR/iotrace.prom (atomic rename) every --interval (default 15s), no HTTP" },
+	{ { "once", no_argument, NULL, OPT_ONCE }, O_ONCE, "",
+	  "with --textfile: write the file once and exit" },
 };
 
 #define NR_OPTDEFS	(sizeof(optdefs) / sizeof(optdefs[0]))
@@ -138,9 +157,9 @@ static const struct iot_cmd cmds[] = {
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
 	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N]",
 	  "one line per request, decoded" },
-	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT,
-	  F(FMT_NORMAL) | F(FMT_JSON), NULL,
-	  "DISK|FILE|- [filters] [--interval S [--count N]]",
+	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT |
+	  O_KERNEL, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
+	  "DISK|FILE|- [filters] [--interval S [--count N]] | --kernel DISK...",
 	  "per-operation counts, throughput, latency percentiles, histograms" },
 	{ "info", cmd_info, O_FMT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
 	  "FILE|-", "a trace file's header: host, kernel, start/end, disks" },
@@ -164,6 +183,12 @@ static const struct iot_cmd cmds[] = {
 	{ "events", cmd_nl_events, O_FMT | O_COUNT | O_DURATION,
 	  F(FMT_NORMAL) | F(FMT_JSON), NULL, "[--count N] [--duration S]",
 	  "print disk added/removed and ring overflow events" },
+	{ "reset-metrics", cmd_nl_reset_metrics, 0, 0, NULL, "DISK...",
+	  "zero the in-kernel metrics (not the ring)" },
+	{ "exporter", cmd_exporter, O_LISTEN | O_INCLUDE | O_EXCLUDE |
+	  O_TEXTFILE | O_ONCE | O_INTERVAL, 0, NULL,
+	  "[--listen ADDR:PORT] [--disk-include RE] [--disk-exclude RE] | --textfile DIR [--interval S] [--once]",
+	  "the in-kernel metrics for Prometheus: HTTP /metrics or a textfile" },
 	{ "nvme-layout", cmd_nl_nvme_layout, O_SHOW | O_QUIET, 0, NULL,
 	  "[--show] [--quiet]",
 	  "give the module NVMe status offsets from nvme_core's BTF" },
@@ -641,6 +666,24 @@ int main(int argc, char **argv)
 		case OPT_JSONL:
 			o.jsonl = 1;
 			break;
+		case OPT_KERNEL:
+			o.kernel = 1;
+			break;
+		case OPT_LISTEN:
+			o.listen = optarg;
+			break;
+		case OPT_INCLUDE:
+			o.include = optarg;
+			break;
+		case OPT_EXCLUDE:
+			o.exclude = optarg;
+			break;
+		case OPT_TEXTFILE:
+			o.textfile = optarg;
+			break;
+		case OPT_ONCE:
+			o.once = 1;
+			break;
 
 		case OPT_POLL:
 			if (parse_u64(optarg, &v, 0) || !v || v > 10000) {
@@ -670,7 +713,14 @@ int main(int argc, char **argv)
 			cmd->name, fmt_names[o.fmt]);
 		return 2;
 	}
-	c = cmd->fn(&o, argc - optind, argv + optind);
+	if (cmd->fn == cmd_stats && o.fmt == FMT_CSV && !o.kernel) {
+		iot_err("stats -o csv: only with --kernel (the ring's statistics have normal and json)");
+		return 2;
+	}
+	if (o.kernel)	/* stats --kernel: the in-kernel metrics */
+		c = cmd_stats_kernel(&o, argc - optind, argv + optind);
+	else
+		c = cmd->fn(&o, argc - optind, argv + optind);
 	/* one place for every command: a failed write of stdout fails */
 	if (iot_out_close(stdout, "standard output") && !c)
 		c = 1;

@@ -24,8 +24,10 @@
 #include <netlink/genl/genl.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/family.h>
+#include <dirent.h>
 #include "btf.h"
 #include "cmd.h"
+#include "metrics.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -45,6 +47,8 @@
  * @nvme_status: IOTRACE_A_NVME_STATUS of the last LIST reply, -1 if none.
  * @rows: when set, state replies are collected there instead of printed.
  * @nrows: rows in @rows.
+ * @metrics: when set, a GET_METRICS reply is parsed into it.
+ * @merr: why the reply could not be parsed ("" if it could).
  */
 struct iot_nl {
 	struct nl_sock *sk;
@@ -59,6 +63,8 @@ struct iot_nl {
 	int nvme_status;
 	struct iot_nl_disk **rows;
 	size_t *nrows;
+	struct iot_metrics *metrics;
+	char merr[IOT_ERR_LEN];
 };
 
 static const char *const nl_attr_names[IOTRACE_A_MAX + 1] = {
@@ -233,6 +239,22 @@ static int nl_on_valid(struct nl_msg *msg, void *arg)
 	struct nlattr *tb[IOTRACE_A_MAX + 1];
 	struct iot_nl *nl = arg;
 
+	if (nl->metrics) {
+		struct nlmsghdr *h = nlmsg_hdr(msg);
+
+		if (!genlmsg_valid_hdr(h, 0)) {
+			snprintf(nl->merr, sizeof(nl->merr),
+				 "metrics reply: no generic netlink header");
+			return NL_SKIP;
+		}
+		if (iot_metrics_parse(nl->metrics,
+				      genlmsg_attrdata(nlmsg_data(h), 0),
+				      (size_t)genlmsg_attrlen(nlmsg_data(h), 0),
+				      nl->merr, sizeof(nl->merr)))
+			return NL_SKIP;
+		nl->merr[0] = 0;
+		return NL_OK;
+	}
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, IOTRACE_A_MAX, NULL) < 0)
 		return NL_SKIP;
 	if (nl->probe) {
@@ -929,5 +951,259 @@ int cmd_nl_events(struct iot_opts *o, int argc, char **argv)
 	}
 	nl_cb_put(cb);
 	iot_nl_close(&nl);
+	return rc;
+}
+
+/* ---- in-kernel metrics (genl version 3) ---------------------------------- */
+
+/* The family's version, as the controller tells it; 0 if unknown. */
+static unsigned int nl_family_version(struct iot_nl *nl)
+{
+	struct nl_cache *cache = NULL;
+	struct genl_family *fam;
+	unsigned int v = 0;
+
+	if (genl_ctrl_alloc_cache(nl->sk, &cache) < 0)
+		return 0;
+	fam = genl_ctrl_search_by_name(cache, IOTRACE_GENL_NAME);
+	if (fam) {
+		v = (unsigned int)genl_family_get_version(fam);
+		genl_family_put(fam);
+	}
+	nl_cache_free(cache);
+	return v;
+}
+
+/**
+ * struct iot_msrc - where metrics come from: the iotrace family, or the
+ * canned replies of the directory $IOTRACE_METRICS_DIR (DISK.metrics files
+ * holding a reply's attributes; an empty one is a disk that went away):
+ * the host tests' hook.
+ * @nl: the netlink connection (@dir NULL).
+ * @dir: the canned replies' directory.
+ */
+struct iot_msrc {
+	struct iot_nl nl;
+	const char *dir;
+};
+
+/**
+ * iot_msrc_open() - a metrics source.
+ * @err: why not.
+ * @errlen: its size.
+ *
+ * Return: the source, or NULL with @err set.
+ */
+struct iot_msrc *iot_msrc_open(char *err, size_t errlen)
+{
+	struct iot_msrc *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->dir = getenv("IOTRACE_METRICS_DIR");
+	if (s->dir && *s->dir)
+		return s;
+	s->dir = NULL;
+	ret = iot_nl_open(&s->nl);
+	if (ret) {
+		snprintf(err, errlen, ret > 0 ?
+			 "the iotrace generic netlink family is not registered (is the iotrace module loaded?)" :
+			 "cannot open a generic netlink socket");
+		free(s);
+		return NULL;
+	}
+	/* a reply is ~10 KiB: let libnl size its buffer to the message */
+	nl_socket_enable_msg_peek(s->nl.sk);
+	return s;
+}
+
+void iot_msrc_close(struct iot_msrc *s)
+{
+	if (!s)
+		return;
+	if (!s->dir)
+		iot_nl_close(&s->nl);
+	free(s);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct iot_nl_disk *)a)->name,
+		      ((const struct iot_nl_disk *)b)->name);
+}
+
+/**
+ * iot_msrc_list() - the disks of @s with their LIST counters (netlink),
+ * sorted by name.
+ * @s: the source.
+ * @rows: set to a malloc()ed array, free() it.
+ * @n: set to its length.
+ * @err: why not.
+ * @errlen: its size.
+ *
+ * Return: 0 or -1 with @err set.
+ */
+int iot_msrc_list(struct iot_msrc *s, struct iot_nl_disk **rows, size_t *n,
+		  char *err, size_t errlen)
+{
+	int ret;
+
+	*rows = NULL;
+	*n = 0;
+	if (s->dir) {
+		struct dirent *de;
+		DIR *d = opendir(s->dir);
+
+		if (!d) {
+			snprintf(err, errlen, "%s: %s", s->dir, strerror(errno));
+			return -1;
+		}
+		while ((de = readdir(d))) {
+			size_t l = strlen(de->d_name);
+			struct iot_nl_disk *r;
+
+			if (l <= 8 || l - 8 > IOTRACE_NAME_LEN - 1 ||
+			    strcmp(de->d_name + l - 8, ".metrics"))
+				continue;
+			r = realloc(*rows, (*n + 1) * sizeof(*r));
+			if (!r) {
+				closedir(d);
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			*rows = r;
+			r += (*n)++;
+			memset(r, 0, sizeof(*r));
+			memcpy(r->name, de->d_name, l - 8);
+		}
+		closedir(d);
+	} else {
+		s->nl.rows = rows;
+		s->nl.nrows = n;
+		ret = iot_nl_request(&s->nl, IOTRACE_CMD_LIST, NLM_F_DUMP, NULL,
+				     NULL, NULL);
+		s->nl.rows = NULL;
+		s->nl.nrows = NULL;
+		if (ret) {
+			snprintf(err, errlen, "list: %s", strerror(ret));
+			return -1;
+		}
+	}
+	if (*n)
+		qsort(*rows, *n, sizeof(**rows), name_cmp);
+	return 0;
+}
+
+/* A module older than genl version 3 has no GET/RESET_METRICS. */
+static int iot_msrc_unsupported(struct iot_msrc *s, char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+		 "the loaded iotrace module has no in-kernel metrics (genl version %u); load a newer one",
+		 nl_family_version(&s->nl));
+	return -EOPNOTSUPP;
+}
+/**
+ * iot_msrc_get() - the metrics of @disk.
+ * @s: the source.
+ * @disk: its name.
+ * @m: result.
+ * @err: why not.
+ * @errlen: its size.
+ *
+ * Return: 0; -ENODEV when the disk is gone (or was never there),
+ * -EOPNOTSUPP when the module has no metrics (older than genl version 3,
+ * @err says which), another negative errno with @err set.
+ */
+int iot_msrc_get(struct iot_msrc *s, const char *disk, struct iot_metrics *m,
+		 char *err, size_t errlen)
+{
+	int ret;
+
+	if (s->dir) {
+		char path[4096];
+
+		if (strchr(disk, '/')) {
+			snprintf(err, errlen, "%s: no such disk", disk);
+			return -ENODEV;
+		}
+		snprintf(path, sizeof(path), "%s/%s.metrics", s->dir, disk);
+		ret = iot_metrics_load(m, path, err, errlen);
+		return ret == -ENOENT ? -ENODEV : ret;
+	}
+	s->nl.metrics = m;
+	snprintf(s->nl.merr, sizeof(s->nl.merr), "no metrics in the kernel's reply");
+	ret = iot_nl_request(&s->nl, IOTRACE_CMD_GET_METRICS, 0, disk, NULL,
+			     NULL);
+	s->nl.metrics = NULL;
+	if (ret == EOPNOTSUPP)
+		return iot_msrc_unsupported(s, err, errlen);
+	if (ret) {
+		snprintf(err, errlen, "%s: %s%s%s", disk, strerror(ret),
+			 s->nl.msg[0] ? ": " : "", s->nl.msg);
+		return -ret;
+	}
+	if (s->nl.merr[0]) {
+		snprintf(err, errlen, "%s: %s", disk, s->nl.merr);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/**
+ * iot_msrc_reset() - zero the metrics of @disk (CAP_SYS_ADMIN).
+ * @s: the source (netlink).
+ * @disk: its name.
+ * @err: why not.
+ * @errlen: its size.
+ *
+ * Return: 0 or a negative errno with @err set.
+ */
+int iot_msrc_reset(struct iot_msrc *s, const char *disk, char *err,
+		   size_t errlen)
+{
+	int ret;
+
+	if (s->dir) {
+		snprintf(err, errlen, "%s: canned metrics (IOTRACE_METRICS_DIR) cannot be reset", disk);
+		return -EOPNOTSUPP;
+	}
+	ret = iot_nl_request(&s->nl, IOTRACE_CMD_RESET_METRICS, 0, disk, NULL,
+			     NULL);
+	if (ret == EOPNOTSUPP)
+		return iot_msrc_unsupported(s, err, errlen);
+	if (ret) {
+		snprintf(err, errlen, "reset-metrics %s: %s%s%s%s", disk,
+			 strerror(ret), s->nl.msg[0] ? ": " : "", s->nl.msg,
+			 nl_hint(ret));
+		return -ret;
+	}
+	return 0;
+}
+
+int cmd_nl_reset_metrics(struct iot_opts *o, int argc, char **argv)
+{
+	char err[IOT_ERR_LEN];
+	struct iot_msrc *s;
+	int i, rc = 0;
+
+	(void)o;
+	if (!argc) {
+		iot_err("reset-metrics needs one or more DISK arguments");
+		return 2;
+	}
+	s = iot_msrc_open(err, sizeof(err));
+	if (!s) {
+		iot_err("%s", err);
+		return 1;
+	}
+	for (i = 0; i < argc; i++)
+		if (iot_msrc_reset(s, argv[i], err, sizeof(err))) {
+			iot_err("%s", err);
+			rc = 1;
+		}
+	iot_msrc_close(s);
 	return rc;
 }

@@ -243,33 +243,90 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 #undef NUL
 }
 
-/* @v in decimal at @p; the end */
+static const char d2[] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
+/* @v (< 10^8) in exactly 8 decimal digits at @p, in 32-bit arithmetic */
+static inline char *put_8(char *p, uint32_t v)
+{
+	uint32_t a = v / 10000, b = v % 10000;
+
+	memcpy(p, d2 + a / 100 * 2, 2);
+	memcpy(p + 2, d2 + a % 100 * 2, 2);
+	memcpy(p + 4, d2 + b / 100 * 2, 2);
+	memcpy(p + 6, d2 + b % 100 * 2, 2);
+	return p + 8;
+}
+
+/* @v in decimal at @p, two digits a 32-bit division; the end */
+static inline char *put_u32(char *p, uint32_t v)
+{
+	int len;
+	char *q;
+
+	/* the number of digits in three or four comparisons */
+	if (v < 10000)
+		len = v < 100 ? (v < 10 ? 1 : 2) : (v < 1000 ? 3 : 4);
+	else if (v < 100000000)
+		len = v < 1000000 ? (v < 100000 ? 5 : 6) :
+		      (v < 10000000 ? 7 : 8);
+	else
+		len = v < 1000000000 ? 9 : 10;
+	q = p + len;
+	while (v >= 100) {
+		uint32_t k = v % 100 * 2;
+
+		v /= 100;
+		q -= 2;
+		memcpy(q, d2 + k, 2);
+	}
+	if (v >= 10)
+		memcpy(q - 2, d2 + v * 2, 2);
+	else
+		q[-1] = (char)('0' + v);
+	return p + len;
+}
+
+/*
+ * @v in decimal at @p; the end.  No printf, and 64-bit divisions only to
+ * cut a large value into 8-digit pieces.
+ */
 static char *put_u64(char *p, uint64_t v)
 {
-	char t[20];
-	int n = 0;
+	uint64_t rest;
 
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = t[--n];
-	return p;
+	if (v <= UINT32_MAX)
+		return put_u32(p, (uint32_t)v);
+	if (v < 10000000000000000ull) {
+		p = put_u32(p, (uint32_t)(v / 100000000));
+		return put_8(p, (uint32_t)(v % 100000000));
+	}
+	rest = v % 10000000000000000ull;
+	p = put_u32(p, (uint32_t)(v / 10000000000000000ull));
+	p = put_8(p, (uint32_t)(rest / 100000000));
+	return put_8(p, (uint32_t)(rest % 100000000));
 }
 
 /* @s as a CSV field at @p (at most @room bytes, cut beyond); the end */
 static char *put_csv_str(char *p, ptrdiff_t room, const char *s)
 {
-	size_t n = strlen(s);
+	const char *q;
+	char *d = p;
 
 	if (room < 2)
 		return p;
-	if (!strpbrk(s, ",\"\n")) {
-		if ((ptrdiff_t)n > room)
-			n = room;
-		memcpy(p, s, n);
-		return p + n;
+	/* copied as it is scanned: no quoting is the common case */
+	for (q = s; *q && d < p + room; q++) {
+		if (*q == ',' || *q == '"' || *q == '\n')
+			break;
+		*d++ = *q;
+	}
+	if (!*q || d == p + room) {
+		if (!*q || !strpbrk(q, ",\"\n"))
+			return d;
 	}
 	*p++ = '"';
 	room -= 2;
@@ -303,6 +360,122 @@ void iot_rec_csv_header(FILE *fp)
 	fputc('\n', fp);
 }
 
+/* a signed decimal */
+static char *put_s64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, -(uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+/* whether @s needs CSV quotes; *@end set to its end when not */
+static inline int csv_special(char *s, char **end)
+{
+	for (;; s++) {
+		char ch = *s;
+
+		if (!ch) {
+			*end = s;
+			return 0;
+		}
+		if (ch == ',' || ch == '"' || ch == '\n')
+			return 1;
+	}
+}
+
+/*
+ * A decoded string as a CSV field: @dec writes it (at most @cap bytes
+ * with its NUL, as into the buffer of struct rec_bufs) straight into the
+ * line at @p, before @end; moved aside and quoted in the rare case it
+ * needs quotes.
+ */
+#define CSV_DEC(p, end, cap, dec)					\
+	do {								\
+		ptrdiff_t r_ = (end) - (p);				\
+		size_t c_ = (size_t)(r_ + 1 < (cap) ? r_ + 1 : (cap));	\
+		char t_[cap], *q_;					\
+									\
+		if (r_ < 2)						\
+			break;						\
+		dec((p), c_);						\
+		if (!csv_special((p), &q_)) {				\
+			(p) = q_;					\
+			break;						\
+		}							\
+		memcpy(t_, (p), strlen(p) + 1);				\
+		(p) = put_csv_str((p), r_, t_);				\
+	} while (0)
+
+/*
+ * One record as a CSV line at @line, the fields of rec_fields[] in their
+ * order (the rows of rec_values(), the golden tests hold them equal),
+ * formatted by hand: no printf, no intermediate strings.
+ */
+static char *csv_rec(char *line, size_t size, const char *disk,
+		     const struct iotrace_record *r)
+{
+	char *p = line, *end = line + size - 8;
+
+#define DEC_OPF(q, n)	iot_opflags_str(r, (q), (n))
+#define DEC_ERR(q, n)	iot_errno_name(r->error, (q), (n))
+#define DEC_DS(q, n)	iot_decode_status(r, (q), (n))
+#define DEC_CMD(q, n)	iot_decode_cmd(r, (q), (n))
+	p = put_csv_str(p, end - p, disk);
+	*p++ = ',';
+	p = put_u64(p, r->seq);
+	*p++ = ',';
+	p = put_u64(p, r->issue_ns);
+	*p++ = ',';
+	p = put_u64(p, r->complete_ns);
+	*p++ = ',';
+	if (r->rflags & IOTRACE_RF_QUEUE_VALID)
+		p = put_u64(p, r->queue_ns);
+	*p++ = ',';
+	if (iot_rec_has_lat(r))
+		p = put_u64(p, r->complete_ns - r->issue_ns);
+	*p++ = ',';
+	p = put_csv_str(p, end - p, iot_op_name(r->op));
+	*p++ = ',';
+	CSV_DEC(p, end, 128, DEC_OPF);
+	*p++ = ',';
+	if (r->sector != UINT64_MAX)
+		p = put_u64(p, r->sector);
+	*p++ = ',';
+	p = put_u64(p, r->bytes);
+	*p++ = ',';
+	p = put_s64(p, r->error);
+	*p++ = ',';
+	CSV_DEC(p, end, 32, DEC_ERR);
+	*p++ = ',';
+	p = put_u64(p, r->rflags);
+	*p++ = ',';
+	p = put_u64(p, r->issue_cpu);
+	*p++ = ',';
+	p = put_u64(p, r->complete_cpu);
+	*p++ = ',';
+	p = put_u64(p, r->hwq);
+	*p++ = ',';
+	p = put_u64(p, r->tag);
+	*p++ = ',';
+	p = put_u64(p, r->retries);
+	*p++ = ',';
+	p = put_u64(p, r->cmd_type);
+	*p++ = ',';
+	p = put_u64(p, r->dev_status);
+	*p++ = ',';
+	CSV_DEC(p, end, 160, DEC_DS);
+	*p++ = ',';
+	CSV_DEC(p, end, 256, DEC_CMD);
+	*p++ = '\n';
+#undef DEC_OPF
+#undef DEC_ERR
+#undef DEC_DS
+#undef DEC_CMD
+	return p;
+}
+
 /**
  * iot_out_rec() - one request in the record schema.
  * @out: a document begun with iot_out_begin() (JSON or CSV).
@@ -321,38 +494,15 @@ void iot_out_rec(struct iot_out *out, const char *disk,
 	FILE *fp = out->fp;
 	size_t i;
 
-	memset(v, 0, sizeof(v));
-	rec_values(disk, r, v, &b);
 	if (out->fmt == FMT_CSV) {
-		/* formatted by hand into a line buffer: no printf per field */
-		char line[2048], *p = line;
+		char line[2048], *p = csv_rec(line, sizeof(line), disk, r);
 
-		for (i = 0; i < NR_REC_FIELDS; i++) {
-			if (i)
-				*p++ = ',';
-			switch (v[i].t) {
-			case V_U64:
-				p = put_u64(p, v[i].u);
-				break;
-			case V_S64:
-				if (v[i].s < 0) {
-					*p++ = '-';
-					p = put_u64(p, -(uint64_t)v[i].s);
-				} else {
-					p = put_u64(p, (uint64_t)v[i].s);
-				}
-				break;
-			case V_STR:
-				p = put_csv_str(p, line + sizeof(line) - 8 - p,
-						v[i].str);
-				break;
-			}
-		}
-		*p++ = '\n';
 		fwrite_unlocked(line, 1, p - line, fp);
 		out->items++;
 		return;
 	}
+	memset(v, 0, sizeof(v));
+	rec_values(disk, r, v, &b);
 	jw_obj_start(&out->jw);
 	for (i = 0; i < NR_REC_FIELDS; i++) {
 		jw_key(&out->jw, rec_fields[i]);

@@ -9,17 +9,8 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
+#include "export.h"
 #include "out.h"
-
-/**
- * struct show_rec - a kept record and its disk.
- * @r: the record.
- * @disk: disk index in the source.
- */
-struct show_rec {
-	struct iotrace_record r;
-	unsigned int disk;
-};
 
 /**
  * struct show_ctx - records collected for show.
@@ -29,33 +20,28 @@ struct show_rec {
  * @n: used.
  * @cap: allocated.
  * @disk: disk index to keep (-1 = all).
- * @window: streaming (a trace file): records held in the reordering heap
- *	@v before the earliest is printed; 0: all, sorted at the end.
+ * @window: streaming (a trace file): records held in the reordering
+ *	window @win before the earliest is printed; 0: all, sorted at the end.
  * @multi: a DISK column (normal output).
  * @started: the header is out.
  * @doc: JSON/CSV document.
  * @last: the last record printed (streaming).
  * @ooo: records that came after a later one was printed (the window was
  *	too small for them).
- * @h: streaming: the window, a sorted ring of @n indices into @v.
- * @head: streaming: its first.
- * @used: streaming: slots of @v filled so far.
- * @free_slot: streaming: the slot the last record printed left.
+ * @win: streaming: the window.
  */
 struct show_ctx {
 	const struct iot_opts *o;
 	const struct iot_src *src;
-	struct show_rec *v;
+	struct xrec *v;
 	size_t n, cap;
 	int disk;
 	size_t window;
 	int multi, started;
 	struct iot_out doc;
-	struct show_rec last;
+	struct xrec last;
 	uint64_t ooo;
-	uint32_t *h;
-	size_t used, head;
-	uint32_t free_slot;
+	struct iot_win win;
 };
 
 /* records a trace file is read ahead by, to print them in order */
@@ -90,9 +76,7 @@ int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 	return 1;
 }
 
-static void heap_up(struct show_ctx *c, size_t i);
-static void heap_pop_emit(struct show_ctx *c);
-#define RING_MASK(c)	(2 * (c)->window - 1)
+static void win_emit(struct show_ctx *c, const struct xrec *e);
 
 static int collect(void *arg, unsigned int disk,
 		   const struct iotrace_record *r)
@@ -104,21 +88,17 @@ static int collect(void *arg, unsigned int disk,
 	if (!iot_filter(c->o, r))
 		return 0;
 	if (c->window) {
-		/* a slot of the window's storage, its index into the heap */
-		uint32_t slot = c->used <= c->window ? (uint32_t)c->used++ :
-				c->free_slot;
+		const struct xrec *e;
 
-		c->v[slot].r = *r;
-		c->v[slot].disk = disk;
-		c->h[(c->head + c->n) & RING_MASK(c)] = slot;
-		heap_up(c, c->n++);
-		if (c->n > c->window)
-			heap_pop_emit(c);
+		if (iot_win_push(&c->win, disk, r, &e))
+			return -2;
+		if (e)
+			win_emit(c, e);
 		return 0;
 	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 4096;
-		struct show_rec *v = realloc(c->v, cap * sizeof(*v));
+		struct xrec *v = realloc(c->v, cap * sizeof(*v));
 
 		if (!v)
 			return -2;
@@ -133,7 +113,7 @@ static int collect(void *arg, unsigned int disk,
 
 static int cmp_rec(const void *a, const void *b)
 {
-	const struct show_rec *x = a, *y = b;
+	const struct xrec *x = a, *y = b;
 
 	if (x->r.complete_ns != y->r.complete_ns)
 		return x->r.complete_ns < y->r.complete_ns ? -1 : 1;
@@ -147,39 +127,21 @@ static int cmp_rec(const void *a, const void *b)
 }
 
 /* print one record in the output format (its header first) */
-static void emit(struct show_ctx *c, const struct show_rec *sr);
+static void emit(struct show_ctx *c, const struct xrec *sr);
 
-/*
- * The window: @h is a ring of @n indices into @v, sorted, from @head.  A
- * merged file is nearly in order, so a new record goes in at the end or
- * close to it (insertion from the back), and the earliest leaves from the
- * front: about O(1) a record, where a heap costs O(log window).
- */
-static void heap_up(struct show_ctx *c, size_t i)
+static uint64_t complete_key(const struct xrec *e)
 {
-	size_t m = RING_MASK(c), pos = i;
-	uint32_t x = c->h[(c->head + i) & m];
-
-	while (pos && cmp_rec(&c->v[c->h[(c->head + pos - 1) & m]],
-			      &c->v[x]) > 0) {
-		c->h[(c->head + pos) & m] = c->h[(c->head + pos - 1) & m];
-		pos--;
-	}
-	c->h[(c->head + pos) & m] = x;
+	return e->r.complete_ns;
 }
 
-/* the earliest record of the window out, printed; its slot is free */
-static void heap_pop_emit(struct show_ctx *c)
+/* the earliest record of the window out, printed */
+static void win_emit(struct show_ctx *c, const struct xrec *e)
 {
-	uint32_t top = c->h[c->head];
-
-	c->head = (c->head + 1) & RING_MASK(c);
-	c->n--;
-	if (c->started && cmp_rec(&c->v[top], &c->last) < 0)
+	if (c->started && e->r.complete_ns <= c->last.r.complete_ns &&
+	    cmp_rec(e, &c->last) < 0)
 		c->ooo++;
-	c->last = c->v[top];
-	c->free_slot = top;
-	emit(c, &c->v[top]);
+	c->last = *e;
+	emit(c, e);
 }
 
 static void op_str(const struct iotrace_record *r, char *out, size_t len)
@@ -218,7 +180,7 @@ static void normal_header(const struct show_ctx *c, int multi)
 	       "COMMAND");
 }
 
-static void normal_rec(const struct show_ctx *c, const struct show_rec *sr,
+static void normal_rec(const struct show_ctx *c, const struct xrec *sr,
 		       int multi)
 {
 	const struct iotrace_record *r = &sr->r;
@@ -274,7 +236,7 @@ static void hex_header(void)
 	       "OP", "RFL", "OPF", "ERR", "DEVSTAT", "RESULT", "CT", "CMD");
 }
 
-static void hex_rec(const struct show_rec *sr)
+static void hex_rec(const struct xrec *sr)
 {
 	const struct iotrace_record *r = &sr->r;
 	int n = r->cmd_len > IOTRACE_CMD_LEN ? IOTRACE_CMD_LEN : r->cmd_len;
@@ -307,7 +269,7 @@ static void emit_header_only(struct show_ctx *c)
 		iot_rec_csv_header(stdout);
 }
 
-static void emit(struct show_ctx *c, const struct show_rec *sr)
+static void emit(struct show_ctx *c, const struct xrec *sr)
 {
 	if (!c->started)
 		emit_header_only(c);
@@ -463,28 +425,25 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 	 * completed on one CPU): all of it is kept and sorted.
 	 */
 	c.window = src.is_file ? SHOW_WINDOW : 0;
-	if (c.window) {
-		c.v = malloc((c.window + 1) * sizeof(*c.v));
-		c.h = malloc(2 * c.window * sizeof(*c.h));
-		if (!c.v || !c.h) {
-			iot_err("out of memory");
-			free(c.v);
-			free(c.h);
-			iot_src_close(&src);
-			return 1;
-		}
+	if (c.window && iot_win_init(&c.win, c.window, complete_key,
+				     cmp_rec)) {
+		iot_err("out of memory");
+		iot_src_close(&src);
+		return 1;
 	}
 	ret = iot_src_read_merged(&src, 0, collect, &c, err, sizeof(err));
 	if (ret) {
 		iot_err("%s", ret == -2 ? "out of memory" : err);
 		free(c.v);
-		free(c.h);
+		iot_win_free(&c.win);
 		iot_src_close(&src);
 		return 1;
 	}
 	if (c.window) {
-		while (c.n)
-			heap_pop_emit(&c);
+		const struct xrec *e;
+
+		while ((e = iot_win_pop(&c.win)))
+			win_emit(&c, e);
 	} else {
 		if (c.n)
 			qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
@@ -504,7 +463,7 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 	if (skipped)
 		fprintf(stderr, "iotracectl: %s: %llu torn or overwritten records skipped\n",
 			argv[0], (unsigned long long)skipped);
-	free(c.h);
+	iot_win_free(&c.win);
 	free(c.v);
 	iot_src_close(&src);
 	return 0;

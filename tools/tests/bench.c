@@ -6,10 +6,16 @@
  *     same through the iotracectl binary;
  *  2. record: how many records/s the recorder keeps up with, copying from
  *     an in-memory ring that a writer thread fills at a set rate;
- *  3. the readers of the iotracectl binary on that file: show -o csv and
- *     export -f csv to /dev/null and export -f blktrace, in records per
- *     second of CPU time (user + system) and their peak RSS.
- * BENCH_RECORDS (default 20000000) sets the size of the file.
+ *  3. every command of the iotracectl binary that reads a file, on that
+ *     file: show in every output format, export in every format, plot,
+ *     diff (the file against itself: twice the records) and stats, in
+ *     records per second of CPU time (user + system, from wait4(), not
+ *     wall time: these machines are shared) and their peak RSS.  The
+ *     targets: 5 M records/s for show -o csv and export -f csv|blktrace,
+ *     64 MB of RSS for all, whatever the size of the file.
+ * BENCH_RECORDS (default 20000000) sets the size of the file;
+ * BENCH_ONLY_READERS=1 runs 3. alone, BENCH_CMD=WORDS only its commands
+ * that contain WORDS.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -37,42 +43,6 @@ static int stats_cb(void *arg, unsigned int disk,
 	return 0;
 }
 
-static int write_big(const char *path, uint64_t n)
-{
-	struct iot_disk d;
-	struct iot_counts c;
-	struct iotrace_record *r = malloc(1024 * sizeof(*r));
-	struct iot_writer w;
-	FILE *fp = fopen(path, "wb");
-	uint64_t i;
-	unsigned int k;
-
-	if (!fp || !r)
-		return -1;
-	memset(&d, 0, sizeof(d));
-	memset(&c, 0, sizeof(c));
-	strcpy(d.name, "bench0");
-	d.nr_parts = 1;
-	d.part_records = 1024;
-	iot_writer_start(&w, fp, 128, &d, 1, 0, 0, "bench", "bench");
-	for (k = 0; k < 1024; k++)
-		synth_rec(&r[k], k);
-	for (i = 0; i < n; i += 1024) {
-		uint32_t m = n - i < 1024 ? n - i : 1024;
-
-		for (k = 0; k < m; k++) {
-			r[k].seq = (uint32_t)(i + k);
-			r[k].issue_ns += 1024 * 10000;
-			r[k].complete_ns += 1024 * 10000;
-		}
-		iot_writer_chunk(&w, 0, 0, i, r, m);
-	}
-	c.written = c.recorded = c.completed = n;
-	iot_writer_finish(&w, &c, 0, 0);
-	free(r);
-	return fclose(fp);
-}
-
 static void bench_stats(uint64_t n)
 {
 	char path[] = "/tmp/iotracectl-bench.XXXXXX", err[IOT_ERR_LEN];
@@ -87,7 +57,7 @@ static void bench_stats(uint64_t n)
 	close(fd);
 	printf("stats: writing %llu records (%.0f MB) to %s\n",
 	       (unsigned long long)n, n * 128 / 1e6, path);
-	if (write_big(path, n)) {
+	if (synth_write_big(path, n)) {
 		printf("stats: cannot write %s\n", path);
 		goto out;
 	}
@@ -142,47 +112,79 @@ static int run_measured(const char *cmd, double *cpu, long *rss_kb)
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
 }
 
-/* The iotracectl readers over a large file: CPU time and peak RSS. */
+/*
+ * The iotracectl readers over a large file: CPU time and peak RSS.  FILE
+ * and DIR in a command are the file and a scratch directory; @mult is how
+ * many times the command reads the file's records.
+ */
 static void bench_readers(uint64_t n)
 {
-	static const char *const what[] = {
-		"show -o csv FILE > /dev/null",
-		"export -f csv FILE -o /dev/null",
-		"export -f blktrace FILE -o DIR/b",
+	static const struct {
+		const char *cmd;
+		int target, mult;
+	} what[] = {
+		{ "show -o csv FILE > /dev/null", 1, 1 },
+		{ "show FILE > /dev/null", 0, 1 },
+		{ "show -o json FILE > /dev/null", 0, 1 },
+		{ "show -o hex FILE > /dev/null", 0, 1 },
+		{ "show -o binary FILE > /dev/null", 0, 1 },
+		{ "export -f csv FILE -o /dev/null", 1, 1 },
+		{ "export -f blktrace FILE -o DIR/b", 1, 1 },
+		{ "export -f fio FILE -o /dev/null", 0, 1 },
+		{ "export -f perfetto FILE -o /dev/null", 0, 1 },
+		{ "plot FILE -o /dev/null", 0, 1 },
+		{ "diff FILE FILE > /dev/null", 0, 2 },
+		{ "stats FILE > /dev/null", 0, 1 },
 	};
 	char path[] = "/tmp/iotracectl-bench.XXXXXX";
 	char dir[] = "/tmp/iotracectl-bench-bt.XXXXXX";
-	char cmd[512];
-	int fd = mkstemp(path), i;
+	const char *only = getenv("BENCH_CMD");
+	char cmd[1024];
+	int fd = mkstemp(path);
+	size_t i;
 
 	if (fd < 0 || !mkdtemp(dir))
 		return;
 	close(fd);
 	printf("readers: writing %llu records (%.0f MB) to %s\n",
 	       (unsigned long long)n, n * 128 / 1e6, path);
-	if (write_big(path, n)) {
+	if (synth_write_big(path, n)) {
 		printf("readers: cannot write %s\n", path);
 		goto out;
 	}
 	snprintf(cmd, sizeof(cmd), "cat %s > /dev/null", path);
 	if (system(cmd))	/* into the page cache: CPU, not disk */
 		printf("readers: %s failed\n", cmd);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
+		const char *w = what[i].cmd;
+		char *p = cmd;
 		double cpu;
 		long rss;
 
-		if (i == 0)
-			snprintf(cmd, sizeof(cmd), "./iotracectl/iotracectl show -o csv %s > /dev/null", path);
-		else if (i == 1)
-			snprintf(cmd, sizeof(cmd), "./iotracectl/iotracectl export -f csv %s -o /dev/null", path);
-		else
-			snprintf(cmd, sizeof(cmd), "./iotracectl/iotracectl export -f blktrace %s -o %s/b 2> /dev/null", path, dir);
+		if (only && !strstr(w, only))
+			continue;
+		/* ./iotracectl/iotracectl WHAT, FILE and DIR replaced */
+		p += snprintf(p, sizeof(cmd), "./iotracectl/iotracectl ");
+		for (; *w && p < cmd + sizeof(cmd) - 128; w++) {
+			if (!strncmp(w, "FILE", 4)) {
+				p += sprintf(p, "%s", path);
+				w += 3;
+			} else if (!strncmp(w, "DIR", 3)) {
+				p += sprintf(p, "%s", dir);
+				w += 2;
+			} else {
+				*p++ = *w;
+			}
+		}
+		sprintf(p, " 2> /dev/null");
 		if (run_measured(cmd, &cpu, &rss)) {
-			printf("readers: %s failed\n", what[i]);
+			printf("readers: %s failed\n", what[i].cmd);
 			continue;
 		}
-		printf("readers: %-34s %6.2f s CPU = %5.2f M records/s of CPU (target 5), peak RSS %ld MB (target 64)\n",
-		       what[i], cpu, n / cpu / 1e6, rss / 1024);
+		printf("readers: %-36s %6.2f s CPU = %5.2f M records/s of CPU%s, peak RSS %4ld MB (target 64)\n",
+		       what[i].cmd, cpu, what[i].mult * n / cpu / 1e6,
+		       what[i].target ? " (target 5)" : "           ",
+		       rss / 1024);
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))

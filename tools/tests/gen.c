@@ -3,6 +3,11 @@
  * gen: writes the synthetic inputs of the host tests.
  *   gen ring OUT N NR_PARTS PART_RECORDS    ring snapshot, N records
  *   gen file OUT N NR_DISKS                 trace file (iot_writer)
+ *   gen big OUT N                           a large trace file as the
+ *                                           recorder writes it: one disk,
+ *                                           chunks of 1024 records (the
+ *                                           benchmark's and the memory
+ *                                           test's input)
  *   gen newer OUT N                         same records as "file OUT N 1"
  *                                           written as a future minor:
  *                                           bigger structures, records,
@@ -283,6 +288,8 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "file"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "big"))
+		return synth_write_big(argv[2], strtoull(argv[3], NULL, 0)) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "newer"))
 		return gen_newer(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "push"))

@@ -264,6 +264,37 @@ assert ka == sorted(ka), "show: completion order"
 kb = [int(r[ii]) for r in b]
 assert kb == sorted(kb), "export: start order"' "$T/big.csv" "$T/bigx.csv" 2>> "$T/err"
 	result $? "show_export_csv_stream_a_file_beyond_the_window$SFX" "$T/err"
+	# the readers stream in bounded memory: on a 700000-record file
+	# (90 MB; holding its records takes more than 100 MB), every one
+	# peaks below 64 MB of RSS (the plain build only: ASan's shadow
+	# memory is no figure of the reader's)
+	if [ -z "$SFX" ]; then
+		build/gen big "$T/huge.trace" 700000 &&
+		mkdir -p "$T/hbt" && python3 -c 'import os, sys
+bin, f, d = sys.argv[1:4]
+runs = [["show", "-o", "csv", f], ["export", "-f", "csv", f],
+	["export", "-f", "fio", f], ["export", "-f", "perfetto", f],
+	["export", "-f", "blktrace", f, "-o", d + "/b"]]
+bad = []
+for a in runs:
+	pid = os.fork()
+	if not pid:
+		fd = os.open("/dev/null", os.O_WRONLY)
+		os.dup2(fd, 1)
+		os.dup2(fd, 2)
+		os.execv(bin, [bin] + a)
+	_, st, ru = os.wait4(pid, 0)
+	mb = ru.ru_maxrss / 1024
+	print("#", " ".join(a[:3]), "peak RSS %.0f MB" % mb)
+	if st or mb > 64:
+		bad.append("%s: exit %d, peak RSS %.0f MB (limit 64)" %
+			   (" ".join(a[:3]), st, mb))
+assert not bad, bad' "$BIN" "$T/huge.trace" "$T/hbt" > "$T/rss" 2>&1
+		rc=$?
+		grep '^#' "$T/rss"
+		result $rc "readers_stream_in_bounded_memory" "$T/rss"
+		rm -rf "$T/huge.trace" "$T/hbt"
+	fi
 	# diff A B
 	golden diff_file_ring.txt diff f.trace r.ring
 	golden diff_file_ring.json diff -o json f.trace r.ring
@@ -617,6 +648,26 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 done
 for f in foreign trunc.trace major2.trace; do
 	iotracectl/iotracectl show "$T/$f" 2>&1 | head -1 | sed 's/^/# /'
+done
+
+# the in-kernel metrics on canned replies: stats --kernel, the exporter's
+# exposition (golden, promtool), HTTP refusals, fuzzing, idle connections
+for BIN in iotracectl/iotracectl build/iotracectl-san; do
+	SFX=""
+	[ "$BIN" = build/iotracectl-san ] && SFX="_san"
+	up=""
+	[ $UPDATE = 1 ] && [ "$BIN" = iotracectl/iotracectl ] && up=--update
+	python3 tests/exporter_test.py "$BIN" "$GOLD" $up > "$T/exp.out" 2>&1
+	rc=$?
+	while read -r st name rest; do
+		case $st in
+		PASS) result 0 "$name$SFX" ;;
+		FAIL) echo "$rest" > "$T/why"; result 1 "$name$SFX" "$T/why" ;;
+		esac
+	done < "$T/exp.out"
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$T/exp.out"; then
+		result 1 "exporter_test$SFX exit $rc" "$T/exp.out"
+	fi
 done
 
 # 4. documentation: every fio replay example redirects the replay

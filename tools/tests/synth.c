@@ -5,6 +5,7 @@
  * publication protocol, and deterministic records covering every op,
  * command type, and error path.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "synth.h"
@@ -218,4 +219,52 @@ int iot_nl_list(struct iot_nl_disk **rows, size_t *n)
 	*rows = NULL;
 	*n = 0;
 	return 1;
+}
+
+/**
+ * synth_write_big() - write the trace file of "make bench" and "gen big":
+ *	one disk, one CPU, @n synthetic records in chunks of 1024.
+ * @path: the file to create.
+ * @n: records.
+ *
+ * Return: 0, or non-zero when the file could not be written.
+ */
+int synth_write_big(const char *path, uint64_t n)
+{
+	struct iot_disk d;
+	struct iot_counts c;
+	struct iotrace_record *r = malloc(1024 * sizeof(*r));
+	struct iot_writer w;
+	FILE *fp = fopen(path, "wb");
+	uint64_t i;
+	unsigned int k;
+
+	if (!fp || !r) {
+		free(r);
+		if (fp)
+			fclose(fp);
+		return -1;
+	}
+	memset(&d, 0, sizeof(d));
+	memset(&c, 0, sizeof(c));
+	strcpy(d.name, "bench0");
+	d.nr_parts = 1;
+	d.part_records = 1024;
+	iot_writer_start(&w, fp, 128, &d, 1, 0, 0, "bench", "bench");
+	for (k = 0; k < 1024; k++)
+		synth_rec(&r[k], k);
+	for (i = 0; i < n; i += 1024) {
+		uint32_t m = n - i < 1024 ? n - i : 1024;
+
+		for (k = 0; k < m; k++) {
+			r[k].seq = (uint32_t)(i + k);
+			r[k].issue_ns += 1024 * 10000;
+			r[k].complete_ns += 1024 * 10000;
+		}
+		iot_writer_chunk(&w, 0, 0, i, r, m);
+	}
+	c.written = c.recorded = c.completed = n;
+	iot_writer_finish(&w, &c, 0, 0);
+	free(r);
+	return fclose(fp);
 }

@@ -714,10 +714,11 @@ struct iotrace_file_counts {
  * @IOTRACE_CMD_GET_METRICS: the in-kernel metrics of IOTRACE_A_DISK_NAME
  *	(required; no dump: one reply is ~10 KiB, list the disks with
  *	IOTRACE_CMD_LIST): IOTRACE_A_DISK_NAME, IOTRACE_A_M_RESET_NS,
- *	IOTRACE_A_M_NOW_NS, one nested IOTRACE_A_M_OP per metrics op (struct
- *	iotrace_metrics_op), IOTRACE_A_M_TIMEOUTS, IOTRACE_A_M_REQUEUES,
- *	IOTRACE_A_M_INFLIGHT_OLDEST_NS and one nested IOTRACE_A_M_ERROR per
- *	error kind seen (struct iotrace_metrics_error).  Needs no privilege
+ *	IOTRACE_A_M_NOW_NS, one IOTRACE_A_M_OP per metrics op (binary, a
+ *	struct iotrace_metrics_op), IOTRACE_A_M_TIMEOUTS,
+ *	IOTRACE_A_M_REQUEUES, IOTRACE_A_M_INFLIGHT,
+ *	IOTRACE_A_M_INFLIGHT_OLDEST_NS and one IOTRACE_A_M_ERROR per error
+ *	kind seen (binary, a struct iotrace_metrics_error).  Needs no privilege
  *	(genl version 3).
  * @IOTRACE_CMD_RESET_METRICS: zero the metrics of IOTRACE_A_DISK_NAME and
  *	set IOTRACE_A_M_RESET_NS to now.  The ring is not touched (genl

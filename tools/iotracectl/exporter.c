@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotracectl exporter: the in-kernel metrics of every disk for Prometheus,
+ * over HTTP (libmicrohttpd; GET or HEAD /metrics) or as a file for
+ * node_exporter's textfile collector (--textfile DIR).
+ *
+ * Every scrape reads the kernel afresh (LIST, then GET_METRICS per disk:
+ * both unprivileged); nothing is cached.  A disk that goes away between
+ * the two (ENODEV) is left out of that scrape.
+ *
+ * The HTTP server runs in libmicrohttpd's own threads: a small pool of
+ * epoll loops (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL with
+ * MHD_OPTION_THREAD_POOL_SIZE).  A connection costs no thread, so a
+ * thousand idle or slow clients cost a thousand sockets, not a thousand
+ * stacks; reads and writes never block (a slow reader's response waits in
+ * its buffer), and a scrape keeps a pool thread only while it builds the
+ * exposition, so one slow client cannot stall the others.  Requests are
+ * bounded: headers must fit MHD_OPTION_CONNECTION_MEMORY_LIMIT (larger
+ * ones are refused), idle connections are closed after
+ * MHD_OPTION_CONNECTION_TIMEOUT, and at most EXP_CONN_LIMIT connections
+ * are open.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "metrics.h"
+#include "out.h"
+
+#define EXP_DEFAULT_LISTEN	"127.0.0.1:9661"
+#define EXP_THREADS		4
+#define EXP_CONN_LIMIT		4000
+#define EXP_CONN_TIMEOUT_S	10
+#define EXP_MEM_LIMIT		(32 * 1024)	/* request line + headers */
+#define EXP_TEXTFILE_NAME	"iotrace.prom"
+#define EXP_DEFAULT_INTERVAL	15.0
+
+/**
+ * struct exp - the exporter's settings.
+ * @inc: --disk-include, if @have_inc.
+ * @exc: --disk-exclude, if @have_exc.
+ * @have_inc: @inc is set.
+ * @have_exc: @exc is set.
+ * @sysfs: sysfs mount for the disks' model and serial
+ *	($IOTRACE_SYSFS, default /sys).
+ */
+struct exp {
+	regex_t inc, exc;
+	int have_inc, have_exc;
+	const char *sysfs;
+};
+
+static int disk_wanted(const struct exp *x, const char *name)
+{
+	if (x->have_inc && regexec(&x->inc, name, 0, NULL, 0))
+		return 0;
+	if (x->have_exc && !regexec(&x->exc, name, 0, NULL, 0))
+		return 0;
+	return 1;
+}
+
+/**
+ * exp_collect() - one scrape: the exposition of every wanted disk.
+ * @x: settings.
+ * @fmt: text or OpenMetrics.
+ * @buf: set to a malloc()ed buffer, free() it.
+ * @len: set to its length.
+ *
+ * Problems with one disk are logged and leave it out; a module that is
+ * not loaded gives an exposition without disks.
+ *
+ * Return: 0, or -1 when out of memory.
+ */
+static int exp_collect(const struct exp *x, enum iot_prom_fmt fmt,
+		       char **buf, size_t *len)
+{
+	char err[IOT_ERR_LEN];
+	struct iot_nl_disk *rows = NULL;
+	struct iot_metrics *m = NULL;
+	struct iot_msrc *s;
+	size_t nrows = 0, i, n = 0;
+	FILE *fp;
+	int ret = 0;
+
+	s = iot_msrc_open(err, sizeof(err));
+	if (!s)
+		iot_err("exporter: %s", err);
+	else if (iot_msrc_list(s, &rows, &nrows, err, sizeof(err)))
+		iot_err("exporter: %s", err);
+	if (nrows) {
+		m = calloc(nrows, sizeof(*m));
+		if (!m) {
+			ret = -1;
+			goto out;
+		}
+	}
+	for (i = 0; i < nrows; i++) {
+		struct iot_metrics *d = &m[n];
+		int r;
+
+		if (!disk_wanted(x, rows[i].name))
+			continue;
+		r = iot_msrc_get(s, rows[i].name, d, err, sizeof(err));
+		if (r == -ENODEV)
+			continue;	/* gone since the LIST */
+		if (r) {
+			iot_err("exporter: %s", err);
+			if (r == -EOPNOTSUPP)
+				break;
+			continue;
+		}
+		if (rows[i].have[IOTRACE_A_TOTAL_OVERWRITTEN]) {
+			d->overwritten = rows[i].v[IOTRACE_A_TOTAL_OVERWRITTEN];
+			d->dropped = rows[i].v[IOTRACE_A_TOTAL_DROPPED];
+			d->have_ring = 1;
+		}
+		iot_metrics_sysfs_info(d, x->sysfs);
+		n++;
+	}
+	*buf = NULL;
+	*len = 0;
+	fp = open_memstream(buf, len);
+	if (!fp) {
+		ret = -1;
+		goto out;
+	}
+	if (iot_prom_write(fp, m, n, fmt))
+		ret = -1;
+	if (fclose(fp))
+		ret = -1;
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+	}
+out:
+	free(m);
+	free(rows);
+	iot_msrc_close(s);
+	return ret;
+}
+
+/* ---- HTTP ---------------------------------------------------------------- */
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code,
+			     const char *text, const char *allow)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(strlen(text), (void *)text,
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/plain; charset=utf-8");
+	if (allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+	ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/*
+ * The scraper asks for OpenMetrics: one of the Accept header's media
+ * ranges is application/openmetrics-text and not with q=0 (Prometheus
+ * sends it first).  Everything else gets the text format 0.0.4.
+ */
+static int wants_openmetrics(const char *accept)
+{
+	const char *p = accept;
+
+	while (p && *p) {
+		size_t l = strcspn(p, ",");
+		char range[256];
+
+		snprintf(range, sizeof(range), "%.*s", (int)l, p);
+		if (strstr(range, "application/openmetrics-text")) {
+			const char *q = strstr(range, "q=");
+
+			if (!q || strtod(q + 2, NULL) > 0)
+				return 1;
+		}
+		p += l;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	const struct exp *x = cls;
+	enum iot_prom_fmt fmt;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	size_t len;
+	char *buf;
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)con_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+			     "only GET and HEAD\n", "GET, HEAD");
+	if (strcmp(url, "/metrics"))
+		return reply(c, MHD_HTTP_NOT_FOUND,
+			     "not found: the metrics are at /metrics\n", NULL);
+	fmt = wants_openmetrics(MHD_lookup_connection_value(c,
+			MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT)) ?
+		IOT_PROM_OPENMETRICS : IOT_PROM_TEXT;
+	if (exp_collect(x, fmt, &buf, &len))
+		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     "out of memory\n", NULL);
+	r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				fmt == IOT_PROM_OPENMETRICS ? IOT_PROM_CT_OM :
+				IOT_PROM_CT_TEXT);
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	fprintf(stderr, "iotracectl: exporter: ");
+	vfprintf(stderr, fmt, ap);
+}
+
+/*
+ * --listen ADDR:PORT: an IPv4 address, or an IPv6 one in brackets
+ * ("[::1]:9661"); "*" or an empty ADDR is every IPv4 address.
+ */
+static int parse_listen(const char *s, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	const char *colon = strrchr(s, ':');
+	char host[128], *end;
+	unsigned long port;
+	size_t hl;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!colon)
+		return -1;
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || !port || port > 65535)
+		return -1;
+	hl = (size_t)(colon - s);
+	if (hl >= sizeof(host))
+		return -1;
+	memcpy(host, s, hl);
+	host[hl] = 0;
+	if (host[0] == '[') {
+		if (hl < 3 || host[hl - 1] != ']')
+			return -1;
+		host[hl - 1] = 0;
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		return inet_pton(AF_INET6, host + 1, &a6->sin6_addr) == 1 ?
+			0 : -1;
+	}
+	a4->sin_family = AF_INET;
+	a4->sin_port = htons((uint16_t)port);
+	if (!host[0] || !strcmp(host, "*")) {
+		a4->sin_addr.s_addr = htonl(INADDR_ANY);
+		return 0;
+	}
+	return inet_pton(AF_INET, host, &a4->sin_addr) == 1 ? 0 : -1;
+}
+
+/* Room for EXP_CONN_LIMIT sockets: the soft limit up to the hard one. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int serve(struct exp *x, const char *listen, sigset_t *sigs)
+{
+	struct sockaddr_storage ss;
+	struct MHD_Daemon *d;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+		MHD_USE_ERROR_LOG;
+	int sig;
+
+	if (parse_listen(listen, &ss)) {
+		iot_err("exporter --listen %s: use ADDR:PORT (127.0.0.1:9661, [::1]:9661, *:9661)",
+			listen);
+		return 2;
+	}
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	raise_nofile();
+	/* the logger first: MHD warns about options before it otherwise */
+	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, x,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXP_THREADS,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXP_CONN_LIMIT,
+			     MHD_OPTION_CONNECTION_TIMEOUT,
+			     (unsigned int)EXP_CONN_TIMEOUT_S,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+			     (size_t)EXP_MEM_LIMIT,
+			     MHD_OPTION_END);
+	if (!d) {
+		iot_err("exporter: cannot listen on %s: %s", listen,
+			strerror(errno));
+		return 1;
+	}
+	fprintf(stderr, "iotracectl: exporter: serving http://%s/metrics\n",
+		listen);
+	while (sigwait(sigs, &sig) == 0)
+		if (sig == SIGINT || sig == SIGTERM)
+			break;
+	MHD_stop_daemon(d);
+	return 0;
+}
+
+/* ---- --textfile ---------------------------------------------------------- */
+
+/* DIR/iotrace.prom, atomically: a temporary file, fsync, rename. */
+static int write_textfile(const struct exp *x, const char *dir)
+{
+	char tmp[4096], path[4096];
+	size_t len, off = 0;
+	char *buf;
+	int fd, ret = 0;
+
+	if (exp_collect(x, IOT_PROM_TEXT, &buf, &len)) {
+		iot_err("exporter: out of memory");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_TEXTFILE_NAME);
+	/* not *.prom: the collector must never read a half-written file */
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%d.tmp", dir, EXP_TEXTFILE_NAME,
+		 (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		iot_err("exporter: cannot create %s: %s", tmp, strerror(errno));
+		free(buf);
+		return -1;
+	}
+	fchmod(fd, 0644);
+	while (off < len) {
+		ssize_t w = write(fd, buf + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			ret = -1;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (!ret && fsync(fd))
+		ret = -1;
+	if (close(fd))
+		ret = -1;
+	free(buf);
+	if (!ret && rename(tmp, path))
+		ret = -1;
+	if (ret) {
+		iot_err("exporter: cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+	return ret;
+}
+
+static int textfile_loop(struct exp *x, const char *dir, double interval,
+			 int once, sigset_t *sigs)
+{
+	struct timespec ts;
+
+	for (;;) {
+		int r = write_textfile(x, dir);
+
+		if (once)
+			return r ? 1 : 0;
+		ts.tv_sec = (time_t)interval;
+		ts.tv_nsec = (long)((interval - (double)ts.tv_sec) * 1e9);
+		r = sigtimedwait(sigs, NULL, &ts);
+		if (r == SIGINT || r == SIGTERM)
+			return 0;
+	}
+}
+
+int cmd_exporter(struct iot_opts *o, int argc, char **argv)
+{
+	struct exp x = { .sysfs = getenv("IOTRACE_SYSFS") };
+	sigset_t sigs;
+	int ret;
+
+	(void)argv;
+	if (argc) {
+		iot_err("exporter takes no arguments (see 'iotracectl exporter --help')");
+		return 2;
+	}
+	if (!x.sysfs || !*x.sysfs)
+		x.sysfs = "/sys";
+	if (o->once && !o->textfile) {
+		iot_err("exporter --once: writes the --textfile once, give --textfile DIR");
+		return 2;
+	}
+	if (o->textfile && o->listen) {
+		iot_err("exporter: --textfile DIR writes a file, --listen serves HTTP: give one");
+		return 2;
+	}
+	if (o->interval && !o->textfile) {
+		iot_err("exporter --interval: the period of --textfile (HTTP is read per scrape)");
+		return 2;
+	}
+	if (o->include) {
+		ret = regcomp(&x.inc, o->include, REG_EXTENDED | REG_NOSUB);
+		if (ret) {
+			iot_err("exporter --disk-include %s: not a regular expression",
+				o->include);
+			return 2;
+		}
+		x.have_inc = 1;
+	}
+	if (o->exclude) {
+		ret = regcomp(&x.exc, o->exclude, REG_EXTENDED | REG_NOSUB);
+		if (ret) {
+			iot_err("exporter --disk-exclude %s: not a regular expression",
+				o->exclude);
+			if (x.have_inc)
+				regfree(&x.inc);
+			return 2;
+		}
+		x.have_exc = 1;
+	}
+	/* SIGINT and SIGTERM are waited for, in every thread blocked */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (o->textfile) {
+		struct stat st;
+
+		if (stat(o->textfile, &st) || !S_ISDIR(st.st_mode)) {
+			iot_err("exporter --textfile %s: not a directory",
+				o->textfile);
+			ret = 2;
+		} else {
+			ret = textfile_loop(&x, o->textfile, o->interval ?
+					    o->interval : EXP_DEFAULT_INTERVAL,
+					    o->once, &sigs);
+		}
+	} else {
+		ret = serve(&x, o->listen ? o->listen : EXP_DEFAULT_LISTEN,
+			    &sigs);
+	}
+	if (x.have_inc)
+		regfree(&x.inc);
+	if (x.have_exc)
+		regfree(&x.exc);
+	return ret;
+}

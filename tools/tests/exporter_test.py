@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of 'iotracectl stats --kernel' and 'iotracectl exporter' on
+canned GET_METRICS replies (tests/metrics_fixture.py; no kernel).
+
+exporter_test.py BIN GOLDEN_DIR [--update] prints "PASS name" or
+"FAIL name reason" lines (run-host-tests.sh turns them into KTAP).
+No timing is asserted: the timeouts below only keep a hung exporter from
+hanging the tests.
+"""
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import metrics_fixture  # noqa: E402
+
+BIN = os.path.abspath(sys.argv[1])
+GOLD = os.path.abspath(sys.argv[2])
+UPDATE = '--update' in sys.argv
+T = tempfile.mkdtemp(prefix='iotrace-exporter-test.')
+MDIR = os.path.join(T, 'm')
+SYSFS = os.path.join(T, 'sys')
+ENV = dict(os.environ, IOTRACE_METRICS_DIR=MDIR, IOTRACE_SYSFS=SYSFS)
+fails = 0
+
+
+def result(ok, name, why=''):
+    global fails
+    if ok:
+        print('PASS %s' % name)
+    else:
+        fails += 1
+        print('FAIL %s %s' % (name, ' '.join(str(why).split())[:600]))
+    sys.stdout.flush()
+
+
+def run(*args, env=ENV, timeout=60):
+    p = subprocess.run([BIN] + list(args), env=env, capture_output=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout.decode('utf-8', 'replace'), \
+        p.stderr.decode('utf-8', 'replace')
+
+
+def golden(name, text):
+    path = os.path.join(GOLD, name)
+    if UPDATE:
+        with open(path, 'w') as f:
+            f.write(text)
+    try:
+        want = open(path).read()
+    except OSError as e:
+        return False, str(e)
+    if want == text:
+        return True, ''
+    for i, (a, b) in enumerate(zip(want.split('\n'), text.split('\n'))):
+        if a != b:
+            return False, 'line %d: want %r got %r' % (i + 1, a, b)
+    return False, 'lengths differ'
+
+
+# ---- a parser of the text exposition, strict enough to catch mistakes ----
+LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"(,|$)')
+
+
+def parse(text):
+    """[(name, {label: value}, float)]; raises ValueError on a bad line."""
+    out = []
+    for ln in text.split('\n'):
+        if not ln or ln.startswith('#'):
+            continue
+        m = LINE.match(ln)
+        if not m:
+            raise ValueError('bad line %r' % ln)
+        labels, rest = {}, m.group(3) or ''
+        while rest:
+            lm = LABEL.match(rest)
+            if not lm:
+                raise ValueError('bad labels in %r' % ln)
+            v = lm.group(2).replace('\\n', '\n').replace('\\"', '"')
+            labels[lm.group(1)] = v.replace('\\\\', '\\')
+            rest = rest[lm.end():]
+        out.append((m.group(1), labels, float(m.group(4))))
+    return out
+
+
+def check_histograms(samples):
+    """Every histogram: le increasing, counts cumulative, _count = +Inf."""
+    series = {}
+    counts = {}
+    for name, lab, v in samples:
+        if name.endswith('_bucket'):
+            key = (name[:-7], lab['disk'], lab['op'])
+            series.setdefault(key, []).append((float(lab['le']), v))
+        elif name.endswith('_count'):
+            counts[(name[:-6], lab['disk'], lab['op'])] = v
+    if not series:
+        return 'no histogram'
+    for key, b in series.items():
+        les = [x[0] for x in b]
+        if les != sorted(les) or len(set(les)) != len(les):
+            return '%s: le not increasing' % (key,)
+        if les[-1] != float('inf'):
+            return '%s: no +Inf bucket' % (key,)
+        vals = [x[1] for x in b]
+        if any(vals[i] > vals[i + 1] for i in range(len(vals) - 1)):
+            return '%s: buckets not cumulative' % (key,)
+        if counts.get(key) != vals[-1]:
+            return '%s: _count %s != +Inf %s' % (key, counts.get(key),
+                                                 vals[-1])
+        if len(b) != metrics_fixture.NB:
+            return '%s: %d buckets' % (key, len(b))
+        # the finite bounds are the kernel's bucket upper bounds, exactly
+        want = [metrics_fixture.bucket_lo(i + 1) / 1e9
+                for i in range(metrics_fixture.NB - 1)]
+        if les[:-1] != want:
+            return '%s: le bounds are not the kernel buckets' % (key,)
+    return ''
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def http(port, raw, timeout=20):
+    """Send raw bytes, return (status or None, headers, body)."""
+    s = socket.create_connection(('127.0.0.1', port), timeout=timeout)
+    try:
+        s.sendall(raw)
+        # no more to send: a server waiting for the rest gives up now
+        try:
+            s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass  # already closed by the server (a refused request)
+        data = b''
+        while True:
+            try:
+                c = s.recv(65536)
+            except ConnectionResetError:
+                break
+            if not c:
+                break
+            data += c
+    except (BrokenPipeError, ConnectionResetError, socket.timeout):
+        data = b''
+    finally:
+        s.close()
+    head, _, body = data.partition(b'\r\n\r\n')
+    lines = head.decode('latin-1').split('\r\n')
+    m = re.match(r'HTTP/1\.[01] (\d+)', lines[0]) if lines else None
+    hdrs = {}
+    for ln in lines[1:]:
+        k, _, v = ln.partition(':')
+        hdrs[k.strip().lower()] = v.strip()
+    return (int(m.group(1)) if m else None), hdrs, body
+
+
+def get(port, path='/metrics', method='GET', extra=''):
+    return http(port, ('%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n%s\r\n'
+                       % (method, path, extra)).encode())
+
+
+def main():
+    metrics_fixture.sys.argv = ['', MDIR, SYSFS]
+    metrics_fixture.main()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+    # stats --kernel: the three formats (the time since the reset moves)
+    for fmt, ext in (('normal', 'txt'), ('json', 'json'), ('csv', 'csv')):
+        rc, out, err = run('stats', '--kernel', '-o', fmt, 'nullb0',
+                           'nvme0n1', 'sda')
+        out = re.sub(r'\(\d+\.\d+ s ago\)', '(S s ago)', out)
+        out = re.sub(r'"since_reset_ns":\d+', '"since_reset_ns":S', out)
+        out = re.sub(r',\d+\n', ',S\n', out) if fmt == 'csv' else out
+        ok, why = golden('stats_kernel.' + ext, out)
+        result(rc == 0 and ok, 'stats_kernel_%s' % fmt, why + err)
+    rc, out, err = run('stats', '--kernel', 'gone')
+    result(rc == 1 and 'no such disk' in err and not out,
+           'stats_kernel_disk_gone', err)
+    rc, out, err = run('stats', '--kernel', '--op', 'read', 'nullb0')
+    result(rc == 2 and 'no filters' in err, 'stats_kernel_refuses_filters',
+           err)
+    rc, out, err = run('stats', '-o', 'csv', 'nullb0')
+    result(rc == 2 and 'only with --kernel' in err, 'stats_csv_needs_kernel',
+           err)
+    rc, out, err = run('reset-metrics', 'nullb0')
+    result(rc == 1 and 'cannot be reset' in err, 'reset_metrics_canned', err)
+
+    # --textfile --once: the golden exposition, atomic, no temporary left
+    tf = os.path.join(T, 'tf')
+    os.mkdir(tf)
+    rc, out, err = run('exporter', '--textfile', tf, '--once')
+    prom = open(os.path.join(tf, 'iotrace.prom')).read() if rc == 0 else ''
+    ok, why = golden('exporter.prom', prom)
+    result(rc == 0 and ok, 'exporter_textfile_golden', why + err)
+    result(os.listdir(tf) == ['iotrace.prom'], 'exporter_textfile_no_temp',
+           os.listdir(tf))
+    try:
+        samples = parse(prom)
+        why = check_histograms(samples)
+    except ValueError as e:
+        samples, why = [], str(e)
+    result(not why, 'exporter_histograms_cumulative_count_is_inf', why)
+    disks = {lab.get('disk') for _, lab, _ in samples}
+    result(disks == {'nullb0', 'nvme0n1', 'sda'},
+           'exporter_vanished_disk_drops_out', disks)
+    info = [lab for n, lab, _ in samples if n == 'iotrace_disk_info']
+    sda = [x for x in info if x['disk'] == 'sda']
+    result(sda and sda[0]['model'] == 'Evil "quoted" \\ model' and
+           sda[0]['serial'] == 'S3Z9NB0K?',
+           'exporter_label_escaping', sda)
+    errs = {(lab['disk'], lab['op'], lab['status']): v
+            for n, lab, v in samples if n == 'iotrace_errors_total'}
+    want = {('nullb0', 'read', 'errno:EIO'): 2,
+            ('nvme0n1', 'read', 'nvme:sct0x2:sc0x81'): 3,
+            ('nvme0n1', 'other', 'nvme:sct0x0:sc0x01'): 1,
+            ('sda', 'write', 'scsi:0x02'): 1,
+            ('sda', 'write', 'ata:0x51:0x40'): 1,
+            ('sda', 'write', 'other'): 1}
+    result(errs == want, 'exporter_error_status_labels', errs)
+    if shutil.which('promtool'):
+        p = subprocess.run(['promtool', 'check', 'metrics'],
+                           input=prom.encode(), capture_output=True)
+        result(p.returncode == 0 and not p.stdout.strip() and
+               not p.stderr.strip(), 'exporter_promtool_check_metrics',
+               p.stdout + p.stderr)
+    else:
+        print('PASS exporter_promtool_check_metrics # SKIP no promtool')
+
+    # include / exclude
+    for args, want in ((['--disk-include', '^nvme'], {'nvme0n1'}),
+                       (['--disk-exclude', 'nullb|sd'], {'nvme0n1'}),
+                       (['--disk-include', 'n', '--disk-exclude', '^nv'],
+                        {'nullb0'})):
+        shutil.rmtree(tf)
+        os.mkdir(tf)
+        rc, out, err = run('exporter', '--textfile', tf, '--once', *args)
+        got = set()
+        if rc == 0:
+            got = {lab.get('disk') for _, lab, _ in
+                   parse(open(os.path.join(tf, 'iotrace.prom')).read())}
+        result(got == want, 'exporter_%s' % '_'.join(
+            a.strip('-^|').replace('|', '_').replace('-', '_')
+            for a in args[::2]) + '_' + str(len(want) * len(args)),
+            (got, err))
+    rc, out, err = run('exporter', '--disk-include', '(')
+    result(rc == 2 and 'not a regular expression' in err,
+           'exporter_bad_regex', err)
+    rc, out, err = run('exporter', '--once')
+    result(rc == 2 and '--textfile' in err, 'exporter_once_needs_textfile',
+           err)
+    rc, out, err = run('exporter', '--listen', 'localhost')
+    result(rc == 2 and 'ADDR:PORT' in err, 'exporter_bad_listen', err)
+
+    # --textfile every 20 ms: a reader never sees a partial file
+    shutil.rmtree(tf)
+    os.mkdir(tf)
+    p = subprocess.Popen([BIN, 'exporter', '--textfile', tf, '--interval',
+                          '20ms'], env=ENV, stderr=subprocess.PIPE)
+    bad = ''
+    path = os.path.join(tf, 'iotrace.prom')
+    reads = 0
+    deadline = time.time() + 30
+    while reads < 300 and time.time() < deadline and not bad:
+        try:
+            with open(path) as f:
+                s = f.read()
+        except FileNotFoundError:
+            continue
+        reads += 1
+        if s != prom:
+            bad = 'read %d: %d bytes, not the whole file' % (reads, len(s))
+    p.send_signal(signal.SIGTERM)
+    try:
+        rc = p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = 'hung'
+    result(not bad and reads == 300 and rc == 0 and
+           os.listdir(tf) == ['iotrace.prom'], 'exporter_textfile_atomic',
+           (bad, reads, rc, os.listdir(tf)))
+
+    # HTTP
+    port = free_port()
+    p = subprocess.Popen([BIN, 'exporter', '--listen', '127.0.0.1:%d' % port],
+                         env=ENV, stderr=subprocess.PIPE)
+    up = False
+    for _ in range(200):
+        try:
+            socket.create_connection(('127.0.0.1', port), timeout=1).close()
+            up = True
+            break
+        except OSError:
+            time.sleep(0.05)
+    result(up, 'exporter_http_listens')
+    if not up:
+        p.kill()
+        return
+    st, h, body = get(port)
+    result(st == 200 and body.decode() == prom and
+           h.get('content-type', '').startswith('text/plain; version=0.0.4'),
+           'exporter_http_get_metrics', (st, h, len(body)))
+    st, h, body = get(port, extra='Accept: application/openmetrics-text;'
+                      'version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n')
+    om = body.decode()
+    result(st == 200 and h.get('content-type', '').startswith(
+        'application/openmetrics-text; version=1.0.0') and
+        om.endswith('# EOF\n') and '# TYPE iotrace_requests counter' in om and
+        '# TYPE iotrace_disk info' in om and
+        '# UNIT iotrace_request_duration_seconds seconds' in om,
+        'exporter_http_openmetrics', (st, h, om[-200:]))
+    st, h, body = get(port, extra='Accept: application/openmetrics-text;q=0,'
+                      'text/plain\r\n')
+    result(st == 200 and not body.decode().endswith('# EOF\n'),
+           'exporter_http_openmetrics_q0_refused', (st, h))
+    st, h, body = get(port, method='HEAD')
+    result(st == 200 and body == b'', 'exporter_http_head', (st, body[:80]))
+    st, h, body = get(port, '/nope')
+    result(st == 404, 'exporter_http_404', st)
+    st, h, body = get(port, '/metrics/x')
+    result(st == 404, 'exporter_http_404_below_metrics', st)
+    st, h, body = get(port, method='POST',
+                      extra='Content-Length: 5\r\n\r\nhello')
+    result(st == 405 and 'GET' in h.get('allow', ''), 'exporter_http_405_post',
+           (st, h))
+    st, h, body = get(port, method='DELETE')
+    result(st == 405, 'exporter_http_405_delete', st)
+    # a 1 MB header: refused (4xx) or the connection closed, never served
+    big = 'X-Big: ' + 'a' * (1 << 20) + '\r\n'
+    st, h, body = get(port, extra=big)
+    result(st != 200 and (st is None or 400 <= st < 500),
+           'exporter_http_1mb_header_refused', st)
+    # 200 random request lines, one connection each
+    rnd = random.Random(20)
+    served = 0
+    for i in range(200):
+        n = rnd.randrange(1, 300)
+        junk = bytes(rnd.randrange(256) for _ in range(n))
+        if i % 3 == 0:
+            junk = b'GET /' + junk + b' HTTP/1.1\r\n\r\n'
+        elif i % 3 == 1:
+            junk = junk + b'\r\n\r\n'
+        st, h, body = http(port, junk, timeout=20)
+        if st == 200 and body.decode('utf-8', 'replace') == prom:
+            served += 1
+    st, h, body = get(port)
+    result(st == 200 and body.decode() == prom and p.poll() is None,
+           'exporter_http_fuzzed_request_lines', (st, served))
+    # 1,000 idle connections: a scrape still gets its answer
+    idle = []
+    try:
+        for _ in range(1000):
+            idle.append(socket.create_connection(('127.0.0.1', port),
+                                                 timeout=20))
+        # and half a request on some of them (a slow client)
+        for s in idle[::10]:
+            s.sendall(b'GET /metr')
+        st, h, body = get(port)
+        why = (st, len(body))
+    except OSError as e:
+        st, why = None, e
+    result(st == 200 and body.decode() == prom,
+           'exporter_http_1000_idle_connections', why)
+    for s in idle:
+        s.close()
+    st, h, body = get(port)
+    result(st == 200 and p.poll() is None, 'exporter_http_still_serving', st)
+    p.send_signal(signal.SIGTERM)
+    try:
+        rc = p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = 'hung'
+    result(rc == 0, 'exporter_http_sigterm_exit', rc)
+
+
+try:
+    main()
+finally:
+    shutil.rmtree(T, ignore_errors=True)
+sys.exit(1 if fails else 0)
