@@ -49,6 +49,11 @@ static int read_stats(const char *disk, char val[NR_KEYS][32])
 		v = colon + 1;
 		v += strspn(v, " \t");
 		v[strcspn(v, " \t\n")] = 0;
+		/* ABI 2.0 names what netlink still calls parts (uapi) */
+		if (!strcmp(line, "nr_cpus"))
+			strcpy(line, "nr_parts");
+		else if (!strcmp(line, "chunk_records"))
+			strcpy(line, "part_records");
 		for (i = 0; i < NR_KEYS; i++)
 			if (!strcmp(line, list_keys[i]))
 				snprintf(val[i], sizeof(val[i]), "%s", v);
