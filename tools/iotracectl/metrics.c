@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/netlink.h>
@@ -366,36 +367,166 @@ void iot_metrics_sysfs_info(struct iot_metrics *m, const char *sysfs)
 
 /* ---- exposition -------------------------------------------------------- */
 
+/*
+ * The histograms are nearly all of the exposition (5 ops x 2 x 110 bucket
+ * lines per disk): their lines are built with memcpy from a per-histogram
+ * prefix and bucket bounds formatted once, not by stdio per character.
+ */
+
+/* @v as a label value (backslash, double quote, newline escaped) at @p */
+static size_t esc_label(char *p, const char *v)
+{
+	char *o = p;
+
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"') {
+			*o++ = '\\';
+			*o++ = *v;
+		} else if (*v == '\n') {
+			*o++ = '\\';
+			*o++ = 'n';
+		} else {
+			*o++ = *v;
+		}
+	}
+	return o - p;
+}
+
+/* ,name="value" (no comma when @first) at @p; room: 2 * strlen(v) + 40 */
+static size_t fmt_label(char *p, const char *name, const char *v, int first)
+{
+	size_t n = 0, l = strlen(name);
+
+	if (!first)
+		p[n++] = ',';
+	memcpy(p + n, name, l);
+	n += l;
+	p[n++] = '=';
+	p[n++] = '"';
+	n += esc_label(p + n, v);
+	p[n++] = '"';
+	return n;
+}
+
 /* A label value: backslash, double quote and newline escaped. */
 static void put_label(FILE *fp, const char *name, const char *v, int first)
 {
+	char buf[2 * IOT_M_INFO_LEN + 64];
+	size_t l = strlen(v);
+
+	if (l < IOT_M_INFO_LEN) {
+		fwrite(buf, 1, fmt_label(buf, name, v, first), fp);
+		return;
+	}
+	/* longer than any value iotracectl keeps: in pieces */
 	fprintf(fp, "%s%s=\"", first ? "" : ",", name);
-	for (; *v; v++) {
-		if (*v == '\\')
-			fputs("\\\\", fp);
-		else if (*v == '"')
-			fputs("\\\"", fp);
-		else if (*v == '\n')
-			fputs("\\n", fp);
-		else
-			fputc(*v, fp);
+	while (l) {
+		char piece[IOT_M_INFO_LEN];
+		size_t k = l < sizeof(piece) - 1 ? l : sizeof(piece) - 1;
+
+		memcpy(piece, v, k);
+		piece[k] = 0;
+		fwrite(buf, 1, esc_label(buf, piece), fp);
+		v += k;
+		l -= k;
 	}
 	fputc('"', fp);
 }
 
+/* decimal @v at @p, no NUL; returns its length (at most 20) */
+static size_t fmt_u64(char *p, uint64_t v)
+{
+	char t[20];
+	size_t n = 0, i;
+
+	do {
+		t[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		p[i] = t[n - 1 - i];
+	return n;
+}
+
 /* ns as exact decimal seconds: "0.000001024", "137.438953472", "1" */
+static size_t fmt_seconds(char *p, uint64_t ns)
+{
+	uint64_t frac = ns % 1000000000u;
+	size_t n = fmt_u64(p, ns / 1000000000u);
+	int d;
+
+	if (!frac)
+		return n;
+	p[n++] = '.';
+	for (d = 100000000; d && frac; d /= 10) {
+		p[n++] = '0' + frac / d;
+		frac %= d;
+	}
+	return n;
+}
+
 static void put_seconds(FILE *fp, uint64_t ns)
 {
-	char frac[16];
-	int n;
+	char buf[48];
 
-	n = snprintf(frac, sizeof(frac), "%09" PRIu64, ns % 1000000000u);
-	while (n > 0 && frac[n - 1] == '0')
-		frac[--n] = 0;
-	if (n)
-		fprintf(fp, "%" PRIu64 ".%s", ns / 1000000000u, frac);
-	else
-		fprintf(fp, "%" PRIu64, ns / 1000000000u);
+	fwrite(buf, 1, fmt_seconds(buf, ns), fp);
+}
+
+/* le="..." values of the buckets, made once */
+static struct {
+	char s[32];
+	size_t len;
+} le_bound[IOTRACE_HIST_BUCKETS];
+static pthread_once_t le_once = PTHREAD_ONCE_INIT;
+
+static void le_init(void)
+{
+	unsigned int b;
+
+	for (b = 0; b + 1 < IOTRACE_HIST_BUCKETS; b++)
+		le_bound[b].len = fmt_seconds(le_bound[b].s, iot_hist_hi_ns(b));
+	memcpy(le_bound[b].s, "+Inf", 4);
+	le_bound[b].len = 4;
+}
+
+static void put_hist(FILE *fp, const struct iot_metrics *m, unsigned int op,
+		     const char *name, const __u64 *h, uint64_t sum_ns)
+{
+	/* prefix: name, labels; a line: prefix, bound, count */
+	char pre[2 * IOTRACE_NAME_LEN + 160], lbl[2 * IOTRACE_NAME_LEN + 80];
+	char buf[16384];
+	size_t pl, ll, n = 0, nl = strlen(name);
+	uint64_t cum = 0;
+	unsigned int b;
+
+	pthread_once(&le_once, le_init);
+	ll = fmt_label(lbl, "disk", m->disk, 1);
+	ll += fmt_label(lbl + ll, "op", iot_mop_name(op), 0);
+	memcpy(pre, name, nl);
+	memcpy(pre + nl, "_bucket{", 8);
+	memcpy(pre + nl + 8, lbl, ll);
+	memcpy(pre + nl + 8 + ll, ",le=\"", 5);
+	pl = nl + 8 + ll + 5;
+	for (b = 0; b < IOTRACE_HIST_BUCKETS; b++) {
+		if (n + pl + sizeof(le_bound[b].s) + 24 > sizeof(buf)) {
+			fwrite(buf, 1, n, fp);
+			n = 0;
+		}
+		cum += h[b];
+		memcpy(buf + n, pre, pl);
+		n += pl;
+		memcpy(buf + n, le_bound[b].s, le_bound[b].len);
+		n += le_bound[b].len;
+		memcpy(buf + n, "\"} ", 3);
+		n += 3;
+		n += fmt_u64(buf + n, cum);
+		buf[n++] = '\n';
+	}
+	fwrite(buf, 1, n, fp);
+	fprintf(fp, "%s_sum{%.*s} ", name, (int)ll, lbl);
+	put_seconds(fp, sum_ns);
+	/* _count is the +Inf bucket: the CPUs' sums are not one snapshot */
+	fprintf(fp, "\n%s_count{%.*s} %" PRIu64 "\n", name, (int)ll, lbl, cum);
 }
 
 /*
@@ -425,36 +556,6 @@ static void put_family(FILE *fp, enum iot_prom_fmt fmt, const char *name,
 	if (fmt == IOT_PROM_OPENMETRICS && l > 8 &&
 	    !strcmp(fam + l - 8, "_seconds"))
 		fprintf(fp, "# UNIT %s seconds\n", fam);
-}
-
-static void put_hist(FILE *fp, const struct iot_metrics *m, unsigned int op,
-		     const char *name, const __u64 *h, uint64_t sum_ns)
-{
-	uint64_t cum = 0;
-	unsigned int b;
-
-	for (b = 0; b < IOTRACE_HIST_BUCKETS; b++) {
-		cum += h[b];
-		fprintf(fp, "%s_bucket{", name);
-		put_label(fp, "disk", m->disk, 1);
-		put_label(fp, "op", iot_mop_name(op), 0);
-		fputs(",le=\"", fp);
-		if (b == IOTRACE_HIST_BUCKETS - 1)
-			fputs("+Inf", fp);
-		else
-			put_seconds(fp, iot_hist_hi_ns(b));
-		fprintf(fp, "\"} %" PRIu64 "\n", cum);
-	}
-	fprintf(fp, "%s_sum{", name);
-	put_label(fp, "disk", m->disk, 1);
-	put_label(fp, "op", iot_mop_name(op), 0);
-	fputs("} ", fp);
-	put_seconds(fp, sum_ns);
-	/* _count is the +Inf bucket: the CPUs' sums are not one snapshot */
-	fprintf(fp, "\n%s_count{", name);
-	put_label(fp, "disk", m->disk, 1);
-	put_label(fp, "op", iot_mop_name(op), 0);
-	fprintf(fp, "} %" PRIu64 "\n", cum);
 }
 
 /* writes the value of a single-sample family for one disk */

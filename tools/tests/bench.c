@@ -13,8 +13,10 @@
  *     wall time: these machines are shared) and their peak RSS.  The
  *     targets: 5 M records/s for show -o csv and export -f csv|blktrace,
  *     64 MB of RSS for all, whatever the size of the file.
+ *  4. the exporter: CPU time to produce /metrics (Prometheus text) for 64
+ *     disks with every histogram bucket non-zero; the target: 10 ms.
  * BENCH_RECORDS (default 20000000) sets the size of the file;
- * BENCH_ONLY_READERS=1 runs 3. alone, BENCH_CMD=WORDS only its commands
+ * BENCH_ONLY_READERS=1 runs 3. alone, BENCH_ONLY_EXPORTER=1 4. alone, BENCH_CMD=WORDS only its commands
  * that contain WORDS.
  */
 #include <pthread.h>
@@ -29,6 +31,7 @@
 #include <unistd.h>
 #include "synth.h"
 #include "cmd.h"
+#include "metrics.h"
 
 static double now_s(void)
 {
@@ -267,6 +270,63 @@ static void bench_record(double rate, uint32_t part_records)
 	free(w.ring);
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void bench_exporter(unsigned int disks)
+{
+	struct iot_metrics *m = calloc(disks, sizeof(*m));
+	unsigned int i, op, b, rounds = 50, r;
+	double t0, best = 1e9, sum = 0;
+	size_t len = 0;
+
+	if (!m)
+		return;
+	for (i = 0; i < disks; i++) {
+		snprintf(m[i].disk, sizeof(m[i].disk), "nvme%un1", i);
+		snprintf(m[i].model, sizeof(m[i].model), "SAMSUNG MZQL23T8HCLS-00A07");
+		snprintf(m[i].serial, sizeof(m[i].serial), "S64HNE0T%06u", i);
+		snprintf(m[i].wwn, sizeof(m[i].wwn), "eui.36344830526%05u", i);
+		for (op = 0; op < IOTRACE_NR_MOPS; op++) {
+			struct iotrace_metrics_op *o = &m[i].op[op];
+
+			for (b = 0; b < IOTRACE_HIST_BUCKETS; b++) {
+				o->dev_hist[b] = 1000003ULL * (b + 1) * (op + 1);
+				o->queue_hist[b] = 999983ULL * (b + 1);
+			}
+			o->requests = 123456789012ULL;
+			o->bytes = 505050505050505ULL;
+			o->dev_sum_ns = 987654321987654ULL;
+			o->queue_sum_ns = 123456789123456ULL;
+		}
+		m[i].have_ring = 1;
+	}
+	for (r = 0; r < rounds; r++) {
+		char *buf = NULL;
+		FILE *fp = open_memstream(&buf, &len);
+		double t;
+
+		if (!fp)
+			break;
+		t0 = cpu_s();
+		iot_prom_write(fp, m, disks, IOT_PROM_TEXT);
+		fclose(fp);
+		t = cpu_s() - t0;
+		sum += t;
+		if (t < best)
+			best = t;
+		free(buf);
+	}
+	printf("exporter: /metrics of %u disks, %zu bytes: %.2f ms CPU per scrape (best of %u; mean %.2f ms), target 10 ms\n",
+	       disks, len, best * 1e3, rounds, sum / rounds * 1e3);
+	free(m);
+}
+
 int main(void)
 {
 	const char *e = getenv("BENCH_RECORDS");
@@ -277,6 +337,10 @@ int main(void)
 	getloadavg(load, 3);
 	printf("# figures from this machine (load average %.1f on %ld CPUs), one core each; nothing is asserted\n",
 	       load[0], sysconf(_SC_NPROCESSORS_ONLN));
+	if (getenv("BENCH_ONLY_EXPORTER")) {
+		bench_exporter(64);
+		return 0;
+	}
 	if (getenv("BENCH_ONLY_READERS")) {
 		bench_readers(n);
 		return 0;
@@ -288,5 +352,6 @@ int main(void)
 	bench_record(2000000, 65536);
 	bench_record(4000000, 65536);
 	bench_record(0, 65536);
+	bench_exporter(64);
 	return 0;
 }
