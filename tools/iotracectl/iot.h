@@ -90,7 +90,9 @@ struct iot_counts {
  * @cpu_hdr_offset: offset of CPU 0's header.
  * @chunk_hdr_offset: offset of chunk 0's header.
  * @chunk_stride: bytes between two chunks.
- * @cache: the chunk last found (a lookup cache, written through const).
+ * @cache: the chunk last found (a lookup cache, written through const),
+ *	and during a snapshot the pool's chunks sorted by CPU and first
+ *	sequence number (@cache.idx, @cache.nidx).
  */
 struct iot_ring {
 	const uint8_t *base;
@@ -104,7 +106,15 @@ struct iot_ring {
 		int valid, lo_valid;
 		uint32_t cpu, k, lo_cpu;
 		uint64_t first, take, lo;
+		struct iot_chunk_ref *idx;
+		uint32_t nidx;
 	} cache;
+};
+
+/* A chunk of a 2.0 ring as found by a snapshot (its index, by cpu, first). */
+struct iot_chunk_ref {
+	uint32_t cpu, k;
+	uint64_t first, take;
 };
 
 /* Callback for every valid record; return non-zero to stop. */

@@ -172,16 +172,121 @@ static const struct iotrace_chunk_hdr *chunk_hdr2(const struct iot_ring *ring,
 }
 
 /*
+ * Chunk @k as a stable (take, cpu, first) triple: 0, or -1 when it is
+ * unused, being taken or changed while read.
+ */
+static int chunk_read2(const struct iot_ring *ring, uint32_t k,
+		       struct iot_chunk_ref *r)
+{
+	const struct iotrace_chunk_hdr *c = chunk_hdr2(ring, k);
+	uint64_t take = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+
+	if (!take || take == UINT64_MAX)
+		return -1;
+	r->cpu = __atomic_load_n(&c->cpu, __ATOMIC_RELAXED);
+	r->first = __atomic_load_n(&c->first_seq, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&c->seq, __ATOMIC_RELAXED) != take)
+		return -1;
+	r->k = k;
+	r->take = take;
+	return 0;
+}
+
+/* Whether chunk @r (still taken as @r->take) holds @cpu's @seq; caches it. */
+static int hit2(const struct iot_ring *ring, const struct iot_chunk_ref *r,
+		uint32_t cpu, uint64_t seq)
+{
+	struct iot_ring *w = (struct iot_ring *)ring;	/* the cache only */
+
+	if (r->cpu != cpu || seq < r->first ||
+	    seq - r->first >= ring->chunk_records ||
+	    __atomic_load_n(&chunk_hdr2(ring, r->k)->seq, __ATOMIC_ACQUIRE) !=
+	    r->take)
+		return 0;
+	w->cache.valid = 1;
+	w->cache.cpu = cpu;
+	w->cache.k = r->k;
+	w->cache.first = r->first;
+	w->cache.take = r->take;
+	return 1;
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct iot_chunk_ref *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return 0;
+}
+
+/* The first index entry of @cpu whose chunk may hold @seq (or past it). */
+static uint32_t idx_find2(const struct iot_ring *ring, uint32_t cpu,
+			  uint64_t seq)
+{
+	const struct iot_chunk_ref *x = ring->cache.idx;
+	uint32_t lo = 0, hi = ring->cache.nidx;
+
+	/* the last entry with (cpu, first) <= (cpu, seq), or the next one */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (x[mid].cpu < cpu || (x[mid].cpu == cpu && x[mid].first <= seq))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && x[lo - 1].cpu == cpu ? lo - 1 : lo;
+}
+
+/*
+ * The chunks of the pool sorted by CPU and first sequence number, for the
+ * lookups of one snapshot (a chunk taken or recycled since is caught by
+ * its take number; a lookup the index cannot answer scans).
+ */
+static void idx_build2(const struct iot_ring *ring)
+{
+	struct iot_ring *w = (struct iot_ring *)ring;	/* the cache only */
+	struct iot_chunk_ref *x;
+	uint32_t k, n = 0;
+
+	x = malloc((size_t)ring->nr_chunks * sizeof(*x));
+	if (!x)
+		return;		/* the scans still answer */
+	for (k = 0; k < ring->nr_chunks; k++)
+		if (!chunk_read2(ring, k, &x[n]))
+			n++;
+	qsort(x, n, sizeof(*x), ref_cmp);
+	w->cache.idx = x;
+	w->cache.nidx = n;
+}
+
+static void idx_free2(const struct iot_ring *ring)
+{
+	struct iot_ring *w = (struct iot_ring *)ring;	/* the cache only */
+
+	free(w->cache.idx);
+	w->cache.idx = NULL;
+	w->cache.nidx = 0;
+}
+
+/*
  * Find the chunk that holds CPU @cpu's sequence number @seq: 0 and the
- * cache set, or -1.  A full scan also notes the lowest first sequence
- * number of @cpu's chunks: every number below it is gone for good (it only
- * grows until a clear).
+ * cache set, or -1.  Tried in turn: the chunk last found, the CPU's
+ * current chunk (cpu_hdr.cur: what a follower wants next), the snapshot's
+ * index, and a scan of every chunk.  The scan also notes the lowest first
+ * sequence number of @cpu's chunks: every number below it is gone for good
+ * (it only grows until a clear).
  */
 static int find2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq)
 {
 	struct iot_ring *w = (struct iot_ring *)ring;	/* the cache only */
 	uint64_t lo = UINT64_MAX;
 	uint32_t k, R = ring->chunk_records;
+	struct iot_chunk_ref r;
 
 	if (w->cache.valid && w->cache.cpu == cpu &&
 	    seq - w->cache.first < R && seq >= w->cache.first &&
@@ -191,6 +296,15 @@ static int find2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq)
 	if (w->cache.lo_valid && w->cache.lo_cpu == cpu && seq < w->cache.lo)
 		return -1;
 	w->cache.valid = 0;
+	k = __atomic_load_n(&cpu_hdr2(ring, cpu)->cur, __ATOMIC_RELAXED);
+	if (k < ring->nr_chunks && !chunk_read2(ring, k, &r) &&
+	    hit2(ring, &r, cpu, seq))
+		return 0;
+	if (w->cache.idx) {
+		k = idx_find2(ring, cpu, seq);
+		if (k < w->cache.nidx && hit2(ring, &w->cache.idx[k], cpu, seq))
+			return 0;
+	}
 	for (k = 0; k < ring->nr_chunks; k++) {
 		const struct iotrace_chunk_hdr *c = chunk_hdr2(ring, k);
 		uint64_t take = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
@@ -227,8 +341,19 @@ static int find2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq)
 static uint64_t lo2(const struct iot_ring *ring, uint32_t cpu)
 {
 	uint64_t head = iot_ring_head(ring, cpu);
+	const struct iot_chunk_ref *x = ring->cache.idx;
+	uint32_t i;
 
 	((struct iot_ring *)ring)->cache.lo_valid = 0;
+	/*
+	 * The index is sorted: @cpu's first chunk still taken as indexed is
+	 * its lowest (chunks taken since hold newer numbers).
+	 */
+	for (i = x ? idx_find2(ring, cpu, 0) : ring->cache.nidx;
+	     i < ring->cache.nidx && x[i].cpu == cpu; i++)
+		if (__atomic_load_n(&chunk_hdr2(ring, x[i].k)->seq,
+				    __ATOMIC_ACQUIRE) == x[i].take)
+			return x[i].first < head ? x[i].first : head;
 	find2(ring, cpu, UINT64_MAX);
 	if (ring->cache.lo_valid && ring->cache.lo_cpu == cpu &&
 	    ring->cache.lo < head)
@@ -389,6 +514,10 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 	uint32_t p;
 	int ret = 0;
 
+	/* 2.0: the chunks indexed once, not scanned at every chunk crossed */
+	if (ring->v2)
+		idx_build2(ring);
+
 	for (p = 0; p < ring->nr_parts && !ret; p++) {
 		uint64_t head = iot_ring_head(ring, p);
 		uint64_t from = head > ring->part_records ?
@@ -426,6 +555,8 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 			ret = cb(arg, disk, (const struct iotrace_record *)buf);
 		}
 	}
+	if (ring->v2)
+		idx_free2(ring);
 	return ret;
 }
 
