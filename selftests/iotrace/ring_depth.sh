@@ -54,8 +54,9 @@ run() {
 	cap=$(kv "$out/$name" ring_records)
 	delta=$((after - before))
 	ktap_check "$name: every record intact, contiguous per CPU" test $rc -eq 0
-	ktap_check "$name: present $present >= 0.9 x $cap" \
-		test $((present * 10)) -ge $((cap * 9))
+	ktap_check "$name: present $present >= 0.9 x $cap and >= 0.9 x buf_size/128" \
+		test $((present * 10)) -ge $((cap * 9)) -a \
+		$((present * 10)) -ge $((1048576 / 128 * 9))
 	ktap_check "$name: completed = stat delta $delta" \
 		test "$(iot_stat $disk completed)" -eq "$delta"
 	"$RINGCHECK" dump "$IOT/$disk/ring" > "$out/$name.ring"
