@@ -35,7 +35,13 @@ for cpu in 0 1; do
 	    --cpus_allowed=$cpu --write_iolog="$out/iolog.$cpu" \
 	    --output="$out/fio.$cpu" &
 done
-# snapshots for as long as fio runs
+# snapshots for as long as fio runs, from its first completion on (fio's
+# start under TCG can take longer than its I/O)
+t=0
+while [ "$(iot_stat $disk recorded)" -eq 0 ] && [ $t -lt 600 ]; do
+	sleep 0.05
+	t=$((t + 1))
+done
 i=0
 while [ $i -lt 3 ] || pgrep -x fio > /dev/null; do
 	i=$((i + 1))
