@@ -129,7 +129,12 @@ iot_meta() {
 	echo "lost=$((ow + dr))"
 	echo "record_size=$(ring_record_size "$1")"
 	echo "ring_size=$(iot_stat "$1" ring_size)"
-	echo "ring_records=$(( $(iot_stat "$1" part_records) * $(iot_stat "$1" nr_parts) ))"
+	# ABI 2.0: a pool of nr_chunks x chunk_records; 1.x: parts
+	if [ -n "$(iot_stat "$1" nr_chunks)" ]; then
+		echo "ring_records=$(( $(iot_stat "$1" chunk_records) * $(iot_stat "$1" nr_chunks) ))"
+	else
+		echo "ring_records=$(( $(iot_stat "$1" part_records) * $(iot_stat "$1" nr_parts) ))"
+	fi
 }
 
 BPF_PROG='
