@@ -99,7 +99,7 @@ static int ring2_init(struct iot_ring *ring, const void *buf, size_t len,
 		      char *err, size_t errlen)
 {
 	iot_ring_hdr2 h;
-	uint64_t end, t;
+	uint64_t end = 0, t;
 
 	if (len < sizeof(h))
 		return ERR("truncated ring: %zu bytes, the header alone is %zu",
@@ -526,8 +526,13 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 		uint64_t filtered = iot_ring_filtered(ring, p);
 
 		if (ring->v2) {
-			/* whole chunks recycled, counted by the writers */
+			/*
+			 * whole chunks recycled, counted by the writers; no
+			 * CPU has more than the pool present (a corrupt head)
+			 */
 			from = lo2(ring, p);
+			if (head - from > ring->part_records)
+				from = head - ring->part_records;
 			c->overwritten += __atomic_load_n(
 				&cpu_hdr2(ring, p)->overwritten,
 				__ATOMIC_RELAXED);
