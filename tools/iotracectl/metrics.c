@@ -408,29 +408,15 @@ static size_t fmt_label(char *p, const char *name, const char *v, int first)
 	return n;
 }
 
-/* A label value: backslash, double quote and newline escaped. */
+/*
+ * A label value: backslash, double quote and newline escaped.  Every value
+ * is a string of struct iot_metrics or a name: shorter than IOT_M_INFO_LEN.
+ */
 static void put_label(FILE *fp, const char *name, const char *v, int first)
 {
 	char buf[2 * IOT_M_INFO_LEN + 64];
-	size_t l = strlen(v);
 
-	if (l < IOT_M_INFO_LEN) {
-		fwrite(buf, 1, fmt_label(buf, name, v, first), fp);
-		return;
-	}
-	/* longer than any value iotracectl keeps: in pieces */
-	fprintf(fp, "%s%s=\"", first ? "" : ",", name);
-	while (l) {
-		char piece[IOT_M_INFO_LEN];
-		size_t k = l < sizeof(piece) - 1 ? l : sizeof(piece) - 1;
-
-		memcpy(piece, v, k);
-		piece[k] = 0;
-		fwrite(buf, 1, esc_label(buf, piece), fp);
-		v += k;
-		l -= k;
-	}
-	fputc('"', fp);
+	fwrite(buf, 1, fmt_label(buf, name, v, first), fp);
 }
 
 /* decimal @v at @p, no NUL; returns its length (at most 20) */

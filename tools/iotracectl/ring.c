@@ -306,28 +306,12 @@ static int find2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq)
 			return 0;
 	}
 	for (k = 0; k < ring->nr_chunks; k++) {
-		const struct iotrace_chunk_hdr *c = chunk_hdr2(ring, k);
-		uint64_t take = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
-		uint64_t first;
-		uint32_t ccpu;
-
-		if (!take || take == UINT64_MAX)
+		if (chunk_read2(ring, k, &r) || r.cpu != cpu)
 			continue;
-		ccpu = __atomic_load_n(&c->cpu, __ATOMIC_RELAXED);
-		first = __atomic_load_n(&c->first_seq, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&c->seq, __ATOMIC_RELAXED) != take ||
-		    ccpu != cpu)
-			continue;
-		if (first < lo)
-			lo = first;
-		if (seq >= first && seq - first < R && !w->cache.valid) {
-			w->cache.valid = 1;
-			w->cache.cpu = cpu;
-			w->cache.k = k;
-			w->cache.first = first;
-			w->cache.take = take;
-		}
+		if (r.first < lo)
+			lo = r.first;
+		if (!w->cache.valid)
+			hit2(ring, &r, cpu, seq);
 	}
 	if (lo != UINT64_MAX) {
 		w->cache.lo_valid = 1;
