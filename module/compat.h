@@ -195,4 +195,31 @@ static inline u64 iotrace_bio_cgroup_id(struct bio *bio)
 	return css && css->cgroup ? cgroup_id(css->cgroup) : 0;
 }
 
+/*
+ * block_io_start (6.5): a request is started, in the context of the task
+ * that created it (blk_mq_bio_to_request() from submit_bio(), and
+ * blk_execute_rq() for passthrough).  Earlier kernels have no tracepoint
+ * there: their records carry no submitter (pid 0, unknown), and iotrace
+ * has no use for block_rq_merge (which forgets the submitter of a request
+ * merged into another) either.  The tracepoint's prototype is checked
+ * against the probe's at compile time where it exists.
+ */
+typedef void (*iotrace_rq_probe_t)(void *data, struct request *rq);
+
+#ifdef IOTRACE_HAVE_BLOCK_IO_START
+#include <trace/events/block.h>
+#define IOTRACE_TP_IO_START	"block_io_start"
+#define IOTRACE_TP_RQ_MERGE	"block_rq_merge"
+static inline void iotrace_check_io_start(iotrace_rq_probe_t probe)
+{
+	check_trace_callback_type_block_io_start(probe);
+}
+#else
+#define IOTRACE_TP_IO_START	NULL
+#define IOTRACE_TP_RQ_MERGE	NULL
+static inline void iotrace_check_io_start(iotrace_rq_probe_t probe)
+{
+}
+#endif
+
 #endif /* _IOTRACE_COMPAT_H */

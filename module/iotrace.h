@@ -58,6 +58,12 @@
  * @status_kind: IOTRACE_MSTATUS_* of @dev_status (metrics.c).
  * @dev_status: device status, see struct iotrace_record.
  * @dev_result: device result, see struct iotrace_record.
+ * @sub_rq: request whose submitter @pid names (block_io_start), NULL if
+ *	none: cleared when the request completes or is merged into another
+ *	(freed without completing), so that the next request on the tag,
+ *	the same struct request, never inherits it.
+ * @pid: thread group id of the submitter, 0 if the kernel's own or unknown.
+ * @sub_rflags: IOTRACE_RF_KERNEL or 0.
  * @cmd: the captured command.
  *
  * One slot per (hardware queue, tag), and one per hardware queue for the
@@ -89,6 +95,9 @@ struct iotrace_slot {
 	u8		status_kind;
 	u32		dev_status;
 	u32		dev_result;
+	struct request	*sub_rq;
+	u32		pid;
+	u16		sub_rflags;
 	u8		cmd[IOTRACE_CMD_LEN];
 } ____cacheline_aligned;
 

@@ -2,10 +2,11 @@
 /*
  * iotrace - the hot path: block tracepoint probes and the slot table.
  *
- * block_rq_issue fills the request's slot in the disk's in-flight table,
- * block_rq_requeue counts a retry, block_rq_complete (the final one of a
- * request) writes the record into the completing CPU's current chunk
- * (ring.c) and frees the slot.  No lock, and no atomic read-modify-write
+ * block_io_start (where the kernel has it) notes the request's submitter
+ * in its slot in the disk's in-flight table, block_rq_issue fills the
+ * rest of the slot, block_rq_requeue counts a retry, block_rq_complete
+ * (the final one of a request) writes the record into the completing
+ * CPU's current chunk (ring.c) and frees the slot.  No lock, and no atomic read-modify-write
  * on a line another CPU writes except one per chunk: the reservation is a
  * local64_t that only the chunk's CPU updates, and local64 operations are
  * safe against a probe nesting on the same CPU.
@@ -29,18 +30,26 @@
 #include "cmd.h"
 #include "compat.h"
 
+/* A tracepoint iotrace attaches to; an optional one may be missing. */
 struct iotrace_tp {
 	const char		*name;
 	void			*probe;
 	struct tracepoint	*tp;
+	bool			optional;
 };
 
+static void iotrace_probe_io_start(void *data, struct request *rq);
+static void iotrace_probe_merge(void *data, struct request *rq);
 static void iotrace_probe_issue(void *data, struct request *rq);
 static void iotrace_probe_requeue(void *data, struct request *rq);
 static void iotrace_probe_complete(void *data, struct request *rq,
 				   iotrace_rq_error_t error, unsigned int nr_bytes);
 
 static struct iotrace_tp iotrace_tps[] = {
+	{ .name = IOTRACE_TP_IO_START,	.probe = iotrace_probe_io_start,
+	  .optional = true },
+	{ .name = IOTRACE_TP_RQ_MERGE,	.probe = iotrace_probe_merge,
+	  .optional = true },
 	{ .name = "block_rq_issue",	.probe = iotrace_probe_issue },
 	{ .name = "block_rq_requeue",	.probe = iotrace_probe_requeue },
 	{ .name = "block_rq_complete",	.probe = iotrace_probe_complete },
@@ -224,6 +233,78 @@ static inline void iotrace_slot_end(struct iotrace_slot *s)
 	WRITE_ONCE(s->gen, s->gen + 1);
 }
 
+/*
+ * block_io_start: @rq is started by the task that created it (its first
+ * bio's submitter, or the caller of blk_execute_rq()), in that task's
+ * context.  A kernel thread's I/O (writeback, the journal, a driver's own
+ * commands) is the kernel's: pid 0 and IOTRACE_RF_KERNEL, not the thread's
+ * pid.  Outside a task (an interrupt) the submitter is unknown: pid 0.
+ */
+static void iotrace_probe_io_start(void *data, struct request *rq)
+{
+	struct iotrace_slot *s;
+	u16 rflags = 0;
+	u32 pid = 0;
+
+	preempt_disable_notrace();
+	rcu_read_lock();
+	s = iotrace_rq_slot(rq);
+	if (!s)
+		goto out;
+	iotrace_assert_cpu_held();
+	if (in_task()) {
+		if (current->flags & PF_KTHREAD)
+			rflags = IOTRACE_RF_KERNEL;
+		else
+			pid = task_tgid_nr(current);
+	}
+	iotrace_slot_begin(s);
+	WRITE_ONCE(s->sub_rq, NULL);
+	/* old owner gone before the submitter changes */
+	smp_wmb();
+	s->pid = pid;
+	s->sub_rflags = rflags;
+	/* submitter complete before it is tagged with its request */
+	smp_wmb();
+	WRITE_ONCE(s->sub_rq, rq);
+	iotrace_slot_end(s);
+out:
+	rcu_read_unlock();
+	preempt_enable_notrace();
+}
+
+/*
+ * block_rq_merge: @rq is merged into another request and freed without a
+ * completion; its submitter must not outlive it (the tag's next request is
+ * the same struct request).  The request it merged into keeps its own.
+ */
+static void iotrace_probe_merge(void *data, struct request *rq)
+{
+	struct iotrace_slot *s;
+
+	preempt_disable_notrace();
+	rcu_read_lock();
+	s = iotrace_rq_slot(rq);
+	if (s && READ_ONCE(s->sub_rq) == rq) {
+		iotrace_slot_begin(s);
+		WRITE_ONCE(s->sub_rq, NULL);
+		iotrace_slot_end(s);
+	}
+	rcu_read_unlock();
+	preempt_enable_notrace();
+}
+
+/* The submitter noted for @rq in @s (may be NULL): true if there is one. */
+static bool iotrace_slot_sub(const struct iotrace_slot *s,
+			     const struct request *rq)
+{
+	if (!s || READ_ONCE(s->sub_rq) != rq)
+		return false;
+	/* pairs with the smp_wmb() before sub_rq is set */
+	smp_rmb();
+	return true;
+}
+
 static void iotrace_probe_issue(void *data, struct request *rq)
 {
 	struct iotrace_slot *s;
@@ -320,13 +401,15 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
 		return;
 	own = READ_ONCE(s->rq) == rq;
 	if (!own && READ_ONCE(s->cmd_rq) != rq &&
-	    READ_ONCE(s->status_rq) != rq)
+	    READ_ONCE(s->status_rq) != rq && READ_ONCE(s->sub_rq) != rq)
 		return;
 	iotrace_slot_begin(s);
 	if (own) {
 		WRITE_ONCE(s->rq, NULL);
 		s->seq_wait = 0;
 	}
+	if (READ_ONCE(s->sub_rq) == rq)
+		WRITE_ONCE(s->sub_rq, NULL);
 	if (READ_ONCE(s->cmd_rq) == rq)
 		WRITE_ONCE(s->cmd_rq, NULL);
 	if (READ_ONCE(s->status_rq) == rq)
@@ -391,8 +474,12 @@ static void iotrace_fill(struct iotrace_record *r, struct request *rq,
 	r->complete_ns = now;
 	r->hwq = rq->mq_hctx ? rq->mq_hctx->queue_num : 0;
 	r->error = error ? iotrace_rq_errno(error) : 0;
-	/* the submitter is not known here: issue 19 (a creation probe) */
-	r->pid = 0;
+	if (iotrace_slot_sub(s, rq)) {
+		r->pid = s->pid;
+		rflags |= s->sub_rflags;
+	} else {
+		r->pid = 0;
+	}
 	if (own) {
 		r->issue_ns = s->issue_ns;
 		r->sector = s->sector;
@@ -665,7 +752,7 @@ static void iotrace_find_tp(struct tracepoint *tp, void *priv)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(iotrace_tps); i++)
-		if (!strcmp(tp->name, iotrace_tps[i].name))
+		if (iotrace_tps[i].name && !strcmp(tp->name, iotrace_tps[i].name))
 			iotrace_tps[i].tp = tp;
 }
 
@@ -683,17 +770,24 @@ int iotrace_probes_find(void)
 	 * own prototypes (no CREATE_TRACE_POINTS: nothing is defined)
 	 * check theirs here, at compile time.
 	 */
+	iotrace_check_io_start(iotrace_probe_io_start);
+	check_trace_callback_type_block_rq_merge(iotrace_probe_merge);
 	check_trace_callback_type_block_rq_issue(iotrace_probe_issue);
 	check_trace_callback_type_block_rq_requeue(iotrace_probe_requeue);
 	check_trace_callback_type_block_rq_complete(iotrace_probe_complete);
 
 	for_each_kernel_tracepoint(iotrace_find_tp, NULL);
+	/* iotrace_tps[0] is block_io_start */
+	if (!iotrace_tps[0].tp)
+		pr_info("iotrace: no block_io_start tracepoint: records carry no submitter (pid 0)\n");
 	for (i = 0; i < ARRAY_SIZE(iotrace_tps); i++) {
-		if (!iotrace_tps[i].tp) {
-			pr_err("iotrace: tracepoint %s not found\n",
-			       iotrace_tps[i].name);
-			return -ENOENT;
-		}
+		if (iotrace_tps[i].tp)
+			continue;
+		if (iotrace_tps[i].optional)
+			continue;
+		pr_err("iotrace: tracepoint %s not found\n",
+		       iotrace_tps[i].name);
+		return -ENOENT;
 	}
 	return 0;
 }
@@ -716,6 +810,8 @@ int iotrace_probes_get(void)
 	if (iotrace_probe_users++)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(iotrace_tps); i++) {
+		if (!iotrace_tps[i].tp)
+			continue;
 		ret = tracepoint_probe_register(iotrace_tps[i].tp,
 						iotrace_tps[i].probe, NULL);
 		if (ret) {
@@ -731,8 +827,9 @@ int iotrace_probes_get(void)
 	return 0;
 unwind:
 	while (--i >= 0)
-		tracepoint_probe_unregister(iotrace_tps[i].tp,
-					    iotrace_tps[i].probe, NULL);
+		if (iotrace_tps[i].tp)
+			tracepoint_probe_unregister(iotrace_tps[i].tp,
+						    iotrace_tps[i].probe, NULL);
 	tracepoint_synchronize_unregister();
 	iotrace_probe_users--;
 	return ret;
@@ -754,8 +851,9 @@ void iotrace_probes_put(void)
 		return;
 	iotrace_cmd_detach();
 	for (i = ARRAY_SIZE(iotrace_tps) - 1; i >= 0; i--)
-		tracepoint_probe_unregister(iotrace_tps[i].tp,
-					    iotrace_tps[i].probe, NULL);
+		if (iotrace_tps[i].tp)
+			tracepoint_probe_unregister(iotrace_tps[i].tp,
+						    iotrace_tps[i].probe, NULL);
 	tracepoint_synchronize_unregister();
 }
 

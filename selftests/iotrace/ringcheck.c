@@ -9,6 +9,8 @@
  *   ringcheck dumpx RING        print "OP SECTOR BYTES RFLAGS LATENCY_NS"
  *                               (RFLAGS in decimal;
  *                               latency -1 without an issue)
+ *   ringcheck dumpp RING        print "OP SECTOR BYTES RFLAGS PID CGROUP"
+ *                               (the submitter and the cgroup id)
  *   ringcheck watch RING FILE   copy and validate continuously until FILE
  *                               exists (at most RINGCHECK_MAX_S, default 600 s;
  *                               RINGCHECK_POLL_US: pause between passes)
@@ -23,6 +25,7 @@
  * Only the ring header's geometry is used, never compiled-in sizes.  Prints
  * "key: value" summary lines and "# " diagnostics; exits 0 when valid.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -225,14 +228,22 @@ static const char *op_name(uint8_t op)
 
 static void print_rec(const struct iotrace_record *x, int dump)
 {
-	if (dump == 1)
+	uint64_t cg;
+
+	if (dump == 1) {
 		printf("%s %llu %u\n", op_name(x->op),
 		       (unsigned long long)x->sector, x->bytes);
-	else
+	} else if (dump == 3) {
+		memcpy(&cg, x->cmd + IOTRACE_CMD_CGROUP_OFF, sizeof(cg));
+		printf("%s %llu %u %u %u %llu\n", op_name(x->op),
+		       (unsigned long long)x->sector, x->bytes, x->rflags,
+		       x->pid, (unsigned long long)le64toh(cg));
+	} else {
 		printf("%s %llu %u %u %lld\n", op_name(x->op),
 		       (unsigned long long)x->sector, x->bytes, x->rflags,
 		       x->rflags & IOTRACE_RF_NO_ISSUE ? -1LL :
 		       (long long)(x->complete_ns - x->issue_ns));
+	}
 }
 
 /*
@@ -526,10 +537,11 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: ringcheck check|dump|dumpx|watch|follow|hold|rdonly RING [ARG]\n");
+			"usage: ringcheck check|dump|dumpx|dumpp|watch|follow|hold|rdonly RING [ARG]\n");
 		return 2;
 	}
-	quiet = !strcmp(argv[1], "dump") || !strcmp(argv[1], "dumpx");
+	quiet = !strcmp(argv[1], "dump") || !strcmp(argv[1], "dumpx") ||
+		!strcmp(argv[1], "dumpp");
 	if (ring_open(&r, argv[2]))
 		return 1;
 	if (!strcmp(argv[1], "check"))
@@ -538,6 +550,8 @@ int main(int argc, char **argv)
 		return do_check(&r, 1);
 	if (!strcmp(argv[1], "dumpx"))
 		return do_check(&r, 2);
+	if (!strcmp(argv[1], "dumpp"))
+		return do_check(&r, 3);
 	if (!strcmp(argv[1], "watch") && argc > 3)
 		return do_watch(&r, argv[3], NULL);
 	if (!strcmp(argv[1], "follow") && argc > 3)
