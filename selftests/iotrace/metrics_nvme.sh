@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# metrics_nvme: the in-kernel metrics of QEMU's NVMe namespace against
+# oracles iotrace did not write: fio's own I/O log and the kernel's
+# /sys/block/<ns>/stat delta (requests and bytes exact while a 64K ring
+# wraps many times), and an opcode the controller does not implement,
+# sent through the passthrough ioctl by nvme-cli: one error of op "other",
+# by the status nvme-cli printed (where the module records NVMe status:
+# module BTF), in GET_METRICS and in the exporter's iotrace_errors_total.
+# VM-DEVICES: nvme
+# VM-TIMEOUT: 400
+# VM-SMP: 2
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+require_cmd nvme fio python3
+[ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
+# shellcheck disable=SC2119
+ktap_header
+out=$(mktemp -d)
+NLM="python3 $IOTRACE_SRC/selftests/iotrace/nlmetrics.py"
+
+m() {
+	sed -n "s/^$2: //p" "$1"
+}
+
+stat_f() {
+	awk -v f="$2" '{ print $f }' "/sys/block/$1/stat"
+}
+
+ns=$(first_disk 'nvme*n1') || skip "no NVMe namespace in the guest"
+load_iotrace buf_size=64K disks=$ns
+# udevd's main process reads a watched whole disk (a partition table probe)
+# after every close of a writer: I/O that is neither fio's nor iotrace's
+# (the records name systemd-udevd as their submitter).  No udev here.
+settle
+udevadm control --exit 2> /dev/null || pkill -x systemd-udevd
+if [ -e /sys/kernel/btf/nvme_core ]; then
+	have_btf=1
+	"$IOTRACECTL" nvme-layout > "$out/layout" 2>&1 ||
+		die "iotracectl nvme-layout failed: $(cat "$out/layout")"
+else
+	have_btf=0
+	log "no /sys/kernel/btf/nvme_core on $(uname -r): no NVMe status recorded"
+fi
+ktap_check "namespace $ns has a metrics file" test -r "$IOT/$ns/metrics"
+
+# ---- fio on the namespace: counts exact while the ring wraps -----------
+$NLM reset $ns > /dev/null || die "RESET_METRICS failed"
+before="$(stat_f $ns 1) $(stat_f $ns 3) $(stat_f $ns 5) $(stat_f $ns 7)"
+for cpu in 0 1; do
+	fio --name=n$cpu --filename=/dev/$ns --direct=1 --ioengine=libaio \
+	    --iodepth=8 --rw=randrw --bssplit=4k/50:16k/30:64k/20 \
+	    --number_ios=1500 --size=48m --offset=$((cpu * 48))m \
+	    --cpus_allowed=$cpu --write_iolog="$out/iolog.$cpu" \
+	    --output="$out/fio.$cpu" &
+done
+wait
+# shellcheck disable=SC2086
+set -- $before
+$NLM get $ns > "$out/fio.m"
+fio_sum() {
+	cat "$out"/iolog.* | awk -v d="$1" -v w="$2" '
+		$2 == d { n++; b += $4 } $3 == d { n++; b += $5 }
+		END { print (w == "count" ? n + 0 : b + 0) }'
+}
+n=$(fio_sum read count)
+ktap_check "read requests $(m "$out/fio.m" read.requests) = fio's $n = stat's $(($(stat_f $ns 1) - $1))" \
+	test "$(m "$out/fio.m" read.requests)" -eq "$n" -a "$n" -eq $(($(stat_f $ns 1) - $1)) -a "$n" -gt 0
+n=$(fio_sum write count)
+ktap_check "write requests $(m "$out/fio.m" write.requests) = fio's $n = stat's $(($(stat_f $ns 5) - $3))" \
+	test "$(m "$out/fio.m" write.requests)" -eq "$n" -a "$n" -eq $(($(stat_f $ns 5) - $3)) -a "$n" -gt 0
+n=$(fio_sum read bytes)
+ktap_check "read bytes $(m "$out/fio.m" read.bytes) = fio's $n = stat's sectors x 512" \
+	test "$(m "$out/fio.m" read.bytes)" -eq "$n" -a "$n" -eq $((($(stat_f $ns 3) - $2) * 512))
+n=$(fio_sum write bytes)
+ktap_check "write bytes $(m "$out/fio.m" write.bytes) = fio's $n = stat's sectors x 512" \
+	test "$(m "$out/fio.m" write.bytes)" -eq "$n" -a "$n" -eq $((($(stat_f $ns 7) - $4) * 512))
+ktap_check "no errors, nothing else counted" \
+	test "$(m "$out/fio.m" read.errors)$(m "$out/fio.m" write.errors)$(m "$out/fio.m" other.requests)" = 000
+over=$(iot_stat $ns overwritten)
+ktap_check "the 64K ring wrapped ($over records overwritten)" test "${over:-0}" -gt 1000
+ktap_check "device latency counted for every request" \
+	test "$(m "$out/fio.m" read.dev_count)" -eq "$(m "$out/fio.m" read.requests)" -a \
+	"$(m "$out/fio.m" write.dev_count)" -eq "$(m "$out/fio.m" write.requests)"
+
+# ---- an opcode the controller does not implement ----------------------
+$NLM reset $ns > /dev/null
+nvme io-passthru /dev/$ns --opcode=0x83 --namespace-id=1 \
+	--cdw10=0xa5a5a5a5 > "$out/bad.out" 2>&1 &&
+	log "opcode 0x83 succeeded?"
+bad=$(grep -o '(0x[0-9a-fA-F]*)' "$out/bad.out" | tail -n 1 | tr -d '()')
+log "nvme-cli on opcode 0x83: $(tr '\n' ' ' < "$out/bad.out")"
+$NLM get $ns > "$out/bad.m"
+grep -E '^other\.(requests|errors)|^error' "$out/bad.m" | sed 's/^/# /'
+ktap_check "nvme-cli printed a status ($bad)" test -n "$bad"
+ktap_check "one request of op other, one error" \
+	test "$(m "$out/bad.m" other.requests)/$(m "$out/bad.m" other.errors)" = 1/1
+sc=$(( ${bad:-0} & 0x7ff ))
+if [ $have_btf = 1 ]; then
+	want=$(printf 'nvme 0x%04x' $sc)
+	ktap_check "the error is of kind NVMe with nvme-cli's SCT/SC ($want)" \
+		test "$(grep -c "^error: other $want [0-9]* 1\$" "$out/bad.m")" -eq 1 -a \
+		"$(grep -c '^error:' "$out/bad.m")" -eq 1
+	label=$(printf 'nvme:sct0x%x:sc0x%02x' $((sc >> 8)) $((sc & 0xff)))
+else
+	ktap_check "no NVMe status without BTF: the error by errno" \
+		test "$(grep -c '^error: other none 0x0000 [0-9]* 1$' "$out/bad.m")" -eq 1
+	errno=$(sed -n 's/^error: other none 0x0000 \([0-9]*\) 1$/\1/p' "$out/bad.m")
+	name=$(python3 -c 'import errno, sys; print(errno.errorcode[int(sys.argv[1])])' "${errno:-5}")
+	# one number on Linux; the block layer's name for it is EOPNOTSUPP
+	[ "$name" = ENOTSUP ] && name=EOPNOTSUPP
+	label=errno:$name
+fi
+"$IOTRACECTL" exporter --textfile "$out" --once --disk-include "$ns" \
+	> "$out/exp.log" 2>&1 || log "exporter: $(cat "$out/exp.log")"
+prom=$out/iotrace.prom
+grep "iotrace_errors_total{disk=\"$ns\"" "$prom" 2> /dev/null | sed 's/^/# /'
+ktap_check "iotrace_errors_total{disk=$ns,op=other,status=$label} = 1" \
+	test "$(grep -F "iotrace_errors_total{disk=\"$ns\",op=\"other\",status=\"$label\"}" "$prom" | awk '{ print $2 }')" = 1
+
+unload_iotrace
+ktap_check "no kernel warnings" no_kernel_splat
+rm -rf "$out"
+ktap_finish
