@@ -85,7 +85,7 @@ static int iotrace_buf_size_set(const char *val, const struct kernel_param *kp)
 	}
 	if (v > IOTRACE_MAX_BUF_SIZE ||
 	    iotrace_ring_geometry(v, &g)) {
-		pr_err("iotrace: buf_size=%s (%llu bytes) out of range %lu..%lu (2 chunks of at least %u records for each of %u possible CPUs)\n",
+		pr_err("iotrace: buf_size=%s (%llu bytes) out of range: 0 (metrics only) or %lu..%lu (2 chunks of at least %u records for each of %u possible CPUs)\n",
 		       val, v, min, IOTRACE_MAX_BUF_SIZE,
 		       IOTRACE_MIN_CHUNK_RECORDS, nr_cpu_ids);
 		return -ERANGE;
@@ -100,7 +100,7 @@ static const struct kernel_param_ops iotrace_buf_size_ops = {
 };
 module_param_cb(buf_size, &iotrace_buf_size_ops, &iotrace_buf_size, 0444);
 MODULE_PARM_DESC(buf_size,
-		 "bytes of ring per disk, K/M/G suffixes (default 4M, range 64K..1G, at least two 4K chunks per possible CPU)");
+		 "bytes of ring per disk, K/M/G suffixes (default 4M, range 64K..1G, at least two 4K chunks per possible CPU; 0: no ring, in-kernel metrics only)");
 
 static bool iotrace_name_ok(const char *s)
 {

@@ -475,7 +475,8 @@ static void iotrace_nl_swap(struct iotrace_disk *d, struct iotrace_disk *tmp,
 	tmp->hdr->dev_major = old->dev_major;
 	tmp->hdr->dev_minor = old->dev_minor;
 	tmp->hdr->enabled_ns = old->enabled_ns;
-	tmp->hdr->flags = old->flags;
+	tmp->hdr->flags = (old->flags & ~IOTRACE_RING_METRICS_ONLY) |
+			  (tmp->hdr->flags & IOTRACE_RING_METRICS_ONLY);
 	tmp->hdr->generation = old->generation + 1;
 
 	WRITE_ONCE(old->flags, old->flags | IOTRACE_RING_DETACHED);
@@ -522,7 +523,7 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (iotrace_ring_geometry(nla_get_u64(a), &g)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a,
-				    "buf_size out of range: 64K..1G and two 4K chunks per possible CPU");
+				    "buf_size out of range: 0 (metrics only) or 64K..1G and two 4K chunks per possible CPU");
 		return -EINVAL;
 	}
 	d = iotrace_nl_disk(info, &ret);

@@ -643,6 +643,11 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		iotrace_slot_done(s, rq, seq_data);
 		goto out;
 	}
+	/* metrics only (buf_size 0): counted above, nothing to record */
+	if (unlikely(!d->nr_chunks)) {
+		iotrace_slot_done(s, rq, seq_data);
+		goto out;
+	}
 	f = rcu_dereference(d->filter);
 	if (unlikely(f) &&
 	    !iotrace_filter_pass(f, iotrace_op(rq), blk_rq_pos(rq),

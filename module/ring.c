@@ -113,12 +113,14 @@ unsigned long iotrace_ring_min_size(void)
 
 /**
  * iotrace_ring_geometry() - lay out a ring of at most @buf_size bytes.
- * @buf_size: bytes allowed for the whole ring.
+ * @buf_size: bytes allowed for the whole ring; 0 for none (metrics only).
  * @g: out, the layout.
  *
  * The largest chunk (up to IOTRACE_MAX_CHUNK_RECORDS records) that still
  * gives IOTRACE_CHUNKS_PER_CPU chunks per possible CPU, else the smallest
- * chunk if that gives at least two per possible CPU.
+ * chunk if that gives at least two per possible CPU.  A @buf_size of 0 is
+ * a ring of no chunk: the header and the CPU headers (the counters) only,
+ * a page and a page per 64 possible CPUs.
  *
  * Return: 0, or -ERANGE when @buf_size is outside the documented range.
  */
@@ -128,6 +130,10 @@ int iotrace_ring_geometry(unsigned long buf_size, struct iotrace_geom *g)
 	u32 recs;
 	u64 n = 0;
 
+	if (!buf_size) {
+		recs = IOTRACE_MIN_CHUNK_RECORDS;
+		goto layout;
+	}
 	if (buf_size < iotrace_ring_min_size() ||
 	    buf_size > IOTRACE_MAX_BUF_SIZE)
 		return -ERANGE;
@@ -141,6 +147,7 @@ int iotrace_ring_geometry(unsigned long buf_size, struct iotrace_geom *g)
 		recs = IOTRACE_MIN_CHUNK_RECORDS;
 	if (n < 2ULL * nr_cpus || n >= IOTRACE_CHUNK_NONE)
 		return -ERANGE;
+layout:
 	g->nr_cpus = nr_cpus;
 	g->chunk_records = recs;
 	g->nr_chunks = n;
@@ -253,6 +260,8 @@ int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size)
 	h->chunk_hdr_offset = g.chunk_hdr_offset;
 	h->chunk_hdr_size = IOTRACE_CHUNK_HDR_SIZE;
 	h->created_ns = ktime_get_ns();
+	if (!g.nr_chunks)
+		h->flags = IOTRACE_RING_METRICS_ONLY;
 	strscpy(h->name, d->name, sizeof(h->name));
 	iotrace_ring_reset(d);
 	h->generation = 0;

@@ -116,7 +116,9 @@ static int ring2_init(struct iot_ring *ring, const void *buf, size_t len,
 	if (h.chunk_records < 2 || (h.chunk_records & (h.chunk_records - 1)))
 		return ERR("corrupt ring header: chunk_records %u is not a power of two",
 			   h.chunk_records), -1;
-	if (!h.nr_chunks || h.nr_chunks == IOTRACE_CHUNK_NONE)
+	/* no chunk only in a metrics-only ring (buf_size 0): no records */
+	if ((!h.nr_chunks && !(h.flags & IOTRACE_RING_METRICS_ONLY)) ||
+	    h.nr_chunks == IOTRACE_CHUNK_NONE)
 		return ERR("corrupt ring header: nr_chunks %u", h.nr_chunks), -1;
 	if (h.cpu_hdr_size < sizeof(struct iotrace_cpu_hdr) ||
 	    h.chunk_hdr_size < sizeof(struct iotrace_chunk_hdr) ||
@@ -136,9 +138,10 @@ static int ring2_init(struct iot_ring *ring, const void *buf, size_t len,
 		return ERR("corrupt ring header: chunk_stride %llu < %u records of %u bytes",
 			   (unsigned long long)h.chunk_stride, h.chunk_records,
 			   h.record_size), -1;
-	if (mul_ovf(h.nr_chunks - 1, h.chunk_stride, &end) ||
-	    add_ovf(end, t, &end) || add_ovf(end, h.data_offset, &end) ||
-	    end > len)
+	if (h.nr_chunks &&
+	    (mul_ovf(h.nr_chunks - 1, h.chunk_stride, &end) ||
+	     add_ovf(end, t, &end) || add_ovf(end, h.data_offset, &end) ||
+	     end > len))
 		return ERR("truncated ring: records end at %llu but only %zu bytes are there",
 			   (unsigned long long)end, len), -1;
 	ring->base = buf;

@@ -292,6 +292,8 @@ struct iotrace_record_v1 {
 #define IOTRACE_RING_ENABLED	(1U << 0)  /* tracing on */
 #define IOTRACE_RING_DETACHED	(1U << 1)  /* disk gone: ring is final */
 #define IOTRACE_RING_CONTROLLER	(1U << 2)  /* ring of a controller's admin queue */
+/* buf_size 0: headers only, no chunk (nr_chunks 0): in-kernel metrics only */
+#define IOTRACE_RING_METRICS_ONLY	(1U << 3)
 
 /**
  * struct iotrace_ring_hdr - first bytes of every ring (debugfs <disk>/ring
@@ -315,7 +317,8 @@ struct iotrace_record_v1 {
  * @logical_block_size: of the disk, bytes.
  * @dev_major: device number of the disk.
  * @dev_minor: device number of the disk.
- * @nr_chunks: chunks in the pool.
+ * @nr_chunks: chunks in the pool; 0 with IOTRACE_RING_METRICS_ONLY (no
+ *	record is kept: the disk has its in-kernel metrics only).
  * @created_ns: CLOCK_MONOTONIC ns when the ring was created.
  * @enabled_ns: CLOCK_MONOTONIC ns when tracing was last enabled.
  * @name: disk (or controller) name, NUL-terminated.
