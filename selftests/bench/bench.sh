@@ -10,6 +10,7 @@
 # interleaved round-robin for BENCH_ROUNDS rounds:
 #   none      iotrace not loaded, nothing traced
 #   loaded    iotrace loaded, the disk not enabled
+#   metricsonly  iotrace enabled, no ring (resize to 0): slots and metrics
 #   enabled   iotrace enabled (default ring)
 #   record    iotrace enabled, iotracectl record streaming to tmpfs
 #   blktrace  blktrace -b 1024 writing to tmpfs
@@ -164,10 +165,13 @@ one_run() {
 	loaded)
 		iot_load none
 		for d in "$@"; do echo 0 > "$IOT/$d/enable"; done ;;
-	enabled | record | enabled16)
+	enabled | record | enabled16 | metricsonly)
 		iot_load none
 		for d in "$@"; do
 			echo 0 > "$IOT/$d/enable"
+			[ "$cfg" = metricsonly ] &&
+				{ "$IOTRACECTL" resize "$d" 0 ||
+				  die "resize $d 0 failed"; }
 			echo 1 > "$IOT/$d/clear"
 			echo 1 > "$IOT/$d/enable"
 		done ;;
@@ -280,8 +284,12 @@ one_run() {
 		esac
 	} > "$dir/meta"
 	case "$cfg" in
-	enabled | record | enabled16)
-		for d in "$@"; do echo 0 > "$IOT/$d/enable"; done ;;
+	enabled | record | enabled16 | metricsonly)
+		for d in "$@"; do
+			echo 0 > "$IOT/$d/enable"
+			[ "$cfg" = metricsonly ] &&
+				"$IOTRACECTL" resize "$d" "$(iot_status buf_size)"
+		done ;;
 	ftrace)
 		echo 0 > $TR/events/block/block_rq_issue/enable
 		echo 0 > $TR/events/block/block_rq_complete/enable

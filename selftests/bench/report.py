@@ -11,12 +11,13 @@ import os
 import statistics
 import sys
 
-CONFIGS = ['none', 'loaded', 'enabled', 'record', 'blktrace', 'bpftrace',
-           'ftrace']
+CONFIGS = ['none', 'loaded', 'metricsonly', 'enabled', 'record', 'blktrace',
+           'bpftrace', 'ftrace']
 PEERS = ['blktrace', 'bpftrace', 'ftrace']
 LABEL = {
     'none': 'no tracing',
     'loaded': 'iotrace loaded, disk disabled',
+    'metricsonly': 'iotrace enabled, metrics only (buf_size 0)',
     'enabled': 'iotrace enabled (default ring)',
     'record': 'iotrace enabled + iotracectl record to tmpfs',
     'blktrace': 'blktrace -b 1024 to tmpfs',

@@ -385,7 +385,7 @@ static int do_watch(struct ring *r, const char *stop, const char *path)
 	/* per CPU: the highest sequence number accepted so far, plus one */
 	uint64_t *last = calloc(r->h->nr_cpus, sizeof(*last));
 	uint64_t good = 0, lost = 0, passes = 0, insane = 0, back = 0;
-	uint64_t gens = 0, remaps = 0, gone = 0;
+	uint64_t gens = 0, remaps = 0, gone = 0, recycled = 0;
 	uint64_t gen = r->h->generation;
 	struct iotrace_record x;
 	const char *max_env = getenv("RINGCHECK_MAX_S");
@@ -448,8 +448,15 @@ static int do_watch(struct ring *r, const char *stop, const char *path)
 					continue;
 				if (slow)
 					usleep(slow);
-				if (!copy_rec(r, c, i, &x))
-					continue;	/* busy, unwritten or recycled */
+				if (!copy_rec(r, c, i, &x)) {
+					/* lapped: the chunk was taken again */
+					if (ld64(&chunk_hdr(r, c->k)->seq) !=
+					    c->take) {
+						recycled++;
+						break;
+					}
+					continue;	/* busy or unwritten */
+				}
 				why = rec_insane(r, c->cpu, &x);
 				if (why) {
 					printf("# cpu %u seq %llu: %s\n", c->cpu,
@@ -466,10 +473,11 @@ static int do_watch(struct ring *r, const char *stop, const char *path)
 			usleep(poll_us);
 	}
 	printf("watch_passes: %llu\nwatch_good: %llu\nwatch_overrun: %llu\n"
-	       "watch_insane: %llu\nwatch_head_back: %llu\n",
+	       "watch_insane: %llu\nwatch_head_back: %llu\n"
+	       "watch_recycled: %llu\n",
 	       (unsigned long long)passes, (unsigned long long)good,
 	       (unsigned long long)lost, (unsigned long long)insane,
-	       (unsigned long long)back);
+	       (unsigned long long)back, (unsigned long long)recycled);
 	if (path)
 		printf("follow_generations: %llu\nfollow_remaps: %llu\n"
 		       "follow_gone: %llu\n", (unsigned long long)gens,
