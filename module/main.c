@@ -85,7 +85,7 @@ static int iotrace_buf_size_set(const char *val, const struct kernel_param *kp)
 	}
 	if (v > IOTRACE_MAX_BUF_SIZE ||
 	    iotrace_ring_geometry(v, &g)) {
-		pr_err("iotrace: buf_size=%s (%llu bytes) out of range: 0 (metrics only) or %lu..%lu (2 chunks of at least %u records for each of %u possible CPUs)\n",
+		pr_err("iotrace: buf_size=%s (%llu bytes) out of range %lu..%lu (2 chunks of at least %u records for each of %u possible CPUs), or 0 for metrics only\n",
 		       val, v, min, IOTRACE_MAX_BUF_SIZE,
 		       IOTRACE_MIN_CHUNK_RECORDS, nr_cpu_ids);
 		return -ERANGE;

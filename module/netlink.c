@@ -523,7 +523,7 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (iotrace_ring_geometry(nla_get_u64(a), &g)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a,
-				    "buf_size out of range: 0 (metrics only) or 64K..1G and two 4K chunks per possible CPU");
+				    "buf_size out of range: 64K..1G and two 4K chunks per possible CPU, or 0 (metrics only)");
 		return -EINVAL;
 	}
 	d = iotrace_nl_disk(info, &ret);
