@@ -523,6 +523,19 @@ void iotrace_debugfs_remove_disk(struct iotrace_disk *d)
 	d->dir = NULL;
 }
 
+static int iotrace_comms_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, iotrace_comm_show, NULL);
+}
+
+static const struct file_operations iotrace_comms_fops = {
+	.owner		= THIS_MODULE,
+	.open		= iotrace_comms_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 int iotrace_debugfs_init(void)
 {
 	struct dentry *root;
@@ -535,6 +548,7 @@ int iotrace_debugfs_init(void)
 	}
 	iotrace_debugfs_root = root;
 	debugfs_create_file("status", 0400, root, NULL, &iotrace_status_fops);
+	debugfs_create_file("comms", 0400, root, NULL, &iotrace_comms_fops);
 	return 0;
 }
 

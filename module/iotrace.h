@@ -364,6 +364,13 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 			 u16 rflags, u8 status_kind);
 
+/* comm.c: command names of the submitters, per CPU */
+struct seq_file;
+void iotrace_comm_note(u32 pid);
+int iotrace_comm_show(struct seq_file *m, void *v);
+int iotrace_comm_init(void);
+void iotrace_comm_exit(void);
+
 /* metrics.c: per-disk counters and latency histograms */
 struct iotrace_metrics;
 

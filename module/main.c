@@ -218,9 +218,12 @@ static int __init iotrace_init(void)
 	ret = iotrace_probes_find();
 	if (ret)
 		return ret;
-	ret = iotrace_debugfs_init();
+	ret = iotrace_comm_init();
 	if (ret)
 		return ret;
+	ret = iotrace_debugfs_init();
+	if (ret)
+		goto err_comm;
 	ret = iotrace_nvme_init();
 	if (ret)
 		goto err_debugfs;
@@ -243,6 +246,8 @@ err_nvme:
 	iotrace_nvme_exit();
 err_debugfs:
 	iotrace_debugfs_exit();
+err_comm:
+	iotrace_comm_exit();
 	return ret;
 }
 
@@ -252,6 +257,7 @@ static void __exit iotrace_exit(void)
 	iotrace_netlink_exit();
 	iotrace_nvme_exit();
 	iotrace_debugfs_exit();
+	iotrace_comm_exit();
 }
 
 module_init(iotrace_init);

@@ -253,10 +253,12 @@ static void iotrace_probe_io_start(void *data, struct request *rq)
 		goto out;
 	iotrace_assert_cpu_held();
 	if (in_task()) {
-		if (current->flags & PF_KTHREAD)
+		if (current->flags & PF_KTHREAD) {
 			rflags = IOTRACE_RF_KERNEL;
-		else
+		} else {
 			pid = task_tgid_nr(current);
+			iotrace_comm_note(pid);
+		}
 	}
 	iotrace_slot_begin(s);
 	WRITE_ONCE(s->sub_rq, NULL);

@@ -14,7 +14,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd fio dd mkfs.ext4
-ktap_header 13
+ktap_header 14
 out=$(mktemp -d)
 RF_KERNEL=$((1 << 14))
 # memory backed, for ext4 below (configfs: 5.10 has no module parameter)
@@ -127,6 +127,19 @@ for sched in none mq-deadline; do
 done
 ktap_check "without a scheduler every fio write is its own record" \
 	test "$(awk '$2 < 64 * 2048' "$out/ring.none" | wc -l)" -eq 600
+
+# The command names, taken in the kernel when each pid was first seen:
+# the dd processes are gone by now.
+cat "$IOT/comms" > "$out/comms"
+sed 's/^/# comms: /' "$out/comms"
+if [ $have_sub = 1 ]; then
+	ktap_check "comms names the last round's processes: fio, fio, dd, dd" \
+		sh -c "grep -qx '$pid_a fio' '$out/comms' && grep -qx '$pid_b fio' '$out/comms' &&
+			grep -qx '$pid_c dd' '$out/comms' && grep -qx '$pid_d dd' '$out/comms'"
+else
+	ktap_check "no submitter, no command name on this kernel" \
+		test "$(cat "$out/comms")" = "PID COMM"
+fi
 
 # The kernel's own I/O: a file system with a journal, written through the
 # page cache and synced (the flusher writes the data, jbd2 the journal).
