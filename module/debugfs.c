@@ -523,18 +523,11 @@ void iotrace_debugfs_remove_disk(struct iotrace_disk *d)
 	d->dir = NULL;
 }
 
-static int iotrace_comms_open(struct inode *inode, struct file *file)
+static int iotrace_comms_show(struct seq_file *m, void *v)
 {
-	return single_open(file, iotrace_comm_show, NULL);
+	return iotrace_comm_show(m, v);
 }
-
-static const struct file_operations iotrace_comms_fops = {
-	.owner		= THIS_MODULE,
-	.open		= iotrace_comms_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+DEFINE_SHOW_ATTRIBUTE(iotrace_comms);
 
 int iotrace_debugfs_init(void)
 {

@@ -35,6 +35,11 @@ blk_ios() {
 }
 
 # kv FILE KEY - a "key: value" line of FILE (e.g. ringcheck output).
+# blk_stat DISK N - field N of /sys/block/DISK/stat
+blk_stat() {
+	awk -v f="$2" '{ print $f }' "/sys/block/$1/stat"
+}
+
 kv() {
 	sed -n "s/^$2: //p" "$1"
 }

@@ -31,16 +31,6 @@ load_iotrace buf_size=64K disks=$disk
 ktap_check "disk $disk has a metrics file" test -r "$IOT/$disk/metrics"
 udevadm control --stop-exec-queue 2> /dev/null
 
-# m FILE KEY - one value of a nlmetrics.py output
-m() {
-	sed -n "s/^$2: //p" "$1"
-}
-
-# stat DISK FIELD - one field of /sys/block/DISK/stat
-stat_f() {
-	awk -v f="$2" '{ print $f }' "/sys/block/$1/stat"
-}
-
 # fio_run NAME IOS JOBS - mixed random I/O with an I/O log per job
 fio_run() {
 	local cpu
@@ -70,23 +60,23 @@ exact() {
 	set -- "$1" $stat_before
 	$NLM get $disk > "$f"
 	n=$(fio_sum "$1" read count)
-	ktap_check "$1: read requests $(m "$f" read.requests) = fio's $n = stat's $(($(stat_f $disk 1) - $2))" \
-		test "$(m "$f" read.requests)" -eq "$n" -a "$n" -eq $(($(stat_f $disk 1) - $2)) -a "$n" -gt 0
+	ktap_check "$1: read requests $(kv "$f" read.requests) = fio's $n = stat's $(($(blk_stat $disk 1) - $2))" \
+		test "$(kv "$f" read.requests)" -eq "$n" -a "$n" -eq $(($(blk_stat $disk 1) - $2)) -a "$n" -gt 0
 	n=$(fio_sum "$1" write count)
-	ktap_check "$1: write requests $(m "$f" write.requests) = fio's $n = stat's $(($(stat_f $disk 5) - $4))" \
-		test "$(m "$f" write.requests)" -eq "$n" -a "$n" -eq $(($(stat_f $disk 5) - $4)) -a "$n" -gt 0
+	ktap_check "$1: write requests $(kv "$f" write.requests) = fio's $n = stat's $(($(blk_stat $disk 5) - $4))" \
+		test "$(kv "$f" write.requests)" -eq "$n" -a "$n" -eq $(($(blk_stat $disk 5) - $4)) -a "$n" -gt 0
 	n=$(fio_sum "$1" read bytes)
-	ktap_check "$1: read bytes $(m "$f" read.bytes) = fio's $n = stat's sectors x 512" \
-		test "$(m "$f" read.bytes)" -eq "$n" -a "$n" -eq $((($(stat_f $disk 3) - $3) * 512))
+	ktap_check "$1: read bytes $(kv "$f" read.bytes) = fio's $n = stat's sectors x 512" \
+		test "$(kv "$f" read.bytes)" -eq "$n" -a "$n" -eq $((($(blk_stat $disk 3) - $3) * 512))
 	n=$(fio_sum "$1" write bytes)
-	ktap_check "$1: write bytes $(m "$f" write.bytes) = fio's $n = stat's sectors x 512" \
-		test "$(m "$f" write.bytes)" -eq "$n" -a "$n" -eq $((($(stat_f $disk 7) - $5) * 512))
+	ktap_check "$1: write bytes $(kv "$f" write.bytes) = fio's $n = stat's sectors x 512" \
+		test "$(kv "$f" write.bytes)" -eq "$n" -a "$n" -eq $((($(blk_stat $disk 7) - $5) * 512))
 	ktap_check "$1: no errors, nothing else counted" \
-		test "$(m "$f" read.errors)$(m "$f" write.errors)$(m "$f" flush.requests)$(m "$f" discard.requests)$(m "$f" other.requests)" = 00000
+		test "$(kv "$f" read.errors)$(kv "$f" write.errors)$(kv "$f" flush.requests)$(kv "$f" discard.requests)$(kv "$f" other.requests)" = 00000
 }
 
 stat_now() {
-	echo "$(stat_f $disk 1) $(stat_f $disk 3) $(stat_f $disk 5) $(stat_f $disk 7)"
+	echo "$(blk_stat $disk 1) $(blk_stat $disk 3) $(blk_stat $disk 5) $(blk_stat $disk 7)"
 }
 
 # ---- 1. a wrapping ring: counts exact, latency at least null_blk's ----
@@ -150,7 +140,7 @@ echo 1 > "$IOT/$disk/clear"
 $NLM get $disk | grep -v -e '^now_ns:' > "$out/idle.2"
 ktap_check "clear and resize change no metric" cmp -s "$out/idle.1" "$out/idle.2"
 ktap_check "debugfs metrics agree with netlink" \
-	grep -qx "read requests $(m "$out/idle.1" read.requests) bytes $(m "$out/idle.1" read.bytes) errors 0" "$IOT/$disk/metrics"
+	grep -qx "read requests $(kv "$out/idle.1" read.requests) bytes $(kv "$out/idle.1" read.bytes) errors 0" "$IOT/$disk/metrics"
 
 # ---- 4. percentiles: the histogram against the ring's records ---------
 "$IOTRACECTL" resize $disk 16M > /dev/null
@@ -198,7 +188,7 @@ while read -r op p _ nrec _ nk _ be _ bk; do
 done < "$out/pct"
 
 # ---- 5. reset and privilege ------------------------------------------
-old=$(m "$out/pct.m" reset_ns)
+old=$(kv "$out/pct.m" reset_ns)
 ktap_check "an unprivileged process may GET_METRICS" \
 	sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups $NLM get $disk | grep -q '^read.requests: [1-9]'"
 ktap_check "an unprivileged RESET_METRICS is refused with EPERM" \
@@ -222,8 +212,8 @@ ktap_check "RESET_METRICS zeroes the counters" \
 	test "$(grep -E '\.(requests|bytes|errors|dev_count|queue_count):' "$out/reset.m" | grep -cv ': 0$')" -eq 0
 ktap_check "RESET_METRICS zeroes the histograms" \
 	test "$(grep -cE '_hist: .' "$out/reset.m")" -eq 0
-ktap_check "the reset time moved on ($old -> $(m "$out/reset.m" reset_ns))" \
-	test "$(m "$out/reset.m" reset_ns)" -gt "$old"
+ktap_check "the reset time moved on ($old -> $(kv "$out/reset.m" reset_ns))" \
+	test "$(kv "$out/reset.m" reset_ns)" -gt "$old"
 udevadm control --start-exec-queue 2> /dev/null
 
 # ---- 6. errors: null_blk bad blocks fail with EIO ---------------------
@@ -237,8 +227,8 @@ dd if=/dev/"$bad" of=/dev/null bs=4k count=1 skip=8 iflag=direct 2> /dev/null
 $NLM get "$bad" > "$out/bad.m"
 grep -E '^(read|write)\.(requests|errors)|^error' "$out/bad.m" | sed 's/^/# /'
 ktap_check "bad block read: 1 error of 2 reads" \
-	test "$(m "$out/bad.m" read.errors)/$(m "$out/bad.m" read.requests)" = 1/2
-ktap_check "bad block write: 1 error" test "$(m "$out/bad.m" write.errors)" -eq 1
+	test "$(kv "$out/bad.m" read.errors)/$(kv "$out/bad.m" read.requests)" = 1/2
+ktap_check "bad block write: 1 error" test "$(kv "$out/bad.m" write.errors)" -eq 1
 ktap_check "error kinds: read EIO once, write EIO once" \
 	test "$(grep -c -x -e 'error: read none 0x0000 5 1' -e 'error: write none 0x0000 5 1' "$out/bad.m")" -eq 2
 ktap_check "debugfs shows the read EIO" \
@@ -261,7 +251,7 @@ dd if=/dev/"$sdbg" of=/dev/null bs=512 skip=$((0x1234)) count=1 iflag=direct \
 log "dd: $(tail -n 1 "$out/dd")"
 $NLM get "$sdbg" > "$out/sdbg.m"
 grep -E '^read\.(requests|errors)|^error' "$out/sdbg.m" | sed 's/^/# /'
-n=$(m "$out/sdbg.m" read.errors)
+n=$(kv "$out/sdbg.m" read.errors)
 ktap_check "scsi_debug medium error: read errors ($n) all of kind SCSI CHECK CONDITION (0x02) with EIO or ENODATA" \
 	test "${n:-0}" -ge 1 -a "$(grep -cE "^error: read scsi 0x0002 (5|61) $n\$" "$out/sdbg.m")" -eq 1 -a \
 	"$(grep -c '^error:' "$out/sdbg.m")" -eq 1
@@ -281,16 +271,16 @@ sleep 0.5
 $NLM get "$slow" > "$out/slow.m"
 cat "$IOT/$slow/metrics" > "$out/slow.dbg"
 sed 's/^/# /' "$IOT/$slow/inflight"
-oldest=$(m "$out/slow.m" oldest_ns)
-age=$(($(m "$out/slow.m" now_ns) - ${oldest:-0}))
-ktap_check "a request in flight" test "$(m "$out/slow.m" inflight)" -ge 1
+oldest=$(kv "$out/slow.m" oldest_ns)
+age=$(($(kv "$out/slow.m" now_ns) - ${oldest:-0}))
+ktap_check "a request in flight" test "$(kv "$out/slow.m" inflight)" -ge 1
 ktap_check "its age ($age ns) is at least 0.5 s" test "$age" -ge 500000000 -a "$age" -lt 10000000000
 dbg=$(sed -n 's/^inflight_oldest_age_ns: //p' "$out/slow.dbg")
 ktap_check "debugfs oldest age ($dbg ns) is at least 0.5 s" test "${dbg:-0}" -ge 500000000
 wait_gone $ddpid 30
 $NLM get "$slow" > "$out/slow2.m"
 ktap_check "nothing in flight after it, no oldest" \
-	test "$(m "$out/slow2.m" inflight)" = 0 -a -z "$(m "$out/slow2.m" oldest_ns)"
+	test "$(kv "$out/slow2.m" inflight)" = 0 -a -z "$(kv "$out/slow2.m" oldest_ns)"
 ktap_check "its device latency is in a bucket of 5 s" \
 	grep -qE '^read.dev_hist: (8[5-9]|9[0-9])=1$' "$out/slow2.m"
 echo 0 > "$IOT/$slow/enable"
@@ -340,13 +330,13 @@ print("reads %d decreases %d" % (reads, bad))
 EOF2
 wait $fiopid
 $NLM get $disk > "$out/fold.m"
-log "$(cat "$out/mono"); read dev_hist $(m "$out/fold.m" read.dev_hist)"
-log "read queue_hist $(m "$out/fold.m" read.queue_hist)"
+log "$(cat "$out/mono"); read dev_hist $(kv "$out/fold.m" read.dev_hist)"
+log "read queue_hist $(kv "$out/fold.m" read.queue_hist)"
 # shellcheck disable=SC2086
 set -- $stat_before
-n=$(( $(stat_f $disk 1) - $1 ))
-ktap_check "fold: read requests $(m "$out/fold.m" read.requests) = stat's $n (over 65536)" \
-	test "$(m "$out/fold.m" read.requests)" -eq "$n" -a "$n" -gt 65536
+n=$(( $(blk_stat $disk 1) - $1 ))
+ktap_check "fold: read requests $(kv "$out/fold.m" read.requests) = stat's $n (over 65536)" \
+	test "$(kv "$out/fold.m" read.requests)" -eq "$n" -a "$n" -gt 65536
 python3 - "$out/fold.m" > "$out/fold.sum" <<'EOF2'
 import sys
 kv = dict(l.split(": ", 1) for l in open(sys.argv[1]).read().splitlines()

@@ -19,14 +19,6 @@ ktap_header
 out=$(mktemp -d)
 NLM="python3 $IOTRACE_SRC/selftests/iotrace/nlmetrics.py"
 
-m() {
-	sed -n "s/^$2: //p" "$1"
-}
-
-stat_f() {
-	awk -v f="$2" '{ print $f }' "/sys/block/$1/stat"
-}
-
 ns=$(first_disk 'nvme*n1') || skip "no NVMe namespace in the guest"
 load_iotrace buf_size=64K disks=$ns
 # udevd's main process reads a watched whole disk (a partition table probe)
@@ -46,7 +38,7 @@ ktap_check "namespace $ns has a metrics file" test -r "$IOT/$ns/metrics"
 
 # ---- fio on the namespace: counts exact while the ring wraps -----------
 $NLM reset $ns > /dev/null || die "RESET_METRICS failed"
-before="$(stat_f $ns 1) $(stat_f $ns 3) $(stat_f $ns 5) $(stat_f $ns 7)"
+before="$(blk_stat $ns 1) $(blk_stat $ns 3) $(blk_stat $ns 5) $(blk_stat $ns 7)"
 for cpu in 0 1; do
 	fio --name=n$cpu --filename=/dev/$ns --direct=1 --ioengine=libaio \
 	    --iodepth=8 --rw=randrw --bssplit=4k/50:16k/30:64k/20 \
@@ -64,24 +56,24 @@ fio_sum() {
 		END { print (w == "count" ? n + 0 : b + 0) }'
 }
 n=$(fio_sum read count)
-ktap_check "read requests $(m "$out/fio.m" read.requests) = fio's $n = stat's $(($(stat_f $ns 1) - $1))" \
-	test "$(m "$out/fio.m" read.requests)" -eq "$n" -a "$n" -eq $(($(stat_f $ns 1) - $1)) -a "$n" -gt 0
+ktap_check "read requests $(kv "$out/fio.m" read.requests) = fio's $n = stat's $(($(blk_stat $ns 1) - $1))" \
+	test "$(kv "$out/fio.m" read.requests)" -eq "$n" -a "$n" -eq $(($(blk_stat $ns 1) - $1)) -a "$n" -gt 0
 n=$(fio_sum write count)
-ktap_check "write requests $(m "$out/fio.m" write.requests) = fio's $n = stat's $(($(stat_f $ns 5) - $3))" \
-	test "$(m "$out/fio.m" write.requests)" -eq "$n" -a "$n" -eq $(($(stat_f $ns 5) - $3)) -a "$n" -gt 0
+ktap_check "write requests $(kv "$out/fio.m" write.requests) = fio's $n = stat's $(($(blk_stat $ns 5) - $3))" \
+	test "$(kv "$out/fio.m" write.requests)" -eq "$n" -a "$n" -eq $(($(blk_stat $ns 5) - $3)) -a "$n" -gt 0
 n=$(fio_sum read bytes)
-ktap_check "read bytes $(m "$out/fio.m" read.bytes) = fio's $n = stat's sectors x 512" \
-	test "$(m "$out/fio.m" read.bytes)" -eq "$n" -a "$n" -eq $((($(stat_f $ns 3) - $2) * 512))
+ktap_check "read bytes $(kv "$out/fio.m" read.bytes) = fio's $n = stat's sectors x 512" \
+	test "$(kv "$out/fio.m" read.bytes)" -eq "$n" -a "$n" -eq $((($(blk_stat $ns 3) - $2) * 512))
 n=$(fio_sum write bytes)
-ktap_check "write bytes $(m "$out/fio.m" write.bytes) = fio's $n = stat's sectors x 512" \
-	test "$(m "$out/fio.m" write.bytes)" -eq "$n" -a "$n" -eq $((($(stat_f $ns 7) - $4) * 512))
+ktap_check "write bytes $(kv "$out/fio.m" write.bytes) = fio's $n = stat's sectors x 512" \
+	test "$(kv "$out/fio.m" write.bytes)" -eq "$n" -a "$n" -eq $((($(blk_stat $ns 7) - $4) * 512))
 ktap_check "no errors, nothing else counted" \
-	test "$(m "$out/fio.m" read.errors)$(m "$out/fio.m" write.errors)$(m "$out/fio.m" other.requests)" = 000
+	test "$(kv "$out/fio.m" read.errors)$(kv "$out/fio.m" write.errors)$(kv "$out/fio.m" other.requests)" = 000
 over=$(iot_stat $ns overwritten)
 ktap_check "the 64K ring wrapped ($over records overwritten)" test "${over:-0}" -gt 1000
 ktap_check "device latency counted for every request" \
-	test "$(m "$out/fio.m" read.dev_count)" -eq "$(m "$out/fio.m" read.requests)" -a \
-	"$(m "$out/fio.m" write.dev_count)" -eq "$(m "$out/fio.m" write.requests)"
+	test "$(kv "$out/fio.m" read.dev_count)" -eq "$(kv "$out/fio.m" read.requests)" -a \
+	"$(kv "$out/fio.m" write.dev_count)" -eq "$(kv "$out/fio.m" write.requests)"
 
 # ---- an opcode the controller does not implement ----------------------
 $NLM reset $ns > /dev/null
@@ -94,7 +86,7 @@ $NLM get $ns > "$out/bad.m"
 grep -E '^other\.(requests|errors)|^error' "$out/bad.m" | sed 's/^/# /'
 ktap_check "nvme-cli printed a status ($bad)" test -n "$bad"
 ktap_check "one request of op other, one error" \
-	test "$(m "$out/bad.m" other.requests)/$(m "$out/bad.m" other.errors)" = 1/1
+	test "$(kv "$out/bad.m" other.requests)/$(kv "$out/bad.m" other.errors)" = 1/1
 sc=$(( ${bad:-0} & 0x7ff ))
 if [ $have_btf = 1 ]; then
 	want=$(printf 'nvme 0x%04x' $sc)

@@ -23,14 +23,6 @@ quiet_disk $disk
 load_iotrace buf_size=0 disks=$disk
 udevadm control --stop-exec-queue 2> /dev/null
 
-m() {
-	sed -n "s/^$2: //p" "$1"
-}
-
-stat_f() {
-	awk -v f="$2" '{ print $f }' "/sys/block/$1/stat"
-}
-
 ring_flags() {
 	python3 -c 'import struct, sys
 print(struct.unpack_from("<I", open(sys.argv[1], "rb").read(64), 28)[0])' \
@@ -59,31 +51,31 @@ fio_count() {
 METRICS_ONLY=$((1 << 3))
 cat "$IOT/$disk/stats" > "$out/stats0"
 sed 's/^/# /' "$out/stats0"
-size=$(m "$out/stats0" ring_size)
+size=$(kv "$out/stats0" ring_size)
 ktap_check "buf_size=0 loads: no chunk, ring of $size bytes (headers only)" \
-	test "$(m "$out/stats0" nr_chunks)" = 0 -a "$(m "$out/stats0" buf_size)" = 0 -a \
-	"$size" -le $((2 * 4096 + 4096 * ($(m "$out/stats0" nr_cpus) / 64)))
+	test "$(kv "$out/stats0" nr_chunks)" = 0 -a "$(kv "$out/stats0" buf_size)" = 0 -a \
+	"$size" -le $((2 * 4096 + 4096 * ($(kv "$out/stats0" nr_cpus) / 64)))
 flags=$(ring_flags)
 ktap_check "the ring header says metrics only (flags $flags)" \
 	test $((flags & METRICS_ONLY)) -ne 0
 
 $NLM reset $disk > /dev/null
-before="$(stat_f $disk 1) $(stat_f $disk 5)"
+before="$(blk_stat $disk 1) $(blk_stat $disk 5)"
 fio_run a
 # shellcheck disable=SC2086
 set -- $before
-delta=$(($(stat_f $disk 1) - $1 + $(stat_f $disk 5) - $2))
+delta=$(($(blk_stat $disk 1) - $1 + $(blk_stat $disk 5) - $2))
 $NLM get $disk > "$out/a.m"
 n=$(fio_count a)
-req=$(($(m "$out/a.m" read.requests) + $(m "$out/a.m" write.requests)))
+req=$(($(kv "$out/a.m" read.requests) + $(kv "$out/a.m" write.requests)))
 ktap_check "metrics count every request: $req = fio's $n = stat's $delta" \
 	test "$req" -eq "$n" -a "$n" -eq "$delta" -a "$n" -ge 2000
 ktap_check "device latency of them all, at least null_blk's 100 us" \
-	test "$(m "$out/a.m" read.dev_count)" -eq "$(m "$out/a.m" read.requests)" -a \
-	"$(m "$out/a.m" read.dev_sum_ns)" -ge $(($(m "$out/a.m" read.requests) * 100000))
+	test "$(kv "$out/a.m" read.dev_count)" -eq "$(kv "$out/a.m" read.requests)" -a \
+	"$(kv "$out/a.m" read.dev_sum_ns)" -ge $(($(kv "$out/a.m" read.requests) * 100000))
 cat "$IOT/$disk/stats" > "$out/stats1"
 ktap_check "nothing recorded, dropped or filtered" \
-	test "$(m "$out/stats1" recorded)/$(m "$out/stats1" dropped)/$(m "$out/stats1" filtered)/$(m "$out/stats1" completed)" = 0/0/0/0
+	test "$(kv "$out/stats1" recorded)/$(kv "$out/stats1" dropped)/$(kv "$out/stats1" filtered)/$(kv "$out/stats1" completed)" = 0/0/0/0
 "$IOTRACECTL" show $disk > "$out/show" 2> "$out/show.err"
 rc=$?
 ktap_check "iotracectl show reads the ring: no records (exit $rc)" \
@@ -105,21 +97,21 @@ ktap_check "the new ring is not metrics only (flags $flags)" \
 fio_run b
 cat "$IOT/$disk/stats" > "$out/stats2"
 n=$(fio_count b)
-ktap_check "records again: recorded $(m "$out/stats2" recorded) = fio's $n" \
-	test "$(m "$out/stats2" recorded)" -eq "$n"
+ktap_check "records again: recorded $(kv "$out/stats2" recorded) = fio's $n" \
+	test "$(kv "$out/stats2" recorded)" -eq "$n"
 "$RINGCHECK" check "$IOT/$disk/ring" > "$out/check"
 rc=$?
 [ $rc = 0 ] || sed 's/^/# /' "$out/check"
 ktap_check "the 1M ring is intact" test $rc -eq 0
 $NLM get $disk > "$out/b.m"
-req=$(($(m "$out/b.m" read.requests) + $(m "$out/b.m" write.requests)))
+req=$(($(kv "$out/b.m" read.requests) + $(kv "$out/b.m" write.requests)))
 ktap_check "metrics went on through the resize: $req = $(fio_count a) + $n" \
 	test "$req" -eq $(($(fio_count a) + n))
 ktap_check "resize $disk 0" "$IOTRACECTL" resize $disk 0
 flags=$(ring_flags)
 cat "$IOT/$disk/stats" > "$out/stats3"
-ktap_check "metrics only again (flags $flags, nr_chunks $(m "$out/stats3" nr_chunks))" \
-	test $((flags & METRICS_ONLY)) -ne 0 -a "$(m "$out/stats3" nr_chunks)" = 0
+ktap_check "metrics only again (flags $flags, nr_chunks $(kv "$out/stats3" nr_chunks))" \
+	test $((flags & METRICS_ONLY)) -ne 0 -a "$(kv "$out/stats3" nr_chunks)" = 0
 "$IOTRACECTL" resize $disk 1000 > "$out/bad" 2>&1
 rc=$?
 sed 's/^/# /' "$out/bad"
