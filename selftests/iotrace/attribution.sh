@@ -8,13 +8,16 @@
 # flusher's writeback) is pid 0 with IOTRACE_RF_KERNEL, never a kernel
 # thread's pid.  Kernels without block_io_start (before 6.5) record no
 # submitter: every record has pid 0 and no IOTRACE_RF_KERNEL, which is
-# checked instead.
+# checked instead.  The last round is recorded with iotracectl, whose
+# file must say the same (and name the processes after they are gone),
+# filter by pid, cgroup and name, and export pids and names that blkparse
+# shows.
 # VM-TIMEOUT: 400
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
-require_cmd fio dd mkfs.ext4
-ktap_header 14
+require_cmd fio dd mkfs.ext4 python3 blkparse
+ktap_header 19
 out=$(mktemp -d)
 RF_KERNEL=$((1 << 14))
 # memory backed, for ext4 below (configfs: 5.10 has no module parameter)
@@ -104,7 +107,18 @@ for sched in none mq-deadline; do
 	fi
 	cur=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/block/$disk/queue/scheduler)
 	echo 1 > "$IOT/$disk/clear"
+	# the last round is recorded by iotracectl too (its file: below)
+	if [ $sched = mq-deadline ]; then
+		"$IOTRACECTL" record $disk -o "$out/rec.trace" \
+			2> "$out/record.err" &
+		recpid=$!
+		sleep 1
+	fi
 	run_load
+	if [ $sched = mq-deadline ]; then
+		kill -INT $recpid
+		wait $recpid || log "record: $(cat "$out/record.err")"
+	fi
 	"$RINGCHECK" dumpp "$IOT/$disk/ring" > "$out/ring.$sched"
 	res=$(check_round $sched "$out/ring.$sched")
 	echo "$res" | grep '^#'
@@ -140,6 +154,61 @@ else
 	ktap_check "no submitter, no command name on this kernel" \
 		test "$(cat "$out/comms")" = "PID COMM"
 fi
+
+# The recording of the last round, read by iotracectl after the dd
+# processes are gone: the file carries pids, cgroups and names.
+"$IOTRACECTL" show -o csv "$out/rec.trace" > "$out/rec.csv" ||
+	die "show of the recording failed"
+# per (pid, comm, cgroup): records
+python3 -c 'import csv, sys, collections
+c = collections.Counter((r["pid"], r["comm"] or "-", r["cgroup"])
+	for r in csv.DictReader(open(sys.argv[1])))
+for k, v in sorted(c.items()): print(*k, v)' "$out/rec.csv" > "$out/rec.pids"
+sed 's/^/# file: pid comm cgroup records: /' "$out/rec.pids"
+# the same from the ring (dumpp: pid in column 5, cgroup 6)
+awk '{ n[$5 " " $6]++ } END { for (k in n) print k, n[k] }' \
+	"$out/ring.mq-deadline" | sort > "$out/ring.pids"
+awk '{ print $1, $3, $4 }' "$out/rec.pids" | sort > "$out/rec.pids2"
+ktap_check "the recording has the ring's records per pid and cgroup" \
+	diff -u "$out/ring.pids" "$out/rec.pids2"
+if [ $have_sub = 1 ]; then
+	ktap_check "the recording names fio, fio, dd and dd (dd in its cgroup)" \
+		sh -c "grep -q '^$pid_a fio 0 ' '$out/rec.pids' &&
+			grep -q '^$pid_b fio 0 ' '$out/rec.pids' &&
+			grep -q '^$pid_c dd 0 ' '$out/rec.pids' &&
+			grep -q '^$pid_d dd $cgid ' '$out/rec.pids'"
+	npa=$("$IOTRACECTL" show -o csv --pid $pid_a "$out/rec.trace" | grep -vc '^disk,')
+	ncg=$("$IOTRACECTL" show -o csv --cgroup $cg "$out/rec.trace" | grep -vc '^disk,')
+	ndd=$("$IOTRACECTL" show -o csv --comm dd "$out/rec.trace" | grep -vc '^disk,')
+	log "filters: --pid $npa (ring $n_a), --cgroup $ncg ($n_d), --comm dd $ndd ($n_c + $n_d)"
+	ktap_check "--pid, --cgroup and --comm select the right records" \
+		test "$npa" -eq "$n_a" -a "$ncg" -eq "$n_d" -a \
+			"$ndd" -eq $((n_c + n_d))
+	"$IOTRACECTL" stats --top 4 "$out/rec.trace" > "$out/stats.txt"
+	ktap_check "stats' process table: fio ($pid_a) with its $n_a requests" \
+		grep -Eq "^ +$pid_a +fio +$n_a " "$out/stats.txt"
+	want_q=$n_a
+	want_name="[fio]"
+else
+	ktap_check "no submitter on this kernel: the recording says so" \
+		test "$(cut -d' ' -f1,2 "$out/rec.pids" | sort -u)" = "0 -"
+	ktap_check "no submitter: --pid 0 selects every record" \
+		test "$("$IOTRACECTL" show -o csv --pid 0 "$out/rec.trace" | grep -vc '^disk,')" \
+			-eq "$(grep -vc '^disk,' "$out/rec.csv")"
+	ktap_check "no submitter: no process table in stats" \
+		sh -c "! '$IOTRACECTL' stats '$out/rec.trace' | grep -q '^processes'"
+	pid_a=0
+	want_q=$(grep -vc '^disk,' "$out/rec.csv")
+	want_name="[iotrace]"
+fi
+# blkparse on the blktrace export names the submitter of every queue event
+mkdir -p "$out/bt"
+"$IOTRACECTL" export -f blktrace -o "$out/bt/iot" --pid $pid_a "$out/rec.trace" ||
+	die "export -f blktrace failed"
+(cd "$out/bt" && blkparse -q -i iot) > "$out/bt.txt" 2> "$out/bt.err"
+nq=$(awk -v p=$pid_a -v n="$want_name" '$6 == "Q" && $5 == p && $NF == n' "$out/bt.txt" | wc -l)
+ktap_check "blkparse: $nq queue events of pid $pid_a named $want_name ($want_q)" \
+	test "$nq" -eq "$want_q"
 
 # The kernel's own I/O: a file system with a journal, written through the
 # page cache and synced (the flusher writes the data, jbd2 the journal).

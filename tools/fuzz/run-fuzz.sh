@@ -193,7 +193,9 @@ seeds)
 	python3 mkring.py "$B/gen.ring" corpus/ring &&
 	../build/gen file corpus/file/seed-1disk 12 1 &&
 	../build/gen file corpus/file/seed-2disks 12 2 &&
-	../build/gen newer corpus/file/seed-newer-minor 6 || exit 1
+	../build/gen newer corpus/file/seed-newer-minor 6 &&
+	../build/gen file corpus/file/seed-minor2-comms 12 1 &&
+	../build/gen minor1 corpus/file/seed-minor1 12 1 || exit 1
 	# decode: selector byte, status word, command bytes
 	python3 - <<'PY'
 import struct

@@ -7,6 +7,8 @@
 
 enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
 
+#define IOT_MAX_PIDS	64	/* --pid list entries */
+
 /**
  * struct iot_opts - command line options of all commands.
  * @fmt: output format.
@@ -38,6 +40,13 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  * @exclude: exporter --disk-exclude REGEX.
  * @textfile: exporter --textfile DIR.
  * @once: exporter --once (with --textfile).
+ * @pids: --pid: only requests of these submitters (thread group ids).
+ * @nr_pids: entries in @pids; 0 = any.
+ * @comm: --comm: only requests of submitters of this command name.
+ * @cgroup: --cgroup: only requests charged to this cgroup id, if
+ *	@have_cgroup.
+ * @have_cgroup: @cgroup is set.
+ * @top: stats: processes in the per-process table.
  */
 struct iot_opts {
 	enum iot_fmt fmt;
@@ -59,6 +68,12 @@ struct iot_opts {
 	int kernel;
 	const char *listen, *include, *exclude, *textfile;
 	int once;
+	uint32_t pids[IOT_MAX_PIDS];
+	unsigned int nr_pids;
+	const char *comm;
+	uint64_t cgroup;
+	int have_cgroup;
+	unsigned int top;
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);

@@ -8,6 +8,190 @@
 #include "btt.h"
 
 /**
+ * struct proc_st - one submitter's requests (stats' per-process table).
+ * @key: pid, | 1 << 32 for the kernel's own I/O (pid 0).
+ * @n: requests.
+ * @reads: read requests.
+ * @writes: write requests.
+ * @bytes: bytes.
+ * @lat_n: requests with a device latency.
+ * @lat_sum: their latencies, ns.
+ * @lat_max: the largest.
+ */
+struct proc_st {
+	uint64_t key, n, reads, writes, bytes, lat_n, lat_sum, lat_max;
+};
+
+/**
+ * struct proc_tab - the submitters of one disk's requests.
+ * @v: entries, open addressing by key (key 0: empty, pid 0 unknown is
+ *	key 1 << 33).
+ * @cap: slots (a power of two).
+ * @used: entries.
+ */
+struct proc_tab {
+	struct proc_st *v;
+	size_t cap, used;
+};
+
+#define PROC_UNKNOWN	(1ull << 33)
+
+static size_t proc_slot(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+static int proc_grow(struct proc_tab *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256, i, j;
+	struct proc_st *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -1;
+	for (i = 0; i < t->cap; i++) {
+		if (!t->v[i].key)
+			continue;
+		for (j = proc_slot(t->v[i].key, cap); v[j].key;
+		     j = (j + 1) & (cap - 1))
+			;
+		v[j] = t->v[i];
+	}
+	free(t->v);
+	t->v = v;
+	t->cap = cap;
+	return 0;
+}
+
+static int proc_add(struct proc_tab *t, const struct iotrace_record *r)
+{
+	uint64_t key = r->pid ? r->pid :
+		(r->rflags & IOTRACE_RF_KERNEL) ? 1ull << 32 : PROC_UNKNOWN;
+	struct proc_st *e;
+	size_t i;
+
+	if ((t->used + 1) * 2 > t->cap && proc_grow(t))
+		return -1;
+	for (i = proc_slot(key, t->cap); t->v[i].key && t->v[i].key != key;
+	     i = (i + 1) & (t->cap - 1))
+		;
+	e = &t->v[i];
+	if (!e->key) {
+		e->key = key;
+		t->used++;
+	}
+	e->n++;
+	e->bytes += r->bytes;
+	if (r->op == IOTRACE_OP_READ)
+		e->reads++;
+	else if (r->op == IOTRACE_OP_WRITE)
+		e->writes++;
+	if (iot_rec_has_lat(r)) {
+		uint64_t l = r->complete_ns - r->issue_ns;
+
+		e->lat_n++;
+		e->lat_sum += l;
+		if (l > e->lat_max)
+			e->lat_max = l;
+	}
+	return 0;
+}
+
+/* most requests first, then most bytes, then by pid */
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct proc_st *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The entries, sorted, packed at the start of @t->v; their number. */
+static size_t proc_sort(struct proc_tab *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->cap; i++)
+		if (t->v[i].key)
+			t->v[n++] = t->v[i];
+	qsort(t->v, n, sizeof(*t->v), proc_cmp);
+	return n;
+}
+
+static const char *proc_comm(const struct proc_st *e)
+{
+	const char *c;
+
+	if (e->key == 1ull << 32)
+		return "[kernel]";
+	if (e->key == PROC_UNKNOWN)
+		return "[unknown]";
+	c = iot_comm_get((uint32_t)e->key);
+	return c ? c : "-";
+}
+
+/*
+ * The per-process table (biotop's view of the whole trace): the @top
+ * submitters with the most requests.  Text only when some submitter is
+ * known (a ring or file without any says nothing new).
+ */
+static void proc_report(struct proc_tab *t, unsigned int top, FILE *fp,
+			struct iot_jw *w)
+{
+	size_t n = t->cap ? proc_sort(t) : 0, i;
+
+	if (w) {
+		jw_key(w, "processes");
+		jw_arr_start(w);
+	} else if (!n || (n == 1 && t->v[0].key == PROC_UNKNOWN) || !top) {
+		return;
+	} else {
+		fprintf(fp, "processes: top %zu of %zu by requests\n",
+			n < top ? n : (size_t)top, n);
+		fprintf(fp, "  %8s %-16s %10s %10s %10s %12s %10s %10s\n",
+			"PID", "COMM", "REQUESTS", "READS", "WRITES", "BYTES",
+			"AVG_US", "MAX_US");
+	}
+	for (i = 0; i < n && i < top; i++) {
+		const struct proc_st *e = &t->v[i];
+		uint32_t pid = e->key >> 32 ? 0 : (uint32_t)e->key;
+		double avg = e->lat_n ? (double)e->lat_sum / e->lat_n : 0;
+		char ps[16];
+
+		if (w) {
+			jw_obj_start(w);
+			jw_kv_u64(w, "pid", pid);
+			jw_kv_str(w, "comm", proc_comm(e));
+			jw_kv_u64(w, "kernel", e->key == 1ull << 32);
+			jw_kv_u64(w, "requests", e->n);
+			jw_kv_u64(w, "reads", e->reads);
+			jw_kv_u64(w, "writes", e->writes);
+			jw_kv_u64(w, "bytes", e->bytes);
+			jw_kv_u64(w, "lat_n", e->lat_n);
+			jw_kv_u64(w, "lat_sum_ns", e->lat_sum);
+			jw_kv_u64(w, "lat_max_ns", e->lat_max);
+			jw_obj_end(w);
+			continue;
+		}
+		if (pid)
+			snprintf(ps, sizeof(ps), "%u", pid);
+		else
+			snprintf(ps, sizeof(ps), "-");
+		fprintf(fp, "  %8s %-16s %10llu %10llu %10llu %12llu %10.1f %10.1f\n",
+			ps, proc_comm(e),
+			(unsigned long long)e->n,
+			(unsigned long long)e->reads,
+			(unsigned long long)e->writes,
+			(unsigned long long)e->bytes, avg / 1000.0,
+			e->lat_max / 1000.0);
+	}
+	if (w)
+		jw_arr_end(w);
+}
+
+/**
  * struct stats_ctx - per-disk statistics being gathered.
  * @o: options.
  * @disk: disk index to keep, -1 = all.
@@ -20,6 +204,7 @@ struct stats_ctx {
 	int disk;
 	struct iot_stats *st[IOT_MAX_DISKS];
 	struct iot_btt btt[IOT_MAX_DISKS];
+	struct proc_tab proc[IOT_MAX_DISKS];
 	int nomem;
 };
 
@@ -39,7 +224,7 @@ static int add(void *arg, unsigned int disk, const struct iotrace_record *r)
 		}
 	}
 	iot_stats_add(c->st[disk], r);
-	if (iot_btt_add(&c->btt[disk], r)) {
+	if (iot_btt_add(&c->btt[disk], r) || proc_add(&c->proc[disk], r)) {
 		c->nomem = 1;
 		return -2;
 	}
@@ -242,6 +427,7 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 			jw_key(&doc.jw, "btt");
 			if (iot_btt_report(&c.btt[i], NULL, &doc.jw))
 				rc = 1;
+			proc_report(&c.proc[i], o->top, NULL, &doc.jw);
 			jw_obj_end(&doc.jw);
 			iot_out_item_end(&doc);
 		} else {
@@ -249,6 +435,7 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 					title, &src.counts[i], src.is_file);
 			if (c.st[i] && iot_btt_report(&c.btt[i], stdout, NULL))
 				rc = 1;
+			proc_report(&c.proc[i], o->top, stdout, NULL);
 			if (src.live)
 				nvme_status_note(o, src.disks[i].name);
 		}
@@ -258,8 +445,10 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 	if (o->fmt == FMT_JSON)
 		iot_out_end(&doc);
 out:
-	for (i = 0; i < IOT_MAX_DISKS; i++)
+	for (i = 0; i < IOT_MAX_DISKS; i++) {
 		iot_btt_free(&c.btt[i]);
+		free(c.proc[i].v);
+	}
 	for (i = 0; i < IOT_MAX_DISKS; i++)
 		if (c.st[i]) {
 			iot_stats_free(c.st[i]);

@@ -418,6 +418,11 @@ static int perfetto_rec(struct xstream *xs, const struct xrec *e, size_t i)
 		r->error, r->rflags & IOTRACE_RF_COMPLETE ? "true" : "false");
 	if (r->rflags & IOTRACE_RF_QUEUE_VALID)
 		fprintf(fp, ",\"queue_ns\":%u", r->queue_ns);
+	/* the submitter: an argument of the slice (tracks stay per hwq) */
+	fprintf(fp, ",\"submitter_pid\":%u,\"submitter\":", r->pid);
+	iot_json_str(fp, iot_rec_comm(r));
+	if (r->cgroup)
+		fprintf(fp, ",\"cgroup\":%llu", (unsigned long long)r->cgroup);
 	if (cmd[0]) {
 		fprintf(fp, ",\"command\":");
 		iot_json_str(fp, cmd);

@@ -46,7 +46,8 @@
  * @sector: start sector (512 bytes).
  * @bytes: bytes.
  * @action: category bits << 16 | action.
- * @pid: process (0: iotrace does not know it).
+ * @pid: the submitter's thread group id (0: the kernel's own I/O, or
+ *	unknown).
  * @device: the kernel's dev_t encoding, major << 20 | minor.
  * @cpu: CPU.
  * @error: positive errno of a completion.
@@ -164,7 +165,70 @@ struct bt_ctx {
 	struct bt_key *last;
 	int err;
 	uint64_t ooo;
+	uint64_t *named;
+	size_t named_cap, named_n;
 };
+
+/*
+ * Whether (@cpu, @pid) is named in that CPU's file already; if not, it is
+ * from now on (0), or -1 when out of memory.
+ */
+static int bt_named(struct bt_ctx *c, uint32_t cpu, uint32_t pid)
+{
+	uint64_t key = (uint64_t)cpu << 32 | pid;
+	size_t i;
+
+	if ((c->named_n + 1) * 2 > c->named_cap) {
+		size_t cap = c->named_cap ? c->named_cap * 2 : 256, j;
+		uint64_t *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return -1;
+		for (j = 0; j < c->named_cap; j++) {
+			uint64_t k = c->named[j];
+
+			if (!k)
+				continue;
+			for (i = (k * 0x9e3779b97f4a7c15ull >> 24) & (cap - 1);
+			     v[i]; i = (i + 1) & (cap - 1))
+				;
+			v[i] = k;
+		}
+		free(c->named);
+		c->named = v;
+		c->named_cap = cap;
+	}
+	for (i = (key * 0x9e3779b97f4a7c15ull >> 24) & (c->named_cap - 1);
+	     c->named[i]; i = (i + 1) & (c->named_cap - 1))
+		if (c->named[i] == key)
+			return 1;
+	c->named[i] = key;
+	c->named_n++;
+	return 0;
+}
+
+/*
+ * A process notify event: blkparse names the events of @pid with @comm
+ * from then on (it handles notifies as it reads them, so this goes into
+ * the CPU file before the first event of the pid there).
+ */
+static void bt_notify_comm(FILE *fp, uint32_t device, uint32_t cpu,
+			   uint32_t pid, const char *name)
+{
+	struct bt_trace t = {
+		.magic = BT_MAGIC | BT_VERSION,
+		.action = BT_TN_PROCESS,
+		.pid = pid,
+		.device = device,
+		.cpu = cpu,
+		.pdu_len = 16,
+	};
+	char comm[16] = { 0 };
+
+	strncpy(comm, name, sizeof(comm) - 1);
+	fwrite(&t, sizeof(t), 1, fp);
+	fwrite(comm, sizeof(comm), 1, fp);
+}
 
 static inline int ev_less(const struct bt_key *x, const struct bt_key *y)
 {
@@ -223,21 +287,25 @@ static void bt_pop_write(struct bt_ctx *c)
 	c->last[cpu] = top;
 	if (!c->seq[cpu]) {
 		/*
-		 * iotrace does not know the process: name pid 0 "iotrace"
+		 * Requests without a known submitter (the kernel's own, or
+		 * a kernel without the hook) have pid 0: name it "iotrace"
 		 * (a notify event, which blkparse does not count in the
 		 * sequence) rather than leave blkparse printing "(null)".
 		 */
-		struct bt_trace t = {
-			.magic = BT_MAGIC | BT_VERSION,
-			.action = BT_TN_PROCESS,
-			.device = ev->t.device,
-			.cpu = cpu,
-			.pdu_len = 16,
-		};
-		char comm[16] = "iotrace";
+		bt_notify_comm(fp, ev->t.device, cpu, 0, "iotrace");
+	}
+	if (ev->t.pid) {
+		int named = bt_named(c, cpu, ev->t.pid);
+		const char *comm = iot_comm_get(ev->t.pid);
 
-		fwrite(&t, sizeof(t), 1, fp);
-		fwrite(comm, sizeof(comm), 1, fp);
+		/* a pid the kernel noted no name of: "-", not "(null)" */
+		if (!named)
+			bt_notify_comm(fp, ev->t.device, cpu, ev->t.pid,
+				       comm ? comm : "-");
+		else if (named < 0 && !c->err) {
+			iot_err("out of memory");
+			c->err = 1;
+		}
 	}
 	ev->t.sequence = ++c->seq[cpu];
 	/* (a live ring read twice may have an earlier event the 2nd time) */
@@ -340,6 +408,7 @@ body:
 	ev->t.bytes = r->bytes;
 	ev->t.device = (d->dev_major << 20) | (d->dev_minor & 0xfffff);
 	ev->t.cpu = cpu;
+	ev->t.pid = r->pid;
 	ev->t.action = bt_cat(r) << 16;
 	if (kind == 0) {
 		ev->t.action |= BT_TA_QUEUE;
@@ -519,6 +588,7 @@ out:
 	free(c.fp);
 	free(c.seq);
 	free(c.last);
+	free(c.named);
 	free(c.h);
 	free(c.q[0]);
 	free(c.q[1]);

@@ -20,6 +20,46 @@ static void copy_str(char *dst, size_t dlen, const char *src, size_t slen)
 	dst[n] = 0;
 }
 
+/*
+ * The record at @p of a file described by @h as the tool's record: a 1.x
+ * record, then (minor 2 and later) the submitter; earlier minors have none.
+ */
+static void file_rec(const struct iotrace_file_hdr *h, const uint8_t *p,
+		     struct iotrace_record *r)
+{
+	memset(r, 0, sizeof(*r));
+	memcpy(r, p, IOTRACE_RECORD_SIZE);
+	if (h->minor >= 2 && h->record_size >= IOTRACE_FILE_RECORD_SIZE)
+		memcpy(&r->pid, p + IOTRACE_RECORD_SIZE,
+		       sizeof(struct iotrace_file_rec_ext));
+	r->reserved2 = 0;
+}
+
+/* The names of an IOTRACE_CHUNK_COMMS chunk into the comm table. */
+static int parse_comms(const struct iotrace_file_chunk *ch, const uint8_t *p,
+		       uint64_t off, char *err, size_t errlen)
+{
+	uint64_t esize;
+	uint32_t i;
+
+	if (!ch->nr_records)
+		return 0;
+	esize = ch->payload_size / ch->nr_records;
+	if (ch->payload_size % ch->nr_records || esize % 8 ||
+	    esize < sizeof(struct iotrace_file_comm))
+		return ERR("corrupt trace file: command-name chunk at offset %llu (%u entries, %llu bytes)",
+			   (unsigned long long)off, ch->nr_records,
+			   (unsigned long long)ch->payload_size), -1;
+	for (i = 0; i < ch->nr_records; i++) {
+		struct iotrace_file_comm c;
+
+		memcpy(&c, p + i * esize, sizeof(c));
+		/* a full table: names missing, records still read */
+		iot_comm_set(c.pid, c.comm, sizeof(c.comm));
+	}
+	return 0;
+}
+
 static int parse_header(const uint8_t *b, size_t len,
 			struct iot_file_info *fi, char *err, size_t errlen)
 {
@@ -196,6 +236,11 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 				goto out;
 			break;
 		}
+		if (ch.magic == IOTRACE_CHUNK_COMMS && fi->hdr.minor >= 2) {
+			if (!cb && parse_comms(&ch, payload, off, err, errlen))
+				goto out;
+			goto next;
+		}
 		if (ch.magic != IOTRACE_CHUNK_RECORDS)
 			goto next;	/* a newer minor's chunk: skip it */
 		if (ch.hdr_size < sizeof(ch) || ch.disk >= fi->nr_disks ||
@@ -215,8 +260,8 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		fi->counts[ch.disk].present += ch.nr_records;
 		fi->counts[ch.disk].valid += ch.nr_records;
 		for (n = 0; cb && n < ch.nr_records; n++) {
-			memcpy(rec, payload + n * fi->hdr.record_size,
-			       IOTRACE_RECORD_SIZE);
+			file_rec(&fi->hdr, payload + n * fi->hdr.record_size,
+				 (struct iotrace_record *)rec);
 			ret = cb(arg, ch.disk,
 				 (const struct iotrace_record *)rec);
 			if (ret)
@@ -331,6 +376,24 @@ int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 	wr(w, &ch, sizeof(ch));
 	wr(w, recs, ch.payload_size);
 	w->chunks++;
+	return w->error ? -1 : 0;
+}
+
+/* Write @nr command names as an IOTRACE_CHUNK_COMMS chunk. */
+int iot_writer_comms(struct iot_writer *w,
+		     const struct iotrace_file_comm *v, uint32_t nr)
+{
+	struct iotrace_file_chunk ch;
+
+	if (!nr)
+		return 0;
+	memset(&ch, 0, sizeof(ch));
+	ch.magic = IOTRACE_CHUNK_COMMS;
+	ch.hdr_size = sizeof(ch);
+	ch.payload_size = (uint64_t)nr * sizeof(*v);
+	ch.nr_records = nr;
+	wr(w, &ch, sizeof(ch));
+	wr(w, v, ch.payload_size);
 	return w->error ? -1 : 0;
 }
 
@@ -498,7 +561,8 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 				     fi->drop_behind);
 			m[n].swept = m[n].off;
 			if (!m[n].done) {
-				memcpy(rec, m[n].payload, IOTRACE_RECORD_SIZE);
+				file_rec(&fi->hdr, m[n].payload,
+					 (struct iotrace_record *)rec);
 				m[n].key = mkey((void *)rec, by_start);
 			}
 			n++;
@@ -511,8 +575,9 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 				s = &m[i];
 		if (!s)
 			break;
-		memcpy(rec, s->payload + (uint64_t)s->idx * fi->hdr.record_size,
-		       IOTRACE_RECORD_SIZE);
+		file_rec(&fi->hdr,
+			 s->payload + (uint64_t)s->idx * fi->hdr.record_size,
+			 (struct iotrace_record *)rec);
 		ret = cb(arg, s->disk, (const struct iotrace_record *)rec);
 		if (ret)
 			break;
@@ -543,9 +608,9 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 			}
 		}
 		if (!s->done) {
-			memcpy(rec, s->payload +
-			       (uint64_t)s->idx * fi->hdr.record_size,
-			       IOTRACE_RECORD_SIZE);
+			file_rec(&fi->hdr, s->payload +
+				 (uint64_t)s->idx * fi->hdr.record_size,
+				 (struct iotrace_record *)rec);
 			s->key = mkey((void *)rec, by_start);
 		}
 	}

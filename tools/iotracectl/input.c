@@ -206,6 +206,8 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 				   strerror(errno)), -1;
 		if (iot_map_live(arg, s, err, errlen))
 			return -1;
+		/* the submitters' names, as far as the kernel can tell */
+		iot_comm_load_kernel();
 		return classify(s, err, errlen);
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > 0) {

@@ -18,14 +18,47 @@ typedef struct iotrace_record iot_record2;
 enum { IOT_ABI_MAJOR2 = IOTRACE_ABI_MAJOR };	/* 2, before the names below */
 
 /*
- * Transitional (branch abi2, ABI 2.0 in progress): the tool works on 1.x
- * records (struct iotrace_record_v1) internally and in the trace files it
- * writes; ring.c reads 1.x rings as they are and 2.0 rings (the chunk pool)
- * converting each record to the 1.x layout (complete_cpu from the chunk's
- * CPU; pid and cgroup are not carried yet).  Remove these when the tool
- * carries 2.0 records (trace file major 2).
+ * The record the tool works on: the 1.x layout (struct iotrace_record_v1,
+ * complete_cpu included) followed by the submitter (pid, cgroup), which is
+ * what a trace file of minor 2 stores per record.  ring.c reads 1.x rings
+ * as they are (no submitter) and converts each 2.0 record (complete_cpu
+ * from its chunk's CPU, the cgroup out of cmd[]).  The tool's code names it
+ * struct iotrace_record.
  */
-#define iotrace_record		iotrace_record_v1
+struct iot_record {
+	__u32	seq;
+	__u32	bytes;
+	__u64	issue_ns;
+	__u64	complete_ns;
+	__u64	sector;
+	__u32	queue_ns;
+	__u32	dev_status;
+	__u32	dev_result;
+	__s16	error;
+	__u16	rflags;
+	__u16	opflags;
+	__u16	issue_cpu;
+	__u16	complete_cpu;
+	__u16	hwq;
+	__u16	tag;
+	__u8	op;
+	__u8	retries;
+	__u8	cmd_type;
+	__u8	cmd_len;
+	__u16	reserved;
+	__u8	cmd[IOTRACE_CMD_LEN];
+	/* struct iotrace_file_rec_ext */
+	__u32	pid;
+	__u32	reserved2;
+	__u64	cgroup;
+};
+
+_Static_assert(sizeof(struct iot_record) == IOTRACE_FILE_RECORD_SIZE,
+	       "the tool's record is a trace file's minor 2 record");
+_Static_assert(sizeof(struct iotrace_record_v1) == IOTRACE_RECORD_SIZE,
+	       "1.x record");
+
+#define iotrace_record		iot_record
 #define iotrace_ring_hdr	iotrace_ring_hdr_v1
 #define iotrace_part_hdr	iotrace_part_hdr_v1
 #undef IOTRACE_SEQ_BUSY
@@ -207,6 +240,8 @@ int iot_writer_start(struct iot_writer *w, FILE *fp, uint32_t record_size,
 int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 		     unsigned int part, uint64_t first_seq, const void *recs,
 		     uint32_t nr);
+int iot_writer_comms(struct iot_writer *w,
+		     const struct iotrace_file_comm *v, uint32_t nr);
 int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
 		      uint64_t mono_ns, uint64_t real_ns);
 
@@ -419,6 +454,15 @@ static inline char *iot_put_x2(char *p, char *end, unsigned int v)
 
 /* input.c */
 const char *iot_debugfs(void);
+
+/* comm.c: pid -> command name */
+#define IOT_COMM_LEN	16
+int iot_comm_set(uint32_t pid, const char *comm, size_t len);
+const char *iot_comm_get(uint32_t pid);
+const char *iot_rec_comm(const struct iotrace_record *r);
+int iot_comm_load_kernel(void);
+int iot_comm_take_dirty(struct iotrace_file_comm **out);
+void iot_comm_reset(void);
 const char *iot_devdir(void);
 int iot_src_open(struct iot_src *s, const char *arg, char *err,
 		 size_t errlen);

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include "cmd.h"
 
 /*
@@ -22,7 +25,8 @@ enum {
 	OPT_OP = 256, OPT_STATUS, OPT_LAT, OPT_SECTOR, OPT_FROM, OPT_TO,
 	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
 	OPT_REALTIME, OPT_SHOW, OPT_QUIET, OPT_JSONL, OPT_KERNEL, OPT_LISTEN,
-	OPT_INCLUDE, OPT_EXCLUDE, OPT_TEXTFILE, OPT_ONCE,
+	OPT_INCLUDE, OPT_EXCLUDE, OPT_TEXTFILE, OPT_ONCE, OPT_PID, OPT_COMM,
+	OPT_CGROUP, OPT_TOP,
 };
 
 /* option bits of a command */
@@ -52,7 +56,12 @@ enum {
 #define O_EXCLUDE	(1u << 23)	/* exporter --disk-exclude */
 #define O_TEXTFILE	(1u << 24)	/* exporter --textfile */
 #define O_ONCE		(1u << 25)	/* exporter --once */
-#define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK)
+#define O_PID		(1u << 26)	/* --pid LIST */
+#define O_COMM		(1u << 27)	/* --comm NAME */
+#define O_CGROUP	(1u << 28)	/* --cgroup PATH|ID */
+#define O_TOP		(1u << 29)	/* stats --top N */
+#define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK | \
+			 O_PID | O_COMM | O_CGROUP)
 
 /**
  * struct iot_optdef - one option: its getopt_long() entry and its help.
@@ -93,6 +102,14 @@ static const struct iot_optdef optdefs[] = {
 	  "only requests completed before T seconds" },
 	{ { "disk", required_argument, NULL, OPT_DISK }, O_DISK, "NAME",
 	  "only this disk of a multi-disk trace file" },
+	{ { "pid", required_argument, NULL, OPT_PID }, O_PID, "LIST",
+	  "only requests submitted by these processes (0: the kernel's own, or unknown)" },
+	{ { "comm", required_argument, NULL, OPT_COMM }, O_COMM, "NAME",
+	  "only requests of processes of this command name (as the kernel noted it)" },
+	{ { "cgroup", required_argument, NULL, OPT_CGROUP }, O_CGROUP, "PATH|ID",
+	  "only requests charged to this cgroup v2 (a directory, or its id)" },
+	{ { "top", required_argument, NULL, OPT_TOP }, O_TOP, "N",
+	  "processes in the per-process table (0 to 1000, default 10)" },
 	{ { "realtime", no_argument, NULL, OPT_REALTIME }, O_REALTIME, "",
 	  "a trace FILE's times as UTC (normal output)" },
 	{ { "jsonl", no_argument, NULL, OPT_JSONL }, O_JSONL, "",
@@ -158,7 +175,7 @@ static const struct iot_cmd cmds[] = {
 	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N]",
 	  "one line per request, decoded" },
 	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT |
-	  O_KERNEL, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
+	  O_KERNEL | O_TOP, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
 	  "DISK|FILE|- [filters] [--interval S [--count N]] | --kernel DISK...",
 	  "per-operation counts, throughput, latency percentiles, histograms" },
 	{ "info", cmd_info, O_FMT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
@@ -437,6 +454,70 @@ static int parse_status(struct iot_opts *o, const char *s)
 	return 0;
 }
 
+/* --pid 123,456: thread group ids (0: the kernel's own I/O, or unknown) */
+static int parse_pids(struct iot_opts *o, const char *s)
+{
+	char *d = strdup(s), *tok, *save = NULL;
+	uint64_t v;
+	int ret = 0;
+
+	if (!d) {
+		iot_err("out of memory");
+		return -1;
+	}
+	for (tok = strtok_r(d, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (parse_u64(tok, &v, 0) || v > UINT32_MAX) {
+			iot_err("--pid %s: '%s' is not a process id (0 to 4294967295; 0: the kernel's own I/O or unknown)",
+				s, tok);
+			ret = -1;
+			break;
+		}
+		if (o->nr_pids == IOT_MAX_PIDS) {
+			iot_err("--pid: at most %d process ids", IOT_MAX_PIDS);
+			ret = -1;
+			break;
+		}
+		o->pids[o->nr_pids++] = (uint32_t)v;
+	}
+	if (!ret && !o->nr_pids) {
+		iot_err("--pid '%s': give one or more process ids, comma-separated",
+			s);
+		ret = -1;
+	}
+	free(d);
+	return ret;
+}
+
+/*
+ * --cgroup: a cgroup v2 directory (its inode number is the cgroup id the
+ * kernel records), a name under /sys/fs/cgroup, or the id itself.
+ */
+static int parse_cgroup(const char *s, uint64_t *id)
+{
+	char path[4096];
+	struct statfs sf;
+	struct stat st;
+
+	if (*s >= '0' && *s <= '9' && !parse_u64(s, id, 0) && *id)
+		return 0;
+	snprintf(path, sizeof(path), "%s%s", *s == '/' || *s == '.' ? "" :
+		 "/sys/fs/cgroup/", s);
+	if (stat(path, &st)) {
+		iot_err("--cgroup %s: %s: %s (give a cgroup v2 directory, a path under /sys/fs/cgroup, or a cgroup id)",
+			s, path, strerror(errno));
+		return -1;
+	}
+	if (statfs(path, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC ||
+	    !S_ISDIR(st.st_mode)) {
+		iot_err("--cgroup %s: %s is not a cgroup v2 directory (give one, or a cgroup id)",
+			s, path);
+		return -1;
+	}
+	*id = st.st_ino;
+	return 0;
+}
+
 static int parse_ops(struct iot_opts *o, const char *s)
 {
 	char *d = strdup(s), *tok, *save = NULL;
@@ -491,7 +572,7 @@ static int parse_fmt(const struct iot_cmd *cmd, struct iot_opts *o,
 int main(int argc, char **argv)
 {
 	struct iot_opts o = {
-		.sec_hi = UINT64_MAX, .to_ns = UINT64_MAX, .poll_ms = 2,
+		.sec_hi = UINT64_MAX, .to_ns = UINT64_MAX, .poll_ms = 2, .top = 10,
 	};
 	struct option lopts[NR_OPTDEFS + 2];
 	char sopts[16] = ":h";
@@ -685,6 +766,31 @@ int main(int argc, char **argv)
 			o.once = 1;
 			break;
 
+		case OPT_PID:
+			if (parse_pids(&o, optarg))
+				return 2;
+			break;
+		case OPT_COMM:
+			if (!*optarg || strlen(optarg) > IOT_COMM_LEN) {
+				iot_err("--comm '%s': a command name of 1 to %d characters, as ps -o comm shows it",
+					optarg, IOT_COMM_LEN - 1);
+				return 2;
+			}
+			o.comm = optarg;
+			break;
+		case OPT_CGROUP:
+			if (parse_cgroup(optarg, &o.cgroup))
+				return 2;
+			o.have_cgroup = 1;
+			break;
+		case OPT_TOP:
+			if (parse_u64(optarg, &v, 0) || v > 1000) {
+				iot_err("--top %s: a number of processes from 0 to 1000",
+					optarg);
+				return 2;
+			}
+			o.top = (unsigned int)v;
+			break;
 		case OPT_POLL:
 			if (parse_u64(optarg, &v, 0) || !v || v > 10000) {
 				iot_err("--poll-ms %s: out of range (1 to 10000 milliseconds)",

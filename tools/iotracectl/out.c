@@ -184,7 +184,7 @@ static const char *const rec_fields[] = {
 	"disk", "seq", "issue_ns", "complete_ns", "queue_ns", "latency_ns",
 	"op", "opflags", "sector", "bytes", "error", "status", "rflags",
 	"issue_cpu", "complete_cpu", "hwq", "tag", "retries", "cmd_type",
-	"dev_status", "dev_status_str", "command",
+	"dev_status", "dev_status_str", "command", "pid", "comm", "cgroup",
 };
 
 #define NR_REC_FIELDS	(sizeof(rec_fields) / sizeof(rec_fields[0]))
@@ -237,6 +237,12 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 	U(r->dev_status);
 	STR(b->ds);
 	STR(b->cmd);
+	U(r->pid);
+	if (iot_comm_get(r->pid))
+		STR(iot_comm_get(r->pid));
+	else
+		NUL();
+	U(r->cgroup);
 #undef U
 #undef S
 #undef STR
@@ -468,6 +474,13 @@ static char *csv_rec(char *line, size_t size, const char *disk,
 	CSV_DEC(p, end, 160, DEC_DS);
 	*p++ = ',';
 	CSV_DEC(p, end, 256, DEC_CMD);
+	*p++ = ',';
+	p = put_u64(p, r->pid);
+	*p++ = ',';
+	if (iot_comm_get(r->pid))
+		p = put_csv_str(p, end - p, iot_comm_get(r->pid));
+	*p++ = ',';
+	p = put_u64(p, r->cgroup);
 	*p++ = '\n';
 #undef DEC_OPF
 #undef DEC_ERR

@@ -54,7 +54,7 @@ static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
 		      uint8_t *buf, struct iot_counts *c, int final)
 {
 	uint64_t head = iot_ring_head(ring, p), first = rp->cur;
-	uint32_t n = 0, rs = ring->record_size;
+	uint32_t n = 0, rs = sizeof(struct iotrace_record);
 
 	if (head < rp->cur)	/* ring cleared under us */
 		rp->cur = first = 0;
@@ -94,6 +94,33 @@ static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
 	return 0;
 }
 
+#define COMMS_EVERY_NS	100000000ull	/* command names read every 100 ms */
+
+/*
+ * The command names the kernel noted that the file does not have yet, as
+ * a chunk (read every COMMS_EVERY_NS and at the end: a name is noted when
+ * a pid first submits, before any of its requests completes).  Returns -1
+ * on a write error; names that cannot be read are left out.
+ */
+static int write_comms(struct iot_writer *w, uint64_t *last, int final)
+{
+	struct iotrace_file_comm *v;
+	uint64_t now = iot_now(CLOCK_MONOTONIC);
+	int n, ret;
+
+	if (!final && *last && now - *last < COMMS_EVERY_NS)
+		return 0;
+	*last = now;
+	if (iot_comm_load_kernel() < 0)
+		return 0;
+	n = iot_comm_take_dirty(&v);
+	if (n <= 0)
+		return 0;
+	ret = iot_writer_comms(w, v, (uint32_t)n);
+	free(v);
+	return ret;
+}
+
 /**
  * iot_record_rings() - record rings to @fp until told to stop.
  * @rings: ring views (live mmaps or in-memory rings being written).
@@ -115,18 +142,16 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	struct rec_part **parts = calloc(nr, sizeof(*parts));
 	uint64_t *gen = calloc(nr, sizeof(*gen));
 	uint8_t *done = calloc(nr, 1);
-	uint32_t rs = 0, p;
+	uint32_t rs = sizeof(struct iotrace_record), p;
 	struct iot_writer w;
 	struct utsname u;
 	uint8_t *buf = NULL;
+	uint64_t comms_ns = 0;
 	unsigned int i;
 	int ret = -1, last = 0, live, werr = 0;
 
 	if (!parts || !gen || !done)
 		goto nomem;
-	for (i = 0; i < nr; i++)
-		if (rings[i].record_size > rs)
-			rs = rings[i].record_size;
 	buf = calloc(CHUNK_MAX, rs);
 	if (!buf)
 		goto nomem;
@@ -161,6 +186,8 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			 iot_now(CLOCK_MONOTONIC) >= st->end_mono_ns) ||
 			(st->max_bytes && w.bytes >= st->max_bytes);
 		live = 0;
+		if (write_comms(&w, &comms_ns, last))
+			goto wfail;
 		for (i = 0; i < nr; i++) {
 			uint64_t g = ring_gen(&rings[i]);
 			int final = last;

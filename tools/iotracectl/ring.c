@@ -348,7 +348,17 @@ static uint64_t lo2(const struct iot_ring *ring, uint32_t cpu)
 	return head;
 }
 
-/* The 2.0 record @a of CPU @cpu as the 1.x record the tool works on. */
+static uint64_t le64_at(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The 2.0 record @a of CPU @cpu as the record the tool works on. */
 static void rec2_to_v1(const iot_record2 *a, uint32_t cpu,
 		       struct iotrace_record *b)
 {
@@ -375,6 +385,8 @@ static void rec2_to_v1(const iot_record2 *a, uint32_t cpu,
 	memcpy(b->cmd, a->cmd, sizeof(b->cmd));
 	/* the cgroup id is no command byte (1.x: zero, or NVMe's zeroed PRP2) */
 	memset(b->cmd + IOTRACE_CMD_CGROUP_OFF, 0, 8);
+	b->pid = a->pid;
+	b->cgroup = le64_at(a->cmd + IOTRACE_CMD_CGROUP_OFF);
 }
 
 static int copy2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq,
@@ -408,7 +420,6 @@ static int copy2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq,
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&chunk_hdr2(ring, k)->seq, __ATOMIC_RELAXED) != take)
 		return 1;	/* recycled while copied */
-	memset(out, 0, ring->record_size);
 	rec2_to_v1((const iot_record2 *)rec, cpu, out);
 	return 0;
 }
@@ -453,7 +464,8 @@ uint64_t iot_ring_filtered(const struct iot_ring *ring, uint32_t part)
  * @ring: the ring.
  * @part: part index.
  * @seq: sequence number wanted.
- * @out: record_size bytes.
+ * @out: a struct iotrace_record (the tool's record, whatever the ring's
+ *	record_size).
  *
  * Return: 0 when @out holds the record, 1 when the slot holds another
  * sequence (overwritten or not yet written), 2 when it changed while being
@@ -475,7 +487,9 @@ int iot_ring_copy(const struct iot_ring *ring, uint32_t part, uint64_t seq,
 		return 2;
 	if (s1 != want)
 		return 1;
-	memcpy(out, slot, ring->record_size);
+	/* a 1.x record, no submitter (bytes past 128 are no pid) */
+	memset(out, 0, sizeof(struct iotrace_record));
+	memcpy(out, slot, IOTRACE_RECORD_SIZE);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	s2 = __atomic_load_n(sp, __ATOMIC_RELAXED);
 	if (s2 != want)

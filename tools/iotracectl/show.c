@@ -47,7 +47,10 @@ struct show_ctx {
 /* records a trace file is read ahead by, to print them in order */
 #define SHOW_WINDOW	16384
 
-/* Whether a record passes the --op/--status/--lat-min/--sector/--from/--to filters. */
+/*
+ * Whether a record passes the --op/--status/--lat-min/--sector/--from/--to
+ * and --pid/--comm/--cgroup filters.
+ */
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 {
 	if (o->op_mask && !(o->op_mask & (1u << iot_stats_slot(r->op))))
@@ -72,6 +75,22 @@ int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 	    (r->sector < o->sec_lo || r->sector >= o->sec_hi))
 		return 0;
 	if (r->complete_ns < o->from_ns || r->complete_ns >= o->to_ns)
+		return 0;
+	if (o->nr_pids) {
+		unsigned int i;
+
+		for (i = 0; i < o->nr_pids && o->pids[i] != r->pid; i++)
+			;
+		if (i == o->nr_pids)
+			return 0;
+	}
+	if (o->comm) {
+		const char *c = iot_comm_get(r->pid);
+
+		if (!c || strcmp(c, o->comm))
+			return 0;
+	}
+	if (o->have_cgroup && r->cgroup != o->cgroup)
 		return 0;
 	return 1;
 }
@@ -172,12 +191,12 @@ static void q_str(const struct iotrace_record *r, char *out, size_t len)
 
 static void normal_header(const struct show_ctx *c, int multi)
 {
-	printf("%-*s %s%10s %9s %-14s %12s %8s %-10s %7s %4s %5s %-16s %s\n",
+	printf("%-*s %s%10s %9s %-14s %12s %8s %-10s %7s %4s %5s %7s %-15s %-16s %s\n",
 	       c->o->realtime && c->src->is_file ? 27 : 17,
 	       c->o->realtime && c->src->is_file ? "TIME_UTC" : "TIME_S",
 	       multi ? "DISK         " : "", "LAT_US", "Q_US", "OP",
-	       "SECTOR", "BYTES", "STATUS", "CPU", "HWQ", "TAG", "DEVSTATUS",
-	       "COMMAND");
+	       "SECTOR", "BYTES", "STATUS", "CPU", "HWQ", "TAG", "PID", "COMM",
+	       "DEVSTATUS", "COMMAND");
 }
 
 static void normal_rec(const struct show_ctx *c, const struct xrec *sr,
@@ -185,7 +204,7 @@ static void normal_rec(const struct show_ctx *c, const struct xrec *sr,
 {
 	const struct iotrace_record *r = &sr->r;
 	char lat[32], q[32], op[160], st[32], ds[160], cmd[256];
-	char cpu[16], sec[24];
+	char cpu[16], sec[24], pid[16];
 
 	lat_str(r, lat, sizeof(lat));
 	q_str(r, q, sizeof(q));
@@ -219,9 +238,13 @@ static void normal_rec(const struct show_ctx *c, const struct xrec *sr,
 	else
 		snprintf(sec, sizeof(sec), "%llu",
 			 (unsigned long long)r->sector);
-	printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %-16s %s%s%s%s%s%s\n",
+	if (r->pid)
+		snprintf(pid, sizeof(pid), "%u", r->pid);
+	else
+		snprintf(pid, sizeof(pid), "-");
+	printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %7s %-15s %-16s %s%s%s%s%s%s\n",
 	       lat, q, op, sec, r->bytes, st,
-	       cpu, r->hwq, r->tag, ds, cmd,
+	       cpu, r->hwq, r->tag, pid, iot_rec_comm(r), ds, cmd,
 	       (r->rflags & IOTRACE_RF_ADMIN) ? " [admin]" : "",
 	       (r->rflags & IOTRACE_RF_REQUEUED) ? " [requeued]" : "",
 	       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "",
@@ -332,6 +355,8 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 	while (!fstop && (!o->count || shown < (uint64_t)o->count)) {
 		nanosleep(&ts, NULL);
 		c->n = 0;
+		/* names noted before the completions this poll reads */
+		iot_comm_load_kernel();
 		if (iot_ring_follow_poll(&f, collect, c)) {
 			iot_err("out of memory");
 			rc = 1;

@@ -3,6 +3,8 @@
  * gen: writes the synthetic inputs of the host tests.
  *   gen ring OUT N NR_PARTS PART_RECORDS    ring snapshot, N records
  *   gen file OUT N NR_DISKS                 trace file (iot_writer)
+ *   gen minor1 OUT N NR_DISKS               the same as file minor 1 wrote
+ *                                           it (no submitters)
  *   gen big OUT N                           a large trace file as the
  *                                           recorder writes it: one disk,
  *                                           chunks of 1024 records (the
@@ -18,6 +20,7 @@
  *                                           as the kernel would
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -97,14 +100,30 @@ static int gen_push(const char *path, uint64_t n)
 	return 0;
 }
 
-static int gen_file(const char *out, uint64_t n, unsigned int nd)
+/* the names of synth_rec()'s pids (4242 has none) */
+static const struct iotrace_file_comm comms[3] = {
+	{ .pid = 4000, .comm = "fio" },
+	{ .pid = 4001, .comm = "dd" },
+	{ .pid = 4002, .comm = "my,app \"x\"" },
+};
+
+/*
+ * A trace file of @n synth_rec() records per disk on @nd disks.  @minor1:
+ * as iotracectl wrote them before file minor 2 (128-byte 1.x records, no
+ * submitter, no command names): the same requests without pid and cgroup.
+ */
+static int gen_file(const char *out, uint64_t n, unsigned int nd,
+		    int minor1)
 {
+	uint32_t rs = minor1 ? IOTRACE_RECORD_SIZE :
+		sizeof(struct iotrace_record);
+	static uint8_t r[2][64 * sizeof(struct iotrace_record)];
 	struct iot_disk d[4];
 	struct iot_counts c[4];
-	struct iotrace_record r[2][64];
 	struct iot_writer w;
 	FILE *fp = fopen(out, "wb");
 	uint64_t i, seq[4][2] = { { 0 } };
+	uint16_t minor = 1;
 	unsigned int k;
 
 	if (!fp || nd > 4)
@@ -119,8 +138,10 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd)
 		d[k].nr_parts = 2;
 		d[k].part_records = 1024;
 	}
-	iot_writer_start(&w, fp, IOTRACE_RECORD_SIZE, d, nd, 1000000000ull,
+	iot_writer_start(&w, fp, rs, d, nd, 1000000000ull,
 			 1700000000000000000ull, "6.12.0-test", "testhost");
+	if (!minor1)
+		iot_writer_comms(&w, comms, 3);
 	for (k = 0; k < nd; k++) {
 		for (i = 0; i < n; i += 64) {
 			unsigned int m = n - i < 64 ? n - i : 64, j, p;
@@ -133,7 +154,7 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd)
 				p = (i + j) % 2;
 				x.complete_cpu = p;
 				x.seq = (uint32_t)seq[k][p]++;
-				r[p][cnt[p]++] = x;
+				memcpy(r[p] + (size_t)cnt[p]++ * rs, &x, rs);
 			}
 			for (p = 0; p < 2; p++)
 				iot_writer_chunk(&w, k, p,
@@ -148,12 +169,16 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd)
 		c[k].completed = c[k].recorded + 2;
 	}
 	iot_writer_finish(&w, c, 2000000000ull, 1700000001000000000ull);
+	/* the header's minor, as the old writer put it */
+	if (minor1 && (fseek(fp, offsetof(struct iotrace_file_hdr, minor),
+			     SEEK_SET) || fwrite(&minor, 2, 1, fp) != 1))
+		return 1;
 	return fclose(fp) ? 1 : 0;
 }
 
 #define NEW_REC 192
 
-/* What a hypothetical minor 1 writer would produce. */
+/* What a hypothetical writer of the next minor would produce. */
 static int gen_newer(const char *out, uint64_t n)
 {
 	FILE *fp = fopen(out, "wb");
@@ -199,6 +224,20 @@ static int gen_newer(const char *out, uint64_t n)
 	c->payload_size = sizeof(xtra);
 	fwrite(ch, sizeof(ch), 1, fp);
 	fwrite(xtra, sizeof(xtra), 1, fp);
+	/* command names in entries grown by 8 bytes */
+	memset(ch, 0, sizeof(ch));
+	c->magic = IOTRACE_CHUNK_COMMS;
+	c->hdr_size = sizeof(ch);
+	c->payload_size = 3 * (sizeof(comms[0]) + 8);
+	c->nr_records = 3;
+	fwrite(ch, sizeof(ch), 1, fp);
+	for (i = 0; i < 3; i++) {
+		uint8_t e[sizeof(comms[0]) + 8];
+
+		memset(e, 0xcc, sizeof(e));
+		memcpy(e, &comms[i], sizeof(comms[0]));
+		fwrite(e, sizeof(e), 1, fp);
+	}
 	/* one record per chunk, same records and order as gen_file() */
 	for (i = 0; i < n; i++) {
 		struct iotrace_record x;
@@ -287,7 +326,10 @@ int main(int argc, char **argv)
 				strtoul(argv[5], NULL, 0), "nullb0");
 	if (argc == 5 && !strcmp(argv[1], "file"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
-				strtoul(argv[4], NULL, 0));
+				strtoul(argv[4], NULL, 0), 0);
+	if (argc == 5 && !strcmp(argv[1], "minor1"))
+		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0), 1);
 	if (argc == 4 && !strcmp(argv[1], "big"))
 		return synth_write_big(argv[2], strtoull(argv[3], NULL, 0)) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "newer"))

@@ -51,6 +51,7 @@ build/gen ring "$T/r.ring" 300 2 128 &&
 build/gen file "$T/f.trace" 40 1 &&
 build/gen file "$T/f2.trace" 40 2 &&
 build/gen newer "$T/n.trace" 40 &&
+build/gen minor1 "$T/o.trace" 40 1 &&
 build/gen debugfs "$T/dfs" || { result 1 gen_inputs; echo "1..$N"; exit 1; }
 head -c 1000 "$T/f.trace" > "$T/trunc.trace"
 printf 'hello, this is not a trace\n' > "$T/foreign"
@@ -120,13 +121,33 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	golden inflight.txt inflight nullb0
 	golden inflight.csv inflight -o csv nullb0
 	golden show_live_disk.txt show nullb0
+	# submitters (file minor 2): columns, filters, per-process stats
+	golden show_file_minor1.txt show o.trace
+	golden show_filter_pid.txt show --pid 4242,4001 f.trace
+	golden show_filter_comm.csv show -o csv --comm 'my,app "x"' f.trace
+	golden show_filter_cgroup_kernel.txt show --cgroup 101 --op read f.trace
+	golden stats_file_processes.txt stats --top 3 f.trace
+	# the same requests as minor 1 wrote them: no submitter, else equal
+	(cd "$T" && "$ROOT/$BIN" show -o csv f.trace) | cut -d, -f1-22 > "$T/a"
+	(cd "$T" && "$ROOT/$BIN" show -o csv o.trace) | cut -d, -f1-22 > "$T/b"
+	(cd "$T" && "$ROOT/$BIN" show -o csv o.trace) | grep -v '^disk,' |
+		grep -qv ',0,,0$'
+	[ $? = 1 ] && diff -u "$T/a" "$T/b" > "$T/diff" 2>&1
+	result $? "minor1_file_reads_as_before$SFX" "$T/diff"
+	(cd "$T" && "$ROOT/$BIN" export -f blktrace -o bt --pid 4000 f.trace) 2> "$T/err" &&
+		(cd "$T" && blkparse -q -i bt) > "$T/out" 2>> "$T/err"
+	# every event of pid 4000 (fio: 9 requests, a Q, D and C each), named
+	[ "$(awk '$5 == 4000 && ($6 == "C" || $NF == "[fio]")' "$T/out" | wc -l)" = 27 ] &&
+		[ "$(awk '$1 ~ /^[0-9]+,[0-9]+$/' "$T/out" | wc -l)" = 27 ]
+	result $? "export_blktrace_pid_comm_blkparse$SFX" "$T/out"
 	(cd "$T" && "$ROOT/$BIN" show f.trace) > "$T/a" 2>&1
 	(cd "$T" && "$ROOT/$BIN" show n.trace) > "$T/b" 2>&1
 	diff -u "$T/a" "$T/b" > "$T/diff" 2>&1
 	result $? "newer_minor_file_reads_like_current$SFX" "$T/diff"
 	"$BIN" show -o binary "$T/r.ring" > "$T/bin" 2> "$T/err"
 	sz=$(wc -c < "$T/bin")
-	[ "$sz" = $((256 * 128)) ]
+	# the tool's record: a 1.x record and the submitter (file minor 2)
+	[ "$sz" = $((256 * 144)) ]
 	result $? "show_binary_is_256_records$SFX" "$T/err"
 	# record the fake live disks; the file shows what the disk shows
 	"$BIN" record nullb0 -o "$T/rec.trace" --duration 0.2 2> "$T/err"
@@ -515,7 +536,7 @@ print(j["read"]["total_ios"], j["write"]["total_ios"])' "$T/fio.json") &&
 	"$BIN" export -f fio3 --op read,write "$T/r.ring" > "$T/r.fio3" 2> /dev/null
 	"$BIN" export -f csv --op read,write "$T/r.ring" > "$T/r.csv" 2>> "$T/err"
 	span=$(python3 -c 'import csv, sys
-s = [int(r["complete_ns"] if int(r["rflags"], 16) & 0x80 else r["issue_ns"])
+s = [int(r["complete_ns"] if int(r["rflags"]) & 0x80 else r["issue_ns"])
      for r in csv.DictReader(open(sys.argv[1]))]
 print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	got=$(awk '$3 == "read" || $3 == "write" { t = $1 } END { print t }' "$T/r.fio3")

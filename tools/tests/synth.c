@@ -74,7 +74,8 @@ void synth_ring_push(uint8_t *ring, uint32_t part,
 	__atomic_store_n(&ph->head, s + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(seq, IOTRACE_SEQ_BUSY, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memcpy(slot + 4, (const uint8_t *)r + 4, sizeof(*r) - 4);
+	/* a 1.x ring: the record without the submitter the tool adds */
+	memcpy(slot + 4, (const uint8_t *)r + 4, IOTRACE_RECORD_SIZE - 4);
 	__atomic_store_n(seq, (uint32_t)s, __ATOMIC_RELEASE);
 }
 
@@ -119,7 +120,9 @@ static void put_be(uint8_t *p, uint64_t v, int n)
  * @i: index.
  *
  * Times advance by 10 us per record; latencies are 50 us to ~5 ms; every
- * 97th record fails; command types rotate none, NVMe, SCSI, ATA.
+ * 97th record fails; command types rotate none, NVMe, SCSI, ATA; every
+ * 5th is the kernel's own I/O, the others have pids 4000-4002 (named by
+ * synth_comms()) or 4242 (no name) and cgroups 100 and 101.
  */
 void synth_rec(struct iotrace_record *r, uint64_t i)
 {
@@ -144,6 +147,13 @@ void synth_rec(struct iotrace_record *r, uint64_t i)
 	if (i % 97 == 50) {
 		r->error = -5;
 		r->rflags |= IOTRACE_RF_ERROR;
+	}
+	/* submitters: the kernel's own, three named processes, one unnamed */
+	if (i % 5 == 0) {
+		r->rflags |= IOTRACE_RF_KERNEL;
+	} else {
+		r->pid = i % 7 == 3 ? 4242 : 4000 + i % 3;
+		r->cgroup = 100 + i % 2;
 	}
 	switch (i % 4) {
 	case 1:
@@ -250,7 +260,8 @@ int synth_write_big(const char *path, uint64_t n)
 	strcpy(d.name, "bench0");
 	d.nr_parts = 1;
 	d.part_records = 1024;
-	iot_writer_start(&w, fp, 128, &d, 1, 0, 0, "bench", "bench");
+	iot_writer_start(&w, fp, sizeof(struct iotrace_record), &d, 1, 0, 0,
+			 "bench", "bench");
 	for (k = 0; k < 1024; k++)
 		synth_rec(&r[k], k);
 	for (i = 0; i < n; i += 1024) {

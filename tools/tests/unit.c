@@ -430,7 +430,8 @@ static uint8_t *mem_file(uint64_t nrec, size_t *len)
 	strcpy(d[0].name, "a");
 	strcpy(d[1].name, "b");
 	d[0].nr_parts = d[1].nr_parts = 2;
-	iot_writer_start(&w, fp, 128, d, 2, 1, 2, "rel", "host");
+	iot_writer_start(&w, fp, sizeof(struct iotrace_record), d, 2, 1, 2,
+			 "rel", "host");
 	for (i = 0; i < nrec; i += 10) {
 		for (k = 0; k < 10; k++) {
 			synth_stamp(&r[k], i + k + 1);

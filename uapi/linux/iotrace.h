@@ -503,6 +503,11 @@ struct iotrace_part_hdr_v1 {
  *                          first_seq .. first_seq + nr_records - 1 of
  *                          (disk, part); a gap between two chunks of the
  *                          same (disk, part) is provable loss.
+ *                        IOTRACE_CHUNK_COMMS (minor 2): nr_records
+ *                          struct iotrace_file_comm entries,
+ *                          payload_size / nr_records bytes apart: the
+ *                          command names of submitters, written before the
+ *                          records that name their pids.
  *                        IOTRACE_CHUNK_TRAILER: struct iotrace_file_trailer
  *                          then nr_disks x struct iotrace_file_counts,
  *                          counts_size apart.  Always the last chunk; a file
@@ -519,12 +524,50 @@ struct iotrace_part_hdr_v1 {
 #define IOTRACE_FILE_MAGIC	"\x89IOTRC\r\n"	/* 8 bytes, no NUL */
 #define IOTRACE_FILE_MAGIC_LEN	8
 #define IOTRACE_FILE_MAJOR	1
-#define IOTRACE_FILE_MINOR	1
+#define IOTRACE_FILE_MINOR	2
 #define IOTRACE_FILE_STR_LEN	128
 
 /* iotrace_file_chunk.magic: "CHNK" and "TRLR", little-endian */
 #define IOTRACE_CHUNK_RECORDS	0x4b4e4843U
 #define IOTRACE_CHUNK_TRAILER	0x524c5254U
+#define IOTRACE_CHUNK_COMMS	0x4d4d4f43U	/* "COMM", file minor 2 */
+
+/*
+ * File minor 2: a record in a records chunk is a struct iotrace_record_v1
+ * followed by struct iotrace_file_rec_ext (record_size >= 144); a reader
+ * of minor 0 or 1 files takes pid and cgroup as unknown.
+ */
+#define IOTRACE_FILE_RECORD_SIZE	144
+
+/**
+ * struct iotrace_file_rec_ext - what a trace file (minor 2) adds to each
+ *	1.x record, at offset 128.
+ * @pid: iotrace_record.pid of the 2.x record (0: unknown or the kernel's
+ *	own I/O, see IOTRACE_RF_KERNEL).
+ * @reserved: zero.
+ * @cgroup: the cgroup id of the 2.x record (0: unknown).
+ */
+struct iotrace_file_rec_ext {
+	__u32	pid;
+	__u32	reserved;
+	__u64	cgroup;
+};
+
+/**
+ * struct iotrace_file_comm - one entry of an IOTRACE_CHUNK_COMMS chunk.
+ * @pid: thread group id.
+ * @reserved: zero.
+ * @comm: its command name when the kernel first saw it submit I/O,
+ *	NUL-padded (not always NUL-terminated).
+ *
+ * A later entry for the same pid (a pid reused, or a process that changed
+ * its name) replaces an earlier one.
+ */
+struct iotrace_file_comm {
+	__u32	pid;
+	__u32	reserved;
+	char	comm[16];
+};
 
 /**
  * struct iotrace_file_hdr - first bytes of a trace file.
