@@ -65,7 +65,8 @@ run_load() {
 	       of=/dev/$disk bs=16k count=100 seek=$((384 * 64)) \
 	       oflag=direct status=none" &
 	pid_d=$!
-	wait
+	# these four only: a recorder may be running in the background
+	wait $pid_a $pid_b $pid_c $pid_d
 }
 
 # owner SECTOR: the process whose region holds SECTOR

@@ -771,7 +771,7 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_COMM:
-			if (!*optarg || strlen(optarg) > IOT_COMM_LEN) {
+			if (!*optarg || strlen(optarg) >= IOT_COMM_LEN) {
 				iot_err("--comm '%s': a command name of 1 to %d characters, as ps -o comm shows it",
 					optarg, IOT_COMM_LEN - 1);
 				return 2;

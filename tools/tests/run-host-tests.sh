@@ -666,6 +666,13 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	refuse interval_unit "not a duration" stats --interval 1d r.ring
 	refuse diff_one_argument "needs two arguments" diff r.ring
 	refuse record_no_out "record needs" record nullb0
+	refuse pid_not_a_number "is not a process id" show --pid 12,x f.trace
+	refuse pid_too_large "is not a process id" show --pid 4294967296 f.trace
+	refuse comm_too_long "a command name of 1 to 15 characters" show --comm 0123456789abcdef f.trace
+	refuse cgroup_not_cgroup2 "is not a cgroup v2 directory" show --cgroup /tmp f.trace
+	refuse cgroup_missing "give a cgroup v2 directory" show --cgroup /nonexistent/cg f.trace
+	refuse top_too_many "from 0 to 1000" stats --top 1001 f.trace
+	refuse top_on_show "show does not take --top" show --top 3 f.trace
 done
 for f in foreign trunc.trace major2.trace; do
 	iotracectl/iotracectl show "$T/$f" 2>&1 | head -1 | sed 's/^/# /'
