@@ -569,6 +569,86 @@ struct iotrace_file_comm {
 	char	comm[16];
 };
 
+/*
+ * File minor 2: snapshots of "iotracectl watch" (issue 21).
+ *
+ * IOTRACE_CHUNK_TRIGGER: one struct iotrace_file_trigger (payload_size
+ * bytes; a newer minor may make it longer) per disk of a snapshot, the
+ * chunk's @disk naming the disk; nr_records, part and first_seq are zero.
+ * Written after the records, before the trailer.  A reader that does not
+ * know the chunk skips it: the file is an ordinary trace file.
+ */
+#define IOTRACE_CHUNK_TRIGGER	0x47495254U	/* "TRIG", file minor 2 */
+
+/* iotrace_file_trigger.reason: the kernel's IOTRACE_TRIG_* bits (0-15) */
+#define IOTRACE_FILE_TRIG_KERNEL	0x0000ffffU
+/* iotrace_file_trigger.reason: SIGUSR1 or "iotracectl snapshot" */
+#define IOTRACE_FILE_TRIG_MANUAL	(1U << 16)
+
+/* iotrace_file_trigger.flags */
+#define IOTRACE_FILE_TRIGF_SEQ		(1U << 0) /* @cpu and @seq are known */
+#define IOTRACE_FILE_TRIGF_POST_CUT	(1U << 1) /* stopped before @post_ns */
+#define IOTRACE_FILE_TRIGF_QUEUED	(1U << 2) /* waited for the previous
+						   * snapshot to be saved */
+
+/* iotrace_file_trigger.th_flags: the conditions set besides latency */
+#define IOTRACE_FILE_TH_ERROR		(1U << 0)
+#define IOTRACE_FILE_TH_DEVSTATUS	(1U << 1)
+#define IOTRACE_FILE_TH_TIMEOUT		(1U << 2)
+
+#define IOTRACE_FILE_ID_LEN		128
+#define IOTRACE_FILE_TH_ERRNOS		8
+
+/**
+ * struct iotrace_file_trigger - payload of an IOTRACE_CHUNK_TRIGGER chunk:
+ *	why a snapshot of a disk was taken, and which disk it is.
+ * @reason: IOTRACE_FILE_TRIG_* bits of the episode's first trigger.
+ * @flags: IOTRACE_FILE_TRIGF_*.
+ * @cpu: the CPU whose sequence numbers @seq counts (IOTRACE_FILE_TRIGF_SEQ).
+ * @extra: further triggers of the disk that joined this snapshot's
+ *	episode (within @episode_ns of its first, or while it was queued).
+ * @seq: the triggering record's sequence number (IOTRACE_FILE_TRIGF_SEQ;
+ *	0 for a manual trigger).
+ * @mono_ns: CLOCK_MONOTONIC ns of the trigger (the kernel's time of the
+ *	completion for a kernel trigger), the records' clock.
+ * @real_ns: CLOCK_REALTIME ns of the same moment.
+ * @save_mono_ns: CLOCK_MONOTONIC ns when the copy of the ring began.
+ * @post_ns: how long records were taken after the trigger (asked).
+ * @episode_ns: the episode window in force.
+ * @number: this snapshot's ordinal among those the watcher saved.
+ * @lat_ns: latency thresholds in force per enum iotrace_mop (0: none).
+ * @th_flags: IOTRACE_FILE_TH_* conditions in force.
+ * @requeues: requeue threshold in force (0: none).
+ * @stuck_ns: in-flight age threshold in force (0: none).
+ * @errnos: errnos of the error condition (0-terminated; none: any errno).
+ * @model: the disk's model (sysfs), NUL-terminated, "" if unknown.
+ * @serial: its serial number, the same.
+ * @wwn: its world wide name (sysfs wwid), the same.
+ * @reserved: zero.
+ */
+struct iotrace_file_trigger {
+	__u32	reason;
+	__u32	flags;
+	__u32	cpu;
+	__u32	extra;
+	__u64	seq;
+	__u64	mono_ns;
+	__u64	real_ns;
+	__u64	save_mono_ns;
+	__u64	post_ns;
+	__u64	episode_ns;
+	__u64	number;
+	__u64	lat_ns[5];
+	__u32	th_flags;
+	__u32	requeues;
+	__u64	stuck_ns;
+	__u32	errnos[IOTRACE_FILE_TH_ERRNOS];
+	char	model[IOTRACE_FILE_ID_LEN];
+	char	serial[IOTRACE_FILE_ID_LEN];
+	char	wwn[IOTRACE_FILE_ID_LEN];
+	__u64	reserved[4];
+};
+
 /**
  * struct iotrace_file_hdr - first bytes of a trace file.
  * @magic: IOTRACE_FILE_MAGIC.
