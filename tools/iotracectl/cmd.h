@@ -47,6 +47,14 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  *	@have_cgroup.
  * @have_cgroup: @cgroup is set.
  * @top: stats: processes in the per-process table.
+ * @w_config: watch, snapshot --config FILE.
+ * @w_dir: watch --dir DIR.
+ * @w_post: watch --post S (checked by watch, as the file's value).
+ * @w_episode: watch --episode S.
+ * @w_max_per_hour: watch --max-per-hour N.
+ * @w_max_files: watch --max-files N.
+ * @w_max_bytes: watch --max-bytes SIZE.
+ * @around: show --around-trigger[=N]: records each side; 0 = not given.
  */
 struct iot_opts {
 	enum iot_fmt fmt;
@@ -74,6 +82,9 @@ struct iot_opts {
 	uint64_t cgroup;
 	int have_cgroup;
 	unsigned int top;
+	const char *w_config, *w_dir, *w_post, *w_episode;
+	const char *w_max_per_hour, *w_max_files, *w_max_bytes;
+	unsigned int around;
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);
@@ -103,6 +114,9 @@ int cmd_nl_reset_metrics(struct iot_opts *o, int argc, char **argv);
 /* cmd_metrics.c: stats --kernel; exporter.c */
 int cmd_stats_kernel(struct iot_opts *o, int argc, char **argv);
 int cmd_exporter(struct iot_opts *o, int argc, char **argv);
+/* watch.c: the snapshot service (issue 21) */
+int cmd_watch(struct iot_opts *o, int argc, char **argv);
+int cmd_snapshot(struct iot_opts *o, int argc, char **argv);
 
 /**
  * struct iot_nl_disk - one disk of iot_nl_list().
@@ -136,12 +150,18 @@ int iot_write_error(const char *what, int err);
 int iot_out_flush(FILE *fp, const char *what);
 int iot_out_close(FILE *fp, const char *what);
 
-/* record.c: the recording loop, usable on in-memory rings (benchmark) */
+/*
+ * record.c: the recording loop, usable on in-memory rings (benchmark).
+ * @before_finish, if set, is called with the writer before the trailer
+ * is written (watch: its trigger chunks); non-zero fails the write.
+ */
 struct iot_rec_stop {
 	volatile int *stop;
 	uint64_t max_bytes;
 	uint64_t end_mono_ns;
 	unsigned int poll_ms;
+	int (*before_finish)(struct iot_writer *w, void *arg);
+	void *arg;
 };
 
 int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "cmd.h"
+#include "watch.h"
 
 /* A header string (not always NUL-terminated) into @out. */
 static void hdr_str(char *out, size_t len, const char *s, size_t max)
@@ -92,7 +93,9 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 			       d->dev_major, d->dev_minor, d->lbs, d->nr_parts,
 			       d->part_records);
 		}
-		printf("]}\n");
+		printf("]");
+		iot_info_triggers(&src, 1);	/* a snapshot's triggers */
+		printf("}\n");
 		iot_src_close(&src);
 		return 0;
 	}
@@ -122,6 +125,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		       d->name, d->dev_major, d->dev_minor, d->lbs,
 		       d->nr_parts, d->part_records);
 	}
+	iot_info_triggers(&src, 0);	/* a snapshot's triggers */
 	iot_src_close(&src);
 	return 0;
 }

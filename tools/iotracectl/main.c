@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include "cmd.h"
+#include "watch.h"
 
 /*
  * The options.  Every command has its own table (struct iot_cmd.opts,
@@ -27,6 +28,9 @@ enum {
 	OPT_REALTIME, OPT_SHOW, OPT_QUIET, OPT_JSONL, OPT_KERNEL, OPT_LISTEN,
 	OPT_INCLUDE, OPT_EXCLUDE, OPT_TEXTFILE, OPT_ONCE, OPT_PID, OPT_COMM,
 	OPT_CGROUP, OPT_TOP,
+	/* watch, snapshot, show --around-trigger (issue 21) */
+	OPT_CONFIG = 400, OPT_WDIR, OPT_POST, OPT_EPISODE, OPT_MAXHOUR,
+	OPT_MAXFILES, OPT_MAXBYTES, OPT_AROUND,
 };
 
 /* option bits of a command */
@@ -62,6 +66,11 @@ enum {
 #define O_TOP		(1u << 29)	/* stats --top N */
 #define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK | \
 			 O_PID | O_COMM | O_CGROUP)
+/* watch and snapshot (issue 21); the bits are 64 wide */
+#define O_CONFIG	(1ull << 40)	/* --config FILE */
+#define O_WATCH		(1ull << 41)	/* watch --dir, --post, --episode */
+#define O_LIMITS	(1ull << 42)	/* watch --max-per-hour, -files, -bytes */
+#define O_AROUND	(1ull << 43)	/* show --around-trigger[=N] */
 
 /**
  * struct iot_optdef - one option: its getopt_long() entry and its help.
@@ -72,7 +81,7 @@ enum {
  */
 struct iot_optdef {
 	struct option opt;
-	unsigned int bit;
+	unsigned long long bit;
 	const char *arg;
 	const char *help;
 };
@@ -140,6 +149,22 @@ static const struct iot_optdef optdefs[] = {
 	  "DIR", "write DIR/iotrace.prom (atomic rename) every --interval (default 15s), no HTTP" },
 	{ { "once", no_argument, NULL, OPT_ONCE }, O_ONCE, "",
 	  "with --textfile: write the file once and exit" },
+	{ { "config", required_argument, NULL, OPT_CONFIG }, O_CONFIG, "FILE",
+	  "the configuration (default /etc/iotrace/iotrace.conf, if there)" },
+	{ { "dir", required_argument, NULL, OPT_WDIR }, O_WATCH, "DIR",
+	  "write the snapshots there (default /var/lib/iotrace)" },
+	{ { "post", required_argument, NULL, OPT_POST }, O_WATCH, "S",
+	  "records completed up to S after the trigger too (default 5s; 0 to 1h)" },
+	{ { "episode", required_argument, NULL, OPT_EPISODE }, O_WATCH, "S",
+	  "a disk's triggers within S of an episode's first are one snapshot (default 1s)" },
+	{ { "max-per-hour", required_argument, NULL, OPT_MAXHOUR }, O_LIMITS,
+	  "N", "snapshots started in any hour, at most (default 12)" },
+	{ { "max-files", required_argument, NULL, OPT_MAXFILES }, O_LIMITS,
+	  "N", "snapshot files kept, the oldest removed first (default 100)" },
+	{ { "max-bytes", required_argument, NULL, OPT_MAXBYTES }, O_LIMITS,
+	  "SIZE", "bytes of snapshot files kept (K, M, G, T; default 1G)" },
+	{ { "around-trigger", optional_argument, NULL, OPT_AROUND }, O_AROUND,
+	  "[=N]", "a snapshot FILE's N records each side of its trigger (default 20)" },
 };
 
 #define NR_OPTDEFS	(sizeof(optdefs) / sizeof(optdefs[0]))
@@ -157,7 +182,7 @@ static const struct iot_optdef optdefs[] = {
 struct iot_cmd {
 	const char *name;
 	int (*fn)(struct iot_opts *o, int argc, char **argv);
-	unsigned int opts;
+	unsigned long long opts;
 	unsigned int fmts;
 	const char *xfmts;
 	const char *usage;
@@ -170,7 +195,7 @@ static const struct iot_cmd cmds[] = {
 	{ "list", cmd_list, O_FMT | O_JSONL, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV),
 	  NULL, "", "traced disks and their state" },
 	{ "show", cmd_show, O_FMT | O_JSONL | O_FILTERS | O_REALTIME |
-	  O_FOLLOW | O_COUNT,
+	  O_FOLLOW | O_COUNT | O_AROUND,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
 	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N]",
 	  "one line per request, decoded" },
@@ -219,6 +244,11 @@ static const struct iot_cmd cmds[] = {
 	{ "plot", cmd_plot, O_FORMAT | O_OUTFILE | O_FILTERS, 0, "svg",
 	  "DISK|FILE|- [-f svg] [-o OUT.svg] [filters]",
 	  "latency heat map, seek plot and latency histogram as SVG" },
+	{ "watch", cmd_watch, O_CONFIG | O_WATCH | O_LIMITS, 0, NULL,
+	  "[--config FILE] [--dir DIR] [--post S] [--episode S] [--max-per-hour N] [--max-files N] [--max-bytes SIZE] [DISK...]",
+	  "the snapshot service: on each trigger, the ring before it and --post after it to a file" },
+	{ "snapshot", cmd_snapshot, O_CONFIG, 0, NULL, "[--config FILE] [DISK]",
+	  "ask the running watcher for a snapshot (of every watched disk without DISK)" },
 };
 
 #define NR_CMDS	(sizeof(cmds) / sizeof(cmds[0]))
@@ -791,6 +821,39 @@ int main(int argc, char **argv)
 			}
 			o.top = (unsigned int)v;
 			break;
+		case OPT_CONFIG:
+			o.w_config = optarg;
+			break;
+		case OPT_WDIR:
+			o.w_dir = optarg;
+			break;
+		case OPT_POST:
+			o.w_post = optarg;
+			break;
+		case OPT_EPISODE:
+			o.w_episode = optarg;
+			break;
+		case OPT_MAXHOUR:
+			o.w_max_per_hour = optarg;
+			break;
+		case OPT_MAXFILES:
+			o.w_max_files = optarg;
+			break;
+		case OPT_MAXBYTES:
+			o.w_max_bytes = optarg;
+			break;
+		case OPT_AROUND:
+			if (!optarg) {
+				o.around = 20;
+				break;
+			}
+			if (parse_u64(optarg, &v, 0) || !v || v > 1000000) {
+				iot_err("--around-trigger=%s: a number of records from 1 to 1000000",
+					optarg);
+				return 2;
+			}
+			o.around = (unsigned int)v;
+			break;
 		case OPT_POLL:
 			if (parse_u64(optarg, &v, 0) || !v || v > 10000) {
 				iot_err("--poll-ms %s: out of range (1 to 10000 milliseconds)",
@@ -823,8 +886,14 @@ int main(int argc, char **argv)
 		iot_err("stats -o csv: only with --kernel (the ring's statistics have normal and json)");
 		return 2;
 	}
+	if (o.around && (o.follow || argc - optind != 1)) {
+		iot_err("show --around-trigger: give one snapshot FILE (not with -f)");
+		return 2;
+	}
 	if (o.kernel)	/* stats --kernel: the in-kernel metrics */
 		c = cmd_stats_kernel(&o, argc - optind, argv + optind);
+	else if (o.around)	/* show --around-trigger: a window, then show */
+		c = iot_around_trigger(&o, argv[optind], o.around);
 	else
 		c = cmd->fn(&o, argc - optind, argv + optind);
 	/* one place for every command: a failed write of stdout fails */

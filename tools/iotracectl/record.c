@@ -259,6 +259,8 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			counts[i].filtered;
 		counts[i].lost = counts[i].recorded - counts[i].written;
 	}
+	if (st->before_finish && st->before_finish(&w, st->arg))
+		goto wfail;
 	if (iot_writer_finish(&w, counts, iot_now(CLOCK_MONOTONIC),
 			      iot_now(CLOCK_REALTIME)))
 		goto wfail;

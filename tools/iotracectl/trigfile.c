@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trigger chunk of a snapshot file (IOTRACE_CHUNK_TRIGGER, file minor
+ * 2): written by "iotracectl watch" before the trailer, printed by "info",
+ * and the centre of "show --around-trigger".  The records reader
+ * (file.c) skips the chunk as any chunk it does not know.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "watch.h"
+
+/**
+ * iot_writer_trigger() - write one trigger chunk for disk @disk.
+ * @w: the writer (between iot_writer_start() and iot_writer_finish()).
+ * @disk: index in the file's disk table.
+ * @t: the payload.
+ *
+ * Return: 0 or -1 on a write error.
+ */
+int iot_writer_trigger(struct iot_writer *w, unsigned int disk,
+		       const struct iotrace_file_trigger *t)
+{
+	struct iotrace_file_chunk ch;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.magic = IOTRACE_CHUNK_TRIGGER;
+	ch.hdr_size = sizeof(ch);
+	ch.payload_size = sizeof(*t);
+	ch.disk = (uint16_t)disk;
+	if (fwrite(&ch, 1, sizeof(ch), w->fp) != sizeof(ch) ||
+	    fwrite(t, 1, sizeof(*t), w->fp) != sizeof(*t))
+		w->error = 1;
+	w->bytes += sizeof(ch) + sizeof(*t);
+	return w->error ? -1 : 0;
+}
+
+/**
+ * iot_file_triggers() - the trigger chunks of a trace file that
+ *	iot_file_parse() accepted.
+ * @buf: the file.
+ * @len: its length.
+ * @out: up to @max payloads (shorter ones zero-filled, longer cut).
+ * @disks: their chunks' disk index.
+ * @max: room in @out and @disks.
+ *
+ * Return: the number of trigger chunks found (at most @max).
+ */
+int iot_file_triggers(const void *buf, size_t len,
+		      struct iotrace_file_trigger *out, unsigned int *disks,
+		      unsigned int max)
+{
+	const uint8_t *b = buf;
+	struct iotrace_file_hdr h;
+	uint64_t off;
+	unsigned int n = 0;
+
+	if (len < sizeof(h))
+		return 0;
+	memcpy(&h, b, sizeof(h));
+	if (h.minor < 2)
+		return 0;
+	off = h.hdr_size;
+	while (n < max && off <= len && len - off >= 16) {
+		struct iotrace_file_chunk ch;
+
+		memset(&ch, 0, sizeof(ch));
+		memcpy(&ch, b + off, len - off < sizeof(ch) ? len - off :
+		       sizeof(ch));
+		if (ch.hdr_size < 16 || ch.hdr_size > len - off ||
+		    ch.payload_size > len - off - ch.hdr_size ||
+		    ch.magic == IOTRACE_CHUNK_TRAILER)
+			break;
+		if (ch.magic == IOTRACE_CHUNK_TRIGGER) {
+			size_t k = ch.payload_size < sizeof(*out) ?
+				   ch.payload_size : sizeof(*out);
+
+			memset(&out[n], 0, sizeof(*out));
+			memcpy(&out[n], b + off + ch.hdr_size, k);
+			out[n].model[IOTRACE_FILE_ID_LEN - 1] = 0;
+			out[n].serial[IOTRACE_FILE_ID_LEN - 1] = 0;
+			out[n].wwn[IOTRACE_FILE_ID_LEN - 1] = 0;
+			disks[n++] = ch.disk;
+		}
+		off += ch.hdr_size + ch.payload_size;
+	}
+	return (int)n;
+}
+
+/* The reason bits as "latency+error" (the kernel's IOTRACE_TRIG_*). */
+void iot_trig_reason_names(uint32_t reason, char *out, size_t len)
+{
+	static const char *const names[] = {
+		"latency", "error", "devstatus", "timeout", "requeues", "stuck",
+	};
+	char *p = out, *end = out + len;
+	unsigned int i;
+
+	*out = 0;
+	for (i = 0; i < 32; i++) {
+		if (!(reason & (1u << i)))
+			continue;
+		if (p != out)
+			p = iot_put_s(p, end, "+");
+		if ((1u << i) == IOTRACE_FILE_TRIG_MANUAL)
+			p = iot_put_s(p, end, "manual");
+		else if (i < sizeof(names) / sizeof(names[0]))
+			p = iot_put_s(p, end, names[i]);
+		else
+			p = iot_put_u(iot_put_s(p, end, "bit"), end, i);
+	}
+	if (!*out)
+		iot_put_s(out, end, "none");
+}
+
+static const char *const lat_names[IOTRACE_NR_MOPS] = {
+	"read-lat", "write-lat", "flush-lat", "discard-lat", "other-lat",
+};
+
+/* The thresholds of @t as the words of a "trigger =" line. */
+static void th_words(const struct iotrace_file_trigger *t, char *out,
+		     size_t len)
+{
+	char *p = out, *end = out + len, e[32];
+	unsigned int i;
+
+	*out = 0;
+	for (i = 0; i < IOTRACE_NR_MOPS; i++) {
+		if (!t->lat_ns[i])
+			continue;
+		p = iot_put_s(p, end, p == out ? "" : " ");
+		p = iot_put_s(p, end, lat_names[i]);
+		p = iot_put_s(p, end, "=");
+		p = iot_put_u(p, end, t->lat_ns[i]);
+		p = iot_put_s(p, end, "ns");
+	}
+	if (t->th_flags & IOTRACE_FILE_TH_ERROR) {
+		p = iot_put_s(p, end, p == out ? "error" : " error");
+		for (i = 0; i < IOTRACE_FILE_TH_ERRNOS && t->errnos[i]; i++) {
+			iot_errno_name((int)t->errnos[i], e, sizeof(e));
+			p = iot_put_s(p, end, i ? "," : "=");
+			p = iot_put_s(p, end, e[0] == '-' ? e + 1 : e);
+		}
+	}
+	if (t->th_flags & IOTRACE_FILE_TH_DEVSTATUS)
+		p = iot_put_s(p, end, p == out ? "devstatus" : " devstatus");
+	if (t->th_flags & IOTRACE_FILE_TH_TIMEOUT)
+		p = iot_put_s(p, end, p == out ? "timeout" : " timeout");
+	if (t->requeues) {
+		p = iot_put_s(p, end, p == out ? "requeues=" : " requeues=");
+		p = iot_put_u(p, end, t->requeues);
+	}
+	if (t->stuck_ns) {
+		p = iot_put_s(p, end, p == out ? "stuck=" : " stuck=");
+		p = iot_put_s(iot_put_u(p, end, t->stuck_ns), end, "ns");
+	}
+}
+
+static void utc(char *out, size_t len, uint64_t real_ns)
+{
+	time_t sec = (time_t)(real_ns / 1000000000ull);
+	struct tm tm;
+	char b[32];
+
+	if (!gmtime_r(&sec, &tm)) {
+		snprintf(out, len, "?");
+		return;
+	}
+	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, len, "%s.%06lluZ", b,
+		 (unsigned long long)(real_ns % 1000000000ull) / 1000);
+}
+
+#define MAX_TRIGS	IOT_MAX_DISKS
+
+/**
+ * iot_info_triggers() - "info": the triggers and identities of a snapshot
+ *	file; nothing for a file without trigger chunks.
+ * @s: the opened trace file.
+ * @json: print the ',"triggers":[...]' member of info's object, else
+ *	lines of the normal output.
+ */
+void iot_info_triggers(const struct iot_src *s, int json)
+{
+	struct iotrace_file_trigger *t = calloc(MAX_TRIGS, sizeof(*t));
+	unsigned int disks[MAX_TRIGS];
+	char reason[128], th[512], when[48];
+	int n, i;
+
+	if (!t)
+		return;
+	n = iot_file_triggers(s->buf, s->len, t, disks, MAX_TRIGS);
+	if (json && n)
+		printf(",\"triggers\":[");
+	for (i = 0; i < n; i++) {
+		const char *name = disks[i] < s->fi->nr_disks ?
+				   s->fi->disks[disks[i]].name : "?";
+
+		iot_trig_reason_names(t[i].reason, reason, sizeof(reason));
+		th_words(&t[i], th, sizeof(th));
+		utc(when, sizeof(when), t[i].real_ns);
+		if (json) {
+			printf("%s{\"disk\":", i ? "," : "");
+			iot_json_str(stdout, name);
+			printf(",\"reason\":\"%s\",\"reason_bits\":%u,\"utc\":\"%s\",\"mono_ns\":%llu,\"real_ns\":%llu",
+			       reason, t[i].reason, when,
+			       (unsigned long long)t[i].mono_ns,
+			       (unsigned long long)t[i].real_ns);
+			if (t[i].flags & IOTRACE_FILE_TRIGF_SEQ)
+				printf(",\"cpu\":%u,\"seq\":%llu", t[i].cpu,
+				       (unsigned long long)t[i].seq);
+			else
+				printf(",\"cpu\":null,\"seq\":null");
+			printf(",\"extra\":%u,\"number\":%llu,\"post_ns\":%llu,\"episode_ns\":%llu,\"save_mono_ns\":%llu,\"post_cut\":%s,\"queued\":%s,\"thresholds\":",
+			       t[i].extra, (unsigned long long)t[i].number,
+			       (unsigned long long)t[i].post_ns,
+			       (unsigned long long)t[i].episode_ns,
+			       (unsigned long long)t[i].save_mono_ns,
+			       t[i].flags & IOTRACE_FILE_TRIGF_POST_CUT ?
+			       "true" : "false",
+			       t[i].flags & IOTRACE_FILE_TRIGF_QUEUED ?
+			       "true" : "false");
+			iot_json_str(stdout, th);
+			printf(",\"model\":");
+			iot_json_str(stdout, t[i].model);
+			printf(",\"serial\":");
+			iot_json_str(stdout, t[i].serial);
+			printf(",\"wwn\":");
+			iot_json_str(stdout, t[i].wwn);
+			printf("}");
+			continue;
+		}
+		printf("trigger:  %s: %s at %s (CLOCK_MONOTONIC %llu.%06llu s), snapshot %llu\n",
+		       name, reason, when,
+		       (unsigned long long)(t[i].mono_ns / 1000000000ull),
+		       (unsigned long long)(t[i].mono_ns % 1000000000ull) / 1000,
+		       (unsigned long long)t[i].number);
+		if (t[i].flags & IOTRACE_FILE_TRIGF_SEQ)
+			printf("  record:     cpu %u, sequence %llu\n", t[i].cpu,
+			       (unsigned long long)t[i].seq);
+		else
+			printf("  record:     none named\n");
+		printf("  episode:    %u more trigger%s joined (window %.3f s), post %.3f s%s%s\n",
+		       t[i].extra, t[i].extra == 1 ? "" : "s",
+		       t[i].episode_ns / 1e9, t[i].post_ns / 1e9,
+		       t[i].flags & IOTRACE_FILE_TRIGF_POST_CUT ?
+		       " (cut short: the watcher stopped)" : "",
+		       t[i].flags & IOTRACE_FILE_TRIGF_QUEUED ?
+		       " (waited for the previous snapshot)" : "");
+		printf("  thresholds: %s\n", th[0] ? th : "none");
+		printf("  identity:   model \"%s\", serial \"%s\", wwn \"%s\"\n",
+		       t[i].model, t[i].serial, t[i].wwn);
+	}
+	if (json && n)
+		printf("]");
+	free(t);
+}
+
+/**
+ * struct around - the completion times of the records show would print.
+ * @o: show's filters.
+ * @t: the times.
+ * @n: entries.
+ * @cap: room.
+ * @disk: only this disk index, or -1.
+ */
+struct around {
+	struct iot_opts *o;
+	uint64_t *t;
+	size_t n, cap;
+	int disk;
+};
+
+static int around_cb(void *arg, unsigned int disk,
+		     const struct iotrace_record *r)
+{
+	struct around *a = arg;
+
+	if ((a->disk >= 0 && (int)disk != a->disk) || !iot_filter(a->o, r))
+		return 0;
+	if (a->n == a->cap) {
+		size_t c = a->cap ? a->cap * 2 : 4096;
+		uint64_t *t = realloc(a->t, c * sizeof(*t));
+
+		if (!t)
+			return -2;
+		a->t = t;
+		a->cap = c;
+	}
+	a->t[a->n++] = r->complete_ns;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * iot_around_trigger() - "show FILE --around-trigger N": show with the
+ *	time window of the @n records completed before the trigger of the
+ *	file and the @n completed at or after it (records that complete in
+ *	the same nanosecond as the last of these come too).
+ * @o: show's options (the window narrows --from and --to).
+ * @arg: the snapshot file.
+ * @n: records each side.
+ *
+ * The trigger is that of --disk, else the file's first.
+ *
+ * Return: show's exit status, or 1 when @arg has no trigger.
+ */
+int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n)
+{
+	struct iotrace_file_trigger *t = calloc(MAX_TRIGS, sizeof(*t));
+	unsigned int disks[MAX_TRIGS];
+	struct around a = { .o = o, .disk = -1 };
+	char err[IOT_ERR_LEN];
+	struct iot_src src;
+	char *argv[1] = { (char *)arg };
+	size_t i, lo, hi;
+	int k, nt, ret = 1;
+
+	if (!t) {
+		iot_err("out of memory");
+		return 1;
+	}
+	if (iot_src_open(&src, arg, err, sizeof(err))) {
+		iot_err("%s", err);
+		free(t);
+		return 1;
+	}
+	if (!src.is_file) {
+		iot_err("show --around-trigger: %s is not a trace file (a snapshot of 'iotracectl watch' has a trigger)",
+			arg);
+		goto out;
+	}
+	nt = iot_file_triggers(src.buf, src.len, t, disks, MAX_TRIGS);
+	for (k = 0; k < nt; k++)
+		if (!o->disk || (disks[k] < src.fi->nr_disks &&
+				 !strcmp(src.fi->disks[disks[k]].name, o->disk)))
+			break;
+	if (k == nt) {
+		iot_err("show --around-trigger: %s has no trigger%s%s (only snapshots of 'iotracectl watch' have one)",
+			arg, o->disk ? " for disk " : "", o->disk ? o->disk : "");
+		goto out;
+	}
+	if (o->disk)
+		a.disk = (int)disks[k];
+	if (iot_src_read(&src, around_cb, &a, err, sizeof(err))) {
+		iot_err("%s", err[0] ? err : "out of memory");
+		goto out;
+	}
+	qsort(a.t, a.n, sizeof(*a.t), cmp_u64);
+	for (i = 0; i < a.n && a.t[i] < t[k].mono_ns; i++)
+		;
+	lo = i > n ? i - n : 0;
+	hi = i + n < a.n ? i + n : a.n;	/* exclusive */
+	if (lo < hi) {
+		if (a.t[lo] > o->from_ns)
+			o->from_ns = a.t[lo];
+		if (a.t[hi - 1] + 1 < o->to_ns)
+			o->to_ns = a.t[hi - 1] + 1;
+	} else {
+		o->to_ns = o->from_ns;	/* nothing to show */
+	}
+	iot_src_close(&src);
+	free(a.t);
+	free(t);
+	return cmd_show(o, 1, argv);
+out:
+	iot_src_close(&src);
+	free(a.t);
+	free(t);
+	return ret;
+}
+
+_Static_assert(sizeof(struct iotrace_file_trigger) == 576,
+	       "the trigger chunk's payload, as abi.rst lays it out");
+_Static_assert(offsetof(struct iotrace_file_trigger, model) == 160 &&
+	       offsetof(struct iotrace_file_trigger, wwn) == 416,
+	       "the trigger chunk's identity, as abi.rst lays it out");

@@ -1,0 +1,1037 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotracectl watch: the snapshot service (issue 21), and iotracectl
+ * snapshot, which asks a running watcher for one.
+ *
+ * Triggers come from the kernel (trigger events, watch_nl.c), SIGUSR1
+ * (every watched disk) and the control socket RUN_DIR/watch.sock
+ * ("snapshot [DISK]" lines); all go through watch_on_trigger().  The main
+ * thread takes them in; a saver thread writes the snapshots, one at a
+ * time: the ring's records at the time it starts plus those completed up
+ * to the trigger time + --post (the recording loop of "record"), then a
+ * trigger chunk per disk, the trailer, fsync and a rename from a hidden
+ * temporary name, so a snapshot file is whole or not there.
+ *
+ * Episodes, per disk:
+ *   - a trigger starts an episode and a snapshot, unless the disk's
+ *     snapshot is pending or being saved (its trigger chunk not yet
+ *     written): then a trigger within --episode of the episode's first
+ *     joins it (counted in the chunk's @extra);
+ *   - a trigger later than that, while the snapshot is still being saved,
+ *     queues one next snapshot of the disk, which starts when the current
+ *     one is done; later triggers join the queued one, whatever their time;
+ *   - starting or queueing a snapshot counts against --max-per-hour
+ *     (snapshots in the last 3600 s); a trigger over the limit is refused,
+ *     said once an hour with the number refused since.
+ * After each snapshot the oldest snapshot files of the directory go until
+ * at most --max-files and --max-bytes remain (the newest always stays).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "watch.h"
+
+#define NS_PER_S	1000000000ull
+#define HOUR_NS		(3600ull * NS_PER_S)
+#define SNAP_PREFIX	"iotrace-"
+#define SNAP_SUFFIX	".iot"
+#define TMP_PREFIX	".iotrace-"
+
+enum ep_state { EP_IDLE, EP_PENDING, EP_SAVING, EP_CLOSED };
+
+/**
+ * struct episode - one disk's episode.
+ * @trig: its first trigger.
+ * @extra: triggers that joined it.
+ * @queued: it waited for the previous snapshot.
+ */
+struct episode {
+	struct watch_trig trig;
+	uint32_t extra;
+	int queued;
+};
+
+/**
+ * struct wdisk - a watched disk's state.
+ * @state: of its current episode @cur.
+ * @cur: the episode pending or being saved.
+ * @next: the one queued behind it, if @have_next.
+ * @have_next: @next is set.
+ * @in_job: @cur is in the job queue.
+ */
+struct wdisk {
+	enum ep_state state;
+	struct episode cur, next;
+	int have_next, in_job;
+};
+
+/**
+ * struct watch - the watcher.
+ * @c: configuration.
+ * @mu: protects everything below.
+ * @cv: the saver waits on it.
+ * @d: per watched disk.
+ * @pending: disks whose @cur waits for the saver.
+ * @stop: SIGTERM or SIGINT: the saver cuts the snapshot short and ends.
+ * @number: snapshots started.
+ * @starts: start times of the last @c->max_per_hour snapshots (a ring).
+ * @nstarts: entries used in @starts.
+ * @refused: triggers refused since the last message about it.
+ * @refused_total: all refused.
+ * @refuse_said_ns: when the last refusal was said (0: never).
+ * @saved: snapshot files written.
+ */
+struct watch {
+	struct watch_conf *c;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct wdisk d[WATCH_MAX_DISKS];
+	int pending;
+	volatile int stop;
+	uint64_t number;
+	uint64_t *starts;
+	uint64_t nstarts;
+	uint64_t refused, refused_total, refuse_said_ns;
+	uint64_t saved;
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("iotracectl watch: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* Room for one more snapshot this hour (@now): 1, or 0 when refused. */
+static int rate_ok(struct watch *w, uint64_t now, const char *what)
+{
+	uint64_t max = w->c->max_per_hour, oldest;
+
+	if (w->nstarts >= max) {
+		oldest = w->starts[(w->nstarts - max) % max];
+		if (now - oldest < HOUR_NS) {
+			w->refused++;
+			w->refused_total++;
+			if (!w->refuse_said_ns ||
+			    now - w->refuse_said_ns >= HOUR_NS) {
+				say("%s: trigger refused: %llu snapshots in the last hour (max-per-hour %llu)%s; refusals are said once an hour",
+				    what, (unsigned long long)max,
+				    (unsigned long long)max,
+				    w->refused > 1 ? ", more refused since the last message" : "");
+				w->refuse_said_ns = now;
+				w->refused = 0;
+			}
+			return 0;
+		}
+	}
+	w->starts[w->nstarts % max] = now;
+	w->nstarts++;
+	return 1;
+}
+
+static int disk_index(const struct watch *w, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->c->nr_disks; i++)
+		if (!strcmp(w->c->disks[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* One disk's part of a trigger, under @w->mu.  Returns what happened. */
+static const char *trigger_disk(struct watch *w, unsigned int i,
+				const struct watch_trig *t, int *rate_checked,
+				int *rate_passed)
+{
+	struct wdisk *d = &w->d[i];
+	uint64_t now = iot_now(CLOCK_MONOTONIC);
+
+	if ((d->state == EP_PENDING || d->state == EP_SAVING) &&
+	    t->mono_ns < d->cur.trig.mono_ns + w->c->episode_ns) {
+		d->cur.extra++;
+		return "joined";
+	}
+	if (d->state != EP_IDLE && d->have_next) {
+		d->next.extra++;
+		return "joined the queued snapshot";
+	}
+	/* one quota unit per trigger, whatever the number of its disks */
+	if (!*rate_checked) {
+		*rate_checked = 1;
+		*rate_passed = rate_ok(w, now, t->disk[0] ? t->disk : "all disks");
+	}
+	if (!*rate_passed)
+		return "refused (max-per-hour)";
+	if (d->state != EP_IDLE) {
+		memset(&d->next, 0, sizeof(d->next));
+		d->next.trig = *t;
+		d->next.queued = 1;
+		d->have_next = 1;
+		return "queued";
+	}
+	memset(&d->cur, 0, sizeof(d->cur));
+	d->cur.trig = *t;
+	d->state = EP_PENDING;
+	d->in_job = 1;
+	w->pending++;
+	return "started";
+}
+
+/**
+ * watch_on_trigger() - a trigger, from any source: the kernel's event,
+ *	SIGUSR1, or "iotracectl snapshot".
+ * @w: the watcher.
+ * @t: the trigger; an empty @t->disk is every watched disk.
+ * @reply: what happened to it, one line per disk ("DISK: started", ...).
+ * @replylen: its size.
+ *
+ * Return: 0, or -1 when @t->disk is not watched.
+ */
+int watch_on_trigger(struct watch *w, const struct watch_trig *t,
+		     char *reply, size_t replylen)
+{
+	int rate_checked = 0, rate_passed = 0, i, k;
+	size_t used = 0;
+
+	reply[0] = 0;
+	k = t->disk[0] ? disk_index(w, t->disk) : -1;
+	if (t->disk[0] && k < 0) {
+		size_t n = (size_t)snprintf(reply, replylen,
+				"error: %s is not watched (watching:", t->disk);
+
+		for (i = 0; i < (int)w->c->nr_disks && n < replylen; i++)
+			n += (size_t)snprintf(reply + n, replylen - n, " %s",
+					      w->c->disks[i].name);
+		if (n < replylen)
+			snprintf(reply + n, replylen - n, ")");
+		return -1;
+	}
+	pthread_mutex_lock(&w->mu);
+	for (i = 0; i < (int)w->c->nr_disks; i++) {
+		const char *what;
+
+		if (k >= 0 && i != k)
+			continue;
+		what = trigger_disk(w, (unsigned int)i, t, &rate_checked,
+				    &rate_passed);
+		if (used < replylen)
+			used += (size_t)snprintf(reply + used, replylen - used,
+						 "%s%s: %s", used ? "; " : "",
+						 w->c->disks[i].name, what);
+	}
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	say("trigger (%s): %s", t->reason & IOTRACE_FILE_TRIG_MANUAL ?
+	    "manual" : "kernel", reply);
+	return 0;
+}
+
+/* ---- saving -------------------------------------------------------------- */
+
+/**
+ * struct job - the snapshot being saved.
+ * @w: the watcher.
+ * @nr: disks.
+ * @idx: their index in the configuration.
+ * @fidx: their index in the file (the rings that could be mapped).
+ * @end_ns: the end of --post.
+ * @save_ns: when the copy began.
+ * @number: the snapshot's ordinal.
+ */
+struct job {
+	struct watch *w;
+	unsigned int nr;
+	unsigned int idx[WATCH_MAX_DISKS];
+	unsigned int fidx[WATCH_MAX_DISKS];
+	uint64_t end_ns, save_ns, number;
+};
+
+static void th_to_file(const struct watch_th *th, struct iotrace_file_trigger *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < IOTRACE_NR_MOPS; i++)
+		t->lat_ns[i] = th->lat_ns[i];
+	t->th_flags = th->flags;
+	t->requeues = th->requeues;
+	t->stuck_ns = th->stuck_ns;
+	for (i = 0; i < th->nr_errnos && i < IOTRACE_FILE_TH_ERRNOS; i++)
+		t->errnos[i] = th->errnos[i];
+}
+
+/* The disk's conditions: its own, else the configuration's default. */
+static const struct watch_th *disk_th(const struct watch_conf *c,
+				      const struct watch_disk *d)
+{
+	if (d->th.set > 0)
+		return &d->th;
+	if (d->th.set < 0 || !c->th.set)
+		return NULL;
+	return &c->th;
+}
+
+/* record's hook: the trigger chunks, before the trailer */
+static int write_triggers(struct iot_writer *wr, void *arg)
+{
+	struct job *j = arg;
+	struct watch *w = j->w;
+	uint64_t now_mono = iot_now(CLOCK_MONOTONIC);
+	uint64_t now_real = iot_now(CLOCK_REALTIME);
+	struct iotrace_file_trigger *t = calloc(j->nr, sizeof(*t));
+	unsigned int k;
+	int ret = 0;
+
+	if (!t)
+		return -1;
+	pthread_mutex_lock(&w->mu);
+	for (k = 0; k < j->nr; k++) {
+		struct wdisk *d = &w->d[j->idx[k]];
+		const struct watch_disk *cd = &w->c->disks[j->idx[k]];
+		const struct watch_th *th = disk_th(w->c, cd);
+		const struct watch_trig *tr = &d->cur.trig;
+
+		t[k].reason = tr->reason;
+		if (tr->have_seq) {
+			t[k].flags |= IOTRACE_FILE_TRIGF_SEQ;
+			t[k].cpu = tr->cpu;
+			t[k].seq = tr->seq;
+		}
+		if (d->cur.queued)
+			t[k].flags |= IOTRACE_FILE_TRIGF_QUEUED;
+		if (w->stop && now_mono < j->end_ns)
+			t[k].flags |= IOTRACE_FILE_TRIGF_POST_CUT;
+		t[k].extra = d->cur.extra;
+		t[k].mono_ns = tr->mono_ns;
+		t[k].real_ns = now_real - (now_mono - tr->mono_ns);
+		t[k].save_mono_ns = j->save_ns;
+		t[k].post_ns = w->c->post_ns;
+		t[k].episode_ns = w->c->episode_ns;
+		t[k].number = j->number;
+		if (th)
+			th_to_file(th, &t[k]);
+		memcpy(t[k].model, cd->model, sizeof(t[k].model));
+		memcpy(t[k].serial, cd->serial, sizeof(t[k].serial));
+		memcpy(t[k].wwn, cd->wwn, sizeof(t[k].wwn));
+		d->state = EP_CLOSED;	/* later triggers: the next one */
+	}
+	pthread_mutex_unlock(&w->mu);
+	for (k = 0; k < j->nr && !ret; k++)
+		ret = iot_writer_trigger(wr, j->fidx[k], &t[k]);
+	free(t);
+	return ret;
+}
+
+/**
+ * struct snapfile - a snapshot file of the directory.
+ * @name: its name.
+ * @mtime: modification time.
+ * @size: bytes.
+ */
+struct snapfile {
+	char name[256];
+	struct timespec mtime;
+	uint64_t size;
+};
+
+static int snap_cmp(const void *a, const void *b)
+{
+	const struct snapfile *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int is_snap(const char *n)
+{
+	size_t l = strlen(n);
+
+	return !strncmp(n, SNAP_PREFIX, strlen(SNAP_PREFIX)) &&
+	       l > strlen(SNAP_SUFFIX) &&
+	       !strcmp(n + l - strlen(SNAP_SUFFIX), SNAP_SUFFIX);
+}
+
+/*
+ * Remove the oldest snapshot files of the directory until at most
+ * max-files and max-bytes remain; the newest stays, whatever its size.
+ */
+static void retention(struct watch *w)
+{
+	struct snapfile *v = NULL;
+	size_t n = 0, cap = 0, i;
+	uint64_t bytes = 0;
+	struct dirent *de;
+	DIR *dir = opendir(w->c->dir);
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		char p[2048];
+		struct stat st;
+
+		if (!is_snap(de->d_name) || strlen(de->d_name) >= 256)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", w->c->dir, de->d_name);
+		if (stat(p, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			struct snapfile *nv;
+
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		v[n].mtime = st.st_mtim;
+		v[n].size = (uint64_t)st.st_size;
+		bytes += v[n].size;
+		n++;
+	}
+	closedir(dir);
+	if (n)
+		qsort(v, n, sizeof(*v), snap_cmp);
+	for (i = 0; i + 1 < n && (n - i > w->c->max_files ||
+				  bytes > w->c->max_bytes); i++) {
+		char p[2048];
+
+		snprintf(p, sizeof(p), "%s/%s", w->c->dir, v[i].name);
+		if (unlink(p) && errno != ENOENT) {
+			say("cannot remove %s: %s", p, strerror(errno));
+			continue;
+		}
+		bytes -= v[i].size;
+		say("removed %s (oldest; %zu files, %llu bytes left)", v[i].name,
+		    n - i - 1, (unsigned long long)bytes);
+	}
+	free(v);
+}
+
+/* UTC of CLOCK_MONOTONIC @mono as 20261125T084501.123Z */
+static void name_time(char *out, size_t len, uint64_t mono)
+{
+	uint64_t real = iot_now(CLOCK_REALTIME) -
+			(iot_now(CLOCK_MONOTONIC) - mono);
+	time_t sec = (time_t)(real / NS_PER_S);
+	struct tm tm;
+	char b[32];
+
+	gmtime_r(&sec, &tm);
+	strftime(b, sizeof(b), "%Y%m%dT%H%M%S", &tm);
+	snprintf(out, len, "%s.%03lluZ", b,
+		 (unsigned long long)(real % NS_PER_S) / 1000000);
+}
+
+/* Save the snapshot of @j (the disks' episodes are EP_SAVING). */
+static void save(struct job *j)
+{
+	struct watch *w = j->w;
+	struct iot_src src[WATCH_MAX_DISKS];
+	struct iot_ring rings[WATCH_MAX_DISKS];
+	struct iot_disk disks[WATCH_MAX_DISKS];
+	struct iot_counts counts[WATCH_MAX_DISKS];
+	struct iot_rec_stop st = { .stop = &w->stop, .poll_ms = 2 };
+	char err[IOT_ERR_LEN], tmp[2048], path[2048], when[40];
+	char names[600] = "", reason[128];
+	uint64_t first_ns = UINT64_MAX, now;
+	unsigned int k, nr = 0;
+	FILE *fp = NULL;
+	int fd, ret;
+
+	memset(src, 0, sizeof(src));
+	for (k = 0; k < j->nr; k++) {
+		const char *name = w->c->disks[j->idx[k]].name;
+		uint64_t tm = w->d[j->idx[k]].cur.trig.mono_ns;
+
+		if (iot_map_live(name, &src[nr], err, sizeof(err)) ||
+		    iot_ring_init(&rings[nr], src[nr].buf, src[nr].len, err,
+				  sizeof(err))) {
+			say("%s: no snapshot: %s", name, err);
+			if (src[nr].mapped == 1)
+				iot_src_close(&src[nr]);
+			memset(&src[nr], 0, sizeof(src[nr]));
+			continue;
+		}
+		iot_ring_disk(&rings[nr], &disks[nr]);
+		if (!disks[nr].name[0])
+			snprintf(disks[nr].name, sizeof(disks[nr].name), "%s",
+				 name);
+		j->idx[nr] = j->idx[k];
+		j->fidx[nr] = nr;
+		if (tm < first_ns)
+			first_ns = tm;
+		if (strlen(names) + strlen(name) + 2 < sizeof(names))
+			snprintf(names + strlen(names),
+				 sizeof(names) - strlen(names), "%s%s",
+				 nr ? "+" : "", name);
+		nr++;
+	}
+	j->nr = nr;
+	if (!nr)
+		return;
+	now = iot_now(CLOCK_MONOTONIC);
+	j->save_ns = now;
+	j->end_ns = first_ns + w->c->post_ns;
+	if (j->end_ns <= now)
+		j->end_ns = now;	/* a drain of what is there */
+	st.end_mono_ns = j->end_ns;
+	st.before_finish = write_triggers;
+	st.arg = j;
+	name_time(when, sizeof(when), first_ns);
+	snprintf(path, sizeof(path), "%s/" SNAP_PREFIX "%s-%s-%06llu" SNAP_SUFFIX,
+		 w->c->dir, when, names, (unsigned long long)j->number);
+	snprintf(tmp, sizeof(tmp), "%s/" TMP_PREFIX "%06llu.%d.tmp", w->c->dir,
+		 (unsigned long long)j->number, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	if (!fp) {
+		say("cannot create %s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	iot_comm_reset();	/* every file has the names of its records */
+	ret = iot_record_rings(rings, disks, nr, fp, &st, counts, err,
+			       sizeof(err));
+	if (!ret && (fflush(fp) || fsync(fileno(fp))))
+		ret = -3;
+	if (fclose(fp) && !ret)
+		ret = -3;
+	if (!ret && rename(tmp, path))
+		ret = -3;
+	if (ret) {
+		say("snapshot %llu not saved: %s: %s",
+		    (unsigned long long)j->number, path,
+		    ret == -3 ? strerror(errno) : err);
+		unlink(tmp);
+		goto out;
+	}
+	w->saved++;
+	pthread_mutex_lock(&w->mu);
+	iot_trig_reason_names(w->d[j->idx[0]].cur.trig.reason, reason,
+			      sizeof(reason));
+	pthread_mutex_unlock(&w->mu);
+	{
+		uint64_t recs = 0;
+
+		for (k = 0; k < nr; k++)
+			recs += counts[k].written;
+		say("snapshot %llu: %s (%s, %llu records)",
+		    (unsigned long long)j->number, path, reason,
+		    (unsigned long long)recs);
+	}
+	retention(w);
+out:
+	for (k = 0; k < nr; k++)
+		if (src[k].mapped == 1)
+			iot_src_close(&src[k]);
+}
+
+static void *saver(void *arg)
+{
+	struct watch *w = arg;
+	struct job *j = calloc(1, sizeof(*j));
+	unsigned int i;
+
+	if (!j) {
+		say("out of memory");
+		return NULL;
+	}
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->pending && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->stop)
+			break;
+		memset(j, 0, sizeof(*j));
+		j->w = w;
+		j->number = ++w->number;
+		for (i = 0; i < w->c->nr_disks; i++)
+			if (w->d[i].in_job) {
+				w->d[i].in_job = 0;
+				w->d[i].state = EP_SAVING;
+				j->idx[j->nr++] = i;
+			}
+		w->pending = 0;
+		pthread_mutex_unlock(&w->mu);
+		save(j);
+		pthread_mutex_lock(&w->mu);
+		/* done: the queued episodes are the next snapshot */
+		for (i = 0; i < w->c->nr_disks; i++) {
+			struct wdisk *d = &w->d[i];
+
+			if (d->state != EP_SAVING && d->state != EP_CLOSED)
+				continue;
+			d->state = EP_IDLE;
+			if (!d->have_next)
+				continue;
+			d->cur = d->next;
+			d->have_next = 0;
+			d->state = EP_PENDING;
+			d->in_job = 1;
+			w->pending++;
+		}
+	}
+	for (i = 0; i < w->c->nr_disks; i++)
+		if (w->d[i].in_job || w->d[i].have_next)
+			say("%s: stopping: a queued snapshot is not taken",
+			    w->c->disks[i].name);
+	pthread_mutex_unlock(&w->mu);
+	free(j);
+	return NULL;
+}
+
+/* ---- setup and the main loop --------------------------------------------- */
+
+/* The configuration, then the options over it. */
+static int load_conf(struct iot_opts *o, struct watch_conf *c, int argc,
+		     char **argv)
+{
+	static const struct { const char *key; size_t off; } flags[] = {
+		{ "dir", offsetof(struct iot_opts, w_dir) },
+		{ "post", offsetof(struct iot_opts, w_post) },
+		{ "episode", offsetof(struct iot_opts, w_episode) },
+		{ "max-per-hour", offsetof(struct iot_opts, w_max_per_hour) },
+		{ "max-files", offsetof(struct iot_opts, w_max_files) },
+		{ "max-bytes", offsetof(struct iot_opts, w_max_bytes) },
+	};
+	const char *run = getenv("IOTRACE_RUN_DIR");
+	char where[64];
+	size_t i;
+	int k;
+
+	watch_conf_defaults(c);
+	if (watch_conf_load(c, o->w_config ? o->w_config : WATCH_CONF_DEFAULT,
+			    !!o->w_config))
+		return -1;
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		const char *v = *(const char **)((char *)o + flags[i].off);
+
+		snprintf(where, sizeof(where), "--%s", flags[i].key);
+		if (v && watch_conf_set(c, NULL, flags[i].key, v, where))
+			return -1;
+	}
+	if (run && *run)
+		snprintf(c->run_dir, sizeof(c->run_dir), "%s", run);
+	/* disks on the command line replace the file's */
+	if (argc) {
+		struct watch_disk *keep = calloc(c->nr_disks ? c->nr_disks : 1,
+						 sizeof(*keep));
+		unsigned int nk = c->nr_disks, m;
+
+		if (!keep)
+			return -1;
+		memcpy(keep, c->disks, nk * sizeof(*keep));
+		if (argc > WATCH_MAX_DISKS) {
+			iot_err("watch: at most %d disks", WATCH_MAX_DISKS);
+			free(keep);
+			return -1;
+		}
+		c->nr_disks = 0;
+		for (k = 0; k < argc; k++) {
+			struct watch_disk *d = &c->disks[c->nr_disks++];
+
+			memset(d, 0, sizeof(*d));
+			/* a disk of the file keeps its settings */
+			for (m = 0; m < nk; m++)
+				if (!strcmp(keep[m].spec, argv[k]))
+					*d = keep[m];
+			snprintf(d->spec, sizeof(d->spec), "%s", argv[k]);
+			if (!d->where[0])
+				snprintf(d->where, sizeof(d->where),
+					 "command line");
+		}
+		free(keep);
+	}
+	return 0;
+}
+
+/* Make the disks ready: resolve, enable, resize, give the conditions. */
+static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
+{
+	char err[IOT_ERR_LEN];
+	unsigned int i, k;
+
+	if (!c->nr_disks) {
+		iot_err("watch: no disk to watch (give DISK... or [disk ...] sections in the configuration)");
+		return -1;
+	}
+	for (i = 0; i < c->nr_disks; i++) {
+		struct watch_disk *d = &c->disks[i];
+		const struct watch_th *th = disk_th(c, d);
+		char *name[1];
+		uint64_t size = d->ring_size ? d->ring_size : c->ring_size;
+
+		if (watch_resolve(d, err, sizeof(err))) {
+			iot_err("watch: %s (%s): %s", d->spec, d->where, err);
+			return -1;
+		}
+		for (k = 0; k < i; k++)
+			if (!strcmp(c->disks[k].name, d->name)) {
+				iot_err("watch: %s (%s) is %s, already watched",
+					d->spec, d->where, d->name);
+				return -1;
+			}
+		name[0] = d->name;
+		if (cmd_nl_enable(o, 1, name))
+			say("%s: could not enable tracing (see above); watching anyway",
+			    d->name);
+		if (size) {
+			char s[32], *args[2] = { d->name, s };
+
+			snprintf(s, sizeof(s), "%llu",
+				 (unsigned long long)(size == 1 ? 0 : size));
+			if (cmd_nl_resize(o, 2, args))
+				say("%s: ring-size %s not applied (see above)",
+				    d->name, s);
+		}
+		if (th) {
+			int r = watch_nl_set_triggers(d->name, th, err,
+						      sizeof(err));
+
+			if (r)
+				say("%s: trigger conditions '%s' not given to the kernel: %s",
+				    d->name, th->words, err);
+		}
+	}
+	return 0;
+}
+
+/* Stale temporary files of a watcher that did not finish go. */
+static void clean_tmp(const char *dir)
+{
+	struct dirent *de;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return;
+	while ((de = readdir(dp))) {
+		size_t l = strlen(de->d_name);
+		char p[2048];
+
+		if (strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) ||
+		    l < 4 || strcmp(de->d_name + l - 4, ".tmp"))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (!unlink(p))
+			say("removed %s, left by a watcher that did not finish",
+			    p);
+	}
+	closedir(dp);
+}
+
+static int sock_path(const struct watch_conf *c, struct sockaddr_un *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	if (strlen(c->run_dir) + sizeof(WATCH_SOCK_NAME) + 1 >
+	    sizeof(a->sun_path)) {
+		iot_err("watch: run-dir %s: too long for a socket path",
+			c->run_dir);
+		return -1;
+	}
+	snprintf(a->sun_path, sizeof(a->sun_path), "%s/%s", c->run_dir,
+		 WATCH_SOCK_NAME);
+	return 0;
+}
+
+/* The control socket, RUN_DIR/watch.sock (refused when a watcher is on). */
+static int open_sock(const struct watch_conf *c)
+{
+	struct sockaddr_un a;
+	int fd;
+
+	if (sock_path(c, &a))
+		return -1;
+	if (mkdir(c->run_dir, 0755) && errno != EEXIST) {
+		iot_err("watch: cannot create %s: %s", c->run_dir,
+			strerror(errno));
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (!connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		iot_err("watch: another watcher listens on %s", a.sun_path);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	unlink(a.sun_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    chmod(a.sun_path, 0600) || listen(fd, 16)) {
+		iot_err("watch: cannot listen on %s: %s", a.sun_path,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One client of the control socket: a "snapshot [DISK]" line, a reply. */
+static void serve_client(struct watch *w, int lfd)
+{
+	char line[256], reply[1024];
+	struct watch_trig t;
+	size_t n = 0;
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	while (n < sizeof(line) - 1) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&p, 1, 1000) <= 0)
+			break;
+		r = read(fd, line + n, sizeof(line) - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (memchr(line, '\n', n))
+			break;
+	}
+	line[n] = 0;
+	line[strcspn(line, "\n")] = 0;
+	memset(&t, 0, sizeof(t));
+	t.reason = IOTRACE_FILE_TRIG_MANUAL;
+	t.mono_ns = iot_now(CLOCK_MONOTONIC);
+	if (!strcmp(line, "snapshot")) {
+		watch_on_trigger(w, &t, reply, sizeof(reply));
+	} else if (!strncmp(line, "snapshot ", 9) && line[9] &&
+		   strlen(line + 9) < sizeof(t.disk)) {
+		snprintf(t.disk, sizeof(t.disk), "%s", line + 9);
+		watch_on_trigger(w, &t, reply, sizeof(reply));
+	} else {
+		snprintf(reply, sizeof(reply), "error: not a request: '%.64s'",
+			 line);
+	}
+	strcat(reply, "\n");
+	if (write(fd, reply, strlen(reply)) < 0)
+		say("control socket: %s", strerror(errno));
+	close(fd);
+}
+
+int cmd_watch(struct iot_opts *o, int argc, char **argv)
+{
+	struct watch_conf *c = calloc(1, sizeof(*c));
+	struct watch *w = calloc(1, sizeof(*w));
+	struct watch_nl *nl = NULL;
+	struct sockaddr_un a;
+	pthread_t th;
+	sigset_t sigs;
+	int sfd = -1, lfd = -1, rc = 1, started = 0;
+	unsigned int i;
+
+	if (!c || !w) {
+		iot_err("out of memory");
+		goto out;
+	}
+	if (load_conf(o, c, argc, argv))
+		goto out_usage;
+	w->c = c;
+	w->starts = calloc(c->max_per_hour, sizeof(*w->starts));
+	if (!w->starts) {
+		iot_err("out of memory");
+		goto out;
+	}
+	if (mkdir(c->dir, 0750) && errno != EEXIST) {
+		iot_err("watch: cannot create %s: %s", c->dir, strerror(errno));
+		goto out;
+	}
+	if (access(c->dir, W_OK)) {
+		iot_err("watch: cannot write in %s: %s", c->dir,
+			strerror(errno));
+		goto out;
+	}
+	if (prepare_disks(o, c))
+		goto out;
+	clean_tmp(c->dir);
+	lfd = open_sock(c);
+	if (lfd < 0)
+		goto out;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGUSR1);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		iot_err("watch: signalfd: %s", strerror(errno));
+		goto out;
+	}
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if (pthread_create(&th, NULL, saver, w)) {
+		iot_err("watch: cannot start the saver thread");
+		goto out;
+	}
+	started = 1;
+	nl = watch_nl_open();
+	for (i = 0; i < c->nr_disks; i++)
+		say("watching %s (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
+		    c->disks[i].name, c->disks[i].spec, c->disks[i].model,
+		    c->disks[i].serial, c->disks[i].wwn);
+	say("ready: snapshots in %s (post %.3f s, episode %.3f s, at most %llu an hour, %llu files, %llu bytes); triggers: SIGUSR1, iotracectl snapshot (%s/%s)%s",
+	    c->dir, c->post_ns / 1e9, c->episode_ns / 1e9,
+	    (unsigned long long)c->max_per_hour,
+	    (unsigned long long)c->max_files,
+	    (unsigned long long)c->max_bytes, c->run_dir, WATCH_SOCK_NAME,
+	    nl ? ", kernel trigger events" : "");
+	while (!w->stop) {
+		struct pollfd p[3] = {
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = lfd, .events = POLLIN },
+			{ .fd = nl ? watch_nl_fd(nl) : -1, .events = POLLIN },
+		};
+		struct signalfd_siginfo si;
+
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			say("poll: %s", strerror(errno));
+			break;
+		}
+		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGUSR1) {
+				struct watch_trig t = {
+					.reason = IOTRACE_FILE_TRIG_MANUAL,
+					.mono_ns = iot_now(CLOCK_MONOTONIC),
+				};
+				char reply[1024];
+
+				watch_on_trigger(w, &t, reply, sizeof(reply));
+			} else {
+				say("%s: stopping", strsignal((int)si.ssi_signo));
+				pthread_mutex_lock(&w->mu);
+				w->stop = 1;
+				pthread_cond_broadcast(&w->cv);
+				pthread_mutex_unlock(&w->mu);
+			}
+		}
+		if (p[1].revents & POLLIN)
+			serve_client(w, lfd);
+		if (nl && (p[2].revents & POLLIN))
+			watch_nl_recv(nl, w);
+	}
+	rc = 0;
+out:
+	if (started) {
+		pthread_mutex_lock(&w->mu);
+		w->stop = 1;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(th, NULL);
+		say("stopped: %llu snapshots saved, %llu triggers refused by max-per-hour",
+		    (unsigned long long)w->saved,
+		    (unsigned long long)w->refused_total);
+	}
+	watch_nl_close(nl);
+	if (lfd >= 0) {
+		close(lfd);
+		if (!sock_path(c, &a))
+			unlink(a.sun_path);
+	}
+	if (sfd >= 0)
+		close(sfd);
+	if (w)
+		free(w->starts);
+	free(w);
+	free(c);
+	return rc;
+out_usage:
+	free(w);
+	free(c);
+	return 2;
+}
+
+int cmd_snapshot(struct iot_opts *o, int argc, char **argv)
+{
+	struct watch_conf *c = calloc(1, sizeof(*c));
+	const char *run = getenv("IOTRACE_RUN_DIR");
+	char req[128], reply[1024];
+	struct sockaddr_un a;
+	size_t n = 0;
+	int fd = -1, rc = 1;
+
+	if (!c) {
+		iot_err("out of memory");
+		return 1;
+	}
+	if (argc > 1 || (argc && strlen(argv[0]) > IOTRACE_NAME_LEN - 1)) {
+		iot_err("snapshot takes at most one DISK (none: every watched disk)");
+		rc = 2;
+		goto out;
+	}
+	watch_conf_defaults(c);
+	if (watch_conf_load(c, o->w_config ? o->w_config : WATCH_CONF_DEFAULT,
+			    !!o->w_config)) {
+		rc = 2;
+		goto out;
+	}
+	if (run && *run)
+		snprintf(c->run_dir, sizeof(c->run_dir), "%s", run);
+	if (sock_path(c, &a))
+		goto out;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		iot_err("snapshot: no watcher listens on %s: %s (is 'iotracectl watch' running? systemctl status iotrace)",
+			a.sun_path, strerror(errno));
+		goto out;
+	}
+	snprintf(req, sizeof(req), "snapshot%s%s\n", argc ? " " : "",
+		 argc ? argv[0] : "");
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+		iot_err("snapshot: %s: %s", a.sun_path, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		ssize_t r = read(fd, reply + n, sizeof(reply) - 1 - n);
+
+		if (r <= 0 || (n += (size_t)r) == sizeof(reply) - 1)
+			break;
+	}
+	reply[n] = 0;
+	if (!n) {
+		iot_err("snapshot: the watcher did not answer");
+		goto out;
+	}
+	if (!strncmp(reply, "error: ", 7)) {
+		iot_err("snapshot: %s", strtok(reply + 7, "\n"));
+		goto out;
+	}
+	fputs(reply, stdout);
+	rc = strstr(reply, "refused") ? 1 : 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(c);
+	return rc;
+}

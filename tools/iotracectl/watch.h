@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iotracectl watch: the snapshot service (issue 21).  conf.c reads the
+ * configuration, watch.c runs episodes and saves snapshots, watch_nl.c
+ * talks to the module (trigger events, thresholds), trigfile.c writes and
+ * reads the trigger chunk of a snapshot file.
+ */
+#ifndef IOT_WATCH_H
+#define IOT_WATCH_H
+
+#include <stdint.h>
+#include "cmd.h"
+
+#define WATCH_CONF_DEFAULT	"/etc/iotrace/iotrace.conf"
+#define WATCH_RUN_DEFAULT	"/run/iotrace"
+#define WATCH_SOCK_NAME		"watch.sock"
+#define WATCH_MAX_DISKS		64
+#define WATCH_MAX_TOKENS	16	/* trigger = words */
+
+/**
+ * struct watch_th - the trigger conditions of a disk (the arguments of
+ *	"iotracectl trigger DISK ...", parsed).
+ * @lat_ns: latency threshold per enum iotrace_mop (0: none).
+ * @flags: IOTRACE_FILE_TH_*.
+ * @requeues: the N-th requeue (0: none).
+ * @stuck_ns: in flight longer than this (0: none).
+ * @rate_ns: least time between two events, if @have_rate.
+ * @have_rate: rate= given.
+ * @errnos: error=LIST (0-terminated).
+ * @nr_errnos: entries of @errnos.
+ * @set: any condition given (a "trigger =" line was there).
+ * @words: the words as written (for messages and the kernel request).
+ */
+struct watch_th {
+	uint64_t lat_ns[IOTRACE_NR_MOPS];
+	uint32_t flags, requeues;
+	uint64_t stuck_ns, rate_ns;
+	int have_rate;
+	uint32_t errnos[IOTRACE_FILE_TH_ERRNOS];
+	unsigned int nr_errnos;
+	int set;
+	char words[256];
+};
+
+/**
+ * struct watch_disk - one disk to watch.
+ * @spec: as configured: a name, wwn=..., serial=... or by-id=...
+ * @name: the block device name it resolved to ("" until resolved).
+ * @ring_size: bytes for a resize after load (0: leave the ring alone).
+ * @th: trigger conditions.
+ * @where: "FILE:LINE" of its section, or "command line".
+ * @model: sysfs identity, filled when resolved.
+ * @serial: the same.
+ * @wwn: the same.
+ */
+struct watch_disk {
+	char spec[160];
+	char name[IOTRACE_NAME_LEN + 1];
+	uint64_t ring_size;
+	struct watch_th th;
+	char where[300];
+	char model[IOTRACE_FILE_ID_LEN], serial[IOTRACE_FILE_ID_LEN];
+	char wwn[IOTRACE_FILE_ID_LEN];
+};
+
+/**
+ * struct watch_conf - the configuration (file, then command line).
+ * @dir: snapshot directory.
+ * @run_dir: where the control socket is.
+ * @post_ns: records taken after a trigger.
+ * @episode_ns: triggers of a disk this close to an episode's first are
+ *	that episode.
+ * @max_per_hour: snapshots started in any hour, at most.
+ * @max_files: snapshot files kept in @dir.
+ * @max_bytes: bytes of snapshot files kept in @dir.
+ * @ring_size: default for the disks.
+ * @th: default trigger conditions for the disks.
+ * @nr_disks: entries of @disks.
+ * @disks: the disks.
+ */
+struct watch_conf {
+	char dir[1024];
+	char run_dir[1024];
+	uint64_t post_ns, episode_ns;
+	uint64_t max_per_hour, max_files, max_bytes;
+	uint64_t ring_size;
+	struct watch_th th;
+	unsigned int nr_disks;
+	struct watch_disk disks[WATCH_MAX_DISKS];
+};
+
+/* conf.c */
+void watch_conf_defaults(struct watch_conf *c);
+int watch_conf_load(struct watch_conf *c, const char *path, int must_exist);
+int watch_conf_set(struct watch_conf *c, struct watch_disk *d,
+		   const char *key, const char *val, const char *where);
+int watch_th_parse(struct watch_th *th, const char *words, char *err,
+		   size_t errlen);
+int watch_parse_ns(const char *s, uint64_t *ns);
+int watch_resolve(struct watch_disk *d, char *err, size_t errlen);
+void watch_identity(const char *name, char *model, char *serial, char *wwn);
+
+/**
+ * struct watch_trig - one trigger, whatever sent it: the argument of
+ *	watch_on_trigger(), the one function every source calls.
+ * @disk: the disk's name; "" for every watched disk (SIGUSR1).
+ * @reason: IOTRACE_FILE_TRIG_* (the kernel's bits, or MANUAL).
+ * @cpu: the CPU of @seq, if @have_seq.
+ * @seq: the triggering record's sequence number, if @have_seq.
+ * @have_seq: the event named a record.
+ * @mono_ns: CLOCK_MONOTONIC ns when it fired.
+ */
+struct watch_trig {
+	char disk[IOTRACE_NAME_LEN + 1];
+	uint32_t reason, cpu;
+	uint64_t seq;
+	int have_seq;
+	uint64_t mono_ns;
+};
+
+struct watch;
+/* watch.c: what every trigger source calls; @reply gets what happened */
+int watch_on_trigger(struct watch *w, const struct watch_trig *t,
+		     char *reply, size_t replylen);
+
+/* watch_nl.c */
+struct watch_nl;
+struct watch_nl *watch_nl_open(void);
+int watch_nl_fd(const struct watch_nl *n);
+void watch_nl_recv(struct watch_nl *n, struct watch *w);
+void watch_nl_close(struct watch_nl *n);
+int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
+			  char *err, size_t errlen);
+
+/* trigfile.c */
+int iot_writer_trigger(struct iot_writer *w, unsigned int disk,
+		       const struct iotrace_file_trigger *t);
+int iot_file_triggers(const void *buf, size_t len,
+		      struct iotrace_file_trigger *out, unsigned int *disks,
+		      unsigned int max);
+void iot_trig_reason_names(uint32_t reason, char *out, size_t len);
+void iot_info_triggers(const struct iot_src *s, int json);
+int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n);
+
+#endif /* IOT_WATCH_H */

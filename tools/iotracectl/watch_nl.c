@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotracectl watch and the module: the events of the multicast group
+ * IOTRACE_GENL_MCGRP, and the disks' trigger conditions.
+ *
+ * The seam for the kernel's triggers is trig_from_event(): it turns one
+ * event message into a struct watch_trig, and watch_nl_recv() hands that
+ * to watch_on_trigger(), the one function every trigger source calls
+ * (SIGUSR1 and "iotracectl snapshot" too).  With a uapi header that has
+ * the trigger event (genl version 4: IOTRACE_CMD_EVT_TRIGGER and its
+ * IOTRACE_A_TRIG_* attributes, announced by IOTRACE_TRIG_LATENCY), the
+ * event is decoded; with an older header every event but disk added and
+ * removed is ignored, as is any command this code does not know.  The
+ * conditions of a disk go to the module the same way
+ * (watch_nl_set_triggers(): IOTRACE_CMD_SET_TRIGGER), and are "not
+ * supported" without it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <netlink/netlink.h>
+#include <netlink/genl/genl.h>
+#include <netlink/genl/ctrl.h>
+#include "watch.h"
+
+#define ERR(...) snprintf(err, errlen, __VA_ARGS__)
+
+/**
+ * struct watch_nl - the watcher's membership of the events group.
+ * @sk: libnl socket.
+ * @cb: its callbacks.
+ * @w: the watcher, during watch_nl_recv().
+ */
+struct watch_nl {
+	struct nl_sock *sk;
+	struct nl_cb *cb;
+	struct watch *w;
+};
+
+#ifdef IOTRACE_TRIG_LATENCY
+/* genl version 4: the trigger event of the kernel */
+static int trig_from_event(int cmd, struct nlattr **tb, struct watch_trig *t)
+{
+	if (cmd != IOTRACE_CMD_EVT_TRIGGER || !tb[IOTRACE_A_DISK_NAME])
+		return 0;
+	memset(t, 0, sizeof(*t));
+	snprintf(t->disk, sizeof(t->disk), "%s",
+		 nla_get_string(tb[IOTRACE_A_DISK_NAME]));
+	t->reason = tb[IOTRACE_A_TRIG_REASON] ?
+		nla_get_u32(tb[IOTRACE_A_TRIG_REASON]) &
+		IOTRACE_FILE_TRIG_KERNEL : 0;
+	if (tb[IOTRACE_A_TRIG_SEQ] && tb[IOTRACE_A_TRIG_CPU]) {
+		t->seq = nla_get_u64(tb[IOTRACE_A_TRIG_SEQ]);
+		t->cpu = nla_get_u32(tb[IOTRACE_A_TRIG_CPU]);
+		t->have_seq = 1;
+	}
+	t->mono_ns = tb[IOTRACE_A_TRIG_TIME_NS] ?
+		nla_get_u64(tb[IOTRACE_A_TRIG_TIME_NS]) :
+		iot_now(CLOCK_MONOTONIC);
+	return 1;
+}
+#else
+/* a uapi header before the trigger event: no event is a trigger */
+static int trig_from_event(int cmd, struct nlattr **tb, struct watch_trig *t)
+{
+	(void)cmd;
+	(void)tb;
+	(void)t;
+	return 0;
+}
+#endif
+
+static int on_event(struct nl_msg *msg, void *arg)
+{
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[IOTRACE_A_MAX + 1];
+	struct watch_nl *n = arg;
+	struct watch_trig t;
+	char reply[256];
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, IOTRACE_A_MAX, NULL) < 0)
+		return NL_SKIP;
+	if (trig_from_event(g->cmd, tb, &t)) {
+		watch_on_trigger(n->w, &t, reply, sizeof(reply));
+		return NL_OK;
+	}
+	if ((g->cmd == IOTRACE_CMD_EVT_DISK_ADDED ||
+	     g->cmd == IOTRACE_CMD_EVT_DISK_REMOVED) && tb[IOTRACE_A_DISK_NAME])
+		fprintf(stderr, "iotracectl watch: disk %s %s\n",
+			nla_get_string(tb[IOTRACE_A_DISK_NAME]),
+			g->cmd == IOTRACE_CMD_EVT_DISK_ADDED ? "added" :
+			"removed");
+	return NL_SKIP;	/* overflow, and commands of a newer module */
+}
+
+static int no_seq_check(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
+/**
+ * watch_nl_open() - join the events group of the iotrace family.
+ *
+ * Return: the membership, or NULL when the family is not registered (no
+ * module, or the host tests) or the group cannot be joined: the watcher
+ * then has manual triggers only (said on standard error).
+ */
+struct watch_nl *watch_nl_open(void)
+{
+	struct watch_nl *n = calloc(1, sizeof(*n));
+	int grp;
+
+	if (!n)
+		return NULL;
+	n->sk = nl_socket_alloc();
+	if (!n->sk || genl_connect(n->sk) < 0)
+		goto fail;
+	grp = genl_ctrl_resolve_grp(n->sk, IOTRACE_GENL_NAME,
+				    IOTRACE_GENL_MCGRP);
+	if (grp < 0) {
+		fprintf(stderr, "iotracectl watch: no iotrace netlink family (module not loaded?): manual snapshots only\n");
+		goto fail;
+	}
+	nl_socket_disable_seq_check(n->sk);
+	if (nl_socket_add_membership(n->sk, grp) < 0 ||
+	    nl_socket_set_nonblocking(n->sk) < 0)
+		goto fail;
+	n->cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!n->cb)
+		goto fail;
+	nl_cb_set(n->cb, NL_CB_VALID, NL_CB_CUSTOM, on_event, n);
+	nl_cb_set(n->cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, NULL);
+	return n;
+fail:
+	if (n->sk)
+		nl_socket_free(n->sk);
+	free(n);
+	return NULL;
+}
+
+int watch_nl_fd(const struct watch_nl *n)
+{
+	return nl_socket_get_fd(n->sk);
+}
+
+/* The events waiting on the socket, each to watch_on_trigger() if one. */
+void watch_nl_recv(struct watch_nl *n, struct watch *w)
+{
+	int ret;
+
+	n->w = w;
+	ret = nl_recvmsgs(n->sk, n->cb);
+	if (ret < 0 && ret != -NLE_AGAIN && ret != -NLE_INTR)
+		fprintf(stderr, "iotracectl watch: receiving events: %s (events may have been lost)\n",
+			nl_geterror(ret));
+}
+
+void watch_nl_close(struct watch_nl *n)
+{
+	if (!n)
+		return;
+	nl_cb_put(n->cb);
+	nl_socket_free(n->sk);
+	free(n);
+}
+
+#ifdef IOTRACE_TRIG_LATENCY
+static int on_err(struct sockaddr_nl *sa, struct nlmsgerr *e, void *arg)
+{
+	(void)sa;
+	*(int *)arg = e->error ? -e->error : 0;
+	return NL_STOP;
+}
+
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	*(int *)arg = 0;
+	return NL_STOP;
+}
+
+static int put_th(struct nl_msg *m, const struct watch_th *th)
+{
+	unsigned int i;
+
+	if (!th->set || th->set < 0)
+		return 0;	/* no attribute: no triggers */
+	for (i = 0; i < IOTRACE_NR_MOPS; i++)
+		if (th->lat_ns[i] &&
+		    nla_put_u64(m, IOTRACE_A_TRIG_LAT_READ + i, th->lat_ns[i]))
+			return -1;
+	if (th->flags & IOTRACE_FILE_TH_ERROR) {
+		if (nla_put_u8(m, IOTRACE_A_TRIG_ERROR, 1))
+			return -1;
+		for (i = 0; i < th->nr_errnos; i++)
+			if (nla_put_u32(m, IOTRACE_A_TRIG_ERRNO, th->errnos[i]))
+				return -1;
+	}
+	if ((th->flags & IOTRACE_FILE_TH_DEVSTATUS) &&
+	    nla_put_u8(m, IOTRACE_A_TRIG_DEVSTATUS, 1))
+		return -1;
+	if ((th->flags & IOTRACE_FILE_TH_TIMEOUT) &&
+	    nla_put_u8(m, IOTRACE_A_TRIG_TIMEOUT, 1))
+		return -1;
+	if (th->requeues && nla_put_u32(m, IOTRACE_A_TRIG_REQUEUES, th->requeues))
+		return -1;
+	if (th->stuck_ns && nla_put_u64(m, IOTRACE_A_TRIG_STUCK_NS, th->stuck_ns))
+		return -1;
+	if (th->have_rate && nla_put_u64(m, IOTRACE_A_TRIG_RATE_NS, th->rate_ns))
+		return -1;
+	return 0;
+}
+
+/**
+ * watch_nl_set_triggers() - give the module a disk's trigger conditions
+ *	(IOTRACE_CMD_SET_TRIGGER; none given: the disk's triggers are off).
+ * @disk: the disk.
+ * @th: the conditions.
+ * @err: why not.
+ * @errlen: its size.
+ *
+ * Return: 0; -EOPNOTSUPP when the module has no triggers (no family, or
+ * one older than genl version 4); another negative errno otherwise.
+ */
+int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
+			  char *err, size_t errlen)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_msg *m = NULL;
+	struct nl_cb *cb = NULL;
+	int fam, ret = -EOPNOTSUPP, done = 1;
+
+	if (!sk || genl_connect(sk) < 0)
+		goto out;
+	fam = genl_ctrl_resolve(sk, IOTRACE_GENL_NAME);
+	if (fam < 0)
+		goto out;
+	m = nlmsg_alloc();
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!m || !cb) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, NLM_F_ACK,
+			 IOTRACE_CMD_SET_TRIGGER, IOTRACE_GENL_VERSION) ||
+	    nla_put_string(m, IOTRACE_A_DISK_NAME, disk) || put_th(m, th)) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	nl_cb_err(cb, NL_CB_CUSTOM, on_err, &done);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &done);
+	if (nl_send_auto(sk, m) < 0) {
+		ret = -EIO;
+		goto out;
+	}
+	while (done == 1)
+		if (nl_recvmsgs(sk, cb) < 0)
+			break;
+	/* a module of genl version 3 answers EOPNOTSUPP: said below */
+	ret = done == 1 ? -EIO : done;
+out:
+	if (ret == -EOPNOTSUPP)
+		ERR("not supported by this module (no IOTRACE_CMD_SET_TRIGGER)");
+	else if (ret)
+		ERR("%s", strerror(-ret));
+	if (m)
+		nlmsg_free(m);
+	if (cb)
+		nl_cb_put(cb);
+	if (sk)
+		nl_socket_free(sk);
+	return ret;
+}
+#else
+/* a uapi header before the triggers (genl version 3): nothing to send */
+int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
+			  char *err, size_t errlen)
+{
+	(void)disk;
+	(void)th;
+	ERR("not supported by this module (no IOTRACE_CMD_SET_TRIGGER)");
+	return -EOPNOTSUPP;
+}
+#endif
