@@ -176,8 +176,8 @@ static int parse_errno(const char *s, uint32_t *v)
 		return 0;
 	}
 	for (e = 1; e < 4096; e++) {
-		iot_errno_name(e, name, sizeof(name));
-		if (!strcasecmp(name, s)) {
+		iot_errno_name(e, name, sizeof(name));	/* "-EIO" */
+		if (!strcasecmp(name[0] == '-' ? name + 1 : name, s)) {
 			*v = (uint32_t)e;
 			return 0;
 		}

@@ -631,7 +631,16 @@ static int load_conf(struct iot_opts *o, struct watch_conf *c, int argc,
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		const char *v = *(const char **)((char *)o + flags[i].off);
 
+		char abs[1024];
+
 		snprintf(where, sizeof(where), "--%s", flags[i].key);
+		/* --dir may be relative to the working directory */
+		if (v && i == 0 && v[0] != '/' && getcwd(abs, sizeof(abs) / 2)) {
+			size_t l = strlen(abs);
+
+			snprintf(abs + l, sizeof(abs) - l, "/%s", v);
+			v = abs;
+		}
 		if (v && watch_conf_set(c, NULL, flags[i].key, v, where))
 			return -1;
 	}
