@@ -18,6 +18,9 @@
  *   gen push RING N                         push N more records into the
  *                                           ring file RING in place (mmap),
  *                                           as the kernel would
+ *   gen push RING N now                     the same, completed in the
+ *                                           last N ms up to now
+ *                                           (CLOCK_MONOTONIC, 1 ms apart)
  */
 #include <errno.h>
 #include <stddef.h>
@@ -26,6 +29,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "synth.h"
 
@@ -64,8 +68,10 @@ static int gen_ring(const char *out, uint64_t n, uint32_t parts,
 }
 
 /* N more records into a ring file, in place, one part after the other */
-static int gen_push(const char *path, uint64_t n)
+static int gen_push(const char *path, uint64_t n, int now)
 {
+	struct timespec ts;
+	uint64_t t_now;
 	struct iotrace_ring_hdr *h;
 	struct iotrace_record r;
 	struct stat st;
@@ -85,14 +91,23 @@ static int gen_push(const char *path, uint64_t n)
 		perror(path);
 		return 1;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t_now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	h = (struct iotrace_ring_hdr *)ring;
 	for (p = 0; p < h->nr_parts; p++)
 		base += ((struct iotrace_part_hdr *)(ring + h->part_hdr_offset +
 			 (uint64_t)p * h->part_hdr_size))->head;
 	for (i = 0; i < n; i++) {
 		synth_rec(&r, base + i);
-		r.complete_ns += 1000000000ull;	/* after what is there */
-		r.issue_ns += 1000000000ull;
+		if (now) {	/* the last n ms */
+			uint64_t lat = r.complete_ns - r.issue_ns;
+
+			r.complete_ns = t_now - (n - 1 - i) * 1000000ull;
+			r.issue_ns = r.complete_ns - lat;
+		} else {
+			r.complete_ns += 1000000000ull;	/* after what is there */
+			r.issue_ns += 1000000000ull;
+		}
 		r.complete_cpu = (base + i) % h->nr_parts;
 		synth_ring_push(ring, r.complete_cpu, &r);
 	}
@@ -335,7 +350,9 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "newer"))
 		return gen_newer(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "push"))
-		return gen_push(argv[2], strtoull(argv[3], NULL, 0));
+		return gen_push(argv[2], strtoull(argv[3], NULL, 0), 0);
+	if (argc == 5 && !strcmp(argv[1], "push") && !strcmp(argv[4], "now"))
+		return gen_push(argv[2], strtoull(argv[3], NULL, 0), 1);
 	if (argc == 3 && !strcmp(argv[1], "debugfs"))
 		return gen_debugfs(argv[2]);
 	fprintf(stderr, "usage: see the comment at the top of gen.c\n");

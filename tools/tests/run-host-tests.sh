@@ -698,6 +698,13 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	fi
 done
 
+# iotracectl watch and snapshot (issue 21) on the fake debugfs
+for BIN in iotracectl/iotracectl build/iotracectl-san; do
+	SFX=""
+	[ "$BIN" = build/iotracectl-san ] && SFX="_san"
+	. tests/watch-tests.sh
+done
+
 # 4. documentation: every fio replay example redirects the replay
 grep -n -- '--read_iolog' ../README ../Documentation/*.rst | grep -v -- '--replay_redirect' > "$T/replay"
 [ ! -s "$T/replay" ]

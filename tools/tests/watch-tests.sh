@@ -1,0 +1,358 @@
+# SPDX-License-Identifier: GPL-2.0
+# Host tests of "iotracectl watch" and "iotracectl snapshot" (issue 21) on
+# the fake debugfs: sourced by run-host-tests.sh once per binary ($BIN,
+# $SFX), with its $T, $ROOT, result and refuse.  Each watcher gets its own
+# copy of the fake debugfs ($W/dfs, which gen push writes into), a fake
+# sysfs with the disk's identity ($W/sys), a run dir for the control
+# socket ($W/run) and a snapshot directory ($W/snap).
+
+# wstart NAME [CONF-LINES] -- ARGS...: start a watcher, wait for "ready"
+wstart() {
+	W="$T/w-$1$SFX"
+	rm -rf "$W"
+	mkdir -p "$W/sys/block/nullb0/device" "$W/sys/block/sda/device"
+	cp -r "$T/dfs" "$W/dfs"
+	echo "FakeDisk 9000" > "$W/sys/block/nullb0/device/model"
+	echo "SN123" > "$W/sys/block/nullb0/device/serial"
+	echo "naa.5000c500a1b2c3d4" > "$W/sys/block/nullb0/wwid"
+	echo "SDA-SERIAL" > "$W/sys/block/sda/device/serial"
+	printf '%s\n' "$2" > "$W/conf"
+	shift 3
+	IOTRACE_DEBUGFS="$W/dfs" IOTRACE_SYSFS="$W/sys" IOTRACE_RUN_DIR="$W/run" \
+		"$ROOT/$BIN" watch --config "$W/conf" --dir "$W/snap" "$@" \
+		> "$W/out" 2> "$W/log" &
+	WPID=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q 'ready:' "$W/log" 2> /dev/null; do
+		kill -0 $WPID 2> /dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q 'ready:' "$W/log"
+}
+
+# wsnap [DISK]: iotracectl snapshot against the current watcher
+wsnap() {
+	IOTRACE_RUN_DIR="$W/run" "$ROOT/$BIN" snapshot --config "$W/conf" "$@"
+}
+
+# wstop: SIGTERM, and the watcher's exit status in $WRC
+wstop() {
+	kill -TERM $WPID 2> /dev/null
+	wait $WPID
+	WRC=$?
+}
+
+# nfiles: the snapshot files in $W/snap
+nfiles() {
+	ls "$W/snap" 2> /dev/null | grep -c '^iotrace-.*\.iot$'
+}
+
+# wfiles N [SECONDS]: wait until there are N snapshot files (default 10 s)
+wfiles() {
+	i=0
+	while [ $i -lt $((${2:-10} * 10)) ] && [ "$(nfiles)" -lt "$1" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ "$(nfiles)" -ge "$1" ]
+}
+
+# widle N: wait until the log says N snapshots were saved (the saver is idle)
+widle() {
+	i=0
+	while [ $i -lt 100 ] &&
+	      [ "$(grep -c ': snapshot [0-9]*: ' "$W/log")" -lt "$1" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# show ARGS: iotracectl on the watcher's fake debugfs
+wcli() {
+	IOTRACE_DEBUGFS="$W/dfs" "$ROOT/$BIN" "$@"
+}
+
+# 1. SIGUSR1: one snapshot whose records are the ring's, identity in it
+wstart usr1 "" -- --post 0 nullb0
+WS=$?
+wcli show -o csv nullb0 > "$W/ring.csv" 2> "$W/err"
+kill -USR1 $WPID
+wfiles 1
+F=$(ls "$W/snap"/iotrace-*.iot 2> /dev/null | head -1)
+wcli show -o csv "$F" > "$W/snap.csv" 2>> "$W/err"
+[ $WS = 0 ] && [ "$(nfiles)" = 1 ] && [ "$(wc -l < "$W/ring.csv")" = 257 ] &&
+	diff -u "$W/ring.csv" "$W/snap.csv" > "$W/diff" 2>&1
+result $? "watch_sigusr1_snapshot_records_equal_ring$SFX" "$W/diff"
+wcli info "$F" > "$W/info" 2>&1
+grep -q '^trigger:  nullb0: manual at ' "$W/info" &&
+	grep -q 'record:     none named' "$W/info" &&
+	grep -qx '  identity:   model "FakeDisk 9000", serial "SN123", wwn "naa.5000c500a1b2c3d4"' "$W/info" &&
+	wcli stats "$F" 2>&1 | grep -q 'written 256, lost 0'
+result $? "watch_info_shows_trigger_and_identity$SFX" "$W/info"
+wcli info -o json "$F" > "$W/info.json" 2>&1
+python3 - "$W/info.json" > "$W/why" 2>&1 <<'EOF_PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["triggers"]
+assert len(t) == 1, t
+t = t[0]
+assert t["disk"] == "nullb0" and t["reason"] == "manual", t
+assert t["reason_bits"] == 1 << 16 and t["seq"] is None and t["extra"] == 0, t
+assert t["number"] == 1 and t["post_ns"] == 0 and t["episode_ns"] == 10**9, t
+assert t["model"] == "FakeDisk 9000" and t["serial"] == "SN123", t
+assert t["wwn"] == "naa.5000c500a1b2c3d4" and not t["post_cut"], t
+assert t["save_mono_ns"] <= j["start_mono_ns"], (j, t)
+assert t["mono_ns"] <= t["save_mono_ns"], t
+EOF_PY
+result $? "watch_info_json_trigger$SFX" "$W/why"
+# older readers skip the chunk: info of the file without it is the same
+ls "$W/snap" | grep -v '^iotrace-.*\.iot$' > "$W/why"
+[ ! -s "$W/why" ]
+result $? "watch_no_temporary_file_left$SFX" "$W/why"
+wstop
+[ $WRC = 0 ] && [ ! -e "$W/run/watch.sock" ] &&
+	grep -q 'stopped: 1 snapshots saved' "$W/log"
+result $? "watch_sigterm_clean_exit$SFX (exit $WRC)" "$W/log"
+
+# 2. records completed during --post are in the snapshot, after the ring's
+wstart post "" -- --post 1.5 nullb0
+wcli show -o csv nullb0 > "$W/ring.csv" 2> "$W/err"
+kill -USR1 $WPID
+sleep 0.4
+build/gen push "$W/dfs/nullb0/ring" 20
+wfiles 1
+F=$(ls "$W/snap"/iotrace-*.iot 2> /dev/null | head -1)
+wcli show -o csv "$F" > "$W/snap.csv" 2>> "$W/err"
+python3 - "$W/ring.csv" "$W/snap.csv" > "$W/why" 2>&1 <<'EOF_PY'
+import csv, sys
+ring = list(csv.DictReader(open(sys.argv[1])))
+snap = list(csv.DictReader(open(sys.argv[2])))
+old = [r for r in snap if int(r["complete_ns"]) < 1500000000]
+new = [r for r in snap if int(r["complete_ns"]) >= 1500000000]
+assert len(ring) == 256 and old == ring, (len(ring), len(old))
+assert len(new) == 20, len(new)
+EOF_PY
+result $? "watch_post_records_in_snapshot$SFX" "$W/why"
+wstop
+
+# 3. two triggers within the episode window: one snapshot, one extra
+wstart episode "" -- --post 0.5 --episode 3 nullb0
+kill -USR1 $WPID
+sleep 0.3
+kill -USR1 $WPID
+sleep 1.5
+n=$(nfiles)
+F=$(ls "$W/snap"/iotrace-*.iot 2> /dev/null | head -1)
+wcli info -o json "$F" > "$W/info.json" 2>&1
+wstop
+[ "$n" = 1 ] && python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["triggers"][0]
+assert t["extra"] == 1, t' "$W/info.json" > "$W/why" 2>&1
+result $? "watch_episode_two_triggers_one_snapshot$SFX ($n files)" "$W/why"
+
+# 4. a trigger while the snapshot is being saved: within the window it
+# joins, after it queues one next snapshot, which later ones join
+wstart queue "" -- --post 1.5 --episode 0.5 nullb0
+{
+	wsnap nullb0
+	sleep 0.2
+	wsnap nullb0
+	sleep 0.6
+	wsnap nullb0
+	sleep 0.1
+	wsnap nullb0
+} > "$W/replies" 2>&1
+wfiles 2
+widle 2
+ls "$W/snap"/iotrace-*.iot > "$W/list" 2>&1
+: > "$W/info.jsonl"
+for f in $(cat "$W/list"); do
+	wcli info -o json "$f" >> "$W/info.jsonl" 2>&1
+done
+wstop
+python3 - "$W/replies" "$W/info.jsonl" > "$W/why" 2>&1 <<'EOF_PY'
+import json, sys
+rep = open(sys.argv[1]).read().splitlines()
+assert rep == ["nullb0: started", "nullb0: joined", "nullb0: queued",
+               "nullb0: joined the queued snapshot"], rep
+t = sorted((json.loads(l)["triggers"][0] for l in open(sys.argv[2])),
+           key=lambda t: t["number"])
+assert [x["number"] for x in t] == [1, 2], t
+assert t[0]["extra"] == 1 and not t[0]["queued"], t[0]
+assert t[1]["extra"] == 1 and t[1]["queued"], t[1]
+# the queued snapshot's trigger is the first queued one, 0.8 s after
+assert 0.7e9 < t[1]["mono_ns"] - t[0]["mono_ns"] < 1.5e9, t
+EOF_PY
+result $? "watch_trigger_while_saving_joins_or_queues_one$SFX" "$W/why"
+
+# 5. a storm of 50 triggers: at most --max-files files, the oldest removed
+wstart storm "" -- --post 0 --episode 0 --max-files 5 --max-per-hour 1000 nullb0
+i=0
+while [ $i -lt 50 ]; do
+	wsnap nullb0 > /dev/null 2>> "$W/err"
+	i=$((i + 1))
+done
+sleep 0.5
+saved=$(grep -c ': snapshot [0-9]*: ' "$W/log")
+widle "$saved"
+: > "$W/nums"
+for f in "$W/snap"/iotrace-*.iot; do
+	wcli info -o json "$f" | python3 -c 'import json, sys
+print(json.load(sys.stdin)["triggers"][0]["number"])' >> "$W/nums" 2>&1
+done
+wstop
+last=$(grep ': snapshot [0-9]*: ' "$W/log" | tail -1 | sed 's/.*snapshot \([0-9]*\): .*/\1/')
+sort -n "$W/nums" | tr '\n' ' ' > "$W/got"
+seq $((last - 4)) "$last" | tr '\n' ' ' > "$W/want"
+[ "$(nfiles)" = 5 ] && [ "$saved" -ge 10 ] && cmp -s "$W/got" "$W/want" &&
+	[ "$(grep -c 'removed iotrace-' "$W/log")" = $((saved - 5)) ]
+result $? "watch_storm_max_files_oldest_removed$SFX ($saved saved, kept $(cat "$W/got"))" "$W/log"
+wstart bytes "" -- --post 0 --episode 0 --max-bytes 100K nullb0
+for i in 1 2 3 4 5 6; do
+	wsnap nullb0 > /dev/null 2>> "$W/err"
+	sleep 0.2
+done
+widle 6
+total=$(cat "$W/snap"/iotrace-*.iot | wc -c)
+wstop
+[ "$(nfiles)" = 2 ] && [ "$total" -le 102400 ]
+result $? "watch_max_bytes_oldest_removed$SFX ($(nfiles) files, $total bytes)" "$W/log"
+wstart rate "" -- --post 0 --episode 0 --max-per-hour 3 nullb0
+i=0
+while [ $i -lt 50 ]; do
+	wsnap nullb0 >> "$W/replies" 2>> "$W/err"
+	i=$((i + 1))
+done
+sleep 0.5
+widle 3
+wstop
+[ "$(nfiles)" = 3 ] && [ "$(grep -c 'refused' "$W/replies")" = 47 ] &&
+	[ "$(grep -c 'trigger refused' "$W/log")" = 1 ] &&
+	grep -q '47 triggers refused by max-per-hour' "$W/log"
+result $? "watch_max_per_hour_refused_said_once$SFX" "$W/log"
+
+# 6. show --around-trigger: N records each side of the trigger
+wstart around "" -- --post 1 nullb0
+build/gen push "$W/dfs/nullb0/ring" 30 now
+sleep 0.1
+kill -USR1 $WPID
+sleep 0.3
+build/gen push "$W/dfs/nullb0/ring" 30 now
+wfiles 1
+F=$(ls "$W/snap"/iotrace-*.iot 2> /dev/null | head -1)
+wcli info -o json "$F" > "$W/info.json" 2>&1
+wcli show -o csv --around-trigger=5 "$F" > "$W/a5.csv" 2>&1
+wcli show -o csv --around-trigger "$F" > "$W/a20.csv" 2>&1
+wcli show --around-trigger=3 "$F" > "$W/a3.txt" 2>&1
+wstop
+python3 - "$W/info.json" "$W/a5.csv" "$W/a20.csv" > "$W/why" 2>&1 <<'EOF_PY'
+import csv, json, sys
+tm = json.load(open(sys.argv[1]))["triggers"][0]["mono_ns"]
+for f, n in ((sys.argv[2], 5), (sys.argv[3], 20)):
+    rows = list(csv.DictReader(open(f)))
+    before = [r for r in rows if int(r["complete_ns"]) < tm]
+    after = [r for r in rows if int(r["complete_ns"]) >= tm]
+    assert len(before) == n and len(after) == n, (f, len(before), len(after))
+EOF_PY
+[ $? = 0 ] && [ "$(wc -l < "$W/a3.txt")" = 7 ]
+result $? "watch_show_around_trigger$SFX" "$W/why"
+refuse around_not_snapshot "has no trigger" show --around-trigger f.trace
+
+# 7. SIGTERM during --post: the snapshot is finished at once, no partial
+# file; the trigger chunk says the post was cut short
+wstart term "" -- --post 20 nullb0
+kill -USR1 $WPID
+sleep 0.5
+t0=$(date +%s)
+wstop
+t1=$(date +%s)
+ls "$W/snap" > "$W/list"
+F=$(ls "$W/snap"/iotrace-*.iot 2> /dev/null | head -1)
+[ $WRC = 0 ] && [ $((t1 - t0)) -le 3 ] && [ "$(wc -l < "$W/list")" = 1 ] &&
+	wcli info -o json "$F" | python3 -c 'import json, sys
+t = json.load(sys.stdin)["triggers"][0]
+assert t["post_cut"] and t["post_ns"] == 20 * 10**9, t' > "$W/why" 2>&1
+result $? "watch_sigterm_during_post_whole_file$SFX (exit $WRC)" "$W/log"
+
+# 8. the configuration: disks by serial and wwn, flags over the file,
+# conditions kept (no trigger command in this module: said), FILE:LINE
+wstart conf "post = 3
+[disk serial=SN123]
+[disk wwn=naa.5000c500a1b2c3d4]" -- --post 0.2
+WS=$?
+wstop
+[ $WS = 1 ] && [ $WRC = 1 ] &&
+	grep -q 'watch: wwn=naa.5000c500a1b2c3d4 (.*conf:3) is nullb0, already watched' "$W/log"
+result $? "watch_config_same_disk_by_serial_and_wwn_refused$SFX" "$W/log"
+wstart conf2 "post = 3
+episode = 250ms
+max-files = 7
+[disk serial=SN123]
+ring-size = 1M
+[disk wwn=nope]
+[disk sda]
+trigger = off" -- --post 0.2 nullb0
+WS=$?
+wstop
+[ $WS = 0 ] && grep -q 'watching nullb0 (nullb0; model "FakeDisk 9000"' "$W/log" &&
+	! grep -q 'watching sda' "$W/log" &&
+	grep -q "post 0.200 s, episode 0.250 s, at most 12 an hour, 7 files" "$W/log"
+result $? "watch_config_flags_and_disks_on_command_line_override$SFX" "$W/log"
+printf 'post = 3\n[disk serial=SN123]\nring-size = 1M\ntrigger = read-lat=10ms error=EIO,ETIMEDOUT timeout\n[disk serial=SDA-SERIAL]\ntrigger = off\n' > "$T/wconf-ok"
+wstart conf4 "$(cat "$T/wconf-ok")" -- --post 0.2
+WS=$?
+kill -USR1 $WPID
+wfiles 1
+sleep 0.5
+wcli info "$T/w-conf4$SFX/snap/"iotrace-*.iot > "$W/info" 2>&1
+wstop
+[ $WS = 0 ] && grep -q 'watching nullb0 (serial=SN123' "$W/log" &&
+	grep -q 'watching sda (serial=SDA-SERIAL' "$W/log" &&
+	grep -q "nullb0: trigger conditions 'read-lat=10ms error=EIO,ETIMEDOUT timeout' not given to the kernel: not supported by this module" "$W/log" &&
+	! grep -q "sda: trigger conditions" "$W/log" &&
+	grep -q 'nullb0: ring-size 1048576 not applied' "$W/log" &&
+	grep -q '^trigger:  nullb0: manual' "$W/info" &&
+	grep -q '^trigger:  sda: manual' "$W/info" &&
+	grep -q '  thresholds: read-lat=10000000ns error=EIO,ETIMEDOUT timeout' "$W/info" &&
+	grep -q '  thresholds: none' "$W/info" &&
+	grep -q 'post 0.200 s' "$W/log"
+result $? "watch_config_serial_thresholds_in_file$SFX" "$W/info"
+printf 'post = 3\n# comment\n\nbogus = 1\n' > "$T/wc-unknown"
+refuse watch_conf_unknown_key "wc-unknown:4: unknown key 'bogus'" watch --config wc-unknown --dir wsnap nullb0
+printf 'post = abc\n' > "$T/wc-post"
+refuse watch_conf_bad_post "wc-post:1: post 'abc': a duration" watch --config wc-post --dir wsnap nullb0
+printf '[disk nullb0]\ndir = /tmp\n' > "$T/wc-place"
+refuse watch_conf_key_in_disk "wc-place:2: 'dir' is not a key of a \[disk\] section" watch --config wc-place --dir wsnap nullb0
+printf '[disk nullb0]\ntrigger = read-lat=fast\n' > "$T/wc-trig"
+refuse watch_conf_bad_trigger "wc-trig:2: trigger: read-lat=fast: a latency" watch --config wc-trig --dir wsnap nullb0
+printf '[disk nullb0]\ntrigger = frobnicate\n' > "$T/wc-cond"
+refuse watch_conf_unknown_condition "wc-cond:2: trigger: unknown condition 'frobnicate'" watch --config wc-cond --dir wsnap nullb0
+printf '[disk uuid=1234]\n' > "$T/wc-sect"
+refuse watch_conf_bad_section "wc-sect:1: \[disk uuid=1234\]: a disk name" watch --config wc-sect --dir wsnap nullb0
+printf 'max-bytes = 0\n' > "$T/wc-bytes"
+refuse watch_conf_bad_max_bytes "wc-bytes:1: max-bytes '0'" watch --config wc-bytes --dir wsnap nullb0
+: > "$T/wc-empty"
+refuse watch_flag_bad_post "--post: post '-1'" watch --config wc-empty --dir wsnap --post -1 nullb0
+refuse watch_flag_bad_max_files "--max-files: max-files '0'" watch --config wc-empty --dir wsnap --max-files 0 nullb0
+refuse watch_config_missing "cannot read nosuch.conf" watch --config nosuch.conf --dir wsnap nullb0
+refuse watch_no_disk "no disk to watch" watch --config wc-empty --dir wsnap
+# a disk that is not there: the watcher does not start
+printf '[disk serial=NOPE]\n' > "$T/wc-sect-serial"
+IOTRACE_SYSFS="$T/w-conf4$SFX/sys" "$BIN" watch --config "$T/wc-sect-serial" --dir "$T/wsnap" > /dev/null 2> "$T/err"
+[ $? = 1 ] && grep -q 'serial=NOPE (.*wc-sect-serial:1): no disk in .* has serial NOPE' "$T/err"
+result $? "watch_disk_by_serial_not_found$SFX" "$T/err"
+IOTRACE_RUN_DIR="$T/norun" "$BIN" snapshot --config "$T/wc-empty" > /dev/null 2> "$T/err"
+[ $? = 1 ] && grep -q 'no watcher listens on' "$T/err"
+result $? "snapshot_without_watcher$SFX" "$T/err"
+wstart unwatched "" -- --post 0 nullb0
+wsnap sda > "$W/out2" 2> "$W/err"
+rc=$?
+wstop
+[ $rc = 1 ] && grep -q 'snapshot: sda is not watched (watching: nullb0)' "$W/err"
+result $? "snapshot_of_unwatched_disk_refused$SFX" "$W/err"
+
+# the watchers' logs: no sanitizer report (the _san run), no crash
+grep -l -e 'Sanitizer' -e 'runtime error' "$T"/w-*"$SFX"/log > "$T/why" 2>&1
+[ ! -s "$T/why" ]
+result $? "watch_logs_clean$SFX" "$T/why"
