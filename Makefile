@@ -93,8 +93,10 @@ MANDIR ?= $(PREFIX)/share/man
 INCLUDEDIR ?= $(PREFIX)/include
 # udev reads /etc/udev/rules.d and /usr/lib/udev/rules.d, not $(PREFIX)
 UDEVRULESDIR ?= /etc/udev/rules.d
-# the exporter's systemd unit
+# the systemd units (the exporter's, the snapshot service's)
 SYSTEMDUNITDIR ?= /etc/systemd/system
+# the snapshot service's configuration: $(SYSCONFDIR)/iotrace/iotrace.conf
+SYSCONFDIR ?= /etc
 INSTALL_MOD_PATH ?=
 INSTALL_MOD_DIR ?= extra
 DESTDIR ?=
@@ -150,6 +152,13 @@ install-tools: $(MAN8)
 	sed 's|@SBINDIR@|$(SBINDIR)|' tools/systemd/iotrace-exporter.service.in > \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/iotrace-exporter.service
 	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/iotrace-exporter.service
+	@# the snapshot service, iotracectl watch (not enabled: systemctl
+	@# enable --now iotrace), and its configuration, kept when there
+	sed -e 's|@SBINDIR@|$(SBINDIR)|' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		tools/systemd/iotrace.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/iotrace.service
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/iotrace.service
+	[ -e $(DESTDIR)$(SYSCONFDIR)/iotrace/iotrace.conf ] || \
+		install -D -m 644 tools/systemd/iotrace.conf $(DESTDIR)$(SYSCONFDIR)/iotrace/iotrace.conf
 
 install: install-module install-tools
 
@@ -161,6 +170,11 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man8/iotracectl.8 $(DESTDIR)$(INCLUDEDIR)/linux/iotrace.h
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-iotrace.rules
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/iotrace-exporter.service
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/iotrace.service
+	@# the configuration only as installed: an edited one stays
+	if cmp -s tools/systemd/iotrace.conf $(DESTDIR)$(SYSCONFDIR)/iotrace/iotrace.conf; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/iotrace/iotrace.conf; \
+		rmdir $(DESTDIR)$(SYSCONFDIR)/iotrace 2> /dev/null || true; fi
 
 # The module's sources as DKMS wants them: $(DESTDIR)/usr/src/iotrace-<VERSION>/
 # with dkms.conf (version filled in).  Then, as root:

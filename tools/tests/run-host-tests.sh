@@ -704,6 +704,21 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	[ "$BIN" = build/iotracectl-san ] && SFX="_san"
 	. tests/watch-tests.sh
 done
+# the systemd units as make install writes them: systemd-analyze verify
+if command -v systemd-analyze > /dev/null; then
+	mkdir -p "$T/units"
+	sed -e "s|@SBINDIR@|$ROOT/iotracectl|" -e 's|@SYSCONFDIR@|/etc|g' \
+		systemd/iotrace.service.in > "$T/units/iotrace.service"
+	sed "s|@SBINDIR@|$ROOT/iotracectl|" systemd/iotrace-exporter.service.in \
+		> "$T/units/iotrace-exporter.service"
+	systemd-analyze verify --man=no "$T/units/iotrace.service" \
+		"$T/units/iotrace-exporter.service" > "$T/why" 2>&1 &&
+		[ ! -s "$T/why" ]
+	result $? systemd_units_verify "$T/why"
+else
+	N=$((N + 1))
+	echo "ok $N systemd_units_verify # SKIP systemd-analyze is not installed"
+fi
 
 # 4. documentation: every fio replay example redirects the replay
 grep -n -- '--read_iolog' ../README ../Documentation/*.rst | grep -v -- '--replay_redirect' > "$T/replay"

@@ -356,3 +356,19 @@ result $? "snapshot_of_unwatched_disk_refused$SFX" "$W/err"
 grep -l -e 'Sanitizer' -e 'runtime error' "$T"/w-*"$SFX"/log > "$T/why" 2>&1
 [ ! -s "$T/why" ]
 result $? "watch_logs_clean$SFX" "$T/why"
+
+# the example configuration installed as /etc/iotrace/iotrace.conf: as
+# shipped (all commented) and with every example line uncommented, every
+# key and value is accepted (disks from the command line)
+wstart example "$(cat "$ROOT/systemd/iotrace.conf")" -- --post 0 nullb0
+WS=$?
+wstop
+sed -nE 's/^# ((\[disk [^]]*\])|([a-z-]+ = [^ ]+( [^ ]+)*))( {2,}.*)?$/\1/p' \
+	"$ROOT/systemd/iotrace.conf" > "$T/wconf-example"
+wstart example2 "$(cat "$T/wconf-example")" -- --post 0 nullb0
+WS2=$?
+wstop
+[ $WS = 0 ] && [ $WS2 = 0 ] && [ "$(grep -c ' = ' "$T/wconf-example")" -ge 10 ] &&
+	grep -q "ready: snapshots in $W/snap (post 0.000 s, episode 1.000 s, at most 12 an hour, 100 files, 1073741824 bytes)" "$W/log" &&
+	grep -q "nullb0: trigger conditions 'read-lat=20ms error timeout' not given" "$W/log"
+result $? "watch_example_configuration_accepted$SFX" "$W/log"
