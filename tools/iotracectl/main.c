@@ -164,7 +164,7 @@ static const struct iot_optdef optdefs[] = {
 	{ { "max-bytes", required_argument, NULL, OPT_MAXBYTES }, O_LIMITS,
 	  "SIZE", "bytes of snapshot files kept (K, M, G, T; default 1G)" },
 	{ { "around-trigger", optional_argument, NULL, OPT_AROUND }, O_AROUND,
-	  "[=N]", "a snapshot FILE's N records each side of its trigger (default 20)" },
+	  "[=N]", "a snapshot FILE's N records each side of its trigger (default 20; =N joined)" },
 };
 
 #define NR_OPTDEFS	(sizeof(optdefs) / sizeof(optdefs[0]))
@@ -197,7 +197,7 @@ static const struct iot_cmd cmds[] = {
 	{ "show", cmd_show, O_FMT | O_JSONL | O_FILTERS | O_REALTIME |
 	  O_FOLLOW | O_COUNT | O_AROUND,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
-	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N]",
+	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N] | FILE --around-trigger[=N]",
 	  "one line per request, decoded" },
 	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT |
 	  O_KERNEL | O_TOP, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
