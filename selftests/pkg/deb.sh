@@ -98,6 +98,12 @@ check "deb: /usr/sbin/iotracectl --version is VERSION" tool_version_is /usr/sbin
 check "deb: the udev rule gives the NVMe layout when nvme_core or iotrace loads" \
 	grep -qF 'KERNEL=="nvme_core|iotrace", RUN+="/usr/sbin/iotracectl nvme-layout --quiet"' \
 	/usr/lib/udev/rules.d/60-iotrace.rules
+check "deb: iotrace.service and iotrace-exporter.service shipped, neither enabled" \
+	eval '[ -f /usr/lib/systemd/system/iotrace.service ] &&
+	      [ -f /usr/lib/systemd/system/iotrace-exporter.service ] &&
+	      ! ls /etc/systemd/system/*.wants/iotrace*.service > /dev/null 2>&1'
+check "deb: /etc/iotrace/iotrace.conf is a conffile of iotrace-tools" \
+	eval 'dpkg-query --control-show iotrace-tools conffiles | grep -q "^/etc/iotrace/iotrace.conf "'
 check "deb: man -w iotracectl finds the page" eval '[ "$(man -w iotracectl 2> /dev/null)" = /usr/share/man/man8/iotracectl.8.gz ]'
 printf '#include <linux/iotrace.h>\nint main(void) { return 0; }\n' > "$tmp/hdr.c"
 check "deb: <linux/iotrace.h> from iotrace-dev compiles alone" \
@@ -125,7 +131,8 @@ else
 fi
 left=$( { ls -d /usr/src/iotrace-* /var/lib/dkms/iotrace /usr/sbin/iotracectl \
 	/usr/include/linux/iotrace.h /usr/share/man/man8/iotracectl.8.gz \
-	/usr/lib/udev/rules.d/60-iotrace.rules 2> /dev/null
+	/usr/lib/udev/rules.d/60-iotrace.rules /usr/lib/systemd/system/iotrace.service \
+	/etc/iotrace 2> /dev/null
 	for k in "${kvers[@]}"; do ko_in "/lib/modules/$k/updates/dkms"; done; } )
 [ -n "$left" ] && echo "$left" | sed 's/^/# left behind: /'
 check "deb: nothing of the packages is left" test -z "$left"

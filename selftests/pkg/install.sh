@@ -40,6 +40,12 @@ check "install: $prefix/include/linux/iotrace.h compiles alone (cc -fsyntax-only
 rule=$d/etc/udev/rules.d/60-iotrace.rules
 check "install: udev rule runs $prefix/sbin/iotracectl nvme-layout --quiet when nvme_core or iotrace loads" \
 	grep -qF 'ACTION=="add", SUBSYSTEM=="module", KERNEL=="nvme_core|iotrace", RUN+="'"$prefix"'/sbin/iotracectl nvme-layout --quiet"' "$rule"
+unit=$d/etc/systemd/system/iotrace.service
+check "install: iotrace.service loads the module and runs $prefix/sbin/iotracectl watch" \
+	eval 'grep -qx "ExecStartPre=+/sbin/modprobe iotrace" "$unit" &&
+	      grep -qx "ExecStart=$prefix/sbin/iotracectl watch --config /etc/iotrace/iotrace.conf" "$unit"'
+check "install: /etc/iotrace/iotrace.conf, every line a comment" \
+	eval '[ -s "$d/etc/iotrace/iotrace.conf" ] && ! grep -qv "^#" "$d/etc/iotrace/iotrace.conf"'
 man8=$d$prefix/share/man/man8/iotracectl.8
 rst2man --halt=warning "$top/Documentation/iotracectl.rst" "$tmp/check.8" > "$tmp/rst2man.log" 2>&1
 rc=$?
