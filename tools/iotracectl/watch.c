@@ -134,10 +134,9 @@ static int rate_ok(struct watch *w, uint64_t now, const char *what)
 			w->refused_total++;
 			if (!w->refuse_said_ns ||
 			    now - w->refuse_said_ns >= HOUR_NS) {
-				say("%s: trigger refused: %llu snapshots in the last hour (max-per-hour %llu)%s; refusals are said once an hour",
+				say("%s: trigger refused: %llu snapshots began in the last hour (max-per-hour); %llu refused since this was last said; the next refusals are said in an hour",
 				    what, (unsigned long long)max,
-				    (unsigned long long)max,
-				    w->refused > 1 ? ", more refused since the last message" : "");
+				    (unsigned long long)w->refused);
 				w->refuse_said_ns = now;
 				w->refused = 0;
 			}
@@ -679,54 +678,92 @@ static int load_conf(struct iot_opts *o, struct watch_conf *c, int argc,
 	return 0;
 }
 
-/* Make the disks ready: resolve, enable, resize, give the conditions. */
+/*
+ * The module's buf_size of @disk (IOTRACE_CMD_LIST): 0 and *@size set, or
+ * -1 when it cannot tell (no family: the resize is tried, and says why).
+ */
+static int cur_buf_size(const struct iot_nl_disk *rows, size_t n,
+			const char *disk, uint64_t *size)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(rows[i].name, disk) &&
+		    rows[i].have[IOTRACE_A_BUF_SIZE]) {
+			*size = rows[i].v[IOTRACE_A_BUF_SIZE];
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * Make the disks ready: resolve, enable, resize (only to another size: a
+ * resize starts an empty ring, and a restarted service must not lose the
+ * history), give the conditions.
+ */
 static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 {
+	struct iot_nl_disk *rows = NULL;
 	char err[IOT_ERR_LEN];
 	unsigned int i, k;
+	size_t nrows = 0;
 
 	if (!c->nr_disks) {
 		iot_err("watch: no disk to watch (give DISK... or [disk ...] sections in the configuration)");
 		return -1;
 	}
+	if (iot_nl_list(&rows, &nrows)) {
+		free(rows);
+		rows = NULL;
+		nrows = 0;
+	}
 	for (i = 0; i < c->nr_disks; i++) {
 		struct watch_disk *d = &c->disks[i];
 		const struct watch_th *th = disk_th(c, d);
 		char *name[1];
-		uint64_t size = d->ring_size ? d->ring_size : c->ring_size;
+		uint64_t size = d->ring_size ? d->ring_size : c->ring_size, now;
 
 		if (watch_resolve(d, err, sizeof(err))) {
 			iot_err("watch: %s (%s): %s", d->spec, d->where, err);
+			free(rows);
 			return -1;
 		}
 		for (k = 0; k < i; k++)
 			if (!strcmp(c->disks[k].name, d->name)) {
 				iot_err("watch: %s (%s) is %s, already watched",
 					d->spec, d->where, d->name);
+				free(rows);
 				return -1;
 			}
 		name[0] = d->name;
 		if (cmd_nl_enable(o, 1, name))
 			say("%s: could not enable tracing (see above); watching anyway",
 			    d->name);
-		if (size) {
+		if (size == 1)
+			size = 0;	/* ring-size = 0: metrics only */
+		if ((d->ring_size || c->ring_size) &&
+		    (cur_buf_size(rows, nrows, d->name, &now) || now != size)) {
 			char s[32], *args[2] = { d->name, s };
 
-			snprintf(s, sizeof(s), "%llu",
-				 (unsigned long long)(size == 1 ? 0 : size));
+			snprintf(s, sizeof(s), "%llu", (unsigned long long)size);
 			if (cmd_nl_resize(o, 2, args))
 				say("%s: ring-size %s not applied (see above)",
 				    d->name, s);
+			else
+				say("%s: ring resized to %s bytes", d->name, s);
 		}
-		if (th) {
-			int r = watch_nl_set_triggers(d->name, th, err,
-						      sizeof(err));
+		if (th || d->th.set < 0) {
+			static const struct watch_th off;
+			int r = watch_nl_set_triggers(d->name, th ? th : &off,
+						      err, sizeof(err));
 
-			if (r)
+			/* "off" on a module without triggers: nothing to do */
+			if (r && (th || r != -EOPNOTSUPP))
 				say("%s: trigger conditions '%s' not given to the kernel: %s",
-				    d->name, th->words, err);
+				    d->name, th ? th->words : "off", err);
 		}
 	}
+	free(rows);
 	return 0;
 }
 

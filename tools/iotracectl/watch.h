@@ -28,7 +28,8 @@
  * @have_rate: rate= given.
  * @errnos: error=LIST (0-terminated).
  * @nr_errnos: entries of @errnos.
- * @set: any condition given (a "trigger =" line was there).
+ * @set: 1: conditions given; -1: "off" (a disk's: none, not the
+ *	default); 0: no "trigger =" line.
  * @words: the words as written (for messages and the kernel request).
  */
 struct watch_th {

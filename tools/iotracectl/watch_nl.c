@@ -186,8 +186,8 @@ static int put_th(struct nl_msg *m, const struct watch_th *th)
 {
 	unsigned int i;
 
-	if (!th->set || th->set < 0)
-		return 0;	/* no attribute: no triggers */
+	if (th->set <= 0)
+		return 0;	/* no attribute: no triggers ("off") */
 	for (i = 0; i < IOTRACE_NR_MOPS; i++)
 		if (th->lat_ns[i] &&
 		    nla_put_u64(m, IOTRACE_A_TRIG_LAT_READ + i, th->lat_ns[i]))
