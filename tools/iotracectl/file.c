@@ -397,6 +397,27 @@ int iot_writer_comms(struct iot_writer *w,
 	return w->error ? -1 : 0;
 }
 
+/**
+ * iot_writer_other() - write a chunk of a type the writer does not make
+ *	itself (a snapshot's IOTRACE_CHUNK_TRIGGER): @ch's magic, disk,
+ *	part, nr_records and first_seq as given, its sizes filled in, then
+ *	@ch->payload_size bytes of @payload.  Every chunk goes through the
+ *	same path, so that it is framed as the writer frames its own.
+ * @w: the writer (before iot_writer_finish()).
+ * @ch: the chunk header.
+ * @payload: its payload.
+ *
+ * Return: 0 or -1 on a write error.
+ */
+int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
+		     const void *payload)
+{
+	ch->hdr_size = sizeof(*ch);
+	wr(w, ch, sizeof(*ch));
+	wr(w, payload, ch->payload_size);
+	return w->error ? -1 : 0;
+}
+
 /* Write the trailer with per-disk counts and flush. */
 int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
 		      uint64_t mono_ns, uint64_t real_ns)

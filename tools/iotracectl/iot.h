@@ -244,6 +244,8 @@ int iot_writer_comms(struct iot_writer *w,
 		     const struct iotrace_file_comm *v, uint32_t nr);
 int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
 		      uint64_t mono_ns, uint64_t real_ns);
+int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
+		     const void *payload);
 
 /* decode.c and decode_*.c: all write a NUL-terminated string to out */
 struct iot_name {

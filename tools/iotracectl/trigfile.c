@@ -26,14 +26,9 @@ int iot_writer_trigger(struct iot_writer *w, unsigned int disk,
 
 	memset(&ch, 0, sizeof(ch));
 	ch.magic = IOTRACE_CHUNK_TRIGGER;
-	ch.hdr_size = sizeof(ch);
 	ch.payload_size = sizeof(*t);
 	ch.disk = (uint16_t)disk;
-	if (fwrite(&ch, 1, sizeof(ch), w->fp) != sizeof(ch) ||
-	    fwrite(t, 1, sizeof(*t), w->fp) != sizeof(*t))
-		w->error = 1;
-	w->bytes += sizeof(ch) + sizeof(*t);
-	return w->error ? -1 : 0;
+	return iot_writer_other(w, &ch, t);
 }
 
 /**

@@ -96,6 +96,11 @@ wcli show -o csv "$F" > "$W/snap.csv" 2>> "$W/err"
 [ $WS = 0 ] && [ "$(nfiles)" = 1 ] && [ "$(wc -l < "$W/ring.csv")" = 257 ] &&
 	diff -u "$W/ring.csv" "$W/snap.csv" > "$W/diff" 2>&1
 result $? "watch_sigusr1_snapshot_records_equal_ring$SFX" "$W/diff"
+# a whole file for every reader: exit 0, nothing said (a chunk written
+# outside the writer's framing, e.g. without its checksum, would not be)
+wcli show "$F" > /dev/null 2> "$W/err2" && wcli stats "$F" > /dev/null 2>> "$W/err2" &&
+	wcli export -f csv "$F" > /dev/null 2>> "$W/err2" && [ ! -s "$W/err2" ]
+result $? "watch_snapshot_reads_whole$SFX" "$W/err2"
 wcli info "$F" > "$W/info" 2>&1
 grep -q '^trigger:  nullb0: manual at ' "$W/info" &&
 	grep -q 'record:     none named' "$W/info" &&
