@@ -878,8 +878,11 @@ static void serve_client(struct watch *w, int lfd)
 		snprintf(reply, sizeof(reply), "error: not a request: '%.64s'",
 			 line);
 	}
-	strcat(reply, "\n");
-	if (write(fd, reply, strlen(reply)) < 0)
+	n = strlen(reply);
+	if (n == sizeof(reply) - 1)
+		n--;	/* room for the newline */
+	reply[n++] = '\n';
+	if (write(fd, reply, n) < 0)
 		say("control socket: %s", strerror(errno));
 	close(fd);
 }

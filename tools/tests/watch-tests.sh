@@ -18,8 +18,11 @@ wstart() {
 	echo "SDA-SERIAL" > "$W/sys/block/sda/device/serial"
 	printf '%s\n' "$2" > "$W/conf"
 	shift 3
+	mkdir -p "$W/dev" "$W/by-id"
+	: > "$W/dev/nullb0"
+	ln -s ../dev/nullb0 "$W/by-id/fake-SN123"
 	IOTRACE_DEBUGFS="$W/dfs" IOTRACE_SYSFS="$W/sys" IOTRACE_RUN_DIR="$W/run" \
-		"$ROOT/$BIN" watch --config "$W/conf" --dir "$W/snap" "$@" \
+		IOTRACE_BY_ID="$W/by-id" "$ROOT/$BIN" watch --config "$W/conf" --dir "$W/snap" "$@" \
 		> "$W/out" 2> "$W/log" &
 	WPID=$!
 	i=0
@@ -325,6 +328,11 @@ wstop
 	! grep -q 'watching sda' "$W/log" &&
 	grep -q "post 0.200 s, episode 0.250 s, at most 12 an hour, 7 files" "$W/log"
 result $? "watch_config_flags_and_disks_on_command_line_override$SFX" "$W/log"
+wstart byid "[disk by-id=fake-SN123]" -- --post 0
+WS=$?
+wstop
+[ $WS = 0 ] && grep -q 'watching nullb0 (by-id=fake-SN123; model "FakeDisk 9000"' "$W/log"
+result $? "watch_config_disk_by_id$SFX" "$W/log"
 printf 'post = 3\n[disk serial=SN123]\nring-size = 1M\ntrigger = read-lat=10ms error=EIO,ETIMEDOUT timeout\n[disk serial=SDA-SERIAL]\ntrigger = off\n' > "$T/wconf-ok"
 wstart conf4 "$(cat "$T/wconf-ok")" -- --post 0.2
 WS=$?
