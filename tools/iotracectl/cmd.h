@@ -7,6 +7,9 @@
 
 enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
 
+/* exit status: the output is from a trace file cut short or damaged */
+#define IOT_EXIT_SALVAGED	3
+
 #define IOT_MAX_PIDS	64	/* --pid list entries */
 
 /**

@@ -26,7 +26,7 @@ enum {
 	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
 	OPT_REALTIME, OPT_SHOW, OPT_QUIET, OPT_JSONL, OPT_KERNEL, OPT_LISTEN,
 	OPT_INCLUDE, OPT_EXCLUDE, OPT_TEXTFILE, OPT_ONCE, OPT_PID, OPT_COMM,
-	OPT_CGROUP, OPT_TOP,
+	OPT_CGROUP, OPT_TOP, OPT_STRICT,
 };
 
 /* option bits of a command */
@@ -60,6 +60,7 @@ enum {
 #define O_COMM		(1u << 27)	/* --comm NAME */
 #define O_CGROUP	(1u << 28)	/* --cgroup PATH|ID */
 #define O_TOP		(1u << 29)	/* stats --top N */
+#define O_STRICT	(1u << 30)	/* --strict: whole trace files only */
 #define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK | \
 			 O_PID | O_COMM | O_CGROUP)
 
@@ -110,6 +111,8 @@ static const struct iot_optdef optdefs[] = {
 	  "only requests charged to this cgroup v2 (a directory, or its id)" },
 	{ { "top", required_argument, NULL, OPT_TOP }, O_TOP, "N",
 	  "processes in the per-process table (0 to 1000, default 10)" },
+	{ { "strict", no_argument, NULL, OPT_STRICT }, O_STRICT, "",
+	  "refuse a trace FILE that is cut short or damaged (default: read what it holds, exit 3)" },
 	{ { "realtime", no_argument, NULL, OPT_REALTIME }, O_REALTIME, "",
 	  "a trace FILE's times as UTC (normal output)" },
 	{ { "jsonl", no_argument, NULL, OPT_JSONL }, O_JSONL, "",
@@ -170,15 +173,15 @@ static const struct iot_cmd cmds[] = {
 	{ "list", cmd_list, O_FMT | O_JSONL, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV),
 	  NULL, "", "traced disks and their state" },
 	{ "show", cmd_show, O_FMT | O_JSONL | O_FILTERS | O_REALTIME |
-	  O_FOLLOW | O_COUNT,
+	  O_FOLLOW | O_COUNT | O_STRICT,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
 	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N]",
 	  "one line per request, decoded" },
 	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT |
-	  O_KERNEL | O_TOP, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
+	  O_KERNEL | O_TOP | O_STRICT, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
 	  "DISK|FILE|- [filters] [--interval S [--count N]] | --kernel DISK...",
 	  "per-operation counts, throughput, latency percentiles, histograms" },
-	{ "info", cmd_info, O_FMT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
+	{ "info", cmd_info, O_FMT | O_STRICT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
 	  "FILE|-", "a trace file's header: host, kernel, start/end, disks" },
 	{ "inflight", cmd_inflight, O_FMT | O_JSONL,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
@@ -209,14 +212,14 @@ static const struct iot_cmd cmds[] = {
 	{ "nvme-layout", cmd_nl_nvme_layout, O_SHOW | O_QUIET, 0, NULL,
 	  "[--show] [--quiet]",
 	  "give the module NVMe status offsets from nvme_core's BTF" },
-	{ "export", cmd_export, O_FORMAT | O_OUTFILE | O_FILTERS, 0,
+	{ "export", cmd_export, O_FORMAT | O_OUTFILE | O_FILTERS | O_STRICT, 0,
 	  "blktrace, fio, fio3, perfetto, csv",
 	  "DISK|FILE|- -f blktrace|fio|fio3|perfetto|csv [-o OUT] [filters]",
 	  "write the records for blkparse/btt, fio --read_iolog, Perfetto, CSV" },
-	{ "diff", cmd_diff, O_FMT | O_FILTERS, F(FMT_NORMAL) | F(FMT_JSON),
+	{ "diff", cmd_diff, O_FMT | O_FILTERS | O_STRICT, F(FMT_NORMAL) | F(FMT_JSON),
 	  NULL, "A B [filters]",
 	  "two DISKs or FILEs side by side per op and size: counts, IOPS, percentiles, histograms, KS test" },
-	{ "plot", cmd_plot, O_FORMAT | O_OUTFILE | O_FILTERS, 0, "svg",
+	{ "plot", cmd_plot, O_FORMAT | O_OUTFILE | O_FILTERS | O_STRICT, 0, "svg",
 	  "DISK|FILE|- [-f svg] [-o OUT.svg] [filters]",
 	  "latency heat map, seek plot and latency histogram as SVG" },
 };
@@ -738,6 +741,9 @@ int main(int argc, char **argv)
 		case OPT_REALTIME:
 			o.realtime = 1;
 			break;
+		case OPT_STRICT:
+			iot_strict = 1;
+			break;
 		case OPT_SHOW:
 			o.show = 1;
 			break;
@@ -830,5 +836,8 @@ int main(int argc, char **argv)
 	/* one place for every command: a failed write of stdout fails */
 	if (iot_out_close(stdout, "standard output") && !c)
 		c = 1;
+	/* done, but from a trace file that was not whole (said on stderr) */
+	if (!c && iot_salvaged)
+		c = IOT_EXIT_SALVAGED;
 	return c;
 }

@@ -5,6 +5,10 @@
  *   gen file OUT N NR_DISKS                 trace file (iot_writer)
  *   gen minor1 OUT N NR_DISKS               the same as file minor 1 wrote
  *                                           it (no submitters)
+ *   gen gaps OUT N NR_DISKS                 "file", but 5 records of disk
+ *                                           0, part 0 lost between its
+ *                                           first two chunks (and counted
+ *                                           lost in the trailer)
  *   gen big OUT N                           a large trace file as the
  *                                           recorder writes it: one disk,
  *                                           chunks of 1024 records (the
@@ -113,7 +117,7 @@ static const struct iotrace_file_comm comms[3] = {
  * submitter, no command names): the same requests without pid and cgroup.
  */
 static int gen_file(const char *out, uint64_t n, unsigned int nd,
-		    int minor1)
+		    int minor1, int gap)
 {
 	uint32_t rs = minor1 ? IOTRACE_RECORD_SIZE :
 		sizeof(struct iotrace_record);
@@ -161,6 +165,9 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 						 seq[k][p] - cnt[p], r[p],
 						 cnt[p]);
 			c[k].written += m;
+			/* overwritten before the recorder copied them */
+			if (gap && !k && !i)
+				seq[k][0] += 5;
 		}
 		c[k].recorded = c[k].written + 5;
 		c[k].overwritten = 5;
@@ -326,10 +333,13 @@ int main(int argc, char **argv)
 				strtoul(argv[5], NULL, 0), "nullb0");
 	if (argc == 5 && !strcmp(argv[1], "file"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
-				strtoul(argv[4], NULL, 0), 0);
+				strtoul(argv[4], NULL, 0), 0, 0);
 	if (argc == 5 && !strcmp(argv[1], "minor1"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
-				strtoul(argv[4], NULL, 0), 1);
+				strtoul(argv[4], NULL, 0), 1, 0);
+	if (argc == 5 && !strcmp(argv[1], "gaps"))
+		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0), 0, 1);
 	if (argc == 4 && !strcmp(argv[1], "big"))
 		return synth_write_big(argv[2], strtoull(argv[3], NULL, 0)) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "newer"))
