@@ -26,7 +26,7 @@ enum {
 	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
 	OPT_REALTIME, OPT_SHOW, OPT_QUIET, OPT_JSONL, OPT_KERNEL, OPT_LISTEN,
 	OPT_INCLUDE, OPT_EXCLUDE, OPT_TEXTFILE, OPT_ONCE, OPT_PID, OPT_COMM,
-	OPT_CGROUP, OPT_TOP, OPT_STRICT,
+	OPT_CGROUP, OPT_TOP, OPT_STRICT, OPT_SYNC_INTERVAL, OPT_SYNC_BYTES,
 };
 
 /* option bits of a command */
@@ -61,6 +61,7 @@ enum {
 #define O_CGROUP	(1u << 28)	/* --cgroup PATH|ID */
 #define O_TOP		(1u << 29)	/* stats --top N */
 #define O_STRICT	(1u << 30)	/* --strict: whole trace files only */
+#define O_DURABLE		(1u << 31)	/* record --sync-interval, --sync-bytes */
 #define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK | \
 			 O_PID | O_COMM | O_CGROUP)
 
@@ -125,6 +126,10 @@ static const struct iot_optdef optdefs[] = {
 	  "S", "stop after S seconds" },
 	{ { "size", required_argument, NULL, OPT_SIZE }, O_SIZE, "BYTES",
 	  "stop once the file reaches BYTES (K, M, G suffixes)" },
+	{ { "sync-interval", required_argument, NULL, OPT_SYNC_INTERVAL },
+	  O_DURABLE, "S", "fdatasync what was written within S seconds (default 1; s, ms, m; 0: at the end only)" },
+	{ { "sync-bytes", required_argument, NULL, OPT_SYNC_BYTES }, O_DURABLE,
+	  "BYTES", "and once BYTES were written since the last (default 64M, K, M, G; 0: no such bound)" },
 	{ { "poll-ms", required_argument, NULL, OPT_POLL }, O_POLL, "MS",
 	  "poll the rings every MS milliseconds (1 to 10000, default 2)" },
 	{ { "show", no_argument, NULL, OPT_SHOW }, O_SHOW, "",
@@ -187,8 +192,8 @@ static const struct iot_cmd cmds[] = {
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
 	  "DISK", "commands outstanding now, oldest first" },
 	{ "record", cmd_record, O_OUTFILE | O_WRITE | O_DURATION | O_SIZE |
-	  O_POLL, 0, NULL,
-	  "DISK... -o FILE [--duration S] [--size BYTES] [--poll-ms MS]",
+	  O_POLL | O_DURABLE, 0, NULL,
+	  "DISK... -o FILE [--duration S] [--size BYTES] [--poll-ms MS] [--sync-interval S] [--sync-bytes BYTES]",
 	  "stream live rings to a trace file" },
 	{ "enable", cmd_nl_enable, 0, 0, NULL, "DISK...", "start tracing" },
 	{ "disable", cmd_nl_disable, 0, 0, NULL, "DISK...", "stop tracing" },
@@ -576,6 +581,7 @@ int main(int argc, char **argv)
 {
 	struct iot_opts o = {
 		.sec_hi = UINT64_MAX, .to_ns = UINT64_MAX, .poll_ms = 2, .top = 10,
+		.sync_interval = 1, .sync_bytes = 64ull << 20,
 	};
 	struct option lopts[NR_OPTDEFS + 2];
 	char sopts[16] = ":h";
@@ -743,6 +749,21 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STRICT:
 			iot_strict = 1;
+			break;
+		case OPT_SYNC_INTERVAL:
+			if (!strcmp(optarg, "0"))
+				o.sync_interval = 0;
+			else if (parse_dur("sync-interval", optarg, SPAN_MAX_S,
+					   &o.sync_interval))
+				return 2;
+			break;
+		case OPT_SYNC_BYTES:
+			if (parse_u64(optarg, &o.sync_bytes, 1) ||
+			    o.sync_bytes > (1ull << 50)) {
+				iot_err("--sync-bytes %s: a byte count from 0 to 1048576G (K, M, G suffixes)",
+					optarg);
+				return 2;
+			}
 			break;
 		case OPT_SHOW:
 			o.show = 1;

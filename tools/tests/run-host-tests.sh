@@ -177,6 +177,32 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	"$BIN" stats "$T/rec2.trace" > "$T/out" 2>> "$T/err"
 	grep -q 'nullb0' "$T/out" && grep -q 'sda' "$T/out"
 	result $? "record_two_disks_size_limit$SFX" "$T/err"
+	# SIGTERM finishes the file: the last records and the trailer
+	"$BIN" record nullb0 -o "$T/term.trace" 2> "$T/err" &
+	rpid=$!
+	sleep 1
+	kill -TERM $rpid
+	wait $rpid
+	rc=$?
+	"$BIN" info "$T/term.trace" > "$T/out" 2>> "$T/err"
+	rc2=$?
+	[ $rc = 0 ] && [ $rc2 = 0 ] && grep -q '^end:      [0-9]' "$T/out" &&
+		! grep -q '^salvaged' "$T/out" &&
+		grep -q '^nullb0: 256 records written' "$T/err"
+	result $? "record_sigterm_writes_the_trailer$SFX (exit $rc, info $rc2)" "$T/err"
+	# SIGKILL: what was synced (--sync-interval) is read, said, exit 3
+	"$BIN" record nullb0 -o "$T/kill.trace" --sync-interval 50ms 2> "$T/err" &
+	rpid=$!
+	sleep 1
+	kill -KILL $rpid
+	wait $rpid
+	"$BIN" show "$T/kill.trace" > "$T/a" 2> "$T/e2"
+	rc=$?
+	"$BIN" show nullb0 > "$T/b" 2>> "$T/err"
+	cat "$T/e2" >> "$T/err"
+	[ $rc = 3 ] && diff -u "$T/a" "$T/b" >> "$T/err" 2>&1 &&
+		[ "$(cat "$T/e2")" = "iotracectl: $T/kill.trace: truncated trace file: the recording did not finish (no trailer): the file ends after a complete chunk; 256 records read in 2 chunks; with no trailer, what was recorded after that is unknown" ]
+	result $? "record_sigkill_file_salvaged$SFX (exit $rc)" "$T/err"
 	"$BIN" stats --interval 0.05 --count 3 nullb0 > "$T/out" 2> "$T/err"
 	[ $? = 0 ] && [ "$(grep -c '^ *[0-9.]* - ' "$T/out")" = 3 ] &&
 		head -1 "$T/out" | grep -q 'P99_US'
