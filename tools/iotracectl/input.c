@@ -252,9 +252,22 @@ int iot_src_open(struct iot_src *s, const char *arg, char *err,
 		iot_src_close(s);
 		return ret;
 	}
-	/* a trace file read as far as it goes: said once, exit status 3 */
+	/*
+	 * A trace file read as far as it goes: exit status 3, said once per
+	 * file (a command may open one twice, as stats --interval does).
+	 */
 	if (s->is_file && iot_file_salvage_str(s->fi, e, sizeof(e))) {
-		fprintf(stderr, "iotracectl: %s: %s\n", s->label, e);
+		static char said[4][sizeof(s->label)];
+		unsigned int i;
+
+		for (i = 0; i < 4 && said[i][0]; i++)
+			if (!strcmp(said[i], s->label))
+				break;
+		if (i == 4 || !said[i][0]) {
+			fprintf(stderr, "iotracectl: %s: %s\n", s->label, e);
+			if (i < 4)
+				memcpy(said[i], s->label, sizeof(s->label));
+		}
 		iot_salvaged++;
 	}
 	return 0;
