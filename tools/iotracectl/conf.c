@@ -47,6 +47,41 @@ void watch_conf_defaults(struct watch_conf *c)
 	c->max_bytes = 1ull << 30;
 }
 
+/*
+ * A duration: a number with s, ms, us, ns, m or h, fractions allowed; a
+ * bare number is @bare nanoseconds apiece.  0, or -1 when @s is not one
+ * (or is 2^63 ns or more).
+ */
+static int parse_dur_ns(const char *s, double bare, uint64_t *ns)
+{
+	static const struct { const char *u; double f; } units[] = {
+		{ "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 },
+		{ "m", 60e9 }, { "h", 3600e9 },
+	};
+	char *end;
+	double v, f = bare;
+	size_t i;
+
+	if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -1;
+	for (i = 0; *end && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].u))
+			break;
+	if (*end && i == sizeof(units) / sizeof(units[0]))
+		return -1;
+	if (*end)
+		f = units[i].f;
+	v = v * f + 0.5;
+	if (v >= 9.2e18)
+		return -1;
+	*ns = (uint64_t)v;
+	return 0;
+}
+
 /**
  * watch_parse_ns() - a duration of the service (post, episode): a number
  *	with s (the default), ms, us, ns, m or h; fractions allowed.
@@ -57,57 +92,13 @@ void watch_conf_defaults(struct watch_conf *c)
  */
 int watch_parse_ns(const char *s, uint64_t *ns)
 {
-	static const struct { const char *u; double f; } units[] = {
-		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 },
-		{ "ns", 1 }, { "m", 60e9 }, { "h", 3600e9 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
-		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].u)) {
-			v = v * units[i].f + 0.5;
-			if (v >= 9.2e18)
-				return -1;
-			*ns = (uint64_t)v;
-			return 0;
-		}
-	return -1;
+	return parse_dur_ns(s, 1e9, ns);
 }
 
 /* A threshold: a bare number is ns, as "iotracectl trigger" takes it. */
 static int parse_th_ns(const char *s, uint64_t *ns)
 {
-	static const struct { const char *u; double f; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 },
-		{ "s", 1e9 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
-		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].u)) {
-			v = v * units[i].f + 0.5;
-			if (v >= 9.2e18)
-				return -1;
-			*ns = (uint64_t)v;
-			return 0;
-		}
-	return -1;
+	return parse_dur_ns(s, 1, ns);
 }
 
 /* A byte count with K, M, G or T (powers of 1024). */
