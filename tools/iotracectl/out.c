@@ -11,6 +11,7 @@
  * instead, as the streaming modes (show -f, stats --interval) always do.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include "out.h"
 
@@ -160,8 +161,20 @@ void iot_out_item_end(struct iot_out *out)
 		fputc('\n', out->fp);
 }
 
+/* The CSV lines gathered so far into the stream (before any other write). */
+void iot_out_sync(struct iot_out *out)
+{
+	if (out->len)
+		fwrite_unlocked(out->buf, 1, out->len, out->fp);
+	out->len = 0;
+}
+
+/* The end of a document: its lines written, the JSON array closed. */
 void iot_out_end(struct iot_out *out)
 {
+	iot_out_sync(out);
+	free(out->buf);
+	out->buf = NULL;
 	if (out->fmt == FMT_JSON && !out->jsonl) {
 		jw_arr_end(&out->jw);
 		fputc('\n', out->fp);
@@ -198,6 +211,7 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 		       struct rec_val *v, struct rec_bufs *b)
 {
 	unsigned int i = 0;
+	const char *comm;
 #define U(x)	(v[i].t = V_U64, v[i++].u = (x))
 #define S(x)	(v[i].t = V_S64, v[i++].s = (x))
 #define STR(x)	(v[i].t = V_STR, v[i++].str = (x))
@@ -238,8 +252,9 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 	STR(b->ds);
 	STR(b->cmd);
 	U(r->pid);
-	if (iot_comm_get(r->pid))
-		STR(iot_comm_get(r->pid));
+	comm = iot_comm_get(r->pid);
+	if (comm)
+		STR(comm);
 	else
 		NUL();
 	U(r->cgroup);
@@ -414,6 +429,9 @@ static inline int csv_special(char *s, char **end)
 		(p) = put_csv_str((p), r_, t_);				\
 	} while (0)
 
+/* the most a CSV line takes (its strings are cut to fit) */
+#define CSV_LINE	2048
+
 /*
  * One record as a CSV line at @line, the fields of rec_fields[] in their
  * order (the rows of rec_values(), the golden tests hold them equal),
@@ -423,6 +441,7 @@ static char *csv_rec(char *line, size_t size, const char *disk,
 		     const struct iotrace_record *r)
 {
 	char *p = line, *end = line + size - 8;
+	const char *comm;
 
 #define DEC_OPF(q, n)	iot_opflags_str(r, (q), (n))
 #define DEC_ERR(q, n)	iot_errno_name(r->error, (q), (n))
@@ -477,8 +496,9 @@ static char *csv_rec(char *line, size_t size, const char *disk,
 	*p++ = ',';
 	p = put_u64(p, r->pid);
 	*p++ = ',';
-	if (iot_comm_get(r->pid))
-		p = put_csv_str(p, end - p, iot_comm_get(r->pid));
+	comm = iot_comm_get(r->pid);
+	if (comm)
+		p = put_csv_str(p, end - p, comm);
 	*p++ = ',';
 	p = put_u64(p, r->cgroup);
 	*p++ = '\n';
@@ -508,9 +528,20 @@ void iot_out_rec(struct iot_out *out, const char *disk,
 	size_t i;
 
 	if (out->fmt == FMT_CSV) {
-		char line[2048], *p = csv_rec(line, sizeof(line), disk, r);
+		char line[CSV_LINE], *p;
 
-		fwrite_unlocked(line, 1, p - line, fp);
+		/* formatted in place in a large block, written block by block */
+		if (!out->buf)
+			out->buf = malloc(IOT_OUT_BUF);
+		if (out->buf) {
+			if (IOT_OUT_BUF - out->len < CSV_LINE)
+				iot_out_sync(out);
+			p = csv_rec(out->buf + out->len, CSV_LINE, disk, r);
+			out->len = p - out->buf;
+		} else {
+			p = csv_rec(line, sizeof(line), disk, r);
+			fwrite_unlocked(line, 1, p - line, fp);
+		}
 		out->items++;
 		return;
 	}

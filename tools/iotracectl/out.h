@@ -42,6 +42,9 @@ void jw_kv_float(struct iot_jw *w, const char *k, const char *fmt, double v);
  * @jsonl: JSON Lines (one item per line) rather than one array.
  * @items: items written.
  * @jw: the JSON writer.
+ * @buf: CSV: lines not yet handed to @fp (IOT_OUT_BUF bytes, allocated
+ *	with the first record; NULL: each line is written at once).
+ * @len: bytes in @buf.
  */
 struct iot_out {
 	FILE *fp;
@@ -49,11 +52,17 @@ struct iot_out {
 	int jsonl;
 	uint64_t items;
 	struct iot_jw jw;
+	char *buf;
+	size_t len;
 };
+
+/* CSV lines are gathered in blocks of this size before they are written */
+#define IOT_OUT_BUF	(256 * 1024)
 
 void iot_out_begin(struct iot_out *out, FILE *fp, enum iot_fmt fmt,
 		   int jsonl);
 void iot_out_item_end(struct iot_out *out);
+void iot_out_sync(struct iot_out *out);
 void iot_out_end(struct iot_out *out);
 int iot_rec_has_lat(const struct iotrace_record *r);
 void iot_rec_csv_header(FILE *fp);

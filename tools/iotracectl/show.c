@@ -378,6 +378,7 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 				iot_out_rec(&doc, src->disks[0].name,
 					    &c->v[i].r);
 		}
+		iot_out_sync(&doc);
 		if (iot_out_flush(stdout, "standard output")) {
 			rc = 1;
 			break;
@@ -387,6 +388,7 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 		fprintf(stderr, "iotracectl: %s: %llu records overwritten or torn before they could be read\n",
 			src->label, (unsigned long long)f.lost);
 out:
+	iot_out_end(&doc);
 	iot_ring_follow_free(&f);
 	return rc;
 }
@@ -459,6 +461,8 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 	ret = iot_src_read_merged(&src, 0, collect, &c, err, sizeof(err));
 	if (ret) {
 		iot_err("%s", ret == -2 ? "out of memory" : err);
+		iot_out_sync(&c.doc);	/* the lines printed so far */
+		free(c.doc.buf);
 		free(c.v);
 		iot_win_free(&c.win);
 		iot_src_close(&src);
@@ -478,7 +482,7 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 	if (!c.started) {	/* no record: the header alone */
 		emit_header_only(&c);
 	}
-	if (o->fmt == FMT_JSON)
+	if (o->fmt == FMT_JSON || o->fmt == FMT_CSV)
 		iot_out_end(&c.doc);
 	if (c.ooo)
 		fprintf(stderr, "iotracectl: %s: %llu records came more than %u records late in the file and were printed out of order\n",
