@@ -118,8 +118,15 @@ static const struct xrec *win_pop(struct iot_win *w)
 	 * belongs near the bottom: a level or two).
 	 */
 	while ((l = 2 * i + 1) < w->n) {
-		if (l + 1 < w->n && ent_less(w, &w->h[l + 1], &w->h[l]))
-			l++;
+		if (l + 1 < w->n) {
+			uint64_t a = w->h[l].key, b = w->h[l + 1].key;
+
+			/* the smaller child without a branch on the keys */
+			if (a == b)
+				l += ent_less(w, &w->h[l + 1], &w->h[l]);
+			else
+				l += b < a;
+		}
 		w->h[i] = w->h[l];
 		i = l;
 	}
