@@ -45,6 +45,9 @@ void jw_kv_float(struct iot_jw *w, const char *k, const char *fmt, double v);
  * @buf: CSV: lines not yet handed to @fp (IOT_OUT_BUF bytes, allocated
  *	with the first record; NULL: each line is written at once).
  * @len: bytes in @buf.
+ * @disk: CSV: the disk name of the last record, @disk_csv its field.
+ * @disk_csv: that name as a CSV field (quoted if need be).
+ * @disk_len: its length.
  */
 struct iot_out {
 	FILE *fp;
@@ -54,6 +57,9 @@ struct iot_out {
 	struct iot_jw jw;
 	char *buf;
 	size_t len;
+	const char *disk;
+	char disk_csv[2 * IOTRACE_NAME_LEN + 4];
+	size_t disk_len;
 };
 
 /* CSV lines are gathered in blocks of this size before they are written */
