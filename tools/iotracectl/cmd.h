@@ -47,6 +47,8 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  *	@have_cgroup.
  * @have_cgroup: @cgroup is set.
  * @top: stats: processes in the per-process table.
+ * @no_filter: none of the filters above is set (main() sets it; 0 has
+ *	iot_filter() check them all).
  */
 struct iot_opts {
 	enum iot_fmt fmt;
@@ -74,6 +76,7 @@ struct iot_opts {
 	uint64_t cgroup;
 	int have_cgroup;
 	unsigned int top;
+	int no_filter;
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);

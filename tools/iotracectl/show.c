@@ -53,6 +53,8 @@ struct show_ctx {
  */
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 {
+	if (o->no_filter)
+		return 1;
 	if (o->op_mask && !(o->op_mask & (1u << iot_stats_slot(r->op))))
 		return 0;
 	if (o->status == 1 && (r->error || (r->rflags & IOTRACE_RF_ERROR)))
