@@ -120,16 +120,20 @@ struct bt_ev {
 _Static_assert(sizeof(struct bt_ev) == 32, "an event's body is 32 bytes");
 
 /**
- * struct bt_key - a waiting event in the heap.
+ * struct bt_key - a waiting event in the heap, 16 bytes (four siblings of
+ * the heap in a cache line).
  * @time: CLOCK_MONOTONIC ns.
- * @rk: index of the record in start order << 2 | kind (0 Q, 1 D, 2 C:
- *	the order of a record's events at the same time).
- * @slot: the event in &bt_ctx.ev.
+ * @rk: (index of the record in start order << 2 | kind (0 Q, 1 D, 2 C:
+ *	the order of a record's events at the same time)) << BT_SLOT_BITS |
+ *	its slot in &bt_ctx.ev; unique, so (@time, @rk) orders events as
+ *	(time, record, kind) does.
  */
 struct bt_key {
 	uint64_t time, rk;
-	uint32_t slot;
 };
+
+#define BT_SLOT_BITS	24
+#define BT_SLOT(k)	((uint32_t)((k)->rk & ((1u << BT_SLOT_BITS) - 1)))
 
 /*
  * Events wait in a heap ordered by (time, record, kind) until no later
@@ -153,7 +157,9 @@ struct bt_key {
  * @nr_cpus: CPU files.
  * @t0: time of the earliest event (0 in the files).
  * @qmax: longest queue time of a record seen.
- * @h: the heap of waiting events.
+ * @h: the heap of waiting events, 4-ary (the children of i are 4i+1 ..
+ *	4i+4, one cache line: @hbase is 64-byte aligned, @h is @hbase + 3).
+ * @hbase: its allocation.
  * @q: two sorted runs of them, the FIFOs of the Q and D events in order
  *	(the D of records in start order are, most Q are): a ring of
  *	@cap keys each, from @qhead, @qn in it.
@@ -177,7 +183,7 @@ struct bt_ctx {
 	uint32_t *seq;
 	uint32_t nr_cpus;
 	uint64_t t0, qmax;
-	struct bt_key *h, *q[2];
+	struct bt_key *h, *hbase, *q[2];
 	size_t qhead[2], qn[2];
 	struct bt_ev *ev;
 	uint8_t (*pdu)[IOTRACE_CMD_LEN];
@@ -354,10 +360,10 @@ bt_prefetch(const struct bt_ctx *c)
 	int k;
 
 	if (c->n)
-		__builtin_prefetch(&c->ev[c->h[0].slot]);
+		__builtin_prefetch(&c->ev[BT_SLOT(&c->h[0])]);
 	for (k = 0; k < 2; k++)
 		if (c->qn[k])
-			__builtin_prefetch(&c->ev[c->q[k][c->qhead[k]].slot]);
+			__builtin_prefetch(&c->ev[BT_SLOT(&c->q[k][c->qhead[k]])]);
 }
 
 /* the earliest waiting event, @best (from bt_first()), into its CPU file */
@@ -367,11 +373,12 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 	struct bt_key top, e;
 	struct bt_trace t;
 	struct bt_ev *ev;
-	uint32_t cpu;
+	uint32_t cpu, slot;
 	size_t i = 0, l;
 
 	top = *best;
-	ev = &c->ev[top.slot];
+	slot = BT_SLOT(&top);
+	ev = &c->ev[slot];
 	cpu = ev->cpu;
 
 	if (c->seq[cpu] && ev_less(&top, &c->last[cpu]))
@@ -414,8 +421,8 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 	t.pdu_len = ev->pdu_len;
 	bt_put(c, cpu, &t, sizeof(t));
 	if (t.pdu_len)
-		bt_put(c, cpu, c->pdu[top.slot], t.pdu_len);
-	c->used[top.slot] = 0;
+		bt_put(c, cpu, c->pdu[slot], t.pdu_len);
+	c->used[slot] = 0;
 	c->nused--;
 	if (from >= 0) {
 		c->qhead[from] = (c->qhead[from] + 1) & (c->cap - 1);
@@ -425,20 +432,25 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 	}
 	/*
 	 * The last entry in the root's place, bottom-up: the hole down to a
-	 * leaf by the smaller child (no branch on the comparison, the
-	 * grandchildren prefetched), then the entry up from there.
+	 * leaf by the smallest child (a cache line of four, compared without
+	 * a branch), then the entry up from there.
 	 */
 	e = c->h[--c->n];
-	while ((l = 2 * i + 1) < c->n) {
-		__builtin_prefetch(&c->h[4 * i + 3]);
-		__builtin_prefetch(&c->h[4 * i + 6]);
-		if (l + 1 < c->n)
-			l += ev_less(&c->h[l + 1], &c->h[l]);
-		c->h[i] = c->h[l];
-		i = l;
+	while ((l = 4 * i + 1) < c->n) {
+		size_t m = l, j, end = l + 4 < c->n ? l + 4 : c->n;
+
+		/* the grandchildren, four lines, while the children compare */
+		__builtin_prefetch(&c->h[16 * i + 5]);
+		__builtin_prefetch(&c->h[16 * i + 9]);
+		__builtin_prefetch(&c->h[16 * i + 13]);
+		__builtin_prefetch(&c->h[16 * i + 17]);
+		for (j = l + 1; j < end; j++)
+			m = ev_less(&c->h[j], &c->h[m]) ? j : m;
+		c->h[i] = c->h[m];
+		i = m;
 	}
 	while (i) {
-		size_t p = (i - 1) / 2;
+		size_t p = (i - 1) / 4;
 
 		if (!ev_less(&e, &c->h[p]))
 			break;
@@ -466,19 +478,27 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 {
 	const struct iotrace_record *r = &e->r;
 	const struct iot_disk *d = &x->src.disks[e->disk];
-	struct bt_key k = { .time = time, .rk = (uint64_t)rec << 2 | kind };
+	struct bt_key k = { .time = time };
 	struct bt_ev *ev;
 	size_t i;
 
 	if (2 * (c->nused + 1) > c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 1024, j;
-		struct bt_key *h = realloc(c->h, cap * sizeof(*h));
+		struct bt_key *h = NULL;
 		struct bt_ev *v;
 		uint8_t (*pdu)[IOTRACE_CMD_LEN];
 		uint8_t *f;
 
-		if (h)
-			c->h = h;
+		if (cap > (1u << BT_SLOT_BITS) ||
+		    posix_memalign((void **)&h, 64, (cap + 3) * sizeof(*h)))
+			h = NULL;
+		if (h) {
+			if (c->n)
+				memcpy(h + 3, c->h, c->n * sizeof(*h));
+			free(c->hbase);
+			c->hbase = h;
+			c->h = h + 3;
+		}
 		v = h ? realloc(c->ev, cap * sizeof(*v)) : NULL;
 		if (v)
 			c->ev = v;
@@ -512,7 +532,7 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 	}
 	while (c->used[c->next])
 		c->next = (c->next + 1) & (c->cap - 1);
-	k.slot = (uint32_t)c->next;
+	k.rk = ((uint64_t)rec << 2 | kind) << BT_SLOT_BITS | c->next;
 	c->used[c->next] = 1;
 	c->nused++;
 	c->next = (c->next + 1) & (c->cap - 1);
@@ -525,7 +545,7 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 	}
 	i = c->n++;
 	while (i) {
-		size_t p = (i - 1) / 2;
+		size_t p = (i - 1) / 4;
 
 		if (!ev_less(&k, &c->h[p]))
 			break;
@@ -534,7 +554,7 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 	}
 	c->h[i] = k;
 body:
-	ev = &c->ev[k.slot];
+	ev = &c->ev[BT_SLOT(&k)];
 	ev->sector = r->sector;
 	ev->bytes = r->bytes;
 	ev->device = (d->dev_major << 20) | (d->dev_minor & 0xfffff);
@@ -555,7 +575,7 @@ body:
 	    (r->rflags & IOTRACE_RF_CMD_VALID) && kind > 0) {
 		ev->pdu_len = r->cmd_len > IOTRACE_CMD_LEN ?
 			      IOTRACE_CMD_LEN : r->cmd_len;
-		memcpy(c->pdu[k.slot], r->cmd, ev->pdu_len);
+		memcpy(c->pdu[BT_SLOT(&k)], r->cmd, ev->pdu_len);
 	}
 	return 0;
 }
@@ -741,7 +761,7 @@ out:
 	free(c.seq);
 	free(c.last);
 	free(c.named);
-	free(c.h);
+	free(c.hbase);
 	free(c.q[0]);
 	free(c.q[1]);
 	free(c.ev);
