@@ -10,6 +10,7 @@
  * of statistics objects); --jsonl writes its elements one per line
  * instead, as the streaming modes (show -f, stats --interval) always do.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,11 +162,26 @@ void iot_out_item_end(struct iot_out *out)
 		fputc('\n', out->fp);
 }
 
-/* The CSV lines gathered so far into the stream (before any other write). */
+/*
+ * CSV lines from now on gathered in large blocks, written block by block
+ * (a stream of many records): the document must end with iot_out_end().
+ */
+void iot_out_batch(struct iot_out *out, const char *what)
+{
+	out->batch = 1;
+	out->what = what;
+}
+
+/*
+ * The CSV lines gathered so far into the stream (before any other write).
+ * A block larger than the stream's buffer goes straight to write(2): a
+ * failure is said now, while errno tells why (iot_write_error(), once).
+ */
 void iot_out_sync(struct iot_out *out)
 {
-	if (out->len)
-		fwrite_unlocked(out->buf, 1, out->len, out->fp);
+	if (out->len &&
+	    fwrite_unlocked(out->buf, 1, out->len, out->fp) != out->len)
+		iot_write_error(out->what, errno);
 	out->len = 0;
 }
 
@@ -582,7 +598,7 @@ void iot_out_rec(struct iot_out *out, const char *disk,
 		char line[CSV_LINE], *p;
 
 		/* formatted in place in a large block, written block by block */
-		if (!out->buf)
+		if (out->batch && !out->buf)
 			out->buf = malloc(IOT_OUT_BUF);
 		if (out->buf) {
 			if (IOT_OUT_BUF - out->len < CSV_LINE)

@@ -288,8 +288,11 @@ static void emit_header_only(struct show_ctx *c)
 		normal_header(c, c->multi);
 	else if (c->o->fmt == FMT_HEX)
 		hex_header();
-	else if (c->o->fmt != FMT_BINARY)
+	else if (c->o->fmt != FMT_BINARY) {
 		iot_out_begin(&c->doc, stdout, c->o->fmt, c->o->jsonl);
+		/* cmd_show() ends it */
+		iot_out_batch(&c->doc, "standard output");
+	}
 	if (c->o->fmt == FMT_CSV)
 		iot_rec_csv_header(stdout);
 }
@@ -350,6 +353,8 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 		hex_header();
 	/* JSON: a stream of lines, whatever --jsonl */
 	iot_out_begin(&doc, stdout, o->fmt == FMT_CSV ? FMT_CSV : FMT_JSON, 1);
+	/* synced every poll, ended at the end */
+	iot_out_batch(&doc, "standard output");
 	if (o->fmt == FMT_CSV)
 		iot_rec_csv_header(stdout);
 	if (iot_out_flush(stdout, "standard output"))
