@@ -286,15 +286,39 @@ static const char d2[] =
 	"50515253545556575859606162636465666768697071727374"
 	"75767778798081828384858687888990919293949596979899";
 
-/* @v (< 10^8) in exactly 8 decimal digits at @p, in 32-bit arithmetic */
+/*
+ * @v (< 10^8) as 8 decimal digits in a 64-bit word, the first digit in
+ * its lowest byte (the order of memory on a little-endian machine), in
+ * 32-bit arithmetic
+ */
+static inline uint64_t digits8(uint32_t v)
+{
+	uint32_t a = v / 10000, b = v % 10000;
+	uint16_t x[4];
+
+	memcpy(&x[0], d2 + a / 100 * 2, 2);
+	memcpy(&x[1], d2 + a % 100 * 2, 2);
+	memcpy(&x[2], d2 + b / 100 * 2, 2);
+	memcpy(&x[3], d2 + b % 100 * 2, 2);
+	return (uint64_t)x[0] | (uint64_t)x[1] << 16 | (uint64_t)x[2] << 32 |
+	       (uint64_t)x[3] << 48;
+}
+
+/* @v (< 10^8) in exactly 8 decimal digits at @p */
 static inline char *put_8(char *p, uint32_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t d = digits8(v);
+
+	memcpy(p, &d, 8);
+#else
 	uint32_t a = v / 10000, b = v % 10000;
 
 	memcpy(p, d2 + a / 100 * 2, 2);
 	memcpy(p + 2, d2 + a % 100 * 2, 2);
 	memcpy(p + 4, d2 + b / 100 * 2, 2);
 	memcpy(p + 6, d2 + b % 100 * 2, 2);
+#endif
 	return p + 8;
 }
 
@@ -306,7 +330,6 @@ static inline char *put_8(char *p, uint32_t v)
  */
 static inline char *put_u32(char *p, uint32_t v)
 {
-	char t[16];
 	unsigned int len;
 
 	if (v < 10) {
@@ -333,9 +356,22 @@ static inline char *put_u32(char *p, uint32_t v)
 	else
 		len = v < 1000000 ? (v < 100000 ? 5 : 6) :
 		      (v < 10000000 ? 7 : 8);
-	memset(t + 8, 0, 8);
-	put_8(t, v);
-	memcpy(p, t + 8 - len, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	{
+		/* the leading zeros shifted out in a register */
+		uint64_t d = digits8(v) >> (8 * (8 - len));
+
+		memcpy(p, &d, 8);
+	}
+#else
+	{
+		char t[16];
+
+		memset(t + 8, 0, 8);
+		put_8(t, v);
+		memcpy(p, t + 8 - len, 8);
+	}
+#endif
 	return p + len;
 }
 
