@@ -40,7 +40,9 @@ int iot_win_init(struct iot_win *w, size_t cap,
 	w->key = key;
 	w->cmp = cmp;
 	w->v = malloc(n * sizeof(*w->v));
-	w->h = malloc(n * sizeof(*w->h));
+	if (!posix_memalign((void **)&w->hbase, 64,
+			    (n + 3) * sizeof(*w->hbase)))
+		w->h = w->hbase + 3;
 	w->free = malloc(n * sizeof(*w->free));
 	for (w->fcap = 1; w->fcap < n; w->fcap *= 2)
 		;
@@ -56,7 +58,7 @@ int iot_win_init(struct iot_win *w, size_t cap,
 void iot_win_free(struct iot_win *w)
 {
 	free(w->v);
-	free(w->h);
+	free(w->hbase);
 	free(w->free);
 	free(w->fifo);
 	memset(w, 0, sizeof(*w));
@@ -113,32 +115,36 @@ static const struct xrec *win_pop(struct iot_win *w)
 	top = w->h[0];
 	e = w->h[--w->n];
 	/*
-	 * Bottom-up: the hole goes down to a leaf by the smaller child (one
-	 * comparison a level), then the last entry up from there (it
-	 * belongs near the bottom: a level or two).
+	 * Bottom-up: the hole goes down to a leaf by the smallest of the
+	 * four children (a cache line), then the last entry up from there
+	 * (it belongs near the bottom: a level or two).
 	 */
-	while ((l = 2 * i + 1) < w->n) {
-		/*
-		 * The grandchildren (4i+3 .. 4i+6, 64 bytes) into the cache
-		 * while the children are compared: the lower levels of a
-		 * large heap are not in it.  (Prefetches do not fault.)
-		 */
-		__builtin_prefetch(&w->h[4 * i + 3]);
-		__builtin_prefetch(&w->h[4 * i + 6]);
-		if (l + 1 < w->n) {
-			uint64_t a = w->h[l].key, b = w->h[l + 1].key;
+	while ((l = 4 * i + 1) < w->n) {
+		size_t m = l, j, end = l + 4 < w->n ? l + 4 : w->n;
 
-			/* the smaller child without a branch on the keys */
+		/*
+		 * The grandchildren (four lines) into the cache while the
+		 * children are compared: the lower levels of a large heap
+		 * are not in it.  (Prefetches do not fault.)
+		 */
+		__builtin_prefetch(&w->h[16 * i + 5]);
+		__builtin_prefetch(&w->h[16 * i + 9]);
+		__builtin_prefetch(&w->h[16 * i + 13]);
+		__builtin_prefetch(&w->h[16 * i + 17]);
+		for (j = l + 1; j < end; j++) {
+			uint64_t a = w->h[m].key, b = w->h[j].key;
+
+			/* no branch on the keys, but for a tie */
 			if (a == b)
-				l += ent_less(w, &w->h[l + 1], &w->h[l]);
+				m = ent_less(w, &w->h[j], &w->h[m]) ? j : m;
 			else
-				l += b < a;
+				m = b < a ? j : m;
 		}
-		w->h[i] = w->h[l];
-		i = l;
+		w->h[i] = w->h[m];
+		i = m;
 	}
 	while (i) {
-		size_t p = (i - 1) / 2;
+		size_t p = (i - 1) / 4;
 
 		if (!ent_less(w, &e, &w->h[p]))
 			break;
@@ -163,10 +169,12 @@ static int win_grow(struct iot_win *w)
 	if (!v)
 		return -1;
 	w->v = v;
-	h = realloc(w->h, n * sizeof(*h));
-	if (!h)
+	if (posix_memalign((void **)&h, 64, (n + 3) * sizeof(*h)))
 		return -1;
-	w->h = h;
+	memcpy(h + 3, w->h, w->n * sizeof(*h));
+	free(w->hbase);
+	w->hbase = h;
+	w->h = h + 3;
 	f = realloc(w->free, n * sizeof(*f));
 	if (!f)
 		return -1;
@@ -225,7 +233,7 @@ int iot_win_push(struct iot_win *w, unsigned int disk,
 	}
 	i = w->n++;
 	while (i) {
-		size_t p = (i - 1) / 2;
+		size_t p = (i - 1) / 4;
 
 		if (!ent_less(w, &e, &w->h[p]))
 			break;
