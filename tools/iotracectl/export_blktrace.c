@@ -485,13 +485,14 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 	if (2 * (c->nused + 1) > c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 1024, j;
 		struct bt_key *h = NULL;
+		void *m;
 		struct bt_ev *v;
 		uint8_t (*pdu)[IOTRACE_CMD_LEN];
 		uint8_t *f;
 
-		if (cap > (1u << BT_SLOT_BITS) ||
-		    posix_memalign((void **)&h, 64, (cap + 3) * sizeof(*h)))
-			h = NULL;
+		if (cap <= (1u << BT_SLOT_BITS) &&
+		    !posix_memalign(&m, 64, (cap + 3) * sizeof(*h)))
+			h = m;
 		if (h) {
 			if (c->n)
 				memcpy(h + 3, c->h, c->n * sizeof(*h));

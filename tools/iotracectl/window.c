@@ -34,15 +34,17 @@ int iot_win_init(struct iot_win *w, size_t cap,
 		 int (*cmp)(const void *, const void *))
 {
 	size_t n = cap ? cap + 1 : 4096;
+	void *m;
 
 	memset(w, 0, sizeof(*w));
 	w->cap = cap ? cap : SIZE_MAX;
 	w->key = key;
 	w->cmp = cmp;
 	w->v = malloc(n * sizeof(*w->v));
-	if (!posix_memalign((void **)&w->hbase, 64,
-			    (n + 3) * sizeof(*w->hbase)))
+	if (!posix_memalign(&m, 64, (n + 3) * sizeof(*w->hbase))) {
+		w->hbase = m;
 		w->h = w->hbase + 3;
+	}
 	w->free = malloc(n * sizeof(*w->free));
 	for (w->fcap = 1; w->fcap < n; w->fcap *= 2)
 		;
@@ -165,12 +167,14 @@ static int win_grow(struct iot_win *w)
 	struct xrec *v = realloc(w->v, n * sizeof(*v));
 	struct iot_win_ent *h;
 	uint32_t *f;
+	void *m;
 
 	if (!v)
 		return -1;
 	w->v = v;
-	if (posix_memalign((void **)&h, 64, (n + 3) * sizeof(*h)))
+	if (posix_memalign(&m, 64, (n + 3) * sizeof(*h)))
 		return -1;
+	h = m;
 	memcpy(h + 3, w->h, w->n * sizeof(*h));
 	free(w->hbase);
 	w->hbase = h;
