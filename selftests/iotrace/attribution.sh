@@ -65,7 +65,8 @@ run_load() {
 	       of=/dev/$disk bs=16k count=100 seek=$((384 * 64)) \
 	       oflag=direct status=none" &
 	pid_d=$!
-	wait
+	# these four only: a recorder may be running in the background
+	wait $pid_a $pid_b $pid_c $pid_d
 }
 
 # owner SECTOR: the process whose region holds SECTOR
@@ -172,10 +173,12 @@ awk '{ print $1, $3, $4 }' "$out/rec.pids" | sort > "$out/rec.pids2"
 ktap_check "the recording has the ring's records per pid and cgroup" \
 	diff -u "$out/ring.pids" "$out/rec.pids2"
 if [ $have_sub = 1 ]; then
+	# the others are in the root cgroup (its id: 1)
+	root=$(stat -c %i /sys/fs/cgroup)
 	ktap_check "the recording names fio, fio, dd and dd (dd in its cgroup)" \
-		sh -c "grep -q '^$pid_a fio 0 ' '$out/rec.pids' &&
-			grep -q '^$pid_b fio 0 ' '$out/rec.pids' &&
-			grep -q '^$pid_c dd 0 ' '$out/rec.pids' &&
+		sh -c "grep -q '^$pid_a fio $root ' '$out/rec.pids' &&
+			grep -q '^$pid_b fio $root ' '$out/rec.pids' &&
+			grep -q '^$pid_c dd $root ' '$out/rec.pids' &&
 			grep -q '^$pid_d dd $cgid ' '$out/rec.pids'"
 	npa=$("$IOTRACECTL" show -o csv --pid $pid_a "$out/rec.trace" | grep -vc '^disk,')
 	ncg=$("$IOTRACECTL" show -o csv --cgroup $cg "$out/rec.trace" | grep -vc '^disk,')

@@ -5,7 +5,9 @@
  * validates, iot_src_read hands records to the decoders, and
  * iot_src_read_merged merges the (disk, part) streams as show does).  Inputs that do
  * not start with the file magic get it prepended, so that the fuzzer's
- * effort goes into the header, disk table and chunks.
+ * effort goes into the header, disk table and chunks.  A file cut short
+ * or damaged is salvaged (its message built into buffers of several
+ * sizes), or refused as --strict does, by a bit of the input's size.
  */
 #include "fuzz_common.h"
 
@@ -29,9 +31,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(buf, IOTRACE_FILE_MAGIC, IOTRACE_FILE_MAGIC_LEN);
 		memcpy(buf + IOTRACE_FILE_MAGIC_LEN, data, size);
 	}
+	iot_strict = (size >> 1) & 1;
 	if (!iot_src_open_buf(&s, "fuzz", buf, len, err, sizeof(err))) {
-		if (!s.is_file)
+		static const size_t sizes[] = { 1, 17, 100, IOT_ERR_LEN };
+		char *msg = malloc(sizes[size % 4]);
+
+		if (!s.is_file || !msg)
 			abort();
+		/* the warning: NUL-terminated in any room, said iff salvaged */
+		if (iot_file_salvage_str(s.fi, msg, sizes[size % 4]) !=
+		    s.fi->salvaged ||
+		    strnlen(msg, sizes[size % 4]) == sizes[size % 4] ||
+		    (iot_strict && s.fi->salvaged))
+			abort();
+		free(msg);
 		iot_src_read(&s, fuzz_record, NULL, err, sizeof(err));
 		/* show and export -f csv: the (disk, part) streams merged */
 		iot_src_read_merged(&s, size & 1, fuzz_record, NULL, err,

@@ -194,8 +194,28 @@ seeds)
 	../build/gen file corpus/file/seed-1disk 12 1 &&
 	../build/gen file corpus/file/seed-2disks 12 2 &&
 	../build/gen newer corpus/file/seed-newer-minor 6 &&
-	../build/gen file corpus/file/seed-minor2-comms 12 1 &&
-	../build/gen minor1 corpus/file/seed-minor1 12 1 || exit 1
+	../build/gen file corpus/file/seed-crc-minor2 12 1 &&
+	../build/gen minor1 corpus/file/seed-minor1 12 1 &&
+	../build/gen gaps corpus/file/seed-crc-gaps 70 1 || exit 1
+	# the salvage path: checksummed files cut short, without a trailer,
+	# with a damaged chunk (a flipped payload bit, a wrong nr_records)
+	python3 - <<'PY' || exit 1
+import struct
+d = open("corpus/file/seed-crc-minor2", "rb").read()
+hs = struct.unpack_from("<I", d, 12)[0]
+ends, off = [], hs
+while off + 40 <= len(d):
+    off += sum(struct.unpack_from("<IIQ", d, off)[1:3])
+    ends.append(off)
+open("corpus/file/seed-crc-cut-in-chunk", "wb").write(d[:ends[1] + 100])
+open("corpus/file/seed-crc-no-trailer", "wb").write(d[:ends[-2]])
+b = bytearray(d)
+b[ends[0] + 40 + 77] ^= 4
+open("corpus/file/seed-crc-damaged-payload", "wb").write(b)
+b = bytearray(d)
+b[ends[0] + 20] ^= 1
+open("corpus/file/seed-crc-damaged-header", "wb").write(b)
+PY
 	# decode: selector byte, status word, command bytes
 	python3 - <<'PY'
 import struct

@@ -7,6 +7,9 @@
 
 enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
 
+/* exit status: the output is from a trace file cut short or damaged */
+#define IOT_EXIT_SALVAGED	3
+
 #define IOT_MAX_PIDS	64	/* --pid list entries */
 
 /**
@@ -47,6 +50,8 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  *	@have_cgroup.
  * @have_cgroup: @cgroup is set.
  * @top: stats: processes in the per-process table.
+ * @sync_interval: record: seconds between two fdatasync()s of new data.
+ * @sync_bytes: record: bytes written between two fdatasync()s at most.
  * @no_filter: none of the filters above is set (main() sets it; 0 has
  *	iot_filter() check them all).
  */
@@ -76,6 +81,8 @@ struct iot_opts {
 	uint64_t cgroup;
 	int have_cgroup;
 	unsigned int top;
+	double sync_interval;
+	uint64_t sync_bytes;
 	int no_filter;
 };
 
@@ -140,11 +147,24 @@ int iot_out_flush(FILE *fp, const char *what);
 int iot_out_close(FILE *fp, const char *what);
 
 /* record.c: the recording loop, usable on in-memory rings (benchmark) */
+/**
+ * struct iot_rec_stop - when record stops, and how it makes its file
+ *	durable.
+ * @stop: set (by a signal handler) to finish the file and stop.
+ * @max_bytes: stop once the file is this large (0: no limit).
+ * @end_mono_ns: stop at this CLOCK_MONOTONIC time (0: none).
+ * @poll_ms: the rings are polled this often.
+ * @sync_ns: what was written is flushed and fdatasync()ed at most this
+ *	long after it was written (0: only at the end).
+ * @sync_bytes: and once this much was written since the last time (0: no
+ *	such bound).
+ */
 struct iot_rec_stop {
 	volatile int *stop;
 	uint64_t max_bytes;
 	uint64_t end_mono_ns;
 	unsigned int poll_ms;
+	uint64_t sync_ns, sync_bytes;
 };
 
 int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,

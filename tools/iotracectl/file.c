@@ -3,6 +3,7 @@
  * Trace files: writer and reader of the format described at the end of
  * uapi/linux/iotrace.h.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,140 @@
 #include "iot.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
+
+/*
+ * CRC-32C (Castagnoli), reflected polynomial 0x82f63b78: slicing by 8
+ * (eight 256-entry tables, eight bytes per step), or the SSE4.2 crc32
+ * instruction where the CPU has it.  Both compute the same update: the
+ * instruction is this CRC without the initial and final inversion.
+ */
+#define CRC32C_POLY	0x82f63b78u
+
+static uint32_t crc32c_tab[8][256];
+static uint32_t (*crc32c_update)(uint32_t crc, const uint8_t *p, size_t n);
+
+static uint32_t crc32c_sw_update(uint32_t c, const uint8_t *p, size_t n)
+{
+	while (n && ((uintptr_t)p & 7)) {
+		c = crc32c_tab[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+		n--;
+	}
+	while (n >= 8) {
+		uint32_t lo, hi;
+
+		memcpy(&lo, p, 4);
+		memcpy(&hi, p + 4, 4);
+		lo ^= c;	/* the words as little-endian: the host's */
+		c = crc32c_tab[7][lo & 0xff] ^
+		    crc32c_tab[6][(lo >> 8) & 0xff] ^
+		    crc32c_tab[5][(lo >> 16) & 0xff] ^
+		    crc32c_tab[4][lo >> 24] ^
+		    crc32c_tab[3][hi & 0xff] ^
+		    crc32c_tab[2][(hi >> 8) & 0xff] ^
+		    crc32c_tab[1][(hi >> 16) & 0xff] ^
+		    crc32c_tab[0][hi >> 24];
+		p += 8;
+		n -= 8;
+	}
+	while (n--)
+		c = crc32c_tab[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+	return c;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2")))
+static uint32_t crc32c_hw_update(uint32_t crc, const uint8_t *p, size_t n)
+{
+	uint64_t c = crc;
+
+	while (n && ((uintptr_t)p & 7)) {
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+		n--;
+	}
+	while (n >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+		p += 8;
+		n -= 8;
+	}
+	while (n--)
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+	return (uint32_t)c;
+}
+#endif
+
+/* The tables, and the instruction if this CPU has it: before main(). */
+__attribute__((constructor))
+static void crc32c_init(void)
+{
+	uint32_t i, k, c;
+
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (CRC32C_POLY & -(c & 1));
+		crc32c_tab[0][i] = c;
+	}
+	for (i = 0; i < 256; i++)
+		for (k = 1; k < 8; k++)
+			crc32c_tab[k][i] = crc32c_tab[0][crc32c_tab[k - 1][i] & 0xff] ^
+				(crc32c_tab[k - 1][i] >> 8);
+	crc32c_update = crc32c_sw_update;
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("sse4.2"))
+		crc32c_update = crc32c_hw_update;
+#endif
+}
+
+/**
+ * iot_crc32c() - CRC-32C of @n bytes at @p, continuing @crc.
+ * @crc: 0 to start, or the value of the bytes before @p.
+ * @p: bytes.
+ * @n: how many.
+ *
+ * iot_crc32c(iot_crc32c(0, a, na), b, nb) is the CRC of a then b.
+ *
+ * Return: the CRC-32C (crc32c("123456789") = 0xe3069283).
+ */
+uint32_t iot_crc32c(uint32_t crc, const void *p, size_t n)
+{
+	return ~crc32c_update(~crc, p, n);
+}
+
+/* The same without the SSE4.2 instruction (tests compare the two). */
+uint32_t iot_crc32c_sw(uint32_t crc, const void *p, size_t n)
+{
+	return ~crc32c_sw_update(~crc, p, n);
+}
+
+#define CRC_OFF	offsetof(struct iotrace_file_chunk, crc)
+
+/**
+ * iot_file_chunk_crc() - the checksum of a chunk (minor 2,
+ *	IOTRACE_FILE_CRC32C): its header, the crc field taken as zero, then
+ *	its payload.
+ * @hdr: the chunk header, @hdr_size bytes (at least 40).
+ * @hdr_size: its size.
+ * @payload: the payload.
+ * @payload_size: its size.
+ *
+ * Return: the CRC-32C to store in (or compare with) the crc field.
+ */
+uint32_t iot_file_chunk_crc(const void *hdr, uint32_t hdr_size,
+			    const void *payload, uint64_t payload_size)
+{
+	static const uint8_t zero[4];
+	const uint8_t *h = hdr;
+	uint32_t c;
+
+	c = iot_crc32c(0, h, CRC_OFF);
+	c = iot_crc32c(c, zero, sizeof(zero));
+	c = iot_crc32c(c, h + CRC_OFF + 4, hdr_size - CRC_OFF - 4);
+	return iot_crc32c(c, payload, payload_size);
+}
 
 static void copy_str(char *dst, size_t dlen, const char *src, size_t slen)
 {
@@ -43,21 +178,26 @@ _Static_assert(offsetof(struct iotrace_record, pid) == IOTRACE_RECORD_SIZE &&
 	       sizeof(struct iotrace_file_rec_ext),
 	       "a record is its 1.x part and the submitter, no padding");
 
-/* The names of an IOTRACE_CHUNK_COMMS chunk into the comm table. */
-static int parse_comms(const struct iotrace_file_chunk *ch, const uint8_t *p,
-		       uint64_t off, char *err, size_t errlen)
+/* An IOTRACE_CHUNK_COMMS chunk's entries: their size, 0 if impossible. */
+static uint64_t comms_esize(const struct iotrace_file_chunk *ch)
 {
 	uint64_t esize;
-	uint32_t i;
 
 	if (!ch->nr_records)
-		return 0;
+		return sizeof(struct iotrace_file_comm);
 	esize = ch->payload_size / ch->nr_records;
 	if (ch->payload_size % ch->nr_records || esize % 8 ||
 	    esize < sizeof(struct iotrace_file_comm))
-		return ERR("corrupt trace file: command-name chunk at offset %llu (%u entries, %llu bytes)",
-			   (unsigned long long)off, ch->nr_records,
-			   (unsigned long long)ch->payload_size), -1;
+		return 0;
+	return esize;
+}
+
+/* The names of a (valid) IOTRACE_CHUNK_COMMS chunk into the comm table. */
+static void parse_comms(const struct iotrace_file_chunk *ch, const uint8_t *p)
+{
+	uint64_t esize = comms_esize(ch);
+	uint32_t i;
+
 	for (i = 0; i < ch->nr_records; i++) {
 		struct iotrace_file_comm c;
 
@@ -65,7 +205,6 @@ static int parse_comms(const struct iotrace_file_chunk *ch, const uint8_t *p,
 		/* a full table: names missing, records still read */
 		iot_comm_set(c.pid, c.comm, sizeof(c.comm));
 	}
-	return 0;
 }
 
 static int parse_header(const uint8_t *b, size_t len,
@@ -136,23 +275,29 @@ static int parse_header(const uint8_t *b, size_t len,
 	return 0;
 }
 
-static int parse_trailer(const uint8_t *p, uint64_t size,
-			 struct iot_file_info *fi, char *err, size_t errlen)
+/* Does the trailer at @p (@size bytes) describe the disks of the header? */
+static int trailer_ok(const uint8_t *p, uint64_t size,
+		      const struct iot_file_info *fi)
+{
+	struct iotrace_file_trailer t;
+
+	if (size < sizeof(t))
+		return 0;
+	memcpy(&t, p, sizeof(t));
+	return t.nr_disks == fi->nr_disks &&
+		t.counts_size >= sizeof(struct iotrace_file_counts) &&
+		!(t.counts_size % 8) && t.counts_offset >= sizeof(t) &&
+		!(t.counts_offset % 8) && t.counts_offset <= size &&
+		(size - t.counts_offset) / t.counts_size >= t.nr_disks;
+}
+
+/* The counts of a trailer trailer_ok() accepted. */
+static void parse_trailer(const uint8_t *p, struct iot_file_info *fi)
 {
 	struct iotrace_file_trailer *t = &fi->trailer;
 	unsigned int i;
 
-	if (size < sizeof(*t))
-		return ERR("corrupt trace file: trailer of %llu bytes",
-			   (unsigned long long)size), -1;
 	memcpy(t, p, sizeof(*t));
-	if (t->nr_disks != fi->nr_disks ||
-	    t->counts_size < sizeof(struct iotrace_file_counts) ||
-	    t->counts_size % 8 || t->counts_offset < sizeof(*t) ||
-	    t->counts_offset % 8 || t->counts_offset > size ||
-	    (size - t->counts_offset) / t->counts_size < t->nr_disks)
-		return ERR("corrupt trace file: trailer does not describe the %u disks of the header",
-			   fi->nr_disks), -1;
 	for (i = 0; i < t->nr_disks; i++) {
 		struct iotrace_file_counts fc;
 		struct iot_counts *c = &fi->counts[i];
@@ -167,13 +312,92 @@ static int parse_trailer(const uint8_t *p, uint64_t size,
 		c->lost = fc.lost;
 		c->torn = fc.torn;
 		c->filtered = fc.filtered;
-		if (c->written != c->present)
-			return ERR("corrupt trace file: trailer says %llu records were written for disk %s, the file holds %llu",
-				   (unsigned long long)c->written,
-				   fi->disks[i].name,
-				   (unsigned long long)c->present), -1;
 	}
 	fi->has_trailer = 1;
+}
+
+enum { CK_OK, CK_SHORT, CK_BAD };
+
+/*
+ * Is a whole, valid chunk at @off?  CK_OK; CK_SHORT when the file ends
+ * before the chunk does (by its header, if it has one); CK_BAD for a
+ * header no writer makes, a checksum that does not match (files with
+ * checksums), or a chunk that does not fit the file's header.  @ch: the
+ * chunk header (zero-padded).
+ */
+static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
+		       const struct iot_file_info *fi,
+		       struct iotrace_file_chunk *ch)
+{
+	uint64_t left = len - off;
+	uint32_t min = fi->crc ? sizeof(*ch) : 16;
+	const uint8_t *payload;
+
+	memset(ch, 0, sizeof(*ch));
+	if (left < min)
+		return CK_SHORT;
+	memcpy(ch, b + off, left < sizeof(*ch) ? left : sizeof(*ch));
+	if (ch->hdr_size < min || ch->hdr_size % 8 || ch->payload_size % 8)
+		return CK_BAD;
+	if (ch->hdr_size > left || ch->payload_size > left - ch->hdr_size)
+		return CK_SHORT;
+	payload = b + off + ch->hdr_size;
+	if (fi->crc && iot_file_chunk_crc(b + off, ch->hdr_size, payload,
+					  ch->payload_size) != ch->crc)
+		return CK_BAD;
+	switch (ch->magic) {
+	case IOTRACE_CHUNK_RECORDS:
+		if (ch->hdr_size < IOTRACE_FILE_CHUNK_SIZE_V0 ||
+		    ch->disk >= fi->nr_disks ||
+		    ch->part >= fi->disks[ch->disk].nr_parts ||
+		    ch->payload_size !=
+		    (uint64_t)ch->nr_records * fi->hdr.record_size)
+			return CK_BAD;
+		break;
+	case IOTRACE_CHUNK_COMMS:
+		if (fi->hdr.minor >= 2 && !comms_esize(ch))
+			return CK_BAD;
+		break;
+	case IOTRACE_CHUNK_TRAILER:
+		if (!trailer_ok(payload, ch->payload_size, fi))
+			return CK_BAD;
+		break;
+	}
+	return CK_OK;
+}
+
+/*
+ * Where reading goes on after a chunk at @off that chunk_check() did not
+ * take (@r, @ch): in a file with checksums, the chunk after it when its
+ * sizes are sane and lead to a valid chunk (or to the end of the file),
+ * else the next valid chunk found 8 bytes at a time; 0 when there is
+ * none, or the file has no checksums to tell a chunk from other bytes.
+ */
+static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
+		       const struct iotrace_file_chunk *ch,
+		       const struct iot_file_info *fi)
+{
+	struct iotrace_file_chunk c;
+	uint64_t o;
+
+	if (!fi->crc)
+		return 0;
+	if (r == CK_BAD && ch->hdr_size >= sizeof(c) && !(ch->hdr_size % 8) &&
+	    !(ch->payload_size % 8) && ch->hdr_size <= len - off &&
+	    ch->payload_size <= len - off - ch->hdr_size) {
+		o = off + ch->hdr_size + ch->payload_size;
+		if (o == len || chunk_check(b, len, o, fi, &c) == CK_OK)
+			return o;
+	}
+	for (o = off + 8; o < len && len - o >= sizeof(c); o += 8) {
+		uint32_t m;
+
+		memcpy(&m, b + o, sizeof(m));
+		if ((m == IOTRACE_CHUNK_RECORDS || m == IOTRACE_CHUNK_COMMS ||
+		     m == IOTRACE_CHUNK_TRAILER) &&
+		    chunk_check(b, len, o, fi, &c) == CK_OK)
+			return o;
+	}
 	return 0;
 }
 
@@ -181,14 +405,22 @@ static int parse_trailer(const uint8_t *p, uint64_t size,
  * iot_file_parse() - validate a trace file and hand its records to @cb.
  * @buf: file bytes.
  * @len: file length.
- * @fi: filled with header, disks and trailer counts.
+ * @fi: filled with header, disks, trailer counts and what is missing.
  * @cb: callback for each record (may be NULL).
  * @arg: its argument.
  * @err: buffer for an error message naming what is wrong.
  * @errlen: size of @err.
  *
- * Return: 0; -1 with @err set for a foreign, newer-major, truncated or
- * corrupt file; or the callback's non-zero value.
+ * A file that is not whole is read as far as it can be (salvaged): one
+ * cut short (no trailer) up to its last complete chunk; in a file with
+ * checksums, a damaged chunk is skipped and reading goes on at the next
+ * valid chunk; in one without, reading stops at a damaged chunk.
+ * @fi says what is missing (fi->salvaged, iot_file_salvage_str()); the
+ * same bytes give the same records and the same @fi on every call.
+ *
+ * Return: 0; -1 with @err set for a foreign or newer-major file, or one
+ * whose header or disk table is cut short or corrupt; or the callback's
+ * non-zero value.
  */
 int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		   iot_rec_cb cb, void *arg, char *err, size_t errlen)
@@ -205,7 +437,9 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 	fi->drop_behind = drop_behind;
 	if (parse_header(b, len, fi, err, errlen))
 		return -1;
+	fi->crc = fi->hdr.minor >= 2 && (fi->hdr.flags & IOTRACE_FILE_CRC32C);
 	for (i = 0; i < fi->nr_disks; i++) {
+		/* per part: 1 + the sequence number expected next, 0: none */
 		next[i] = calloc(fi->disks[i].nr_parts, sizeof(uint64_t));
 		if (!next[i]) {
 			ERR("out of memory");
@@ -213,58 +447,56 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		}
 	}
 	off = fi->hdr.hdr_size;
+	fi->end = len;
 	while (off < len) {
 		struct iotrace_file_chunk ch;
 		const uint8_t *payload;
-		uint64_t left = len - off, n;
+		uint64_t n, nxt, *want;
+		int r = chunk_check(b, len, off, fi, &ch);
 
-		memset(&ch, 0, sizeof(ch));
-		if (left < 16) {
-			ERR("truncated trace file: %llu stray bytes at offset %llu where a chunk should start",
-			    (unsigned long long)left, (unsigned long long)off);
-			goto out;
-		}
-		memcpy(&ch, b + off, left < sizeof(ch) ? left : sizeof(ch));
-		if (ch.hdr_size < 16 || ch.hdr_size % 8 || ch.payload_size % 8) {
-			ERR("corrupt trace file: bad chunk header at offset %llu",
-			    (unsigned long long)off);
-			goto out;
-		}
-		if (ch.hdr_size > left || ch.payload_size > left - ch.hdr_size) {
-			ERR("truncated trace file: chunk at offset %llu needs %llu bytes, only %llu remain",
-			    (unsigned long long)off,
-			    (unsigned long long)(ch.hdr_size + ch.payload_size),
-			    (unsigned long long)left);
-			goto out;
+		if (r != CK_OK) {
+			nxt = resync(b, len, off, r, &ch, fi);
+			if (!nxt || fi->nr_skips == IOT_MAX_SKIPS) {
+				/* the rest of the file cannot be read */
+				fi->end = off;
+				fi->cut = len - off;
+				fi->cut_why = !nxt && r == CK_SHORT ?
+					IOT_CUT_INCOMPLETE : IOT_CUT_DAMAGED;
+				break;
+			}
+			if (!fi->bad_chunks)
+				fi->bad_off = off;
+			fi->skips[fi->nr_skips].off = off;
+			fi->skips[fi->nr_skips++].end = nxt;
+			fi->bad_chunks++;
+			fi->bad_bytes += nxt - off;
+			off = nxt;
+			continue;
 		}
 		payload = b + off + ch.hdr_size;
 		if (ch.magic == IOTRACE_CHUNK_TRAILER) {
-			if (parse_trailer(payload, ch.payload_size, fi, err,
-					  errlen))
-				goto out;
+			parse_trailer(payload, fi);
+			fi->end = off;
 			break;
 		}
 		if (ch.magic == IOTRACE_CHUNK_COMMS && fi->hdr.minor >= 2) {
-			if (!cb && parse_comms(&ch, payload, off, err, errlen))
-				goto out;
+			if (!cb)
+				parse_comms(&ch, payload);
 			goto next;
 		}
 		if (ch.magic != IOTRACE_CHUNK_RECORDS)
 			goto next;	/* a newer minor's chunk: skip it */
-		if (ch.hdr_size < sizeof(ch) || ch.disk >= fi->nr_disks ||
-		    ch.part >= fi->disks[ch.disk].nr_parts ||
-		    ch.payload_size !=
-		    (uint64_t)ch.nr_records * fi->hdr.record_size) {
-			ERR("corrupt trace file: records chunk at offset %llu (disk %u, part %u, %u records, %llu bytes) does not match the header",
-			    (unsigned long long)off, ch.disk, ch.part,
-			    ch.nr_records,
-			    (unsigned long long)ch.payload_size);
-			goto out;
-		}
 		fi->chunks++;
-		if (ch.first_seq != next[ch.disk][ch.part])
+		/* records missing between two chunks of a part: loss */
+		want = &next[ch.disk][ch.part];
+		if (*want && ch.first_seq > *want - 1) {
 			fi->gaps++;
-		next[ch.disk][ch.part] = ch.first_seq + ch.nr_records;
+			fi->gap_records += ch.first_seq - (*want - 1);
+			fi->counts[ch.disk].gaps++;
+			fi->counts[ch.disk].gap_records +=
+				ch.first_seq - (*want - 1);
+		}
+		*want = ch.first_seq + ch.nr_records + 1;
 		fi->counts[ch.disk].present += ch.nr_records;
 		fi->counts[ch.disk].valid += ch.nr_records;
 		for (n = 0; cb && n < ch.nr_records; n++) {
@@ -287,16 +519,103 @@ next:
 			dropped = off;
 		}
 	}
-	if (!fi->has_trailer) {
-		ERR("truncated trace file: no trailer after %llu chunks (%zu bytes); the recording did not finish",
-		    (unsigned long long)fi->chunks, len);
-		goto out;
+	for (i = 0; i < fi->nr_disks; i++) {
+		struct iot_counts *c = &fi->counts[i];
+
+		c->no_trailer = !fi->has_trailer;
+		if (c->no_trailer)
+			continue;
+
+		/* what the trailer says was written and is not here */
+		if (c->written > c->present) {
+			c->unread = c->written - c->present;
+			fi->unread += c->unread;
+		}
+		if (c->present > c->written ||
+		    (c->present < c->written && !fi->bad_chunks))
+			fi->mismatch = 1;
 	}
+	fi->salvaged = !fi->has_trailer || fi->bad_chunks || fi->unread ||
+		fi->mismatch;
 	ret = 0;
 out:
 	for (i = 0; i < fi->nr_disks; i++)
 		free(next[i]);
 	return ret;
+}
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/**
+ * iot_file_salvage_str() - what a file iot_file_parse() read is missing.
+ * @fi: what iot_file_parse() found.
+ * @out: one line (no newline), starting with "truncated trace file" or
+ *	"damaged trace file".
+ * @len: its size.
+ *
+ * Return: 0 for a whole file (@out empty), 1 when @out says what is
+ * missing and what that means.
+ */
+int iot_file_salvage_str(const struct iot_file_info *fi, char *out,
+			 size_t len)
+{
+	uint64_t recs = 0, written = 0;
+	unsigned int i;
+	size_t n = 0;
+
+#define PUT(...) (n += snprintf(out + n, n < len ? len - n : 0, __VA_ARGS__))
+	if (len)
+		out[0] = 0;
+	if (!fi->salvaged)
+		return 0;
+	for (i = 0; i < fi->nr_disks; i++) {
+		recs += fi->counts[i].present;
+		written += fi->counts[i].written;
+	}
+	if (!fi->has_trailer) {
+		PUT("truncated trace file: the recording did not finish (no trailer)");
+		if (fi->cut && fi->cut_why == IOT_CUT_INCOMPLETE)
+			PUT(": %llu bytes after the last complete chunk (offset %llu) cut off",
+			    (unsigned long long)fi->cut,
+			    (unsigned long long)fi->end);
+		else if (fi->cut)
+			PUT(": %llu bytes from offset %llu are no valid chunk (damaged, or never written) and were not read",
+			    (unsigned long long)fi->cut,
+			    (unsigned long long)fi->end);
+		else
+			PUT(": the file ends after a complete chunk");
+	} else {
+		PUT("damaged trace file");
+	}
+	if (fi->bad_chunks)
+		PUT("%s%llu damaged chunk%s skipped (%llu bytes, the first at offset %llu)",
+		    fi->has_trailer ? ": " : "; ",
+		    (unsigned long long)fi->bad_chunks, plural(fi->bad_chunks),
+		    (unsigned long long)fi->bad_bytes,
+		    (unsigned long long)fi->bad_off);
+	PUT("%s%llu record%s read in %llu chunk%s",
+	    fi->has_trailer && !fi->bad_chunks ? ": " : "; ",
+	    (unsigned long long)recs, plural(recs),
+	    (unsigned long long)fi->chunks, plural(fi->chunks));
+	if (fi->gaps)
+		PUT(", %llu sequence gap%s (%llu record%s missing)",
+		    (unsigned long long)fi->gaps, plural(fi->gaps),
+		    (unsigned long long)fi->gap_records,
+		    plural(fi->gap_records));
+	if (!fi->has_trailer)
+		PUT("; with no trailer, what was recorded after that is unknown");
+	else if (fi->unread && fi->bad_chunks)
+		PUT("; the trailer says %llu were written: %llu missing",
+		    (unsigned long long)written,
+		    (unsigned long long)fi->unread);
+	else if (fi->mismatch)
+		PUT("; but the trailer says %llu were written",
+		    (unsigned long long)written);
+#undef PUT
+	return 1;
 }
 
 static void wr(struct iot_writer *w, const void *p, size_t n)
@@ -341,6 +660,7 @@ int iot_writer_start(struct iot_writer *w, FILE *fp, uint32_t record_size,
 	h.nr_disks = nr_disks;
 	h.hdr_size = sizeof(h) + nr_disks * sizeof(struct iotrace_file_disk);
 	h.record_size = record_size;
+	h.flags = IOTRACE_FILE_CRC32C;
 	h.anchor_mono_ns = mono_ns;
 	h.anchor_real_ns = real_ns;
 	copy_str(h.release, sizeof(h.release), release, strlen(release));
@@ -364,6 +684,18 @@ int iot_writer_start(struct iot_writer *w, FILE *fp, uint32_t record_size,
 	return w->error ? -1 : 0;
 }
 
+/* A chunk: its header (@ch, crc filled in here) and payload. */
+static void wr_chunk(struct iot_writer *w, struct iotrace_file_chunk *ch,
+		     const void *payload)
+{
+	ch->hdr_size = sizeof(*ch);
+	ch->crc = 0;
+	ch->crc = iot_file_chunk_crc(ch, sizeof(*ch), payload,
+				     ch->payload_size);
+	wr(w, ch, sizeof(*ch));
+	wr(w, payload, ch->payload_size);
+}
+
 /* Write @nr records (record_size bytes each) of sequences first_seq... */
 int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 		     unsigned int part, uint64_t first_seq, const void *recs,
@@ -375,14 +707,12 @@ int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 		return 0;
 	memset(&ch, 0, sizeof(ch));
 	ch.magic = IOTRACE_CHUNK_RECORDS;
-	ch.hdr_size = sizeof(ch);
 	ch.payload_size = (uint64_t)nr * w->record_size;
 	ch.disk = disk;
 	ch.part = part;
 	ch.nr_records = nr;
 	ch.first_seq = first_seq;
-	wr(w, &ch, sizeof(ch));
-	wr(w, recs, ch.payload_size);
+	wr_chunk(w, &ch, recs);
 	w->chunks++;
 	return w->error ? -1 : 0;
 }
@@ -397,11 +727,9 @@ int iot_writer_comms(struct iot_writer *w,
 		return 0;
 	memset(&ch, 0, sizeof(ch));
 	ch.magic = IOTRACE_CHUNK_COMMS;
-	ch.hdr_size = sizeof(ch);
 	ch.payload_size = (uint64_t)nr * sizeof(*v);
 	ch.nr_records = nr;
-	wr(w, &ch, sizeof(ch));
-	wr(w, v, ch.payload_size);
+	wr_chunk(w, &ch, v);
 	return w->error ? -1 : 0;
 }
 
@@ -411,36 +739,40 @@ int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
 {
 	struct iotrace_file_chunk ch;
 	struct iotrace_file_trailer t;
+	struct iotrace_file_counts *fc;
+	uint8_t *p;
 	unsigned int i;
 
 	memset(&ch, 0, sizeof(ch));
 	memset(&t, 0, sizeof(t));
 	ch.magic = IOTRACE_CHUNK_TRAILER;
-	ch.hdr_size = sizeof(ch);
 	ch.payload_size = sizeof(t) +
 		w->nr_disks * sizeof(struct iotrace_file_counts);
+	p = calloc(1, ch.payload_size);
+	if (!p) {
+		errno = ENOMEM;
+		return -1;
+	}
 	t.end_mono_ns = mono_ns;
 	t.end_real_ns = real_ns;
 	t.nr_disks = w->nr_disks;
 	t.counts_size = sizeof(struct iotrace_file_counts);
 	t.counts_offset = sizeof(t);
 	t.chunks = w->chunks;
-	wr(w, &ch, sizeof(ch));
-	wr(w, &t, sizeof(t));
+	memcpy(p, &t, sizeof(t));
+	fc = (struct iotrace_file_counts *)(p + sizeof(t));
 	for (i = 0; i < w->nr_disks; i++) {
-		struct iotrace_file_counts fc;
-
-		memset(&fc, 0, sizeof(fc));
-		fc.completed = counts[i].completed;
-		fc.recorded = counts[i].recorded;
-		fc.overwritten = counts[i].overwritten;
-		fc.dropped = counts[i].dropped;
-		fc.written = counts[i].written;
-		fc.lost = counts[i].lost;
-		fc.torn = counts[i].torn;
-		fc.filtered = counts[i].filtered;
-		wr(w, &fc, sizeof(fc));
+		fc[i].completed = counts[i].completed;
+		fc[i].recorded = counts[i].recorded;
+		fc[i].overwritten = counts[i].overwritten;
+		fc[i].dropped = counts[i].dropped;
+		fc[i].written = counts[i].written;
+		fc[i].lost = counts[i].lost;
+		fc[i].torn = counts[i].torn;
+		fc[i].filtered = counts[i].filtered;
 	}
+	wr_chunk(w, &ch, p);
+	free(p);
 	if (fflush(w->fp))
 		w->error = 1;
 	return w->error ? -1 : 0;
@@ -457,6 +789,7 @@ int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
  * @key: sort key of the record at @idx.
  * @done: no record left.
  * @swept: the pages before this offset were let go (drop_behind).
+ * @skip: the next damaged range of the file (fi->skips) ahead of @off.
  */
 struct mstream {
 	uint64_t off, swept;
@@ -464,6 +797,7 @@ struct mstream {
 	uint32_t idx, nr, disk, part;
 	uint64_t key;
 	int done;
+	unsigned int skip;
 };
 
 /*
@@ -482,21 +816,31 @@ static void drop_range(const uint8_t *b, uint64_t lo, uint64_t hi,
 }
 
 /*
- * The next records chunk of @m's (disk, part) at or after offset @from.
+ * The next records chunk of @m's (disk, part) at or after offset @from,
+ * up to where iot_file_parse() stopped (fi->end) and past the damaged
+ * ranges it skipped (fi->skips): the chunks in between are valid.
  * @drop: a file mapping: a long run of other parts' chunks skipped on the
  * way (a file whose disks or parts were written one after the other) is
  * let go, so that the headers read do not keep the file in memory.
  */
-static void mstream_seek(const uint8_t *b, size_t len, struct mstream *m,
-			 uint64_t from, int drop)
+static void mstream_seek(const uint8_t *b, const struct iot_file_info *fi,
+			 struct mstream *m, uint64_t from, int drop)
 {
 	uint64_t off = from;
 	int found = 0;
 
-	while (len - off >= sizeof(struct iotrace_file_chunk)) {
+	while (off < fi->end) {
 		struct iotrace_file_chunk ch;
 
-		memcpy(&ch, b + off, sizeof(ch));
+		while (m->skip < fi->nr_skips && fi->skips[m->skip].end <= off)
+			m->skip++;
+		if (m->skip < fi->nr_skips && fi->skips[m->skip].off == off) {
+			off = fi->skips[m->skip].end;
+			continue;
+		}
+		memset(&ch, 0, sizeof(ch));
+		memcpy(&ch, b + off, fi->end - off < sizeof(ch) ?
+		       fi->end - off : sizeof(ch));
 		if (ch.magic == IOTRACE_CHUNK_TRAILER)
 			break;
 		if (ch.magic == IOTRACE_CHUNK_RECORDS && ch.disk == m->disk &&
@@ -565,6 +909,7 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 	unsigned int n = 0, i, d, p;
 	int ret = 0;
 
+	(void)len;	/* fi->end: what iot_file_parse() read of it */
 	for (d = 0; d < fi->nr_disks; d++)
 		n += fi->disks[d].nr_parts;
 	m = calloc(n ? n : 1, sizeof(*m));
@@ -575,7 +920,7 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 		for (p = 0; p < fi->disks[d].nr_parts; p++) {
 			m[n].disk = d;
 			m[n].part = p;
-			mstream_seek(b, len, &m[n], fi->hdr.hdr_size,
+			mstream_seek(b, fi, &m[n], fi->hdr.hdr_size,
 				     fi->drop_behind);
 			m[n].swept = m[n].off;
 			if (!m[n].done)
@@ -602,7 +947,7 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 
 			memcpy(&ch, b + s->off, sizeof(ch));
 			end = s->off + ch.hdr_size + ch.payload_size;
-			mstream_seek(b, len, s, end, fi->drop_behind);
+			mstream_seek(b, fi, s, end, fi->drop_behind);
 			/*
 			 * A chunk is read by its part's cursor alone: once
 			 * done, its pages go, from the page it starts in to

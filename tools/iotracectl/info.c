@@ -38,6 +38,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 {
 	char err[IOT_ERR_LEN], host[IOTRACE_FILE_STR_LEN + 1];
 	char rel[IOTRACE_FILE_STR_LEN + 1], start[48], end[48];
+	char salvage[IOT_ERR_LEN];
 	const struct iotrace_file_hdr *h;
 	const struct iot_file_info *fi;
 	struct iot_src src;
@@ -64,6 +65,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 	utc_str(start, sizeof(start), h->anchor_real_ns);
 	if (fi->has_trailer)
 		utc_str(end, sizeof(end), fi->trailer.end_real_ns);
+	iot_file_salvage_str(fi, salvage, sizeof(salvage));
 	if (o->fmt == FMT_JSON) {
 		printf("{\"file\":");
 		iot_json_str(stdout, argv[0]);
@@ -80,9 +82,15 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 			       (unsigned long long)fi->trailer.end_mono_ns);
 		else
 			printf(",\"end_utc\":null");
-		printf(",\"chunks\":%llu,\"gaps\":%llu,\"disks\":[",
+		printf(",\"chunks\":%llu,\"gaps\":%llu,\"gap_records\":%llu,\"salvaged\":",
 		       (unsigned long long)fi->chunks,
-		       (unsigned long long)fi->gaps);
+		       (unsigned long long)fi->gaps,
+		       (unsigned long long)fi->gap_records);
+		if (fi->salvaged)
+			iot_json_str(stdout, salvage);
+		else
+			printf("null");
+		printf(",\"disks\":[");
 		for (i = 0; i < fi->nr_disks; i++) {
 			const struct iot_disk *d = &fi->disks[i];
 
@@ -112,8 +120,16 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		       (fi->trailer.end_mono_ns - h->anchor_mono_ns) / 1e9 : 0.0);
 	else
 		printf("end:      - (no trailer: the recording did not finish)\n");
-	printf("chunks:   %llu (%llu sequence gaps)\n",
-	       (unsigned long long)fi->chunks, (unsigned long long)fi->gaps);
+	if (fi->gaps)
+		printf("chunks:   %llu (%llu sequence gap%s: %llu records missing)\n",
+		       (unsigned long long)fi->chunks,
+		       (unsigned long long)fi->gaps, fi->gaps == 1 ? "" : "s",
+		       (unsigned long long)fi->gap_records);
+	else
+		printf("chunks:   %llu (0 sequence gaps)\n",
+		       (unsigned long long)fi->chunks);
+	if (fi->salvaged)
+		printf("salvaged: %s\n", salvage);
 	printf("disks:    %u\n", fi->nr_disks);
 	for (i = 0; i < fi->nr_disks; i++) {
 		const struct iot_disk *d = &fi->disks[i];

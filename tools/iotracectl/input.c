@@ -24,12 +24,20 @@ const char *iot_debugfs(void)
 	return d && *d ? d : "/sys/kernel/debug/iotrace";
 }
 
+/*
+ * iot_strict: refuse a trace file that is not whole instead of reading
+ * what it holds (--strict).  iot_salvaged: trace files opened that were
+ * not whole, each said once on standard error (exit status 3).
+ */
+int iot_strict;
+unsigned int iot_salvaged;
+
 /* What to do about a trace file the reader refused (its message in @e). */
 static const char *file_hint(const char *e)
 {
 	if (!strncmp(e, "truncated", 9))
 		return " (the file was cut short: if 'iotracectl record' is still writing it, wait for it to stop; otherwise copy the file again in full, or record again)";
-	if (!strncmp(e, "corrupt", 7))
+	if (!strncmp(e, "corrupt", 7) || !strncmp(e, "damaged", 7))
 		return " (the file is damaged: copy it again from where it was recorded, or record again)";
 	return "";
 }
@@ -53,6 +61,10 @@ static int classify(struct iot_src *s, char *err, size_t errlen)
 		if (iot_file_parse(s->buf, s->len, s->fi, NULL, NULL, e,
 				   sizeof(e)))
 			return ERR("%s: %s%s", s->label, e, file_hint(e)), -1;
+		/* not whole: refused (--strict), or read as far as it goes */
+		if (iot_file_salvage_str(s->fi, e, sizeof(e)) && iot_strict)
+			return ERR("%s: %s%s; without --strict, what it holds is read",
+				   s->label, e, file_hint(e)), -1;
 		s->nr_disks = s->fi->nr_disks;
 		s->disks = s->fi->disks;
 		s->counts = calloc(s->nr_disks, sizeof(*s->counts));
@@ -232,12 +244,33 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 int iot_src_open(struct iot_src *s, const char *arg, char *err,
 		 size_t errlen)
 {
+	char e[IOT_ERR_LEN];
 	int ret = src_open(s, arg, err, errlen);
 
 	/* nothing to close on failure: what was mapped or allocated goes */
-	if (ret)
+	if (ret) {
 		iot_src_close(s);
-	return ret;
+		return ret;
+	}
+	/*
+	 * A trace file read as far as it goes: exit status 3, said once per
+	 * file (a command may open one twice, as stats --interval does).
+	 */
+	if (s->is_file && iot_file_salvage_str(s->fi, e, sizeof(e))) {
+		static char said[4][sizeof(s->label)];
+		unsigned int i;
+
+		for (i = 0; i < 4 && said[i][0]; i++)
+			if (!strcmp(said[i], s->label))
+				break;
+		if (i == 4 || !said[i][0]) {
+			fprintf(stderr, "iotracectl: %s: %s\n", s->label, e);
+			if (i < 4)
+				memcpy(said[i], s->label, sizeof(s->label));
+		}
+		iot_salvaged++;
+	}
+	return 0;
 }
 
 /**

@@ -71,6 +71,7 @@ _Static_assert(sizeof(struct iotrace_record_v1) == IOTRACE_RECORD_SIZE,
 #define IOT_ERR_LEN	512
 #define IOT_MAX_DISKS	256
 #define IOT_MAX_RECORD	4096	/* largest record_size accepted */
+#define IOT_MAX_SKIPS	1024	/* damaged ranges a file reader skips */
 
 /**
  * struct iot_disk - a disk a record source holds records of.
@@ -102,10 +103,18 @@ struct iot_disk {
  * @lost: records a recorder lost (file sources).
  * @torn: records skipped because they changed while being read.
  * @valid: records handed to the caller.
+ * @gaps: trace files: sequence gaps between two chunks of one part.
+ * @gap_records: the records missing in those gaps (provable loss).
+ * @unread: trace files: records the trailer says were written that the
+ *	reader did not find (damaged chunks).
+ * @no_trailer: trace files: the file has no trailer, the counts it
+ *	would have given (all but @present, @valid and the gaps) are unknown.
  */
 struct iot_counts {
 	uint64_t completed, recorded, present, overwritten, dropped, filtered;
 	uint64_t written, lost, torn, valid;
+	uint64_t gaps, gap_records, unread;
+	int no_trailer;
 };
 
 /**
@@ -194,10 +203,26 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  * @has_trailer: a trailer was found.
  * @chunks: records chunks read.
  * @gaps: sequence gaps between chunks of one (disk, part).
+ * @gap_records: the records missing in them.
  * @trailer: the trailer.
  * @drop_behind: the buffer is a read-only file mapping: let go of its
  *	pages behind the reader (MADV_DONTNEED), so that memory use does
  *	not grow with the file.
+ * @crc: the chunks have checksums (IOTRACE_FILE_CRC32C), checked.
+ * @salvaged: the file is not whole: no trailer, damaged chunks skipped,
+ *	or records missing that the trailer counts (iot_file_salvage_str()).
+ * @end: offset where reading stopped: the trailer's, or the end of the
+ *	last chunk read.
+ * @cut: bytes from @end to the end of the file that were not read.
+ * @cut_why: IOT_CUT_INCOMPLETE (a chunk cut short) or IOT_CUT_DAMAGED
+ *	(no valid chunk there).
+ * @bad_chunks: damaged ranges skipped (a chunk, or several in a row).
+ * @bad_bytes: their bytes.
+ * @bad_off: offset of the first.
+ * @unread: records the trailer says were written that were not read.
+ * @mismatch: the trailer's written counts are not the records read.
+ * @nr_skips: entries in @skips.
+ * @skips: the damaged ranges, in file order.
  */
 struct iot_file_info {
 	struct iotrace_file_hdr hdr;
@@ -205,14 +230,29 @@ struct iot_file_info {
 	struct iot_disk disks[IOT_MAX_DISKS];
 	struct iot_counts counts[IOT_MAX_DISKS];
 	int has_trailer;
-	uint64_t chunks, gaps;
+	uint64_t chunks, gaps, gap_records;
 	struct iotrace_file_trailer trailer;
 	int drop_behind;
+	int crc, salvaged, cut_why, mismatch;
+	uint64_t end, cut, bad_chunks, bad_bytes, bad_off, unread;
+	unsigned int nr_skips;
+	struct {
+		uint64_t off, end;
+	} skips[IOT_MAX_SKIPS];
 };
 
+#define IOT_CUT_INCOMPLETE	1
+#define IOT_CUT_DAMAGED		2
+
 /* file.c */
+uint32_t iot_crc32c(uint32_t crc, const void *p, size_t n);
+uint32_t iot_crc32c_sw(uint32_t crc, const void *p, size_t n);
+uint32_t iot_file_chunk_crc(const void *hdr, uint32_t hdr_size,
+			    const void *payload, uint64_t payload_size);
 int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		   iot_rec_cb cb, void *arg, char *err, size_t errlen);
+int iot_file_salvage_str(const struct iot_file_info *fi, char *out,
+			 size_t len);
 int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 		   int by_start, iot_rec_cb cb, void *arg);
 
@@ -454,6 +494,8 @@ static inline char *iot_put_x2(char *p, char *end, unsigned int v)
 }
 
 /* input.c */
+extern int iot_strict;
+extern unsigned int iot_salvaged;
 const char *iot_debugfs(void);
 
 /* comm.c: pid -> command name */

@@ -26,7 +26,7 @@ enum {
 	OPT_DISK, OPT_INTERVAL, OPT_COUNT, OPT_DURATION, OPT_SIZE, OPT_POLL,
 	OPT_REALTIME, OPT_SHOW, OPT_QUIET, OPT_JSONL, OPT_KERNEL, OPT_LISTEN,
 	OPT_INCLUDE, OPT_EXCLUDE, OPT_TEXTFILE, OPT_ONCE, OPT_PID, OPT_COMM,
-	OPT_CGROUP, OPT_TOP,
+	OPT_CGROUP, OPT_TOP, OPT_STRICT, OPT_SYNC_INTERVAL, OPT_SYNC_BYTES,
 };
 
 /* option bits of a command */
@@ -60,6 +60,8 @@ enum {
 #define O_COMM		(1u << 27)	/* --comm NAME */
 #define O_CGROUP	(1u << 28)	/* --cgroup PATH|ID */
 #define O_TOP		(1u << 29)	/* stats --top N */
+#define O_STRICT	(1u << 30)	/* --strict: whole trace files only */
+#define O_DURABLE		(1u << 31)	/* record --sync-interval, --sync-bytes */
 #define O_FILTERS	(O_OP | O_STATUS | O_LAT | O_SECTOR | O_FROMTO | O_DISK | \
 			 O_PID | O_COMM | O_CGROUP)
 
@@ -110,6 +112,8 @@ static const struct iot_optdef optdefs[] = {
 	  "only requests charged to this cgroup v2 (a directory, or its id)" },
 	{ { "top", required_argument, NULL, OPT_TOP }, O_TOP, "N",
 	  "processes in the per-process table (0 to 1000, default 10)" },
+	{ { "strict", no_argument, NULL, OPT_STRICT }, O_STRICT, "",
+	  "refuse a trace FILE that is cut short or damaged (default: read what it holds, exit 3)" },
 	{ { "realtime", no_argument, NULL, OPT_REALTIME }, O_REALTIME, "",
 	  "a trace FILE's times as UTC (normal output)" },
 	{ { "jsonl", no_argument, NULL, OPT_JSONL }, O_JSONL, "",
@@ -122,6 +126,10 @@ static const struct iot_optdef optdefs[] = {
 	  "S", "stop after S seconds" },
 	{ { "size", required_argument, NULL, OPT_SIZE }, O_SIZE, "BYTES",
 	  "stop once the file reaches BYTES (K, M, G suffixes)" },
+	{ { "sync-interval", required_argument, NULL, OPT_SYNC_INTERVAL },
+	  O_DURABLE, "S", "fdatasync what was written within S seconds (default 1; s, ms, m; 0: at the end only)" },
+	{ { "sync-bytes", required_argument, NULL, OPT_SYNC_BYTES }, O_DURABLE,
+	  "BYTES", "and once BYTES were written since the last (default 64M, K, M, G; 0: no such bound)" },
 	{ { "poll-ms", required_argument, NULL, OPT_POLL }, O_POLL, "MS",
 	  "poll the rings every MS milliseconds (1 to 10000, default 2)" },
 	{ { "show", no_argument, NULL, OPT_SHOW }, O_SHOW, "",
@@ -170,22 +178,22 @@ static const struct iot_cmd cmds[] = {
 	{ "list", cmd_list, O_FMT | O_JSONL, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV),
 	  NULL, "", "traced disks and their state" },
 	{ "show", cmd_show, O_FMT | O_JSONL | O_FILTERS | O_REALTIME |
-	  O_FOLLOW | O_COUNT,
+	  O_FOLLOW | O_COUNT | O_STRICT,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
 	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N]",
 	  "one line per request, decoded" },
 	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT |
-	  O_KERNEL | O_TOP, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
+	  O_KERNEL | O_TOP | O_STRICT, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
 	  "DISK|FILE|- [filters] [--interval S [--count N]] | --kernel DISK...",
 	  "per-operation counts, throughput, latency percentiles, histograms" },
-	{ "info", cmd_info, O_FMT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
+	{ "info", cmd_info, O_FMT | O_STRICT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
 	  "FILE|-", "a trace file's header: host, kernel, start/end, disks" },
 	{ "inflight", cmd_inflight, O_FMT | O_JSONL,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
 	  "DISK", "commands outstanding now, oldest first" },
 	{ "record", cmd_record, O_OUTFILE | O_WRITE | O_DURATION | O_SIZE |
-	  O_POLL, 0, NULL,
-	  "DISK... -o FILE [--duration S] [--size BYTES] [--poll-ms MS]",
+	  O_POLL | O_DURABLE, 0, NULL,
+	  "DISK... -o FILE [--duration S] [--size BYTES] [--poll-ms MS] [--sync-interval S] [--sync-bytes BYTES]",
 	  "stream live rings to a trace file" },
 	{ "enable", cmd_nl_enable, 0, 0, NULL, "DISK...", "start tracing" },
 	{ "disable", cmd_nl_disable, 0, 0, NULL, "DISK...", "stop tracing" },
@@ -209,14 +217,14 @@ static const struct iot_cmd cmds[] = {
 	{ "nvme-layout", cmd_nl_nvme_layout, O_SHOW | O_QUIET, 0, NULL,
 	  "[--show] [--quiet]",
 	  "give the module NVMe status offsets from nvme_core's BTF" },
-	{ "export", cmd_export, O_FORMAT | O_OUTFILE | O_FILTERS, 0,
+	{ "export", cmd_export, O_FORMAT | O_OUTFILE | O_FILTERS | O_STRICT, 0,
 	  "blktrace, fio, fio3, perfetto, csv",
 	  "DISK|FILE|- -f blktrace|fio|fio3|perfetto|csv [-o OUT] [filters]",
 	  "write the records for blkparse/btt, fio --read_iolog, Perfetto, CSV" },
-	{ "diff", cmd_diff, O_FMT | O_FILTERS, F(FMT_NORMAL) | F(FMT_JSON),
+	{ "diff", cmd_diff, O_FMT | O_FILTERS | O_STRICT, F(FMT_NORMAL) | F(FMT_JSON),
 	  NULL, "A B [filters]",
 	  "two DISKs or FILEs side by side per op and size: counts, IOPS, percentiles, histograms, KS test" },
-	{ "plot", cmd_plot, O_FORMAT | O_OUTFILE | O_FILTERS, 0, "svg",
+	{ "plot", cmd_plot, O_FORMAT | O_OUTFILE | O_FILTERS | O_STRICT, 0, "svg",
 	  "DISK|FILE|- [-f svg] [-o OUT.svg] [filters]",
 	  "latency heat map, seek plot and latency histogram as SVG" },
 };
@@ -573,6 +581,7 @@ int main(int argc, char **argv)
 {
 	struct iot_opts o = {
 		.sec_hi = UINT64_MAX, .to_ns = UINT64_MAX, .poll_ms = 2, .top = 10,
+		.sync_interval = 1, .sync_bytes = 64ull << 20,
 	};
 	struct option lopts[NR_OPTDEFS + 2];
 	char sopts[16] = ":h";
@@ -738,6 +747,24 @@ int main(int argc, char **argv)
 		case OPT_REALTIME:
 			o.realtime = 1;
 			break;
+		case OPT_STRICT:
+			iot_strict = 1;
+			break;
+		case OPT_SYNC_INTERVAL:
+			if (!strcmp(optarg, "0"))
+				o.sync_interval = 0;
+			else if (parse_dur("sync-interval", optarg, SPAN_MAX_S,
+					   &o.sync_interval))
+				return 2;
+			break;
+		case OPT_SYNC_BYTES:
+			if (parse_u64(optarg, &o.sync_bytes, 1) ||
+			    o.sync_bytes > (1ull << 50)) {
+				iot_err("--sync-bytes %s: a byte count from 0 to 1048576G (K, M, G suffixes)",
+					optarg);
+				return 2;
+			}
+			break;
 		case OPT_SHOW:
 			o.show = 1;
 			break;
@@ -771,7 +798,7 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_COMM:
-			if (!*optarg || strlen(optarg) > IOT_COMM_LEN) {
+			if (!*optarg || strlen(optarg) >= IOT_COMM_LEN) {
 				iot_err("--comm '%s': a command name of 1 to %d characters, as ps -o comm shows it",
 					optarg, IOT_COMM_LEN - 1);
 				return 2;
@@ -835,5 +862,8 @@ int main(int argc, char **argv)
 	/* one place for every command: a failed write of stdout fails */
 	if (iot_out_close(stdout, "standard output") && !c)
 		c = 1;
+	/* done, but from a trace file that was not whole (said on stderr) */
+	if (!c && iot_salvaged)
+		c = IOT_EXIT_SALVAGED;
 	return c;
 }

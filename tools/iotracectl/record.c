@@ -9,8 +9,15 @@
  * provable).  A record that is still being written at the head is retried
  * on the next pass; one that the kernel overwrote before we got to it is
  * counted as overwritten, one that changed under the copy as torn.
+ *
+ * What is written is made durable (flushed and fdatasync()ed) at most
+ * --sync-interval seconds and --sync-bytes bytes after it was written, so
+ * that a crash or a SIGKILL loses no more than that: the readers read such
+ * a file up to its last complete chunk.  SIGINT and SIGTERM finish the
+ * file (the last records, the trailer) and stop.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +129,28 @@ static int write_comms(struct iot_writer *w, uint64_t *last, int final)
 }
 
 /**
+ * rec_sync() - make what was written to @w durable: flush it and
+ *	fdatasync() the file.
+ * @w: the writer.
+ * @synced: bytes of @w already durable; updated.
+ *
+ * An output that cannot be synced (a pipe, a terminal, /dev/null) is only
+ * flushed.
+ *
+ * Return: 0, or -1 on a write or sync error (errno set).
+ */
+static int rec_sync(struct iot_writer *w, uint64_t *synced)
+{
+	if (fflush(w->fp))
+		return -1;
+	if (fdatasync(fileno(w->fp)) && errno != EINVAL && errno != EROFS &&
+	    errno != ENOTSUP)
+		return -1;
+	*synced = w->bytes;
+	return 0;
+}
+
+/**
  * iot_record_rings() - record rings to @fp until told to stop.
  * @rings: ring views (live mmaps or in-memory rings being written).
  * @disks: their disk descriptions.
@@ -146,7 +175,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	struct iot_writer w;
 	struct utsname u;
 	uint8_t *buf = NULL;
-	uint64_t comms_ns = 0;
+	uint64_t comms_ns = 0, sync_ns, synced = 0;
 	unsigned int i;
 	int ret = -1, last = 0, live, werr = 0;
 
@@ -178,6 +207,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	if (iot_writer_start(&w, fp, rs, disks, nr, iot_now(CLOCK_MONOTONIC),
 			     iot_now(CLOCK_REALTIME), u.release, u.nodename))
 		goto wfail;
+	sync_ns = iot_now(CLOCK_MONOTONIC);
 	while (!last) {
 		uint64_t before = w.bytes;
 
@@ -230,6 +260,15 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 					break;
 			}
 		}
+		/* durable within --sync-interval and --sync-bytes */
+		if (w.bytes != synced && !last &&
+		    ((st->sync_ns &&
+		      iot_now(CLOCK_MONOTONIC) - sync_ns >= st->sync_ns) ||
+		     (st->sync_bytes && w.bytes - synced >= st->sync_bytes))) {
+			if (rec_sync(&w, &synced))
+				goto wfail;
+			sync_ns = iot_now(CLOCK_MONOTONIC);
+		}
 		if (!live && !last) {
 			fprintf(stderr, "record: no ring left to record: stopping\n");
 			break;
@@ -261,6 +300,9 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	}
 	if (iot_writer_finish(&w, counts, iot_now(CLOCK_MONOTONIC),
 			      iot_now(CLOCK_REALTIME)))
+		goto wfail;
+	/* the trailer too: a finished recording survives a crash */
+	if ((st->sync_ns || st->sync_bytes) && rec_sync(&w, &synced))
 		goto wfail;
 	ret = 0;
 	goto out;
@@ -347,6 +389,7 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sig;
+	sa.sa_flags = SA_RESTART;	/* a write to a pipe is not cut */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (o->duration)
@@ -354,6 +397,8 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 			(uint64_t)(o->duration * 1e9);
 	st.max_bytes = o->size;
 	st.poll_ms = o->poll_ms;
+	st.sync_ns = (uint64_t)(o->sync_interval * 1e9);
+	st.sync_bytes = o->sync_bytes;
 	ret = iot_record_rings(rings, disks, argc, fp, &st, counts, err,
 			       sizeof(err));
 	if (ret == -3) {

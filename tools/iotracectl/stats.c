@@ -354,6 +354,13 @@ void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
 		jw_kv_u64(w, "torn", c->torn);
 		jw_kv_u64(w, "dropped", c->dropped);
 		jw_kv_u64(w, "filtered", c->filtered);
+		if (file) {
+			/* provable loss between chunks; damaged chunks */
+			jw_kv_u64(w, "gaps", c->gaps);
+			jw_kv_u64(w, "gap_records", c->gap_records);
+			jw_kv_u64(w, "unread", c->unread);
+			jw_kv_u64(w, "trailer", !c->no_trailer);
+		}
 		jw_obj_end(w);
 	}
 	jw_key(w, "ops");
@@ -447,8 +454,12 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s,
 	fprintf(fp, "%s: %llu records, %llu incomplete, span %.6f s\n",
 		title, (unsigned long long)s->records,
 		(unsigned long long)s->incomplete, sec);
-	if (c && file)
-		fprintf(fp, "loss: completed %llu, recorded %llu, written %llu, lost %llu (overwritten %llu, torn %llu), dropped by kernel %llu\n",
+	if (c && file && c->no_trailer)
+		/* the recording did not finish: the trailer's counts unknown */
+		fprintf(fp, "loss: unknown (no trailer: the recording did not finish), %llu records read",
+			(unsigned long long)c->present);
+	else if (c && file)
+		fprintf(fp, "loss: completed %llu, recorded %llu, written %llu, lost %llu (overwritten %llu, torn %llu), dropped by kernel %llu",
 			(unsigned long long)c->completed,
 			(unsigned long long)c->recorded,
 			(unsigned long long)c->written,
@@ -456,7 +467,17 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s,
 			(unsigned long long)c->overwritten,
 			(unsigned long long)c->torn,
 			(unsigned long long)c->dropped);
-	else if (c)
+	if (c && file) {
+		if (c->gaps)
+			fprintf(fp, "; %llu sequence gap%s between chunks: %llu records missing",
+				(unsigned long long)c->gaps,
+				c->gaps == 1 ? "" : "s",
+				(unsigned long long)c->gap_records);
+		if (c->unread)
+			fprintf(fp, "; %llu written records not read (damaged chunks)",
+				(unsigned long long)c->unread);
+		fputc('\n', fp);
+	} else if (c)
 		fprintf(fp, "loss: completed %llu, present %llu, overwritten %llu, dropped %llu, torn/skipped %llu\n",
 			(unsigned long long)c->completed,
 			(unsigned long long)c->present,

@@ -5,6 +5,10 @@
  *   gen file OUT N NR_DISKS                 trace file (iot_writer)
  *   gen minor1 OUT N NR_DISKS               the same as file minor 1 wrote
  *                                           it (no submitters)
+ *   gen gaps OUT N NR_DISKS                 "file", but 5 records of disk
+ *                                           0, part 0 lost between its
+ *                                           first two chunks (and counted
+ *                                           lost in the trailer)
  *   gen big OUT N                           a large trace file as the
  *                                           recorder writes it: one disk,
  *                                           chunks of 1024 records (the
@@ -13,6 +17,7 @@
  *   gen newer OUT N                         same records as "file OUT N 1"
  *                                           written as a future minor:
  *                                           bigger structures, records,
+ *                                           chunk headers (checksummed),
  *                                           and an unknown chunk type
  *   gen debugfs DIR                         fake debugfs tree
  *   gen push RING N                         push N more records into the
@@ -108,12 +113,53 @@ static const struct iotrace_file_comm comms[3] = {
 };
 
 /*
+ * The file at @path as a writer of file minor @minor (0 or 1) wrote it:
+ * no checksums (header flags 0, chunk headers of 32 bytes).
+ */
+static int downgrade(const char *path, uint16_t minor)
+{
+	FILE *fp = fopen(path, "rb");
+	uint8_t *b = malloc(1 << 24), *o = malloc(1 << 24);
+	struct iotrace_file_hdr *h = (void *)b;
+	size_t n, off, k;
+	int ret = 1;
+
+	if (!fp || !b || !o)
+		goto out;
+	n = fread(b, 1, 1 << 24, fp);
+	if (n < sizeof(*h) || n == 1 << 24)
+		goto out;
+	h->minor = minor;
+	h->flags = 0;
+	memcpy(o, b, h->hdr_size);
+	k = h->hdr_size;
+	for (off = h->hdr_size; off + sizeof(struct iotrace_file_chunk) <= n;) {
+		struct iotrace_file_chunk ch;
+
+		memcpy(&ch, b + off, sizeof(ch));
+		ch.hdr_size = IOTRACE_FILE_CHUNK_SIZE_V0;
+		memcpy(o + k, &ch, IOTRACE_FILE_CHUNK_SIZE_V0);
+		memcpy(o + k + IOTRACE_FILE_CHUNK_SIZE_V0,
+		       b + off + sizeof(ch), ch.payload_size);
+		k += IOTRACE_FILE_CHUNK_SIZE_V0 + ch.payload_size;
+		off += sizeof(ch) + ch.payload_size;
+	}
+	ret = write_bytes(path, o, k);
+out:
+	if (fp)
+		fclose(fp);
+	free(b);
+	free(o);
+	return ret;
+}
+
+/*
  * A trace file of @n synth_rec() records per disk on @nd disks.  @minor1:
  * as iotracectl wrote them before file minor 2 (128-byte 1.x records, no
  * submitter, no command names): the same requests without pid and cgroup.
  */
 static int gen_file(const char *out, uint64_t n, unsigned int nd,
-		    int minor1)
+		    int minor1, int gap)
 {
 	uint32_t rs = minor1 ? IOTRACE_RECORD_SIZE :
 		sizeof(struct iotrace_record);
@@ -161,6 +207,9 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 						 seq[k][p] - cnt[p], r[p],
 						 cnt[p]);
 			c[k].written += m;
+			/* overwritten before the recorder copied them */
+			if (gap && !k && !i)
+				seq[k][0] += 5;
 		}
 		c[k].recorded = c[k].written + 5;
 		c[k].overwritten = 5;
@@ -169,14 +218,24 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 		c[k].completed = c[k].recorded + 2;
 	}
 	iot_writer_finish(&w, c, 2000000000ull, 1700000001000000000ull);
-	/* the header's minor, as the old writer put it */
-	if (minor1 && (fseek(fp, offsetof(struct iotrace_file_hdr, minor),
-			     SEEK_SET) || fwrite(&minor, 2, 1, fp) != 1))
+	if (fclose(fp))
 		return 1;
-	return fclose(fp) ? 1 : 0;
+	return minor1 ? downgrade(out, minor) : 0;
 }
 
 #define NEW_REC 192
+
+/* A chunk of gen_newer(): its 48-byte header, checksummed, and payload. */
+static void newer_chunk(FILE *fp, uint8_t *ch, size_t hs, const void *p,
+			size_t n)
+{
+	struct iotrace_file_chunk *c = (void *)ch;
+
+	c->crc = 0;
+	c->crc = iot_file_chunk_crc(ch, hs, p, n);
+	fwrite(ch, hs, 1, fp);
+	fwrite(p, n, 1, fp);
+}
 
 /* What a hypothetical writer of the next minor would produce. */
 static int gen_newer(const char *out, uint64_t n)
@@ -193,6 +252,8 @@ static int gen_newer(const char *out, uint64_t n)
 	struct iotrace_file_trailer *t = (void *)tr;
 	struct iotrace_file_counts *fc = (void *)cnt;
 	uint8_t rec[NEW_REC], xtra[16] = "future chunk!!!";
+	uint8_t e[3][sizeof(comms[0]) + 8];
+	uint8_t tc[sizeof(tr) + sizeof(cnt)];
 	uint64_t i, seq[2] = { 0, 0 };
 
 	if (!fp)
@@ -205,6 +266,7 @@ static int gen_newer(const char *out, uint64_t n)
 	h->nr_disks = 1;
 	h->hdr_size = sizeof(hdr) + sizeof(disk);
 	h->record_size = NEW_REC;
+	h->flags = IOTRACE_FILE_CRC32C;
 	h->anchor_mono_ns = 1000000000ull;
 	h->anchor_real_ns = 1700000000000000000ull;
 	strcpy(h->release, "6.12.0-test");
@@ -222,22 +284,17 @@ static int gen_newer(const char *out, uint64_t n)
 	c->magic = 0x41525458;	/* "XTRA" */
 	c->hdr_size = sizeof(ch);
 	c->payload_size = sizeof(xtra);
-	fwrite(ch, sizeof(ch), 1, fp);
-	fwrite(xtra, sizeof(xtra), 1, fp);
+	newer_chunk(fp, ch, sizeof(ch), xtra, sizeof(xtra));
 	/* command names in entries grown by 8 bytes */
 	memset(ch, 0, sizeof(ch));
 	c->magic = IOTRACE_CHUNK_COMMS;
 	c->hdr_size = sizeof(ch);
 	c->payload_size = 3 * (sizeof(comms[0]) + 8);
 	c->nr_records = 3;
-	fwrite(ch, sizeof(ch), 1, fp);
-	for (i = 0; i < 3; i++) {
-		uint8_t e[sizeof(comms[0]) + 8];
-
-		memset(e, 0xcc, sizeof(e));
-		memcpy(e, &comms[i], sizeof(comms[0]));
-		fwrite(e, sizeof(e), 1, fp);
-	}
+	memset(e, 0xcc, sizeof(e));
+	for (i = 0; i < 3; i++)
+		memcpy(e[i], &comms[i], sizeof(comms[0]));
+	newer_chunk(fp, ch, sizeof(ch), e, sizeof(e));
 	/* one record per chunk, same records and order as gen_file() */
 	for (i = 0; i < n; i++) {
 		struct iotrace_record x;
@@ -256,8 +313,7 @@ static int gen_newer(const char *out, uint64_t n)
 		c->part = p;
 		c->nr_records = 1;
 		c->first_seq = seq[p]++;
-		fwrite(ch, sizeof(ch), 1, fp);
-		fwrite(rec, sizeof(rec), 1, fp);
+		newer_chunk(fp, ch, sizeof(ch), rec, sizeof(rec));
 	}
 	memset(ch, 0, sizeof(ch));
 	c->magic = IOTRACE_CHUNK_TRAILER;
@@ -273,9 +329,9 @@ static int gen_newer(const char *out, uint64_t n)
 	fc->lost = 5;
 	fc->dropped = 2;
 	fc->completed = n + 7;
-	fwrite(ch, sizeof(ch), 1, fp);
-	fwrite(tr, sizeof(tr), 1, fp);
-	fwrite(cnt, sizeof(cnt), 1, fp);
+	memcpy(tc, tr, sizeof(tr));
+	memcpy(tc + sizeof(tr), cnt, sizeof(cnt));
+	newer_chunk(fp, ch, sizeof(ch), tc, sizeof(tc));
 	return fclose(fp) ? 1 : 0;
 }
 
@@ -326,10 +382,13 @@ int main(int argc, char **argv)
 				strtoul(argv[5], NULL, 0), "nullb0");
 	if (argc == 5 && !strcmp(argv[1], "file"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
-				strtoul(argv[4], NULL, 0), 0);
+				strtoul(argv[4], NULL, 0), 0, 0);
 	if (argc == 5 && !strcmp(argv[1], "minor1"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
-				strtoul(argv[4], NULL, 0), 1);
+				strtoul(argv[4], NULL, 0), 1, 0);
+	if (argc == 5 && !strcmp(argv[1], "gaps"))
+		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0), 0, 1);
 	if (argc == 4 && !strcmp(argv[1], "big"))
 		return synth_write_big(argv[2], strtoull(argv[3], NULL, 0)) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "newer"))

@@ -52,11 +52,26 @@ build/gen file "$T/f.trace" 40 1 &&
 build/gen file "$T/f2.trace" 40 2 &&
 build/gen newer "$T/n.trace" 40 &&
 build/gen minor1 "$T/o.trace" 40 1 &&
+build/gen file "$T/s.trace" 6 2 &&
+build/gen file "$T/m.trace" 200 2 &&
+build/gen gaps "$T/g.trace" 200 1 &&
 build/gen debugfs "$T/dfs" || { result 1 gen_inputs; echo "1..$N"; exit 1; }
 head -c 1000 "$T/f.trace" > "$T/trunc.trace"
 printf 'hello, this is not a trace\n' > "$T/foreign"
 : > "$T/empty"
 cp "$T/f.trace" "$T/major2.trace"
+head -c 300 "$T/f.trace" > "$T/head.trace"
+# one bit of a record in the 4th chunk (after a command-name chunk, 16
+# records chunks: disk 0's then disk 1's, 32, 32, 32 and 4 records of
+# part 0 and part 1 in turn): disk 0, part 0, records 32 to 63
+flipoff=$(python3 -c 'import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+off = struct.unpack_from("<I", d, 12)[0]
+for i in range(3):
+	off += sum(struct.unpack_from("<IIQ", d, off)[1:3])
+d[off + 40 + 300] ^= 1
+open(sys.argv[2], "wb").write(d)
+print(off)' "$T/m.trace" "$T/flip.trace")
 cp "$T/f.trace" "$T/corrupt.trace"
 printf '\007\000\000\000' | dd of="$T/corrupt.trace" bs=1 seek=16 conv=notrunc 2>/dev/null
 printf '\002\000\000\000' | dd of="$T/major2.trace" bs=1 seek=8 conv=notrunc 2>/dev/null
@@ -162,6 +177,32 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	"$BIN" stats "$T/rec2.trace" > "$T/out" 2>> "$T/err"
 	grep -q 'nullb0' "$T/out" && grep -q 'sda' "$T/out"
 	result $? "record_two_disks_size_limit$SFX" "$T/err"
+	# SIGTERM finishes the file: the last records and the trailer
+	"$BIN" record nullb0 -o "$T/term.trace" 2> "$T/err" &
+	rpid=$!
+	sleep 1
+	kill -TERM $rpid
+	wait $rpid
+	rc=$?
+	"$BIN" info "$T/term.trace" > "$T/out" 2>> "$T/err"
+	rc2=$?
+	[ $rc = 0 ] && [ $rc2 = 0 ] && grep -q '^end:      [0-9]' "$T/out" &&
+		! grep -q '^salvaged' "$T/out" &&
+		grep -q '^nullb0: 256 records written' "$T/err"
+	result $? "record_sigterm_writes_the_trailer$SFX (exit $rc, info $rc2)" "$T/err"
+	# SIGKILL: what was synced (--sync-interval) is read, said, exit 3
+	"$BIN" record nullb0 -o "$T/kill.trace" --sync-interval 50ms 2> "$T/err" &
+	rpid=$!
+	sleep 1
+	kill -KILL $rpid
+	wait $rpid
+	"$BIN" show "$T/kill.trace" > "$T/a" 2> "$T/e2"
+	rc=$?
+	"$BIN" show nullb0 > "$T/b" 2>> "$T/err"
+	cat "$T/e2" >> "$T/err"
+	[ $rc = 3 ] && diff -u "$T/a" "$T/b" >> "$T/err" 2>&1 &&
+		[ "$(cat "$T/e2")" = "iotracectl: $T/kill.trace: truncated trace file: the recording did not finish (no trailer): the file ends after a complete chunk; 256 records read in 2 chunks; with no trailer, what was recorded after that is unknown" ]
+	result $? "record_sigkill_file_salvaged$SFX (exit $rc)" "$T/err"
 	"$BIN" stats --interval 0.05 --count 3 nullb0 > "$T/out" 2> "$T/err"
 	[ $? = 0 ] && [ "$(grep -c '^ *[0-9.]* - ' "$T/out")" = 3 ] &&
 		head -1 "$T/out" | grep -q 'P99_US'
@@ -614,6 +655,86 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	result $? "show_stdin$SFX" "$T/diff"
 	golden info_file.txt info f.trace
 	golden info_multidisk.json info -o json f2.trace
+	# a file cut at every byte (the plain build; the sanitized one at
+	# and around every chunk boundary and every 37th byte): exit 3, one
+	# warning, exactly the records of the chunks whole before the cut
+	python3 - "$BIN" "$T/s.trace" "$T/cut" "${SFX:+sample}" > "$T/err" 2>&1 <<'EOF_PY'
+import concurrent.futures as cf, csv, io, os, struct, subprocess, sys
+bin, path, tmp, sample = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+data = open(path, "rb").read()
+hs = struct.unpack_from("<I", data, 12)[0]
+# the chunks: (end, records (disk, part, seq)) up to the trailer
+chunks, off = [], hs
+while off + 40 <= len(data):
+	magic, hsz, psz, disk, part, nrec, first = struct.unpack_from("<IIQHHIQ", data, off)
+	if magic == 0x524c5254:
+		break
+	recs = [(disk, part, first + i) for i in range(nrec)] if magic == 0x4b4e4843 else []
+	chunks.append((off + hsz + psz, recs))
+	off += hsz + psz
+cuts = range(len(data) + 1)
+if sample:
+	s = set(range(0, len(data) + 1, 37)) | {len(data)}
+	for e, _ in chunks + [(hs, [])]:
+		s |= {e + d for d in (-41, -40, -9, -8, -1, 0, 1, 8, 39, 40, 41)}
+	cuts = sorted(c for c in s if 0 <= c <= len(data))
+os.makedirs(tmp, exist_ok=True)
+def check(cut):
+	f = "%s/c%d" % (tmp, cut)
+	open(f, "wb").write(data[:cut])
+	p = subprocess.run([bin, "show", "-o", "csv", f], capture_output=True, text=True)
+	os.unlink(f)
+	err = p.stderr.splitlines()
+	if cut < hs:
+		ok = p.returncode == 1 and not p.stdout and len(err) == 1 and \
+			(cut < 8 or "truncated trace file" in err[0] or "empty file" in err[0])
+		return None if ok else "cut %d (in the header): exit %d %s" % (cut, p.returncode, err)
+	want = sorted(r for e, recs in chunks if e <= cut for r in recs)
+	rows = list(csv.DictReader(io.StringIO(p.stdout)))
+	got = sorted((int(r["disk"] != "disk0"), int(r["complete_cpu"]), int(r["seq"])) for r in rows)
+	if cut == len(data):
+		return None if p.returncode == 0 and not err and got == want else \
+			"whole file: exit %d, %s, %d rows" % (p.returncode, err, len(got))
+	if p.returncode != 3 or len(err) != 1 or not err[0].startswith(
+			"iotracectl: %s: truncated trace file: the recording did not finish" % f):
+		return "cut %d: exit %d, stderr %s" % (cut, p.returncode, err)
+	if "%d records read" % len(want) not in err[0] and not (len(want) == 1 and "1 record read" in err[0]):
+		return "cut %d: %s (want %d records)" % (cut, err[0], len(want))
+	if got != want:
+		return "cut %d: %d records shown, %d whole before the cut" % (cut, len(got), len(want))
+	return None
+with cf.ThreadPoolExecutor(4) as ex:
+	bad = [r for r in ex.map(check, cuts) if r]
+print("# %d cuts of a %d-byte file, %d chunks, %d wrong" % (len(cuts), len(data), len(chunks), len(bad)))
+for b in bad[:10]:
+	print(b)
+sys.exit(1 if bad else 0)
+EOF_PY
+	rc=$?
+	head -1 "$T/err"
+	result $rc "salvage_file_cut_at_every_byte$SFX" "$T/err"
+	# a damaged chunk in the middle: skipped, said, the others read
+	nall=$("$BIN" show -o csv "$T/m.trace" | tail -n +2 | wc -l)
+	(cd "$T" && "$ROOT/$BIN" show -o csv flip.trace) > "$T/out" 2> "$T/err"
+	rc=$?
+	(cd "$T" && "$ROOT/$BIN" stats flip.trace) > "$T/st" 2>> "$T/err"
+	rc2=$?
+	[ $rc = 3 ] && [ $rc2 = 3 ] && [ "$(grep -c . "$T/err")" = 2 ] &&
+		[ "$(sort -u "$T/err")" = "iotracectl: flip.trace: damaged trace file: 1 damaged chunk skipped (4648 bytes, the first at offset $flipoff); 368 records read in 15 chunks, 1 sequence gap (32 records missing); the trailer says 400 were written: 32 missing" ] &&
+		[ "$(tail -n +2 "$T/out" | wc -l)" = $((nall - 32)) ] &&
+		grep -qF 'dropped by kernel 2; 1 sequence gap between chunks: 32 records missing; 32 written records not read (damaged chunks)' "$T/st"
+	result $? "salvage_damaged_chunk_skipped_and_said$SFX ($nall records, 32 damaged)" "$T/err"
+	# provable loss: a gap between two chunks of a part
+	"$BIN" stats "$T/g.trace" > "$T/out" 2> "$T/err" &&
+		grep -q '^loss: .*, lost 5 (overwritten 5, torn 0), dropped by kernel 2; 1 sequence gap between chunks: 5 records missing$' "$T/out" &&
+		"$BIN" info "$T/g.trace" > "$T/out" 2>> "$T/err" &&
+		grep -q '^chunks:   8 (1 sequence gap: 5 records missing)$' "$T/out" &&
+		"$BIN" stats -o json "$T/g.trace" 2>> "$T/err" |
+		python3 -c 'import json, sys
+l = json.load(sys.stdin)[0]["loss"]
+assert (l["gaps"], l["gap_records"], l["unread"], l["trailer"]) == (1, 5, 0, 1), l' 2>> "$T/err" &&
+		[ ! -s "$T/err" ]
+	result $? "sequence_gaps_in_stats_and_info$SFX" "$T/err"
 	# error paths free what they allocated (LeakSanitizer in the _san build)
 	: > "$T/why"
 	for args in "show trunc.trace" "stats corrupt.trace" "info major2.trace" \
@@ -647,10 +768,14 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	refuse info_ring "not a trace file" info r.ring
 	refuse disk_nosuch "holds no disk named nosuch (it holds: disk0, disk1)" show --disk nosuch f2.trace
 	refuse disk_nosuch_export "(it holds: disk0, disk1)" export -f csv --disk nosuch f2.trace
-	refuse truncated_what_to_do "copy the file again" show trunc.trace
+	refuse truncated_what_to_do "copy the file again" show --strict trunc.trace
 	refuse corrupt_what_to_do "the file is damaged" stats corrupt.trace
 	refuse foreign "not an iotrace" show foreign
-	refuse truncated "truncated trace file" stats trunc.trace
+	refuse truncated "truncated trace file" stats --strict trunc.trace
+	refuse truncated_info "the recording did not finish" info --strict trunc.trace
+	refuse truncated_export "truncated trace file" export -f csv --strict trunc.trace
+	refuse damaged_strict "damaged trace file: 1 damaged chunk skipped" show --strict flip.trace
+	refuse truncated_header "truncated trace file: 300 bytes, the header alone is" show head.trace
 	refuse major2 "version 2.0 is not supported" show major2.trace
 	refuse empty "empty file" show empty
 	refuse no_disk "no traced disk of that name" show nosuchdisk
@@ -671,6 +796,13 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	refuse interval_unit "not a duration" stats --interval 1d r.ring
 	refuse diff_one_argument "needs two arguments" diff r.ring
 	refuse record_no_out "record needs" record nullb0
+	refuse pid_not_a_number "is not a process id" show --pid 12,x f.trace
+	refuse pid_too_large "is not a process id" show --pid 4294967296 f.trace
+	refuse comm_too_long "a command name of 1 to 15 characters" show --comm 0123456789abcdef f.trace
+	refuse cgroup_not_cgroup2 "is not a cgroup v2 directory" show --cgroup /tmp f.trace
+	refuse cgroup_missing "give a cgroup v2 directory" show --cgroup /nonexistent/cg f.trace
+	refuse top_too_many "from 0 to 1000" stats --top 1001 f.trace
+	refuse top_on_show "show does not take --top" show --top 3 f.trace
 done
 for f in foreign trunc.trace major2.trace; do
 	iotracectl/iotracectl show "$T/$f" 2>&1 | head -1 | sed 's/^/# /'

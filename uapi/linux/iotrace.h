@@ -519,6 +519,15 @@ struct iotrace_part_hdr_v1 {
  * disk_size, record_size, counts_size and the chunk hdr_size grow), so a
  * reader steps by the sizes stated in the file.  All sizes and offsets are
  * multiples of 8.
+ *
+ * Checksums (minor 2, IOTRACE_FILE_CRC32C in the header's flags): every
+ * chunk's header is at least 40 bytes and its crc field holds the CRC-32C
+ * (Castagnoli, reflected polynomial 0x82f63b78, initial value and final
+ * xor 0xffffffff: crc32c("123456789") = 0xe3069283) of the chunk's
+ * hdr_size header bytes, the crc field taken as zero, followed by its
+ * payload_size payload bytes.  A chunk whose checksum does not match is
+ * damaged: a reader skips it and says so.  Files without the flag (minor
+ * 0 and 1) have no checksum.
  * ---------------------------------------------------------------------------
  */
 #define IOTRACE_FILE_MAGIC	"\x89IOTRC\r\n"	/* 8 bytes, no NUL */
@@ -531,6 +540,9 @@ struct iotrace_part_hdr_v1 {
 #define IOTRACE_CHUNK_RECORDS	0x4b4e4843U
 #define IOTRACE_CHUNK_TRAILER	0x524c5254U
 #define IOTRACE_CHUNK_COMMS	0x4d4d4f43U	/* "COMM", file minor 2 */
+
+/* iotrace_file_hdr.flags */
+#define IOTRACE_FILE_CRC32C	0x1U	/* every chunk has its crc (minor 2) */
 
 /*
  * File minor 2: a record in a records chunk is a struct iotrace_record_v1
@@ -578,7 +590,7 @@ struct iotrace_file_comm {
  * @record_size: bytes per record in every chunk (>= IOTRACE_RECORD_SIZE).
  * @nr_disks: entries in the disk table.
  * @disk_size: bytes between two disk table entries.
- * @flags: zero.
+ * @flags: IOTRACE_FILE_CRC32C (minor 2), else zero.
  * @disk_offset: offset of the disk table.
  * @anchor_mono_ns: CLOCK_MONOTONIC ns read at the same moment as
  *	@anchor_real_ns: realtime = record time - mono + real.
@@ -637,6 +649,10 @@ struct iotrace_file_disk {
  * @part: ring part the records came from (records chunks).
  * @nr_records: records in the payload (records chunks).
  * @first_seq: part sequence number of the first record (records chunks).
+ * @crc: minor 2, with IOTRACE_FILE_CRC32C: the CRC-32C of this header
+ *	(hdr_size bytes, @crc as zero) and the payload; absent (a header of
+ *	32 bytes) before.
+ * @reserved: zero.
  */
 struct iotrace_file_chunk {
 	__u32	magic;
@@ -646,7 +662,12 @@ struct iotrace_file_chunk {
 	__u16	part;
 	__u32	nr_records;
 	__u64	first_seq;
+	__u32	crc;
+	__u32	reserved;
 };
+
+/* The chunk header before the checksum (file minor 0 and 1): 32 bytes. */
+#define IOTRACE_FILE_CHUNK_SIZE_V0	32
 
 /**
  * struct iotrace_file_trailer - payload of the IOTRACE_CHUNK_TRAILER chunk.
