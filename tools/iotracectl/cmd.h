@@ -60,6 +60,8 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
  * @w_max_files: watch --max-files N.
  * @w_max_bytes: watch --max-bytes SIZE.
  * @around: show --around-trigger[=N]: records each side; 0 = not given.
+ * @no_filter: none of the filters above is set (main() sets it; 0 has
+ *	iot_filter() check them all).
  */
 struct iot_opts {
 	enum iot_fmt fmt;
@@ -92,6 +94,7 @@ struct iot_opts {
 	const char *w_config, *w_dir, *w_post, *w_episode;
 	const char *w_max_per_hour, *w_max_files, *w_max_bytes;
 	unsigned int around;
+	int no_filter;
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);

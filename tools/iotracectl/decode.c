@@ -115,10 +115,32 @@ const char *iot_lookup(const struct iot_name *t, size_t nr, uint32_t code)
 	return NULL;
 }
 
+/**
+ * iot_index8() - an index of a name table by 8-bit code, for the decoders'
+ *	per-record lookups: @idx[code] is what iot_lookup() finds (the first
+ *	entry of that code), NULL for none.
+ * @t: the table.
+ * @nr: its entries.
+ * @idx: the index to fill, 256 entries.
+ */
+void iot_index8(const struct iot_name *t, size_t nr, const char **idx)
+{
+	size_t i;
+
+	memset(idx, 0, 256 * sizeof(*idx));
+	for (i = nr; i--; )
+		if (t[i].code < 256)
+			idx[t[i].code] = t[i].name;
+}
+
 const char *iot_op_name(unsigned int op)
 {
-	const char *n = iot_lookup(op_names, ARRAY_SIZE(op_names), op);
+	const char *n;
 
+	/* the table is in op order up to IOTRACE_OP_DRV_OUT */
+	if (op <= IOTRACE_OP_DRV_OUT)
+		return op_names[op].name;
+	n = iot_lookup(op_names, ARRAY_SIZE(op_names), op);
 	return n ? n : "op?";
 }
 
@@ -178,6 +200,8 @@ void iot_opflags_str(const struct iotrace_record *r, char *out, size_t len)
 	size_t i;
 
 	out[0] = 0;
+	if (!r->opflags)
+		return;
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (r->opflags & (1u << i)) {
 			p = iot_put_s(p, end, "+");

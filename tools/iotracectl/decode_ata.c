@@ -116,14 +116,20 @@ const size_t iot_ata_smart_nr = sizeof(iot_ata_smart) /
 const size_t iot_ata_setfeatures_nr = sizeof(iot_ata_setfeatures) /
 	sizeof(iot_ata_setfeatures[0]);
 
-static const struct ata_cmd *find_cmd(uint8_t code)
+/* ata_cmds by code: the first entry of each */
+static const struct ata_cmd *cmd_idx[256];
+
+static void __attribute__((constructor)) ata_index_init(void)
 {
 	size_t i;
 
-	for (i = 0; i < iot_ata_ops_nr; i++)
-		if (ata_cmds[i].code == code)
-			return &ata_cmds[i];
-	return NULL;
+	for (i = iot_ata_ops_nr; i--; )
+		cmd_idx[ata_cmds[i].code] = &ata_cmds[i];
+}
+
+static const struct ata_cmd *find_cmd(uint8_t code)
+{
+	return cmd_idx[code];
 }
 
 /* "NAME lba=LBA count=COUNT" without snprintf; the end of the string */
@@ -206,16 +212,21 @@ void iot_decode_ata(const uint8_t *buf, size_t len, char *out, size_t outlen)
 			 sub ? sub : "subcommand", tf.feature);
 		return;
 	case 0x06:
-		snprintf(out, outlen, "%s%s blocks=%u", c->name,
-			 (tf.feature & 1) ? " TRIM" : "", tf.count);
+		/* "%s%s blocks=%u", without snprintf */
+		p = iot_put_s(out, out + outlen, c->name);
+		if (tf.feature & 1)
+			p = iot_put_s(p, out + outlen, " TRIM");
+		p = iot_put_s(p, out + outlen, " blocks=");
+		iot_put_u(p, out + outlen, tf.count);
 		return;
 	case 0x2f:
 	case 0x47:
-		snprintf(out, outlen, "%s log=0x%02x", c->name,
-			 (unsigned int)(tf.lba & 0xff));
+		p = iot_put_s(out, out + outlen, c->name);
+		p = iot_put_s(p, out + outlen, " log=");
+		iot_put_x2(p, out + outlen, (unsigned int)(tf.lba & 0xff));
 		return;
 	}
-	snprintf(out, outlen, "%s", c->name);
+	iot_put_s(out, out + outlen, c->name);
 }
 
 /* Decode status register 7:0 and error register 15:8. */

@@ -177,6 +177,15 @@ const size_t iot_nvme_sc_path_nr = sizeof(iot_nvme_sc_path) /
 	sizeof(iot_nvme_sc_path[0]);
 const size_t iot_nvme_sct_nr = sizeof(iot_nvme_sct) / sizeof(iot_nvme_sct[0]);
 
+/* the opcode tables by opcode (iot_index8()) */
+static const char *admin_idx[256], *io_idx[256];
+
+static void __attribute__((constructor)) nvme_index_init(void)
+{
+	iot_index8(iot_nvme_admin_ops, iot_nvme_admin_ops_nr, admin_idx);
+	iot_index8(iot_nvme_io_ops, iot_nvme_io_ops_nr, io_idx);
+}
+
 static uint32_t le32(const uint8_t *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
@@ -212,6 +221,7 @@ static void nvme_rw(char *out, size_t outlen, const char *name,
 void iot_decode_nvme(const uint8_t *cmd, size_t len, int admin, char *out,
 		     size_t outlen)
 {
+	char *p, *end = out + outlen;
 	const char *name;
 	uint32_t cdw10, cdw11, cdw12;
 	uint8_t opc;
@@ -221,11 +231,7 @@ void iot_decode_nvme(const uint8_t *cmd, size_t len, int admin, char *out,
 		return;
 	}
 	opc = cmd[0];
-	if (admin)
-		name = iot_lookup(iot_nvme_admin_ops, iot_nvme_admin_ops_nr,
-				  opc);
-	else
-		name = iot_lookup(iot_nvme_io_ops, iot_nvme_io_ops_nr, opc);
+	name = admin ? admin_idx[opc] : io_idx[opc];
 	if (!name)
 		name = opc >= 0xc0 ? "Vendor Specific" : "Unknown";
 	if (len < 64) {
@@ -266,13 +272,23 @@ void iot_decode_nvme(const uint8_t *cmd, size_t len, int admin, char *out,
 			(uint64_t)cdw11 << 32 | cdw10, cdw12);
 		return;
 	case 0x09:
-		snprintf(out, outlen, "%s nsid=%u ranges=%u%s", name,
-			 le32(cmd + 4), (cdw10 & 0xff) + 1,
-			 (cdw11 & 4) ? " deallocate" : "");
+		/* "%s nsid=%u ranges=%u%s", without snprintf */
+		p = iot_put_s(out, end, name);
+		p = iot_put_s(p, end, " nsid=");
+		p = iot_put_u(p, end, le32(cmd + 4));
+		p = iot_put_s(p, end, " ranges=");
+		p = iot_put_u(p, end, (cdw10 & 0xff) + 1);
+		if (cdw11 & 4)
+			iot_put_s(p, end, " deallocate");
 		return;
 	}
-	snprintf(out, outlen, "%s nsid=%u (opc 0x%02x)", name, le32(cmd + 4),
-		 opc);
+	/* "%s nsid=%u (opc 0x%02x)" (a flush, among others) */
+	p = iot_put_s(out, end, name);
+	p = iot_put_s(p, end, " nsid=");
+	p = iot_put_u(p, end, le32(cmd + 4));
+	p = iot_put_s(p, end, " (opc ");
+	p = iot_put_x2(p, end, opc);
+	iot_put_s(p, end, ")");
 }
 
 /* Decode the 15-bit NVMe status field (SC 7:0, SCT 10:8, ... DNR 14). */

@@ -99,6 +99,14 @@ const size_t iot_scsi_sense_keys_nr = sizeof(iot_scsi_sense_keys) /
 const size_t iot_scsi_status_nr = sizeof(iot_scsi_status) /
 	sizeof(iot_scsi_status[0]);
 
+/* the opcode table by opcode (iot_index8()) */
+static const char *ops_idx[256];
+
+static void __attribute__((constructor)) scsi_index_init(void)
+{
+	iot_index8(iot_scsi_ops, iot_scsi_ops_nr, ops_idx);
+}
+
 static uint64_t be(const uint8_t *p, unsigned int n)
 {
 	uint64_t v = 0;
@@ -139,7 +147,7 @@ void iot_decode_scsi(const uint8_t *cdb, size_t len, char *out,
 		return;
 	}
 	opc = cdb[0];
-	name = iot_lookup(iot_scsi_ops, iot_scsi_ops_nr, opc);
+	name = ops_idx[opc];
 	if (!name)
 		name = opc >= 0xc0 ? "VENDOR SPECIFIC" : "UNKNOWN";
 	if (group_len(opc) && len < group_len(opc)) {
@@ -196,10 +204,14 @@ void iot_decode_scsi(const uint8_t *cdb, size_t len, char *out,
 		return;
 	}
 	switch (opc) {
-	case 0x42:
-		snprintf(out, outlen, "%s param_len=%llu", name,
-			 (unsigned long long)be(cdb + 7, 2));
+	case 0x42: {
+		/* "%s param_len=%llu", without snprintf */
+		char *p = iot_put_s(out, out + outlen, name);
+
+		p = iot_put_s(p, out + outlen, " param_len=");
+		iot_put_u(p, out + outlen, be(cdb + 7, 2));
 		return;
+	}
 	case 0x9e: {
 		const char *sa = iot_lookup(iot_scsi_sai16, iot_scsi_sai16_nr,
 					    cdb[1] & 0x1f);

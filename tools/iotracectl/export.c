@@ -257,8 +257,10 @@ static int export_csv_stream(const struct iot_opts *o, const char *arg)
 	if (!fp)
 		goto out;
 	iot_out_begin(&doc, fp, FMT_CSV, 0);
+	iot_out_batch(&doc, fp == stdout ? "standard output" : o->out);
 	iot_rec_csv_header(fp);
 	rc = xstream_run(&xs, csv_rec, &doc);
+	iot_out_end(&doc);
 out:
 	if (fp && fp != stdout && iot_out_close(fp, o->out))
 		rc = 1;

@@ -45,7 +45,9 @@ struct iot_win_ent {
 /**
  * struct iot_win - the reordering window (window.c).
  * @v: record slots.
- * @h: the heap.
+ * @h: the heap, 4-ary (the children of i are 4i+1 .. 4i+4, one cache
+ *	line: @hbase is 64-byte aligned, @h is @hbase + 3).
+ * @hbase: its allocation.
  * @free: free slots.
  * @fifo: the sorted run, a ring of @fcap (a power of 2) from @fhead.
  * @ftail: the last entry put in @fifo.
@@ -62,7 +64,7 @@ struct iot_win_ent {
  */
 struct iot_win {
 	struct xrec *v;
-	struct iot_win_ent *h;
+	struct iot_win_ent *h, *hbase;
 	uint32_t *free;
 	struct iot_win_ent *fifo, ftail;
 	size_t fhead, fn, fcap;

@@ -97,26 +97,43 @@ static uint32_t bt_cat(const struct iotrace_record *r)
 }
 
 /**
- * struct bt_ev - one event to write, ready but for its sequence number.
- * @t: the event (@t.cpu its CPU file).
- * @pdu: its payload (@t.pdu_len bytes).
+ * struct bt_ev - what an event to write has besides its time and sequence
+ * number, in 32 bytes: 16,384 and more of them wait, and the fewer cache
+ * lines they take, the fewer are read from memory when they are written.
+ * @sector: &bt_trace.sector.
+ * @bytes: &bt_trace.bytes.
+ * @action: &bt_trace.action.
+ * @pid: &bt_trace.pid.
+ * @device: &bt_trace.device.
+ * @cpu: &bt_trace.cpu, its CPU file.
+ * @error: &bt_trace.error.
+ * @pdu_len: &bt_trace.pdu_len: that many bytes of its slot in
+ *	&bt_ctx.pdu are its payload.
  */
 struct bt_ev {
-	struct bt_trace t;
-	uint8_t pdu[IOTRACE_CMD_LEN];
+	uint64_t sector;
+	uint32_t bytes, action, pid, device;
+	uint16_t cpu, error;
+	uint8_t pdu_len;
 };
 
+_Static_assert(sizeof(struct bt_ev) == 32, "an event's body is 32 bytes");
+
 /**
- * struct bt_key - a waiting event in the heap.
+ * struct bt_key - a waiting event in the heap, 16 bytes (four siblings of
+ * the heap in a cache line).
  * @time: CLOCK_MONOTONIC ns.
- * @rk: index of the record in start order << 2 | kind (0 Q, 1 D, 2 C:
- *	the order of a record's events at the same time).
- * @slot: the event in &bt_ctx.ev.
+ * @rk: (index of the record in start order << 2 | kind (0 Q, 1 D, 2 C:
+ *	the order of a record's events at the same time)) << BT_SLOT_BITS |
+ *	its slot in &bt_ctx.ev; unique, so (@time, @rk) orders events as
+ *	(time, record, kind) does.
  */
 struct bt_key {
 	uint64_t time, rk;
-	uint32_t slot;
 };
+
+#define BT_SLOT_BITS	24
+#define BT_SLOT(k)	((uint32_t)((k)->rk & ((1u << BT_SLOT_BITS) - 1)))
 
 /*
  * Events wait in a heap ordered by (time, record, kind) until no later
@@ -134,19 +151,27 @@ struct bt_key {
  * struct bt_ctx - the streaming blktrace export.
  * @prefix: path prefix of the files.
  * @fp: the CPU files, 0 .. @nr_cpus - 1.
+ * @out: per CPU file, the events not yet handed to it (BT_BUF bytes,
+ *	allocated with its first event).
  * @seq: their last sequence numbers.
  * @nr_cpus: CPU files.
  * @t0: time of the earliest event (0 in the files).
  * @qmax: longest queue time of a record seen.
- * @h: the heap of waiting events.
+ * @h: the heap of waiting events, 4-ary (the children of i are 4i+1 ..
+ *	4i+4, one cache line: @hbase is 64-byte aligned, @h is @hbase + 3).
+ * @hbase: its allocation.
  * @q: two sorted runs of them, the FIFOs of the Q and D events in order
  *	(the D of records in start order are, most Q are): a ring of
  *	@cap keys each, from @qhead, @qn in it.
  * @ev: their bodies.
- * @free: free slots of @ev.
+ * @pdu: their payloads (passthrough commands), by slot.
+ * @used: per slot of @ev, whether it holds a waiting event.
  * @n: events waiting.
  * @cap: allocated.
- * @nfree: free slots.
+ * @next: where the search for a free slot starts: slots are taken in
+ *	turn round the array (skipping those still waiting), so that events
+ *	that go at about the same time are near each other in memory.
+ * @nused: slots in use (at most half of @cap, else it doubles).
  * @last: per CPU, the last event written, its (time, record, kind).
  * @ooo: events written after a later one of their CPU.
  * @err: a write failed (reported).
@@ -154,20 +179,85 @@ struct bt_key {
 struct bt_ctx {
 	const char *prefix;
 	FILE **fp;
+	struct bt_out *out;
 	uint32_t *seq;
 	uint32_t nr_cpus;
 	uint64_t t0, qmax;
-	struct bt_key *h, *q[2];
+	struct bt_key *h, *hbase, *q[2];
 	size_t qhead[2], qn[2];
 	struct bt_ev *ev;
-	uint32_t *free;
-	size_t n, cap, nfree;
+	uint8_t (*pdu)[IOTRACE_CMD_LEN];
+	uint8_t *used;
+	size_t n, cap, next, nused;
 	struct bt_key *last;
 	int err;
 	uint64_t ooo;
 	uint64_t *named;
 	size_t named_cap, named_n;
 };
+
+static void bt_path(const struct bt_ctx *c, uint32_t cpu, char *path,
+		    size_t len)
+{
+	snprintf(path, len, "%s.blktrace.%u", c->prefix, cpu);
+}
+
+/* the events of a CPU file are written in blocks of this size */
+#define BT_BUF		(64 * 1024)
+
+/**
+ * struct bt_out - the events of a CPU file not yet written.
+ * @buf: BT_BUF bytes, NULL until the first event.
+ * @len: bytes in @buf.
+ */
+struct bt_out {
+	char *buf;
+	size_t len;
+};
+
+/* the events of @cpu gathered so far into its file */
+static void bt_flush(struct bt_ctx *c, uint32_t cpu)
+{
+	struct bt_out *o = &c->out[cpu];
+	char path[4096];
+
+	if (o->len && fwrite_unlocked(o->buf, 1, o->len, c->fp[cpu]) !=
+	    o->len && !c->err) {
+		bt_path(c, cpu, path, sizeof(path));
+		iot_write_error(path, errno);
+		c->err = 1;
+	}
+	o->len = 0;
+}
+
+/* @n bytes at @p to the file of @cpu, in its block */
+static inline void bt_put(struct bt_ctx *c, uint32_t cpu, const void *p,
+			  size_t n)
+{
+	struct bt_out *o = &c->out[cpu];
+
+	if (!o->buf) {
+		o->buf = malloc(BT_BUF);
+		if (!o->buf) {	/* written at once, as before */
+			if (fwrite_unlocked(p, 1, n, c->fp[cpu]) != n &&
+			    !c->err) {
+				char path[4096];
+
+				bt_path(c, cpu, path, sizeof(path));
+				iot_write_error(path, errno);
+				c->err = 1;
+			}
+			return;
+		}
+	}
+	if (BT_BUF - o->len < n)
+		bt_flush(c, cpu);
+	if (n == sizeof(struct bt_trace))
+		memcpy(o->buf + o->len, p, sizeof(struct bt_trace));
+	else
+		memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
 
 /*
  * Whether (@cpu, @pid) is named in that CPU's file already; if not, it is
@@ -212,7 +302,7 @@ static int bt_named(struct bt_ctx *c, uint32_t cpu, uint32_t pid)
  * from then on (it handles notifies as it reads them, so this goes into
  * the CPU file before the first event of the pid there).
  */
-static void bt_notify_comm(FILE *fp, uint32_t device, uint32_t cpu,
+static void bt_notify_comm(struct bt_ctx *c, uint32_t device, uint32_t cpu,
 			   uint32_t pid, const char *name)
 {
 	struct bt_trace t = {
@@ -226,21 +316,13 @@ static void bt_notify_comm(FILE *fp, uint32_t device, uint32_t cpu,
 	char comm[16] = { 0 };
 
 	strncpy(comm, name, sizeof(comm) - 1);
-	fwrite(&t, sizeof(t), 1, fp);
-	fwrite(comm, sizeof(comm), 1, fp);
+	bt_put(c, cpu, &t, sizeof(t));
+	bt_put(c, cpu, comm, sizeof(comm));
 }
 
 static inline int ev_less(const struct bt_key *x, const struct bt_key *y)
 {
-	if (x->time != y->time)
-		return x->time < y->time;
-	return x->rk < y->rk;
-}
-
-static void bt_path(const struct bt_ctx *c, uint32_t cpu, char *path,
-		    size_t len)
-{
-	snprintf(path, len, "%s.blktrace.%u", c->prefix, cpu);
+	return x->time < y->time || (x->time == y->time && x->rk < y->rk);
 }
 
 static size_t bt_waiting(const struct bt_ctx *c)
@@ -248,39 +330,56 @@ static size_t bt_waiting(const struct bt_ctx *c)
 	return c->n + c->qn[0] + c->qn[1];
 }
 
-/* the earliest waiting event (one is waiting) */
-static const struct bt_key *bt_first(const struct bt_ctx *c)
+/*
+ * the earliest waiting event (one is waiting); *@from the FIFO it is the
+ * first of, -1 for the heap
+ */
+static const struct bt_key *bt_first(const struct bt_ctx *c, int *from)
 {
 	const struct bt_key *best = c->n ? &c->h[0] : NULL;
 	int k;
 
-	for (k = 0; k < 2; k++)
-		if (c->qn[k] && (!best || ev_less(&c->q[k][c->qhead[k]], best)))
-			best = &c->q[k][c->qhead[k]];
-	return best;
-}
-
-/* the earliest waiting event into its CPU file */
-static void bt_pop_write(struct bt_ctx *c)
-{
-	const struct bt_key *best = c->n ? &c->h[0] : NULL;
-	struct bt_key top, e;
-	struct bt_ev *ev;
-	uint32_t cpu;
-	FILE *fp;
-	char path[4096];
-	size_t i = 0, l;
-	int k, from = -1;
-
+	*from = -1;
 	for (k = 0; k < 2; k++)
 		if (c->qn[k] && (!best || ev_less(&c->q[k][c->qhead[k]], best))) {
 			best = &c->q[k][c->qhead[k]];
-			from = k;
+			*from = k;
 		}
+	return best;
+}
+
+/*
+ * The bodies of the events that can go next (the top of the heap, the
+ * first of each FIFO) into the cache: a completion waits in the heap
+ * among 16,384 or more events and leaves in time order, unrelated to the
+ * order of the slots, which would be read from memory when it is written.
+ */
+static inline __attribute__((always_inline)) void
+bt_prefetch(const struct bt_ctx *c)
+{
+	int k;
+
+	if (c->n)
+		__builtin_prefetch(&c->ev[BT_SLOT(&c->h[0])]);
+	for (k = 0; k < 2; k++)
+		if (c->qn[k])
+			__builtin_prefetch(&c->ev[BT_SLOT(&c->q[k][c->qhead[k]])]);
+}
+
+/* the earliest waiting event, @best (from bt_first()), into its CPU file */
+static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
+			   int from)
+{
+	struct bt_key top, e;
+	struct bt_trace t;
+	struct bt_ev *ev;
+	uint32_t cpu, slot;
+	size_t i = 0, l;
+
 	top = *best;
-	ev = &c->ev[top.slot];
-	cpu = ev->t.cpu;
-	fp = c->fp[cpu];
+	slot = BT_SLOT(&top);
+	ev = &c->ev[slot];
+	cpu = ev->cpu;
 
 	if (c->seq[cpu] && ev_less(&top, &c->last[cpu]))
 		c->ooo++;
@@ -292,48 +391,85 @@ static void bt_pop_write(struct bt_ctx *c)
 		 * (a notify event, which blkparse does not count in the
 		 * sequence) rather than leave blkparse printing "(null)".
 		 */
-		bt_notify_comm(fp, ev->t.device, cpu, 0, "iotrace");
+		bt_notify_comm(c, ev->device, cpu, 0, "iotrace");
 	}
-	if (ev->t.pid) {
-		int named = bt_named(c, cpu, ev->t.pid);
-		const char *comm = iot_comm_get(ev->t.pid);
+	if (ev->pid) {
+		int named = bt_named(c, cpu, ev->pid);
 
 		/* a pid the kernel noted no name of: "-", not "(null)" */
-		if (!named)
-			bt_notify_comm(fp, ev->t.device, cpu, ev->t.pid,
+		if (!named) {
+			const char *comm = iot_comm_get(ev->pid);
+
+			bt_notify_comm(c, ev->device, cpu, ev->pid,
 				       comm ? comm : "-");
-		else if (named < 0 && !c->err) {
+		} else if (named < 0 && !c->err) {
 			iot_err("out of memory");
 			c->err = 1;
 		}
 	}
-	ev->t.sequence = ++c->seq[cpu];
+	t.magic = BT_MAGIC | BT_VERSION;
+	t.sequence = ++c->seq[cpu];
 	/* (a live ring read twice may have an earlier event the 2nd time) */
-	ev->t.time = top.time > c->t0 ? top.time - c->t0 : 0;
-	if ((fwrite_unlocked(ev, sizeof(ev->t) + ev->t.pdu_len, 1, fp) != 1) &&
-	    !c->err) {
-		bt_path(c, cpu, path, sizeof(path));
-		iot_write_error(path, errno);
-		c->err = 1;
-	}
-	c->free[c->nfree++] = top.slot;
+	t.time = top.time > c->t0 ? top.time - c->t0 : 0;
+	t.sector = ev->sector;
+	t.bytes = ev->bytes;
+	t.action = ev->action;
+	t.pid = ev->pid;
+	t.device = ev->device;
+	t.cpu = cpu;
+	t.error = ev->error;
+	t.pdu_len = ev->pdu_len;
+	bt_put(c, cpu, &t, sizeof(t));
+	if (t.pdu_len)
+		bt_put(c, cpu, c->pdu[slot], t.pdu_len);
+	c->used[slot] = 0;
+	c->nused--;
 	if (from >= 0) {
 		c->qhead[from] = (c->qhead[from] + 1) & (c->cap - 1);
 		c->qn[from]--;
+		bt_prefetch(c);
 		return;
 	}
-	/* sift the last entry down from the root */
+	/*
+	 * The last entry in the root's place, bottom-up: the hole down to a
+	 * leaf by the smallest child (a cache line of four, compared without
+	 * a branch), then the entry up from there.
+	 */
 	e = c->h[--c->n];
-	while ((l = 2 * i + 1) < c->n) {
-		if (l + 1 < c->n && ev_less(&c->h[l + 1], &c->h[l]))
-			l++;
-		if (!ev_less(&c->h[l], &e))
+	while ((l = 4 * i + 1) < c->n) {
+		size_t m = l, j, end = l + 4 < c->n ? l + 4 : c->n;
+
+		/* the grandchildren, four lines, while the children compare */
+		__builtin_prefetch(&c->h[16 * i + 5]);
+		__builtin_prefetch(&c->h[16 * i + 9]);
+		__builtin_prefetch(&c->h[16 * i + 13]);
+		__builtin_prefetch(&c->h[16 * i + 17]);
+		for (j = l + 1; j < end; j++)
+			m = ev_less(&c->h[j], &c->h[m]) ? j : m;
+		c->h[i] = c->h[m];
+		i = m;
+	}
+	while (i) {
+		size_t p = (i - 1) / 4;
+
+		if (!ev_less(&e, &c->h[p]))
 			break;
-		c->h[i] = c->h[l];
-		i = l;
+		c->h[i] = c->h[p];
+		i = p;
 	}
 	if (c->n)
 		c->h[i] = e;
+	bt_prefetch(c);
+}
+
+/* the earliest waiting event into its CPU file */
+static void bt_pop_write(struct bt_ctx *c)
+{
+	const struct bt_key *best;
+	int from;
+
+	best = bt_first(c, &from);
+	bt_write_first(c, best, from);
 }
 
 static int bt_push(struct bt_ctx *c, const struct xset *x,
@@ -342,27 +478,41 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 {
 	const struct iotrace_record *r = &e->r;
 	const struct iot_disk *d = &x->src.disks[e->disk];
-	struct bt_key k = { .time = time, .rk = (uint64_t)rec << 2 | kind };
+	struct bt_key k = { .time = time };
 	struct bt_ev *ev;
 	size_t i;
 
-	if (!c->nfree) {
+	if (2 * (c->nused + 1) > c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 1024, j;
-		struct bt_key *h = realloc(c->h, cap * sizeof(*h));
+		struct bt_key *h = NULL;
+		void *m;
 		struct bt_ev *v;
-		uint32_t *f;
+		uint8_t (*pdu)[IOTRACE_CMD_LEN];
+		uint8_t *f;
 
-		if (h)
-			c->h = h;
+		if (cap <= (1u << BT_SLOT_BITS) &&
+		    !posix_memalign(&m, 64, (cap + 3) * sizeof(*h)))
+			h = m;
+		if (h) {
+			if (c->n)
+				memcpy(h + 3, c->h, c->n * sizeof(*h));
+			free(c->hbase);
+			c->hbase = h;
+			c->h = h + 3;
+		}
 		v = h ? realloc(c->ev, cap * sizeof(*v)) : NULL;
 		if (v)
 			c->ev = v;
-		f = v ? realloc(c->free, cap * sizeof(*f)) : NULL;
+		pdu = v ? realloc(c->pdu, cap * sizeof(*pdu)) : NULL;
+		if (pdu)
+			c->pdu = pdu;
+		f = pdu ? realloc(c->used, cap * sizeof(*f)) : NULL;
 		if (!f) {
 			iot_err("out of memory");
 			return 1;
 		}
-		c->free = f;
+		memset(f + c->cap, 0, cap - c->cap);
+		c->used = f;
 		for (j = 0; j < 2; j++) {
 			/* the ring doubles: its wrapped part moves up */
 			struct bt_key *q = realloc(c->q[j], cap * sizeof(*q));
@@ -378,11 +528,15 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 						q[c->qhead[j] + m - c->cap];
 			c->q[j] = q;
 		}
-		for (i = cap; i > c->cap; i--)
-			c->free[c->nfree++] = (uint32_t)(i - 1);
+		c->next = c->cap;
 		c->cap = cap;
 	}
-	k.slot = c->free[--c->nfree];
+	while (c->used[c->next])
+		c->next = (c->next + 1) & (c->cap - 1);
+	k.rk = ((uint64_t)rec << 2 | kind) << BT_SLOT_BITS | c->next;
+	c->used[c->next] = 1;
+	c->nused++;
+	c->next = (c->next + 1) & (c->cap - 1);
 	if (kind < 2 && (!c->qn[kind] ||
 			 !ev_less(&k, &c->q[kind][(c->qhead[kind] +
 						    c->qn[kind] - 1) &
@@ -392,7 +546,7 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 	}
 	i = c->n++;
 	while (i) {
-		size_t p = (i - 1) / 2;
+		size_t p = (i - 1) / 4;
 
 		if (!ev_less(&k, &c->h[p]))
 			break;
@@ -401,28 +555,28 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 	}
 	c->h[i] = k;
 body:
-	ev = &c->ev[k.slot];
-	memset(&ev->t, 0, sizeof(ev->t));
-	ev->t.magic = BT_MAGIC | BT_VERSION;
-	ev->t.sector = r->sector;
-	ev->t.bytes = r->bytes;
-	ev->t.device = (d->dev_major << 20) | (d->dev_minor & 0xfffff);
-	ev->t.cpu = cpu;
-	ev->t.pid = r->pid;
-	ev->t.action = bt_cat(r) << 16;
+	ev = &c->ev[BT_SLOT(&k)];
+	ev->sector = r->sector;
+	ev->bytes = r->bytes;
+	ev->device = (d->dev_major << 20) | (d->dev_minor & 0xfffff);
+	ev->cpu = (uint16_t)cpu;
+	ev->pid = r->pid;
+	ev->action = bt_cat(r) << 16;
+	ev->error = 0;
+	ev->pdu_len = 0;
 	if (kind == 0) {
-		ev->t.action |= BT_TA_QUEUE;
+		ev->action |= BT_TA_QUEUE;
 	} else if (kind == 1) {
-		ev->t.action |= BT_TA_ISSUE;
+		ev->action |= BT_TA_ISSUE;
 	} else {
-		ev->t.action |= BT_TA_COMPLETE;
-		ev->t.error = (uint16_t)(r->error < 0 ? -r->error : 0);
+		ev->action |= BT_TA_COMPLETE;
+		ev->error = (uint16_t)(r->error < 0 ? -r->error : 0);
 	}
 	if ((r->rflags & IOTRACE_RF_PASSTHRU) &&
 	    (r->rflags & IOTRACE_RF_CMD_VALID) && kind > 0) {
-		ev->t.pdu_len = r->cmd_len > IOTRACE_CMD_LEN ?
-				IOTRACE_CMD_LEN : r->cmd_len;
-		memcpy(ev->pdu, r->cmd, ev->t.pdu_len);
+		ev->pdu_len = r->cmd_len > IOTRACE_CMD_LEN ?
+			      IOTRACE_CMD_LEN : r->cmd_len;
+		memcpy(c->pdu[BT_SLOT(&k)], r->cmd, ev->pdu_len);
 	}
 	return 0;
 }
@@ -434,13 +588,17 @@ body:
 static int bt_files(struct bt_ctx *c, uint32_t n)
 {
 	FILE **fp;
+	struct bt_out *out;
 	uint32_t *seq;
 	struct bt_key *last;
 	char path[4096];
 
 	if (n <= c->nr_cpus)
 		return 0;
-	fp = realloc(c->fp, n * sizeof(*fp));
+	out = realloc(c->out, n * sizeof(*out));
+	if (out)
+		c->out = out;
+	fp = out ? realloc(c->fp, n * sizeof(*fp)) : NULL;
 	if (fp)
 		c->fp = fp;
 	seq = fp ? realloc(c->seq, n * sizeof(*seq)) : NULL;
@@ -455,6 +613,8 @@ static int bt_files(struct bt_ctx *c, uint32_t n)
 	for (; c->nr_cpus < n; c->nr_cpus++) {
 		bt_path(c, c->nr_cpus, path, sizeof(path));
 		c->seq[c->nr_cpus] = 0;
+		c->out[c->nr_cpus].buf = NULL;
+		c->out[c->nr_cpus].len = 0;
 		c->fp[c->nr_cpus] = fopen(path, "wb");
 		if (!c->fp[c->nr_cpus]) {
 			iot_err("cannot create %s: %s", path, strerror(errno));
@@ -493,10 +653,20 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	    bt_push(c, &xs->x, e, i, r->complete_ns, r->complete_cpu, 2))
 		return 1;
 	/* what no later record can precede goes */
-	while (bt_waiting(c) > BT_EVCAP ||
-	       (bt_waiting(c) > BT_EVMIN && start >= c->qmax &&
-		bt_first(c)->time <= start - c->qmax))
-		bt_pop_write(c);
+	for (;;) {
+		size_t n = bt_waiting(c);
+		const struct bt_key *f;
+		int from;
+
+		if (n <= BT_EVMIN)
+			break;
+		if (n <= BT_EVCAP && start < c->qmax)
+			break;
+		f = bt_first(c, &from);
+		if (n <= BT_EVCAP && f->time > start - c->qmax)
+			break;
+		bt_write_first(c, f, from);
+	}
 	return c->err;
 }
 
@@ -581,18 +751,22 @@ out:
 	for (cpu = 0; cpu < c.nr_cpus; cpu++) {
 		if (!c.fp[cpu])
 			continue;
+		bt_flush(&c, cpu);
+		free(c.out[cpu].buf);
 		bt_path(&c, cpu, path, sizeof(path));
 		if (iot_out_close(c.fp[cpu], path))
 			rc = 1;
 	}
+	free(c.out);
 	free(c.fp);
 	free(c.seq);
 	free(c.last);
 	free(c.named);
-	free(c.h);
+	free(c.hbase);
 	free(c.q[0]);
 	free(c.q[1]);
 	free(c.ev);
-	free(c.free);
+	free(c.pdu);
+	free(c.used);
 	return rc;
 }

@@ -163,13 +163,20 @@ static void copy_str(char *dst, size_t dlen, const char *src, size_t slen)
 static void file_rec(const struct iotrace_file_hdr *h, const uint8_t *p,
 		     struct iotrace_record *r)
 {
-	memset(r, 0, sizeof(*r));
+	/* (no memset of the whole: the two parts are all of it) */
 	memcpy(r, p, IOTRACE_RECORD_SIZE);
 	if (h->minor >= 2 && h->record_size >= IOTRACE_FILE_RECORD_SIZE)
 		memcpy(&r->pid, p + IOTRACE_RECORD_SIZE,
 		       sizeof(struct iotrace_file_rec_ext));
+	else
+		memset(&r->pid, 0, sizeof(struct iotrace_file_rec_ext));
 	r->reserved2 = 0;
 }
+
+_Static_assert(offsetof(struct iotrace_record, pid) == IOTRACE_RECORD_SIZE &&
+	       sizeof(struct iotrace_record) == IOTRACE_RECORD_SIZE +
+	       sizeof(struct iotrace_file_rec_ext),
+	       "a record is its 1.x part and the submitter, no padding");
 
 /* An IOTRACE_CHUNK_COMMS chunk's entries: their size, 0 if impossible. */
 static uint64_t comms_esize(const struct iotrace_file_chunk *ch)
@@ -877,11 +884,21 @@ static void mstream_seek(const uint8_t *b, const struct iot_file_info *fi,
 		m->done = 1;
 }
 
-static uint64_t mkey(const struct iotrace_record *r, int by_start)
+/* the merge key of the record at @p, read in place (no file_rec()) */
+static uint64_t mkey(const uint8_t *p, int by_start)
 {
-	if (by_start && !(r->rflags & IOTRACE_RF_NO_ISSUE))
-		return r->issue_ns;
-	return r->complete_ns;
+	uint64_t t;
+	uint16_t rflags;
+
+	memcpy(&rflags, p + offsetof(struct iotrace_record, rflags),
+	       sizeof(rflags));
+	if (by_start && !(rflags & IOTRACE_RF_NO_ISSUE))
+		memcpy(&t, p + offsetof(struct iotrace_record, issue_ns),
+		       sizeof(t));
+	else
+		memcpy(&t, p + offsetof(struct iotrace_record, complete_ns),
+		       sizeof(t));
+	return t;
 }
 
 /**
@@ -926,11 +943,8 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 			mstream_seek(b, fi, &m[n], fi->hdr.hdr_size,
 				     fi->drop_behind);
 			m[n].swept = m[n].off;
-			if (!m[n].done) {
-				file_rec(&fi->hdr, m[n].payload,
-					 (struct iotrace_record *)rec);
-				m[n].key = mkey((void *)rec, by_start);
-			}
+			if (!m[n].done)
+				m[n].key = mkey(m[n].payload, by_start);
 			n++;
 		}
 	for (;;) {
@@ -973,12 +987,9 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 				s->swept = end;
 			}
 		}
-		if (!s->done) {
-			file_rec(&fi->hdr, s->payload +
-				 (uint64_t)s->idx * fi->hdr.record_size,
-				 (struct iotrace_record *)rec);
-			s->key = mkey((void *)rec, by_start);
-		}
+		if (!s->done)
+			s->key = mkey(s->payload + (uint64_t)s->idx *
+				      fi->hdr.record_size, by_start);
 	}
 	free(m);
 	return ret;

@@ -306,6 +306,7 @@ struct iot_table {
 };
 
 const char *iot_lookup(const struct iot_name *t, size_t nr, uint32_t code);
+void iot_index8(const struct iot_name *t, size_t nr, const char **idx);
 const char *iot_op_name(unsigned int op);
 int iot_op_parse(const char *s);
 void iot_errno_name(int err, char *out, size_t len);

@@ -917,6 +917,11 @@ int main(int argc, char **argv)
 		iot_err("show --around-trigger: give one snapshot FILE (not with -f)");
 		return 2;
 	}
+	/* no record filter given: iot_filter() passes every record at once */
+	o.no_filter = !o.op_mask && !o.status && !o.have_lat && !o.sec_lo &&
+		      o.sec_hi == UINT64_MAX && !o.from_ns &&
+		      o.to_ns == UINT64_MAX && !o.nr_pids && !o.comm &&
+		      !o.have_cgroup;
 	if (o.kernel)	/* stats --kernel: the in-kernel metrics */
 		c = cmd_stats_kernel(&o, argc - optind, argv + optind);
 	else if (o.around)	/* show --around-trigger: a window, then show */

@@ -10,7 +10,9 @@
  * of statistics objects); --jsonl writes its elements one per line
  * instead, as the streaming modes (show -f, stats --interval) always do.
  */
+#include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include "out.h"
 
@@ -160,8 +162,35 @@ void iot_out_item_end(struct iot_out *out)
 		fputc('\n', out->fp);
 }
 
+/*
+ * CSV lines from now on gathered in large blocks, written block by block
+ * (a stream of many records): the document must end with iot_out_end().
+ */
+void iot_out_batch(struct iot_out *out, const char *what)
+{
+	out->batch = 1;
+	out->what = what;
+}
+
+/*
+ * The CSV lines gathered so far into the stream (before any other write).
+ * A block larger than the stream's buffer goes straight to write(2): a
+ * failure is said now, while errno tells why (iot_write_error(), once).
+ */
+void iot_out_sync(struct iot_out *out)
+{
+	if (out->len &&
+	    fwrite_unlocked(out->buf, 1, out->len, out->fp) != out->len)
+		iot_write_error(out->what, errno);
+	out->len = 0;
+}
+
+/* The end of a document: its lines written, the JSON array closed. */
 void iot_out_end(struct iot_out *out)
 {
+	iot_out_sync(out);
+	free(out->buf);
+	out->buf = NULL;
 	if (out->fmt == FMT_JSON && !out->jsonl) {
 		jw_arr_end(&out->jw);
 		fputc('\n', out->fp);
@@ -198,6 +227,7 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 		       struct rec_val *v, struct rec_bufs *b)
 {
 	unsigned int i = 0;
+	const char *comm;
 #define U(x)	(v[i].t = V_U64, v[i++].u = (x))
 #define S(x)	(v[i].t = V_S64, v[i++].s = (x))
 #define STR(x)	(v[i].t = V_STR, v[i++].str = (x))
@@ -238,8 +268,9 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 	STR(b->ds);
 	STR(b->cmd);
 	U(r->pid);
-	if (iot_comm_get(r->pid))
-		STR(iot_comm_get(r->pid));
+	comm = iot_comm_get(r->pid);
+	if (comm)
+		STR(comm);
 	else
 		NUL();
 	U(r->cgroup);
@@ -255,44 +286,92 @@ static const char d2[] =
 	"50515253545556575859606162636465666768697071727374"
 	"75767778798081828384858687888990919293949596979899";
 
-/* @v (< 10^8) in exactly 8 decimal digits at @p, in 32-bit arithmetic */
+/*
+ * @v (< 10^8) as 8 decimal digits in a 64-bit word, the first digit in
+ * its lowest byte (the order of memory on a little-endian machine), in
+ * 32-bit arithmetic
+ */
+static inline uint64_t digits8(uint32_t v)
+{
+	uint32_t a = v / 10000, b = v % 10000;
+	uint16_t x[4];
+
+	memcpy(&x[0], d2 + a / 100 * 2, 2);
+	memcpy(&x[1], d2 + a % 100 * 2, 2);
+	memcpy(&x[2], d2 + b / 100 * 2, 2);
+	memcpy(&x[3], d2 + b % 100 * 2, 2);
+	return (uint64_t)x[0] | (uint64_t)x[1] << 16 | (uint64_t)x[2] << 32 |
+	       (uint64_t)x[3] << 48;
+}
+
+/* @v (< 10^8) in exactly 8 decimal digits at @p */
 static inline char *put_8(char *p, uint32_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t d = digits8(v);
+
+	memcpy(p, &d, 8);
+#else
 	uint32_t a = v / 10000, b = v % 10000;
 
 	memcpy(p, d2 + a / 100 * 2, 2);
 	memcpy(p + 2, d2 + a % 100 * 2, 2);
 	memcpy(p + 4, d2 + b / 100 * 2, 2);
 	memcpy(p + 6, d2 + b % 100 * 2, 2);
+#endif
 	return p + 8;
 }
 
-/* @v in decimal at @p, two digits a 32-bit division; the end */
+/*
+ * @v in decimal at @p; the end.  Up to 8 digits: all 8 made (three
+ * multiplications), the significant ones copied as one 8-byte word (the
+ * caller's buffer has room past the number: what is beyond its end is
+ * overwritten by what follows or not written out).
+ */
 static inline char *put_u32(char *p, uint32_t v)
 {
-	int len;
-	char *q;
+	unsigned int len;
 
-	/* the number of digits in three or four comparisons */
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	if (v < 100) {
+		memcpy(p, d2 + v * 2, 2);
+		return p + 2;
+	}
+	if (v >= 100000000) {
+		uint32_t hi = v / 100000000;	/* 1 .. 42 */
+
+		if (hi < 10) {
+			*p++ = (char)('0' + hi);
+		} else {
+			memcpy(p, d2 + hi * 2, 2);
+			p += 2;
+		}
+		return put_8(p, v % 100000000);
+	}
 	if (v < 10000)
-		len = v < 100 ? (v < 10 ? 1 : 2) : (v < 1000 ? 3 : 4);
-	else if (v < 100000000)
+		len = v < 1000 ? 3 : 4;
+	else
 		len = v < 1000000 ? (v < 100000 ? 5 : 6) :
 		      (v < 10000000 ? 7 : 8);
-	else
-		len = v < 1000000000 ? 9 : 10;
-	q = p + len;
-	while (v >= 100) {
-		uint32_t k = v % 100 * 2;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	{
+		/* the leading zeros shifted out in a register */
+		uint64_t d = digits8(v) >> (8 * (8 - len));
 
-		v /= 100;
-		q -= 2;
-		memcpy(q, d2 + k, 2);
+		memcpy(p, &d, 8);
 	}
-	if (v >= 10)
-		memcpy(q - 2, d2 + v * 2, 2);
-	else
-		q[-1] = (char)('0' + v);
+#else
+	{
+		char t[16];
+
+		memset(t + 8, 0, 8);
+		put_8(t, v);
+		memcpy(p, t + 8 - len, 8);
+	}
+#endif
 	return p + len;
 }
 
@@ -376,20 +455,44 @@ static char *put_s64(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
-/* whether @s needs CSV quotes; *@end set to its end when not */
+/*
+ * whether @s needs CSV quotes; *@end set to its end when not (libc's
+ * vector string functions: a decoded command is some 40 bytes)
+ */
 static inline int csv_special(char *s, char **end)
 {
-	for (;; s++) {
-		char ch = *s;
-
-		if (!ch) {
-			*end = s;
-			return 0;
-		}
-		if (ch == ',' || ch == '"' || ch == '\n')
-			return 1;
-	}
+	if (strpbrk(s, ",\"\n"))
+		return 1;
+	*end = s + strlen(s);
+	return 0;
 }
+
+/* a number, a digit without a call (most of a record's small fields) */
+#define PUT_U(p, v)							\
+	do {								\
+		uint64_t v_ = (v);					\
+									\
+		if (v_ < 10)						\
+			*(p)++ = (char)('0' + v_);			\
+		else							\
+			(p) = put_u64((p), v_);				\
+	} while (0)
+
+/*
+ * A string none of whose possible values needs quotes (the names of the
+ * request flags and errnos, the operations, digits, '+' and '-'): written
+ * by @dec at @p (at most @cap bytes with its NUL, within @end), no scan
+ * for quotes.
+ */
+#define CSV_PLAIN(p, end, cap, dec)					\
+	do {								\
+		ptrdiff_t r_ = (end) - (p);				\
+									\
+		if (r_ < 2)						\
+			break;						\
+		dec((p), (size_t)(r_ + 1 < (cap) ? r_ + 1 : (cap)));	\
+		(p) += strlen(p);					\
+	} while (0)
 
 /*
  * A decoded string as a CSV field: @dec writes it (at most @cap bytes
@@ -414,21 +517,33 @@ static inline int csv_special(char *s, char **end)
 		(p) = put_csv_str((p), r_, t_);				\
 	} while (0)
 
+/* the most a CSV line takes (its strings are cut to fit) */
+#define CSV_LINE	2048
+
 /*
  * One record as a CSV line at @line, the fields of rec_fields[] in their
  * order (the rows of rec_values(), the golden tests hold them equal),
  * formatted by hand: no printf, no intermediate strings.
  */
-static char *csv_rec(char *line, size_t size, const char *disk,
-		     const struct iotrace_record *r)
+static char *csv_rec(struct iot_out *out, char *line, size_t size,
+		     const char *disk, const struct iotrace_record *r)
 {
 	char *p = line, *end = line + size - 8;
+	const char *comm, *op;
 
 #define DEC_OPF(q, n)	iot_opflags_str(r, (q), (n))
 #define DEC_ERR(q, n)	iot_errno_name(r->error, (q), (n))
 #define DEC_DS(q, n)	iot_decode_status(r, (q), (n))
 #define DEC_CMD(q, n)	iot_decode_cmd(r, (q), (n))
-	p = put_csv_str(p, end - p, disk);
+	/* the disk's field, made once per disk */
+	if (disk != out->disk) {
+		out->disk = disk;
+		out->disk_len = put_csv_str(out->disk_csv,
+					    sizeof(out->disk_csv), disk) -
+				out->disk_csv;
+	}
+	memcpy(p, out->disk_csv, out->disk_len);
+	p += out->disk_len;
 	*p++ = ',';
 	p = put_u64(p, r->seq);
 	*p++ = ',';
@@ -442,45 +557,53 @@ static char *csv_rec(char *line, size_t size, const char *disk,
 	if (iot_rec_has_lat(r))
 		p = put_u64(p, r->complete_ns - r->issue_ns);
 	*p++ = ',';
-	p = put_csv_str(p, end - p, iot_op_name(r->op));
+	for (op = iot_op_name(r->op); *op; )
+		*p++ = *op++;
 	*p++ = ',';
-	CSV_DEC(p, end, 128, DEC_OPF);
+	if (r->opflags)
+		CSV_PLAIN(p, end, 128, DEC_OPF);
 	*p++ = ',';
 	if (r->sector != UINT64_MAX)
 		p = put_u64(p, r->sector);
 	*p++ = ',';
-	p = put_u64(p, r->bytes);
+	PUT_U(p, r->bytes);
 	*p++ = ',';
-	p = put_s64(p, r->error);
+	if (!r->error) {
+		memcpy(p, "0,ok", 4);
+		p += 4;
+	} else {
+		p = put_s64(p, r->error);
+		*p++ = ',';
+		CSV_PLAIN(p, end, 32, DEC_ERR);
+	}
 	*p++ = ',';
-	CSV_DEC(p, end, 32, DEC_ERR);
+	PUT_U(p, r->rflags);
 	*p++ = ',';
-	p = put_u64(p, r->rflags);
+	PUT_U(p, r->issue_cpu);
 	*p++ = ',';
-	p = put_u64(p, r->issue_cpu);
+	PUT_U(p, r->complete_cpu);
 	*p++ = ',';
-	p = put_u64(p, r->complete_cpu);
+	PUT_U(p, r->hwq);
 	*p++ = ',';
-	p = put_u64(p, r->hwq);
+	PUT_U(p, r->tag);
 	*p++ = ',';
-	p = put_u64(p, r->tag);
+	PUT_U(p, r->retries);
 	*p++ = ',';
-	p = put_u64(p, r->retries);
+	PUT_U(p, r->cmd_type);
 	*p++ = ',';
-	p = put_u64(p, r->cmd_type);
-	*p++ = ',';
-	p = put_u64(p, r->dev_status);
+	PUT_U(p, r->dev_status);
 	*p++ = ',';
 	CSV_DEC(p, end, 160, DEC_DS);
 	*p++ = ',';
 	CSV_DEC(p, end, 256, DEC_CMD);
 	*p++ = ',';
-	p = put_u64(p, r->pid);
+	PUT_U(p, r->pid);
 	*p++ = ',';
-	if (iot_comm_get(r->pid))
-		p = put_csv_str(p, end - p, iot_comm_get(r->pid));
+	comm = iot_comm_get(r->pid);
+	if (comm)
+		p = put_csv_str(p, end - p, comm);
 	*p++ = ',';
-	p = put_u64(p, r->cgroup);
+	PUT_U(p, r->cgroup);
 	*p++ = '\n';
 #undef DEC_OPF
 #undef DEC_ERR
@@ -508,9 +631,21 @@ void iot_out_rec(struct iot_out *out, const char *disk,
 	size_t i;
 
 	if (out->fmt == FMT_CSV) {
-		char line[2048], *p = csv_rec(line, sizeof(line), disk, r);
+		char line[CSV_LINE], *p;
 
-		fwrite_unlocked(line, 1, p - line, fp);
+		/* formatted in place in a large block, written block by block */
+		if (out->batch && !out->buf)
+			out->buf = malloc(IOT_OUT_BUF);
+		if (out->buf) {
+			if (IOT_OUT_BUF - out->len < CSV_LINE)
+				iot_out_sync(out);
+			p = csv_rec(out, out->buf + out->len, CSV_LINE, disk,
+				    r);
+			out->len = p - out->buf;
+		} else {
+			p = csv_rec(out, line, sizeof(line), disk, r);
+			fwrite_unlocked(line, 1, p - line, fp);
+		}
 		out->items++;
 		return;
 	}

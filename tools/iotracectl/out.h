@@ -42,6 +42,17 @@ void jw_kv_float(struct iot_jw *w, const char *k, const char *fmt, double v);
  * @jsonl: JSON Lines (one item per line) rather than one array.
  * @items: items written.
  * @jw: the JSON writer.
+ * @batch: CSV lines are gathered in @buf (iot_out_batch()); the caller
+ *	ends the document with iot_out_end(), or iot_out_sync() before it
+ *	writes anything else to @fp.
+ * @what: @fp for a message ("standard output", a path), with @batch: a
+ *	block that cannot be written is reported at once, with its errno.
+ * @buf: CSV: lines not yet handed to @fp (IOT_OUT_BUF bytes, allocated
+ *	with the first record; NULL: each line is written at once).
+ * @len: bytes in @buf.
+ * @disk: CSV: the disk name of the last record, @disk_csv its field.
+ * @disk_csv: that name as a CSV field (quoted if need be).
+ * @disk_len: its length.
  */
 struct iot_out {
 	FILE *fp;
@@ -49,11 +60,23 @@ struct iot_out {
 	int jsonl;
 	uint64_t items;
 	struct iot_jw jw;
+	int batch;
+	const char *what;
+	char *buf;
+	size_t len;
+	const char *disk;
+	char disk_csv[2 * IOTRACE_NAME_LEN + 4];
+	size_t disk_len;
 };
+
+/* CSV lines are gathered in blocks of this size before they are written */
+#define IOT_OUT_BUF	(256 * 1024)
 
 void iot_out_begin(struct iot_out *out, FILE *fp, enum iot_fmt fmt,
 		   int jsonl);
 void iot_out_item_end(struct iot_out *out);
+void iot_out_batch(struct iot_out *out, const char *what);
+void iot_out_sync(struct iot_out *out);
 void iot_out_end(struct iot_out *out);
 int iot_rec_has_lat(const struct iotrace_record *r);
 void iot_rec_csv_header(FILE *fp);

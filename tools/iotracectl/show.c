@@ -53,6 +53,8 @@ struct show_ctx {
  */
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 {
+	if (o->no_filter)
+		return 1;
 	if (o->op_mask && !(o->op_mask & (1u << iot_stats_slot(r->op))))
 		return 0;
 	if (o->status == 1 && (r->error || (r->rflags & IOTRACE_RF_ERROR)))
@@ -286,8 +288,11 @@ static void emit_header_only(struct show_ctx *c)
 		normal_header(c, c->multi);
 	else if (c->o->fmt == FMT_HEX)
 		hex_header();
-	else if (c->o->fmt != FMT_BINARY)
+	else if (c->o->fmt != FMT_BINARY) {
 		iot_out_begin(&c->doc, stdout, c->o->fmt, c->o->jsonl);
+		/* cmd_show() ends it */
+		iot_out_batch(&c->doc, "standard output");
+	}
 	if (c->o->fmt == FMT_CSV)
 		iot_rec_csv_header(stdout);
 }
@@ -348,6 +353,8 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 		hex_header();
 	/* JSON: a stream of lines, whatever --jsonl */
 	iot_out_begin(&doc, stdout, o->fmt == FMT_CSV ? FMT_CSV : FMT_JSON, 1);
+	/* synced every poll, ended at the end */
+	iot_out_batch(&doc, "standard output");
 	if (o->fmt == FMT_CSV)
 		iot_rec_csv_header(stdout);
 	if (iot_out_flush(stdout, "standard output"))
@@ -378,6 +385,7 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 				iot_out_rec(&doc, src->disks[0].name,
 					    &c->v[i].r);
 		}
+		iot_out_sync(&doc);
 		if (iot_out_flush(stdout, "standard output")) {
 			rc = 1;
 			break;
@@ -387,6 +395,7 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 		fprintf(stderr, "iotracectl: %s: %llu records overwritten or torn before they could be read\n",
 			src->label, (unsigned long long)f.lost);
 out:
+	iot_out_end(&doc);
 	iot_ring_follow_free(&f);
 	return rc;
 }
@@ -459,6 +468,8 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 	ret = iot_src_read_merged(&src, 0, collect, &c, err, sizeof(err));
 	if (ret) {
 		iot_err("%s", ret == -2 ? "out of memory" : err);
+		iot_out_sync(&c.doc);	/* the lines printed so far */
+		free(c.doc.buf);
 		free(c.v);
 		iot_win_free(&c.win);
 		iot_src_close(&src);
@@ -478,7 +489,7 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 	if (!c.started) {	/* no record: the header alone */
 		emit_header_only(&c);
 	}
-	if (o->fmt == FMT_JSON)
+	if (o->fmt == FMT_JSON || o->fmt == FMT_CSV)
 		iot_out_end(&c.doc);
 	if (c.ooo)
 		fprintf(stderr, "iotracectl: %s: %llu records came more than %u records late in the file and were printed out of order\n",

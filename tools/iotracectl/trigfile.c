@@ -364,6 +364,7 @@ int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n)
 	iot_src_close(&src);
 	free(a.t);
 	free(t);
+	o->no_filter = 0;	/* the window is a filter of its own */
 	return cmd_show(o, 1, argv);
 out:
 	iot_src_close(&src);

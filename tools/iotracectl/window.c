@@ -34,13 +34,17 @@ int iot_win_init(struct iot_win *w, size_t cap,
 		 int (*cmp)(const void *, const void *))
 {
 	size_t n = cap ? cap + 1 : 4096;
+	void *m;
 
 	memset(w, 0, sizeof(*w));
 	w->cap = cap ? cap : SIZE_MAX;
 	w->key = key;
 	w->cmp = cmp;
 	w->v = malloc(n * sizeof(*w->v));
-	w->h = malloc(n * sizeof(*w->h));
+	if (!posix_memalign(&m, 64, (n + 3) * sizeof(*w->hbase))) {
+		w->hbase = m;
+		w->h = w->hbase + 3;
+	}
 	w->free = malloc(n * sizeof(*w->free));
 	for (w->fcap = 1; w->fcap < n; w->fcap *= 2)
 		;
@@ -56,7 +60,7 @@ int iot_win_init(struct iot_win *w, size_t cap,
 void iot_win_free(struct iot_win *w)
 {
 	free(w->v);
-	free(w->h);
+	free(w->hbase);
 	free(w->free);
 	free(w->fifo);
 	memset(w, 0, sizeof(*w));
@@ -68,6 +72,31 @@ static inline int ent_less(const struct iot_win *w, const struct iot_win_ent *a,
 	if (a->key != b->key)
 		return a->key < b->key;
 	return w->cmp(&w->v[a->slot], &w->v[b->slot]) < 0;
+}
+
+/*
+ * The records that can leave next, the first of the FIFO and the top of
+ * the heap, into the cache: a record leaves the heap in a time order
+ * unrelated to the order of its slot (show's completion order of records
+ * that came in issue order), and would be read from memory when printed.
+ */
+static inline __attribute__((always_inline)) void
+prefetch_rec(const struct xrec *x)
+{
+	const char *p = (const char *)x;
+
+	__builtin_prefetch(p);
+	__builtin_prefetch(p + 64);
+	__builtin_prefetch(p + sizeof(*x) - 1);
+}
+
+static inline __attribute__((always_inline)) void
+win_prefetch(const struct iot_win *w)
+{
+	if (w->n)
+		prefetch_rec(&w->v[w->h[0].slot]);
+	if (w->fn)
+		prefetch_rec(&w->v[w->fifo[w->fhead].slot]);
 }
 
 /* the earliest record out of the window (one is there); its slot freed */
@@ -82,23 +111,42 @@ static const struct xrec *win_pop(struct iot_win *w)
 		w->fhead = (w->fhead + 1) & (w->fcap - 1);
 		w->fn--;
 		w->free[w->nfree++] = top.slot;
+		win_prefetch(w);
 		return &w->v[top.slot];
 	}
 	top = w->h[0];
 	e = w->h[--w->n];
 	/*
-	 * Bottom-up: the hole goes down to a leaf by the smaller child (one
-	 * comparison a level), then the last entry up from there (it
-	 * belongs near the bottom: a level or two).
+	 * Bottom-up: the hole goes down to a leaf by the smallest of the
+	 * four children (a cache line), then the last entry up from there
+	 * (it belongs near the bottom: a level or two).
 	 */
-	while ((l = 2 * i + 1) < w->n) {
-		if (l + 1 < w->n && ent_less(w, &w->h[l + 1], &w->h[l]))
-			l++;
-		w->h[i] = w->h[l];
-		i = l;
+	while ((l = 4 * i + 1) < w->n) {
+		size_t m = l, j, end = l + 4 < w->n ? l + 4 : w->n;
+
+		/*
+		 * The grandchildren (four lines) into the cache while the
+		 * children are compared: the lower levels of a large heap
+		 * are not in it.  (Prefetches do not fault.)
+		 */
+		__builtin_prefetch(&w->h[16 * i + 5]);
+		__builtin_prefetch(&w->h[16 * i + 9]);
+		__builtin_prefetch(&w->h[16 * i + 13]);
+		__builtin_prefetch(&w->h[16 * i + 17]);
+		for (j = l + 1; j < end; j++) {
+			uint64_t a = w->h[m].key, b = w->h[j].key;
+
+			/* no branch on the keys, but for a tie */
+			if (a == b)
+				m = ent_less(w, &w->h[j], &w->h[m]) ? j : m;
+			else
+				m = b < a ? j : m;
+		}
+		w->h[i] = w->h[m];
+		i = m;
 	}
 	while (i) {
-		size_t p = (i - 1) / 2;
+		size_t p = (i - 1) / 4;
 
 		if (!ent_less(w, &e, &w->h[p]))
 			break;
@@ -108,6 +156,7 @@ static const struct xrec *win_pop(struct iot_win *w)
 	if (w->n)
 		w->h[i] = e;
 	w->free[w->nfree++] = top.slot;
+	win_prefetch(w);
 	return &w->v[top.slot];
 }
 
@@ -118,14 +167,18 @@ static int win_grow(struct iot_win *w)
 	struct xrec *v = realloc(w->v, n * sizeof(*v));
 	struct iot_win_ent *h;
 	uint32_t *f;
+	void *m;
 
 	if (!v)
 		return -1;
 	w->v = v;
-	h = realloc(w->h, n * sizeof(*h));
-	if (!h)
+	if (posix_memalign(&m, 64, (n + 3) * sizeof(*h)))
 		return -1;
-	w->h = h;
+	h = m;
+	memcpy(h + 3, w->h, w->n * sizeof(*h));
+	free(w->hbase);
+	w->hbase = h;
+	w->h = h + 3;
 	f = realloc(w->free, n * sizeof(*f));
 	if (!f)
 		return -1;
@@ -184,7 +237,7 @@ int iot_win_push(struct iot_win *w, unsigned int disk,
 	}
 	i = w->n++;
 	while (i) {
-		size_t p = (i - 1) / 2;
+		size_t p = (i - 1) / 4;
 
 		if (!ent_less(w, &e, &w->h[p]))
 			break;

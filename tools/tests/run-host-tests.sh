@@ -618,6 +618,11 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	wfull show_ring "standard output" show r.ring
 	wfull show_file "standard output" show f.trace
 	wfull show_csv "standard output" show -o csv f.trace
+	wfull show_json "standard output" show -o json f.trace
+	wfull show_hex "standard output" show -o hex f.trace
+	wfull show_binary "standard output" show -o binary f.trace
+	wfull info_file "standard output" info f.trace
+	wfull diff_files "standard output" diff f.trace r.ring
 	wfull list "standard output" list
 	wfull inflight "standard output" inflight nullb0
 	wfull export_csv "standard output" export -f csv r.ring
