@@ -500,9 +500,12 @@ static u16 iotrace_empty_flush_rflags(const struct request *rq)
  * iotrace_slot_done() for @seq_data); @rec_rflags are the ring's own
  * record flags, @now the completion time.
  */
-static void iotrace_fill(struct iotrace_record *r, struct request *rq,
-			 struct iotrace_slot *s, iotrace_rq_error_t error,
-			 u16 rec_rflags, bool seq_data, u64 now)
+static __always_inline void iotrace_fill(struct iotrace_record *r,
+					 struct request *rq,
+					 struct iotrace_slot *s,
+					 iotrace_rq_error_t error,
+					 u16 rec_rflags, bool seq_data,
+					 u64 now)
 {
 	bool own = s && READ_ONCE(s->rq) == rq;
 	u16 rflags = IOTRACE_RF_COMPLETE | rec_rflags;
@@ -594,50 +597,47 @@ static u16 iotrace_mstatus(u8 kind, u32 st)
 static void iotrace_count(struct iotrace_disk *d, struct request *rq,
 			  const struct iotrace_slot *s,
 			  iotrace_rq_error_t error, u64 now,
-			  struct iotrace_mdone *xp)
+			  struct iotrace_mdone *x)
 {
-	struct iotrace_mdone x;
-
-	x.flags = 0;
-	x.errno_val = error ? -iotrace_rq_errno(error) : 0;
+	x->flags = 0;
+	x->errno_val = error ? -iotrace_rq_errno(error) : 0;
 	if (s && READ_ONCE(s->rq) == rq) {
-		x.op = s->op;
-		x.bytes = s->bytes;
+		x->op = s->op;
+		x->bytes = s->bytes;
 		if (likely(now >= s->issue_ns)) {
-			x.dev_ns = now - s->issue_ns;
-			x.flags |= IOTRACE_MD_DEV;
+			x->dev_ns = now - s->issue_ns;
+			x->flags |= IOTRACE_MD_DEV;
 		} else {
-			x.dev_ns = 0;
+			x->dev_ns = 0;
 		}
 		if (s->rflags & IOTRACE_RF_QUEUE_VALID) {
-			x.queue_ns = s->queue_ns;
-			x.flags |= IOTRACE_MD_QUEUE;
+			x->queue_ns = s->queue_ns;
+			x->flags |= IOTRACE_MD_QUEUE;
 		}
 		if (s->rflags & IOTRACE_RF_TIMEOUT)
-			x.flags |= IOTRACE_MD_TIMEOUT;
+			x->flags |= IOTRACE_MD_TIMEOUT;
 	} else {
-		x.op = iotrace_op(rq);
-		x.bytes = blk_rq_bytes(rq);
-		x.dev_ns = 0;
+		x->op = iotrace_op(rq);
+		x->bytes = blk_rq_bytes(rq);
+		x->dev_ns = 0;
 	}
 	if (rq->rq_flags & RQF_TIMED_OUT)
-		x.flags |= IOTRACE_MD_TIMEOUT;
-	x.status_kind = IOTRACE_MSTATUS_NONE;
-	x.status = 0;
+		x->flags |= IOTRACE_MD_TIMEOUT;
+	x->status_kind = IOTRACE_MSTATUS_NONE;
+	x->status = 0;
 	if (s && READ_ONCE(s->status_rq) == rq) {
 		/* pairs with the smp_wmb() before status_rq is set */
 		smp_rmb();
 		if (s->status_rflags & IOTRACE_RF_ERROR) {
-			x.status_kind = s->status_kind;
-			x.status = iotrace_mstatus(s->status_kind,
-						   s->dev_status);
-			x.flags |= IOTRACE_MD_DEVSTATUS;
+			x->status_kind = s->status_kind;
+			x->status = iotrace_mstatus(s->status_kind,
+						    s->dev_status);
+			x->flags |= IOTRACE_MD_DEVSTATUS;
 		}
 	}
-	if (x.errno_val || x.status_kind != IOTRACE_MSTATUS_NONE)
-		x.flags |= IOTRACE_MD_ERROR;
-	iotrace_metrics_complete(d->metrics, &x);
-	*xp = x;
+	if (x->errno_val || x->status_kind != IOTRACE_MSTATUS_NONE)
+		x->flags |= IOTRACE_MD_ERROR;
+	iotrace_metrics_complete(d->metrics, x);
 }
 
 /*
@@ -760,16 +760,41 @@ static __always_inline bool iotrace_trig_test(const struct iotrace_trig *t,
 	return x->dev_ns > t->lat_ns[x->op] || (x->flags & t->md_flags);
 }
 
-static void iotrace_probe_complete(void *data, struct request *rq,
-				   iotrace_rq_error_t error, unsigned int nr_bytes)
+/*
+ * The final completion of @rq, in slot @s of the enabled disk @d (state
+ * @state): count it, test the triggers, record it.
+ */
+static __always_inline void iotrace_complete(struct iotrace_disk *d,
+					     struct request *rq,
+					     struct iotrace_slot *s,
+					     iotrace_rq_error_t error,
+					     unsigned int state)
 {
 	const struct iotrace_trig *t;
 	struct iotrace_mdone x;
+	bool seq_data;
+	u64 now;
+
+	seq_data = iotrace_is_flush_data(rq);
+	/* Counted whatever happens to the record; the slot is still intact. */
+	now = ktime_get_ns();
+	iotrace_count(d, rq, s, error, now, &x);
+	/* triggers: one branch without, two compares with (module.rst) */
+	t = rcu_dereference(d->trig);
+	if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
+		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,
+				      now, &x);
+		return;
+	}
+	iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL);
+}
+
+static void iotrace_probe_complete(void *data, struct request *rq,
+				   iotrace_rq_error_t error, unsigned int nr_bytes)
+{
 	struct iotrace_slot *s;
 	struct iotrace_disk *d;
 	unsigned int state;
-	bool seq_data;
-	u64 now;
 
 	/* Only the final completion of a request makes its record. */
 	if (nr_bytes < blk_rq_bytes(rq))
@@ -792,18 +817,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		iotrace_slot_release(s, rq);
 		goto out;
 	}
-	seq_data = iotrace_is_flush_data(rq);
-	/* Counted whatever happens to the record; the slot is still intact. */
-	now = ktime_get_ns();
-	iotrace_count(d, rq, s, error, now, &x);
-	/* triggers: one branch without, two compares with (module.rst) */
-	t = rcu_dereference(d->trig);
-	if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
-		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,
-				      now, &x);
-		goto out;
-	}
-	iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL);
+	iotrace_complete(d, rq, s, error, state);
 out:
 	rcu_read_unlock();
 	preempt_enable_notrace();
