@@ -204,6 +204,7 @@ struct iotrace_trig_evt {
  * @last_ns: @time_ns of the last hit that became an event; written by
  *	the holder of IOTRACE_TS_PENDING only.
  * @scan_ns: the stuck scan's previous time, under iotrace_mutex.
+ * @stuck_last_ns: the last stuck event's time, under iotrace_mutex.
  * @hits: hits since the triggers were set.
  * @events: events sent since then.
  * @suppressed: hits not sent since the last event.
@@ -214,6 +215,7 @@ struct iotrace_trig_state {
 	unsigned long		flags;
 	u64			last_ns;
 	u64			scan_ns;
+	u64			stuck_last_ns;
 	atomic_long_t		hits;
 	atomic_long_t		events;
 	atomic_long_t		suppressed;

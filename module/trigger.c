@@ -13,7 +13,8 @@
  * suppressed and reported with the next event.
  *
  * Stuck requests are found by a delayed work that scans the in-flight
- * table of every disk with a stuck threshold, never by the hot path.
+ * table of every disk with a stuck threshold, never by the hot path, and
+ * sends their events itself, with a rate limit of their own.
  */
 #include <linux/kernel.h>
 #include <linux/irq_work.h>
@@ -130,6 +131,30 @@ static void iotrace_trig_workfn(struct work_struct *work)
 }
 
 /*
+ * A stuck request of @d found by the scan (process context): sent at once
+ * unless sooner than the rate limit after the previous stuck event.  Its
+ * own rate (@stuck_ns of the state), so that the event slot, which only
+ * the completions need, never holds one stuck request back for another.
+ */
+static void iotrace_trig_stuck(struct iotrace_disk *d,
+			       const struct iotrace_trig *t,
+			       const struct iotrace_trig_evt *ev)
+{
+	struct iotrace_trig_state *ts = &d->tstate;
+
+	atomic_long_inc(&ts->hits);
+	if (ts->stuck_last_ns &&
+	    ev->time_ns - ts->stuck_last_ns < t->rate_ns) {
+		atomic_long_inc(&ts->suppressed);
+		atomic_long_inc(&ts->suppressed_total);
+		return;
+	}
+	ts->stuck_last_ns = ev->time_ns;
+	iotrace_nl_trig_send(d, ev, atomic_long_xchg(&ts->suppressed, 0));
+	atomic_long_inc(&ts->events);
+}
+
+/*
  * Scan the in-flight table of @d for requests whose age passed
  * @t->stuck_ns since the previous scan: each is found once per issue.
  */
@@ -168,7 +193,7 @@ static void iotrace_trig_scan_disk(struct iotrace_disk *d,
 		ev.time_ns = now;
 		ev.lat_ns = now - ev.issue_ns;
 		ev.has = IOTRACE_TE_ISSUE | IOTRACE_TE_LAT;
-		iotrace_trig_post(d, t, &ev);
+		iotrace_trig_stuck(d, t, &ev);
 	}
 	ts->scan_ns = now;
 }
