@@ -592,14 +592,14 @@ static u16 iotrace_mstatus(u8 kind, u32 st)
 
 /*
  * Count the final completion of @rq at @now in the metrics of @d, from
- * its slot @s (may be NULL) before the record consumes it.
+ * its slot @s (may be NULL) before the record consumes it; what was
+ * counted is left in @x, which the caller zeroed.
  */
 static void iotrace_count(struct iotrace_disk *d, struct request *rq,
 			  const struct iotrace_slot *s,
 			  iotrace_rq_error_t error, u64 now,
 			  struct iotrace_mdone *x)
 {
-	x->flags = 0;
 	x->errno_val = error ? -iotrace_rq_errno(error) : 0;
 	if (s && READ_ONCE(s->rq) == rq) {
 		x->op = s->op;
@@ -607,8 +607,6 @@ static void iotrace_count(struct iotrace_disk *d, struct request *rq,
 		if (likely(now >= s->issue_ns)) {
 			x->dev_ns = now - s->issue_ns;
 			x->flags |= IOTRACE_MD_DEV;
-		} else {
-			x->dev_ns = 0;
 		}
 		if (s->rflags & IOTRACE_RF_QUEUE_VALID) {
 			x->queue_ns = s->queue_ns;
@@ -619,12 +617,10 @@ static void iotrace_count(struct iotrace_disk *d, struct request *rq,
 	} else {
 		x->op = iotrace_op(rq);
 		x->bytes = blk_rq_bytes(rq);
-		x->dev_ns = 0;
 	}
 	if (rq->rq_flags & RQF_TIMED_OUT)
 		x->flags |= IOTRACE_MD_TIMEOUT;
-	x->status_kind = IOTRACE_MSTATUS_NONE;
-	x->status = 0;
+	/* zeroed: no device status (IOTRACE_MSTATUS_NONE), dev_ns 0, ... */
 	if (s && READ_ONCE(s->status_rq) == rq) {
 		/* pairs with the smp_wmb() before status_rq is set */
 		smp_rmb();
@@ -771,7 +767,8 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 					     unsigned int state)
 {
 	const struct iotrace_trig *t;
-	struct iotrace_mdone x;
+	/* zeroed where it is declared: one set of stores with auto-init */
+	struct iotrace_mdone x = { };
 	bool seq_data;
 	u64 now;
 
