@@ -18,6 +18,11 @@
 # stuck: two reads of a null_blk that completes in 5 s, stuck=1s rate=0:
 #   an event while the requests are in flight (/sys/block/<disk>/inflight),
 #   exactly one per request.
+# requeues: scsi_debug's "host busy" on every second command: every
+#   requeued record (IOTRACE_RF_REQUEUED) flagged and no other, requeue
+#   events + suppressed = requeued records.
+# devstatus: scsi_debug's medium error: the failed read flagged, an event
+#   with its device status.
 # permissions: SET_TRIGGER as uid 65534 is EPERM (iotracectl and raw);
 # malformed: out-of-range values, a reply-only attribute, a wrong length
 #   are EINVAL and change nothing; off removes the triggers.
@@ -311,6 +316,75 @@ ktap_check "one for each request: sectors 0 and 800 ($secs)" test "$secs" = "0 8
 ktap_check "their age is at least the threshold, op read" \
 	test "$(awk '{ for (i = 1; i <= NF; i++) { if ($i ~ /^latency_ns=/) { sub(/.*=/, "", $i); if ($i >= 1000000000) n++ } } } END { print n + 0 }' "$out/ev.stk.$stk")" -eq 2 -a \
 	"$(grep -c ' op=read ' "$out/ev.stk.$stk")" -eq 2
+
+# ---- requeues and device status: scsi_debug ----------------------------
+# every_nth=2 with opts 0x8000 (host busy): every second command is
+# refused and requeued by the block layer (cmd_retry.sh); opts 2: a medium
+# error (CHECK CONDITION) at sector 0x1234 (metrics.sh)
+sdbg=/sys/bus/pseudo/drivers/scsi_debug
+if modprobe scsi_debug dev_size_mb=8; then
+	settle
+	sd=
+	for d in /sys/block/sd*; do
+		grep -q scsi_debug "$d/device/model" 2> /dev/null && sd=$(basename "$d")
+	done
+fi
+if [ -n "$sd" ]; then
+	echo 1 > "$IOT/$sd/enable"
+	"$IOTRACECTL" trigger "$sd" requeues=1 devstatus rate=0 ||
+		ktap_fail "trigger requeues=1 devstatus"
+	"$IOTRACECTL" clear "$sd"
+	listen "$out/ev.rq"
+	echo 2 > $sdbg/every_nth
+	echo 0x8000 > $sdbg/opts
+	for i in 100 200 300 400; do
+		dd if=/dev/"$sd" of=/dev/null bs=4096 skip=$i count=1 \
+			iflag=direct 2> /dev/null
+	done
+	echo 0 > $sdbg/opts
+	echo 0 > $sdbg/every_nth
+	sleep 2
+	unlisten "$out/ev.rq"
+	dumps "$sd" "$out/r.rq"
+	sed 's/^/# ring: /' "$out/r.rq"
+	rq=$(awk 'int($6 / 8) % 2 == 1' "$out/r.rq" | wc -l)
+	rqf=$(awk -v f=$RF_TRIGGER 'int($6 / 8) % 2 == 1 && int($6 / f) % 2 == 1' "$out/r.rq" | wc -l)
+	grep "^trigger $sd reason=requeues" "$out/ev.rq" > "$out/ev.rq.$sd"
+	nev=$(wc -l < "$out/ev.rq.$sd")
+	supp=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^suppressed=/) { sub(/.*=/, "", $i); s += $i } } END { print s + 0 }' "$out/ev.rq.$sd")
+	ktap_check "requeues=1: every requeued record flagged ($rqf of $rq), no other" \
+		test "$rq" -ge 1 -a "$rqf" -eq "$rq" -a "$(flagged "$out/r.rq")" -eq "$rq"
+	ktap_check "requeues=1: events ($nev) + suppressed ($supp) = requeued records, retries=1" \
+		test "$nev" -ge 1 -a $((nev + supp)) -eq "$rq" -a \
+		"$(grep -c ' retries=1 ' "$out/ev.rq.$sd")" -eq "$nev"
+
+	"$IOTRACECTL" clear "$sd"
+	listen "$out/ev.ds"
+	echo 2 > $sdbg/opts
+	dd if=/dev/"$sd" of=/dev/null bs=512 skip=$((0x1234)) count=1 \
+		iflag=direct 2> /dev/null && log "the medium error read succeeded"
+	echo 0 > $sdbg/opts
+	dd if=/dev/"$sd" of=/dev/null bs=4096 count=4 iflag=direct 2> /dev/null
+	sleep 2
+	unlisten "$out/ev.ds"
+	dumps "$sd" "$out/r.ds"
+	sed 's/^/# ring: /' "$out/r.ds"
+	nerr=$(awk '$8 != 0' "$out/r.ds" | wc -l)
+	ev=$(grep -m1 "^trigger $sd reason=[a-z,]*devstatus" "$out/ev.ds")
+	ktap_check "devstatus: the failed reads flagged ($nerr), the good ones not" \
+		test "$nerr" -ge 1 -a \
+		"$(awk -v f=$RF_TRIGGER '$8 != 0 && int($6 / f) % 2 == 1' "$out/r.ds" | wc -l)" -eq "$nerr" -a \
+		"$(flagged "$out/r.ds")" -eq "$nerr"
+	ktap_check "devstatus: an event with the device status ($(field "$ev" dev_status))" \
+		test -n "$(field "$ev" dev_status)"
+	echo 0 > "$IOT/$sd/enable"
+	rmmod scsi_debug 2> /dev/null
+else
+	ktap_skip "requeues=1: no scsi_debug"
+	ktap_skip "requeues=1: events"
+	ktap_skip "devstatus: records"
+	ktap_skip "devstatus: event"
+fi
 
 # ---- teardown: unload with triggers set, the stuck scan running --------
 "$IOTRACECTL" trigger "$lat" read-lat=500us rate=0 || ktap_fail "trigger again"
