@@ -322,12 +322,22 @@ ktap_check "their age is at least the threshold, op read" \
 # refused and requeued by the block layer (cmd_retry.sh); opts 2: a medium
 # error (CHECK CONDITION) at sector 0x1234 (metrics.sh)
 sdbg=/sys/bus/pseudo/drivers/scsi_debug
+# udev back (the null_blk disks are quiet now): it loads sd_mod, whose
+# probe is asynchronous (with udev stopped the disk came at the end)
+udevadm control --start-exec-queue 2> /dev/null
+modprobe sd_mod 2> /dev/null
+sd=
 if modprobe scsi_debug dev_size_mb=8; then
-	settle
-	sd=
-	for d in /sys/block/sd*; do
-		grep -q scsi_debug "$d/device/model" 2> /dev/null && sd=$(basename "$d")
+	end=$((SECONDS + 180))
+	while [ -z "$sd" ] && [ $SECONDS -lt $end ]; do
+		for d in /sys/block/sd*; do
+			grep -q scsi_debug "$d/device/model" 2> /dev/null &&
+				sd=$(basename "$d")
+		done
+		[ -n "$sd" ] || sleep 0.5
 	done
+	settle
+	udevadm control --stop-exec-queue 2> /dev/null
 fi
 if [ -n "$sd" ]; then
 	echo 1 > "$IOT/$sd/enable"
