@@ -323,7 +323,9 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	now = ktime_get_ns();
 	/* A re-issue after requeue keeps the retry count and a timeout. */
 	if (READ_ONCE(s->rq) == rq && (s->rflags & IOTRACE_RF_REQUEUED)) {
-		rflags = s->rflags & (IOTRACE_RF_REQUEUED | IOTRACE_RF_TIMEOUT);
+		/* and a requeue trigger's mark (iotrace_probe_requeue()) */
+		rflags = s->rflags & (IOTRACE_RF_REQUEUED | IOTRACE_RF_TIMEOUT |
+				      IOTRACE_RF_TRIGGER);
 		retries = s->retries;
 	}
 	if (iotrace_is_flush_data(rq))

@@ -366,7 +366,7 @@ if [ -n "$sd" ]; then
 		test "$rq" -ge 1 -a "$rqf" -eq "$rq" -a "$(flagged "$out/r.rq")" -eq "$rq"
 	ktap_check "requeues=1: events ($nev) + suppressed ($supp) = requeued records, retries=1" \
 		test "$nev" -ge 1 -a $((nev + supp)) -eq "$rq" -a \
-		"$(grep -c ' retries=1 ' "$out/ev.rq.$sd")" -eq "$nev"
+		"$(grep -cE ' retries=1( |$)' "$out/ev.rq.$sd")" -eq "$nev"
 
 	"$IOTRACECTL" clear "$sd"
 	listen "$out/ev.ds"
