@@ -121,6 +121,109 @@ struct iotrace_filter {
 };
 
 /**
+ * struct iotrace_trig - the triggers of a disk (trigger.c).
+ * @lat_ns: per enum iotrace_op, the device latency above which a
+ *	completion fires (U64_MAX: never): the completion probe's one
+ *	compare, indexed by the record's op.
+ * @md_flags: IOTRACE_MD_* bits of a completion that fire (error, device
+ *	status, timeout); the probe's second test.
+ * @requeues: the requeue count that fires, 0 for none.
+ * @nr_errnos: entries of @errnos; 0: any errno fires (with error set).
+ * @errnos: the positive errnos that fire.
+ * @mop_lat_ns: the latency thresholds as set, per enum iotrace_mop (0: off).
+ * @stuck_ns: age in flight that fires (the scan), 0 for none.
+ * @rate_ns: least time between two events.
+ * @rcu: frees a replaced set after the probes that may read it.
+ *
+ * Never changed once published: SET_TRIGGER replaces the pointer
+ * (iotrace_disk.trig), so a probe sees one set whole, old or new.
+ */
+struct iotrace_trig {
+	u64		lat_ns[256];
+	u8		md_flags;
+	u8		requeues;
+	u8		nr_errnos;
+	u16		errnos[IOTRACE_TRIG_MAX_ERRNOS];
+	u64		mop_lat_ns[IOTRACE_NR_MOPS];
+	u64		stuck_ns;
+	u64		rate_ns;
+	struct rcu_head	rcu;
+};
+
+/* iotrace_trig_evt.has */
+#define IOTRACE_TE_SEQ		BIT(0)	/* @cpu, @seq, @generation */
+#define IOTRACE_TE_ISSUE	BIT(1)	/* @issue_ns */
+#define IOTRACE_TE_LAT		BIT(2)	/* @lat_ns */
+#define IOTRACE_TE_STATUS	BIT(3)	/* @dev_status */
+
+/**
+ * struct iotrace_trig_evt - the facts of one trigger event.
+ * @seq: the record's CPU sequence number.
+ * @generation: the ring's generation when it was written.
+ * @time_ns: completion, requeue or scan time.
+ * @issue_ns: issue time.
+ * @lat_ns: device latency, or age in flight.
+ * @sector: start sector.
+ * @reason: IOTRACE_TRIG_* bits.
+ * @errno_val: positive errno, 0 for none.
+ * @dev_status: the record's device status.
+ * @bytes: length.
+ * @cpu: the CPU of @seq.
+ * @hwq: hardware queue.
+ * @tag: tag.
+ * @op: enum iotrace_op.
+ * @retries: requeues.
+ * @has: IOTRACE_TE_* bits: which fields are meaningful.
+ */
+struct iotrace_trig_evt {
+	u64	seq;
+	u64	generation;
+	u64	time_ns;
+	u64	issue_ns;
+	u64	lat_ns;
+	u64	sector;
+	u32	reason;
+	u32	errno_val;
+	u32	dev_status;
+	u32	bytes;
+	u32	cpu;
+	u16	hwq;
+	u16	tag;
+	u8	op;
+	u8	retries;
+	u8	has;
+};
+
+/* iotrace_trig_state.flags */
+#define IOTRACE_TS_PENDING	0	/* the event slot is taken */
+#define IOTRACE_TS_READY	1	/* @ev is filled, to be sent */
+
+/**
+ * struct iotrace_trig_state - a disk's trigger events (trigger.c).
+ * @flags: IOTRACE_TS_* bits.
+ * @last_ns: @time_ns of the last hit that became an event; written by
+ *	the holder of IOTRACE_TS_PENDING only.
+ * @scan_ns: the stuck scan's previous time, under iotrace_mutex.
+ * @stuck_last_ns: the last stuck event's time, under iotrace_mutex.
+ * @hits: hits since the triggers were set.
+ * @events: events sent since then.
+ * @suppressed: hits not sent since the last event.
+ * @suppressed_total: hits not sent since the triggers were set.
+ * @ev: the event being sent, owned by the holder of IOTRACE_TS_PENDING.
+ */
+struct iotrace_trig_state {
+	unsigned long		flags;
+	u64			last_ns;
+	u64			scan_ns;
+	u64			stuck_last_ns;
+	atomic_long_t		hits;
+	atomic_long_t		events;
+	atomic_long_t		suppressed;
+	atomic_long_t		suppressed_total;
+	struct iotrace_trig_evt	ev;
+};
+
+/**
  * struct iotrace_ringbuf - the memory of one ring and who still uses it.
  * @node: in iotrace_disk.retired once a resize replaced it.
  * @mem: the vmalloc_user() area.
@@ -196,6 +299,8 @@ struct iotrace_totals {
  * @held_base: sum of @held at the last clear.
  * @nl_flags: IOTRACE_NL_* bits (overflow event state).
  * @metrics: in-kernel metrics (metrics.c), as long as the disk lives.
+ * @trig: the triggers (trigger.c), NULL for none, RCU.
+ * @tstate: the state of its events.
  * @ring_lock: protects @rb, @retired and every ring's users count.
  * @rb: the current ring's memory (@ring) and its users.
  * @retired: rings a resize replaced while mapped or being read; each is
@@ -234,6 +339,8 @@ struct iotrace_disk {
 	u64			held_base;
 	unsigned long		nl_flags;
 	struct iotrace_metrics	*metrics;
+	struct iotrace_trig __rcu *trig;
+	struct iotrace_trig_state tstate;
 	spinlock_t		ring_lock;	/* @rb, @retired, users */
 	struct iotrace_ringbuf	*rb;
 	struct list_head	retired;
@@ -379,10 +486,11 @@ struct iotrace_metrics;
 #define IOTRACE_MD_QUEUE	BIT(1)	/* @queue_ns valid */
 #define IOTRACE_MD_TIMEOUT	BIT(2)	/* the request timed out */
 #define IOTRACE_MD_ERROR	BIT(3)	/* an errno or a device error */
+#define IOTRACE_MD_DEVSTATUS	BIT(4)	/* a device error */
 
 /**
  * struct iotrace_mdone - what the completion probe tells the metrics.
- * @dev_ns: issue to completion.
+ * @dev_ns: issue to completion; 0 without IOTRACE_MD_DEV.
  * @queue_ns: queue entry to issue.
  * @bytes: length at issue.
  * @errno_val: positive errno, 0 for none.
@@ -427,6 +535,19 @@ struct iotrace_mread {
 	unsigned int			nr_errors;
 	struct iotrace_metrics_error	errors[];
 };
+
+/* The metrics op of an enum iotrace_op. */
+static inline u8 iotrace_mop(u8 op)
+{
+	switch (op) {
+	case IOTRACE_OP_READ:		return IOTRACE_MOP_READ;
+	case IOTRACE_OP_WRITE:		return IOTRACE_MOP_WRITE;
+	case IOTRACE_OP_FLUSH:		return IOTRACE_MOP_FLUSH;
+	case IOTRACE_OP_DISCARD:
+	case IOTRACE_OP_SECURE_ERASE:	return IOTRACE_MOP_DISCARD;
+	default:			return IOTRACE_MOP_OTHER;
+	}
+}
 
 struct seq_file;
 struct iotrace_metrics *iotrace_metrics_alloc(void);
@@ -496,5 +617,17 @@ void iotrace_nl_release(struct iotrace_disk *d);
 u64 iotrace_nl_held(struct iotrace_disk *d);
 bool iotrace_filter_pass(const struct iotrace_filter *f, u8 op, u64 sector,
 			 u32 bytes);
+void iotrace_nl_trig_send(struct iotrace_disk *d,
+			  const struct iotrace_trig_evt *ev, u64 suppressed);
+
+/* trigger.c: triggers and their events */
+u32 iotrace_trig_reason(const struct iotrace_trig *t,
+			const struct iotrace_mdone *x);
+void iotrace_trig_post(struct iotrace_disk *d, const struct iotrace_trig *t,
+		       const struct iotrace_trig_evt *ev);
+void iotrace_trig_set(struct iotrace_disk *d, struct iotrace_trig *t);
+void iotrace_trig_release(struct iotrace_disk *d);
+void iotrace_trig_init(void);
+void iotrace_trig_exit(void);
 
 #endif /* _IOTRACE_INTERNAL_H */

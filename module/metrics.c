@@ -151,18 +151,6 @@ static u64 iotrace_hist_lo(unsigned int b)
 		* BIT_ULL(o - IOTRACE_HIST_SUB_SHIFT);
 }
 
-static u8 iotrace_mop(u8 op)
-{
-	switch (op) {
-	case IOTRACE_OP_READ:		return IOTRACE_MOP_READ;
-	case IOTRACE_OP_WRITE:		return IOTRACE_MOP_WRITE;
-	case IOTRACE_OP_FLUSH:		return IOTRACE_MOP_FLUSH;
-	case IOTRACE_OP_DISCARD:
-	case IOTRACE_OP_SECURE_ERASE:	return IOTRACE_MOP_DISCARD;
-	default:			return IOTRACE_MOP_OTHER;
-	}
-}
-
 static const char * const iotrace_mop_names[IOTRACE_NR_MOPS] = {
 	[IOTRACE_MOP_READ]	= "read",
 	[IOTRACE_MOP_WRITE]	= "write",

@@ -2,7 +2,8 @@
 /*
  * iotrace - control over the generic netlink family "iotrace": list,
  * enable, disable, clear, resize, filters, and the "events" multicast
- * group (disk added, disk removed, ring overflow).
+ * group (disk added, disk removed, ring overflow; trigger events are sent
+ * by trigger.c through iotrace_nl_trig_send()).
  *
  * Enable, disable and clear call the same functions as the debugfs files
  * (disk.c).  A resize stops the ring from being written the way clear
@@ -81,6 +82,36 @@ static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_M_INFLIGHT]		= { .type = NLA_REJECT },
 	[IOTRACE_A_M_INFLIGHT_OLDEST_NS] = { .type = NLA_REJECT },
 	[IOTRACE_A_M_ERROR]		= { .type = NLA_REJECT },
+	/* triggers: ranges checked by iotrace_nl_set_trigger() */
+	[IOTRACE_A_TRIG_LAT_READ]	= { .type = NLA_U64 },
+	[IOTRACE_A_TRIG_LAT_WRITE]	= { .type = NLA_U64 },
+	[IOTRACE_A_TRIG_LAT_FLUSH]	= { .type = NLA_U64 },
+	[IOTRACE_A_TRIG_LAT_DISCARD]	= { .type = NLA_U64 },
+	[IOTRACE_A_TRIG_LAT_OTHER]	= { .type = NLA_U64 },
+	[IOTRACE_A_TRIG_ERROR]		= { .type = NLA_U8 },
+	[IOTRACE_A_TRIG_ERRNO]		= { .type = NLA_U32 },
+	[IOTRACE_A_TRIG_DEVSTATUS]	= { .type = NLA_U8 },
+	[IOTRACE_A_TRIG_TIMEOUT]	= { .type = NLA_U8 },
+	[IOTRACE_A_TRIG_REQUEUES]	= { .type = NLA_U32 },
+	[IOTRACE_A_TRIG_STUCK_NS]	= { .type = NLA_U64 },
+	[IOTRACE_A_TRIG_RATE_NS]	= { .type = NLA_U64 },
+	[IOTRACE_A_TRIG_HITS]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_EVENTS]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_SUPPRESSED_TOTAL] = { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_REASON]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_SUPPRESSED]	= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_CPU]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_SEQ]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_OP]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_TIME_NS]	= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_ISSUE_NS]	= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_LATENCY_NS]	= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_DEV_STATUS]	= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_SECTOR]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_BYTES]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_HWQ]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_TAG]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_RETRIES]	= { .type = NLA_REJECT },
 };
 
 /**
@@ -167,6 +198,7 @@ void iotrace_nl_release(struct iotrace_disk *d)
 	free_percpu(d->held);
 	d->held = NULL;
 	kfree(rcu_dereference_protected(d->filter, true));
+	iotrace_trig_release(d);
 }
 
 /**
@@ -192,6 +224,43 @@ u64 iotrace_nl_held(struct iotrace_disk *d)
 static int iotrace_nl_put_u64(struct sk_buff *skb, int attr, u64 v)
 {
 	return nla_put_u64_64bit(skb, attr, v, IOTRACE_A_PAD);
+}
+
+/* The triggers of @d and their counters, if it has any (LIST replies). */
+static int iotrace_nl_fill_trig(struct sk_buff *skb, struct iotrace_disk *d)
+{
+	const struct iotrace_trig *t;
+	struct iotrace_trig_state *ts = &d->tstate;
+	unsigned int i;
+
+	t = rcu_dereference_protected(d->trig, lockdep_is_held(&iotrace_mutex));
+	if (!t)
+		return 0;
+	for (i = 0; i < IOTRACE_NR_MOPS; i++)
+		if (t->mop_lat_ns[i] &&
+		    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_LAT_READ + i,
+				       t->mop_lat_ns[i]))
+			return -EMSGSIZE;
+	if (nla_put_u8(skb, IOTRACE_A_TRIG_ERROR,
+		       !!(t->md_flags & IOTRACE_MD_ERROR)) ||
+	    nla_put_u8(skb, IOTRACE_A_TRIG_DEVSTATUS,
+		       !!(t->md_flags & IOTRACE_MD_DEVSTATUS)) ||
+	    nla_put_u8(skb, IOTRACE_A_TRIG_TIMEOUT,
+		       !!(t->md_flags & IOTRACE_MD_TIMEOUT)) ||
+	    nla_put_u32(skb, IOTRACE_A_TRIG_REQUEUES, t->requeues) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_STUCK_NS, t->stuck_ns) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_RATE_NS, t->rate_ns) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_HITS,
+			       atomic_long_read(&ts->hits)) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EVENTS,
+			       atomic_long_read(&ts->events)) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SUPPRESSED_TOTAL,
+			       atomic_long_read(&ts->suppressed_total)))
+		return -EMSGSIZE;
+	for (i = 0; i < t->nr_errnos; i++)
+		if (nla_put_u32(skb, IOTRACE_A_TRIG_ERRNO, t->errnos[i]))
+			return -EMSGSIZE;
+	return 0;
 }
 
 /*
@@ -268,6 +337,8 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	     nla_put_u32(skb, IOTRACE_A_NVME_RESULT_OFF, roff) ||
 	     nla_put_u32(skb, IOTRACE_A_NVME_RESULT_SIZE, rsize)))
 		goto err;
+	if (iotrace_nl_fill_trig(skb, d))
+		goto err;
 done:
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -321,6 +392,68 @@ static void iotrace_nl_ovf_workfn(struct work_struct *work)
 		iotrace_nl_send_event(d, IOTRACE_CMD_EVT_OVERFLOW, true);
 	}
 	mutex_unlock(&iotrace_mutex);
+}
+
+/**
+ * iotrace_nl_trig_send() - multicast a trigger event of a disk.
+ * @d: the disk, attached.
+ * @ev: the event's facts.
+ * @suppressed: hits not sent since the disk's previous event.
+ *
+ * Context: process, iotrace_mutex held (the trigger work).
+ */
+void iotrace_nl_trig_send(struct iotrace_disk *d,
+			  const struct iotrace_trig_evt *ev, u64 suppressed)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	lockdep_assert_held(&iotrace_mutex);
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &iotrace_nl_family, 0,
+			  IOTRACE_CMD_EVT_TRIGGER);
+	if (!hdr)
+		goto err;
+	if (nla_put_string(skb, IOTRACE_A_DISK_NAME, d->name) ||
+	    nla_put_u32(skb, IOTRACE_A_DEV_MAJOR, d->hdr->dev_major) ||
+	    nla_put_u32(skb, IOTRACE_A_DEV_MINOR, d->hdr->dev_minor) ||
+	    nla_put_u32(skb, IOTRACE_A_TRIG_REASON, ev->reason) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SUPPRESSED, suppressed) ||
+	    nla_put_u8(skb, IOTRACE_A_TRIG_OP, ev->op) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_TIME_NS, ev->time_ns) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SECTOR, ev->sector) ||
+	    nla_put_u32(skb, IOTRACE_A_TRIG_BYTES, ev->bytes) ||
+	    nla_put_u32(skb, IOTRACE_A_TRIG_HWQ, ev->hwq) ||
+	    nla_put_u32(skb, IOTRACE_A_TRIG_TAG, ev->tag) ||
+	    nla_put_u32(skb, IOTRACE_A_TRIG_RETRIES, ev->retries))
+		goto err_cancel;
+	if (ev->errno_val &&
+	    nla_put_u32(skb, IOTRACE_A_TRIG_ERRNO, ev->errno_val))
+		goto err_cancel;
+	if ((ev->has & IOTRACE_TE_SEQ) &&
+	    (nla_put_u32(skb, IOTRACE_A_TRIG_CPU, ev->cpu) ||
+	     iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SEQ, ev->seq) ||
+	     iotrace_nl_put_u64(skb, IOTRACE_A_GENERATION, ev->generation)))
+		goto err_cancel;
+	if ((ev->has & IOTRACE_TE_ISSUE) &&
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_ISSUE_NS, ev->issue_ns))
+		goto err_cancel;
+	if ((ev->has & IOTRACE_TE_LAT) &&
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_LATENCY_NS, ev->lat_ns))
+		goto err_cancel;
+	if ((ev->has & IOTRACE_TE_STATUS) &&
+	    nla_put_u32(skb, IOTRACE_A_TRIG_DEV_STATUS, ev->dev_status))
+		goto err_cancel;
+	genlmsg_end(skb, hdr);
+	/* -ESRCH: nobody listens, which is fine. */
+	genlmsg_multicast(&iotrace_nl_family, skb, 0, 0, GFP_KERNEL);
+	return;
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+err:
+	nlmsg_free(skb);
 }
 
 /* ---- requests ------------------------------------------------------------ */
@@ -796,6 +929,178 @@ static int iotrace_nl_set_nvme_layout(struct sk_buff *skb,
 				       info->extack);
 }
 
+/* Limits of the trigger attributes (Documentation/netlink.rst). */
+#define IOTRACE_TRIG_LAT_MAX	(3600ULL * NSEC_PER_SEC)
+#define IOTRACE_TRIG_STUCK_MIN	(100ULL * NSEC_PER_MSEC)
+#define IOTRACE_TRIG_STUCK_MAX	(86400ULL * NSEC_PER_SEC)
+#define IOTRACE_TRIG_RATE_MAX	(3600ULL * NSEC_PER_SEC)
+#define IOTRACE_TRIG_RATE_DEF	NSEC_PER_SEC
+
+/* A u8 attribute that is a boolean: 0 or 1, else EINVAL. */
+static int iotrace_nl_bool(struct genl_info *info, int attr, bool *on)
+{
+	struct nlattr *a = info->attrs[attr];
+
+	*on = false;
+	if (!a)
+		return 0;
+	if (nla_get_u8(a) > 1) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "a flag: 0 or 1");
+		return -EINVAL;
+	}
+	*on = nla_get_u8(a);
+	return 0;
+}
+
+/*
+ * The IOTRACE_A_TRIG_* attributes of a SET_TRIGGER request into @t.
+ * Return: 0, or -EINVAL with the extended ack message said.
+ */
+static int iotrace_nl_parse_trig(struct genl_info *info,
+				 struct iotrace_trig *t, bool *any)
+{
+	struct nlattr **tb = info->attrs;
+	bool err, dev, tmo;
+	struct nlattr *a;
+	unsigned int i;
+	int rem, ret;
+	u64 v;
+
+	*any = false;
+	for (i = 0; i < ARRAY_SIZE(t->lat_ns); i++)
+		t->lat_ns[i] = U64_MAX;
+	for (i = 0; i < IOTRACE_NR_MOPS; i++) {
+		a = tb[IOTRACE_A_TRIG_LAT_READ + i];
+		if (!a)
+			continue;
+		v = nla_get_u64(a);
+		if (v > IOTRACE_TRIG_LAT_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "latency threshold above 1 hour");
+			return -EINVAL;
+		}
+		t->mop_lat_ns[i] = v;
+		*any |= v != 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(t->lat_ns); i++)
+		if (t->mop_lat_ns[iotrace_mop(i)])
+			t->lat_ns[i] = t->mop_lat_ns[iotrace_mop(i)];
+	ret = iotrace_nl_bool(info, IOTRACE_A_TRIG_ERROR, &err) ?:
+	      iotrace_nl_bool(info, IOTRACE_A_TRIG_DEVSTATUS, &dev) ?:
+	      iotrace_nl_bool(info, IOTRACE_A_TRIG_TIMEOUT, &tmo);
+	if (ret)
+		return ret;
+	t->md_flags = (err ? IOTRACE_MD_ERROR : 0) |
+		      (dev ? IOTRACE_MD_DEVSTATUS : 0) |
+		      (tmo ? IOTRACE_MD_TIMEOUT : 0);
+	*any |= t->md_flags != 0;
+	/* the errno list: every IOTRACE_A_TRIG_ERRNO of the request */
+	nla_for_each_attr(a, genlmsg_data(info->genlhdr),
+			  genlmsg_len(info->genlhdr), rem) {
+		if (nla_type(a) != IOTRACE_A_TRIG_ERRNO)
+			continue;
+		v = nla_get_u32(a);
+		if (!err) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "an errno list needs the error trigger");
+			return -EINVAL;
+		}
+		if (!v || v > MAX_ERRNO) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "errno out of range: 1..4095");
+			return -EINVAL;
+		}
+		if (t->nr_errnos == IOTRACE_TRIG_MAX_ERRNOS) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "more than 8 errnos");
+			return -EINVAL;
+		}
+		t->errnos[t->nr_errnos++] = v;
+	}
+	a = tb[IOTRACE_A_TRIG_REQUEUES];
+	if (a) {
+		v = nla_get_u32(a);
+		if (v > U8_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "requeue count out of range: 1..255 (0: off)");
+			return -EINVAL;
+		}
+		t->requeues = v;
+		*any |= v != 0;
+	}
+	a = tb[IOTRACE_A_TRIG_STUCK_NS];
+	if (a) {
+		v = nla_get_u64(a);
+		if (v && (v < IOTRACE_TRIG_STUCK_MIN ||
+			  v > IOTRACE_TRIG_STUCK_MAX)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "stuck threshold out of range: 100 ms..1 day (0: off)");
+			return -EINVAL;
+		}
+		t->stuck_ns = v;
+		*any |= v != 0;
+	}
+	t->rate_ns = IOTRACE_TRIG_RATE_DEF;
+	a = tb[IOTRACE_A_TRIG_RATE_NS];
+	if (a) {
+		v = nla_get_u64(a);
+		if (v > IOTRACE_TRIG_RATE_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "rate limit above 1 hour");
+			return -EINVAL;
+		}
+		t->rate_ns = v;
+	}
+	return 0;
+}
+
+/**
+ * iotrace_nl_set_trigger() - SET_TRIGGER: replace the triggers of a disk.
+ * @skb: the request.
+ * @info: its attributes.
+ *
+ * The new set is published with one pointer (iotrace_trig_set()); a
+ * request with no condition removes the triggers.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int iotrace_nl_set_trigger(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iotrace_trig *t;
+	struct iotrace_disk *d;
+	bool any;
+	int ret;
+
+	ret = iotrace_nl_admin(skb, info);
+	if (ret)
+		return ret;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	ret = iotrace_nl_parse_trig(info, t, &any);
+	if (ret)
+		goto out_free;
+	if (!any) {
+		kfree(t);
+		t = NULL;
+	}
+	d = iotrace_nl_disk(info, &ret);
+	if (!d)
+		goto out_free;
+	mutex_lock(&iotrace_mutex);
+	if (d->attached) {
+		iotrace_trig_set(d, t);
+		t = NULL;
+	} else {
+		ret = -ENODEV;
+	}
+	mutex_unlock(&iotrace_mutex);
+	iotrace_disk_put(d);
+out_free:
+	kfree(t);
+	return ret;
+}
+
 static const struct genl_small_ops iotrace_nl_ops[] = {
 	{
 		.cmd	= IOTRACE_CMD_LIST,
@@ -841,6 +1146,11 @@ static const struct genl_small_ops iotrace_nl_ops[] = {
 		.flags	= GENL_ADMIN_PERM,
 		.doit	= iotrace_nl_reset_metrics,
 	},
+	{
+		.cmd	= IOTRACE_CMD_SET_TRIGGER,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= iotrace_nl_set_trigger,
+	},
 };
 
 static const struct genl_multicast_group iotrace_nl_mcgrps[] = {
@@ -870,6 +1180,7 @@ int iotrace_netlink_init(void)
 	int ret;
 
 	init_irq_work(&iotrace_nl_ovf_irq_work, iotrace_nl_ovf_irq);
+	iotrace_trig_init();
 	/* every command: strict attributes, reserved header field zero */
 	iotrace_genl_resv_start_op(&iotrace_nl_family, IOTRACE_CMD_LIST);
 	ret = genl_register_family(&iotrace_nl_family);
@@ -882,6 +1193,7 @@ int iotrace_netlink_init(void)
 /* After the disks are gone: no probe can queue an overflow any more. */
 void iotrace_netlink_exit(void)
 {
+	iotrace_trig_exit();
 	irq_work_sync(&iotrace_nl_ovf_irq_work);
 	cancel_work_sync(&iotrace_nl_ovf_work);
 	genl_unregister_family(&iotrace_nl_family);

@@ -323,7 +323,9 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	now = ktime_get_ns();
 	/* A re-issue after requeue keeps the retry count and a timeout. */
 	if (READ_ONCE(s->rq) == rq && (s->rflags & IOTRACE_RF_REQUEUED)) {
-		rflags = s->rflags & (IOTRACE_RF_REQUEUED | IOTRACE_RF_TIMEOUT);
+		/* and a requeue trigger's mark (iotrace_probe_requeue()) */
+		rflags = s->rflags & (IOTRACE_RF_REQUEUED | IOTRACE_RF_TIMEOUT |
+				      IOTRACE_RF_TRIGGER);
 		retries = s->retries;
 	}
 	if (iotrace_is_flush_data(rq))
@@ -357,10 +359,39 @@ out:
 	preempt_enable_notrace();
 }
 
+/*
+ * The requeue of @rq in slot @s of @d reached the trigger's count: an
+ * event for the request in flight (its record will carry
+ * IOTRACE_RF_TRIGGER from the slot).
+ */
+static noinline void iotrace_trig_requeue(struct iotrace_disk *d,
+					  const struct iotrace_trig *t,
+					  struct request *rq,
+					  const struct iotrace_slot *s)
+{
+	struct iotrace_trig_evt ev = {
+		.reason		= IOTRACE_TRIG_REQUEUES,
+		.time_ns	= ktime_get_ns(),
+		.issue_ns	= s->issue_ns,
+		.sector		= s->sector,
+		.bytes		= s->bytes,
+		.hwq		= rq->mq_hctx ? rq->mq_hctx->queue_num : 0,
+		.tag		= s->tag,
+		.op		= s->op,
+		.retries	= s->retries,
+		.has		= IOTRACE_TE_ISSUE | IOTRACE_TE_LAT,
+	};
+
+	ev.lat_ns = ev.time_ns > ev.issue_ns ? ev.time_ns - ev.issue_ns : 0;
+	iotrace_trig_post(d, t, &ev);
+}
+
 static void iotrace_probe_requeue(void *data, struct request *rq)
 {
+	const struct iotrace_trig *t;
 	struct iotrace_disk *d;
 	struct iotrace_slot *s;
+	bool fire;
 
 	preempt_disable_notrace();
 	rcu_read_lock();
@@ -388,7 +419,13 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 		WRITE_ONCE(s->cmd_rq, NULL);
 	if (READ_ONCE(s->status_rq) == rq)
 		WRITE_ONCE(s->status_rq, NULL);
+	t = rcu_dereference(d->trig);
+	fire = unlikely(t) && t->requeues && s->retries == t->requeues;
+	if (fire)
+		s->rflags |= IOTRACE_RF_TRIGGER;
 	iotrace_slot_end(s);
+	if (fire)
+		iotrace_trig_requeue(d, t, rq, s);
 out:
 	rcu_read_unlock();
 	preempt_enable_notrace();
@@ -465,9 +502,12 @@ static u16 iotrace_empty_flush_rflags(const struct request *rq)
  * iotrace_slot_done() for @seq_data); @rec_rflags are the ring's own
  * record flags, @now the completion time.
  */
-static void iotrace_fill(struct iotrace_record *r, struct request *rq,
-			 struct iotrace_slot *s, iotrace_rq_error_t error,
-			 u16 rec_rflags, bool seq_data, u64 now)
+static __always_inline void iotrace_fill(struct iotrace_record *r,
+					 struct request *rq,
+					 struct iotrace_slot *s,
+					 iotrace_rq_error_t error,
+					 u16 rec_rflags, bool seq_data,
+					 u64 now)
 {
 	bool own = s && READ_ONCE(s->rq) == rq;
 	u16 rflags = IOTRACE_RF_COMPLETE | rec_rflags;
@@ -554,62 +594,206 @@ static u16 iotrace_mstatus(u8 kind, u32 st)
 
 /*
  * Count the final completion of @rq at @now in the metrics of @d, from
- * its slot @s (may be NULL) before the record consumes it.
+ * its slot @s (may be NULL) before the record consumes it; what was
+ * counted is left in @x, which the caller zeroed.
  */
 static void iotrace_count(struct iotrace_disk *d, struct request *rq,
 			  const struct iotrace_slot *s,
-			  iotrace_rq_error_t error, u64 now)
+			  iotrace_rq_error_t error, u64 now,
+			  struct iotrace_mdone *x)
 {
-	struct iotrace_mdone x;
-
-	x.flags = 0;
-	x.errno_val = error ? -iotrace_rq_errno(error) : 0;
+	x->errno_val = error ? -iotrace_rq_errno(error) : 0;
 	if (s && READ_ONCE(s->rq) == rq) {
-		x.op = s->op;
-		x.bytes = s->bytes;
-		if (now >= s->issue_ns) {
-			x.dev_ns = now - s->issue_ns;
-			x.flags |= IOTRACE_MD_DEV;
+		x->op = s->op;
+		x->bytes = s->bytes;
+		if (likely(now >= s->issue_ns)) {
+			x->dev_ns = now - s->issue_ns;
+			x->flags |= IOTRACE_MD_DEV;
 		}
 		if (s->rflags & IOTRACE_RF_QUEUE_VALID) {
-			x.queue_ns = s->queue_ns;
-			x.flags |= IOTRACE_MD_QUEUE;
+			x->queue_ns = s->queue_ns;
+			x->flags |= IOTRACE_MD_QUEUE;
 		}
 		if (s->rflags & IOTRACE_RF_TIMEOUT)
-			x.flags |= IOTRACE_MD_TIMEOUT;
+			x->flags |= IOTRACE_MD_TIMEOUT;
 	} else {
-		x.op = iotrace_op(rq);
-		x.bytes = blk_rq_bytes(rq);
+		x->op = iotrace_op(rq);
+		x->bytes = blk_rq_bytes(rq);
 	}
 	if (rq->rq_flags & RQF_TIMED_OUT)
-		x.flags |= IOTRACE_MD_TIMEOUT;
-	x.status_kind = IOTRACE_MSTATUS_NONE;
-	x.status = 0;
+		x->flags |= IOTRACE_MD_TIMEOUT;
+	/* zeroed: no device status (IOTRACE_MSTATUS_NONE), dev_ns 0, ... */
 	if (s && READ_ONCE(s->status_rq) == rq) {
 		/* pairs with the smp_wmb() before status_rq is set */
 		smp_rmb();
 		if (s->status_rflags & IOTRACE_RF_ERROR) {
-			x.status_kind = s->status_kind;
-			x.status = iotrace_mstatus(s->status_kind,
-						   s->dev_status);
+			x->status_kind = s->status_kind;
+			x->status = iotrace_mstatus(s->status_kind,
+						    s->dev_status);
+			x->flags |= IOTRACE_MD_DEVSTATUS;
 		}
 	}
-	if (x.errno_val || x.status_kind != IOTRACE_MSTATUS_NONE)
-		x.flags |= IOTRACE_MD_ERROR;
-	iotrace_metrics_complete(d->metrics, &x);
+	if (x->errno_val || x->status_kind != IOTRACE_MSTATUS_NONE)
+		x->flags |= IOTRACE_MD_ERROR;
+	iotrace_metrics_complete(d->metrics, x);
+}
+
+/*
+ * Record the final completion of @rq at @now in the ring of @d (in
+ * state @state), consuming its slot @s; @rflags are added to the record.
+ * With @seq, the record's CPU and sequence number are stored there.
+ *
+ * Return: true when the record was written.
+ */
+static __always_inline bool iotrace_record(struct iotrace_disk *d,
+					   struct request *rq,
+					   struct iotrace_slot *s,
+					   iotrace_rq_error_t error,
+					   unsigned int state, bool seq_data,
+					   u64 now, u16 rflags,
+					   struct iotrace_trig_evt *ev)
+{
+	const struct iotrace_filter *f;
+	struct iotrace_wslot w;
+	u32 cpu;
+
+	/* The chunk is this CPU's until the record is published. */
+	iotrace_assert_cpu_held();
+	cpu = smp_processor_id();
+	if (unlikely(!(state & IOTRACE_ST_RECORD) || cpu >= d->nr_cpus)) {
+		/* the ring is being reset or replaced: counted as dropped */
+		this_cpu_inc(*d->held);
+		iotrace_slot_done(s, rq, seq_data);
+		return false;
+	}
+	/* metrics only (buf_size 0): counted above, nothing to record */
+	if (unlikely(!d->nr_chunks)) {
+		iotrace_slot_done(s, rq, seq_data);
+		return false;
+	}
+	f = rcu_dereference(d->filter);
+	if (unlikely(f) &&
+	    !iotrace_filter_pass(f, iotrace_op(rq), blk_rq_pos(rq),
+				 blk_rq_bytes(rq))) {
+		local64_inc((local64_t *)&iotrace_cpu_hdr(d, cpu)->filtered);
+		iotrace_slot_done(s, rq, seq_data);
+		return false;
+	}
+	/* Reserve (marked busy): IRQ-safe on this CPU, no LOCK prefix. */
+	if (unlikely(!iotrace_ring_reserve(d, cpu, &w))) {
+		/* counted as dropped */
+		iotrace_slot_done(s, rq, seq_data);
+		return false;
+	}
+	iotrace_fill(w.r, rq, s, error, d->rec_rflags | rflags, seq_data, now);
+	if (ev) {
+		ev->cpu = cpu;
+		ev->seq = w.seq;
+		ev->generation = READ_ONCE(d->hdr->generation);
+		ev->has |= IOTRACE_TE_SEQ;
+		if (w.r->rflags & IOTRACE_RF_STATUS_VALID) {
+			ev->dev_status = w.r->dev_status;
+			ev->has |= IOTRACE_TE_STATUS;
+		}
+		ev->retries = w.r->retries;
+	}
+	/* publish: the body is visible before the sequence number */
+	iotrace_ring_commit(d, cpu, &w);
+	return true;
+}
+
+/*
+ * A completion that may fire a trigger of @d (out of the hot path): the
+ * precise test, the record with IOTRACE_RF_TRIGGER, the event.
+ */
+static noinline void iotrace_complete_trig(struct iotrace_disk *d,
+					   const struct iotrace_trig *t,
+					   struct request *rq,
+					   struct iotrace_slot *s,
+					   iotrace_rq_error_t error,
+					   unsigned int state, bool seq_data,
+					   u64 now,
+					   const struct iotrace_mdone *x)
+{
+	struct iotrace_trig_evt ev = { };
+
+	ev.reason = iotrace_trig_reason(t, x);
+	if (!ev.reason) {
+		iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL);
+		return;
+	}
+	/* the request's facts, from its slot before the record consumes it */
+	ev.time_ns = now;
+	ev.op = x->op;
+	ev.bytes = x->bytes;
+	ev.errno_val = x->errno_val;
+	ev.hwq = rq->mq_hctx ? rq->mq_hctx->queue_num : 0;
+	if (x->flags & IOTRACE_MD_DEV) {
+		ev.lat_ns = x->dev_ns;
+		ev.has |= IOTRACE_TE_LAT;
+	}
+	if (s && READ_ONCE(s->rq) == rq) {
+		ev.issue_ns = s->issue_ns;
+		ev.sector = s->sector;
+		ev.tag = s->tag;
+		ev.retries = s->retries;
+		ev.has |= IOTRACE_TE_ISSUE;
+	} else {
+		ev.sector = blk_rq_pos(rq);
+		ev.tag = rq->tag;
+	}
+	iotrace_record(d, rq, s, error, state, seq_data, now,
+		       IOTRACE_RF_TRIGGER, &ev);
+	iotrace_trig_post(d, t, &ev);
+}
+
+/*
+ * Could the completion @x fire a trigger of @t?  Two compares: the
+ * device latency against its op's threshold (U64_MAX when off; dev_ns is
+ * 0 without an issue), the flags against those that fire.
+ */
+static __always_inline bool iotrace_trig_test(const struct iotrace_trig *t,
+					      const struct iotrace_mdone *x)
+{
+	return x->dev_ns > t->lat_ns[x->op] || (x->flags & t->md_flags);
+}
+
+/*
+ * The final completion of @rq, in slot @s of the enabled disk @d (state
+ * @state): count it, test the triggers, record it.
+ */
+static __always_inline void iotrace_complete(struct iotrace_disk *d,
+					     struct request *rq,
+					     struct iotrace_slot *s,
+					     iotrace_rq_error_t error,
+					     unsigned int state)
+{
+	const struct iotrace_trig *t;
+	/* zeroed where it is declared: one set of stores with auto-init */
+	struct iotrace_mdone x = { };
+	bool seq_data;
+	u64 now;
+
+	seq_data = iotrace_is_flush_data(rq);
+	/* Counted whatever happens to the record; the slot is still intact. */
+	now = ktime_get_ns();
+	iotrace_count(d, rq, s, error, now, &x);
+	/* triggers: one branch without, two compares with (module.rst) */
+	t = rcu_dereference(d->trig);
+	if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
+		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,
+				      now, &x);
+		return;
+	}
+	iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL);
 }
 
 static void iotrace_probe_complete(void *data, struct request *rq,
 				   iotrace_rq_error_t error, unsigned int nr_bytes)
 {
-	const struct iotrace_filter *f;
-	struct iotrace_wslot w;
 	struct iotrace_slot *s;
 	struct iotrace_disk *d;
 	unsigned int state;
-	bool seq_data;
-	u32 cpu;
-	u64 now;
 
 	/* Only the final completion of a request makes its record. */
 	if (nr_bytes < blk_rq_bytes(rq))
@@ -632,41 +816,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		iotrace_slot_release(s, rq);
 		goto out;
 	}
-	seq_data = iotrace_is_flush_data(rq);
-	/* Counted whatever happens to the record; the slot is still intact. */
-	now = ktime_get_ns();
-	iotrace_count(d, rq, s, error, now);
-	/* The chunk is this CPU's until the record is published. */
-	iotrace_assert_cpu_held();
-	cpu = smp_processor_id();
-	if (unlikely(!(state & IOTRACE_ST_RECORD) || cpu >= d->nr_cpus)) {
-		/* the ring is being reset or replaced: counted as dropped */
-		this_cpu_inc(*d->held);
-		iotrace_slot_done(s, rq, seq_data);
-		goto out;
-	}
-	/* metrics only (buf_size 0): counted above, nothing to record */
-	if (unlikely(!d->nr_chunks)) {
-		iotrace_slot_done(s, rq, seq_data);
-		goto out;
-	}
-	f = rcu_dereference(d->filter);
-	if (unlikely(f) &&
-	    !iotrace_filter_pass(f, iotrace_op(rq), blk_rq_pos(rq),
-				 blk_rq_bytes(rq))) {
-		local64_inc((local64_t *)&iotrace_cpu_hdr(d, cpu)->filtered);
-		iotrace_slot_done(s, rq, seq_data);
-		goto out;
-	}
-	/* Reserve (marked busy): IRQ-safe on this CPU, no LOCK prefix. */
-	if (unlikely(!iotrace_ring_reserve(d, cpu, &w))) {
-		/* counted as dropped */
-		iotrace_slot_done(s, rq, seq_data);
-		goto out;
-	}
-	iotrace_fill(w.r, rq, s, error, d->rec_rflags, seq_data, now);
-	/* publish: the body is visible before the sequence number */
-	iotrace_ring_commit(d, cpu, &w);
+	iotrace_complete(d, rq, s, error, state);
 out:
 	rcu_read_unlock();
 	preempt_enable_notrace();

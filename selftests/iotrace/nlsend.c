@@ -8,7 +8,7 @@
  *   nlsend CMD [ATTR:TYPE:VALUE]...
  *
  * CMD is a number or list, enable, disable, clear, resize, filter,
- * nvme-layout.
+ * nvme-layout, trigger.
  * ATTR is the attribute number; TYPE is u8, u16, u32, u64, str (NUL
  * included), raw (string without its NUL) or hex (bytes as hex digits).
  * Exit status 0 when the kernel answered, 2 on a usage or transport error.
@@ -76,6 +76,7 @@ static int cmd_of(const char *s)
 		[IOTRACE_CMD_CLEAR] = "clear", [IOTRACE_CMD_RESIZE] = "resize",
 		[IOTRACE_CMD_SET_FILTER] = "filter",
 		[IOTRACE_CMD_SET_NVME_LAYOUT] = "nvme-layout",
+		[IOTRACE_CMD_SET_TRIGGER] = "trigger",
 	};
 	unsigned int i;
 

@@ -11,6 +11,9 @@
  *                               latency -1 without an issue)
  *   ringcheck dumpp RING        print "OP SECTOR BYTES RFLAGS PID CGROUP"
  *                               (the submitter and the cgroup id)
+ *   ringcheck dumps RING        print "CPU SEQ OP SECTOR BYTES RFLAGS
+ *                               LATENCY_NS ERROR" (where the record is:
+ *                               its CPU and full sequence number)
  *   ringcheck watch RING FILE   copy and validate continuously until FILE
  *                               exists (at most RINGCHECK_MAX_S, default 600 s;
  *                               RINGCHECK_POLL_US: pause between passes)
@@ -233,6 +236,11 @@ static void print_rec(const struct iotrace_record *x, int dump)
 	if (dump == 1) {
 		printf("%s %llu %u\n", op_name(x->op),
 		       (unsigned long long)x->sector, x->bytes);
+	} else if (dump == 4) {
+		printf("%s %llu %u %u %lld %d\n", op_name(x->op),
+		       (unsigned long long)x->sector, x->bytes, x->rflags,
+		       x->rflags & IOTRACE_RF_NO_ISSUE ? -1LL :
+		       (long long)(x->complete_ns - x->issue_ns), x->error);
 	} else if (dump == 3) {
 		memcpy(&cg, x->cmd + IOTRACE_CMD_CGROUP_OFF, sizeof(cg));
 		printf("%s %llu %u %u %u %llu\n", op_name(x->op),
@@ -330,6 +338,9 @@ static int do_check(struct ring *r, int dump)
 				cpu_present++;
 				if (x.rflags & IOTRACE_RF_NO_ISSUE)
 					noissue++;
+				if (dump == 4)
+					printf("%u %llu ", p,
+					       (unsigned long long)(c->first + i));
 				if (dump)
 					print_rec(&x, dump);
 			}
@@ -545,11 +556,11 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: ringcheck check|dump|dumpx|dumpp|watch|follow|hold|rdonly RING [ARG]\n");
+			"usage: ringcheck check|dump|dumpx|dumpp|dumps|watch|follow|hold|rdonly RING [ARG]\n");
 		return 2;
 	}
 	quiet = !strcmp(argv[1], "dump") || !strcmp(argv[1], "dumpx") ||
-		!strcmp(argv[1], "dumpp");
+		!strcmp(argv[1], "dumpp") || !strcmp(argv[1], "dumps");
 	if (ring_open(&r, argv[2]))
 		return 1;
 	if (!strcmp(argv[1], "check"))
@@ -560,6 +571,8 @@ int main(int argc, char **argv)
 		return do_check(&r, 2);
 	if (!strcmp(argv[1], "dumpp"))
 		return do_check(&r, 3);
+	if (!strcmp(argv[1], "dumps"))
+		return do_check(&r, 4);
 	if (!strcmp(argv[1], "watch") && argc > 3)
 		return do_watch(&r, argv[3], NULL);
 	if (!strcmp(argv[1], "follow") && argc > 3)

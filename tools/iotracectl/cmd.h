@@ -117,6 +117,7 @@ int cmd_nl_disable(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_clear(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_resize(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_filter(struct iot_opts *o, int argc, char **argv);
+int cmd_nl_trigger(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_state(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_events(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_nvme_layout(struct iot_opts *o, int argc, char **argv);

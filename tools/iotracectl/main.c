@@ -15,6 +15,7 @@
 #include <sys/vfs.h>
 #include "cmd.h"
 #include "watch.h"
+#include "trigger.h"
 
 /*
  * The options.  Every command has its own table (struct iot_cmd.opts,
@@ -228,11 +229,13 @@ static const struct iot_cmd cmds[] = {
 	{ "filter", cmd_nl_filter, 0, 0, NULL,
 	  "DISK [ops=L] [sectors=A-B] [min-bytes=N]|off",
 	  "record only matching requests (kernel side)" },
+	{ "trigger", cmd_nl_trigger, 0, 0, NULL, IOT_TRIG_USAGE,
+	  "flag and announce slow, failed or stuck requests (kernel side)" },
 	{ "state", cmd_nl_state, O_FMT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
 	  "[DISK...]", "kernel state and counters, totals over resizes (netlink)" },
 	{ "events", cmd_nl_events, O_FMT | O_COUNT | O_DURATION,
 	  F(FMT_NORMAL) | F(FMT_JSON), NULL, "[--count N] [--duration S]",
-	  "print disk added/removed and ring overflow events" },
+	  "print disk added/removed, ring overflow and trigger events" },
 	{ "reset-metrics", cmd_nl_reset_metrics, 0, 0, NULL, "DISK...",
 	  "zero the in-kernel metrics (not the ring)" },
 	{ "exporter", cmd_exporter, O_LISTEN | O_INCLUDE | O_EXCLUDE |

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iotracectl - control over the iotrace generic netlink family (libnl-genl-3):
- * enable, disable, clear, resize, filter, state, events, nvme-layout.
+ * enable, disable, clear, resize, filter, trigger, state, events,
+ * nvme-layout.
  *
  * enable, disable and clear fall back to the debugfs files when the family
  * is not registered (a module without netlink, or a fake debugfs in the
@@ -28,6 +29,7 @@
 #include "btf.h"
 #include "cmd.h"
 #include "metrics.h"
+#include "trigger.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -97,6 +99,41 @@ static const char *const nl_attr_names[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_NVME_STATUS_SIZE] = "nvme_status_size",
 	[IOTRACE_A_NVME_RESULT_OFF] = "nvme_result_off",
 	[IOTRACE_A_NVME_RESULT_SIZE] = "nvme_result_size",
+	[IOTRACE_A_TRIG_LAT_READ] = "trigger_read_lat_ns",
+	[IOTRACE_A_TRIG_LAT_WRITE] = "trigger_write_lat_ns",
+	[IOTRACE_A_TRIG_LAT_FLUSH] = "trigger_flush_lat_ns",
+	[IOTRACE_A_TRIG_LAT_DISCARD] = "trigger_discard_lat_ns",
+	[IOTRACE_A_TRIG_LAT_OTHER] = "trigger_other_lat_ns",
+	[IOTRACE_A_TRIG_ERROR] = "trigger_error",
+	[IOTRACE_A_TRIG_ERRNO] = "trigger_errno",
+	[IOTRACE_A_TRIG_DEVSTATUS] = "trigger_devstatus",
+	[IOTRACE_A_TRIG_TIMEOUT] = "trigger_timeout",
+	[IOTRACE_A_TRIG_REQUEUES] = "trigger_requeues",
+	[IOTRACE_A_TRIG_STUCK_NS] = "trigger_stuck_ns",
+	[IOTRACE_A_TRIG_RATE_NS] = "trigger_rate_ns",
+	[IOTRACE_A_TRIG_HITS] = "trigger_hits",
+	[IOTRACE_A_TRIG_EVENTS] = "trigger_events",
+	[IOTRACE_A_TRIG_SUPPRESSED_TOTAL] = "trigger_suppressed_total",
+};
+
+/* The attributes of a trigger event, by their short names. */
+static const char *const ev_trig_names[IOTRACE_A_MAX + 1] = {
+	[IOTRACE_A_DEV_MAJOR] = "major",
+	[IOTRACE_A_DEV_MINOR] = "minor",
+	[IOTRACE_A_GENERATION] = "generation",
+	[IOTRACE_A_TRIG_SUPPRESSED] = "suppressed",
+	[IOTRACE_A_TRIG_CPU] = "cpu",
+	[IOTRACE_A_TRIG_SEQ] = "seq",
+	[IOTRACE_A_TRIG_TIME_NS] = "time_ns",
+	[IOTRACE_A_TRIG_ISSUE_NS] = "issue_ns",
+	[IOTRACE_A_TRIG_LATENCY_NS] = "latency_ns",
+	[IOTRACE_A_TRIG_ERRNO] = "errno",
+	[IOTRACE_A_TRIG_DEV_STATUS] = "dev_status",
+	[IOTRACE_A_TRIG_SECTOR] = "sector",
+	[IOTRACE_A_TRIG_BYTES] = "bytes",
+	[IOTRACE_A_TRIG_HWQ] = "hwq",
+	[IOTRACE_A_TRIG_TAG] = "tag",
+	[IOTRACE_A_TRIG_RETRIES] = "retries",
 };
 
 static const char *const filter_ops[] = {
@@ -725,6 +762,66 @@ bad_sec:
 	return 2;
 }
 
+static unsigned int nl_family_version(struct iot_nl *nl);
+
+static int add_trigger(struct nl_msg *m, void *arg)
+{
+	const struct iot_trig_req *t = arg;
+	unsigned int i;
+
+	if (t->off)
+		return 0;
+	for (i = 0; i < IOTRACE_NR_MOPS; i++)
+		if (t->lat_ns[i] &&
+		    nla_put_u64(m, IOTRACE_A_TRIG_LAT_READ + i, t->lat_ns[i]) < 0)
+			return 1;
+	if ((t->error && nla_put_u8(m, IOTRACE_A_TRIG_ERROR, 1) < 0) ||
+	    (t->devstatus && nla_put_u8(m, IOTRACE_A_TRIG_DEVSTATUS, 1) < 0) ||
+	    (t->timeout && nla_put_u8(m, IOTRACE_A_TRIG_TIMEOUT, 1) < 0) ||
+	    (t->requeues &&
+	     nla_put_u32(m, IOTRACE_A_TRIG_REQUEUES, t->requeues) < 0) ||
+	    (t->stuck_ns &&
+	     nla_put_u64(m, IOTRACE_A_TRIG_STUCK_NS, t->stuck_ns) < 0) ||
+	    (t->have_rate &&
+	     nla_put_u64(m, IOTRACE_A_TRIG_RATE_NS, t->rate_ns) < 0))
+		return 1;
+	for (i = 0; i < t->nr_errnos; i++)
+		if (nla_put_u32(m, IOTRACE_A_TRIG_ERRNO, t->errnos[i]) < 0)
+			return 1;
+	return 0;
+}
+
+int cmd_nl_trigger(struct iot_opts *o, int argc, char **argv)
+{
+	struct iot_trig_req t;
+	struct iot_nl nl;
+	char err[256];
+	int ret;
+
+	(void)o;
+	if (argc < 2) {
+		iot_err("trigger %s", IOT_TRIG_USAGE);
+		return 2;
+	}
+	if (iot_trig_parse(argc - 1, argv + 1, &t, err, sizeof(err))) {
+		iot_err("trigger: %s", err);
+		return 2;
+	}
+	if (nl_need(&nl))
+		return 1;
+	if (nl_family_version(&nl) < 4) {
+		iot_err("trigger: the loaded iotrace module has no triggers (generic netlink version 4 or later needed)");
+		iot_nl_close(&nl);
+		return 1;
+	}
+	ret = iot_nl_request(&nl, IOTRACE_CMD_SET_TRIGGER, 0, argv[0],
+			     add_trigger, &t);
+	if (ret)
+		nl_report(&nl, "trigger", ret);
+	iot_nl_close(&nl);
+	return ret ? 1 : 0;
+}
+
 int cmd_nl_state(struct iot_opts *o, int argc, char **argv)
 {
 	struct iot_nl nl;
@@ -805,6 +902,7 @@ static int ev_on_valid(struct nl_msg *msg, void *arg)
 {
 	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
 	struct nlattr *tb[IOTRACE_A_MAX + 1];
+	const char *const *names = nl_attr_names;
 	struct nl_ev *ev = arg;
 	const char *what, *name;
 	int i;
@@ -821,6 +919,10 @@ static int ev_on_valid(struct nl_msg *msg, void *arg)
 	case IOTRACE_CMD_EVT_OVERFLOW:
 		what = "overflow";
 		break;
+	case IOTRACE_CMD_EVT_TRIGGER:
+		what = "trigger";
+		names = ev_trig_names;
+		break;
 	default:
 		return NL_SKIP;
 	}
@@ -830,10 +932,25 @@ static int ev_on_valid(struct nl_msg *msg, void *arg)
 		printf("{\"event\":\"%s\",\"disk\":\"%s\"", what, name);
 	else
 		printf("%s %s", what, name);
+	if (g->cmd == IOTRACE_CMD_EVT_TRIGGER) {
+		char rs[128];
+		unsigned int op = tb[IOTRACE_A_TRIG_OP] ?
+			nla_get_u8(tb[IOTRACE_A_TRIG_OP]) : IOTRACE_OP_UNKNOWN;
+		const char *on = op < sizeof(filter_ops) / sizeof(filter_ops[0]) &&
+			filter_ops[op] ? filter_ops[op] : "other";
+
+		iot_trig_reason_str(tb[IOTRACE_A_TRIG_REASON] ?
+				    nla_get_u32(tb[IOTRACE_A_TRIG_REASON]) : 0,
+				    rs, sizeof(rs));
+		if (ev->o->fmt == FMT_JSON)
+			printf(",\"reason\":\"%s\",\"op\":\"%s\"", rs, on);
+		else
+			printf(" reason=%s op=%s", rs, on);
+	}
 	for (i = IOTRACE_A_DEV_MAJOR; i <= IOTRACE_A_MAX; i++) {
 		uint64_t v;
 
-		if (!tb[i] || !nl_attr_names[i])
+		if (!tb[i] || !names[i])
 			continue;
 		if (nla_len(tb[i]) == 8)
 			v = nla_get_u64(tb[i]);
@@ -844,9 +961,9 @@ static int ev_on_valid(struct nl_msg *msg, void *arg)
 		else
 			continue;
 		if (ev->o->fmt == FMT_JSON)
-			printf(",\"%s\":%" PRIu64, nl_attr_names[i], v);
+			printf(",\"%s\":%" PRIu64, names[i], v);
 		else
-			printf(" %s=%" PRIu64, nl_attr_names[i], v);
+			printf(" %s=%" PRIu64, names[i], v);
 	}
 	printf(ev->o->fmt == FMT_JSON ? "}\n" : "\n");
 	if (iot_out_flush(stdout, "standard output"))

@@ -244,14 +244,15 @@ static void normal_rec(const struct show_ctx *c, const struct xrec *sr,
 		snprintf(pid, sizeof(pid), "%u", r->pid);
 	else
 		snprintf(pid, sizeof(pid), "-");
-	printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %7s %-15s %-16s %s%s%s%s%s%s\n",
+	printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %7s %-15s %-16s %s%s%s%s%s%s%s\n",
 	       lat, q, op, sec, r->bytes, st,
 	       cpu, r->hwq, r->tag, pid, iot_rec_comm(r), ds, cmd,
 	       (r->rflags & IOTRACE_RF_ADMIN) ? " [admin]" : "",
 	       (r->rflags & IOTRACE_RF_REQUEUED) ? " [requeued]" : "",
 	       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "",
 	       (r->rflags & IOTRACE_RF_PREFLUSH) ? " [preflush]" : "",
-	       (r->rflags & IOTRACE_RF_POSTFLUSH) ? " [postflush]" : "");
+	       (r->rflags & IOTRACE_RF_POSTFLUSH) ? " [postflush]" : "",
+	       (r->rflags & IOTRACE_RF_TRIGGER) ? " [trigger]" : "");
 }
 
 static void hex_header(void)

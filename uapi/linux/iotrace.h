@@ -122,7 +122,10 @@ enum iotrace_op {
 #define IOTRACE_RF_POSTFLUSH	(1U << 13) /* a flush after it was its */
 /* ABI 2.0: no user submitter, the kernel's own I/O (pid is 0). */
 #define IOTRACE_RF_KERNEL	(1U << 14)
-/* ABI 2.0: this completion fired a trigger of the recorder service. */
+/*
+ * ABI 2.0: this completion fired a trigger of its disk
+ * (IOTRACE_CMD_SET_TRIGGER; its IOTRACE_CMD_EVT_TRIGGER names the record).
+ */
 #define IOTRACE_RF_TRIGGER	(1U << 15)
 
 /**
@@ -820,10 +823,11 @@ struct iotrace_file_counts {
 /*
  * Version 2 added IOTRACE_CMD_SET_NVME_LAYOUT and the IOTRACE_A_NVME_*
  * attributes; version 3 the in-kernel metrics (IOTRACE_CMD_GET_METRICS,
- * IOTRACE_CMD_RESET_METRICS, IOTRACE_A_M_*).  Commands and attributes are
- * only ever added at the end.
+ * IOTRACE_CMD_RESET_METRICS, IOTRACE_A_M_*); version 4 the triggers
+ * (IOTRACE_CMD_SET_TRIGGER, IOTRACE_CMD_EVT_TRIGGER, IOTRACE_A_TRIG_*).
+ * Commands and attributes are only ever added at the end.
  */
-#define IOTRACE_GENL_VERSION	3
+#define IOTRACE_GENL_VERSION	4
 #define IOTRACE_GENL_MCGRP	"events"
 
 /**
@@ -870,6 +874,13 @@ struct iotrace_file_counts {
  * @IOTRACE_CMD_RESET_METRICS: zero the metrics of IOTRACE_A_DISK_NAME and
  *	set IOTRACE_A_M_RESET_NS to now.  The ring is not touched (genl
  *	version 3).
+ * @IOTRACE_CMD_SET_TRIGGER: replace the triggers of IOTRACE_A_DISK_NAME,
+ *	at once, by the IOTRACE_A_TRIG_* conditions given (with none of
+ *	them: no triggers); IOTRACE_A_TRIG_RATE_NS defaults to 1 s.
+ *	CAP_SYS_ADMIN (genl version 4).
+ * @IOTRACE_CMD_EVT_TRIGGER: event: a trigger of a disk fired
+ *	(IOTRACE_A_TRIG_REASON and the request's facts, see
+ *	Documentation/netlink.rst), rate-limited per disk (genl version 4).
  * @__IOTRACE_CMD_MAX: number of commands.
  */
 enum iotrace_genl_cmd {
@@ -886,6 +897,8 @@ enum iotrace_genl_cmd {
 	IOTRACE_CMD_SET_NVME_LAYOUT,
 	IOTRACE_CMD_GET_METRICS,
 	IOTRACE_CMD_RESET_METRICS,
+	IOTRACE_CMD_SET_TRIGGER,
+	IOTRACE_CMD_EVT_TRIGGER,
 	__IOTRACE_CMD_MAX,
 };
 
@@ -959,6 +972,53 @@ enum iotrace_genl_cmd {
  *	oldest request in flight; absent when none is.
  * @IOTRACE_A_M_ERROR: binary, one struct iotrace_metrics_error; repeated,
  *	one per error kind seen since the reset, reply only.
+ * @IOTRACE_A_TRIG_LAT_READ: u64, trigger: device latency of a read above
+ *	this many ns (1 .. 1 hour; 0: off).  SET_TRIGGER, LIST replies.
+ * @IOTRACE_A_TRIG_LAT_WRITE: u64, the same for IOTRACE_MOP_WRITE.
+ * @IOTRACE_A_TRIG_LAT_FLUSH: u64, the same for IOTRACE_MOP_FLUSH.
+ * @IOTRACE_A_TRIG_LAT_DISCARD: u64, the same for IOTRACE_MOP_DISCARD.
+ * @IOTRACE_A_TRIG_LAT_OTHER: u64, the same for IOTRACE_MOP_OTHER
+ *	(IOTRACE_A_TRIG_LAT_READ + enum iotrace_mop).
+ * @IOTRACE_A_TRIG_ERROR: u8, 0 or 1, trigger: a completion with an errno
+ *	(with IOTRACE_A_TRIG_ERRNO: one of those).
+ * @IOTRACE_A_TRIG_ERRNO: u32, a positive errno (1 .. 4095).  SET_TRIGGER:
+ *	repeated, at most IOTRACE_TRIG_MAX_ERRNOS, needs IOTRACE_A_TRIG_ERROR;
+ *	LIST replies: repeated; EVT_TRIGGER: the completion's errno.
+ * @IOTRACE_A_TRIG_DEVSTATUS: u8, 0 or 1, trigger: a device status that
+ *	is not success (NVMe SCT/SC, SCSI status/sense, ATA error).
+ * @IOTRACE_A_TRIG_TIMEOUT: u8, 0 or 1, trigger: a request that timed out.
+ * @IOTRACE_A_TRIG_REQUEUES: u32, trigger: the N-th requeue of a request
+ *	(1 .. 255; 0: off).
+ * @IOTRACE_A_TRIG_STUCK_NS: u64, trigger: a request in flight longer than
+ *	this (100 ms .. 1 day; 0: off).
+ * @IOTRACE_A_TRIG_RATE_NS: u64, least ns between two events of the disk
+ *	(0 .. 1 hour; default 1 s).
+ * @IOTRACE_A_TRIG_HITS: u64, LIST reply: hits since the triggers were set.
+ * @IOTRACE_A_TRIG_EVENTS: u64, LIST reply: events sent since then.
+ * @IOTRACE_A_TRIG_SUPPRESSED_TOTAL: u64, LIST reply: hits the rate limit
+ *	kept from being events since then.
+ * @IOTRACE_A_TRIG_REASON: u32, EVT_TRIGGER: IOTRACE_TRIG_* bits.
+ * @IOTRACE_A_TRIG_SUPPRESSED: u64, EVT_TRIGGER: hits not sent as events
+ *	since the disk's previous event.
+ * @IOTRACE_A_TRIG_CPU: u32, EVT_TRIGGER: the CPU whose sequence numbers
+ *	the record carries (with IOTRACE_A_TRIG_SEQ).
+ * @IOTRACE_A_TRIG_SEQ: u64, EVT_TRIGGER: the record's CPU sequence
+ *	number; absent when no record was written (filtered, dropped, or
+ *	a request still in flight).
+ * @IOTRACE_A_TRIG_OP: u8, EVT_TRIGGER: enum iotrace_op.
+ * @IOTRACE_A_TRIG_TIME_NS: u64, EVT_TRIGGER: CLOCK_MONOTONIC of the
+ *	completion, or of the requeue or scan that found the request.
+ * @IOTRACE_A_TRIG_ISSUE_NS: u64, EVT_TRIGGER: issue time (absent when the
+ *	issue was not seen).
+ * @IOTRACE_A_TRIG_LATENCY_NS: u64, EVT_TRIGGER: device latency, or the
+ *	age of a request in flight.
+ * @IOTRACE_A_TRIG_DEV_STATUS: u32, EVT_TRIGGER: the record's dev_status,
+ *	when valid.
+ * @IOTRACE_A_TRIG_SECTOR: u64, EVT_TRIGGER: start sector.
+ * @IOTRACE_A_TRIG_BYTES: u32, EVT_TRIGGER: bytes.
+ * @IOTRACE_A_TRIG_HWQ: u32, EVT_TRIGGER: hardware queue.
+ * @IOTRACE_A_TRIG_TAG: u32, EVT_TRIGGER: tag.
+ * @IOTRACE_A_TRIG_RETRIES: u32, EVT_TRIGGER: requeues of the request.
  * @__IOTRACE_A_MAX: number of attributes.
  *
  * A request passes the filter when its operation is in the mask, its start
@@ -1006,10 +1066,50 @@ enum iotrace_genl_attr {
 	IOTRACE_A_M_INFLIGHT,
 	IOTRACE_A_M_INFLIGHT_OLDEST_NS,
 	IOTRACE_A_M_ERROR,
+	IOTRACE_A_TRIG_LAT_READ,
+	IOTRACE_A_TRIG_LAT_WRITE,
+	IOTRACE_A_TRIG_LAT_FLUSH,
+	IOTRACE_A_TRIG_LAT_DISCARD,
+	IOTRACE_A_TRIG_LAT_OTHER,
+	IOTRACE_A_TRIG_ERROR,
+	IOTRACE_A_TRIG_ERRNO,
+	IOTRACE_A_TRIG_DEVSTATUS,
+	IOTRACE_A_TRIG_TIMEOUT,
+	IOTRACE_A_TRIG_REQUEUES,
+	IOTRACE_A_TRIG_STUCK_NS,
+	IOTRACE_A_TRIG_RATE_NS,
+	IOTRACE_A_TRIG_HITS,
+	IOTRACE_A_TRIG_EVENTS,
+	IOTRACE_A_TRIG_SUPPRESSED_TOTAL,
+	IOTRACE_A_TRIG_REASON,
+	IOTRACE_A_TRIG_SUPPRESSED,
+	IOTRACE_A_TRIG_CPU,
+	IOTRACE_A_TRIG_SEQ,
+	IOTRACE_A_TRIG_OP,
+	IOTRACE_A_TRIG_TIME_NS,
+	IOTRACE_A_TRIG_ISSUE_NS,
+	IOTRACE_A_TRIG_LATENCY_NS,
+	IOTRACE_A_TRIG_DEV_STATUS,
+	IOTRACE_A_TRIG_SECTOR,
+	IOTRACE_A_TRIG_BYTES,
+	IOTRACE_A_TRIG_HWQ,
+	IOTRACE_A_TRIG_TAG,
+	IOTRACE_A_TRIG_RETRIES,
 	__IOTRACE_A_MAX,
 };
 
 #define IOTRACE_A_MAX	(__IOTRACE_A_MAX - 1)
+
+/* IOTRACE_A_TRIG_REASON: the conditions that held (genl version 4). */
+#define IOTRACE_TRIG_LATENCY	(1U << 0)  /* device latency above its op's */
+#define IOTRACE_TRIG_ERROR	(1U << 1)  /* an errno (of the list) */
+#define IOTRACE_TRIG_DEVSTATUS	(1U << 2)  /* device status not success */
+#define IOTRACE_TRIG_TIMEOUT	(1U << 3)  /* the request timed out */
+#define IOTRACE_TRIG_REQUEUES	(1U << 4)  /* its N-th requeue */
+#define IOTRACE_TRIG_STUCK	(1U << 5)  /* in flight too long */
+
+/* SET_TRIGGER: at most this many IOTRACE_A_TRIG_ERRNO. */
+#define IOTRACE_TRIG_MAX_ERRNOS	8
 
 /*
  * ---------------------------------------------------------------------------
