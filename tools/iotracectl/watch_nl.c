@@ -6,14 +6,13 @@
  * The seam for the kernel's triggers is trig_from_event(): it turns one
  * event message into a struct watch_trig, and watch_nl_recv() hands that
  * to watch_on_trigger(), the one function every trigger source calls
- * (SIGUSR1 and "iotracectl snapshot" too).  With a uapi header that has
- * the trigger event (genl version 4: IOTRACE_CMD_EVT_TRIGGER and its
- * IOTRACE_A_TRIG_* attributes, announced by IOTRACE_TRIG_LATENCY), the
- * event is decoded; with an older header every event but disk added and
- * removed is ignored, as is any command this code does not know.  The
- * conditions of a disk go to the module the same way
- * (watch_nl_set_triggers(): IOTRACE_CMD_SET_TRIGGER), and are "not
- * supported" without it.
+ * (SIGUSR1 and "iotracectl snapshot" too): the kernel's trigger event
+ * (genl version 4: IOTRACE_CMD_EVT_TRIGGER and its IOTRACE_A_TRIG_*
+ * attributes) is decoded; every other event but disk added and removed is
+ * ignored, as is any command this code does not know.  The conditions of
+ * a disk go to the module the same way (watch_nl_set_triggers():
+ * IOTRACE_CMD_SET_TRIGGER); a module of genl version 3 refuses them, and
+ * that is said as "not supported by this module".
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,7 +37,6 @@ struct watch_nl {
 	struct watch *w;
 };
 
-#ifdef IOTRACE_TRIG_LATENCY
 /* genl version 4: the trigger event of the kernel */
 static int trig_from_event(int cmd, struct nlattr **tb, struct watch_trig *t)
 {
@@ -60,16 +58,6 @@ static int trig_from_event(int cmd, struct nlattr **tb, struct watch_trig *t)
 		iot_now(CLOCK_MONOTONIC);
 	return 1;
 }
-#else
-/* a uapi header before the trigger event: no event is a trigger */
-static int trig_from_event(int cmd, struct nlattr **tb, struct watch_trig *t)
-{
-	(void)cmd;
-	(void)tb;
-	(void)t;
-	return 0;
-}
-#endif
 
 static int on_event(struct nl_msg *msg, void *arg)
 {
@@ -167,7 +155,6 @@ void watch_nl_close(struct watch_nl *n)
 	free(n);
 }
 
-#ifdef IOTRACE_TRIG_LATENCY
 static int on_err(struct sockaddr_nl *sa, struct nlmsgerr *e, void *arg)
 {
 	(void)sa;
@@ -274,14 +261,3 @@ out:
 		nl_socket_free(sk);
 	return ret;
 }
-#else
-/* a uapi header before the triggers (genl version 3): nothing to send */
-int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
-			  char *err, size_t errlen)
-{
-	(void)disk;
-	(void)th;
-	ERR("not supported by this module (no IOTRACE_CMD_SET_TRIGGER)");
-	return -EOPNOTSUPP;
-}
-#endif
