@@ -49,6 +49,19 @@ no_kernel_splat() {
 	! dmesg | grep -E -q 'BUG:|Oops|WARNING:|general protection|UBSAN|KASAN'
 }
 
+# need_nlsend - set NLSEND to the raw netlink sender (built by make -C
+# selftests/iotrace; built here if it is missing)
+need_nlsend() {
+	NLSEND=$IOTRACE_SRC/selftests/iotrace/nlsend
+	[ -x "$NLSEND" ] && return
+	NLSEND=$(mktemp -d)/nlsend
+	# shellcheck disable=SC2046
+	cc -O2 -Wall -D_GNU_SOURCE -I"$IOTRACE_SRC/uapi" $(pkg-config --cflags libnl-genl-3.0) \
+		-o "$NLSEND" "$IOTRACE_SRC/selftests/iotrace/nlsend.c" \
+		$(pkg-config --libs libnl-genl-3.0) ||
+		die "cannot build nlsend (make -C selftests/iotrace)"
+}
+
 # nullb_mod ARGS... - (re)load null_blk with module parameters.
 nullb_mod() {
 	rmmod null_blk 2> /dev/null

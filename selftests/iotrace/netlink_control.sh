@@ -23,15 +23,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd setpriv
-NLSEND=$IOTRACE_SRC/selftests/iotrace/nlsend
-if [ ! -x "$NLSEND" ]; then
-	NLSEND=$(mktemp -d)/nlsend
-	# shellcheck disable=SC2046
-	cc -O2 -Wall -D_GNU_SOURCE -I"$IOTRACE_SRC/uapi" $(pkg-config --cflags libnl-genl-3.0) \
-		-o "$NLSEND" "$IOTRACE_SRC/selftests/iotrace/nlsend.c" \
-		$(pkg-config --libs libnl-genl-3.0) ||
-		die "cannot build nlsend (make -C selftests/iotrace)"
-fi
+need_nlsend
 
 ktap_header
 out=$(mktemp -d)

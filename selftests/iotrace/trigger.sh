@@ -33,15 +33,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd setpriv dd timeout
-NLSEND=$IOTRACE_SRC/selftests/iotrace/nlsend
-if [ ! -x "$NLSEND" ]; then
-	NLSEND=$(mktemp -d)/nlsend
-	# shellcheck disable=SC2046
-	cc -O2 -Wall -D_GNU_SOURCE -I"$IOTRACE_SRC/uapi" $(pkg-config --cflags libnl-genl-3.0) \
-		-o "$NLSEND" "$IOTRACE_SRC/selftests/iotrace/nlsend.c" \
-		$(pkg-config --libs libnl-genl-3.0) ||
-		die "cannot build nlsend (make -C selftests/iotrace)"
-fi
+need_nlsend
 
 # shellcheck disable=SC2119
 ktap_header
