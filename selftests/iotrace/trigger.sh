@@ -28,6 +28,7 @@
 #   are EINVAL and change nothing; off removes the triggers.
 # Module unload with triggers set and the stuck scan running, a disk removed
 # with triggers set: no kernel warning.
+# VM-CHECK: newest
 # VM-TIMEOUT: 900
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
