@@ -103,7 +103,7 @@ check "deb: iotrace.service and iotrace-exporter.service shipped, neither enable
 	      [ -f /usr/lib/systemd/system/iotrace-exporter.service ] &&
 	      ! ls /etc/systemd/system/*.wants/iotrace*.service > /dev/null 2>&1'
 check "deb: /etc/iotrace/iotrace.conf is a conffile of iotrace-tools" \
-	eval 'dpkg-query --control-show iotrace-tools conffiles | grep -q "^/etc/iotrace/iotrace.conf "'
+	eval 'dpkg-query --control-show iotrace-tools conffiles | grep -qxF /etc/iotrace/iotrace.conf'
 check "deb: man -w iotracectl finds the page" eval '[ "$(man -w iotracectl 2> /dev/null)" = /usr/share/man/man8/iotracectl.8.gz ]'
 printf '#include <linux/iotrace.h>\nint main(void) { return 0; }\n' > "$tmp/hdr.c"
 check "deb: <linux/iotrace.h> from iotrace-dev compiles alone" \
