@@ -25,8 +25,19 @@ RANGES = (
     (0xffff888000000000, 0xffffff0000000000),  # direct map .. cpu_entry
     (0xffffffff80000000, 0xffffffffff000000),  # kernel text, modules
 )
-HEX_RE = re.compile(rb'(?i)(?<![0-9a-f])(?:0x)?ffff[0-9a-f]{12}(?![0-9a-f])')
-DEC_RE = re.compile(rb'(?<![0-9])1844[0-9]{16}(?![0-9])')
+# Whole numbers only: the byte before a match must not be a digit of the
+# same base (checked by hand: a look-behind would cost the regex engine
+# its literal-prefix search, several times slower in a TCG guest).  A
+# match rejected that way is all digits, so no whole number starts inside
+# it and finditer skipping over it misses nothing.
+HEX_RE = re.compile(rb'(?i)ffff[0-9a-f]{12}(?![0-9a-f])')
+DEC_RE = re.compile(rb'1844[0-9]{16}(?![0-9])')
+HEX_DIGITS = frozenset(b'0123456789abcdefABCDEF')
+DEC_DIGITS = frozenset(b'0123456789')
+
+
+def whole(buf, m, digits):
+    return m.start() == 0 or buf[m.start() - 1] not in digits
 NVME, SEQ_BUSY = 1, 0xffffffff
 REC_CMD_TYPE, REC_CMD = 60, 64	# offsets in struct iotrace_record_v1
 REC2_CMD_TYPE = 58		# in struct iotrace_record (ABI 2.0)
@@ -36,17 +47,28 @@ def kernel_shaped(v):
     return any(lo <= v < hi for lo, hi in RANGES)
 
 
+# Every kernel range has 0xffff in its top 16 bits: a word can only be
+# kernel-shaped where its last two bytes are ff ff.  Finding those with the
+# regex engine (every position, overlapping) instead of a Python loop over
+# every word keeps a scan of megabytes to seconds in a TCG guest.
+FFFF_RE = re.compile(rb'(?=\xff\xff)')
+
+
 def scan(buf, exempt=()):
     found = []
     n = len(buf) - len(buf) % 8
-    for off, (v,) in zip(range(0, n, 8), struct.iter_unpack('<Q', buf[:n])):
+    for m in FFFF_RE.finditer(buf, 6, n):
+        off = m.start() - 6
+        if off % 8:
+            continue
+        v = struct.unpack_from('<Q', buf, off)[0]
         if kernel_shaped(v) and off not in exempt:
             found.append((off, 'word 0x%016x' % v))
     for m in HEX_RE.finditer(buf):
-        if kernel_shaped(int(m.group(), 16)):
+        if whole(buf, m, HEX_DIGITS) and kernel_shaped(int(m.group(), 16)):
             found.append((m.start(), 'hex text %s' % m.group().decode()))
     for m in DEC_RE.finditer(buf):
-        if kernel_shaped(int(m.group())):
+        if whole(buf, m, DEC_DIGITS) and kernel_shaped(int(m.group())):
             found.append((m.start(), 'decimal text %s' % m.group().decode()))
     return found
 
@@ -154,6 +176,12 @@ def cmd_selftest():
            not scan(clean + b' sector ffffffffffffffff 0x%x\n' % (2**64 - 1)))
     expect('a longer hex string is not a pointer',
            not scan(clean + b' 02000000ffffffffffff0000000000 '))
+    expect('a pointer-shaped tail of a longer hex string is not a pointer',
+           not scan(clean + b' a0ffff888012345678 9ffff888012345678\n'))
+    expect('a pointer-shaped tail of a longer decimal is not a pointer',
+           not scan(clean + b' 9%d\n' % 0xffff888012345678))
+    expect('0x-prefixed and upper-case hex pointers are found',
+           len(scan(clean + b' 0xffff888012345678 FFFF888012345678\n')) == 2)
     for v in (0xffff888012345678, 0xffffc90000a1b000, 0xffffea0000040000,
               0xffffffff81000000, 0xffffffffc0a1b2c3):
         buf = bytearray(clean)
