@@ -25,21 +25,34 @@ ktap_header() {
 	return 0
 }
 
+# __ktap_time N - in a guest, append "SECONDS N" (the guest's uptime when
+# result N was reported) to $IOTRACE_OUT/ktap-times: where a test spends
+# its time, for keeping make check within its budget.
+__ktap_time() {
+	[ -n "${IOTRACE_OUT:-}" ] && [ -d "$IOTRACE_OUT" ] || return 0
+	local up
+	read -r up _ < /proc/uptime
+	echo "$up $1" >> "$IOTRACE_OUT/ktap-times"
+}
+
 # ktap_ok DESC / ktap_fail DESC / ktap_skip DESC - one numbered result line.
 ktap_ok() {
 	__ktap_n=$((__ktap_n + 1))
 	echo "ok $__ktap_n $*"
+	__ktap_time "$__ktap_n"
 }
 
 ktap_fail() {
 	__ktap_n=$((__ktap_n + 1))
 	__ktap_failed=$((__ktap_failed + 1))
 	echo "not ok $__ktap_n $*"
+	__ktap_time "$__ktap_n"
 }
 
 ktap_skip() {
 	__ktap_n=$((__ktap_n + 1))
 	echo "ok $__ktap_n $* # SKIP"
+	__ktap_time "$__ktap_n"
 }
 
 # ktap_check DESC CMD... - run CMD, report ok/not ok under DESC.
