@@ -9,6 +9,7 @@
 # null_blk bad blocks appear as iotrace_errors_total{status="errno:EIO"}; a
 # 15 s null_blk completion raises iotrace_inflight_oldest_age_seconds.
 # VM-CHECK: newest
+# VM-CHECK: alone
 # VM-TIMEOUT: 600
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

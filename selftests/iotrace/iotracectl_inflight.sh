@@ -14,6 +14,7 @@
 # count that never came).  Every read the kernel does itself (partition
 # scan at add_disk) takes the full latency too: the longer it is, the
 # longer modprobe takes (10 s: reads timed out, 2 minutes).
+# VM-CHECK: alone
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 

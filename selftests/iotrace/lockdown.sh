@@ -24,6 +24,7 @@
 # - leak scan (leakscan.py) of everything read through the devices and of
 #   iotracectl's outputs in the no-debugfs mode.
 # VM-DEVICES: nvme
+# VM-CHECK: alone
 # VM-TIMEOUT: 420
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

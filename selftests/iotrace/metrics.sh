@@ -13,6 +13,7 @@
 # of one CPU (folds from u16 into the shared totals lose nothing and
 # a concurrent reader never sees a bucket go down).  Clear and resize leave
 # the metrics alone, RESET_METRICS zeroes them, GET needs no privilege.
+# VM-CHECK: alone
 # VM-TIMEOUT: 420
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

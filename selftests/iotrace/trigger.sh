@@ -29,6 +29,7 @@
 # Module unload with triggers set and the stuck scan running, a disk removed
 # with triggers set: no kernel warning.
 # VM-CHECK: newest
+# VM-CHECK: alone
 # VM-TIMEOUT: 900
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
