@@ -74,17 +74,14 @@ field() {
 # nrec FILE MASK [CMDHEX] - records of FILE (cmd_dump output) carrying
 # every rflags bit of MASK (and whose command starts with CMDHEX)
 nrec() {
-	python3 - "$@" <<'EOF_PY'
-import sys
-n = 0
-for line in open(sys.argv[1]):
-    f = line.split()
-    m = int(sys.argv[2], 0)
-    if int(f[5], 16) & m == m and \
-       (len(sys.argv) < 4 or f[10].startswith(sys.argv[3])):
-        n += 1
-print(n)
-EOF_PY
+	local n=0 rf cmd
+	# shellcheck disable=SC2034
+	while read -r _ _ _ _ _ rf _ _ _ _ cmd; do
+		[ $((rf & $2)) -eq $(($2)) ] || continue
+		[ -z "${3:-}" ] || [ "${cmd#"$3"}" != "$cmd" ] || continue
+		n=$((n + 1))
+	done < "$1"
+	echo $n
 }
 
 # nflagged FILE - records of FILE with IOTRACE_RF_TRIGGER
