@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # The "make demo" guest: iotrace on a null_blk disk (100 us completion
 # latency) and an emulated NVMe disk while fio runs a mixed random
-# workload on both; then what iotrace shows, and last a Prometheus server
-# scraping "iotracectl exporter" answers "p99 read latency of the NVMe
-# disk" from the in-kernel histograms.
+# workload on both; then what iotrace shows, a latency trigger firing on
+# an injected slow command and the snapshot it saved, and last a
+# Prometheus server scraping "iotracectl exporter" answers "p99 read
+# latency of the NVMe disk" from the in-kernel histograms.
 # VM-DEVICES: nvme
-# VM-TIMEOUT: 420
+# VM-TIMEOUT: 480
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 
 IOT=/sys/kernel/debug/iotrace
@@ -98,7 +99,78 @@ EOF
 	wait "$prom" "$exp" 2> /dev/null
 }
 
+# The flight recorder: "iotracectl watch" with a latency trigger on a
+# scsi_debug disk, one slow command injected (scsi_debug's ndelay raised
+# to 800 ms for one read), and the snapshot file the kernel's trigger
+# event made the watcher save: the ring's history before it, the slow
+# read flagged [trigger], and what completed in the second after it.
+# (Under TCG a read can be slow by itself: the file shown is the one
+# whose trigger is the injected read, at sector 32000.)
+trigger_demo() {
+	local sd='' d snap=/tmp/snap sdbg=/sys/bus/pseudo/drivers/scsi_debug
+	local f wpid
+
+	banner "the flight recorder: iotracectl watch, a read-lat=400ms trigger, one 800 ms read injected"
+	modprobe scsi_debug dev_size_mb=64 2> /dev/null || {
+		echo "(no scsi_debug module: trigger demo skipped)"
+		return
+	}
+	for _ in $(seq 100); do
+		for d in /sys/block/sd*; do
+			grep -q scsi_debug "$d/device/model" 2> /dev/null &&
+				sd=$(basename "$d")
+		done
+		[ -n "$sd" ] && break
+		sleep 0.2
+	done
+	[ -n "$sd" ] || { echo "(no scsi_debug disk appeared)"; return; }
+	settle
+	printf 'post = 1\n[disk %s]\ntrigger = read-lat=400ms\n' "$sd" \
+		> /tmp/iotrace.conf
+	echo "# /tmp/iotrace.conf:"
+	sed 's/^/#   /' /tmp/iotrace.conf
+	echo "\$ iotracectl watch --config /tmp/iotrace.conf --dir $snap &"
+	IOTRACE_RUN_DIR=/tmp/run "$IOTRACECTL" watch --config /tmp/iotrace.conf \
+		--dir $snap 2> /tmp/watch.log &
+	wpid=$!
+	for _ in $(seq 100); do
+		grep -q 'ready:' /tmp/watch.log && break
+		sleep 0.2
+	done
+	"$IOTRACECTL" list | sed -n "1p; /^$sd /p"
+	echo "\$ 200 fast reads, then: echo 800000000 > $sdbg/ndelay; one read at sector 32000; echo 0 > $sdbg/ndelay; 50 fast reads"
+	dd if=/dev/$sd of=/dev/null bs=4k count=200 iflag=direct 2> /dev/null
+	echo 800000000 > $sdbg/ndelay
+	dd if=/dev/$sd of=/dev/null bs=4k count=1 skip=4000 iflag=direct 2> /dev/null
+	echo 0 > $sdbg/ndelay
+	dd if=/dev/$sd of=/dev/null bs=4k count=50 skip=200 iflag=direct 2> /dev/null
+	for _ in $(seq 100); do
+		ls $snap/iotrace-*.iot > /dev/null 2>&1 && break
+		sleep 0.2
+	done
+	sleep 1.5	# the snapshot's --post
+	kill "$wpid"
+	wait "$wpid"
+	echo "# the watcher's log:"
+	sed 's/^/#   /' /tmp/watch.log
+	f=
+	for d in $snap/iotrace-*.iot; do
+		[ -e "$d" ] || continue
+		"$IOTRACECTL" show --around-trigger=1 "$d" 2> /dev/null |
+			grep -q ' 32000 .*\[trigger\]' && f=$d
+	done
+	[ -n "$f" ] || f=$(ls $snap/iotrace-*.iot 2> /dev/null | tail -n 1)
+	[ -n "$f" ] || { echo "(no snapshot was saved)"; return; }
+	banner "the snapshot: ls -l; iotracectl info; show --around-trigger=3"
+	ls -l $snap
+	"$IOTRACECTL" info "$f"
+	echo "\$ iotracectl show --around-trigger=3 $(basename "$f")"
+	"$IOTRACECTL" show --around-trigger=3 "$f"
+	rmmod scsi_debug 2> /dev/null
+}
+
 if [ -x "$IOTRACECTL" ]; then
+	trigger_demo
 	banner "iotracectl list"
 	"$IOTRACECTL" list
 	for d in nullb0 $nvme; do

@@ -134,11 +134,16 @@ int cmd_snapshot(struct iot_opts *o, int argc, char **argv);
  * @name: disk name.
  * @v: attribute values by IOTRACE_A_* (integers).
  * @have: the reply had that attribute.
+ * @errnos: the errnos of the error trigger (the repeated
+ *	IOTRACE_A_TRIG_ERRNO), @nr_errnos of them.
+ * @nr_errnos: entries of @errnos.
  */
 struct iot_nl_disk {
 	char name[IOTRACE_NAME_LEN + 1];
 	uint64_t v[IOTRACE_A_MAX + 1];
 	unsigned char have[IOTRACE_A_MAX + 1];
+	uint32_t errnos[IOTRACE_TRIG_MAX_ERRNOS];
+	unsigned int nr_errnos;
 };
 
 int iot_nl_list(struct iot_nl_disk **rows, size_t *n);

@@ -25,8 +25,9 @@ struct comm_ent {
 	char comm[IOT_COMM_LEN + 1];
 };
 
-static struct comm_ent *tab;
-static size_t cap, used, ndirty;
+/* per thread: each snapshot saver of "watch" keeps its own names */
+static __thread struct comm_ent *tab;
+static __thread size_t cap, used, ndirty;
 
 static size_t slot_of(uint32_t pid, size_t c)
 {

@@ -26,6 +26,8 @@ static const char *const list_keys[] = {
 };
 
 #define NR_KEYS (sizeof(list_keys) / sizeof(list_keys[0]))
+/* room for every trigger word with 8 errno names */
+#define IOT_TRIG_WORDS	384
 
 /* Parse "key: value" lines of a disk's stats file into @val (NULL = -). */
 static int read_stats(const char *disk, char val[NR_KEYS][32])
@@ -85,6 +87,87 @@ static void nl_stats(const struct iot_nl_disk *r, char val[NR_KEYS][32])
 			 (unsigned long long)(r->v[IOTRACE_A_RECORDED] +
 					      r->v[IOTRACE_A_DROPPED] +
 					      r->v[IOTRACE_A_FILTERED]));
+}
+
+/* A duration in the largest unit that keeps it exact (5s, 500us, 0). */
+static char *put_dur(char *p, char *end, uint64_t ns)
+{
+	static const struct { const char *u; uint64_t ns; } units[] = {
+		{ "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull },
+	};
+	size_t i;
+
+	for (i = 0; ns && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!(ns % units[i].ns))
+			return iot_put_s(iot_put_u(p, end, ns / units[i].ns),
+					 end, units[i].u);
+	return iot_put_s(iot_put_u(p, end, ns), end, ns ? "ns" : "");
+}
+
+/*
+ * The armed triggers of a netlink state reply @r, as the words
+ * "iotracectl trigger DISK" takes ("read-lat=500us error=EIO timeout
+ * rate=1s"); "" for none.
+ */
+static void trig_words(const struct iot_nl_disk *r, char *out, size_t len)
+{
+	static const char *const lat[IOTRACE_NR_MOPS] = {
+		"read-lat=", "write-lat=", "flush-lat=", "discard-lat=",
+		"other-lat=",
+	};
+	char *p = out, *end = out + len, e[32];
+	unsigned int i;
+
+	*out = 0;
+	for (i = 0; i < IOTRACE_NR_MOPS; i++) {
+		if (!r->have[IOTRACE_A_TRIG_LAT_READ + i] ||
+		    !r->v[IOTRACE_A_TRIG_LAT_READ + i])
+			continue;
+		p = iot_put_s(iot_put_s(p, end, p == out ? "" : " "), end,
+			      lat[i]);
+		p = put_dur(p, end, r->v[IOTRACE_A_TRIG_LAT_READ + i]);
+	}
+	if (r->have[IOTRACE_A_TRIG_ERROR] && r->v[IOTRACE_A_TRIG_ERROR]) {
+		p = iot_put_s(p, end, p == out ? "error" : " error");
+		for (i = 0; i < r->nr_errnos; i++) {
+			iot_errno_name((int)r->errnos[i], e, sizeof(e));
+			p = iot_put_s(iot_put_s(p, end, i ? "," : "="), end,
+				      e[0] == '-' ? e + 1 : e);
+		}
+	}
+	if (r->have[IOTRACE_A_TRIG_DEVSTATUS] && r->v[IOTRACE_A_TRIG_DEVSTATUS])
+		p = iot_put_s(p, end, p == out ? "devstatus" : " devstatus");
+	if (r->have[IOTRACE_A_TRIG_TIMEOUT] && r->v[IOTRACE_A_TRIG_TIMEOUT])
+		p = iot_put_s(p, end, p == out ? "timeout" : " timeout");
+	if (r->have[IOTRACE_A_TRIG_REQUEUES] && r->v[IOTRACE_A_TRIG_REQUEUES])
+		p = iot_put_u(iot_put_s(p, end, p == out ? "requeues=" :
+					" requeues="), end,
+			      r->v[IOTRACE_A_TRIG_REQUEUES]);
+	if (r->have[IOTRACE_A_TRIG_STUCK_NS] && r->v[IOTRACE_A_TRIG_STUCK_NS])
+		p = put_dur(iot_put_s(p, end, p == out ? "stuck=" : " stuck="),
+			    end, r->v[IOTRACE_A_TRIG_STUCK_NS]);
+	if (p != out && r->have[IOTRACE_A_TRIG_RATE_NS])
+		put_dur(iot_put_s(p, end, " rate="), end,
+			r->v[IOTRACE_A_TRIG_RATE_NS]);
+}
+
+/*
+ * The triggers of each of @n disks @names from netlink into @trig (""
+ * for none); left "" when the family is not there.
+ */
+static void list_triggers(char **names, char (*trig)[IOT_TRIG_WORDS],
+			  size_t n)
+{
+	struct iot_nl_disk *rows;
+	size_t nr, i, j;
+
+	if (iot_nl_list(&rows, &nr))
+		return;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < nr; j++)
+			if (!strcmp(names[i], rows[j].name))
+				trig_words(&rows[j], trig[i], IOT_TRIG_WORDS);
+	free(rows);
 }
 
 /* Disk names from debugfs (columns: read_stats()): 0, or -1. */
@@ -149,7 +232,7 @@ static int cmp_row(const void *a, const void *b, void *arg)
 
 int cmd_list(struct iot_opts *o, int argc, char **argv)
 {
-	char (*vals)[NR_KEYS][32], *names[1024];
+	char (*vals)[NR_KEYS][32], *names[1024], (*trig)[IOT_TRIG_WORDS];
 	size_t n = 0, i, k, j, order[1024];
 	int from_dfs = 1;
 
@@ -159,8 +242,11 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		return 2;
 	}
 	vals = calloc(1024, sizeof(*vals));
-	if (!vals) {
+	trig = calloc(1024, sizeof(*trig));
+	if (!vals || !trig) {
 		iot_err("out of memory");
+		free(vals);
+		free(trig);
 		return 1;
 	}
 	/* debugfs, else netlink (debugfs not mounted) */
@@ -168,9 +254,12 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		from_dfs = 0;
 		if (list_netlink(names, vals, &n)) {
 			free(vals);
+			free(trig);
 			return 1;
 		}
 	}
+	/* the armed triggers: netlink only (none when it is not there) */
+	list_triggers(names, trig, n);
 	for (i = 0; i < n; i++) {
 		order[i] = i;
 		if (from_dfs)
@@ -181,28 +270,31 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		printf("%-16s", "DISK");
 		for (k = 0; k < NR_KEYS; k++)
 			printf(" %12s", list_keys[k]);
-		printf("\n");
+		printf(" triggers\n");
 	} else if (o->fmt == FMT_CSV) {
 		printf("disk");
 		for (k = 0; k < NR_KEYS; k++)
 			printf(",%s", list_keys[k]);
-		printf("\n");
+		printf(",triggers\n");
 	} else if (!o->jsonl) {
 		printf("[");
 	}
 	for (j = 0; j < n; j++) {
 		char (*val)[32] = vals[order[j]];
 		const char *name = names[order[j]];
+		const char *tw = trig[order[j]];
 
 		if (o->fmt == FMT_NORMAL) {
 			printf("%-16s", name);
 			for (k = 0; k < NR_KEYS; k++)
 				printf(" %12s", val[k]);
-			printf("\n");
+			printf(" %s\n", *tw ? tw : "-");
 		} else if (o->fmt == FMT_CSV) {
 			iot_csv_str(stdout, name);
 			for (k = 0; k < NR_KEYS; k++)
 				printf(",%s", strcmp(val[k], "-") ? val[k] : "");
+			printf(",");
+			iot_csv_str(stdout, tw);
 			printf("\n");
 		} else {
 			printf("%s{\"disk\":", j && !o->jsonl ? "," : "");
@@ -217,12 +309,18 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 				else
 					iot_json_str(stdout, val[k]);
 			}
+			printf(",\"triggers\":");
+			if (*tw)
+				iot_json_str(stdout, tw);
+			else
+				printf("null");
 			printf(o->jsonl ? "}\n" : "}");
 		}
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(vals);
+	free(trig);
 	if (o->fmt == FMT_JSON && !o->jsonl)
 		printf("]\n");
 	return 0;

@@ -234,11 +234,13 @@ static void print_state(struct iot_nl *nl, struct nlattr **tb)
 	nl->nr++;
 }
 
-/* Keep a state reply as a row of iot_nl_list(). */
-static int collect_state(struct iot_nl *nl, struct nlattr **tb)
+/* Keep a state reply @msg as a row of iot_nl_list(). */
+static int collect_state(struct iot_nl *nl, struct nlattr **tb,
+			 struct nl_msg *msg)
 {
 	struct iot_nl_disk *r;
-	int i;
+	struct nlattr *a;
+	int i, rem;
 
 	if (!tb[IOTRACE_A_DISK_NAME])
 		return NL_SKIP;
@@ -268,6 +270,13 @@ static int collect_state(struct iot_nl *nl, struct nlattr **tb)
 		}
 		r->have[i] = 1;
 	}
+	/* the errno list repeats its attribute: tb[] kept the last */
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlmsg_hdr(msg)), 0),
+			  genlmsg_attrlen(nlmsg_data(nlmsg_hdr(msg)), 0), rem)
+		if (nla_type(a) == IOTRACE_A_TRIG_ERRNO &&
+		    nla_len(a) == 4 &&
+		    r->nr_errnos < IOTRACE_TRIG_MAX_ERRNOS)
+			r->errnos[r->nr_errnos++] = nla_get_u32(a);
 	return NL_OK;
 }
 
@@ -300,7 +309,7 @@ static int nl_on_valid(struct nl_msg *msg, void *arg)
 		return NL_OK;
 	}
 	if (nl->rows)
-		return collect_state(nl, tb);
+		return collect_state(nl, tb, msg);
 	print_state(nl, tb);
 	return NL_OK;
 }

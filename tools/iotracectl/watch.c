@@ -6,11 +6,20 @@
  * Triggers come from the kernel (trigger events, watch_nl.c), SIGUSR1
  * (every watched disk) and the control socket RUN_DIR/watch.sock
  * ("snapshot [DISK]" lines); all go through watch_on_trigger().  The main
- * thread takes them in; a saver thread writes the snapshots, one at a
- * time: the ring's records at the time it starts plus those completed up
+ * thread takes them in; a dispatcher thread gathers the disks whose
+ * snapshot is pending into a job and starts a saver thread for it, which
+ * writes the ring's records at the time it starts plus those completed up
  * to the trigger time + --post (the recording loop of "record"), then a
  * trigger chunk per disk, the trailer, fsync and a rename from a hidden
- * temporary name, so a snapshot file is whole or not there.
+ * temporary name, so a snapshot file is whole or not there.  One saver
+ * per disk: a disk is in at most one job at a time (its triggers meanwhile
+ * join or queue, below), and the jobs of other disks run beside it, so a
+ * disk's --post never holds another disk's snapshot back.
+ *
+ * A watched disk that goes and comes back (the module's "added" event) is
+ * made ready again as at the start: enabled, resized, its triggers given
+ * to the kernel (a new disk has none); a disk given by wwn=, serial= or
+ * by-id= is looked up again, under whatever name it has now.
  *
  * Episodes, per disk:
  *   - a trigger starts an episode and a snapshot, unless the disk's
@@ -94,10 +103,14 @@ struct wdisk {
  * @refused_total: all refused.
  * @refuse_said_ns: when the last refusal was said (0: never).
  * @saved: snapshot files written.
+ * @running: saver threads running.
+ * @o: the command's options (enable and resize of a disk that came back).
+ * @rmu: one retention pass at a time.
  */
 struct watch {
 	struct watch_conf *c;
-	pthread_mutex_t mu;
+	struct iot_opts *o;
+	pthread_mutex_t mu, rmu;
 	pthread_cond_t cv;
 	struct wdisk d[WATCH_MAX_DISKS];
 	int pending;
@@ -107,6 +120,7 @@ struct watch {
 	uint64_t nstarts;
 	uint64_t refused, refused_total, refuse_said_ns;
 	uint64_t saved;
+	int running;
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -116,9 +130,11 @@ static void say(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
+	flockfile(stderr);	/* one line, whatever the other threads say */
 	fputs("iotracectl watch: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 	va_end(ap);
 }
 
@@ -257,10 +273,14 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
  * @end_ns: the end of --post.
  * @save_ns: when the copy began.
  * @number: the snapshot's ordinal.
+ * @nr_all: disks of the job as it was given (@all).
+ * @all: their index in the configuration, all of them (@idx keeps only
+ *	those whose ring could be mapped).
  */
 struct job {
 	struct watch *w;
-	unsigned int nr;
+	unsigned int nr, nr_all;
+	unsigned int all[WATCH_MAX_DISKS];
 	unsigned int idx[WATCH_MAX_DISKS];
 	unsigned int fidx[WATCH_MAX_DISKS];
 	uint64_t end_ns, save_ns, number;
@@ -383,10 +403,14 @@ static void retention(struct watch *w)
 	size_t n = 0, cap = 0, i;
 	uint64_t bytes = 0;
 	struct dirent *de;
-	DIR *dir = opendir(w->c->dir);
+	DIR *dir;
 
-	if (!dir)
+	pthread_mutex_lock(&w->rmu);
+	dir = opendir(w->c->dir);
+	if (!dir) {
+		pthread_mutex_unlock(&w->rmu);
 		return;
+	}
 	while ((de = readdir(dir))) {
 		char p[2048];
 		struct stat st;
@@ -428,6 +452,7 @@ static void retention(struct watch *w)
 		    n - i - 1, (unsigned long long)bytes);
 	}
 	free(v);
+	pthread_mutex_unlock(&w->rmu);
 }
 
 /* UTC of CLOCK_MONOTONIC @mono as 20261125T084501.123Z */
@@ -463,8 +488,14 @@ static void save(struct job *j)
 
 	memset(src, 0, sizeof(src));
 	for (k = 0; k < j->nr; k++) {
-		const char *name = w->c->disks[j->idx[k]].name;
-		uint64_t tm = w->d[j->idx[k]].cur.trig.mono_ns;
+		char name[IOTRACE_NAME_LEN + 1];
+		uint64_t tm;
+
+		/* a disk that came back may have a new name (watch_added()) */
+		pthread_mutex_lock(&w->mu);
+		snprintf(name, sizeof(name), "%s", w->c->disks[j->idx[k]].name);
+		tm = w->d[j->idx[k]].cur.trig.mono_ns;
+		pthread_mutex_unlock(&w->mu);
 
 		if (iot_map_live(name, &src[nr], err, sizeof(err)) ||
 		    iot_ring_init(&rings[nr], src[nr].buf, src[nr].len, err,
@@ -529,8 +560,8 @@ static void save(struct job *j)
 		unlink(tmp);
 		goto out;
 	}
-	w->saved++;
 	pthread_mutex_lock(&w->mu);
+	w->saved++;
 	iot_trig_reason_names(w->d[j->idx[0]].cur.trig.reason, reason,
 			      sizeof(reason));
 	pthread_mutex_unlock(&w->mu);
@@ -550,23 +581,66 @@ out:
 			iot_src_close(&src[k]);
 }
 
+/* A job's saver thread: save, then the disks' queued episodes are next. */
 static void *saver(void *arg)
 {
+	struct job *j = arg;
+	struct watch *w = j->w;
+	unsigned int k;
+
+	save(j);
+	pthread_mutex_lock(&w->mu);
+	for (k = 0; k < j->nr_all; k++) {
+		struct wdisk *d = &w->d[j->all[k]];
+
+		d->state = EP_IDLE;
+		if (!d->have_next)
+			continue;
+		d->cur = d->next;
+		d->have_next = 0;
+		d->state = EP_PENDING;
+		d->in_job = 1;
+		w->pending++;
+	}
+	w->running--;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	iot_comm_reset();	/* the thread's own table of names */
+	free(j);
+	return NULL;
+}
+
+/*
+ * The dispatcher: the disks whose snapshot is pending make a job, saved by
+ * a thread of its own (saver()); a disk being saved is not pending, so it
+ * is never in two jobs.  On stop it waits for the savers, which cut their
+ * --post short.
+ */
+static void *dispatcher(void *arg)
+{
 	struct watch *w = arg;
-	struct job *j = calloc(1, sizeof(*j));
+	pthread_attr_t at;
 	unsigned int i;
 
-	if (!j) {
-		say("out of memory");
-		return NULL;
-	}
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
+		struct job *j;
+		pthread_t th;
+
 		while (!w->pending && !w->stop)
 			pthread_cond_wait(&w->cv, &w->mu);
 		if (w->stop)
 			break;
-		memset(j, 0, sizeof(*j));
+		j = calloc(1, sizeof(*j));
+		if (!j) {
+			say("out of memory: pending snapshots wait");
+			pthread_mutex_unlock(&w->mu);
+			sleep(1);
+			pthread_mutex_lock(&w->mu);
+			continue;
+		}
 		j->w = w;
 		j->number = ++w->number;
 		for (i = 0; i < w->c->nr_disks; i++)
@@ -574,33 +648,25 @@ static void *saver(void *arg)
 				w->d[i].in_job = 0;
 				w->d[i].state = EP_SAVING;
 				j->idx[j->nr++] = i;
+				j->all[j->nr_all++] = i;
 			}
 		w->pending = 0;
-		pthread_mutex_unlock(&w->mu);
-		save(j);
-		pthread_mutex_lock(&w->mu);
-		/* done: the queued episodes are the next snapshot */
-		for (i = 0; i < w->c->nr_disks; i++) {
-			struct wdisk *d = &w->d[i];
-
-			if (d->state != EP_SAVING && d->state != EP_CLOSED)
-				continue;
-			d->state = EP_IDLE;
-			if (!d->have_next)
-				continue;
-			d->cur = d->next;
-			d->have_next = 0;
-			d->state = EP_PENDING;
-			d->in_job = 1;
-			w->pending++;
+		w->running++;
+		if (pthread_create(&th, &at, saver, j)) {
+			/* no thread: saved here, the others wait */
+			pthread_mutex_unlock(&w->mu);
+			saver(j);
+			pthread_mutex_lock(&w->mu);
 		}
 	}
+	while (w->running)
+		pthread_cond_wait(&w->cv, &w->mu);
 	for (i = 0; i < w->c->nr_disks; i++)
 		if (w->d[i].in_job || w->d[i].have_next)
 			say("%s: stopping: a queued snapshot is not taken",
 			    w->c->disks[i].name);
 	pthread_mutex_unlock(&w->mu);
-	free(j);
+	pthread_attr_destroy(&at);
 	return NULL;
 }
 
@@ -697,10 +763,49 @@ static int cur_buf_size(const struct iot_nl_disk *rows, size_t n,
 }
 
 /*
- * Make the disks ready: resolve, enable, resize (only to another size: a
+ * Make the resolved disk @d ready: enable, resize (only to another size: a
  * resize starts an empty ring, and a restarted service must not lose the
- * history), give the conditions.
+ * history), give the conditions.  @rows: the module's disks (for the
+ * current ring size), @nrows of them.
  */
+static void prepare_disk(struct iot_opts *o, const struct watch_conf *c,
+			 struct watch_disk *d, const struct iot_nl_disk *rows,
+			 size_t nrows)
+{
+	const struct watch_th *th = disk_th(c, d);
+	uint64_t size = d->ring_size ? d->ring_size : c->ring_size, now;
+	char err[IOT_ERR_LEN], *name[1];
+
+	name[0] = d->name;
+	if (cmd_nl_enable(o, 1, name))
+		say("%s: could not enable tracing (see above); watching anyway",
+		    d->name);
+	if (size == 1)
+		size = 0;	/* ring-size = 0: metrics only */
+	if ((d->ring_size || c->ring_size) &&
+	    (cur_buf_size(rows, nrows, d->name, &now) || now != size)) {
+		char s[32], *args[2] = { d->name, s };
+
+		snprintf(s, sizeof(s), "%llu", (unsigned long long)size);
+		if (cmd_nl_resize(o, 2, args))
+			say("%s: ring-size %s not applied (see above)",
+			    d->name, s);
+		else
+			say("%s: ring resized to %s bytes", d->name, s);
+	}
+	if (th || d->th.set < 0) {
+		static const struct watch_th off;
+		int r = watch_nl_set_triggers(d->name, th ? th : &off,
+					      err, sizeof(err));
+
+		/* "off" on a module without triggers: nothing to do */
+		if (r && (th || r != -EOPNOTSUPP))
+			say("%s: trigger conditions '%s' not given to the kernel: %s",
+			    d->name, th ? th->words : "off", err);
+	}
+}
+
+/* Resolve the disks, refuse one watched twice, make each ready. */
 static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 {
 	struct iot_nl_disk *rows = NULL;
@@ -719,9 +824,6 @@ static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 	}
 	for (i = 0; i < c->nr_disks; i++) {
 		struct watch_disk *d = &c->disks[i];
-		const struct watch_th *th = disk_th(c, d);
-		char *name[1];
-		uint64_t size = d->ring_size ? d->ring_size : c->ring_size, now;
 
 		if (watch_resolve(d, err, sizeof(err))) {
 			iot_err("watch: %s (%s): %s", d->spec, d->where, err);
@@ -735,36 +837,55 @@ static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 				free(rows);
 				return -1;
 			}
-		name[0] = d->name;
-		if (cmd_nl_enable(o, 1, name))
-			say("%s: could not enable tracing (see above); watching anyway",
-			    d->name);
-		if (size == 1)
-			size = 0;	/* ring-size = 0: metrics only */
-		if ((d->ring_size || c->ring_size) &&
-		    (cur_buf_size(rows, nrows, d->name, &now) || now != size)) {
-			char s[32], *args[2] = { d->name, s };
-
-			snprintf(s, sizeof(s), "%llu", (unsigned long long)size);
-			if (cmd_nl_resize(o, 2, args))
-				say("%s: ring-size %s not applied (see above)",
-				    d->name, s);
-			else
-				say("%s: ring resized to %s bytes", d->name, s);
-		}
-		if (th || d->th.set < 0) {
-			static const struct watch_th off;
-			int r = watch_nl_set_triggers(d->name, th ? th : &off,
-						      err, sizeof(err));
-
-			/* "off" on a module without triggers: nothing to do */
-			if (r && (th || r != -EOPNOTSUPP))
-				say("%s: trigger conditions '%s' not given to the kernel: %s",
-				    d->name, th ? th->words : "off", err);
-		}
+		prepare_disk(o, c, d, rows, nrows);
 	}
 	free(rows);
 	return 0;
+}
+
+/**
+ * watch_added() - the module attached disk @name (its "added" event): a
+ *	watched disk that came back is made ready again.
+ * @w: the watcher.
+ * @name: the disk.
+ *
+ * The disk is watched when it is one of the configured names, or what a
+ * wwn=, serial= or by-id= disk resolves to now.  Context: the main thread.
+ */
+void watch_added(struct watch *w, const char *name)
+{
+	struct watch_conf *c = w->c;
+	struct iot_nl_disk *rows = NULL;
+	struct watch_disk nd;
+	char err[IOT_ERR_LEN];
+	size_t nrows = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->nr_disks; i++) {
+		nd = c->disks[i];
+		if (watch_resolve(&nd, err, sizeof(err)) ||
+		    strcmp(nd.name, name))
+			continue;
+		break;
+	}
+	if (i == c->nr_disks)
+		return;
+	pthread_mutex_lock(&w->mu);
+	if (strcmp(c->disks[i].name, nd.name))
+		say("%s (%s) is %s now, was %s", nd.spec, nd.where, nd.name,
+		    c->disks[i].name);
+	c->disks[i] = nd;
+	pthread_mutex_unlock(&w->mu);
+	if (iot_nl_list(&rows, &nrows)) {
+		free(rows);
+		rows = NULL;
+		nrows = 0;
+	}
+	say("%s came back: enabling it again", name);
+	prepare_disk(w->o, c, &c->disks[i], rows, nrows);
+	free(rows);
+	say("watching %s again (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
+	    nd.name, nd.spec, nd.model, nd.serial, nd.wwn);
 }
 
 /* Stale temporary files of a watcher that did not finish go. */
@@ -936,10 +1057,12 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 		iot_err("watch: signalfd: %s", strerror(errno));
 		goto out;
 	}
+	w->o = o;
 	pthread_mutex_init(&w->mu, NULL);
+	pthread_mutex_init(&w->rmu, NULL);
 	pthread_cond_init(&w->cv, NULL);
-	if (pthread_create(&th, NULL, saver, w)) {
-		iot_err("watch: cannot start the saver thread");
+	if (pthread_create(&th, NULL, dispatcher, w)) {
+		iot_err("watch: cannot start the dispatcher thread");
 		goto out;
 	}
 	started = 1;

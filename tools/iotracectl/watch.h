@@ -123,6 +123,7 @@ struct watch;
 /* watch.c: what every trigger source calls; @reply gets what happened */
 int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 		     char *reply, size_t replylen);
+void watch_added(struct watch *w, const char *name);
 
 /* watch_nl.c */
 struct watch_nl;

@@ -79,6 +79,9 @@ static int on_event(struct nl_msg *msg, void *arg)
 			nla_get_string(tb[IOTRACE_A_DISK_NAME]),
 			g->cmd == IOTRACE_CMD_EVT_DISK_ADDED ? "added" :
 			"removed");
+	/* a watched disk that came back: enabled and armed again */
+	if (g->cmd == IOTRACE_CMD_EVT_DISK_ADDED && tb[IOTRACE_A_DISK_NAME])
+		watch_added(n->w, nla_get_string(tb[IOTRACE_A_DISK_NAME]));
 	return NL_SKIP;	/* overflow, and commands of a newer module */
 }
 

@@ -12,6 +12,8 @@ wstart() {
 	rm -rf "$W"
 	mkdir -p "$W/sys/block/nullb0/device" "$W/sys/block/sda/device"
 	cp -r "$T/dfs" "$W/dfs"
+	# a second ring, nullb1 (a copy of nullb0's), when $WDISK2 is set
+	[ -z "${WDISK2:-}" ] || cp -r "$W/dfs/nullb0" "$W/dfs/nullb1"
 	echo "FakeDisk 9000" > "$W/sys/block/nullb0/device/model"
 	echo "SN123" > "$W/sys/block/nullb0/device/serial"
 	echo "naa.5000c500a1b2c3d4" > "$W/sys/block/nullb0/wwid"
@@ -209,6 +211,49 @@ assert t[1]["extra"] == 1 and t[1]["queued"], t[1]
 assert 1.4e9 < t[1]["mono_ns"] - t[0]["mono_ns"] < 3e9, t
 EOF_PY
 result $? "watch_trigger_while_saving_joins_or_queues_one$SFX" "$W/why"
+
+# 4b. one saver per disk: a trigger of nullb1 while nullb0's snapshot is
+# in its --post starts at once (not after it), while a later one of nullb0
+# waits for nullb0's (queued): its copy begins after that --post ended
+WDISK2=1 wstart perdisk "" -- --post 4 --episode 1 nullb0 nullb1
+{
+	wsnap nullb0
+	sleep 0.3
+	wsnap nullb1
+	sleep 1.3
+	wsnap nullb0
+} > "$W/replies" 2>&1
+wfiles 3 20
+wsettle
+: > "$W/info.jsonl"
+for f in "$W/snap"/iotrace-*.iot; do
+	printf '%s ' "$(basename "$f")" >> "$W/info.jsonl"
+	wcli info -o json "$f" | tr -d '\n' >> "$W/info.jsonl" 2>&1
+	echo >> "$W/info.jsonl"
+done
+wstop
+python3 - "$W/replies" "$W/info.jsonl" > "$W/why" 2>&1 <<'EOF_PY'
+import json, sys
+rep = open(sys.argv[1]).read().splitlines()
+assert rep == ["nullb0: started", "nullb1: started", "nullb0: queued"], rep
+snaps = {}
+for l in open(sys.argv[2]):
+    name, j = l.split(" ", 1)
+    t = json.loads(j)["triggers"]
+    assert len(t) == 1, (name, t)
+    disk = "nullb1" if "-nullb1-" in name else "nullb0"
+    snaps[(disk, t[0]["number"])] = t[0]
+assert sorted(snaps) == [("nullb0", 1), ("nullb0", 3), ("nullb1", 2)], snaps
+a, b, q = snaps[("nullb0", 1)], snaps[("nullb1", 2)], snaps[("nullb0", 3)]
+end = a["mono_ns"] + a["post_ns"]
+# nullb1 was saved beside nullb0, not after it
+assert b["save_mono_ns"] < end, ("nullb1 waited", b["save_mono_ns"] - end)
+# nullb0's queued snapshot waited for nullb0's first
+assert q["queued"] and q["save_mono_ns"] >= end, ("two savers of nullb0", q)
+print("nullb1 began %.3f s before nullb0's post ended" %
+      ((end - b["save_mono_ns"]) / 1e9))
+EOF_PY
+result $? "watch_one_saver_per_disk_others_beside$SFX" "$W/why"
 
 # 5. a storm of 50 triggers: at most --max-files files, the oldest removed
 wstart storm "" -- --post 0 --episode 0 --max-files 5 --max-per-hour 1000 nullb0

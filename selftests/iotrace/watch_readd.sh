@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# watch_readd: a watched disk removed and added again while "iotracectl
+# watch" runs is made ready again (issue 21).
+#
+# The module is loaded with disks=none: a disk it attaches is not traced
+# and has no triggers until someone says so.  A null_blk whose every
+# completion takes 2 ms (a timer: never sooner) is watched with
+# ring-size = 1M and trigger = read-lat=500us rate=0; it is removed
+# (configfs power off, rmdir) and created again under the same name.
+# Oracles, from the module (iotracectl state and list, not the watcher's
+# word): the new disk is enabled, its ring 1 MiB, its read threshold
+# 500 us; then reads on it fire the kernel trigger and the watcher saves
+# a snapshot of it, reason latency, holding records of the new ring
+# flagged IOTRACE_RF_TRIGGER.  Without the watcher's re-enable the new
+# disk is disabled, with the module's default ring and no triggers.
+# VM-CHECK: newest
+# VM-TIMEOUT: 300
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+require_cmd dd python3
+ktap_header 7
+out=$(mktemp -d)
+"$IOTRACECTL" --help | grep -q '^  trigger ' ||
+	skip "this iotracectl has no trigger command"
+# no blkid reads of the disk (they would fire the trigger too)
+udevadm control --stop-exec-queue 2> /dev/null
+load_iotrace disks=none buf_size=256K
+
+# mk - create the configfs null_blk nbwatch (2 ms completions), print its
+# disk name; rm_nb - remove it.  Without nullb_create's and
+# nullb_destroy's udev settle: udev's queue is stopped, a settle would
+# wait for its timeout.
+mk() {
+	local dir=/sys/kernel/config/nullb/nbwatch idx end=$((SECONDS + 10))
+
+	[ -d /sys/kernel/config/nullb ] ||
+		modprobe null_blk nr_devices=0 || die "modprobe null_blk failed"
+	mkdir $dir || die "cannot create $dir"
+	{ echo 64 > $dir/size && echo 2 > $dir/irqmode &&
+		echo 2000000 > $dir/completion_nsec && echo 1 > $dir/power; } ||
+		die "cannot set up $dir"
+	idx=$(cat $dir/index 2> /dev/null)
+	until [ -e /sys/block/nbwatch ] || [ -e "/sys/block/nullb$idx" ]; do
+		[ $SECONDS -lt $end ] || die "no disk for $dir"
+		sleep 0.1
+	done
+	if [ -e /sys/block/nbwatch ]; then echo nbwatch; else echo "nullb$idx"; fi
+}
+rm_nb() {
+	echo 0 > /sys/kernel/config/nullb/nbwatch/power
+	rmdir /sys/kernel/config/nullb/nbwatch || die "cannot remove nbwatch"
+}
+disk=$(mk)
+
+# st KEY - a value of iotracectl state for the disk
+st() {
+	"$IOTRACECTL" state "$disk" | sed -n "s/^$1: //p"
+}
+
+# wait_log PATTERN - wait until the watcher's log matches (30 s)
+wait_log() {
+	local end=$((SECONDS + 30))
+	until grep -q -- "$1" "$out/log"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+printf 'post = 0.5\n[disk %s]\nring-size = 1M\ntrigger = read-lat=500us rate=0\n' \
+	"$disk" > "$out/conf"
+IOTRACE_RUN_DIR=$out/run "$IOTRACECTL" watch --config "$out/conf" \
+	--dir "$out/snap" 2> "$out/log" &
+wpid=$!
+wait_log 'ready:' || die "the watcher did not start: $(cat "$out/log")"
+ktap_check "at the start: enabled, ring 1M, read-lat 500us ($(st enabled), $(st buf_size), $(st trigger_read_lat_ns))" \
+	test "$(st enabled)" = 1 -a "$(st buf_size)" = 1048576 -a \
+	"$(st trigger_read_lat_ns)" = 500000
+
+rm_nb
+wait_log "disk $disk removed" || log "no removal said"
+disk2=$(mk)
+log "created again: $disk2"
+# null_blk names configfs disks after the directory, or (5.10)
+# nullb<index>, which a new device may not get again
+if [ "$disk2" != "$disk" ]; then
+	kill -TERM "$wpid"
+	wait "$wpid"
+	skip "the disk came back as $disk2, not $disk (null_blk's nullb<index> names)"
+fi
+wait_log "watching $disk again" || log "the watcher did not say it watches $disk again"
+ktap_check "the disk that came back is enabled ($(st enabled))" \
+	test "$(st enabled)" = 1
+ktap_check "its ring is 1M again ($(st buf_size))" test "$(st buf_size)" = 1048576
+ktap_check "its read threshold is 500us again ($(st trigger_read_lat_ns))" \
+	test "$(st trigger_read_lat_ns)" = 500000
+"$IOTRACECTL" list -o csv > "$out/list.csv"
+sed 's/^/# list: /' "$out/list.csv"
+ktap_check "list shows its triggers: read-lat=500us rate=0" \
+	grep -q "^$disk,.*,read-lat=500us rate=0\$" "$out/list.csv"
+
+dd if=/dev/"$disk" of=/dev/null bs=4k count=20 iflag=direct 2> /dev/null
+end=$((SECONDS + 30))
+until ls "$out/snap"/iotrace-*.iot > /dev/null 2>&1 || [ $SECONDS -ge $end ]; do
+	sleep 0.2
+done
+sleep 2	# the snapshot's post, and its rename
+kill -TERM "$wpid"
+wait "$wpid"
+sed 's/^/# watch: /' "$out/log"
+f=$(find "$out/snap" -name 'iotrace-*.iot' | head -n 1)
+"$IOTRACECTL" info -o json "$f" > "$out/info.json" 2>&1
+"$IOTRACECTL" show -o csv "$f" > "$out/snap.csv" 2>&1
+ktap_check "the kernel's trigger made a snapshot of it: reason latency, record named" \
+	python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["triggers"][0]
+assert t["disk"] == sys.argv[2] and t["reason"] == "latency", t
+assert t["seq"] is not None, t' "$out/info.json" "$disk"
+ktap_check "the snapshot holds the new ring's reads, flagged" \
+	python3 -c 'import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["op"] == "read"]
+assert len(rows) >= 20, len(rows)
+assert all(int(r["rflags"], 0) & 0x8000 for r in rows), rows[:3]' "$out/snap.csv"
+rm_nb
+unload_iotrace
+udevadm control --start-exec-queue 2> /dev/null
+ktap_finish
