@@ -23,6 +23,7 @@
 #   and error registers libata returned to sg_raw (cmd_ata.sh), the record
 #   flagged; reads do not fire.
 # VM-CHECK: newest
+# VM-CHECK: alone
 # VM-DEVICES: nvme ahci
 # VM-TIMEOUT: 300
 # VM-SMP: 2
