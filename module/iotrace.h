@@ -466,6 +466,63 @@ const char *iotrace_op_name(u8 op);
 #define iotrace_assert_cpu_held()	do { } while (0)
 #endif
 
+/*
+ * IOTRACE_PROF=y (a profiling build, never a release one): the probes
+ * count the guest clock spent in each of their parts (Documentation/
+ * benchmark.rst, "Where the instructions go"); debugfs iotrace/prof
+ * shows the sums, a write clears them.
+ */
+enum iotrace_prof_part {
+	IOTRACE_PF_CALIB,	/* two clock reads back to back */
+	IOTRACE_PF_IO_START,	/* block_io_start probe, whole */
+	IOTRACE_PF_ISSUE,	/* block_rq_issue probe, whole */
+	IOTRACE_PF_ISSUE_CLOCK,	/* its ktime_get_ns() */
+	IOTRACE_PF_COMPLETE,	/* block_rq_complete probe, whole */
+	IOTRACE_PF_C_LOOKUP,	/* disk lookup, state, slot */
+	IOTRACE_PF_C_CLOCK,	/* its ktime_get_ns() */
+	IOTRACE_PF_C_COUNT,	/* the metrics */
+	IOTRACE_PF_C_TRIG,	/* the trigger test */
+	IOTRACE_PF_C_RECORD,	/* reserve, fill, commit, slot release */
+	IOTRACE_PF_C_FILL,	/* of which the fill and slot release */
+	IOTRACE_PF_NR
+};
+
+struct seq_file;
+
+#ifdef IOTRACE_PROF
+extern bool iotrace_prof_parts;
+u64 iotrace_prof_now(void);
+void iotrace_prof_note(unsigned int part, u64 t0);
+int iotrace_prof_show(struct seq_file *m, void *v);
+void iotrace_prof_clear(void);
+/* the whole probe: t0 at its start, iotrace_prof() at its end */
+#define IOTRACE_PROF_T(v)		u64 v = iotrace_prof_now()
+#define iotrace_prof(part, t0)		iotrace_prof_note(part, t0)
+#define IOTRACE_PROF_P(v)		u64 v = 0
+/* its parts, when the module parameter prof_parts is set */
+#define iotrace_prof_pstart(v)					\
+	do {							\
+		if (iotrace_prof_parts)				\
+			(v) = iotrace_prof_now();		\
+	} while (0)
+#define iotrace_prof_part(part, t0)				\
+	do {							\
+		if (iotrace_prof_parts)				\
+			iotrace_prof_note(part, t0);		\
+	} while (0)
+#else
+#define IOTRACE_PROF_T(v)		u64 v __maybe_unused = 0
+#define IOTRACE_PROF_P(v)		u64 v __maybe_unused = 0
+#define iotrace_prof_pstart(v)		((void)(v))
+static inline void iotrace_prof(unsigned int part, u64 t0)
+{
+}
+
+static inline void iotrace_prof_part(unsigned int part, u64 t0)
+{
+}
+#endif
+
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		      u16 rflags);
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,

@@ -242,6 +242,7 @@ static inline void iotrace_slot_end(struct iotrace_slot *s)
  */
 static void iotrace_probe_io_start(void *data, struct request *rq)
 {
+	IOTRACE_PROF_T(t0);
 	struct iotrace_slot *s;
 	u16 rflags = 0;
 	u32 pid = 0;
@@ -273,6 +274,7 @@ static void iotrace_probe_io_start(void *data, struct request *rq)
 out:
 	rcu_read_unlock();
 	preempt_enable_notrace();
+	iotrace_prof(IOTRACE_PF_IO_START, t0);
 }
 
 /*
@@ -309,6 +311,8 @@ static bool iotrace_slot_sub(const struct iotrace_slot *s,
 
 static void iotrace_probe_issue(void *data, struct request *rq)
 {
+	IOTRACE_PROF_T(t0);
+	IOTRACE_PROF_P(t1);
 	struct iotrace_slot *s;
 	u64 now, start, queue = 0;
 	u16 rflags = 0;
@@ -320,7 +324,9 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	if (!s)
 		goto out;
 	iotrace_assert_cpu_held();
+	iotrace_prof_pstart(t1);
 	now = ktime_get_ns();
+	iotrace_prof_part(IOTRACE_PF_ISSUE_CLOCK, t1);
 	/* A re-issue after requeue keeps the retry count and a timeout. */
 	if (READ_ONCE(s->rq) == rq && (s->rflags & IOTRACE_RF_REQUEUED)) {
 		/* and a requeue trigger's mark (iotrace_probe_requeue()) */
@@ -357,6 +363,7 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 out:
 	rcu_read_unlock();
 	preempt_enable_notrace();
+	iotrace_prof(IOTRACE_PF_ISSUE, t0);
 }
 
 /*
@@ -653,6 +660,7 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 					   u64 now, u16 rflags,
 					   struct iotrace_trig_evt *ev)
 {
+	IOTRACE_PROF_P(t1);
 	const struct iotrace_filter *f;
 	struct iotrace_wslot w;
 	u32 cpu;
@@ -685,7 +693,9 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 		iotrace_slot_done(s, rq, seq_data);
 		return false;
 	}
+	iotrace_prof_pstart(t1);
 	iotrace_fill(w.r, rq, s, error, d->rec_rflags | rflags, seq_data, now);
+	iotrace_prof_part(IOTRACE_PF_C_FILL, t1);
 	if (ev) {
 		ev->cpu = cpu;
 		ev->seq = w.seq;
@@ -768,6 +778,7 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 					     iotrace_rq_error_t error,
 					     unsigned int state)
 {
+	IOTRACE_PROF_P(t1);
 	const struct iotrace_trig *t;
 	/* zeroed where it is declared: one set of stores with auto-init */
 	struct iotrace_mdone x = { };
@@ -776,21 +787,31 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 
 	seq_data = iotrace_is_flush_data(rq);
 	/* Counted whatever happens to the record; the slot is still intact. */
+	iotrace_prof_pstart(t1);
 	now = ktime_get_ns();
+	iotrace_prof_part(IOTRACE_PF_C_CLOCK, t1);
+	iotrace_prof_pstart(t1);
 	iotrace_count(d, rq, s, error, now, &x);
+	iotrace_prof_part(IOTRACE_PF_C_COUNT, t1);
 	/* triggers: one branch without, two compares with (module.rst) */
+	iotrace_prof_pstart(t1);
 	t = rcu_dereference(d->trig);
 	if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
 		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,
 				      now, &x);
 		return;
 	}
+	iotrace_prof_part(IOTRACE_PF_C_TRIG, t1);
+	iotrace_prof_pstart(t1);
 	iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL);
+	iotrace_prof_part(IOTRACE_PF_C_RECORD, t1);
 }
 
 static void iotrace_probe_complete(void *data, struct request *rq,
 				   iotrace_rq_error_t error, unsigned int nr_bytes)
 {
+	IOTRACE_PROF_T(t0);
+	IOTRACE_PROF_P(t1);
 	struct iotrace_slot *s;
 	struct iotrace_disk *d;
 	unsigned int state;
@@ -800,6 +821,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		return;
 	preempt_disable_notrace();
 	rcu_read_lock();
+	iotrace_prof_pstart(t1);
 	d = iotrace_rq_lookup(rq);
 	if (!d)
 		goto out;
@@ -816,10 +838,12 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		iotrace_slot_release(s, rq);
 		goto out;
 	}
+	iotrace_prof_part(IOTRACE_PF_C_LOOKUP, t1);
 	iotrace_complete(d, rq, s, error, state);
 out:
 	rcu_read_unlock();
 	preempt_enable_notrace();
+	iotrace_prof(IOTRACE_PF_COMPLETE, t0);
 }
 
 /**
