@@ -17,6 +17,12 @@
  * chunk beside that CPU's own probes.  Every probe (and the command
  * probes around iotrace_note_cmd()/iotrace_note_status()) disables
  * preemption once, for its whole run; the helpers only assert it.
+ *
+ * That preempt-disabled run is also the probes' RCU read-side critical
+ * section (since 4.20 synchronize_rcu(), call_rcu() and kfree_rcu() wait
+ * for preempt-disabled code too): no rcu_read_lock(), which is a function
+ * call and a store on a preemptible-RCU kernel, and rcu_dereference_sched()
+ * for the disk's filter and triggers.
  */
 #include <linux/kernel.h>
 #include <linux/tracepoint.h>
@@ -185,7 +191,8 @@ static struct iotrace_slot *iotrace_slot_of(struct iotrace_disk *d,
 /*
  * The ring of @rq, enabled or not: its disk's, or for a request without a
  * disk (an NVMe admin queue) its controller's, found by the tag set's
- * driver data.  The caller holds rcu_read_lock().
+ * driver data.  The caller has preemption disabled (an RCU read-side
+ * critical section, see the top of this file).
  */
 static struct iotrace_disk *iotrace_rq_lookup(struct request *rq)
 {
@@ -199,7 +206,7 @@ static struct iotrace_disk *iotrace_rq_lookup(struct request *rq)
 
 /*
  * Look the ring of @rq up if its slots are kept (the disk is enabled,
- * whatever happens to the ring); the caller holds rcu_read_lock().
+ * whatever happens to the ring); the caller has preemption disabled.
  */
 static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
 {
@@ -211,7 +218,7 @@ static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
 	return d;
 }
 
-/* The slot of @rq on an enabled disk; the caller holds rcu_read_lock(). */
+/* The slot of @rq on an enabled disk; the caller has preemption disabled. */
 static struct iotrace_slot *iotrace_rq_slot(struct request *rq)
 {
 	struct iotrace_disk *d = iotrace_rq_disk(rq);
@@ -248,7 +255,6 @@ static void iotrace_probe_io_start(void *data, struct request *rq)
 	u32 pid = 0;
 
 	preempt_disable_notrace();
-	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
@@ -272,7 +278,6 @@ static void iotrace_probe_io_start(void *data, struct request *rq)
 	WRITE_ONCE(s->sub_rq, rq);
 	iotrace_slot_end(s);
 out:
-	rcu_read_unlock();
 	preempt_enable_notrace();
 	iotrace_prof(IOTRACE_PF_IO_START, t0);
 }
@@ -287,14 +292,12 @@ static void iotrace_probe_merge(void *data, struct request *rq)
 	struct iotrace_slot *s;
 
 	preempt_disable_notrace();
-	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (s && READ_ONCE(s->sub_rq) == rq) {
 		iotrace_slot_begin(s);
 		WRITE_ONCE(s->sub_rq, NULL);
 		iotrace_slot_end(s);
 	}
-	rcu_read_unlock();
 	preempt_enable_notrace();
 }
 
@@ -319,7 +322,6 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	u8 retries = 0;
 
 	preempt_disable_notrace();
-	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
@@ -361,7 +363,6 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	WRITE_ONCE(s->rq, rq);
 	iotrace_slot_end(s);
 out:
-	rcu_read_unlock();
 	preempt_enable_notrace();
 	iotrace_prof(IOTRACE_PF_ISSUE, t0);
 }
@@ -401,7 +402,6 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	bool fire;
 
 	preempt_disable_notrace();
-	rcu_read_lock();
 	d = iotrace_rq_disk(rq);
 	if (!d)
 		goto out;
@@ -426,7 +426,7 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 		WRITE_ONCE(s->cmd_rq, NULL);
 	if (READ_ONCE(s->status_rq) == rq)
 		WRITE_ONCE(s->status_rq, NULL);
-	t = rcu_dereference(d->trig);
+	t = rcu_dereference_sched(d->trig);
 	fire = unlikely(t) && t->requeues && s->retries == t->requeues;
 	if (fire)
 		s->rflags |= IOTRACE_RF_TRIGGER;
@@ -434,7 +434,6 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	if (fire)
 		iotrace_trig_requeue(d, t, rq, s);
 out:
-	rcu_read_unlock();
 	preempt_enable_notrace();
 }
 
@@ -679,7 +678,7 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 		iotrace_slot_done(s, rq, seq_data);
 		return false;
 	}
-	f = rcu_dereference(d->filter);
+	f = rcu_dereference_sched(d->filter);
 	if (unlikely(f) &&
 	    !iotrace_filter_pass(f, iotrace_op(rq), blk_rq_pos(rq),
 				 blk_rq_bytes(rq))) {
@@ -795,7 +794,7 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 	iotrace_prof_part(IOTRACE_PF_C_COUNT, t1);
 	/* triggers: one branch without, two compares with (module.rst) */
 	iotrace_prof_pstart(t1);
-	t = rcu_dereference(d->trig);
+	t = rcu_dereference_sched(d->trig);
 	if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
 		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,
 				      now, &x);
@@ -820,7 +819,6 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	if (nr_bytes < blk_rq_bytes(rq))
 		return;
 	preempt_disable_notrace();
-	rcu_read_lock();
 	iotrace_prof_pstart(t1);
 	d = iotrace_rq_lookup(rq);
 	if (!d)
@@ -841,7 +839,6 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	iotrace_prof_part(IOTRACE_PF_C_LOOKUP, t1);
 	iotrace_complete(d, rq, s, error, state);
 out:
-	rcu_read_unlock();
 	preempt_enable_notrace();
 	iotrace_prof(IOTRACE_PF_COMPLETE, t0);
 }
@@ -863,10 +860,9 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 {
 	struct iotrace_slot *s;
 
-	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s)
-		goto out;
+		return;
 	iotrace_assert_cpu_held();
 	iotrace_slot_begin(s);
 	WRITE_ONCE(s->cmd_rq, NULL);
@@ -886,8 +882,6 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 	smp_wmb();
 	WRITE_ONCE(s->cmd_rq, rq);
 	iotrace_slot_end(s);
-out:
-	rcu_read_unlock();
 }
 
 /**
@@ -907,10 +901,9 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 {
 	struct iotrace_slot *s;
 
-	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s)
-		goto out;
+		return;
 	iotrace_assert_cpu_held();
 	iotrace_slot_begin(s);
 	WRITE_ONCE(s->status_rq, NULL);
@@ -924,8 +917,6 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 	smp_wmb();
 	WRITE_ONCE(s->status_rq, rq);
 	iotrace_slot_end(s);
-out:
-	rcu_read_unlock();
 }
 
 static void iotrace_find_tp(struct tracepoint *tp, void *priv)
