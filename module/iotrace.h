@@ -15,6 +15,7 @@
 #include <linux/rculist.h>
 #include <linux/blk-mq.h>
 #include <linux/atomic.h>
+#include <asm/local64.h>
 #include <linux/iotrace.h>
 
 #define IOTRACE_DEF_BUF_SIZE	(4UL * SZ_1M)
@@ -419,10 +420,11 @@ unsigned long iotrace_ring_min_size(void);
 int iotrace_ring_geometry(unsigned long buf_size, struct iotrace_geom *g);
 void iotrace_ring_reset(struct iotrace_disk *d);
 void iotrace_ring_counts(struct iotrace_disk *d, struct iotrace_counts *c);
-bool iotrace_ring_reserve(struct iotrace_disk *d, u32 cpu,
-			  struct iotrace_wslot *w);
-void iotrace_ring_commit(struct iotrace_disk *d, u32 cpu,
-			 const struct iotrace_wslot *w);
+bool iotrace_ring_reserve_slow(struct iotrace_disk *d,
+			       struct iotrace_cpu_hdr *h, u32 cpu, u32 j,
+			       struct iotrace_wslot *w);
+void iotrace_ring_settle(struct iotrace_disk *d, struct iotrace_cpu_hdr *h);
+void iotrace_chunk_full(struct iotrace_chunk_hdr *c);
 bool iotrace_ring_copy(struct iotrace_disk *d, u32 k, u64 take, u64 first,
 		       u64 seq, struct iotrace_record *out);
 
@@ -446,6 +448,96 @@ iotrace_chunk_rec(struct iotrace_disk *d, u32 k, u32 i)
 {
 	return d->ring + d->hdr->data_offset +
 		((size_t)k * d->chunk_records + i) * IOTRACE_RECORD_SIZE;
+}
+
+/*
+ * The writer's fast path, inline in the completion probe: a slot of the
+ * CPU's current chunk (ring.c has the chunk switch and the settling of
+ * pending chunks, out of line).
+ */
+
+/* A writer of CPU header @h leaves; the outermost one settles pending. */
+static __always_inline void iotrace_ring_leave(struct iotrace_disk *d,
+					       struct iotrace_cpu_hdr *h)
+{
+	barrier();
+	if (!local64_sub_return(1, (local64_t *)&h->nest) &&
+	    unlikely(READ_ONCE(h->pending) != IOTRACE_CHUNK_NONE))
+		iotrace_ring_settle(d, h);
+}
+
+/*
+ * Reserve the next slot of chunk @j, CPU header @h's current one, in @w
+ * (marked busy); false when the chunk is full.
+ */
+static __always_inline bool iotrace_ring_slot(struct iotrace_disk *d,
+					      struct iotrace_cpu_hdr *h, u32 j,
+					      struct iotrace_wslot *w)
+{
+	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, j);
+	u64 i = local64_inc_return((local64_t *)&c->reserved_slots) - 1;
+
+	if (unlikely(i >= d->chunk_records))
+		return false;
+	w->chunk = j;
+	w->seq = c->first_seq + i;
+	w->r = iotrace_chunk_rec(d, j, i);
+	local64_inc((local64_t *)&h->head);
+	WRITE_ONCE(w->r->seq, IOTRACE_SEQ_BUSY(w->seq));
+	/* busy visible before any byte of the body changes */
+	smp_wmb();
+	return true;
+}
+
+/**
+ * iotrace_ring_reserve() - reserve the next slot of this CPU.
+ * @d: the disk.
+ * @cpu: this CPU (held: preemption disabled until iotrace_ring_commit()).
+ * @w: out, the slot, its chunk and its CPU sequence number.
+ *
+ * Marks the slot busy (~seq).  Every successful reserve must be followed
+ * by iotrace_ring_commit() on the same CPU.  IRQ-safe on this CPU: local64
+ * operations, no LOCK prefix.
+ *
+ * Return: true, or false when the completion could not be recorded
+ * (counted in the CPU's dropped).
+ */
+static __always_inline bool iotrace_ring_reserve(struct iotrace_disk *d,
+						 u32 cpu,
+						 struct iotrace_wslot *w)
+{
+	struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, cpu);
+	u32 j;
+
+	local64_inc((local64_t *)&h->nest);
+	/* in the probe before the current chunk is read */
+	barrier();
+	j = READ_ONCE(h->cur);
+	if (likely(j != IOTRACE_CHUNK_NONE) && iotrace_ring_slot(d, h, j, w))
+		return true;
+	return iotrace_ring_reserve_slow(d, h, cpu, j, w);
+}
+
+/**
+ * iotrace_ring_commit() - publish a record filled after
+ *	iotrace_ring_reserve().
+ * @d: the disk.
+ * @cpu: the CPU that reserved it (still held).
+ * @w: the slot.
+ */
+static __always_inline void iotrace_ring_commit(struct iotrace_disk *d,
+						u32 cpu,
+						const struct iotrace_wslot *w)
+{
+	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, w->chunk);
+	u64 t = w->r->complete_ns;
+
+	/* publish: the body is visible before the sequence number */
+	smp_store_release(&w->r->seq, (u32)w->seq);
+	WRITE_ONCE(c->last_ns, t);
+	if (unlikely(!local64_sub_return(1, (local64_t *)&c->refs)))
+		iotrace_chunk_full(c);
+	iotrace_ring_leave(d, iotrace_cpu_hdr(d, cpu));
 }
 
 /* probe.c */
