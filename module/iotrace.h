@@ -13,6 +13,7 @@
 #include <linux/spinlock.h>
 #include <linux/rcupdate.h>
 #include <linux/rculist.h>
+#include <linux/hash.h>
 #include <linux/blk-mq.h>
 #include <linux/atomic.h>
 #include <asm/local64.h>
@@ -710,7 +711,30 @@ void iotrace_metrics_reset(struct iotrace_metrics *m);
 int iotrace_metrics_show(struct seq_file *sf, struct iotrace_disk *d);
 
 /* disk.c */
-struct iotrace_disk *iotrace_disk_lookup(struct gendisk *gd);
+#define IOTRACE_HASH_BITS	6
+extern struct hlist_head iotrace_disk_hash[1 << IOTRACE_HASH_BITS];
+
+/**
+ * iotrace_disk_lookup() - find the traced disk of a gendisk (inline: every
+ *	probe starts with it).
+ * @gd: the gendisk, used as a key only.
+ *
+ * Context: rcu_read_lock() (or preemption disabled) held.
+ * Return: the disk or NULL.
+ */
+static __always_inline struct iotrace_disk *
+iotrace_disk_lookup(struct gendisk *gd)
+{
+	struct hlist_head *b = &iotrace_disk_hash[hash_ptr(gd,
+							   IOTRACE_HASH_BITS)];
+	struct iotrace_disk *d;
+
+	hlist_for_each_entry_rcu(d, b, hnode)
+		if (d->gd == gd)
+			return d;
+	return NULL;
+}
+
 struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 					u32 depth);
 int iotrace_disk_publish(struct iotrace_disk *d, struct hlist_head *head);

@@ -171,8 +171,8 @@ static u16 iotrace_flush_rflags(const struct request *rq)
  * slot until its own flush sequence ends: it has a slot per hardware
  * queue of its own.
  */
-static struct iotrace_slot *iotrace_slot_of(struct iotrace_disk *d,
-					    struct request *rq)
+static __always_inline struct iotrace_slot *
+iotrace_slot_of(struct iotrace_disk *d, struct request *rq)
 {
 	u32 hwq, tag;
 
@@ -194,7 +194,8 @@ static struct iotrace_slot *iotrace_slot_of(struct iotrace_disk *d,
  * driver data.  The caller has preemption disabled (an RCU read-side
  * critical section, see the top of this file).
  */
-static struct iotrace_disk *iotrace_rq_lookup(struct request *rq)
+static __always_inline struct iotrace_disk *
+iotrace_rq_lookup(struct request *rq)
 {
 	struct request_queue *q = rq->q;
 	struct gendisk *gd = iotrace_q_disk(q);
@@ -208,7 +209,8 @@ static struct iotrace_disk *iotrace_rq_lookup(struct request *rq)
  * Look the ring of @rq up if its slots are kept (the disk is enabled,
  * whatever happens to the ring); the caller has preemption disabled.
  */
-static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
+static __always_inline struct iotrace_disk *
+iotrace_rq_disk(struct request *rq)
 {
 	struct iotrace_disk *d = iotrace_rq_lookup(rq);
 
@@ -219,7 +221,8 @@ static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
 }
 
 /* The slot of @rq on an enabled disk; the caller has preemption disabled. */
-static struct iotrace_slot *iotrace_rq_slot(struct request *rq)
+static __always_inline struct iotrace_slot *
+iotrace_rq_slot(struct request *rq)
 {
 	struct iotrace_disk *d = iotrace_rq_disk(rq);
 
