@@ -529,6 +529,29 @@ static int iotrace_comms_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(iotrace_comms);
 
+#ifdef IOTRACE_PROF
+static int iotrace_prof_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, iotrace_prof_show, NULL);
+}
+
+static ssize_t iotrace_prof_write(struct file *file, const char __user *buf,
+				  size_t len, loff_t *ppos)
+{
+	iotrace_prof_clear();
+	return len;
+}
+
+static const struct file_operations iotrace_prof_fops = {
+	.owner		= THIS_MODULE,
+	.open		= iotrace_prof_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+	.write		= iotrace_prof_write,
+};
+#endif
+
 int iotrace_debugfs_init(void)
 {
 	struct dentry *root;
@@ -542,6 +565,9 @@ int iotrace_debugfs_init(void)
 	iotrace_debugfs_root = root;
 	debugfs_create_file("status", 0400, root, NULL, &iotrace_status_fops);
 	debugfs_create_file("comms", 0400, root, NULL, &iotrace_comms_fops);
+#ifdef IOTRACE_PROF
+	debugfs_create_file("prof", 0600, root, NULL, &iotrace_prof_fops);
+#endif
 	return 0;
 }
 

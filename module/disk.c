@@ -21,35 +21,14 @@
 #include "iotrace.h"
 #include "compat.h"
 
-#define IOTRACE_HASH_BITS	6
-
 /* Serializes enable state, the disk list and probe registration. */
 DEFINE_MUTEX(iotrace_mutex);
 LIST_HEAD(iotrace_disks);
 
-static struct hlist_head iotrace_disk_hash[1 << IOTRACE_HASH_BITS];
+struct hlist_head iotrace_disk_hash[1 << IOTRACE_HASH_BITS];
 static const struct device_type *iotrace_disk_type;
 /* Until the disks= selection was checked, nothing is enabled. */
 static bool iotrace_loading = true;
-
-/**
- * iotrace_disk_lookup() - find the traced disk of a gendisk.
- * @gd: the gendisk, used as a key only.
- *
- * Context: rcu_read_lock() (or preemption disabled) held.
- * Return: the disk or NULL.
- */
-struct iotrace_disk *iotrace_disk_lookup(struct gendisk *gd)
-{
-	struct hlist_head *b = &iotrace_disk_hash[hash_ptr(gd,
-							   IOTRACE_HASH_BITS)];
-	struct iotrace_disk *d;
-
-	hlist_for_each_entry_rcu(d, b, hnode)
-		if (d->gd == gd)
-			return d;
-	return NULL;
-}
 
 static void iotrace_disk_release(struct kref *kref)
 {

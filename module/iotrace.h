@@ -13,8 +13,10 @@
 #include <linux/spinlock.h>
 #include <linux/rcupdate.h>
 #include <linux/rculist.h>
+#include <linux/hash.h>
 #include <linux/blk-mq.h>
 #include <linux/atomic.h>
+#include <asm/local64.h>
 #include <linux/iotrace.h>
 
 #define IOTRACE_DEF_BUF_SIZE	(4UL * SZ_1M)
@@ -419,10 +421,11 @@ unsigned long iotrace_ring_min_size(void);
 int iotrace_ring_geometry(unsigned long buf_size, struct iotrace_geom *g);
 void iotrace_ring_reset(struct iotrace_disk *d);
 void iotrace_ring_counts(struct iotrace_disk *d, struct iotrace_counts *c);
-bool iotrace_ring_reserve(struct iotrace_disk *d, u32 cpu,
-			  struct iotrace_wslot *w);
-void iotrace_ring_commit(struct iotrace_disk *d, u32 cpu,
-			 const struct iotrace_wslot *w);
+bool iotrace_ring_reserve_slow(struct iotrace_disk *d,
+			       struct iotrace_cpu_hdr *h, u32 cpu, u32 j,
+			       struct iotrace_wslot *w);
+void iotrace_ring_settle(struct iotrace_disk *d, struct iotrace_cpu_hdr *h);
+void iotrace_chunk_full(struct iotrace_chunk_hdr *c);
 bool iotrace_ring_copy(struct iotrace_disk *d, u32 k, u64 take, u64 first,
 		       u64 seq, struct iotrace_record *out);
 
@@ -448,6 +451,96 @@ iotrace_chunk_rec(struct iotrace_disk *d, u32 k, u32 i)
 		((size_t)k * d->chunk_records + i) * IOTRACE_RECORD_SIZE;
 }
 
+/*
+ * The writer's fast path, inline in the completion probe: a slot of the
+ * CPU's current chunk (ring.c has the chunk switch and the settling of
+ * pending chunks, out of line).
+ */
+
+/* A writer of CPU header @h leaves; the outermost one settles pending. */
+static __always_inline void iotrace_ring_leave(struct iotrace_disk *d,
+					       struct iotrace_cpu_hdr *h)
+{
+	barrier();
+	if (!local64_sub_return(1, (local64_t *)&h->nest) &&
+	    unlikely(READ_ONCE(h->pending) != IOTRACE_CHUNK_NONE))
+		iotrace_ring_settle(d, h);
+}
+
+/*
+ * Reserve the next slot of chunk @j, CPU header @h's current one, in @w
+ * (marked busy); false when the chunk is full.
+ */
+static __always_inline bool iotrace_ring_slot(struct iotrace_disk *d,
+					      struct iotrace_cpu_hdr *h, u32 j,
+					      struct iotrace_wslot *w)
+{
+	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, j);
+	u64 i = local64_inc_return((local64_t *)&c->reserved_slots) - 1;
+
+	if (unlikely(i >= d->chunk_records))
+		return false;
+	w->chunk = j;
+	w->seq = c->first_seq + i;
+	w->r = iotrace_chunk_rec(d, j, i);
+	local64_inc((local64_t *)&h->head);
+	WRITE_ONCE(w->r->seq, IOTRACE_SEQ_BUSY(w->seq));
+	/* busy visible before any byte of the body changes */
+	smp_wmb();
+	return true;
+}
+
+/**
+ * iotrace_ring_reserve() - reserve the next slot of this CPU.
+ * @d: the disk.
+ * @cpu: this CPU (held: preemption disabled until iotrace_ring_commit()).
+ * @w: out, the slot, its chunk and its CPU sequence number.
+ *
+ * Marks the slot busy (~seq).  Every successful reserve must be followed
+ * by iotrace_ring_commit() on the same CPU.  IRQ-safe on this CPU: local64
+ * operations, no LOCK prefix.
+ *
+ * Return: true, or false when the completion could not be recorded
+ * (counted in the CPU's dropped).
+ */
+static __always_inline bool iotrace_ring_reserve(struct iotrace_disk *d,
+						 u32 cpu,
+						 struct iotrace_wslot *w)
+{
+	struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, cpu);
+	u32 j;
+
+	local64_inc((local64_t *)&h->nest);
+	/* in the probe before the current chunk is read */
+	barrier();
+	j = READ_ONCE(h->cur);
+	if (likely(j != IOTRACE_CHUNK_NONE) && iotrace_ring_slot(d, h, j, w))
+		return true;
+	return iotrace_ring_reserve_slow(d, h, cpu, j, w);
+}
+
+/**
+ * iotrace_ring_commit() - publish a record filled after
+ *	iotrace_ring_reserve().
+ * @d: the disk.
+ * @cpu: the CPU that reserved it (still held).
+ * @w: the slot.
+ */
+static __always_inline void iotrace_ring_commit(struct iotrace_disk *d,
+						u32 cpu,
+						const struct iotrace_wslot *w)
+{
+	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, w->chunk);
+	u64 t = w->r->complete_ns;
+
+	/* publish: the body is visible before the sequence number */
+	smp_store_release(&w->r->seq, (u32)w->seq);
+	WRITE_ONCE(c->last_ns, t);
+	if (unlikely(!local64_sub_return(1, (local64_t *)&c->refs)))
+		iotrace_chunk_full(c);
+	iotrace_ring_leave(d, iotrace_cpu_hdr(d, cpu));
+}
+
 /* probe.c */
 int iotrace_probes_find(void);
 int iotrace_probes_get(void);
@@ -464,6 +557,63 @@ const char *iotrace_op_name(u8 op);
 #define iotrace_assert_cpu_held()	WARN_ON_ONCE(preemptible())
 #else
 #define iotrace_assert_cpu_held()	do { } while (0)
+#endif
+
+/*
+ * IOTRACE_PROF=y (a profiling build, never a release one): the probes
+ * count the guest clock spent in each of their parts (Documentation/
+ * benchmark.rst, "Where the instructions go"); debugfs iotrace/prof
+ * shows the sums, a write clears them.
+ */
+enum iotrace_prof_part {
+	IOTRACE_PF_CALIB,	/* two clock reads back to back */
+	IOTRACE_PF_IO_START,	/* block_io_start probe, whole */
+	IOTRACE_PF_ISSUE,	/* block_rq_issue probe, whole */
+	IOTRACE_PF_ISSUE_CLOCK,	/* its ktime_get_ns() */
+	IOTRACE_PF_COMPLETE,	/* block_rq_complete probe, whole */
+	IOTRACE_PF_C_LOOKUP,	/* disk lookup, state, slot */
+	IOTRACE_PF_C_CLOCK,	/* its ktime_get_ns() */
+	IOTRACE_PF_C_COUNT,	/* the metrics */
+	IOTRACE_PF_C_TRIG,	/* the trigger test */
+	IOTRACE_PF_C_RECORD,	/* reserve, fill, commit, slot release */
+	IOTRACE_PF_C_FILL,	/* of which the fill and slot release */
+	IOTRACE_PF_NR
+};
+
+struct seq_file;
+
+#ifdef IOTRACE_PROF
+extern bool iotrace_prof_parts;
+u64 iotrace_prof_now(void);
+void iotrace_prof_note(unsigned int part, u64 t0);
+int iotrace_prof_show(struct seq_file *m, void *v);
+void iotrace_prof_clear(void);
+/* the whole probe: t0 at its start, iotrace_prof() at its end */
+#define IOTRACE_PROF_T(v)		u64 v = iotrace_prof_now()
+#define iotrace_prof(part, t0)		iotrace_prof_note(part, t0)
+#define IOTRACE_PROF_P(v)		u64 v = 0
+/* its parts, when the module parameter prof_parts is set */
+#define iotrace_prof_pstart(v)					\
+	do {							\
+		if (iotrace_prof_parts)				\
+			(v) = iotrace_prof_now();		\
+	} while (0)
+#define iotrace_prof_part(part, t0)				\
+	do {							\
+		if (iotrace_prof_parts)				\
+			iotrace_prof_note(part, t0);		\
+	} while (0)
+#else
+#define IOTRACE_PROF_T(v)		u64 v __maybe_unused = 0
+#define IOTRACE_PROF_P(v)		u64 v __maybe_unused = 0
+#define iotrace_prof_pstart(v)		((void)(v))
+static inline void iotrace_prof(unsigned int part, u64 t0)
+{
+}
+
+static inline void iotrace_prof_part(unsigned int part, u64 t0)
+{
+}
 #endif
 
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
@@ -561,7 +711,30 @@ void iotrace_metrics_reset(struct iotrace_metrics *m);
 int iotrace_metrics_show(struct seq_file *sf, struct iotrace_disk *d);
 
 /* disk.c */
-struct iotrace_disk *iotrace_disk_lookup(struct gendisk *gd);
+#define IOTRACE_HASH_BITS	6
+extern struct hlist_head iotrace_disk_hash[1 << IOTRACE_HASH_BITS];
+
+/**
+ * iotrace_disk_lookup() - find the traced disk of a gendisk (inline: every
+ *	probe starts with it).
+ * @gd: the gendisk, used as a key only.
+ *
+ * Context: rcu_read_lock() (or preemption disabled) held.
+ * Return: the disk or NULL.
+ */
+static __always_inline struct iotrace_disk *
+iotrace_disk_lookup(struct gendisk *gd)
+{
+	struct hlist_head *b = &iotrace_disk_hash[hash_ptr(gd,
+							   IOTRACE_HASH_BITS)];
+	struct iotrace_disk *d;
+
+	hlist_for_each_entry_rcu(d, b, hnode)
+		if (d->gd == gd)
+			return d;
+	return NULL;
+}
+
 struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 					u32 depth);
 int iotrace_disk_publish(struct iotrace_disk *d, struct hlist_head *head);

@@ -219,12 +219,13 @@ static noinline void iotrace_metrics_fold(struct iotrace_metrics *m, u8 mop,
 	spin_unlock_irqrestore(&m->fold_lock, flags);
 }
 
-static inline void iotrace_metrics_hist(struct iotrace_metrics *m, u8 mop,
-					unsigned int h, u64 ns)
+static inline void iotrace_metrics_hist(struct iotrace_metrics *m,
+					struct iotrace_mcpu __percpu *pc,
+					u8 mop, unsigned int h, u64 ns)
 {
 	unsigned int b = iotrace_hist_bucket(ns);
 
-	if (unlikely(this_cpu_inc_return(m->pcpu->hist[mop][h][b]) >=
+	if (unlikely(this_cpu_inc_return(pc->hist[mop][h][b]) >=
 		     IOTRACE_MFOLD))
 		iotrace_metrics_fold(m, mop, h, b);
 }
@@ -268,25 +269,27 @@ static noinline void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
 void iotrace_metrics_complete(struct iotrace_metrics *m,
 			      const struct iotrace_mdone *x)
 {
+	/* once: the per-CPU operations could alias m for the compiler */
+	struct iotrace_mcpu __percpu *pc = m->pcpu;
 	u8 mop = iotrace_mop(x->op);
 
 	iotrace_assert_cpu_held();
-	this_cpu_inc(m->pcpu->op[mop].requests);
-	this_cpu_add(m->pcpu->op[mop].bytes, x->bytes);
+	this_cpu_inc(pc->op[mop].requests);
+	this_cpu_add(pc->op[mop].bytes, x->bytes);
 	if (x->flags & IOTRACE_MD_DEV) {
-		this_cpu_inc(m->pcpu->op[mop].dev_count);
-		this_cpu_add(m->pcpu->op[mop].dev_sum_ns, x->dev_ns);
-		iotrace_metrics_hist(m, mop, IOTRACE_MH_DEV, x->dev_ns);
+		this_cpu_inc(pc->op[mop].dev_count);
+		this_cpu_add(pc->op[mop].dev_sum_ns, x->dev_ns);
+		iotrace_metrics_hist(m, pc, mop, IOTRACE_MH_DEV, x->dev_ns);
 	}
 	if (x->flags & IOTRACE_MD_QUEUE) {
-		this_cpu_inc(m->pcpu->op[mop].queue_count);
-		this_cpu_add(m->pcpu->op[mop].queue_sum_ns, x->queue_ns);
-		iotrace_metrics_hist(m, mop, IOTRACE_MH_QUEUE, x->queue_ns);
+		this_cpu_inc(pc->op[mop].queue_count);
+		this_cpu_add(pc->op[mop].queue_sum_ns, x->queue_ns);
+		iotrace_metrics_hist(m, pc, mop, IOTRACE_MH_QUEUE, x->queue_ns);
 	}
 	if (unlikely(x->flags & IOTRACE_MD_TIMEOUT))
-		this_cpu_inc(m->pcpu->timeouts);
+		this_cpu_inc(pc->timeouts);
 	if (unlikely(x->flags & IOTRACE_MD_ERROR)) {
-		this_cpu_inc(m->pcpu->op[mop].errors);
+		this_cpu_inc(pc->op[mop].errors);
 		iotrace_metrics_error(m, mop, x);
 	}
 }

@@ -17,6 +17,12 @@
  * chunk beside that CPU's own probes.  Every probe (and the command
  * probes around iotrace_note_cmd()/iotrace_note_status()) disables
  * preemption once, for its whole run; the helpers only assert it.
+ *
+ * That preempt-disabled run is also the probes' RCU read-side critical
+ * section (since 4.20 synchronize_rcu(), call_rcu() and kfree_rcu() wait
+ * for preempt-disabled code too): no rcu_read_lock(), which is a function
+ * call and a store on a preemptible-RCU kernel, and rcu_dereference_sched()
+ * for the disk's filter and triggers.
  */
 #include <linux/kernel.h>
 #include <linux/tracepoint.h>
@@ -165,8 +171,8 @@ static u16 iotrace_flush_rflags(const struct request *rq)
  * slot until its own flush sequence ends: it has a slot per hardware
  * queue of its own.
  */
-static struct iotrace_slot *iotrace_slot_of(struct iotrace_disk *d,
-					    struct request *rq)
+static __always_inline struct iotrace_slot *
+iotrace_slot_of(struct iotrace_disk *d, struct request *rq)
 {
 	u32 hwq, tag;
 
@@ -185,9 +191,11 @@ static struct iotrace_slot *iotrace_slot_of(struct iotrace_disk *d,
 /*
  * The ring of @rq, enabled or not: its disk's, or for a request without a
  * disk (an NVMe admin queue) its controller's, found by the tag set's
- * driver data.  The caller holds rcu_read_lock().
+ * driver data.  The caller has preemption disabled (an RCU read-side
+ * critical section, see the top of this file).
  */
-static struct iotrace_disk *iotrace_rq_lookup(struct request *rq)
+static __always_inline struct iotrace_disk *
+iotrace_rq_lookup(struct request *rq)
 {
 	struct request_queue *q = rq->q;
 	struct gendisk *gd = iotrace_q_disk(q);
@@ -199,9 +207,10 @@ static struct iotrace_disk *iotrace_rq_lookup(struct request *rq)
 
 /*
  * Look the ring of @rq up if its slots are kept (the disk is enabled,
- * whatever happens to the ring); the caller holds rcu_read_lock().
+ * whatever happens to the ring); the caller has preemption disabled.
  */
-static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
+static __always_inline struct iotrace_disk *
+iotrace_rq_disk(struct request *rq)
 {
 	struct iotrace_disk *d = iotrace_rq_lookup(rq);
 
@@ -211,8 +220,9 @@ static struct iotrace_disk *iotrace_rq_disk(struct request *rq)
 	return d;
 }
 
-/* The slot of @rq on an enabled disk; the caller holds rcu_read_lock(). */
-static struct iotrace_slot *iotrace_rq_slot(struct request *rq)
+/* The slot of @rq on an enabled disk; the caller has preemption disabled. */
+static __always_inline struct iotrace_slot *
+iotrace_rq_slot(struct request *rq)
 {
 	struct iotrace_disk *d = iotrace_rq_disk(rq);
 
@@ -242,12 +252,12 @@ static inline void iotrace_slot_end(struct iotrace_slot *s)
  */
 static void iotrace_probe_io_start(void *data, struct request *rq)
 {
+	IOTRACE_PROF_T(t0);
 	struct iotrace_slot *s;
 	u16 rflags = 0;
 	u32 pid = 0;
 
 	preempt_disable_notrace();
-	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
@@ -271,8 +281,8 @@ static void iotrace_probe_io_start(void *data, struct request *rq)
 	WRITE_ONCE(s->sub_rq, rq);
 	iotrace_slot_end(s);
 out:
-	rcu_read_unlock();
 	preempt_enable_notrace();
+	iotrace_prof(IOTRACE_PF_IO_START, t0);
 }
 
 /*
@@ -285,14 +295,12 @@ static void iotrace_probe_merge(void *data, struct request *rq)
 	struct iotrace_slot *s;
 
 	preempt_disable_notrace();
-	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (s && READ_ONCE(s->sub_rq) == rq) {
 		iotrace_slot_begin(s);
 		WRITE_ONCE(s->sub_rq, NULL);
 		iotrace_slot_end(s);
 	}
-	rcu_read_unlock();
 	preempt_enable_notrace();
 }
 
@@ -309,18 +317,21 @@ static bool iotrace_slot_sub(const struct iotrace_slot *s,
 
 static void iotrace_probe_issue(void *data, struct request *rq)
 {
+	IOTRACE_PROF_T(t0);
+	IOTRACE_PROF_P(t1);
 	struct iotrace_slot *s;
 	u64 now, start, queue = 0;
 	u16 rflags = 0;
 	u8 retries = 0;
 
 	preempt_disable_notrace();
-	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
 	iotrace_assert_cpu_held();
+	iotrace_prof_pstart(t1);
 	now = ktime_get_ns();
+	iotrace_prof_part(IOTRACE_PF_ISSUE_CLOCK, t1);
 	/* A re-issue after requeue keeps the retry count and a timeout. */
 	if (READ_ONCE(s->rq) == rq && (s->rflags & IOTRACE_RF_REQUEUED)) {
 		/* and a requeue trigger's mark (iotrace_probe_requeue()) */
@@ -355,8 +366,8 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	WRITE_ONCE(s->rq, rq);
 	iotrace_slot_end(s);
 out:
-	rcu_read_unlock();
 	preempt_enable_notrace();
+	iotrace_prof(IOTRACE_PF_ISSUE, t0);
 }
 
 /*
@@ -394,7 +405,6 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	bool fire;
 
 	preempt_disable_notrace();
-	rcu_read_lock();
 	d = iotrace_rq_disk(rq);
 	if (!d)
 		goto out;
@@ -419,7 +429,7 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 		WRITE_ONCE(s->cmd_rq, NULL);
 	if (READ_ONCE(s->status_rq) == rq)
 		WRITE_ONCE(s->status_rq, NULL);
-	t = rcu_dereference(d->trig);
+	t = rcu_dereference_sched(d->trig);
 	fire = unlikely(t) && t->requeues && s->retries == t->requeues;
 	if (fire)
 		s->rflags |= IOTRACE_RF_TRIGGER;
@@ -427,7 +437,6 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	if (fire)
 		iotrace_trig_requeue(d, t, rq, s);
 out:
-	rcu_read_unlock();
 	preempt_enable_notrace();
 }
 
@@ -653,6 +662,7 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 					   u64 now, u16 rflags,
 					   struct iotrace_trig_evt *ev)
 {
+	IOTRACE_PROF_P(t1);
 	const struct iotrace_filter *f;
 	struct iotrace_wslot w;
 	u32 cpu;
@@ -671,7 +681,7 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 		iotrace_slot_done(s, rq, seq_data);
 		return false;
 	}
-	f = rcu_dereference(d->filter);
+	f = rcu_dereference_sched(d->filter);
 	if (unlikely(f) &&
 	    !iotrace_filter_pass(f, iotrace_op(rq), blk_rq_pos(rq),
 				 blk_rq_bytes(rq))) {
@@ -685,7 +695,9 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 		iotrace_slot_done(s, rq, seq_data);
 		return false;
 	}
+	iotrace_prof_pstart(t1);
 	iotrace_fill(w.r, rq, s, error, d->rec_rflags | rflags, seq_data, now);
+	iotrace_prof_part(IOTRACE_PF_C_FILL, t1);
 	if (ev) {
 		ev->cpu = cpu;
 		ev->seq = w.seq;
@@ -768,6 +780,7 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 					     iotrace_rq_error_t error,
 					     unsigned int state)
 {
+	IOTRACE_PROF_P(t1);
 	const struct iotrace_trig *t;
 	/* zeroed where it is declared: one set of stores with auto-init */
 	struct iotrace_mdone x = { };
@@ -776,21 +789,31 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 
 	seq_data = iotrace_is_flush_data(rq);
 	/* Counted whatever happens to the record; the slot is still intact. */
+	iotrace_prof_pstart(t1);
 	now = ktime_get_ns();
+	iotrace_prof_part(IOTRACE_PF_C_CLOCK, t1);
+	iotrace_prof_pstart(t1);
 	iotrace_count(d, rq, s, error, now, &x);
+	iotrace_prof_part(IOTRACE_PF_C_COUNT, t1);
 	/* triggers: one branch without, two compares with (module.rst) */
-	t = rcu_dereference(d->trig);
+	iotrace_prof_pstart(t1);
+	t = rcu_dereference_sched(d->trig);
 	if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
 		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,
 				      now, &x);
 		return;
 	}
+	iotrace_prof_part(IOTRACE_PF_C_TRIG, t1);
+	iotrace_prof_pstart(t1);
 	iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL);
+	iotrace_prof_part(IOTRACE_PF_C_RECORD, t1);
 }
 
 static void iotrace_probe_complete(void *data, struct request *rq,
 				   iotrace_rq_error_t error, unsigned int nr_bytes)
 {
+	IOTRACE_PROF_T(t0);
+	IOTRACE_PROF_P(t1);
 	struct iotrace_slot *s;
 	struct iotrace_disk *d;
 	unsigned int state;
@@ -799,7 +822,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	if (nr_bytes < blk_rq_bytes(rq))
 		return;
 	preempt_disable_notrace();
-	rcu_read_lock();
+	iotrace_prof_pstart(t1);
 	d = iotrace_rq_lookup(rq);
 	if (!d)
 		goto out;
@@ -816,10 +839,11 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		iotrace_slot_release(s, rq);
 		goto out;
 	}
+	iotrace_prof_part(IOTRACE_PF_C_LOOKUP, t1);
 	iotrace_complete(d, rq, s, error, state);
 out:
-	rcu_read_unlock();
 	preempt_enable_notrace();
+	iotrace_prof(IOTRACE_PF_COMPLETE, t0);
 }
 
 /**
@@ -839,10 +863,9 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 {
 	struct iotrace_slot *s;
 
-	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s)
-		goto out;
+		return;
 	iotrace_assert_cpu_held();
 	iotrace_slot_begin(s);
 	WRITE_ONCE(s->cmd_rq, NULL);
@@ -862,8 +885,6 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 	smp_wmb();
 	WRITE_ONCE(s->cmd_rq, rq);
 	iotrace_slot_end(s);
-out:
-	rcu_read_unlock();
 }
 
 /**
@@ -883,10 +904,9 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 {
 	struct iotrace_slot *s;
 
-	rcu_read_lock();
 	s = iotrace_rq_slot(rq);
 	if (!s)
-		goto out;
+		return;
 	iotrace_assert_cpu_held();
 	iotrace_slot_begin(s);
 	WRITE_ONCE(s->status_rq, NULL);
@@ -900,8 +920,6 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 	smp_wmb();
 	WRITE_ONCE(s->status_rq, rq);
 	iotrace_slot_end(s);
-out:
-	rcu_read_unlock();
 }
 
 static void iotrace_find_tp(struct tracepoint *tp, void *priv)

@@ -355,8 +355,14 @@ static void iotrace_chunk_put(struct iotrace_disk *d, u32 k)
 	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, k);
 
 	if (!local64_sub_return(1, iotrace_l64(&c->refs)))
-		/* records and writer state settled before it can be taken */
-		smp_store_release(&c->state, IOTRACE_CHUNK_FULL);
+		iotrace_chunk_full(c);
+}
+
+/* The last reference of chunk @c is gone: it can be taken again. */
+void iotrace_chunk_full(struct iotrace_chunk_hdr *c)
+{
+	/* records and writer state settled before it can be taken */
+	smp_store_release(&c->state, IOTRACE_CHUNK_FULL);
 }
 
 /*
@@ -390,15 +396,14 @@ static bool iotrace_chunk_switch(struct iotrace_disk *d,
 	return true;
 }
 
-/* A writer of CPU header @h leaves; the outermost one settles pending. */
-static void iotrace_ring_leave(struct iotrace_disk *d,
-			       struct iotrace_cpu_hdr *h)
+/*
+ * The outermost writer of CPU header @h has left (iotrace_ring_leave()):
+ * it settles the chunks pending their "current" reference.
+ */
+void iotrace_ring_settle(struct iotrace_disk *d, struct iotrace_cpu_hdr *h)
 {
 	u32 p, next;
 
-	barrier();
-	if (local64_sub_return(1, iotrace_l64(&h->nest)))
-		return;
 	do {
 		p = READ_ONCE(h->pending);
 		if (p == IOTRACE_CHUNK_NONE)
@@ -413,72 +418,34 @@ static void iotrace_ring_leave(struct iotrace_disk *d,
 }
 
 /**
- * iotrace_ring_reserve() - reserve the next slot of this CPU.
+ * iotrace_ring_reserve_slow() - iotrace_ring_reserve() when CPU header @h
+ *	has no current chunk with room (@j, IOTRACE_CHUNK_NONE if none):
+ *	switch chunks and try again, IOTRACE_SWITCH_TRIES times at most.
  * @d: the disk.
- * @cpu: this CPU (held: preemption disabled until iotrace_ring_commit()).
- * @w: out, the slot, its chunk and its CPU sequence number.
- *
- * Marks the slot busy (~seq).  Every successful reserve must be followed
- * by iotrace_ring_commit() on the same CPU.
+ * @h: this CPU's header, entered (iotrace_ring_reserve()).
+ * @cpu: this CPU.
+ * @j: the current chunk that was full.
+ * @w: out, as for iotrace_ring_reserve().
  *
  * Return: true, or false when the completion could not be recorded
- * (counted in the CPU's dropped).
+ * (counted in the CPU's dropped; the CPU header is left).
  */
-bool iotrace_ring_reserve(struct iotrace_disk *d, u32 cpu,
-			  struct iotrace_wslot *w)
+bool iotrace_ring_reserve_slow(struct iotrace_disk *d,
+			       struct iotrace_cpu_hdr *h, u32 cpu, u32 j,
+			       struct iotrace_wslot *w)
 {
-	struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, cpu);
 	int tries;
 
-	iotrace_assert_cpu_held();
-	local64_inc(iotrace_l64(&h->nest));
-	/* in the probe before the current chunk is read */
-	barrier();
-	for (tries = 0; tries <= IOTRACE_SWITCH_TRIES; tries++) {
-		u32 j = READ_ONCE(h->cur);
-
-		if (j != IOTRACE_CHUNK_NONE) {
-			struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, j);
-			u64 i = local64_inc_return(iotrace_l64(&c->reserved_slots)) - 1;
-
-			if (i < d->chunk_records) {
-				w->chunk = j;
-				w->seq = c->first_seq + i;
-				w->r = iotrace_chunk_rec(d, j, i);
-				local64_inc(iotrace_l64(&h->head));
-				WRITE_ONCE(w->r->seq, IOTRACE_SEQ_BUSY(w->seq));
-				/* busy visible before any byte of the body changes */
-				smp_wmb();
-				return true;
-			}
-		}
-		if (tries == IOTRACE_SWITCH_TRIES ||
-		    !iotrace_chunk_switch(d, h, cpu, j))
+	for (tries = 1; tries <= IOTRACE_SWITCH_TRIES; tries++) {
+		if (!iotrace_chunk_switch(d, h, cpu, j))
 			break;
+		j = READ_ONCE(h->cur);
+		if (j != IOTRACE_CHUNK_NONE && iotrace_ring_slot(d, h, j, w))
+			return true;
 	}
 	local64_inc(iotrace_l64(&h->dropped));
 	iotrace_ring_leave(d, h);
 	return false;
-}
-
-/**
- * iotrace_ring_commit() - publish a record filled after
- *	iotrace_ring_reserve().
- * @d: the disk.
- * @cpu: the CPU that reserved it (still held).
- * @w: the slot.
- */
-void iotrace_ring_commit(struct iotrace_disk *d, u32 cpu,
-			 const struct iotrace_wslot *w)
-{
-	struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, cpu);
-	u64 t = w->r->complete_ns;
-
-	/* publish: the body is visible before the sequence number */
-	smp_store_release(&w->r->seq, (u32)w->seq);
-	WRITE_ONCE(iotrace_chunk_hdr(d, w->chunk)->last_ns, t);
-	iotrace_chunk_put(d, w->chunk);
-	iotrace_ring_leave(d, h);
 }
 
 /**

@@ -328,6 +328,25 @@ if [ "$main_configs" != "$BENCH_CONFIGS" ]; then
 fi
 iot_unload
 
+# The instructions per probe and part (module/prof.c), from the profiling
+# build when make bench made one: whole probes (prof_parts=0), then parts.
+if [ "${BENCH_PROF:-1}" = 1 ] && [ -n "${IOTRACE_PROF_KO:-}" ] &&
+   [ -f "$IOTRACE_PROF_KO" ]; then
+	insmod "$IOTRACE_PROF_KO" disks=none || die "insmod $IOTRACE_PROF_KO failed"
+	echo 1 > "$IOT/$disk/clear"
+	echo 1 > "$IOT/$disk/enable"
+	for parts in 0 1; do
+		mkdir -p "$runs/prof.$parts"
+		echo "$parts" > /sys/module/iotrace/parameters/prof_parts
+		echo 1 > "$IOT/prof"
+		run_fio "$runs/prof.$parts" $disk
+		cat "$IOT/prof" > "$IOTRACE_OUT/prof.$parts.txt"
+	done
+	echo 0 > "$IOT/$disk/enable"
+	iot_unload
+	log "probe profile: $(tr '\n' ';' < "$IOTRACE_OUT/prof.0.txt")"
+fi
+
 if [ "$BENCH_MULTI" = 1 ]; then
 	nullb_mod nr_devices=16 irqmode=0 submit_queues=2
 	disks=
