@@ -164,6 +164,15 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	# the tool's record: a 1.x record and the submitter (file minor 2)
 	[ "$sz" = $((256 * 144)) ]
 	result $? "show_binary_is_256_records$SFX" "$T/err"
+	# raw records have no disk field: a multi-disk file is refused
+	# unless --disk picks one, whose records are exactly what comes
+	refuse show_binary_multi_disk "give --disk NAME" show -o binary f2.trace
+	"$BIN" show -o binary --disk disk1 "$T/f2.trace" > "$T/bin" 2> "$T/err" &&
+	n1=$("$BIN" show -o csv --disk disk1 "$T/f2.trace" | tail -n +2 | wc -l) &&
+	n0=$("$BIN" show -o csv --disk disk0 "$T/f2.trace" | tail -n +2 | wc -l) &&
+	[ "$n1" -gt 0 ] && [ "$n0" -gt 0 ] &&
+	[ "$(wc -c < "$T/bin")" = $((n1 * 144)) ]
+	result $? "show_binary_one_disk_of_a_multi_disk_file$SFX" "$T/err"
 	# record the fake live disks; the file shows what the disk shows
 	"$BIN" record nullb0 -o "$T/rec.trace" --duration 0.2 2> "$T/err"
 	rc=$?
