@@ -664,6 +664,23 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	result $? "show_stdin$SFX" "$T/diff"
 	golden info_file.txt info f.trace
 	golden info_multidisk.json info -o json f2.trace
+	# names JSON and CSV must escape (", \\, a comma, a tab) in the
+	# header: info's JSON (the output layer's writer), show's CSV and
+	# JSON give them back as they are
+	build/gen names "$T/names.trace" 10 2 &&
+	"$BIN" info -o json "$T/names.trace" > "$T/i.json" 2> "$T/err" &&
+	"$BIN" show -o csv "$T/names.trace" > "$T/n.csv" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/names.trace" > "$T/n.json" 2>> "$T/err" &&
+	python3 -c 'import csv, json, sys
+d = json.load(open(sys.argv[1]))
+names = ["d\"i\\s,k\t0", "d\"i\\s,k\t1"]
+assert d["host"] == "test\\host,\"x\"", d["host"]
+assert d["release"] == "6.12.0-\"test\"\t\\", d["release"]
+assert [x["name"] for x in d["disks"]] == names, d["disks"]
+c = sorted(set(r["disk"] for r in csv.DictReader(open(sys.argv[2]))))
+j = sorted(set(r["disk"] for r in json.load(open(sys.argv[3]))))
+assert c == j == names, (c, j)' "$T/i.json" "$T/n.csv" "$T/n.json" 2>> "$T/err"
+	result $? "info_show_names_needing_escapes$SFX" "$T/err"
 	# a file cut at every byte (the plain build; the sanitized one at
 	# and around every chunk boundary and every 37th byte): exit 3, one
 	# warning, exactly the records of the chunks whole before the cut
