@@ -640,6 +640,51 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	wfull plot "standard output" plot r.ring
 	wfull plot_file /dev/full plot -o /dev/full r.ring
 	wfull record_file /dev/full record nullb0 -o /dev/full --duration 0.1
+	# the blktrace export's CPU files on a full device: every one, and
+	# only CPU 1's (CPU 0's is written, the failure still said, exit 1)
+	rm -rf "$T/full" && mkdir -p "$T/full/all" "$T/full/one" &&
+	for i in $(seq 0 63); do ln -s /dev/full "$T/full/all/b.blktrace.$i"; done &&
+	ln -s /dev/full "$T/full/one/b.blktrace.1"
+	for w in all one; do
+		(cd "$T" && "$ROOT/$BIN" export -f blktrace r.ring -o full/$w/b) > "$T/out" 2> "$T/err"
+		rc=$?
+		c=1
+		[ $w = all ] && c=0
+		if [ $rc = 1 ] && [ ! -s "$T/out" ] &&
+		   [ "$(grep -c 'writing' "$T/err")" = 1 ] &&
+		   grep -qx "iotracectl: writing full/$w/b.blktrace.$c: No space left on device" "$T/err"; then
+			result 0 "write_error_export_blktrace_${w}$SFX"
+		else
+			echo "exit $rc, wanted 1 and one 'writing full/$w/b.blktrace.$c: No space left on device':" > "$T/why"
+			cat "$T/err" "$T/out" >> "$T/why"
+			result 1 "write_error_export_blktrace_${w}$SFX" "$T/why"
+		fi
+	done
+	# show -f in every output format to a full device: said once, exit 1
+	# (before the records come, or with them)
+	for fmt in normal csv json hex binary; do
+		rm -rf "$T/dfs3" && cp -r "$T/dfs" "$T/dfs3"
+		IOTRACE_DEBUGFS="$T/dfs3" timeout 30 "$BIN" show -f -o $fmt --count 3 nullb0 > /dev/full 2> "$T/err" &
+		fpid=$!
+		# new records until it stops (it reads only those after it began)
+		for k in $(seq 1 50); do
+			kill -0 $fpid 2> /dev/null || break
+			sleep 0.1
+			build/gen push "$T/dfs3/nullb0/ring" 10
+		done
+		wait $fpid
+		rc=$?
+		if [ $rc = 1 ] &&
+		   [ "$(grep -c 'writing' "$T/err")" = 1 ] &&
+		   grep -qx "iotracectl: writing standard output: No space left on device" "$T/err"; then
+			result 0 "write_error_show_follow_${fmt}$SFX"
+		else
+			echo "exit $rc, wanted 1 and one 'writing standard output: No space left on device':" > "$T/why"
+			cat "$T/err" >> "$T/why"
+			result 1 "write_error_show_follow_${fmt}$SFX" "$T/why"
+		fi
+	done
+	rm -rf "$T/dfs3" "$T/full"
 	# every command has its own --help (and help COMMAND)
 	cmdlist=$("$BIN" --help | awk '/^commands:/ { c = 1; next } /^$/ { c = 0 } c { print $1 }')
 	: > "$T/why"
