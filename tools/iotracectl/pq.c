@@ -176,6 +176,13 @@ void iot_pq_pop(struct iot_pq *q)
 		if (q->tail[top.run] != top.slot) {
 			s = q->node[top.slot].next;
 			q->head[top.run] = s;
+			/*
+			 * the entry after it into the cache, for when it
+			 * leads: entries wait for thousands of others, and
+			 * the nodes of a run are scattered
+			 */
+			if (q->tail[top.run] != s)
+				__builtin_prefetch(&q->node[q->node[s].next]);
 			e.key = q->node[s].key;
 			e.aux = q->node[s].aux;
 			e.slot = s;
