@@ -118,7 +118,10 @@ void iot_pq_push(struct iot_pq *q, uint32_t slot, uint64_t key, uint64_t aux)
 	 * The runs whose last entry is not above @e, a prefix of @tails:
 	 * how many, by a binary search without a branch on the keys
 	 */
-	if (hi) {
+	if (hi && !iot_pq_less(q, &e, &q->tails[hi - 1])) {
+		/* not below the last run: input in order, the common case */
+		lo = hi;
+	} else if (hi) {
 		while (hi > 1) {
 			unsigned int half = hi / 2;
 			const struct iot_pq_ent *t = &q->tails[lo + half];
