@@ -338,14 +338,16 @@ assert kb == sorted(kb), "export: start order"' "$T/big.csv" "$T/bigx.csv" 2>> "
 	# the readers stream in bounded memory: on a 700000-record file
 	# (90 MB; holding its records takes more than 100 MB), every one
 	# peaks below 64 MB of RSS (the plain build only: ASan's shadow
-	# memory is no figure of the reader's)
+	# memory is no figure of the reader's); stats too (its btt
+	# breakdown kept every request: some 100 MB here)
 	if [ -z "$SFX" ]; then
 		build/gen big "$T/huge.trace" 700000 &&
 		mkdir -p "$T/hbt" && python3 -c 'import os, sys
 bin, f, d = sys.argv[1:4]
 runs = [["show", "-o", "csv", f], ["export", "-f", "csv", f],
 	["export", "-f", "fio", f], ["export", "-f", "perfetto", f],
-	["export", "-f", "blktrace", f, "-o", d + "/b"]]
+	["export", "-f", "blktrace", f, "-o", d + "/b"],
+	["stats", f], ["stats", "-o", "json", f]]
 bad = []
 for a in runs:
 	pid = os.fork()
@@ -364,7 +366,58 @@ assert not bad, bad' "$BIN" "$T/huge.trace" "$T/hbt" > "$T/rss" 2>&1
 		rc=$?
 		grep '^#' "$T/rss"
 		result $rc "readers_stream_in_bounded_memory" "$T/rss"
-		rm -rf "$T/huge.trace" "$T/hbt"
+		# beyond 262144 requests stats' btt breakdown comes from
+		# histograms: its percentiles within 1/128 of the exact ones
+		# (nearest rank over the records show prints), counts, maxima,
+		# the seeks' count, sequential count and mean exact
+		"$BIN" stats -o json "$T/huge.trace" > "$T/hs.json" 2> "$T/err" &&
+		"$BIN" show -o csv "$T/huge.trace" > "$T/h.csv" 2>> "$T/err" &&
+		python3 -c 'import csv, json, math, sys
+b = json.load(open(sys.argv[1]))[0]["btt"]
+assert b["exact"] is False, b.get("exact")
+g = {"ops": {}, "hwq": {}, "cpu": {}}
+recs = []
+for r in csv.DictReader(open(sys.argv[2])):
+	if r["latency_ns"] == "":
+		continue
+	d2c = int(r["latency_ns"])
+	q2d = int(r["queue_ns"]) if r["queue_ns"] != "" else None
+	for by, k in (("ops", r["op"]), ("hwq", r["hwq"]), ("cpu", r["issue_cpu"])):
+		x = g[by].setdefault(k, ([], []))
+		x[0].append(d2c)
+		if q2d is not None:
+			x[1].append(q2d)
+	if r["sector"] != "" and int(r["bytes"]):
+		recs.append((int(r["issue_ns"]), int(r["sector"]), int(r["bytes"])))
+def rank(v, p):
+	return v[min(max(math.ceil(p * len(v) / 100), 1), len(v)) - 1]
+def near(a, e):
+	assert abs(a - e) <= e / 128 + 1, (a, e)
+for by in g:
+	assert sorted(g[by]) == sorted(b[by]), (by, sorted(b[by]))
+	for k, (d, q) in g[by].items():
+		j = b[by][k]
+		d.sort()
+		q.sort()
+		assert j["count"] == len(d) == j["d2c_ns"]["n"], (by, k)
+		assert j["d2c_ns"]["max"] == d[-1] and j["q2d_ns"]["max"] == q[-1]
+		for p in (50, 90, 99):
+			near(j["d2c_ns"]["p%d" % p], rank(d, p))
+			near(j["q2d_ns"]["p%d" % p], rank(q, p))
+recs.sort()
+dist, end = [], None
+for t, s, n in recs:
+	if end is not None:
+		dist.append(abs(s - end))
+	end = s + n // 512
+sk = b["seek"]
+assert sk["n"] == len(dist) and sk["sequential"] == dist.count(0), sk
+assert abs(sk["mean_sectors"] - sum(dist) / len(dist)) < 0.1, sk
+dist.sort()
+near(sk["p50_sectors"], rank(dist, 50))
+near(sk["p90_sectors"], rank(dist, 90))' "$T/hs.json" "$T/h.csv" 2>> "$T/err"
+		result $? "stats_btt_beyond_exact_from_histograms_within_1_128" "$T/err"
+		rm -rf "$T/huge.trace" "$T/hbt" "$T/hs.json" "$T/h.csv"
 	fi
 	# diff A B
 	golden diff_file_ring.txt diff f.trace r.ring
