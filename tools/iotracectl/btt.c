@@ -181,7 +181,8 @@ static int stream_start(struct iot_btt *b)
 {
 	size_t i;
 
-	b->win = malloc(sizeof(*b->win));
+	/* zeroed: freed as a queue even if what follows fails */
+	b->win = calloc(1, sizeof(*b->win));
 	b->wv = malloc(BTT_WIN * sizeof(*b->wv));
 	b->wfree = malloc(BTT_WIN * sizeof(*b->wfree));
 	b->seek = calloc(1, sizeof(*b->seek));
