@@ -4,19 +4,218 @@
  * (issued to completed) percentiles per operation, per hardware queue
  * and per issuing CPU, and the seek distance and sequential fraction of
  * the requests in issue order.  Exact (nearest-rank over the sorted
- * values), from a compact copy of every record's times.
+ * values), from a compact copy of every record's times, up to
+ * IOT_BTT_EXACT requests; beyond, in bounded memory: per group a
+ * log-linear histogram (a percentile within 1/128 of its value), and the
+ * seeks of the requests put in issue order through a window of
+ * BTT_WIN of them (pq.c).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "btt.h"
+#include "pq.h"
+
+/* values below 2^BH_SUB exact, above every power of 2 in BH_HALF buckets */
+#define BH_SUB		7
+#define BH_HALF		(1u << (BH_SUB - 1))
+#define BH_BUCKETS	((1u << BH_SUB) + (64 - BH_SUB) * BH_HALF)
+#define BTT_WIN		16384
+
+/* a histogram of the streaming mode: nearest-rank within 1/128 */
+struct btt_h {
+	uint64_t n, min, max;
+	uint64_t b[BH_BUCKETS];
+};
+
+/**
+ * struct btt_g - a group's histograms (streaming mode).
+ * @n: requests.
+ * @d2c: their D2C.
+ * @q2d: their Q2D (those the kernel had).
+ */
+struct btt_g {
+	uint64_t n;
+	struct btt_h d2c, q2d;
+};
+
+/* the seeks (streaming mode) */
+struct btt_seekh {
+	uint64_t seq;
+	double sum;
+	struct btt_h d;
+};
+
+static unsigned int bh_index(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < (1u << BH_SUB))
+		return (unsigned int)v;
+	e = 63 - __builtin_clzll(v);
+	return (1u << BH_SUB) + (e - BH_SUB) * BH_HALF +
+		(unsigned int)((v >> (e - (BH_SUB - 1))) - BH_HALF);
+}
+
+static void bh_add(struct btt_h *h, uint64_t v)
+{
+	if (!h->n || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->n++;
+	h->b[bh_index(v)]++;
+}
+
+/* nearest rank: the midpoint of its bucket, clamped to min and max */
+static uint64_t bh_rank(const struct btt_h *h, double p)
+{
+	uint64_t r = (uint64_t)ceil(p * h->n / 100.0), seen = 0, low, w, v;
+	unsigned int i, k, e;
+
+	if (!h->n)
+		return 0;
+	if (r < 1)
+		r = 1;
+	if (r > h->n)
+		r = h->n;
+	for (i = 0; i < BH_BUCKETS - 1; i++) {
+		seen += h->b[i];
+		if (seen >= r)
+			break;
+	}
+	if (i < (1u << BH_SUB)) {
+		low = i;
+		w = 1;
+	} else {
+		k = i - (1u << BH_SUB);
+		e = BH_SUB + k / BH_HALF;
+		low = (uint64_t)(BH_HALF + k % BH_HALF) << (e - (BH_SUB - 1));
+		w = 1ull << (e - (BH_SUB - 1));
+	}
+	v = low + w / 2;
+	return v < h->min ? h->min : v > h->max ? h->max : v;
+}
+
+static int win_tie(void *arg, const struct iot_pq_ent *a,
+		   const struct iot_pq_ent *b)
+{
+	(void)arg;
+	return a->aux < b->aux;
+}
+
+/* the next request in issue order: its seek */
+static void seek_visit(struct iot_btt *b, const struct iot_btt_rec *e)
+{
+	uint64_t x;
+
+	if (e->sector == UINT64_MAX || !e->bytes)
+		return;
+	if (b->have) {
+		x = e->sector > b->end ? e->sector - b->end :
+		    b->end - e->sector;
+		bh_add(&b->seek->d, x);
+		b->seek->sum += x;
+		b->seek->seq += !x;
+	}
+	b->have = 1;
+	b->end = e->sector + e->bytes / 512;
+}
+
+/* the earliest request of the window out, to the seeks */
+static void win_out(struct iot_btt *b)
+{
+	uint32_t slot = iot_pq_top(b->win)->slot;
+
+	iot_pq_pop(b->win);
+	seek_visit(b, &b->wv[slot]);
+	b->wfree[b->nwfree++] = slot;
+}
+
+static unsigned int key_of(const struct iot_btt_rec *e, int by);
+
+/* a request in the streaming mode: into its groups and the window */
+static int stream_add(struct iot_btt *b, const struct iot_btt_rec *e)
+{
+	uint32_t slot;
+	int by;
+
+	for (by = 0; by < 3; by++) {
+		unsigned int k = key_of(e, by);
+		struct btt_g *g;
+
+		if (k >= b->ng[by]) {
+			unsigned int n = k + 1 > 2 * b->ng[by] ? k + 1 :
+					 2 * b->ng[by];
+			struct btt_g **v = realloc(b->g[by], n * sizeof(*v));
+
+			if (!v)
+				return -2;
+			memset(v + b->ng[by], 0,
+			       (n - b->ng[by]) * sizeof(*v));
+			b->g[by] = v;
+			b->ng[by] = n;
+		}
+		g = b->g[by][k];
+		if (!g) {
+			g = calloc(1, sizeof(*g));
+			if (!g)
+				return -2;
+			b->g[by][k] = g;
+		}
+		g->n++;
+		bh_add(&g->d2c, e->d2c);
+		if (e->q2d != UINT64_MAX)
+			bh_add(&g->q2d, e->q2d);
+	}
+	if (b->win->count == BTT_WIN)
+		win_out(b);
+	slot = b->wfree[--b->nwfree];
+	b->wv[slot] = *e;
+	iot_pq_push(b->win, slot, e->issue_ns, e->sector);
+	return 0;
+}
+
+/* past IOT_BTT_EXACT requests: what was kept folded into histograms */
+static int stream_start(struct iot_btt *b)
+{
+	size_t i;
+
+	/* zeroed: freed as a queue even if what follows fails */
+	b->win = calloc(1, sizeof(*b->win));
+	b->wv = malloc(BTT_WIN * sizeof(*b->wv));
+	b->wfree = malloc(BTT_WIN * sizeof(*b->wfree));
+	b->seek = calloc(1, sizeof(*b->seek));
+	if (!b->win || !b->wv || !b->wfree || !b->seek)
+		return -2;
+	iot_pq_init(b->win, win_tie, NULL);
+	if (iot_pq_reserve(b->win, BTT_WIN))
+		return -2;
+	for (i = 0; i < BTT_WIN; i++)
+		b->wfree[i] = (uint32_t)(BTT_WIN - 1 - i);
+	b->nwfree = BTT_WIN;
+	b->stream = 1;
+	for (i = 0; i < b->n; i++)
+		if (stream_add(b, &b->v[i]))
+			return -2;
+	free(b->v);
+	b->v = NULL;
+	b->n = b->cap = 0;
+	return 0;
+}
 
 int iot_btt_add(struct iot_btt *b, const struct iotrace_record *r)
 {
-	struct iot_btt_rec *e;
+	struct iot_btt_rec *e, x;
 
 	if (!(r->rflags & IOTRACE_RF_COMPLETE) || !iot_rec_has_lat(r))
 		return 0;
+	if (!b->stream && b->n == IOT_BTT_EXACT && stream_start(b))
+		return -2;
+	if (b->stream) {
+		e = &x;
+		goto fill;
+	}
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 4096;
 		struct iot_btt_rec *v = realloc(b->v, cap * sizeof(*v));
@@ -27,6 +226,7 @@ int iot_btt_add(struct iot_btt *b, const struct iotrace_record *r)
 		b->cap = cap;
 	}
 	e = &b->v[b->n++];
+fill:
 	e->issue_ns = r->issue_ns;
 	e->sector = r->sector;
 	e->d2c = r->complete_ns - r->issue_ns;
@@ -35,12 +235,25 @@ int iot_btt_add(struct iot_btt *b, const struct iotrace_record *r)
 	e->hwq = r->hwq;
 	e->cpu = r->issue_cpu;
 	e->op = (uint8_t)iot_stats_slot(r->op);
-	return 0;
+	return b->stream ? stream_add(b, e) : 0;
 }
 
 void iot_btt_free(struct iot_btt *b)
 {
+	unsigned int by, k;
+
 	free(b->v);
+	for (by = 0; by < 3; by++) {
+		for (k = 0; k < b->ng[by]; k++)
+			free(b->g[by][k]);
+		free(b->g[by]);
+	}
+	if (b->win)
+		iot_pq_free(b->win);
+	free(b->win);
+	free(b->wv);
+	free(b->wfree);
+	free(b->seek);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -284,6 +497,112 @@ static void grp_json(struct iot_jw *w, const char *what,
 	jw_obj_end(w);
 }
 
+static void bh_json(struct iot_jw *w, const char *k, const struct btt_h *h)
+{
+	jw_key(w, k);
+	if (!h->n) {
+		jw_null(w);
+		return;
+	}
+	jw_obj_start(w);
+	jw_kv_u64(w, "n", h->n);
+	jw_kv_u64(w, "p50", bh_rank(h, 50));
+	jw_kv_u64(w, "p90", bh_rank(h, 90));
+	jw_kv_u64(w, "p99", bh_rank(h, 99));
+	jw_kv_u64(w, "max", h->max);
+	jw_obj_end(w);
+}
+
+/* the breakdown of the streaming mode, in the form of the exact one */
+static void stream_report(struct iot_btt *b, FILE *fp, struct iot_jw *w)
+{
+	static const char *const what[] = { "ops", "hwq", "cpu" };
+	static const char *const head[] = { "OP", "HWQ", "CPU" };
+	const struct btt_h *d = &b->seek->d;
+	unsigned int by, k;
+	char name[16];
+
+	while (b->win->count)
+		win_out(b);
+	if (w) {
+		jw_obj_start(w);
+		for (by = BY_OP; by <= BY_CPU; by++) {
+			jw_key(w, what[by]);
+			jw_obj_start(w);
+			for (k = 0; k < b->ng[by]; k++) {
+				const struct btt_g *g = b->g[by][k];
+
+				if (!g)
+					continue;
+				if (by == BY_OP)
+					snprintf(name, sizeof(name), "%s",
+						 slot_name(k));
+				else
+					snprintf(name, sizeof(name), "%u", k);
+				jw_key(w, name);
+				jw_obj_start(w);
+				jw_kv_u64(w, "count", g->n);
+				bh_json(w, "q2d_ns", &g->q2d);
+				bh_json(w, "d2c_ns", &g->d2c);
+				jw_obj_end(w);
+			}
+			jw_obj_end(w);
+		}
+		jw_key(w, "seek");
+		jw_obj_start(w);
+		jw_kv_u64(w, "n", d->n);
+		jw_kv_float(w, "mean_sectors", "%.1f",
+			    d->n ? b->seek->sum / d->n : 0);
+		jw_kv_u64(w, "p50_sectors", bh_rank(d, 50));
+		jw_kv_u64(w, "p90_sectors", bh_rank(d, 90));
+		jw_kv_u64(w, "sequential", b->seek->seq);
+		jw_kv_float(w, "sequential_fraction", "%.4f",
+			    d->n ? (double)b->seek->seq / d->n : 0);
+		jw_obj_end(w);
+		jw_key(w, "exact");
+		jw_bool(w, 0);
+		jw_obj_end(w);
+		return;
+	}
+	fprintf(fp, "btt breakdown (us; Q2D: queued to issued, D2C: issued to completed):\n");
+	for (by = BY_OP; by <= BY_CPU; by++) {
+		fprintf(fp, "%-8s %9s %9s %9s %9s %9s %9s %9s\n", head[by],
+			"COUNT", "Q2D_P50", "Q2D_P90", "Q2D_P99", "D2C_P50",
+			"D2C_P90", "D2C_P99");
+		for (k = 0; k < b->ng[by]; k++) {
+			const struct btt_g *g = b->g[by][k];
+
+			if (!g)
+				continue;
+			if (by == BY_OP)
+				snprintf(name, sizeof(name), "%s", slot_name(k));
+			else
+				snprintf(name, sizeof(name), "%u", k);
+			fprintf(fp, "%-8s %9llu", name,
+				(unsigned long long)g->n);
+			if (g->q2d.n)
+				fprintf(fp, " %9.1f %9.1f %9.1f",
+					bh_rank(&g->q2d, 50) / 1e3,
+					bh_rank(&g->q2d, 90) / 1e3,
+					bh_rank(&g->q2d, 99) / 1e3);
+			else
+				fprintf(fp, " %9s %9s %9s", "-", "-", "-");
+			fprintf(fp, " %9.1f %9.1f %9.1f\n",
+				bh_rank(&g->d2c, 50) / 1e3,
+				bh_rank(&g->d2c, 90) / 1e3,
+				bh_rank(&g->d2c, 99) / 1e3);
+		}
+	}
+	fprintf(fp, "seeks (issue order, sectors): %llu, mean %.1f, p50 %llu, p90 %llu; sequential %llu (%.1f%%)\n",
+		(unsigned long long)d->n, d->n ? b->seek->sum / d->n : 0,
+		(unsigned long long)bh_rank(d, 50),
+		(unsigned long long)bh_rank(d, 90),
+		(unsigned long long)b->seek->seq,
+		d->n ? 100.0 * b->seek->seq / d->n : 0);
+	fprintf(fp, "(more than %u requests: percentiles from histograms, within 1/128 of the value; counts, maxima and the mean exact)\n",
+		IOT_BTT_EXACT);
+}
+
 /**
  * iot_btt_report() - the breakdown as text (@w NULL) or as the fields of
  * a "btt" object in @w.
@@ -302,6 +621,10 @@ int iot_btt_report(struct iot_btt *b, FILE *fp, struct iot_jw *w)
 	struct btt_seek s;
 	int by, rc = -1;
 
+	if (b->stream) {
+		stream_report(b, fp, w);
+		return 0;
+	}
 	for (by = BY_OP; by <= BY_CPU; by++) {
 		g[by] = groups(b, by, &ng[by]);
 		if (!g[by])

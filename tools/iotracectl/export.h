@@ -4,6 +4,7 @@
 #define IOT_EXPORT_H
 
 #include "cmd.h"
+#include "pq.h"
 
 /**
  * struct xrec - one record and the index of its disk in the source.
@@ -33,28 +34,10 @@ struct xset {
 };
 
 /**
- * struct iot_win_ent - a heap entry of the reordering window.
- * @key: the record's primary key.
- * @slot: its slot in &iot_win.v.
- */
-struct iot_win_ent {
-	uint64_t key;
-	uint32_t slot;
-};
-
-/**
  * struct iot_win - the reordering window (window.c).
  * @v: record slots.
- * @h: the heap, 4-ary (the children of i are 4i+1 .. 4i+4, one cache
- *	line: @hbase is 64-byte aligned, @h is @hbase + 3).
- * @hbase: its allocation.
+ * @pq: their order (pq.c): a slot's entry has the record's primary key.
  * @free: free slots.
- * @fifo: the sorted run, a ring of @fcap (a power of 2) from @fhead.
- * @ftail: the last entry put in @fifo.
- * @fhead: its first.
- * @fn: entries in it.
- * @fcap: its size.
- * @n: records in the heap.
  * @cap: records held before the earliest leaves.
  * @slots: slots allocated.
  * @used: slots used so far.
@@ -64,11 +47,9 @@ struct iot_win_ent {
  */
 struct iot_win {
 	struct xrec *v;
-	struct iot_win_ent *h, *hbase;
+	struct iot_pq pq;
 	uint32_t *free;
-	struct iot_win_ent *fifo, ftail;
-	size_t fhead, fn, fcap;
-	size_t n, cap, slots, used, nfree;
+	size_t cap, slots, used, nfree;
 	uint64_t (*key)(const struct xrec *);
 	int (*cmp)(const void *, const void *);
 };

@@ -157,9 +157,8 @@ struct bt_key {
  * @nr_cpus: CPU files.
  * @t0: time of the earliest event (0 in the files).
  * @qmax: longest queue time of a record seen.
- * @h: the heap of waiting events, 4-ary (the children of i are 4i+1 ..
- *	4i+4, one cache line: @hbase is 64-byte aligned, @h is @hbase + 3).
- * @hbase: its allocation.
+ * @pq: the other waiting events (pq.c: sorted runs, their first events
+ *	in a heap): the completions, which come in start order.
  * @q: two sorted runs of them, the FIFOs of the Q and D events in order
  *	(the D of records in start order are, most Q are): a ring of
  *	@cap keys each, from @qhead, @qn in it.
@@ -183,7 +182,8 @@ struct bt_ctx {
 	uint32_t *seq;
 	uint32_t nr_cpus;
 	uint64_t t0, qmax;
-	struct bt_key *h, *hbase, *q[2];
+	struct iot_pq pq;
+	struct bt_key *q[2];
 	size_t qhead[2], qn[2];
 	struct bt_ev *ev;
 	uint8_t (*pdu)[IOTRACE_CMD_LEN];
@@ -327,25 +327,39 @@ static inline int ev_less(const struct bt_key *x, const struct bt_key *y)
 
 static size_t bt_waiting(const struct bt_ctx *c)
 {
-	return c->n + c->qn[0] + c->qn[1];
+	return c->pq.count + c->qn[0] + c->qn[1];
+}
+
+/* two events of the same time: by record and kind */
+static int bt_tie(void *arg, const struct iot_pq_ent *a,
+		  const struct iot_pq_ent *b)
+{
+	(void)arg;
+	return a->aux < b->aux;
 }
 
 /*
- * the earliest waiting event (one is waiting); *@from the FIFO it is the
- * first of, -1 for the heap
+ * the earliest waiting event (one is waiting) into *@best; *@from the
+ * FIFO it is the first of, -1 for @pq
  */
-static const struct bt_key *bt_first(const struct bt_ctx *c, int *from)
+static void bt_first(const struct bt_ctx *c, struct bt_key *best, int *from)
 {
-	const struct bt_key *best = c->n ? &c->h[0] : NULL;
+	const struct bt_key *b = NULL;
+	struct bt_key t;
 	int k;
 
 	*from = -1;
+	if (c->pq.count) {
+		t.time = iot_pq_top(&c->pq)->key;
+		t.rk = iot_pq_top(&c->pq)->aux;
+		b = &t;
+	}
 	for (k = 0; k < 2; k++)
-		if (c->qn[k] && (!best || ev_less(&c->q[k][c->qhead[k]], best))) {
-			best = &c->q[k][c->qhead[k]];
+		if (c->qn[k] && (!b || ev_less(&c->q[k][c->qhead[k]], b))) {
+			b = &c->q[k][c->qhead[k]];
 			*from = k;
 		}
-	return best;
+	*best = *b;
 }
 
 /*
@@ -359,8 +373,8 @@ bt_prefetch(const struct bt_ctx *c)
 {
 	int k;
 
-	if (c->n)
-		__builtin_prefetch(&c->ev[BT_SLOT(&c->h[0])]);
+	if (c->pq.count)
+		__builtin_prefetch(&c->ev[iot_pq_top(&c->pq)->slot]);
 	for (k = 0; k < 2; k++)
 		if (c->qn[k])
 			__builtin_prefetch(&c->ev[BT_SLOT(&c->q[k][c->qhead[k]])]);
@@ -370,11 +384,10 @@ bt_prefetch(const struct bt_ctx *c)
 static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 			   int from)
 {
-	struct bt_key top, e;
+	struct bt_key top;
 	struct bt_trace t;
 	struct bt_ev *ev;
 	uint32_t cpu, slot;
-	size_t i = 0, l;
 
 	top = *best;
 	slot = BT_SLOT(&top);
@@ -430,46 +443,18 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 		bt_prefetch(c);
 		return;
 	}
-	/*
-	 * The last entry in the root's place, bottom-up: the hole down to a
-	 * leaf by the smallest child (a cache line of four, compared without
-	 * a branch), then the entry up from there.
-	 */
-	e = c->h[--c->n];
-	while ((l = 4 * i + 1) < c->n) {
-		size_t m = l, j, end = l + 4 < c->n ? l + 4 : c->n;
-
-		/* the grandchildren, four lines, while the children compare */
-		__builtin_prefetch(&c->h[16 * i + 5]);
-		__builtin_prefetch(&c->h[16 * i + 9]);
-		__builtin_prefetch(&c->h[16 * i + 13]);
-		__builtin_prefetch(&c->h[16 * i + 17]);
-		for (j = l + 1; j < end; j++)
-			m = ev_less(&c->h[j], &c->h[m]) ? j : m;
-		c->h[i] = c->h[m];
-		i = m;
-	}
-	while (i) {
-		size_t p = (i - 1) / 4;
-
-		if (!ev_less(&e, &c->h[p]))
-			break;
-		c->h[i] = c->h[p];
-		i = p;
-	}
-	if (c->n)
-		c->h[i] = e;
+	iot_pq_pop(&c->pq);
 	bt_prefetch(c);
 }
 
 /* the earliest waiting event into its CPU file */
 static void bt_pop_write(struct bt_ctx *c)
 {
-	const struct bt_key *best;
+	struct bt_key best;
 	int from;
 
-	best = bt_first(c, &from);
-	bt_write_first(c, best, from);
+	bt_first(c, &best, &from);
+	bt_write_first(c, &best, from);
 }
 
 static int bt_push(struct bt_ctx *c, const struct xset *x,
@@ -480,27 +465,15 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 	const struct iot_disk *d = &x->src.disks[e->disk];
 	struct bt_key k = { .time = time };
 	struct bt_ev *ev;
-	size_t i;
 
 	if (2 * (c->nused + 1) > c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 1024, j;
-		struct bt_key *h = NULL;
-		void *m;
-		struct bt_ev *v;
+		struct bt_ev *v = NULL;
 		uint8_t (*pdu)[IOTRACE_CMD_LEN];
 		uint8_t *f;
 
-		if (cap <= (1u << BT_SLOT_BITS) &&
-		    !posix_memalign(&m, 64, (cap + 3) * sizeof(*h)))
-			h = m;
-		if (h) {
-			if (c->n)
-				memcpy(h + 3, c->h, c->n * sizeof(*h));
-			free(c->hbase);
-			c->hbase = h;
-			c->h = h + 3;
-		}
-		v = h ? realloc(c->ev, cap * sizeof(*v)) : NULL;
+		if (cap <= (1u << BT_SLOT_BITS) && !iot_pq_reserve(&c->pq, cap))
+			v = realloc(c->ev, cap * sizeof(*v));
 		if (v)
 			c->ev = v;
 		pdu = v ? realloc(c->pdu, cap * sizeof(*pdu)) : NULL;
@@ -544,16 +517,7 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 		c->q[kind][(c->qhead[kind] + c->qn[kind]++) & (c->cap - 1)] = k;
 		goto body;
 	}
-	i = c->n++;
-	while (i) {
-		size_t p = (i - 1) / 4;
-
-		if (!ev_less(&k, &c->h[p]))
-			break;
-		c->h[i] = c->h[p];
-		i = p;
-	}
-	c->h[i] = k;
+	iot_pq_push(&c->pq, BT_SLOT(&k), k.time, k.rk);
 body:
 	ev = &c->ev[BT_SLOT(&k)];
 	ev->sector = r->sector;
@@ -655,17 +619,17 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	/* what no later record can precede goes */
 	for (;;) {
 		size_t n = bt_waiting(c);
-		const struct bt_key *f;
+		struct bt_key f;
 		int from;
 
 		if (n <= BT_EVMIN)
 			break;
 		if (n <= BT_EVCAP && start < c->qmax)
 			break;
-		f = bt_first(c, &from);
-		if (n <= BT_EVCAP && f->time > start - c->qmax)
+		bt_first(c, &f, &from);
+		if (n <= BT_EVCAP && f.time > start - c->qmax)
 			break;
-		bt_write_first(c, f, from);
+		bt_write_first(c, &f, from);
 	}
 	return c->err;
 }
@@ -734,6 +698,7 @@ int export_blktrace(struct xstream *xs, const char *prefix)
 		iot_err("%s", ret == -2 ? "out of memory" : err);
 		return 1;
 	}
+	iot_pq_init(&c.pq, bt_tie, NULL);
 	c.t0 = b.any ? b.t0 : 0;
 	if (bt_files(&c, b.maxcpu + 1))
 		goto out;
@@ -762,7 +727,7 @@ out:
 	free(c.seq);
 	free(c.last);
 	free(c.named);
-	free(c.hbase);
+	iot_pq_free(&c.pq);
 	free(c.q[0]);
 	free(c.q[1]);
 	free(c.ev);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "cmd.h"
+#include "out.h"
 #include "watch.h"
 
 /* A header string (not always NUL-terminated) into @out. */
@@ -33,6 +34,65 @@ static void utc_str(char *out, size_t len, uint64_t real_ns)
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(out, len, "%s.%06lluZ", buf,
 		 (unsigned long long)(real_ns % 1000000000ull) / 1000);
+}
+
+/* info -o json: one object, written by the output layer's JSON writer */
+static void info_json(const char *file, const struct iot_src *src,
+		      const char *start, const char *end, const char *salvage)
+{
+	const struct iot_file_info *fi = src->fi;
+	const struct iotrace_file_hdr *h = &fi->hdr;
+	char host[IOTRACE_FILE_STR_LEN + 1], rel[IOTRACE_FILE_STR_LEN + 1];
+	char buf[32];
+	struct iot_jw jw;
+	unsigned int i;
+
+	hdr_str(host, sizeof(host), h->host, sizeof(h->host));
+	hdr_str(rel, sizeof(rel), h->release, sizeof(h->release));
+	jw_init(&jw, stdout);
+	jw_obj_start(&jw);
+	jw_kv_str(&jw, "file", file);
+	snprintf(buf, sizeof(buf), "%u.%u", h->major, h->minor);
+	jw_kv_str(&jw, "version", buf);
+	jw_kv_str(&jw, "host", host);
+	jw_kv_str(&jw, "release", rel);
+	jw_kv_str(&jw, "start_utc", start);
+	jw_kv_u64(&jw, "start_real_ns", h->anchor_real_ns);
+	jw_kv_u64(&jw, "start_mono_ns", h->anchor_mono_ns);
+	if (fi->has_trailer) {
+		jw_kv_str(&jw, "end_utc", end);
+		jw_kv_u64(&jw, "end_real_ns", fi->trailer.end_real_ns);
+		jw_kv_u64(&jw, "end_mono_ns", fi->trailer.end_mono_ns);
+	} else {
+		jw_key(&jw, "end_utc");
+		jw_null(&jw);
+	}
+	jw_kv_u64(&jw, "chunks", fi->chunks);
+	jw_kv_u64(&jw, "gaps", fi->gaps);
+	jw_kv_u64(&jw, "gap_records", fi->gap_records);
+	jw_key(&jw, "salvaged");
+	if (fi->salvaged)
+		jw_str(&jw, salvage);
+	else
+		jw_null(&jw);
+	jw_key(&jw, "disks");
+	jw_arr_start(&jw);
+	for (i = 0; i < fi->nr_disks; i++) {
+		const struct iot_disk *d = &fi->disks[i];
+
+		jw_obj_start(&jw);
+		jw_kv_str(&jw, "name", d->name);
+		snprintf(buf, sizeof(buf), "%u:%u", d->dev_major, d->dev_minor);
+		jw_kv_str(&jw, "dev", buf);
+		jw_kv_u64(&jw, "logical_block_size", d->lbs);
+		jw_kv_u64(&jw, "nr_parts", d->nr_parts);
+		jw_kv_u64(&jw, "part_records", d->part_records);
+		jw_obj_end(&jw);
+	}
+	jw_arr_end(&jw);
+	iot_info_triggers(src, &jw);	/* a snapshot's triggers */
+	jw_obj_end(&jw);
+	fputc('\n', stdout);
 }
 
 int cmd_info(struct iot_opts *o, int argc, char **argv)
@@ -68,42 +128,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		utc_str(end, sizeof(end), fi->trailer.end_real_ns);
 	iot_file_salvage_str(fi, salvage, sizeof(salvage));
 	if (o->fmt == FMT_JSON) {
-		printf("{\"file\":");
-		iot_json_str(stdout, argv[0]);
-		printf(",\"version\":\"%u.%u\",\"host\":", h->major, h->minor);
-		iot_json_str(stdout, host);
-		printf(",\"release\":");
-		iot_json_str(stdout, rel);
-		printf(",\"start_utc\":\"%s\",\"start_real_ns\":%llu,\"start_mono_ns\":%llu",
-		       start, (unsigned long long)h->anchor_real_ns,
-		       (unsigned long long)h->anchor_mono_ns);
-		if (fi->has_trailer)
-			printf(",\"end_utc\":\"%s\",\"end_real_ns\":%llu,\"end_mono_ns\":%llu",
-			       end, (unsigned long long)fi->trailer.end_real_ns,
-			       (unsigned long long)fi->trailer.end_mono_ns);
-		else
-			printf(",\"end_utc\":null");
-		printf(",\"chunks\":%llu,\"gaps\":%llu,\"gap_records\":%llu,\"salvaged\":",
-		       (unsigned long long)fi->chunks,
-		       (unsigned long long)fi->gaps,
-		       (unsigned long long)fi->gap_records);
-		if (fi->salvaged)
-			iot_json_str(stdout, salvage);
-		else
-			printf("null");
-		printf(",\"disks\":[");
-		for (i = 0; i < fi->nr_disks; i++) {
-			const struct iot_disk *d = &fi->disks[i];
-
-			printf("%s{\"name\":", i ? "," : "");
-			iot_json_str(stdout, d->name);
-			printf(",\"dev\":\"%u:%u\",\"logical_block_size\":%u,\"nr_parts\":%u,\"part_records\":%u}",
-			       d->dev_major, d->dev_minor, d->lbs, d->nr_parts,
-			       d->part_records);
-		}
-		printf("]");
-		iot_info_triggers(&src, 1);	/* a snapshot's triggers */
-		printf("}\n");
+		info_json(argv[0], &src, start, end, salvage);
 		iot_src_close(&src);
 		return 0;
 	}
@@ -141,7 +166,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		       d->name, d->dev_major, d->dev_minor, d->lbs,
 		       d->nr_parts, d->part_records);
 	}
-	iot_info_triggers(&src, 0);	/* a snapshot's triggers */
+	iot_info_triggers(&src, NULL);	/* a snapshot's triggers */
 	iot_src_close(&src);
 	return 0;
 }

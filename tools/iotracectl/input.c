@@ -338,21 +338,30 @@ int iot_src_read_merged(struct iot_src *s, int by_start, iot_rec_cb cb,
  */
 int iot_src_disk(const struct iot_src *s, const char *name)
 {
-	char list[512] = "";
+	char list[512];
 	unsigned int i;
-	size_t l;
 
 	for (i = 0; i < s->nr_disks; i++)
 		if (!strcmp(s->disks[i].name, name))
 			return (int)i;
+	iot_src_disk_list(s, list, sizeof(list));
+	fprintf(stderr, "iotracectl: %s holds no disk named %s (it holds: %s)\n",
+		s->label, name, list);
+	return -1;
+}
+
+/* The names of the disks @s holds, ", " between them ("none"), in @list. */
+void iot_src_disk_list(const struct iot_src *s, char *list, size_t len)
+{
+	unsigned int i;
+	size_t l;
+
+	snprintf(list, len, "%s", s->nr_disks ? "" : "none");
 	for (i = 0; i < s->nr_disks; i++) {
 		l = strlen(list);
-		snprintf(list + l, sizeof(list) - l, "%s%s", i ? ", " : "",
+		snprintf(list + l, len - l, "%s%s", i ? ", " : "",
 			 s->disks[i].name);
 	}
-	fprintf(stderr, "iotracectl: %s holds no disk named %s (it holds: %s)\n",
-		s->label, name, s->nr_disks ? list : "none");
-	return -1;
 }
 
 void iot_src_close(struct iot_src *s)

@@ -519,6 +519,7 @@ int iot_src_read_merged(struct iot_src *s, int by_start, iot_rec_cb cb,
 			void *arg, char *err, size_t errlen);
 void iot_src_close(struct iot_src *s);
 int iot_src_disk(const struct iot_src *s, const char *name);
+void iot_src_disk_list(const struct iot_src *s, char *list, size_t len);
 int iot_map_live(const char *disk, struct iot_src *s, char *err,
 		 size_t errlen);
 

@@ -109,6 +109,12 @@ void jw_str(struct iot_jw *w, const char *s)
 	iot_json_str(w->fp, s);
 }
 
+void jw_bool(struct iot_jw *w, int v)
+{
+	jw_sep(w);
+	fputs(v ? "true" : "false", w->fp);
+}
+
 void jw_null(struct iot_jw *w)
 {
 	jw_sep(w);

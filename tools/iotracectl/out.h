@@ -30,6 +30,7 @@ void jw_u64(struct iot_jw *w, uint64_t v);
 void jw_s64(struct iot_jw *w, int64_t v);
 void jw_float(struct iot_jw *w, const char *fmt, double v);
 void jw_str(struct iot_jw *w, const char *s);
+void jw_bool(struct iot_jw *w, int v);
 void jw_null(struct iot_jw *w);
 void jw_kv_u64(struct iot_jw *w, const char *k, uint64_t v);
 void jw_kv_str(struct iot_jw *w, const char *k, const char *s);

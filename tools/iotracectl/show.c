@@ -451,6 +451,16 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 			return 1;
 		}
 	}
+	if (o->fmt == FMT_BINARY && src.nr_disks > 1 && c.disk < 0) {
+		char list[512];
+
+		/* a raw record has no field for its disk: one disk at a time */
+		iot_src_disk_list(&src, list, sizeof(list));
+		iot_err("show -o binary: %s holds %u disks (%s) and a raw record does not say which it is on: give --disk NAME, one disk per output",
+			argv[0], src.nr_disks, list);
+		iot_src_close(&src);
+		return 2;
+	}
 	c.src = &src;
 	c.multi = src.nr_disks > 1;
 	/*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "out.h"
 #include "watch.h"
 
 /**
@@ -173,10 +174,10 @@ static void utc(char *out, size_t len, uint64_t real_ns)
  * iot_info_triggers() - "info": the triggers and identities of a snapshot
  *	file; nothing for a file without trigger chunks.
  * @s: the opened trace file.
- * @json: print the ',"triggers":[...]' member of info's object, else
- *	lines of the normal output.
+ * @jw: the JSON writer of info's object, inside it: its "triggers"
+ *	member; NULL: lines of the normal output.
  */
-void iot_info_triggers(const struct iot_src *s, int json)
+void iot_info_triggers(const struct iot_src *s, struct iot_jw *jw)
 {
 	struct iotrace_file_trigger *t = calloc(MAX_TRIGS, sizeof(*t));
 	unsigned int disks[MAX_TRIGS];
@@ -186,8 +187,10 @@ void iot_info_triggers(const struct iot_src *s, int json)
 	if (!t)
 		return;
 	n = iot_file_triggers(s->buf, s->len, t, disks, MAX_TRIGS);
-	if (json && n)
-		printf(",\"triggers\":[");
+	if (jw && n) {
+		jw_key(jw, "triggers");
+		jw_arr_start(jw);
+	}
 	for (i = 0; i < n; i++) {
 		const char *name = disks[i] < s->fi->nr_disks ?
 				   s->fi->disks[disks[i]].name : "?";
@@ -195,35 +198,37 @@ void iot_info_triggers(const struct iot_src *s, int json)
 		iot_trig_reason_names(t[i].reason, reason, sizeof(reason));
 		th_words(&t[i], th, sizeof(th));
 		utc(when, sizeof(when), t[i].real_ns);
-		if (json) {
-			printf("%s{\"disk\":", i ? "," : "");
-			iot_json_str(stdout, name);
-			printf(",\"reason\":\"%s\",\"reason_bits\":%u,\"utc\":\"%s\",\"mono_ns\":%llu,\"real_ns\":%llu",
-			       reason, t[i].reason, when,
-			       (unsigned long long)t[i].mono_ns,
-			       (unsigned long long)t[i].real_ns);
-			if (t[i].flags & IOTRACE_FILE_TRIGF_SEQ)
-				printf(",\"cpu\":%u,\"seq\":%llu", t[i].cpu,
-				       (unsigned long long)t[i].seq);
-			else
-				printf(",\"cpu\":null,\"seq\":null");
-			printf(",\"extra\":%u,\"number\":%llu,\"post_ns\":%llu,\"episode_ns\":%llu,\"save_mono_ns\":%llu,\"post_cut\":%s,\"queued\":%s,\"thresholds\":",
-			       t[i].extra, (unsigned long long)t[i].number,
-			       (unsigned long long)t[i].post_ns,
-			       (unsigned long long)t[i].episode_ns,
-			       (unsigned long long)t[i].save_mono_ns,
-			       t[i].flags & IOTRACE_FILE_TRIGF_POST_CUT ?
-			       "true" : "false",
-			       t[i].flags & IOTRACE_FILE_TRIGF_QUEUED ?
-			       "true" : "false");
-			iot_json_str(stdout, th);
-			printf(",\"model\":");
-			iot_json_str(stdout, t[i].model);
-			printf(",\"serial\":");
-			iot_json_str(stdout, t[i].serial);
-			printf(",\"wwn\":");
-			iot_json_str(stdout, t[i].wwn);
-			printf("}");
+		if (jw) {
+			jw_obj_start(jw);
+			jw_kv_str(jw, "disk", name);
+			jw_kv_str(jw, "reason", reason);
+			jw_kv_u64(jw, "reason_bits", t[i].reason);
+			jw_kv_str(jw, "utc", when);
+			jw_kv_u64(jw, "mono_ns", t[i].mono_ns);
+			jw_kv_u64(jw, "real_ns", t[i].real_ns);
+			if (t[i].flags & IOTRACE_FILE_TRIGF_SEQ) {
+				jw_kv_u64(jw, "cpu", t[i].cpu);
+				jw_kv_u64(jw, "seq", t[i].seq);
+			} else {
+				jw_key(jw, "cpu");
+				jw_null(jw);
+				jw_key(jw, "seq");
+				jw_null(jw);
+			}
+			jw_kv_u64(jw, "extra", t[i].extra);
+			jw_kv_u64(jw, "number", t[i].number);
+			jw_kv_u64(jw, "post_ns", t[i].post_ns);
+			jw_kv_u64(jw, "episode_ns", t[i].episode_ns);
+			jw_kv_u64(jw, "save_mono_ns", t[i].save_mono_ns);
+			jw_key(jw, "post_cut");
+			jw_bool(jw, t[i].flags & IOTRACE_FILE_TRIGF_POST_CUT);
+			jw_key(jw, "queued");
+			jw_bool(jw, t[i].flags & IOTRACE_FILE_TRIGF_QUEUED);
+			jw_kv_str(jw, "thresholds", th);
+			jw_kv_str(jw, "model", t[i].model);
+			jw_kv_str(jw, "serial", t[i].serial);
+			jw_kv_str(jw, "wwn", t[i].wwn);
+			jw_obj_end(jw);
 			continue;
 		}
 		printf("trigger:  %s: %s at %s (CLOCK_MONOTONIC %llu.%06llu s), snapshot %llu\n",
@@ -247,8 +252,8 @@ void iot_info_triggers(const struct iot_src *s, int json)
 		printf("  identity:   model \"%s\", serial \"%s\", wwn \"%s\"\n",
 		       t[i].model, t[i].serial, t[i].wwn);
 	}
-	if (json && n)
-		printf("]");
+	if (jw && n)
+		jw_arr_end(jw);
 	free(t);
 }
 

@@ -141,7 +141,8 @@ int iot_file_triggers(const void *buf, size_t len,
 		      struct iotrace_file_trigger *out, unsigned int *disks,
 		      unsigned int max);
 void iot_trig_reason_names(uint32_t reason, char *out, size_t len);
-void iot_info_triggers(const struct iot_src *s, int json);
+struct iot_jw;
+void iot_info_triggers(const struct iot_src *s, struct iot_jw *jw);
 int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n);
 
 #endif /* IOT_WATCH_H */

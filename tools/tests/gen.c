@@ -5,6 +5,10 @@
  *   gen file OUT N NR_DISKS                 trace file (iot_writer)
  *   gen minor1 OUT N NR_DISKS               the same as file minor 1 wrote
  *                                           it (no submitters)
+ *   gen names OUT N NR_DISKS                "file", but the host, kernel
+ *                                           release and disk names hold
+ *                                           characters JSON and CSV must
+ *                                           escape: " \ , and a tab
  *   gen gaps OUT N NR_DISKS                 "file", but 5 records of disk
  *                                           0, part 0 lost between its
  *                                           first two chunks (and counted
@@ -192,7 +196,8 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 	memset(d, 0, sizeof(d));
 	memset(c, 0, sizeof(c));
 	for (k = 0; k < nd; k++) {
-		snprintf(d[k].name, sizeof(d[k].name), "disk%u", k);
+		snprintf(d[k].name, sizeof(d[k].name),
+			 gap == 2 ? "d\"i\\s,k\t%u" : "disk%u", k);
 		d[k].dev_major = 259;
 		d[k].dev_minor = k;
 		d[k].lbs = 512;
@@ -200,7 +205,9 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 		d[k].part_records = 1024;
 	}
 	iot_writer_start(&w, fp, rs, d, nd, 1000000000ull,
-			 1700000000000000000ull, "6.12.0-test", "testhost");
+			 1700000000000000000ull,
+			 gap == 2 ? "6.12.0-\"test\"\t\\" : "6.12.0-test",
+			 gap == 2 ? "test\\host,\"x\"" : "testhost");
 	if (!minor1)
 		iot_writer_comms(&w, comms, 3);
 	for (k = 0; k < nd; k++) {
@@ -223,7 +230,7 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 						 cnt[p]);
 			c[k].written += m;
 			/* overwritten before the recorder copied them */
-			if (gap && !k && !i)
+			if (gap == 1 && !k && !i)
 				seq[k][0] += 5;
 		}
 		c[k].recorded = c[k].written + 5;
@@ -401,6 +408,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "minor1"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 1, 0);
+	if (argc == 5 && !strcmp(argv[1], "names"))
+		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0), 0, 2);
 	if (argc == 5 && !strcmp(argv[1], "gaps"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 1);

@@ -164,6 +164,15 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	# the tool's record: a 1.x record and the submitter (file minor 2)
 	[ "$sz" = $((256 * 144)) ]
 	result $? "show_binary_is_256_records$SFX" "$T/err"
+	# raw records have no disk field: a multi-disk file is refused
+	# unless --disk picks one, whose records are exactly what comes
+	refuse show_binary_multi_disk "give --disk NAME" show -o binary f2.trace
+	"$BIN" show -o binary --disk disk1 "$T/f2.trace" > "$T/bin" 2> "$T/err" &&
+	n1=$("$BIN" show -o csv --disk disk1 "$T/f2.trace" | tail -n +2 | wc -l) &&
+	n0=$("$BIN" show -o csv --disk disk0 "$T/f2.trace" | tail -n +2 | wc -l) &&
+	[ "$n1" -gt 0 ] && [ "$n0" -gt 0 ] &&
+	[ "$(wc -c < "$T/bin")" = $((n1 * 144)) ]
+	result $? "show_binary_one_disk_of_a_multi_disk_file$SFX" "$T/err"
 	# record the fake live disks; the file shows what the disk shows
 	"$BIN" record nullb0 -o "$T/rec.trace" --duration 0.2 2> "$T/err"
 	rc=$?
@@ -329,14 +338,16 @@ assert kb == sorted(kb), "export: start order"' "$T/big.csv" "$T/bigx.csv" 2>> "
 	# the readers stream in bounded memory: on a 700000-record file
 	# (90 MB; holding its records takes more than 100 MB), every one
 	# peaks below 64 MB of RSS (the plain build only: ASan's shadow
-	# memory is no figure of the reader's)
+	# memory is no figure of the reader's); stats too (its btt
+	# breakdown kept every request: some 100 MB here)
 	if [ -z "$SFX" ]; then
 		build/gen big "$T/huge.trace" 700000 &&
 		mkdir -p "$T/hbt" && python3 -c 'import os, sys
 bin, f, d = sys.argv[1:4]
 runs = [["show", "-o", "csv", f], ["export", "-f", "csv", f],
 	["export", "-f", "fio", f], ["export", "-f", "perfetto", f],
-	["export", "-f", "blktrace", f, "-o", d + "/b"]]
+	["export", "-f", "blktrace", f, "-o", d + "/b"],
+	["stats", f], ["stats", "-o", "json", f]]
 bad = []
 for a in runs:
 	pid = os.fork()
@@ -355,7 +366,58 @@ assert not bad, bad' "$BIN" "$T/huge.trace" "$T/hbt" > "$T/rss" 2>&1
 		rc=$?
 		grep '^#' "$T/rss"
 		result $rc "readers_stream_in_bounded_memory" "$T/rss"
-		rm -rf "$T/huge.trace" "$T/hbt"
+		# beyond 262144 requests stats' btt breakdown comes from
+		# histograms: its percentiles within 1/128 of the exact ones
+		# (nearest rank over the records show prints), counts, maxima,
+		# the seeks' count, sequential count and mean exact
+		"$BIN" stats -o json "$T/huge.trace" > "$T/hs.json" 2> "$T/err" &&
+		"$BIN" show -o csv "$T/huge.trace" > "$T/h.csv" 2>> "$T/err" &&
+		python3 -c 'import csv, json, math, sys
+b = json.load(open(sys.argv[1]))[0]["btt"]
+assert b["exact"] is False, b.get("exact")
+g = {"ops": {}, "hwq": {}, "cpu": {}}
+recs = []
+for r in csv.DictReader(open(sys.argv[2])):
+	if r["latency_ns"] == "":
+		continue
+	d2c = int(r["latency_ns"])
+	q2d = int(r["queue_ns"]) if r["queue_ns"] != "" else None
+	for by, k in (("ops", r["op"]), ("hwq", r["hwq"]), ("cpu", r["issue_cpu"])):
+		x = g[by].setdefault(k, ([], []))
+		x[0].append(d2c)
+		if q2d is not None:
+			x[1].append(q2d)
+	if r["sector"] != "" and int(r["bytes"]):
+		recs.append((int(r["issue_ns"]), int(r["sector"]), int(r["bytes"])))
+def rank(v, p):
+	return v[min(max(math.ceil(p * len(v) / 100), 1), len(v)) - 1]
+def near(a, e):
+	assert abs(a - e) <= e / 128 + 1, (a, e)
+for by in g:
+	assert sorted(g[by]) == sorted(b[by]), (by, sorted(b[by]))
+	for k, (d, q) in g[by].items():
+		j = b[by][k]
+		d.sort()
+		q.sort()
+		assert j["count"] == len(d) == j["d2c_ns"]["n"], (by, k)
+		assert j["d2c_ns"]["max"] == d[-1] and j["q2d_ns"]["max"] == q[-1]
+		for p in (50, 90, 99):
+			near(j["d2c_ns"]["p%d" % p], rank(d, p))
+			near(j["q2d_ns"]["p%d" % p], rank(q, p))
+recs.sort()
+dist, end = [], None
+for t, s, n in recs:
+	if end is not None:
+		dist.append(abs(s - end))
+	end = s + n // 512
+sk = b["seek"]
+assert sk["n"] == len(dist) and sk["sequential"] == dist.count(0), sk
+assert abs(sk["mean_sectors"] - sum(dist) / len(dist)) < 0.1, sk
+dist.sort()
+near(sk["p50_sectors"], rank(dist, 50))
+near(sk["p90_sectors"], rank(dist, 90))' "$T/hs.json" "$T/h.csv" 2>> "$T/err"
+		result $? "stats_btt_beyond_exact_from_histograms_within_1_128" "$T/err"
+		rm -rf "$T/huge.trace" "$T/hbt" "$T/hs.json" "$T/h.csv"
 	fi
 	# diff A B
 	golden diff_file_ring.txt diff f.trace r.ring
@@ -631,6 +693,51 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	wfull plot "standard output" plot r.ring
 	wfull plot_file /dev/full plot -o /dev/full r.ring
 	wfull record_file /dev/full record nullb0 -o /dev/full --duration 0.1
+	# the blktrace export's CPU files on a full device: every one, and
+	# only CPU 1's (CPU 0's is written, the failure still said, exit 1)
+	rm -rf "$T/full" && mkdir -p "$T/full/all" "$T/full/one" &&
+	for i in $(seq 0 63); do ln -s /dev/full "$T/full/all/b.blktrace.$i"; done &&
+	ln -s /dev/full "$T/full/one/b.blktrace.1"
+	for w in all one; do
+		(cd "$T" && "$ROOT/$BIN" export -f blktrace r.ring -o full/$w/b) > "$T/out" 2> "$T/err"
+		rc=$?
+		c=1
+		[ $w = all ] && c=0
+		if [ $rc = 1 ] && [ ! -s "$T/out" ] &&
+		   [ "$(grep -c 'writing' "$T/err")" = 1 ] &&
+		   grep -qx "iotracectl: writing full/$w/b.blktrace.$c: No space left on device" "$T/err"; then
+			result 0 "write_error_export_blktrace_${w}$SFX"
+		else
+			echo "exit $rc, wanted 1 and one 'writing full/$w/b.blktrace.$c: No space left on device':" > "$T/why"
+			cat "$T/err" "$T/out" >> "$T/why"
+			result 1 "write_error_export_blktrace_${w}$SFX" "$T/why"
+		fi
+	done
+	# show -f in every output format to a full device: said once, exit 1
+	# (before the records come, or with them)
+	for fmt in normal csv json hex binary; do
+		rm -rf "$T/dfs3" && cp -r "$T/dfs" "$T/dfs3"
+		IOTRACE_DEBUGFS="$T/dfs3" timeout 30 "$BIN" show -f -o $fmt --count 3 nullb0 > /dev/full 2> "$T/err" &
+		fpid=$!
+		# new records until it stops (it reads only those after it began)
+		for k in $(seq 1 50); do
+			kill -0 $fpid 2> /dev/null || break
+			sleep 0.1
+			build/gen push "$T/dfs3/nullb0/ring" 10
+		done
+		wait $fpid
+		rc=$?
+		if [ $rc = 1 ] &&
+		   [ "$(grep -c 'writing' "$T/err")" = 1 ] &&
+		   grep -qx "iotracectl: writing standard output: No space left on device" "$T/err"; then
+			result 0 "write_error_show_follow_${fmt}$SFX"
+		else
+			echo "exit $rc, wanted 1 and one 'writing standard output: No space left on device':" > "$T/why"
+			cat "$T/err" >> "$T/why"
+			result 1 "write_error_show_follow_${fmt}$SFX" "$T/why"
+		fi
+	done
+	rm -rf "$T/dfs3" "$T/full"
 	# every command has its own --help (and help COMMAND)
 	cmdlist=$("$BIN" --help | awk '/^commands:/ { c = 1; next } /^$/ { c = 0 } c { print $1 }')
 	: > "$T/why"
@@ -655,6 +762,23 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	result $? "show_stdin$SFX" "$T/diff"
 	golden info_file.txt info f.trace
 	golden info_multidisk.json info -o json f2.trace
+	# names JSON and CSV must escape (", \\, a comma, a tab) in the
+	# header: info's JSON (the output layer's writer), show's CSV and
+	# JSON give them back as they are
+	build/gen names "$T/names.trace" 10 2 &&
+	"$BIN" info -o json "$T/names.trace" > "$T/i.json" 2> "$T/err" &&
+	"$BIN" show -o csv "$T/names.trace" > "$T/n.csv" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/names.trace" > "$T/n.json" 2>> "$T/err" &&
+	python3 -c 'import csv, json, sys
+d = json.load(open(sys.argv[1]))
+names = ["d\"i\\s,k\t0", "d\"i\\s,k\t1"]
+assert d["host"] == "test\\host,\"x\"", d["host"]
+assert d["release"] == "6.12.0-\"test\"\t\\", d["release"]
+assert [x["name"] for x in d["disks"]] == names, d["disks"]
+c = sorted(set(r["disk"] for r in csv.DictReader(open(sys.argv[2]))))
+j = sorted(set(r["disk"] for r in json.load(open(sys.argv[3]))))
+assert c == j == names, (c, j)' "$T/i.json" "$T/n.csv" "$T/n.json" 2>> "$T/err"
+	result $? "info_show_names_needing_escapes$SFX" "$T/err"
 	# a file cut at every byte (the plain build; the sanitized one at
 	# and around every chunk boundary and every 37th byte): exit 3, one
 	# warning, exactly the records of the chunks whole before the cut

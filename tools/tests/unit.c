@@ -450,7 +450,8 @@ static uint8_t *mem_file(uint64_t nrec, size_t *len)
 static void test_crc32c(void)
 {
 	static const char *v = "123456789";
-	uint8_t buf[1000], zero[32] = { 0 };
+	enum { BIG = 200000 };
+	uint8_t buf[1000], zero[32] = { 0 }, *big;
 	uint32_t a, c;
 	size_t i, n, k;
 
@@ -471,6 +472,24 @@ static void test_crc32c(void)
 		CHECK(iot_crc32c(a, buf + k + n / 3, n - n / 3) == c,
 		      "continued at %zu of %zu", n / 3, n);
 	}
+	/* lengths the instruction does as three streams (3 x 256, 3 x 8192) */
+	big = malloc(BIG);
+	if (!big) {
+		CHECK(0, "out of memory");
+		return;
+	}
+	for (i = 0; i < BIG; i++)
+		big[i] = (uint8_t)rnd();
+	for (i = 0; i < 300; i++) {
+		k = rnd() % 64;
+		n = i < 100 ? rnd() % 4096 : rnd() % (BIG - k);
+		c = iot_crc32c(0, big + k, n);
+		CHECK(c == iot_crc32c_sw(0, big + k, n), "at %zu, %zu bytes", k, n);
+		a = iot_crc32c(0, big + k, n / 3);
+		CHECK(iot_crc32c(a, big + k + n / 3, n - n / 3) == c,
+		      "continued at %zu of %zu", n / 3, n);
+	}
+	free(big);
 }
 
 /*
