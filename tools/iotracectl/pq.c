@@ -47,10 +47,10 @@ void iot_pq_free(struct iot_pq *q)
 	q->cap = q->n = q->count = 0;
 }
 
-static void heap_up(struct iot_pq *q, struct iot_pq_ent e)
+/* @e into the hole at @i, moving the parents it is less than down */
+static inline void heap_sift_up(struct iot_pq *q, size_t i,
+				struct iot_pq_ent e)
 {
-	size_t i = q->n++;
-
 	while (i) {
 		size_t p = (i - 1) / 2;
 
@@ -60,6 +60,11 @@ static void heap_up(struct iot_pq *q, struct iot_pq_ent e)
 		i = p;
 	}
 	q->h[i] = e;
+}
+
+static void heap_up(struct iot_pq *q, struct iot_pq_ent e)
+{
+	heap_sift_up(q, q->n++, e);
 }
 
 /*
@@ -87,15 +92,7 @@ static void heap_down(struct iot_pq *q, struct iot_pq_ent e)
 		q->h[i] = q->h[l];
 		i = l;
 	}
-	while (i) {
-		size_t p = (i - 1) / 2;
-
-		if (!iot_pq_less(q, &e, &q->h[p]))
-			break;
-		q->h[i] = q->h[p];
-		i = p;
-	}
-	q->h[i] = e;
+	heap_sift_up(q, i, e);
 }
 
 /**
