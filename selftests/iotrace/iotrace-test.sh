@@ -75,3 +75,16 @@ quiet_disk() {
 	echo none > "/sys/block/$1/queue/scheduler" 2> /dev/null
 	return 0
 }
+
+# events_listen FILE - "iotracectl events" into FILE (its stderr into
+# FILE.err) in the background as $listener, once it listens; false if it
+# does not within 30 s
+events_listen() {
+	"$IOTRACECTL" events > "$1" 2> "$1.err" &
+	listener=$!
+	local end=$((SECONDS + 30))
+	until grep -q listening "$1.err" 2> /dev/null; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.1
+	done
+}

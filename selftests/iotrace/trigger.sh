@@ -56,13 +56,7 @@ nobody() {
 
 # listen FILE - start an event listener, wait until it listens
 listen() {
-	"$IOTRACECTL" events > "$1" 2> "$1.err" &
-	listener=$!
-	local end=$((SECONDS + 30))
-	until grep -q listening "$1.err" 2> /dev/null; do
-		[ $SECONDS -lt $end ] || { ktap_fail "listener started"; return 1; }
-		sleep 0.1
-	done
+	events_listen "$1" || { ktap_fail "listener started"; return 1; }
 }
 
 # unlisten FILE - stop the listener, show what it got

@@ -50,13 +50,7 @@ udevadm control --stop-exec-queue 2> /dev/null
 
 # listen FILE - start an event listener, wait until it listens
 listen() {
-	"$IOTRACECTL" events > "$1" 2> "$1.err" &
-	listener=$!
-	local end=$((SECONDS + 30))
-	until grep -q listening "$1.err" 2> /dev/null; do
-		[ $SECONDS -lt $end ] || { log "listener did not start"; return 1; }
-		sleep 0.1
-	done
+	events_listen "$1" || { log "listener did not start"; return 1; }
 }
 
 # unlisten FILE - stop the listener (after the events had time to come)
