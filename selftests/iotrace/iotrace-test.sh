@@ -88,3 +88,26 @@ events_listen() {
 		sleep 0.1
 	done
 }
+
+# scsi_debug_load SECONDS PARAM... - load scsi_debug with PARAMs, udev
+# running meanwhile (its probe is asynchronous), and set $sd to its disk
+# once it appeared within SECONDS (empty if it did not); udev's queue is
+# stopped again afterwards
+scsi_debug_load() {
+	local end=$((SECONDS + $1)) d
+	shift
+	sd=
+	udevadm control --start-exec-queue 2> /dev/null
+	modprobe sd_mod 2> /dev/null
+	if modprobe scsi_debug "$@"; then
+		while [ -z "$sd" ] && [ $SECONDS -lt $end ]; do
+			for d in /sys/block/sd*; do
+				grep -q scsi_debug "$d/device/model" 2> /dev/null &&
+					sd=$(basename "$d")
+			done
+			[ -n "$sd" ] || sleep 0.5
+		done
+		settle
+	fi
+	udevadm control --stop-exec-queue 2> /dev/null
+}

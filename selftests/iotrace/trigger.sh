@@ -312,21 +312,7 @@ ktap_check "their age is at least the threshold, op read" \
 sdbg=/sys/bus/pseudo/drivers/scsi_debug
 # udev back (the null_blk disks are quiet now): it loads sd_mod, whose
 # probe is asynchronous (with udev stopped the disk came at the end)
-udevadm control --start-exec-queue 2> /dev/null
-modprobe sd_mod 2> /dev/null
-sd=
-if modprobe scsi_debug dev_size_mb=8; then
-	end=$((SECONDS + 180))
-	while [ -z "$sd" ] && [ $SECONDS -lt $end ]; do
-		for d in /sys/block/sd*; do
-			grep -q scsi_debug "$d/device/model" 2> /dev/null &&
-				sd=$(basename "$d")
-		done
-		[ -n "$sd" ] || sleep 0.5
-	done
-	settle
-	udevadm control --stop-exec-queue 2> /dev/null
-fi
+scsi_debug_load 180 dev_size_mb=8
 if [ -n "$sd" ]; then
 	echo 1 > "$IOT/$sd/enable"
 	"$IOTRACECTL" trigger "$sd" requeues=1 devstatus rate=0 ||

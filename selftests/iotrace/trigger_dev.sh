@@ -86,21 +86,7 @@ nflagged() {
 
 # ---- timeout: scsi_debug ------------------------------------------------
 sdbg=/sys/bus/pseudo/drivers/scsi_debug
-sd=
-udevadm control --start-exec-queue 2> /dev/null
-modprobe sd_mod 2> /dev/null
-if modprobe scsi_debug dev_size_mb=8; then
-	end=$((SECONDS + 120))
-	while [ -z "$sd" ] && [ $SECONDS -lt $end ]; do
-		for d in /sys/block/sd*; do
-			grep -q scsi_debug "$d/device/model" 2> /dev/null &&
-				sd=$(basename "$d")
-		done
-		[ -n "$sd" ] || sleep 0.5
-	done
-	settle
-fi
-udevadm control --stop-exec-queue 2> /dev/null
+scsi_debug_load 120 dev_size_mb=8
 
 # tmo_faults TAG READS... - every second command ignored, one dd per
 # 4 KiB index; dmesg of it in $out/log.TAG, the ring in $out/r.TAG
