@@ -43,7 +43,7 @@
 BENCH_RUNTIME=3
 BENCH_RAMP=500ms
 BENCH_ROUNDS=3
-BENCH_CONFIGS="none loaded enabled record blktrace bpftrace ftrace"
+BENCH_CONFIGS="none loaded enabled triggers record blktrace bpftrace ftrace"
 BENCH_MULTI=1
 BENCH_STATS_RECORDS=1000000
 BENCH_BPF_SESSION=1
