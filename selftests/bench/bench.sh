@@ -84,6 +84,12 @@ log "kernel $(uname -r), fio runtime $BENCH_RUNTIME x $BENCH_ROUNDS rounds: $BEN
 	echo "bpftrace=$(bpftrace --version 2>&1 | head -n1)"
 } > "$IOTRACE_OUT/bench.env"
 
+# bench_has CONFIG - true when CONFIG is among BENCH_CONFIGS
+bench_has() {
+	case " $BENCH_CONFIGS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # read_ios DISK... - reads completed on the disks, per /sys/block stat.
 read_ios() {
 	local d n=0
@@ -346,15 +352,17 @@ nullb_mod nr_devices=1 irqmode=0 submit_queues=2
 disk=nullb0
 quiet_disk $disk
 main_configs=$BENCH_CONFIGS
-if [ "$BENCH_BPF_SESSION" = 1 ]; then
+bpf_after=0
+if [ "$BENCH_BPF_SESSION" = 1 ] && bench_has bpftrace; then
 	main_configs=$(echo " $BENCH_CONFIGS " | sed 's/ bpftrace / /')
+	bpf_after=1
 fi
 for r in $(seq "$BENCH_ROUNDS"); do
 	for c in $main_configs; do
 		one_run "$c" "$r" $disk
 	done
 done
-if [ "$main_configs" != "$BENCH_CONFIGS" ]; then
+if [ "$bpf_after" = 1 ]; then
 	# bpftrace's rounds in one bpftrace process, after the others
 	bpf_session=1
 	for r in $(seq "$BENCH_ROUNDS"); do
@@ -377,7 +385,7 @@ if [ "${BENCH_PROF:-1}" = 1 ] && [ -n "${IOTRACE_PROF_KO:-}" ] &&
 	echo 1 > "$IOT/$disk/clear"
 	echo 1 > "$IOT/$disk/enable"
 	profs=prof
-	case " $BENCH_CONFIGS " in *" triggers "*) profs="prof prof-triggers" ;; esac
+	bench_has triggers && profs="prof prof-triggers"
 	for p in $profs; do
 		[ "$p" = prof-triggers ] && triggers_arm on $disk
 		for parts in 0 1; do
