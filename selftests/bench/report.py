@@ -271,6 +271,8 @@ def kernel_report(d):
         rep['triggers'] = env.get('triggers')
     prof = {name: prof_report(d, name) for name in PROF_RUNS}
     rep['prof'] = {k: v for k, v in prof.items() if v}
+    if prof_triggers_diff(rep['prof']) is not None:
+        rep['prof_triggers_vs_enabled'] = prof_triggers_diff(rep['prof'])
     if 'none' in cf:
         peers = [cf[p]['ratio'] for p in PEERS if p in cf]
         t = {}
@@ -359,12 +361,26 @@ def table(rep):
         lines.append('  triggers armed: %s' % rep.get('triggers'))
     if rep.get('prof'):
         lines.extend(prof_table(rep['prof']))
+    pd = prof_triggers_diff(rep.get('prof', {}))
+    if pd is not None:
+        lines.append('triggers armed vs enabled, probe profile: %+.1f '
+                     'instructions/request in the three probes (issue 21: '
+                     '<= 10 %s)' % (pd, 'met' if pd <= 10 else 'NOT met'))
     s = rep.get('stats_large_file')
     if s:
         lines.append('iotracectl stats on a %d-record file (%d bytes): %.0f '
                      'records per guest second (per 1e9 guest instructions)'
                      % (s['records'], s['file_bytes'], s['records_per_s']))
     return '\n'.join(lines)
+
+
+def prof_triggers_diff(prof):
+    """The three probes with triggers armed minus without, or None."""
+    try:
+        return round(prof['prof-triggers']['three_probes'] -
+                     prof['prof']['three_probes'], 1)
+    except KeyError:
+        return None
 
 
 def prof_table(prof):
