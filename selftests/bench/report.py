@@ -57,6 +57,9 @@ def num(s):
 def load_run(d):
     meta = {k: num(v) if num(v) is not None else v
             for k, v in kv(os.path.join(d, 'meta')).items()}
+    if 'config' not in meta:
+        # bench.sh writes it after fio: the run did not finish
+        raise ValueError('no meta file: the run did not finish')
     with open(os.path.join(d, 'fio.json')) as f:
         text = f.read()
     # fio may print notes before the JSON object
@@ -207,6 +210,8 @@ def kernel_report(d):
         if not os.path.isdir(os.path.join(base, name)):
             continue
         cfg, rnd = name.rsplit('.', 1)
+        if cfg not in LABEL:
+            continue    # the profile's runs (prof_report)
         try:
             run = load_run(os.path.join(base, name))
             runs.setdefault(cfg, []).append(run)
