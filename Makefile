@@ -2,8 +2,9 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
 # The kernels of the matrix (selftests/kernels) that are installed or
-# fetched: make modules-all builds for each of them.
-KVERS ?= $(shell bash -c '. $(CURDIR)/selftests/vm/kernels.sh && kern_list')
+# fetched (those KERNELS names, when set): make modules-all builds for each.
+KVERS ?= $(shell bash -c '. $(CURDIR)/selftests/vm/kernels.sh && \
+	for k in $$(kern_list all); do kern_wanted "$$k" $(KERNELS) && echo "$$k"; done')
 # make check filters: TESTS="smoke ring_overwrite" KERNELS="6.12.117+deb12-amd64"
 TESTS ?=
 KERNELS ?=

@@ -12,6 +12,8 @@
 #   loaded    iotrace loaded, the disk not enabled
 #   metricsonly  iotrace enabled, no ring (resize to 0): slots and metrics
 #   enabled   iotrace enabled (default ring)
+#   triggers  as enabled, with every trigger armed on the disk and none
+#             firing (issue 21's cost: no more than 10 instructions more)
 #   record    iotrace enabled, iotracectl record streaming to tmpfs
 #   blktrace  blktrace -b 1024 writing to tmpfs
 #   bpftrace  a bpftrace script pairing issue and completion per request,
@@ -28,7 +30,7 @@
 # (written by selftests/bench/run): BENCH_RUNTIME and BENCH_RAMP (guest
 # time per run, fio units), BENCH_ROUNDS, BENCH_CONFIGS, BENCH_MULTI (0
 # skips the 16-disk case), BENCH_BPF_SESSION (1: one bpftrace process for
-# all its rounds, run after the others), BENCH_STATS_RECORDS.
+# all its rounds, run after the others), BENCH_STATS_RECORDS, BENCH_PROF.
 # VM-ACCEL: icount
 # Guest time jumps while the guest waits for the host (9p under host load),
 # so the hung-task detector fires on slow 9p lookups: off for the benchmark.
@@ -41,7 +43,7 @@
 BENCH_RUNTIME=3
 BENCH_RAMP=500ms
 BENCH_ROUNDS=3
-BENCH_CONFIGS="none loaded enabled record blktrace bpftrace ftrace"
+BENCH_CONFIGS="none loaded enabled triggers record blktrace bpftrace ftrace"
 BENCH_MULTI=1
 BENCH_STATS_RECORDS=1000000
 BENCH_BPF_SESSION=1
@@ -60,6 +62,12 @@ mkdir -p $scratch
 bpf_out=/tmp/bpftrace.out
 bpf_pid=
 bpf_session=0
+# The triggers configuration's: every kind armed, none to fire on null_blk
+# in a run (latencies of an hour, no errors, no device status, no timeout
+# or requeue, in flight for 10 minutes: one scan when armed, the next
+# after 5 minutes of guest time).
+TRIGGERS="read-lat=3600s write-lat=3600s flush-lat=3600s discard-lat=3600s other-lat=3600s"
+TRIGGERS="$TRIGGERS error devstatus timeout requeues=255 stuck=600s"
 
 log "kernel $(uname -r), fio runtime $BENCH_RUNTIME x $BENCH_ROUNDS rounds: $BENCH_CONFIGS"
 {
@@ -69,11 +77,18 @@ log "kernel $(uname -r), fio runtime $BENCH_RUNTIME x $BENCH_ROUNDS rounds: $BEN
 	echo "bpf_session=$BENCH_BPF_SESSION"
 	echo "rounds=$BENCH_ROUNDS"
 	echo "configs=$BENCH_CONFIGS"
+	echo "triggers=$TRIGGERS"
 	echo "nproc=$(nproc)"
 	echo "fio=$(fio --version)"
 	echo "blktrace=$(blktrace -v 2>&1 | head -n1)"
 	echo "bpftrace=$(bpftrace --version 2>&1 | head -n1)"
 } > "$IOTRACE_OUT/bench.env"
+
+# bench_has CONFIG - true when CONFIG is among BENCH_CONFIGS
+bench_has() {
+	case " $BENCH_CONFIGS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
 # read_ios DISK... - reads completed on the disks, per /sys/block stat.
 read_ios() {
@@ -105,6 +120,31 @@ iot_unload() {
 iot_load() { # DISKS
 	grep -q '^iotrace ' /proc/modules && return 0
 	insmod "$IOTRACE_KO" disks="$1" || die "insmod $IOTRACE_KO failed"
+}
+
+# triggers_arm on|off DISK... - arm $TRIGGERS on the disks, or disarm them
+# (arming starts the trigger counters again).
+triggers_arm() {
+	local how=$1 d
+	shift
+	for d in "$@"; do
+		if [ "$how" = on ]; then
+			# shellcheck disable=SC2086
+			"$IOTRACECTL" trigger "$d" $TRIGGERS
+		else
+			"$IOTRACECTL" trigger "$d" off
+		fi || die "iotracectl trigger $d $how failed"
+	done
+}
+
+# trigger_hits DISK... - completions that fired a trigger since armed, summed
+trigger_hits() {
+	local d n=0 h
+	for d in "$@"; do
+		h=$("$IOTRACECTL" state "$d" | sed -n 's/^trigger_hits: //p')
+		n=$((n + ${h:-0}))
+	done
+	echo $n
 }
 
 # ring_record_size DISK - record_size from the ring header (offset 12).
@@ -165,7 +205,7 @@ one_run() {
 	loaded)
 		iot_load none
 		for d in "$@"; do echo 0 > "$IOT/$d/enable"; done ;;
-	enabled | record | enabled16 | metricsonly)
+	enabled | triggers | record | enabled16 | metricsonly)
 		iot_load none
 		for d in "$@"; do
 			echo 0 > "$IOT/$d/enable"
@@ -174,7 +214,8 @@ one_run() {
 				  die "resize $d 0 failed"; }
 			echo 1 > "$IOT/$d/clear"
 			echo 1 > "$IOT/$d/enable"
-		done ;;
+		done
+		[ "$cfg" = triggers ] && triggers_arm on "$@" ;;
 	esac
 	before=$(read_ios "$@")
 	case "$cfg" in
@@ -250,6 +291,9 @@ one_run() {
 		case "$cfg" in
 		loaded) echo "probes=$(iot_status probes)" ;;
 		enabled | enabled16) iot_meta "$@" ;;
+		triggers)
+			iot_meta "$@"
+			echo "trigger_hits=$(trigger_hits "$@")" ;;
 		record)
 			iot_meta "$@" | grep -v '^lost='
 			echo "file_bytes=$(stat -c %s $scratch/rec.trace)"
@@ -284,7 +328,8 @@ one_run() {
 		esac
 	} > "$dir/meta"
 	case "$cfg" in
-	enabled | record | enabled16 | metricsonly)
+	enabled | triggers | record | enabled16 | metricsonly)
+		[ "$cfg" = triggers ] && triggers_arm off "$@"
 		for d in "$@"; do
 			echo 0 > "$IOT/$d/enable"
 			[ "$cfg" = metricsonly ] &&
@@ -307,15 +352,17 @@ nullb_mod nr_devices=1 irqmode=0 submit_queues=2
 disk=nullb0
 quiet_disk $disk
 main_configs=$BENCH_CONFIGS
-if [ "$BENCH_BPF_SESSION" = 1 ]; then
+bpf_after=0
+if [ "$BENCH_BPF_SESSION" = 1 ] && bench_has bpftrace; then
 	main_configs=$(echo " $BENCH_CONFIGS " | sed 's/ bpftrace / /')
+	bpf_after=1
 fi
 for r in $(seq "$BENCH_ROUNDS"); do
 	for c in $main_configs; do
 		one_run "$c" "$r" $disk
 	done
 done
-if [ "$main_configs" != "$BENCH_CONFIGS" ]; then
+if [ "$bpf_after" = 1 ]; then
 	# bpftrace's rounds in one bpftrace process, after the others
 	bpf_session=1
 	for r in $(seq "$BENCH_ROUNDS"); do
@@ -329,22 +376,33 @@ fi
 iot_unload
 
 # The instructions per probe and part (module/prof.c), from the profiling
-# build when make bench made one: whole probes (prof_parts=0), then parts.
+# build when make bench made one: whole probes (prof_parts=0), then parts
+# (prof.0.txt, prof.1.txt); with the triggers configuration, the same with
+# its triggers armed (prof-triggers.0.txt, prof-triggers.1.txt).
 if [ "${BENCH_PROF:-1}" = 1 ] && [ -n "${IOTRACE_PROF_KO:-}" ] &&
    [ -f "$IOTRACE_PROF_KO" ]; then
 	insmod "$IOTRACE_PROF_KO" disks=none || die "insmod $IOTRACE_PROF_KO failed"
 	echo 1 > "$IOT/$disk/clear"
 	echo 1 > "$IOT/$disk/enable"
-	for parts in 0 1; do
-		mkdir -p "$runs/prof.$parts"
-		echo "$parts" > /sys/module/iotrace/parameters/prof_parts
-		echo 1 > "$IOT/prof"
-		run_fio "$runs/prof.$parts" $disk
-		cat "$IOT/prof" > "$IOTRACE_OUT/prof.$parts.txt"
+	profs=prof
+	bench_has triggers && profs="prof prof-triggers"
+	for p in $profs; do
+		[ "$p" = prof-triggers ] && triggers_arm on $disk
+		for parts in 0 1; do
+			mkdir -p "$runs/$p.$parts"
+			echo "$parts" > /sys/module/iotrace/parameters/prof_parts
+			echo 1 > "$IOT/prof"
+			run_fio "$runs/$p.$parts" $disk
+			cat "$IOT/prof" > "$IOTRACE_OUT/$p.$parts.txt"
+		done
+		if [ "$p" = prof-triggers ]; then
+			echo "trigger_hits=$(trigger_hits $disk)" >> "$IOTRACE_OUT/$p.1.txt"
+			triggers_arm off $disk
+		fi
+		log "probe profile ($p): $(tr '\n' ';' < "$IOTRACE_OUT/$p.0.txt")"
 	done
 	echo 0 > "$IOT/$disk/enable"
 	iot_unload
-	log "probe profile: $(tr '\n' ';' < "$IOTRACE_OUT/prof.0.txt")"
 fi
 
 if [ "$BENCH_MULTI" = 1 ]; then

@@ -11,14 +11,17 @@ import os
 import statistics
 import sys
 
-CONFIGS = ['none', 'loaded', 'metricsonly', 'enabled', 'record', 'blktrace',
-           'bpftrace', 'ftrace']
+CONFIGS = ['none', 'loaded', 'metricsonly', 'enabled', 'triggers', 'record',
+           'blktrace', 'bpftrace', 'ftrace']
+# the configurations whose figures are those of an enabled ring
+RING = ('enabled', 'triggers', 'enabled16')
 PEERS = ['blktrace', 'bpftrace', 'ftrace']
 LABEL = {
     'none': 'no tracing',
     'loaded': 'iotrace loaded, disk disabled',
     'metricsonly': 'iotrace enabled, metrics only (buf_size 0)',
     'enabled': 'iotrace enabled (default ring)',
+    'triggers': 'iotrace enabled + triggers armed, none firing',
     'record': 'iotrace enabled + iotracectl record to tmpfs',
     'blktrace': 'blktrace -b 1024 to tmpfs',
     'bpftrace': 'bpftrace issue/complete pairing, printf per I/O',
@@ -54,6 +57,9 @@ def num(s):
 def load_run(d):
     meta = {k: num(v) if num(v) is not None else v
             for k, v in kv(os.path.join(d, 'meta')).items()}
+    if 'config' not in meta:
+        # bench.sh writes it after fio: the run did not finish
+        raise ValueError('no meta file: the run did not finish')
     with open(os.path.join(d, 'fio.json')) as f:
         text = f.read()
     # fio may print notes before the JSON object
@@ -68,7 +74,7 @@ def bytes_per_req(cfg, runs):
     vals = []
     for r in runs:
         req = r.get('requests') or 0
-        if cfg == 'enabled' or cfg == 'enabled16':
+        if cfg in RING:
             present = r.get('iot_present') or 0
             if present:
                 # ring bytes holding records / records: the record size
@@ -94,7 +100,7 @@ def lost(cfg, runs):
     """Events (requests) lost per run: max over the rounds, and total."""
     out = []
     for r in runs:
-        if cfg in ('enabled', 'enabled16'):
+        if cfg in RING:
             out.append((r['iot_overwritten'], r['iot_dropped'],
                         r['requests']))
         elif cfg == 'record':
@@ -110,6 +116,92 @@ def lost(cfg, runs):
     return out
 
 
+def instr_per_io(iops):
+    """Guest instructions per I/O: icount shift=0 gives one guest ns per
+    instruction and the vCPUs run in turn, so 1e9 / IOPS."""
+    return 1e9 / iops
+
+
+def triggers_cost(runs, cf):
+    """Issue 21's cost line: triggers armed (none firing) against enabled,
+    in extra guest instructions per request: of the medians, and per round
+    (the two configurations run one after the other in each round)."""
+    en = {r.get('round'): r['iops'] for r in runs['enabled']}
+    per_round = [round(instr_per_io(r['iops']) - instr_per_io(en[r.get('round')]))
+                 for r in runs['triggers'] if r.get('round') in en]
+    extra = round(instr_per_io(cf['triggers']['iops_median']) -
+                  instr_per_io(cf['enabled']['iops_median']))
+    return {'extra_instr_per_io': extra, 'per_round': per_round,
+            'trigger_hits_per_round': [r.get('trigger_hits')
+                                       for r in runs['triggers']],
+            'le_10': extra <= 10}
+
+
+# The profile's figures (module/prof.c): whole probes from the run with
+# prof_parts=0, the parts from the one with prof_parts=1.
+PROF_ROWS = [
+    (0, 'io_start', 'block_io_start, whole'),
+    (0, 'issue', 'block_rq_issue, whole'),
+    (1, 'issue.clock', '- of which ktime_get_ns()'),
+    (0, 'complete', 'block_rq_complete, whole'),
+    (1, 'complete.lookup', '- lookup'),
+    (1, 'complete.clock', '- clock'),
+    (1, 'complete.metrics', '- metrics'),
+    (1, 'complete.trigger', '- trigger test'),
+    (1, 'complete.record', '- record (reserve, fill, publish)'),
+    (1, 'complete.record.fill', '- of which fill'),
+]
+PROF_WHOLE = ('io_start', 'issue', 'complete')
+PROF_RUNS = {'prof': 'no triggers', 'prof-triggers': 'triggers armed'}
+
+
+def prof_file(path):
+    """One iotrace/prof file: per part (n, skipped, sum), and key values."""
+    parts, keys = {}, {}
+    try:
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 5 and all(x.isdigit() for x in w[1:]):
+                    parts[w[0]] = tuple(int(x) for x in w[1:4])
+                elif len(w) == 2:
+                    keys[w[0]] = w[1]
+                elif '=' in line:
+                    k, v = line.strip().split('=', 1)
+                    keys[k] = v
+    except OSError:
+        return None
+    return {'parts': parts, 'keys': keys}
+
+
+def prof_report(d, name):
+    """Guest instructions per call of each probe and part, the clock
+    reads' own cost (clock_pair, measured in the same file) subtracted."""
+    files = [prof_file(os.path.join(d, 'out', '%s.%d.txt' % (name, i)))
+             for i in (0, 1)]
+    if not all(files):
+        return None
+    avg, calibs = {}, []
+    for i, f in enumerate(files):
+        n, _, tot = f['parts'].get('clock_pair', (0, 0, 0))
+        calib = tot / n if n else 0
+        calibs.append(round(calib, 1))
+        for key, (n, skipped, tot) in f['parts'].items():
+            if key != 'clock_pair' and n and \
+               any(r[0] == i and r[1] == key for r in PROF_ROWS):
+                avg[key] = {'instr': round(tot / n - calib, 1), 'n': n,
+                            'skipped': skipped}
+    out = {'parts': avg,
+           'clock_pair': calibs,
+           'tsc_per_ns': [f['keys'].get('tsc_per_ns') for f in files]}
+    if all(k in avg for k in PROF_WHOLE):
+        out['three_probes'] = round(sum(avg[k]['instr'] for k in PROF_WHOLE), 1)
+    hits = files[1]['keys'].get('trigger_hits')
+    if hits is not None:
+        out['trigger_hits'] = num(hits)
+    return out
+
+
 def kernel_report(d):
     env = kv(os.path.join(d, 'out', 'bench.env'))
     runs = {}
@@ -118,6 +210,8 @@ def kernel_report(d):
         if not os.path.isdir(os.path.join(base, name)):
             continue
         cfg, rnd = name.rsplit('.', 1)
+        if cfg not in LABEL:
+            continue    # the profile's runs (prof_report)
         try:
             run = load_run(os.path.join(base, name))
             runs.setdefault(cfg, []).append(run)
@@ -149,8 +243,9 @@ def kernel_report(d):
             'ratio': round(med / bmed, 4) if bmed else None,
             # icount shift=0: one guest ns per instruction, vCPUs run in
             # turn, so 1e9 / IOPS is instructions per I/O
-            'instr_per_io': round(1e9 / med),
-            'extra_instr_per_io': round(1e9 / med - 1e9 / bmed) if bmed else None,
+            'instr_per_io': round(instr_per_io(med)),
+            'extra_instr_per_io': (round(instr_per_io(med) - instr_per_io(bmed))
+                                   if bmed else None),
             'ratio_min': round(min(iops) / bmed, 4) if bmed else None,
             'ratio_max': round(max(iops) / bmed, 4) if bmed else None,
             'bytes_per_request': (round(bytes_per_req(cfg, rr), 1)
@@ -158,13 +253,15 @@ def kernel_report(d):
                                   else None),
             'requests_per_round': [r['requests'] for r in rr],
         }
+        if cfg == 'triggers':
+            c['trigger_hits_per_round'] = [r.get('trigger_hits') for r in rr]
         if cfg == 'loaded' and 'probes' in rr[0]:
             c['probes_attached'] = rr[0]['probes']
         if ls:
             c['lost_per_round'] = [a + b for a, b, _ in ls]
             c['lost_pct_max'] = round(max(100.0 * (a + b) / n if n else 0
                                           for a, b, n in ls), 3)
-            if cfg in ('enabled', 'enabled16'):
+            if cfg in RING:
                 c['overwritten_per_round'] = [a for a, _, _ in ls]
                 c['dropped_per_round'] = [b for _, b, _ in ls]
                 c['ring_records'] = rr[0].get('ring_records')
@@ -174,6 +271,13 @@ def kernel_report(d):
                 c['reader_lost_per_round'] = [a for a, _, _ in ls]
         rep['configs'][cfg] = c
     cf = rep['configs']
+    if 'triggers' in cf and 'enabled' in cf:
+        rep['triggers_vs_enabled'] = triggers_cost(runs, cf)
+        rep['triggers'] = env.get('triggers')
+    prof = {name: prof_report(d, name) for name in PROF_RUNS}
+    rep['prof'] = {k: v for k, v in prof.items() if v}
+    if prof_triggers_diff(rep['prof']) is not None:
+        rep['prof_triggers_vs_enabled'] = prof_triggers_diff(rep['prof'])
     if 'none' in cf:
         peers = [cf[p]['ratio'] for p in PEERS if p in cf]
         t = {}
@@ -221,7 +325,7 @@ def table(rep):
     lines.append('-' * len(hdr))
     for cfg, c in rep['configs'].items():
         lost_s = 'n/a'
-        if cfg in ('enabled', 'enabled16'):
+        if cfg in RING:
             lost_s = ('dropped %d; overwritten %d (%.1f%%, ring of %s)'
                       % (max(c['dropped_per_round']),
                          max(c['overwritten_per_round']), c['lost_pct_max'],
@@ -251,12 +355,67 @@ def table(rep):
     t = rep.get('targets', {})
     if t:
         lines.append('targets: ' + ', '.join('%s=%s' % kv_ for kv_ in t.items()))
+    tc = rep.get('triggers_vs_enabled')
+    if tc:
+        lines.append('triggers armed vs enabled: %+d instructions/request '
+                     '(rounds: %s; trigger hits: %s; issue 21: <= 10 %s)'
+                     % (tc['extra_instr_per_io'],
+                        ', '.join('%+d' % x for x in tc['per_round']),
+                        ', '.join(str(x) for x in tc['trigger_hits_per_round']),
+                        'met' if tc['le_10'] else 'NOT met'))
+        lines.append('  triggers armed: %s' % rep.get('triggers'))
+    if rep.get('prof'):
+        lines.extend(prof_table(rep['prof']))
+    pd = prof_triggers_diff(rep.get('prof', {}))
+    if pd is not None:
+        lines.append('triggers armed vs enabled, probe profile: %+.1f '
+                     'instructions/request in the three probes (issue 21: '
+                     '<= 10 %s)' % (pd, 'met' if pd <= 10 else 'NOT met'))
     s = rep.get('stats_large_file')
     if s:
         lines.append('iotracectl stats on a %d-record file (%d bytes): %.0f '
                      'records per guest second (per 1e9 guest instructions)'
                      % (s['records'], s['file_bytes'], s['records_per_s']))
     return '\n'.join(lines)
+
+
+def prof_triggers_diff(prof):
+    """The three probes with triggers armed minus without, or None."""
+    try:
+        return round(prof['prof-triggers']['three_probes'] -
+                     prof['prof']['three_probes'], 1)
+    except KeyError:
+        return None
+
+
+def prof_table(prof):
+    """The per-probe breakdown, one column per profile run."""
+    cols = [k for k in PROF_RUNS if k in prof]
+    both = len(cols) == 2
+    hdr = '%-36s' % 'guest instructions per call' + \
+        ''.join('%16s' % PROF_RUNS[k] for k in cols) + \
+        ('%12s' % 'difference' if both else '')
+    lines = ['probe profile (IOTRACE_PROF build, clock reads subtracted):',
+             hdr, '-' * len(hdr)]
+    rows = [(key, label) for _, key, label in PROF_ROWS] + \
+        [('three_probes', 'three probes')]
+    for key, label in rows:
+        vals = [prof[k]['parts'].get(key, {}).get('instr')
+                if key != 'three_probes' else prof[k].get('three_probes')
+                for k in cols]
+        line = '%-36s' % label + ''.join('%16s' % fmt(v, '%.1f') for v in vals)
+        if both and None not in vals:
+            line += '%+12.1f' % (vals[1] - vals[0])
+        lines.append(line)
+    for k in cols:
+        p = prof[k]
+        skipped = max(v['skipped'] for v in p['parts'].values())
+        lines.append('  %s: clock pair %s, TSC/ns %s, at most %d samples '
+                     'skipped%s' % (PROF_RUNS[k], '/'.join(map(str, p['clock_pair'])),
+                                    ', '.join(map(str, p['tsc_per_ns'])), skipped,
+                                    '; trigger hits %s' % p['trigger_hits']
+                                    if 'trigger_hits' in p else ''))
+    return lines
 
 
 def main(argv):

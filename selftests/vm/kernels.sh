@@ -55,6 +55,20 @@ kern_release() {
 	done < <(kern_matrix_lines)
 }
 
+# kern_wanted REL [PATTERN...] - true when no PATTERN is given or one names
+# REL: the release itself or a prefix of it ending before a ".", "-" or "+"
+# ("6.1" names 6.1.0-56-amd64, not 6.12.x): make check's and make bench's
+# KERNELS.
+kern_wanted() {
+	local rel=$1 p
+	shift
+	[ $# -eq 0 ] && return 0
+	for p in "$@"; do
+		case "$rel" in "$p" | "$p".* | "$p"-* | "$p"+*) return 0 ;; esac
+	done
+	return 1
+}
+
 # kern_tier REL - core or full (the tier of the matrix line of REL)
 kern_tier() {
 	local s su img hdr tier
