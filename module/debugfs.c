@@ -78,6 +78,13 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "generation: %llu\n", READ_ONCE(d->hdr->generation));
 	seq_printf(m, "hw_queues: %u\n", d->nr_hwq);
 	seq_printf(m, "tags: %u\n", d->depth);
+	/* 0: no hold; the mutex keeps an active one from being released */
+	if (smp_load_acquire(&d->hold_state) == IOTRACE_HOLD_ACTIVE) {
+		seq_printf(m, "hold_lo: %llu\n", READ_ONCE(d->hdr->hold_lo));
+		seq_printf(m, "hold_hi: %llu\n", READ_ONCE(d->hdr->hold_hi));
+	} else {
+		seq_puts(m, "hold_lo: 0\nhold_hi: 0\n");
+	}
 	mutex_unlock(&iotrace_mutex);
 	return 0;
 }

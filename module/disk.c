@@ -104,6 +104,8 @@ static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
 		iotrace_disk_set_state(d, IOTRACE_ST_SLOTS | IOTRACE_ST_RECORD);
 	} else {
 		iotrace_disk_set_state(d, 0);
+		/* no probe can set a hold any more */
+		iotrace_hold_release(d, 0);
 		d->enabled = false;
 		WRITE_ONCE(d->hdr->flags,
 			   d->hdr->flags & ~IOTRACE_RING_ENABLED);
@@ -157,6 +159,7 @@ int iotrace_disk_clear(struct iotrace_disk *d)
 	}
 	state = d->state;
 	iotrace_disk_set_state(d, state & IOTRACE_ST_SLOTS);
+	iotrace_hold_release(d, 0);
 	iotrace_ring_reset(d);
 	iotrace_nl_reset(d);
 	/* the reset ring visible before probes write again */

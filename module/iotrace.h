@@ -135,6 +135,10 @@ struct iotrace_filter {
  * @mop_lat_ns: the latency thresholds as set, per enum iotrace_mop (0: off).
  * @stuck_ns: age in flight that fires (the scan), 0 for none.
  * @rate_ns: least time between two events.
+ * @hold_chunks: chunks a hit holds (the history before it), 0 for no
+ *	hold, IOTRACE_TRIG_HOLD_MAX for the most the ring allows
+ *	(iotrace_hold_max(), applied at the hit: a resize may change it).
+ * @hold_ns: a hold nobody released ends this long after it was set.
  * @rcu: frees a replaced set after the probes that may read it.
  *
  * Never changed once published: SET_TRIGGER replaces the pointer
@@ -149,8 +153,15 @@ struct iotrace_trig {
 	u64		mop_lat_ns[IOTRACE_NR_MOPS];
 	u64		stuck_ns;
 	u64		rate_ns;
+	u32		hold_chunks;
+	u64		hold_ns;
 	struct rcu_head	rcu;
 };
+
+/* iotrace_disk.hold_state */
+#define IOTRACE_HOLD_NONE	0	/* no hold: the ring header says 0 */
+#define IOTRACE_HOLD_SETTING	1	/* a hit is setting it (a few stores) */
+#define IOTRACE_HOLD_ACTIVE	2	/* the ring header has the hold */
 
 /* iotrace_trig_evt.has */
 #define IOTRACE_TE_SEQ		BIT(0)	/* @cpu, @seq, @generation */
@@ -199,6 +210,7 @@ struct iotrace_trig_evt {
 /* iotrace_trig_state.flags */
 #define IOTRACE_TS_PENDING	0	/* the event slot is taken */
 #define IOTRACE_TS_READY	1	/* @ev is filled, to be sent */
+#define IOTRACE_TS_HOLD		2	/* a hit set a hold: arm its expiry */
 
 /**
  * struct iotrace_trig_state - a disk's trigger events (trigger.c).
@@ -303,6 +315,10 @@ struct iotrace_totals {
  * @metrics: in-kernel metrics (metrics.c), as long as the disk lives.
  * @trig: the triggers (trigger.c), NULL for none, RCU.
  * @tstate: the state of its events.
+ * @hold_state: IOTRACE_HOLD_*: whether the ring has a hold (trigger.c);
+ *	NONE -> SETTING by one cmpxchg of the hit that sets it, then ACTIVE;
+ *	back to NONE by iotrace_hold_release() only, under iotrace_mutex.
+ * @hold_until_ns: when the active hold expires (written while SETTING).
  * @ring_lock: protects @rb, @retired and every ring's users count.
  * @rb: the current ring's memory (@ring) and its users.
  * @retired: rings a resize replaced while mapped or being read; each is
@@ -343,6 +359,8 @@ struct iotrace_disk {
 	struct iotrace_metrics	*metrics;
 	struct iotrace_trig __rcu *trig;
 	struct iotrace_trig_state tstate;
+	unsigned int		hold_state;
+	u64			hold_until_ns;
 	spinlock_t		ring_lock;	/* @rb, @retired, users */
 	struct iotrace_ringbuf	*rb;
 	struct list_head	retired;
@@ -799,6 +817,10 @@ u32 iotrace_trig_reason(const struct iotrace_trig *t,
 void iotrace_trig_post(struct iotrace_disk *d, const struct iotrace_trig *t,
 		       const struct iotrace_trig_evt *ev);
 void iotrace_trig_set(struct iotrace_disk *d, struct iotrace_trig *t);
+u32 iotrace_hold_max(const struct iotrace_disk *d);
+bool iotrace_hold_set(struct iotrace_disk *d, const struct iotrace_trig *t,
+		      u64 now);
+bool iotrace_hold_release(struct iotrace_disk *d, u64 hi);
 void iotrace_trig_release(struct iotrace_disk *d);
 void iotrace_trig_init(void);
 void iotrace_trig_exit(void);

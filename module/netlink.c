@@ -112,6 +112,13 @@ static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_TRIG_HWQ]		= { .type = NLA_REJECT },
 	[IOTRACE_A_TRIG_TAG]		= { .type = NLA_REJECT },
 	[IOTRACE_A_TRIG_RETRIES]	= { .type = NLA_REJECT },
+	/* checked by iotrace_nl_set_trigger() against the disk's ring */
+	[IOTRACE_A_TRIG_HOLD_CHUNKS]	= { .type = NLA_U32 },
+	[IOTRACE_A_TRIG_HOLD_NS]	= { .type = NLA_U64 },
+	[IOTRACE_A_HOLD_LO]		= { .type = NLA_REJECT },
+	/* RELEASE_HOLD: release only this hold */
+	[IOTRACE_A_HOLD_HI]		= { .type = NLA_U64 },
+	[IOTRACE_A_HOLD_NS]		= { .type = NLA_REJECT },
 };
 
 /**
@@ -226,6 +233,25 @@ static int iotrace_nl_put_u64(struct sk_buff *skb, int attr, u64 v)
 	return nla_put_u64_64bit(skb, attr, v, IOTRACE_A_PAD);
 }
 
+/*
+ * The hold of @d while it has one (LIST replies, trigger events); the
+ * mutex keeps it from being released meanwhile.
+ */
+static int iotrace_nl_fill_hold(struct sk_buff *skb, struct iotrace_disk *d)
+{
+	struct iotrace_ring_hdr *h = d->hdr;
+
+	lockdep_assert_held(&iotrace_mutex);
+	/* pairs with the store-release of ACTIVE in iotrace_hold_set() */
+	if (smp_load_acquire(&d->hold_state) != IOTRACE_HOLD_ACTIVE)
+		return 0;
+	if (iotrace_nl_put_u64(skb, IOTRACE_A_HOLD_LO, READ_ONCE(h->hold_lo)) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_HOLD_HI, READ_ONCE(h->hold_hi)) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_HOLD_NS, READ_ONCE(h->hold_ns)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* The triggers of @d and their counters, if it has any (LIST replies). */
 static int iotrace_nl_fill_trig(struct sk_buff *skb, struct iotrace_disk *d)
 {
@@ -233,9 +259,15 @@ static int iotrace_nl_fill_trig(struct sk_buff *skb, struct iotrace_disk *d)
 	struct iotrace_trig_state *ts = &d->tstate;
 	unsigned int i;
 
+	if (iotrace_nl_fill_hold(skb, d))
+		return -EMSGSIZE;
 	t = rcu_dereference_protected(d->trig, lockdep_is_held(&iotrace_mutex));
 	if (!t)
 		return 0;
+	if ((t->hold_chunks &&
+	     (nla_put_u32(skb, IOTRACE_A_TRIG_HOLD_CHUNKS, t->hold_chunks) ||
+	      iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_HOLD_NS, t->hold_ns))))
+		return -EMSGSIZE;
 	for (i = 0; i < IOTRACE_NR_MOPS; i++)
 		if (t->mop_lat_ns[i] &&
 		    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_LAT_READ + i,
@@ -445,6 +477,8 @@ void iotrace_nl_trig_send(struct iotrace_disk *d,
 		goto err_cancel;
 	if ((ev->has & IOTRACE_TE_STATUS) &&
 	    nla_put_u32(skb, IOTRACE_A_TRIG_DEV_STATUS, ev->dev_status))
+		goto err_cancel;
+	if (iotrace_nl_fill_hold(skb, d))
 		goto err_cancel;
 	genlmsg_end(skb, hdr);
 	/* -ESRCH: nobody listens, which is fine. */
@@ -681,6 +715,8 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 	state = d->state;
 	/* slots kept, completions counted in d->held: nothing goes uncounted */
 	iotrace_disk_set_state(d, state & IOTRACE_ST_SLOTS);
+	/* the hold is the old ring's; none can be set until the state is back */
+	iotrace_hold_release(d, 0);
 	iotrace_nl_swap(d, tmp, &node);
 	tmp->ring = NULL;
 	/* the new ring visible before probes record again */
@@ -935,6 +971,8 @@ static int iotrace_nl_set_nvme_layout(struct sk_buff *skb,
 #define IOTRACE_TRIG_STUCK_MAX	(86400ULL * NSEC_PER_SEC)
 #define IOTRACE_TRIG_RATE_MAX	(3600ULL * NSEC_PER_SEC)
 #define IOTRACE_TRIG_RATE_DEF	NSEC_PER_SEC
+#define IOTRACE_TRIG_HOLD_DEF	(30ULL * NSEC_PER_SEC)
+#define IOTRACE_TRIG_HOLD_MAX_NS	(3600ULL * NSEC_PER_SEC)
 
 /* A u8 attribute that is a boolean: 0 or 1, else EINVAL. */
 static int iotrace_nl_bool(struct genl_info *info, int attr, bool *on)
@@ -1040,6 +1078,20 @@ static int iotrace_nl_parse_trig(struct genl_info *info,
 		t->stuck_ns = v;
 		*any |= v != 0;
 	}
+	/* against the disk's ring: iotrace_nl_set_trigger() */
+	if (tb[IOTRACE_A_TRIG_HOLD_CHUNKS])
+		t->hold_chunks = nla_get_u32(tb[IOTRACE_A_TRIG_HOLD_CHUNKS]);
+	t->hold_ns = IOTRACE_TRIG_HOLD_DEF;
+	a = tb[IOTRACE_A_TRIG_HOLD_NS];
+	if (a) {
+		v = nla_get_u64(a);
+		if (v < NSEC_PER_SEC || v > IOTRACE_TRIG_HOLD_MAX_NS) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "hold expiry out of range: 1 s..1 hour");
+			return -EINVAL;
+		}
+		t->hold_ns = v;
+	}
 	t->rate_ns = IOTRACE_TRIG_RATE_DEF;
 	a = tb[IOTRACE_A_TRIG_RATE_NS];
 	if (a) {
@@ -1088,16 +1140,51 @@ static int iotrace_nl_set_trigger(struct sk_buff *skb, struct genl_info *info)
 	if (!d)
 		goto out_free;
 	mutex_lock(&iotrace_mutex);
-	if (d->attached) {
+	if (!d->attached) {
+		ret = -ENODEV;
+	} else if (t && t->hold_chunks != IOTRACE_TRIG_HOLD_MAX &&
+		   t->hold_chunks > iotrace_hold_max(d)) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[IOTRACE_A_TRIG_HOLD_CHUNKS],
+				    "hold above the most this ring allows (half its chunks, 2 per CPU + 2 left)");
+		ret = -EINVAL;
+	} else {
 		iotrace_trig_set(d, t);
 		t = NULL;
-	} else {
-		ret = -ENODEV;
 	}
 	mutex_unlock(&iotrace_mutex);
 	iotrace_disk_put(d);
 out_free:
 	kfree(t);
+	return ret;
+}
+
+/**
+ * iotrace_nl_release_hold() - RELEASE_HOLD: end the hold of a disk.
+ * @skb: the request.
+ * @info: its attributes: the disk, optionally the hold (HOLD_HI).
+ *
+ * Return: 0 (also when there was no such hold) or a negative errno.
+ */
+static int iotrace_nl_release_hold(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[IOTRACE_A_HOLD_HI];
+	struct iotrace_disk *d;
+	int ret;
+
+	ret = iotrace_nl_admin(skb, info);
+	if (ret)
+		return ret;
+	d = iotrace_nl_disk(info, &ret);
+	if (!d)
+		return ret;
+	mutex_lock(&iotrace_mutex);
+	if (d->attached)
+		iotrace_hold_release(d, a ? nla_get_u64(a) : 0);
+	else
+		ret = -ENODEV;
+	mutex_unlock(&iotrace_mutex);
+	iotrace_disk_put(d);
 	return ret;
 }
 
@@ -1150,6 +1237,11 @@ static const struct genl_small_ops iotrace_nl_ops[] = {
 		.cmd	= IOTRACE_CMD_SET_TRIGGER,
 		.flags	= GENL_ADMIN_PERM,
 		.doit	= iotrace_nl_set_trigger,
+	},
+	{
+		.cmd	= IOTRACE_CMD_RELEASE_HOLD,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= iotrace_nl_release_hold,
 	},
 };
 

@@ -394,6 +394,7 @@ static noinline void iotrace_trig_requeue(struct iotrace_disk *d,
 	};
 
 	ev.lat_ns = ev.time_ns > ev.issue_ns ? ev.time_ns - ev.issue_ns : 0;
+	iotrace_hold_set(d, t, ev.time_ns);
 	iotrace_trig_post(d, t, &ev);
 }
 
@@ -716,7 +717,7 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 
 /*
  * A completion that may fire a trigger of @d (out of the hot path): the
- * precise test, the record with IOTRACE_RF_TRIGGER, the event.
+ * precise test, the record with IOTRACE_RF_TRIGGER, the hold, the event.
  */
 static noinline void iotrace_complete_trig(struct iotrace_disk *d,
 					   const struct iotrace_trig *t,
@@ -756,6 +757,8 @@ static noinline void iotrace_complete_trig(struct iotrace_disk *d,
 	}
 	iotrace_record(d, rq, s, error, state, seq_data, now,
 		       IOTRACE_RF_TRIGGER, &ev);
+	/* after the record: its chunk is in the hold (trigger.c) */
+	iotrace_hold_set(d, t, now);
 	iotrace_trig_post(d, t, &ev);
 }
 

@@ -283,11 +283,30 @@ static inline local64_t *iotrace_l64(__u64 *p)
 }
 
 /*
+ * Is chunk @c held (its take number in the ring's hold, trigger.c)?  One
+ * load of hold_hi, on the line of chunks_taken the taker just wrote;
+ * the range is read only while a hold is active.
+ */
+static __always_inline bool iotrace_chunk_held(struct iotrace_disk *d,
+					       struct iotrace_chunk_hdr *c)
+{
+	/* pairs with the store-release of hold_hi in iotrace_hold_set() */
+	u64 hi = smp_load_acquire(&d->hdr->hold_hi);
+	u64 take;
+
+	if (likely(!hi))
+		return false;
+	take = READ_ONCE(c->seq);
+	return take >= READ_ONCE(d->hdr->hold_lo) && take <= hi;
+}
+
+/*
  * Take a free or full chunk for CPU @cpu, to hold its sequence numbers
  * @first ..: one atomic increment of the pool counter and one cmpxchg per
  * candidate; the candidates in round-robin order are the chunks taken
- * longest ago.  Return its index, or IOTRACE_CHUNK_NONE when every chunk
- * is being written.
+ * longest ago; a chunk some CPU writes, or one the ring's hold keeps, is
+ * skipped.  Return its index, or IOTRACE_CHUNK_NONE when every chunk is
+ * being written or held.
  */
 static u32 iotrace_chunk_take(struct iotrace_disk *d, u32 cpu, u64 first)
 {
@@ -303,7 +322,7 @@ static u32 iotrace_chunk_take(struct iotrace_disk *d, u32 cpu, u64 first)
 		k = do_div(q, d->nr_chunks);
 		c = iotrace_chunk_hdr(d, k);
 		st = READ_ONCE(c->state);
-		if (st == IOTRACE_CHUNK_CURRENT)
+		if (st == IOTRACE_CHUNK_CURRENT || iotrace_chunk_held(d, c))
 			continue;
 		/*
 		 * Full ordering: the previous owner's records, counters and
@@ -312,6 +331,17 @@ static u32 iotrace_chunk_take(struct iotrace_disk *d, u32 cpu, u64 first)
 		 */
 		if (cmpxchg(&c->state, st, IOTRACE_CHUNK_CURRENT) != st)
 			continue;
+		/*
+		 * And the hold is read again after the claim: a hold set
+		 * before it (store, smp_mb()) is seen here, so only a claim
+		 * already made when the hold was set can take a held chunk
+		 * (module.rst, "The hold").  Nothing was changed: put it back.
+		 */
+		if (unlikely(iotrace_chunk_held(d, c))) {
+			/* as it was: its previous owner's state unchanged */
+			smp_store_release(&c->state, st);
+			continue;
+		}
 		victim = c->cpu;
 		if (st == IOTRACE_CHUNK_FULL && victim < d->nr_cpus) {
 			atomic64_add(recs, (atomic64_t *)

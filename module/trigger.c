@@ -15,6 +15,12 @@
  * Stuck requests are found by a delayed work that scans the in-flight
  * table of every disk with a stuck threshold, never by the hot path, and
  * sends their events itself, with a rate limit of their own.
+ *
+ * The hold (ring ABI 2.1): a hit of triggers with a hold_chunks keeps the
+ * newest chunks of the ring, the history before it, from being recycled
+ * (iotrace_hold_set(), one cmpxchg and a few stores, at the hit); the
+ * taker skips them (ring.c).  It ends by iotrace_hold_release(): netlink
+ * RELEASE_HOLD, clear, resize, disable, new triggers, or the expiry work.
  */
 #include <linux/kernel.h>
 #include <linux/irq_work.h>
@@ -32,6 +38,8 @@ static DECLARE_WORK(iotrace_trig_work, iotrace_trig_workfn);
 static void iotrace_trig_scan_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(iotrace_trig_scan, iotrace_trig_scan_fn);
 static struct irq_work iotrace_trig_irq_work;
+static void iotrace_hold_expire_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(iotrace_hold_work, iotrace_hold_expire_fn);
 
 /**
  * iotrace_trig_reason() - the conditions of @t that the completion @x
@@ -113,11 +121,14 @@ static void iotrace_trig_workfn(struct work_struct *work)
 	struct iotrace_trig_evt ev;
 	struct iotrace_trig_state *ts;
 	struct iotrace_disk *d;
+	bool hold = false;
 	u64 supp;
 
 	mutex_lock(&iotrace_mutex);
 	list_for_each_entry(d, &iotrace_disks, node) {
 		ts = &d->tstate;
+		if (test_and_clear_bit(IOTRACE_TS_HOLD, &ts->flags))
+			hold = true;
 		/* fully ordered: the facts are read after the bit */
 		if (!test_and_clear_bit(IOTRACE_TS_READY, &ts->flags))
 			continue;
@@ -128,6 +139,149 @@ static void iotrace_trig_workfn(struct work_struct *work)
 		atomic_long_inc(&ts->events);
 	}
 	mutex_unlock(&iotrace_mutex);
+	/* a new hold: the expiry work finds when it ends */
+	if (hold)
+		mod_delayed_work(system_wq, &iotrace_hold_work, 0);
+}
+
+/* ---- the hold ------------------------------------------------------------ */
+
+/**
+ * iotrace_hold_max() - the most chunks a hold may keep in the ring of @d.
+ * @d: the disk.
+ *
+ * Half the pool, and never so much that fewer than two chunks per
+ * possible CPU and two more are left to the writers.
+ *
+ * Return: chunks, 0 when the ring is too small for any hold.
+ */
+u32 iotrace_hold_max(const struct iotrace_disk *d)
+{
+	u32 n = d->nr_chunks, keep = 2 * d->nr_cpus + 2;
+
+	if (n <= keep)
+		return 0;
+	return min(n / 2, n - keep);
+}
+
+/**
+ * iotrace_hold_set() - a hit of @t: hold the newest chunks of the ring of
+ *	@d, unless @t asks for no hold or a hold is active.
+ * @d: the disk.
+ * @t: its triggers (hold_chunks, hold_ns).
+ * @now: CLOCK_MONOTONIC of the hit.
+ *
+ * The range ends at chunks_taken now, so it covers every chunk taken
+ * before the hit: every CPU's current chunk and the chunk of the hit's
+ * record.  Published with a store-release of hold_hi (lo first), then a
+ * full barrier: a take that claims a chunk after that sees the hold
+ * (iotrace_chunk_take() reads it again after its cmpxchg); only a claim
+ * already made on another CPU can still recycle a chunk of the range,
+ * in practice the oldest chunk of the pool, outside it (module.rst, "The
+ * hold").  Nothing on the per-record path: hits only.
+ *
+ * Context: any; the caller holds its CPU (a probe, or preemption
+ *	disabled), so that iotrace_hold_release() waits for a few stores
+ *	at most.
+ * Return: true when this hit set the hold.
+ */
+bool iotrace_hold_set(struct iotrace_disk *d, const struct iotrace_trig *t,
+		      u64 now)
+{
+	struct iotrace_ring_hdr *h;
+	u64 hi;
+	u32 n;
+
+	if (!t->hold_chunks || READ_ONCE(d->hold_state) != IOTRACE_HOLD_NONE)
+		return false;
+	/* the ring is live: a clear or resize waits for us (grace period) */
+	if (!(smp_load_acquire(&d->state) & IOTRACE_ST_RECORD))
+		return false;
+	/* the first hit of an episode wins */
+	if (cmpxchg(&d->hold_state, IOTRACE_HOLD_NONE,
+		    IOTRACE_HOLD_SETTING) != IOTRACE_HOLD_NONE)
+		return false;
+	h = d->hdr;
+	n = min(t->hold_chunks, iotrace_hold_max(d));
+	hi = atomic64_read((atomic64_t *)&h->chunks_taken);
+	if (!n || !hi) {
+		/* nothing was written: back to no hold */
+		smp_store_release(&d->hold_state, IOTRACE_HOLD_NONE);
+		return false;
+	}
+	WRITE_ONCE(h->hold_lo, hi > n ? hi - n + 1 : 1);
+	WRITE_ONCE(h->hold_ns, now);
+	d->hold_until_ns = now + t->hold_ns;
+	/* the range before the hold is seen; pairs with iotrace_chunk_held() */
+	smp_store_release(&h->hold_hi, hi);
+	/* the hold before any later claim's second look at it */
+	smp_mb();
+	/* hold_until_ns and the header before ACTIVE; pairs with the readers */
+	smp_store_release(&d->hold_state, IOTRACE_HOLD_ACTIVE);
+	/* its expiry is armed from process context */
+	set_bit(IOTRACE_TS_HOLD, &d->tstate.flags);
+	irq_work_queue(&iotrace_trig_irq_work);
+	return true;
+}
+
+/**
+ * iotrace_hold_release() - end the hold of @d, if it has one.
+ * @d: the disk.
+ * @hi: release only the hold whose hold_hi is @hi; 0: any.
+ *
+ * Takers that read the hold before still skip its chunks once; nothing
+ * else depends on it.  A hit may set a new hold right after.
+ *
+ * Context: iotrace_mutex held.
+ * Return: true when a hold was released.
+ */
+bool iotrace_hold_release(struct iotrace_disk *d, u64 hi)
+{
+	struct iotrace_ring_hdr *h = d->hdr;
+
+	lockdep_assert_held(&iotrace_mutex);
+	/* a hit setting it is a few stores away on a CPU it holds */
+	while (READ_ONCE(d->hold_state) == IOTRACE_HOLD_SETTING)
+		cpu_relax();
+	/* pairs with the store-release of ACTIVE in iotrace_hold_set() */
+	if (smp_load_acquire(&d->hold_state) != IOTRACE_HOLD_ACTIVE)
+		return false;
+	if (hi && READ_ONCE(h->hold_hi) != hi)
+		return false;
+	WRITE_ONCE(h->hold_hi, 0);
+	/* the header says "no hold" before another hit may set one */
+	smp_store_release(&d->hold_state, IOTRACE_HOLD_NONE);
+	return true;
+}
+
+/*
+ * The expiry of the holds: release every hold past its time, come back
+ * for the next one.  Armed (at once) by the trigger work when a hit set a
+ * hold.
+ */
+static void iotrace_hold_expire_fn(struct work_struct *work)
+{
+	struct iotrace_disk *d;
+	u64 now, left, next = 0;
+
+	mutex_lock(&iotrace_mutex);
+	now = ktime_get_ns();
+	list_for_each_entry(d, &iotrace_disks, node) {
+		/* pairs with the store-release of ACTIVE: hold_until_ns set */
+		if (smp_load_acquire(&d->hold_state) != IOTRACE_HOLD_ACTIVE)
+			continue;
+		if ((s64)(d->hold_until_ns - now) <= 0) {
+			iotrace_hold_release(d, 0);
+			continue;
+		}
+		left = d->hold_until_ns - now;
+		if (!next || left < next)
+			next = left;
+	}
+	mutex_unlock(&iotrace_mutex);
+	if (next)
+		mod_delayed_work(system_wq, &iotrace_hold_work,
+				 nsecs_to_jiffies(next) + 1);
 }
 
 /*
@@ -193,6 +347,9 @@ static void iotrace_trig_scan_disk(struct iotrace_disk *d,
 		ev.time_ns = now;
 		ev.lat_ns = now - ev.issue_ns;
 		ev.has = IOTRACE_TE_ISSUE | IOTRACE_TE_LAT;
+		preempt_disable();
+		iotrace_hold_set(d, t, now);
+		preempt_enable();
 		iotrace_trig_stuck(d, t, &ev);
 	}
 	ts->scan_ns = now;
@@ -232,7 +389,8 @@ static void iotrace_trig_scan_fn(struct work_struct *work)
  * @t: the new set (consumed), NULL for none.
  *
  * The counters start again; a stuck threshold (re)starts the scan, which
- * then looks at every request in flight once more.
+ * then looks at every request in flight once more.  A hold the old set
+ * made is released.
  *
  * Context: iotrace_mutex held.
  */
@@ -242,6 +400,11 @@ void iotrace_trig_set(struct iotrace_disk *d, struct iotrace_trig *t)
 
 	lockdep_assert_held(&iotrace_mutex);
 	old = rcu_replace_pointer(d->trig, t, lockdep_is_held(&iotrace_mutex));
+	if (old && old->hold_chunks) {
+		/* no hit of the old set can still set a hold after this */
+		synchronize_rcu();
+		iotrace_hold_release(d, 0);
+	}
 	if (old)
 		kfree_rcu(old, rcu);
 	atomic_long_set(&d->tstate.hits, 0);
@@ -278,4 +441,5 @@ void iotrace_trig_exit(void)
 	cancel_delayed_work_sync(&iotrace_trig_scan);
 	irq_work_sync(&iotrace_trig_irq_work);
 	cancel_work_sync(&iotrace_trig_work);
+	cancel_delayed_work_sync(&iotrace_hold_work);
 }

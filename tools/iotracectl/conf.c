@@ -25,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include "trigger.h"
 #include "watch.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
@@ -186,7 +187,8 @@ static const char *const lat_keys[IOTRACE_NR_MOPS] = {
  * watch_th_parse() - the trigger conditions of a "trigger =" line: the
  *	words "iotracectl trigger DISK" takes (read-lat=T, write-lat=T,
  *	flush-lat=T, discard-lat=T, other-lat=T, error[=LIST], devstatus,
- *	timeout, requeues=N, stuck=T, rate=T; "off": none).
+ *	timeout, requeues=N, stuck=T, rate=T, and hold=N|max|off,
+ *	hold-expire=T for the hold at a hit; "off": none).
  * @th: filled.
  * @words: the line's value.
  * @err: what is wrong.
@@ -269,8 +271,21 @@ int watch_th_parse(struct watch_th *th, const char *words, char *err,
 				return ERR("%s: the least time between two events, up to 1 hour (e.g. rate=1s)",
 					   tok), -1;
 			th->have_rate = 1;
+		} else if (kl == 4 && !strncmp(tok, "hold", 4) && v) {
+			if (iot_parse_hold(v, &th->hold_chunks))
+				return ERR("%s: chunks to hold at a hit: a number, max (half the ring) or off",
+					   tok), -1;
+			th->have_hold = 1;
+			n--;	/* not a condition */
+		} else if (kl == 11 && !strncmp(tok, "hold-expire", 11) && v) {
+			if (parse_th_ns(v, &th->hold_ns) ||
+			    th->hold_ns < 1000000000ULL ||
+			    th->hold_ns > LAT_MAX_NS)
+				return ERR("%s: a hold nobody released ends after this, 1s to 1 hour (e.g. hold-expire=30s)",
+					   tok), -1;
+			n--;	/* not a condition */
 		} else {
-			return ERR("unknown condition '%s' (read-lat=, write-lat=, flush-lat=, discard-lat=, other-lat=, error[=LIST], devstatus, timeout, requeues=, stuck=, rate= or off)",
+			return ERR("unknown condition '%s' (read-lat=, write-lat=, flush-lat=, discard-lat=, other-lat=, error[=LIST], devstatus, timeout, requeues=, stuck=, rate=, hold=, hold-expire= or off)",
 				   tok), -1;
 		}
 	}

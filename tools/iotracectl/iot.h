@@ -175,6 +175,9 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 		      iot_rec_cb cb, void *arg, struct iot_counts *c);
 void iot_ring_disk(const struct iot_ring *ring, struct iot_disk *d);
 int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq);
+uint64_t iot_ring_lo(const struct iot_ring *ring, uint32_t part);
+uint64_t iot_ring_next(const struct iot_ring *ring, uint32_t part,
+		       uint64_t seq);
 
 /**
  * struct iot_ring_follow - a reader of a live ring's new records.

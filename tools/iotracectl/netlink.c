@@ -114,6 +114,11 @@ static const char *const nl_attr_names[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_TRIG_HITS] = "trigger_hits",
 	[IOTRACE_A_TRIG_EVENTS] = "trigger_events",
 	[IOTRACE_A_TRIG_SUPPRESSED_TOTAL] = "trigger_suppressed_total",
+	[IOTRACE_A_TRIG_HOLD_CHUNKS] = "trigger_hold_chunks",
+	[IOTRACE_A_TRIG_HOLD_NS] = "trigger_hold_ns",
+	[IOTRACE_A_HOLD_LO] = "hold_lo",
+	[IOTRACE_A_HOLD_HI] = "hold_hi",
+	[IOTRACE_A_HOLD_NS] = "hold_ns",
 };
 
 /* The attributes of a trigger event, by their short names. */
@@ -134,6 +139,9 @@ static const char *const ev_trig_names[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_TRIG_HWQ] = "hwq",
 	[IOTRACE_A_TRIG_TAG] = "tag",
 	[IOTRACE_A_TRIG_RETRIES] = "retries",
+	[IOTRACE_A_HOLD_LO] = "hold_lo",
+	[IOTRACE_A_HOLD_HI] = "hold_hi",
+	[IOTRACE_A_HOLD_NS] = "hold_ns",
 };
 
 static const char *const filter_ops[] = {
@@ -797,6 +805,11 @@ static int add_trigger(struct nl_msg *m, void *arg)
 	for (i = 0; i < t->nr_errnos; i++)
 		if (nla_put_u32(m, IOTRACE_A_TRIG_ERRNO, t->errnos[i]) < 0)
 			return 1;
+	if ((t->have_hold && t->hold_chunks &&
+	     nla_put_u32(m, IOTRACE_A_TRIG_HOLD_CHUNKS, t->hold_chunks) < 0) ||
+	    (t->hold_ns &&
+	     nla_put_u64(m, IOTRACE_A_TRIG_HOLD_NS, t->hold_ns) < 0))
+		return 1;
 	return 0;
 }
 
@@ -820,6 +833,12 @@ int cmd_nl_trigger(struct iot_opts *o, int argc, char **argv)
 		return 1;
 	if (nl_family_version(&nl) < 4) {
 		iot_err("trigger: the loaded iotrace module has no triggers (generic netlink version 4 or later needed)");
+		iot_nl_close(&nl);
+		return 1;
+	}
+	if (((t.have_hold && t.hold_chunks) || t.hold_ns) &&
+	    nl_family_version(&nl) < 5) {
+		iot_err("trigger: the loaded iotrace module has no hold (generic netlink version 5 or later needed)");
 		iot_nl_close(&nl);
 		return 1;
 	}

@@ -65,7 +65,8 @@ static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
 
 	if (head < rp->cur)	/* ring cleared under us */
 		rp->cur = first = 0;
-	if (head - rp->cur > ring->part_records) {
+	/* 2.x: whole chunks, found by iot_ring_next() (a hold keeps old ones) */
+	if (!ring->v2 && head - rp->cur > ring->part_records) {
 		c->overwritten += head - ring->part_records - rp->cur;
 		rp->cur = first = head - ring->part_records;
 	}
@@ -89,10 +90,17 @@ static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
 			return -1;
 		c->written += n;
 		n = 0;
-		if (iot_ring_gone(ring, p, rp->cur))
-			c->overwritten++;
-		else
-			c->torn++;	/* never completed before the end */
+		if (iot_ring_gone(ring, p, rp->cur)) {
+			/* to the next chunk still there: the gap is gone */
+			uint64_t nx = iot_ring_next(ring, p, rp->cur);
+
+			if (nx > head)
+				nx = head;
+			c->overwritten += nx - rp->cur;
+			first = rp->cur = nx;
+			continue;
+		}
+		c->torn++;	/* never completed before the end */
 		first = ++rp->cur;
 	}
 	if (iot_writer_chunk(w, disk, p, first, buf, n))
@@ -195,9 +203,10 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			struct rec_part *rp = &parts[i][p];
 			uint64_t head = iot_ring_head(&rings[i], p);
 
-			/* start with what the ring holds now */
-			rp->cur = head > rings[i].part_records ?
-				head - rings[i].part_records : 0;
+			/* start with what the ring holds now (a hold too) */
+			rp->cur = iot_ring_lo(&rings[i], p);
+			if (rp->cur > head)
+				rp->cur = head;
 			rp->start_head = rp->cur;
 			rp->start_dropped = iot_ring_dropped(&rings[i], p);
 			rp->start_filtered = iot_ring_filtered(&rings[i], p);

@@ -593,6 +593,56 @@ int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq)
 }
 
 /**
+ * iot_ring_lo() - the lowest sequence number of @part still in the ring.
+ * @ring: the ring.
+ * @part: the part (2.0: the CPU).
+ *
+ * 2.x: the lowest first_seq of the CPU's chunks (or its head).  With a
+ * hold (ABI 2.1) the held chunks may be older than the pool's size below
+ * the head: they are still there.  1.x: head minus the part's records.
+ *
+ * Return: the sequence number.
+ */
+uint64_t iot_ring_lo(const struct iot_ring *ring, uint32_t part)
+{
+	uint64_t head = iot_ring_head(ring, part);
+
+	if (ring->v2)
+		return lo2(ring, part);
+	return head > ring->part_records ? head - ring->part_records : 0;
+}
+
+/**
+ * iot_ring_next() - past a record of @part that is gone: the next
+ *	sequence number that may still be there.
+ * @ring: the ring.
+ * @part: the part.
+ * @seq: the record found gone.
+ *
+ * 2.x: the lowest first_seq above @seq of the CPU's chunks (one scan of
+ * the chunk headers), so that a gap of many chunks, such as the records
+ * overwritten between a hold and the newest chunks, is stepped over at
+ * once; @seq + 1 when no chunk is above (or for 1.x).
+ *
+ * Return: the sequence number.
+ */
+uint64_t iot_ring_next(const struct iot_ring *ring, uint32_t part,
+		       uint64_t seq)
+{
+	uint64_t best = UINT64_MAX;
+	struct iot_chunk_ref r;
+	uint32_t k;
+
+	if (!ring->v2)
+		return seq + 1;
+	for (k = 0; k < ring->nr_chunks; k++)
+		if (!chunk_read2(ring, k, &r) && r.cpu == part &&
+		    r.first > seq && r.first < best)
+			best = r.first;
+	return best == UINT64_MAX ? seq + 1 : best;
+}
+
+/**
  * iot_ring_follow_init() - start following @ring from its heads now.
  * @f: the follower.
  * @ring: a live ring.

@@ -19,6 +19,37 @@
 #define STUCK_MIN_NS	(100ULL * 1000000ULL)
 #define STUCK_MAX_NS	(86400ULL * NS_PER_S)
 #define RATE_MAX_NS	(3600ULL * NS_PER_S)
+#define HOLD_MIN_NS	NS_PER_S
+#define HOLD_MAX_NS	(3600ULL * NS_PER_S)
+
+/**
+ * iot_parse_hold() - the value of hold=: a number of chunks, "max" (the
+ *	most the ring allows, IOTRACE_TRIG_HOLD_MAX) or "off" (0).
+ * @s: the text.
+ * @chunks: set.
+ *
+ * Return: 0, or -1 when @s is none of these.
+ */
+int iot_parse_hold(const char *s, uint32_t *chunks)
+{
+	unsigned long n;
+	char *end;
+
+	if (!strcmp(s, "max")) {
+		*chunks = IOTRACE_TRIG_HOLD_MAX;
+		return 0;
+	}
+	if (!strcmp(s, "off")) {
+		*chunks = 0;
+		return 0;
+	}
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || !n || n >= 0xffffffffUL)
+		return -1;
+	*chunks = (uint32_t)n;
+	return 0;
+}
 
 /**
  * iot_parse_duration() - a duration: a number with ns, us, ms or s (a
@@ -204,9 +235,25 @@ int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 				return -1;
 			}
 			t->have_rate = 1;
+		} else if ((v = value_of(a, "hold"))) {
+			if (iot_parse_hold(v, &t->hold_chunks)) {
+				snprintf(err, errlen,
+					 "%s: chunks to hold at a hit: a number, max (half the ring) or off",
+					 a);
+				return -1;
+			}
+			t->have_hold = 1;
+		} else if ((v = value_of(a, "hold-expire"))) {
+			if (iot_parse_duration(v, &t->hold_ns) ||
+			    t->hold_ns < HOLD_MIN_NS || t->hold_ns > HOLD_MAX_NS) {
+				snprintf(err, errlen,
+					 "%s: a hold nobody released ends after this, 1s to 1 hour (e.g. hold-expire=30s)",
+					 a);
+				return -1;
+			}
 		} else {
 			snprintf(err, errlen,
-				 "unknown argument '%s' (read-lat=, write-lat=, flush-lat=, discard-lat=, other-lat=, error[=LIST], devstatus, timeout, requeues=, stuck=, rate= or off)",
+				 "unknown argument '%s' (read-lat=, write-lat=, flush-lat=, discard-lat=, other-lat=, error[=LIST], devstatus, timeout, requeues=, stuck=, rate=, hold=, hold-expire= or off)",
 				 a);
 			return -1;
 		}

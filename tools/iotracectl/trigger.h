@@ -20,6 +20,10 @@
  * @rate_ns: rate=T, if @have_rate.
  * @have_rate: rate= given.
  * @off: "off": no triggers.
+ * @hold_chunks: hold=N (IOTRACE_TRIG_HOLD_MAX for "max", 0 for "off"),
+ *	if @have_hold.
+ * @have_hold: hold= given.
+ * @hold_ns: hold-expire=T, 0 for the kernel's default.
  */
 struct iot_trig_req {
 	uint64_t lat_ns[IOTRACE_NR_MOPS];
@@ -31,15 +35,20 @@ struct iot_trig_req {
 	uint64_t rate_ns;
 	int have_rate;
 	int off;
+	uint32_t hold_chunks;
+	int have_hold;
+	uint64_t hold_ns;
 };
 
 #define IOT_TRIG_USAGE "DISK [read-lat=T] [write-lat=T] [flush-lat=T] " \
 	"[discard-lat=T] [other-lat=T] [error[=EIO,..]] [devstatus] " \
-	"[timeout] [requeues=N] [stuck=T] [rate=T] | DISK off"
+	"[timeout] [requeues=N] [stuck=T] [rate=T] [hold=N|max|off] " \
+	"[hold-expire=T] | DISK off"
 
 int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 		   char *err, size_t errlen);
 int iot_parse_duration(const char *s, uint64_t *ns);
+int iot_parse_hold(const char *s, uint32_t *chunks);
 const char *iot_trig_reason_str(uint32_t reason, char *buf, size_t len);
 
 #endif

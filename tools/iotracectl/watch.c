@@ -581,6 +581,33 @@ out:
 			iot_src_close(&src[k]);
 }
 
+/*
+ * The holds the kernel set at the triggers of @j's episodes: the snapshot
+ * has their chunks now (or could not be saved): they go back to the ring.
+ */
+static void release_holds(struct job *j)
+{
+	struct watch *w = j->w;
+	char name[IOTRACE_NAME_LEN + 1], err[IOT_ERR_LEN];
+	unsigned int k;
+	uint64_t hi;
+
+	for (k = 0; k < j->nr_all; k++) {
+		pthread_mutex_lock(&w->mu);
+		hi = w->d[j->all[k]].cur.trig.hold_hi;
+		snprintf(name, sizeof(name), "%s", w->c->disks[j->all[k]].name);
+		pthread_mutex_unlock(&w->mu);
+		if (!hi)
+			continue;
+		if (watch_nl_release_hold(name, hi, err, sizeof(err)))
+			say("%s: cannot release the hold %llu: %s (it expires by itself)",
+			    name, (unsigned long long)hi, err);
+		else
+			say("%s: hold %llu released", name,
+			    (unsigned long long)hi);
+	}
+}
+
 /* A job's saver thread: save, then the disks' queued episodes are next. */
 static void *saver(void *arg)
 {
@@ -589,6 +616,7 @@ static void *saver(void *arg)
 	unsigned int k;
 
 	save(j);
+	release_holds(j);
 	pthread_mutex_lock(&w->mu);
 	for (k = 0; k < j->nr_all; k++) {
 		struct wdisk *d = &w->d[j->all[k]];

@@ -30,6 +30,10 @@
  * @nr_errnos: entries of @errnos.
  * @set: 1: conditions given; -1: "off" (a disk's: none, not the
  *	default); 0: no "trigger =" line.
+ * @hold_chunks: hold=N (IOTRACE_TRIG_HOLD_MAX: max, 0: off), if
+ *	@have_hold; without it the watcher asks for max.
+ * @have_hold: hold= given.
+ * @hold_ns: hold-expire=T (0: the kernel's default, 30 s).
  * @words: the words as written (for messages and the kernel request).
  */
 struct watch_th {
@@ -40,6 +44,9 @@ struct watch_th {
 	uint32_t errnos[IOTRACE_FILE_TH_ERRNOS];
 	unsigned int nr_errnos;
 	int set;
+	uint32_t hold_chunks;
+	int have_hold;
+	uint64_t hold_ns;
 	char words[256];
 };
 
@@ -110,6 +117,10 @@ void watch_identity(const char *name, char *model, char *serial, char *wwn);
  * @seq: the triggering record's sequence number, if @have_seq.
  * @have_seq: the event named a record.
  * @mono_ns: CLOCK_MONOTONIC ns when it fired.
+ * @hold_lo: the ring's hold when the event was sent (ABI 2.1), if
+ *	@hold_hi is not 0: the kernel keeps the chunks of take numbers
+ *	@hold_lo .. @hold_hi until the watcher releases them.
+ * @hold_hi: see @hold_lo; 0: no hold.
  */
 struct watch_trig {
 	char disk[IOTRACE_NAME_LEN + 1];
@@ -117,6 +128,7 @@ struct watch_trig {
 	uint64_t seq;
 	int have_seq;
 	uint64_t mono_ns;
+	uint64_t hold_lo, hold_hi;
 };
 
 struct watch;
@@ -133,6 +145,8 @@ void watch_nl_recv(struct watch_nl *n, struct watch *w);
 void watch_nl_close(struct watch_nl *n);
 int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
 			  char *err, size_t errlen);
+int watch_nl_release_hold(const char *disk, uint64_t hold_hi, char *err,
+			  size_t errlen);
 
 /* trigfile.c */
 int iot_writer_trigger(struct iot_writer *w, unsigned int disk,

@@ -21,6 +21,7 @@
 #include <netlink/netlink.h>
 #include <netlink/genl/genl.h>
 #include <netlink/genl/ctrl.h>
+#include <netlink/genl/family.h>
 #include "watch.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
@@ -56,6 +57,11 @@ static int trig_from_event(int cmd, struct nlattr **tb, struct watch_trig *t)
 	t->mono_ns = tb[IOTRACE_A_TRIG_TIME_NS] ?
 		nla_get_u64(tb[IOTRACE_A_TRIG_TIME_NS]) :
 		iot_now(CLOCK_MONOTONIC);
+	/* genl version 5: the history the kernel keeps for us */
+	if (tb[IOTRACE_A_HOLD_LO] && tb[IOTRACE_A_HOLD_HI]) {
+		t->hold_lo = nla_get_u64(tb[IOTRACE_A_HOLD_LO]);
+		t->hold_hi = nla_get_u64(tb[IOTRACE_A_HOLD_HI]);
+	}
 	return 1;
 }
 
@@ -172,12 +178,52 @@ static int on_ack(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
-static int put_th(struct nl_msg *m, const struct watch_th *th)
+/* The family's version (0: unknown). */
+static unsigned int family_version(struct nl_sock *sk)
+{
+	struct nl_cache *cache = NULL;
+	struct genl_family *fam;
+	unsigned int v = 0;
+
+	if (genl_ctrl_alloc_cache(sk, &cache) < 0)
+		return 0;
+	fam = genl_ctrl_search_by_name(cache, IOTRACE_GENL_NAME);
+	if (fam) {
+		v = (unsigned int)genl_family_get_version(fam);
+		genl_family_put(fam);
+	}
+	nl_cache_free(cache);
+	return v;
+}
+
+/*
+ * The hold at a hit: hold= as given, else the most the ring allows; only
+ * to a module that knows it (genl version 5), else none.
+ */
+static int put_hold(struct nl_msg *m, const struct watch_th *th,
+		    unsigned int version)
+{
+	uint32_t chunks = th->have_hold ? th->hold_chunks :
+			  IOTRACE_TRIG_HOLD_MAX;
+
+	if (version < 5 || !chunks)
+		return 0;
+	if (nla_put_u32(m, IOTRACE_A_TRIG_HOLD_CHUNKS, chunks))
+		return -1;
+	if (th->hold_ns && nla_put_u64(m, IOTRACE_A_TRIG_HOLD_NS, th->hold_ns))
+		return -1;
+	return 0;
+}
+
+static int put_th(struct nl_msg *m, const struct watch_th *th,
+		  unsigned int version)
 {
 	unsigned int i;
 
 	if (th->set <= 0)
 		return 0;	/* no attribute: no triggers ("off") */
+	if (put_hold(m, th, version))
+		return -1;
 	for (i = 0; i < IOTRACE_NR_MOPS; i++)
 		if (th->lat_ns[i] &&
 		    nla_put_u64(m, IOTRACE_A_TRIG_LAT_READ + i, th->lat_ns[i]))
@@ -236,7 +282,8 @@ int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
 	}
 	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, NLM_F_ACK,
 			 IOTRACE_CMD_SET_TRIGGER, IOTRACE_GENL_VERSION) ||
-	    nla_put_string(m, IOTRACE_A_DISK_NAME, disk) || put_th(m, th)) {
+	    nla_put_string(m, IOTRACE_A_DISK_NAME, disk) ||
+	    put_th(m, th, family_version(sk))) {
 		ret = -EMSGSIZE;
 		goto out;
 	}
@@ -255,6 +302,64 @@ out:
 	if (ret == -EOPNOTSUPP)
 		ERR("not supported by this module (no IOTRACE_CMD_SET_TRIGGER)");
 	else if (ret)
+		ERR("%s", strerror(-ret));
+	if (m)
+		nlmsg_free(m);
+	if (cb)
+		nl_cb_put(cb);
+	if (sk)
+		nl_socket_free(sk);
+	return ret;
+}
+
+/**
+ * watch_nl_release_hold() - end the hold the kernel set at a trigger of
+ *	@disk (IOTRACE_CMD_RELEASE_HOLD), once its snapshot is saved.
+ * @disk: the disk.
+ * @hold_hi: the hold (iotrace_ring_hdr.hold_hi): a later one stays.
+ * @err: why not.
+ * @errlen: its size.
+ *
+ * Return: 0 (also when the hold had ended), or a negative errno.
+ */
+int watch_nl_release_hold(const char *disk, uint64_t hold_hi, char *err,
+			  size_t errlen)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_msg *m = NULL;
+	struct nl_cb *cb = NULL;
+	int fam, ret = -EOPNOTSUPP, done = 1;
+
+	if (!sk || genl_connect(sk) < 0)
+		goto out;
+	fam = genl_ctrl_resolve(sk, IOTRACE_GENL_NAME);
+	if (fam < 0)
+		goto out;
+	m = nlmsg_alloc();
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!m || !cb) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, NLM_F_ACK,
+			 IOTRACE_CMD_RELEASE_HOLD, IOTRACE_GENL_VERSION) ||
+	    nla_put_string(m, IOTRACE_A_DISK_NAME, disk) ||
+	    nla_put_u64(m, IOTRACE_A_HOLD_HI, hold_hi)) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	nl_cb_err(cb, NL_CB_CUSTOM, on_err, &done);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &done);
+	if (nl_send_auto(sk, m) < 0) {
+		ret = -EIO;
+		goto out;
+	}
+	while (done == 1)
+		if (nl_recvmsgs(sk, cb) < 0)
+			break;
+	ret = done == 1 ? -EIO : done;
+out:
+	if (ret)
 		ERR("%s", strerror(-ret));
 	if (m)
 		nlmsg_free(m);

@@ -47,7 +47,7 @@
 /* "IOTR" little-endian */
 #define IOTRACE_RING_MAGIC	0x52544f49U
 #define IOTRACE_ABI_MAJOR	2
-#define IOTRACE_ABI_MINOR	0
+#define IOTRACE_ABI_MINOR	1
 /* The previous major: rings of struct iotrace_ring_hdr_v1. */
 #define IOTRACE_ABI_MAJOR_V1	1
 
@@ -330,6 +330,11 @@ struct iotrace_record_v1 {
  * @reserved1: zero.
  * @chunks_taken: the pool counter: chunk takes attempted since the last
  *	clear; the next take tries chunk chunks_taken % nr_chunks first.
+ * @hold_lo: 2.1: oldest take number (iotrace_chunk_hdr.seq) held.
+ * @hold_hi: 2.1: newest take number held; 0: no hold.  A chunk whose seq
+ *	is in hold_lo .. hold_hi is not recycled while the hold lasts
+ *	(Documentation/abi.rst, "The hold").
+ * @hold_ns: 2.1: CLOCK_MONOTONIC when the hold was set.
  * @reserved: zero; room for minor versions.
  */
 struct iotrace_ring_hdr {
@@ -358,7 +363,10 @@ struct iotrace_ring_hdr {
 	__u32	chunk_hdr_size;
 	__u32	reserved1;
 	__u64	chunks_taken;
-	__u64	reserved[13];
+	__u64	hold_lo;
+	__u64	hold_hi;
+	__u64	hold_ns;
+	__u64	reserved[10];
 };
 
 /* iotrace_cpu_hdr.cur and the chunk indexes of the writer state: none */
@@ -827,7 +835,7 @@ struct iotrace_file_counts {
  * (IOTRACE_CMD_SET_TRIGGER, IOTRACE_CMD_EVT_TRIGGER, IOTRACE_A_TRIG_*).
  * Commands and attributes are only ever added at the end.
  */
-#define IOTRACE_GENL_VERSION	4
+#define IOTRACE_GENL_VERSION	5
 #define IOTRACE_GENL_MCGRP	"events"
 
 /**
@@ -879,8 +887,13 @@ struct iotrace_file_counts {
  *	them: no triggers); IOTRACE_A_TRIG_RATE_NS defaults to 1 s.
  *	CAP_SYS_ADMIN (genl version 4).
  * @IOTRACE_CMD_EVT_TRIGGER: event: a trigger of a disk fired
- *	(IOTRACE_A_TRIG_REASON and the request's facts, see
+ *	(IOTRACE_A_TRIG_REASON and the request's facts, and the hold,
+ *	IOTRACE_A_HOLD_LO/HI, when one is active; see
  *	Documentation/netlink.rst), rate-limited per disk (genl version 4).
+ * @IOTRACE_CMD_RELEASE_HOLD: end the hold of IOTRACE_A_DISK_NAME (its
+ *	held chunks may be recycled again); with IOTRACE_A_HOLD_HI only if
+ *	that is still the hold (else nothing).  No hold: nothing, not an
+ *	error.  Version 5.
  * @__IOTRACE_CMD_MAX: number of commands.
  */
 enum iotrace_genl_cmd {
@@ -899,6 +912,7 @@ enum iotrace_genl_cmd {
 	IOTRACE_CMD_RESET_METRICS,
 	IOTRACE_CMD_SET_TRIGGER,
 	IOTRACE_CMD_EVT_TRIGGER,
+	IOTRACE_CMD_RELEASE_HOLD,
 	__IOTRACE_CMD_MAX,
 };
 
@@ -1019,6 +1033,19 @@ enum iotrace_genl_cmd {
  * @IOTRACE_A_TRIG_HWQ: u32, EVT_TRIGGER: hardware queue.
  * @IOTRACE_A_TRIG_TAG: u32, EVT_TRIGGER: tag.
  * @IOTRACE_A_TRIG_RETRIES: u32, EVT_TRIGGER: requeues of the request.
+ * @IOTRACE_A_TRIG_HOLD_CHUNKS: u32, SET_TRIGGER and LIST replies: at a
+ *	hit, hold this many of the newest chunks (0 or absent: no hold;
+ *	IOTRACE_TRIG_HOLD_MAX: the most allowed, half the pool).  Above the
+ *	most allowed for the disk's ring: EINVAL.
+ * @IOTRACE_A_TRIG_HOLD_NS: u64, SET_TRIGGER and LIST replies: a hold
+ *	nobody released ends this long after it was set (1 s .. 1 hour;
+ *	default 30 s).
+ * @IOTRACE_A_HOLD_LO: u64, EVT_TRIGGER and LIST replies while a hold is
+ *	active: iotrace_ring_hdr.hold_lo.
+ * @IOTRACE_A_HOLD_HI: u64, the same: iotrace_ring_hdr.hold_hi.
+ *	RELEASE_HOLD request: release only this hold.
+ * @IOTRACE_A_HOLD_NS: u64, EVT_TRIGGER and LIST replies while a hold is
+ *	active: iotrace_ring_hdr.hold_ns.
  * @__IOTRACE_A_MAX: number of attributes.
  *
  * A request passes the filter when its operation is in the mask, its start
@@ -1095,6 +1122,11 @@ enum iotrace_genl_attr {
 	IOTRACE_A_TRIG_HWQ,
 	IOTRACE_A_TRIG_TAG,
 	IOTRACE_A_TRIG_RETRIES,
+	IOTRACE_A_TRIG_HOLD_CHUNKS,
+	IOTRACE_A_TRIG_HOLD_NS,
+	IOTRACE_A_HOLD_LO,
+	IOTRACE_A_HOLD_HI,
+	IOTRACE_A_HOLD_NS,
 	__IOTRACE_A_MAX,
 };
 
@@ -1110,6 +1142,9 @@ enum iotrace_genl_attr {
 
 /* SET_TRIGGER: at most this many IOTRACE_A_TRIG_ERRNO. */
 #define IOTRACE_TRIG_MAX_ERRNOS	8
+
+/* IOTRACE_A_TRIG_HOLD_CHUNKS: the most the disk's ring allows (version 5) */
+#define IOTRACE_TRIG_HOLD_MAX	0xffffffffU
 
 /*
  * ---------------------------------------------------------------------------
