@@ -394,7 +394,6 @@ static noinline void iotrace_trig_requeue(struct iotrace_disk *d,
 	};
 
 	ev.lat_ns = ev.time_ns > ev.issue_ns ? ev.time_ns - ev.issue_ns : 0;
-	iotrace_hold_set(d, t, ev.time_ns);
 	iotrace_trig_post(d, t, &ev);
 }
 
@@ -757,8 +756,7 @@ static noinline void iotrace_complete_trig(struct iotrace_disk *d,
 	}
 	iotrace_record(d, rq, s, error, state, seq_data, now,
 		       IOTRACE_RF_TRIGGER, &ev);
-	/* after the record: its chunk is in the hold (trigger.c) */
-	iotrace_hold_set(d, t, now);
+	/* after the record: its chunk is in the hold the event sets */
 	iotrace_trig_post(d, t, &ev);
 }
 

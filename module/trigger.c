@@ -76,7 +76,8 @@ u32 iotrace_trig_reason(const struct iotrace_trig *t,
 
 /**
  * iotrace_trig_post() - a trigger of @d fired: count it, and make it an
- *	event unless the rate limit or an event still unsent says no.
+ *	event (with the hold its triggers ask for) unless the rate limit or
+ *	an event still unsent says no.
  * @d: the disk.
  * @t: its triggers (the rate limit).
  * @ev: the event's facts, copied.
@@ -100,6 +101,8 @@ void iotrace_trig_post(struct iotrace_disk *d, const struct iotrace_trig *t,
 	}
 	ts->last_ns = ev->time_ns;
 	ts->ev = *ev;
+	/* the history before the event is held before the event is sent */
+	iotrace_hold_set(d, t, ev->time_ns);
 	/* the facts visible before the slot is seen ready */
 	smp_mb__before_atomic();
 	set_bit(IOTRACE_TS_READY, &ts->flags);
@@ -304,6 +307,9 @@ static void iotrace_trig_stuck(struct iotrace_disk *d,
 		return;
 	}
 	ts->stuck_last_ns = ev->time_ns;
+	preempt_disable();
+	iotrace_hold_set(d, t, ev->time_ns);
+	preempt_enable();
 	iotrace_nl_trig_send(d, ev, atomic_long_xchg(&ts->suppressed, 0));
 	atomic_long_inc(&ts->events);
 }
@@ -347,9 +353,6 @@ static void iotrace_trig_scan_disk(struct iotrace_disk *d,
 		ev.time_ns = now;
 		ev.lat_ns = now - ev.issue_ns;
 		ev.has = IOTRACE_TE_ISSUE | IOTRACE_TE_LAT;
-		preempt_disable();
-		iotrace_hold_set(d, t, now);
-		preempt_enable();
 		iotrace_trig_stuck(d, t, &ev);
 	}
 	ts->scan_ns = now;

@@ -205,6 +205,29 @@ rc=$?
 sed 's/^/# /' "$out/verdict"
 ktap_check "the snapshot: the trigger record and the history before it" test $rc -eq 0
 
+# ---- a trigger the watcher refuses gives its hold back at once -------------
+# max-per-hour 1: the first hit is saved, the second refused; hold-expire
+# 60 s, so only the watcher can have ended the second hold within 10 s.
+printf '%s\n' "post = 0" "episode = 0" "max-per-hour = 1" "[disk $bd]" \
+	"trigger = error hold-expire=60s" > "$out/conf2"
+IOTRACE_RUN_DIR=$out/run2 "$IOTRACECTL" watch --config "$out/conf2" \
+	--dir "$out/snap2" 2> "$out/log2" &
+wpid=$!
+wait_until 30 grep -q 'ready:' "$out/log2" ||
+	{ sed 's/^/# watch: /' "$out/log2"; die "the second watcher did not start"; }
+dd if=/dev/"$bd" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
+wait_until 30 grep -q 'hold [0-9]* released$' "$out/log2"
+sleep 1.5	# past the kernel's rate limit (1 s): the hit is an event
+dd if=/dev/"$bd" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
+wait_until 10 grep -q 'hold [0-9]* released (no snapshot)$' "$out/log2"
+ktap_check "a refused trigger's hold released at once (hold_hi $(hold hold_hi))" \
+	sh -c "grep -q ': refused (max-per-hour)' '$out/log2' &&
+	       grep -q 'hold [0-9]* released (no snapshot)\$' '$out/log2' &&
+	       test \"\$(sed -n 's/^hold_hi: //p' '$IOT/$bd/stats')\" = 0"
+kill -TERM "$wpid"
+wait "$wpid"
+sed 's/^/# watch2: /' "$out/log2"
+
 # ---- expiry: no watcher releases the hold ----------------------------------
 "$IOTRACECTL" trigger "$bd" error hold=max hold-expire=8s ||
 	ktap_fail "trigger error hold=max hold-expire=8s"

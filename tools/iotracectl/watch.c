@@ -174,6 +174,8 @@ static int disk_index(const struct watch *w, const char *name)
 	return -1;
 }
 
+static const char trig_refused[] = "refused (max-per-hour)";
+
 /* One disk's part of a trigger, under @w->mu.  Returns what happened. */
 static const char *trigger_disk(struct watch *w, unsigned int i,
 				const struct watch_trig *t, int *rate_checked,
@@ -185,6 +187,11 @@ static const char *trigger_disk(struct watch *w, unsigned int i,
 	if ((d->state == EP_PENDING || d->state == EP_SAVING) &&
 	    t->mono_ns < d->cur.trig.mono_ns + w->c->episode_ns) {
 		d->cur.extra++;
+		/* a hold the episode has none of goes back when it is saved */
+		if (t->hold_hi && !d->cur.trig.hold_hi) {
+			d->cur.trig.hold_lo = t->hold_lo;
+			d->cur.trig.hold_hi = t->hold_hi;
+		}
 		return "joined";
 	}
 	if (d->state != EP_IDLE && d->have_next) {
@@ -197,7 +204,7 @@ static const char *trigger_disk(struct watch *w, unsigned int i,
 		*rate_passed = rate_ok(w, now, t->disk[0] ? t->disk : "all disks");
 	}
 	if (!*rate_passed)
-		return "refused (max-per-hour)";
+		return trig_refused;
 	if (d->state != EP_IDLE) {
 		memset(&d->next, 0, sizeof(d->next));
 		d->next.trig = *t;
@@ -226,7 +233,8 @@ static const char *trigger_disk(struct watch *w, unsigned int i,
 int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 		     char *reply, size_t replylen)
 {
-	int rate_checked = 0, rate_passed = 0, i, k;
+	int rate_checked = 0, rate_passed = 0, refused = 0, i, k;
+	char err[IOT_ERR_LEN];
 	size_t used = 0;
 
 	reply[0] = 0;
@@ -250,6 +258,7 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 			continue;
 		what = trigger_disk(w, (unsigned int)i, t, &rate_checked,
 				    &rate_passed);
+		refused |= what == trig_refused;
 		if (used < replylen)
 			used += (size_t)snprintf(reply + used, replylen - used,
 						 "%s%s: %s", used ? "; " : "",
@@ -259,6 +268,15 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 	pthread_mutex_unlock(&w->mu);
 	say("trigger (%s): %s", t->reason & IOTRACE_FILE_TRIG_MANUAL ?
 	    "manual" : "kernel", reply);
+	/* no snapshot will copy the hold the kernel set: the ring gets it back */
+	if (refused && t->hold_hi && t->disk[0]) {
+		if (watch_nl_release_hold(t->disk, t->hold_hi, err, sizeof(err)))
+			say("%s: cannot release the hold %llu: %s (it expires by itself)",
+			    t->disk, (unsigned long long)t->hold_hi, err);
+		else
+			say("%s: hold %llu released (no snapshot)", t->disk,
+			    (unsigned long long)t->hold_hi);
+	}
 	return 0;
 }
 
