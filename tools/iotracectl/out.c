@@ -348,14 +348,16 @@ static char *put_s64(char *p, int64_t v)
 }
 
 /*
- * whether @s needs CSV quotes; *@end set to its end when not (libc's
- * vector string functions: a decoded command is some 40 bytes)
+ * whether @s needs CSV quotes; *@end set to its end when not (one scan
+ * by libc's vector strcspn: a decoded command is some 40 bytes)
  */
 static inline int csv_special(char *s, char **end)
 {
-	if (strpbrk(s, ",\"\n"))
+	size_t n = strcspn(s, ",\"\n");
+
+	if (s[n])
 		return 1;
-	*end = s + strlen(s);
+	*end = s + n;
 	return 0;
 }
 
