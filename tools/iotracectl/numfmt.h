@@ -113,7 +113,8 @@ static inline char *iot_fmt_u32(char *p, uint32_t v)
  * @v in decimal at @p; the end.  No printf, and 64-bit divisions only to
  * cut a large value into 8-digit pieces.
  */
-static inline char *iot_fmt_u64(char *p, uint64_t v)
+static inline __attribute__((always_inline)) char *
+iot_fmt_u64(char *p, uint64_t v)
 {
 	uint64_t rest;
 
