@@ -193,20 +193,17 @@ void iot_errno_name(int err, char *out, size_t len)
 void iot_opflags_str(const struct iotrace_record *r, char *out, size_t len)
 {
 	static const char *const names[] = {
-		"sync", "meta", "prio", "nomerge", "idle", "fua", "preflush",
-		"rahead", "bg", "nowait", "polled", "nounmap",
+		"+sync", "+meta", "+prio", "+nomerge", "+idle", "+fua",
+		"+preflush", "+rahead", "+bg", "+nowait", "+polled",
+		"+nounmap",
 	};
+	unsigned int f = r->opflags & ((1u << ARRAY_SIZE(names)) - 1);
 	char *p = out, *end = out + len;
-	size_t i;
 
 	out[0] = 0;
-	if (!r->opflags)
-		return;
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (r->opflags & (1u << i)) {
-			p = iot_put_s(p, end, "+");
-			p = iot_put_s(p, end, names[i]);
-		}
+	/* the flags that are set, lowest first */
+	for (; f; f &= f - 1)
+		p = iot_put_s(p, end, names[__builtin_ctz(f)]);
 }
 
 /**

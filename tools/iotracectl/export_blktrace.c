@@ -209,10 +209,13 @@ static void bt_path(const struct bt_ctx *c, uint32_t cpu, char *path,
  * struct bt_out - the events of a CPU file not yet written.
  * @buf: BT_BUF bytes, NULL until the first event.
  * @len: bytes in @buf.
+ * @pid: the submitter of its last event (0: none yet): named in the file
+ *	already, no lookup for the next of the same.
  */
 struct bt_out {
 	char *buf;
 	size_t len;
+	uint32_t pid;
 };
 
 /* the events of @cpu gathered so far into its file */
@@ -230,33 +233,39 @@ static void bt_flush(struct bt_ctx *c, uint32_t cpu)
 	o->len = 0;
 }
 
-/* @n bytes at @p to the file of @cpu, in its block */
-static inline void bt_put(struct bt_ctx *c, uint32_t cpu, const void *p,
-			  size_t n)
+/*
+ * @n bytes (at most BT_BUF) at the end of the block of @cpu, for the
+ * caller to fill; NULL when out of memory (said once)
+ */
+static inline char *bt_room(struct bt_ctx *c, uint32_t cpu, size_t n)
 {
 	struct bt_out *o = &c->out[cpu];
+	char *p;
 
 	if (!o->buf) {
 		o->buf = malloc(BT_BUF);
-		if (!o->buf) {	/* written at once, as before */
-			if (fwrite_unlocked(p, 1, n, c->fp[cpu]) != n &&
-			    !c->err) {
-				char path[4096];
-
-				bt_path(c, cpu, path, sizeof(path));
-				iot_write_error(path, errno);
-				c->err = 1;
-			}
-			return;
+		if (!o->buf) {
+			if (!c->err)
+				iot_err("out of memory");
+			c->err = 1;
+			return NULL;
 		}
 	}
 	if (BT_BUF - o->len < n)
 		bt_flush(c, cpu);
-	if (n == sizeof(struct bt_trace))
-		memcpy(o->buf + o->len, p, sizeof(struct bt_trace));
-	else
-		memcpy(o->buf + o->len, p, n);
+	p = o->buf + o->len;
 	o->len += n;
+	return p;
+}
+
+/* @n bytes at @p to the file of @cpu, in its block */
+static inline void bt_put(struct bt_ctx *c, uint32_t cpu, const void *p,
+			  size_t n)
+{
+	char *d = bt_room(c, cpu, n);
+
+	if (d)
+		memcpy(d, p, n);
 }
 
 /*
@@ -387,12 +396,15 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 	struct bt_key top;
 	struct bt_trace t;
 	struct bt_ev *ev;
+	struct bt_out *o;
 	uint32_t cpu, slot;
+	char *d;
 
 	top = *best;
 	slot = BT_SLOT(&top);
 	ev = &c->ev[slot];
 	cpu = ev->cpu;
+	o = &c->out[cpu];
 
 	if (c->seq[cpu] && ev_less(&top, &c->last[cpu]))
 		c->ooo++;
@@ -406,7 +418,7 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 		 */
 		bt_notify_comm(c, ev->device, cpu, 0, "iotrace");
 	}
-	if (ev->pid) {
+	if (ev->pid && ev->pid != o->pid) {
 		int named = bt_named(c, cpu, ev->pid);
 
 		/* a pid the kernel noted no name of: "-", not "(null)" */
@@ -419,6 +431,7 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 			iot_err("out of memory");
 			c->err = 1;
 		}
+		o->pid = ev->pid;
 	}
 	t.magic = BT_MAGIC | BT_VERSION;
 	t.sequence = ++c->seq[cpu];
@@ -432,9 +445,13 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 	t.cpu = cpu;
 	t.error = ev->error;
 	t.pdu_len = ev->pdu_len;
-	bt_put(c, cpu, &t, sizeof(t));
-	if (t.pdu_len)
-		bt_put(c, cpu, c->pdu[slot], t.pdu_len);
+	/* the event and its payload in one piece of the block */
+	d = bt_room(c, cpu, sizeof(t) + t.pdu_len);
+	if (d) {
+		memcpy(d, &t, sizeof(t));
+		if (t.pdu_len)
+			memcpy(d + sizeof(t), c->pdu[slot], t.pdu_len);
+	}
 	c->used[slot] = 0;
 	c->nused--;
 	if (from >= 0) {
@@ -457,12 +474,35 @@ static void bt_pop_write(struct bt_ctx *c)
 	bt_write_first(c, &best, from);
 }
 
-static int bt_push(struct bt_ctx *c, const struct xset *x,
-		   const struct xrec *e, size_t rec, uint64_t time,
-		   uint32_t cpu, uint32_t kind)
+/*
+ * What the events of record @e have in common, made once for the two or
+ * three of them (bt_push() sets the CPU, the action and the error)
+ */
+static void bt_proto(const struct xset *x, const struct xrec *e,
+		     struct bt_ev *p)
 {
 	const struct iotrace_record *r = &e->r;
 	const struct iot_disk *d = &x->src.disks[e->disk];
+
+	memset(p, 0, sizeof(*p));
+	p->sector = r->sector;
+	p->bytes = r->bytes;
+	p->action = bt_cat(r) << 16;
+	p->pid = r->pid;
+	p->device = (d->dev_major << 20) | (d->dev_minor & 0xfffff);
+	if ((r->rflags & IOTRACE_RF_PASSTHRU) &&
+	    (r->rflags & IOTRACE_RF_CMD_VALID))
+		p->pdu_len = r->cmd_len > IOTRACE_CMD_LEN ?
+			     IOTRACE_CMD_LEN : r->cmd_len;
+}
+
+/* the actions of a record's events, by kind (Q, D, C) */
+static const uint32_t bt_act[3] = { BT_TA_QUEUE, BT_TA_ISSUE, BT_TA_COMPLETE };
+
+static int bt_push(struct bt_ctx *c, const struct iotrace_record *r,
+		   const struct bt_ev *proto, size_t rec, uint64_t time,
+		   uint32_t cpu, uint32_t kind)
+{
 	struct bt_key k = { .time = time };
 	struct bt_ev *ev;
 
@@ -520,28 +560,15 @@ static int bt_push(struct bt_ctx *c, const struct xset *x,
 	iot_pq_push(&c->pq, BT_SLOT(&k), k.time, k.rk);
 body:
 	ev = &c->ev[BT_SLOT(&k)];
-	ev->sector = r->sector;
-	ev->bytes = r->bytes;
-	ev->device = (d->dev_major << 20) | (d->dev_minor & 0xfffff);
+	*ev = *proto;
 	ev->cpu = (uint16_t)cpu;
-	ev->pid = r->pid;
-	ev->action = bt_cat(r) << 16;
-	ev->error = 0;
-	ev->pdu_len = 0;
-	if (kind == 0) {
-		ev->action |= BT_TA_QUEUE;
-	} else if (kind == 1) {
-		ev->action |= BT_TA_ISSUE;
-	} else {
-		ev->action |= BT_TA_COMPLETE;
+	ev->action |= bt_act[kind];
+	if (kind == 2)
 		ev->error = (uint16_t)(r->error < 0 ? -r->error : 0);
-	}
-	if ((r->rflags & IOTRACE_RF_PASSTHRU) &&
-	    (r->rflags & IOTRACE_RF_CMD_VALID) && kind > 0) {
-		ev->pdu_len = r->cmd_len > IOTRACE_CMD_LEN ?
-			      IOTRACE_CMD_LEN : r->cmd_len;
+	if (!kind)	/* a queue event has no command */
+		ev->pdu_len = 0;
+	else if (ev->pdu_len)
 		memcpy(c->pdu[BT_SLOT(&k)], r->cmd, ev->pdu_len);
-	}
 	return 0;
 }
 
@@ -579,6 +606,7 @@ static int bt_files(struct bt_ctx *c, uint32_t n)
 		c->seq[c->nr_cpus] = 0;
 		c->out[c->nr_cpus].buf = NULL;
 		c->out[c->nr_cpus].len = 0;
+		c->out[c->nr_cpus].pid = 0;
 		c->fp[c->nr_cpus] = fopen(path, "wb");
 		if (!c->fp[c->nr_cpus]) {
 			iot_err("cannot create %s: %s", path, strerror(errno));
@@ -594,6 +622,7 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	const struct iotrace_record *r = &e->r;
 	uint64_t start = xrec_start(r);
 	uint32_t maxcpu = 0;
+	struct bt_ev proto;
 
 	if (!(r->rflags & IOTRACE_RF_NO_ISSUE))
 		maxcpu = r->issue_cpu;
@@ -601,20 +630,21 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 		maxcpu = r->complete_cpu;
 	if (bt_files(c, maxcpu + 1))
 		return 1;
+	bt_proto(&xs->x, e, &proto);
 	if (!(r->rflags & IOTRACE_RF_NO_ISSUE)) {
 		if ((r->rflags & IOTRACE_RF_QUEUE_VALID) &&
 		    r->issue_ns >= r->queue_ns) {
 			if (r->queue_ns > c->qmax)
 				c->qmax = r->queue_ns;
-			if (bt_push(c, &xs->x, e, i, r->issue_ns - r->queue_ns,
+			if (bt_push(c, r, &proto, i, r->issue_ns - r->queue_ns,
 				    r->issue_cpu, 0))
 				return 1;
 		}
-		if (bt_push(c, &xs->x, e, i, r->issue_ns, r->issue_cpu, 1))
+		if (bt_push(c, r, &proto, i, r->issue_ns, r->issue_cpu, 1))
 			return 1;
 	}
 	if ((r->rflags & IOTRACE_RF_COMPLETE) &&
-	    bt_push(c, &xs->x, e, i, r->complete_ns, r->complete_cpu, 2))
+	    bt_push(c, r, &proto, i, r->complete_ns, r->complete_cpu, 2))
 		return 1;
 	/* what no later record can precede goes */
 	for (;;) {

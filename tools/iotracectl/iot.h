@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <linux/iotrace.h>
+#include "numfmt.h"
 
 /* The ABI 2.0 structures, under names the transitional ones below leave. */
 typedef struct iotrace_ring_hdr iot_ring_hdr2;
@@ -464,29 +465,34 @@ struct iot_src {
  */
 static inline char *iot_put_s(char *p, char *end, const char *s)
 {
+	size_t n;
+
 	if (p >= end)
 		return p;
-	while (*s && p < end - 1)
-		*p++ = *s++;
+	/* a literal's length is a constant here: one store of its bytes */
+	n = strlen(s);
+	if (n > (size_t)(end - p - 1))
+		n = end - p - 1;
+	memcpy(p, s, n);
+	p += n;
 	*p = 0;
 	return p;
 }
 
 static inline char *iot_put_u(char *p, char *end, uint64_t v)
 {
-	char t[20];
-	int n = 0;
+	char t[IOT_FMT_ROOM + 1];
 
 	if (p >= end)
 		return p;
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n && p < end - 1)
-		*p++ = t[--n];
-	*p = 0;
-	return p;
+	if (end - p > IOT_FMT_ROOM) {
+		p = iot_fmt_u64(p, v);
+		*p = 0;
+		return p;
+	}
+	/* near the end: made aside, cut to fit */
+	*iot_fmt_u64(t, v) = 0;
+	return iot_put_s(p, end, t);
 }
 
 /* "0x" and two lower-case hex digits */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "numfmt.h"
 #include "out.h"
 
 /* ---- JSON writer ------------------------------------------------------- */
@@ -286,121 +287,6 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 #undef NUL
 }
 
-static const char d2[] =
-	"00010203040506070809101112131415161718192021222324"
-	"25262728293031323334353637383940414243444546474849"
-	"50515253545556575859606162636465666768697071727374"
-	"75767778798081828384858687888990919293949596979899";
-
-/*
- * @v (< 10^8) as 8 decimal digits in a 64-bit word, the first digit in
- * its lowest byte (the order of memory on a little-endian machine), in
- * 32-bit arithmetic
- */
-static inline uint64_t digits8(uint32_t v)
-{
-	uint32_t a = v / 10000, b = v % 10000;
-	uint16_t x[4];
-
-	memcpy(&x[0], d2 + a / 100 * 2, 2);
-	memcpy(&x[1], d2 + a % 100 * 2, 2);
-	memcpy(&x[2], d2 + b / 100 * 2, 2);
-	memcpy(&x[3], d2 + b % 100 * 2, 2);
-	return (uint64_t)x[0] | (uint64_t)x[1] << 16 | (uint64_t)x[2] << 32 |
-	       (uint64_t)x[3] << 48;
-}
-
-/* @v (< 10^8) in exactly 8 decimal digits at @p */
-static inline char *put_8(char *p, uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t d = digits8(v);
-
-	memcpy(p, &d, 8);
-#else
-	uint32_t a = v / 10000, b = v % 10000;
-
-	memcpy(p, d2 + a / 100 * 2, 2);
-	memcpy(p + 2, d2 + a % 100 * 2, 2);
-	memcpy(p + 4, d2 + b / 100 * 2, 2);
-	memcpy(p + 6, d2 + b % 100 * 2, 2);
-#endif
-	return p + 8;
-}
-
-/*
- * @v in decimal at @p; the end.  Up to 8 digits: all 8 made (three
- * multiplications), the significant ones copied as one 8-byte word (the
- * caller's buffer has room past the number: what is beyond its end is
- * overwritten by what follows or not written out).
- */
-static inline char *put_u32(char *p, uint32_t v)
-{
-	unsigned int len;
-
-	if (v < 10) {
-		*p = (char)('0' + v);
-		return p + 1;
-	}
-	if (v < 100) {
-		memcpy(p, d2 + v * 2, 2);
-		return p + 2;
-	}
-	if (v >= 100000000) {
-		uint32_t hi = v / 100000000;	/* 1 .. 42 */
-
-		if (hi < 10) {
-			*p++ = (char)('0' + hi);
-		} else {
-			memcpy(p, d2 + hi * 2, 2);
-			p += 2;
-		}
-		return put_8(p, v % 100000000);
-	}
-	if (v < 10000)
-		len = v < 1000 ? 3 : 4;
-	else
-		len = v < 1000000 ? (v < 100000 ? 5 : 6) :
-		      (v < 10000000 ? 7 : 8);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	{
-		/* the leading zeros shifted out in a register */
-		uint64_t d = digits8(v) >> (8 * (8 - len));
-
-		memcpy(p, &d, 8);
-	}
-#else
-	{
-		char t[16];
-
-		memset(t + 8, 0, 8);
-		put_8(t, v);
-		memcpy(p, t + 8 - len, 8);
-	}
-#endif
-	return p + len;
-}
-
-/*
- * @v in decimal at @p; the end.  No printf, and 64-bit divisions only to
- * cut a large value into 8-digit pieces.
- */
-static char *put_u64(char *p, uint64_t v)
-{
-	uint64_t rest;
-
-	if (v <= UINT32_MAX)
-		return put_u32(p, (uint32_t)v);
-	if (v < 10000000000000000ull) {
-		p = put_u32(p, (uint32_t)(v / 100000000));
-		return put_8(p, (uint32_t)(v % 100000000));
-	}
-	rest = v % 10000000000000000ull;
-	p = put_u32(p, (uint32_t)(v / 10000000000000000ull));
-	p = put_8(p, (uint32_t)(rest / 100000000));
-	return put_8(p, (uint32_t)(rest % 100000000));
-}
-
 /* @s as a CSV field at @p (at most @room bytes, cut beyond); the end */
 static char *put_csv_str(char *p, ptrdiff_t room, const char *s)
 {
@@ -456,20 +342,22 @@ static char *put_s64(char *p, int64_t v)
 {
 	if (v < 0) {
 		*p++ = '-';
-		return put_u64(p, -(uint64_t)v);
+		return iot_fmt_u64(p, -(uint64_t)v);
 	}
-	return put_u64(p, (uint64_t)v);
+	return iot_fmt_u64(p, (uint64_t)v);
 }
 
 /*
- * whether @s needs CSV quotes; *@end set to its end when not (libc's
- * vector string functions: a decoded command is some 40 bytes)
+ * whether @s needs CSV quotes; *@end set to its end when not (one scan
+ * by libc's vector strcspn: a decoded command is some 40 bytes)
  */
 static inline int csv_special(char *s, char **end)
 {
-	if (strpbrk(s, ",\"\n"))
+	size_t n = strcspn(s, ",\"\n");
+
+	if (s[n])
 		return 1;
-	*end = s + strlen(s);
+	*end = s + n;
 	return 0;
 }
 
@@ -481,7 +369,7 @@ static inline int csv_special(char *s, char **end)
 		if (v_ < 10)						\
 			*(p)++ = (char)('0' + v_);			\
 		else							\
-			(p) = put_u64((p), v_);				\
+			(p) = iot_fmt_u64((p), v_);				\
 	} while (0)
 
 /*
@@ -551,17 +439,17 @@ static char *csv_rec(struct iot_out *out, char *line, size_t size,
 	memcpy(p, out->disk_csv, out->disk_len);
 	p += out->disk_len;
 	*p++ = ',';
-	p = put_u64(p, r->seq);
+	p = iot_fmt_u64(p, r->seq);
 	*p++ = ',';
-	p = put_u64(p, r->issue_ns);
+	p = iot_fmt_u64(p, r->issue_ns);
 	*p++ = ',';
-	p = put_u64(p, r->complete_ns);
+	p = iot_fmt_u64(p, r->complete_ns);
 	*p++ = ',';
 	if (r->rflags & IOTRACE_RF_QUEUE_VALID)
-		p = put_u64(p, r->queue_ns);
+		p = iot_fmt_u64(p, r->queue_ns);
 	*p++ = ',';
 	if (iot_rec_has_lat(r))
-		p = put_u64(p, r->complete_ns - r->issue_ns);
+		p = iot_fmt_u64(p, r->complete_ns - r->issue_ns);
 	*p++ = ',';
 	for (op = iot_op_name(r->op); *op; )
 		*p++ = *op++;
@@ -570,7 +458,7 @@ static char *csv_rec(struct iot_out *out, char *line, size_t size,
 		CSV_PLAIN(p, end, 128, DEC_OPF);
 	*p++ = ',';
 	if (r->sector != UINT64_MAX)
-		p = put_u64(p, r->sector);
+		p = iot_fmt_u64(p, r->sector);
 	*p++ = ',';
 	PUT_U(p, r->bytes);
 	*p++ = ',';

@@ -951,10 +951,87 @@ static void test_out_schema(void)
 	free(buf);
 }
 
+/*
+ * The decimal formatter (numfmt.h) and the decoders' string builders
+ * against snprintf: 0, every power of ten and its neighbours, the 32-bit
+ * and 64-bit limits, random values, in every buffer size (cut as snprintf
+ * cuts); and a negative errno in the CSV line.
+ */
+static void test_numfmt(void)
+{
+	uint64_t v[200];
+	size_t nv = 0, i, room;
+	uint64_t t = 1;
+	unsigned int k;
+
+	v[nv++] = 0;
+	v[nv++] = UINT32_MAX;
+	v[nv++] = (uint64_t)UINT32_MAX + 1;
+	v[nv++] = UINT64_MAX;
+	for (k = 0; k < 20; k++, t *= 10) {
+		v[nv++] = t;
+		v[nv++] = t - 1;
+		v[nv++] = t + 1;
+	}
+	while (nv < sizeof(v) / sizeof(v[0]))
+		v[nv++] = rnd() >> (rnd() % 64);
+	for (i = 0; i < nv; i++) {
+		char want[32], got[64], *e;
+
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v[i]);
+		memset(got, 'x', sizeof(got));
+		e = iot_fmt_u64(got, v[i]);
+		CHECK((size_t)(e - got) == strlen(want) &&
+		      !memcmp(got, want, e - got) && got[IOT_FMT_ROOM] == 'x',
+		      "iot_fmt_u64(%s) gave %.*s", want, (int)(e - got), got);
+		for (room = 0; room <= 24; room++) {
+			char ref[32];
+
+			memset(got, 'x', sizeof(got));
+			e = iot_put_u(got, got + room, v[i]);
+			snprintf(ref, room ? room : 1, "%s", want);
+			CHECK(room ? !strcmp(got, ref) &&
+				     e == got + strlen(ref) : e == got &&
+				     got[0] == 'x',
+			      "iot_put_u(%s) in %zu bytes: %.*s", want, room,
+			      (int)room, got);
+			CHECK(got[room] == 'x', "iot_put_u(%s) in %zu bytes wrote past them",
+			      want, room);
+			memset(got, 'x', sizeof(got));
+			e = iot_put_s(got, got + room, want);
+			CHECK(room ? !strcmp(got, ref) &&
+				     e == got + strlen(ref) : e == got,
+			      "iot_put_s(%s) in %zu bytes: %.*s", want, room,
+			      (int)room, got);
+			CHECK(got[room] == 'x', "iot_put_s(%s) in %zu bytes wrote past them",
+			      want, room);
+		}
+	}
+	{
+		struct iotrace_record r;
+		struct iot_out doc;
+		char *buf = NULL;
+		size_t sz = 0;
+		FILE *fp = open_memstream(&buf, &sz);
+
+		CHECK(fp, "open_memstream");
+		synth_rec(&r, 0);
+		r.error = -5;
+		r.sector = UINT64_MAX - 1;
+		iot_out_begin(&doc, fp, FMT_CSV, 0);
+		iot_out_rec(&doc, "d", &r);
+		fclose(fp);
+		CHECK(strstr(buf, ",18446744073709551614,") &&
+		      strstr(buf, ",-5,-EIO,"), "CSV: %s", buf);
+		free(buf);
+	}
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } tests[] = {
+	{ "unit_numfmt_vs_snprintf", test_numfmt },
 	{ "unit_output_record_schema", test_out_schema },
 	{ "unit_percentiles_vs_sort", test_percentiles },
 	{ "unit_decoder_tables_every_entry", test_tables },
