@@ -12,10 +12,14 @@ import statistics
 import sys
 
 CONFIGS = ['none', 'loaded', 'metricsonly', 'enabled', 'triggers', 'record',
-           'blktrace', 'bpftrace', 'ftrace']
+           'blktrace', 'bpftrace', 'ftrace', 'floor0', 'floor1', 'floor2',
+           'floor3']
 # the configurations whose figures are those of an enabled ring
 RING = ('enabled', 'triggers', 'enabled16')
 PEERS = ['blktrace', 'bpftrace', 'ftrace']
+# the configurations that store nothing, lose nothing (bench.sh)
+NOTHING = ('none', 'loaded', 'none16', 'floor0', 'floor1', 'floor2',
+           'floor3')
 LABEL = {
     'none': 'no tracing',
     'loaded': 'iotrace loaded, disk disabled',
@@ -26,6 +30,10 @@ LABEL = {
     'blktrace': 'blktrace -b 1024 to tmpfs',
     'bpftrace': 'bpftrace issue/complete pairing, printf per I/O',
     'ftrace': 'ftrace block_rq_issue+complete, 2 x 4 MiB ring',
+    'floor0': 'floor: empty probes (tracepoint dispatch)',
+    'floor1': 'floor: + preempt_disable/enable',
+    'floor2': 'floor: + ktime_get_ns at issue and completion',
+    'floor3': 'floor: + 128 bytes stored per request',
     'none16': '16 disks, no tracing',
     'enabled16': '16 disks, iotrace enabled on all',
 }
@@ -341,7 +349,7 @@ def table(rep):
         elif 'lost_per_round' in c:
             lost_s = '%d (%.2f%%)' % (max(c['lost_per_round']),
                                      c['lost_pct_max'])
-        elif cfg in ('none', 'loaded', 'none16'):
+        elif cfg in NOTHING:
             lost_s = '-'
         lines.append('%-48s %8.0f %8.0f..%-7.0f %7s %15s %7s %9s  %s' % (
             c['label'], c['iops_median'], c['iops_min'], c['iops_max'],
@@ -350,7 +358,7 @@ def table(rep):
             if c['ratio'] is not None else 'n/a',
             fmt(c['extra_instr_per_io'], '%d'),
             fmt(c['bytes_per_request'], '%.1f')
-            if cfg not in ('none', 'loaded', 'none16') else '-',
+            if cfg not in NOTHING else '-',
             lost_s))
     t = rep.get('targets', {})
     if t:
