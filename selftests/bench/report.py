@@ -145,6 +145,30 @@ def triggers_cost(runs, cf):
             'le_10': extra <= 10}
 
 
+# The floor (issue 22): what each level of the floor module adds to the
+# one below, and what floor3 leaves of the 150-instruction budget.
+FLOOR = [('floor0', 'tracepoint dispatch'), ('floor1', 'preemption guard'),
+         ('floor2', 'two clock reads'), ('floor3', '128-byte store')]
+BUDGET = 150
+
+
+def floor_report(cf):
+    """The floor levels' extra instructions per request, each level's
+    increment over the one below (floor0's over none), and the budget
+    left above floor3; None without the floor configurations."""
+    if not all(f in cf and cf[f]['extra_instr_per_io'] is not None
+               for f, _ in FLOOR):
+        return None
+    below = 0
+    steps = []
+    for f, what in FLOOR:
+        extra = cf[f]['extra_instr_per_io']
+        steps.append({'config': f, 'what': what, 'extra_instr_per_io': extra,
+                      'increment': extra - below})
+        below = extra
+    return {'levels': steps, 'budget': BUDGET, 'left': BUDGET - below}
+
+
 # The profile's figures (module/prof.c): whole probes from the run with
 # prof_parts=0, the parts from the one with prof_parts=1.
 PROF_ROWS = [
@@ -282,6 +306,8 @@ def kernel_report(d):
     if 'triggers' in cf and 'enabled' in cf:
         rep['triggers_vs_enabled'] = triggers_cost(runs, cf)
         rep['triggers'] = env.get('triggers')
+    if floor_report(cf):
+        rep['floor'] = floor_report(cf)
     prof = {name: prof_report(d, name) for name in PROF_RUNS}
     rep['prof'] = {k: v for k, v in prof.items() if v}
     if prof_triggers_diff(rep['prof']) is not None:
@@ -372,6 +398,13 @@ def table(rep):
                         ', '.join(str(x) for x in tc['trigger_hits_per_round']),
                         'met' if tc['le_10'] else 'NOT met'))
         lines.append('  triggers armed: %s' % rep.get('triggers'))
+    fl = rep.get('floor')
+    if fl:
+        lines.append('floor: ' + ', '.join(
+            '%s %+d' % (x['what'], x['increment']) for x in fl['levels']) +
+            ' = %d; of issue 22\'s %d, %d left for iotrace\'s own work'
+            % (fl['levels'][-1]['extra_instr_per_io'], fl['budget'],
+               fl['left']))
     if rep.get('prof'):
         lines.extend(prof_table(rep['prof']))
     pd = prof_triggers_diff(rep.get('prof', {}))
