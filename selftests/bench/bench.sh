@@ -19,6 +19,10 @@
 #   bpftrace  a bpftrace script pairing issue and completion per request,
 #             one printf per request, into tmpfs
 #   ftrace    block_rq_issue + block_rq_complete events into the ftrace ring
+#   floor0..floor3  iotrace not loaded; the floor module (selftests/bench/
+#             floor) on iotrace's tracepoints instead: empty probes (0),
+#             + the preemption guard (1), + a clock read at issue and at
+#             completion (2), + 128 bytes stored per request (3)
 # then 16 null_blk disks at once (none16 / enabled16), and the records/s of
 # "iotracectl stats" on a large trace file.
 #
@@ -53,6 +57,11 @@ params=$IOTRACE_SRC/build/bench/params.env
 
 require_cmd fio blktrace bpftrace
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
+case " $BENCH_CONFIGS " in
+*" floor"[0-3]" "*)
+	[ -f "${IOTRACE_FLOOR_KO:-}" ] ||
+		die "no floor module (selftests/bench/run builds it: IOTRACE_BUILD_FLOOR=1)" ;;
+esac
 GEN=$IOTRACE_SRC/tools/build/gen
 TR=/sys/kernel/tracing
 runs=$IOTRACE_OUT/runs
@@ -110,6 +119,11 @@ run_fio() {
 		--ramp_time="$BENCH_RAMP" --group_reporting --output-format=json \
 		--output="$dir/fio.json" > "$dir/fio.err" 2>&1 ||
 		die "fio failed: $(tail -n 5 "$dir/fio.err")"
+}
+
+floor_unload() {
+	grep -q '^iotrace_floor ' /proc/modules || return 0
+	rmmod iotrace_floor || die "rmmod iotrace_floor failed"
 }
 
 iot_unload() {
@@ -199,8 +213,9 @@ one_run() {
 	mkdir -p "$dir"
 	rm -rf "${scratch:?}"/*
 	case "$cfg" in
-	none | none16 | blktrace | bpftrace | ftrace) iot_unload ;;
+	none | none16 | blktrace | bpftrace | ftrace | floor?) iot_unload ;;
 	esac
+	floor_unload
 	case "$cfg" in
 	loaded)
 		iot_load none
@@ -216,6 +231,9 @@ one_run() {
 			echo 1 > "$IOT/$d/enable"
 		done
 		[ "$cfg" = triggers ] && triggers_arm on "$@" ;;
+	floor?)
+		insmod "$IOTRACE_FLOOR_KO" level="${cfg#floor}" ||
+			die "insmod $IOTRACE_FLOOR_KO level=${cfg#floor} failed" ;;
 	esac
 	before=$(read_ios "$@")
 	case "$cfg" in
@@ -290,6 +308,7 @@ one_run() {
 		echo "fio_end=$t1"
 		case "$cfg" in
 		loaded) echo "probes=$(iot_status probes)" ;;
+		floor?) echo "floor_level=$(cat /sys/module/iotrace_floor/parameters/level)" ;;
 		enabled | enabled16) iot_meta "$@" ;;
 		triggers)
 			iot_meta "$@"
@@ -341,6 +360,7 @@ one_run() {
 		echo > $TR/trace
 		echo 1408 > $TR/buffer_size_kb
 		echo 1 > $TR/tracing_on ;;
+	floor?) floor_unload ;;
 	esac
 	rm -rf "${scratch:?}"/*
 	log "$cfg round $round: $(sed -n 's/.*"iops" : \([0-9.]*\).*/\1/p' "$dir/fio.json" | head -n 1) IOPS"

@@ -12,10 +12,14 @@ import statistics
 import sys
 
 CONFIGS = ['none', 'loaded', 'metricsonly', 'enabled', 'triggers', 'record',
-           'blktrace', 'bpftrace', 'ftrace']
+           'blktrace', 'bpftrace', 'ftrace', 'floor0', 'floor1', 'floor2',
+           'floor3']
 # the configurations whose figures are those of an enabled ring
 RING = ('enabled', 'triggers', 'enabled16')
 PEERS = ['blktrace', 'bpftrace', 'ftrace']
+# the configurations that store nothing, lose nothing (bench.sh)
+NOTHING = ('none', 'loaded', 'none16', 'floor0', 'floor1', 'floor2',
+           'floor3')
 LABEL = {
     'none': 'no tracing',
     'loaded': 'iotrace loaded, disk disabled',
@@ -26,6 +30,10 @@ LABEL = {
     'blktrace': 'blktrace -b 1024 to tmpfs',
     'bpftrace': 'bpftrace issue/complete pairing, printf per I/O',
     'ftrace': 'ftrace block_rq_issue+complete, 2 x 4 MiB ring',
+    'floor0': 'floor: empty probes (tracepoint dispatch)',
+    'floor1': 'floor: + preempt_disable/enable',
+    'floor2': 'floor: + ktime_get_ns at issue and completion',
+    'floor3': 'floor: + 128 bytes stored per request',
     'none16': '16 disks, no tracing',
     'enabled16': '16 disks, iotrace enabled on all',
 }
@@ -135,6 +143,30 @@ def triggers_cost(runs, cf):
             'trigger_hits_per_round': [r.get('trigger_hits')
                                        for r in runs['triggers']],
             'le_10': extra <= 10}
+
+
+# The floor (issue 22): what each level of the floor module adds to the
+# one below, and what floor3 leaves of the 150-instruction budget.
+FLOOR = [('floor0', 'tracepoint dispatch'), ('floor1', 'preemption guard'),
+         ('floor2', 'two clock reads'), ('floor3', '128-byte store')]
+BUDGET = 150
+
+
+def floor_report(cf):
+    """The floor levels' extra instructions per request, each level's
+    increment over the one below (floor0's over none), and the budget
+    left above floor3; None without the floor configurations."""
+    if not all(f in cf and cf[f]['extra_instr_per_io'] is not None
+               for f, _ in FLOOR):
+        return None
+    below = 0
+    steps = []
+    for f, what in FLOOR:
+        extra = cf[f]['extra_instr_per_io']
+        steps.append({'config': f, 'what': what, 'extra_instr_per_io': extra,
+                      'increment': extra - below})
+        below = extra
+    return {'levels': steps, 'budget': BUDGET, 'left': BUDGET - below}
 
 
 # The profile's figures (module/prof.c): whole probes from the run with
@@ -274,6 +306,8 @@ def kernel_report(d):
     if 'triggers' in cf and 'enabled' in cf:
         rep['triggers_vs_enabled'] = triggers_cost(runs, cf)
         rep['triggers'] = env.get('triggers')
+    if floor_report(cf):
+        rep['floor'] = floor_report(cf)
     prof = {name: prof_report(d, name) for name in PROF_RUNS}
     rep['prof'] = {k: v for k, v in prof.items() if v}
     if prof_triggers_diff(rep['prof']) is not None:
@@ -341,7 +375,7 @@ def table(rep):
         elif 'lost_per_round' in c:
             lost_s = '%d (%.2f%%)' % (max(c['lost_per_round']),
                                      c['lost_pct_max'])
-        elif cfg in ('none', 'loaded', 'none16'):
+        elif cfg in NOTHING:
             lost_s = '-'
         lines.append('%-48s %8.0f %8.0f..%-7.0f %7s %15s %7s %9s  %s' % (
             c['label'], c['iops_median'], c['iops_min'], c['iops_max'],
@@ -350,7 +384,7 @@ def table(rep):
             if c['ratio'] is not None else 'n/a',
             fmt(c['extra_instr_per_io'], '%d'),
             fmt(c['bytes_per_request'], '%.1f')
-            if cfg not in ('none', 'loaded', 'none16') else '-',
+            if cfg not in NOTHING else '-',
             lost_s))
     t = rep.get('targets', {})
     if t:
@@ -364,6 +398,13 @@ def table(rep):
                         ', '.join(str(x) for x in tc['trigger_hits_per_round']),
                         'met' if tc['le_10'] else 'NOT met'))
         lines.append('  triggers armed: %s' % rep.get('triggers'))
+    fl = rep.get('floor')
+    if fl:
+        lines.append('floor: ' + ', '.join(
+            '%s %+d' % (x['what'], x['increment']) for x in fl['levels']) +
+            ' = %d; of issue 22\'s %d, %d left for iotrace\'s own work'
+            % (fl['levels'][-1]['extra_instr_per_io'], fl['budget'],
+               fl['left']))
     if rep.get('prof'):
         lines.extend(prof_table(rep['prof']))
     pd = prof_triggers_diff(rep.get('prof', {}))

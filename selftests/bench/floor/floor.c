@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotrace_floor - the floor under iotrace's per-request cost, for the
+ * bench only (selftests/bench/bench.sh, configurations floor0..floor3).
+ *
+ * Attaches probes to the block tracepoints iotrace attaches to (found and
+ * registered as module/probe.c does), doing no more than @level says:
+ *   0  nothing: the tracepoint dispatch itself (static key, the probe
+ *      array, an indirect call per tracepoint and request);
+ *   1  preempt_disable()/preempt_enable(), iotrace's guard, in each probe;
+ *   2  and one ktime_get_ns() at issue and one at completion;
+ *   3  and 128 bytes stored per request at completion into a per-CPU
+ *      slot picked by a per-CPU counter: no lookup, no reservation.
+ * Everything is attached at load and detached at unload.
+ */
+#include <linux/module.h>
+#include <linux/tracepoint.h>
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/timekeeping.h>
+#include <linux/percpu.h>
+#include <trace/events/block.h>
+
+/* block_rq_complete's error, as module/compat.h has it */
+#ifdef FLOOR_RQ_COMPLETE_ERRNO
+#define floor_error_t	int
+#else
+#define floor_error_t	blk_status_t
+#endif
+
+static unsigned int level;
+module_param(level, uint, 0444);
+MODULE_PARM_DESC(level, "0 empty probes, 1 + preemption guard, 2 + two clock reads, 3 + a 128-byte store");
+
+#define FLOOR_LEVELS	4
+#define FLOOR_SLOTS	64	/* records per CPU, a power of two */
+
+/* A record's worth of bytes: two cache lines. */
+struct floor_rec {
+	u64	w[16];
+} __aligned(64);
+
+struct floor_cpu {
+	u64		issue_ns;
+	u64		complete_ns;
+	unsigned long	n;
+	struct floor_rec rec[FLOOR_SLOTS];
+};
+
+static struct floor_cpu __percpu *floor_cpu;
+
+static void floor_rq_empty(void *data, struct request *rq)
+{
+}
+
+static void floor_rq_guard(void *data, struct request *rq)
+{
+	preempt_disable();
+	preempt_enable();
+}
+
+static void floor_issue_clock(void *data, struct request *rq)
+{
+	preempt_disable();
+	this_cpu_write(floor_cpu->issue_ns, ktime_get_ns());
+	preempt_enable();
+}
+
+static void floor_complete_empty(void *data, struct request *rq,
+				 floor_error_t error, unsigned int nr_bytes)
+{
+}
+
+static void floor_complete_guard(void *data, struct request *rq,
+				 floor_error_t error, unsigned int nr_bytes)
+{
+	preempt_disable();
+	preempt_enable();
+}
+
+static void floor_complete_clock(void *data, struct request *rq,
+				 floor_error_t error, unsigned int nr_bytes)
+{
+	preempt_disable();
+	this_cpu_write(floor_cpu->complete_ns, ktime_get_ns());
+	preempt_enable();
+}
+
+static void floor_complete_record(void *data, struct request *rq,
+				  floor_error_t error, unsigned int nr_bytes)
+{
+	struct floor_cpu *c;
+	struct floor_rec *r;
+	u64 now;
+
+	preempt_disable();
+	now = ktime_get_ns();
+	c = this_cpu_ptr(floor_cpu);
+	r = &c->rec[c->n++ & (FLOOR_SLOTS - 1)];
+	r->w[0] = now;
+	r->w[1] = c->issue_ns;
+	r->w[2] = blk_rq_pos(rq);
+	r->w[3] = nr_bytes;
+	r->w[4] = rq->cmd_flags;
+	r->w[5] = (__force u64)error;
+	r->w[6] = rq->tag;
+	r->w[7] = smp_processor_id();
+	r->w[8] = 0;
+	r->w[9] = 0;
+	r->w[10] = 0;
+	r->w[11] = 0;
+	r->w[12] = 0;
+	r->w[13] = 0;
+	r->w[14] = 0;
+	r->w[15] = c->n;
+	preempt_enable();
+}
+
+/* A tracepoint and its probe at each level; NULL where the kernel has none. */
+struct floor_tp {
+	const char		*name;
+	void			*probe[FLOOR_LEVELS];
+	struct tracepoint	*tp;
+};
+
+#define FLOOR_RQ_PROBES { floor_rq_empty, floor_rq_guard, floor_rq_guard, \
+			  floor_rq_guard }
+
+static struct floor_tp floor_tps[] = {
+	{ "block_io_start",	FLOOR_RQ_PROBES },
+	{ "block_rq_merge",	FLOOR_RQ_PROBES },
+	{ "block_rq_issue",	{ floor_rq_empty, floor_rq_guard,
+				  floor_issue_clock, floor_issue_clock } },
+	{ "block_rq_requeue",	FLOOR_RQ_PROBES },
+	{ "block_rq_complete",	{ floor_complete_empty, floor_complete_guard,
+				  floor_complete_clock,
+				  floor_complete_record } },
+};
+
+static void floor_find_tp(struct tracepoint *tp, void *priv)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(floor_tps); i++)
+		if (!strcmp(tp->name, floor_tps[i].name))
+			floor_tps[i].tp = tp;
+}
+
+static void floor_detach(int n)
+{
+	while (--n >= 0)
+		if (floor_tps[n].tp)
+			tracepoint_probe_unregister(floor_tps[n].tp,
+						    floor_tps[n].probe[level],
+						    NULL);
+	tracepoint_synchronize_unregister();
+}
+
+static int __init floor_init(void)
+{
+	int i, ret;
+
+	check_trace_callback_type_block_rq_issue(floor_rq_empty);
+	check_trace_callback_type_block_rq_complete(floor_complete_empty);
+	if (level >= FLOOR_LEVELS)
+		return -EINVAL;
+	floor_cpu = alloc_percpu(struct floor_cpu);
+	if (!floor_cpu)
+		return -ENOMEM;
+	for_each_kernel_tracepoint(floor_find_tp, NULL);
+	/* iotrace attaches block_rq_merge only beside block_io_start */
+	if (!floor_tps[0].tp)
+		floor_tps[1].tp = NULL;
+	for (i = 0; i < ARRAY_SIZE(floor_tps); i++) {
+		if (!floor_tps[i].tp)
+			continue;
+		ret = tracepoint_probe_register(floor_tps[i].tp,
+						floor_tps[i].probe[level], NULL);
+		if (ret) {
+			pr_err("iotrace_floor: cannot attach to %s: %d\n",
+			       floor_tps[i].name, ret);
+			floor_detach(i);
+			free_percpu(floor_cpu);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void __exit floor_exit(void)
+{
+	floor_detach(ARRAY_SIZE(floor_tps));
+	free_percpu(floor_cpu);
+}
+
+module_init(floor_init);
+module_exit(floor_exit);
+MODULE_DESCRIPTION("iotrace bench: the cost of the block tracepoint probes alone");
+MODULE_LICENSE("GPL");
