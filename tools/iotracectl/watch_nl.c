@@ -250,19 +250,20 @@ static int put_th(struct nl_msg *m, const struct watch_th *th,
 	return 0;
 }
 
-/**
- * watch_nl_set_triggers() - give the module a disk's trigger conditions
- *	(IOTRACE_CMD_SET_TRIGGER; none given: the disk's triggers are off).
- * @disk: the disk.
- * @th: the conditions.
- * @err: why not.
- * @errlen: its size.
- *
- * Return: 0; -EOPNOTSUPP when the module has no triggers (no family, or
- * one older than genl version 4); another negative errno otherwise.
+/*
+ * What a request carries besides the disk's name (@arg: its argument,
+ * @version: the family's): 0, or -1 when the message has no room.
  */
-int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
-			  char *err, size_t errlen)
+typedef int (*put_fn)(struct nl_msg *m, const void *arg, unsigned int version);
+
+/*
+ * One command @cmd for @disk, acknowledged: the socket, the message, the
+ * wait for the ack.  Return 0; -EOPNOTSUPP when there is no family;
+ * another negative errno (the module's own, or ours) otherwise, said in
+ * @err.
+ */
+static int nl_request(uint8_t cmd, const char *disk, put_fn put,
+		      const void *arg, char *err, size_t errlen)
 {
 	struct nl_sock *sk = nl_socket_alloc();
 	struct nl_msg *m = NULL;
@@ -281,9 +282,9 @@ int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
 		goto out;
 	}
 	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, NLM_F_ACK,
-			 IOTRACE_CMD_SET_TRIGGER, IOTRACE_GENL_VERSION) ||
+			 cmd, IOTRACE_GENL_VERSION) ||
 	    nla_put_string(m, IOTRACE_A_DISK_NAME, disk) ||
-	    put_th(m, th, family_version(sk))) {
+	    put(m, arg, family_version(sk))) {
 		ret = -EMSGSIZE;
 		goto out;
 	}
@@ -296,12 +297,10 @@ int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
 	while (done == 1)
 		if (nl_recvmsgs(sk, cb) < 0)
 			break;
-	/* a module of genl version 3 answers EOPNOTSUPP: said below */
+	/* a module of genl version 3 answers EOPNOTSUPP: the caller says it */
 	ret = done == 1 ? -EIO : done;
 out:
-	if (ret == -EOPNOTSUPP)
-		ERR("not supported by this module (no IOTRACE_CMD_SET_TRIGGER)");
-	else if (ret)
+	if (ret && ret != -EOPNOTSUPP)
 		ERR("%s", strerror(-ret));
 	if (m)
 		nlmsg_free(m);
@@ -310,6 +309,39 @@ out:
 	if (sk)
 		nl_socket_free(sk);
 	return ret;
+}
+
+static int put_th_arg(struct nl_msg *m, const void *arg, unsigned int version)
+{
+	return put_th(m, arg, version);
+}
+
+/**
+ * watch_nl_set_triggers() - give the module a disk's trigger conditions
+ *	(IOTRACE_CMD_SET_TRIGGER; none given: the disk's triggers are off).
+ * @disk: the disk.
+ * @th: the conditions.
+ * @err: why not.
+ * @errlen: its size.
+ *
+ * Return: 0; -EOPNOTSUPP when the module has no triggers (no family, or
+ * one older than genl version 4); another negative errno otherwise.
+ */
+int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
+			  char *err, size_t errlen)
+{
+	int ret = nl_request(IOTRACE_CMD_SET_TRIGGER, disk, put_th_arg, th,
+			     err, errlen);
+
+	if (ret == -EOPNOTSUPP)
+		ERR("not supported by this module (no IOTRACE_CMD_SET_TRIGGER)");
+	return ret;
+}
+
+static int put_hold_hi(struct nl_msg *m, const void *arg, unsigned int version)
+{
+	(void)version;
+	return nla_put_u64(m, IOTRACE_A_HOLD_HI, *(const uint64_t *)arg);
 }
 
 /**
@@ -325,47 +357,10 @@ out:
 int watch_nl_release_hold(const char *disk, uint64_t hold_hi, char *err,
 			  size_t errlen)
 {
-	struct nl_sock *sk = nl_socket_alloc();
-	struct nl_msg *m = NULL;
-	struct nl_cb *cb = NULL;
-	int fam, ret = -EOPNOTSUPP, done = 1;
+	int ret = nl_request(IOTRACE_CMD_RELEASE_HOLD, disk, put_hold_hi,
+			     &hold_hi, err, errlen);
 
-	if (!sk || genl_connect(sk) < 0)
-		goto out;
-	fam = genl_ctrl_resolve(sk, IOTRACE_GENL_NAME);
-	if (fam < 0)
-		goto out;
-	m = nlmsg_alloc();
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!m || !cb) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, NLM_F_ACK,
-			 IOTRACE_CMD_RELEASE_HOLD, IOTRACE_GENL_VERSION) ||
-	    nla_put_string(m, IOTRACE_A_DISK_NAME, disk) ||
-	    nla_put_u64(m, IOTRACE_A_HOLD_HI, hold_hi)) {
-		ret = -EMSGSIZE;
-		goto out;
-	}
-	nl_cb_err(cb, NL_CB_CUSTOM, on_err, &done);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &done);
-	if (nl_send_auto(sk, m) < 0) {
-		ret = -EIO;
-		goto out;
-	}
-	while (done == 1)
-		if (nl_recvmsgs(sk, cb) < 0)
-			break;
-	ret = done == 1 ? -EIO : done;
-out:
-	if (ret)
+	if (ret == -EOPNOTSUPP)
 		ERR("%s", strerror(-ret));
-	if (m)
-		nlmsg_free(m);
-	if (cb)
-		nl_cb_put(cb);
-	if (sk)
-		nl_socket_free(sk);
 	return ret;
 }
