@@ -112,6 +112,8 @@ int cmd_plot(struct iot_opts *o, int argc, char **argv);
 /* diff.c */
 int cmd_diff(struct iot_opts *o, int argc, char **argv);
 /* netlink.c: control through the iotrace generic netlink family */
+struct nl_sock;
+unsigned int iot_genl_version(struct nl_sock *sk);
 int cmd_nl_enable(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_disable(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_clear(struct iot_opts *o, int argc, char **argv);

@@ -1102,13 +1102,20 @@ int cmd_nl_events(struct iot_opts *o, int argc, char **argv)
 /* ---- in-kernel metrics (genl version 3) ---------------------------------- */
 
 /* The family's version, as the controller tells it; 0 if unknown. */
-static unsigned int nl_family_version(struct iot_nl *nl)
+/**
+ * iot_genl_version() - the version of the iotrace family the module on
+ *	the other side of @sk registered.
+ * @sk: a connected generic netlink socket.
+ *
+ * Return: the version, 0 when unknown (no family, no cache).
+ */
+unsigned int iot_genl_version(struct nl_sock *sk)
 {
 	struct nl_cache *cache = NULL;
 	struct genl_family *fam;
 	unsigned int v = 0;
 
-	if (genl_ctrl_alloc_cache(nl->sk, &cache) < 0)
+	if (genl_ctrl_alloc_cache(sk, &cache) < 0)
 		return 0;
 	fam = genl_ctrl_search_by_name(cache, IOTRACE_GENL_NAME);
 	if (fam) {
@@ -1117,6 +1124,11 @@ static unsigned int nl_family_version(struct iot_nl *nl)
 	}
 	nl_cache_free(cache);
 	return v;
+}
+
+static unsigned int nl_family_version(struct iot_nl *nl)
+{
+	return iot_genl_version(nl->sk);
 }
 
 /**

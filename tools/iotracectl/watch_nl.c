@@ -178,24 +178,6 @@ static int on_ack(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
-/* The family's version (0: unknown). */
-static unsigned int family_version(struct nl_sock *sk)
-{
-	struct nl_cache *cache = NULL;
-	struct genl_family *fam;
-	unsigned int v = 0;
-
-	if (genl_ctrl_alloc_cache(sk, &cache) < 0)
-		return 0;
-	fam = genl_ctrl_search_by_name(cache, IOTRACE_GENL_NAME);
-	if (fam) {
-		v = (unsigned int)genl_family_get_version(fam);
-		genl_family_put(fam);
-	}
-	nl_cache_free(cache);
-	return v;
-}
-
 /*
  * The hold at a hit: hold= as given, else the most the ring allows; only
  * to a module that knows it (genl version 5), else none.
@@ -284,7 +266,7 @@ static int nl_request(uint8_t cmd, const char *disk, put_fn put,
 	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, NLM_F_ACK,
 			 cmd, IOTRACE_GENL_VERSION) ||
 	    nla_put_string(m, IOTRACE_A_DISK_NAME, disk) ||
-	    put(m, arg, family_version(sk))) {
+	    put(m, arg, iot_genl_version(sk))) {
 		ret = -EMSGSIZE;
 		goto out;
 	}
