@@ -22,8 +22,8 @@
 #     log), and then loss is exact: completed (ringcheck) = the /sys/block
 #     stat delta = present + overwritten + dropped;
 #   - with no watcher (triggers set by "iotracectl trigger ... hold=max
-#     hold-expire=8s"), a hold ends by itself: still there 2 s after the
-#     hit, gone 8 s (no sooner) to 30 s after it was set (its hold_ns,
+#     hold-expire=20s"), a hold ends by itself: still there 2 s after the
+#     hit, gone 20 s (no sooner) to 60 s after it was set (its hold_ns,
 #     CLOCK_MONOTONIC).
 # Without the hold (a module of genl version 4: the watcher asks for none)
 # the history is overwritten before the watcher copies it: the test fails.
@@ -207,7 +207,7 @@ ktap_check "the snapshot: the trigger record and the history before it" test $rc
 
 # ---- a trigger the watcher refuses gives its hold back at once -------------
 # max-per-hour 1: the first hit is saved, the second refused; hold-expire
-# 60 s, so only the watcher can have ended the second hold within 10 s.
+# 60 s, so only the watcher can have ended the second hold within 30 s.
 printf '%s\n' "post = 0" "episode = 0" "max-per-hour = 1" "[disk $bd]" \
 	"trigger = error hold-expire=60s" > "$out/conf2"
 IOTRACE_RUN_DIR=$out/run2 "$IOTRACECTL" watch --config "$out/conf2" \
@@ -219,7 +219,7 @@ dd if=/dev/"$bd" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
 wait_until 30 grep -q 'hold [0-9]* released$' "$out/log2"
 sleep 1.5	# past the kernel's rate limit (1 s): the hit is an event
 dd if=/dev/"$bd" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
-wait_until 10 grep -q 'hold [0-9]* released (no snapshot)$' "$out/log2"
+wait_until 30 grep -q 'hold [0-9]* released (no snapshot)$' "$out/log2"
 ktap_check "a refused trigger's hold released at once (hold_hi $(hold hold_hi))" \
 	sh -c "grep -q ': refused (max-per-hour)' '$out/log2' &&
 	       grep -q 'hold [0-9]* released (no snapshot)\$' '$out/log2' &&
@@ -229,8 +229,10 @@ wait "$wpid"
 sed 's/^/# watch2: /' "$out/log2"
 
 # ---- expiry: no watcher releases the hold ----------------------------------
-"$IOTRACECTL" trigger "$bd" error hold=max hold-expire=8s ||
-	ktap_fail "trigger error hold=max hold-expire=8s"
+# 20 s: a guest starved by a loaded host (seen: 10 s from the dd to the
+# check below) still reads the hold before it may expire
+"$IOTRACECTL" trigger "$bd" error hold=max hold-expire=20s ||
+	ktap_fail "trigger error hold=max hold-expire=20s"
 echo 1 > "$IOT/$bd/enable"
 "$IOTRACECTL" state "$bd" | grep -E '^(trigger_hold|hold)' | sed 's/^/# state: /'
 dd if=/dev/"$bd" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
@@ -240,13 +242,13 @@ sleep 2
 h2=$(hold hold_hi)
 ktap_check "a hold with no watcher: set ($h1), still there 2 s later ($h2)" \
 	test "$h1" -gt 0 -a "$h2" = "$h1"
-wait_until 30 no_hold
+wait_until 60 no_hold
 gone=$(python3 -c 'import time; print(time.monotonic_ns())')
 # hold_ns: CLOCK_MONOTONIC when it was set (state, while it was active)
 el=$(awk "BEGIN { printf \"%.2f\", (${gone:-0} - ${hns:-0}) / 1e9 }")
-ktap_check "it expired by itself, seen $el s after it was set (hold-expire=8s)" \
+ktap_check "it expired by itself, seen $el s after it was set (hold-expire=20s)" \
 	sh -c "test \"\$(sed -n 's/^hold_hi: //p' '$IOT/$bd/stats')\" = 0 &&
-	       test -n '$hns' && awk 'BEGIN { exit !($el >= 8 && $el < 30) }'"
+	       test -n '$hns' && awk 'BEGIN { exit !($el >= 20 && $el < 60) }'"
 "$IOTRACECTL" trigger "$bd" off
 echo 0 > "$IOT/$bd/enable"
 udevadm control --start-exec-queue 2> /dev/null
