@@ -36,7 +36,12 @@ struct xset {
 /**
  * struct iot_win - the reordering window (window.c).
  * @v: record slots.
- * @pq: their order (pq.c): a slot's entry has the record's primary key.
+ * @pq: the order of the records that came out of order (pq.c): a slot's
+ *	entry has the record's primary key.
+ * @fifo: the records that came in order (each not before the one pushed
+ *	into @fifo before it), oldest first: a ring of @slots entries.
+ * @fhead: @fifo's oldest.
+ * @fn: entries in @fifo.
  * @free: free slots.
  * @cap: records held before the earliest leaves.
  * @slots: slots allocated.
@@ -48,6 +53,11 @@ struct xset {
 struct iot_win {
 	struct xrec *v;
 	struct iot_pq pq;
+	struct iot_win_ent {
+		uint64_t key;
+		uint32_t slot;
+	} *fifo;
+	size_t fhead, fn;
 	uint32_t *free;
 	size_t cap, slots, used, nfree;
 	uint64_t (*key)(const struct xrec *);

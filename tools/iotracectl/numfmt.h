@@ -22,20 +22,23 @@ extern const char iot_d2[200];
 
 /*
  * @v (< 10^8) as 8 decimal digits in a 64-bit word, the first digit in
- * its lowest byte (the order of memory on a little-endian machine), in
- * 32-bit arithmetic
+ * its lowest byte (the order of memory on a little-endian machine):
+ * split in lanes of the word, not digit by digit.  The four high digits
+ * go in the low 32-bit lane, the four low digits in the high lane; one
+ * multiplication divides both lanes by 100 (x * 10486 >> 20 is x / 100
+ * for x < 43,699), leaving four 16-bit lanes of two digits; one more
+ * divides those by 10 (x * 103 >> 10 is x / 10 for x < 179), leaving
+ * eight bytes of one digit.  No lane's product reaches the next lane.
  */
 static inline uint64_t iot_digits8(uint32_t v)
 {
-	uint32_t a = v / 10000, b = v % 10000;
-	uint16_t x[4];
+	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32;
+	uint64_t y = (x * 10486 >> 20) & 0x0000007f0000007full;
 
-	memcpy(&x[0], iot_d2 + a / 100 * 2, 2);
-	memcpy(&x[1], iot_d2 + a % 100 * 2, 2);
-	memcpy(&x[2], iot_d2 + b / 100 * 2, 2);
-	memcpy(&x[3], iot_d2 + b % 100 * 2, 2);
-	return (uint64_t)x[0] | (uint64_t)x[1] << 16 | (uint64_t)x[2] << 32 |
-	       (uint64_t)x[3] << 48;
+	x = y | (x - 100 * y) << 16;
+	y = (x * 103 >> 10) & 0x000f000f000f000full;
+	x = y | (x - 10 * y) << 8;
+	return x | 0x3030303030303030ull;
 }
 
 /* @v (< 10^8) in exactly 8 decimal digits at @p */

@@ -6,8 +6,11 @@
  *     same through the iotracectl binary;
  *  2. record: how many records/s the recorder keeps up with, copying from
  *     an in-memory ring that a writer thread fills at a set rate;
- *  3. every command of the iotracectl binary that reads a file, on that
- *     file: show in every output format, export in every format, plot,
+ *  3. every command of the iotracectl binary that reads a file, on a
+ *     file as the recorder writes it (records in completion order, in two
+ *     CPUs' parts), and the commands with a target again on the same
+ *     records in issue order (show's reordering at its hardest; export's
+ *     start order is the reordering of the first file): show in every output format, export in every format, plot,
  *     diff (the file against itself: twice the records) and stats, in
  *     records per second of CPU time (user + system, from wait4(), not
  *     wall time: these machines are shared) and their peak RSS.  The
@@ -64,7 +67,7 @@ static void bench_stats(uint64_t n)
 	printf("stats: writing %llu records (%.0f MB) to %s\n",
 	       (unsigned long long)n,
 	       n * (double)sizeof(struct iotrace_record) / 1e6, path);
-	if (synth_write_big(path, n)) {
+	if (synth_write_big(path, n, 0)) {
 		printf("stats: cannot write %s\n", path);
 		goto out;
 	}
@@ -131,7 +134,7 @@ static int run_measured(const char *cmd, double *cpu, long *rss_kb)
  * is how many times the command reads the file's records; @target: the
  * command has the speed target.
  */
-static void bench_readers(uint64_t n)
+static void bench_readers(uint64_t n, int issue_order)
 {
 	static const struct {
 		const char *cmd;
@@ -168,10 +171,13 @@ static void bench_readers(uint64_t n)
 		if (symlink("/dev/null", cmd))
 			printf("readers: cannot link %s to /dev/null\n", cmd);
 	}
-	printf("readers: writing %llu records (%.0f MB) to %s\n",
+	printf("readers: writing %llu records (%.0f MB) to %s, %s\n",
 	       (unsigned long long)n,
-	       n * (double)sizeof(struct iotrace_record) / 1e6, path);
-	if (synth_write_big(path, n)) {
+	       n * (double)sizeof(struct iotrace_record) / 1e6, path,
+	       issue_order ?
+	       "in issue order (one part: every record up to ~500 places from completion order)" :
+	       "as the recorder writes them (two CPUs' parts, in completion order)");
+	if (synth_write_big(path, n, issue_order)) {
 		printf("readers: cannot write %s\n", path);
 		goto out;
 	}
@@ -185,6 +191,8 @@ static void bench_readers(uint64_t n)
 		long rss;
 
 		if (only && !strstr(w, only))
+			continue;
+		if (issue_order && !what[i].target)
 			continue;
 		/* ./iotracectl/iotracectl WHAT, FILE and DIR replaced */
 		p += snprintf(p, sizeof(cmd), "./iotracectl/iotracectl ");
@@ -394,11 +402,13 @@ int main(void)
 		return 0;
 	}
 	if (getenv("BENCH_ONLY_READERS")) {
-		bench_readers(n);
+		bench_readers(n, 0);
+		bench_readers(n, 1);
 		return 0;
 	}
 	bench_stats(n);
-	bench_readers(n);
+	bench_readers(n, 0);
+	bench_readers(n, 1);
 	bench_record(500000, 65536);
 	bench_record(1000000, 65536);
 	bench_record(2000000, 65536);

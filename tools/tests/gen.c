@@ -15,8 +15,12 @@
  *                                           lost in the trailer)
  *   gen big OUT N                           a large trace file as the
  *                                           recorder writes it: one disk,
- *                                           chunks of 1024 records (the
- *                                           benchmark's and the memory
+ *                                           two CPUs' parts in completion
+ *                                           order, chunks of 1024 records
+ *                                           (the benchmark's input)
+ *   gen bigissue OUT N                      the same records in issue
+ *                                           order, one part: the readers'
+ *                                           hardest reordering (the memory
  *                                           test's input)
  *   gen newer OUT N                         same records as "file OUT N 1"
  *                                           written as a future minor:
@@ -415,7 +419,11 @@ int main(int argc, char **argv)
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 1);
 	if (argc == 4 && !strcmp(argv[1], "big"))
-		return synth_write_big(argv[2], strtoull(argv[3], NULL, 0)) ? 1 : 0;
+		return synth_write_big(argv[2], strtoull(argv[3], NULL, 0),
+				       0) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "bigissue"))
+		return synth_write_big(argv[2], strtoull(argv[3], NULL, 0),
+				       1) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "newer"))
 		return gen_newer(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "push"))

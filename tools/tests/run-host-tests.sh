@@ -341,7 +341,7 @@ assert kb == sorted(kb), "export: start order"' "$T/big.csv" "$T/bigx.csv" 2>> "
 	# memory is no figure of the reader's); stats too (its btt
 	# breakdown kept every request: some 100 MB here)
 	if [ -z "$SFX" ]; then
-		build/gen big "$T/huge.trace" 700000 &&
+		build/gen bigissue "$T/huge.trace" 700000 &&
 		mkdir -p "$T/hbt" && python3 -c 'import os, sys
 bin, f, d = sys.argv[1:4]
 runs = [["show", "-o", "csv", f], ["export", "-f", "csv", f],

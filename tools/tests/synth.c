@@ -231,26 +231,93 @@ int iot_nl_list(struct iot_nl_disk **rows, size_t *n)
 	return 1;
 }
 
+/*
+ * The records of synth_write_big() waiting for their completion: a binary
+ * heap on complete_ns (a record completes at most ~5 ms, some 500 records,
+ * after it was issued).
+ */
+struct big_heap {
+	struct iotrace_record *v;
+	size_t n;
+};
+
+static void big_push(struct big_heap *h, const struct iotrace_record *r)
+{
+	size_t i = h->n++;
+
+	while (i && h->v[(i - 1) / 2].complete_ns > r->complete_ns) {
+		h->v[i] = h->v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->v[i] = *r;
+}
+
+static void big_pop(struct big_heap *h, struct iotrace_record *out)
+{
+	struct iotrace_record last = h->v[--h->n];
+	size_t i = 0, l;
+
+	*out = h->v[0];
+	while ((l = 2 * i + 1) < h->n) {
+		if (l + 1 < h->n &&
+		    h->v[l + 1].complete_ns < h->v[l].complete_ns)
+			l++;
+		if (h->v[l].complete_ns >= last.complete_ns)
+			break;
+		h->v[i] = h->v[l];
+		i = l;
+	}
+	h->v[i] = last;
+}
+
+/* a part's records as the recorder writes them: chunks of 1024 */
+struct big_part {
+	struct iotrace_record r[1024];
+	uint32_t n;
+	uint64_t seq;
+};
+
+static void big_out(struct iot_writer *w, struct big_part *pt,
+		    unsigned int part, const struct iotrace_record *r)
+{
+	pt[part].r[pt[part].n] = *r;
+	pt[part].r[pt[part].n].seq = (uint32_t)(pt[part].seq + pt[part].n);
+	if (++pt[part].n == 1024) {
+		iot_writer_chunk(w, 0, part, pt[part].seq, pt[part].r, 1024);
+		pt[part].seq += 1024;
+		pt[part].n = 0;
+	}
+}
+
 /**
  * synth_write_big() - write the trace file of "make bench" and "gen big":
- *	one disk, one CPU, @n synthetic records in chunks of 1024.
+ *	one disk, @n synthetic records in chunks of 1024.
  * @path: the file to create.
  * @n: records.
+ * @issue_order: 0: as the recorder writes them: a record is written when
+ *	it completes, into the part of the CPU it completed on (two parts),
+ *	numbered in that order; 1: one part, in the order the requests were
+ *	issued (every record up to ~500 places from its completion order:
+ *	the hardest input of the readers' reordering window).
  *
  * Return: 0, or non-zero when the file could not be written.
  */
-int synth_write_big(const char *path, uint64_t n)
+int synth_write_big(const char *path, uint64_t n, int issue_order)
 {
 	struct iot_disk d;
 	struct iot_counts c;
-	struct iotrace_record *r = malloc(1024 * sizeof(*r));
+	struct iotrace_record *r = malloc(1024 * sizeof(*r)), x;
+	struct big_heap h = { malloc(1024 * sizeof(*h.v)), 0 };
+	struct big_part *pt = calloc(2, sizeof(*pt));
 	struct iot_writer w;
 	FILE *fp = fopen(path, "wb");
 	uint64_t i;
 	unsigned int k;
 
-	if (!fp || !r) {
+	if (!fp || !r || !h.v || !pt) {
 		free(r);
+		free(h.v);
+		free(pt);
 		if (fp)
 			fclose(fp);
 		return -1;
@@ -258,7 +325,7 @@ int synth_write_big(const char *path, uint64_t n)
 	memset(&d, 0, sizeof(d));
 	memset(&c, 0, sizeof(c));
 	strcpy(d.name, "bench0");
-	d.nr_parts = 1;
+	d.nr_parts = issue_order ? 1 : 2;
 	d.part_records = 1024;
 	iot_writer_start(&w, fp, sizeof(struct iotrace_record), &d, 1, 0, 0,
 			 "bench", "bench");
@@ -271,11 +338,28 @@ int synth_write_big(const char *path, uint64_t n)
 			r[k].seq = (uint32_t)(i + k);
 			r[k].issue_ns += 1024 * 10000;
 			r[k].complete_ns += 1024 * 10000;
+			if (issue_order)
+				continue;
+			/* what completed before this one was issued */
+			while (h.n && h.v[0].complete_ns <= r[k].issue_ns) {
+				big_pop(&h, &x);
+				big_out(&w, pt, x.complete_cpu, &x);
+			}
+			big_push(&h, &r[k]);
 		}
-		iot_writer_chunk(&w, 0, 0, i, r, m);
+		if (issue_order)
+			iot_writer_chunk(&w, 0, 0, i, r, m);
 	}
+	while (h.n) {
+		big_pop(&h, &x);
+		big_out(&w, pt, x.complete_cpu, &x);
+	}
+	for (k = 0; k < 2; k++)
+		iot_writer_chunk(&w, 0, k, pt[k].seq, pt[k].r, pt[k].n);
 	c.written = c.recorded = c.completed = n;
 	iot_writer_finish(&w, &c, 0, 0);
 	free(r);
+	free(h.v);
+	free(pt);
 	return fclose(fp);
 }

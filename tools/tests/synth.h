@@ -13,6 +13,6 @@ void synth_ring_drop(uint8_t *ring, uint32_t part, uint64_t n);
 void synth_rec(struct iotrace_record *r, uint64_t i);
 uint64_t synth_check(const struct iotrace_record *r);
 void synth_stamp(struct iotrace_record *r, uint64_t id);
-int synth_write_big(const char *path, uint64_t n);
+int synth_write_big(const char *path, uint64_t n, int issue_order);
 
 #endif
