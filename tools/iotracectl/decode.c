@@ -239,9 +239,55 @@ void iot_decode_cmd(const struct iotrace_record *r, char *out, size_t outlen)
 	}
 }
 
+/*
+ * The status strings made last, by command type and status: a trace
+ * holds a few statuses again and again (an ATA status takes some 250
+ * instructions to spell out).  Per thread: the exporter's and the
+ * watcher's threads decode too.
+ */
+#define DS_CACHE	16
+#define DS_CACHE_LEN	48
+
+static __thread struct {
+	uint32_t status;
+	uint8_t type, len;	/* len 0: empty */
+	char s[DS_CACHE_LEN];
+} ds_cache[DS_CACHE];
+
+static void decode_status(const struct iotrace_record *r, char *out,
+			  size_t outlen);
+
 /* Decode a record's device status, "-" when it has none. */
 void iot_decode_status(const struct iotrace_record *r, char *out,
 		       size_t outlen)
+{
+	unsigned int i = (r->dev_status ^ r->dev_status >> 8 ^
+			  r->dev_status >> 16 ^ r->cmd_type * 5) % DS_CACHE;
+	size_t len;
+
+	if (!(r->rflags & IOTRACE_RF_STATUS_VALID)) {
+		put_str(out, outlen, "-");
+		return;
+	}
+	if (ds_cache[i].len && ds_cache[i].status == r->dev_status &&
+	    ds_cache[i].type == r->cmd_type && ds_cache[i].len < outlen) {
+		memcpy(out, ds_cache[i].s, ds_cache[i].len + 1);
+		return;
+	}
+	decode_status(r, out, outlen);
+	len = strlen(out);
+	/* a string cut by @outlen is not kept */
+	if (len && len + 1 < outlen && len < DS_CACHE_LEN) {
+		ds_cache[i].status = r->dev_status;
+		ds_cache[i].type = r->cmd_type;
+		ds_cache[i].len = (uint8_t)len;
+		memcpy(ds_cache[i].s, out, len + 1);
+	}
+}
+
+/* iot_decode_status() of a record with a status, not from the cache */
+static void decode_status(const struct iotrace_record *r, char *out,
+			  size_t outlen)
 {
 	if (!(r->rflags & IOTRACE_RF_STATUS_VALID)) {
 		put_str(out, outlen, "-");

@@ -289,6 +289,56 @@ static void test_decoder_lengths(void)
 		}
 }
 
+/*
+ * iot_decode_status() keeps the strings it made (decode.c's cache): what
+ * it returns must be what the type's own decoder makes, in every buffer
+ * size, for statuses that repeat, that collide in the cache and that are
+ * the same number under another command type.
+ */
+static void test_status_cache(void)
+{
+	static const uint8_t types[] = {
+		IOTRACE_CMD_NVME, IOTRACE_CMD_SCSI, IOTRACE_CMD_ATA,
+		IOTRACE_CMD_NONE, 17	/* a type of a future minor */
+	};
+	char got[160], want[160];
+	struct iotrace_record r;
+	unsigned int i, t;
+	size_t len;
+
+	memset(&r, 0, sizeof(r));
+	r.rflags = IOTRACE_RF_STATUS_VALID;
+	for (i = 0; i < 20000; i++) {
+		/* a few statuses, each again and again, 16 apart or not */
+		uint32_t st = (uint32_t)(rnd() % 40) * (i % 3 ? 16 : 0x101);
+
+		t = types[rnd() % 5];
+		len = i % 4 ? sizeof(got) : 1 + rnd() % 24;
+		r.cmd_type = t;
+		r.dev_status = st;
+		switch (t) {
+		case IOTRACE_CMD_NVME:
+			if (!st)
+				snprintf(want, len, "ok");
+			else
+				iot_decode_nvme_status(st, want, len);
+			break;
+		case IOTRACE_CMD_SCSI:
+			iot_decode_scsi_status(st, want, len);
+			break;
+		case IOTRACE_CMD_ATA:
+			iot_decode_ata_status(st, want, len);
+			break;
+		default:
+			snprintf(want, len, "0x%08x", st);
+		}
+		iot_decode_status(&r, got, len);
+		CHECK(!strcmp(got, want),
+		      "type %u status 0x%x size %zu: \"%s\", not \"%s\"", t,
+		      st, len, got, want);
+	}
+}
+
 static int count_cb(void *arg, unsigned int disk,
 		    const struct iotrace_record *r)
 {
@@ -1037,6 +1087,7 @@ static const struct {
 	{ "unit_decoder_tables_every_entry", test_tables },
 	{ "unit_decoder_fields", test_fields },
 	{ "unit_decoder_short_and_random_input", test_decoder_lengths },
+	{ "unit_status_strings_from_the_cache", test_status_cache },
 	{ "unit_ring_snapshot_accounting", test_ring_snapshot },
 	{ "unit_ring_corrupt_and_truncated", test_ring_corrupt },
 	{ "unit_file_format_roundtrip_and_refusals", test_file_format },
