@@ -10,8 +10,9 @@
  *     file as the recorder writes it (records in completion order, in two
  *     CPUs' parts), and the commands with a target again on the same
  *     records in issue order (show's reordering at its hardest; export's
- *     start order is the reordering of the first file): show in every output format, export in every format, plot,
- *     diff (the file against itself: twice the records) and stats, in
+ *     start order is the reordering of the first file): show in every
+ *     output format, export in every format, plot, diff (the file
+ *     against itself: twice the records) and stats, in
  *     records per second of CPU time (user + system, from wait4(), not
  *     wall time: these machines are shared) and their peak RSS.  The
  *     targets: 5 M records/s for show -o csv and export -f csv|blktrace
