@@ -33,6 +33,9 @@ struct xset {
 	int disk;
 };
 
+/* the window's buckets of records out of order (a power of 2) */
+#define IOT_WIN_BUCKETS	4096
+
 /**
  * struct iot_win - the reordering window (window.c).
  * @v: record slots.
@@ -42,6 +45,19 @@ struct xset {
  *	into @fifo before it), oldest first: a ring of @slots entries.
  * @fhead: @fifo's oldest.
  * @fn: entries in @fifo.
+ * @bnode: per slot in a bucket: its key and the next slot of the bucket.
+ * @bhead: per bucket (IOT_WIN_BUCKETS), its first slot, the bucket's
+ *	records in order; UINT32_MAX: empty.
+ * @bmap: the buckets that are not empty, a bit each.
+ * @bbase: the number of the first bucket in range: a record of key K is
+ *	in bucket K >> @shift when that is @bbase .. @bbase +
+ *	IOT_WIN_BUCKETS - 1, else in @pq.
+ * @shift: see @bbase.
+ * @bn: records in buckets.
+ * @bpush: records that went to buckets or past them (since @shift was
+ *	last made larger).
+ * @bover: of them, those past them (beyond the range).
+ * @lastout: the latest key handed out.
  * @free: free slots.
  * @cap: records held before the earliest leaves.
  * @slots: slots allocated.
@@ -58,6 +74,15 @@ struct iot_win {
 		uint32_t slot;
 	} *fifo;
 	size_t fhead, fn;
+	struct iot_win_bnode {
+		uint64_t key;
+		uint32_t next;
+	} *bnode;
+	uint32_t *bhead;
+	uint64_t *bmap;
+	uint64_t bbase, lastout;
+	unsigned int shift;
+	size_t bn, bpush, bover;
 	uint32_t *free;
 	size_t cap, slots, used, nfree;
 	uint64_t (*key)(const struct xrec *);

@@ -11,6 +11,7 @@
 #include "synth.h"
 #include "cmd.h"
 #include "out.h"
+#include "export.h"
 
 static int failed_now;
 static char why[512];
@@ -336,6 +337,130 @@ static void test_status_cache(void)
 		CHECK(!strcmp(got, want),
 		      "type %u status 0x%x size %zu: \"%s\", not \"%s\"", t,
 		      st, len, got, want);
+	}
+}
+
+static uint64_t win_key(const struct xrec *e)
+{
+	return e->r.complete_ns;
+}
+
+static int win_cmp(const void *a, const void *b)
+{
+	const struct xrec *x = a, *y = b;
+
+	if (x->r.complete_ns != y->r.complete_ns)
+		return x->r.complete_ns < y->r.complete_ns ? -1 : 1;
+	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
+}
+
+/* the key of input @i of pattern @pat (seq @i, so every record differs) */
+static uint64_t win_input(unsigned int pat, uint64_t i)
+{
+	uint64_t base = 1000000000ull + i * 10000;
+
+	switch (pat) {
+	case 0:		/* in order */
+		return base;
+	case 1:		/* issue order, completion keys: 50 us .. 5 ms later */
+		return base + 50000 + rnd() % 5000000;
+	case 2:		/* as 1, and one in 50 seconds late (timeouts) */
+		return base + (i % 50 ? 50000 + rnd() % 5000000 :
+			       (1 + rnd() % 30) * 1000000000ull);
+	case 3:		/* many equal keys, 1 ns apart at most */
+		return 5000 + i / 64 + rnd() % 2;
+	case 4:		/* descending */
+		return 1ull << 40 ^ i * 977;
+	case 5:		/* random over the whole range of a key */
+		return rnd();
+	case 6:		/* spacing that changes by 1000 times midway */
+		return i < 10000 ? base + rnd() % 5000000 :
+		       1200000000ull + i * 10 + rnd() % 5000;
+	default:	/* bursts: 100 together, then a gap of 10 s */
+		return (i / 100) * 10000000000ull + rnd() % 100000;
+	}
+}
+
+/*
+ * window.c against the definition: with a window of @cap records, a
+ * record leaves once more than @cap came after it, the earliest of those
+ * held (by key, then the full comparison) first; at the end the rest in
+ * order.  A plain array searched for its minimum is the reference.
+ */
+static void test_window(void)
+{
+	static const size_t caps[] = { 1, 7, 300, 1024, 0 };
+	unsigned int pat, c;
+	const size_t n = 20000;
+
+	for (pat = 0; pat < 8; pat++) {
+		for (c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+			size_t cap = caps[c], held = 0, i, j, out = 0;
+			struct xrec *ref = malloc(n * sizeof(*ref)), *want;
+			struct iotrace_record r;
+			const struct xrec *e;
+			struct iot_win w;
+			uint32_t *got = malloc(n * sizeof(*got));
+			uint32_t *exp = malloc(n * sizeof(*exp));
+			uint64_t *keys = malloc(n * sizeof(*keys));
+			size_t ne = 0;
+
+			CHECK(ref && got && exp && keys &&
+			      !iot_win_init(&w, cap,
+								   win_key,
+								   win_cmp),
+			      "no memory");
+			memset(&r, 0, sizeof(r));
+			for (i = 0; i < n; i++) {
+				r.seq = (uint32_t)i;
+				r.complete_ns = win_input(pat, i);
+				keys[i] = r.complete_ns;
+				CHECK(!iot_win_push(&w, 0, &r, &e), "push");
+				if (e)
+					got[out++] = e->r.seq;
+				/* the reference (only when bounded) */
+				if (!cap)
+					continue;
+				ref[held].r = r;
+				held++;
+				if (held <= cap)
+					continue;
+				for (want = ref, j = 1; j < held; j++)
+					if (win_cmp(&ref[j], want) < 0)
+						want = &ref[j];
+				exp[ne++] = want->r.seq;
+				*want = ref[--held];
+			}
+			while ((e = iot_win_pop(&w)))
+				got[out++] = e->r.seq;
+			if (cap) {
+				while (held) {
+					for (want = ref, j = 1; j < held; j++)
+						if (win_cmp(&ref[j], want) < 0)
+							want = &ref[j];
+					exp[ne++] = want->r.seq;
+					*want = ref[--held];
+				}
+			}
+			iot_win_free(&w);
+			CHECK(out == n, "pattern %u cap %zu: %zu out of %zu",
+			      pat, cap, out, n);
+			/* unbounded: all of them in order (a full sort) */
+			for (i = 1; !cap && i < n; i++)
+				CHECK(keys[got[i - 1]] < keys[got[i]] ||
+				      (keys[got[i - 1]] == keys[got[i]] &&
+				       got[i - 1] < got[i]),
+				      "pattern %u unbounded: record %zu (seq %u) before %zu (seq %u)",
+				      pat, i - 1, got[i - 1], i, got[i]);
+			for (i = 0; cap && i < n; i++)
+				CHECK(got[i] == exp[i],
+				      "pattern %u cap %zu: record %zu is seq %u, not %u",
+				      pat, cap, i, got[i], exp[i]);
+			free(ref);
+			free(got);
+			free(exp);
+			free(keys);
+		}
 	}
 }
 
@@ -1088,6 +1213,7 @@ static const struct {
 	{ "unit_decoder_fields", test_fields },
 	{ "unit_decoder_short_and_random_input", test_decoder_lengths },
 	{ "unit_status_strings_from_the_cache", test_status_cache },
+	{ "unit_window_order_vs_definition", test_window },
 	{ "unit_ring_snapshot_accounting", test_ring_snapshot },
 	{ "unit_ring_corrupt_and_truncated", test_ring_corrupt },
 	{ "unit_file_format_roundtrip_and_refusals", test_file_format },
