@@ -322,7 +322,8 @@ static int bucket_push(struct iot_win *w, uint32_t slot, uint64_t key)
 		if (++w->bover >= 64 && w->bover * 16 > w->bpush &&
 		    w->shift < 40) {
 			bucket_widen(w);
-			w->bover = w->bpush = 0;
+			w->bover = 0;
+			w->bpush = 0;
 		}
 		return -1;
 	}

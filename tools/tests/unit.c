@@ -381,6 +381,21 @@ static uint64_t win_input(unsigned int pat, uint64_t i)
 	}
 }
 
+/* the earliest of the reference's @held records out: its seq */
+static uint32_t ref_pop_min(struct xrec *ref, size_t *held)
+{
+	struct xrec *want = ref;
+	uint32_t seq;
+	size_t j;
+
+	for (j = 1; j < *held; j++)
+		if (win_cmp(&ref[j], want) < 0)
+			want = &ref[j];
+	seq = want->r.seq;
+	*want = ref[--*held];
+	return seq;
+}
+
 /*
  * window.c against the definition: with a window of @cap records, a
  * record leaves once more than @cap came after it, the earliest of those
@@ -389,14 +404,14 @@ static uint64_t win_input(unsigned int pat, uint64_t i)
  */
 static void test_window(void)
 {
-	static const size_t caps[] = { 1, 7, 300, 1024, 0 };
+	static const size_t caps[5] = { 1, 7, 300, 1024, 0 };
 	unsigned int pat, c;
 	const size_t n = 20000;
 
 	for (pat = 0; pat < 8; pat++) {
-		for (c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
-			size_t cap = caps[c], held = 0, i, j, out = 0;
-			struct xrec *ref = malloc(n * sizeof(*ref)), *want;
+		for (c = 0; c < 5; c++) {
+			size_t cap = caps[c], held = 0, i, out = 0;
+			struct xrec *ref = malloc(n * sizeof(*ref));
 			struct iotrace_record r;
 			const struct xrec *e;
 			struct iot_win w;
@@ -423,25 +438,13 @@ static void test_window(void)
 					continue;
 				ref[held].r = r;
 				held++;
-				if (held <= cap)
-					continue;
-				for (want = ref, j = 1; j < held; j++)
-					if (win_cmp(&ref[j], want) < 0)
-						want = &ref[j];
-				exp[ne++] = want->r.seq;
-				*want = ref[--held];
+				if (held > cap)
+					exp[ne++] = ref_pop_min(ref, &held);
 			}
 			while ((e = iot_win_pop(&w)))
 				got[out++] = e->r.seq;
-			if (cap) {
-				while (held) {
-					for (want = ref, j = 1; j < held; j++)
-						if (win_cmp(&ref[j], want) < 0)
-							want = &ref[j];
-					exp[ne++] = want->r.seq;
-					*want = ref[--held];
-				}
-			}
+			while (held)
+				exp[ne++] = ref_pop_min(ref, &held);
 			iot_win_free(&w);
 			CHECK(out == n, "pattern %u cap %zu: %zu out of %zu",
 			      pat, cap, out, n);
