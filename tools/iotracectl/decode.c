@@ -289,10 +289,6 @@ void iot_decode_status(const struct iotrace_record *r, char *out,
 static void decode_status(const struct iotrace_record *r, char *out,
 			  size_t outlen)
 {
-	if (!(r->rflags & IOTRACE_RF_STATUS_VALID)) {
-		put_str(out, outlen, "-");
-		return;
-	}
 	switch (r->cmd_type) {
 	case IOTRACE_CMD_NVME:
 		if (!r->dev_status)

@@ -96,14 +96,12 @@ static inline int win_less(const struct iot_win *w, uint64_t ka, uint32_t sa,
 	return w->cmp(&w->v[sa], &w->v[sb]) < 0;
 }
 
-/* the @i-th entry of the FIFO (@i may be its size, or -1 when empty) */
+/* the @i-th entry of the FIFO (@i < @w->slots) */
 static inline struct iot_win_ent *fifo_at(const struct iot_win *w, size_t i)
 {
 	size_t k = w->fhead + i;
 
-	if (k >= w->slots)
-		k -= w->slots;
-	return &w->fifo[k < w->slots ? k : 0];
+	return &w->fifo[k >= w->slots ? k - w->slots : k];
 }
 
 /*
@@ -304,16 +302,21 @@ static int bucket_push(struct iot_win *w, uint32_t slot, uint64_t key)
 {
 	uint64_t b;
 
-	if (!w->bn) {
-		/* empty: the range from what left last, or half before @key */
-		uint64_t lo = w->lastout >> w->shift;
-
-		b = key >> w->shift;
-		w->bbase = b - lo > IOT_WIN_BUCKETS / 2 || lo > b ?
-			   b - (b < IOT_WIN_BUCKETS / 2 ? b :
-				IOT_WIN_BUCKETS / 2) : lo;
-	}
 	b = key >> w->shift;
+	if (!w->bn) {
+		/*
+		 * Empty: the range starts at the bucket of what left last if
+		 * @key is at most half the range after it, else half the
+		 * range before @key.
+		 */
+		uint64_t lo = w->lastout >> w->shift;
+		uint64_t half = IOT_WIN_BUCKETS / 2;
+
+		if (lo <= b && b - lo <= half)
+			w->bbase = lo;
+		else
+			w->bbase = b > half ? b - half : 0;
+	}
 	w->bpush++;
 	if (b < w->bbase)
 		return -1;
@@ -358,8 +361,8 @@ int iot_win_push(struct iot_win *w, unsigned int disk,
 	w->v[slot].r = *r;
 	w->v[slot].disk = disk;
 	key = w->key(&w->v[slot]);
-	last = fifo_at(w, w->fn - 1);
-	if (!w->fn || !win_less(w, key, slot, last->key, last->slot)) {
+	last = w->fn ? fifo_at(w, w->fn - 1) : NULL;
+	if (!last || !win_less(w, key, slot, last->key, last->slot)) {
 		/* in order: at the end of the FIFO */
 		last = fifo_at(w, w->fn);
 		last->key = key;
