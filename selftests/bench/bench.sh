@@ -23,8 +23,11 @@
 #             floor) on iotrace's tracepoints instead: empty probes (0),
 #             + the preemption guard (1), + a clock read at issue and at
 #             completion (2), + 128 bytes stored per request (3)
-# then 16 null_blk disks at once (none16 / enabled16), and the records/s of
-# "iotracectl stats" on a large trace file.
+# then 16 null_blk disks at once (none16 / enabled16); then the cheapest
+# submission path, polled io_uring (BENCH_URING_CONFIGS, runs named
+# uring-<config>): null_blk with 2 poll queues, fio io_uring with
+# registered files and buffers, --hipri, batched submission and reaping;
+# and the records/s of "iotracectl stats" on a large trace file.
 #
 # Nothing is asserted: the test fails only when a measurement could not be
 # taken.  Raw results go to $IOTRACE_OUT/runs/<config>.<round>/ (fio JSON,
@@ -33,8 +36,10 @@
 # Parameters come from $IOTRACE_SRC/build/bench/params.env when present
 # (written by selftests/bench/run): BENCH_RUNTIME and BENCH_RAMP (guest
 # time per run, fio units), BENCH_ROUNDS, BENCH_CONFIGS, BENCH_MULTI (0
-# skips the 16-disk case), BENCH_BPF_SESSION (1: one bpftrace process for
-# all its rounds, run after the others), BENCH_STATS_RECORDS, BENCH_PROF.
+# skips the 16-disk case), BENCH_URING_CONFIGS (configurations of the
+# io_uring pass, empty to skip it), BENCH_BPF_SESSION (1: one bpftrace
+# process for all its rounds, run after the others), BENCH_STATS_RECORDS,
+# BENCH_PROF.
 # VM-ACCEL: icount
 # Guest time jumps while the guest waits for the host (9p under host load),
 # so the hung-task detector fires on slow 9p lookups: off for the benchmark.
@@ -49,6 +54,7 @@ BENCH_RAMP=500ms
 BENCH_ROUNDS=3
 BENCH_CONFIGS="none loaded enabled triggers record blktrace bpftrace ftrace"
 BENCH_MULTI=1
+BENCH_URING_CONFIGS="none loaded enabled record ftrace"
 BENCH_STATS_RECORDS=1000000
 BENCH_BPF_SESSION=1
 params=$IOTRACE_SRC/build/bench/params.env
@@ -86,6 +92,7 @@ log "kernel $(uname -r), fio runtime $BENCH_RUNTIME x $BENCH_ROUNDS rounds: $BEN
 	echo "bpf_session=$BENCH_BPF_SESSION"
 	echo "rounds=$BENCH_ROUNDS"
 	echo "configs=$BENCH_CONFIGS"
+	echo "uring_configs=$BENCH_URING_CONFIGS"
 	echo "triggers=$TRIGGERS"
 	echo "nproc=$(nproc)"
 	echo "fio=$(fio --version)"
@@ -108,12 +115,21 @@ read_ios() {
 	echo $n
 }
 
+# The fio engine of the runs: libaio (the main pass), or polled io_uring
+# (the uring pass: registered files and buffers, --hipri on null_blk's
+# poll queues, up to 8 submitted per call and reaped per poll).
+ENGINE="--ioengine=libaio"
+URING_ENGINE="--ioengine=io_uring --hipri --fixedbufs --registerfiles"
+URING_ENGINE="$URING_ENGINE --iodepth_batch_submit=8 --iodepth_batch_complete_min=1"
+URING_ENGINE="$URING_ENGINE --iodepth_batch_complete_max=8"
+
 # run_fio DIR DISK... - the workload; fio's JSON in DIR/fio.json.
 run_fio() {
 	local dir=$1 files
 	shift
 	files=$(printf '/dev/%s:' "$@")
-	fio --name=bench --filename="${files%:}" --direct=1 --ioengine=libaio \
+	# shellcheck disable=SC2086
+	fio --name=bench --filename="${files%:}" --direct=1 $ENGINE \
 		--iodepth=32 --numjobs=2 --rw=randread --bs=4k --norandommap \
 		--randrepeat=0 --time_based --runtime="$BENCH_RUNTIME" \
 		--ramp_time="$BENCH_RAMP" --group_reporting --output-format=json \
@@ -209,7 +225,7 @@ END { clear(@start); }
 one_run() {
 	local cfg=$1 round=$2 dir pid before after t0 t1 d devt
 	shift 2
-	dir=$runs/$cfg.$round
+	dir=$runs/$PASS$cfg.$round
 	mkdir -p "$dir"
 	rm -rf "${scratch:?}"/*
 	case "$cfg" in
@@ -300,7 +316,7 @@ one_run() {
 	esac
 	after=$(read_ios "$@")
 	{
-		echo "config=$cfg"
+		echo "config=$PASS$cfg"
 		echo "round=$round"
 		echo "disks=$#"
 		echo "requests=$((after - before))"
@@ -363,10 +379,11 @@ one_run() {
 	floor?) floor_unload ;;
 	esac
 	rm -rf "${scratch:?}"/*
-	log "$cfg round $round: $(sed -n 's/.*"iops" : \([0-9.]*\).*/\1/p' "$dir/fio.json" | head -n 1) IOPS"
+	log "$PASS$cfg round $round: $(sed -n 's/.*"iops" : \([0-9.]*\).*/\1/p' "$dir/fio.json" | head -n 1) IOPS"
 }
 
 udevadm control --stop-exec-queue 2> /dev/null
+PASS=
 iot_unload
 nullb_mod nr_devices=1 irqmode=0 submit_queues=2
 disk=nullb0
@@ -438,6 +455,25 @@ if [ "$BENCH_MULTI" = 1 ]; then
 			one_run $c "$r" $disks
 		done
 	done
+	iot_unload
+fi
+
+# The io_uring pass: the same configurations on the cheapest submission
+# and completion path, where a tracer's cost is the largest share.
+if [ -n "$BENCH_URING_CONFIGS" ]; then
+	nullb_mod nr_devices=1 irqmode=0 submit_queues=2 poll_queues=2
+	quiet_disk $disk
+	[ "$(cat /sys/block/$disk/queue/io_poll)" = 1 ] ||
+		die "null_blk has no poll queue (poll_queues=2)"
+	ENGINE=$URING_ENGINE
+	PASS=uring-
+	for r in $(seq "$BENCH_ROUNDS"); do
+		for c in $BENCH_URING_CONFIGS; do
+			one_run "$c" "$r" $disk
+		done
+	done
+	ENGINE="--ioengine=libaio"
+	PASS=
 	iot_unload
 fi
 rmmod null_blk
