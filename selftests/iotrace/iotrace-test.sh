@@ -34,14 +34,52 @@ blk_ios() {
 	       print n }' "/sys/block/$1/stat"
 }
 
-# kv FILE KEY - a "key: value" line of FILE (e.g. ringcheck output).
 # blk_stat DISK N - field N of /sys/block/DISK/stat
 blk_stat() {
 	awk -v f="$2" '{ print $f }' "/sys/block/$1/stat"
 }
 
+# kv FILE KEY - a "key: value" line of FILE (e.g. ringcheck output).
 kv() {
 	sed -n "s/^$2: //p" "$1"
+}
+
+# fio_log_vs_ring OUT MIN IOLOG... - the I/Os of fio's write_iolog files
+# (v2 or v3) against OUT/ring ("ringcheck dump", sorted): fio did at least
+# MIN, each is in the ring once with its op, sector and length, and the
+# ring holds nothing else (three checks).  Leaves fio's, sorted, in OUT/fio.
+fio_log_vs_ring() {
+	local out=$1 min=$2 nfio missing extra
+	shift 2
+	cat "$@" |
+		awk '$2 == "read" || $2 == "write" { print $2, $3 / 512, $4 }
+		     $3 == "read" || $3 == "write" { print $3, $4 / 512, $5 }' |
+		sort > "$out/fio"
+	nfio=$(wc -l < "$out/fio")
+	log "fio logged $nfio I/Os, the ring holds $(wc -l < "$out/ring") records"
+	ktap_check "fio did I/O" test "$nfio" -ge "$min"
+	missing=$(comm -23 "$out/fio" "$out/ring" | wc -l)
+	extra=$(comm -13 "$out/fio" "$out/ring" | wc -l)
+	comm -23 "$out/fio" "$out/ring" | head -5 | sed 's/^/# missing: /'
+	comm -13 "$out/fio" "$out/ring" | head -5 | sed 's/^/# extra: /'
+	ktap_check "every fio I/O in the ring with its op, sector, length" \
+		test "$missing" -eq 0
+	ktap_check "no record that fio did not log" test "$extra" -eq 0
+}
+
+# ring_counts_vs_stat CHECK DELTA - the counts of "ringcheck check" (its
+# output in CHECK) against the /sys/block stat delta DELTA: completed is
+# DELTA, present + overwritten + dropped = completed (two checks).
+ring_counts_vs_stat() {
+	local completed present over dropped
+	completed=$(kv "$1" completed)
+	present=$(kv "$1" present)
+	over=$(kv "$1" overwritten)
+	dropped=$(kv "$1" dropped)
+	ktap_check "completed ($completed) = /sys/block stat delta ($2)" \
+		test "$completed" -eq "$2"
+	ktap_check "present + overwritten + dropped = completed" \
+		test $((present + over + dropped)) -eq "$completed"
 }
 
 # no_kernel_splat - true when dmesg shows no oops, BUG or warning.
