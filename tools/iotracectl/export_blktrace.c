@@ -377,7 +377,7 @@ static void bt_first(const struct bt_ctx *c, struct bt_key *best, int *from)
  * among 16,384 or more events and leaves in time order, unrelated to the
  * order of the slots, which would be read from memory when it is written.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 bt_prefetch(const struct bt_ctx *c)
 {
 	int k;

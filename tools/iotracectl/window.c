@@ -170,7 +170,7 @@ static inline uint32_t win_first(struct iot_win *w, int *from, uint64_t *k)
  * records that came in issue order), and would be read from memory when
  * printed.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 win_prefetch(const struct iot_win *w)
 {
 	const char *p;
