@@ -118,7 +118,8 @@ read_ios() {
 # The fio engine of the runs: libaio (the main pass), or polled io_uring
 # (the uring pass: registered files and buffers, --hipri on null_blk's
 # poll queues, up to 8 submitted per call and reaped per poll).
-ENGINE="--ioengine=libaio"
+LIBAIO_ENGINE="--ioengine=libaio"
+ENGINE=$LIBAIO_ENGINE
 URING_ENGINE="--ioengine=io_uring --hipri --fixedbufs --registerfiles"
 URING_ENGINE="$URING_ENGINE --iodepth_batch_submit=8 --iodepth_batch_complete_min=1"
 URING_ENGINE="$URING_ENGINE --iodepth_batch_complete_max=8"
@@ -472,7 +473,7 @@ if [ -n "$BENCH_URING_CONFIGS" ]; then
 			one_run "$c" "$r" $disk
 		done
 	done
-	ENGINE="--ioengine=libaio"
+	ENGINE=$LIBAIO_ENGINE
 	PASS=
 	iot_unload
 fi

@@ -360,8 +360,9 @@ def kernel_report(d):
         rep['triggers'] = env.get('triggers')
     if floor_report(cf):
         rep['floor'] = floor_report(cf)
-    if issue22_report(cf):
-        rep['issue22'] = issue22_report(cf)
+    i22 = issue22_report(cf)
+    if i22:
+        rep['issue22'] = i22
     prof = {name: prof_report(d, name) for name in PROF_RUNS}
     rep['prof'] = {k: v for k, v in prof.items() if v}
     if prof_triggers_diff(rep['prof']) is not None:

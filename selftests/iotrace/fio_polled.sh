@@ -61,8 +61,8 @@ log "stat delta $((after - before))"
 fio_log_vs_ring "$out" 4000 "$out"/iolog.[012]
 nring=$(wc -l < "$out/ring")
 
-# show -o csv: latency_ns (6) set, opflags (7) has +polled iff the sector
-# (9) is in a polled job's 512 MiB
+# show -o csv, reads and writes (op, column 7): latency_ns (6) set,
+# opflags (8) has +polled iff the sector (9) is in the polled jobs' 512 MiB
 bad=$(awk -F, -v lim=$((512 * 2048)) '
 	NR == 1 || $7 != "read" && $7 != "write" { next }
 	{
