@@ -155,7 +155,8 @@ struct bt_key {
  *	allocated with its first event).
  * @seq: their last sequence numbers.
  * @nr_cpus: CPU files.
- * @t0: time of the earliest event (0 in the files).
+ * @t0: time of the earliest event (0 in the files): the first written.
+ * @started: @t0 is set (an event was written).
  * @qmax: longest queue time of a record seen.
  * @pq: the other waiting events (pq.c: sorted runs, their first events
  *	in a heap): the completions, which come in start order.
@@ -182,6 +183,7 @@ struct bt_ctx {
 	uint32_t *seq;
 	uint32_t nr_cpus;
 	uint64_t t0, qmax;
+	int started;
 	struct iot_pq pq;
 	struct bt_key *q[2];
 	size_t qhead[2], qn[2];
@@ -406,6 +408,10 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 	cpu = ev->cpu;
 	o = &c->out[cpu];
 
+	if (__builtin_expect(!c->started, 0)) {
+		c->t0 = top.time;
+		c->started = 1;
+	}
 	if (c->seq[cpu] && ev_less(&top, &c->last[cpu]))
 		c->ooo++;
 	c->last[cpu] = top;
@@ -435,7 +441,7 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 	}
 	t.magic = BT_MAGIC | BT_VERSION;
 	t.sequence = ++c->seq[cpu];
-	/* (a live ring read twice may have an earlier event the 2nd time) */
+	/* (an event written out of order may be earlier than the first) */
 	t.time = top.time > c->t0 ? top.time - c->t0 : 0;
 	t.sector = ev->sector;
 	t.bytes = ev->bytes;
@@ -573,8 +579,8 @@ body:
 }
 
 /*
- * The files of CPUs 0 .. @n - 1 created (those of the CPUs the first pass
- * found, and of any other a live ring, read again, brings).
+ * The files of CPUs 0 .. @n - 1 created, those not made yet (empty ones
+ * below the highest CPU with an event: blkparse stops at a missing one).
  */
 static int bt_files(struct bt_ctx *c, uint32_t n)
 {
@@ -664,43 +670,6 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	return c->err;
 }
 
-/* first pass: the earliest event and the highest CPU */
-struct bt_scan {
-	const struct xset *x;
-	uint64_t t0;
-	uint32_t maxcpu;
-	int any;
-};
-
-static void bt_scan_ev(struct bt_scan *b, uint64_t time, uint32_t cpu)
-{
-	if (time < b->t0)
-		b->t0 = time;
-	if (cpu > b->maxcpu)
-		b->maxcpu = cpu;
-	b->any = 1;
-}
-
-static int bt_scan_cb(void *arg, unsigned int disk,
-		      const struct iotrace_record *r)
-{
-	struct bt_scan *b = arg;
-
-	if (b->x->disk >= 0 && (int)disk != b->x->disk)
-		return 0;
-	if (!iot_filter(b->x->o, r))
-		return 0;
-	if (!(r->rflags & IOTRACE_RF_NO_ISSUE)) {
-		if ((r->rflags & IOTRACE_RF_QUEUE_VALID) &&
-		    r->issue_ns >= r->queue_ns)
-			bt_scan_ev(b, r->issue_ns - r->queue_ns, r->issue_cpu);
-		bt_scan_ev(b, r->issue_ns, r->issue_cpu);
-	}
-	if (r->rflags & IOTRACE_RF_COMPLETE)
-		bt_scan_ev(b, r->complete_ns, r->complete_cpu);
-	return 0;
-}
-
 /**
  * export_blktrace() - write PREFIX.blktrace.<cpu> for CPUs 0 .. the highest
  * one that has an event (empty files for the others: blkparse stops at the
@@ -708,29 +677,24 @@ static int bt_scan_cb(void *arg, unsigned int disk,
  * @xs: the records, streamed in start order.
  * @prefix: path prefix of the files.
  *
- * A first pass over the records finds the earliest event (time 0 of the
- * files) and the highest CPU; the second writes the events of each CPU in
- * time order through a heap of the events still to come, in bounded
- * memory.
+ * One pass: the events of each CPU go to its file in time order through
+ * a heap of the events still to come, in bounded memory.  The first event
+ * written is the earliest (time 0 of the files), and a CPU's file is made
+ * with the first record that has an event on it or on a higher CPU (no
+ * first pass over the records to find either).
  *
  * Return: 0, or 1 after printing what failed.
  */
 int export_blktrace(struct xstream *xs, const char *prefix)
 {
-	struct bt_scan b = { .x = &xs->x, .t0 = UINT64_MAX };
 	struct bt_ctx c = { .prefix = prefix };
-	char err[IOT_ERR_LEN], path[4096];
+	char path[4096];
 	uint32_t cpu;
-	int rc = 1, ret;
+	int rc = 1;
 
-	ret = iot_src_read(&xs->x.src, bt_scan_cb, &b, err, sizeof(err));
-	if (ret) {
-		iot_err("%s", ret == -2 ? "out of memory" : err);
-		return 1;
-	}
 	iot_pq_init(&c.pq, bt_tie, NULL);
-	c.t0 = b.any ? b.t0 : 0;
-	if (bt_files(&c, b.maxcpu + 1))
+	/* CPU 0's file even when no record has an event */
+	if (bt_files(&c, 1))
 		goto out;
 	if (xstream_run(xs, bt_rec, &c))
 		goto out;
