@@ -34,14 +34,14 @@ static void jw_sep(struct iot_jw *w)
 		return;
 	}
 	if (!w->first[w->depth])
-		fputc(',', w->fp);
+		fputc_unlocked(',', w->fp);
 	w->first[w->depth] = 0;
 }
 
 static void jw_open(struct iot_jw *w, int c)
 {
 	jw_sep(w);
-	fputc(c, w->fp);
+	fputc_unlocked(c, w->fp);
 	if (w->depth < IOT_JW_DEPTH - 1)
 		w->depth++;
 	w->first[w->depth] = 1;
@@ -59,7 +59,7 @@ void jw_arr_start(struct iot_jw *w)
 
 static void jw_close(struct iot_jw *w, int c)
 {
-	fputc(c, w->fp);
+	fputc_unlocked(c, w->fp);
 	if (w->depth)
 		w->depth--;
 	if (!w->depth) {
@@ -82,20 +82,30 @@ void jw_key(struct iot_jw *w, const char *k)
 {
 	jw_sep(w);
 	iot_json_str(w->fp, k);
-	fputc(':', w->fp);
+	fputc_unlocked(':', w->fp);
 	w->after_key = 1;
 }
 
 void jw_u64(struct iot_jw *w, uint64_t v)
 {
+	char t[IOT_FMT_ROOM + 8];
+
 	jw_sep(w);
-	fprintf(w->fp, "%llu", (unsigned long long)v);
+	fwrite_unlocked(t, 1, (size_t)(iot_fmt_u64(t, v) - t), w->fp);
 }
 
 void jw_s64(struct iot_jw *w, int64_t v)
 {
+	char t[IOT_FMT_ROOM + 8], *p = t;
+
 	jw_sep(w);
-	fprintf(w->fp, "%lld", (long long)v);
+	if (v < 0) {
+		*p++ = '-';
+		p = iot_fmt_u64(p, -(uint64_t)v);
+	} else {
+		p = iot_fmt_u64(p, (uint64_t)v);
+	}
+	fwrite_unlocked(t, 1, (size_t)(p - t), w->fp);
 }
 
 void jw_float(struct iot_jw *w, const char *fmt, double v)

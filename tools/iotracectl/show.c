@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "export.h"
+#include "numfmt.h"
 #include "out.h"
 
 /**
@@ -165,30 +166,90 @@ static void win_emit(struct show_ctx *c, const struct xrec *e)
 	emit(c, e);
 }
 
-static void op_str(const struct iotrace_record *r, char *out, size_t len)
-{
-	char f[128];
+/*
+ * The table's line is made by hand in a buffer, as the CSV line is: the
+ * fields, widths and digits of the printf formats it replaced ("%10s %9s
+ * %-14s ...", "%.3f" of ns / 1000.0), which cost some 17,000 instructions
+ * a record (the doubles most of it).
+ */
 
-	iot_opflags_str(r, f, sizeof(f));
-	snprintf(out, len, "%s%s", iot_op_name(r->op), f);
+/*
+ * The most a table line takes: a disk name (32), a submitter's name, the
+ * decoders' strings (their buffers below) and the numbers.
+ */
+#define TAB_LINE	1024
+
+/* @s (@n bytes) at @p, right-aligned in @w columns (none cut); the end */
+static inline char *tab_r(char *p, const char *s, size_t n, size_t w)
+{
+	if (n < w) {
+		memset(p, ' ', w - n);
+		p += w - n;
+	}
+	memcpy(p, s, n);
+	return p + n;
 }
 
-static void lat_str(const struct iotrace_record *r, char *out, size_t len)
+/* @s at @p, left-aligned in @w columns (none cut); the end */
+static inline char *tab_l(char *p, const char *s, size_t w)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	p += n;
+	if (n < w) {
+		memset(p, ' ', w - n);
+		p += w - n;
+	}
+	return p;
+}
+
+/* @v at @p, right-aligned in @w columns; the end */
+static inline char *tab_u(char *p, uint64_t v, size_t w)
+{
+	char t[24 + IOT_FMT_ROOM];
+
+	return tab_r(p, t, (size_t)(iot_fmt_u64(t, v) - t), w);
+}
+
+/*
+ * "%.3f" of @ns / 1000.0 (microseconds) into @t (32 bytes); its length.
+ * Below 10^15 ns that is the exact decimal (the double is within half a
+ * unit of its last place of it, less than 0.0005); beyond, the double's.
+ */
+static size_t us3(char *t, uint64_t ns)
+{
+	uint32_t f = (uint32_t)(ns % 1000);
+	char *p;
+
+	if (ns >= 1000000000000000ull)
+		return (size_t)snprintf(t, 32, "%.3f", ns / 1000.0);
+	p = iot_fmt_u64(t, ns / 1000);
+	*p++ = '.';
+	*p++ = (char)('0' + f / 100);
+	memcpy(p, iot_d2 + f % 100 * 2, 2);
+	return (size_t)(p + 2 - t);
+}
+
+/* the latency column into @t (32 bytes); its length */
+static size_t lat_str(const struct iotrace_record *r, char *t)
 {
 	if (!(r->rflags & IOTRACE_RF_COMPLETE) ||
-	    (r->rflags & IOTRACE_RF_NO_ISSUE) || r->complete_ns < r->issue_ns)
-		snprintf(out, len, "-");
-	else
-		snprintf(out, len, "%.3f",
-			 (r->complete_ns - r->issue_ns) / 1000.0);
+	    (r->rflags & IOTRACE_RF_NO_ISSUE) || r->complete_ns < r->issue_ns) {
+		*t = '-';
+		return 1;
+	}
+	return us3(t, r->complete_ns - r->issue_ns);
 }
 
-static void q_str(const struct iotrace_record *r, char *out, size_t len)
+/* the queue time column into @t (32 bytes); its length */
+static size_t q_str(const struct iotrace_record *r, char *t)
 {
-	if (r->rflags & IOTRACE_RF_QUEUE_VALID)
-		snprintf(out, len, "%.3f", r->queue_ns / 1000.0);
-	else
-		snprintf(out, len, "-");
+	if (!(r->rflags & IOTRACE_RF_QUEUE_VALID)) {
+		*t = '-';
+		return 1;
+	}
+	return us3(t, r->queue_ns);
 }
 
 static void normal_header(const struct show_ctx *c, int multi)
@@ -205,54 +266,96 @@ static void normal_rec(const struct show_ctx *c, const struct xrec *sr,
 		       int multi)
 {
 	const struct iotrace_record *r = &sr->r;
-	char lat[32], q[32], op[160], st[32], ds[160], cmd[256];
-	char cpu[16], sec[24], pid[16];
+	char line[TAB_LINE], t[32 + IOT_FMT_ROOM], f[128], ds[160], cmd[256];
+	char *p = line, *q;
+	size_t n;
 
-	lat_str(r, lat, sizeof(lat));
-	q_str(r, q, sizeof(q));
-	op_str(r, op, sizeof(op));
-	iot_errno_name(r->error, st, sizeof(st));
-	iot_decode_status(r, ds, sizeof(ds));
-	iot_decode_cmd(r, cmd, sizeof(cmd));
-	snprintf(cpu, sizeof(cpu), "%u>%u", r->issue_cpu, r->complete_cpu);
 	if (c->o->realtime && c->src->is_file) {
 		const struct iotrace_file_hdr *h = &c->src->fi->hdr;
-		uint64_t t = r->complete_ns - h->anchor_mono_ns +
+		uint64_t ts = r->complete_ns - h->anchor_mono_ns +
 			h->anchor_real_ns;
-		time_t sec = (time_t)(t / 1000000000ull);
+		time_t sec = (time_t)(ts / 1000000000ull);
 		struct tm tm;
-		char buf[32];
 
 		gmtime_r(&sec, &tm);
-		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-		printf("%s.%06lluZ ", buf,
-		       (unsigned long long)(t % 1000000000ull) / 1000);
+		p += strftime(p, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+		p += snprintf(p, 16, ".%06lluZ ",
+			      (unsigned long long)(ts % 1000000000ull) / 1000);
 	} else {
-		printf("%10llu.%06llu ",
-		       (unsigned long long)(r->complete_ns / 1000000000ull),
-		       (unsigned long long)(r->complete_ns % 1000000000ull) /
-		       1000);
+		/* "%10llu.%06llu " */
+		p = tab_u(p, r->complete_ns / 1000000000ull, 10);
+		*p++ = '.';
+		iot_fmt_8(t, (uint32_t)(r->complete_ns % 1000000000ull / 1000));
+		memcpy(p, t + 2, 6);
+		p += 6;
+		*p++ = ' ';
 	}
-	if (multi)
-		printf("%-12s ", c->src->disks[sr->disk].name);
+	if (multi) {
+		p = tab_l(p, c->src->disks[sr->disk].name, 12);
+		*p++ = ' ';
+	}
+	n = lat_str(r, t);
+	p = tab_r(p, t, n, 10);
+	*p++ = ' ';
+	n = q_str(r, t);
+	p = tab_r(p, t, n, 9);
+	*p++ = ' ';
+	/* the operation and its flags, "%-14s" */
+	q = p;
+	p = stpcpy(p, iot_op_name(r->op));
+	iot_opflags_str(r, f, sizeof(f));
+	p = stpcpy(p, f);
+	if (p - q < 14) {
+		memset(p, ' ', 14 - (p - q));
+		p = q + 14;
+	}
+	*p++ = ' ';
 	if (r->sector == UINT64_MAX)
-		snprintf(sec, sizeof(sec), "-");
+		p = tab_r(p, "-", 1, 12);
 	else
-		snprintf(sec, sizeof(sec), "%llu",
-			 (unsigned long long)r->sector);
+		p = tab_u(p, r->sector, 12);
+	*p++ = ' ';
+	p = tab_u(p, r->bytes, 8);
+	*p++ = ' ';
+	iot_errno_name(r->error, t, 32);
+	p = tab_l(p, t, 10);
+	*p++ = ' ';
+	/* "%u>%u", "%7s" */
+	q = iot_fmt_u32(t, r->issue_cpu);
+	*q++ = '>';
+	q = iot_fmt_u32(q, r->complete_cpu);
+	p = tab_r(p, t, (size_t)(q - t), 7);
+	*p++ = ' ';
+	p = tab_u(p, r->hwq, 4);
+	*p++ = ' ';
+	p = tab_u(p, r->tag, 5);
+	*p++ = ' ';
 	if (r->pid)
-		snprintf(pid, sizeof(pid), "%u", r->pid);
+		p = tab_u(p, r->pid, 7);
 	else
-		snprintf(pid, sizeof(pid), "-");
-	printf("%10s %9s %-14s %12s %8u %-10s %7s %4u %5u %7s %-15s %-16s %s%s%s%s%s%s%s\n",
-	       lat, q, op, sec, r->bytes, st,
-	       cpu, r->hwq, r->tag, pid, iot_rec_comm(r), ds, cmd,
-	       (r->rflags & IOTRACE_RF_ADMIN) ? " [admin]" : "",
-	       (r->rflags & IOTRACE_RF_REQUEUED) ? " [requeued]" : "",
-	       (r->rflags & IOTRACE_RF_TIMEOUT) ? " [timeout]" : "",
-	       (r->rflags & IOTRACE_RF_PREFLUSH) ? " [preflush]" : "",
-	       (r->rflags & IOTRACE_RF_POSTFLUSH) ? " [postflush]" : "",
-	       (r->rflags & IOTRACE_RF_TRIGGER) ? " [trigger]" : "");
+		p = tab_r(p, "-", 1, 7);
+	*p++ = ' ';
+	p = tab_l(p, iot_rec_comm(r), 15);
+	*p++ = ' ';
+	iot_decode_status(r, ds, sizeof(ds));
+	p = tab_l(p, ds, 16);
+	*p++ = ' ';
+	iot_decode_cmd(r, cmd, sizeof(cmd));
+	p = stpcpy(p, cmd);
+	if (r->rflags & IOTRACE_RF_ADMIN)
+		p = stpcpy(p, " [admin]");
+	if (r->rflags & IOTRACE_RF_REQUEUED)
+		p = stpcpy(p, " [requeued]");
+	if (r->rflags & IOTRACE_RF_TIMEOUT)
+		p = stpcpy(p, " [timeout]");
+	if (r->rflags & IOTRACE_RF_PREFLUSH)
+		p = stpcpy(p, " [preflush]");
+	if (r->rflags & IOTRACE_RF_POSTFLUSH)
+		p = stpcpy(p, " [postflush]");
+	if (r->rflags & IOTRACE_RF_TRIGGER)
+		p = stpcpy(p, " [trigger]");
+	*p++ = '\n';
+	fwrite_unlocked(line, 1, (size_t)(p - line), stdout);
 }
 
 static void hex_header(void)
@@ -262,23 +365,58 @@ static void hex_header(void)
 	       "OP", "RFL", "OPF", "ERR", "DEVSTAT", "RESULT", "CT", "CMD");
 }
 
+/* @v in lower-case hex, at least @w digits ("%0*llx"), at @p; the end */
+static char *put_hex(char *p, uint64_t v, int w)
+{
+	static const char digit[] = "0123456789abcdef";
+	char t[16];
+	int n = 0;
+
+	do {
+		t[n++] = digit[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n < w)
+		t[n++] = '0';
+	while (n)
+		*p++ = t[--n];
+	*p++ = ' ';
+	return p;
+}
+
+/* made by hand as the table's line is: printf per command byte was most */
 static void hex_rec(const struct xrec *sr)
 {
+	static const char digit[] = "0123456789abcdef";
 	const struct iotrace_record *r = &sr->r;
 	int n = r->cmd_len > IOTRACE_CMD_LEN ? IOTRACE_CMD_LEN : r->cmd_len;
+	char line[320], *p = line;
 	int j;
 
-	printf("%04x %08x %016llx %016llx %016llx %08x %02x %04x %04x %04x %08x %08x %02x ",
-	       sr->disk, r->seq, (unsigned long long)r->issue_ns,
-	       (unsigned long long)r->complete_ns,
-	       (unsigned long long)r->sector, r->bytes, r->op,
-	       r->rflags, r->opflags, (uint16_t)r->error,
-	       r->dev_status, r->dev_result, r->cmd_type);
+	/* "%04x %08x %016llx %016llx %016llx %08x %02x %04x %04x %04x %08x %08x %02x " */
+	p = put_hex(p, sr->disk, 4);
+	p = put_hex(p, r->seq, 8);
+	p = put_hex(p, r->issue_ns, 16);
+	p = put_hex(p, r->complete_ns, 16);
+	p = put_hex(p, r->sector, 16);
+	p = put_hex(p, r->bytes, 8);
+	p = put_hex(p, r->op, 2);
+	p = put_hex(p, r->rflags, 4);
+	p = put_hex(p, r->opflags, 4);
+	p = put_hex(p, (uint16_t)r->error, 4);
+	p = put_hex(p, r->dev_status, 8);
+	p = put_hex(p, r->dev_result, 8);
+	p = put_hex(p, r->cmd_type, 2);
 	if (!(r->rflags & IOTRACE_RF_CMD_VALID))
 		n = 0;
-	for (j = 0; j < n; j++)
-		printf("%02x", r->cmd[j]);
-	printf("%s\n", n ? "" : "-");
+	for (j = 0; j < n; j++) {
+		*p++ = digit[r->cmd[j] >> 4];
+		*p++ = digit[r->cmd[j] & 15];
+	}
+	if (!n)
+		*p++ = '-';
+	*p++ = '\n';
+	fwrite_unlocked(line, 1, (size_t)(p - line), stdout);
 }
 
 /* the header of the output, before its first record */

@@ -72,21 +72,49 @@ fail:
 	return -1;
 }
 
+/* the bytes a JSON string holds as they are: printable ASCII but '"' and '\\' */
+static const unsigned char json_plain[256] = {
+	[0x20 ... 0x21] = 1,
+	[0x23 ... 0x5b] = 1,
+	[0x5d ... 0x7e] = 1,
+};
+
 /* Print @s as a JSON string. */
 void iot_json_str(FILE *fp, const char *s)
 {
-	fputc('"', fp);
+	const char *run = s;
+	char esc[2] = { '\\' }, buf[128];
+	size_t n = 0;
+
+	/* a short string with nothing to escape (keys, names): one write */
+	while (n < sizeof(buf) - 2 && json_plain[(unsigned char)s[n]]) {
+		buf[n + 1] = s[n];
+		n++;
+	}
+	if (!s[n]) {
+		buf[0] = '"';
+		buf[n + 1] = '"';
+		fwrite_unlocked(buf, 1, n + 2, fp);
+		return;
+	}
+	/* else the characters that need no escape a run at a time */
+	fputc_unlocked('"', fp);
 	for (; *s; s++) {
 		unsigned char c = *s;
 
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		if (json_plain[c])
+			continue;
+		fwrite_unlocked(run, 1, (size_t)(s - run), fp);
+		run = s + 1;
+		if (c == '"' || c == '\\') {
+			esc[1] = (char)c;
+			fwrite_unlocked(esc, 1, 2, fp);
+		} else {
 			fprintf(fp, "\\u%04x", c);
-		else
-			fputc(c, fp);
+		}
 	}
-	fputc('"', fp);
+	fwrite_unlocked(run, 1, (size_t)(s - run), fp);
+	fputc_unlocked('"', fp);
 }
 
 /* Print @s as a CSV field. */
