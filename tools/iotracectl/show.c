@@ -365,15 +365,16 @@ static void hex_header(void)
 	       "OP", "RFL", "OPF", "ERR", "DEVSTAT", "RESULT", "CT", "CMD");
 }
 
-/* @v in lower-case hex, at least @w digits ("%0*llx"), at @p; the end */
+static const char hex_digit[] = "0123456789abcdef";
+
+/* @v in lower-case hex, at least @w digits ("%0*llx"), and a space at @p */
 static char *put_hex(char *p, uint64_t v, int w)
 {
-	static const char digit[] = "0123456789abcdef";
 	char t[16];
 	int n = 0;
 
 	do {
-		t[n++] = digit[v & 15];
+		t[n++] = hex_digit[v & 15];
 		v >>= 4;
 	} while (v);
 	while (n < w)
@@ -387,7 +388,6 @@ static char *put_hex(char *p, uint64_t v, int w)
 /* made by hand as the table's line is: printf per command byte was most */
 static void hex_rec(const struct xrec *sr)
 {
-	static const char digit[] = "0123456789abcdef";
 	const struct iotrace_record *r = &sr->r;
 	int n = r->cmd_len > IOTRACE_CMD_LEN ? IOTRACE_CMD_LEN : r->cmd_len;
 	char line[320], *p = line;
@@ -410,8 +410,8 @@ static void hex_rec(const struct xrec *sr)
 	if (!(r->rflags & IOTRACE_RF_CMD_VALID))
 		n = 0;
 	for (j = 0; j < n; j++) {
-		*p++ = digit[r->cmd[j] >> 4];
-		*p++ = digit[r->cmd[j] & 15];
+		*p++ = hex_digit[r->cmd[j] >> 4];
+		*p++ = hex_digit[r->cmd[j] & 15];
 	}
 	if (!n)
 		*p++ = '-';
