@@ -56,7 +56,8 @@ static int classify(struct iot_src *s, char *err, size_t errlen)
 		s->fi = calloc(1, sizeof(*s->fi));
 		if (!s->fi)
 			return ERR("out of memory"), -1;
-		s->fi->drop_behind = s->mapped == 1;
+		s->fi->drop_behind = s->mapped == 1 && s->fd >= 0;
+		s->fi->fd = s->fd;
 		/* validate now so that errors come before any output */
 		if (iot_file_parse(s->buf, s->len, s->fi, NULL, NULL, e,
 				   sizeof(e)))
@@ -94,6 +95,7 @@ int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
 		     size_t len, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
+	s->fd = -1;
 	snprintf(s->label, sizeof(s->label), "%s", label);
 	s->buf = (uint8_t *)buf;
 	s->len = len;
@@ -171,6 +173,7 @@ int iot_map_live(const char *disk, struct iot_src *s, char *err,
 	char dpath[512], cpath[512], e1[IOT_ERR_LEN];
 	int eno1, eno2;
 
+	s->fd = -1;	/* a ring: no trace file to read */
 	snprintf(dpath, sizeof(dpath), "%s/%s/ring", iot_debugfs(), disk);
 	eno1 = map_ring(dpath, s, e1, sizeof(e1));
 	if (!eno1)
@@ -204,6 +207,7 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 	int fd;
 
 	memset(s, 0, sizeof(*s));
+	s->fd = -1;
 	snprintf(s->label, sizeof(s->label), "%s", arg);
 	if (!strcmp(arg, "-")) {
 		snprintf(s->label, sizeof(s->label), "standard input");
@@ -228,12 +232,14 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 			return ERR("cannot open %s: %s", arg,
 				   strerror(errno)), -1;
 		s->buf = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		close(fd);
 		if (s->buf != MAP_FAILED) {
+			/* kept open: the file is read with pread() */
+			s->fd = fd;
 			s->len = st.st_size;
 			s->mapped = 1;
 			return classify(s, err, errlen);
 		}
+		close(fd);
 		s->buf = NULL;
 	}
 	if (iot_read_all(arg, &s->buf, &s->len, err, errlen))
@@ -368,6 +374,8 @@ void iot_src_close(struct iot_src *s)
 {
 	if (s->mapped == 1)
 		munmap(s->buf, s->len);
+	if (s->fd >= 0)
+		close(s->fd);
 	else if (!s->mapped)
 		free(s->buf);
 	if (!s->is_file)
@@ -375,4 +383,5 @@ void iot_src_close(struct iot_src *s)
 	free(s->fi);
 	free(s->counts);
 	memset(s, 0, sizeof(*s));
+	s->fd = -1;
 }

@@ -209,9 +209,11 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  * @gaps: sequence gaps between chunks of one (disk, part).
  * @gap_records: the records missing in them.
  * @trailer: the trailer.
- * @drop_behind: the buffer is a read-only file mapping: let go of its
- *	pages behind the reader (MADV_DONTNEED), so that memory use does
- *	not grow with the file.
+ * @drop_behind: the buffer is a read-only file mapping of @fd: its bytes
+ *	are read with pread() from @fd, and what the mapping was made to
+ *	fault in is let go behind the reader (MADV_DONTNEED), so that memory
+ *	use does not grow with the file.
+ * @fd: the mapped file (with @drop_behind only).
  * @crc: the chunks have checksums (IOTRACE_FILE_CRC32C), checked.
  * @salvaged: the file is not whole: no trailer, damaged chunks skipped,
  *	or records missing that the trailer counts (iot_file_salvage_str()).
@@ -236,7 +238,7 @@ struct iot_file_info {
 	int has_trailer;
 	uint64_t chunks, gaps, gap_records;
 	struct iotrace_file_trailer trailer;
-	int drop_behind;
+	int drop_behind, fd;
 	int crc, salvaged, cut_why, mismatch;
 	uint64_t end, cut, bad_chunks, bad_bytes, bad_off, unread;
 	unsigned int nr_skips;
@@ -438,6 +440,7 @@ void iot_csv_str(FILE *fp, const char *s);
  * @buf: bytes (mapped or read).
  * @len: their length.
  * @mapped: @buf is an mmap.
+ * @fd: the trace file @buf maps, read with pread() (else -1).
  * @ring: the ring view (rings).
  * @fi: file information (trace files; filled by iot_src_read()).
  * @nr_disks: disks.
@@ -449,7 +452,7 @@ struct iot_src {
 	int is_file, live;
 	uint8_t *buf;
 	size_t len;
-	int mapped;
+	int mapped, fd;
 	struct iot_ring ring;
 	struct iot_file_info *fi;
 	unsigned int nr_disks;

@@ -22,6 +22,9 @@
  *                                           order, one part: the readers'
  *                                           hardest reordering (the memory
  *                                           test's input)
+ *   gen wide OUT N PARTS CHUNK              one disk, the records dealt
+ *                                           to PARTS parts in turn, each
+ *                                           written in chunks of CHUNK
  *   gen newer OUT N                         same records as "file OUT N 1"
  *                                           written as a future minor:
  *                                           bigger structures, records,
@@ -249,6 +252,68 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 	return minor1 ? downgrade(out, minor) : 0;
 }
 
+/*
+ * One disk, @n records dealt to @parts parts in turn, each part's written
+ * in chunks of @chunk records (the last ones shorter): chunks bigger than
+ * the readers' buffers, or more parts than they give a whole buffer each.
+ */
+static int gen_wide(const char *out, uint64_t n, unsigned int parts,
+		    unsigned int chunk)
+{
+	struct iotrace_record *r;
+	uint32_t *cnt;
+	struct iot_disk d;
+	struct iot_counts c;
+	struct iot_writer w;
+	FILE *fp;
+	uint64_t i;
+	unsigned int p;
+	int ret = 1;
+
+	if (!parts || !chunk || parts > 65535)
+		return 1;
+	r = calloc((size_t)parts * chunk, sizeof(*r));
+	cnt = calloc(parts, sizeof(*cnt));
+	fp = fopen(out, "wb");
+	if (!r || !cnt || !fp)
+		goto out;
+	memset(&d, 0, sizeof(d));
+	memset(&c, 0, sizeof(c));
+	snprintf(d.name, sizeof(d.name), "wide0");
+	d.nr_parts = parts;
+	d.part_records = chunk;
+	iot_writer_start(&w, fp, sizeof(*r), &d, 1, 0, 0, "wide", "wide");
+	for (i = 0; i < n; i++) {
+		struct iotrace_record *x;
+
+		p = i % parts;
+		x = &r[(size_t)p * chunk + cnt[p]];
+		synth_rec(x, i);
+		x->complete_cpu = p;
+		x->seq = (uint32_t)(i / parts);
+		if (++cnt[p] == chunk) {
+			iot_writer_chunk(&w, 0, p, x->seq + 1 - chunk,
+					 &r[(size_t)p * chunk], chunk);
+			cnt[p] = 0;
+		}
+	}
+	for (p = 0; p < parts; p++)
+		if (cnt[p])
+			iot_writer_chunk(&w, 0, p, (n - 1 - p) / parts + 1 -
+					 cnt[p], &r[(size_t)p * chunk], cnt[p]);
+	c.written = n;
+	c.recorded = n;
+	c.completed = n;
+	iot_writer_finish(&w, &c, 0, 0);
+	ret = w.error ? 1 : 0;
+out:
+	if (fp && fclose(fp))
+		ret = 1;
+	free(r);
+	free(cnt);
+	return ret;
+}
+
 #define NEW_REC 192
 
 /* A chunk of gen_newer(): its 48-byte header, checksummed, and payload. */
@@ -424,6 +489,10 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "bigissue"))
 		return synth_write_big(argv[2], strtoull(argv[3], NULL, 0),
 				       1) ? 1 : 0;
+	if (argc == 6 && !strcmp(argv[1], "wide"))
+		return gen_wide(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0),
+				strtoul(argv[5], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "newer"))
 		return gen_newer(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "push"))

@@ -760,6 +760,35 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	cat "$T/r.ring" | "$BIN" stats - > "$T/c" 2>&1
 	diff -u "$T/a" "$T/b" > "$T/diff" 2>&1 && grep -q '^standard input: ' "$T/c"
 	result $? "show_stdin$SFX" "$T/diff"
+	: > "$T/diff"
+	# a trace file is read with pread(), a piece at a time (chunks bigger
+	# than a piece; more parts than get a whole piece each; a damaged
+	# byte in a big chunk, and in a chunk header): what is read is what
+	# the same bytes on standard input (read where they are) give
+	build/gen wide "$T/w1.trace" 12000 1 5000 &&
+	build/gen wide "$T/w2.trace" 140000 700 200 &&
+	python3 - "$T" <<'EOF_PY' || echo "damaging w1, w2 failed" > "$T/diff"
+import struct, sys
+for f, where in (("w1", "payload"), ("w2", "header")):
+	d = bytearray(open(f"{sys.argv[1]}/{f}.trace", "rb").read())
+	o = len(d) // 2 // 8 * 8
+	while struct.unpack_from("<I", d, o)[0] != 0x4b4e4843:
+		o += 8
+	d[o + (1000 if where == "payload" else 8)] ^= 0x40
+	open(f"{sys.argv[1]}/{f}d.trace", "wb").write(d)
+EOF_PY
+	for f in w1 w2 w1d w2d; do
+		for c in "show -o csv" "stats -o json" "export -f csv" \
+			 "export -f perfetto"; do
+			"$BIN" $c "$T/$f.trace" 2>&1 | sed "s|$T/$f.trace|F|g" > "$T/a"
+			"$BIN" $c - < "$T/$f.trace" 2>&1 | sed 's|standard input|F|g' > "$T/b"
+			[ "$(wc -c < "$T/a")" -gt 500 ] ||
+				echo "$f $c: $(head -2 "$T/a")" >> "$T/diff"
+			diff "$T/a" "$T/b" | head -5 >> "$T/diff"
+		done
+	done
+	[ ! -s "$T/diff" ] && grep -q 'damaged' "$T/a"
+	result $? "file_read_in_pieces_as_in_memory$SFX" "$T/diff"
 	golden info_file.txt info f.trace
 	golden info_multidisk.json info -o json f2.trace
 	# names JSON and CSV must escape (", \\, a comma, a tab) in the
