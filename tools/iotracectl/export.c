@@ -10,12 +10,6 @@
 #include "export.h"
 #include "out.h"
 
-/* Start of a request: its issue, or its completion if the issue was missed. */
-uint64_t xrec_start(const struct iotrace_record *r)
-{
-	return r->rflags & IOTRACE_RF_NO_ISSUE ? r->complete_ns : r->issue_ns;
-}
-
 /* Whether the record has a device latency (issue and completion seen). */
 int xrec_has_lat(const struct iotrace_record *r)
 {
@@ -180,7 +174,12 @@ static int xstream_out(struct xstream *xs, const struct xrec *e)
 	if (xs->n && xrec_start(&e->r) <= xrec_start(&xs->last.r) &&
 	    cmp_start(e, &xs->last) < 0)
 		xs->ooo++;
-	xs->last = *e;
+	xs->last.disk = e->disk;
+	xs->last.r.rflags = e->r.rflags;
+	xs->last.r.issue_ns = e->r.issue_ns;
+	xs->last.r.complete_ns = e->r.complete_ns;
+	xs->last.r.complete_cpu = e->r.complete_cpu;
+	xs->last.r.seq = e->r.seq;
 	return xs->fn(xs, e, xs->n++);
 }
 

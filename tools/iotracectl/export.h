@@ -99,7 +99,12 @@ const struct xrec *iot_win_pop(struct iot_win *w);
 
 int xset_load(struct xset *x, const struct iot_opts *o, const char *arg);
 void xset_free(struct xset *x);
-uint64_t xrec_start(const struct iotrace_record *r);
+/* A record's start: its issue, or its completion when it has no issue. */
+static inline uint64_t xrec_start(const struct iotrace_record *r)
+{
+	return r->rflags & IOTRACE_RF_NO_ISSUE ? r->complete_ns : r->issue_ns;
+}
+
 int xrec_has_lat(const struct iotrace_record *r);
 FILE *x_open_out(const char *path);
 
@@ -112,7 +117,7 @@ typedef int (*xrec_fn)(struct xstream *xs, const struct xrec *e, size_t i);
  * @x: the source, options and --disk (@x.v unused).
  * @win: the reordering window.
  * @label: the DISK or FILE argument, for messages.
- * @last: the last record handed out.
+ * @last: the last record handed out: the fields cmp_start() compares.
  * @n: records handed out.
  * @ooo: of them, those that came after a later one (the window was too
  *	small for them).

@@ -358,17 +358,46 @@ static char *put_s64(char *p, int64_t v)
 }
 
 /*
- * whether @s needs CSV quotes; *@end set to its end when not (one scan
- * by libc's vector strcspn: a decoded command is some 40 bytes)
+ * Strings in the CSV line are scanned 8 bytes at a time: a line is
+ * formatted at most CSV_LINE - 8 bytes into its buffer, so the 7 bytes
+ * after a string's NUL are in it.  A byte of a word is flagged when it is
+ * zero (z8()): exactly for the first such byte, perhaps wrongly for bytes
+ * after it (the borrow), which are never looked at.
  */
+#define B8(c)	(0x0101010101010101ull * (uint8_t)(c))
+
+static inline uint64_t z8(uint64_t w)
+{
+	return (w - B8(1)) & ~w & B8(0x80);
+}
+
+/* the end of the string at @s */
+static inline char *csv_end(char *s)
+{
+	uint64_t w;
+
+	for (;; s += 8) {
+		memcpy(&w, s, 8);
+		if (z8(w))
+			return s + __builtin_ctzll(z8(w)) / 8;
+	}
+}
+
+/* whether @s needs CSV quotes; *@end set to its end when not */
 static inline int csv_special(char *s, char **end)
 {
-	size_t n = strcspn(s, ",\"\n");
+	uint64_t w, m;
 
-	if (s[n])
-		return 1;
-	*end = s + n;
-	return 0;
+	for (;; s += 8) {
+		memcpy(&w, s, 8);
+		m = z8(w) | z8(w ^ B8(',')) | z8(w ^ B8('"')) |
+		    z8(w ^ B8('\n'));
+		if (m) {
+			s += __builtin_ctzll(m) / 8;
+			*end = s;
+			return *s != 0;
+		}
+	}
 }
 
 /* a number, a digit without a call (most of a record's small fields) */
@@ -395,7 +424,7 @@ static inline int csv_special(char *s, char **end)
 		if (r_ < 2)						\
 			break;						\
 		dec((p), (size_t)(r_ + 1 < (cap) ? r_ + 1 : (cap)));	\
-		(p) += strlen(p);					\
+		(p) = csv_end(p);					\
 	} while (0)
 
 /*
