@@ -63,6 +63,12 @@ struct xset {
  *	last made larger).
  * @bover: of them, those past them (beyond the range).
  * @lastout: the latest key handed out.
+ * @staged: the slot of the record that left last, handed out at the next
+ *	call (its memory fetched meanwhile), when @nstaged.
+ * @out: the slot of the record handed out, freed at the next call, when
+ *	@nout.
+ * @nstaged: see @staged.
+ * @nout: see @out.
  * @free: free slots.
  * @cap: records held before the earliest leaves.
  * @slots: slots allocated.
@@ -86,6 +92,8 @@ struct iot_win {
 	uint32_t *bhead;
 	uint64_t *bmap;
 	uint64_t bbase, lastout;
+	uint32_t staged, out;
+	int nstaged, nout;
 	unsigned int shift;
 	size_t bn, bpush, bover;
 	uint32_t *free;
