@@ -503,33 +503,40 @@ static uint32_t chunk_crc_at(const struct iot_file_info *fi, const uint8_t *b,
 			     uint64_t off, uint32_t hdr_size, uint64_t total,
 			     const struct fpiece *pc, const uint8_t **whole)
 {
-	static const uint8_t zero[4];
-	uint64_t done = 0;
-	uint32_t c = 0;
+	uint64_t n = total, done;
+	const uint8_t *p;
+	uint32_t c;
 
-	*whole = NULL;
-	if (!pc->buf || total <= pc->size) {
-		const uint8_t *p = fbytes(fi, b, off, total, pc);
-
-		*whole = p;
-		return iot_file_chunk_crc(p, hdr_size, p + hdr_size,
-					  total - hdr_size);
-	}
-	while (done < total) {
-		uint64_t n = total - done < pc->size ? total - done : pc->size;
-		const uint8_t *p = fbytes(fi, b, off + done, n, pc);
-
-		if (!done) {
-			/* the crc field, taken as zero, is in the first */
-			c = iot_crc32c(0, p, CRC_OFF);
-			c = iot_crc32c(c, zero, sizeof(zero));
-			c = iot_crc32c(c, p + CRC_OFF + 4, n - CRC_OFF - 4);
-		} else {
-			c = iot_crc32c(c, p, n);
-		}
-		done += n;
+	/* the first piece holds the header (else the mapping is read) */
+	if (pc->buf && n > pc->size && hdr_size <= pc->size)
+		n = pc->size;
+	p = fbytes(fi, b, off, n, pc);
+	c = iot_file_chunk_crc(p, hdr_size, p + hdr_size, n - hdr_size);
+	*whole = n == total ? p : NULL;
+	for (done = n; done < total; done += n) {
+		n = total - done < pc->size ? total - done : pc->size;
+		c = iot_crc32c(c, fbytes(fi, b, off + done, n, pc), n);
 	}
 	return c;
+}
+
+/*
+ * Records @idx.. of the records chunk at @off (header @hdr_size bytes, @nr
+ * records) in memory, as many as @pc holds (all where they are without
+ * it): *@cnt of them.
+ */
+static const uint8_t *chunk_recs(const struct iot_file_info *fi,
+				 const uint8_t *b, uint64_t off,
+				 uint32_t hdr_size, uint32_t idx, uint32_t nr,
+				 const struct fpiece *pc, uint32_t *cnt)
+{
+	uint32_t rs = fi->hdr.record_size;
+
+	*cnt = nr - idx;
+	if (pc->buf && *cnt > pc->size / rs)
+		*cnt = pc->size / rs;
+	return fbytes(fi, b, off + hdr_size + (uint64_t)idx * rs,
+		      (uint64_t)*cnt * rs, pc);
 }
 
 enum { CK_OK, CK_SHORT, CK_BAD };
@@ -738,11 +745,8 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 				p = payload;
 				cnt = ch.nr_records;
 			} else {
-				cnt = ch.nr_records - n;
-				if (pc.buf && cnt > pc.size / rs)
-					cnt = pc.size / rs;
-				p = fbytes(fi, b, off + ch.hdr_size + n * rs,
-					   (uint64_t)cnt * rs, &pc);
+				p = chunk_recs(fi, b, off, ch.hdr_size, n,
+					       ch.nr_records, &pc, &cnt);
 			}
 			for (k = 0; k < cnt; k++, n++) {
 				file_rec(&fi->hdr, p + (uint64_t)k * rs,
@@ -1078,14 +1082,9 @@ struct mstream {
 static void mstream_load(const uint8_t *b, const struct iot_file_info *fi,
 			 struct mstream *m)
 {
-	uint32_t rs = fi->hdr.record_size, cnt = m->nr - m->idx;
-
-	if (m->pc.buf && cnt > m->pc.size / rs)
-		cnt = m->pc.size / rs;
-	m->payload = fbytes(fi, b, m->off + m->hdr_size + (uint64_t)m->idx * rs,
-			    (uint64_t)cnt * rs, &m->pc);
+	m->payload = chunk_recs(fi, b, m->off, m->hdr_size, m->idx, m->nr,
+				&m->pc, &m->cnt);
 	m->first = m->idx;
-	m->cnt = cnt;
 }
 
 /*

@@ -374,10 +374,10 @@ void iot_src_close(struct iot_src *s)
 {
 	if (s->mapped == 1)
 		munmap(s->buf, s->len);
-	if (s->fd >= 0)
-		close(s->fd);
 	else if (!s->mapped)
 		free(s->buf);
+	if (s->fd >= 0)
+		close(s->fd);
 	if (!s->is_file)
 		free(s->disks);
 	free(s->fi);

@@ -174,17 +174,21 @@ static inline uint32_t win_first(struct iot_win *w, int *from, uint64_t *k)
  * records that came in issue order), and would be read from memory when
  * printed.
  */
-static __always_inline void
-win_prefetch(const struct iot_win *w)
+static __always_inline void slot_prefetch(const struct iot_win *w,
+					  uint32_t slot)
 {
-	const char *p;
+	const char *p = (const char *)&w->v[slot];
 
-	if (!w->pq.count)
-		return;
-	p = (const char *)&w->v[iot_pq_top(&w->pq)->slot];
 	__builtin_prefetch(p);
 	__builtin_prefetch(p + 64);
 	__builtin_prefetch(p + sizeof(struct xrec) - 1);
+}
+
+static __always_inline void
+win_prefetch(const struct iot_win *w)
+{
+	if (w->pq.count)
+		slot_prefetch(w, iot_pq_top(&w->pq)->slot);
 }
 
 /* the earliest record out of the window (one is there): its slot */
@@ -211,16 +215,6 @@ static uint32_t win_pop(struct iot_win *w)
 	if (key > w->lastout)
 		w->lastout = key;
 	return slot;
-}
-
-static __always_inline void slot_prefetch(const struct iot_win *w,
-					  uint32_t slot)
-{
-	const char *p = (const char *)&w->v[slot];
-
-	__builtin_prefetch(p);
-	__builtin_prefetch(p + 64);
-	__builtin_prefetch(p + sizeof(struct xrec) - 1);
 }
 
 /*
