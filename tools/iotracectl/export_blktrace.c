@@ -10,6 +10,7 @@
  * events whose payload is the captured command (CDB, NVMe SQE, taskfile).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "export.h"
@@ -98,8 +99,11 @@ static uint32_t bt_cat(const struct iotrace_record *r)
 
 /**
  * struct bt_ev - what an event to write has besides its time and sequence
- * number, in 32 bytes: 16,384 and more of them wait, and the fewer cache
- * lines they take, the fewer are read from memory when they are written.
+ * number: the last 32 bytes of its struct bt_trace as they are written,
+ * copied to the file's block as they are (no struct made on the stack
+ * first, whose copy waited on the stores that had made it).  16,384 and
+ * more of them wait, and the fewer cache lines they take, the fewer are
+ * read from memory when they are written.
  * @sector: &bt_trace.sector.
  * @bytes: &bt_trace.bytes.
  * @action: &bt_trace.action.
@@ -112,12 +116,13 @@ static uint32_t bt_cat(const struct iotrace_record *r)
  */
 struct bt_ev {
 	uint64_t sector;
-	uint32_t bytes, action, pid, device;
-	uint16_t cpu, error;
-	uint8_t pdu_len;
+	uint32_t bytes, action, pid, device, cpu;
+	uint16_t error, pdu_len;
 };
 
 _Static_assert(sizeof(struct bt_ev) == 32, "an event's body is 32 bytes");
+_Static_assert(offsetof(struct bt_trace, sector) + sizeof(struct bt_ev) ==
+	       sizeof(struct bt_trace), "the body ends struct blk_io_trace");
 
 /**
  * struct bt_key - a waiting event in the heap, 16 bytes (four siblings of
@@ -396,10 +401,10 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 			   int from)
 {
 	struct bt_key top;
-	struct bt_trace t;
 	struct bt_ev *ev;
 	struct bt_out *o;
-	uint32_t cpu, slot;
+	uint32_t cpu, slot, magic, seq;
+	uint64_t time;
 	char *d;
 
 	top = *best;
@@ -439,24 +444,23 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 		}
 		o->pid = ev->pid;
 	}
-	t.magic = BT_MAGIC | BT_VERSION;
-	t.sequence = ++c->seq[cpu];
+	magic = BT_MAGIC | BT_VERSION;
+	seq = ++c->seq[cpu];
 	/* (an event written out of order may be earlier than the first) */
-	t.time = top.time > c->t0 ? top.time - c->t0 : 0;
-	t.sector = ev->sector;
-	t.bytes = ev->bytes;
-	t.action = ev->action;
-	t.pid = ev->pid;
-	t.device = ev->device;
-	t.cpu = cpu;
-	t.error = ev->error;
-	t.pdu_len = ev->pdu_len;
+	time = top.time > c->t0 ? top.time - c->t0 : 0;
 	/* the event and its payload in one piece of the block */
-	d = bt_room(c, cpu, sizeof(t) + t.pdu_len);
+	d = bt_room(c, cpu, sizeof(struct bt_trace) + ev->pdu_len);
 	if (d) {
-		memcpy(d, &t, sizeof(t));
-		if (t.pdu_len)
-			memcpy(d + sizeof(t), c->pdu[slot], t.pdu_len);
+		memcpy(d + offsetof(struct bt_trace, magic), &magic,
+		       sizeof(magic));
+		memcpy(d + offsetof(struct bt_trace, sequence), &seq,
+		       sizeof(seq));
+		memcpy(d + offsetof(struct bt_trace, time), &time,
+		       sizeof(time));
+		memcpy(d + offsetof(struct bt_trace, sector), ev, sizeof(*ev));
+		if (ev->pdu_len)
+			memcpy(d + sizeof(struct bt_trace), c->pdu[slot],
+			       ev->pdu_len);
 	}
 	c->used[slot] = 0;
 	c->nused--;
@@ -567,7 +571,7 @@ static int bt_push(struct bt_ctx *c, const struct iotrace_record *r,
 body:
 	ev = &c->ev[BT_SLOT(&k)];
 	*ev = *proto;
-	ev->cpu = (uint16_t)cpu;
+	ev->cpu = cpu;
 	ev->action |= bt_act[kind];
 	if (kind == 2)
 		ev->error = (uint16_t)(r->error < 0 ? -r->error : 0);

