@@ -4,6 +4,7 @@
 #define IOT_EXPORT_H
 
 #include "cmd.h"
+#include "bq.h"
 #include "pq.h"
 
 /**
@@ -33,14 +34,6 @@ struct xset {
 	int disk;
 };
 
-/*
- * the window's buckets of records out of order (a power of 2): as many as
- * export's window holds records, so that a bucket holds about one when
- * the width has grown to span the window (4,096 held four: 10% more CPU
- * for export -f csv, walking their lists)
- */
-#define IOT_WIN_BUCKETS	16384
-
 /**
  * struct iot_win - the reordering window (window.c).
  * @v: record slots.
@@ -50,19 +43,8 @@ struct xset {
  *	into @fifo before it), oldest first: a ring of @slots entries.
  * @fhead: @fifo's oldest.
  * @fn: entries in @fifo.
- * @bnode: per slot in a bucket: its key and the next slot of the bucket.
- * @bhead: per bucket (IOT_WIN_BUCKETS), its first slot, the bucket's
- *	records in order; UINT32_MAX: empty.
- * @bmap: the buckets that are not empty, a bit each.
- * @bbase: the number of the first bucket in range: a record of key K is
- *	in bucket K >> @shift when that is @bbase .. @bbase +
- *	IOT_WIN_BUCKETS - 1, else in @pq.
- * @shift: see @bbase.
- * @bn: records in buckets.
- * @bpush: records that went to buckets or past them (since @shift was
- *	last made larger).
- * @bover: of them, those past them (beyond the range).
- * @lastout: the latest key handed out.
+ * @bq: the other records that came out of order, in time buckets
+ *	(bq.c; those it does not take go to @pq).
  * @staged: the slot of the record that left last, handed out at the next
  *	call (its memory fetched meanwhile), when @nstaged.
  * @out: the slot of the record handed out, freed at the next call, when
@@ -85,17 +67,9 @@ struct iot_win {
 		uint32_t slot;
 	} *fifo;
 	size_t fhead, fn;
-	struct iot_win_bnode {
-		uint64_t key;
-		uint32_t next;
-	} *bnode;
-	uint32_t *bhead;
-	uint64_t *bmap;
-	uint64_t bbase, lastout;
+	struct iot_bq bq;
 	uint32_t staged, out;
 	int nstaged, nout;
-	unsigned int shift;
-	size_t bn, bpush, bover;
 	uint32_t *free;
 	size_t cap, slots, used, nfree;
 	uint64_t (*key)(const struct xrec *);

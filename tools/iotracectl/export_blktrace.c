@@ -141,7 +141,7 @@ struct bt_key {
 #define BT_SLOT(k)	((uint32_t)((k)->rk & ((1u << BT_SLOT_BITS) - 1)))
 
 /*
- * Events wait in a heap ordered by (time, record, kind) until no later
+ * Events wait, ordered by (time, record, kind), until no later
  * record can bring an earlier one: the next record starts no earlier than
  * the current one, its queue entry no earlier than that start minus the
  * longest queue time seen -- and, as that longest time may still grow,
@@ -163,9 +163,13 @@ struct bt_key {
  * @t0: time of the earliest event (0 in the files): the first written.
  * @started: @t0 is set (an event was written).
  * @qmax: longest queue time of a record seen.
+ * @bq: the waiting completions, which come in start order, in time
+ *	buckets (bq.c): a completion comes up to the window's 16,384
+ *	records late, so that the sorted runs of @pq were too many for its
+ *	heap to stay small (a fifth of the export's CPU).
  * @pq: the other waiting events (pq.c: sorted runs, their first events
- *	in a heap): the completions, which come in start order.
- * @q: two sorted runs of them, the FIFOs of the Q and D events in order
+ *	in a heap): those @bq does not take.
+ * @q: the FIFOs of the Q and D events in order
  *	(the D of records in start order are, most Q are): a ring of
  *	@cap keys each, from @qhead, @qn in it.
  * @ev: their bodies.
@@ -189,6 +193,7 @@ struct bt_ctx {
 	uint32_t nr_cpus;
 	uint64_t t0, qmax;
 	int started;
+	struct iot_bq bq;
 	struct iot_pq pq;
 	struct bt_key *q[2];
 	size_t qhead[2], qn[2];
@@ -343,7 +348,7 @@ static inline int ev_less(const struct bt_key *x, const struct bt_key *y)
 
 static size_t bt_waiting(const struct bt_ctx *c)
 {
-	return c->pq.count + c->qn[0] + c->qn[1];
+	return c->pq.count + c->qn[0] + c->qn[1] + c->bq.count;
 }
 
 /* two events of the same time: by record and kind */
@@ -354,14 +359,22 @@ static int bt_tie(void *arg, const struct iot_pq_ent *a,
 	return a->aux < b->aux;
 }
 
+/* two events of the same time in the buckets: by record and kind */
+static int bt_btie(void *arg, uint32_t a, uint32_t b)
+{
+	const struct bt_ctx *c = arg;
+
+	return c->bq.node[a].aux < c->bq.node[b].aux;
+}
+
 /*
  * the earliest waiting event (one is waiting) into *@best; *@from the
- * FIFO it is the first of, -1 for @pq
+ * FIFO it is the first of, 2 for @bq, -1 for @pq
  */
-static void bt_first(const struct bt_ctx *c, struct bt_key *best, int *from)
+static void bt_first(struct bt_ctx *c, struct bt_key *best, int *from)
 {
 	const struct bt_key *b = NULL;
-	struct bt_key t;
+	struct bt_key t, u;
 	int k;
 
 	*from = -1;
@@ -375,6 +388,16 @@ static void bt_first(const struct bt_ctx *c, struct bt_key *best, int *from)
 			b = &c->q[k][c->qhead[k]];
 			*from = k;
 		}
+	if (c->bq.count) {
+		uint32_t f = iot_bq_first(&c->bq);
+
+		u.time = c->bq.node[f].key;
+		u.rk = c->bq.node[f].aux;
+		if (!b || ev_less(&u, b)) {
+			b = &u;
+			*from = 2;
+		}
+	}
 	*best = *b;
 }
 
@@ -464,6 +487,12 @@ static void bt_write_first(struct bt_ctx *c, const struct bt_key *best,
 	}
 	c->used[slot] = 0;
 	c->nused--;
+	iot_bq_left(&c->bq, top.time);
+	if (from == 2) {
+		iot_bq_pop(&c->bq, slot);
+		bt_prefetch(c);
+		return;
+	}
 	if (from >= 0) {
 		c->qhead[from] = (c->qhead[from] + 1) & (c->cap - 1);
 		c->qn[from]--;
@@ -522,7 +551,9 @@ static int bt_push(struct bt_ctx *c, const struct iotrace_record *r,
 		uint8_t (*pdu)[IOTRACE_CMD_LEN];
 		uint8_t *f;
 
-		if (cap <= (1u << BT_SLOT_BITS) && !iot_pq_reserve(&c->pq, cap))
+		if (cap <= (1u << BT_SLOT_BITS) &&
+		    !iot_pq_reserve(&c->pq, cap) &&
+		    !iot_bq_reserve(&c->bq, cap))
 			v = realloc(c->ev, cap * sizeof(*v));
 		if (v)
 			c->ev = v;
@@ -567,7 +598,8 @@ static int bt_push(struct bt_ctx *c, const struct iotrace_record *r,
 		c->q[kind][(c->qhead[kind] + c->qn[kind]++) & (c->cap - 1)] = k;
 		goto body;
 	}
-	iot_pq_push(&c->pq, BT_SLOT(&k), k.time, k.rk);
+	if (iot_bq_push(&c->bq, BT_SLOT(&k), k.time, k.rk))
+		iot_pq_push(&c->pq, BT_SLOT(&k), k.time, k.rk);
 body:
 	ev = &c->ev[BT_SLOT(&k)];
 	*ev = *proto;
@@ -697,6 +729,10 @@ int export_blktrace(struct xstream *xs, const char *prefix)
 	int rc = 1;
 
 	iot_pq_init(&c.pq, bt_tie, NULL);
+	if (iot_bq_init(&c.bq, bt_btie, &c, &c.pq)) {
+		iot_err("out of memory");
+		goto out;
+	}
 	/* CPU 0's file even when no record has an event */
 	if (bt_files(&c, 1))
 		goto out;
@@ -731,5 +767,6 @@ out:
 	free(c.ev);
 	free(c.pdu);
 	free(c.used);
+	iot_bq_free(&c.bq);
 	return rc;
 }

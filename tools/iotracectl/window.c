@@ -11,16 +11,13 @@
  * the end of a FIFO (input in order, e.g. show's completion order of a
  * file the recorder wrote: nearly every record).  The others (export's
  * start order of the same file: a record's place is some hundreds of
- * records back) go to time buckets: a record of key K into bucket
- * K >> shift, each bucket's few records in order in a list, a bitmap of
- * the buckets that are not empty; the bucket width grows (the shift)
- * while more than one record in 16 falls beyond the buckets' range.  A
- * record the buckets do not take (before their range, beyond it, or into
- * a crowded bucket) goes to pq.c: sorted runs whose first records are in
- * a small heap.  The earliest of the three firsts leaves.  Keys are 64-bit
- * times: they order almost every pair without touching the records, the
- * full comparison breaks ties, so the order out is the order of (key,
- * full comparison) whatever structure held a record.  A record that
+ * records back) go to time buckets (bq.c).  A record the buckets do not
+ * take (before their range, beyond it, or into a crowded bucket) goes to
+ * pq.c: sorted runs whose first records are in a small heap.  The
+ * earliest of the three firsts leaves.  Keys are 64-bit times: they order
+ * almost every pair without touching the records, the full comparison
+ * breaks ties, so the order out is the order of (key, full comparison)
+ * whatever structure held a record.  A record that
  * leaves is handed out one call later, its memory fetched into the cache
  * meanwhile: it was written @cap records before (2.5 MB for export's
  * window), and reading it was a quarter of export -f blktrace's CPU.
@@ -39,6 +36,14 @@ static int win_tie(void *arg, const struct iot_pq_ent *a,
 	const struct iot_win *w = arg;
 
 	return w->cmp(&w->v[a->slot], &w->v[b->slot]) < 0;
+}
+
+/* two records of the same key in the buckets: the full comparison */
+static int win_btie(void *arg, uint32_t a, uint32_t b)
+{
+	const struct iot_win *w = arg;
+
+	return w->cmp(&w->v[a], &w->v[b]) < 0;
 }
 
 /**
@@ -65,16 +70,12 @@ int iot_win_init(struct iot_win *w, size_t cap,
 	w->v = malloc(n * sizeof(*w->v));
 	w->free = malloc(n * sizeof(*w->free));
 	w->fifo = malloc(n * sizeof(*w->fifo));
-	w->bnode = malloc(n * sizeof(*w->bnode));
-	w->bhead = malloc(IOT_WIN_BUCKETS * sizeof(*w->bhead));
-	w->bmap = calloc(IOT_WIN_BUCKETS / 64, sizeof(*w->bmap));
-	if (!w->v || !w->free || !w->fifo || !w->bnode || !w->bhead ||
-	    !w->bmap || iot_pq_reserve(&w->pq, n)) {
+	if (!w->v || !w->free || !w->fifo || iot_pq_reserve(&w->pq, n) ||
+	    iot_bq_init(&w->bq, win_btie, w, &w->pq) ||
+	    iot_bq_reserve(&w->bq, n)) {
 		iot_win_free(w);
 		return -1;
 	}
-	memset(w->bhead, 0xff, IOT_WIN_BUCKETS * sizeof(*w->bhead));
-	w->shift = 10;	/* 1 us; wider when too many fall beyond */
 	w->slots = n;
 	return 0;
 }
@@ -84,9 +85,7 @@ void iot_win_free(struct iot_win *w)
 	free(w->v);
 	free(w->free);
 	free(w->fifo);
-	free(w->bnode);
-	free(w->bhead);
-	free(w->bmap);
+	iot_bq_free(&w->bq);
 	iot_pq_free(&w->pq);
 	memset(w, 0, sizeof(*w));
 }
@@ -108,29 +107,6 @@ static inline struct iot_win_ent *fifo_at(const struct iot_win *w, size_t i)
 	return &w->fifo[k >= w->slots ? k - w->slots : k];
 }
 
-/*
- * The first bucket that is not empty (@w->bn records are in buckets), from
- * @w->bbase on: buckets before it are empty, so it becomes @w->bbase.
- */
-static uint32_t bucket_first(struct iot_win *w)
-{
-	unsigned int i = (unsigned int)(w->bbase % IOT_WIN_BUCKETS), k;
-	uint64_t word = w->bmap[i / 64] >> (i % 64);
-
-	if (word) {
-		k = i + (unsigned int)__builtin_ctzll(word);
-	} else {
-		unsigned int j = i / 64;
-
-		do {
-			j = (j + 1) % (IOT_WIN_BUCKETS / 64);
-		} while (!w->bmap[j]);
-		k = j * 64 + (unsigned int)__builtin_ctzll(w->bmap[j]);
-	}
-	w->bbase += (k - i) % IOT_WIN_BUCKETS;
-	return w->bhead[k % IOT_WIN_BUCKETS];
-}
-
 /* where the earliest record is */
 enum { FROM_FIFO, FROM_BUCKET, FROM_PQ };
 
@@ -146,12 +122,12 @@ static inline uint32_t win_first(struct iot_win *w, int *from, uint64_t *k)
 		key = w->fifo[w->fhead].key;
 		*from = FROM_FIFO;
 	}
-	if (w->bn) {
-		uint32_t b = bucket_first(w);
+	if (w->bq.count) {
+		uint32_t b = iot_bq_first(&w->bq);
 
-		if (*from < 0 || win_less(w, w->bnode[b].key, b, key, slot)) {
+		if (*from < 0 || win_less(w, w->bq.node[b].key, b, key, slot)) {
 			slot = b;
-			key = w->bnode[b].key;
+			key = w->bq.node[b].key;
 			*from = FROM_BUCKET;
 		}
 	}
@@ -197,23 +173,17 @@ static uint32_t win_pop(struct iot_win *w)
 	int from;
 	uint64_t key;
 	uint32_t slot = win_first(w, &from, &key);
-	unsigned int k;
 
 	if (from == FROM_FIFO) {
 		w->fhead = fifo_at(w, 1) - w->fifo;
 		w->fn--;
 	} else if (from == FROM_BUCKET) {
-		k = (unsigned int)(w->bbase % IOT_WIN_BUCKETS);
-		w->bhead[k] = w->bnode[slot].next;
-		if (w->bhead[k] == UINT32_MAX)
-			w->bmap[k / 64] &= ~(1ull << (k % 64));
-		w->bn--;
+		iot_bq_pop(&w->bq, slot);
 	} else {
 		iot_pq_pop(&w->pq);
 		win_prefetch(w);
 	}
-	if (key > w->lastout)
-		w->lastout = key;
+	iot_bq_left(&w->bq, key);
 	return slot;
 }
 
@@ -262,7 +232,6 @@ static int win_grow(struct iot_win *w)
 {
 	size_t n = w->slots * 2;
 	struct xrec *v = realloc(w->v, n * sizeof(*v));
-	struct iot_win_bnode *b;
 	uint32_t *f;
 
 	if (!v)
@@ -272,96 +241,11 @@ static int win_grow(struct iot_win *w)
 	if (!f)
 		return -1;
 	w->free = f;
-	if (iot_pq_reserve(&w->pq, n) || fifo_grow(w, n))
+	if (iot_pq_reserve(&w->pq, n) || fifo_grow(w, n) ||
+	    iot_bq_reserve(&w->bq, n))
 		return -1;
-	b = realloc(w->bnode, n * sizeof(*b));
-	if (!b)
-		return -1;
-	w->bnode = b;
 	w->slots = n;
 	return 0;
-}
-
-/* in order into bucket @b's list, walking at most 16; 0, or -1: crowded */
-static int bucket_insert(struct iot_win *w, uint64_t b, uint32_t slot,
-			 uint64_t key)
-{
-	unsigned int k = (unsigned int)(b % IOT_WIN_BUCKETS), n = 0;
-	uint32_t *at = &w->bhead[k];
-
-	while (*at != UINT32_MAX &&
-	       !win_less(w, key, slot, w->bnode[*at].key, *at)) {
-		if (++n == 16)
-			return -1;
-		at = &w->bnode[*at].next;
-	}
-	w->bnode[slot].key = key;
-	w->bnode[slot].next = *at;
-	*at = slot;
-	w->bmap[k / 64] |= 1ull << (k % 64);
-	w->bn++;
-	return 0;
-}
-
-/* the buckets' records again, @w->shift one larger */
-static void bucket_widen(struct iot_win *w)
-{
-	uint32_t list = UINT32_MAX, s, k;
-
-	for (k = 0; k < IOT_WIN_BUCKETS; k++) {
-		while ((s = w->bhead[k]) != UINT32_MAX) {
-			w->bhead[k] = w->bnode[s].next;
-			w->bnode[s].next = list;
-			list = s;
-		}
-	}
-	memset(w->bmap, 0, IOT_WIN_BUCKETS / 8);
-	w->bn = 0;
-	w->shift++;
-	w->bbase >>= 1;
-	while ((s = list) != UINT32_MAX) {
-		list = w->bnode[s].next;
-		/* in range still (half the width); crowded: the queue */
-		if (bucket_insert(w, w->bnode[s].key >> w->shift, s,
-				  w->bnode[s].key))
-			iot_pq_push(&w->pq, s, w->bnode[s].key, 0);
-	}
-}
-
-/* a record out of order into its bucket; 0, or -1: not taken */
-static int bucket_push(struct iot_win *w, uint32_t slot, uint64_t key)
-{
-	uint64_t b;
-
-	b = key >> w->shift;
-	if (!w->bn) {
-		/*
-		 * Empty: the range starts at the bucket of what left last if
-		 * @key is at most half the range after it, else half the
-		 * range before @key.
-		 */
-		uint64_t lo = w->lastout >> w->shift;
-		uint64_t half = IOT_WIN_BUCKETS / 2;
-
-		if (lo <= b && b - lo <= half)
-			w->bbase = lo;
-		else
-			w->bbase = b > half ? b - half : 0;
-	}
-	w->bpush++;
-	if (b < w->bbase)
-		return -1;
-	if (b - w->bbase >= IOT_WIN_BUCKETS) {
-		/* beyond the range: wider buckets if that is common */
-		if (++w->bover >= 64 && w->bover * 16 > w->bpush &&
-		    w->shift < 40) {
-			bucket_widen(w);
-			w->bover = 0;
-			w->bpush = 0;
-		}
-		return -1;
-	}
-	return bucket_insert(w, b, slot, key);
 }
 
 /**
@@ -399,12 +283,12 @@ int iot_win_push(struct iot_win *w, unsigned int disk,
 		last->key = key;
 		last->slot = slot;
 		w->fn++;
-	} else if (bucket_push(w, slot, key)) {
+	} else if (iot_bq_push(&w->bq, slot, key, 0)) {
 		iot_pq_push(&w->pq, slot, key, 0);
 		if (w->pq.count == 1)
 			win_prefetch(w);
 	}
-	if (w->pq.count + w->fn + w->bn > w->cap)
+	if (w->pq.count + w->fn + w->bq.count > w->cap)
 		*out = win_stage(w, win_pop(w));
 	return 0;
 }
@@ -415,7 +299,7 @@ const struct xrec *iot_win_pop(struct iot_win *w)
 	const struct xrec *e;
 
 	do {
-		if (!w->pq.count && !w->fn && !w->bn)
+		if (!w->pq.count && !w->fn && !w->bq.count)
 			return win_stage(w, UINT32_MAX);
 		e = win_stage(w, win_pop(w));
 	} while (!e);

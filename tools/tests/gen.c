@@ -22,6 +22,10 @@
  *                                           order, one part: the readers'
  *                                           hardest reordering (the memory
  *                                           test's input)
+ *   gen spread OUT N                        latencies 0-100 ms, times that
+ *                                           tie, bursts, four CPUs' parts
+ *                                           (the blktrace export's queue
+ *                                           of events at its hardest)
  *   gen wide OUT N PARTS CHUNK              one disk, the records dealt
  *                                           to PARTS parts in turn, each
  *                                           written in chunks of CHUNK
@@ -489,6 +493,9 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "bigissue"))
 		return synth_write_big(argv[2], strtoull(argv[3], NULL, 0),
 				       1) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "spread"))
+		return synth_write_spread(argv[2],
+					  strtoull(argv[3], NULL, 0)) ? 1 : 0;
 	if (argc == 6 && !strcmp(argv[1], "wide"))
 		return gen_wide(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0),

@@ -789,6 +789,17 @@ EOF_PY
 	done
 	[ ! -s "$T/diff" ] && grep -q 'damaged' "$T/a"
 	result $? "file_read_in_pieces_as_in_memory$SFX" "$T/diff"
+	# export -f blktrace against its definition (tests/btorder.py) on
+	# records whose completions come up to 100 ms after their start, tie
+	# with other events and crowd together: the buckets of its queue of
+	# events widen, fill and overflow into the heap
+	rm -rf "$T/sp" && mkdir "$T/sp" &&
+	build/gen spread "$T/sp.trace" 60000 &&
+	"$BIN" export -f csv "$T/sp.trace" > "$T/sp.csv" 2> "$T/why" &&
+	"$BIN" export -f blktrace -o "$T/sp/b" "$T/sp.trace" 2>> "$T/why" &&
+	[ ! -s "$T/why" ] &&
+	python3 tests/btorder.py "$T/sp.csv" "$T/sp/b" > "$T/why" 2>&1
+	result $? "export_blktrace_order_vs_definition$SFX ($(tail -n1 "$T/why"))" "$T/why"
 	golden info_file.txt info f.trace
 	golden info_multidisk.json info -o json f2.trace
 	# names JSON and CSV must escape (", \\, a comma, a tab) in the

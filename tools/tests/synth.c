@@ -363,3 +363,110 @@ int synth_write_big(const char *path, uint64_t n, int issue_order)
 	free(pt);
 	return fclose(fp);
 }
+
+/* a heap of records on complete_ns that grows */
+static int spread_push(struct big_heap *h, size_t *cap,
+		       const struct iotrace_record *r)
+{
+	if (h->n == *cap) {
+		struct iotrace_record *v = realloc(h->v, 2 * *cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		h->v = v;
+		*cap *= 2;
+	}
+	big_push(h, r);
+	return 0;
+}
+
+/**
+ * synth_write_spread() - write the trace file of "gen spread": @n records
+ *	whose events make the blktrace export's queue of events work hard.
+ * @path: the file to create.
+ * @n: records.
+ *
+ * Two requests start every 50 us (the same time: their events tie); a
+ * latency is 0 to 100 ms on a 1 us grid, one in eight a multiple of the
+ * 50 us (completions at the same time as other events); every 4,096th
+ * request begins a burst of 40 that start and complete together (a
+ * crowded moment).  The longest queue time (19 us) is the first record's,
+ * so that no event can come after a later one.  Issue and completion on
+ * CPUs 0-3, a quarter without a queue time.  As the recorder writes them:
+ * in completion order, a part per completing CPU.
+ *
+ * Return: 0, or non-zero when the file could not be written.
+ */
+int synth_write_spread(const char *path, uint64_t n)
+{
+	struct iot_disk d;
+	struct iot_counts c;
+	size_t cap = 1024;
+	struct big_heap h = { malloc(cap * sizeof(*h.v)), 0 };
+	struct big_part *pt = calloc(4, sizeof(*pt));
+	struct iotrace_record r, x;
+	struct iot_writer w;
+	FILE *fp = fopen(path, "wb");
+	uint64_t i, t = 1000000000ull;
+	unsigned int k;
+	int ret = 0;
+
+	if (!fp || !h.v || !pt) {
+		free(h.v);
+		free(pt);
+		if (fp)
+			fclose(fp);
+		return -1;
+	}
+	memset(&d, 0, sizeof(d));
+	memset(&c, 0, sizeof(c));
+	snprintf(d.name, sizeof(d.name), "spread0");
+	d.nr_parts = 4;
+	d.part_records = 1024;
+	iot_writer_start(&w, fp, sizeof(struct iotrace_record), &d, 1, 0, 0,
+			 "spread", "spread");
+	for (i = 0; i < n && !ret; i++) {
+		uint64_t g = mix(i + 1);
+		int burst = i % 4096 < 40;
+
+		memset(&r, 0, sizeof(r));
+		r.op = g & 1 ? IOTRACE_OP_WRITE : IOTRACE_OP_READ;
+		r.bytes = 4096;
+		r.sector = (g >> 8) % (1u << 24) * 8;
+		if (!burst && i % 2 == 0)
+			t += 50000;
+		r.issue_ns = t;
+		if (burst)
+			r.complete_ns = t + 300000;
+		else if ((g >> 32) % 8 == 0)
+			r.complete_ns = t + 50000 * ((g >> 40) % 8);
+		else
+			r.complete_ns = t + 1000 * ((g >> 40) % 100000);
+		r.rflags = IOTRACE_RF_COMPLETE;
+		if (!i || (g >> 28) % 4) {
+			r.rflags |= IOTRACE_RF_QUEUE_VALID;
+			r.queue_ns = i ? 1000 * ((g >> 20) % 20) : 19000;
+		}
+		r.issue_cpu = (g >> 12) % 4;
+		r.complete_cpu = (g >> 14) % 4;
+		/* what completed before this one was issued */
+		while (h.n && h.v[0].complete_ns <= r.issue_ns) {
+			big_pop(&h, &x);
+			big_out(&w, pt, x.complete_cpu, &x);
+		}
+		ret = spread_push(&h, &cap, &r);
+	}
+	while (h.n) {
+		big_pop(&h, &x);
+		big_out(&w, pt, x.complete_cpu, &x);
+	}
+	for (k = 0; k < 4; k++)
+		iot_writer_chunk(&w, 0, k, pt[k].seq, pt[k].r, pt[k].n);
+	c.written = n;
+	c.recorded = n;
+	c.completed = n;
+	iot_writer_finish(&w, &c, 0, 0);
+	free(h.v);
+	free(pt);
+	return fclose(fp) || ret;
+}

@@ -14,5 +14,6 @@ void synth_rec(struct iotrace_record *r, uint64_t i);
 uint64_t synth_check(const struct iotrace_record *r);
 void synth_stamp(struct iotrace_record *r, uint64_t id);
 int synth_write_big(const char *path, uint64_t n, int issue_order);
+int synth_write_spread(const char *path, uint64_t n);
 
 #endif
