@@ -63,7 +63,7 @@ void iot_bq_free(struct iot_bq *q)
  * on: buckets before it are empty, so it becomes @q->base.  Its first
  * entry's slot.
  */
-uint32_t iot_bq_first(struct iot_bq *q)
+uint32_t iot_bq_seek(struct iot_bq *q)
 {
 	unsigned int i = (unsigned int)(q->base % IOT_BQ_BUCKETS), k;
 	uint64_t word = q->map[i / 64] >> (i % 64);

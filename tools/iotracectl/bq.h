@@ -67,7 +67,20 @@ int iot_bq_init(struct iot_bq *q, int (*tie)(void *arg, uint32_t a, uint32_t b),
 int iot_bq_reserve(struct iot_bq *q, size_t slots);
 void iot_bq_free(struct iot_bq *q);
 int iot_bq_push(struct iot_bq *q, uint32_t slot, uint64_t key, uint64_t aux);
-uint32_t iot_bq_first(struct iot_bq *q);
+uint32_t iot_bq_seek(struct iot_bq *q);
+
+/*
+ * The slot of the first entry (one is waiting): of the first bucket that
+ * is not empty, from @q->base on (the first bucket itself, most often).
+ */
+static inline uint32_t iot_bq_first(struct iot_bq *q)
+{
+	unsigned int i = (unsigned int)(q->base % IOT_BQ_BUCKETS);
+
+	if (q->map[i / 64] & (1ull << (i % 64)))
+		return q->head[i];
+	return iot_bq_seek(q);
+}
 
 /* whether (@ka, slot @sa) goes before (@kb, slot @sb) */
 static inline int iot_bq_less(const struct iot_bq *q, uint64_t ka,

@@ -371,7 +371,8 @@ static int bt_btie(void *arg, uint32_t a, uint32_t b)
  * the earliest waiting event (one is waiting) into *@best; *@from the
  * FIFO it is the first of, 2 for @bq, -1 for @pq
  */
-static void bt_first(struct bt_ctx *c, struct bt_key *best, int *from)
+static __always_inline void bt_first(struct bt_ctx *c, struct bt_key *best,
+				     int *from)
 {
 	const struct bt_key *b = NULL;
 	struct bt_key t, u;
