@@ -289,6 +289,45 @@ static void big_out(struct iot_writer *w, struct big_part *pt,
 	}
 }
 
+/* a file of one disk, @name, of @parts parts of 1024 records, begun */
+static void big_start(struct iot_writer *w, FILE *fp, const char *name,
+		      unsigned int parts, const char *host)
+{
+	struct iot_disk d;
+
+	memset(&d, 0, sizeof(d));
+	snprintf(d.name, sizeof(d.name), "%s", name);
+	d.nr_parts = parts;
+	d.part_records = 1024;
+	iot_writer_start(w, fp, sizeof(struct iotrace_record), &d, 1, 0, 0,
+			 host, host);
+}
+
+/*
+ * The records still waiting in @h, then what the @parts parts hold, the
+ * trailer (@n records written) and @fp closed: 0, or non-zero
+ */
+static int big_finish(struct iot_writer *w, FILE *fp, struct big_heap *h,
+		      struct big_part *pt, unsigned int parts, uint64_t n)
+{
+	struct iotrace_record x;
+	struct iot_counts c;
+	unsigned int k;
+
+	while (h->n) {
+		big_pop(h, &x);
+		big_out(w, pt, x.complete_cpu, &x);
+	}
+	for (k = 0; k < parts; k++)
+		iot_writer_chunk(w, 0, k, pt[k].seq, pt[k].r, pt[k].n);
+	memset(&c, 0, sizeof(c));
+	c.written = n;
+	c.recorded = n;
+	c.completed = n;
+	iot_writer_finish(w, &c, 0, 0);
+	return fclose(fp);
+}
+
 /**
  * synth_write_big() - write the trace file of "make bench" and "gen big":
  *	one disk, @n synthetic records in chunks of 1024.
@@ -304,8 +343,6 @@ static void big_out(struct iot_writer *w, struct big_part *pt,
  */
 int synth_write_big(const char *path, uint64_t n, int issue_order)
 {
-	struct iot_disk d;
-	struct iot_counts c;
 	struct iotrace_record *r = malloc(1024 * sizeof(*r)), x;
 	struct big_heap h = { malloc(1024 * sizeof(*h.v)), 0 };
 	struct big_part *pt = calloc(2, sizeof(*pt));
@@ -313,6 +350,7 @@ int synth_write_big(const char *path, uint64_t n, int issue_order)
 	FILE *fp = fopen(path, "wb");
 	uint64_t i;
 	unsigned int k;
+	int ret;
 
 	if (!fp || !r || !h.v || !pt) {
 		free(r);
@@ -322,13 +360,7 @@ int synth_write_big(const char *path, uint64_t n, int issue_order)
 			fclose(fp);
 		return -1;
 	}
-	memset(&d, 0, sizeof(d));
-	memset(&c, 0, sizeof(c));
-	strcpy(d.name, "bench0");
-	d.nr_parts = issue_order ? 1 : 2;
-	d.part_records = 1024;
-	iot_writer_start(&w, fp, sizeof(struct iotrace_record), &d, 1, 0, 0,
-			 "bench", "bench");
+	big_start(&w, fp, "bench0", issue_order ? 1 : 2, "bench");
 	for (k = 0; k < 1024; k++)
 		synth_rec(&r[k], k);
 	for (i = 0; i < n; i += 1024) {
@@ -350,18 +382,11 @@ int synth_write_big(const char *path, uint64_t n, int issue_order)
 		if (issue_order)
 			iot_writer_chunk(&w, 0, 0, i, r, m);
 	}
-	while (h.n) {
-		big_pop(&h, &x);
-		big_out(&w, pt, x.complete_cpu, &x);
-	}
-	for (k = 0; k < 2; k++)
-		iot_writer_chunk(&w, 0, k, pt[k].seq, pt[k].r, pt[k].n);
-	c.written = c.recorded = c.completed = n;
-	iot_writer_finish(&w, &c, 0, 0);
+	ret = big_finish(&w, fp, &h, pt, 2, n);
 	free(r);
 	free(h.v);
 	free(pt);
-	return fclose(fp);
+	return ret;
 }
 
 /* a heap of records on complete_ns that grows */
@@ -399,8 +424,6 @@ static int spread_push(struct big_heap *h, size_t *cap,
  */
 int synth_write_spread(const char *path, uint64_t n)
 {
-	struct iot_disk d;
-	struct iot_counts c;
 	size_t cap = 1024;
 	struct big_heap h = { malloc(cap * sizeof(*h.v)), 0 };
 	struct big_part *pt = calloc(4, sizeof(*pt));
@@ -408,7 +431,6 @@ int synth_write_spread(const char *path, uint64_t n)
 	struct iot_writer w;
 	FILE *fp = fopen(path, "wb");
 	uint64_t i, t = 1000000000ull;
-	unsigned int k;
 	int ret = 0;
 
 	if (!fp || !h.v || !pt) {
@@ -418,13 +440,7 @@ int synth_write_spread(const char *path, uint64_t n)
 			fclose(fp);
 		return -1;
 	}
-	memset(&d, 0, sizeof(d));
-	memset(&c, 0, sizeof(c));
-	snprintf(d.name, sizeof(d.name), "spread0");
-	d.nr_parts = 4;
-	d.part_records = 1024;
-	iot_writer_start(&w, fp, sizeof(struct iotrace_record), &d, 1, 0, 0,
-			 "spread", "spread");
+	big_start(&w, fp, "spread0", 4, "spread");
 	for (i = 0; i < n && !ret; i++) {
 		uint64_t g = mix(i + 1);
 		int burst = i % 4096 < 40;
@@ -456,17 +472,8 @@ int synth_write_spread(const char *path, uint64_t n)
 		}
 		ret = spread_push(&h, &cap, &r);
 	}
-	while (h.n) {
-		big_pop(&h, &x);
-		big_out(&w, pt, x.complete_cpu, &x);
-	}
-	for (k = 0; k < 4; k++)
-		iot_writer_chunk(&w, 0, k, pt[k].seq, pt[k].r, pt[k].n);
-	c.written = n;
-	c.recorded = n;
-	c.completed = n;
-	iot_writer_finish(&w, &c, 0, 0);
+	ret |= big_finish(&w, fp, &h, pt, 4, n);
 	free(h.v);
 	free(pt);
-	return fclose(fp) || ret;
+	return ret;
 }
