@@ -11,10 +11,10 @@
 #include "pq.h"
 
 /*
- * Buckets (a power of 2): as many as export's window holds records, so
- * that a bucket holds about one when the width has grown to span the
- * window (4,096 held four: 10% more CPU for export -f csv, walking their
- * lists).
+ * Buckets (a power of 2): as many as export's window holds records (and
+ * the blktrace export's queue holds events, at least), so that a bucket
+ * holds about one when the width has grown to span them (4,096 held
+ * four: 10% more CPU for export -f csv, walking their lists).
  */
 #define IOT_BQ_BUCKETS	16384
 
@@ -28,11 +28,11 @@ struct iot_bq_node {
  * struct iot_bq - entries by key in time buckets: an entry of key K in
  *	bucket K >> @shift, each bucket's few entries in order in a list, a
  *	bitmap of the buckets that are not empty.  The bucket width grows
- *	(@shift) while more than one entry in 16 falls beyond the buckets'
- *	range.  An entry the buckets do not take (before their range,
- *	beyond it, or into a bucket of 16 already) is the caller's to put
- *	elsewhere: iot_bq_push() says so; when the buckets widen, those
- *	that no longer fit go to @spill.
+ *	(@shift, up to 40) once 64 entries and more than one in 16 fell
+ *	beyond the buckets' range.  An entry the buckets do not take
+ *	(before their range, beyond it, or behind 16 entries of its
+ *	bucket) is the caller's to put elsewhere: iot_bq_push() says so;
+ *	when the buckets widen, those that no longer fit go to @spill.
  * @tie: the order of two entries of the same key, by slot (@arg passed).
  * @arg: for @tie.
  * @spill: the queue the entries that no longer fit go to (their slot, key
@@ -43,11 +43,11 @@ struct iot_bq_node {
  * @base: the number of the first bucket in range: a key K is in bucket
  *	K >> @shift when that is @base .. @base + IOT_BQ_BUCKETS - 1.
  * @lastout: the latest key that left the caller's queues
- *	(iot_bq_left()): an empty queue's range starts there.
+ *	(iot_bq_left()): an empty queue's range starts there when the new
+ *	key is at most half the range after it.
  * @shift: see @base.
  * @count: entries in buckets.
- * @npush: entries that went to buckets or beyond them (since @shift was
- *	last made larger).
+ * @npush: entries pushed since @shift was last made larger.
  * @nover: of them, those beyond them.
  */
 struct iot_bq {
@@ -91,7 +91,10 @@ static inline int iot_bq_less(const struct iot_bq *q, uint64_t ka,
 	return q->tie(q->arg, sa, sb);
 }
 
-/* The first entry, @slot (iot_bq_first()), out. */
+/*
+ * The first entry out: @slot is what iot_bq_first() returned, and nothing
+ * was pushed since (a push could put an earlier entry first).
+ */
 static inline void iot_bq_pop(struct iot_bq *q, uint32_t slot)
 {
 	unsigned int k = (unsigned int)(q->base % IOT_BQ_BUCKETS);

@@ -125,8 +125,8 @@ _Static_assert(offsetof(struct bt_trace, sector) + sizeof(struct bt_ev) ==
 	       sizeof(struct bt_trace), "the body ends struct blk_io_trace");
 
 /**
- * struct bt_key - a waiting event in the heap, 16 bytes (four siblings of
- * the heap in a cache line).
+ * struct bt_key - a waiting event's order, 16 bytes: an entry of the Q and
+ * D FIFOs (and, as key and aux, of the buckets and the heap).
  * @time: CLOCK_MONOTONIC ns.
  * @rk: (index of the record in start order << 2 | kind (0 Q, 1 D, 2 C:
  *	the order of a record's events at the same time)) << BT_SLOT_BITS |
@@ -163,7 +163,8 @@ struct bt_key {
  * @t0: time of the earliest event (0 in the files): the first written.
  * @started: @t0 is set (an event was written).
  * @qmax: longest queue time of a record seen.
- * @bq: the waiting completions, which come in start order, in time
+ * @bq: the waiting completions, which come in start order (and the Q
+ *	and D events that come out of order for their FIFO), in time
  *	buckets (bq.c): a completion comes up to the window's 16,384
  *	records late, so that the sorted runs of @pq were too many for its
  *	heap to stay small (a fifth of the export's CPU).
@@ -403,10 +404,10 @@ static __always_inline void bt_first(struct bt_ctx *c, struct bt_key *best,
 }
 
 /*
- * The bodies of the events that can go next (the top of the heap, the
- * first of each FIFO) into the cache: a completion waits in the heap
- * among 16,384 or more events and leaves in time order, unrelated to the
- * order of the slots, which would be read from memory when it is written.
+ * The bodies of the events that can go next from the heap and the FIFOs
+ * into the cache: an event waits among 16,384 or more and leaves in time
+ * order, unrelated to the order of the slots, and would be read from
+ * memory when it is written.
  */
 static __always_inline void
 bt_prefetch(const struct bt_ctx *c)
@@ -715,7 +716,8 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
  * @prefix: path prefix of the files.
  *
  * One pass: the events of each CPU go to its file in time order through
- * a heap of the events still to come, in bounded memory.  The first event
+ * queues of the events still to come (two FIFOs, time buckets, a heap),
+ * in bounded memory.  The first event
  * written is the earliest (time 0 of the files), and a CPU's file is made
  * with the first record that has an event on it or on a higher CPU (no
  * first pass over the records to find either).

@@ -29,7 +29,8 @@ def wanted(path):
         rows += 1
         fl = int(r['rflags'])
         iss, com = int(r['issue_ns'] or 0), int(r['complete_ns'] or 0)
-        q, sec = int(r['queue_ns'] or 0), int(r['sector'])
+        # no sector ("" in the CSV): UINT64_MAX in the event
+        q, sec = int(r['queue_ns'] or 0), int(r['sector'] or 2**64 - 1)
         if not fl & RF_NO_ISSUE:
             if fl & RF_QUEUE_VALID and iss >= q:
                 ev.append((iss - q, i, 0, int(r['issue_cpu']), sec))
@@ -52,7 +53,7 @@ def written(prefix):
         o, n, lst = 0, 0, []
         while o + 48 <= len(b):
             (_, seq, t, sec, _, act, _, _, c, _,
-             pdu) = struct.unpack_from('<IIQQIIIIIHH', b, o)
+             pdu) = struct.unpack_from('=IIQQIIIIIHH', b, o)
             o += 48 + pdu
             if act == NOTIFY:
                 continue

@@ -414,8 +414,8 @@ static int spread_push(struct big_heap *h, size_t *cap,
  * Two requests start every 50 us (the same time: their events tie); a
  * latency is 0 to 100 ms on a 1 us grid, one in eight a multiple of the
  * 50 us (completions at the same time as other events); every 4,096th
- * request begins a burst of 40 that start and complete together (a
- * crowded moment).  The longest queue time (19 us) is the first record's,
+ * request begins a burst of 40 that start with the two before them and
+ * complete together (a crowded moment).  The longest queue time (19 us) is the first record's,
  * so that no event can come after a later one.  Issue and completion on
  * CPUs 0-3, a quarter without a queue time.  As the recorder writes them:
  * in completion order, a part per completing CPU.
