@@ -170,9 +170,9 @@ struct bt_key {
  *	heap to stay small (a fifth of the export's CPU).
  * @pq: the other waiting events (pq.c: sorted runs, their first events
  *	in a heap): those @bq does not take.
- * @q: the FIFOs of the Q and D events in order
- *	(the D of records in start order are, most Q are): a ring of
- *	@cap keys each, from @qhead, @qn in it.
+ * @q: the FIFOs of the Q and D events in order (the D of records in
+ *	start order are, most Q are): a ring of @cap keys each, from
+ *	@qhead, @qn in it.
  * @ev: their bodies.
  * @pdu: their payloads (passthrough commands), by slot.
  * @used: per slot of @ev, whether it holds a waiting event.
@@ -717,10 +717,10 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
  *
  * One pass: the events of each CPU go to its file in time order through
  * queues of the events still to come (two FIFOs, time buckets, a heap),
- * in bounded memory.  The first event
- * written is the earliest (time 0 of the files), and a CPU's file is made
- * with the first record that has an event on it or on a higher CPU (no
- * first pass over the records to find either).
+ * in bounded memory.  The first event written is the earliest (time 0 of
+ * the files), and a CPU's file is made with the first record that has an
+ * event on it or on a higher CPU (no first pass over the records to find
+ * either).
  *
  * Return: 0, or 1 after printing what failed.
  */

@@ -17,10 +17,10 @@
  * earliest of the three firsts leaves.  Keys are 64-bit times: they order
  * almost every pair without touching the records, the full comparison
  * breaks ties, so the order out is the order of (key, full comparison)
- * whatever structure held a record.  A record that
- * leaves is handed out one call later, its memory fetched into the cache
- * meanwhile: it was written @cap records before (2.5 MB for export's
- * window), and reading it was a quarter of export -f blktrace's CPU.
+ * whatever structure held a record.  A record that leaves is handed out
+ * one call later, its memory fetched into the cache meanwhile: it was
+ * written @cap records before (2.5 MB for export's window), and reading
+ * it was a quarter of export -f blktrace's CPU.
  * Records are copied into @cap + 3 slots (the window's, one coming in,
  * the one leaving and the one handed out), so the one handed out stays
  * valid until the next call.
