@@ -25,40 +25,21 @@
 #include <linux/string.h>
 #include "iotrace.h"
 
-#define IOTRACE_COMM_BITS	8
 #define IOTRACE_COMM_SLOTS	BIT(IOTRACE_COMM_BITS)
 
-/**
- * struct iotrace_comm - a (pid, command name) entry.
- * @seq: odd while the entry is written.
- * @pid: thread group id; 0 for an empty entry.
- * @comm: the submitting thread's name when the pid was noted.
- */
-struct iotrace_comm {
-	u32	seq;
-	u32	pid;
-	char	comm[TASK_COMM_LEN];
-};
-
-static struct iotrace_comm __percpu *iotrace_comms;
+/* The tables, one per CPU (iotrace.h: iotrace_comm_note() reads them). */
+struct iotrace_comm __percpu *iotrace_comms;
 
 /**
- * iotrace_comm_note() - remember the command name of the current task,
- *	the submitter of a request, under @pid.
+ * iotrace_comm_set() - note @pid and the current task's name in entry @e
+ *	(iotrace_comm_note()'s miss, out of line).
+ * @e: this CPU's entry for @pid.
  * @pid: its thread group id (not 0).
  *
  * Context: block_io_start's probe, task context, preemption disabled.
  */
-void iotrace_comm_note(u32 pid)
+void iotrace_comm_set(struct iotrace_comm *e, u32 pid)
 {
-	struct iotrace_comm *e;
-
-	if (!iotrace_comms)
-		return;
-	iotrace_assert_cpu_held();
-	e = this_cpu_ptr(iotrace_comms) + hash_32(pid, IOTRACE_COMM_BITS);
-	if (likely(READ_ONCE(e->pid) == pid))
-		return;
 	WRITE_ONCE(e->seq, e->seq + 1);
 	/* odd count visible before the entry changes */
 	smp_wmb();

@@ -16,6 +16,10 @@
 #include <linux/hash.h>
 #include <linux/blk-mq.h>
 #include <linux/atomic.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/seqlock.h>
+#include <linux/bitops.h>
 #include <asm/local64.h>
 #include <linux/iotrace.h>
 
@@ -100,7 +104,7 @@ struct iotrace_slot {
 	struct request	*sub_rq;
 	u32		pid;
 	u16		sub_rflags;
-	u8		cmd[IOTRACE_CMD_LEN];
+	u8		cmd[IOTRACE_CMD_LEN] __aligned(8);
 } ____cacheline_aligned;
 
 /**
@@ -295,6 +299,10 @@ struct iotrace_totals {
  * @buf_size: buf_size the ring was sized for.
  * @ring_size: bytes of @ring (at most @buf_size).
  * @hdr: the ring header (start of @ring).
+ * @cpu_hdrs: CPU 0's header in @ring (@hdr's cpu_hdr_offset), cached:
+ *	the writer's fast path computes no offset from the header.
+ * @chunk_hdrs: chunk 0's header in @ring (chunk_hdr_offset).
+ * @data: chunk 0's first record in @ring (data_offset).
  * @chunk_records: records per chunk (power of two).
  * @nr_chunks: chunks in the pool.
  * @nr_cpus: CPU headers in the ring (nr_cpu_ids).
@@ -340,6 +348,9 @@ struct iotrace_disk {
 	unsigned long		buf_size;
 	size_t			ring_size;
 	struct iotrace_ring_hdr	*hdr;
+	void			*cpu_hdrs;
+	void			*chunk_hdrs;
+	void			*data;
 	u32			chunk_records;
 	u32			nr_chunks;
 	u32			nr_cpus;
@@ -450,22 +461,20 @@ bool iotrace_ring_copy(struct iotrace_disk *d, u32 k, u64 take, u64 first,
 static inline struct iotrace_cpu_hdr *
 iotrace_cpu_hdr(struct iotrace_disk *d, u32 cpu)
 {
-	return d->ring + d->hdr->cpu_hdr_offset +
-		(size_t)cpu * IOTRACE_CPU_HDR_SIZE;
+	return d->cpu_hdrs + (size_t)cpu * IOTRACE_CPU_HDR_SIZE;
 }
 
 static inline struct iotrace_chunk_hdr *
 iotrace_chunk_hdr(struct iotrace_disk *d, u32 k)
 {
-	return d->ring + d->hdr->chunk_hdr_offset +
-		(size_t)k * IOTRACE_CHUNK_HDR_SIZE;
+	return d->chunk_hdrs + (size_t)k * IOTRACE_CHUNK_HDR_SIZE;
 }
 
 /* Slot @i of chunk @k. */
 static inline struct iotrace_record *
 iotrace_chunk_rec(struct iotrace_disk *d, u32 k, u32 i)
 {
-	return d->ring + d->hdr->data_offset +
+	return d->data +
 		((size_t)k * d->chunk_records + i) * IOTRACE_RECORD_SIZE;
 }
 
@@ -640,14 +649,50 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 			 u16 rflags, u8 status_kind);
 
 /* comm.c: command names of the submitters, per CPU */
+#define IOTRACE_COMM_BITS	8
+
+/**
+ * struct iotrace_comm - a (pid, command name) entry.
+ * @seq: odd while the entry is written.
+ * @pid: thread group id; 0 for an empty entry.
+ * @comm: the submitting thread's name when the pid was noted.
+ */
+struct iotrace_comm {
+	u32	seq;
+	u32	pid;
+	char	comm[TASK_COMM_LEN];
+};
+
+extern struct iotrace_comm __percpu *iotrace_comms;
 struct seq_file;
-void iotrace_comm_note(u32 pid);
+void iotrace_comm_set(struct iotrace_comm *e, u32 pid);
+
+/**
+ * iotrace_comm_note() - remember the command name of the current task,
+ *	the submitter of a request, under @pid (inline: a hit, the usual
+ *	case, is one compare in this CPU's table).
+ * @pid: its thread group id (not 0).
+ *
+ * Context: block_io_start's probe, task context, preemption disabled.
+ */
+static __always_inline void iotrace_comm_note(u32 pid)
+{
+	struct iotrace_comm *e;
+
+	if (!iotrace_comms)
+		return;
+	iotrace_assert_cpu_held();
+	e = this_cpu_ptr(iotrace_comms) + hash_32(pid, IOTRACE_COMM_BITS);
+	if (likely(READ_ONCE(e->pid) == pid))
+		return;
+	iotrace_comm_set(e, pid);
+}
+
 int iotrace_comm_show(struct seq_file *m, void *v);
 int iotrace_comm_init(void);
 void iotrace_comm_exit(void);
 
 /* metrics.c: per-disk counters and latency histograms */
-struct iotrace_metrics;
 
 /* iotrace_mdone.flags */
 #define IOTRACE_MD_DEV		BIT(0)	/* @dev_ns valid: the issue was seen */
@@ -717,11 +762,182 @@ static inline u8 iotrace_mop(u8 op)
 	}
 }
 
+/* A per-CPU bucket that reaches this is folded into the shared totals. */
+#define IOTRACE_MFOLD		0x8000U
+/* Error kinds kept per disk; the rest count in one overflow entry. */
+#define IOTRACE_MERR_MAX	32
+
+enum { IOTRACE_MH_DEV, IOTRACE_MH_QUEUE, IOTRACE_NR_MH };
+
+/**
+ * struct iotrace_mcpu_op - one CPU's counters of one operation.
+ * @requests: completions.
+ * @bytes: their bytes.
+ * @errors: completions with an error.
+ * @dev_sum_ns: sum of device latencies.
+ * @queue_sum_ns: sum of queue latencies.
+ *
+ * How many completions had a device (queue) latency is the sum of their
+ * histogram's buckets, so it is not counted apart.
+ */
+struct iotrace_mcpu_op {
+	u64	requests;
+	u64	bytes;
+	u64	errors;
+	u64	dev_sum_ns;
+	u64	queue_sum_ns;
+};
+
+/**
+ * struct iotrace_mcpu - one CPU's metrics of one disk.
+ * @op: counters per enum iotrace_mop.
+ * @timeouts: completions of requests that timed out.
+ * @requeues: requeues.
+ * @hist: histogram buckets per op and kind (device, queue), below
+ *	IOTRACE_MFOLD (plus what nested completions added meanwhile).
+ */
+struct iotrace_mcpu {
+	struct iotrace_mcpu_op	op[IOTRACE_NR_MOPS];
+	u64			timeouts;
+	u64			requeues;
+	u16			hist[IOTRACE_NR_MOPS][IOTRACE_NR_MH]
+				    [IOTRACE_HIST_BUCKETS];
+};
+
+/**
+ * struct iotrace_mkind - one kind of error and its count.
+ * @count: completions of this kind.
+ * @mop: enum iotrace_mop.
+ * @status_kind: IOTRACE_MSTATUS_*.
+ * @status: status class.
+ * @errno_val: positive errno, 0 for none.
+ */
+struct iotrace_mkind {
+	u64	count;
+	u8	mop;
+	u8	status_kind;
+	u16	status;
+	u32	errno_val;
+};
+
+/**
+ * struct iotrace_metrics - the metrics of one disk.
+ * @pcpu: per-CPU counters and buckets, written by the probes only.
+ * @fold_lock: serializes folds (rare, any context).
+ * @fold_seq: write side held while a bucket moves into @shared.
+ * @shared: folded buckets, under @fold_lock.
+ * @lock: serializes readers and resets (@base, @reset_ns).
+ * @base: the sums at the last reset, subtracted from every reading.
+ * @reset_ns: CLOCK_REALTIME of the last reset (or of the allocation).
+ * @err_lock: protects @err, @nr_err and @err_over (any context).
+ * @nr_err: entries used in @err.
+ * @err: error kinds seen since the reset.
+ * @err_over: errors of kinds past the table's room.
+ */
+struct iotrace_metrics {
+	struct iotrace_mcpu __percpu	*pcpu;
+	spinlock_t			fold_lock;	/* folds */
+	seqcount_t			fold_seq;
+	u64				shared[IOTRACE_NR_MOPS][IOTRACE_NR_MH]
+					      [IOTRACE_HIST_BUCKETS];
+	struct mutex			lock;		/* @base, readers */
+	struct iotrace_msnap		base;
+	u64				reset_ns;
+	spinlock_t			err_lock;	/* @err */
+	unsigned int			nr_err;
+	struct iotrace_mkind		err[IOTRACE_MERR_MAX];
+	u64				err_over;
+};
+
+/**
+ * iotrace_hist_bucket() - the histogram bucket of a latency.
+ * @ns: the latency.
+ *
+ * Return: 0 below 2^IOTRACE_HIST_MIN_SHIFT, then four buckets per power
+ * of two, IOTRACE_HIST_BUCKETS - 1 from 2^IOTRACE_HIST_MAX_SHIFT on.
+ */
+static __always_inline unsigned int iotrace_hist_bucket(u64 ns)
+{
+	unsigned int o;
+
+	if (ns < BIT_ULL(IOTRACE_HIST_MIN_SHIFT))
+		return 0;
+	o = fls64(ns) - 1;
+	if (o >= IOTRACE_HIST_MAX_SHIFT)
+		return IOTRACE_HIST_BUCKETS - 1;
+	return 1 + ((o - IOTRACE_HIST_MIN_SHIFT) << IOTRACE_HIST_SUB_SHIFT) +
+		((ns >> (o - IOTRACE_HIST_SUB_SHIFT)) &
+		 ((1U << IOTRACE_HIST_SUB_SHIFT) - 1));
+}
+
+void iotrace_metrics_fold(struct iotrace_metrics *m, u8 mop, unsigned int h,
+			  unsigned int b);
+void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
+			   const struct iotrace_mdone *x);
+
+/*
+ * The per-CPU storage is reached by pointer arithmetic from constant
+ * subscripts, not by a subscript per index: the indexes are in range by
+ * construction (iotrace_mop(), iotrace_hist_bucket()), and kernels built
+ * with UBSAN_BOUNDS (Debian's 7.x) would check every variable subscript on
+ * every completion.
+ */
+static __always_inline void iotrace_metrics_hist(struct iotrace_metrics *m,
+						 struct iotrace_mcpu __percpu *pc,
+						 u8 mop, unsigned int h, u64 ns)
+{
+	unsigned int b = iotrace_hist_bucket(ns);
+	u16 __percpu *p = &pc->hist[0][0][0] +
+		((unsigned int)mop * IOTRACE_NR_MH + h) * IOTRACE_HIST_BUCKETS +
+		b;
+
+	if (unlikely(this_cpu_inc_return(*p) >= IOTRACE_MFOLD))
+		iotrace_metrics_fold(m, mop, h, b);
+}
+
+/**
+ * iotrace_metrics_complete() - count the final completion of a request
+ *	(inline in the completion probe).
+ * @m: the metrics of its disk.
+ * @x: what the completion probe learnt.
+ *
+ * Touches only the completing CPU's storage with this_cpu operations:
+ * single instructions that an interrupt on the same CPU cannot split, no
+ * LOCK prefix.
+ *
+ * Context: the completion probe, preemption disabled, any context.
+ */
+static __always_inline void
+iotrace_metrics_complete(struct iotrace_metrics *m,
+			 const struct iotrace_mdone *x)
+{
+	/* once: the per-CPU operations could alias m for the compiler */
+	struct iotrace_mcpu __percpu *pc = m->pcpu;
+	u8 mop = iotrace_mop(x->op);
+	struct iotrace_mcpu_op __percpu *o = pc->op + mop;
+
+	iotrace_assert_cpu_held();
+	this_cpu_inc(o->requests);
+	this_cpu_add(o->bytes, x->bytes);
+	if (x->flags & IOTRACE_MD_DEV) {
+		this_cpu_add(o->dev_sum_ns, x->dev_ns);
+		iotrace_metrics_hist(m, pc, mop, IOTRACE_MH_DEV, x->dev_ns);
+	}
+	if (x->flags & IOTRACE_MD_QUEUE) {
+		this_cpu_add(o->queue_sum_ns, x->queue_ns);
+		iotrace_metrics_hist(m, pc, mop, IOTRACE_MH_QUEUE, x->queue_ns);
+	}
+	if (unlikely(x->flags & IOTRACE_MD_TIMEOUT))
+		this_cpu_inc(pc->timeouts);
+	if (unlikely(x->flags & IOTRACE_MD_ERROR)) {
+		this_cpu_inc(o->errors);
+		iotrace_metrics_error(m, mop, x);
+	}
+}
+
 struct seq_file;
 struct iotrace_metrics *iotrace_metrics_alloc(void);
 void iotrace_metrics_free(struct iotrace_metrics *m);
-void iotrace_metrics_complete(struct iotrace_metrics *m,
-			      const struct iotrace_mdone *x);
 void iotrace_metrics_requeue(struct iotrace_metrics *m);
 struct iotrace_mread *iotrace_mread_alloc(void);
 void iotrace_metrics_read(struct iotrace_metrics *m, struct iotrace_mread *out);

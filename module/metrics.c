@@ -4,9 +4,10 @@
  * counts, errors, and device and queue latency histograms, kept at every
  * final completion of an enabled disk whatever happens to its ring.
  *
- * The hot path (iotrace_metrics_complete()) touches only the completing
- * CPU's storage with this_cpu operations: single instructions that an
- * interrupt on the same CPU cannot split, no LOCK prefix.  Histogram
+ * The hot path (iotrace_metrics_complete(), inline in the completion
+ * probe: iotrace.h has it and the per-CPU layout) touches only the
+ * completing CPU's storage with this_cpu operations: single instructions
+ * that an interrupt on the same CPU cannot split, no LOCK prefix.  Histogram
  * buckets are u16 per CPU (half the memory of u32, Documentation/abi.rst
  * gives the figures); a bucket that reaches IOTRACE_MFOLD is folded into
  * the disk's shared u64 totals under @fold_lock, inside the write side of
@@ -27,115 +28,6 @@
 #include <linux/timekeeping.h>
 #include <linux/bitops.h>
 #include "iotrace.h"
-
-/* A per-CPU bucket that reaches this is folded into the shared totals. */
-#define IOTRACE_MFOLD		0x8000U
-/* Error kinds kept per disk; the rest count in one overflow entry. */
-#define IOTRACE_MERR_MAX	32
-
-enum { IOTRACE_MH_DEV, IOTRACE_MH_QUEUE, IOTRACE_NR_MH };
-
-/**
- * struct iotrace_mcpu_op - one CPU's counters of one operation.
- * @requests: completions.
- * @bytes: their bytes.
- * @errors: completions with an error.
- * @dev_sum_ns: sum of device latencies.
- * @dev_count: completions with a device latency.
- * @queue_sum_ns: sum of queue latencies.
- * @queue_count: completions with a queue latency.
- */
-struct iotrace_mcpu_op {
-	u64	requests;
-	u64	bytes;
-	u64	errors;
-	u64	dev_sum_ns;
-	u64	dev_count;
-	u64	queue_sum_ns;
-	u64	queue_count;
-};
-
-/**
- * struct iotrace_mcpu - one CPU's metrics of one disk.
- * @op: counters per enum iotrace_mop.
- * @timeouts: completions of requests that timed out.
- * @requeues: requeues.
- * @hist: histogram buckets per op and kind (device, queue), below
- *	IOTRACE_MFOLD (plus what nested completions added meanwhile).
- */
-struct iotrace_mcpu {
-	struct iotrace_mcpu_op	op[IOTRACE_NR_MOPS];
-	u64			timeouts;
-	u64			requeues;
-	u16			hist[IOTRACE_NR_MOPS][IOTRACE_NR_MH]
-				    [IOTRACE_HIST_BUCKETS];
-};
-
-/**
- * struct iotrace_mkind - one kind of error and its count.
- * @count: completions of this kind.
- * @mop: enum iotrace_mop.
- * @status_kind: IOTRACE_MSTATUS_*.
- * @status: status class.
- * @errno_val: positive errno, 0 for none.
- */
-struct iotrace_mkind {
-	u64	count;
-	u8	mop;
-	u8	status_kind;
-	u16	status;
-	u32	errno_val;
-};
-
-/**
- * struct iotrace_metrics - the metrics of one disk.
- * @pcpu: per-CPU counters and buckets, written by the probes only.
- * @fold_lock: serializes folds (rare, any context).
- * @fold_seq: write side held while a bucket moves into @shared.
- * @shared: folded buckets, under @fold_lock.
- * @lock: serializes readers and resets (@base, @reset_ns).
- * @base: the sums at the last reset, subtracted from every reading.
- * @reset_ns: CLOCK_REALTIME of the last reset (or of the allocation).
- * @err_lock: protects @err, @nr_err and @err_over (any context).
- * @nr_err: entries used in @err.
- * @err: error kinds seen since the reset.
- * @err_over: errors of kinds past the table's room.
- */
-struct iotrace_metrics {
-	struct iotrace_mcpu __percpu	*pcpu;
-	spinlock_t			fold_lock;	/* folds */
-	seqcount_t			fold_seq;
-	u64				shared[IOTRACE_NR_MOPS][IOTRACE_NR_MH]
-					      [IOTRACE_HIST_BUCKETS];
-	struct mutex			lock;		/* @base, readers */
-	struct iotrace_msnap		base;
-	u64				reset_ns;
-	spinlock_t			err_lock;	/* @err */
-	unsigned int			nr_err;
-	struct iotrace_mkind		err[IOTRACE_MERR_MAX];
-	u64				err_over;
-};
-
-/**
- * iotrace_hist_bucket() - the histogram bucket of a latency.
- * @ns: the latency.
- *
- * Return: 0 below 2^IOTRACE_HIST_MIN_SHIFT, then four buckets per power
- * of two, IOTRACE_HIST_BUCKETS - 1 from 2^IOTRACE_HIST_MAX_SHIFT on.
- */
-static inline unsigned int iotrace_hist_bucket(u64 ns)
-{
-	unsigned int o;
-
-	if (ns < BIT_ULL(IOTRACE_HIST_MIN_SHIFT))
-		return 0;
-	o = fls64(ns) - 1;
-	if (o >= IOTRACE_HIST_MAX_SHIFT)
-		return IOTRACE_HIST_BUCKETS - 1;
-	return 1 + ((o - IOTRACE_HIST_MIN_SHIFT) << IOTRACE_HIST_SUB_SHIFT) +
-		((ns >> (o - IOTRACE_HIST_SUB_SHIFT)) &
-		 ((1U << IOTRACE_HIST_SUB_SHIFT) - 1));
-}
 
 /* Lower bound of bucket @b in ns. */
 static u64 iotrace_hist_lo(unsigned int b)
@@ -204,8 +96,8 @@ void iotrace_metrics_free(struct iotrace_metrics *m)
  * are off, so no completion on this CPU adds to the bucket meanwhile, and
  * no other CPU writes it.
  */
-static noinline void iotrace_metrics_fold(struct iotrace_metrics *m, u8 mop,
-					  unsigned int h, unsigned int b)
+noinline void iotrace_metrics_fold(struct iotrace_metrics *m, u8 mop,
+				   unsigned int h, unsigned int b)
 {
 	unsigned long flags;
 	u16 *p;
@@ -219,19 +111,9 @@ static noinline void iotrace_metrics_fold(struct iotrace_metrics *m, u8 mop,
 	spin_unlock_irqrestore(&m->fold_lock, flags);
 }
 
-static inline void iotrace_metrics_hist(struct iotrace_metrics *m,
-					struct iotrace_mcpu __percpu *pc,
-					u8 mop, unsigned int h, u64 ns)
-{
-	unsigned int b = iotrace_hist_bucket(ns);
-
-	if (unlikely(this_cpu_inc_return(pc->hist[mop][h][b]) >=
-		     IOTRACE_MFOLD))
-		iotrace_metrics_fold(m, mop, h, b);
-}
-
-static noinline void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
-					   const struct iotrace_mdone *x)
+/* An error of kind @x: its count in the table (rare, out of line). */
+noinline void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
+				    const struct iotrace_mdone *x)
 {
 	unsigned long flags;
 	unsigned int i;
@@ -257,41 +139,6 @@ static noinline void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
 		m->err_over++;
 	}
 	spin_unlock_irqrestore(&m->err_lock, flags);
-}
-
-/**
- * iotrace_metrics_complete() - count the final completion of a request.
- * @m: the metrics of its disk.
- * @x: what the completion probe learnt.
- *
- * Context: the completion probe, preemption disabled, any context.
- */
-void iotrace_metrics_complete(struct iotrace_metrics *m,
-			      const struct iotrace_mdone *x)
-{
-	/* once: the per-CPU operations could alias m for the compiler */
-	struct iotrace_mcpu __percpu *pc = m->pcpu;
-	u8 mop = iotrace_mop(x->op);
-
-	iotrace_assert_cpu_held();
-	this_cpu_inc(pc->op[mop].requests);
-	this_cpu_add(pc->op[mop].bytes, x->bytes);
-	if (x->flags & IOTRACE_MD_DEV) {
-		this_cpu_inc(pc->op[mop].dev_count);
-		this_cpu_add(pc->op[mop].dev_sum_ns, x->dev_ns);
-		iotrace_metrics_hist(m, pc, mop, IOTRACE_MH_DEV, x->dev_ns);
-	}
-	if (x->flags & IOTRACE_MD_QUEUE) {
-		this_cpu_inc(pc->op[mop].queue_count);
-		this_cpu_add(pc->op[mop].queue_sum_ns, x->queue_ns);
-		iotrace_metrics_hist(m, pc, mop, IOTRACE_MH_QUEUE, x->queue_ns);
-	}
-	if (unlikely(x->flags & IOTRACE_MD_TIMEOUT))
-		this_cpu_inc(pc->timeouts);
-	if (unlikely(x->flags & IOTRACE_MD_ERROR)) {
-		this_cpu_inc(pc->op[mop].errors);
-		iotrace_metrics_error(m, mop, x);
-	}
 }
 
 /**
@@ -326,9 +173,7 @@ static void iotrace_metrics_sum(struct iotrace_metrics *m,
 			t->bytes += READ_ONCE(o->bytes);
 			t->errors += READ_ONCE(o->errors);
 			t->dev_sum_ns += READ_ONCE(o->dev_sum_ns);
-			t->dev_count += READ_ONCE(o->dev_count);
 			t->queue_sum_ns += READ_ONCE(o->queue_sum_ns);
-			t->queue_count += READ_ONCE(o->queue_count);
 		}
 		s->timeouts += READ_ONCE(c->timeouts);
 		s->requeues += READ_ONCE(c->requeues);
@@ -360,6 +205,13 @@ static void iotrace_metrics_sum(struct iotrace_metrics *m,
 			}
 		}
 	} while (read_seqcount_retry(&m->fold_seq, seq));
+	/* a latency was counted where its histogram's bucket was */
+	for (i = 0; i < IOTRACE_NR_MOPS; i++) {
+		for (b = 0; b < IOTRACE_HIST_BUCKETS; b++) {
+			s->op[i].dev_count += s->op[i].dev_hist[b];
+			s->op[i].queue_count += s->op[i].queue_hist[b];
+		}
+	}
 }
 
 /**

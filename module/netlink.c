@@ -653,6 +653,9 @@ static void iotrace_nl_swap(struct iotrace_disk *d, struct iotrace_disk *tmp,
 	d->rb = *new_rb;
 	WRITE_ONCE(d->ring, tmp->ring);
 	d->hdr = tmp->hdr;
+	d->cpu_hdrs = tmp->cpu_hdrs;
+	d->chunk_hdrs = tmp->chunk_hdrs;
+	d->data = tmp->data;
 	d->ring_size = tmp->ring_size;
 	d->buf_size = tmp->buf_size;
 	d->chunk_records = tmp->chunk_records;

@@ -244,6 +244,9 @@ int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size)
 		return -ENOMEM;
 	h = d->ring;
 	d->hdr = h;
+	d->cpu_hdrs = d->ring + g.cpu_hdr_offset;
+	d->chunk_hdrs = d->ring + g.chunk_hdr_offset;
+	d->data = d->ring + g.data_offset;
 	h->magic = IOTRACE_RING_MAGIC;
 	h->abi_major = IOTRACE_ABI_MAJOR;
 	h->abi_minor = IOTRACE_ABI_MINOR;
@@ -273,6 +276,9 @@ void iotrace_ring_free(struct iotrace_disk *d)
 	vfree(d->ring);
 	d->ring = NULL;
 	d->hdr = NULL;
+	d->cpu_hdrs = NULL;
+	d->chunk_hdrs = NULL;
+	d->data = NULL;
 }
 
 /* ---- the chunk pool ------------------------------------------------------ */
