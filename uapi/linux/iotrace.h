@@ -1199,9 +1199,11 @@ enum iotrace_mop {
  * @errors: completions with an error or a device error status.
  * @dev_sum_ns: sum of the device latencies (issue to completion) of the
  *	completions that were issued (@dev_count of them).
- * @dev_count: completions with a device latency (issue seen).
+ * @dev_count: completions with a device latency (issue seen): the sum of
+ *	@dev_hist's buckets.
  * @queue_sum_ns: sum of the queue latencies (queue entry to issue).
- * @queue_count: completions with a queue latency.
+ * @queue_count: completions with a queue latency: the sum of @queue_hist's
+ *	buckets.
  * @dev_hist: device latency histogram, see IOTRACE_HIST_BUCKETS.
  * @queue_hist: queue latency histogram.
  */
