@@ -247,6 +247,10 @@ sed 's/^/# watch2: /' "$out/log2"
 	ktap_fail "trigger error hold=max hold-expire=20s"
 echo 1 > "$IOT/$bd/enable"
 "$IOTRACECTL" state "$bd" | grep -E '^(trigger_hold|hold)' | sed 's/^/# state: /'
+# past the kernel's rate limit (1 s) after the refused hit above, which a
+# new trigger set does not reset: a hit within it holds nothing (seen on
+# an idle host, 7.3: "set (0)")
+sleep 1.5
 dd if=/dev/"$bd" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
 hns=$("$IOTRACECTL" state "$bd" | sed -n 's/^hold_ns: //p')
 h1=$(hold hold_hi)
