@@ -693,7 +693,6 @@ int iotrace_comm_init(void);
 void iotrace_comm_exit(void);
 
 /* metrics.c: per-disk counters and latency histograms */
-
 /* iotrace_mdone.flags */
 #define IOTRACE_MD_DEV		BIT(0)	/* @dev_ns valid: the issue was seen */
 #define IOTRACE_MD_QUEUE	BIT(1)	/* @queue_ns valid */
