@@ -5,12 +5,15 @@
 
 #include "iot.h"
 
-enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY };
+enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY, FMT_TRACE };
 
 /* exit status: the output is from a trace file cut short or damaged */
 #define IOT_EXIT_SALVAGED	3
 
 #define IOT_MAX_PIDS	64	/* --pid list entries */
+
+/* the shortest --interval of a live mode (live stats, the exporter's file) */
+#define IOT_LIVE_INTERVAL_MIN	0.001
 
 /**
  * struct iot_opts - command line options of all commands.

@@ -378,8 +378,22 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		iot_err("%s", err);
 		return 1;
 	}
+	/* before the modes: a --disk the source does not hold is refused */
+	if (o->disk) {
+		c.disk = iot_src_disk(&src, o->disk);
+		if (c.disk < 0) {
+			iot_src_close(&src);
+			return 1;
+		}
+	}
 	if (o->interval) {
 		/* a live disk: every S seconds from now on; else a recording */
+		if (src.live && o->interval < IOT_LIVE_INTERVAL_MIN) {
+			iot_err("stats --interval %g: at least %g seconds on a live disk (each interval reads the ring and prints a report)",
+				o->interval, IOT_LIVE_INTERVAL_MIN);
+			iot_src_close(&src);
+			return 2;
+		}
 		if (src.live) {
 			rc = stats_interval(o, &src);
 			iot_src_close(&src);
@@ -387,13 +401,6 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		}
 		iot_src_close(&src);
 		return stats_series(o, argv[0]);
-	}
-	if (o->disk) {
-		c.disk = iot_src_disk(&src, o->disk);
-		if (c.disk < 0) {
-			iot_src_close(&src);
-			return 1;
-		}
 	}
 	ret = iot_src_read(&src, add, &c, err, sizeof(err));
 	if (ret) {

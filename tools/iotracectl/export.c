@@ -476,10 +476,14 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 		iot_err("export needs one DISK or FILE argument and -f blktrace|fio|fio3|perfetto|csv");
 		return 2;
 	}
+	if (!*f) {
+		iot_err("export needs -f FORMAT: blktrace, fio, fio3, perfetto or csv");
+		return 2;
+	}
 	if (strcmp(f, "blktrace") && strcmp(f, "fio") && strcmp(f, "fio3") &&
 	    strcmp(f, "perfetto") && strcmp(f, "csv")) {
 		iot_err("export -f %s: unknown format (use blktrace, fio, fio3, perfetto or csv)",
-			*f ? f : "(none)");
+			f);
 		return 2;
 	}
 	if (!strcmp(f, "blktrace") && (!o->out || !strcmp(o->out, "-"))) {

@@ -435,6 +435,11 @@ int cmd_exporter(struct iot_opts *o, int argc, char **argv)
 		iot_err("exporter --interval: the period of --textfile (HTTP is read per scrape)");
 		return 2;
 	}
+	if (o->interval && o->interval < IOT_LIVE_INTERVAL_MIN) {
+		iot_err("exporter --interval %g: at least %g seconds (each period reads every disk's metrics from the kernel)",
+			o->interval, IOT_LIVE_INTERVAL_MIN);
+		return 2;
+	}
 	if (o->include) {
 		ret = regcomp(&x.inc, o->include, REG_EXTENDED | REG_NOSUB);
 		if (ret) {

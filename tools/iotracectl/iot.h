@@ -372,7 +372,7 @@ static inline void iot_hist_add(struct iot_hist *h, uint64_t v)
 		h->max = v;
 }
 
-#define IOT_NR_OPS	16	/* stats slots: ops 0..13, 14 = other */
+#define IOT_NR_OPS	16	/* stats slots: ops 0..14 each, 15 = other (IOTRACE_OP_UNKNOWN) */
 
 /**
  * struct iot_opstats - statistics of one operation.

@@ -206,7 +206,7 @@ static const struct iot_cmd cmds[] = {
 	{ "show", cmd_show, O_FMT | O_JSONL | O_FILTERS | O_REALTIME |
 	  O_FOLLOW | O_COUNT | O_STRICT | O_AROUND,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
-	  F(FMT_BINARY), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N] | FILE --around-trigger[=N]",
+	  F(FMT_BINARY) | F(FMT_TRACE), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N] | FILE --around-trigger[=N]",
 	  "one line per request, decoded" },
 	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT |
 	  O_KERNEL | O_TOP | O_STRICT, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
@@ -266,7 +266,7 @@ static const struct iot_cmd cmds[] = {
 
 static const char *const fmt_names[] = {
 	[FMT_NORMAL] = "normal", [FMT_JSON] = "json", [FMT_CSV] = "csv",
-	[FMT_HEX] = "hex", [FMT_BINARY] = "binary",
+	[FMT_HEX] = "hex", [FMT_BINARY] = "binary", [FMT_TRACE] = "trace",
 };
 
 #define NR_FMTS	(sizeof(fmt_names) / sizeof(fmt_names[0]))
@@ -850,6 +850,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			o.top = (unsigned int)v;
+			seen |= O_TOP;
 			break;
 		case OPT_CONFIG:
 			o.w_config = optarg;
@@ -910,6 +911,17 @@ int main(int argc, char **argv)
 	if (o.realtime && o.fmt != FMT_NORMAL) {
 		iot_err("%s --realtime: only the normal output has wall-clock times (-o %s has nanosecond fields)",
 			cmd->name, fmt_names[o.fmt]);
+		return 2;
+	}
+	if (o.jsonl && o.fmt != FMT_JSON) {
+		iot_err("%s --jsonl: writes JSON a line per item, with -o json",
+			cmd->name);
+		return 2;
+	}
+	if ((seen & O_TOP) && (o.interval || o.kernel)) {
+		iot_err("stats --top N: the processes of the whole run, not with %s",
+			o.kernel ? "--kernel (the in-kernel metrics have no processes)" :
+			"--interval");
 		return 2;
 	}
 	if (cmd->fn == cmd_stats && o.fmt == FMT_CSV && !o.kernel) {

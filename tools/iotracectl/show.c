@@ -4,9 +4,11 @@
  * time (ties by issue time, disk, CPU), in the table, hex, binary, JSON or
  * CSV form.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include "export.h"
@@ -30,7 +32,10 @@
  * @ooo: records that came after a later one was printed (the window was
  *	too small for them).
  * @win: streaming: the window.
+ * @tr: -o trace: the file's writer and chunks (NULL for other outputs).
  */
+struct show_trace;
+
 struct show_ctx {
 	const struct iot_opts *o;
 	const struct iot_src *src;
@@ -43,6 +48,28 @@ struct show_ctx {
 	struct xrec last;
 	uint64_t ooo;
 	struct iot_win win;
+	struct show_trace *tr;
+};
+
+/* records of a disk written to -o trace's file a chunk at a time */
+#define TRACE_CHUNK	1024
+
+/**
+ * struct show_trace - show -o trace: a trace file of the records shown.
+ * @w: its writer.
+ * @buf: per disk, TRACE_CHUNK records (allocated with the disk's first).
+ * @n: per disk, records in @buf.
+ * @seq: per disk, the records written before @buf's: a chunk's first
+ *	sequence number, so the chunks of a disk follow on without a gap
+ *	(the records keep their own numbers).
+ * @counts: per disk, the trailer's counts (what was written).
+ */
+struct show_trace {
+	struct iot_writer w;
+	struct iotrace_record *buf[IOT_MAX_DISKS];
+	uint32_t n[IOT_MAX_DISKS];
+	uint64_t seq[IOT_MAX_DISKS];
+	struct iot_counts counts[IOT_MAX_DISKS];
 };
 
 /* records a trace file is read ahead by, to print them in order */
@@ -419,10 +446,102 @@ static void hex_rec(const struct xrec *sr)
 	fwrite_unlocked(line, 1, (size_t)(p - line), stdout);
 }
 
+/*
+ * -o trace: the file's header, as the source's (a trace file's host,
+ * kernel and clock anchor; a ring's are this machine's, now).
+ */
+static void trace_start(struct show_ctx *c)
+{
+	const struct iot_src *src = c->src;
+	struct utsname u;
+
+	if (src->fi) {
+		const struct iotrace_file_hdr *h = &src->fi->hdr;
+
+		iot_writer_start(&c->tr->w, stdout, sizeof(struct iotrace_record),
+				 src->disks, src->nr_disks, h->anchor_mono_ns,
+				 h->anchor_real_ns, h->release, h->host);
+		return;
+	}
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	iot_writer_start(&c->tr->w, stdout, sizeof(struct iotrace_record),
+			 src->disks, src->nr_disks, iot_now(CLOCK_MONOTONIC),
+			 iot_now(CLOCK_REALTIME), u.release, u.nodename);
+}
+
+/* -o trace: the records of disk @d gathered so far into a chunk */
+static void trace_flush(struct show_trace *t, unsigned int d)
+{
+	iot_writer_chunk(&t->w, d, 0, t->seq[d], t->buf[d], t->n[d]);
+	t->seq[d] += t->n[d];
+	t->counts[d].written += t->n[d];
+	t->counts[d].recorded += t->n[d];
+	t->counts[d].completed += t->n[d];
+	t->n[d] = 0;
+}
+
+static void trace_rec(struct show_ctx *c, const struct xrec *sr)
+{
+	struct show_trace *t = c->tr;
+	unsigned int d = sr->disk;
+
+	if (!t->buf[d]) {
+		t->buf[d] = malloc(TRACE_CHUNK * sizeof(*t->buf[d]));
+		if (!t->buf[d]) {
+			t->w.error = 1;
+			errno = ENOMEM;
+			return;
+		}
+	}
+	t->buf[d][t->n[d]++] = sr->r;
+	if (t->n[d] == TRACE_CHUNK)
+		trace_flush(t, d);
+}
+
+/*
+ * -o trace: the last chunks, the names of the submitters, the trailer
+ * (the source's end time for a trace file).  Returns 1 after saying what
+ * failed.
+ */
+static int trace_finish(struct show_ctx *c)
+{
+	struct show_trace *t = c->tr;
+	const struct iot_file_info *fi = c->src->fi;
+	struct iotrace_file_comm *v = NULL;
+	unsigned int d;
+	int n;
+
+	for (d = 0; d < c->src->nr_disks; d++)
+		if (t->n[d])
+			trace_flush(t, d);
+	n = iot_comm_take_dirty(&v);
+	if (n > 0)
+		iot_writer_comms(&t->w, v, (uint32_t)n);
+	free(v);
+	if (fi && fi->has_trailer)
+		iot_writer_finish(&t->w, t->counts, fi->trailer.end_mono_ns,
+				  fi->trailer.end_real_ns);
+	else
+		iot_writer_finish(&t->w, t->counts, iot_now(CLOCK_MONOTONIC),
+				  iot_now(CLOCK_REALTIME));
+	for (d = 0; d < c->src->nr_disks; d++)
+		free(t->buf[d]);
+	if (t->w.error && errno == ENOMEM) {
+		iot_err("out of memory");
+		return 1;
+	}
+	return 0;
+}
+
 /* the header of the output, before its first record */
 static void emit_header_only(struct show_ctx *c)
 {
 	c->started = 1;
+	if (c->o->fmt == FMT_TRACE) {
+		trace_start(c);
+		return;
+	}
 	if (c->o->fmt == FMT_NORMAL)
 		normal_header(c, c->multi);
 	else if (c->o->fmt == FMT_HEX)
@@ -449,6 +568,9 @@ static void emit(struct show_ctx *c, const struct xrec *sr)
 		break;
 	case FMT_BINARY:
 		fwrite(&sr->r, sizeof(sr->r), 1, stdout);
+		break;
+	case FMT_TRACE:
+		trace_rec(c, sr);
 		break;
 	default:
 		iot_out_rec(&c->doc, c->src->disks[sr->disk].name, &sr->r);
@@ -552,8 +674,16 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 		iot_err("show needs one DISK or FILE argument (try 'iotracectl list' for disks)");
 		return 2;
 	}
-	if (o->fmt == FMT_BINARY && isatty(STDOUT_FILENO)) {
-		iot_err("-o binary writes raw records: redirect standard output to a file or a pipe");
+	if ((o->fmt == FMT_BINARY || o->fmt == FMT_TRACE) &&
+	    isatty(STDOUT_FILENO)) {
+		iot_err("-o %s writes %s: redirect standard output to a file or a pipe",
+			o->fmt == FMT_TRACE ? "trace" : "binary",
+			o->fmt == FMT_TRACE ? "a trace file" : "raw records");
+		return 2;
+	}
+	if (o->fmt == FMT_TRACE && (o->follow || o->around)) {
+		iot_err("show -o trace: a trace file of a DISK or FILE read once (not with %s; iotracectl record DISK -o FILE records a live disk)",
+			o->follow ? "-f" : "--around-trigger");
 		return 2;
 	}
 	if (iot_src_open(&src, argv[0], err, sizeof(err))) {
@@ -565,6 +695,14 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 			argv[0]);
 		iot_src_close(&src);
 		return 2;
+	}
+	/* before the modes: a --disk the source does not hold is refused */
+	if (o->disk) {
+		c.disk = iot_src_disk(&src, o->disk);
+		if (c.disk < 0) {
+			iot_src_close(&src);
+			return 1;
+		}
 	}
 	if (o->follow || o->count) {
 		if (!o->follow) {
@@ -582,25 +720,26 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 		iot_src_close(&src);
 		return ret;
 	}
-	if (o->disk) {
-		c.disk = iot_src_disk(&src, o->disk);
-		if (c.disk < 0) {
-			iot_src_close(&src);
-			return 1;
-		}
-	}
 	if (o->fmt == FMT_BINARY && src.nr_disks > 1 && c.disk < 0) {
 		char list[512];
 
 		/* a raw record has no field for its disk: one disk at a time */
 		iot_src_disk_list(&src, list, sizeof(list));
-		iot_err("show -o binary: %s holds %u disks (%s) and a raw record does not say which it is on: give --disk NAME, one disk per output",
+		iot_err("show -o binary: %s holds %u disks (%s) and a raw record does not say which it is on: give --disk NAME, one disk per output, or -o trace (a trace file: every disk, read back by iotracectl)",
 			argv[0], src.nr_disks, list);
 		iot_src_close(&src);
 		return 2;
 	}
 	c.src = &src;
 	c.multi = src.nr_disks > 1;
+	if (o->fmt == FMT_TRACE) {
+		c.tr = calloc(1, sizeof(*c.tr));
+		if (!c.tr) {
+			iot_err("out of memory");
+			iot_src_close(&src);
+			return 1;
+		}
+	}
 	/*
 	 * A trace file is a stream: its records are printed through a
 	 * sorted window of SHOW_WINDOW records, in bounded memory.  A
@@ -619,6 +758,9 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 		iot_err("%s", ret == -2 ? "out of memory" : err);
 		iot_out_sync(&c.doc);	/* the lines printed so far */
 		free(c.doc.buf);
+		if (c.tr)	/* what was read, as a trace file that ends */
+			trace_finish(&c);
+		free(c.tr);
 		free(c.v);
 		iot_win_free(&c.win);
 		iot_src_close(&src);
@@ -640,6 +782,14 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 	}
 	if (o->fmt == FMT_JSON || o->fmt == FMT_CSV)
 		iot_out_end(&c.doc);
+	if (c.tr && trace_finish(&c)) {
+		free(c.tr);
+		iot_win_free(&c.win);
+		free(c.v);
+		iot_src_close(&src);
+		return 1;
+	}
+	free(c.tr);
 	if (c.ooo)
 		fprintf(stderr, "iotracectl: %s: %llu records came more than %u records late in the file and were printed out of order\n",
 			argv[0], (unsigned long long)c.ooo, SHOW_WINDOW);

@@ -13,6 +13,9 @@
  *                                           0, part 0 lost between its
  *                                           first two chunks (and counted
  *                                           lost in the trailer)
+ *   gen ops OUT N NR_DISKS                  "file", but the records' ops
+ *                                           cycle through every operation
+ *                                           and IOTRACE_OP_UNKNOWN
  *   gen big OUT N                           a large trace file as the
  *                                           recorder writes it: one disk,
  *                                           two CPUs' parts in completion
@@ -187,9 +190,10 @@ out:
  * A trace file of @n synth_rec() records per disk on @nd disks.  @minor1:
  * as iotracectl wrote them before file minor 2 (128-byte 1.x records, no
  * submitter, no command names): the same requests without pid and cgroup.
+ * @kind: 0 plain, 1 "gaps", 2 "names", 3 "ops" (see the top of the file).
  */
 static int gen_file(const char *out, uint64_t n, unsigned int nd,
-		    int minor1, int gap)
+		    int minor1, int kind)
 {
 	uint32_t rs = minor1 ? IOTRACE_RECORD_SIZE :
 		sizeof(struct iotrace_record);
@@ -208,7 +212,7 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 	memset(c, 0, sizeof(c));
 	for (k = 0; k < nd; k++) {
 		snprintf(d[k].name, sizeof(d[k].name),
-			 gap == 2 ? "d\"i\\s,k\t%u" : "disk%u", k);
+			 kind == 2 ? "d\"i\\s,k\t%u" : "disk%u", k);
 		d[k].dev_major = 259;
 		d[k].dev_minor = k;
 		d[k].lbs = 512;
@@ -217,8 +221,8 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 	}
 	iot_writer_start(&w, fp, rs, d, nd, 1000000000ull,
 			 1700000000000000000ull,
-			 gap == 2 ? "6.12.0-\"test\"\t\\" : "6.12.0-test",
-			 gap == 2 ? "test\\host,\"x\"" : "testhost");
+			 kind == 2 ? "6.12.0-\"test\"\t\\" : "6.12.0-test",
+			 kind == 2 ? "test\\host,\"x\"" : "testhost");
 	if (!minor1)
 		iot_writer_comms(&w, comms, 3);
 	for (k = 0; k < nd; k++) {
@@ -230,6 +234,10 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 				struct iotrace_record x;
 
 				synth_rec(&x, i + j + k * 7);
+				/* "ops": every operation, and one unknown */
+				if (kind == 3)
+					x.op = (i + j) % 15 == 14 ?
+					       IOTRACE_OP_UNKNOWN : (i + j) % 15;
 				p = (i + j) % 2;
 				x.complete_cpu = p;
 				x.seq = (uint32_t)seq[k][p]++;
@@ -241,7 +249,7 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 						 cnt[p]);
 			c[k].written += m;
 			/* overwritten before the recorder copied them */
-			if (gap == 1 && !k && !i)
+			if (kind == 1 && !k && !i)
 				seq[k][0] += 5;
 		}
 		c[k].recorded = c[k].written + 5;
@@ -484,6 +492,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "names"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 2);
+	if (argc == 5 && !strcmp(argv[1], "ops"))
+		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0), 0, 3);
 	if (argc == 5 && !strcmp(argv[1], "gaps"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 1);

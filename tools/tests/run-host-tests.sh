@@ -55,6 +55,7 @@ build/gen minor1 "$T/o.trace" 40 1 &&
 build/gen file "$T/s.trace" 6 2 &&
 build/gen file "$T/m.trace" 200 2 &&
 build/gen gaps "$T/g.trace" 200 1 &&
+build/gen ops "$T/ops.trace" 60 1 &&
 build/gen debugfs "$T/dfs" || { result 1 gen_inputs; echo "1..$N"; exit 1; }
 head -c 1000 "$T/f.trace" > "$T/trunc.trace"
 printf 'hello, this is not a trace\n' > "$T/foreign"
@@ -100,7 +101,8 @@ refuse() {
 	name=$1
 	word=$2
 	shift 2
-	(cd "$T" && "$ROOT/$BIN" "$@") > "$T/out" 2> "$T/err"
+	# bounded: a live mode that takes the option instead runs forever
+	(cd "$T" && timeout 30 "$ROOT/$BIN" "$@") > "$T/out" 2> "$T/err"
 	rc=$?
 	if [ $rc -ge 1 ] && [ $rc -le 2 ] && grep -q -- "$word" "$T/err" &&
 	   [ ! -s "$T/out" ]; then
@@ -173,6 +175,34 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	[ "$n1" -gt 0 ] && [ "$n0" -gt 0 ] &&
 	[ "$(wc -c < "$T/bin")" = $((n1 * 144)) ]
 	result $? "show_binary_one_disk_of_a_multi_disk_file$SFX" "$T/err"
+	# -o trace: a trace file of the records shown, every disk, the
+	# submitters' names and the source's header kept: read back, it
+	# shows what its source shows (through the same filters)
+	infokeys='import json, sys
+j = json.load(sys.stdin)
+print(j["host"], j["release"], j["start_real_ns"], j["end_real_ns"],
+      [(d["name"], d["dev"]) for d in j["disks"]])'
+	: > "$T/err"
+	for f in "" "--op write --lat-min 1000" "--disk disk1"; do
+		"$BIN" show -o trace $f "$T/f2.trace" > "$T/x.trace" 2>> "$T/err" &&
+		"$BIN" show -o csv $f "$T/f2.trace" > "$T/a" 2>> "$T/err" &&
+		"$BIN" show -o csv "$T/x.trace" > "$T/b" 2>> "$T/err" &&
+		[ "$(wc -l < "$T/a")" -gt 2 ] &&
+		cmp "$T/a" "$T/b" >> "$T/err" 2>&1 &&
+		"$BIN" info -o json "$T/f2.trace" | python3 -c "$infokeys" > "$T/a" &&
+		"$BIN" info -o json "$T/x.trace" | python3 -c "$infokeys" > "$T/b" &&
+		cmp "$T/a" "$T/b" >> "$T/err" 2>&1 &&
+		"$BIN" stats "$T/x.trace" > "$T/a" 2>> "$T/err" &&
+		grep -q ', lost 0 ' "$T/a" || { echo "filters: $f" >> "$T/err"; break; }
+	done
+	[ -z "$(grep -v '^$' "$T/err")" ]
+	result $? "show_trace_reads_back_every_disk_and_name$SFX" "$T/err"
+	"$BIN" show -o trace "$T/r.ring" > "$T/x.trace" 2> "$T/err" &&
+	"$BIN" show -o csv "$T/r.ring" > "$T/a" 2>> "$T/err" &&
+	"$BIN" show -o csv "$T/x.trace" > "$T/b" 2>> "$T/err" &&
+	cmp "$T/a" "$T/b" >> "$T/err" 2>&1
+	result $? "show_trace_of_a_ring$SFX" "$T/err"
+	refuse show_trace_follow "not with -f" show -f -o trace nullb0
 	# record the fake live disks; the file shows what the disk shows
 	"$BIN" record nullb0 -o "$T/rec.trace" --duration 0.2 2> "$T/err"
 	rc=$?
@@ -683,6 +713,7 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	wfull show_json "standard output" show -o json f.trace
 	wfull show_hex "standard output" show -o hex f.trace
 	wfull show_binary "standard output" show -o binary f.trace
+	wfull show_trace "standard output" show -o trace f.trace
 	wfull info_file "standard output" info f.trace
 	wfull diff_files "standard output" diff f.trace r.ring
 	wfull list "standard output" list
@@ -754,6 +785,20 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	"$BIN" show --op other "$T/r.ring" > /dev/null 2> "$T/err" &&
 		"$BIN" stats --op other,read "$T/r.ring" > /dev/null 2>> "$T/err"
 	result $? "op_other_accepted$SFX" "$T/err"
+	# and it selects them: the records of an unknown operation, which
+	# stats counts in its "other" row, and no others
+	"$BIN" show -o csv "$T/ops.trace" > "$T/a" 2> "$T/err" &&
+	"$BIN" show -o csv --op other "$T/ops.trace" > "$T/b" 2>> "$T/err" &&
+	"$BIN" stats -o json --op other "$T/ops.trace" > "$T/c" 2>> "$T/err" &&
+	python3 -c 'import csv, json, sys
+every = list(csv.DictReader(open(sys.argv[1])))
+shown = list(csv.DictReader(open(sys.argv[2])))
+ops = json.load(open(sys.argv[3]))[0]["ops"]
+unknown = [r for r in every if r["op"] == "unknown"]
+assert unknown and shown == unknown, (len(unknown), len(shown))
+assert list(ops) == ["other"] and ops["other"]["count"] == len(unknown), ops' \
+		"$T/a" "$T/b" "$T/c" >> "$T/err" 2>&1
+	result $? "op_other_selects_unknown_operations$SFX" "$T/err"
 	# - reads a trace file or ring from standard input
 	"$BIN" show "$T/f.trace" > "$T/a" 2>&1
 	"$BIN" show - < "$T/f.trace" > "$T/b" 2>&1
@@ -967,6 +1012,17 @@ assert (l["gaps"], l["gap_records"], l["unread"], l["trailer"]) == (1, 5, 0, 1),
 	refuse cgroup_missing "give a cgroup v2 directory" show --cgroup /nonexistent/cg f.trace
 	refuse top_too_many "from 0 to 1000" stats --top 1001 f.trace
 	refuse top_on_show "show does not take --top" show --top 3 f.trace
+	# options that mean nothing in the mode given are refused
+	refuse jsonl_without_json "with -o json" show --jsonl f.trace
+	refuse jsonl_list_normal "with -o json" list --jsonl
+	refuse top_with_interval "not with --interval" stats --top 3 --interval 1 f.trace
+	refuse top_with_kernel "not with --kernel" stats --top 3 --kernel nullb0
+	refuse export_no_format "export needs -f FORMAT" export f.trace
+	refuse disk_nosuch_follow "holds no disk named nosuch" show -f --disk nosuch nullb0
+	refuse disk_nosuch_live_interval "holds no disk named nosuch" stats --interval 1 --disk nosuch nullb0
+	refuse disk_nosuch_series "(it holds: disk0, disk1)" stats --interval 1 --disk nosuch f2.trace
+	refuse live_interval_too_short "at least 0.001 seconds" stats --interval 1us nullb0
+	refuse exporter_interval_too_short "at least 0.001 seconds" exporter --textfile . --interval 1e-9
 done
 for f in foreign trunc.trace major2.trace; do
 	iotracectl/iotracectl show "$T/$f" 2>&1 | head -1 | sed 's/^/# /'
@@ -1019,20 +1075,16 @@ grep -n -- '--read_iolog' ../README ../Documentation/*.rst | grep -v -- '--repla
 [ ! -s "$T/replay" ]
 result $? doc_fio_replay_examples_redirect "$T/replay"
 
-# the man page documents every command of the dispatch table and every
-# long option of every command
+# the man page documents every command of the dispatch table, with a
+# SYNOPSIS line and a section, and every option of every command where
+# that command is (tests/doccheck.py)
 B=iotracectl/iotracectl
-: > "$T/undoc"
 for c in $($B --help | awk '/^commands:/ { c = 1; next } /^$/ { c = 0 } c { print $1 }'); do
-	grep -q -- "\*\*$c\*\*" ../Documentation/iotracectl.rst ||
-		echo "command $c" >> "$T/undoc"
-	for opt in $($B $c --help | sed -n '/^options:/,$p' |
-		     grep -o -- '--[a-z][a-z-]*' | sort -u); do
-		grep -q -- "\*\*$opt\*\*" ../Documentation/iotracectl.rst ||
-			echo "option $c $opt" >> "$T/undoc"
-	done
-done
-[ ! -s "$T/undoc" ]
+	echo "$c" $($B $c --help | sed -n '/^options:/,$p' |
+		    grep -o -- '^  -[a-z], --[a-z][a-z-]*\|--[a-z][a-z-]*' |
+		    sed 's/^  //; s/, /=/' | sort -u)
+done > "$T/opts"
+python3 tests/doccheck.py ../Documentation/iotracectl.rst "$T/opts" > "$T/undoc" 2>&1
 result $? doc_man_page_has_every_command_and_option "$T/undoc"
 
 # 5. the reStructuredText documentation parses without a warning
