@@ -2,8 +2,9 @@
 /*
  * libFuzzer harness: the ring reader (iot_ring_init, iot_ring_snapshot) on
  * arbitrary bytes, as "iotracectl show SNAPSHOT.ring" reads a copy of a
- * debugfs ring.  Inputs without the ring magic get it prepended.  Every
- * record found goes through the decoders.
+ * debugfs ring, and as show -f's follower polls a live one.  Inputs
+ * without the ring magic get it prepended.  Every record found goes
+ * through the decoders.
  */
 #include "fuzz_common.h"
 
@@ -12,6 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[IOT_ERR_LEN] = "";
+	struct iot_ring_follow f;
 	struct iot_counts c;
 	struct iot_src s;
 	struct iot_disk d;
@@ -43,6 +45,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			c.dropped += iot_ring_dropped(&s.ring, p);
 			(void)iot_ring_gone(&s.ring, p, 0);
 		}
+		/*
+		 * show -f's follower, as if the ring had been cleared since
+		 * it started: every record from the parts' first on (what a
+		 * corrupt head or generation makes of the loop is the point)
+		 */
+		if (iot_ring_follow_init(&f, &s.ring))
+			abort();
+		f.gen = ~f.gen;
+		iot_ring_follow_poll(&f, fuzz_record, NULL);
+		iot_ring_follow_poll(&f, fuzz_record, NULL);
+		iot_ring_follow_free(&f);
 	}
 	if (strnlen(err, sizeof(err)) == sizeof(err))
 		abort();

@@ -16,6 +16,8 @@
  *   gen ops OUT N NR_DISKS                  "file", but the records' ops
  *                                           cycle through every operation
  *                                           and IOTRACE_OP_UNKNOWN
+ *   gen trig OUT N NR_DISKS                 "file", with a trigger chunk
+ *                                           per disk (a watch snapshot's)
  *   gen big OUT N                           a large trace file as the
  *                                           recorder writes it: one disk,
  *                                           two CPUs' parts in completion
@@ -190,7 +192,8 @@ out:
  * A trace file of @n synth_rec() records per disk on @nd disks.  @minor1:
  * as iotracectl wrote them before file minor 2 (128-byte 1.x records, no
  * submitter, no command names): the same requests without pid and cgroup.
- * @kind: 0 plain, 1 "gaps", 2 "names", 3 "ops" (see the top of the file).
+ * @kind: 0 plain, 1 "gaps", 2 "names", 3 "ops", 4 "trig" (see the top
+ *	of the file).
  */
 static int gen_file(const char *out, uint64_t n, unsigned int nd,
 		    int minor1, int kind)
@@ -225,6 +228,26 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 			 kind == 2 ? "test\\host,\"x\"" : "testhost");
 	if (!minor1)
 		iot_writer_comms(&w, comms, 3);
+	for (k = 0; kind == 4 && k < nd; k++) {
+		/* a trigger chunk per disk, as watch's snapshots have */
+		struct iotrace_file_trigger t;
+		struct iotrace_file_chunk ch;
+
+		memset(&t, 0, sizeof(t));
+		memset(&ch, 0, sizeof(ch));
+		t.reason = 1u << k;
+		t.cpu = k;
+		t.mono_ns = 1000200000ull + k;
+		t.real_ns = 1700000000200000000ull + k;
+		t.lat_ns[k % 5] = 5000000;
+		t.errnos[0] = 5;
+		snprintf(t.model, sizeof(t.model), "QEMU NVMe Ctrl");
+		snprintf(t.serial, sizeof(t.serial), "iotrace%u", k);
+		ch.magic = IOTRACE_CHUNK_TRIGGER;
+		ch.payload_size = sizeof(t);
+		ch.disk = (uint16_t)k;
+		iot_writer_other(&w, &ch, &t);
+	}
 	for (k = 0; k < nd; k++) {
 		for (i = 0; i < n; i += 64) {
 			unsigned int m = n - i < 64 ? n - i : 64, j, p;
@@ -495,6 +518,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "ops"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 3);
+	if (argc == 5 && !strcmp(argv[1], "trig"))
+		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0), 0, 4);
 	if (argc == 5 && !strcmp(argv[1], "gaps"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 1);
