@@ -279,8 +279,13 @@ out:
  * Reads, writes, discards (trim) and flushes (sync) of each disk, on the
  * file /dev/<disk>; other operations (passthrough, zone management) have
  * no fio equivalent and are left out, counted on stderr.  fio reads
- * "trim" lines as its documentation says, but fio 3.33 and older reject
- * them when replaying ("bad ddir: 2"): their count is said on stderr.
+ * "trim" lines as its documentation says; fio 3.34 and newer replay them
+ * (fio commit dd6500e9), fio 3.33 and older do not ("bad ddir: 2").  Their
+ * count is said on stderr, with the route for older fio: it replays the
+ * discards of a blktrace log (export -f blktrace, blkparse -d, then fio
+ * --read_iolog onto a block device), but opens the target of a job with
+ * trims without O_DIRECT (until fio commit 85c1cf35, in 3.34), so that
+ * log's writes go through the page cache.
  * fio ignores --filename when replaying and opens the file the log
  * names, so stderr says to replay with --replay_redirect.
  *
@@ -358,7 +363,7 @@ int export_fio(struct xstream *xs, FILE *fp, int version)
 		fprintf(stderr, "iotracectl: export: %llu requests with no fio equivalent (passthrough, zone, write-zeroes, ...) left out\n",
 			(unsigned long long)f.skipped);
 	if (f.trims)
-		fprintf(stderr, "iotracectl: export: %llu trims (discards) in the iolog: fio 3.33 and older do not replay iolog trims (\"bad ddir: 2\"), newer fio does\n",
+		fprintf(stderr, "iotracectl: export: %llu trims (discards) in the iolog, which fio replays onto a block device only: fio 3.34 and newer replay them; 3.33 and older do not (\"bad ddir: 2\") but replay a blktrace log's, that log's writes through the page cache (before 3.34 a job with trims ignores --direct): iotracectl export -f blktrace --disk DISK -o PREFIX FILE; blkparse -i PREFIX -d PREFIX.bin -O; fio --name=replay --read_iolog=PREFIX.bin --replay_redirect=/dev/SCRATCH --ioengine=psync --direct=1\n",
 			(unsigned long long)f.trims);
 	fprintf(stderr, "iotracectl: export: the iolog names /dev/DISK and fio replays onto it, whatever --filename says: replay with fio --read_iolog=LOG --replay_redirect=TARGET (a scratch device or file)\n");
 	return 0;

@@ -655,16 +655,28 @@ print(j["read"]["total_ios"], j["write"]["total_ios"])' "$T/fio.json") &&
 		result $? "export_${v}_replayed_by_fio$SFX (${want:-?} / ${got:-?})" "$T/err"
 		rm -f "$T/fio.dat"
 	done
-	# the log names /dev/DISK: export says once to replay with --replay_redirect
+	# the log names /dev/DISK: export says once to replay with
+	# --replay_redirect (and the trims' line names it once more)
 	"$BIN" export -f fio "$T/r.ring" > /dev/null 2> "$T/err"
-	[ "$(grep -c -- '--replay_redirect=' "$T/err")" = 1 ]
+	[ "$(grep -c -- 'replay with fio --read_iolog=LOG --replay_redirect=' "$T/err")" = 1 ] &&
+		[ "$(grep -v trims "$T/err" | grep -c -- '--replay_redirect=')" = 1 ]
 	result $? "export_fio_says_replay_redirect$SFX" "$T/err"
-	# trims: as many as the log holds, said once (fio <= 3.33 drops them)
+	# trims: as many as the log holds, said once on one line with the
+	# fio versions that replay them and the route for the others
 	"$BIN" export -f fio "$T/r.ring" > "$T/r.fio" 2> "$T/err"
 	ntrim=$(awk '$2 == "trim"' "$T/r.fio" | wc -l)
 	[ "$ntrim" -gt 0 ] && [ "$(grep -c 'trims' "$T/err")" = 1 ] &&
-		grep -q "export: $ntrim trims" "$T/err"
+		grep "export: $ntrim trims" "$T/err" |
+		grep -F 'fio 3.34 and newer replay them; 3.33 and older do not ("bad ddir: 2")' |
+		grep -F 'writes through the page cache' |
+		grep -F 'export -f blktrace --disk DISK -o PREFIX FILE' |
+		grep -F 'blkparse -i PREFIX -d PREFIX.bin -O' |
+		grep -qF 'fio --name=replay --read_iolog=PREFIX.bin --replay_redirect=/dev/SCRATCH --ioengine=psync --direct=1'
 	result $? "export_fio_trims_counted$SFX ($ntrim trims)" "$T/err"
+	# no trim, no trims' line
+	"$BIN" export -f fio --op read,write "$T/r.ring" > /dev/null 2> "$T/err"
+	! grep -q 'trims' "$T/err"
+	result $? "export_fio_no_trims_no_trim_line$SFX" "$T/err"
 	# iolog v3 times are microseconds (as fio writes them), from 1
 	"$BIN" export -f fio3 --op read,write "$T/r.ring" > "$T/r.fio3" 2> /dev/null
 	"$BIN" export -f csv --op read,write "$T/r.ring" > "$T/r.csv" 2>> "$T/err"
