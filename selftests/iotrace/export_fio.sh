@@ -23,6 +23,7 @@
 # O_DIRECT in a job with trims); fio's trim and write counts of the
 # replay (JSON).
 # VM-TIMEOUT: 300
+# VM-CHECK: newest
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
