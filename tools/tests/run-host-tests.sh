@@ -483,6 +483,66 @@ assert n > 10, n' "$T/d.json" "$T/dd.json" "$T/a.json" "$T/b.json" 2>> "$T/err"
 	done
 	[ ! -s "$T/err" ]
 	result $? "output_json_is_one_document$SFX" "$T/err"
+	# list and inflight: a disk name that needs escapes round-trips
+	# through JSON and CSV; every column but op (and the name) is a
+	# number or null, whatever debugfs holds; no media address: null
+	rm -rf "$T/dfs5" && cp -r "$T/dfs" "$T/dfs5" &&
+	wd='we"ird\disk' && mkdir "$T/dfs5/$wd" &&
+	cp "$T/dfs/sda/ring" "$T/dfs5/$wd/ring" &&
+	printf 'enabled: 1\nrecorded: 12abc\npresent: -\ndropped: 7\n' > "$T/dfs5/$wd/stats" &&
+	printf 'ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU\n5000 1.5 drv_in 18446744073709551615 512 ? 2 0\n6000 0.5 read 8 4096 1 3 -1\n' > "$T/dfs5/$wd/inflight" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" list -o json > "$T/l.json" 2> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" list -o json --jsonl > "$T/l.jsonl" 2>> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" list -o csv > "$T/l.csv" 2>> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" inflight -o json "$wd" > "$T/i.json" 2>> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" inflight -o json --jsonl "$wd" > "$T/i.jsonl" 2>> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" inflight -o csv "$wd" > "$T/i.csv" 2>> "$T/err" &&
+	python3 -m json.tool "$T/l.json" > /dev/null 2>> "$T/err" &&
+	python3 -c 'import csv, json, sys
+name = sys.argv[1]
+def load(p):
+	return json.load(open(p))
+def lines(p):
+	return [json.loads(l) for l in open(p)]
+def rows(p):
+	return list(csv.DictReader(open(p)))
+def cell(v):
+	return "" if v is None else str(v)
+l = load(sys.argv[2])
+assert l == lines(sys.argv[3]), "list: the document and JSON Lines differ"
+d = [x for x in l if x["disk"] == name]
+assert len(d) == 1, [x["disk"] for x in l]
+for x in l:
+	for k, v in x.items():
+		if k not in ("disk", "triggers"):
+			assert v is None or type(v) is int, (x["disk"], k, v)
+assert d[0]["enabled"] == 1 and d[0]["recorded"] is None and \
+	d[0]["present"] is None and d[0]["dropped"] == 7, d[0]
+c = rows(sys.argv[4])
+assert [r["disk"] for r in c] == [x["disk"] for x in l], c
+for r, x in zip(c, l):
+	assert r == {k: cell(v) for k, v in x.items()}, (r, x)
+i = load(sys.argv[5])
+assert i == lines(sys.argv[6]) and len(i) == 2, i
+for x in i:
+	for k, v in x.items():
+		if k == "op":
+			assert type(v) is str, (k, v)
+		elif k == "age_us":
+			assert type(v) is float, (k, v)
+		else:
+			assert v is None or type(v) is int, (k, v)
+assert i[0]["op"] == "drv_in" and i[0]["sector"] is None and \
+	i[0]["hwq"] is None and i[0]["bytes"] == 512, i[0]
+assert i[1]["sector"] == 8 and i[1]["cpu"] is None, i[1]
+c = rows(sys.argv[7])
+assert len(c) == 2, c
+for r, x in zip(c, i):
+	assert r == {k: "%.1f" % v if k == "age_us" else cell(v)
+		     for k, v in x.items()}, (r, x)' "$wd" "$T/l.json" "$T/l.jsonl" \
+		"$T/l.csv" "$T/i.json" "$T/i.jsonl" "$T/i.csv" 2>> "$T/err"
+	result $? "list_inflight_json_csv_names_escaped_numbers_typed$SFX" "$T/err"
+	rm -rf "$T/dfs5"
 	"$BIN" show -o json --jsonl "$T/f2.trace" > "$T/jl" 2> "$T/err" &&
 	"$BIN" stats -o json --jsonl "$T/f2.trace" > "$T/sl" 2>> "$T/err" &&
 	"$BIN" show -o json "$T/f2.trace" > "$T/j" 2>> "$T/err" &&
