@@ -753,6 +753,23 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	wfull plot "standard output" plot r.ring
 	wfull plot_file /dev/full plot -o /dev/full r.ring
 	wfull record_file /dev/full record nullb0 -o /dev/full --duration 0.1
+	wfull stats_interval_file "standard output" stats --interval 1ms f2.trace
+	wfull stats_interval_file_json "standard output" stats --interval 1ms -o json f2.trace
+	wfull export_csv_file /dev/full export -f csv -o /dev/full r.ring
+	# the reason of a write that failed inside stdio, the last of the
+	# run (stdio dropped its buffer: nothing left to flush, errno long
+	# gone): at every output length, one line more each time, so that
+	# the last line crosses the buffer's end in one of them
+	: > "$T/why"
+	for k in $(seq 1 48); do
+		(cd "$T" && "$ROOT/$BIN" stats --interval 100us --count $k f2.trace) > /dev/full 2> "$T/err"
+		rc=$?
+		[ $rc = 1 ] && [ "$(grep -c 'writing' "$T/err")" = 1 ] &&
+			grep -qx "iotracectl: writing standard output: No space left on device" "$T/err" ||
+			{ echo "--count $k: exit $rc" && cat "$T/err"; } >> "$T/why"
+	done
+	[ ! -s "$T/why" ]
+	result $? "write_error_reason_at_every_length$SFX" "$T/why"
 	# the blktrace export's CPU files on a full device: every one, and
 	# only CPU 1's (CPU 0's is written, the failure still said, exit 1)
 	rm -rf "$T/full" && mkdir -p "$T/full/all" "$T/full/one" &&
