@@ -171,6 +171,7 @@ FILE *iot_out_fdopen(int fd);
 FILE *iot_out_fopen(const char *path);
 void iot_out_stdout(void);
 int iot_out_fileno(FILE *fp);
+void iot_out_no_sigpipe(void);
 
 /* record.c: the recording loop, usable on in-memory rings (benchmark) */
 /**

@@ -1068,6 +1068,8 @@ int cmd_nl_events(struct iot_opts *o, int argc, char **argv)
 	sa.sa_handler = ev_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a closed output pipe is said, not a silent end */
+	iot_out_no_sigpipe();
 	if (o->duration > 0)
 		end = mono_now() + o->duration;
 	/* ready: a script may now start what it wants to watch */

@@ -403,6 +403,8 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 	sa.sa_flags = SA_RESTART;	/* a write to a pipe is not cut */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a closed output pipe is said, not a silent end */
+	iot_out_no_sigpipe();
 	if (o->duration)
 		st.end_mono_ns = iot_now(CLOCK_MONOTONIC) +
 			(uint64_t)(o->duration * 1e9);

@@ -2,6 +2,7 @@
 /* Small helpers shared by the iotracectl commands. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -283,6 +284,22 @@ int iot_out_fileno(FILE *fp)
 	struct iot_ostream *os = ostream_of(fp);
 
 	return os ? os->fd : fileno(fp);
+}
+
+/**
+ * iot_out_no_sigpipe() - a reader of the output that goes away is a
+ * failed write like another (EPIPE: said once, exit 1), not a death by
+ * SIGPIPE.
+ *
+ * For the commands that run until they are stopped (record, show -f,
+ * stats --interval on a live disk, events; watch and the exporter ignore
+ * SIGPIPE themselves): they must not end unheard, mid-recording.  The
+ * commands that read and print keep SIGPIPE, as filters do (cat, grep):
+ * "iotracectl show FILE | head" ends quietly.
+ */
+void iot_out_no_sigpipe(void)
+{
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /*

@@ -814,6 +814,55 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 			result 1 "write_error_show_follow_${fmt}$SFX" "$T/why"
 		fi
 	done
+	# a reader that goes away (SIGPIPE, Documentation/iotracectl.rst,
+	# EXIT STATUS): a command that reads and prints ends by SIGPIPE,
+	# quietly, as cat does (exit 141; if this shell was started with
+	# SIGPIPE ignored, so is the command: EPIPE, said, exit 1); one that
+	# runs until stopped says it and exits 1, whatever the disposition
+	ign=$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status 2> /dev/null)
+	ign=$(( 0x${ign:-0} & 0x1000 ))
+	pipe_ok() { # pipe_ok filter|stream: $T/rc and $T/err as they must be
+		if [ "$1" = filter ] && [ "$ign" = 0 ]; then
+			[ "$(cat "$T/rc")" = 141 ] && [ ! -s "$T/err" ] && return 0
+			echo "exit $(cat "$T/rc"), wanted 141 (SIGPIPE) and nothing said:" > "$T/why"
+		else
+			[ "$(cat "$T/rc")" = 1 ] &&
+				[ "$(grep -c 'writing' "$T/err")" = 1 ] &&
+				grep -qx "iotracectl: writing standard output: Broken pipe" "$T/err" &&
+				return 0
+			echo "exit $(cat "$T/rc"), wanted 1 and one 'writing standard output: Broken pipe':" > "$T/why"
+		fi
+		cat "$T/err" >> "$T/why"
+		return 1
+	}
+	# (more than a pipe's 64 KiB: it is still writing when head exits)
+	: > "$T/rc"
+	{ (cd "$T" && "$ROOT/$BIN" show -o json m.trace) 2> "$T/err"; echo $? > "$T/rc"; } |
+		head -c 10 > /dev/null
+	pipe_ok filter
+	result $? "closed_pipe_show_file_sigpipe$SFX" "$T/why"
+	: > "$T/rc"
+	{ "$BIN" record nullb0 -o - --duration 0.5 2> "$T/err"; echo $? > "$T/rc"; } |
+		head -c 10 > /dev/null
+	pipe_ok stream
+	result $? "closed_pipe_record_said$SFX" "$T/why"
+	: > "$T/rc"
+	{ timeout 30 "$BIN" stats --interval 0.05 --count 100 nullb0 2> "$T/err"; echo $? > "$T/rc"; } |
+		head -c 1 > /dev/null
+	pipe_ok stream
+	result $? "closed_pipe_stats_interval_live_said$SFX" "$T/why"
+	# show -f: the CSV header comes at once, the records as they come
+	rm -rf "$T/dfs3" && cp -r "$T/dfs" "$T/dfs3" && : > "$T/rc"
+	{ IOTRACE_DEBUGFS="$T/dfs3" timeout 30 "$BIN" show -f -o csv nullb0 2> "$T/err"; echo $? > "$T/rc"; } |
+		head -c 1 > /dev/null &
+	for k in $(seq 1 100); do
+		[ -s "$T/rc" ] && break
+		sleep 0.1
+		build/gen push "$T/dfs3/nullb0/ring" 10
+	done
+	wait
+	pipe_ok stream
+	result $? "closed_pipe_show_follow_said$SFX" "$T/why"
 	rm -rf "$T/dfs3" "$T/full"
 	# every command has its own --help (and help COMMAND)
 	cmdlist=$("$BIN" --help | awk '/^commands:/ { c = 1; next } /^$/ { c = 0 } c { print $1 }')
