@@ -170,6 +170,11 @@ void iot_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int iot_write_error(const char *what, int err);
 int iot_out_flush(FILE *fp, const char *what);
 int iot_out_close(FILE *fp, const char *what);
+FILE *iot_out_fdopen(int fd);
+FILE *iot_out_fopen(const char *path);
+void iot_out_stdout(void);
+int iot_out_fileno(FILE *fp);
+void iot_out_no_sigpipe(void);
 
 /* record.c: the recording loop, usable on in-memory rings (benchmark) */
 /**

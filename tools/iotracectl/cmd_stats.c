@@ -280,6 +280,8 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 	ic.st = &st;
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
+	/* a closed output pipe is said, not a silent end */
+	iot_out_no_sigpipe();
 	if (o->fmt == FMT_NORMAL)
 		iot_ival_header(stdout, 0);
 	while (!stop && (!o->count || n < o->count)) {

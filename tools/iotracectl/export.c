@@ -108,7 +108,7 @@ FILE *x_open_out(const char *path)
 
 	if (!path || !strcmp(path, "-"))
 		return stdout;
-	fp = fopen(path, "w");
+	fp = iot_out_fopen(path);
 	if (!fp)
 		iot_err("cannot create %s: %s", path, strerror(errno));
 	return fp;

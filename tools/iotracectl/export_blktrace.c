@@ -651,7 +651,7 @@ static int bt_files(struct bt_ctx *c, uint32_t n)
 		c->out[c->nr_cpus].buf = NULL;
 		c->out[c->nr_cpus].len = 0;
 		c->out[c->nr_cpus].pid = 0;
-		c->fp[c->nr_cpus] = fopen(path, "wb");
+		c->fp[c->nr_cpus] = iot_out_fopen(path);
 		if (!c->fp[c->nr_cpus]) {
 			iot_err("cannot create %s: %s", path, strerror(errno));
 			return 1;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include "cmd.h"
+#include "out.h"
 
 static const char *const list_keys[] = {
 	"enabled", "recorded", "present", "overwritten", "dropped",
@@ -28,6 +29,30 @@ static const char *const list_keys[] = {
 #define NR_KEYS (sizeof(list_keys) / sizeof(list_keys[0]))
 /* room for every trigger word with 8 errno names */
 #define IOT_TRIG_WORDS	384
+
+/*
+ * A column's text as the number JSON and CSV give (a decimal, as debugfs
+ * and netlink write them): 1, or 0 for anything else ("-", a word),
+ * which is null in JSON and an empty CSV field.  Every column of list and
+ * inflight but op is a number or null, whatever the text holds.
+ */
+static int col_num(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		unsigned int d = (unsigned int)(*s - '0');
+
+		if (*s < '0' || *s > '9' || x > UINT64_MAX / 10 ||
+		    (x == UINT64_MAX / 10 && d > UINT64_MAX % 10))
+			return 0;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return 1;
+}
 
 /* Parse "key: value" lines of a disk's stats file into @val (NULL = -). */
 static int read_stats(const char *disk, char val[NR_KEYS][32])
@@ -234,6 +259,7 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 {
 	char (*vals)[NR_KEYS][32], *names[1024], (*trig)[IOT_TRIG_WORDS];
 	size_t n = 0, i, k, j, order[1024];
+	struct iot_out doc;
 	int from_dfs = 1;
 
 	(void)argv;
@@ -276,13 +302,14 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		for (k = 0; k < NR_KEYS; k++)
 			printf(",%s", list_keys[k]);
 		printf(",triggers\n");
-	} else if (!o->jsonl) {
-		printf("[");
+	} else {
+		iot_out_begin(&doc, stdout, FMT_JSON, o->jsonl);
 	}
 	for (j = 0; j < n; j++) {
 		char (*val)[32] = vals[order[j]];
 		const char *name = names[order[j]];
 		const char *tw = trig[order[j]];
+		uint64_t v;
 
 		if (o->fmt == FMT_NORMAL) {
 			printf("%-16s", name);
@@ -291,38 +318,40 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 			printf(" %s\n", *tw ? tw : "-");
 		} else if (o->fmt == FMT_CSV) {
 			iot_csv_str(stdout, name);
-			for (k = 0; k < NR_KEYS; k++)
-				printf(",%s", strcmp(val[k], "-") ? val[k] : "");
-			printf(",");
-			iot_csv_str(stdout, tw);
-			printf("\n");
-		} else {
-			printf("%s{\"disk\":", j && !o->jsonl ? "," : "");
-			iot_json_str(stdout, name);
 			for (k = 0; k < NR_KEYS; k++) {
-				printf(",\"%s\":", list_keys[k]);
-				if (!strcmp(val[k], "-"))
-					printf("null");
-				else if (strspn(val[k], "0123456789") ==
-					 strlen(val[k]))
-					printf("%s", val[k]);
-				else
-					iot_json_str(stdout, val[k]);
+				putchar(',');
+				if (col_num(val[k], &v))
+					printf("%llu", (unsigned long long)v);
 			}
-			printf(",\"triggers\":");
+			putchar(',');
+			iot_csv_str(stdout, tw);
+			putchar('\n');
+		} else {
+			/* the counters are numbers, or null */
+			jw_obj_start(&doc.jw);
+			jw_kv_str(&doc.jw, "disk", name);
+			for (k = 0; k < NR_KEYS; k++) {
+				jw_key(&doc.jw, list_keys[k]);
+				if (col_num(val[k], &v))
+					jw_u64(&doc.jw, v);
+				else
+					jw_null(&doc.jw);
+			}
+			jw_key(&doc.jw, "triggers");
 			if (*tw)
-				iot_json_str(stdout, tw);
+				jw_str(&doc.jw, tw);
 			else
-				printf("null");
-			printf(o->jsonl ? "}\n" : "}");
+				jw_null(&doc.jw);
+			jw_obj_end(&doc.jw);
+			iot_out_item_end(&doc);
 		}
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(vals);
 	free(trig);
-	if (o->fmt == FMT_JSON && !o->jsonl)
-		printf("]\n");
+	if (o->fmt == FMT_JSON)
+		iot_out_end(&doc);
 	return 0;
 }
 
@@ -340,6 +369,11 @@ struct infl {
 
 static const char *const infl_cols[] = {
 	"ISSUE_NS", "AGE_US", "OP", "SECTOR", "BYTES", "HWQ", "TAG", "CPU",
+};
+
+/* the JSON keys of struct infl's f[] */
+static const char *const infl_keys[] = {
+	"op", "sector", "bytes", "hwq", "tag", "cpu",
 };
 
 static int cmp_infl(const void *a, const void *b)
@@ -502,6 +536,7 @@ err:
 int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 {
 	struct infl *v = NULL;
+	struct iot_out doc;
 	size_t n = 0, k;
 	int ret, eno, j;
 
@@ -532,41 +567,53 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 		       "AGE_US", "OP", "SECTOR", "BYTES", "HWQ", "TAG", "CPU");
 	else if (o->fmt == FMT_CSV)
 		printf("issue_ns,age_us,op,sector,bytes,hwq,tag,cpu\n");
-	else if (!o->jsonl)
-		printf("[");
+	else
+		iot_out_begin(&doc, stdout, FMT_JSON, o->jsonl);
 	for (k = 0; k < n; k++) {
+		uint64_t num[6];
+		int have[6];
+
+		/* the columns after op are numbers (JSON: else null) */
+		for (j = 1; j < 6; j++)
+			have[j] = col_num(v[k].f[j], &num[j]);
+		/* no media address (a passthrough command): none, as show */
+		if (have[1] && num[1] == UINT64_MAX) {
+			have[1] = 0;
+			strcpy(v[k].f[1], "-");
+		}
 		if (o->fmt == FMT_NORMAL) {
 			printf("%-20llu %12.1f %-10s %12s %8s %4s %5s %4s\n",
 			       v[k].issue_ns, v[k].age_us, v[k].f[0],
 			       v[k].f[1], v[k].f[2], v[k].f[3], v[k].f[4],
 			       v[k].f[5]);
 		} else if (o->fmt == FMT_CSV) {
-			printf("%llu,%.1f", v[k].issue_ns, v[k].age_us);
-			for (j = 0; j < 6; j++) {
+			printf("%llu,%.1f,", v[k].issue_ns, v[k].age_us);
+			iot_csv_str(stdout, v[k].f[0]);
+			for (j = 1; j < 6; j++) {
 				putchar(',');
-				iot_csv_str(stdout, v[k].f[j]);
+				if (have[j])
+					printf("%llu",
+					       (unsigned long long)num[j]);
 			}
 			putchar('\n');
 		} else {
-			printf("%s{\"issue_ns\":%llu,\"age_us\":%.1f,\"op\":",
-			       k && !o->jsonl ? "," : "", v[k].issue_ns,
-			       v[k].age_us);
-			iot_json_str(stdout, v[k].f[0]);
+			jw_obj_start(&doc.jw);
+			jw_kv_u64(&doc.jw, "issue_ns", v[k].issue_ns);
+			jw_kv_float(&doc.jw, "age_us", "%.1f", v[k].age_us);
+			jw_kv_str(&doc.jw, "op", v[k].f[0]);
 			for (j = 1; j < 6; j++) {
-				printf(",\"%s\":", j == 1 ? "sector" :
-				       j == 2 ? "bytes" : j == 3 ? "hwq" :
-				       j == 4 ? "tag" : "cpu");
-				if (v[k].f[j][0] && strspn(v[k].f[j], "0123456789") ==
-				    strlen(v[k].f[j]))
-					printf("%s", v[k].f[j]);
+				jw_key(&doc.jw, infl_keys[j]);
+				if (have[j])
+					jw_u64(&doc.jw, num[j]);
 				else
-					iot_json_str(stdout, v[k].f[j]);
+					jw_null(&doc.jw);
 			}
-			printf(o->jsonl ? "}\n" : "}");
+			jw_obj_end(&doc.jw);
+			iot_out_item_end(&doc);
 		}
 	}
-	if (o->fmt == FMT_JSON && !o->jsonl)
-		printf("]\n");
+	if (o->fmt == FMT_JSON)
+		iot_out_end(&doc);
 	free(v);
 	return 0;
 }

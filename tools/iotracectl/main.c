@@ -625,6 +625,8 @@ int main(int argc, char **argv)
 	uint64_t v;
 	int c;
 
+	/* standard output keeps the errno of a failed write (util.c) */
+	iot_out_stdout();
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(argc < 2 ? stderr : stdout);

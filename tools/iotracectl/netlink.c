@@ -29,6 +29,7 @@
 #include "btf.h"
 #include "cmd.h"
 #include "metrics.h"
+#include "out.h"
 #include "trigger.h"
 
 #ifndef SOL_NETLINK
@@ -202,43 +203,54 @@ static int nl_on_ack(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
+/* A netlink attribute's number (u8, u32 or u64): 0, or -1 for another. */
+static int nl_num(const struct nlattr *a, uint64_t *v)
+{
+	switch (nla_len(a)) {
+	case 1:
+		*v = nla_get_u8(a);
+		return 0;
+	case 4:
+		*v = nla_get_u32(a);
+		return 0;
+	case 8:
+		*v = nla_get_u64(a);
+		return 0;
+	}
+	return -1;
+}
+
 static void print_state(struct iot_nl *nl, struct nlattr **tb)
 {
+	static const char *const skeys[] = { "disk" };
 	const char *name = tb[IOTRACE_A_DISK_NAME] ?
 		nla_get_string(tb[IOTRACE_A_DISK_NAME]) : "?";
+	struct iot_kv kv[IOTRACE_A_MAX + 1];
+	struct iot_jw w;
+	size_t n = 0;
+	uint64_t v;
 	int i;
 
-	if (nl->fmt == FMT_JSON)
-		printf("%s{\"disk\":\"%s\"", nl->nr ? ",\n " : "[", name);
-	else
+	if (nl->fmt != FMT_JSON)
 		printf("%sdisk: %s\n", nl->nr ? "\n" : "", name);
 	for (i = 0; i <= IOTRACE_A_MAX; i++) {
-		uint64_t v;
-
-		if (!tb[i] || !nl_attr_names[i])
+		if (!tb[i] || !nl_attr_names[i] || nl_num(tb[i], &v))
 			continue;
-		switch (nla_len(tb[i])) {
-		case 1:
-			v = nla_get_u8(tb[i]);
-			break;
-		case 4:
-			v = nla_get_u32(tb[i]);
-			break;
-		case 8:
-			v = nla_get_u64(tb[i]);
-			break;
-		default:
-			continue;
-		}
-		if (nl->fmt == FMT_JSON)
-			printf(",\"%s\":%" PRIu64, nl_attr_names[i], v);
-		else if (i == IOTRACE_A_FILTER_OPS)
+		if (nl->fmt == FMT_JSON) {
+			kv[n].k = nl_attr_names[i];
+			kv[n++].v = v;
+		} else if (i == IOTRACE_A_FILTER_OPS) {
 			printf("%s: 0x%" PRIx64 "\n", nl_attr_names[i], v);
-		else
+		} else {
 			printf("%s: %" PRIu64 "\n", nl_attr_names[i], v);
+		}
 	}
-	if (nl->fmt == FMT_JSON)
-		printf("}");
+	if (nl->fmt == FMT_JSON) {
+		/* the name as the kernel gave it: escaped by the writer */
+		fputs(nl->nr ? ",\n " : "[", stdout);
+		jw_init(&w, stdout);
+		iot_kv_json(&w, skeys, &name, 1, kv, n);
+	}
 	nl->nr++;
 }
 
@@ -931,8 +943,13 @@ static int ev_on_valid(struct nl_msg *msg, void *arg)
 	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
 	struct nlattr *tb[IOTRACE_A_MAX + 1];
 	const char *const *names = nl_attr_names;
+	static const char *const skeys[] = { "event", "disk", "reason", "op" };
+	struct iot_kv kv[IOTRACE_A_MAX + 1];
 	struct nl_ev *ev = arg;
-	const char *what, *name;
+	const char *what, *name, *sv[4];
+	char rs[128];
+	struct iot_jw w;
+	size_t ns = 0, n = 0;
 	int i;
 
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, IOTRACE_A_MAX, NULL) < 0)
@@ -956,44 +973,36 @@ static int ev_on_valid(struct nl_msg *msg, void *arg)
 	}
 	name = tb[IOTRACE_A_DISK_NAME] ?
 		nla_get_string(tb[IOTRACE_A_DISK_NAME]) : "?";
-	if (ev->o->fmt == FMT_JSON)
-		printf("{\"event\":\"%s\",\"disk\":\"%s\"", what, name);
-	else
-		printf("%s %s", what, name);
+	sv[ns++] = what;
+	sv[ns++] = name;
 	if (g->cmd == IOTRACE_CMD_EVT_TRIGGER) {
-		char rs[128];
 		unsigned int op = tb[IOTRACE_A_TRIG_OP] ?
 			nla_get_u8(tb[IOTRACE_A_TRIG_OP]) : IOTRACE_OP_UNKNOWN;
-		const char *on = op < sizeof(filter_ops) / sizeof(filter_ops[0]) &&
-			filter_ops[op] ? filter_ops[op] : "other";
 
 		iot_trig_reason_str(tb[IOTRACE_A_TRIG_REASON] ?
 				    nla_get_u32(tb[IOTRACE_A_TRIG_REASON]) : 0,
 				    rs, sizeof(rs));
-		if (ev->o->fmt == FMT_JSON)
-			printf(",\"reason\":\"%s\",\"op\":\"%s\"", rs, on);
-		else
-			printf(" reason=%s op=%s", rs, on);
+		sv[ns++] = rs;
+		sv[ns++] = op < sizeof(filter_ops) / sizeof(filter_ops[0]) &&
+			filter_ops[op] ? filter_ops[op] : "other";
 	}
 	for (i = IOTRACE_A_DEV_MAJOR; i <= IOTRACE_A_MAX; i++) {
-		uint64_t v;
-
-		if (!tb[i] || !names[i])
+		if (!tb[i] || !names[i] || nl_num(tb[i], &kv[n].v))
 			continue;
-		if (nla_len(tb[i]) == 8)
-			v = nla_get_u64(tb[i]);
-		else if (nla_len(tb[i]) == 4)
-			v = nla_get_u32(tb[i]);
-		else if (nla_len(tb[i]) == 1)
-			v = nla_get_u8(tb[i]);
-		else
-			continue;
-		if (ev->o->fmt == FMT_JSON)
-			printf(",\"%s\":%" PRIu64, names[i], v);
-		else
-			printf(" %s=%" PRIu64, names[i], v);
+		kv[n++].k = names[i];
 	}
-	printf(ev->o->fmt == FMT_JSON ? "}\n" : "\n");
+	if (ev->o->fmt == FMT_JSON) {
+		/* one object a line; the name and reason escaped */
+		jw_init(&w, stdout);
+		iot_kv_json(&w, skeys, sv, ns, kv, n);
+	} else {
+		printf("%s %s", what, name);
+		if (ns > 2)
+			printf(" reason=%s op=%s", rs, sv[3]);
+		for (i = 0; i < (int)n; i++)
+			printf(" %s=%" PRIu64, kv[i].k, kv[i].v);
+	}
+	putchar('\n');
 	if (iot_out_flush(stdout, "standard output"))
 		return NL_STOP;
 	ev->seen++;
@@ -1059,6 +1068,8 @@ int cmd_nl_events(struct iot_opts *o, int argc, char **argv)
 	sa.sa_handler = ev_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a closed output pipe is said, not a silent end */
+	iot_out_no_sigpipe();
 	if (o->duration > 0)
 		end = mono_now() + o->duration;
 	/* ready: a script may now start what it wants to watch */

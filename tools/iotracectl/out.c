@@ -214,6 +214,31 @@ void iot_out_end(struct iot_out *out)
 	}
 }
 
+/**
+ * iot_kv_json() - one object of the netlink replies and events (state,
+ * events -o json): @ns strings first (the disk's name, what happened),
+ * then @n numbers, each key with its one type whatever its value.
+ * @w: JSON writer, at a value.
+ * @skeys: the keys of the strings.
+ * @svals: the strings (a name as the kernel gave it: escaped here).
+ * @ns: how many.
+ * @kv: the numbers.
+ * @n: how many.
+ */
+void iot_kv_json(struct iot_jw *w, const char *const *skeys,
+		 const char *const *svals, size_t ns, const struct iot_kv *kv,
+		 size_t n)
+{
+	size_t i;
+
+	jw_obj_start(w);
+	for (i = 0; i < ns; i++)
+		jw_kv_str(w, skeys[i], svals[i]);
+	for (i = 0; i < n; i++)
+		jw_kv_u64(w, kv[i].k, kv[i].v);
+	jw_obj_end(w);
+}
+
 /* ---- the record schema ------------------------------------------------- */
 
 enum { V_NULL, V_U64, V_S64, V_STR };

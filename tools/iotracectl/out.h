@@ -83,6 +83,19 @@ int iot_rec_has_lat(const struct iotrace_record *r);
 void iot_rec_csv_header(FILE *fp);
 void iot_out_rec(struct iot_out *out, const char *disk,
 		 const struct iotrace_record *r);
+/**
+ * struct iot_kv - a named number: a value of a netlink reply or event.
+ * @k: its name (the JSON key).
+ * @v: its value.
+ */
+struct iot_kv {
+	const char *k;
+	uint64_t v;
+};
+
+void iot_kv_json(struct iot_jw *w, const char *const *skeys,
+		 const char *const *svals, size_t ns, const struct iot_kv *kv,
+		 size_t n);
 void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
 		    const char *title, const struct iot_counts *c, int file,
 		    uint64_t span_ns);

@@ -151,8 +151,8 @@ static int rec_sync(struct iot_writer *w, uint64_t *synced)
 {
 	if (fflush(w->fp))
 		return -1;
-	if (fdatasync(fileno(w->fp)) && errno != EINVAL && errno != EROFS &&
-	    errno != ENOTSUP)
+	if (fdatasync(iot_out_fileno(w->fp)) && errno != EINVAL &&
+	    errno != EROFS && errno != ENOTSUP)
 		return -1;
 	*synced = w->bytes;
 	return 0;
@@ -392,7 +392,7 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 			snprintf(disks[i].name, sizeof(disks[i].name), "%s",
 				 argv[i]);
 	}
-	fp = strcmp(o->out, "-") ? fopen(o->out, "wbe") : stdout;
+	fp = strcmp(o->out, "-") ? iot_out_fopen(o->out) : stdout;
 	if (!fp) {
 		iot_err("record: cannot create %s: %s", o->out,
 			strerror(errno));
@@ -403,6 +403,8 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 	sa.sa_flags = SA_RESTART;	/* a write to a pipe is not cut */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a closed output pipe is said, not a silent end */
+	iot_out_no_sigpipe();
 	if (o->duration)
 		st.end_mono_ns = iot_now(CLOCK_MONOTONIC) +
 			(uint64_t)(o->duration * 1e9);

@@ -608,6 +608,8 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 	}
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
+	/* a closed output pipe is said, not a silent end */
+	iot_out_no_sigpipe();
 	if (o->fmt == FMT_NORMAL)
 		normal_header(c, 0);
 	else if (o->fmt == FMT_HEX)

@@ -2,6 +2,7 @@
 /* Small helpers shared by the iotracectl commands. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -136,6 +137,185 @@ void iot_csv_str(FILE *fp, const char *s)
 static int iot_write_failed;
 
 /**
+ * struct iot_ostream - an output stream of the commands (standard output,
+ *	an OUT file): its descriptor and the errno of its first failed write.
+ * @fp: the stream.
+ * @fd: its file descriptor.
+ * @err: the errno of its first failed write, 0 while none failed.
+ * @next: the next such stream.
+ *
+ * stdio keeps only an error flag: a write that fails inside fwrite() or
+ * printf() drops the stream's buffer, so when it was the last, the final
+ * fflush() has nothing to write and fails with nothing to say, and errno
+ * has long changed.  The stream's own write function keeps the reason.
+ */
+struct iot_ostream {
+	FILE *fp;
+	int fd, err;
+	struct iot_ostream *next;
+};
+
+static struct iot_ostream *iot_ostreams;
+
+/* stdio's write of an output stream: all of @buf, or 0 on an error */
+static ssize_t ostream_write(void *cookie, const char *buf, size_t len)
+{
+	struct iot_ostream *os = cookie;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = write(os->fd, buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			if (!os->err)
+				os->err = errno;
+			return 0;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int ostream_close(void *cookie)
+{
+	struct iot_ostream *os = cookie, **p;
+	int ret = close(os->fd);
+
+	for (p = &iot_ostreams; *p; p = &(*p)->next)
+		if (*p == os) {
+			*p = os->next;
+			break;
+		}
+	free(os);
+	return ret;
+}
+
+static struct iot_ostream *ostream_of(FILE *fp)
+{
+	struct iot_ostream *os;
+
+	for (os = iot_ostreams; os; os = os->next)
+		if (os->fp == fp)
+			return os;
+	return NULL;
+}
+
+/**
+ * iot_out_fdopen() - an output stream on @fd that keeps the errno of its
+ * first failed write (iot_out_close() says it).
+ * @fd: the descriptor, closed with the stream.
+ *
+ * Line-buffered on a terminal, as stdout is.
+ *
+ * Return: the stream, or NULL (errno set; @fd left open).
+ */
+FILE *iot_out_fdopen(int fd)
+{
+	static const cookie_io_functions_t io = {
+		.write = ostream_write,
+		.close = ostream_close,
+	};
+	struct iot_ostream *os = calloc(1, sizeof(*os));
+
+	if (!os)
+		return NULL;
+	os->fd = fd;
+	os->fp = fopencookie(os, "w", io);
+	if (!os->fp) {
+		free(os);
+		return NULL;
+	}
+	if (isatty(fd))
+		setvbuf(os->fp, NULL, _IOLBF, BUFSIZ);
+	os->next = iot_ostreams;
+	iot_ostreams = os;
+	return os->fp;
+}
+
+/**
+ * iot_out_fopen() - create (or truncate) @path for writing, as an output
+ * stream of iot_out_fdopen().
+ * @path: the file.
+ *
+ * Return: the stream, or NULL (errno set).
+ */
+FILE *iot_out_fopen(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	FILE *fp;
+	int e;
+
+	if (fd < 0)
+		return NULL;
+	fp = iot_out_fdopen(fd);
+	if (!fp) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return fp;
+}
+
+/**
+ * iot_out_stdout() - standard output as an output stream of
+ * iot_out_fdopen() (main, before any output); left as it is if that
+ * cannot be made.
+ */
+void iot_out_stdout(void)
+{
+	FILE *fp = iot_out_fdopen(STDOUT_FILENO);
+
+	if (fp)
+		stdout = fp;
+}
+
+/**
+ * iot_out_fileno() - the file descriptor of an output stream.
+ * @fp: the stream.
+ *
+ * Return: the descriptor (fileno() for another stream).
+ */
+int iot_out_fileno(FILE *fp)
+{
+	struct iot_ostream *os = ostream_of(fp);
+
+	return os ? os->fd : fileno(fp);
+}
+
+/**
+ * iot_out_no_sigpipe() - a reader of the output that goes away is a
+ * failed write like another (EPIPE: said once, exit 1), not a death by
+ * SIGPIPE.
+ *
+ * For the commands that run until they are stopped (record, show -f,
+ * stats --interval on a live disk, events; watch and the exporter ignore
+ * SIGPIPE themselves): they must not end unheard, mid-recording.  The
+ * commands that read and print keep SIGPIPE, as filters do (cat, grep):
+ * "iotracectl show FILE | head" ends quietly.
+ */
+void iot_out_no_sigpipe(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * Why writes to @fp failed: the errno of its first failed write when it
+ * kept one, else @err (that of the call that failed now), else EIO.
+ */
+static int out_errno(FILE *fp, int err)
+{
+	struct iot_ostream *os = ostream_of(fp);
+
+	if (os && os->err)
+		return os->err;
+	return err ? err : EIO;
+}
+
+/**
  * iot_write_error() - report a failed write, once per run.
  * @what: what was being written ("standard output", a file name).
  * @err: the errno (0: unknown, said as EIO).
@@ -154,7 +334,7 @@ int iot_write_error(const char *what, int err)
 
 /**
  * iot_out_flush() - flush a stream mid-run (live output), reporting a
- * failed write at once, while its errno is known.
+ * failed write at once, with the errno of the first that failed.
  * @fp: the stream.
  * @what: what it is, for the message.
  *
@@ -163,10 +343,8 @@ int iot_write_error(const char *what, int err)
 int iot_out_flush(FILE *fp, const char *what)
 {
 	errno = 0;
-	if (fflush(fp))
-		return iot_write_error(what, errno);
-	if (ferror(fp))
-		return iot_write_error(what, 0);
+	if (fflush(fp) || ferror(fp))
+		return iot_write_error(what, out_errno(fp, errno));
 	return 0;
 }
 
@@ -176,6 +354,10 @@ int iot_out_flush(FILE *fp, const char *what)
  * @fp: the stream.
  * @what: what it is, for the message.
  *
+ * A failed write is said with the errno of the first write that failed
+ * (an output stream of iot_out_fdopen() keeps it), even when stdio
+ * dropped what it could not write and has nothing left to flush.
+ *
  * Return: 0, or 1 after reporting the failed write (iot_write_error()).
  */
 int iot_out_close(FILE *fp, const char *what)
@@ -183,10 +365,8 @@ int iot_out_close(FILE *fp, const char *what)
 	int err = 0;
 
 	errno = 0;
-	if (fflush(fp))
-		err = errno ? errno : EIO;
-	else if (ferror(fp))
-		err = EIO;
+	if (fflush(fp) || ferror(fp))
+		err = out_errno(fp, errno);
 	if (fp == stdout) {
 		if (!err && fclose(stdout))
 			err = errno ? errno : EIO;

@@ -513,6 +513,66 @@ assert n > 10, n' "$T/d.json" "$T/dd.json" "$T/a.json" "$T/b.json" 2>> "$T/err"
 	done
 	[ ! -s "$T/err" ]
 	result $? "output_json_is_one_document$SFX" "$T/err"
+	# list and inflight: a disk name that needs escapes round-trips
+	# through JSON and CSV; every column but op (and the name) is a
+	# number or null, whatever debugfs holds; no media address: null
+	rm -rf "$T/dfs5" && cp -r "$T/dfs" "$T/dfs5" &&
+	wd='we"ird\disk' && mkdir "$T/dfs5/$wd" &&
+	cp "$T/dfs/sda/ring" "$T/dfs5/$wd/ring" &&
+	printf 'enabled: 1\nrecorded: 12abc\npresent: -\ndropped: 7\n' > "$T/dfs5/$wd/stats" &&
+	printf 'ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU\n5000 1.5 drv_in 18446744073709551615 512 ? 2 0\n6000 0.5 read 8 4096 1 3 -1\n' > "$T/dfs5/$wd/inflight" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" list -o json > "$T/l.json" 2> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" list -o json --jsonl > "$T/l.jsonl" 2>> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" list -o csv > "$T/l.csv" 2>> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" inflight -o json "$wd" > "$T/i.json" 2>> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" inflight -o json --jsonl "$wd" > "$T/i.jsonl" 2>> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" inflight -o csv "$wd" > "$T/i.csv" 2>> "$T/err" &&
+	python3 -m json.tool "$T/l.json" > /dev/null 2>> "$T/err" &&
+	python3 -c 'import csv, json, sys
+name = sys.argv[1]
+def load(p):
+	return json.load(open(p))
+def lines(p):
+	return [json.loads(l) for l in open(p)]
+def rows(p):
+	return list(csv.DictReader(open(p)))
+def cell(v):
+	return "" if v is None else str(v)
+l = load(sys.argv[2])
+assert l == lines(sys.argv[3]), "list: the document and JSON Lines differ"
+d = [x for x in l if x["disk"] == name]
+assert len(d) == 1, [x["disk"] for x in l]
+for x in l:
+	for k, v in x.items():
+		if k not in ("disk", "triggers"):
+			assert v is None or type(v) is int, (x["disk"], k, v)
+assert d[0]["enabled"] == 1 and d[0]["recorded"] is None and \
+	d[0]["present"] is None and d[0]["dropped"] == 7, d[0]
+c = rows(sys.argv[4])
+assert [r["disk"] for r in c] == [x["disk"] for x in l], c
+for r, x in zip(c, l):
+	assert r == {k: cell(v) for k, v in x.items()}, (r, x)
+i = load(sys.argv[5])
+assert i == lines(sys.argv[6]) and len(i) == 2, i
+for x in i:
+	for k, v in x.items():
+		if k == "op":
+			assert type(v) is str, (k, v)
+		elif k == "age_us":
+			assert type(v) is float, (k, v)
+		else:
+			assert v is None or type(v) is int, (k, v)
+assert i[0]["op"] == "drv_in" and i[0]["sector"] is None and \
+	i[0]["hwq"] is None and i[0]["bytes"] == 512, i[0]
+assert i[1]["sector"] == 8 and i[1]["cpu"] is None, i[1]
+c = rows(sys.argv[7])
+assert len(c) == 2, c
+for r, x in zip(c, i):
+	assert r == {k: "%.1f" % v if k == "age_us" else cell(v)
+		     for k, v in x.items()}, (r, x)' "$wd" "$T/l.json" "$T/l.jsonl" \
+		"$T/l.csv" "$T/i.json" "$T/i.jsonl" "$T/i.csv" 2>> "$T/err"
+	result $? "list_inflight_json_csv_names_escaped_numbers_typed$SFX" "$T/err"
+	rm -rf "$T/dfs5"
 	"$BIN" show -o json --jsonl "$T/f2.trace" > "$T/jl" 2> "$T/err" &&
 	"$BIN" stats -o json --jsonl "$T/f2.trace" > "$T/sl" 2>> "$T/err" &&
 	"$BIN" show -o json "$T/f2.trace" > "$T/j" 2>> "$T/err" &&
@@ -736,6 +796,23 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	wfull plot "standard output" plot r.ring
 	wfull plot_file /dev/full plot -o /dev/full r.ring
 	wfull record_file /dev/full record nullb0 -o /dev/full --duration 0.1
+	wfull stats_interval_file "standard output" stats --interval 1ms f2.trace
+	wfull stats_interval_file_json "standard output" stats --interval 1ms -o json f2.trace
+	wfull export_csv_file /dev/full export -f csv -o /dev/full r.ring
+	# the reason of a write that failed inside stdio, the last of the
+	# run (stdio dropped its buffer: nothing left to flush, errno long
+	# gone): at every output length, one line more each time, so that
+	# the last line crosses the buffer's end in one of them
+	: > "$T/why"
+	for k in $(seq 1 48); do
+		(cd "$T" && "$ROOT/$BIN" stats --interval 100us --count $k f2.trace) > /dev/full 2> "$T/err"
+		rc=$?
+		[ $rc = 1 ] && [ "$(grep -c 'writing' "$T/err")" = 1 ] &&
+			grep -qx "iotracectl: writing standard output: No space left on device" "$T/err" ||
+			{ echo "--count $k: exit $rc" && cat "$T/err"; } >> "$T/why"
+	done
+	[ ! -s "$T/why" ]
+	result $? "write_error_reason_at_every_length$SFX" "$T/why"
 	# the blktrace export's CPU files on a full device: every one, and
 	# only CPU 1's (CPU 0's is written, the failure still said, exit 1)
 	rm -rf "$T/full" && mkdir -p "$T/full/all" "$T/full/one" &&
@@ -780,6 +857,55 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 			result 1 "write_error_show_follow_${fmt}$SFX" "$T/why"
 		fi
 	done
+	# a reader that goes away (SIGPIPE, Documentation/iotracectl.rst,
+	# EXIT STATUS): a command that reads and prints ends by SIGPIPE,
+	# quietly, as cat does (exit 141; if this shell was started with
+	# SIGPIPE ignored, so is the command: EPIPE, said, exit 1); one that
+	# runs until stopped says it and exits 1, whatever the disposition
+	ign=$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status 2> /dev/null)
+	ign=$(( 0x${ign:-0} & 0x1000 ))
+	pipe_ok() { # pipe_ok filter|stream: $T/rc and $T/err as they must be
+		if [ "$1" = filter ] && [ "$ign" = 0 ]; then
+			[ "$(cat "$T/rc")" = 141 ] && [ ! -s "$T/err" ] && return 0
+			echo "exit $(cat "$T/rc"), wanted 141 (SIGPIPE) and nothing said:" > "$T/why"
+		else
+			[ "$(cat "$T/rc")" = 1 ] &&
+				[ "$(grep -c 'writing' "$T/err")" = 1 ] &&
+				grep -qx "iotracectl: writing standard output: Broken pipe" "$T/err" &&
+				return 0
+			echo "exit $(cat "$T/rc"), wanted 1 and one 'writing standard output: Broken pipe':" > "$T/why"
+		fi
+		cat "$T/err" >> "$T/why"
+		return 1
+	}
+	# (more than a pipe's 64 KiB: it is still writing when head exits)
+	: > "$T/rc"
+	{ (cd "$T" && "$ROOT/$BIN" show -o json m.trace) 2> "$T/err"; echo $? > "$T/rc"; } |
+		head -c 10 > /dev/null
+	pipe_ok filter
+	result $? "closed_pipe_show_file_sigpipe$SFX" "$T/why"
+	: > "$T/rc"
+	{ "$BIN" record nullb0 -o - --duration 0.5 2> "$T/err"; echo $? > "$T/rc"; } |
+		head -c 10 > /dev/null
+	pipe_ok stream
+	result $? "closed_pipe_record_said$SFX" "$T/why"
+	: > "$T/rc"
+	{ timeout 30 "$BIN" stats --interval 0.05 --count 100 nullb0 2> "$T/err"; echo $? > "$T/rc"; } |
+		head -c 1 > /dev/null
+	pipe_ok stream
+	result $? "closed_pipe_stats_interval_live_said$SFX" "$T/why"
+	# show -f: the CSV header comes at once, the records as they come
+	rm -rf "$T/dfs3" && cp -r "$T/dfs" "$T/dfs3" && : > "$T/rc"
+	{ IOTRACE_DEBUGFS="$T/dfs3" timeout 30 "$BIN" show -f -o csv nullb0 2> "$T/err"; echo $? > "$T/rc"; } |
+		head -c 1 > /dev/null &
+	for k in $(seq 1 100); do
+		[ -s "$T/rc" ] && break
+		sleep 0.1
+		build/gen push "$T/dfs3/nullb0/ring" 10
+	done
+	wait
+	pipe_ok stream
+	result $? "closed_pipe_show_follow_said$SFX" "$T/why"
 	rm -rf "$T/dfs3" "$T/full"
 	# every command has its own --help (and help COMMAND)
 	cmdlist=$("$BIN" --help | awk '/^commands:/ { c = 1; next } /^$/ { c = 0 } c { print $1 }')

@@ -3,6 +3,8 @@
  * Host unit tests of the iotracectl library.  Prints one "PASS name" or
  * "FAIL name: why" line per test; run-host-tests.sh turns them into KTAP.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -1130,6 +1132,74 @@ static void test_out_schema(void)
 }
 
 /*
+ * The objects of state and events -o json (iot_kv_json()): the disk's
+ * name and the trigger reason as the kernel gives them, escaped; the
+ * numbers as numbers; byte for byte what they were for plain names.
+ */
+static void test_out_kv(void)
+{
+	static const char *const skeys[] = { "event", "disk", "reason", "op" };
+	static const struct iot_kv kv[] = {
+		{ "major", 259 }, { "seq", UINT64_MAX },
+	};
+	const char *sv[] = { "trigger", "nv\"me\\0n1\n", "latency", "read" };
+	const char *plain[] = { "added", "nvme0n1" };
+	struct iot_jw w;
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *fp;
+
+	fp = open_memstream(&buf, &sz);
+	CHECK(fp, "open_memstream");
+	jw_init(&w, fp);
+	iot_kv_json(&w, skeys, sv, 4, kv, 2);
+	fputc('\n', fp);
+	jw_init(&w, fp);
+	iot_kv_json(&w, skeys, plain, 2, kv, 1);
+	fclose(fp);
+	CHECK(!strcmp(buf, "{\"event\":\"trigger\",\"disk\":\"nv\\\"me\\\\0n1\\u000a\","
+		   "\"reason\":\"latency\",\"op\":\"read\",\"major\":259,"
+		   "\"seq\":18446744073709551615}\n"
+		   "{\"event\":\"added\",\"disk\":\"nvme0n1\",\"major\":259}"),
+	      "state/events object: %s", buf);
+	free(buf);
+}
+
+/*
+ * An output stream keeps the errno of its first failed write: a write
+ * that failed inside fwrite() (stdio drops its buffer, nothing is left
+ * to flush) is said with its reason, not EIO, though errno has changed.
+ */
+static void test_out_errno(void)
+{
+	static char big[3 * BUFSIZ];
+	FILE *fp, *mem, *err = stderr;
+	char *msg = NULL;
+	size_t msz = 0;
+	int fd, rc, failed;
+
+	fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	CHECK(fd >= 0, "/dev/full: %s", strerror(errno));
+	fp = iot_out_fdopen(fd);
+	CHECK(fp, "iot_out_fdopen: %s", strerror(errno));
+	memset(big, 'x', sizeof(big));
+	fwrite(big, 1, 10, fp);
+	failed = fwrite(big, 1, sizeof(big), fp) < sizeof(big) && ferror(fp);
+	errno = ENOENT;		/* what calls after it may leave */
+	mem = open_memstream(&msg, &msz);
+	if (mem)
+		stderr = mem;
+	rc = iot_out_close(fp, "/dev/full");
+	stderr = err;
+	CHECK(mem, "open_memstream");
+	fclose(mem);
+	CHECK(failed && rc == 1 &&
+	      !strcmp(msg, "iotracectl: writing /dev/full: No space left on device\n"),
+	      "write failed %d, iot_out_close() %d, said: %s", failed, rc, msg);
+	free(msg);
+}
+
+/*
  * The decimal formatter (numfmt.h) and the decoders' string builders
  * against snprintf: 0, every power of ten and its neighbours, the 32-bit
  * and 64-bit limits, random values, in every buffer size (cut as snprintf
@@ -1211,6 +1281,8 @@ static const struct {
 } tests[] = {
 	{ "unit_numfmt_vs_snprintf", test_numfmt },
 	{ "unit_output_record_schema", test_out_schema },
+	{ "unit_output_netlink_objects_escaped", test_out_kv },
+	{ "unit_output_keeps_the_first_write_errno", test_out_errno },
 	{ "unit_percentiles_vs_sort", test_percentiles },
 	{ "unit_decoder_tables_every_entry", test_tables },
 	{ "unit_decoder_fields", test_fields },
