@@ -4,7 +4,6 @@
  * time (ties by issue time, disk, CPU), in the table, hex, binary, JSON or
  * CSV form.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
@@ -63,9 +62,11 @@ struct show_ctx {
  *	sequence number, so the chunks of a disk follow on without a gap
  *	(the records keep their own numbers).
  * @counts: per disk, the trailer's counts (what was written).
+ * @nomem: a disk's chunk could not be allocated (its records are lost).
  */
 struct show_trace {
 	struct iot_writer w;
+	int nomem;
 	struct iotrace_record *buf[IOT_MAX_DISKS];
 	uint32_t n[IOT_MAX_DISKS];
 	uint64_t seq[IOT_MAX_DISKS];
@@ -453,21 +454,16 @@ static void hex_rec(const struct xrec *sr)
 static void trace_start(struct show_ctx *c)
 {
 	const struct iot_src *src = c->src;
+	const struct iotrace_file_hdr *h = src->fi ? &src->fi->hdr : NULL;
 	struct utsname u;
 
-	if (src->fi) {
-		const struct iotrace_file_hdr *h = &src->fi->hdr;
-
-		iot_writer_start(&c->tr->w, stdout, sizeof(struct iotrace_record),
-				 src->disks, src->nr_disks, h->anchor_mono_ns,
-				 h->anchor_real_ns, h->release, h->host);
-		return;
-	}
-	if (uname(&u))
+	if (h || uname(&u))
 		memset(&u, 0, sizeof(u));
 	iot_writer_start(&c->tr->w, stdout, sizeof(struct iotrace_record),
-			 src->disks, src->nr_disks, iot_now(CLOCK_MONOTONIC),
-			 iot_now(CLOCK_REALTIME), u.release, u.nodename);
+			 src->disks, src->nr_disks,
+			 h ? h->anchor_mono_ns : iot_now(CLOCK_MONOTONIC),
+			 h ? h->anchor_real_ns : iot_now(CLOCK_REALTIME),
+			 h ? h->release : u.release, h ? h->host : u.nodename);
 }
 
 /* -o trace: the records of disk @d gathered so far into a chunk */
@@ -489,8 +485,7 @@ static void trace_rec(struct show_ctx *c, const struct xrec *sr)
 	if (!t->buf[d]) {
 		t->buf[d] = malloc(TRACE_CHUNK * sizeof(*t->buf[d]));
 		if (!t->buf[d]) {
-			t->w.error = 1;
-			errno = ENOMEM;
+			t->nomem = 1;
 			return;
 		}
 	}
@@ -527,8 +522,8 @@ static int trace_finish(struct show_ctx *c)
 				  iot_now(CLOCK_REALTIME));
 	for (d = 0; d < c->src->nr_disks; d++)
 		free(t->buf[d]);
-	if (t->w.error && errno == ENOMEM) {
-		iot_err("out of memory");
+	if (t->nomem) {
+		iot_err("out of memory: the trace file lacks records");
 		return 1;
 	}
 	return 0;
