@@ -85,9 +85,11 @@ static atomic_long_t iotrace_nvme_refused = ATOMIC_LONG_INIT(0);
 void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 			    struct nvme_command *cmd)
 {
+	IOTRACE_PROF_T(t0);
 	/* Admin-queue requests have no disk: their controller's ring. */
 	bool admin = !iotrace_q_disk(rq->q);
-	u8 sqe[IOTRACE_CMD_LEN];
+	/* aligned: iotrace_note_cmd() reads a whole entry in 8-byte words */
+	u8 sqe[IOTRACE_CMD_LEN] __aligned(8);
 
 	BUILD_BUG_ON(sizeof(struct nvme_command) != IOTRACE_CMD_LEN);
 	memcpy(sqe, cmd, sizeof(sqe));
@@ -96,6 +98,7 @@ void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 	iotrace_note_cmd(rq, IOTRACE_CMD_NVME, sqe, sizeof(sqe),
 			 admin ? IOTRACE_RF_ADMIN : 0);
 	preempt_enable_notrace();
+	iotrace_prof(IOTRACE_PF_NVME_CMD, t0);
 }
 
 /**
@@ -109,6 +112,7 @@ void iotrace_nvme_setup_cmd(void *data, struct request *rq,
  */
 void iotrace_nvme_complete_rq(void *data, struct request *rq)
 {
+	IOTRACE_PROF_T(t0);
 	u64 l = atomic64_read(&iotrace_nvme_layout);
 	const u8 *pdu;
 	u32 soff, roff, end;
@@ -116,13 +120,13 @@ void iotrace_nvme_complete_rq(void *data, struct request *rq)
 	u32 result;
 
 	if (!(l & IOTRACE_NVME_L_VALID))
-		return;
+		goto out;
 	soff = IOTRACE_NVME_L_SOFF(l);
 	roff = IOTRACE_NVME_L_ROFF(l);
 	end = max(soff + (u32)sizeof(u16), roff + IOTRACE_NVME_L_RSIZE(l));
 	if (!rq->q->tag_set || end > rq->q->tag_set->cmd_size) {
 		atomic_long_inc(&iotrace_nvme_refused);
-		return;
+		goto out;
 	}
 	pdu = blk_mq_rq_to_pdu(rq);
 	status = READ_ONCE(*(const u16 *)(pdu + soff)) &
@@ -133,6 +137,8 @@ void iotrace_nvme_complete_rq(void *data, struct request *rq)
 	iotrace_note_status(rq, status, result,
 			    status ? IOTRACE_RF_ERROR : 0, IOTRACE_MSTATUS_NVME);
 	preempt_enable_notrace();
+out:
+	iotrace_prof(IOTRACE_PF_NVME_STATUS, t0);
 }
 
 /* An NVMe namespace's gendisk: its block device operations are nvme_core's. */

@@ -604,6 +604,8 @@ enum iotrace_prof_part {
 	IOTRACE_PF_C_TRIG,	/* the trigger test */
 	IOTRACE_PF_C_RECORD,	/* reserve, fill, commit, slot release */
 	IOTRACE_PF_C_FILL,	/* of which the fill and slot release */
+	IOTRACE_PF_NVME_CMD,	/* nvme_setup_cmd probe: the command noted */
+	IOTRACE_PF_NVME_STATUS,	/* nvme_complete_rq probe: the status noted */
 	IOTRACE_PF_NR
 };
 

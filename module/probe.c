@@ -898,6 +898,8 @@ out:
  *
  * Context: a probe, preemption disabled; the request's tag owned by the
  * caller.  The completion of @rq consumes the command; a requeue drops it.
+ * A command of IOTRACE_CMD_LEN bytes or more is read in 8-byte words:
+ * @cmd is then 8-byte aligned.
  */
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		      u16 rflags)
@@ -917,8 +919,16 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		rflags |= IOTRACE_RF_CMD_TRUNC;
 		len = IOTRACE_CMD_LEN;
 	}
-	memset(s->cmd, 0, sizeof(s->cmd));
-	memcpy(s->cmd, cmd, len);
+	if (likely(len == IOTRACE_CMD_LEN)) {
+		/*
+		 * An NVMe submission entry fills the area: eight stores, not
+		 * a clear and a copy of a length gcc cannot see.
+		 */
+		iotrace_cmd_copy(s->cmd, cmd);
+	} else {
+		memset(s->cmd, 0, sizeof(s->cmd));
+		memcpy(s->cmd, cmd, len);
+	}
 	s->cmd_type = type;
 	s->cmd_len = len;
 	s->cmd_rflags = rflags;

@@ -50,6 +50,8 @@ static const char * const iotrace_prof_names[IOTRACE_PF_NR] = {
 	[IOTRACE_PF_C_TRIG]	= "complete.trigger",
 	[IOTRACE_PF_C_RECORD]	= "complete.record",
 	[IOTRACE_PF_C_FILL]	= "complete.record.fill",
+	[IOTRACE_PF_NVME_CMD]	= "nvme.cmd",
+	[IOTRACE_PF_NVME_STATUS] = "nvme.status",
 };
 
 u64 notrace iotrace_prof_now(void)

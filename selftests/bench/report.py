@@ -41,20 +41,30 @@ LABEL = {
 # its baseline is uring-none.
 URING = 'uring-'
 URING_CONFIGS = ['none', 'loaded', 'enabled', 'record', 'ftrace']
-for _c in URING_CONFIGS:
-    LABEL[URING + _c] = 'io_uring polled: ' + LABEL[_c]
+PASSES = ((URING, 'io_uring polled: ', URING_CONFIGS),)
+for _pre, _what, _cfgs in PASSES:
+    for _c in _cfgs:
+        LABEL[_pre + _c] = _what + LABEL[_c]
+
+
+def pass_of(cfg):
+    """The prefix of the pass a run belongs to ('' for the first)."""
+    for pre, _, _ in PASSES:
+        if cfg.startswith(pre):
+            return pre
+    return ''
 
 
 def kind(cfg):
     """The configuration a run of any pass is (uring-enabled: enabled)."""
-    return cfg[len(URING):] if cfg.startswith(URING) else cfg
+    return cfg[len(pass_of(cfg)):]
 
 
 def baseline(cfg):
     """The untraced configuration of the pass of cfg."""
     if cfg.endswith('16'):
         return 'none16'
-    return URING + 'none' if cfg.startswith(URING) else 'none'
+    return pass_of(cfg) + 'none'
 
 
 def kv(path):
@@ -173,8 +183,10 @@ BUDGET = 150
 
 
 # Issue 22's targets, extra guest instructions per request, per pass:
-# enabled <= 150, enabled + record <= 300, loaded (idle) no probe attached.
+# enabled <= 150, enabled + record <= 300, loaded (idle) no probe attached;
+# with the NVMe/SCSI command captured <= 250 (the profile's, PROF_CMD).
 ISSUE22 = (('enabled', 150), ('record', 300))
+ISSUE22_CMD = 250
 
 
 def issue22_report(cf):
@@ -233,9 +245,14 @@ PROF_ROWS = [
     (1, 'complete.trigger', '- trigger test'),
     (1, 'complete.record', '- record (reserve, fill, publish)'),
     (1, 'complete.record.fill', '- of which fill'),
+    (0, 'nvme.cmd', 'nvme_setup_cmd (command noted)'),
+    (0, 'nvme.status', 'nvme_complete_rq (status noted)'),
 ]
 PROF_WHOLE = ('io_start', 'issue', 'complete')
-PROF_RUNS = {'prof': 'no triggers', 'prof-triggers': 'triggers armed'}
+# with the NVMe command and status captured: the two NVMe hooks as well
+PROF_CMD = ('nvme.cmd', 'nvme.status')
+PROF_RUNS = {'prof': 'no triggers', 'prof-triggers': 'triggers armed',
+             'prof-nvme': 'NVMe'}
 
 
 def prof_file(path):
@@ -279,9 +296,21 @@ def prof_report(d, name):
            'tsc_per_ns': [f['keys'].get('tsc_per_ns') for f in files]}
     if all(k in avg for k in PROF_WHOLE):
         out['three_probes'] = round(sum(avg[k]['instr'] for k in PROF_WHOLE), 1)
+        if all(k in avg for k in PROF_CMD):
+            # per request: each hook runs once per command issued and
+            # completed (as the block probes do)
+            out['with_command'] = round(
+                out['three_probes'] +
+                sum(avg[k]['instr'] for k in PROF_CMD), 1)
     hits = files[1]['keys'].get('trigger_hits')
     if hits is not None:
         out['trigger_hits'] = num(hits)
+    for k in ('records', 'cmd_records', 'status_records'):
+        if k in files[1]['keys']:
+            out[k] = num(files[1]['keys'][k])
+    if 'with_command' in out:
+        out['with_command_le_%d' % ISSUE22_CMD] = \
+            out['with_command'] <= ISSUE22_CMD
     return out
 
 
@@ -307,7 +336,7 @@ def kernel_report(d):
            'blktrace': env.get('blktrace'), 'bpftrace': env.get('bpftrace'),
            'configs': {}}
     for cfg in CONFIGS + ['none16', 'enabled16'] + \
-            [URING + c for c in URING_CONFIGS]:
+            [pre + c for pre, _, cfgs in PASSES for c in cfgs]:
         if cfg not in runs:
             continue
         rr = runs[cfg]
@@ -503,21 +532,29 @@ def prof_triggers_diff(prof):
 def prof_table(prof):
     """The per-probe breakdown, one column per profile run."""
     cols = [k for k in PROF_RUNS if k in prof]
-    both = len(cols) == 2
+    # the triggers' difference: armed against not
+    both = 'prof' in cols and 'prof-triggers' in cols
     hdr = '%-36s' % 'guest instructions per call' + \
         ''.join('%16s' % PROF_RUNS[k] for k in cols) + \
-        ('%12s' % 'difference' if both else '')
+        ('%12s' % 'triggers' if both else '')
     lines = ['probe profile (IOTRACE_PROF build, clock reads subtracted):',
              hdr, '-' * len(hdr)]
     rows = [(key, label) for _, key, label in PROF_ROWS] + \
-        [('three_probes', 'three probes')]
+        [('three_probes', 'three probes'),
+         ('with_command', 'three probes + NVMe hooks')]
     for key, label in rows:
         vals = [prof[k]['parts'].get(key, {}).get('instr')
-                if key != 'three_probes' else prof[k].get('three_probes')
+                if key not in ('three_probes', 'with_command')
+                else prof[k].get(key)
                 for k in cols]
+        if all(v is None for v in vals):
+            continue
         line = '%-36s' % label + ''.join('%16s' % fmt(v, '%.1f') for v in vals)
-        if both and None not in vals:
-            line += '%+12.1f' % (vals[1] - vals[0])
+        if both:
+            a = vals[cols.index('prof')]
+            b = vals[cols.index('prof-triggers')]
+            if a is not None and b is not None:
+                line += '%+12.1f' % (b - a)
         lines.append(line)
     for k in cols:
         p = prof[k]
@@ -527,6 +564,17 @@ def prof_table(prof):
                                     ', '.join(map(str, p['tsc_per_ns'])), skipped,
                                     '; trigger hits %s' % p['trigger_hits']
                                     if 'trigger_hits' in p else ''))
+        if 'cmd_records' in p:
+            lines.append('  %s: of %d records in the ring, %d carry their '
+                         'command, %d their status' % (
+                             PROF_RUNS[k], p['records'], p['cmd_records'],
+                             p['status_records']))
+        if 'with_command' in p:
+            lines.append('issue 22, %s: with the command captured %.1f '
+                         '(<= %d %s)' % (
+                             PROF_RUNS[k], p['with_command'], ISSUE22_CMD,
+                             'met' if p['with_command'] <= ISSUE22_CMD
+                             else 'NOT met'))
     return lines
 
 
