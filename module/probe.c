@@ -926,7 +926,9 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		 */
 		iotrace_cmd_copy(s->cmd, cmd);
 	} else {
-		memset(s->cmd, 0, sizeof(s->cmd));
+		/* the clear in stores too: no rep stos set-up for 64 bytes */
+		iotrace_cmd_clear(s->cmd);
+		WRITE_ONCE(((u64 *)s->cmd)[4], 0);
 		memcpy(s->cmd, cmd, len);
 	}
 	s->cmd_type = type;
