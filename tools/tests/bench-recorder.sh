@@ -31,7 +31,7 @@ awk -v n="$N" '
 	}
 	/^ *[0-9,]+ .*:/ && !/PROGRAM TOTALS/ {
 		v = $1; gsub(",", "", v)
-		f = $0; sub(/ \[.*$/, "", f); sub(/ \([0-9]+x\)$/, "", f)
+		f = $0; sub(/ \[.*$/, "", f); sub(/ \([0-9,]+x\)$/, "", f)
 		sub(/^.*:/, "", f)
 		if (f ~ /^(drain_part|iot_ring_copy|copy2|copy_run2|iot_ring_copy_run|rec2_to_v1|find2|iot_writer_chunk|iot_file_chunk_crc|iot_ring_gone|iot_ring_next)$/ ||
 		    f ~ /(^|_)mem(cpy|set|move)/ || f ~ /^crc32c_/ || f == "fwrite") {
