@@ -502,6 +502,9 @@ uint64_t iot_ring_filtered(const struct iot_ring *ring, uint32_t part)
  * @out: a struct iotrace_record (the tool's record, whatever the ring's
  *	record_size).
  *
+ * What @out holds when the record could not be copied is undefined (a
+ * torn copy may be there; 2.x: converted from the slot as it was read).
+ *
  * Return: 0 when @out holds the record, 1 when the slot holds another
  * sequence (overwritten or not yet written), 2 when it changed while being
  * copied or is being written (torn).
