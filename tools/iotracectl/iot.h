@@ -172,6 +172,9 @@ uint64_t iot_ring_dropped(const struct iot_ring *ring, uint32_t part);
 uint64_t iot_ring_filtered(const struct iot_ring *ring, uint32_t part);
 int iot_ring_copy(const struct iot_ring *ring, uint32_t part, uint64_t seq,
 		  void *out);
+int iot_ring_copy_run(const struct iot_ring *ring, uint32_t part,
+		      uint64_t seq, uint32_t max, struct iotrace_record *out,
+		      uint32_t *n);
 int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 		      iot_rec_cb cb, void *arg, struct iot_counts *c);
 void iot_ring_disk(const struct iot_ring *ring, struct iot_disk *d);

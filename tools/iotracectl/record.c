@@ -4,11 +4,13 @@
  * a duration, a size, or SIGINT/SIGTERM.
  *
  * Per part, a cursor follows the kernel's head.  Records between the
- * cursor and head are copied with the publication protocol; a run of good
- * records becomes one chunk (its first sequence number makes any gap
- * provable).  A record that is still being written at the head is retried
- * on the next pass; one that the kernel overwrote before we got to it is
- * counted as overwritten, one that changed under the copy as torn.
+ * cursor and head are copied with the publication protocol, a run of a
+ * kernel chunk's records at a time (iot_ring_copy_run()), converted
+ * straight into the file chunk being filled; a run of good records becomes
+ * one chunk (its first sequence number makes any gap provable).  A record
+ * that is still being written at the head is retried on the next pass;
+ * one that the kernel overwrote before we got to it is counted as
+ * overwritten, one that changed under the copy as torn.
  *
  * What is written is made durable (flushed and fdatasync()ed) at most
  * --sync-interval seconds and --sync-bytes bytes after it was written, so
@@ -71,19 +73,26 @@ static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
 		rp->cur = first = head - ring->part_records;
 	}
 	while (rp->cur < head) {
-		int r = iot_ring_copy(ring, p, rp->cur, buf + (size_t)n * rs);
+		uint32_t room = CHUNK_MAX - n, got;
+		int r = iot_ring_copy_run(ring, p, rp->cur,
+					  head - rp->cur < room ?
+					  (uint32_t)(head - rp->cur) : room,
+					  (struct iotrace_record *)
+					  (buf + (size_t)n * rs), &got);
 
-		if (!r) {
-			rp->cur++;
-			if (++n == CHUNK_MAX) {
-				if (iot_writer_chunk(w, disk, p, first, buf, n))
-					return -1;
-				c->written += n;
-				first = rp->cur;
-				n = 0;
-			}
-			continue;
+		/* a run of good records, straight into the chunk */
+		rp->cur += got;
+		n += got;
+		if (n == CHUNK_MAX) {
+			if (iot_writer_chunk(w, disk, p, first, buf, n))
+				return -1;
+			c->written += n;
+			first = rp->cur;
+			n = 0;
 		}
+		if (!r)
+			continue;
+		/* record rp->cur could not be copied */
 		if (!final && !iot_ring_gone(ring, p, rp->cur))
 			break;	/* not published yet: next pass */
 		if (iot_writer_chunk(w, disk, p, first, buf, n))

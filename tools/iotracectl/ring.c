@@ -5,6 +5,8 @@
  * so that it works both on a live mmap being written by the kernel and on
  * a snapshot file (cat ring > snap.ring).
  */
+#include <endian.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "iot.h"
@@ -348,80 +350,113 @@ static uint64_t lo2(const struct iot_ring *ring, uint32_t cpu)
 	return head;
 }
 
-static uint64_t le64_at(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
+/* The 2.0 record and the tool's: the same bytes up to issue_cpu ... */
+_Static_assert(offsetof(iot_record2, hwq) ==
+	       offsetof(struct iotrace_record, complete_cpu),
+	       "2.0 record: seq .. issue_cpu as in the tool's");
+/* ... hwq .. cmd_len two bytes further on (after complete_cpu) ... */
+_Static_assert(offsetof(struct iotrace_record, hwq) ==
+	       offsetof(iot_record2, hwq) + 2 &&
+	       offsetof(struct iotrace_record, reserved) ==
+	       offsetof(iot_record2, pid) + 2,
+	       "2.0 record: hwq .. cmd_len 2 bytes before the tool's");
+/* ... and the command where it is in the tool's */
+_Static_assert(offsetof(struct iotrace_record, cmd) ==
+	       offsetof(iot_record2, cmd) &&
+	       sizeof(((struct iotrace_record *)0)->cmd) ==
+	       sizeof(((iot_record2 *)0)->cmd),
+	       "2.0 record: cmd as in the tool's");
 
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/* The 2.0 record @a of CPU @cpu as the record the tool works on. */
-static void rec2_to_v1(const iot_record2 *a, uint32_t cpu,
+/*
+ * The 2.0 record at @src (a slot of a live ring: what is read here is
+ * only kept once its copy is known good) of CPU @cpu as the record the
+ * tool works on.  Every byte of @b is written: the reserved ones zeroed.
+ */
+static void rec2_to_v1(const uint8_t *src, uint32_t cpu,
 		       struct iotrace_record *b)
 {
-	memset(b, 0, sizeof(*b));
-	b->seq = a->seq;
-	b->bytes = a->bytes;
-	b->issue_ns = a->issue_ns;
-	b->complete_ns = a->complete_ns;
-	b->sector = a->sector;
-	b->queue_ns = a->queue_ns;
-	b->dev_status = a->dev_status;
-	b->dev_result = a->dev_result;
-	b->error = a->error;
-	b->rflags = a->rflags;
-	b->opflags = a->opflags;
-	b->issue_cpu = a->issue_cpu;
+	uint64_t cg;
+	uint32_t pid;
+
+	memcpy(b, src, offsetof(iot_record2, hwq));
 	b->complete_cpu = cpu;
-	b->hwq = a->hwq;
-	b->tag = a->tag;
-	b->op = a->op;
-	b->retries = a->retries;
-	b->cmd_type = a->cmd_type;
-	b->cmd_len = a->cmd_len;
-	memcpy(b->cmd, a->cmd, sizeof(b->cmd));
+	memcpy(&b->hwq, src + offsetof(iot_record2, hwq),
+	       offsetof(iot_record2, pid) - offsetof(iot_record2, hwq));
+	b->reserved = 0;
+	memcpy(b->cmd, src + offsetof(iot_record2, cmd), sizeof(b->cmd));
 	/* the cgroup id is no command byte (1.x: zero, or NVMe's zeroed PRP2) */
-	memset(b->cmd + IOTRACE_CMD_CGROUP_OFF, 0, 8);
-	b->pid = a->pid;
-	b->cgroup = le64_at(a->cmd + IOTRACE_CMD_CGROUP_OFF);
+	memcpy(&cg, b->cmd + IOTRACE_CMD_CGROUP_OFF, sizeof(cg));
+	memset(b->cmd + IOTRACE_CMD_CGROUP_OFF, 0, sizeof(cg));
+	memcpy(&pid, src + offsetof(iot_record2, pid), sizeof(pid));
+	b->pid = pid;
+	b->reserved2 = 0;
+	b->cgroup = le64toh(cg);
+}
+
+/*
+ * Copy CPU @cpu's records @seq .. (at most @max, @max > 0, and no further
+ * than the end of the chunk that holds @seq) into @out, converted: one
+ * lookup of the chunk and one check of its take number for the whole run,
+ * each record's sequence number read before (acquire) and after its copy.
+ * *@n: the records copied, all good; the run ends at the first record that
+ * is not, whose iot_ring_copy() value is returned (0 when none failed).
+ * The take number is read after the last copy: if the chunk was taken
+ * again meanwhile, nothing of the run is known good and none is kept
+ * (*@n 0, 1 returned: the caller finds @seq gone).
+ */
+static int copy_run2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq,
+		     uint32_t max, struct iotrace_record *out, uint32_t *n)
+{
+	const uint8_t *slot;
+	uint64_t take, left;
+	uint32_t k, i, rs = ring->record_size;
+	int ret = 0;
+
+	*n = 0;
+	if (find2(ring, cpu, seq))
+		return 1;
+	k = ring->cache.k;
+	take = ring->cache.take;
+	left = ring->chunk_records - (seq - ring->cache.first);
+	if (max > left)
+		max = left;
+	slot = ring->base + ring->hdr.data_offset +
+		(uint64_t)k * ring->chunk_stride +
+		(seq - ring->cache.first) * (uint64_t)rs;
+	for (i = 0; i < max; i++, slot += rs) {
+		const uint32_t *sp = (const uint32_t *)slot;
+		uint32_t want = (uint32_t)(seq + i);
+		uint32_t s1 = __atomic_load_n(sp, __ATOMIC_ACQUIRE);
+
+		if (s1 != want) {
+			/* being written or not yet (~want), or another */
+			ret = s1 == (uint32_t)~want ? 2 : 1;
+			break;
+		}
+		rec2_to_v1(slot, cpu, &out[i]);
+		/* the copy done before seq is read again */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(sp, __ATOMIC_RELAXED) != want) {
+			ret = 2;	/* changed while copied */
+			break;
+		}
+	}
+	if (!i)
+		return ret;
+	/* every copy done before the take number is read again */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&chunk_hdr2(ring, k)->seq, __ATOMIC_RELAXED) != take)
+		return 1;	/* recycled while copied */
+	*n = i;
+	return ret;
 }
 
 static int copy2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq,
 		 void *out)
 {
-	uint64_t rec[IOT_MAX_RECORD / 8];
-	const uint8_t *slot;
-	const uint32_t *sp;
-	uint32_t want = (uint32_t)seq, s1, s2;
-	uint64_t take;
-	uint32_t k;
+	uint32_t n;
 
-	if (find2(ring, cpu, seq))
-		return 1;
-	k = ring->cache.k;
-	take = ring->cache.take;
-	slot = ring->base + ring->hdr.data_offset +
-		(uint64_t)k * ring->chunk_stride +
-		(seq - ring->cache.first) * (uint64_t)ring->record_size;
-	sp = (const uint32_t *)slot;
-	s1 = __atomic_load_n(sp, __ATOMIC_ACQUIRE);
-	if (s1 == (uint32_t)~want)
-		return 2;	/* being written, or not yet */
-	if (s1 != want)
-		return 1;
-	memcpy(rec, slot, ring->record_size);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	s2 = __atomic_load_n(sp, __ATOMIC_RELAXED);
-	if (s2 != want)
-		return 2;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (__atomic_load_n(&chunk_hdr2(ring, k)->seq, __ATOMIC_RELAXED) != take)
-		return 1;	/* recycled while copied */
-	rec2_to_v1((const iot_record2 *)rec, cpu, out);
-	return 0;
+	return copy_run2(ring, cpu, seq, 1, out, &n);
 }
 
 static const struct iotrace_part_hdr *part_hdr(const struct iot_ring *ring,
@@ -467,6 +502,9 @@ uint64_t iot_ring_filtered(const struct iot_ring *ring, uint32_t part)
  * @out: a struct iotrace_record (the tool's record, whatever the ring's
  *	record_size).
  *
+ * What @out holds when the record could not be copied is undefined (a
+ * torn copy may be there; 2.x: converted from the slot as it was read).
+ *
  * Return: 0 when @out holds the record, 1 when the slot holds another
  * sequence (overwritten or not yet written), 2 when it changed while being
  * copied or is being written (torn).
@@ -495,6 +533,44 @@ int iot_ring_copy(const struct iot_ring *ring, uint32_t part, uint64_t seq,
 	if (s2 != want)
 		return 2;
 	return 0;
+}
+
+/**
+ * iot_ring_copy_run() - copy the records of @part from sequence number
+ *	@seq on, as far as they are good and in one stretch of the ring.
+ * @ring: the ring.
+ * @part: part index (2.x: the CPU).
+ * @seq: first sequence number wanted.
+ * @max: at most this many (> 0; the caller keeps below the head).
+ * @out: room for @max struct iotrace_record (the tool's record).
+ * @n: out, the records copied into @out (@seq .. @seq + *@n - 1), each
+ *	as iot_ring_copy() would have copied it.
+ *
+ * For 2.x rings, the records of one chunk are copied together: the
+ * chunk found and its take number checked once for the run, each record's
+ * sequence number checked as iot_ring_copy() checks it.  A run ends at
+ * @max, at the end of the chunk, or at the first record that cannot be
+ * copied.  1.x rings: iot_ring_copy() record by record.
+ *
+ * Return: 0 when *@n stopped at @max or at a chunk's end (*@n > 0, call
+ * again for more), else iot_ring_copy()'s value for record @seq + *@n.
+ */
+int iot_ring_copy_run(const struct iot_ring *ring, uint32_t part,
+		      uint64_t seq, uint32_t max, struct iotrace_record *out,
+		      uint32_t *n)
+{
+	uint32_t i;
+	int r = 0;
+
+	if (ring->v2)
+		return copy_run2(ring, part, seq, max, out, n);
+	for (i = 0; i < max; i++) {
+		r = iot_ring_copy(ring, part, seq + i, &out[i]);
+		if (r)
+			break;
+	}
+	*n = i;
+	return r;
 }
 
 /**

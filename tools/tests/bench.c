@@ -29,13 +29,22 @@
  * the runs of a command with a target;
  * BENCH_ONLY_READERS=1 runs 3. alone, BENCH_ONLY_EXPORTER=1 4. alone, BENCH_CMD=WORDS only its commands
  * that contain WORDS.
+ * BENCH_ONLY_RECORDER=1: the recorder's userspace cost per record: one
+ * pass of iot_record_rings() (record's drain of every part, the file
+ * written to /dev/null) over an ABI 2.0 ring of BENCH_RECORDS records
+ * (default 1000000) laid out as the module lays it out (2 CPUs, chunks
+ * of 512 records), in user instructions per record where
+ * perf_event_open() counts them, and CPU ns per record
+ * (tests/bench-recorder.sh counts instructions with callgrind).
  */
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <time.h>
@@ -361,6 +370,84 @@ static void bench_record(double rate, uint32_t part_records)
 	free(w.ring);
 }
 
+/* A counter of this thread's user instructions, or -1. */
+static int user_insns_open(void)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	return syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+static uint64_t user_insns(int fd)
+{
+	uint64_t v = 0;
+
+	if (fd < 0 || read(fd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+/*
+ * BENCH_ONLY_RECORDER: one final pass of the recorder over @n records
+ * already in a 2.0 ring (nothing written meanwhile: the copy, the
+ * conversion and the file chunks only).
+ */
+static void bench_recorder(uint64_t n)
+{
+	uint32_t cpus = 2, recs = 512;
+	uint32_t chunks = n / recs + 2 * cpus;
+	volatile int stop = 1;
+	struct iot_rec_stop st = { .stop = (int *)&stop };
+	struct iotrace_record r;
+	struct iot_counts c;
+	struct iot_ring ring;
+	struct iot_disk d;
+	char err[IOT_ERR_LEN];
+	uint64_t i, i0, i1;
+	size_t len;
+	uint8_t *b = synth_ring2_new(cpus, recs, chunks, "bench0", &len);
+	FILE *fp = fopen("/dev/null", "wb");
+	double t0, t;
+	int fd;
+
+	if (!b || !fp || n >= (uint64_t)UINT32_MAX * recs)
+		return;
+	for (i = 0; i < n; i++) {
+		synth_rec(&r, i);
+		r.complete_cpu = i % cpus;
+		synth_ring2_push(b, i % cpus, &r, 1);
+	}
+	if (iot_ring_init(&ring, b, len, err, sizeof(err))) {
+		printf("recorder: %s\n", err);
+		return;
+	}
+	iot_ring_disk(&ring, &d);
+	fd = user_insns_open();
+	i0 = user_insns(fd);
+	t0 = iot_now(CLOCK_THREAD_CPUTIME_ID);
+	iot_record_rings(&ring, &d, 1, fp, &st, &c, err, sizeof(err));
+	t = iot_now(CLOCK_THREAD_CPUTIME_ID) - t0;
+	i1 = user_insns(fd);
+	fclose(fp);
+	printf("recorder: %llu records of a 2.0 ring (%u CPUs, chunks of %u) written, %llu lost: %.1f ns CPU per record",
+	       (unsigned long long)c.written, cpus, recs,
+	       (unsigned long long)c.lost, c.written ? t / c.written : 0);
+	if (fd >= 0 && c.written)
+		printf(", %.1f user instructions per record\n",
+		       (double)(i1 - i0) / c.written);
+	else
+		printf(" (no instruction counter here: tests/bench-recorder.sh)\n");
+	if (fd >= 0)
+		close(fd);
+	free(b);
+}
+
 static double cpu_s(void)
 {
 	struct timespec ts;
@@ -430,6 +517,10 @@ int main(void)
 	       load[0], sysconf(_SC_NPROCESSORS_ONLN));
 	if (getenv("BENCH_ONLY_EXPORTER")) {
 		bench_exporter(64);
+		return 0;
+	}
+	if (getenv("BENCH_ONLY_RECORDER")) {
+		bench_recorder(e ? n : 1000000);
 		return 0;
 	}
 	if (getenv("BENCH_ONLY_READERS")) {

@@ -2,6 +2,16 @@
 /*
  * gen: writes the synthetic inputs of the host tests.
  *   gen ring OUT N NR_PARTS PART_RECORDS    ring snapshot, N records
+ *   gen ring2 OUT N CPUS CHUNK CHUNKS [BAD] an ABI 2.0 ring (the module's
+ *                                           layout) of CHUNKS chunks of
+ *                                           CHUNK records, N records dealt
+ *                                           to CPUS CPUs in turn (the
+ *                                           oldest chunks recycled); BAD,
+ *                                           a comma-separated list of
+ *                                           record indexes: left busy
+ *                                           (~seq), or with a "j" before
+ *                                           the index, published and then
+ *                                           given another sequence number
  *   gen file OUT N NR_DISKS                 trace file (iot_writer)
  *   gen minor1 OUT N NR_DISKS               the same as file minor 1 wrote
  *                                           it (no submitters)
@@ -87,6 +97,70 @@ static int gen_ring(const char *out, uint64_t n, uint32_t parts,
 		synth_ring_push(ring, i % parts, &r);
 	}
 	synth_ring_drop(ring, 0, 3);
+	ret = write_bytes(out, ring, len);
+	free(ring);
+	return ret;
+}
+
+/* Whether record @i is in the list @bad: 1 busy, 2 junk, 0 not there. */
+static int bad_rec(const char *bad, uint64_t i)
+{
+	const char *p = bad;
+	char *end;
+
+	while (p && *p) {
+		int junk = *p == 'j';
+		uint64_t v = strtoull(p + junk, &end, 0);
+
+		if (end == p + junk)
+			break;
+		if (v == i)
+			return 1 + junk;
+		p = *end == ',' ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+static int gen_ring2(const char *out, uint64_t n, uint32_t cpus,
+		     uint32_t chunk, uint32_t chunks, const char *bad)
+{
+	const iot_ring_hdr2 *h;
+	struct iotrace_record r;
+	size_t len;
+	uint8_t *ring;
+	uint64_t i;
+	int ret;
+
+	if (!cpus || chunk < 2 || (chunk & (chunk - 1)) || !chunks) {
+		fprintf(stderr, "gen ring2: bad geometry\n");
+		return 2;
+	}
+	ring = synth_ring2_new(cpus, chunk, chunks, "nullb0", &len);
+	if (!ring)
+		return 1;
+	h = (const iot_ring_hdr2 *)ring;
+	for (i = 0; i < n; i++) {
+		const struct iotrace_cpu_hdr *c = (const void *)(ring +
+			h->cpu_hdr_offset +
+			(uint64_t)(i % cpus) * h->cpu_hdr_size);
+		int b = bad_rec(bad, i);
+
+		synth_rec(&r, i);
+		r.complete_cpu = i % cpus;
+		if (synth_ring2_push(ring, i % cpus, &r, b != 1) || b != 2)
+			continue;
+		/* the slot just written: another number than its own */
+		{
+			const struct iotrace_chunk_hdr *k = (const void *)(ring +
+				h->chunk_hdr_offset +
+				(uint64_t)c->cur * h->chunk_hdr_size);
+			uint32_t *sp = (uint32_t *)(ring + h->data_offset +
+				c->cur * h->chunk_stride +
+				(c->head - 1 - k->first_seq) * h->record_size);
+
+			*sp += 0x10000;
+		}
+	}
 	ret = write_bytes(out, ring, len);
 	free(ring);
 	return ret;
@@ -506,6 +580,12 @@ int main(int argc, char **argv)
 		return gen_ring(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0),
 				strtoul(argv[5], NULL, 0), "nullb0");
+	if ((argc == 7 || argc == 8) && !strcmp(argv[1], "ring2"))
+		return gen_ring2(argv[2], strtoull(argv[3], NULL, 0),
+				 strtoul(argv[4], NULL, 0),
+				 strtoul(argv[5], NULL, 0),
+				 strtoul(argv[6], NULL, 0),
+				 argc == 8 ? argv[7] : NULL);
 	if (argc == 5 && !strcmp(argv[1], "file"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 0);

@@ -56,6 +56,9 @@ build/gen file "$T/s.trace" 6 2 &&
 build/gen file "$T/m.trace" 200 2 &&
 build/gen gaps "$T/g.trace" 200 1 &&
 build/gen ops "$T/ops.trace" 60 1 &&
+build/gen ring2 "$T/r2.ring" 1000 2 32 16 &&
+build/gen ring2 "$T/r2bad.ring" 1000 2 32 16 901,j950,960,999 &&
+build/gen ring2 "$T/r2big.ring" 5000 1 512 16 1030,j2047,2048,4999 &&
 build/gen debugfs "$T/dfs" || { result 1 gen_inputs; echo "1..$N"; exit 1; }
 head -c 1000 "$T/f.trace" > "$T/trunc.trace"
 printf 'hello, this is not a trace\n' > "$T/foreign"
@@ -242,6 +245,27 @@ print(j["host"], j["release"], j["start_real_ns"], j["end_real_ns"],
 	[ $rc = 3 ] && diff -u "$T/a" "$T/b" >> "$T/err" 2>&1 &&
 		[ "$(cat "$T/e2")" = "iotracectl: $T/kill.trace: truncated trace file: the recording did not finish (no trailer): the file ends after a complete chunk; 256 records read in 2 chunks; with no trailer, what was recorded after that is unknown" ]
 	result $? "record_sigkill_file_salvaged$SFX (exit $rc)" "$T/err"
+	# 2.0 rings, as the module lays them out: record copies a chunk's
+	# records as a run; a record still busy (~seq) or with another
+	# number ends the run, is waited for while recording and counted
+	# torn at the end, and the records after it are written (the file
+	# shows what a snapshot of the ring shows); file chunks of 1024
+	# records cut runs too
+	mkdir -p "$T/dfs6/nullb0"
+	for rg in "r2 488 0 2 0" "r2bad 484 4 5 3" "r2big 4996 4 6 2"; do
+		set -- $rg
+		cp "$T/$1.ring" "$T/dfs6/nullb0/ring"
+		IOTRACE_DEBUGFS="$T/dfs6" "$BIN" record nullb0 -o "$T/$1.trace" --duration 0.2 2> "$T/err"
+		rc=$?
+		"$BIN" show "$T/$1.trace" > "$T/a" 2>> "$T/e2"
+		"$BIN" show "$T/$1.ring" > "$T/b" 2>> "$T/e2"
+		"$BIN" info "$T/$1.trace" > "$T/out" 2>> "$T/e2"
+		[ $rc = 0 ] && diff -u "$T/a" "$T/b" >> "$T/err" 2>&1 &&
+			grep -q "^nullb0: $2 records written, $3 lost (0 overwritten, $3 torn), 0 dropped" "$T/err" &&
+			grep -q "^chunks: *$4 ($5 sequence gaps" "$T/out" ||
+			cat "$T/out" >> "$T/err"
+		result $? "record_v2_ring_runs_$1$SFX" "$T/err"
+	done
 	"$BIN" stats --interval 0.05 --count 3 nullb0 > "$T/out" 2> "$T/err"
 	[ $? = 0 ] && [ "$(grep -c '^ *[0-9.]* - ' "$T/out")" = 3 ] &&
 		head -1 "$T/out" | grep -q 'P99_US'

@@ -88,6 +88,197 @@ void synth_ring_drop(uint8_t *ring, uint32_t part, uint64_t n)
 	ph->dropped += n;
 }
 
+/* ---- ABI 2.0 rings: a pool of chunks (uapi/linux/iotrace.h) -------- */
+
+#define CHUNK_FREE	0	/* module/ring.c's chunk states */
+#define CHUNK_CURRENT	1
+#define CHUNK_FULL	2
+
+static struct iotrace_cpu_hdr *cpu2(uint8_t *ring, uint32_t cpu)
+{
+	const iot_ring_hdr2 *h = (const iot_ring_hdr2 *)ring;
+
+	return (void *)(ring + h->cpu_hdr_offset +
+			(uint64_t)cpu * h->cpu_hdr_size);
+}
+
+static struct iotrace_chunk_hdr *chunk2(uint8_t *ring, uint32_t k)
+{
+	const iot_ring_hdr2 *h = (const iot_ring_hdr2 *)ring;
+
+	return (void *)(ring + h->chunk_hdr_offset +
+			(uint64_t)k * h->chunk_hdr_size);
+}
+
+static iot_record2 *slot2(uint8_t *ring, uint32_t k, uint64_t i)
+{
+	const iot_ring_hdr2 *h = (const iot_ring_hdr2 *)ring;
+
+	return (void *)(ring + h->data_offset + k * h->chunk_stride +
+			i * h->record_size);
+}
+
+/**
+ * synth_ring2_new() - an empty ABI 2.0 ring, as the module lays it out
+ *	after a clear (every chunk never taken, every slot ~its index).
+ * @nr_cpus: CPU headers.
+ * @chunk_records: records per chunk, a power of two.
+ * @nr_chunks: chunks in the pool.
+ * @name: disk name.
+ * @len: out, the ring's bytes.
+ *
+ * Return: the ring (free() it), or NULL.
+ */
+uint8_t *synth_ring2_new(uint32_t nr_cpus, uint32_t chunk_records,
+			 uint32_t nr_chunks, const char *name, size_t *len)
+{
+	uint64_t cpu_off = PAGE;
+	uint64_t chunk_off = cpu_off + align_up((uint64_t)nr_cpus * 64, PAGE);
+	uint64_t data = chunk_off + align_up((uint64_t)nr_chunks * 64, PAGE);
+	uint64_t stride = (uint64_t)chunk_records * IOTRACE_RECORD_SIZE;
+	uint64_t size = data + stride * nr_chunks;
+	uint8_t *b = aligned_alloc(PAGE, align_up(size, PAGE));
+	iot_ring_hdr2 *h = (iot_ring_hdr2 *)b;
+	uint32_t c, k, i;
+
+	if (!b)
+		return NULL;
+	memset(b, 0, align_up(size, PAGE));
+	h->magic = IOTRACE_RING_MAGIC;
+	h->abi_major = IOT_ABI_MAJOR2;
+	h->abi_minor = 1;
+	h->hdr_size = PAGE;
+	h->record_size = IOTRACE_RECORD_SIZE;
+	h->nr_cpus = nr_cpus;
+	h->chunk_records = chunk_records;
+	h->cpu_hdr_size = 64;
+	h->flags = IOTRACE_RING_ENABLED;
+	h->cpu_hdr_offset = cpu_off;
+	h->data_offset = data;
+	h->chunk_stride = stride;
+	h->ring_size = size;
+	h->logical_block_size = 512;
+	h->dev_major = 252;
+	h->nr_chunks = nr_chunks;
+	strncpy(h->name, name, IOTRACE_NAME_LEN - 1);
+	h->chunk_hdr_offset = chunk_off;
+	h->chunk_hdr_size = 64;
+	for (c = 0; c < nr_cpus; c++) {
+		cpu2(b, c)->cur = IOTRACE_CHUNK_NONE;
+		cpu2(b, c)->pending = IOTRACE_CHUNK_NONE;
+	}
+	for (k = 0; k < nr_chunks; k++) {
+		chunk2(b, k)->next = IOTRACE_CHUNK_NONE;
+		for (i = 0; i < chunk_records; i++)
+			slot2(b, k, i)->seq = ~i;
+	}
+	*len = size;
+	return b;
+}
+
+/*
+ * Give @cpu a new current chunk as module/ring.c's iotrace_chunk_take()
+ * does: round robin over the pool, skipping current chunks, a full one
+ * recycled (its records counted overwritten on its CPU).
+ */
+static int take2(uint8_t *ring, uint32_t cpu)
+{
+	iot_ring_hdr2 *h = (iot_ring_hdr2 *)ring;
+	struct iotrace_cpu_hdr *ch = cpu2(ring, cpu);
+	uint32_t tries, k, i;
+
+	if (ch->cur != IOTRACE_CHUNK_NONE)
+		chunk2(ring, ch->cur)->state = CHUNK_FULL;
+	ch->cur = IOTRACE_CHUNK_NONE;
+	for (tries = 0; tries < h->nr_chunks; tries++) {
+		uint64_t n = ++h->chunks_taken;
+		struct iotrace_chunk_hdr *c;
+
+		k = (n - 1) % h->nr_chunks;
+		c = chunk2(ring, k);
+		if (c->state == CHUNK_CURRENT)
+			continue;
+		if (c->state == CHUNK_FULL && c->cpu < h->nr_cpus)
+			cpu2(ring, c->cpu)->overwritten += h->chunk_records;
+		__atomic_store_n(&c->seq, UINT64_MAX, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		c->state = CHUNK_CURRENT;
+		c->cpu = cpu;
+		c->first_seq = ch->head;
+		for (i = 0; i < h->chunk_records; i++)
+			__atomic_store_n(&slot2(ring, k, i)->seq,
+					 ~(uint32_t)(ch->head + i),
+					 __ATOMIC_RELAXED);
+		c->reserved_slots = 0;
+		__atomic_store_n(&c->seq, n, __ATOMIC_RELEASE);
+		ch->cur = k;
+		return 0;
+	}
+	return -1;
+}
+
+/**
+ * synth_ring2_push() - write the tool's record @r as CPU @cpu's next
+ *	record of a ring of synth_ring2_new(), with the module's protocol
+ *	(iotrace_ring_reserve(), iotrace_ring_commit()).
+ * @ring: the ring.
+ * @cpu: the CPU.
+ * @r: the record (complete_cpu is the chunk's CPU; the cgroup goes to
+ *	cmd[IOTRACE_CMD_CGROUP_OFF]).
+ * @publish: 0 leaves the slot busy (~seq), as a writer still in it does.
+ *
+ * Return: 0, or -1 when every chunk is current (counted dropped).
+ */
+int synth_ring2_push(uint8_t *ring, uint32_t cpu,
+		     const struct iotrace_record *r, int publish)
+{
+	iot_ring_hdr2 *h = (iot_ring_hdr2 *)ring;
+	struct iotrace_cpu_hdr *ch = cpu2(ring, cpu);
+	struct iotrace_chunk_hdr *c;
+	iot_record2 *w;
+	uint64_t seq;
+	uint8_t cg[8];
+	int i;
+
+	if ((ch->cur == IOTRACE_CHUNK_NONE ||
+	     chunk2(ring, ch->cur)->reserved_slots == h->chunk_records) &&
+	    take2(ring, cpu)) {
+		ch->dropped++;
+		return -1;
+	}
+	c = chunk2(ring, ch->cur);
+	seq = c->first_seq + c->reserved_slots;
+	w = slot2(ring, ch->cur, c->reserved_slots++);
+	__atomic_store_n(&ch->head, ch->head + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&w->seq, ~(uint32_t)seq, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	w->bytes = r->bytes;
+	w->issue_ns = r->issue_ns;
+	w->complete_ns = r->complete_ns;
+	w->sector = r->sector;
+	w->queue_ns = r->queue_ns;
+	w->dev_status = r->dev_status;
+	w->dev_result = r->dev_result;
+	w->error = r->error;
+	w->rflags = r->rflags;
+	w->opflags = r->opflags;
+	w->issue_cpu = r->issue_cpu;
+	w->hwq = r->hwq;
+	w->tag = r->tag;
+	w->op = r->op;
+	w->retries = r->retries;
+	w->cmd_type = r->cmd_type;
+	w->cmd_len = r->cmd_len;
+	w->pid = r->pid;
+	memcpy(w->cmd, r->cmd, sizeof(w->cmd));
+	for (i = 0; i < 8; i++)
+		cg[i] = r->cgroup >> (8 * i);
+	memcpy(w->cmd + IOTRACE_CMD_CGROUP_OFF, cg, 8);
+	if (publish)
+		__atomic_store_n(&w->seq, (uint32_t)seq, __ATOMIC_RELEASE);
+	return 0;
+}
+
 static uint64_t mix(uint64_t x)
 {
 	x ^= x >> 33;

@@ -577,10 +577,23 @@ static void test_ring_corrupt(void)
  * @n: records.
  * @bad: records that are not consistent synth_stamp() records.
  * @last: last id per part, to see order.
+ * @one_part: the records are one part's of a 2.0 ring, synth_stamp2()
+ *	records (their command bytes IOTRACE_CMD_CGROUP_OFF.. hold the
+ *	cgroup there); id i + 1 is sequence number i: a record of another
+ *	number is bad too.
  */
 struct fctx {
 	uint64_t n, bad;
+	int one_part;
 };
+
+/* synth_stamp() and a submitter (pid, cgroup), as 2.0 records have. */
+static void synth_stamp2(struct iotrace_record *r, uint64_t id)
+{
+	synth_stamp(r, id);
+	r->pid = (uint32_t)(id * 3);
+	r->cgroup = id * 0x10001;
+}
 
 static int file_cb(void *arg, unsigned int disk,
 		   const struct iotrace_record *r)
@@ -589,6 +602,15 @@ static int file_cb(void *arg, unsigned int disk,
 
 	(void)disk;
 	f->n++;
+	if (f->one_part) {
+		struct iotrace_record x;
+
+		synth_stamp2(&x, r->issue_ns);
+		memset(x.cmd + IOTRACE_CMD_CGROUP_OFF, 0, 8);
+		x.seq = (uint32_t)(r->issue_ns - 1);
+		f->bad += memcmp(&x, r, sizeof(x)) != 0;
+		return 0;
+	}
 	f->bad += synth_check(r);
 	return 0;
 }
@@ -872,6 +894,7 @@ static void test_file_format(void)
  * @done: set when finished.
  * @parts: parts written round-robin.
  * @go: if set, wait until *go is non-zero before writing.
+ * @v2: the ring is a 2.0 ring (synth_ring2_new()).
  */
 struct wctx {
 	uint8_t *ring;
@@ -879,6 +902,7 @@ struct wctx {
 	volatile int done;
 	uint32_t parts;
 	int *go;
+	int v2;
 };
 
 static void *writer(void *arg)
@@ -890,8 +914,13 @@ static void *writer(void *arg)
 	while (w->go && !__atomic_load_n(w->go, __ATOMIC_ACQUIRE))
 		sched_yield();
 	for (i = 0; i < w->n; i++) {
-		synth_stamp(&r, i + 1);
-		synth_ring_push(w->ring, i % w->parts, &r);
+		if (w->v2) {
+			synth_stamp2(&r, i + 1);
+			synth_ring2_push(w->ring, i % w->parts, &r, 1);
+		} else {
+			synth_stamp(&r, i + 1);
+			synth_ring_push(w->ring, i % w->parts, &r);
+		}
 	}
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -971,10 +1000,14 @@ static ssize_t mb_write(void *c, const char *buf, size_t size)
 	return size;
 }
 
-/* record from a ring being written: written + lost = recorded, exactly. */
-static void test_concurrent_record(void)
+/*
+ * record from a ring being written: written + lost = recorded, exactly.
+ * @v2: a 2.0 ring of one CPU and a pool of 8 chunks of 32 records, so
+ * that chunks are recycled under the recorder's runs.
+ */
+static void concurrent_record(int v2)
 {
-	struct wctx w = { .n = 2000000, .parts = 2 };
+	struct wctx w = { .n = 2000000, .parts = v2 ? 1 : 2, .v2 = v2 };
 	struct iot_ring ring;
 	struct iot_disk d;
 	struct iot_counts c;
@@ -990,7 +1023,9 @@ static void test_concurrent_record(void)
 	int ret;
 
 	CHECK(fi, "no memory");
-	w.ring = synth_ring_new(2, 4096, 128, "t", &len);
+	f.one_part = v2;
+	w.ring = v2 ? synth_ring2_new(1, 32, 8, "t", &len) :
+		synth_ring_new(2, 4096, 128, "t", &len);
 	CHECK(w.ring, "no memory");
 	CHECK(!iot_ring_init(&ring, w.ring, len, err, sizeof(err)), "%s", err);
 	iot_ring_disk(&ring, &d);
@@ -1021,13 +1056,24 @@ static void test_concurrent_record(void)
 	      (unsigned long long)f.n, (unsigned long long)f.bad,
 	      (unsigned long long)c.written);
 	CHECK(fi->counts[0].recorded == c.recorded, "trailer recorded");
-	printf("# record: %llu written, %llu lost (%llu overwritten, %llu torn), %llu chunks, %llu gaps\n",
-	       (unsigned long long)c.written, (unsigned long long)c.lost,
+	printf("# record%s: %llu written, %llu lost (%llu overwritten, %llu torn), %llu chunks, %llu gaps\n",
+	       v2 ? " (2.0 ring)" : "", (unsigned long long)c.written, (unsigned long long)c.lost,
 	       (unsigned long long)c.overwritten, (unsigned long long)c.torn,
 	       (unsigned long long)fi->chunks, (unsigned long long)fi->gaps);
 	free(buf);
 	free(w.ring);
 	free(fi);
+}
+
+static void test_concurrent_record(void)
+{
+	concurrent_record(0);
+}
+
+/* The same from a 2.0 ring whose chunks are recycled under the runs. */
+static void test_concurrent_record2(void)
+{
+	concurrent_record(1);
 }
 
 /* Filters select what they say. */
@@ -1296,6 +1342,8 @@ static const struct {
 	{ "unit_file_salvage_every_cut_and_damaged_chunks", test_file_salvage },
 	{ "unit_ring_concurrent_snapshot_no_torn", test_concurrent_snapshot },
 	{ "unit_record_concurrent_writer_exact_loss", test_concurrent_record },
+	{ "unit_record_v2_concurrent_writer_exact_loss",
+	  test_concurrent_record2 },
 	{ "unit_filters", test_filters },
 };
 
