@@ -4,7 +4,7 @@
  * arbitrary bytes, as "iotracectl show SNAPSHOT.ring" reads a copy of a
  * debugfs ring, and as show -f's follower polls a live one.  Inputs
  * without the ring magic get it prepended.  Every record found goes
- * through the decoders.
+ * through the decoders; the recorder's lookups (its passes) run too.
  */
 #include "fuzz_common.h"
 
@@ -13,6 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[IOT_ERR_LEN] = "";
+	static struct iotrace_record run[16];
 	struct iot_ring_follow f;
 	struct iot_counts c;
 	struct iot_src s;
@@ -44,6 +45,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			c.recorded += iot_ring_head(&s.ring, p);
 			c.dropped += iot_ring_dropped(&s.ring, p);
 			(void)iot_ring_gone(&s.ring, p, 0);
+		}
+		/* the recorder's passes (their index) over the first runs */
+		for (p = 0; p < s.ring.nr_parts && p < 64; p++) {
+			uint64_t q = iot_ring_lo(&s.ring, p);
+			uint32_t i, n;
+
+			iot_ring_pass_begin(&s.ring, p);
+			for (i = 0; i < 64; i++) {
+				if (!iot_ring_copy_run(&s.ring, p, q, 16, run,
+						       &n)) {
+					q += n;
+					continue;
+				}
+				q += n;
+				if (iot_ring_gone(&s.ring, p, q))
+					q = iot_ring_next(&s.ring, p, q);
+				else
+					q++;
+			}
+			iot_ring_pass_end(&s.ring);
 		}
 		/*
 		 * show -f's follower, as if the ring had been cleared since

@@ -135,7 +135,10 @@ struct iot_counts {
  * @chunk_stride: bytes between two chunks.
  * @cache: the chunk last found (a lookup cache, written through const),
  *	and during a snapshot the pool's chunks sorted by CPU and first
- *	sequence number (@cache.idx, @cache.nidx).
+ *	sequence number (@cache.idx, @cache.nidx), during a recorder pass
+ *	(iot_ring_pass_begin()) those of CPU @cache.pass_cpu once a lookup
+ *	needs them (@cache.pass: not built yet); @cache.nscan counts the
+ *	scans of every chunk header (index builds too), for the tests.
  */
 struct iot_ring {
 	const uint8_t *base;
@@ -151,6 +154,9 @@ struct iot_ring {
 		uint64_t first, take, lo;
 		struct iot_chunk_ref *idx;
 		uint32_t nidx;
+		int pass;
+		uint32_t pass_cpu;
+		uint64_t nscan;
 	} cache;
 };
 
@@ -182,6 +188,8 @@ int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq);
 uint64_t iot_ring_lo(const struct iot_ring *ring, uint32_t part);
 uint64_t iot_ring_next(const struct iot_ring *ring, uint32_t part,
 		       uint64_t seq);
+void iot_ring_pass_begin(const struct iot_ring *ring, uint32_t part);
+void iot_ring_pass_end(const struct iot_ring *ring);
 
 /**
  * struct iot_ring_follow - a reader of a live ring's new records.

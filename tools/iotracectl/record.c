@@ -58,9 +58,9 @@ static uint64_t ring_gen(const struct iot_ring *r)
  * Copy what is new in one part.  @final: the recording ends, so a record
  * still busy is not waited for.  Returns -1 on a write error.
  */
-static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
-		      unsigned int disk, uint32_t p, struct rec_part *rp,
-		      uint8_t *buf, struct iot_counts *c, int final)
+static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
+		     unsigned int disk, uint32_t p, struct rec_part *rp,
+		     uint8_t *buf, struct iot_counts *c, int final)
 {
 	uint64_t head = iot_ring_head(ring, p), first = rp->cur;
 	uint32_t n = 0, rs = sizeof(struct iotrace_record);
@@ -116,6 +116,23 @@ static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
 		return -1;
 	c->written += n;
 	return 0;
+}
+
+/*
+ * drain_run() as one pass of the ring's lookups: a backlog of many kernel
+ * chunks is found through an index of the part's chunks, built once for
+ * the pass, not by a scan of every chunk header at each chunk crossed.
+ */
+static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
+		      unsigned int disk, uint32_t p, struct rec_part *rp,
+		      uint8_t *buf, struct iot_counts *c, int final)
+{
+	int ret;
+
+	iot_ring_pass_begin(ring, p);
+	ret = drain_run(w, ring, disk, p, rp, buf, c, final);
+	iot_ring_pass_end(ring);
+	return ret;
 }
 
 #define COMMS_EVERY_NS	100000000ull	/* command names read every 100 ms */

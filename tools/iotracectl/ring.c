@@ -247,12 +247,20 @@ static uint32_t idx_find2(const struct iot_ring *ring, uint32_t cpu,
 	return lo && x[lo - 1].cpu == cpu ? lo - 1 : lo;
 }
 
-/*
- * The chunks of the pool sorted by CPU and first sequence number, for the
- * lookups of one snapshot (a chunk taken or recycled since is caught by
- * its take number; a lookup the index cannot answer scans).
+#define IDX_ALL	UINT32_MAX	/* idx_build2(): the chunks of every CPU */
+
+/**
+ * idx_build2() - index the chunks of the pool by CPU and first sequence
+ *	number.
+ * @ring: the ring (its cache only is written).
+ * @cpu: index only this CPU's chunks, or IDX_ALL.
+ *
+ * For the lookups of one snapshot or of one recorder pass: a chunk
+ * recycled since is caught by its take number (hit2()), one taken since
+ * is not in the index; a lookup the index cannot answer scans.  Counts as
+ * a scan of the chunk headers (@ring->cache.nscan).
  */
-static void idx_build2(const struct iot_ring *ring)
+static void idx_build2(const struct iot_ring *ring, uint32_t cpu)
 {
 	struct iot_ring *w = (struct iot_ring *)ring;	/* the cache only */
 	struct iot_chunk_ref *x;
@@ -261,8 +269,10 @@ static void idx_build2(const struct iot_ring *ring)
 	x = malloc((size_t)ring->nr_chunks * sizeof(*x));
 	if (!x)
 		return;		/* the scans still answer */
+	w->cache.nscan++;
 	for (k = 0; k < ring->nr_chunks; k++)
-		if (!chunk_read2(ring, k, &x[n]))
+		if (!chunk_read2(ring, k, &x[n]) &&
+		    (cpu == IDX_ALL || x[n].cpu == cpu))
 			n++;
 	qsort(x, n, sizeof(*x), ref_cmp);
 	w->cache.idx = x;
@@ -281,10 +291,12 @@ static void idx_free2(const struct iot_ring *ring)
 /*
  * Find the chunk that holds CPU @cpu's sequence number @seq: 0 and the
  * cache set, or -1.  Tried in turn: the chunk last found, the CPU's
- * current chunk (cpu_hdr.cur: what a follower wants next), the snapshot's
- * index, and a scan of every chunk.  The scan also notes the lowest first
- * sequence number of @cpu's chunks: every number below it is gone for good
- * (it only grows until a clear).
+ * current chunk (cpu_hdr.cur: what a follower wants next), the index (a
+ * snapshot's, or a recorder pass's, built here at the pass's first such
+ * miss: the recorder is behind by more than the current chunk), and a scan
+ * of every chunk.  The scan also notes the lowest first sequence number of
+ * @cpu's chunks: every number below it is gone for good (it only grows
+ * until a clear).
  */
 static int find2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq)
 {
@@ -305,11 +317,16 @@ static int find2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq)
 	if (k < ring->nr_chunks && !chunk_read2(ring, k, &r) &&
 	    hit2(ring, &r, cpu, seq))
 		return 0;
+	if (!w->cache.idx && w->cache.pass && w->cache.pass_cpu == cpu) {
+		w->cache.pass = 0;	/* once: out of memory, the scans */
+		idx_build2(ring, cpu);
+	}
 	if (w->cache.idx) {
 		k = idx_find2(ring, cpu, seq);
 		if (k < w->cache.nidx && hit2(ring, &w->cache.idx[k], cpu, seq))
 			return 0;
 	}
+	w->cache.nscan++;
 	for (k = 0; k < ring->nr_chunks; k++) {
 		if (chunk_read2(ring, k, &r) || r.cpu != cpu)
 			continue;
@@ -593,7 +610,7 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 
 	/* 2.0: the chunks indexed once, not scanned at every chunk crossed */
 	if (ring->v2)
-		idx_build2(ring);
+		idx_build2(ring, IDX_ALL);
 
 	for (p = 0; p < ring->nr_parts && !ret; p++) {
 		uint64_t head = iot_ring_head(ring, p);
@@ -656,6 +673,46 @@ void iot_ring_disk(const struct iot_ring *ring, struct iot_disk *d)
 	d->generation = ring->hdr.generation;
 }
 
+/**
+ * iot_ring_pass_begin() - start a pass over the records of @part (the
+ *	recorder's drain of one part).
+ * @ring: the ring (its lookup cache only is written).
+ * @part: the part (2.x: the CPU).
+ *
+ * 2.x: the lookups of @part's chunks until iot_ring_pass_end() may use an
+ * index of its chunks, built at the first lookup that is neither in the
+ * chunk last found nor in the CPU's current chunk (a reader behind by more
+ * than that chunk), instead of scanning every chunk header at each chunk
+ * crossed.  The answers are those of the scans: a chunk recycled since the
+ * index was built is caught by its take number, one taken since is not in
+ * it, and a lookup the index cannot answer scans.  1.x: nothing.
+ */
+void iot_ring_pass_begin(const struct iot_ring *ring, uint32_t part)
+{
+	struct iot_ring *w = (struct iot_ring *)ring;	/* the cache only */
+
+	if (!ring->v2)
+		return;
+	idx_free2(ring);
+	w->cache.pass = 1;
+	w->cache.pass_cpu = part;
+}
+
+/**
+ * iot_ring_pass_end() - end the pass of iot_ring_pass_begin(): its index
+ *	(it grows stale as the writers take chunks) is freed.
+ * @ring: the ring.
+ */
+void iot_ring_pass_end(const struct iot_ring *ring)
+{
+	struct iot_ring *w = (struct iot_ring *)ring;	/* the cache only */
+
+	if (!ring->v2)
+		return;
+	w->cache.pass = 0;
+	idx_free2(ring);
+}
+
 /* Whether record @seq of @part has been overwritten (is no longer present). */
 int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq)
 {
@@ -711,6 +768,7 @@ uint64_t iot_ring_next(const struct iot_ring *ring, uint32_t part,
 
 	if (!ring->v2)
 		return seq + 1;
+	((struct iot_ring *)ring)->cache.nscan++;
 	for (k = 0; k < ring->nr_chunks; k++)
 		if (!chunk_read2(ring, k, &r) && r.cpu == part &&
 		    r.first > seq && r.first < best)

@@ -577,14 +577,16 @@ static void test_ring_corrupt(void)
  * @n: records.
  * @bad: records that are not consistent synth_stamp() records.
  * @last: last id per part, to see order.
- * @one_part: the records are one part's of a 2.0 ring, synth_stamp2()
+ * @one_part: the records are those of a 2.0 ring, synth_stamp2()
  *	records (their command bytes IOTRACE_CMD_CGROUP_OFF.. hold the
- *	cgroup there); id i + 1 is sequence number i: a record of another
- *	number is bad too.
+ *	cgroup there); id i + 1 is sequence number i / @cpus of CPU
+ *	i % @cpus (writer()): a record of another number or CPU is bad too.
+ * @cpus: the 2.0 ring's CPUs (0: one).
  */
 struct fctx {
 	uint64_t n, bad;
 	int one_part;
+	uint32_t cpus;
 };
 
 /* synth_stamp() and a submitter (pid, cgroup), as 2.0 records have. */
@@ -604,10 +606,12 @@ static int file_cb(void *arg, unsigned int disk,
 	f->n++;
 	if (f->one_part) {
 		struct iotrace_record x;
+		uint32_t cpus = f->cpus ? f->cpus : 1;
 
 		synth_stamp2(&x, r->issue_ns);
 		memset(x.cmd + IOTRACE_CMD_CGROUP_OFF, 0, 8);
-		x.seq = (uint32_t)(r->issue_ns - 1);
+		x.seq = (uint32_t)((r->issue_ns - 1) / cpus);
+		x.complete_cpu = (uint32_t)((r->issue_ns - 1) % cpus);
 		f->bad += memcmp(&x, r, sizeof(x)) != 0;
 		return 0;
 	}
@@ -1003,11 +1007,15 @@ static ssize_t mb_write(void *c, const char *buf, size_t size)
 /*
  * record from a ring being written: written + lost = recorded, exactly.
  * @v2: a 2.0 ring of one CPU and a pool of 8 chunks of 32 records, so
- * that chunks are recycled under the recorder's runs.
+ * that chunks are recycled under the recorder's runs; 2: of 4 CPUs and
+ * a pool of 512 chunks of 16 records, so that the recorder, behind by
+ * many chunks, finds them through its pass's index, chunks recycled
+ * between the index's build and its use.
  */
 static void concurrent_record(int v2)
 {
-	struct wctx w = { .n = 2000000, .parts = v2 ? 1 : 2, .v2 = v2 };
+	struct wctx w = { .n = 2000000, .parts = v2 == 2 ? 4 : v2 ? 1 : 2,
+			  .v2 = v2 };
 	struct iot_ring ring;
 	struct iot_disk d;
 	struct iot_counts c;
@@ -1023,8 +1031,10 @@ static void concurrent_record(int v2)
 	int ret;
 
 	CHECK(fi, "no memory");
-	f.one_part = v2;
-	w.ring = v2 ? synth_ring2_new(1, 32, 8, "t", &len) :
+	f.one_part = !!v2;
+	f.cpus = w.parts;
+	w.ring = v2 == 2 ? synth_ring2_new(4, 16, 512, "t", &len) :
+		v2 ? synth_ring2_new(1, 32, 8, "t", &len) :
 		synth_ring_new(2, 4096, 128, "t", &len);
 	CHECK(w.ring, "no memory");
 	CHECK(!iot_ring_init(&ring, w.ring, len, err, sizeof(err)), "%s", err);
@@ -1057,7 +1067,8 @@ static void concurrent_record(int v2)
 	      (unsigned long long)c.written);
 	CHECK(fi->counts[0].recorded == c.recorded, "trailer recorded");
 	printf("# record%s: %llu written, %llu lost (%llu overwritten, %llu torn), %llu chunks, %llu gaps\n",
-	       v2 ? " (2.0 ring)" : "", (unsigned long long)c.written, (unsigned long long)c.lost,
+	       v2 == 2 ? " (2.0 ring, 4 CPUs)" : v2 ? " (2.0 ring)" : "",
+	       (unsigned long long)c.written, (unsigned long long)c.lost,
 	       (unsigned long long)c.overwritten, (unsigned long long)c.torn,
 	       (unsigned long long)fi->chunks, (unsigned long long)fi->gaps);
 	free(buf);
@@ -1074,6 +1085,214 @@ static void test_concurrent_record(void)
 static void test_concurrent_record2(void)
 {
 	concurrent_record(1);
+}
+
+/* The same from a 2.0 ring of many chunks of several CPUs (an index). */
+static void test_concurrent_record2_index(void)
+{
+	concurrent_record(2);
+}
+
+#define PX_CPUS		3
+#define PX_CHUNK	16
+#define PX_CHUNKS	48
+#define PX_MAX		100000	/* records pushed, at most */
+
+/**
+ * struct pxctx - a 2.0 ring written by the test itself, read through two
+ *	views of it: one whose passes index the chunks, one that scans.
+ * @b: the ring's bytes.
+ * @ix: the view read in passes (iot_ring_pass_begin()).
+ * @sc: the view that never has an index (the scans).
+ * @ids: per CPU, the id of the record of each sequence number.
+ * @head: per CPU, the records pushed.
+ * @pushed: records pushed, all CPUs.
+ */
+struct pxctx {
+	uint8_t *b;
+	struct iot_ring ix, sc;
+	uint64_t *ids[PX_CPUS];
+	uint64_t head[PX_CPUS];
+	uint64_t pushed;
+};
+
+/* @n records pushed, each to @cpu with probability 1/2, else to any. */
+static void px_push(struct pxctx *x, uint32_t cpu, unsigned int n)
+{
+	struct iotrace_record r;
+
+	while (n-- && x->pushed < PX_MAX) {
+		uint32_t c = rnd() & 1 ? cpu : (uint32_t)(rnd() % PX_CPUS);
+
+		synth_stamp2(&r, ++x->pushed);
+		if (!synth_ring2_push(x->b, c, &r, 1))
+			x->ids[c][x->head[c]++] = x->pushed;
+	}
+}
+
+/* 0 when the @n records at @out are CPU @cpu's from @seq on, as pushed. */
+static int px_bad(const struct pxctx *x, uint32_t cpu, uint64_t seq,
+		  const struct iotrace_record *out, uint32_t n)
+{
+	struct iotrace_record e;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		synth_stamp2(&e, x->ids[cpu][seq + i]);
+		memset(e.cmd + IOTRACE_CMD_CGROUP_OFF, 0, 8);
+		e.seq = (uint32_t)(seq + i);
+		e.complete_cpu = cpu;
+		if (memcmp(&e, &out[i], sizeof(e)))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * One pass of the indexed view over CPU @cpu from *@cur on, as the
+ * recorder drains a part, every answer checked against the scanning
+ * view's (and the records against what was pushed); @mix: records are
+ * pushed between the lookups, so that chunks are taken and recycled
+ * between the index's build and its use, and the pass reads on into
+ * chunks taken after the build.  *@got, *@gone: records copied, records
+ * found gone.  Returns 0, or 1 with fail() called.
+ */
+static int px_pass(struct pxctx *x, uint32_t cpu, uint64_t *cur, int mix,
+		   uint64_t *got, uint64_t *gone)
+{
+	static struct iotrace_record oa[PX_CHUNK * 2], ob[PX_CHUNK * 2];
+	uint64_t head = iot_ring_head(&x->ix, cpu);
+	int steps = 0;
+
+	iot_ring_pass_begin(&x->ix, cpu);
+	while (*cur < head) {
+		uint32_t max = 1 + rnd() % (PX_CHUNK * 2), na, nb;
+		int ra, rb;
+
+		if (max > head - *cur)
+			max = head - *cur;
+		ra = iot_ring_copy_run(&x->ix, cpu, *cur, max, oa, &na);
+		rb = iot_ring_copy_run(&x->sc, cpu, *cur, max, ob, &nb);
+		if (ra != rb || na != nb || memcmp(oa, ob, na * sizeof(*oa))) {
+			fail("CPU %u seq %llu: run %d (%u), scanned %d (%u)",
+			     cpu, (unsigned long long)*cur, ra, na, rb, nb);
+			return 1;
+		}
+		if (px_bad(x, cpu, *cur, oa, na)) {
+			fail("CPU %u seq %llu: a record not as pushed", cpu,
+			     (unsigned long long)*cur);
+			return 1;
+		}
+		*cur += na;
+		*got += na;
+		if (ra) {
+			int ga = iot_ring_gone(&x->ix, cpu, *cur);
+			int gb = iot_ring_gone(&x->sc, cpu, *cur);
+			uint64_t nx;
+
+			/* every record pushed is published: present or gone */
+			if (ga != gb || !ga) {
+				fail("CPU %u seq %llu: copy %d gone %d scan %d",
+				     cpu, (unsigned long long)*cur, ra, ga, gb);
+				return 1;
+			}
+			nx = iot_ring_next(&x->ix, cpu, *cur);
+			if (nx != iot_ring_next(&x->sc, cpu, *cur)) {
+				fail("CPU %u seq %llu: next differs", cpu,
+				     (unsigned long long)*cur);
+				return 1;
+			}
+			*gone += nx - *cur;
+			*cur = nx;
+		}
+		if (mix &&
+		    iot_ring_lo(&x->ix, cpu) != iot_ring_lo(&x->sc, cpu)) {
+			fail("CPU %u: lowest sequence number differs", cpu);
+			return 1;
+		}
+		if (mix && steps++ < 60) {
+			px_push(x, cpu, rnd() % (PX_CHUNK * 3));
+			head = iot_ring_head(&x->ix, cpu);
+		}
+	}
+	iot_ring_pass_end(&x->ix);
+	return 0;
+}
+
+/*
+ * The recorder's passes find a backlog of many chunks of several CPUs
+ * through an index of the part's chunks, built once a pass: every answer
+ * (run copied, record gone, next chunk, lowest number) is the scan's, also
+ * with chunks taken and recycled between the index's build and its use,
+ * and the records read are exactly those pushed; a pass over a backlog
+ * scans the chunk headers once (the index), not at every chunk crossed.
+ */
+static void test_ring_pass_index(void)
+{
+	struct pxctx x = { 0 };
+	uint64_t cur[PX_CPUS], got = 0, gone = 0, from = 0, n0, s0;
+	uint64_t total = 0, most = 0;
+	char err[IOT_ERR_LEN];
+	size_t len;
+	uint32_t c;
+	int round;
+
+	x.b = synth_ring2_new(PX_CPUS, PX_CHUNK, PX_CHUNKS, "t", &len);
+	CHECK(x.b, "no memory");
+	for (c = 0; c < PX_CPUS; c++) {
+		x.ids[c] = calloc(PX_MAX, sizeof(uint64_t));
+		CHECK(x.ids[c], "no memory");
+	}
+	CHECK(!iot_ring_init(&x.ix, x.b, len, err, sizeof(err)) &&
+	      !iot_ring_init(&x.sc, x.b, len, err, sizeof(err)), "%s", err);
+	/* a backlog of more than the pool: the oldest chunks recycled */
+	px_push(&x, 0, PX_CHUNK * PX_CHUNKS * 3 / 2);
+	for (c = 0; c < PX_CPUS; c++) {
+		cur[c] = iot_ring_lo(&x.sc, c);
+		from += cur[c];
+	}
+	/* passes with records pushed between the lookups */
+	for (round = 0; round < 12; round++)
+		for (c = 0; c < PX_CPUS; c++)
+			if (px_pass(&x, c, &cur[c], 1, &got, &gone))
+				goto out;
+	/*
+	 * passes over a backlog of many chunks: a few scans each (the index;
+	 * a record found gone, the next chunk), not one per chunk crossed
+	 */
+	for (round = 0; round < 3; round++) {
+		px_push(&x, round % PX_CPUS, PX_CHUNK * PX_CHUNKS);
+		for (c = 0; c < PX_CPUS; c++) {
+			n0 = x.ix.cache.nscan;
+			s0 = x.sc.cache.nscan;
+			if (px_pass(&x, c, &cur[c], 0, &got, &gone))
+				goto out;
+			n0 = x.ix.cache.nscan - n0;
+			s0 = x.sc.cache.nscan - s0;
+			if (n0 > 4) {
+				fail("round %d CPU %u: %llu scans (%llu)",
+				     round, c, (unsigned long long)n0,
+				     (unsigned long long)s0);
+				goto out;
+			}
+			if (s0 > most)
+				most = s0;
+		}
+	}
+	for (c = 0; c < PX_CPUS; c++)
+		total += x.head[c];
+	if (got + gone + from != total || !gone || most < 16)
+		fail("%llu copied + %llu gone + %llu before != %llu, %llu",
+		     (unsigned long long)got, (unsigned long long)gone,
+		     (unsigned long long)from, (unsigned long long)total,
+		     (unsigned long long)most);
+	printf("# pass index: %llu pushed %llu copied %llu gone %llu scans\n",
+	       (unsigned long long)total, (unsigned long long)got,
+	       (unsigned long long)gone, (unsigned long long)most);
+out:
+	for (c = 0; c < PX_CPUS; c++)
+		free(x.ids[c]);
+	free(x.b);
 }
 
 /* Filters select what they say. */
@@ -1344,6 +1563,9 @@ static const struct {
 	{ "unit_record_concurrent_writer_exact_loss", test_concurrent_record },
 	{ "unit_record_v2_concurrent_writer_exact_loss",
 	  test_concurrent_record2 },
+	{ "unit_record_v2_many_chunks_concurrent_exact_loss",
+	  test_concurrent_record2_index },
+	{ "unit_ring_v2_pass_index_vs_scan", test_ring_pass_index },
 	{ "unit_filters", test_filters },
 };
 
