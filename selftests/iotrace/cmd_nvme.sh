@@ -14,6 +14,7 @@
 # a status, and stats must say why.
 # VM-DEVICES: nvme
 # VM-TIMEOUT: 300
+# VM-SMP: 1
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 

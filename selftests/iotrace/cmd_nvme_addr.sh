@@ -10,6 +10,7 @@
 # sent, and every controller record has MPTR and DPTR (16-39) zero.
 # VM-DEVICES: nvme
 # VM-TIMEOUT: 200
+# VM-SMP: 1
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 

@@ -17,6 +17,7 @@
 # after a timeout; a refused command is not counted) and iotmo_cnt
 # (timeouts = TIMEOUT records).
 # VM-TIMEOUT: 300
+# VM-SMP: 1
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 

@@ -21,6 +21,7 @@
 # (its iolog); once they complete the list is empty and every record's
 # latency is at least null_blk's configured completion time.
 # VM-TIMEOUT: 400
+# VM-SMP: 1
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 ktap_header

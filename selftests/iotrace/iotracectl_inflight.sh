@@ -16,6 +16,7 @@
 # longer modprobe takes (10 s: reads timed out, 2 minutes).
 # VM-CHECK: alone
 # VM-TIMEOUT: 300
+# VM-SMP: 1
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd python3

@@ -10,6 +10,7 @@
 # nvme-cli and the status it printed.
 # VM-DEVICES: nvme
 # VM-TIMEOUT: 300
+# VM-SMP: 1
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd fio python3 nvme

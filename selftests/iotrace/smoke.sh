@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # smoke: iotrace.ko loads, shows up in sysfs and unloads.
 # VM-TIMEOUT: 300
+# VM-SMP: 1
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 
 ktap_header 3

@@ -16,6 +16,7 @@
 # disk is disabled, with the module's default ring and no triggers.
 # VM-CHECK: newest
 # VM-TIMEOUT: 300
+# VM-SMP: 1
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd dd python3
