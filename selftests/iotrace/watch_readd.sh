@@ -117,9 +117,12 @@ ktap_check "the kernel's trigger made a snapshot of it: reason latency, record n
 t = json.load(open(sys.argv[1]))["triggers"][0]
 assert t["disk"] == sys.argv[2] and t["reason"] == "latency", t
 assert t["seq"] is not None, t' "$out/info.json" "$disk"
-ktap_check "the snapshot holds the new ring's reads, flagged" \
+# dd's reads: the new disk's partition scan may complete between the
+# watcher's enable and its trigger (seen on one vCPU): unflagged, rightly.
+ktap_check "the snapshot holds the new ring's reads by dd, flagged" \
 	python3 -c 'import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["op"] == "read"]
+rows = [r for r in csv.DictReader(open(sys.argv[1]))
+        if r["op"] == "read" and r["comm"] == "dd"]
 assert len(rows) >= 20, len(rows)
 assert all(int(r["rflags"], 0) & 0x8000 for r in rows), rows[:3]' "$out/snap.csv"
 rm_nb
