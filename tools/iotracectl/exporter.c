@@ -9,12 +9,18 @@
  * the two (ENODEV) is left out of that scrape.
  *
  * The HTTP server runs in libmicrohttpd's own threads: a small pool of
- * epoll loops (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL with
- * MHD_OPTION_THREAD_POOL_SIZE).  A connection costs no thread, so a
- * thousand idle or slow clients cost a thousand sockets, not a thousand
- * stacks; reads and writes never block (a slow reader's response waits in
- * its buffer), and a scrape keeps a pool thread only while it builds the
- * exposition, so one slow client cannot stall the others.  Requests are
+ * poll(2) loops (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL with
+ * MHD_OPTION_THREAD_POOL_SIZE).  Not epoll: libmicrohttpd 0.9.75 (Debian
+ * 12) registers connections edge-triggered and takes a short read for "no
+ * more to read", so a client that sends part of a request and then shuts
+ * down its side (FIN in the same edge) held its connection until the
+ * timeout.  Poll is level-triggered and sees the end of input at once.
+ *
+ * A connection costs no thread, so a thousand idle or slow clients cost a
+ * thousand sockets, not a thousand stacks; reads and writes never block (a
+ * slow reader's response waits in its buffer), and a scrape keeps a pool
+ * thread only while it builds the exposition, so one slow client cannot
+ * stall the others.  Requests are
  * bounded: headers must fit MHD_OPTION_CONNECTION_MEMORY_LIMIT (larger
  * ones are refused), idle connections are closed after
  * MHD_OPTION_CONNECTION_TIMEOUT, and at most EXP_CONN_LIMIT connections
@@ -305,7 +311,7 @@ static int serve(struct exp *x, const char *listen, sigset_t *sigs)
 {
 	struct sockaddr_storage ss;
 	struct MHD_Daemon *d;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 		MHD_USE_ERROR_LOG;
 	int sig;
 
