@@ -17,9 +17,9 @@
  * disk's --post never holds another disk's snapshot back.
  *
  * A watched disk that goes and comes back (the module's "added" event) is
- * made ready again as at the start: enabled, resized, its triggers given
- * to the kernel (a new disk has none); a disk given by wwn=, serial= or
- * by-id= is looked up again, under whatever name it has now.
+ * made ready again as at the start: resized, its triggers given to the
+ * kernel (a new disk has none), then enabled; a disk given by wwn=,
+ * serial= or by-id= is looked up again, under whatever name it has now.
  *
  * Episodes, per disk:
  *   - a trigger starts an episode and a snapshot, unless the disk's
@@ -809,10 +809,12 @@ static int cur_buf_size(const struct iot_nl_disk *rows, size_t n,
 }
 
 /*
- * Make the resolved disk @d ready: enable, resize (only to another size: a
- * resize starts an empty ring, and a restarted service must not lose the
- * history), give the conditions.  @rows: the module's disks (for the
- * current ring size), @nrows of them.
+ * Make the resolved disk @d ready: resize (only to another size: a resize
+ * starts an empty ring, and a restarted service must not lose the
+ * history), give the conditions (checked against the ring they will act
+ * on), then enable: every request the disk records from then on was
+ * judged by the conditions.  @rows: the module's disks (for the current
+ * ring size), @nrows of them.
  */
 static void prepare_disk(struct iot_opts *o, const struct watch_conf *c,
 			 struct watch_disk *d, const struct iot_nl_disk *rows,
@@ -822,10 +824,6 @@ static void prepare_disk(struct iot_opts *o, const struct watch_conf *c,
 	uint64_t size = d->ring_size ? d->ring_size : c->ring_size, now;
 	char err[IOT_ERR_LEN], *name[1];
 
-	name[0] = d->name;
-	if (cmd_nl_enable(o, 1, name))
-		say("%s: could not enable tracing (see above); watching anyway",
-		    d->name);
 	if (size == 1)
 		size = 0;	/* ring-size = 0: metrics only */
 	if ((d->ring_size || c->ring_size) &&
@@ -849,6 +847,10 @@ static void prepare_disk(struct iot_opts *o, const struct watch_conf *c,
 			say("%s: trigger conditions '%s' not given to the kernel: %s",
 			    d->name, th ? th->words : "off", err);
 	}
+	name[0] = d->name;
+	if (cmd_nl_enable(o, 1, name))
+		say("%s: could not enable tracing (see above); watching anyway",
+		    d->name);
 }
 
 /* Resolve the disks, refuse one watched twice, make each ready. */
