@@ -24,6 +24,19 @@
 #include <scsi/scsi_cmnd.h>
 
 /*
+ * system_wq was renamed system_percpu_wq in 6.17 (and the name backported
+ * to 6.12.y); on 7.x a work queued on the old name says "enqueued on
+ * deprecated workqueue".  schedule_work() and schedule_delayed_work() use
+ * whichever the kernel has; mod_delayed_work() of the same work takes
+ * IOTRACE_WQ, the same queue.
+ */
+#ifdef IOTRACE_HAVE_SYSTEM_PERCPU_WQ
+#define IOTRACE_WQ	system_percpu_wq
+#else
+#define IOTRACE_WQ	system_wq
+#endif
+
+/*
  * REQ_HIPRI (polled I/O) was renamed REQ_POLLED in 5.16.  Both are macros.
  */
 #ifdef REQ_POLLED

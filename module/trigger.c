@@ -29,6 +29,7 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include "iotrace.h"
+#include "compat.h"
 
 /* The stuck scan runs at most this often. */
 #define IOTRACE_TRIG_SCAN_MIN_NS	(100 * NSEC_PER_MSEC)
@@ -144,7 +145,7 @@ static void iotrace_trig_workfn(struct work_struct *work)
 	mutex_unlock(&iotrace_mutex);
 	/* a new hold: the expiry work finds when it ends */
 	if (hold)
-		mod_delayed_work(system_wq, &iotrace_hold_work, 0);
+		mod_delayed_work(IOTRACE_WQ, &iotrace_hold_work, 0);
 }
 
 /* ---- the hold ------------------------------------------------------------ */
@@ -283,7 +284,7 @@ static void iotrace_hold_expire_fn(struct work_struct *work)
 	}
 	mutex_unlock(&iotrace_mutex);
 	if (next)
-		mod_delayed_work(system_wq, &iotrace_hold_work,
+		mod_delayed_work(IOTRACE_WQ, &iotrace_hold_work,
 				 nsecs_to_jiffies(next) + 1);
 }
 
@@ -416,7 +417,7 @@ void iotrace_trig_set(struct iotrace_disk *d, struct iotrace_trig *t)
 	atomic_long_set(&d->tstate.suppressed_total, 0);
 	d->tstate.scan_ns = 0;
 	if (t && t->stuck_ns)
-		mod_delayed_work(system_wq, &iotrace_trig_scan, 0);
+		mod_delayed_work(IOTRACE_WQ, &iotrace_trig_scan, 0);
 }
 
 /**
