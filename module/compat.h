@@ -25,7 +25,7 @@
 
 /*
  * system_wq was renamed system_percpu_wq in 6.17 (and the name backported
- * to 6.12.y); on 7.x a work queued on the old name says "enqueued on
+ * to 6.12.y); from 7.2 a work queued on the old name logs "enqueued on
  * deprecated workqueue".  schedule_work() and schedule_delayed_work() use
  * whichever the kernel has; mod_delayed_work() of the same work takes
  * IOTRACE_WQ, the same queue.
