@@ -1050,6 +1050,8 @@ int cmd_nl_events(struct iot_opts *o, int argc, char **argv)
 		return 1;
 	}
 	nl_socket_disable_seq_check(nl.sk);
+	/* room for a burst (libnl's default is 32 KiB; the kernel caps it) */
+	nl_socket_set_buffer_size(nl.sk, 1 << 20, 0);
 	ret = nl_socket_add_membership(nl.sk, grp);
 	if (ret < 0) {
 		iot_err("cannot join the iotrace events group: %s",
@@ -1099,6 +1101,10 @@ int cmd_nl_events(struct iot_opts *o, int argc, char **argv)
 		if (!ret)
 			continue;
 		ret = nl_recvmsgs(nl.sk, cb);
+		if (ret == -NLE_NOMEM) {	/* ENOBUFS: said, not fatal */
+			fprintf(stderr, "iotracectl: events lost: the socket's receive buffer overflowed (a burst faster than this reader)\n");
+			continue;
+		}
 		if (ret < 0 && ret != -NLE_INTR && ret != -NLE_AGAIN) {
 			iot_err("receiving events: %s", nl_geterror(ret));
 			rc = 1;

@@ -101,6 +101,8 @@ void iot_trig_reason_names(uint32_t reason, char *out, size_t len)
 			p = iot_put_s(p, end, "+");
 		if ((1u << i) == IOTRACE_FILE_TRIG_MANUAL)
 			p = iot_put_s(p, end, "manual");
+		else if ((1u << i) == IOTRACE_FILE_TRIG_LOST)
+			p = iot_put_s(p, end, "events-lost");
 		else if (i < sizeof(names) / sizeof(names[0]))
 			p = iot_put_s(p, end, names[i]);
 		else

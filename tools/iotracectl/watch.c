@@ -251,6 +251,10 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 		return -1;
 	}
 	pthread_mutex_lock(&w->mu);
+	/* the module's events of a disk are counted: watch_events_lost() */
+	if (k >= 0 && !(t->reason & (IOTRACE_FILE_TRIG_MANUAL |
+				     IOTRACE_FILE_TRIG_LOST)))
+		w->c->disks[k].kevents++;
 	for (i = 0; i < (int)w->c->nr_disks; i++) {
 		const char *what;
 
@@ -267,7 +271,8 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	say("trigger (%s): %s", t->reason & IOTRACE_FILE_TRIG_MANUAL ?
-	    "manual" : "kernel", reply);
+	    "manual" : t->reason & IOTRACE_FILE_TRIG_LOST ?
+	    "kernel, events lost" : "kernel", reply);
 	/* no snapshot will copy the hold the kernel set: the ring gets it back */
 	if (refused && t->hold_hi && t->disk[0]) {
 		if (watch_nl_release_hold(t->disk, t->hold_hi, err, sizeof(err)))
@@ -846,6 +851,8 @@ static void prepare_disk(struct iot_opts *o, const struct watch_conf *c,
 		if (r && (th || r != -EOPNOTSUPP))
 			say("%s: trigger conditions '%s' not given to the kernel: %s",
 			    d->name, th ? th->words : "off", err);
+		if (!r)
+			d->kevents = 0;	/* the module's count starts again */
 	}
 	name[0] = d->name;
 	if (cmd_nl_enable(o, 1, name))
@@ -934,6 +941,74 @@ void watch_added(struct watch *w, const char *name)
 	free(rows);
 	say("watching %s again (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
 	    nd.name, nd.spec, nd.model, nd.serial, nd.wwn);
+}
+
+/* The module's row of disk @name in @rows (@n of them), or NULL. */
+static const struct iot_nl_disk *row_of(const struct iot_nl_disk *rows,
+					size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(rows[i].name, name))
+			return &rows[i];
+	return NULL;
+}
+
+/**
+ * watch_events_lost() - the events socket overflowed (ENOBUFS): events
+ *	the module sent were dropped; do what they would have done.
+ * @w: the watcher.
+ *
+ * From the module's state (LIST): a watched disk that is attached but not
+ * enabled, or without the conditions the watcher gives it, came back
+ * unseen and is made ready again (watch_added()); a watched disk whose
+ * trigger-events count is above the events received for it had kernel
+ * triggers unseen, and is triggered once, with IOTRACE_FILE_TRIG_LOST
+ * (reason and record unknown).  The caller has read what the socket still
+ * held, so only events sent after that can be counted twice (the trigger
+ * then joins their episode).  Context: the main thread.
+ */
+void watch_events_lost(struct watch *w)
+{
+	struct watch_conf *c = w->c;
+	struct iot_nl_disk *rows = NULL;
+	char reply[256];
+	size_t nrows = 0;
+	unsigned int i;
+
+	say("events from the module were lost (the socket's receive buffer overflowed): checking the watched disks");
+	if (iot_nl_list(&rows, &nrows)) {
+		say("cannot list the module's disks: a disk that came back or a kernel trigger may have been missed");
+		free(rows);
+		return;
+	}
+	for (i = 0; i < c->nr_disks; i++) {
+		struct watch_disk *d = &c->disks[i];
+		const struct watch_th *th = disk_th(c, d);
+		const struct iot_nl_disk *row = row_of(rows, nrows, d->name);
+		struct watch_trig t = { .reason = IOTRACE_FILE_TRIG_LOST };
+		uint64_t sent;
+
+		if (!row)
+			continue;	/* not attached: its "added" is to come */
+		if (!row->v[IOTRACE_A_ENABLED] ||
+		    (th && !row->have[IOTRACE_A_TRIG_RATE_NS])) {
+			watch_added(w, d->name);
+			continue;
+		}
+		sent = row->v[IOTRACE_A_TRIG_EVENTS];
+		if (!th || sent <= d->kevents)
+			continue;
+		say("%s: %llu kernel trigger events sent, %llu received",
+		    d->name, (unsigned long long)sent,
+		    (unsigned long long)d->kevents);
+		d->kevents = sent;
+		snprintf(t.disk, sizeof(t.disk), "%s", d->name);
+		t.mono_ns = iot_now(CLOCK_MONOTONIC);
+		watch_on_trigger(w, &t, reply, sizeof(reply));
+	}
+	free(rows);
 }
 
 /* Stale temporary files of a watcher that did not finish go. */

@@ -60,6 +60,9 @@ struct watch_th {
  * @model: sysfs identity, filled when resolved.
  * @serial: the same.
  * @wwn: the same.
+ * @kevents: the module's trigger events received for the disk since the
+ *	watcher gave it its conditions (the module's count, LIST's
+ *	IOTRACE_A_TRIG_EVENTS, starts again then); the main thread's.
  */
 struct watch_disk {
 	char spec[160];
@@ -69,6 +72,7 @@ struct watch_disk {
 	char where[300];
 	char model[IOTRACE_FILE_ID_LEN], serial[IOTRACE_FILE_ID_LEN];
 	char wwn[IOTRACE_FILE_ID_LEN];
+	uint64_t kevents;
 };
 
 /**
@@ -136,6 +140,7 @@ struct watch;
 int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 		     char *reply, size_t replylen);
 void watch_added(struct watch *w, const char *name);
+void watch_events_lost(struct watch *w);
 
 /* watch_nl.c */
 struct watch_nl;

@@ -25,6 +25,10 @@
 #include "watch.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
+/* the events socket's receive buffer asked for (net.core.rmem_max caps) */
+#define WATCH_NL_RCVBUF		(1 << 20)
+/* reads of what an overflowed socket still holds, at most */
+#define WATCH_NL_DRAIN		4096
 
 /**
  * struct watch_nl - the watcher's membership of the events group.
@@ -125,6 +129,8 @@ struct watch_nl *watch_nl_open(void)
 	if (nl_socket_add_membership(n->sk, grp) < 0 ||
 	    nl_socket_set_nonblocking(n->sk) < 0)
 		goto fail;
+	/* room for a burst (libnl's default is 32 KiB; the kernel caps it) */
+	nl_socket_set_buffer_size(n->sk, WATCH_NL_RCVBUF, 0);
 	n->cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!n->cb)
 		goto fail;
@@ -143,13 +149,26 @@ int watch_nl_fd(const struct watch_nl *n)
 	return nl_socket_get_fd(n->sk);
 }
 
-/* The events waiting on the socket, each to watch_on_trigger() if one. */
+/*
+ * The events waiting on the socket, each to watch_on_trigger() if one.
+ * An overflow (ENOBUFS, which libnl calls -NLE_NOMEM): what the socket
+ * still holds is read, then watch_events_lost() makes up for the rest.
+ */
 void watch_nl_recv(struct watch_nl *n, struct watch *w)
 {
-	int ret;
+	int ret, i;
 
 	n->w = w;
 	ret = nl_recvmsgs(n->sk, n->cb);
+	if (ret == -NLE_NOMEM) {
+		for (i = 0; i < WATCH_NL_DRAIN; i++) {
+			ret = nl_recvmsgs(n->sk, n->cb);
+			if (ret < 0 && ret != -NLE_INTR && ret != -NLE_NOMEM)
+				break;
+		}
+		watch_events_lost(w);
+		return;
+	}
 	if (ret < 0 && ret != -NLE_AGAIN && ret != -NLE_INTR)
 		fprintf(stderr, "iotracectl watch: receiving events: %s (events may have been lost)\n",
 			nl_geterror(ret));

@@ -607,6 +607,12 @@ struct iotrace_file_comm {
 #define IOTRACE_FILE_TRIG_KERNEL	0x0000ffffU
 /* iotrace_file_trigger.reason: SIGUSR1 or "iotracectl snapshot" */
 #define IOTRACE_FILE_TRIG_MANUAL	(1U << 16)
+/*
+ * iotrace_file_trigger.reason: the module sent trigger events of the disk
+ * that the watcher's event socket dropped (it overflowed); their reasons
+ * and records are not known.
+ */
+#define IOTRACE_FILE_TRIG_LOST		(1U << 17)
 
 /* iotrace_file_trigger.flags */
 #define IOTRACE_FILE_TRIGF_SEQ		(1U << 0) /* @cpu and @seq are known */

@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# watch_lost: events the module sent that a listener's socket dropped
+# (its receive buffer full: ENOBUFS) are made up for, not silently lost.
+#
+# Three null_blk disks whose every completion takes 2 ms: nblflood,
+# nbllost, nblback, all watched with ring-size = 1M and trigger =
+# read-lat=500us rate=0.  The watcher and an "iotracectl events" are
+# stopped (SIGSTOP); nblflood's reads send trigger events until the
+# kernel counts drops on their sockets (/proc/net/netlink, the oracle of
+# the overflow; rmem_max is set low for the test); then one read on nbllost (its trigger event dropped:
+# the module's LIST counts it sent) and nblback removed and created again
+# (its "added" event dropped: the new disk is disabled, with the default
+# ring and no triggers: the module loads with disks=none).  After SIGCONT:
+# the watcher says the events were lost, makes nblback ready again
+# (state: enabled, ring 1M, read threshold 500 us) and saves a snapshot
+# of nbllost with the reason events-lost; "iotracectl events" says the
+# loss and goes on (it prints a later removal).  Before, both said "Out
+# of memory" and "events" exited; the watcher left nblback disarmed and
+# took no snapshot of nbllost.
+# VM-CHECK: newest
+# VM-TIMEOUT: 300
+# VM-SMP: 1
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+require_cmd dd python3
+ktap_header 8
+out=$(mktemp -d)
+"$IOTRACECTL" --help | grep -q '^  trigger ' ||
+	skip "this iotracectl has no trigger command"
+[ -r /proc/net/netlink ] || skip "no /proc/net/netlink"
+# no blkid reads of the disks (they would fire the triggers too)
+udevadm control --stop-exec-queue 2> /dev/null
+load_iotrace disks=none buf_size=256K
+# small socket buffers (the listeners ask for 1 MiB, the kernel gives
+# twice rmem_max at most), so that a few hundred events overflow them
+rmem=$(cat /proc/sys/net/core/rmem_max)
+echo 32768 > /proc/sys/net/core/rmem_max || die "cannot set rmem_max"
+[ -d /sys/kernel/config/nullb ] ||
+	modprobe null_blk nr_devices=0 || die "modprobe null_blk failed"
+
+# mk NAME - create the configfs null_blk NAME (2 ms completions); the
+# disk must come up under that name (null_blk names configfs disks after
+# their directory; 5.10 does not: skipped)
+mk() {
+	local dir=/sys/kernel/config/nullb/$1 end=$((SECONDS + 10))
+
+	mkdir "$dir" || die "cannot create $dir"
+	{ echo 64 > "$dir/size" && echo 2 > "$dir/irqmode" &&
+		echo 2000000 > "$dir/completion_nsec" && echo 1 > "$dir/power"; } ||
+		die "cannot set up $dir"
+	until [ -b "/dev/$1" ]; do
+		if [ $SECONDS -ge $end ]; then
+			[ -e "/sys/block/nullb$(cat "$dir/index")" ] &&
+				skip "null_blk names its configfs disks nullb<index> here"
+			die "no disk for $dir"
+		fi
+		sleep 0.1
+	done
+}
+rm_nb() {
+	echo 0 > "/sys/kernel/config/nullb/$1/power"
+	rmdir "/sys/kernel/config/nullb/$1" || die "cannot remove $1"
+}
+# st DISK KEY - a value of iotracectl state
+st() {
+	"$IOTRACECTL" state "$1" | sed -n "s/^$2: //p"
+}
+# drops - the drops the kernel counted on all netlink sockets
+drops() {
+	awk 'NR > 1 { d += $9 } END { print d + 0 }' /proc/net/netlink
+}
+# wait_log FILE PATTERN - wait until FILE matches (30 s)
+wait_log() {
+	local end=$((SECONDS + 30))
+	until grep -q -- "$2" "$1"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+cleanup() {
+	kill -CONT "$wpid" "$epid" 2> /dev/null
+	kill -TERM "$wpid" "$epid" 2> /dev/null
+	wait "$wpid" "$epid" 2> /dev/null
+	for d in nblflood nbllost nblback; do
+		[ -d "/sys/kernel/config/nullb/$d" ] && rm_nb $d
+	done
+	unload_iotrace
+	udevadm control --start-exec-queue 2> /dev/null
+	echo "$rmem" > /proc/sys/net/core/rmem_max
+}
+
+for d in nblflood nbllost nblback; do
+	mk $d
+done
+{
+	echo 'post = 0.5'
+	for d in nblflood nbllost nblback; do
+		printf '[disk %s]\nring-size = 1M\ntrigger = read-lat=500us rate=0\n' $d
+	done
+} > "$out/conf"
+IOTRACE_RUN_DIR=$out/run "$IOTRACECTL" watch --config "$out/conf" \
+	--dir "$out/snap" 2> "$out/log" &
+wpid=$!
+"$IOTRACECTL" events > "$out/events" 2> "$out/events.err" &
+epid=$!
+wait_log "$out/log" 'ready:' || die "the watcher did not start: $(cat "$out/log")"
+wait_log "$out/events.err" 'listening' || die "events did not start: $(cat "$out/events.err")"
+ktap_check "at the start nblback is enabled, ring 1M, read-lat 500us" \
+	test "$(st nblback enabled)" = 1 -a "$(st nblback buf_size)" = 1048576 -a \
+	"$(st nblback trigger_read_lat_ns)" = 500000
+
+kill -STOP "$wpid" "$epid"
+d0=$(drops)
+# 8 readers of 60 reads: 480 trigger events, beyond the sockets' 64 KiB
+rd=()
+for i in 0 1 2 3 4 5 6 7; do
+	dd if=/dev/nblflood of=/dev/null bs=4k skip=$((i * 60)) count=60 \
+		iflag=direct 2> /dev/null &
+	rd+=($!)
+done
+wait_drops() {
+	local end=$((SECONDS + 60))
+	until [ "$(drops)" -gt "$d0" ]; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+wait_drops || log "no drops counted"
+log "drops on the netlink sockets: $d0 -> $(drops); nblflood: $(st nblflood trigger_events) trigger events"
+ktap_check "the listeners' sockets overflowed (drops counted)" \
+	test "$(drops)" -gt "$d0"
+dd if=/dev/nbllost of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
+ktap_check "nbllost's trigger event was sent ($(st nbllost trigger_events))" \
+	test "$(st nbllost trigger_events)" = 1
+rm_nb nblback
+mk nblback
+log "nblback again: enabled $(st nblback enabled), ring $(st nblback buf_size)"
+wait "${rd[@]}"	# the flood's readers (not the stopped listeners)
+d1=$(drops)
+kill -CONT "$wpid" "$epid"
+
+wait_log "$out/log" 'events from the module were lost' ||
+	log "the watcher did not say events were lost"
+end=$((SECONDS + 30))
+until [ "$(st nblback enabled)" = 1 ] || [ $SECONDS -ge $end ]; do
+	sleep 0.2
+done
+ktap_check "nblback, whose added event was lost, is ready again ($(st nblback enabled), $(st nblback buf_size), $(st nblback trigger_read_lat_ns))" \
+	test "$(st nblback enabled)" = 1 -a "$(st nblback buf_size)" = 1048576 -a \
+	"$(st nblback trigger_read_lat_ns)" = 500000
+
+# a snapshot of nbllost, reason events-lost
+snap_of() {
+	local f
+
+	for f in "$out/snap"/iotrace-*-"$1"-*.iot; do
+		[ -e "$f" ] || continue
+		"$IOTRACECTL" info -o json "$f" 2> /dev/null |
+			python3 -c 'import json, sys
+t = json.load(sys.stdin)["triggers"]
+sys.exit(0 if any(x["disk"] == sys.argv[1] and
+                  x["reason"] == "events-lost" for x in t) else 1)' "$1" &&
+			return 0
+	done
+	return 1
+}
+end=$((SECONDS + 30))
+until snap_of nbllost || [ $SECONDS -ge $end ]; do
+	sleep 0.5
+done
+ktap_check "a snapshot of nbllost, reason events-lost" snap_of nbllost
+
+ktap_check "events is still running after the overflow" kill -0 "$epid"
+ktap_check "events said the loss" grep -q 'events lost' "$out/events.err"
+rm_nb nbllost
+wait_log "$out/events" 'removed.*nbllost\|nbllost.*removed' ||
+	log "events printed no removal of nbllost"
+ktap_check "events prints a later event (nbllost removed)" \
+	grep -q 'nbllost' "$out/events"
+log "drops after SIGCONT: $d1 -> $(drops)"
+kill -TERM "$wpid" "$epid"
+wait "$wpid"
+grep -v 'joined' "$out/log" | sed 's/^/# watch: /'
+sed 's/^/# events: /' "$out/events.err"
+tail -n 3 "$out/events" | sed 's/^/# events: /'
+cleanup
+ktap_finish
