@@ -992,7 +992,7 @@ void watch_events_lost(struct watch *w)
 
 		if (!row)
 			continue;	/* not attached: its "added" is to come */
-		if (!row->v[IOTRACE_A_ENABLED] ||
+		if ((row->have[IOTRACE_A_ENABLED] && !row->v[IOTRACE_A_ENABLED]) ||
 		    (th && !row->have[IOTRACE_A_TRIG_RATE_NS])) {
 			watch_added(w, d->name);
 			continue;
