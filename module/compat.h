@@ -26,9 +26,10 @@
 /*
  * system_wq was renamed system_percpu_wq in 6.17 (and the name backported
  * to 6.12.y); from 7.2 a work queued on the old name logs "enqueued on
- * deprecated workqueue".  schedule_work() and schedule_delayed_work() use
- * whichever the kernel has; mod_delayed_work() of the same work takes
- * IOTRACE_WQ, the same queue.
+ * deprecated workqueue".  Every work of iotrace is queued on IOTRACE_WQ
+ * by name (queue_work(), queue_delayed_work(), mod_delayed_work()), never
+ * through schedule_work(), whose queue a kernel may switch separately: a
+ * work stays on one queue.
  */
 #ifdef IOTRACE_HAVE_SYSTEM_PERCPU_WQ
 #define IOTRACE_WQ	system_percpu_wq

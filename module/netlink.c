@@ -147,7 +147,7 @@ static DECLARE_WORK(iotrace_nl_ovf_work, iotrace_nl_ovf_workfn);
 
 static void iotrace_nl_ovf_irq(struct irq_work *w)
 {
-	schedule_work(&iotrace_nl_ovf_work);
+	queue_work(IOTRACE_WQ, &iotrace_nl_ovf_work);
 }
 
 static struct irq_work iotrace_nl_ovf_irq_work;

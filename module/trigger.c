@@ -116,7 +116,7 @@ suppressed:
 
 static void iotrace_trig_irq(struct irq_work *w)
 {
-	schedule_work(&iotrace_trig_work);
+	queue_work(IOTRACE_WQ, &iotrace_trig_work);
 }
 
 /* Send the ready events of the attached disks and free their slots. */
@@ -384,7 +384,8 @@ static void iotrace_trig_scan_fn(struct work_struct *work)
 	if (!next)
 		return;
 	next = max_t(u64, next, IOTRACE_TRIG_SCAN_MIN_NS);
-	schedule_delayed_work(&iotrace_trig_scan, nsecs_to_jiffies(next));
+	queue_delayed_work(IOTRACE_WQ, &iotrace_trig_scan,
+			   nsecs_to_jiffies(next));
 }
 
 /**

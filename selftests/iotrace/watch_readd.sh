@@ -64,6 +64,7 @@ rd_bg() {
 
 	until [ -b /dev/"$disk" ]; do
 		[ $SECONDS -lt $end ] || return 1
+		sleep 0.05
 	done
 	for i in 0 1 2 3 4 5 6 7; do
 		dd if=/dev/"$disk" of=/dev/null bs=4k skip=$((i * 50)) \
@@ -130,7 +131,9 @@ kill -TERM "$wpid"
 wait "$wpid"
 wait "$rdpid"
 sed 's/^/# watch: /' "$out/log"
-f=$(ls "$out/snap"/iotrace-*.iot | head -n 1)	# the first (names sort by time)
+for f in "$out/snap"/iotrace-*.iot; do	# the first (names sort by time)
+	break
+done
 "$IOTRACECTL" info -o json "$f" > "$out/info.json" 2>&1
 n=0
 for s in "$out/snap"/iotrace-*.iot; do

@@ -961,8 +961,9 @@ static const struct iot_nl_disk *row_of(const struct iot_nl_disk *rows,
  * @w: the watcher.
  *
  * From the module's state (LIST): a watched disk that is attached but not
- * enabled, or without the conditions the watcher gives it, came back
- * unseen and is made ready again (watch_added()); a watched disk whose
+ * enabled, or without the conditions the watcher gives it, or under
+ * another name now (wwn=, serial=, by-id=), came back unseen and is made
+ * ready again (watch_added()); a watched disk whose
  * trigger-events count is above the events received for it had kernel
  * triggers unseen, and is triggered once, with IOTRACE_FILE_TRIG_LOST
  * (reason and record unknown).  The caller has read what the socket still
@@ -984,17 +985,23 @@ void watch_events_lost(struct watch *w)
 		return;
 	}
 	for (i = 0; i < c->nr_disks; i++) {
-		struct watch_disk *d = &c->disks[i];
+		struct watch_disk *d = &c->disks[i], nd = *d;
 		const struct watch_th *th = disk_th(c, d);
-		const struct iot_nl_disk *row = row_of(rows, nrows, d->name);
+		const struct iot_nl_disk *row;
 		struct watch_trig t = { .reason = IOTRACE_FILE_TRIG_LOST };
+		char err[IOT_ERR_LEN];
 		uint64_t sent;
 
+		/* by its name now: a wwn=, serial= or by-id= disk may move */
+		if (watch_resolve(&nd, err, sizeof(err)))
+			continue;	/* not there */
+		row = row_of(rows, nrows, nd.name);
 		if (!row)
-			continue;	/* not attached: its "added" is to come */
-		if ((row->have[IOTRACE_A_ENABLED] && !row->v[IOTRACE_A_ENABLED]) ||
+			continue;	/* not attached (yet) */
+		if (strcmp(nd.name, d->name) ||
+		    (row->have[IOTRACE_A_ENABLED] && !row->v[IOTRACE_A_ENABLED]) ||
 		    (th && !row->have[IOTRACE_A_TRIG_RATE_NS])) {
-			watch_added(w, d->name);
+			watch_added(w, nd.name);
 			continue;
 		}
 		sent = row->v[IOTRACE_A_TRIG_EVENTS];
@@ -1163,6 +1170,12 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
+	/*
+	 * The events group joined before the disks get their conditions:
+	 * every trigger event the module counts from then on reaches the
+	 * socket (watch_events_lost() compares the two counts).
+	 */
+	nl = watch_nl_open();
 	if (prepare_disks(o, c))
 		goto out;
 	clean_tmp(c->dir);
@@ -1189,7 +1202,6 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 		goto out;
 	}
 	started = 1;
-	nl = watch_nl_open();
 	for (i = 0; i < c->nr_disks; i++)
 		say("watching %s (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
 		    c->disks[i].name, c->disks[i].spec, c->disks[i].model,
@@ -1233,7 +1245,8 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 		}
 		if (p[1].revents & POLLIN)
 			serve_client(w, lfd);
-		if (nl && (p[2].revents & POLLIN))
+		/* an error alone (ENOBUFS with nothing queued) is read too */
+		if (nl && (p[2].revents & (POLLIN | POLLERR)))
 			watch_nl_recv(nl, w);
 	}
 	rc = 0;
