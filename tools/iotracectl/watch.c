@@ -795,6 +795,18 @@ static int load_conf(struct iot_opts *o, struct watch_conf *c, int argc,
 	return 0;
 }
 
+/* The module's row of disk @name in @rows (@n of them), or NULL. */
+static const struct iot_nl_disk *row_of(const struct iot_nl_disk *rows,
+					size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(rows[i].name, name))
+			return &rows[i];
+	return NULL;
+}
+
 /*
  * The module's buf_size of @disk (IOTRACE_CMD_LIST): 0 and *@size set, or
  * -1 when it cannot tell (no family: the resize is tried, and says why).
@@ -802,15 +814,12 @@ static int load_conf(struct iot_opts *o, struct watch_conf *c, int argc,
 static int cur_buf_size(const struct iot_nl_disk *rows, size_t n,
 			const char *disk, uint64_t *size)
 {
-	size_t i;
+	const struct iot_nl_disk *row = row_of(rows, n, disk);
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(rows[i].name, disk) &&
-		    rows[i].have[IOTRACE_A_BUF_SIZE]) {
-			*size = rows[i].v[IOTRACE_A_BUF_SIZE];
-			return 0;
-		}
-	return -1;
+	if (!row || !row->have[IOTRACE_A_BUF_SIZE])
+		return -1;
+	*size = row->v[IOTRACE_A_BUF_SIZE];
+	return 0;
 }
 
 /*
@@ -943,18 +952,6 @@ void watch_added(struct watch *w, const char *name)
 	    nd.name, nd.spec, nd.model, nd.serial, nd.wwn);
 }
 
-/* The module's row of disk @name in @rows (@n of them), or NULL. */
-static const struct iot_nl_disk *row_of(const struct iot_nl_disk *rows,
-					size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(rows[i].name, name))
-			return &rows[i];
-	return NULL;
-}
-
 /**
  * watch_events_lost() - the events socket overflowed (ENOBUFS): events
  *	the module sent were dropped; do what they would have done.
@@ -963,10 +960,10 @@ static const struct iot_nl_disk *row_of(const struct iot_nl_disk *rows,
  * From the module's state (LIST): a watched disk that is attached but not
  * enabled, or without the conditions the watcher gives it, or under
  * another name now (wwn=, serial=, by-id=), came back unseen and is made
- * ready again (watch_added()); a watched disk whose
- * trigger-events count is above the events received for it had kernel
- * triggers unseen, and is triggered once, with IOTRACE_FILE_TRIG_LOST
- * (reason and record unknown).  The caller has read what the socket still
+ * ready again (watch_added()); a watched disk whose trigger-events count
+ * is above the events received for it had kernel triggers unseen, and is
+ * triggered once, with IOTRACE_FILE_TRIG_LOST (reason and record
+ * unknown).  The caller has read what the socket still
  * held, so only events sent after that can be counted twice (the trigger
  * then joins their episode).  Context: the main thread.
  */
