@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "out.h"
+#include "trigger.h"
 #include "watch.h"
 
 /**
@@ -84,13 +85,40 @@ int iot_file_triggers(const void *buf, size_t len,
 	return (int)n;
 }
 
-/* The reason bits as "latency+error" (the kernel's IOTRACE_TRIG_*). */
-void iot_trig_reason_names(uint32_t reason, char *out, size_t len)
+/* The reason bits in bit order: the kernel's, then the file's own. */
+_Static_assert(IOTRACE_TRIG_LATENCY == 1u << 0 &&
+	       IOTRACE_TRIG_ERROR == 1u << 1 &&
+	       IOTRACE_TRIG_DEVSTATUS == 1u << 2 &&
+	       IOTRACE_TRIG_TIMEOUT == 1u << 3 &&
+	       IOTRACE_TRIG_REQUEUES == 1u << 4 &&
+	       IOTRACE_TRIG_STUCK == 1u << 5 &&
+	       IOTRACE_FILE_TRIG_MANUAL == 1u << 16 &&
+	       IOTRACE_FILE_TRIG_LOST == 1u << 17,
+	       "trigger reason bits moved: update iot_trig_reason_name()");
+
+/**
+ * iot_trig_reason_name() - the name of one trigger reason bit.
+ * @bit: its number: IOTRACE_TRIG_* (a kernel event's, a trace file's) or
+ *	IOTRACE_FILE_TRIG_* (a trace file's only).
+ *
+ * Return: the name, or NULL for a bit this iotracectl does not know.
+ */
+const char *iot_trig_reason_name(unsigned int bit)
 {
 	static const char *const names[] = {
-		"latency", "error", "devstatus", "timeout", "requeues", "stuck",
+		[0] = "latency", [1] = "error", [2] = "devstatus",
+		[3] = "timeout", [4] = "requeues", [5] = "stuck",
+		[16] = "manual", [17] = "events-lost",
 	};
+
+	return bit < sizeof(names) / sizeof(names[0]) ? names[bit] : NULL;
+}
+
+/* The reason bits as "latency+error" (an unknown bit as bitN). */
+void iot_trig_reason_names(uint32_t reason, char *out, size_t len)
+{
 	char *p = out, *end = out + len;
+	const char *name;
 	unsigned int i;
 
 	*out = 0;
@@ -99,12 +127,9 @@ void iot_trig_reason_names(uint32_t reason, char *out, size_t len)
 			continue;
 		if (p != out)
 			p = iot_put_s(p, end, "+");
-		if ((1u << i) == IOTRACE_FILE_TRIG_MANUAL)
-			p = iot_put_s(p, end, "manual");
-		else if ((1u << i) == IOTRACE_FILE_TRIG_LOST)
-			p = iot_put_s(p, end, "events-lost");
-		else if (i < sizeof(names) / sizeof(names[0]))
-			p = iot_put_s(p, end, names[i]);
+		name = iot_trig_reason_name(i);
+		if (name)
+			p = iot_put_s(p, end, name);
 		else
 			p = iot_put_u(iot_put_s(p, end, "bit"), end, i);
 	}

@@ -271,25 +271,24 @@ int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 /**
  * iot_trig_reason_str() - IOTRACE_TRIG_* bits as names.
  * @reason: the bits.
- * @buf: where to write them, comma separated.
+ * @buf: where to write them, comma separated (an unknown bit as 0x...).
  * @len: its size.
  *
  * Return: @buf.
  */
 const char *iot_trig_reason_str(uint32_t reason, char *buf, size_t len)
 {
-	static const char *const names[] = {
-		"latency", "error", "devstatus", "timeout", "requeues", "stuck",
-	};
+	const char *name;
 	size_t i, n = 0;
 
 	buf[0] = 0;
 	for (i = 0; i < 32; i++) {
 		if (!(reason & (1u << i)))
 			continue;
-		if (i < sizeof(names) / sizeof(names[0]))
+		name = iot_trig_reason_name(i);
+		if (name)
 			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s",
-				      n ? "," : "", names[i]);
+				      n ? "," : "", name);
 		else
 			n += snprintf(buf + n, n < len ? len - n : 0, "%s0x%x",
 				      n ? "," : "", 1u << i);

@@ -49,6 +49,8 @@ int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 		   char *err, size_t errlen);
 int iot_parse_duration(const char *s, uint64_t *ns);
 int iot_parse_hold(const char *s, uint32_t *chunks);
+/* trigfile.c: the names of the reason bits, kernel events and files alike */
+const char *iot_trig_reason_name(unsigned int bit);
 const char *iot_trig_reason_str(uint32_t reason, char *buf, size_t len);
 
 #endif

@@ -14,6 +14,8 @@
 #include "cmd.h"
 #include "out.h"
 #include "export.h"
+#include "trigger.h"
+#include "watch.h"
 
 static int failed_now;
 static char why[512];
@@ -1540,6 +1542,50 @@ static void test_numfmt(void)
 	}
 }
 
+/*
+ * The reason names of trace files and kernel events, from one table: every
+ * known bit by the name Documentation/iotracectl.rst gives it, an unknown
+ * one as bitN, none as "none", and a short buffer cut, not overrun.
+ */
+static void test_trig_reason_names(void)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} known[] = {
+		{ IOTRACE_TRIG_LATENCY, "latency" },
+		{ IOTRACE_TRIG_ERROR, "error" },
+		{ IOTRACE_TRIG_DEVSTATUS, "devstatus" },
+		{ IOTRACE_TRIG_TIMEOUT, "timeout" },
+		{ IOTRACE_TRIG_REQUEUES, "requeues" },
+		{ IOTRACE_TRIG_STUCK, "stuck" },
+		{ IOTRACE_FILE_TRIG_MANUAL, "manual" },
+		{ IOTRACE_FILE_TRIG_LOST, "events-lost" },
+	};
+	char buf[128], small[8];
+	uint32_t all = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		iot_trig_reason_names(known[i].bit, buf, sizeof(buf));
+		CHECK(!strcmp(buf, known[i].name), "bit 0x%x: %s, not %s",
+		      known[i].bit, buf, known[i].name);
+		all |= known[i].bit;
+	}
+	iot_trig_reason_names(all | 1u << 6 | 1u << 31, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "latency+error+devstatus+timeout+requeues+stuck+bit6+manual+events-lost+bit31"),
+	      "all: %s", buf);
+	iot_trig_reason_names(0, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "none"), "0: %s", buf);
+	memset(small, 'x', sizeof(small));
+	iot_trig_reason_names(IOTRACE_FILE_TRIG_LOST | IOTRACE_TRIG_ERROR,
+			      small, sizeof(small) - 1);
+	CHECK(small[sizeof(small) - 1] == 'x' &&
+	      memchr(small, 0, sizeof(small) - 1) &&
+	      !strncmp(small, "error+", strlen(small)),
+	      "short buffer: %.8s", small);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1567,6 +1613,7 @@ static const struct {
 	  test_concurrent_record2_index },
 	{ "unit_ring_v2_pass_index_vs_scan", test_ring_pass_index },
 	{ "unit_filters", test_filters },
+	{ "unit_trigger_reason_names_every_bit", test_trig_reason_names },
 };
 
 int main(int argc, char **argv)
