@@ -36,31 +36,21 @@ load_iotrace disks=none buf_size=256K
 # twice rmem_max at most), so that a few hundred events overflow them
 rmem=$(cat /proc/sys/net/core/rmem_max)
 echo 32768 > /proc/sys/net/core/rmem_max || die "cannot set rmem_max"
-[ -d /sys/kernel/config/nullb ] ||
-	modprobe null_blk nr_devices=0 || die "modprobe null_blk failed"
 
 # mk NAME - create the configfs null_blk NAME (2 ms completions); the
 # disk must come up under that name (null_blk names configfs disks after
-# their directory; 5.10 does not: skipped)
+# their directory; 5.10 does not: skipped).  rm_nb NAME - remove it.  The
+# library's helpers: no udev settle while udev's queue is stopped.
 mk() {
-	local dir=/sys/kernel/config/nullb/$1 end=$((SECONDS + 10))
+	local disk
 
-	mkdir "$dir" || die "cannot create $dir"
-	{ echo 64 > "$dir/size" && echo 2 > "$dir/irqmode" &&
-		echo 2000000 > "$dir/completion_nsec" && echo 1 > "$dir/power"; } ||
-		die "cannot set up $dir"
-	until [ -b "/dev/$1" ]; do
-		if [ $SECONDS -ge $end ]; then
-			[ -e "/sys/block/nullb$(cat "$dir/index")" ] &&
-				skip "null_blk names its configfs disks nullb<index> here"
-			die "no disk for $dir"
-		fi
-		sleep 0.1
-	done
+	disk=$(nullb_create "$1" size=64 irqmode=2 completion_nsec=2000000) ||
+		die "cannot create $1"
+	[ "$disk" = "$1" ] ||
+		skip "null_blk names its configfs disks nullb<index> here"
 }
 rm_nb() {
-	echo 0 > "/sys/kernel/config/nullb/$1/power"
-	rmdir "/sys/kernel/config/nullb/$1" || die "cannot remove $1"
+	nullb_destroy "$1"
 }
 # st DISK KEY - a value of iotracectl state
 st() {

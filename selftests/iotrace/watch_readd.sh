@@ -30,31 +30,16 @@ out=$(mktemp -d)
 udevadm control --stop-exec-queue 2> /dev/null
 load_iotrace disks=none buf_size=256K
 
-# mk - create the configfs null_blk nbwatch (2 ms completions), print its
-# disk name; rm_nb - remove it.  Without nullb_create's and
-# nullb_destroy's udev settle: udev's queue is stopped, a settle would
-# wait for its timeout.
+# mk - create the configfs null_blk nbwatch (2 ms completions, a timer),
+# print its disk name; rm_nb - remove it (the library's helpers: no udev
+# settle while udev's queue is stopped)
 mk() {
-	local dir=/sys/kernel/config/nullb/nbwatch idx end=$((SECONDS + 10))
-
-	[ -d /sys/kernel/config/nullb ] ||
-		modprobe null_blk nr_devices=0 || die "modprobe null_blk failed"
-	mkdir $dir || die "cannot create $dir"
-	{ echo 64 > $dir/size && echo 2 > $dir/irqmode &&
-		echo 2000000 > $dir/completion_nsec && echo 1 > $dir/power; } ||
-		die "cannot set up $dir"
-	idx=$(cat $dir/index 2> /dev/null)
-	until [ -e /sys/block/nbwatch ] || [ -e "/sys/block/nullb$idx" ]; do
-		[ $SECONDS -lt $end ] || die "no disk for $dir"
-		sleep 0.1
-	done
-	if [ -e /sys/block/nbwatch ]; then echo nbwatch; else echo "nullb$idx"; fi
+	nullb_create nbwatch size=64 irqmode=2 completion_nsec=2000000
 }
 rm_nb() {
-	echo 0 > /sys/kernel/config/nullb/nbwatch/power
-	rmdir /sys/kernel/config/nullb/nbwatch || die "cannot remove nbwatch"
+	nullb_destroy nbwatch
 }
-disk=$(mk)
+disk=$(mk) || die "cannot create nbwatch"
 
 # rd_bg - read the disk from the moment its node is back (before the
 # watcher is told, as a busy disk would be): 8 readers of 50 reads of
