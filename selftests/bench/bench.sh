@@ -34,7 +34,8 @@
 #
 # Nothing is asserted: the test fails only when a measurement could not be
 # taken.  Raw results go to $IOTRACE_OUT/runs/<config>.<round>/ (fio JSON,
-# the tools' own loss reports, a meta file of key=value lines); the host
+# the tools' own loss reports, a meta file of key=value lines, /proc/stat
+# and /proc/softirqs before and after the fio run); the host
 # side (selftests/bench/run) turns them into the table and JSON.
 # Parameters come from $IOTRACE_SRC/build/bench/params.env when present
 # (written by selftests/bench/run): BENCH_RUNTIME and BENCH_RAMP (guest
@@ -42,7 +43,7 @@
 # skips the 16-disk case), BENCH_URING_CONFIGS (configurations of the
 # io_uring pass, empty to skip it), BENCH_BPF_SESSION (1: one bpftrace
 # process for all its rounds, run after the others), BENCH_STATS_RECORDS,
-# BENCH_PROF.
+# BENCH_PROF, BENCH_FIO_OPTS (extra options for every fio run).
 # VM-ACCEL: icount
 # Guest time jumps while the guest waits for the host (9p under host load),
 # so the hung-task detector fires on slow 9p lookups: off for the benchmark.
@@ -143,7 +144,7 @@ run_fio() {
 		--iodepth=32 --numjobs=2 --rw=randread --bs=4k --norandommap \
 		--randrepeat=0 --time_based --runtime="$BENCH_RUNTIME" \
 		--ramp_time="$BENCH_RAMP" --group_reporting --output-format=json \
-		--output="$dir/fio.json" > "$dir/fio.err" 2>&1 ||
+		--output="$dir/fio.json" ${BENCH_FIO_OPTS:-} > "$dir/fio.err" 2>&1 ||
 		die "fio failed: $(tail -n 5 "$dir/fio.err")"
 }
 
@@ -316,9 +317,13 @@ one_run() {
 		echo > $TR/trace
 		echo 1 > $TR/tracing_on ;;
 	esac
+	# the guest's CPU time by state and its interrupts around the run,
+	# to tell what else ran (Documentation/benchmark.rst, 7.3's baseline)
+	cat /proc/stat /proc/softirqs > "$dir/stat.before"
 	t0=$(date +%s.%N)
 	run_fio "$dir" "$@"
 	t1=$(date +%s.%N)
+	cat /proc/stat /proc/softirqs > "$dir/stat.after"
 	case "$cfg" in
 	record | blktrace)
 		kill -INT $pid
