@@ -86,7 +86,7 @@ rm_nb
 wait_log "disk $disk removed" || log "no removal said"
 rd_bg &
 rdpid=$!
-disk2=$(mk)
+disk2=$(mk) || die "cannot create nbwatch again"
 log "created again: $disk2"
 # null_blk names configfs disks after the directory, or (5.10)
 # nullb<index>, which a new device may not get again

@@ -1573,8 +1573,8 @@ static void test_trig_reason_names(void)
 		all |= known[i].bit;
 	}
 	iot_trig_reason_names(all | 1u << 6 | 1u << 31, buf, sizeof(buf));
-	CHECK(!strcmp(buf, "latency+error+devstatus+timeout+requeues+stuck+bit6+manual+events-lost+bit31"),
-	      "all: %s", buf);
+	CHECK(!strcmp(buf, "latency+error+devstatus+timeout+requeues+stuck+"
+		      "bit6+manual+events-lost+bit31"), "all: %s", buf);
 	iot_trig_reason_names(0, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "none"), "0: %s", buf);
 	memset(small, 'x', sizeof(small));
