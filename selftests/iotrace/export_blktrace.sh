@@ -8,7 +8,10 @@
 # delta, and iotrace's own records (export -f csv).  Checked: blkparse
 # counts one D and one C per request, as many as the real blktrace and the
 # stat delta; btt's D2C average of the export is within 5% of iotrace's
-# mean device latency and of the real blktrace's D2C average.  The same
+# mean device latency; request by request, the export's D2C is the real
+# blktrace's (d2ccmp.py: 90% within 5%, median difference within 2%; the
+# averages are only logged, QEMU's first translation of either tracer's
+# code moves them by milliseconds on a few requests).  The same
 # records also go through -f perfetto (JSON, one slice per request) and
 # plot -f svg (well-formed XML).
 # VM-TIMEOUT: 300
@@ -87,8 +90,10 @@ within() { # within A B PCT
 }
 ktap_check "btt D2C average of the export within 5% of iotrace's mean latency" \
 	within "$d2c" "$mean" 5
-ktap_check "btt D2C average of the export within 5% of the real blktrace's" \
-	within "$d2c" "$rd2c" 5
+python3 "$IOTRACE_SRC/selftests/iotrace/d2ccmp.py" "$out/exp.txt" \
+	"$out/real.txt" 5
+ktap_check "per request, D2C of the export within 5% of the real blktrace's" \
+	test $? -eq 0
 
 "$IOTRACECTL" export -f perfetto -o "$out/p.json" $disk &&
 python3 -c 'import json, sys
