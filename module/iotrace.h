@@ -1026,7 +1026,8 @@ u64 iotrace_nl_held(struct iotrace_disk *d);
 bool iotrace_filter_pass(const struct iotrace_filter *f, u8 op, u64 sector,
 			 u32 bytes);
 void iotrace_nl_trig_send(struct iotrace_disk *d,
-			  const struct iotrace_trig_evt *ev, u64 suppressed);
+			  const struct iotrace_trig_evt *ev, u64 suppressed,
+			  u64 events);
 
 /* trigger.c: triggers and their events */
 u32 iotrace_trig_reason(const struct iotrace_trig *t,

@@ -431,11 +431,15 @@ static void iotrace_nl_ovf_workfn(struct work_struct *work)
  * @d: the disk, attached.
  * @ev: the event's facts.
  * @suppressed: hits not sent since the disk's previous event.
+ * @events: the disk's events since its triggers were set, this one
+ *	included (IOTRACE_A_TRIG_EVENTS): a listener that misses some
+ *	sees the gap.
  *
  * Context: process, iotrace_mutex held (the trigger work).
  */
 void iotrace_nl_trig_send(struct iotrace_disk *d,
-			  const struct iotrace_trig_evt *ev, u64 suppressed)
+			  const struct iotrace_trig_evt *ev, u64 suppressed,
+			  u64 events)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -453,6 +457,7 @@ void iotrace_nl_trig_send(struct iotrace_disk *d,
 	    nla_put_u32(skb, IOTRACE_A_DEV_MINOR, d->hdr->dev_minor) ||
 	    nla_put_u32(skb, IOTRACE_A_TRIG_REASON, ev->reason) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SUPPRESSED, suppressed) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EVENTS, events) ||
 	    nla_put_u8(skb, IOTRACE_A_TRIG_OP, ev->op) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_TIME_NS, ev->time_ns) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SECTOR, ev->sector) ||

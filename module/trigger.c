@@ -126,7 +126,7 @@ static void iotrace_trig_workfn(struct work_struct *work)
 	struct iotrace_trig_state *ts;
 	struct iotrace_disk *d;
 	bool hold = false;
-	u64 supp;
+	u64 supp, n;
 
 	mutex_lock(&iotrace_mutex);
 	list_for_each_entry(d, &iotrace_disks, node) {
@@ -139,8 +139,9 @@ static void iotrace_trig_workfn(struct work_struct *work)
 		ev = ts->ev;
 		supp = atomic_long_xchg(&ts->suppressed, 0);
 		clear_bit_unlock(IOTRACE_TS_PENDING, &ts->flags);
-		iotrace_nl_trig_send(d, &ev, supp);
-		atomic_long_inc(&ts->events);
+		/* counted, sent or not (no memory): a listener sees the gap */
+		n = atomic_long_inc_return(&ts->events);
+		iotrace_nl_trig_send(d, &ev, supp, n);
 	}
 	mutex_unlock(&iotrace_mutex);
 	/* a new hold: the expiry work finds when it ends */
@@ -311,8 +312,8 @@ static void iotrace_trig_stuck(struct iotrace_disk *d,
 	preempt_disable();
 	iotrace_hold_set(d, t, ev->time_ns);
 	preempt_enable();
-	iotrace_nl_trig_send(d, ev, atomic_long_xchg(&ts->suppressed, 0));
-	atomic_long_inc(&ts->events);
+	iotrace_nl_trig_send(d, ev, atomic_long_xchg(&ts->suppressed, 0),
+			     atomic_long_inc_return(&ts->events));
 }
 
 /*

@@ -183,6 +183,12 @@ gaps=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^time_ns=/) { sub(/.*=/, "", $
 	    NR > 1 && t - p < 1000000000 { bad++ } { p = t } END { print bad + 0 }' "$out/ev.rate.$lat")
 ktap_check "rate 1 s: consecutive events at least 1 s apart ($gaps closer)" \
 	test "$gaps" -eq 0
+# genl version 6: each event carries the disk's count, this one included
+nums=$(awk '{ e = "none"; for (i = 1; i <= NF; i++) if ($i ~ /^events=/) { sub(/.*=/, "", $i); e = $i } }
+	    { printf("%s%s", NR > 1 ? " " : "", e) }' "$out/ev.rate.$lat")
+want=$(seq -s ' ' 1 "$nev")
+ktap_check "rate 1 s: the events count themselves 1..$nev ('$nums'), as LIST does ($(st "$lat" trigger_events))" \
+	test "$nums" = "$want" -a "$(st "$lat" trigger_events)" = "$nev"
 ktap_check "events + suppressed ($nev + $supp) = flagged records ($f)" \
 	test $((nev + supp)) -eq "$f" -a "$(st "$lat" dropped)" = 0 -a \
 	"$(st "$lat" overwritten)" = 0

@@ -128,6 +128,7 @@ static const char *const ev_trig_names[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_DEV_MINOR] = "minor",
 	[IOTRACE_A_GENERATION] = "generation",
 	[IOTRACE_A_TRIG_SUPPRESSED] = "suppressed",
+	[IOTRACE_A_TRIG_EVENTS] = "events",
 	[IOTRACE_A_TRIG_CPU] = "cpu",
 	[IOTRACE_A_TRIG_SEQ] = "seq",
 	[IOTRACE_A_TRIG_TIME_NS] = "time_ns",

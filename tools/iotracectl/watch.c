@@ -251,10 +251,19 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 		return -1;
 	}
 	pthread_mutex_lock(&w->mu);
-	/* the module's events of a disk are counted: watch_events_lost() */
+	/*
+	 * The module's events of a disk are counted: watch_events_lost().
+	 * Its own count when the event has one: an event both received and
+	 * made up for after a loss is not counted twice, and a count the
+	 * module started again (triggers set by someone else) is followed.
+	 */
 	if (k >= 0 && !(t->reason & (IOTRACE_FILE_TRIG_MANUAL |
-				     IOTRACE_FILE_TRIG_LOST)))
-		w->c->disks[k].kevents++;
+				     IOTRACE_FILE_TRIG_LOST))) {
+		if (t->kevents)
+			w->c->disks[k].kevents = t->kevents;
+		else
+			w->c->disks[k].kevents++;
+	}
 	for (i = 0; i < (int)w->c->nr_disks; i++) {
 		const char *what;
 
@@ -270,9 +279,13 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 	}
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
-	say("trigger (%s): %s", t->reason & IOTRACE_FILE_TRIG_MANUAL ?
-	    "manual" : t->reason & IOTRACE_FILE_TRIG_LOST ?
-	    "kernel, events lost" : "kernel", reply);
+	if (t->kevents)
+		say("trigger (kernel, event %llu of %s): %s",
+		    (unsigned long long)t->kevents, t->disk, reply);
+	else
+		say("trigger (%s): %s", t->reason & IOTRACE_FILE_TRIG_MANUAL ?
+		    "manual" : t->reason & IOTRACE_FILE_TRIG_LOST ?
+		    "kernel, events lost" : "kernel", reply);
 	/* no snapshot will copy the hold the kernel set: the ring gets it back */
 	if (refused && t->hold_hi && t->disk[0]) {
 		if (watch_nl_release_hold(t->disk, t->hold_hi, err, sizeof(err)))
@@ -964,8 +977,10 @@ void watch_added(struct watch *w, const char *name)
  * is above the events received for it had kernel triggers unseen, and is
  * triggered once, with IOTRACE_FILE_TRIG_LOST (reason and record
  * unknown).  The caller has read what the socket still
- * held, so only events sent after that can be counted twice (the trigger
- * then joins their episode).  Context: the main thread.
+ * held, so only events sent after that are both made up for here and
+ * received (the trigger then joins their episode); they carry the
+ * module's count (genl version 6), which the watcher then takes, so
+ * that none is counted twice.  Context: the main thread.
  */
 void watch_events_lost(struct watch *w)
 {

@@ -62,7 +62,8 @@ struct watch_th {
  * @wwn: the same.
  * @kevents: the module's trigger events received for the disk since the
  *	watcher gave it its conditions (the module's count, LIST's
- *	IOTRACE_A_TRIG_EVENTS, starts again then); the main thread's.
+ *	IOTRACE_A_TRIG_EVENTS, starts again then); from genl version 6 the
+ *	module's count in the latest event received; the main thread's.
  */
 struct watch_disk {
 	char spec[160];
@@ -125,6 +126,8 @@ void watch_identity(const char *name, char *model, char *serial, char *wwn);
  *	@hold_hi is not 0: the kernel keeps the chunks of take numbers
  *	@hold_lo .. @hold_hi until the watcher releases them.
  * @hold_hi: see @hold_lo; 0: no hold.
+ * @kevents: the module's count of the disk's trigger events, this one
+ *	included (genl version 6); 0: not given.
  */
 struct watch_trig {
 	char disk[IOTRACE_NAME_LEN + 1];
@@ -133,6 +136,7 @@ struct watch_trig {
 	int have_seq;
 	uint64_t mono_ns;
 	uint64_t hold_lo, hold_hi;
+	uint64_t kevents;
 };
 
 struct watch;

@@ -838,10 +838,13 @@ struct iotrace_file_counts {
  * Version 2 added IOTRACE_CMD_SET_NVME_LAYOUT and the IOTRACE_A_NVME_*
  * attributes; version 3 the in-kernel metrics (IOTRACE_CMD_GET_METRICS,
  * IOTRACE_CMD_RESET_METRICS, IOTRACE_A_M_*); version 4 the triggers
- * (IOTRACE_CMD_SET_TRIGGER, IOTRACE_CMD_EVT_TRIGGER, IOTRACE_A_TRIG_*).
- * Commands and attributes are only ever added at the end.
+ * (IOTRACE_CMD_SET_TRIGGER, IOTRACE_CMD_EVT_TRIGGER, IOTRACE_A_TRIG_*);
+ * version 5 the hold (IOTRACE_A_TRIG_HOLD_*, IOTRACE_A_HOLD_*,
+ * IOTRACE_CMD_RELEASE_HOLD); version 6 IOTRACE_A_TRIG_EVENTS in
+ * IOTRACE_CMD_EVT_TRIGGER.  Commands and attributes are only ever added
+ * at the end.
  */
-#define IOTRACE_GENL_VERSION	5
+#define IOTRACE_GENL_VERSION	6
 #define IOTRACE_GENL_MCGRP	"events"
 
 /**
@@ -1014,7 +1017,8 @@ enum iotrace_genl_cmd {
  * @IOTRACE_A_TRIG_RATE_NS: u64, least ns between two events of the disk
  *	(0 .. 1 hour; default 1 s).
  * @IOTRACE_A_TRIG_HITS: u64, LIST reply: hits since the triggers were set.
- * @IOTRACE_A_TRIG_EVENTS: u64, LIST reply: events sent since then.
+ * @IOTRACE_A_TRIG_EVENTS: u64, LIST reply: events sent since then;
+ *	EVT_TRIGGER (genl version 6): that count, this event included.
  * @IOTRACE_A_TRIG_SUPPRESSED_TOTAL: u64, LIST reply: hits the rate limit
  *	kept from being events since then.
  * @IOTRACE_A_TRIG_REASON: u32, EVT_TRIGGER: IOTRACE_TRIG_* bits.
