@@ -9,7 +9,7 @@
 # counts one D and one C per request, as many as the real blktrace and the
 # stat delta; btt's D2C average of the export is within 5% of iotrace's
 # mean device latency; request by request, the export's D2C is the real
-# blktrace's (d2ccmp.py: 90% within 5%, median difference within 2%; the
+# blktrace's (d2ccmp.py: 80% within 5%, median difference within 3%; the
 # averages are only logged, QEMU's first translation of either tracer's
 # code moves them by milliseconds on a few requests).  The same
 # records also go through -f perfetto (JSON, one slice per request) and
