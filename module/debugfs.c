@@ -491,6 +491,7 @@ static int iotrace_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "disks: %u\n", n);
 	seq_printf(m, "enabled_disks: %u\n", on);
 	seq_printf(m, "buf_size: %lu\n", iotrace_buf_size);
+	seq_printf(m, "submitter: %d\n", iotrace_probes_submitter() ? 1 : 0);
 	list_for_each_entry(d, &iotrace_disks, node)
 		seq_printf(m, "disk: %s %d\n", d->name, d->enabled ? 1 : 0);
 	mutex_unlock(&iotrace_mutex);

@@ -39,7 +39,8 @@
 /**
  * struct iotrace_slot - issue-side state of one request in flight.
  * @gen: even while stable, odd while the owner rewrites the slot; lets the
- *	inflight reader tell a consistent copy.
+ *	inflight reader tell a consistent copy (of the issue's fields: the
+ *	submitter's are written without it, see iotrace_probe_io_start()).
  * @rq: request that owns the slot, NULL when free.  Compared, never shown.
  * @issue_ns: time of the (last) issue.
  * @sector: start sector at issue.
@@ -573,6 +574,7 @@ int iotrace_probes_find(void);
 int iotrace_probes_get(void);
 void iotrace_probes_put(void);
 bool iotrace_probes_registered(void);
+bool iotrace_probes_submitter(void);
 const char *iotrace_op_name(u8 op);
 /*
  * Every probe holds its CPU (preempt_disable_notrace()) from choosing a

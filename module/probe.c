@@ -64,6 +64,15 @@ static struct iotrace_tp iotrace_tps[] = {
 /* Disks enabled; probes are registered while it is not zero. */
 static unsigned int iotrace_probe_users;
 
+/*
+ * submitter=N leaves block_io_start and block_rq_merge alone: one
+ * tracepoint and probe fewer per request, every record's pid 0 (unknown).
+ */
+static bool iotrace_submitter = true;
+module_param_named(submitter, iotrace_submitter, bool, 0444);
+MODULE_PARM_DESC(submitter,
+		 "note each request's submitter (pid, command name) at block_io_start (default Y; N: one tracepoint fewer per request, every record has pid 0, unknown)");
+
 static const char * const iotrace_op_names[] = {
 	[IOTRACE_OP_READ]		= "READ",
 	[IOTRACE_OP_WRITE]		= "WRITE",
@@ -270,7 +279,11 @@ static void iotrace_probe_io_start(void *data, struct request *rq)
 			iotrace_comm_note(pid);
 		}
 	}
-	iotrace_slot_begin(s);
+	/*
+	 * No generation bump: the submitter is read only by the request's
+	 * completion, through sub_rq; the inflight and stuck readers, which
+	 * check the generation, copy none of these fields.
+	 */
 	WRITE_ONCE(s->sub_rq, NULL);
 	/* old owner gone before the submitter changes */
 	smp_wmb();
@@ -279,7 +292,6 @@ static void iotrace_probe_io_start(void *data, struct request *rq)
 	/* submitter complete before it is tagged with its request */
 	smp_wmb();
 	WRITE_ONCE(s->sub_rq, rq);
-	iotrace_slot_end(s);
 out:
 	preempt_enable_notrace();
 	iotrace_prof(IOTRACE_PF_IO_START, t0);
@@ -296,11 +308,9 @@ static void iotrace_probe_merge(void *data, struct request *rq)
 
 	preempt_disable_notrace();
 	s = iotrace_rq_slot(rq);
-	if (s && READ_ONCE(s->sub_rq) == rq) {
-		iotrace_slot_begin(s);
+	/* no generation bump, as in iotrace_probe_io_start() */
+	if (s && READ_ONCE(s->sub_rq) == rq)
 		WRITE_ONCE(s->sub_rq, NULL);
-		iotrace_slot_end(s);
-	}
 	preempt_enable_notrace();
 }
 
@@ -1005,9 +1015,14 @@ int iotrace_probes_find(void)
 	check_trace_callback_type_block_rq_complete(iotrace_probe_complete);
 
 	for_each_kernel_tracepoint(iotrace_find_tp, NULL);
-	/* iotrace_tps[0] is block_io_start */
-	if (!iotrace_tps[0].tp)
+	/* iotrace_tps[0] is block_io_start, [1] block_rq_merge (its undo) */
+	if (!iotrace_submitter) {
+		iotrace_tps[0].tp = NULL;
+		iotrace_tps[1].tp = NULL;
+		pr_info("iotrace: submitter=N: records carry no submitter (pid 0)\n");
+	} else if (!iotrace_tps[0].tp) {
 		pr_info("iotrace: no block_io_start tracepoint: records carry no submitter (pid 0)\n");
+	}
 	for (i = 0; i < ARRAY_SIZE(iotrace_tps); i++) {
 		if (iotrace_tps[i].tp)
 			continue;
@@ -1088,4 +1103,15 @@ void iotrace_probes_put(void)
 bool iotrace_probes_registered(void)
 {
 	return READ_ONCE(iotrace_probe_users) != 0;
+}
+
+/**
+ * iotrace_probes_submitter() - are submitters noted (block_io_start found
+ *	and not turned off by submitter=N)?
+ *
+ * Return: true when enabled disks' records name their submitters.
+ */
+bool iotrace_probes_submitter(void)
+{
+	return iotrace_tps[0].tp;
 }

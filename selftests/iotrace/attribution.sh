@@ -11,13 +11,16 @@
 # checked instead.  The last round is recorded with iotracectl, whose
 # file must say the same (and name the processes after they are gone),
 # filter by pid, cgroup and name, and export pids and names that blkparse
-# shows.
+# shows.  With ATTR_SUBMITTER=N (submitter_off.sh) the module is loaded
+# with submitter=N and every check is the no-submitter one, on any kernel;
+# a bad value of the parameter must fail the load first.
 # VM-TIMEOUT: 400
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd fio dd mkfs.ext4 python3 blkparse
-ktap_header 19
+sub_param=${ATTR_SUBMITTER:-}
+if [ -n "$sub_param" ]; then ktap_header 22; else ktap_header 20; fi
 out=$(mktemp -d)
 RF_KERNEL=$((1 << 14))
 # memory backed, for ext4 below (configfs: 5.10 has no module parameter)
@@ -25,14 +28,29 @@ rmmod null_blk 2> /dev/null
 disk=$(nullb_create nbattr size=1024 memory_backed=1 submit_queues=2 \
 	irqmode=1)
 quiet_disk $disk
-load_iotrace disks=$disk
+if [ -n "$sub_param" ]; then
+	unload_iotrace
+	ktap_check "submitter=maybe: the load fails" \
+		sh -c "! insmod '$IOTRACE_KO' disks=$disk submitter=maybe 2> /dev/null &&
+			dmesg | grep -q 'invalid for parameter .submitter'"
+	load_iotrace disks=$disk submitter="$sub_param"
+	ktap_check "the parameter reads back $sub_param" \
+		test "$(cat /sys/module/iotrace/parameters/submitter)" = "$sub_param"
+else
+	load_iotrace disks=$disk
+fi
 udevadm control --stop-exec-queue 2> /dev/null
-if dmesg | grep -q 'iotrace: no block_io_start'; then
+if [ "$sub_param" = N ]; then
+	have_sub=0
+	log "submitter=N: no submitter is recorded"
+elif dmesg | grep -q 'iotrace: no block_io_start'; then
 	have_sub=0
 	log "this kernel has no block_io_start: no submitter is recorded"
 else
 	have_sub=1
 fi
+ktap_check "status says submitter: $have_sub" \
+	grep -qx "submitter: $have_sub" "$IOT/status"
 
 # The cgroup: its own io controller, so that its bios are charged to it.
 grep -q '^cgroup2 /sys/fs/cgroup ' /proc/mounts ||
