@@ -451,9 +451,8 @@ unsigned long iotrace_ring_min_size(void);
 int iotrace_ring_geometry(unsigned long buf_size, struct iotrace_geom *g);
 void iotrace_ring_reset(struct iotrace_disk *d);
 void iotrace_ring_counts(struct iotrace_disk *d, struct iotrace_counts *c);
-bool iotrace_ring_reserve_slow(struct iotrace_disk *d,
-			       struct iotrace_cpu_hdr *h, u32 cpu, u32 j,
-			       struct iotrace_wslot *w);
+bool iotrace_ring_switch(struct iotrace_disk *d, struct iotrace_cpu_hdr *h,
+			 u32 cpu, u32 j, int tries);
 void iotrace_ring_settle(struct iotrace_disk *d, struct iotrace_cpu_hdr *h);
 void iotrace_chunk_full(struct iotrace_chunk_hdr *c);
 bool iotrace_ring_copy(struct iotrace_disk *d, u32 k, u64 take, u64 first,
@@ -536,15 +535,22 @@ static __always_inline bool iotrace_ring_reserve(struct iotrace_disk *d,
 						 struct iotrace_wslot *w)
 {
 	struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, cpu);
+	int tries;
 	u32 j;
 
 	local64_inc((local64_t *)&h->nest);
 	/* in the probe before the current chunk is read */
 	barrier();
 	j = READ_ONCE(h->cur);
-	if (likely(j != IOTRACE_CHUNK_NONE) && iotrace_ring_slot(d, h, j, w))
-		return true;
-	return iotrace_ring_reserve_slow(d, h, cpu, j, w);
+	for (tries = 0; ; tries++) {
+		if (likely(j != IOTRACE_CHUNK_NONE) &&
+		    iotrace_ring_slot(d, h, j, w))
+			return true;
+		/* @w's address stays here: the switch is out of line */
+		if (!iotrace_ring_switch(d, h, cpu, j, tries))
+			return false;
+		j = READ_ONCE(h->cur);
+	}
 }
 
 /**
@@ -875,8 +881,8 @@ static __always_inline unsigned int iotrace_hist_bucket(u64 ns)
 
 void iotrace_metrics_fold(struct iotrace_metrics *m, u8 mop, unsigned int h,
 			  unsigned int b);
-void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
-			   const struct iotrace_mdone *x);
+void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop, u32 errno_val,
+			   u8 status_kind, u16 status);
 
 /*
  * The per-CPU storage is reached by pointer arithmetic from constant
@@ -934,7 +940,9 @@ iotrace_metrics_complete(struct iotrace_metrics *m,
 		this_cpu_inc(pc->timeouts);
 	if (unlikely(x->flags & IOTRACE_MD_ERROR)) {
 		this_cpu_inc(o->errors);
-		iotrace_metrics_error(m, mop, x);
+		/* scalars: @x stays in registers (no address taken) */
+		iotrace_metrics_error(m, mop, x->errno_val, x->status_kind,
+				      x->status);
 	}
 }
 

@@ -111,9 +111,12 @@ noinline void iotrace_metrics_fold(struct iotrace_metrics *m, u8 mop,
 	spin_unlock_irqrestore(&m->fold_lock, flags);
 }
 
-/* An error of kind @x: its count in the table (rare, out of line). */
+/*
+ * An error (@errno_val, device status @status of @status_kind) of an op
+ * @mop: its count in the table (rare, out of line).
+ */
 noinline void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
-				    const struct iotrace_mdone *x)
+				    u32 errno_val, u8 status_kind, u16 status)
 {
 	unsigned long flags;
 	unsigned int i;
@@ -122,17 +125,17 @@ noinline void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
 	for (i = 0; i < m->nr_err; i++) {
 		struct iotrace_mkind *k = &m->err[i];
 
-		if (k->mop == mop && k->status_kind == x->status_kind &&
-		    k->status == x->status && k->errno_val == x->errno_val)
+		if (k->mop == mop && k->status_kind == status_kind &&
+		    k->status == status && k->errno_val == errno_val)
 			break;
 	}
 	if (i < m->nr_err) {
 		m->err[i].count++;
 	} else if (i < IOTRACE_MERR_MAX) {
 		m->err[i].mop = mop;
-		m->err[i].status_kind = x->status_kind;
-		m->err[i].status = x->status;
-		m->err[i].errno_val = x->errno_val;
+		m->err[i].status_kind = status_kind;
+		m->err[i].status = status;
+		m->err[i].errno_val = errno_val;
 		m->err[i].count = 1;
 		m->nr_err++;
 	} else {

@@ -618,8 +618,12 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 		r->cmd_len = 0;
 		iotrace_cmd_clear(r->cmd);
 	}
-	/* ABI 2.0: never a command byte (cmd_scsi.c keeps CDBs to 32 bytes) */
-	memcpy(r->cmd + IOTRACE_CMD_CGROUP_OFF, &cgroup, sizeof(cgroup));
+	/*
+	 * ABI 2.0: never a command byte (cmd_scsi.c keeps CDBs to 32 bytes).
+	 * A store, not a memcpy() of a local's address: that would give the
+	 * probe a stack canary (-fstack-protector-strong).
+	 */
+	*(__le64 *)(r->cmd + IOTRACE_CMD_CGROUP_OFF) = cgroup;
 	if (s && READ_ONCE(s->status_rq) == rq) {
 		/* pairs with the smp_wmb() before status_rq is set */
 		smp_rmb();
@@ -767,6 +771,9 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 /*
  * A completion that may fire a trigger of @d (out of the hot path): the
  * precise test, the record with IOTRACE_RF_TRIGGER, the hold, the event.
+ * @xv comes by value: a pointer to the probe's copy would make it a local
+ * whose address is taken, which keeps it in memory and gives the hot path
+ * a stack canary.
  */
 static noinline void iotrace_complete_trig(struct iotrace_disk *d,
 					   const struct iotrace_trig *t,
@@ -775,8 +782,9 @@ static noinline void iotrace_complete_trig(struct iotrace_disk *d,
 					   iotrace_rq_error_t error,
 					   unsigned int state, bool seq_data,
 					   u64 now,
-					   const struct iotrace_mdone *x)
+					   const struct iotrace_mdone xv)
 {
+	const struct iotrace_mdone *x = &xv;
 	struct iotrace_trig_evt ev = { };
 
 	ev.reason = iotrace_trig_reason(t, x);
@@ -850,8 +858,9 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 	iotrace_prof_pstart(t1);
 	t = rcu_dereference_sched(d->trig);
 	if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
+		/* by value: see iotrace_complete_trig() */
 		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,
-				      now, &x);
+				      now, x);
 		return;
 	}
 	iotrace_prof_part(IOTRACE_PF_C_TRIG, t1);

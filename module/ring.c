@@ -454,31 +454,27 @@ void iotrace_ring_settle(struct iotrace_disk *d, struct iotrace_cpu_hdr *h)
 }
 
 /**
- * iotrace_ring_reserve_slow() - iotrace_ring_reserve() when CPU header @h
- *	has no current chunk with room (@j, IOTRACE_CHUNK_NONE if none):
- *	switch chunks and try again, IOTRACE_SWITCH_TRIES times at most.
+ * iotrace_ring_switch() - iotrace_ring_reserve() when CPU header @h has no
+ *	current chunk with room (@j, IOTRACE_CHUNK_NONE if none): switch
+ *	chunks, IOTRACE_SWITCH_TRIES times at most for one record.
  * @d: the disk.
  * @h: this CPU's header, entered (iotrace_ring_reserve()).
  * @cpu: this CPU.
  * @j: the current chunk that was full.
- * @w: out, as for iotrace_ring_reserve().
+ * @tries: switches made for this record so far.
  *
- * Return: true, or false when the completion could not be recorded
- * (counted in the CPU's dropped; the CPU header is left).
+ * Out of line, without the caller's slot: the reservation's state stays
+ * in the probe's registers.
+ *
+ * Return: true when the caller may try @h's current chunk again, false
+ * when the completion cannot be recorded (counted in the CPU's dropped;
+ * the CPU header is left).
  */
-bool iotrace_ring_reserve_slow(struct iotrace_disk *d,
-			       struct iotrace_cpu_hdr *h, u32 cpu, u32 j,
-			       struct iotrace_wslot *w)
+bool iotrace_ring_switch(struct iotrace_disk *d, struct iotrace_cpu_hdr *h,
+			 u32 cpu, u32 j, int tries)
 {
-	int tries;
-
-	for (tries = 1; tries <= IOTRACE_SWITCH_TRIES; tries++) {
-		if (!iotrace_chunk_switch(d, h, cpu, j))
-			break;
-		j = READ_ONCE(h->cur);
-		if (j != IOTRACE_CHUNK_NONE && iotrace_ring_slot(d, h, j, w))
-			return true;
-	}
+	if (tries < IOTRACE_SWITCH_TRIES && iotrace_chunk_switch(d, h, cpu, j))
+		return true;
 	local64_inc(iotrace_l64(&h->dropped));
 	iotrace_ring_leave(d, h);
 	return false;
