@@ -11,6 +11,8 @@
 #   none      iotrace not loaded, nothing traced
 #   loaded    iotrace loaded, the disk not enabled
 #   metricsonly  iotrace enabled, no ring (resize to 0): slots and metrics
+#   nosub     iotrace loaded with submitter=N, enabled (default ring): no
+#             block_io_start probe (issue 22's per-feature line)
 #   enabled   iotrace enabled (default ring)
 #   triggers  as enabled, with every trigger armed on the disk and none
 #             firing (issue 21's cost: no more than 10 instructions more)
@@ -57,9 +59,9 @@
 BENCH_RUNTIME=3
 BENCH_RAMP=500ms
 BENCH_ROUNDS=3
-BENCH_CONFIGS="none loaded enabled triggers record blktrace bpftrace ftrace"
+BENCH_CONFIGS="none loaded nosub enabled triggers record blktrace bpftrace ftrace"
 BENCH_MULTI=1
-BENCH_URING_CONFIGS="none loaded enabled record ftrace"
+BENCH_URING_CONFIGS="none loaded nosub enabled record ftrace"
 BENCH_STATS_RECORDS=1000000
 BENCH_BPF_SESSION=1
 params=$IOTRACE_SRC/build/bench/params.env
@@ -158,9 +160,16 @@ iot_unload() {
 	rmmod iotrace || die "rmmod iotrace failed"
 }
 
-iot_load() { # DISKS
-	grep -q '^iotrace ' /proc/modules && return 0
-	insmod "$BENCH_KO" disks="$1" || die "insmod $BENCH_KO failed"
+iot_load() { # DISKS [SUBMITTER: Y (default) or N]
+	local sub=${2:-Y}
+
+	if grep -q '^iotrace ' /proc/modules; then
+		[ "$(cat /sys/module/iotrace/parameters/submitter)" = "$sub" ] &&
+			return 0
+		iot_unload
+	fi
+	insmod "$BENCH_KO" disks="$1" submitter="$sub" ||
+		die "insmod $BENCH_KO disks=$1 submitter=$sub failed"
 }
 
 # nvme_layout - give the module nvme_core's status layout (from BTF), so
@@ -255,8 +264,8 @@ one_run() {
 	loaded)
 		iot_load none
 		for d in "$@"; do echo 0 > "$IOT/$d/enable"; done ;;
-	enabled | triggers | record | enabled16 | metricsonly)
-		iot_load none
+	enabled | triggers | record | enabled16 | metricsonly | nosub)
+		if [ "$cfg" = nosub ]; then iot_load none N; else iot_load none; fi
 		for d in "$@"; do
 			echo 0 > "$IOT/$d/enable"
 			[ "$cfg" = metricsonly ] &&
@@ -348,7 +357,7 @@ one_run() {
 		case "$cfg" in
 		loaded) echo "probes=$(iot_status probes)" ;;
 		floor?) echo "floor_level=$(cat /sys/module/iotrace_floor/parameters/level)" ;;
-		enabled | enabled16) iot_meta "$@" ;;
+		enabled | enabled16 | nosub) iot_meta "$@" ;;
 		triggers)
 			iot_meta "$@"
 			echo "trigger_hits=$(trigger_hits "$@")" ;;
@@ -386,7 +395,7 @@ one_run() {
 		esac
 	} > "$dir/meta"
 	case "$cfg" in
-	enabled | triggers | record | enabled16 | metricsonly)
+	enabled | triggers | record | enabled16 | metricsonly | nosub)
 		[ "$cfg" = triggers ] && triggers_arm off "$@"
 		for d in "$@"; do
 			echo 0 > "$IOT/$d/enable"

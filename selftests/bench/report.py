@@ -11,11 +11,12 @@ import os
 import statistics
 import sys
 
-CONFIGS = ['none', 'loaded', 'metricsonly', 'enabled', 'triggers', 'record',
+CONFIGS = ['none', 'loaded', 'metricsonly', 'nosub', 'enabled', 'triggers',
+           'record',
            'blktrace', 'bpftrace', 'ftrace', 'floor0', 'floor1', 'floor2',
            'floor3']
 # the configurations whose figures are those of an enabled ring
-RING = ('enabled', 'triggers', 'enabled16')
+RING = ('enabled', 'triggers', 'enabled16', 'nosub')
 PEERS = ['blktrace', 'bpftrace', 'ftrace']
 # the configurations that store nothing, lose nothing (bench.sh)
 NOTHING = ('none', 'loaded', 'none16', 'floor0', 'floor1', 'floor2',
@@ -24,6 +25,7 @@ LABEL = {
     'none': 'no tracing',
     'loaded': 'iotrace loaded, disk disabled',
     'metricsonly': 'iotrace enabled, metrics only (buf_size 0)',
+    'nosub': 'iotrace enabled, submitter=N (no block_io_start)',
     'enabled': 'iotrace enabled (default ring)',
     'triggers': 'iotrace enabled + triggers armed, none firing',
     'record': 'iotrace enabled + iotracectl record to tmpfs',
@@ -40,7 +42,7 @@ LABEL = {
 # The polled io_uring pass (bench.sh): its runs are named uring-<config>,
 # its baseline is uring-none.
 URING = 'uring-'
-URING_CONFIGS = ['none', 'loaded', 'enabled', 'record', 'ftrace']
+URING_CONFIGS = ['none', 'loaded', 'nosub', 'enabled', 'record', 'ftrace']
 PASSES = ((URING, 'io_uring polled: ', URING_CONFIGS),)
 for _pre, _what, _cfgs in PASSES:
     for _c in _cfgs:
@@ -212,6 +214,38 @@ def issue22_report(cf):
                            'met': str(c['probes_attached']) == '0'}
         if t:
             out[name] = t
+    return out
+
+
+# Issue 22: what each feature on by default adds, as enabled minus the
+# configuration without it, in the same boot.
+FEATURES = (('nosub', 'the submitter (block_io_start, block_rq_merge)'),
+            ('metricsonly', 'the record (ring: reserve, fill, publish)'))
+
+
+def features_report(runs, cf):
+    """Per pass and feature, its share of enabled's extra instructions per
+    request (enabled's medians minus the configuration's, and per round:
+    the two run one after the other in each round); {} without them."""
+    out = {}
+    for pre in ('',) + tuple(p for p, _, _ in PASSES):
+        en = cf.get(pre + 'enabled')
+        if not en or en['extra_instr_per_io'] is None:
+            continue
+        for cfg, what in FEATURES:
+            c = cf.get(pre + cfg)
+            if c and c['extra_instr_per_io'] is not None:
+                wo = {r.get('round'): r['iops'] for r in runs[pre + cfg]}
+                per_round = [round(instr_per_io(r['iops']) -
+                                   instr_per_io(wo[r.get('round')]))
+                             for r in runs[pre + 'enabled']
+                             if r.get('round') in wo]
+                out[pre + cfg] = {'what': what,
+                                  'pass': 'io_uring' if pre else 'libaio',
+                                  'instr_per_io': (en['extra_instr_per_io'] -
+                                                   c['extra_instr_per_io']),
+                                  'per_round': per_round,
+                                  'without': c['extra_instr_per_io']}
     return out
 
 
@@ -392,6 +426,9 @@ def kernel_report(d):
     i22 = issue22_report(cf)
     if i22:
         rep['issue22'] = i22
+    ft = features_report(runs, cf)
+    if ft:
+        rep['features'] = ft
     prof = {name: prof_report(d, name) for name in PROF_RUNS}
     rep['prof'] = {k: v for k, v in prof.items() if v}
     if prof_triggers_diff(rep['prof']) is not None:
@@ -489,6 +526,12 @@ def table(rep):
                 t['loaded']['probes_attached'],
                 'met' if t['loaded']['met'] else 'NOT met'))
         lines.append('issue 22, %s: %s' % (name, '; '.join(parts)))
+    for cfg, f in rep.get('features', {}).items():
+        lines.append('issue 22, %s, per feature: %s %+d instructions/'
+                     'request (rounds: %s; enabled without it, %s: %+d)'
+                     % (f['pass'], f['what'], f['instr_per_io'],
+                        ', '.join('%+d' % x for x in f['per_round']), cfg,
+                        f['without']))
     tc = rep.get('triggers_vs_enabled')
     if tc:
         lines.append('triggers armed vs enabled: %+d instructions/request '
