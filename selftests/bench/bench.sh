@@ -170,6 +170,9 @@ iot_load() { # DISKS [SUBMITTER: Y (default) or N]
 	fi
 	insmod "$BENCH_KO" disks="$1" submitter="$sub" ||
 		die "insmod $BENCH_KO disks=$1 submitter=$sub failed"
+	# a module without the parameter ignores it: nosub would measure Y
+	[ "$(cat /sys/module/iotrace/parameters/submitter 2> /dev/null)" = "$sub" ] ||
+		die "$BENCH_KO has no submitter parameter (an older build?)"
 }
 
 # nvme_layout - give the module nvme_core's status layout (from BTF), so

@@ -150,7 +150,7 @@ for sched in none mq-deadline; do
 		ktap_check "$cur: every record names its submitter's pid" \
 			test $badpid -eq 0
 	else
-		ktap_check "$cur: no submitter on this kernel: every pid 0" \
+		ktap_check "$cur: no submitter noted: every pid 0" \
 			test $badpid -eq 0
 	fi
 	ktap_check "$cur: only the cgroup's process has the cgroup's id" \
@@ -170,7 +170,7 @@ if [ $have_sub = 1 ]; then
 		sh -c "grep -qx '$pid_a fio' '$out/comms' && grep -qx '$pid_b fio' '$out/comms' &&
 			grep -qx '$pid_c dd' '$out/comms' && grep -qx '$pid_d dd' '$out/comms'"
 else
-	ktap_check "no submitter, no command name on this kernel" \
+	ktap_check "no submitter noted, no command name" \
 		test "$(cat "$out/comms")" = "PID COMM"
 fi
 
@@ -211,7 +211,7 @@ if [ $have_sub = 1 ]; then
 	want_q=$n_a
 	want_name="[fio]"
 else
-	ktap_check "no submitter on this kernel: the recording says so" \
+	ktap_check "no submitter noted: the recording says so" \
 		test "$(cut -d' ' -f1,2 "$out/rec.pids" | sort -u)" = "0 -"
 	ktap_check "no submitter: --pid 0 selects every record" \
 		test "$("$IOTRACECTL" show -o csv --pid 0 "$out/rec.trace" | grep -vc '^disk,')" \
@@ -281,9 +281,9 @@ if [ $have_sub = 1 ]; then
 	ktap_check "ext4: user records name mkfs, dd, sync or umount" \
 		test "$nu" -ge 1 -a "$strangers" -eq 0
 else
-	ktap_check "ext4: no submitter on this kernel (no kernel flag)" \
+	ktap_check "ext4: no submitter noted (no kernel flag)" \
 		test "$(awk -v kf=$RF_KERNEL 'int($4 / kf) % 2' "$out/ring.fs" | wc -l)" -eq 0
-	ktap_check "ext4: no submitter on this kernel (every pid 0)" \
+	ktap_check "ext4: no submitter noted (every pid 0)" \
 		test "$nu" -eq 0
 fi
 ktap_check "ext4: no record names a kernel thread" test "$kpids" -eq 0

@@ -7,6 +7,8 @@
 # status file says "submitter: 0", and submitter=maybe fails the load.
 # VM-TIMEOUT: 400
 # VM-SMP: 2
+# read by attribution.sh
+# shellcheck disable=SC2034
 ATTR_SUBMITTER=N
 # shellcheck source=selftests/iotrace/attribution.sh
 . "$IOTRACE_SRC/selftests/iotrace/attribution.sh"
