@@ -24,8 +24,16 @@ load_iotrace buf_size=64K disks=$ns
 # udevd's main process reads a watched whole disk (a partition table probe)
 # after every close of a writer: I/O that is neither fio's nor iotrace's
 # (the records name systemd-udevd as their submitter).  No udev here.
+# udevd and its workers must be gone before fio starts (SIGTERM is
+# asynchronous, and a worker may be in a probe): wait for it.
 settle
 udevadm control --exit 2> /dev/null || pkill -x systemd-udevd
+end=$((SECONDS + 30))
+while pgrep udev > /dev/null; do
+	[ $SECONDS -lt $end ] ||
+		die "udevd still running: $(pgrep -a udev | tr '\n' ' ')"
+	sleep 0.2
+done
 if [ -e /sys/kernel/btf/nvme_core ]; then
 	have_btf=1
 	"$IOTRACECTL" nvme-layout > "$out/layout" 2>&1 ||
