@@ -78,18 +78,24 @@ static void iotrace_ata_tf(struct iotrace_ata_tf *o,
  */
 void iotrace_ata_qc_issue(void *data, struct ata_queued_cmd *qc)
 {
-	struct iotrace_ata_tf tf;
 	struct scsi_cmnd *scmd = qc->scsicmd;
+	struct iotrace_slot *s;
 
-	BUILD_BUG_ON(sizeof(tf) > IOTRACE_CMD_LEN);
+	BUILD_BUG_ON(sizeof(struct iotrace_ata_tf) > IOTRACE_CMD_LEN);
 	if (!scmd)
 		return;
 	if (unlikely(READ_ONCE(iotrace_ata_tt) != scmd->device->host->transportt))
 		WRITE_ONCE(iotrace_ata_tt, scmd->device->host->transportt);
-	iotrace_ata_tf(&tf, &qc->tf);
 	preempt_disable_notrace();
-	iotrace_note_cmd(scsi_cmd_to_rq(scmd), IOTRACE_CMD_ATA, &tf,
-			 sizeof(tf), 0);
+	/* built in the slot: no taskfile on the stack (nor its canary) */
+	s = iotrace_cmd_slot(scsi_cmd_to_rq(scmd));
+	if (s) {
+		iotrace_cmd_clear(s->cmd);
+		WRITE_ONCE(((u64 *)s->cmd)[4], 0);
+		iotrace_ata_tf((struct iotrace_ata_tf *)s->cmd, &qc->tf);
+		iotrace_cmd_publish(s, scsi_cmd_to_rq(scmd), IOTRACE_CMD_ATA,
+				    sizeof(struct iotrace_ata_tf), 0);
+	}
 	preempt_enable_notrace();
 }
 

@@ -88,15 +88,23 @@ void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 	IOTRACE_PROF_T(t0);
 	/* Admin-queue requests have no disk: their controller's ring. */
 	bool admin = !iotrace_q_disk(rq->q);
-	/* aligned: iotrace_note_cmd() reads a whole entry in 8-byte words */
-	u8 sqe[IOTRACE_CMD_LEN] __aligned(8);
+	struct iotrace_slot *s;
 
 	BUILD_BUG_ON(sizeof(struct nvme_command) != IOTRACE_CMD_LEN);
-	memcpy(sqe, cmd, sizeof(sqe));
-	iotrace_nvme_strip(sqe, admin);
 	preempt_disable_notrace();
-	iotrace_note_cmd(rq, IOTRACE_CMD_NVME, sqe, sizeof(sqe),
-			 admin ? IOTRACE_RF_ADMIN : 0);
+	/*
+	 * Copied and stripped in the slot, untagged until published: no
+	 * copy on the stack (which gave the probe a stack canary), nothing
+	 * done for a disk not enabled.  A struct nvme_command is 8-byte
+	 * aligned (its union has __le64 members): read in 8-byte words.
+	 */
+	s = iotrace_cmd_slot(rq);
+	if (s) {
+		iotrace_cmd_copy(s->cmd, (const u8 *)cmd);
+		iotrace_nvme_strip(s->cmd, admin);
+		iotrace_cmd_publish(s, rq, IOTRACE_CMD_NVME, IOTRACE_CMD_LEN,
+				    admin ? IOTRACE_RF_ADMIN : 0);
+	}
 	preempt_enable_notrace();
 	iotrace_prof(IOTRACE_PF_NVME_CMD, t0);
 }

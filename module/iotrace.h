@@ -653,8 +653,73 @@ static inline void iotrace_prof_part(unsigned int part, u64 t0)
 }
 #endif
 
+/*
+ * A command area (a record's, a slot's): copied, or cleared but for a
+ * record's cgroup id's eight bytes (q[4], written next), in 8-byte stores.  For 64
+ * bytes gcc emits rep movs / rep stos, whose start-up costs more than
+ * eight stores on hardware (and which QEMU's instruction count counts per
+ * iteration, Documentation/benchmark.rst); volatile stores, written out,
+ * keep it from making them a memcpy()/memset() or a loop again.
+ */
+static __always_inline void iotrace_cmd_copy(u8 *dst, const u8 *src)
+{
+	const u64 *p = (const u64 *)src;
+	u64 *q = (u64 *)dst;
+
+	BUILD_BUG_ON(IOTRACE_CMD_LEN != 8 * sizeof(u64) ||
+		     IOTRACE_CMD_CGROUP_OFF != 4 * sizeof(u64) ||
+		     offsetof(struct iotrace_record, cmd) % sizeof(u64) ||
+		     offsetof(struct iotrace_slot, cmd) % sizeof(u64));
+	WRITE_ONCE(q[0], p[0]);
+	WRITE_ONCE(q[1], p[1]);
+	WRITE_ONCE(q[2], p[2]);
+	WRITE_ONCE(q[3], p[3]);
+	WRITE_ONCE(q[4], p[4]);
+	WRITE_ONCE(q[5], p[5]);
+	WRITE_ONCE(q[6], p[6]);
+	WRITE_ONCE(q[7], p[7]);
+}
+
+static __always_inline void iotrace_cmd_clear(u8 *dst)
+{
+	u64 *q = (u64 *)dst;
+
+	WRITE_ONCE(q[0], 0);
+	WRITE_ONCE(q[1], 0);
+	WRITE_ONCE(q[2], 0);
+	WRITE_ONCE(q[3], 0);
+	WRITE_ONCE(q[5], 0);
+	WRITE_ONCE(q[6], 0);
+	WRITE_ONCE(q[7], 0);
+}
+
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		      u16 rflags);
+struct iotrace_slot *iotrace_cmd_slot(struct request *rq);
+
+/**
+ * iotrace_cmd_publish() - tag the command a hook wrote into slot @s's
+ *	command area (after iotrace_cmd_slot()) with its request.
+ * @s: the slot iotrace_cmd_slot() gave for @rq.
+ * @rq: the request.
+ * @type: enum iotrace_cmd_type.
+ * @len: the command's length, IOTRACE_CMD_LEN at most.
+ * @rflags: IOTRACE_RF_* to add to the record (e.g. IOTRACE_RF_ADMIN).
+ *
+ * Context: as iotrace_cmd_slot().
+ */
+static __always_inline void iotrace_cmd_publish(struct iotrace_slot *s,
+						struct request *rq, u8 type,
+						u8 len, u16 rflags)
+{
+	s->cmd_type = type;
+	s->cmd_len = len;
+	s->cmd_rflags = rflags | IOTRACE_RF_CMD_VALID;
+	/* command complete before it is tagged with its request */
+	smp_wmb();
+	WRITE_ONCE(s->cmd_rq, rq);
+}
+
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 			 u16 rflags, u8 status_kind);
 

@@ -517,46 +517,6 @@ static u16 iotrace_empty_flush_rflags(const struct request *rq)
 }
 
 /*
- * The record's command area: the slot's copied, or cleared but for its
- * cgroup id's eight bytes (q[4], written next), in 8-byte stores.  For 64
- * bytes gcc emits rep movs / rep stos, whose start-up costs more than
- * eight stores on hardware (and which QEMU's instruction count counts per
- * iteration, Documentation/benchmark.rst); volatile stores, written out,
- * keep it from making them a memcpy()/memset() or a loop again.
- */
-static __always_inline void iotrace_cmd_copy(u8 *dst, const u8 *src)
-{
-	const u64 *p = (const u64 *)src;
-	u64 *q = (u64 *)dst;
-
-	BUILD_BUG_ON(IOTRACE_CMD_LEN != 8 * sizeof(u64) ||
-		     IOTRACE_CMD_CGROUP_OFF != 4 * sizeof(u64) ||
-		     offsetof(struct iotrace_record, cmd) % sizeof(u64) ||
-		     offsetof(struct iotrace_slot, cmd) % sizeof(u64));
-	WRITE_ONCE(q[0], p[0]);
-	WRITE_ONCE(q[1], p[1]);
-	WRITE_ONCE(q[2], p[2]);
-	WRITE_ONCE(q[3], p[3]);
-	WRITE_ONCE(q[4], p[4]);
-	WRITE_ONCE(q[5], p[5]);
-	WRITE_ONCE(q[6], p[6]);
-	WRITE_ONCE(q[7], p[7]);
-}
-
-static __always_inline void iotrace_cmd_clear(u8 *dst)
-{
-	u64 *q = (u64 *)dst;
-
-	WRITE_ONCE(q[0], 0);
-	WRITE_ONCE(q[1], 0);
-	WRITE_ONCE(q[2], 0);
-	WRITE_ONCE(q[3], 0);
-	WRITE_ONCE(q[5], 0);
-	WRITE_ONCE(q[6], 0);
-	WRITE_ONCE(q[7], 0);
-}
-
-/*
  * Fill @r from @rq and its slot @s (may be NULL), consuming the slot (see
  * iotrace_slot_done() for @seq_data); @rec_rflags are the ring's own
  * record flags, @now the completion time.
@@ -906,6 +866,40 @@ out:
 	iotrace_prof(IOTRACE_PF_COMPLETE, t0);
 }
 
+/*
+ * The command and status stores below bump no slot generation: only the
+ * request's own completion reads them (through cmd_rq and status_rq,
+ * which are NULL while they change); the inflight reader and the stuck
+ * scan, which check the generation, copy none of them.
+ */
+
+/**
+ * iotrace_cmd_slot() - the slot of a request whose command area a hook
+ *	fills in place, then tags with iotrace_cmd_publish().
+ * @rq: the request.
+ *
+ * The area may hold what no record may show (an NVMe entry's addresses)
+ * until the hook has cleared it: untagged (cmd_rq NULL) until published,
+ * no completion reads it.
+ *
+ * Context: a probe, preemption disabled; the request's tag owned by the
+ * caller, before @rq is issued or completed.
+ * Return: the slot, its command untagged, or NULL when @rq's disk keeps
+ * no slots (not enabled).
+ */
+struct iotrace_slot *iotrace_cmd_slot(struct request *rq)
+{
+	struct iotrace_slot *s = iotrace_rq_slot(rq);
+
+	if (!s)
+		return NULL;
+	iotrace_assert_cpu_held();
+	WRITE_ONCE(s->cmd_rq, NULL);
+	/* old owner gone before the command changes */
+	smp_wmb();
+	return s;
+}
+
 /**
  * iotrace_note_cmd() - remember the command of a request before it is
  *	issued or completed, for its record.
@@ -923,26 +917,16 @@ out:
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		      u16 rflags)
 {
-	struct iotrace_slot *s;
+	struct iotrace_slot *s = iotrace_cmd_slot(rq);
 
-	s = iotrace_rq_slot(rq);
 	if (!s)
 		return;
-	iotrace_assert_cpu_held();
-	iotrace_slot_begin(s);
-	WRITE_ONCE(s->cmd_rq, NULL);
-	/* old owner gone before the command changes */
-	smp_wmb();
-	rflags |= IOTRACE_RF_CMD_VALID;
 	if (len > IOTRACE_CMD_LEN) {
 		rflags |= IOTRACE_RF_CMD_TRUNC;
 		len = IOTRACE_CMD_LEN;
 	}
 	if (likely(len == IOTRACE_CMD_LEN)) {
-		/*
-		 * An NVMe submission entry fills the area: eight stores, not
-		 * a clear and a copy of a length gcc cannot see.
-		 */
+		/* a whole area: eight stores, not a clear and a copy */
 		iotrace_cmd_copy(s->cmd, cmd);
 	} else {
 		/* the clear in stores too: no rep stos set-up for 64 bytes */
@@ -950,13 +934,7 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		WRITE_ONCE(((u64 *)s->cmd)[4], 0);
 		memcpy(s->cmd, cmd, len);
 	}
-	s->cmd_type = type;
-	s->cmd_len = len;
-	s->cmd_rflags = rflags;
-	/* command complete before it is tagged with its request */
-	smp_wmb();
-	WRITE_ONCE(s->cmd_rq, rq);
-	iotrace_slot_end(s);
+	iotrace_cmd_publish(s, rq, type, len, rflags);
 }
 
 /**
@@ -980,7 +958,6 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 	if (!s)
 		return;
 	iotrace_assert_cpu_held();
-	iotrace_slot_begin(s);
 	WRITE_ONCE(s->status_rq, NULL);
 	/* old owner gone before the status changes */
 	smp_wmb();
@@ -991,7 +968,6 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 	/* status complete before it is tagged with its request */
 	smp_wmb();
 	WRITE_ONCE(s->status_rq, rq);
-	iotrace_slot_end(s);
 }
 
 static void iotrace_find_tp(struct tracepoint *tp, void *priv)
