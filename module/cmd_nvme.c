@@ -38,20 +38,43 @@
 #define IOTRACE_NVME_HMB_ADDR_LEN	8
 
 /*
- * Zero what may hold an address in a copy of entry @sqe: MPTR and the
- * data pointer of every command, and the command-specific fields known to
- * carry one (Documentation/abi.rst lists them).  @admin: an admin-queue
- * command (opcodes are per queue type).
+ * Copy entry @cmd into the command area @dst without what may hold an
+ * address: MPTR and the data pointer of every command (words 2-4), and
+ * the command-specific fields known to carry one (Documentation/abi.rst
+ * lists them), as zeros.  Eight 8-byte stores: the address never reaches
+ * @dst, even for a moment.  @admin: an admin-queue command (opcodes are
+ * per queue type).
  */
-static void iotrace_nvme_strip(u8 *sqe, bool admin)
+static __always_inline void iotrace_nvme_copy(u8 *dst,
+					      const struct nvme_command *cmd,
+					      bool admin)
 {
-	const struct nvme_command *c = (const struct nvme_command *)sqe;
+	const u64 *p = (const u64 *)cmd;
+	u64 *q = (u64 *)dst;
+	u64 w6 = p[6], w7 = p[7];
 
-	memset(sqe + IOTRACE_NVME_ADDR_OFF, 0, IOTRACE_NVME_ADDR_LEN);
-	if (admin && c->common.opcode == nvme_admin_set_features &&
-	    (le32_to_cpu(c->features.fid) & 0xff) == IOTRACE_NVME_FID_HMB)
-		memset(sqe + IOTRACE_NVME_HMB_ADDR_OFF, 0,
-		       IOTRACE_NVME_HMB_ADDR_LEN);
+	/* words 2-4; the second half of word 6 and the first of word 7 */
+	BUILD_BUG_ON(IOTRACE_NVME_ADDR_OFF != 16 ||
+		     IOTRACE_NVME_ADDR_LEN != 24 ||
+		     IOTRACE_NVME_HMB_ADDR_OFF != 52 ||
+		     IOTRACE_NVME_HMB_ADDR_LEN != 8);
+	if (unlikely(admin) && cmd->common.opcode == nvme_admin_set_features &&
+	    (le32_to_cpu(cmd->features.fid) & 0xff) == IOTRACE_NVME_FID_HMB) {
+		/*
+		 * bytes 52-55 and 56-59: word 6's upper and word 7's lower
+		 * four bytes in memory (the masks read as little-endian)
+		 */
+		w6 &= le64_to_cpu((__force __le64)0x00000000ffffffffULL);
+		w7 &= le64_to_cpu((__force __le64)0xffffffff00000000ULL);
+	}
+	WRITE_ONCE(q[0], p[0]);
+	WRITE_ONCE(q[1], p[1]);
+	WRITE_ONCE(q[2], 0);
+	WRITE_ONCE(q[3], 0);
+	WRITE_ONCE(q[4], 0);
+	WRITE_ONCE(q[5], p[5]);
+	WRITE_ONCE(q[6], w6);
+	WRITE_ONCE(q[7], w7);
 }
 
 /* The status field shifted right by one (phase tag dropped), 15 bits. */
@@ -79,8 +102,8 @@ static atomic_long_t iotrace_nvme_refused = ATOMIC_LONG_INIT(0);
  *
  * The copy has its metadata and data pointer fields zeroed whatever they
  * hold, and the command-specific fields that carry an address
- * (iotrace_nvme_strip()): no kernel or bus address reaches the ring.  The
- * command id (bytes 2-3) is the driver's and kept.
+ * (iotrace_nvme_copy()): no kernel or bus address reaches the slot or
+ * the ring.  The command id (bytes 2-3) is the driver's and kept.
  */
 void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 			    struct nvme_command *cmd)
@@ -93,15 +116,15 @@ void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 	BUILD_BUG_ON(sizeof(struct nvme_command) != IOTRACE_CMD_LEN);
 	preempt_disable_notrace();
 	/*
-	 * Copied and stripped in the slot, untagged until published: no
-	 * copy on the stack (which gave the probe a stack canary), nothing
-	 * done for a disk not enabled.  A struct nvme_command is 8-byte
-	 * aligned (its union has __le64 members): read in 8-byte words.
+	 * Copied into the slot without its addresses, untagged until
+	 * published: no copy on the stack (which gave the probe a stack
+	 * canary), nothing done for a disk not enabled.  A struct
+	 * nvme_command is 8-byte aligned (its union has __le64 members):
+	 * read in 8-byte words.
 	 */
 	s = iotrace_cmd_slot(rq);
 	if (s) {
-		iotrace_cmd_copy(s->cmd, (const u8 *)cmd);
-		iotrace_nvme_strip(s->cmd, admin);
+		iotrace_nvme_copy(s->cmd, cmd, admin);
 		iotrace_cmd_publish(s, rq, IOTRACE_CMD_NVME, IOTRACE_CMD_LEN,
 				    admin ? IOTRACE_RF_ADMIN : 0);
 	}

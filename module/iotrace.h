@@ -40,7 +40,8 @@
  * struct iotrace_slot - issue-side state of one request in flight.
  * @gen: even while stable, odd while the owner rewrites the slot; lets the
  *	inflight reader tell a consistent copy (of the issue's fields: the
- *	submitter's are written without it, see iotrace_probe_io_start()).
+ *	submitter's, the command's and the status's are written without
+ *	it, see iotrace_probe_io_start() and iotrace_cmd_slot()).
  * @rq: request that owns the slot, NULL when free.  Compared, never shown.
  * @issue_ns: time of the (last) issue.
  * @sector: start sector at issue.
@@ -655,11 +656,12 @@ static inline void iotrace_prof_part(unsigned int part, u64 t0)
 
 /*
  * A command area (a record's, a slot's): copied, or cleared but for a
- * record's cgroup id's eight bytes (q[4], written next), in 8-byte stores.  For 64
- * bytes gcc emits rep movs / rep stos, whose start-up costs more than
- * eight stores on hardware (and which QEMU's instruction count counts per
- * iteration, Documentation/benchmark.rst); volatile stores, written out,
- * keep it from making them a memcpy()/memset() or a loop again.
+ * record's cgroup id's eight bytes (q[4], which the caller writes), in
+ * 8-byte stores.  For 64 bytes gcc emits rep movs / rep stos, whose
+ * start-up costs more than eight stores on hardware (and which QEMU's
+ * instruction count counts per iteration, Documentation/benchmark.rst);
+ * volatile stores, written out, keep it from making them a
+ * memcpy()/memset() or a loop again.
  */
 static __always_inline void iotrace_cmd_copy(u8 *dst, const u8 *src)
 {

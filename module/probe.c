@@ -15,8 +15,9 @@
  * probes run under SRCU, preemptible, and a task migrated between
  * reserving and publishing the record would write into another CPU's
  * chunk beside that CPU's own probes.  Every probe (and the command
- * probes around iotrace_note_cmd()/iotrace_note_status()) disables
- * preemption once, for its whole run; the helpers only assert it.
+ * probes around iotrace_note_cmd(), iotrace_cmd_slot() and
+ * iotrace_note_status()) disables preemption once, for its whole run;
+ * the helpers only assert it.
  *
  * That preempt-disabled run is also the probes' RCU read-side critical
  * section (since 4.20 synchronize_rcu(), call_rcu() and kfree_rcu() wait
