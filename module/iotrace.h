@@ -229,6 +229,8 @@ struct iotrace_trig_evt {
  * @events: events sent since then.
  * @suppressed: hits not sent since the last event.
  * @suppressed_total: hits not sent since the triggers were set.
+ * @epoch: the set that started these counts (IOTRACE_A_TRIG_EPOCH), under
+ *	iotrace_mutex.
  * @ev: the event being sent, owned by the holder of IOTRACE_TS_PENDING.
  */
 struct iotrace_trig_state {
@@ -240,6 +242,7 @@ struct iotrace_trig_state {
 	atomic_long_t		events;
 	atomic_long_t		suppressed;
 	atomic_long_t		suppressed_total;
+	u64			epoch;
 	struct iotrace_trig_evt	ev;
 };
 

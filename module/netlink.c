@@ -119,6 +119,7 @@ static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 	/* RELEASE_HOLD: release only this hold */
 	[IOTRACE_A_HOLD_HI]		= { .type = NLA_U64 },
 	[IOTRACE_A_HOLD_NS]		= { .type = NLA_REJECT },
+	[IOTRACE_A_TRIG_EPOCH]		= { .type = NLA_REJECT },
 };
 
 /**
@@ -286,6 +287,7 @@ static int iotrace_nl_fill_trig(struct sk_buff *skb, struct iotrace_disk *d)
 			       atomic_long_read(&ts->hits)) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EVENTS,
 			       atomic_long_read(&ts->events)) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EPOCH, ts->epoch) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SUPPRESSED_TOTAL,
 			       atomic_long_read(&ts->suppressed_total)))
 		return -EMSGSIZE;
@@ -458,6 +460,7 @@ void iotrace_nl_trig_send(struct iotrace_disk *d,
 	    nla_put_u32(skb, IOTRACE_A_TRIG_REASON, ev->reason) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SUPPRESSED, suppressed) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EVENTS, events) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EPOCH, d->tstate.epoch) ||
 	    nla_put_u8(skb, IOTRACE_A_TRIG_OP, ev->op) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_TIME_NS, ev->time_ns) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SECTOR, ev->sector) ||

@@ -389,14 +389,18 @@ static void iotrace_trig_scan_fn(struct work_struct *work)
 			   nsecs_to_jiffies(next));
 }
 
+/* The epoch of the latest set of any disk's triggers, under iotrace_mutex. */
+static u64 iotrace_trig_epochs;
+
 /**
  * iotrace_trig_set() - replace the triggers of a disk.
  * @d: the disk, attached.
  * @t: the new set (consumed), NULL for none.
  *
- * The counters start again; a stuck threshold (re)starts the scan, which
- * then looks at every request in flight once more.  A hold the old set
- * made is released.
+ * The counters start again, under a new epoch (larger than any disk's
+ * before: a listener tells an event sent before its own set by it); a
+ * stuck threshold (re)starts the scan, which then looks at every request
+ * in flight once more.  A hold the old set made is released.
  *
  * Context: iotrace_mutex held.
  */
@@ -417,6 +421,7 @@ void iotrace_trig_set(struct iotrace_disk *d, struct iotrace_trig *t)
 	atomic_long_set(&d->tstate.events, 0);
 	atomic_long_set(&d->tstate.suppressed, 0);
 	atomic_long_set(&d->tstate.suppressed_total, 0);
+	d->tstate.epoch = ++iotrace_trig_epochs;
 	d->tstate.scan_ns = 0;
 	if (t && t->stuck_ns)
 		mod_delayed_work(IOTRACE_WQ, &iotrace_trig_scan, 0);

@@ -160,6 +160,7 @@ ok=$(awk -v c="$cpu" -v s="$seq" -v sec="$(field "$ev" sector)" -v f=$RF_TRIGGER
 ktap_check "its cpu/seq name a flagged read record of its sector" test "$ok" -eq 1
 
 # ---- rate limit --------------------------------------------------------
+epoch0=$(st "$lat" trigger_epoch)
 "$IOTRACECTL" trigger "$lat" read-lat=500us || ktap_fail "trigger read-lat=500us"
 "$IOTRACECTL" clear "$lat"
 listen "$out/ev.rate"
@@ -189,6 +190,12 @@ nums=$(awk '{ e = "none"; for (i = 1; i <= NF; i++) if ($i ~ /^events=/) { sub(/
 want=$(seq -s ' ' 1 "$nev")
 ktap_check "rate 1 s: the events count themselves 1..$nev ('$nums'), as LIST does ($(st "$lat" trigger_events))" \
 	test "$nums" = "$want" -a "$(st "$lat" trigger_events)" = "$nev"
+# genl version 7: and the epoch of the setting it counts from
+epochs=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^epoch=/) { sub(/.*=/, "", $i); print $i } }' \
+	"$out/ev.rate.$lat" | sort -u | tr '\n' ' ')
+epoch=$(st "$lat" trigger_epoch)
+ktap_check "rate 1 s: every event carries LIST's epoch ('$epochs' = '$epoch '), above the one before the setting ($epoch0)" \
+	test "$epochs" = "$epoch " -a "${epoch:-0}" -gt "${epoch0:-0}"
 ktap_check "events + suppressed ($nev + $supp) = flagged records ($f)" \
 	test $((nev + supp)) -eq "$f" -a "$(st "$lat" dropped)" = 0 -a \
 	"$(st "$lat" overwritten)" = 0

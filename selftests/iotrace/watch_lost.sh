@@ -26,13 +26,25 @@
 # the overflow it says "2 kernel trigger events sent, 1 received".  When
 # it counted the events it received (4, above the module's 2), it saw no
 # loss on nbllost and took no snapshot.
+#
+# nblstale: an event sent before the watcher set its own triggers and
+# received after.  While the watcher is stopped, nblstale is removed and
+# created again, and given triggers from outside the watcher, enabled,
+# fires once (its event waits in the watcher's socket, behind the "added"
+# one) and is disabled.  After SIGCONT the watcher makes the disk ready
+# (its triggers set: the module's count starts again), then reads that
+# event.  Then an overflow drops the one event of the watcher's
+# triggers: the watcher must take a snapshot, reason events-lost.  When
+# it took the old event's count (1) as the count of its own triggers'
+# events (genl version 6), it saw 1 sent and 1 received and took none;
+# the events' TRIG_EPOCH (version 7) tells the old event from its own.
 # VM-CHECK: newest
 # VM-TIMEOUT: 300
 # VM-SMP: 1
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd dd python3
-ktap_header 9
+ktap_header 11
 out=$(mktemp -d)
 "$IOTRACECTL" --help | grep -q '^  trigger ' ||
 	skip "this iotracectl has no trigger command"
@@ -81,7 +93,7 @@ cleanup() {
 	kill -CONT "$wpid" "$epid" 2> /dev/null
 	kill -TERM "$wpid" "$epid" 2> /dev/null
 	wait "$wpid" "$epid" 2> /dev/null
-	for d in nblflood nbllost nblback; do
+	for d in nblflood nbllost nblback nblstale; do
 		[ -d "/sys/kernel/config/nullb/$d" ] && rm_nb "$d"
 	done
 	unload_iotrace
@@ -90,12 +102,12 @@ cleanup() {
 }
 trap cleanup EXIT	# also after a die while the listeners are stopped
 
-for d in nblflood nbllost nblback; do
+for d in nblflood nbllost nblback nblstale; do
 	mk $d
 done
 {
 	echo 'post = 0.5'
-	for d in nblflood nbllost nblback; do
+	for d in nblflood nbllost nblback nblstale; do
 		printf '[disk %s]\nring-size = 1M\ntrigger = read-lat=500us rate=0\n' $d
 	done
 } > "$out/conf"
@@ -200,6 +212,58 @@ wait_log "$out/events" '^removed nbllost' ||
 ktap_check "events prints a later event (nbllost removed)" \
 	grep -q '^removed nbllost' "$out/events"
 log "drops after SIGCONT: $d1 -> $(drops)"
+
+# nblstale: an old event received after the watcher's own triggers
+kill -STOP "$wpid"
+rm_nb nblstale
+mk nblstale
+"$IOTRACECTL" trigger nblstale read-lat=500us rate=0 ||
+	die "cannot set nblstale's triggers"
+"$IOTRACECTL" enable nblstale || die "cannot enable nblstale"
+dd if=/dev/nblstale of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
+wait_st() {
+	local end=$((SECONDS + 10))
+
+	until [ "$(st "$1" "$2")" = "$3" ]; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+wait_st nblstale trigger_events 1 ||
+	log "nblstale's event of the outside triggers was not sent"
+"$IOTRACECTL" disable nblstale || die "cannot disable nblstale"
+kill -CONT "$wpid"
+wait_log "$out/log" 'nblstale came back' ||
+	log "the watcher did not say nblstale came back"
+wait_log "$out/log" 'event 1 of nblstale' ||
+	log "the watcher did not say nblstale's old event"
+wait_st nblstale enabled 1 || log "the watcher did not enable nblstale"
+log "nblstale: enabled $(st nblstale enabled), trigger events $(st nblstale trigger_events)"
+ktap_check "nblstale: the watcher's triggers set after its old event was sent (the module counts $(st nblstale trigger_events))" \
+	test "$(st nblstale trigger_events)" = 0 -a \
+	"$(st nblstale trigger_read_lat_ns)" = 500000
+kill -STOP "$wpid"
+d0=$(drops)
+rd=()
+for i in 0 1 2 3 4 5 6 7; do
+	dd if=/dev/nblflood of=/dev/null bs=4k skip=$((i * 60)) count=60 \
+		iflag=direct 2> /dev/null &
+	rd+=($!)
+done
+wait_drops || log "no drops counted"
+wait "${rd[@]}"
+dd if=/dev/nblstale of=/dev/null bs=4k skip=1 count=1 iflag=direct \
+	2> /dev/null
+wait_st nblstale trigger_events 1 ||
+	log "nblstale's event of the watcher's triggers was not sent"
+log "drops: $d0 -> $(drops); nblstale: $(st nblstale trigger_events) trigger events"
+kill -CONT "$wpid"
+end=$((SECONDS + 30))
+until snap_of nblstale || [ $SECONDS -ge $end ]; do
+	sleep 0.5
+done
+ktap_check "a snapshot of nblstale, reason events-lost (its old event not counted as the watcher's: $(grep -c 'nblstale: 1 kernel trigger events sent, 0 received' "$out/log") line says 1 sent, 0 received)" \
+	snap_of nblstale
 kill -TERM "$wpid" "$epid"
 wait "$wpid"
 grep -v 'joined' "$out/log" | sed 's/^/# watch: /'

@@ -220,6 +220,28 @@ static const char *trigger_disk(struct watch *w, unsigned int i,
 	return "started";
 }
 
+/*
+ * Count the module's event @t of disk @d (watch_events_lost() compares).
+ * Its own count when the event has one: an event both received and made
+ * up for after a loss is not counted twice, and a count the module
+ * started again (triggers set by someone else) is followed.  An event of
+ * an epoch (genl version 7) below the disk's was sent before the set
+ * that started the disk's count (the watcher's own, when the disk came
+ * back while events waited) and received after: not of that count.
+ */
+static void take_kcount(struct watch_disk *d, const struct watch_trig *t)
+{
+	if (!t->kevents) {
+		d->kevents++;
+		return;
+	}
+	if (t->kepoch && t->kepoch < d->kepoch)
+		return;
+	d->kevents = t->kevents;
+	if (t->kepoch)
+		d->kepoch = t->kepoch;
+}
+
 /**
  * watch_on_trigger() - a trigger, from any source: the kernel's event,
  *	SIGUSR1, or "iotracectl snapshot".
@@ -251,19 +273,10 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 		return -1;
 	}
 	pthread_mutex_lock(&w->mu);
-	/*
-	 * The module's events of a disk are counted: watch_events_lost().
-	 * Its own count when the event has one: an event both received and
-	 * made up for after a loss is not counted twice, and a count the
-	 * module started again (triggers set by someone else) is followed.
-	 */
+	/* the module's events of a disk are counted: watch_events_lost() */
 	if (k >= 0 && !(t->reason & (IOTRACE_FILE_TRIG_MANUAL |
-				     IOTRACE_FILE_TRIG_LOST))) {
-		if (t->kevents)
-			w->c->disks[k].kevents = t->kevents;
-		else
-			w->c->disks[k].kevents++;
-	}
+				     IOTRACE_FILE_TRIG_LOST)))
+		take_kcount(&w->c->disks[k], t);
 	for (i = 0; i < (int)w->c->nr_disks; i++) {
 		const char *what;
 
@@ -821,6 +834,26 @@ static const struct iot_nl_disk *row_of(const struct iot_nl_disk *rows,
 }
 
 /*
+ * The epoch of @disk's triggers (IOTRACE_A_TRIG_EPOCH of a LIST, genl
+ * version 7), 0 when the module gives none.
+ */
+static uint64_t trig_epoch(const char *disk)
+{
+	struct iot_nl_disk *rows = NULL;
+	const struct iot_nl_disk *row;
+	uint64_t e = 0;
+	size_t n = 0;
+
+	if (!iot_nl_list(&rows, &n)) {
+		row = row_of(rows, n, disk);
+		if (row && row->have[IOTRACE_A_TRIG_EPOCH])
+			e = row->v[IOTRACE_A_TRIG_EPOCH];
+	}
+	free(rows);
+	return e;
+}
+
+/*
  * The module's buf_size of @disk (IOTRACE_CMD_LIST): 0 and *@size set, or
  * -1 when it cannot tell (no family: the resize is tried, and says why).
  */
@@ -873,8 +906,11 @@ static void prepare_disk(struct iot_opts *o, const struct watch_conf *c,
 		if (r && (th || r != -EOPNOTSUPP))
 			say("%s: trigger conditions '%s' not given to the kernel: %s",
 			    d->name, th ? th->words : "off", err);
-		if (!r)
-			d->kevents = 0;	/* the module's count starts again */
+		if (!r) {
+			/* the module's count starts again, in a new epoch */
+			d->kevents = 0;
+			d->kepoch = trig_epoch(d->name);
+		}
 	}
 	name[0] = d->name;
 	if (cmd_nl_enable(o, 1, name))
@@ -980,7 +1016,9 @@ void watch_added(struct watch *w, const char *name)
  * held, so only events sent after that are both made up for here and
  * received (the trigger then joins their episode); they carry the
  * module's count (genl version 6), which the watcher then takes, so
- * that none is counted twice.  Context: the main thread.
+ * that none is counted twice, and its epoch (version 7): a count of
+ * another epoch than the disk's (triggers set by someone else since)
+ * had none of its events received.  Context: the main thread.
  */
 void watch_events_lost(struct watch *w)
 {
@@ -1002,7 +1040,7 @@ void watch_events_lost(struct watch *w)
 		const struct iot_nl_disk *row;
 		struct watch_trig t = { .reason = IOTRACE_FILE_TRIG_LOST };
 		char err[IOT_ERR_LEN];
-		uint64_t sent;
+		uint64_t sent, epoch, got;
 
 		/* by its name now: a wwn=, serial= or by-id= disk may move */
 		if (watch_resolve(&nd, err, sizeof(err)))
@@ -1017,12 +1055,17 @@ void watch_events_lost(struct watch *w)
 			continue;
 		}
 		sent = row->v[IOTRACE_A_TRIG_EVENTS];
-		if (!th || sent <= d->kevents)
+		/* of another epoch (a set by someone else): none received */
+		epoch = row->have[IOTRACE_A_TRIG_EPOCH] ?
+			row->v[IOTRACE_A_TRIG_EPOCH] : 0;
+		got = epoch && epoch != d->kepoch ? 0 : d->kevents;
+		if (!th || sent <= got)
 			continue;
 		say("%s: %llu kernel trigger events sent, %llu received",
 		    d->name, (unsigned long long)sent,
-		    (unsigned long long)d->kevents);
+		    (unsigned long long)got);
 		d->kevents = sent;
+		d->kepoch = epoch;
 		snprintf(t.disk, sizeof(t.disk), "%s", d->name);
 		t.mono_ns = iot_now(CLOCK_MONOTONIC);
 		watch_on_trigger(w, &t, reply, sizeof(reply));

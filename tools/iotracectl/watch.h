@@ -64,6 +64,8 @@ struct watch_th {
  *	watcher gave it its conditions (the module's count, LIST's
  *	IOTRACE_A_TRIG_EVENTS, starts again then); from genl version 6 the
  *	module's count in the latest event received; the main thread's.
+ * @kepoch: the epoch of @kevents (genl version 7: the module's number of
+ *	the set that started its count); 0 when the module gives none.
  */
 struct watch_disk {
 	char spec[160];
@@ -74,6 +76,7 @@ struct watch_disk {
 	char model[IOTRACE_FILE_ID_LEN], serial[IOTRACE_FILE_ID_LEN];
 	char wwn[IOTRACE_FILE_ID_LEN];
 	uint64_t kevents;
+	uint64_t kepoch;
 };
 
 /**
@@ -128,6 +131,7 @@ void watch_identity(const char *name, char *model, char *serial, char *wwn);
  * @hold_hi: see @hold_lo; 0: no hold.
  * @kevents: the module's count of the disk's trigger events, this one
  *	included (genl version 6); 0: not given.
+ * @kepoch: the epoch of that count (genl version 7); 0: not given.
  */
 struct watch_trig {
 	char disk[IOTRACE_NAME_LEN + 1];
@@ -136,7 +140,7 @@ struct watch_trig {
 	int have_seq;
 	uint64_t mono_ns;
 	uint64_t hold_lo, hold_hi;
-	uint64_t kevents;
+	uint64_t kevents, kepoch;
 };
 
 struct watch;

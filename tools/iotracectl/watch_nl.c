@@ -64,6 +64,9 @@ static int trig_from_event(int cmd, struct nlattr **tb, struct watch_trig *t)
 	/* genl version 6: the module's count, for watch_events_lost() */
 	if (tb[IOTRACE_A_TRIG_EVENTS])
 		t->kevents = nla_get_u64(tb[IOTRACE_A_TRIG_EVENTS]);
+	/* genl version 7: which set of the triggers that count is of */
+	if (tb[IOTRACE_A_TRIG_EPOCH])
+		t->kepoch = nla_get_u64(tb[IOTRACE_A_TRIG_EPOCH]);
 	/* genl version 5: the history the kernel keeps for us */
 	if (tb[IOTRACE_A_HOLD_LO] && tb[IOTRACE_A_HOLD_HI]) {
 		t->hold_lo = nla_get_u64(tb[IOTRACE_A_HOLD_LO]);

@@ -841,10 +841,10 @@ struct iotrace_file_counts {
  * (IOTRACE_CMD_SET_TRIGGER, IOTRACE_CMD_EVT_TRIGGER, IOTRACE_A_TRIG_*);
  * version 5 the hold (IOTRACE_A_TRIG_HOLD_*, IOTRACE_A_HOLD_*,
  * IOTRACE_CMD_RELEASE_HOLD); version 6 IOTRACE_A_TRIG_EVENTS in
- * IOTRACE_CMD_EVT_TRIGGER.  Commands and attributes are only ever added
- * at the end.
+ * IOTRACE_CMD_EVT_TRIGGER; version 7 IOTRACE_A_TRIG_EPOCH.  Commands and
+ * attributes are only ever added at the end.
  */
-#define IOTRACE_GENL_VERSION	6
+#define IOTRACE_GENL_VERSION	7
 #define IOTRACE_GENL_MCGRP	"events"
 
 /**
@@ -1056,6 +1056,12 @@ enum iotrace_genl_cmd {
  *	RELEASE_HOLD request: release only this hold.
  * @IOTRACE_A_HOLD_NS: u64, EVT_TRIGGER and LIST replies while a hold is
  *	active: iotrace_ring_hdr.hold_ns.
+ * @IOTRACE_A_TRIG_EPOCH: u64, LIST replies (with the triggers) and
+ *	EVT_TRIGGER (genl version 7): the SET_TRIGGER that started the
+ *	disk's counts (IOTRACE_A_TRIG_EVENTS and the others), as a number
+ *	the module gives each SET_TRIGGER of any disk, larger than all
+ *	before it.  An event whose epoch is below the one a listener set
+ *	was sent before that set: its count is of the triggers before.
  * @__IOTRACE_A_MAX: number of attributes.
  *
  * A request passes the filter when its operation is in the mask, its start
@@ -1137,6 +1143,7 @@ enum iotrace_genl_attr {
 	IOTRACE_A_HOLD_LO,
 	IOTRACE_A_HOLD_HI,
 	IOTRACE_A_HOLD_NS,
+	IOTRACE_A_TRIG_EPOCH,
 	__IOTRACE_A_MAX,
 };
 
