@@ -137,23 +137,27 @@ dd if=/dev/nbllost of=/dev/null bs=4k skip=4 count=1 iflag=direct 2> /dev/null
 wait_log "$out/log" 'event 1 of nbllost' 2 ||
 	log "the watcher did not say nbllost's event after the new triggers"
 
-kill -STOP "$wpid" "$epid"
-d0=$(drops)
-# 8 readers of 60 reads: 480 trigger events, beyond the sockets' 64 KiB
-rd=()
-for i in 0 1 2 3 4 5 6 7; do
-	dd if=/dev/nblflood of=/dev/null bs=4k skip=$((i * 60)) count=60 \
-		iflag=direct 2> /dev/null &
-	rd+=($!)
-done
-wait_drops() {
-	local end=$((SECONDS + 60))
+# flood - the drops so far in d0; 8 readers of 60 reads of nblflood
+# (their pids in rd): 480 trigger events, beyond the sockets' 64 KiB;
+# wait (60 s at most) until the kernel counts drops
+flood() {
+	local end=$((SECONDS + 60)) i
+
+	d0=$(drops)
+	rd=()
+	for i in 0 1 2 3 4 5 6 7; do
+		dd if=/dev/nblflood of=/dev/null bs=4k skip=$((i * 60)) \
+			count=60 iflag=direct 2> /dev/null &
+		rd+=($!)
+	done
 	until [ "$(drops)" -gt "$d0" ]; do
 		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.2
 	done
 }
-wait_drops || log "no drops counted"
+
+kill -STOP "$wpid" "$epid"
+flood || log "no drops counted"
 log "drops on the netlink sockets: $d0 -> $(drops); nblflood: $(st nblflood trigger_events) trigger events"
 ktap_check "the listeners' sockets overflowed (drops counted)" \
 	test "$(drops)" -gt "$d0"
@@ -243,14 +247,7 @@ ktap_check "nblstale: the watcher's triggers set after its old event was sent (t
 	test "$(st nblstale trigger_events)" = 0 -a \
 	"$(st nblstale trigger_read_lat_ns)" = 500000
 kill -STOP "$wpid"
-d0=$(drops)
-rd=()
-for i in 0 1 2 3 4 5 6 7; do
-	dd if=/dev/nblflood of=/dev/null bs=4k skip=$((i * 60)) count=60 \
-		iflag=direct 2> /dev/null &
-	rd+=($!)
-done
-wait_drops || log "no drops counted"
+flood || log "no drops counted"
 wait "${rd[@]}"
 dd if=/dev/nblstale of=/dev/null bs=4k skip=1 count=1 iflag=direct \
 	2> /dev/null
