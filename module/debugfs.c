@@ -492,6 +492,7 @@ static int iotrace_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "enabled_disks: %u\n", on);
 	seq_printf(m, "buf_size: %lu\n", iotrace_buf_size);
 	seq_printf(m, "submitter: %d\n", iotrace_probes_submitter() ? 1 : 0);
+	seq_printf(m, "metrics: %d\n", iotrace_metrics_on ? 1 : 0);
 	list_for_each_entry(d, &iotrace_disks, node)
 		seq_printf(m, "disk: %s %d\n", d->name, d->enabled ? 1 : 0);
 	mutex_unlock(&iotrace_mutex);
@@ -519,7 +520,9 @@ int iotrace_debugfs_add_disk(struct iotrace_disk *d)
 	debugfs_create_file("trace", 0400, dir, d, &iotrace_trace_fops);
 	debugfs_create_file("stats", 0400, dir, d, &iotrace_stats_fops);
 	debugfs_create_file("inflight", 0400, dir, d, &iotrace_inflight_fops);
-	debugfs_create_file("metrics", 0400, dir, d, &iotrace_metrics_fops);
+	if (d->metrics)
+		debugfs_create_file("metrics", 0400, dir, d,
+				    &iotrace_metrics_fops);
 	debugfs_create_file("enable", 0600, dir, d, &iotrace_enable_fops);
 	debugfs_create_file("clear", 0200, dir, d, &iotrace_clear_fops);
 	return 0;

@@ -191,8 +191,10 @@ struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 	strscpy(d->name, name, sizeof(d->name));
 	d->held = alloc_percpu(u64);
 	d->rb = kzalloc(sizeof(*d->rb), GFP_KERNEL);
-	d->metrics = iotrace_metrics_alloc();
-	if (!d->held || !d->rb || !d->metrics) {
+	/* metrics=N: none (every user of d->metrics checks for NULL) */
+	if (iotrace_metrics_on)
+		d->metrics = iotrace_metrics_alloc();
+	if (!d->held || !d->rb || (iotrace_metrics_on && !d->metrics)) {
 		ret = -ENOMEM;
 		goto err_free;
 	}

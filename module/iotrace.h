@@ -325,7 +325,8 @@ struct iotrace_totals {
  *	swapped (IOTRACE_ST_SLOTS without IOTRACE_ST_RECORD); never reset.
  * @held_base: sum of @held at the last clear.
  * @nl_flags: IOTRACE_NL_* bits (overflow event state).
- * @metrics: in-kernel metrics (metrics.c), as long as the disk lives.
+ * @metrics: in-kernel metrics (metrics.c), as long as the disk lives; NULL
+ *	with metrics=N.
  * @trig: the triggers (trigger.c), NULL for none, RCU.
  * @tstate: the state of its events.
  * @hold_state: IOTRACE_HOLD_*: whether the ring has a hold (trigger.c);
@@ -1017,6 +1018,7 @@ iotrace_metrics_complete(struct iotrace_metrics *m,
 }
 
 struct seq_file;
+extern bool iotrace_metrics_on;
 struct iotrace_metrics *iotrace_metrics_alloc(void);
 void iotrace_metrics_free(struct iotrace_metrics *m);
 void iotrace_metrics_requeue(struct iotrace_metrics *m);

@@ -215,6 +215,10 @@ static int __init iotrace_init(void)
 {
 	int ret;
 
+	if (!iotrace_buf_size && !iotrace_metrics_on) {
+		pr_err("iotrace: buf_size=0 keeps only the metrics, and metrics=N keeps none: nothing to do (give a ring size or metrics=Y)\n");
+		return -EINVAL;
+	}
 	ret = iotrace_probes_find();
 	if (ret)
 		return ret;

@@ -27,7 +27,19 @@
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
 #include <linux/bitops.h>
+#include <linux/moduleparam.h>
 #include "iotrace.h"
+
+/*
+ * metrics=N keeps none: no disk gets metrics (d->metrics NULL), the
+ * completion probe skips their counters and histograms (issue 22's
+ * per-feature line), GET_METRICS and RESET_METRICS fail with ENODATA and
+ * no disk has a metrics file.  Triggers still work.
+ */
+bool iotrace_metrics_on = true;
+module_param_named(metrics, iotrace_metrics_on, bool, 0444);
+MODULE_PARM_DESC(metrics,
+		 "keep the in-kernel metrics of every enabled disk (default Y; N: none kept, fewer instructions per request, buf_size 0 refused)");
 
 /* Lower bound of bucket @b in ns. */
 static u64 iotrace_hist_lo(unsigned int b)
@@ -146,13 +158,14 @@ noinline void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
 
 /**
  * iotrace_metrics_requeue() - count a requeue.
- * @m: the metrics of the request's disk.
+ * @m: the metrics of the request's disk, or NULL (metrics=N).
  *
  * Context: the requeue probe, preemption disabled.
  */
 void iotrace_metrics_requeue(struct iotrace_metrics *m)
 {
-	this_cpu_inc(m->pcpu->requeues);
+	if (m)
+		this_cpu_inc(m->pcpu->requeues);
 }
 
 /* The raw sums over CPUs and the shared totals, base not subtracted. */

@@ -704,6 +704,11 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 				    "buf_size out of range: 64K..1G and two 4K chunks per possible CPU, or 0 (metrics only)");
 		return -EINVAL;
 	}
+	if (!nla_get_u64(a) && !iotrace_metrics_on) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "buf_size 0 keeps only the metrics, and the module keeps none (loaded with metrics=N)");
+		return -EINVAL;
+	}
 	d = iotrace_nl_disk(info, &ret);
 	if (!d)
 		return ret;
@@ -862,6 +867,14 @@ err:
 	return -EMSGSIZE;
 }
 
+/* A disk of a module loaded with metrics=N has none. */
+static int iotrace_nl_no_metrics(struct genl_info *info)
+{
+	NL_SET_ERR_MSG(info->extack,
+		       "the module keeps no metrics (loaded with metrics=N)");
+	return -ENODATA;
+}
+
 /**
  * iotrace_nl_get_metrics() - GET_METRICS: the metrics of one disk.
  * @skb: the request.
@@ -885,6 +898,10 @@ static int iotrace_nl_get_metrics(struct sk_buff *skb, struct genl_info *info)
 	d = iotrace_nl_disk(info, &ret);
 	if (!d)
 		return ret;
+	if (!d->metrics) {
+		ret = iotrace_nl_no_metrics(info);
+		goto out_put;
+	}
 	r = iotrace_mread_alloc();
 	if (!r) {
 		ret = -ENOMEM;
@@ -934,9 +951,12 @@ static int iotrace_nl_reset_metrics(struct sk_buff *skb,
 	d = iotrace_nl_disk(info, &ret);
 	if (!d)
 		return ret;
-	iotrace_metrics_reset(d->metrics);
+	if (d->metrics)
+		iotrace_metrics_reset(d->metrics);
+	else
+		ret = iotrace_nl_no_metrics(info);
 	iotrace_disk_put(d);
-	return 0;
+	return ret;
 }
 
 static int iotrace_nl_set_nvme_layout(struct sk_buff *skb,

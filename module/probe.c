@@ -617,12 +617,11 @@ static u16 iotrace_mstatus(u8 kind, u32 st)
 }
 
 /*
- * Count the final completion of @rq at @now in the metrics of @d, from
- * its slot @s (may be NULL) before the record consumes it; what was
- * counted is left in @x, which the caller zeroed.
+ * Sum up the final completion of @rq at @now in @x (zeroed by the caller)
+ * for the metrics and the triggers, from its slot @s (may be NULL) before
+ * the record consumes it.
  */
-static void iotrace_count(struct iotrace_disk *d, struct request *rq,
-			  const struct iotrace_slot *s,
+static void iotrace_count(struct request *rq, const struct iotrace_slot *s,
 			  iotrace_rq_error_t error, u64 now,
 			  struct iotrace_mdone *x)
 {
@@ -659,7 +658,6 @@ static void iotrace_count(struct iotrace_disk *d, struct request *rq,
 	}
 	if (x->errno_val || x->status_kind != IOTRACE_MSTATUS_NONE)
 		x->flags |= IOTRACE_MD_ERROR;
-	iotrace_metrics_complete(d->metrics, x);
 }
 
 /*
@@ -801,6 +799,7 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 					     unsigned int state)
 {
 	IOTRACE_PROF_P(t1);
+	struct iotrace_metrics *m = d->metrics;
 	const struct iotrace_trig *t;
 	/* zeroed where it is declared: one set of stores with auto-init */
 	struct iotrace_mdone x = { };
@@ -808,16 +807,23 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 	u64 now;
 
 	seq_data = iotrace_is_flush_data(rq);
-	/* Counted whatever happens to the record; the slot is still intact. */
 	iotrace_prof_pstart(t1);
 	now = ktime_get_ns();
 	iotrace_prof_part(IOTRACE_PF_C_CLOCK, t1);
+	t = rcu_dereference_sched(d->trig);
+	/*
+	 * Counted whatever happens to the record; the slot is still intact.
+	 * With metrics=N and no triggers nothing reads the summary.
+	 */
 	iotrace_prof_pstart(t1);
-	iotrace_count(d, rq, s, error, now, &x);
+	if (likely(m) || unlikely(t)) {
+		iotrace_count(rq, s, error, now, &x);
+		if (likely(m))
+			iotrace_metrics_complete(m, &x);
+	}
 	iotrace_prof_part(IOTRACE_PF_C_COUNT, t1);
 	/* triggers: one branch without, two compares with (module.rst) */
 	iotrace_prof_pstart(t1);
-	t = rcu_dereference_sched(d->trig);
 	if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
 		/* by value: see iotrace_complete_trig() */
 		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,

@@ -13,6 +13,8 @@
 #   metricsonly  iotrace enabled, no ring (resize to 0): slots and metrics
 #   nosub     iotrace loaded with submitter=N, enabled (default ring): no
 #             block_io_start probe (issue 22's per-feature line)
+#   nometrics iotrace loaded with metrics=N, enabled (default ring): no
+#             in-kernel metrics (issue 22's per-feature line)
 #   enabled   iotrace enabled (default ring)
 #   triggers  as enabled, with every trigger armed on the disk and none
 #             firing (issue 21's cost: no more than 10 instructions more)
@@ -59,9 +61,9 @@
 BENCH_RUNTIME=3
 BENCH_RAMP=500ms
 BENCH_ROUNDS=3
-BENCH_CONFIGS="none loaded nosub enabled triggers record blktrace bpftrace ftrace"
+BENCH_CONFIGS="none loaded nosub nometrics enabled triggers record blktrace bpftrace ftrace"
 BENCH_MULTI=1
-BENCH_URING_CONFIGS="none loaded nosub enabled record ftrace"
+BENCH_URING_CONFIGS="none loaded nosub nometrics enabled record ftrace"
 BENCH_STATS_RECORDS=1000000
 BENCH_BPF_SESSION=1
 params=$IOTRACE_SRC/build/bench/params.env
@@ -160,19 +162,21 @@ iot_unload() {
 	rmmod iotrace || die "rmmod iotrace failed"
 }
 
-iot_load() { # DISKS [SUBMITTER: Y (default) or N]
-	local sub=${2:-Y}
+iot_load() { # DISKS [SUBMITTER [METRICS]: Y (default) or N]
+	local sub=${2:-Y} met=${3:-Y} p=/sys/module/iotrace/parameters
 
 	if grep -q '^iotrace ' /proc/modules; then
-		[ "$(cat /sys/module/iotrace/parameters/submitter)" = "$sub" ] &&
+		[ "$(cat $p/submitter)" = "$sub" ] &&
+			[ "$(cat $p/metrics 2> /dev/null)" = "$met" ] &&
 			return 0
 		iot_unload
 	fi
-	insmod "$BENCH_KO" disks="$1" submitter="$sub" ||
-		die "insmod $BENCH_KO disks=$1 submitter=$sub failed"
-	# a module without the parameter ignores it: nosub would measure Y
-	[ "$(cat /sys/module/iotrace/parameters/submitter 2> /dev/null)" = "$sub" ] ||
-		die "$BENCH_KO has no submitter parameter (an older build?)"
+	insmod "$BENCH_KO" disks="$1" submitter="$sub" metrics="$met" ||
+		die "insmod $BENCH_KO disks=$1 submitter=$sub metrics=$met failed"
+	# a module without a parameter ignores it: nosub would measure Y
+	[ "$(cat $p/submitter 2> /dev/null)" = "$sub" ] &&
+		[ "$(cat $p/metrics 2> /dev/null)" = "$met" ] ||
+		die "$BENCH_KO has no submitter or metrics parameter (an older build?)"
 }
 
 # nvme_layout - give the module nvme_core's status layout (from BTF), so
@@ -267,8 +271,12 @@ one_run() {
 	loaded)
 		iot_load none
 		for d in "$@"; do echo 0 > "$IOT/$d/enable"; done ;;
-	enabled | triggers | record | enabled16 | metricsonly | nosub)
-		if [ "$cfg" = nosub ]; then iot_load none N; else iot_load none; fi
+	enabled | triggers | record | enabled16 | metricsonly | nosub | nometrics)
+		case "$cfg" in
+		nosub) iot_load none N ;;
+		nometrics) iot_load none Y N ;;
+		*) iot_load none ;;
+		esac
 		for d in "$@"; do
 			echo 0 > "$IOT/$d/enable"
 			[ "$cfg" = metricsonly ] &&
@@ -360,7 +368,7 @@ one_run() {
 		case "$cfg" in
 		loaded) echo "probes=$(iot_status probes)" ;;
 		floor?) echo "floor_level=$(cat /sys/module/iotrace_floor/parameters/level)" ;;
-		enabled | enabled16 | nosub) iot_meta "$@" ;;
+		enabled | enabled16 | nosub | nometrics) iot_meta "$@" ;;
 		triggers)
 			iot_meta "$@"
 			echo "trigger_hits=$(trigger_hits "$@")" ;;
@@ -398,7 +406,7 @@ one_run() {
 		esac
 	} > "$dir/meta"
 	case "$cfg" in
-	enabled | triggers | record | enabled16 | metricsonly | nosub)
+	enabled | triggers | record | enabled16 | metricsonly | nosub | nometrics)
 		[ "$cfg" = triggers ] && triggers_arm off "$@"
 		for d in "$@"; do
 			echo 0 > "$IOT/$d/enable"

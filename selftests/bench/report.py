@@ -11,12 +11,13 @@ import os
 import statistics
 import sys
 
-CONFIGS = ['none', 'loaded', 'metricsonly', 'nosub', 'enabled', 'triggers',
+CONFIGS = ['none', 'loaded', 'metricsonly', 'nosub', 'nometrics', 'enabled',
+           'triggers',
            'record',
            'blktrace', 'bpftrace', 'ftrace', 'floor0', 'floor1', 'floor2',
            'floor3']
 # the configurations whose figures are those of an enabled ring
-RING = ('enabled', 'triggers', 'enabled16', 'nosub')
+RING = ('enabled', 'triggers', 'enabled16', 'nosub', 'nometrics')
 PEERS = ['blktrace', 'bpftrace', 'ftrace']
 # the configurations that store nothing, lose nothing (bench.sh)
 NOTHING = ('none', 'loaded', 'none16', 'floor0', 'floor1', 'floor2',
@@ -26,6 +27,7 @@ LABEL = {
     'loaded': 'iotrace loaded, disk disabled',
     'metricsonly': 'iotrace enabled, metrics only (buf_size 0)',
     'nosub': 'iotrace enabled, submitter=N (no block_io_start)',
+    'nometrics': 'iotrace enabled, metrics=N (no in-kernel metrics)',
     'enabled': 'iotrace enabled (default ring)',
     'triggers': 'iotrace enabled + triggers armed, none firing',
     'record': 'iotrace enabled + iotracectl record to tmpfs',
@@ -42,7 +44,8 @@ LABEL = {
 # The polled io_uring pass (bench.sh): its runs are named uring-<config>,
 # its baseline is uring-none.
 URING = 'uring-'
-URING_CONFIGS = ['none', 'loaded', 'nosub', 'enabled', 'record', 'ftrace']
+URING_CONFIGS = ['none', 'loaded', 'nosub', 'nometrics', 'enabled', 'record',
+                 'ftrace']
 PASSES = ((URING, 'io_uring polled: ', URING_CONFIGS),)
 for _pre, _what, _cfgs in PASSES:
     for _c in _cfgs:
@@ -220,6 +223,7 @@ def issue22_report(cf):
 # Issue 22: what each feature on by default adds, as enabled minus the
 # configuration without it, in the same boot.
 FEATURES = (('nosub', 'the submitter (block_io_start, block_rq_merge)'),
+            ('nometrics', 'the metrics (counts, sums, histograms)'),
             ('metricsonly', 'the record (ring: reserve, fill, publish)'))
 
 

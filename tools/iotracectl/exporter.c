@@ -6,7 +6,8 @@
  *
  * Every scrape reads the kernel afresh (LIST, then GET_METRICS per disk:
  * both unprivileged); nothing is cached.  A disk that goes away between
- * the two (ENODEV) is left out of that scrape.
+ * the two (ENODEV) is left out of that scrape; a module loaded with
+ * metrics=N keeps none (ENODATA): its disks are left out, said once.
  *
  * The HTTP server runs in libmicrohttpd's own threads: a small pool of
  * poll(2) loops (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL with
@@ -65,6 +66,9 @@ struct exp {
 	const char *sysfs;
 };
 
+/* "the module keeps no metrics" was logged (a scrape may run in any thread) */
+static int exp_said_nodata;
+
 static int disk_wanted(const struct exp *x, const char *name)
 {
 	if (x->have_inc && regexec(&x->inc, name, 0, NULL, 0))
@@ -118,6 +122,14 @@ static int exp_collect(const struct exp *x, enum iot_prom_fmt fmt,
 		r = iot_msrc_get(s, rows[i].name, d, err, sizeof(err));
 		if (r == -ENODEV)
 			continue;	/* gone since the LIST */
+		if (r == -ENODATA) {
+			/* metrics=N: said once, not at every scrape */
+			if (!__atomic_exchange_n(&exp_said_nodata, 1,
+						 __ATOMIC_RELAXED))
+				iot_err("exporter: %s; such disks are left out",
+					err);
+			continue;
+		}
 		if (r) {
 			iot_err("exporter: %s", err);
 			if (r == -EOPNOTSUPP)

@@ -1292,7 +1292,8 @@ static int iot_msrc_unsupported(struct iot_msrc *s, char *err, size_t errlen)
  *
  * Return: 0; -ENODEV when the disk is gone (or was never there),
  * -EOPNOTSUPP when the module has no metrics (older than genl version 3,
- * @err says which), another negative errno with @err set.
+ * @err says which), -ENODATA when it keeps none (loaded with metrics=N),
+ * another negative errno with @err set.
  */
 int iot_msrc_get(struct iot_msrc *s, const char *disk, struct iot_metrics *m,
 		 char *err, size_t errlen)
