@@ -458,7 +458,8 @@ iot_unload
 # The instructions per probe and part (module/prof.c), from the profiling
 # build when make bench made one: whole probes (prof_parts=0), then parts
 # (prof.0.txt, prof.1.txt); with the triggers configuration, the same with
-# its triggers armed (prof-triggers.0.txt, prof-triggers.1.txt).
+# its triggers armed (prof-triggers.0.txt, prof-triggers.1.txt); with the
+# nometrics one, the same loaded metrics=N (prof-nometrics.*.txt).
 have_prof() {
 	[ "${BENCH_PROF:-1}" = 1 ] && [ -n "${IOTRACE_PROF_KO:-}" ] &&
 		[ -f "$IOTRACE_PROF_KO" ]
@@ -494,6 +495,17 @@ if have_prof; then
 	done
 	echo 0 > "$IOT/$disk/enable"
 	iot_unload
+	# with the nometrics configuration, the same with metrics=N
+	if bench_has nometrics; then
+		insmod "$IOTRACE_PROF_KO" disks=none metrics=N ||
+			die "insmod $IOTRACE_PROF_KO metrics=N failed"
+		echo 1 > "$IOT/$disk/clear"
+		echo 1 > "$IOT/$disk/enable"
+		prof_run prof-nometrics $disk
+		log "probe profile (prof-nometrics): $(tr '\n' ';' < "$IOTRACE_OUT/prof-nometrics.0.txt")"
+		echo 0 > "$IOT/$disk/enable"
+		iot_unload
+	fi
 fi
 
 if [ "$BENCH_MULTI" = 1 ]; then

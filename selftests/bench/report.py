@@ -290,7 +290,7 @@ PROF_WHOLE = ('io_start', 'issue', 'complete')
 # with the NVMe command and status captured: the two NVMe hooks as well
 PROF_CMD = ('nvme.cmd', 'nvme.status')
 PROF_RUNS = {'prof': 'no triggers', 'prof-triggers': 'triggers armed',
-             'prof-nvme': 'NVMe'}
+             'prof-nometrics': 'metrics=N', 'prof-nvme': 'NVMe'}
 
 
 def prof_file(path):
