@@ -15,6 +15,8 @@
 #             block_io_start probe (issue 22's per-feature line)
 #   nometrics iotrace loaded with metrics=N, enabled (default ring): no
 #             in-kernel metrics (issue 22's per-feature line)
+#   lean      iotrace loaded with submitter=N metrics=N, enabled (default
+#             ring): the least iotrace does per request
 #   enabled   iotrace enabled (default ring)
 #   triggers  as enabled, with every trigger armed on the disk and none
 #             firing (issue 21's cost: no more than 10 instructions more)
@@ -61,9 +63,9 @@
 BENCH_RUNTIME=3
 BENCH_RAMP=500ms
 BENCH_ROUNDS=3
-BENCH_CONFIGS="none loaded nosub nometrics enabled triggers record blktrace bpftrace ftrace"
+BENCH_CONFIGS="none loaded nosub nometrics lean enabled triggers record blktrace bpftrace ftrace"
 BENCH_MULTI=1
-BENCH_URING_CONFIGS="none loaded nosub nometrics enabled record ftrace"
+BENCH_URING_CONFIGS="none loaded nosub nometrics lean enabled record ftrace"
 BENCH_STATS_RECORDS=1000000
 BENCH_BPF_SESSION=1
 params=$IOTRACE_SRC/build/bench/params.env
@@ -271,10 +273,11 @@ one_run() {
 	loaded)
 		iot_load none
 		for d in "$@"; do echo 0 > "$IOT/$d/enable"; done ;;
-	enabled | triggers | record | enabled16 | metricsonly | nosub | nometrics)
+	enabled | triggers | record | enabled16 | metricsonly | nosub | nometrics | lean)
 		case "$cfg" in
 		nosub) iot_load none N ;;
 		nometrics) iot_load none Y N ;;
+		lean) iot_load none N N ;;
 		*) iot_load none ;;
 		esac
 		for d in "$@"; do
@@ -368,7 +371,7 @@ one_run() {
 		case "$cfg" in
 		loaded) echo "probes=$(iot_status probes)" ;;
 		floor?) echo "floor_level=$(cat /sys/module/iotrace_floor/parameters/level)" ;;
-		enabled | enabled16 | nosub | nometrics) iot_meta "$@" ;;
+		enabled | enabled16 | nosub | nometrics | lean) iot_meta "$@" ;;
 		triggers)
 			iot_meta "$@"
 			echo "trigger_hits=$(trigger_hits "$@")" ;;
@@ -406,7 +409,7 @@ one_run() {
 		esac
 	} > "$dir/meta"
 	case "$cfg" in
-	enabled | triggers | record | enabled16 | metricsonly | nosub | nometrics)
+	enabled | triggers | record | enabled16 | metricsonly | nosub | nometrics | lean)
 		[ "$cfg" = triggers ] && triggers_arm off "$@"
 		for d in "$@"; do
 			echo 0 > "$IOT/$d/enable"

@@ -11,13 +11,13 @@ import os
 import statistics
 import sys
 
-CONFIGS = ['none', 'loaded', 'metricsonly', 'nosub', 'nometrics', 'enabled',
-           'triggers',
+CONFIGS = ['none', 'loaded', 'metricsonly', 'nosub', 'nometrics', 'lean',
+           'enabled', 'triggers',
            'record',
            'blktrace', 'bpftrace', 'ftrace', 'floor0', 'floor1', 'floor2',
            'floor3']
 # the configurations whose figures are those of an enabled ring
-RING = ('enabled', 'triggers', 'enabled16', 'nosub', 'nometrics')
+RING = ('enabled', 'triggers', 'enabled16', 'nosub', 'nometrics', 'lean')
 PEERS = ['blktrace', 'bpftrace', 'ftrace']
 # the configurations that store nothing, lose nothing (bench.sh)
 NOTHING = ('none', 'loaded', 'none16', 'floor0', 'floor1', 'floor2',
@@ -28,6 +28,7 @@ LABEL = {
     'metricsonly': 'iotrace enabled, metrics only (buf_size 0)',
     'nosub': 'iotrace enabled, submitter=N (no block_io_start)',
     'nometrics': 'iotrace enabled, metrics=N (no in-kernel metrics)',
+    'lean': 'iotrace enabled, submitter=N metrics=N',
     'enabled': 'iotrace enabled (default ring)',
     'triggers': 'iotrace enabled + triggers armed, none firing',
     'record': 'iotrace enabled + iotracectl record to tmpfs',
@@ -44,8 +45,8 @@ LABEL = {
 # The polled io_uring pass (bench.sh): its runs are named uring-<config>,
 # its baseline is uring-none.
 URING = 'uring-'
-URING_CONFIGS = ['none', 'loaded', 'nosub', 'nometrics', 'enabled', 'record',
-                 'ftrace']
+URING_CONFIGS = ['none', 'loaded', 'nosub', 'nometrics', 'lean', 'enabled',
+                 'record', 'ftrace']
 PASSES = ((URING, 'io_uring polled: ', URING_CONFIGS),)
 for _pre, _what, _cfgs in PASSES:
     for _c in _cfgs:
