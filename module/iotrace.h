@@ -15,6 +15,7 @@
 #include <linux/rculist.h>
 #include <linux/hash.h>
 #include <linux/blk-mq.h>
+#include <linux/jump_label.h>
 #include <linux/atomic.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -1019,6 +1020,19 @@ iotrace_metrics_complete(struct iotrace_metrics *m,
 
 struct seq_file;
 extern bool iotrace_metrics_on;
+DECLARE_STATIC_KEY_TRUE(iotrace_metrics_key);
+
+/*
+ * Does the module keep metrics (metrics=Y)?  A static key set once at load
+ * (iotrace_metrics_init()): when they are kept, every enabled disk has
+ * them (d->metrics is set).
+ */
+static __always_inline bool iotrace_metrics_kept(void)
+{
+	return static_branch_likely(&iotrace_metrics_key);
+}
+
+void iotrace_metrics_init(void);
 struct iotrace_metrics *iotrace_metrics_alloc(void);
 void iotrace_metrics_free(struct iotrace_metrics *m);
 void iotrace_metrics_requeue(struct iotrace_metrics *m);

@@ -219,6 +219,7 @@ static int __init iotrace_init(void)
 		pr_err("iotrace: buf_size=0 keeps only the metrics, and metrics=N keeps none: nothing to do (give a ring size or metrics=Y)\n");
 		return -EINVAL;
 	}
+	iotrace_metrics_init();
 	ret = iotrace_probes_find();
 	if (ret)
 		return ret;

@@ -28,6 +28,7 @@
 #include <linux/timekeeping.h>
 #include <linux/bitops.h>
 #include <linux/moduleparam.h>
+#include <linux/jump_label.h>
 #include "iotrace.h"
 
 /*
@@ -40,6 +41,18 @@ bool iotrace_metrics_on = true;
 module_param_named(metrics, iotrace_metrics_on, bool, 0444);
 MODULE_PARM_DESC(metrics,
 		 "keep the in-kernel metrics of every enabled disk (default Y; N: none kept, fewer instructions per request, buf_size 0 refused)");
+
+DEFINE_STATIC_KEY_TRUE(iotrace_metrics_key);
+
+/**
+ * iotrace_metrics_init() - set iotrace_metrics_key from the metrics
+ *	parameter, before any disk or probe exists.
+ */
+void iotrace_metrics_init(void)
+{
+	if (!iotrace_metrics_on)
+		static_branch_disable(&iotrace_metrics_key);
+}
 
 /* Lower bound of bucket @b in ns. */
 static u64 iotrace_hist_lo(unsigned int b)

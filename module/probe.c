@@ -621,9 +621,10 @@ static u16 iotrace_mstatus(u8 kind, u32 st)
  * for the metrics and the triggers, from its slot @s (may be NULL) before
  * the record consumes it.
  */
-static void iotrace_count(struct request *rq, const struct iotrace_slot *s,
-			  iotrace_rq_error_t error, u64 now,
-			  struct iotrace_mdone *x)
+static __always_inline void iotrace_count(struct request *rq,
+					  const struct iotrace_slot *s,
+					  iotrace_rq_error_t error, u64 now,
+					  struct iotrace_mdone *x)
 {
 	x->errno_val = error ? -iotrace_rq_errno(error) : 0;
 	if (s && READ_ONCE(s->rq) == rq) {
@@ -799,7 +800,6 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 					     unsigned int state)
 {
 	IOTRACE_PROF_P(t1);
-	struct iotrace_metrics *m = d->metrics;
 	const struct iotrace_trig *t;
 	/* zeroed where it is declared: one set of stores with auto-init */
 	struct iotrace_mdone x = { };
@@ -810,25 +810,29 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 	iotrace_prof_pstart(t1);
 	now = ktime_get_ns();
 	iotrace_prof_part(IOTRACE_PF_C_CLOCK, t1);
-	t = rcu_dereference_sched(d->trig);
 	/*
 	 * Counted whatever happens to the record; the slot is still intact.
-	 * With metrics=N and no triggers nothing reads the summary.
+	 * metrics=N: a jump over it (a static key: nothing more by default).
 	 */
 	iotrace_prof_pstart(t1);
-	if (likely(m) || unlikely(t)) {
+	if (iotrace_metrics_kept()) {
 		iotrace_count(rq, s, error, now, &x);
-		if (likely(m))
-			iotrace_metrics_complete(m, &x);
+		iotrace_metrics_complete(d->metrics, &x);
 	}
 	iotrace_prof_part(IOTRACE_PF_C_COUNT, t1);
 	/* triggers: one branch without, two compares with (module.rst) */
 	iotrace_prof_pstart(t1);
-	if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
-		/* by value: see iotrace_complete_trig() */
-		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,
-				      now, x);
-		return;
+	t = rcu_dereference_sched(d->trig);
+	if (unlikely(t)) {
+		/* metrics=N: the summary is made for the triggers only */
+		if (!iotrace_metrics_kept())
+			iotrace_count(rq, s, error, now, &x);
+		if (unlikely(iotrace_trig_test(t, &x))) {
+			/* by value: see iotrace_complete_trig() */
+			iotrace_complete_trig(d, t, rq, s, error, state,
+					      seq_data, now, x);
+			return;
+		}
 	}
 	iotrace_prof_part(IOTRACE_PF_C_TRIG, t1);
 	iotrace_prof_pstart(t1);
