@@ -790,6 +790,30 @@ static __always_inline bool iotrace_trig_test(const struct iotrace_trig *t,
 }
 
 /*
+ * metrics=N with a trigger armed: the completion's summary is made for
+ * the trigger test only.  Out of line, so that the completion probe has
+ * one summary and one trigger test, and with metrics=N and no trigger
+ * neither.
+ */
+static noinline void iotrace_complete_nometrics(struct iotrace_disk *d,
+						const struct iotrace_trig *t,
+						struct request *rq,
+						struct iotrace_slot *s,
+						iotrace_rq_error_t error,
+						unsigned int state,
+						bool seq_data, u64 now)
+{
+	struct iotrace_mdone x = { };
+
+	iotrace_count(rq, s, error, now, &x);
+	if (unlikely(iotrace_trig_test(t, &x)))
+		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,
+				      now, x);
+	else
+		iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL);
+}
+
+/*
  * The final completion of @rq, in slot @s of the enabled disk @d (state
  * @state): count it, test the triggers, record it.
  */
@@ -801,8 +825,6 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 {
 	IOTRACE_PROF_P(t1);
 	const struct iotrace_trig *t;
-	/* zeroed where it is declared: one set of stores with auto-init */
-	struct iotrace_mdone x = { };
 	bool seq_data;
 	u64 now;
 
@@ -812,25 +834,33 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 	iotrace_prof_part(IOTRACE_PF_C_CLOCK, t1);
 	/*
 	 * Counted whatever happens to the record; the slot is still intact.
-	 * metrics=N: a jump over it (a static key: nothing more by default).
+	 * metrics=N: a jump over it (a static key: nothing more by default),
+	 * and no summary unless a trigger is armed.  The summary is zeroed
+	 * where it is declared (one set of stores with auto-init).
 	 */
 	iotrace_prof_pstart(t1);
 	if (iotrace_metrics_kept()) {
+		struct iotrace_mdone x = { };
+
 		iotrace_count(rq, s, error, now, &x);
 		iotrace_metrics_complete(d->metrics, &x);
-	}
-	iotrace_prof_part(IOTRACE_PF_C_COUNT, t1);
-	/* triggers: one branch without, two compares with (module.rst) */
-	iotrace_prof_pstart(t1);
-	t = rcu_dereference_sched(d->trig);
-	if (unlikely(t)) {
-		/* metrics=N: the summary is made for the triggers only */
-		if (!iotrace_metrics_kept())
-			iotrace_count(rq, s, error, now, &x);
-		if (unlikely(iotrace_trig_test(t, &x))) {
+		iotrace_prof_part(IOTRACE_PF_C_COUNT, t1);
+		/* triggers: one branch without, two compares with (module.rst) */
+		iotrace_prof_pstart(t1);
+		t = rcu_dereference_sched(d->trig);
+		if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
 			/* by value: see iotrace_complete_trig() */
 			iotrace_complete_trig(d, t, rq, s, error, state,
 					      seq_data, now, x);
+			return;
+		}
+	} else {
+		iotrace_prof_part(IOTRACE_PF_C_COUNT, t1);
+		iotrace_prof_pstart(t1);
+		t = rcu_dereference_sched(d->trig);
+		if (unlikely(t)) {
+			iotrace_complete_nometrics(d, t, rq, s, error, state,
+						   seq_data, now);
 			return;
 		}
 	}
