@@ -301,6 +301,10 @@ struct iotrace_totals {
  *	half of a change on any memory model.
  * @enabled: user-visible enable state, under iotrace_mutex.
  * @attached: still in the hash and debugfs, under iotrace_mutex.
+ * @cmds: a command hook has written a slot of this disk, so its ring
+ *	may hold command bytes; until then every record's command area is
+ *	still zero (the ring is zeroed when it is allocated and reset) and
+ *	the completion does not clear it.  Set once, never cleared.
  * @ring: vmalloc_user() area, mapped by readers.
  * @buf_size: buf_size the ring was sized for.
  * @ring_size: bytes of @ring (at most @buf_size).
@@ -351,6 +355,7 @@ struct iotrace_disk {
 	unsigned int		state;
 	bool			enabled;
 	bool			attached;
+	bool			cmds;
 	void			*ring;
 	unsigned long		buf_size;
 	size_t			ring_size;

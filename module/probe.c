@@ -520,14 +520,16 @@ static u16 iotrace_empty_flush_rflags(const struct request *rq)
 /*
  * Fill @r from @rq and its slot @s (may be NULL), consuming the slot (see
  * iotrace_slot_done() for @seq_data); @rec_rflags are the ring's own
- * record flags, @now the completion time.
+ * record flags, @now the completion time.  Without @cmds (no command
+ * ever noted on the disk) the record's command area is left as it is:
+ * zero, as no record of the ring ever had a command.
  */
 static __always_inline void iotrace_fill(struct iotrace_record *r,
 					 struct request *rq,
 					 struct iotrace_slot *s,
 					 iotrace_rq_error_t error,
-					 u16 rec_rflags, bool seq_data,
-					 u64 now)
+					 u16 rec_rflags, bool cmds,
+					 bool seq_data, u64 now)
 {
 	bool own = s && READ_ONCE(s->rq) == rq;
 	u16 rflags = IOTRACE_RF_COMPLETE | rec_rflags;
@@ -574,7 +576,7 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 		r->cmd_len = s->cmd_len;
 		iotrace_cmd_copy(r->cmd, s->cmd);
 		rflags |= s->cmd_rflags;
-	} else {
+	} else if (unlikely(cmds)) {
 		r->cmd_type = IOTRACE_CMD_NONE;
 		r->cmd_len = 0;
 		iotrace_cmd_clear(r->cmd);
@@ -710,7 +712,8 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 		return false;
 	}
 	iotrace_prof_pstart(t1);
-	iotrace_fill(w.r, rq, s, error, d->rec_rflags | rflags, seq_data, now);
+	iotrace_fill(w.r, rq, s, error, d->rec_rflags | rflags,
+		     READ_ONCE(d->cmds), seq_data, now);
 	iotrace_prof_part(IOTRACE_PF_C_FILL, t1);
 	if (ev) {
 		ev->cpu = cpu;
@@ -930,11 +933,24 @@ out:
  */
 struct iotrace_slot *iotrace_cmd_slot(struct request *rq)
 {
-	struct iotrace_slot *s = iotrace_rq_slot(rq);
+	struct iotrace_disk *d = iotrace_rq_disk(rq);
+	struct iotrace_slot *s;
 
+	if (!d)
+		return NULL;
+	s = iotrace_slot_of(d, rq);
 	if (!s)
 		return NULL;
 	iotrace_assert_cpu_held();
+	/*
+	 * Set before the command is tagged (the smp_wmb() before cmd_rq is
+	 * set): a completion that copies it into a record has seen @cmds,
+	 * and so has every later writer of that record, which clears what
+	 * it left (the chunk is store-released FULL by one writer and taken
+	 * with a cmpxchg by the next).
+	 */
+	if (unlikely(!READ_ONCE(d->cmds)))
+		WRITE_ONCE(d->cmds, true);
 	WRITE_ONCE(s->cmd_rq, NULL);
 	/* old owner gone before the command changes */
 	smp_wmb();

@@ -5,7 +5,8 @@
 # cmd_dump DISK - print every valid record of DISK's ring, one per line:
 #   seq op sector bytes error rflags dev_status dev_result cmd_type cmd_len cmdhex
 # (numbers in decimal except rflags/dev_status/dev_result, which are 0x-hex;
-# cmdhex is cmd_len bytes, no separator).  The ring is decoded here with
+# cmdhex is cmd_len bytes, no separator; with CMD_DUMP_WHOLE=1 all 64 bytes
+# of the command area, the cgroup's 32-39 as zeros).  The ring is decoded here with
 # python's struct module straight from the layout in uapi/linux/iotrace.h,
 # independently of iotracectl.
 
@@ -17,16 +18,17 @@ IOTRACE_RF_STATUS_VALID=$((1 << 9))
 
 cmd_dump() {
 	python3 - "$IOTRACE_DEBUGFS/$1/ring" <<'EOF'
-import struct, sys
+import os, struct, sys
 buf = open(sys.argv[1], 'rb').read()
 (magic, major, minor, hdr_size, rec_size, nr_parts, part_records,
  part_hdr_size, flags, part_hdr_off, data_off, part_stride, ring_size,
  gen) = struct.unpack_from('<IHHIIIIIIQQQQQ', buf, 0)
 if magic != 0x52544f49 or major not in (1, 2):
     sys.exit('bad ring header: magic %#x major %d' % (magic, major))
+whole = os.environ.get('CMD_DUMP_WHOLE') == '1'
 def show(s, nbytes, sector, err, rf, st, res, op, ctype, clen, cmd):
     print(s, op, sector, nbytes, err, '%#x' % rf, '%#x' % st,
-          '%#x' % res, ctype, clen, cmd[:clen].hex() or '-')
+          '%#x' % res, ctype, clen, (cmd if whole else cmd[:clen]).hex() or '-')
 if major == 2:
     # the chunk pool: nr_chunks at 84, chunk headers at 136 (size at 144)
     nr_chunks, = struct.unpack_from('<I', buf, 84)
