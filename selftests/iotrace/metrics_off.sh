@@ -113,20 +113,29 @@ until get http://127.0.0.1:$PORT/metrics > "$out/a.prom" 2> /dev/null; do
 done
 get http://127.0.0.1:$PORT/metrics > "$out/b.prom"
 rc=$?
-kill $exp_pid
-wait $exp_pid 2> /dev/null
-sed 's/^/# exporter: /' "$out/exporter.log"
 ktap_check "the exporter serves (exit $rc), without $disk" \
 	sh -c "[ $rc = 0 ] && ! grep -q 'disk=\"$disk\"' '$out/b.prom'"
 ktap_check "the exporter said why once, not at every scrape" \
 	test "$(grep -c 'keeps no metrics' "$out/exporter.log")" -eq 1
 
-# ---- the default keeps them ---------------------------------------------
+# ---- the default keeps them (the exporter running on) --------------------
 load_iotrace disks=$disk
 ktap_check "loaded again without metrics=N: metrics: 1 and a metrics file" \
 	test "$(iot_status metrics)" = 1 -a -e "$IOT/$disk/metrics"
 "$IOTRACECTL" stats --kernel $disk > /dev/null 2>&1
 ktap_check "stats --kernel works again" test $? -eq 0
+get http://127.0.0.1:$PORT/metrics > "$out/c.prom"
+ktap_check "the exporter serves $disk again" \
+	grep -q "disk=\"$disk\"" "$out/c.prom"
+# and a reload with metrics=N is said again
+load_iotrace metrics=N disks=$disk
+get http://127.0.0.1:$PORT/metrics > "$out/d.prom"
+get http://127.0.0.1:$PORT/metrics > "$out/d.prom"
+kill $exp_pid
+wait $exp_pid 2> /dev/null
+sed 's/^/# exporter: /' "$out/exporter.log"
+ktap_check "after a reload with metrics=N the exporter says why again, once" \
+	test "$(grep -c 'keeps no metrics' "$out/exporter.log")" -eq 2
 
 udevadm control --start-exec-queue 2> /dev/null
 unload_iotrace

@@ -7,7 +7,8 @@
  * Every scrape reads the kernel afresh (LIST, then GET_METRICS per disk:
  * both unprivileged); nothing is cached.  A disk that goes away between
  * the two (ENODEV) is left out of that scrape; a module loaded with
- * metrics=N keeps none (ENODATA): its disks are left out, said once.
+ * metrics=N keeps none (ENODATA): its disks are left out, said once per
+ * load.
  *
  * The HTTP server runs in libmicrohttpd's own threads: a small pool of
  * poll(2) loops (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL with
@@ -66,7 +67,11 @@ struct exp {
 	const char *sysfs;
 };
 
-/* "the module keeps no metrics" was logged (a scrape may run in any thread) */
+/*
+ * "the module keeps no metrics" was logged since the module last gave
+ * some (a scrape may run in any thread): said once per load, not at
+ * every scrape, and again after a reload with metrics=N.
+ */
 static int exp_said_nodata;
 
 static int disk_wanted(const struct exp *x, const char *name)
@@ -123,12 +128,12 @@ static int exp_collect(const struct exp *x, enum iot_prom_fmt fmt,
 		if (r == -ENODEV)
 			continue;	/* gone since the LIST */
 		if (r == -ENODATA) {
-			/* metrics=N: said once, not at every scrape */
+			/* metrics=N is the module's: no disk has any */
 			if (!__atomic_exchange_n(&exp_said_nodata, 1,
 						 __ATOMIC_RELAXED))
-				iot_err("exporter: %s; such disks are left out",
+				iot_err("exporter: %s; its disks are left out",
 					err);
-			continue;
+			break;
 		}
 		if (r) {
 			iot_err("exporter: %s", err);
@@ -136,6 +141,7 @@ static int exp_collect(const struct exp *x, enum iot_prom_fmt fmt,
 				break;
 			continue;
 		}
+		__atomic_store_n(&exp_said_nodata, 0, __ATOMIC_RELAXED);
 		if (rows[i].have[IOTRACE_A_TOTAL_OVERWRITTEN]) {
 			d->overwritten = rows[i].v[IOTRACE_A_TOTAL_OVERWRITTEN];
 			d->dropped = rows[i].v[IOTRACE_A_TOTAL_DROPPED];
