@@ -48,6 +48,11 @@ ktap_check "buf_size=0 metrics=N refused at load (exit $rc), saying why" \
 	sh -c "[ $rc != 0 ] && ! grep -q '^iotrace ' /proc/modules &&
 	       grep -q 'metrics=N keeps none' '$out/insmod.dmesg'"
 
+insmod "$IOTRACE_KO" metrics=maybe disks=$disk 2> /dev/null
+rc=$?
+ktap_check "metrics=maybe refused at load (exit $rc)" \
+	sh -c "[ $rc != 0 ] && ! grep -q '^iotrace ' /proc/modules"
+
 load_iotrace metrics=N disks=$disk
 ktap_check "status says metrics: 0" test "$(iot_status metrics)" = 0
 ktap_check "$disk has no metrics file, its ring and stats are there" \
