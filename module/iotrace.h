@@ -42,7 +42,9 @@
  * @gen: even while stable, odd while the owner rewrites the slot; lets the
  *	inflight reader tell a consistent copy (of the issue's fields: the
  *	submitter's, the command's and the status's are written without
- *	it, see iotrace_probe_io_start() and iotrace_cmd_slot()).
+ *	it, see iotrace_probe_io_start() and iotrace_cmd_slot(), and the
+ *	release at completion is one store of @rq, which the reader checks
+ *	again after its copy).
  * @rq: request that owns the slot, NULL when free.  Compared, never shown.
  * @issue_ns: time of the (last) issue.
  * @sector: start sector at issue.

@@ -462,10 +462,13 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
 	if (!own && READ_ONCE(s->cmd_rq) != rq &&
 	    READ_ONCE(s->status_rq) != rq && READ_ONCE(s->sub_rq) != rq)
 		return;
-	iotrace_slot_begin(s);
+	/*
+	 * No generation bump: a reader of the issue's fields checks the
+	 * owner again after its copy, and the next owner's issue bumps it.
+	 */
 	if (own) {
-		WRITE_ONCE(s->rq, NULL);
 		s->seq_wait = 0;
+		WRITE_ONCE(s->rq, NULL);
 	}
 	if (READ_ONCE(s->sub_rq) == rq)
 		WRITE_ONCE(s->sub_rq, NULL);
@@ -473,7 +476,6 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
 		WRITE_ONCE(s->cmd_rq, NULL);
 	if (READ_ONCE(s->status_rq) == rq)
 		WRITE_ONCE(s->status_rq, NULL);
-	iotrace_slot_end(s);
 }
 
 /*
@@ -489,13 +491,12 @@ static void iotrace_slot_done(struct iotrace_slot *s, struct request *rq,
 		iotrace_slot_release(s, rq);
 		return;
 	}
-	iotrace_slot_begin(s);
+	/* no generation bump, as in iotrace_slot_release() */
 	s->seq_wait = 1;
 	if (READ_ONCE(s->cmd_rq) == rq)
 		WRITE_ONCE(s->cmd_rq, NULL);
 	if (READ_ONCE(s->status_rq) == rq)
 		WRITE_ONCE(s->status_rq, NULL);
-	iotrace_slot_end(s);
 }
 
 /* The end of a flush sequence whose data phase @s recorded. */
