@@ -468,6 +468,22 @@ have_prof() {
 		[ -f "$IOTRACE_PROF_KO" ]
 }
 
+# prof_load DISK [PARAM...] - the profiling build loaded (PARAMs for
+# insmod), DISK cleared and enabled; prof_unload DISK - and gone again.
+prof_load() {
+	local d=$1
+	shift
+	insmod "$IOTRACE_PROF_KO" disks=none "$@" ||
+		die "insmod $IOTRACE_PROF_KO $* failed"
+	echo 1 > "$IOT/$d/clear"
+	echo 1 > "$IOT/$d/enable"
+}
+
+prof_unload() {
+	echo 0 > "$IOT/$1/enable"
+	iot_unload
+}
+
 # prof_run NAME DISK - the profile of fio on DISK (the profiling build
 # loaded, the disk enabled) into $IOTRACE_OUT/NAME.0.txt and NAME.1.txt.
 prof_run() {
@@ -482,9 +498,7 @@ prof_run() {
 }
 
 if have_prof; then
-	insmod "$IOTRACE_PROF_KO" disks=none || die "insmod $IOTRACE_PROF_KO failed"
-	echo 1 > "$IOT/$disk/clear"
-	echo 1 > "$IOT/$disk/enable"
+	prof_load $disk
 	profs=prof
 	bench_has triggers && profs="prof prof-triggers"
 	for p in $profs; do
@@ -496,18 +510,13 @@ if have_prof; then
 		fi
 		log "probe profile ($p): $(tr '\n' ';' < "$IOTRACE_OUT/$p.0.txt")"
 	done
-	echo 0 > "$IOT/$disk/enable"
-	iot_unload
+	prof_unload $disk
 	# with the nometrics configuration, the same with metrics=N
 	if bench_has nometrics; then
-		insmod "$IOTRACE_PROF_KO" disks=none metrics=N ||
-			die "insmod $IOTRACE_PROF_KO metrics=N failed"
-		echo 1 > "$IOT/$disk/clear"
-		echo 1 > "$IOT/$disk/enable"
+		prof_load $disk metrics=N
 		prof_run prof-nometrics $disk
 		log "probe profile (prof-nometrics): $(tr '\n' ';' < "$IOTRACE_OUT/prof-nometrics.0.txt")"
-		echo 0 > "$IOT/$disk/enable"
-		iot_unload
+		prof_unload $disk
 	fi
 fi
 
@@ -554,11 +563,8 @@ rmmod null_blk
 # moved by up to a third between rounds of one configuration, 2026-11-27).
 if have_prof && ns=$(first_disk 'nvme*n1'); then
 	quiet_disk "$ns"
-	insmod "$IOTRACE_PROF_KO" disks=none ||
-		die "insmod $IOTRACE_PROF_KO failed"
+	prof_load "$ns"
 	nvme_layout
-	echo 1 > "$IOT/$ns/clear"
-	echo 1 > "$IOT/$ns/enable"
 	prof_run prof-nvme "$ns"
 	# records that carry their command and their status (CSV columns
 	# cmd_type and rflags' IOTRACE_RF_STATUS_VALID), of those present
@@ -567,8 +573,7 @@ if have_prof && ns=$(first_disk 'nvme*n1'); then
 		END { printf "records=%d\ncmd_records=%d\nstatus_records=%d\n",
 			     n, c, s }' >> "$IOTRACE_OUT/prof-nvme.1.txt"
 	log "probe profile (prof-nvme): $(tr '\n' ';' < "$IOTRACE_OUT/prof-nvme.0.txt")"
-	echo 0 > "$IOT/$ns/enable"
-	iot_unload
+	prof_unload "$ns"
 fi
 
 # records/s of "iotracectl stats" on a large file (guest instructions)
