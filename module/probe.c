@@ -945,10 +945,11 @@ struct iotrace_slot *iotrace_cmd_slot(struct request *rq)
 	iotrace_assert_cpu_held();
 	/*
 	 * Set before the command is tagged (the smp_wmb() before cmd_rq is
-	 * set): a completion that copies it into a record has seen @cmds,
-	 * and so has every later writer of that record, which clears what
-	 * it left (the chunk is store-released FULL by one writer and taken
-	 * with a cmpxchg by the next).
+	 * set): a record gets command bytes only from a completion that saw
+	 * the tag, after @cmds was set, and every later writer of that
+	 * record sees @cmds and clears what it left (the chunk is
+	 * store-released FULL by one writer and taken with a cmpxchg by the
+	 * next).
 	 */
 	if (unlikely(!READ_ONCE(d->cmds)))
 		WRITE_ONCE(d->cmds, true);

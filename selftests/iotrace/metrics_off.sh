@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # metrics_off: the module loaded metrics=N (issue 22's per-feature line:
 # no counters or histograms per request).  buf_size=0 with it fails the
-# load (nothing left to do); the status file says "metrics: 0" and no disk
+# load (nothing left to do), and so does metrics=maybe; the status file
+# says "metrics: 0" and no disk
 # has a metrics file; every request is still recorded (fio's write_iolog
 # and the /sys/block stat delta); GET_METRICS, reset-metrics and a resize
 # to 0 fail saying why; the triggers still fire on latency (the
 # completion's summary is still made for them) and not above it; the
 # exporter serves an exposition without the disk and says why once; the
-# default load keeps metrics again.
+# default load keeps metrics again, and the exporter, running on, serves
+# the disk again and says why once more after another load metrics=N.
 # VM-TIMEOUT: 300
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

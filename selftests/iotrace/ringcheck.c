@@ -213,6 +213,17 @@ static const char *rec_insane(const struct ring *r, uint32_t p,
 		return "byte count not a multiple of 512";
 	if (x->cmd_len > IOTRACE_CMD_LEN)
 		return "cmd_len too long";
+	if (x->cmd_type == IOTRACE_CMD_NONE) {
+		unsigned int i;
+
+		if (x->cmd_len)
+			return "cmd_len without a command";
+		/* zero but for the cgroup, whatever the slot held before */
+		for (i = 0; i < IOTRACE_CMD_LEN; i++)
+			if (x->cmd[i] && (i < IOTRACE_CMD_CGROUP_OFF ||
+					  i >= IOTRACE_CMD_CGROUP_OFF + 8))
+				return "command bytes without a command";
+	}
 	(void)r;
 	return NULL;
 }

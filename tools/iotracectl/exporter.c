@@ -7,8 +7,8 @@
  * Every scrape reads the kernel afresh (LIST, then GET_METRICS per disk:
  * both unprivileged); nothing is cached.  A disk that goes away between
  * the two (ENODEV) is left out of that scrape; a module loaded with
- * metrics=N keeps none (ENODATA): its disks are left out, said once per
- * load.
+ * metrics=N keeps none (ENODATA): its disks are left out, said once (and
+ * again after a scrape that had metrics).
  *
  * The HTTP server runs in libmicrohttpd's own threads: a small pool of
  * poll(2) loops (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL with
@@ -69,8 +69,9 @@ struct exp {
 
 /*
  * "the module keeps no metrics" was logged since the module last gave
- * some (a scrape may run in any thread): said once per load, not at
- * every scrape, and again after a reload with metrics=N.
+ * some (a scrape may run in any thread): said once, not at every scrape,
+ * and again once the module, having given metrics to a scrape since, is
+ * loaded with metrics=N again.
  */
 static int exp_said_nodata;
 
