@@ -167,6 +167,8 @@ struct iotrace_trace_chunk {
  * @cur: the record at @pos.
  * @cur_cpu: the CPU that completed it.
  * @at_end: no record at @pos.
+ * @gen: the ring's generation when the walk started (a clear and a
+ *	resize move it on: @chunks are then another ring's, or none).
  */
 struct iotrace_trace_iter {
 	struct iotrace_disk *d;
@@ -181,6 +183,7 @@ struct iotrace_trace_iter {
 	struct iotrace_record cur;
 	u32 cur_cpu;
 	bool at_end;
+	u64 gen;
 };
 
 static int iotrace_trace_chunk_cmp(const void *a, const void *b)
@@ -204,6 +207,7 @@ static void iotrace_trace_reset(struct iotrace_trace_iter *it)
 
 	it->pos = 0;
 	it->at_end = false;
+	it->gen = READ_ONCE(d->hdr->generation);
 	for (p = 0; p < d->nr_cpus; p++) {
 		it->cidx[p] = 0;
 		it->cend[p] = 0;
@@ -299,6 +303,13 @@ static void *iotrace_trace_start(struct seq_file *m, loff_t *pos)
 	mutex_lock(&iotrace_mutex);
 	if (*pos < it->pos || *pos == 0)
 		iotrace_trace_reset(it);
+	else if (READ_ONCE(it->d->hdr->generation) != it->gen)
+		/*
+		 * Cleared or resized between two read()s: the walk's chunks
+		 * are gone (a resize frees the ring they were in).  The file
+		 * ends here; a read from offset 0 walks the ring as it is.
+		 */
+		it->at_end = true;
 	while (it->pos < *pos && !it->at_end)
 		iotrace_trace_advance(it);
 	return it->at_end ? NULL : it;

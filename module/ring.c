@@ -496,11 +496,13 @@ bool iotrace_ring_switch(struct iotrace_disk *d, struct iotrace_cpu_hdr *h,
 bool iotrace_ring_copy(struct iotrace_disk *d, u32 k, u64 take, u64 first,
 		       u64 seq, struct iotrace_record *out)
 {
-	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, k);
+	struct iotrace_chunk_hdr *c;
 	struct iotrace_record *r;
 
-	if (seq < first || seq - first >= d->chunk_records)
+	/* a chunk of this ring: not one of a ring a resize replaced */
+	if (k >= d->nr_chunks || seq < first || seq - first >= d->chunk_records)
 		return false;
+	c = iotrace_chunk_hdr(d, k);
 	r = iotrace_chunk_rec(d, k, seq - first);
 	/* pairs with the taker's smp_store_release() of the chunk's seq */
 	if (smp_load_acquire(&c->seq) != take)

@@ -13,6 +13,9 @@
 # clear: clears while fio runs leave the module stable and the ring
 # consistent (completed = present + overwritten + dropped); after the last
 # clear a known workload is counted exactly against /sys/block stat.
+#
+# <disk>/trace: a reader open across a resize (to metrics only, to a
+# smaller ring) or a clear gets the end of the file, and no oops.
 # VM-TIMEOUT: 600
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
@@ -121,7 +124,7 @@ ktap_check "and keeps its generation ($gen = $g0)" test "$gen" -eq "$g0"
 # ---- clear ---------------------------------------------------------
 run_fio 8
 ok=1
-for i in 1 2 3 4 5 6; do
+for _ in 1 2 3 4 5 6; do
 	sleep 1
 	"$IOTRACECTL" clear $disk || ok=0
 done
@@ -141,6 +144,40 @@ after=$(blk_ios $disk)
 ktap_check "after the last clear: total_completed ($(st total_completed)) = stat delta ($((after - before)))" \
 	test "$(st total_completed)" -eq $((after - before))
 ktap_check "clear restarted the totals (resizes 0)" test "$(st resizes)" -eq 0
+
+# ---- <disk>/trace open across a resize and a clear ------------------
+# The text view keeps its walk between read()s.  A resize in between left
+# it walking chunks of the freed ring in the new one: to metrics only, a
+# ring of headers with no chunk, the first chunk header it read was past
+# the end of the mapping (an oops in the reader, the module's mutex held).
+# Now the file ends; a read from offset 0 walks the new ring.
+trace_across() { # WHAT: read up to 4 KiB, do WHAT, read the rest
+	dd if=/dev/$disk of=/dev/null bs=4k count=4000 iflag=direct 2> /dev/null
+	exec 3< "$IOT/$disk/trace"
+	dd bs=4096 count=1 of="$out/trace.head" <&3 2> /dev/null
+	"$@"
+	timeout 30 cat <&3 > "$out/trace.rest"
+	rc=$?
+	exec 3<&-
+}
+trace_across "$IOTRACECTL" resize $disk 0
+ktap_check "a trace reader read its first lines before the resize ($(wc -c < "$out/trace.head") bytes)" \
+	test "$(wc -c < "$out/trace.head")" -gt 1000
+ktap_check "after a resize to metrics only it ends (cat rc $rc, $(wc -c < "$out/trace.rest") bytes more)" \
+	test $rc -eq 0 -a ! -s "$out/trace.rest"
+ktap_check "read again, the ring of no chunks has the header line only" \
+	test "$(timeout 30 cat "$IOT/$disk/trace" | wc -l)" -eq 1
+"$IOTRACECTL" resize $disk 256K
+trace_across "$IOTRACECTL" resize $disk 64K
+ktap_check "after a resize to a smaller ring it ends (cat rc $rc, $(wc -c < "$out/trace.rest") bytes more)" \
+	test $rc -eq 0 -a ! -s "$out/trace.rest"
+trace_across "$IOTRACECTL" clear $disk
+ktap_check "after a clear it ends (cat rc $rc, $(wc -c < "$out/trace.rest") bytes more)" \
+	test $rc -eq 0 -a ! -s "$out/trace.rest"
+dd if=/dev/$disk of=/dev/null bs=4k count=100 iflag=direct 2> /dev/null
+n=$(timeout 30 cat "$IOT/$disk/trace" | wc -l)
+ktap_check "read again after the clear: the header and the 100 new reads ($((n - 1)))" \
+	test "$n" -eq 101
 
 udevadm control --start-exec-queue 2> /dev/null
 unload_iotrace
