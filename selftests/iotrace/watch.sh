@@ -16,6 +16,9 @@
 #   latency, names a record (cpu, seq) and the thresholds in force, and
 #   holds records flagged IOTRACE_RF_TRIGGER; show --around-trigger
 #   shows records on both sides.
+# unit: with the capability bounding set of tools/systemd/iotrace.service.in
+#   alone (setpriv, and no new privileges), the watcher resizes, enables
+#   and gives the module its triggers: nothing refused.
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
@@ -26,13 +29,15 @@ nullb_mod nr_devices=1 submit_queues=2 irqmode=1 gb=1
 quiet_disk nullb0
 load_iotrace disks=none buf_size=256K
 
-# start CONF ARGS...: a watcher with configuration CONF, ready
+# start CONF ARGS...: a watcher with configuration CONF, ready (run
+# through ${wrap[@]}: env by default)
+wrap=(env)
 start() {
 	printf '%s\n' "$1" > "$out/conf"
 	shift
 	: > "$out/log"
-	IOTRACE_RUN_DIR=$out/run "$IOTRACECTL" watch --config "$out/conf" \
-		--dir "$out/snap" "$@" 2> "$out/log" &
+	IOTRACE_RUN_DIR=$out/run "${wrap[@]}" "$IOTRACECTL" watch \
+		--config "$out/conf" --dir "$out/snap" "$@" 2> "$out/log" &
 	wpid=$!
 	local end=$((SECONDS + 20))
 	until grep -q 'ready:' "$out/log"; do
@@ -132,5 +137,40 @@ rows = list(csv.DictReader(open(sys.argv[2])))
 b = [r for r in rows if int(r["complete_ns"]) < tm]
 a = [r for r in rows if int(r["complete_ns"]) >= tm]
 assert len(b) == 3 and len(a) >= 1, (len(b), len(a))' "$out/info.json" "$out/around.csv"
+# ---- the unit's capabilities -----------------------------------------
+# systemd runs the watcher with the bounding set of iotrace.service as
+# the packages install it (and NoNewPrivileges=): with those capabilities
+# and no others it must resize, enable and give the module its triggers.
+# Generic netlink checks CAP_NET_ADMIN for the state changes
+# (GENL_ADMIN_PERM) before the module checks CAP_SYS_ADMIN: a set of
+# CAP_SYS_ADMIN alone was refused everything (EPERM).
+unit=$IOTRACE_SRC/tools/systemd/iotrace.service.in
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit")
+bset=-all
+for c in $caps; do
+	c=${c#CAP_}
+	bset+=,+${c,,}
+done
+log "iotrace.service: CapabilityBoundingSet=$caps (setpriv --bounding-set=$bset)"
+"$IOTRACECTL" trigger nullb0 off > /dev/null 2>&1
+"$IOTRACECTL" disable nullb0
+rm -rf "$out/snap"
+wrap=(setpriv --bounding-set="$bset" --inh-caps=-all --no-new-privs)
+ok=1
+start "post = 0
+[disk nullb0]
+ring-size = 512K
+trigger = read-lat=1s" || ok=0
+stop
+ktap_check "with the unit's capabilities the watcher starts (exit $wrc)" \
+	test $ok = 1 -a "$wrc" = 0
+ktap_check "and nothing it asked the module was refused" \
+	eval '! grep -Eqi "not permitted|EPERM|needs CAP_|not given" "$out/log"'
+buf=$("$IOTRACECTL" state nullb0 | sed -n 's/^buf_size: //p')
+ktap_check "it resized the ring (buf_size $buf)" test "$buf" = 524288
+ktap_check "it enabled the disk" \
+	test "$("$IOTRACECTL" state nullb0 | sed -n 's/^enabled: //p')" = 1
+wrap=(env)
+
 ktap_check "no kernel warning" no_kernel_splat
 ktap_finish

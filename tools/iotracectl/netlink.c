@@ -445,7 +445,7 @@ static const char *nl_hint(int err)
 {
 	switch (err) {
 	case EPERM:
-		return " (needs CAP_SYS_ADMIN: run as root)";
+		return " (needs CAP_SYS_ADMIN and CAP_NET_ADMIN: run as root)";
 	case ENODEV:
 		return " ('iotracectl list' shows the traced disks)";
 	case EINVAL:
