@@ -202,7 +202,12 @@ void iotrace_ring_reset(struct iotrace_disk *d)
 		h->cur = IOTRACE_CHUNK_NONE;
 		h->pending = IOTRACE_CHUNK_NONE;
 	}
-	WRITE_ONCE(d->hdr->chunks_taken, 0);
+	/*
+	 * chunks_taken goes on: take numbers stay unique for the ring's
+	 * life, so that a reader copying across the clear cannot take a
+	 * chunk's new use (same index, CPU and first sequence number: the
+	 * heads restart) for the one it began with.
+	 */
 	/* heads and counters reset before readers see the new generation */
 	smp_wmb();
 	WRITE_ONCE(d->hdr->generation, d->hdr->generation + 1);

@@ -15,7 +15,9 @@
 # clear a known workload is counted exactly against /sys/block stat.
 #
 # <disk>/trace: a reader open across a resize (to metrics only, to a
-# smaller ring) or a clear gets the end of the file, and no oops.
+# smaller ring) or a clear gets the end of the file, and no oops.  Take
+# numbers: the chunks used after a clear have take numbers above every
+# one before it.
 # VM-TIMEOUT: 600
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
@@ -178,6 +180,21 @@ dd if=/dev/$disk of=/dev/null bs=4k count=100 iflag=direct 2> /dev/null
 n=$(timeout 30 cat "$IOT/$disk/trace" | wc -l)
 ktap_check "read again after the clear: the header and the 100 new reads ($((n - 1)))" \
 	test "$n" -eq 101
+
+# take numbers across a clear: the chunks' uses after it are numbered
+# above every use before it.  A clear restarted them at 1: the chunk
+# taken first after it could be the same chunk, CPU and first sequence
+# number under the same take number as before, and a reader copying
+# across the clear kept records of both uses as one.
+dd if=/dev/$disk of=/dev/null bs=4k count=2000 iflag=direct 2> /dev/null
+"$RINGCHECK" takes "$IOT/$disk/ring" > "$out/takes0"
+"$IOTRACECTL" clear $disk
+dd if=/dev/$disk of=/dev/null bs=4k count=2000 iflag=direct 2> /dev/null
+"$RINGCHECK" takes "$IOT/$disk/ring" > "$out/takes1"
+max0=$(kv "$out/takes0" take_max)
+min1=$(kv "$out/takes1" take_min)
+ktap_check "a clear does not restart take numbers (before: up to $max0, after: from $min1)" \
+	test "$max0" -gt 0 -a "$min1" -gt "$max0"
 
 udevadm control --start-exec-queue 2> /dev/null
 unload_iotrace

@@ -24,6 +24,8 @@
  *   ringcheck hold RING FILE    map, wait until FILE exists, re-validate the
  *                               mapping (the disk may be gone by then)
  *   ringcheck rdonly RING       writable mappings are refused; read() == mmap
+ *   ringcheck takes RING        the take numbers of the chunks in use:
+ *                               "takes: N", "take_min: T", "take_max: T"
  *
  * Only the ring header's geometry is used, never compiled-in sizes.  Prints
  * "key: value" summary lines and "# " diagnostics; exits 0 when valid.
@@ -527,6 +529,29 @@ static int do_hold(struct ring *r, const char *go)
 	return do_check(r, 0);
 }
 
+/* The take numbers of the chunks in use (0, 0 for none). */
+static int do_takes(struct ring *r)
+{
+	struct chunk *cs = calloc(r->h->nr_chunks ? r->h->nr_chunks : 1,
+				  sizeof(*cs));
+	uint64_t lo = 0, hi = 0;
+	uint32_t i, n;
+
+	if (!cs)
+		return fail("out of memory");
+	n = snapshot(r, cs);
+	for (i = 0; i < n; i++) {
+		if (!lo || cs[i].take < lo)
+			lo = cs[i].take;
+		if (cs[i].take > hi)
+			hi = cs[i].take;
+	}
+	printf("takes: %u\ntake_min: %llu\ntake_max: %llu\n", n,
+	       (unsigned long long)lo, (unsigned long long)hi);
+	free(cs);
+	return 0;
+}
+
 static int do_rdonly(struct ring *r, const char *path)
 {
 	uint8_t *buf = malloc(r->size);
@@ -567,7 +592,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: ringcheck check|dump|dumpx|dumpp|dumps|watch|follow|hold|rdonly RING [ARG]\n");
+			"usage: ringcheck check|dump|dumpx|dumpp|dumps|watch|follow|hold|rdonly|takes RING [ARG]\n");
 		return 2;
 	}
 	quiet = !strcmp(argv[1], "dump") || !strcmp(argv[1], "dumpx") ||
@@ -592,6 +617,8 @@ int main(int argc, char **argv)
 		return do_hold(&r, argv[3]);
 	if (!strcmp(argv[1], "rdonly"))
 		return do_rdonly(&r, argv[2]);
+	if (!strcmp(argv[1], "takes"))
+		return do_takes(&r);
 	fprintf(stderr, "ringcheck: unknown command %s\n", argv[1]);
 	return 2;
 }

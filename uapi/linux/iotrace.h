@@ -328,8 +328,9 @@ struct iotrace_record_v1 {
  * @chunk_hdr_offset: offset of chunk 0's struct iotrace_chunk_hdr.
  * @chunk_hdr_size: bytes between two chunk headers.
  * @reserved1: zero.
- * @chunks_taken: the pool counter: chunk takes attempted since the last
- *	clear; the next take tries chunk chunks_taken % nr_chunks first.
+ * @chunks_taken: the pool counter: chunk takes attempted since the ring
+ *	was allocated (a clear does not reset it); the next take
+ *	tries chunk chunks_taken % nr_chunks first.
  * @hold_lo: 2.1: oldest take number (iotrace_chunk_hdr.seq) held.
  * @hold_hi: 2.1: newest take number held; 0: no hold.  A chunk whose seq
  *	is in hold_lo .. hold_hi is not recycled while the hold lasts
@@ -404,7 +405,7 @@ struct iotrace_cpu_hdr {
 /**
  * struct iotrace_chunk_hdr - one chunk of the pool, ABI 2.0.
  * @seq: the take number of this chunk's current use (from
- *	iotrace_ring_hdr.chunks_taken, unique until a clear): 0 never taken,
+ *	iotrace_ring_hdr.chunks_taken, unique for the ring's life): 0 never taken,
  *	all ones while being taken.  Stored last, with release semantics,
  *	when a CPU takes the chunk; a reader reads it (acquire) before and
  *	after copying records and drops the copies when it changed.
