@@ -59,6 +59,12 @@
 #define SNAP_PREFIX	"iotrace-"
 #define SNAP_SUFFIX	".iot"
 #define TMP_PREFIX	".iotrace-"
+/*
+ * The disks' part of a snapshot's file name, at most: their names joined
+ * by '+', else the first one's and "+N-more" (the file lists them all), so
+ * that the name stays well under NAME_MAX whatever the number of disks.
+ */
+#define SNAP_NAMES_MAX	128
 
 enum ep_state { EP_IDLE, EP_PENDING, EP_SAVING, EP_CLOSED };
 
@@ -529,7 +535,9 @@ static void save(struct job *j)
 	struct iot_counts counts[WATCH_MAX_DISKS];
 	struct iot_rec_stop st = { .stop = &w->stop, .poll_ms = 2 };
 	char err[IOT_ERR_LEN], tmp[2048], path[2048], when[40];
-	char names[600] = "", reason[128];
+	char names[SNAP_NAMES_MAX + 1] = "", reason[128];
+	char first[IOTRACE_NAME_LEN + 1] = "";
+	int names_cut = 0;
 	uint64_t first_ns = UINT64_MAX, now;
 	unsigned int k, nr = 0;
 	FILE *fp = NULL;
@@ -563,15 +571,21 @@ static void save(struct job *j)
 		j->fidx[nr] = nr;
 		if (tm < first_ns)
 			first_ns = tm;
-		if (strlen(names) + strlen(name) + 2 < sizeof(names))
+		if (!nr)
+			snprintf(first, sizeof(first), "%s", name);
+		if (strlen(names) + strlen(name) + 2 <= sizeof(names))
 			snprintf(names + strlen(names),
 				 sizeof(names) - strlen(names), "%s%s",
 				 nr ? "+" : "", name);
+		else
+			names_cut = 1;
 		nr++;
 	}
 	j->nr = nr;
 	if (!nr)
 		return;
+	if (names_cut)
+		snprintf(names, sizeof(names), "%s+%u-more", first, nr - 1);
 	now = iot_now(CLOCK_MONOTONIC);
 	j->save_ns = now;
 	j->end_ns = first_ns + w->c->post_ns;

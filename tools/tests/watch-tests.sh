@@ -14,6 +14,17 @@ wstart() {
 	cp -r "$T/dfs" "$W/dfs"
 	# a second ring, nullb1 (a copy of nullb0's), when $WDISK2 is set
 	[ -z "${WDISK2:-}" ] || cp -r "$W/dfs/nullb0" "$W/dfs/nullb1"
+	# rings nullb1 to nullb<N-1> (copies of nullb0's, each ring with its
+	# own name in its header), when $WDISKS is N
+	k=1
+	while [ $k -lt "${WDISKS:-0}" ]; do
+		cp -r "$W/dfs/nullb0" "$W/dfs/nullb$k"
+		python3 -c 'import sys
+f = open(sys.argv[1], "r+b")
+f.seek(104)	# struct iotrace_ring_hdr.name
+f.write(sys.argv[2].encode().ljust(32, b"\0"))' "$W/dfs/nullb$k/ring" "nullb$k"
+		k=$((k + 1))
+	done
 	echo "FakeDisk 9000" > "$W/sys/block/nullb0/device/model"
 	echo "SN123" > "$W/sys/block/nullb0/device/serial"
 	echo "naa.5000c500a1b2c3d4" > "$W/sys/block/nullb0/wwid"
@@ -136,6 +147,33 @@ wstop
 [ $WRC = 0 ] && [ ! -e "$W/run/watch.sock" ] &&
 	grep -q 'stopped: 1 snapshots saved' "$W/log"
 result $? "watch_sigterm_clean_exit$SFX (exit $WRC)" "$W/log"
+
+# 1b. SIGUSR1 with 30 disks: one snapshot, saved under a name that stays
+# short (the first disk's and "+29-more"), that holds every disk
+WDISKS=30 wstart many "" -- --post 0 $(seq -f 'nullb%g' 0 29)
+WS=$?
+kill -USR1 $WPID
+wfiles 1
+F=$(ls "$W/snap"/iotrace-*.iot 2> /dev/null | head -1)
+wcli info -o json "$F" > "$W/info.json" 2> "$W/err"
+wcli show -o csv "$F" > "$W/snap.csv" 2>> "$W/err"
+wstop
+cat "$W/log" >> "$W/err"
+[ $WS = 0 ] && [ "$(nfiles)" = 1 ] &&
+	case "$(basename "$F")" in iotrace-*-nullb0+29-more-000001.iot) ;; *) false ;; esac &&
+	python3 - "$W/info.json" "$W/snap.csv" >> "$W/err" 2>&1 <<'EOF_PY'
+import csv, json, sys
+want = ["nullb%d" % i for i in range(30)]
+j = json.load(open(sys.argv[1]))
+assert [d["name"] for d in j["disks"]] == want, j["disks"]
+assert sorted(t["disk"] for t in j["triggers"]) == sorted(want), j["triggers"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+n = {}
+for r in rows:
+    n[r["disk"]] = n.get(r["disk"], 0) + 1
+assert sorted(n) == sorted(want) and set(n.values()) == {256}, n
+EOF_PY
+result $? "watch_snapshot_of_30_disks_short_name$SFX ($(basename "${F:-none}"))" "$W/err"
 
 # 2. records completed during --post are in the snapshot, after the ring's
 wstart post "" -- --post 3 nullb0
