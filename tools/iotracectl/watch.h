@@ -161,6 +161,23 @@ int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
 int watch_nl_release_hold(const char *disk, uint64_t hold_hi, char *err,
 			  size_t errlen);
 
+/**
+ * struct watch_nl_reply - the kernel's answer to a request (watch_reply.c).
+ * @done: it came (an ack or an error).
+ * @error: 0, or the negative errno of an error.
+ */
+struct watch_nl_reply {
+	int done;
+	int error;
+};
+
+/* watch_reply.c */
+void watch_nl_reply_init(struct watch_nl_reply *r);
+void watch_nl_reply_error(struct watch_nl_reply *r, int error);
+void watch_nl_reply_ack(struct watch_nl_reply *r);
+int watch_nl_reply_result(const struct watch_nl_reply *r);
+void watch_nl_say(int ret, unsigned int cmd, char *err, size_t errlen);
+
 /* trigfile.c */
 int iot_writer_trigger(struct iot_writer *w, unsigned int disk,
 		       const struct iotrace_file_trigger *t);

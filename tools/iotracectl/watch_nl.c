@@ -24,7 +24,6 @@
 #include <netlink/genl/family.h>
 #include "watch.h"
 
-#define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 /* the events socket's receive buffer asked for (net.core.rmem_max caps) */
 #define WATCH_NL_RCVBUF		(1 << 20)
 /* reads of what an overflowed socket still holds, at most */
@@ -192,14 +191,14 @@ void watch_nl_close(struct watch_nl *n)
 static int on_err(struct sockaddr_nl *sa, struct nlmsgerr *e, void *arg)
 {
 	(void)sa;
-	*(int *)arg = e->error ? -e->error : 0;
+	watch_nl_reply_error(arg, e->error);
 	return NL_STOP;
 }
 
 static int on_ack(struct nl_msg *msg, void *arg)
 {
 	(void)msg;
-	*(int *)arg = 0;
+	watch_nl_reply_ack(arg);
 	return NL_STOP;
 }
 
@@ -265,17 +264,18 @@ typedef int (*put_fn)(struct nl_msg *m, const void *arg, unsigned int version);
 
 /*
  * One command @cmd for @disk, acknowledged: the socket, the message, the
- * wait for the ack.  Return 0; -EOPNOTSUPP when there is no family;
- * another negative errno (the module's own, or ours) otherwise, said in
- * @err.
+ * wait for the ack.  Return 0; -EOPNOTSUPP when there is no family or the
+ * module does not know @cmd; another negative errno (the module's own, or
+ * ours) otherwise; said in @err (watch_nl_say()).
  */
 static int nl_request(uint8_t cmd, const char *disk, put_fn put,
 		      const void *arg, char *err, size_t errlen)
 {
 	struct nl_sock *sk = nl_socket_alloc();
+	struct watch_nl_reply reply;
 	struct nl_msg *m = NULL;
 	struct nl_cb *cb = NULL;
-	int fam, ret = -EOPNOTSUPP, done = 1;
+	int fam, ret = -EOPNOTSUPP;
 
 	if (!sk || genl_connect(sk) < 0)
 		goto out;
@@ -295,20 +295,20 @@ static int nl_request(uint8_t cmd, const char *disk, put_fn put,
 		ret = -EMSGSIZE;
 		goto out;
 	}
-	nl_cb_err(cb, NL_CB_CUSTOM, on_err, &done);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &done);
+	watch_nl_reply_init(&reply);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_err, &reply);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &reply);
 	if (nl_send_auto(sk, m) < 0) {
 		ret = -EIO;
 		goto out;
 	}
-	while (done == 1)
+	while (!reply.done)
 		if (nl_recvmsgs(sk, cb) < 0)
 			break;
-	/* a module of genl version 3 answers EOPNOTSUPP: the caller says it */
-	ret = done == 1 ? -EIO : done;
+	/* a module of genl version 3 answers -EOPNOTSUPP */
+	ret = watch_nl_reply_result(&reply);
 out:
-	if (ret && ret != -EOPNOTSUPP)
-		ERR("%s", strerror(-ret));
+	watch_nl_say(ret, cmd, err, errlen);
 	if (m)
 		nlmsg_free(m);
 	if (cb)
@@ -337,12 +337,8 @@ static int put_th_arg(struct nl_msg *m, const void *arg, unsigned int version)
 int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
 			  char *err, size_t errlen)
 {
-	int ret = nl_request(IOTRACE_CMD_SET_TRIGGER, disk, put_th_arg, th,
-			     err, errlen);
-
-	if (ret == -EOPNOTSUPP)
-		ERR("not supported by this module (no IOTRACE_CMD_SET_TRIGGER)");
-	return ret;
+	return nl_request(IOTRACE_CMD_SET_TRIGGER, disk, put_th_arg, th, err,
+			  errlen);
 }
 
 static int put_hold_hi(struct nl_msg *m, const void *arg, unsigned int version)
@@ -364,10 +360,6 @@ static int put_hold_hi(struct nl_msg *m, const void *arg, unsigned int version)
 int watch_nl_release_hold(const char *disk, uint64_t hold_hi, char *err,
 			  size_t errlen)
 {
-	int ret = nl_request(IOTRACE_CMD_RELEASE_HOLD, disk, put_hold_hi,
-			     &hold_hi, err, errlen);
-
-	if (ret == -EOPNOTSUPP)
-		ERR("%s", strerror(-ret));
-	return ret;
+	return nl_request(IOTRACE_CMD_RELEASE_HOLD, disk, put_hold_hi,
+			  &hold_hi, err, errlen);
 }

@@ -1586,6 +1586,58 @@ static void test_trig_reason_names(void)
 	      "short buffer: %.8s", small);
 }
 
+/*
+ * The watcher's requests to the module (watch_nl.c's nl_request()): the
+ * answer a module gives (an ack, or struct nlmsgerr's negative errno) is
+ * the request's result, a negative errno, and its message; the callers
+ * compare with -EOPNOTSUPP.  An error of 1 (EPERM) ends the wait too.
+ */
+static void test_watch_nl_reply(void)
+{
+	static const struct {
+		unsigned int cmd;
+		int error;		/* nlmsgerr.error; 1: an ack; 2: none */
+		int ret;
+		const char *msg;
+	} c[] = {
+		{ IOTRACE_CMD_SET_TRIGGER, 1, 0, "" },
+		{ IOTRACE_CMD_SET_TRIGGER, -EPERM, -EPERM,
+		  "Operation not permitted" },
+		{ IOTRACE_CMD_SET_TRIGGER, -EOPNOTSUPP, -EOPNOTSUPP,
+		  "not supported by this module (no IOTRACE_CMD_SET_TRIGGER)" },
+		{ IOTRACE_CMD_SET_TRIGGER, -EINVAL, -EINVAL, "Invalid argument" },
+		{ IOTRACE_CMD_SET_TRIGGER, 2, -EIO, "Input/output error" },
+		{ IOTRACE_CMD_RELEASE_HOLD, 1, 0, "" },
+		{ IOTRACE_CMD_RELEASE_HOLD, -EPERM, -EPERM,
+		  "Operation not permitted" },
+		{ IOTRACE_CMD_RELEASE_HOLD, -ENODEV, -ENODEV, "No such device" },
+		{ IOTRACE_CMD_RELEASE_HOLD, -EOPNOTSUPP, -EOPNOTSUPP,
+		  "Operation not supported" },
+	};
+	struct watch_nl_reply r;
+	char err[IOT_ERR_LEN];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		watch_nl_reply_init(&r);
+		if (c[i].error == 1)
+			watch_nl_reply_ack(&r);
+		else if (c[i].error != 2)
+			watch_nl_reply_error(&r, c[i].error);
+		CHECK(r.done == (c[i].error != 2),
+		      "cmd %u, error %d: %s", c[i].cmd, c[i].error,
+		      r.done ? "answered without an answer" :
+		      "still waiting after the answer");
+		ret = watch_nl_reply_result(&r);
+		err[0] = 0;
+		watch_nl_say(ret, c[i].cmd, err, sizeof(err));
+		CHECK(ret == c[i].ret && !strcmp(err, c[i].msg),
+		      "cmd %u, error %d: %d \"%s\", not %d \"%s\"", c[i].cmd,
+		      c[i].error, ret, err, c[i].ret, c[i].msg);
+	}
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1614,6 +1666,7 @@ static const struct {
 	{ "unit_ring_v2_pass_index_vs_scan", test_ring_pass_index },
 	{ "unit_filters", test_filters },
 	{ "unit_trigger_reason_names_every_bit", test_trig_reason_names },
+	{ "unit_watch_netlink_reply_result_and_message", test_watch_nl_reply },
 };
 
 int main(int argc, char **argv)

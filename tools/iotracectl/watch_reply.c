@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's answer to one request of the watcher (watch_nl.c's
+ * nl_request()): an ack, or an error, made into the request's result and
+ * its message.  Apart from libnl, so that the unit tests feed it the
+ * answers a module gives.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "watch.h"
+
+void watch_nl_reply_init(struct watch_nl_reply *r)
+{
+	r->done = 0;
+	r->error = 0;
+}
+
+/*
+ * An error message (NLMSG_ERROR): @error is struct nlmsgerr's, a negative
+ * errno (0 is an ack with NLM_F_ACK).
+ */
+void watch_nl_reply_error(struct watch_nl_reply *r, int error)
+{
+	r->error = error > 0 ? -error : error;
+	r->done = 1;
+}
+
+void watch_nl_reply_ack(struct watch_nl_reply *r)
+{
+	r->error = 0;
+	r->done = 1;
+}
+
+/* Return: 0, the kernel's negative errno, or -EIO when it did not answer. */
+int watch_nl_reply_result(const struct watch_nl_reply *r)
+{
+	return r->done ? r->error : -EIO;
+}
+
+/**
+ * watch_nl_say() - what a request's result means, in @err.
+ * @ret: 0 or a negative errno (nl_request()'s).
+ * @cmd: the request (IOTRACE_CMD_*).
+ * @err: the message (untouched for 0).
+ * @errlen: its size.
+ *
+ * A module without the command (genl version 3 for the trigger
+ * conditions, or no family at all) answers -EOPNOTSUPP: said as "not
+ * supported by this module" for the trigger conditions.
+ */
+void watch_nl_say(int ret, unsigned int cmd, char *err, size_t errlen)
+{
+	if (!ret)
+		return;
+	if (ret == -EOPNOTSUPP && cmd == IOTRACE_CMD_SET_TRIGGER)
+		snprintf(err, errlen,
+			 "not supported by this module (no IOTRACE_CMD_SET_TRIGGER)");
+	else
+		snprintf(err, errlen, "%s", strerror(-ret));
+}
