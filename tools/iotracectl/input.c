@@ -204,7 +204,7 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 		    size_t errlen)
 {
 	struct stat st;
-	int fd;
+	int fd, eno, dir;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -215,11 +215,14 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 			return -1;
 		return classify(s, err, errlen);
 	}
-	if (stat(arg, &st) || S_ISDIR(st.st_mode)) {
+	/* st is only read when stat() filled it */
+	eno = stat(arg, &st) ? errno : 0;
+	dir = !eno && S_ISDIR(st.st_mode);
+	if (eno || dir) {
 		if (strchr(arg, '/'))
-			return ERR("%s: %s", arg, S_ISDIR(st.st_mode) ?
+			return ERR("%s: %s", arg, dir ?
 				   "is a directory, not a trace file" :
-				   strerror(errno)), -1;
+				   strerror(eno)), -1;
 		if (iot_map_live(arg, s, err, errlen))
 			return -1;
 		/* the submitters' names, as far as the kernel can tell */

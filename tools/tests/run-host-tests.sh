@@ -1151,6 +1151,20 @@ assert (l["gaps"], l["gap_records"], l["unread"], l["trailer"]) == (1, 5, 0, 1),
 	refuse empty "empty file" show empty
 	refuse no_disk "no traced disk of that name" show nosuchdisk
 	refuse directory "directory" show "$T/dfs/"
+	refuse nonexistent_path "nosuch/x.trace: No such file or directory" show nosuch/x.trace
+	# a path that is not there: stat() failed, its struct is not read
+	# (valgrind, the plain build: an uninitialised st_mode could say
+	# "is a directory")
+	if [ -z "$SFX" ] && command -v valgrind > /dev/null; then
+		(cd "$T" && valgrind -q --error-exitcode=99 "$ROOT/$BIN" show nosuch/x.trace) > "$T/out" 2> "$T/err"
+		rc=$?
+		[ $rc = 1 ] && [ ! -s "$T/out" ] &&
+			[ "$(cat "$T/err")" = "iotracectl: nosuch/x.trace: No such file or directory" ]
+		result $? "nonexistent_path_no_uninitialised_read (exit $rc)" "$T/err"
+	elif [ -z "$SFX" ]; then
+		N=$((N + 1))
+		echo "ok $N nonexistent_path_no_uninitialised_read # SKIP valgrind is not installed"
+	fi
 	refuse unknown_cmd "unknown command" frobnicate
 	refuse bad_format "not a format of this command" stats -o hex r.ring
 	refuse bad_op "unknown operation" show --op bogus r.ring
