@@ -24,11 +24,11 @@ int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 	return 1;
 }
 
-int cmd_show(struct iot_opts *o, int argc, char **argv)
+int cmd_show_src(struct iot_opts *o, const char *arg, struct iot_src *src)
 {
 	(void)o;
-	(void)argc;
-	(void)argv;
+	(void)arg;
+	(void)src;
 	abort();
 }
 

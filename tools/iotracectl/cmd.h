@@ -101,6 +101,7 @@ struct iot_opts {
 };
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);
+int cmd_show_src(struct iot_opts *o, const char *arg, struct iot_src *src);
 int cmd_stats(struct iot_opts *o, int argc, char **argv);
 int cmd_record(struct iot_opts *o, int argc, char **argv);
 int cmd_list(struct iot_opts *o, int argc, char **argv);

@@ -401,8 +401,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 			iot_src_close(&src);
 			return rc;
 		}
-		iot_src_close(&src);
-		return stats_series(o, argv[0]);
+		/* the source as opened: standard input is read once */
+		return stats_series(o, &src);
 	}
 	ret = iot_src_read(&src, add, &c, err, sizeof(err));
 	if (ret) {

@@ -69,16 +69,39 @@ static int cmp_start(const void *a, const void *b)
  */
 int xset_load(struct xset *x, const struct iot_opts *o, const char *arg)
 {
+	struct iot_src src;
+	char err[IOT_ERR_LEN];
+
+	if (iot_src_open(&src, arg, err, sizeof(err))) {
+		memset(x, 0, sizeof(*x));
+		x->src.fd = -1;
+		iot_err("%s", err);
+		return 1;
+	}
+	return xset_load_src(x, o, &src);
+}
+
+/**
+ * xset_load_src() - xset_load() of a source already open (standard input
+ * is read once: a command that looked at it first hands it over).
+ * @x: set to fill (xset_free() it, also on error).
+ * @o: options.
+ * @src: the open source, taken over by @x (@src is left closed).
+ *
+ * Return: 0, or 1 after printing what failed.
+ */
+int xset_load_src(struct xset *x, const struct iot_opts *o,
+		  struct iot_src *src)
+{
 	char err[IOT_ERR_LEN];
 	int ret;
 
 	memset(x, 0, sizeof(*x));
 	x->o = o;
 	x->disk = -1;
-	if (iot_src_open(&x->src, arg, err, sizeof(err))) {
-		iot_err("%s", err);
-		return 1;
-	}
+	x->src = *src;
+	memset(src, 0, sizeof(*src));
+	src->fd = -1;
 	if (o->disk) {
 		x->disk = iot_src_disk(&x->src, o->disk);
 		if (x->disk < 0)

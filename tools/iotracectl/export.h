@@ -85,6 +85,8 @@ int iot_win_push(struct iot_win *w, unsigned int disk,
 const struct xrec *iot_win_pop(struct iot_win *w);
 
 int xset_load(struct xset *x, const struct iot_opts *o, const char *arg);
+int xset_load_src(struct xset *x, const struct iot_opts *o,
+		  struct iot_src *src);
 void xset_free(struct xset *x);
 /* A record's start: its issue, or its completion when it has no issue. */
 static inline uint64_t xrec_start(const struct iotrace_record *r)

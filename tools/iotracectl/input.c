@@ -263,7 +263,7 @@ int iot_src_open(struct iot_src *s, const char *arg, char *err,
 	}
 	/*
 	 * A trace file read as far as it goes: exit status 3, said once per
-	 * file (a command may open one twice, as stats --interval does).
+	 * file (a command may open one twice, as diff FILE FILE does).
 	 */
 	if (s->is_file && iot_file_salvage_str(s->fi, e, sizeof(e))) {
 		static char said[4][sizeof(s->label)];

@@ -269,11 +269,12 @@ void iot_ival_text(FILE *fp, const char *disk, uint64_t time_ns,
  * stats_series() - stats FILE --interval: the intervals of a recording,
  * every disk (or --disk) interleaved in time order.
  * @o: options.
- * @arg: the FILE (or DISK, read once).
+ * @src: the FILE (or DISK, read once), opened by the caller: taken over
+ *	(closed here), so that standard input is read once.
  *
  * Return: exit status.
  */
-int stats_series(const struct iot_opts *o, const char *arg)
+int stats_series(const struct iot_opts *o, struct iot_src *src)
 {
 	uint64_t width = (uint64_t)(o->interval * 1e9 + 0.5), t0, t1;
 	struct iot_series *s = NULL;
@@ -285,7 +286,7 @@ int stats_series(const struct iot_opts *o, const char *arg)
 
 	if (!width)
 		width = 1;
-	if (xset_load(&x, o, arg))
+	if (xset_load_src(&x, o, src))
 		goto out;
 	iot_series_span(&x, &t0, &t1);
 	s = calloc(x.src.nr_disks, sizeof(*s));
@@ -300,7 +301,7 @@ int stats_series(const struct iot_opts *o, const char *arg)
 		if (ret == -2) {
 			iot_err("--interval %g: more than %u intervals over the %.3f s of %s: give a longer interval",
 				o->interval, IOT_SERIES_MAX, (t1 - t0) / 1e9,
-				arg);
+				x.src.label);
 			rc = 2;
 			goto out;
 		}

@@ -53,6 +53,7 @@ void iot_ival_header(FILE *fp, int disk);
 void iot_ival_text(FILE *fp, const char *disk, uint64_t time_ns,
 		   uint64_t width, const struct iot_series_op *ops,
 		   double depth, int64_t lost);
-int stats_series(const struct iot_opts *o, const char *arg);
+struct iot_src;
+int stats_series(const struct iot_opts *o, struct iot_src *src);
 
 #endif /* IOT_SERIES_H */

@@ -658,17 +658,29 @@ out:
 	return rc;
 }
 
-int cmd_show(struct iot_opts *o, int argc, char **argv)
+/*
+ * show DISK|FILE; @opened: the source of argv[0] already open (show
+ * --around-trigger's, which read it first: standard input is read once),
+ * taken over, else NULL.
+ */
+static int show_run(struct iot_opts *o, int argc, char **argv,
+		    struct iot_src *opened)
 {
 	struct show_ctx c = { .o = o, .disk = -1 };
 	char err[IOT_ERR_LEN];
-	struct iot_src src;
+	struct iot_src src = { .fd = -1 };
 	unsigned int i;
 	uint64_t skipped = 0;
 	int ret;
 
+	if (opened) {
+		src = *opened;
+		memset(opened, 0, sizeof(*opened));
+		opened->fd = -1;
+	}
 	if (argc != 1) {
 		iot_err("show needs one DISK or FILE argument (try 'iotracectl list' for disks)");
+		iot_src_close(&src);
 		return 2;
 	}
 	if ((o->fmt == FMT_BINARY || o->fmt == FMT_TRACE) &&
@@ -676,14 +688,16 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 		iot_err("-o %s writes %s: redirect standard output to a file or a pipe",
 			o->fmt == FMT_TRACE ? "trace" : "binary",
 			o->fmt == FMT_TRACE ? "a trace file" : "raw records");
+		iot_src_close(&src);
 		return 2;
 	}
 	if (o->fmt == FMT_TRACE && (o->follow || o->around)) {
 		iot_err("show -o trace: a trace file of a DISK or FILE read once (not with %s; iotracectl record DISK -o FILE records a live disk)",
 			o->follow ? "-f" : "--around-trigger");
+		iot_src_close(&src);
 		return 2;
 	}
-	if (iot_src_open(&src, argv[0], err, sizeof(err))) {
+	if (!opened && iot_src_open(&src, argv[0], err, sizeof(err))) {
 		iot_err("%s", err);
 		return 1;
 	}
@@ -799,4 +813,24 @@ int cmd_show(struct iot_opts *o, int argc, char **argv)
 	free(c.v);
 	iot_src_close(&src);
 	return 0;
+}
+
+int cmd_show(struct iot_opts *o, int argc, char **argv)
+{
+	return show_run(o, argc, argv, NULL);
+}
+
+/**
+ * cmd_show_src() - show of @arg, whose source @src is already open.
+ * @o: show's options.
+ * @arg: the DISK or FILE argument (for the messages).
+ * @src: its source, taken over (closed here).
+ *
+ * Return: show's exit status.
+ */
+int cmd_show_src(struct iot_opts *o, const char *arg, struct iot_src *src)
+{
+	char *argv[1] = { (char *)arg };
+
+	return show_run(o, 1, argv, src);
 }

@@ -346,7 +346,6 @@ int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n)
 	struct around a = { .o = o, .disk = -1 };
 	char err[IOT_ERR_LEN];
 	struct iot_src src;
-	char *argv[1] = { (char *)arg };
 	size_t i, lo, hi;
 	int k, nt, ret = 1;
 
@@ -393,11 +392,11 @@ int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n)
 	} else {
 		o->to_ns = o->from_ns;	/* nothing to show */
 	}
-	iot_src_close(&src);
 	free(a.t);
 	free(t);
 	o->no_filter = 0;	/* the window is a filter of its own */
-	return cmd_show(o, 1, argv);
+	/* the source as read: standard input is read once */
+	return cmd_show_src(o, arg, &src);
 out:
 	iot_src_close(&src);
 	free(a.t);

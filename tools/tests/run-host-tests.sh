@@ -967,6 +967,24 @@ assert list(ops) == ["other"] and ops["other"]["count"] == len(unknown), ops' \
 	cat "$T/r.ring" | "$BIN" stats - > "$T/c" 2>&1
 	diff -u "$T/a" "$T/b" > "$T/diff" 2>&1 && grep -q '^standard input: ' "$T/c"
 	result $? "show_stdin$SFX" "$T/diff"
+	# a pipe on standard input is read once: stats --interval and show
+	# --around-trigger, which read the source twice, read it in memory
+	# (not a second, empty, read of the pipe)
+	[ -s "$T/trig.trace" ] || build/gen trig "$T/trig.trace" 200 2
+	: > "$T/diff"
+	for c in "stats --interval 1ms" "stats --interval 1ms -o json --jsonl --disk disk1" \
+		 "show --around-trigger=5" "show -o csv --around-trigger=5 --disk disk1"; do
+		f=f2.trace
+		case $c in show*) f=trig.trace ;; esac
+		(cd "$T" && "$ROOT/$BIN" $c $f) 2>&1 | sed "s|$f|F|g" > "$T/a"
+		cat "$T/$f" | "$BIN" $c - 2>&1 | sed 's|standard input|F|g' > "$T/b"
+		[ "$(wc -l < "$T/a")" -gt 2 ] ||
+			echo "$c $f: $(head -2 "$T/a")" >> "$T/diff"
+		diff -u "$T/a" "$T/b" >> "$T/diff" 2>&1 ||
+			echo "$c: differs on standard input" >> "$T/diff"
+	done
+	[ ! -s "$T/diff" ]
+	result $? "stdin_pipe_read_once_stats_interval_around_trigger$SFX" "$T/diff"
 	: > "$T/diff"
 	# a trace file is read with pread(), a piece at a time (chunks bigger
 	# than a piece; more parts than get a whole piece each; a damaged
