@@ -256,7 +256,11 @@ static int ival_add(void *arg, unsigned int disk,
 	return 0;
 }
 
-/* Live, iostat-like: new records of each interval. */
+/*
+ * Live, iostat-like: new records of each interval, until SIGINT/SIGTERM,
+ * --count reports, or the ring turns DETACHED (said, after the report of
+ * what it held).
+ */
 static int stats_interval(struct iot_opts *o, struct iot_src *src)
 {
 	struct iot_ring_follow f;
@@ -286,12 +290,14 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 		iot_ival_header(stdout, 0);
 	while (!stop && (!o->count || n < o->count)) {
 		uint64_t lost, now;
-		int k;
+		int k, detached;
 
 		ts.tv_sec = (time_t)o->interval;
 		ts.tv_nsec = (long)((o->interval - ts.tv_sec) * 1e9);
 		if (nanosleep(&ts, NULL) && stop)
 			break;
+		/* final before this poll: it reads all there will be */
+		detached = iot_ring_detached(&src->ring);
 		iot_stats_reset(&st);
 		f.lost = 0;
 		iot_ring_follow_poll(&f, ival_add, &ic);
@@ -327,6 +333,11 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 		}
 		if (iot_out_flush(stdout, "standard output"))
 			break;
+		if (detached) {
+			fprintf(stderr, "stats: %s: the ring was detached (disk removed or ring resized): its reports end here\n",
+				src->label);
+			break;
+		}
 	}
 	iot_stats_free(&st);
 	iot_ring_follow_free(&f);

@@ -186,6 +186,7 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 void iot_ring_disk(const struct iot_ring *ring, struct iot_disk *d);
 int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq);
 uint64_t iot_ring_lo(const struct iot_ring *ring, uint32_t part);
+int iot_ring_detached(const struct iot_ring *ring);
 uint64_t iot_ring_next(const struct iot_ring *ring, uint32_t part,
 		       uint64_t seq);
 void iot_ring_pass_begin(const struct iot_ring *ring, uint32_t part);

@@ -42,12 +42,6 @@ struct rec_part {
 	uint64_t cur, start_head, start_dropped, start_filtered;
 };
 
-static int ring_detached(const struct iot_ring *r)
-{
-	return !!(__atomic_load_n(&((const struct iotrace_ring_hdr *)r->base)->flags,
-				  __ATOMIC_ACQUIRE) & IOTRACE_RING_DETACHED);
-}
-
 static uint64_t ring_gen(const struct iot_ring *r)
 {
 	return __atomic_load_n(&((const struct iotrace_ring_hdr *)r->base)->generation,
@@ -263,7 +257,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			 * A detached ring (its disk removed, or replaced by a
 			 * resize) is final: drain it once more and stop.
 			 */
-			if (ring_detached(&rings[i])) {
+			if (iot_ring_detached(&rings[i])) {
 				final = 1;
 				done[i] = 1;
 				fprintf(stderr, "record: %s: the ring was detached (disk removed or ring resized): its recording ends here\n",

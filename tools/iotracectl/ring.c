@@ -777,6 +777,25 @@ uint64_t iot_ring_next(const struct iot_ring *ring, uint32_t part,
 }
 
 /**
+ * iot_ring_detached() - whether @ring is final (IOTRACE_RING_DETACHED:
+ *	its disk was removed, or a resize replaced it).
+ * @ring: a live ring.
+ *
+ * Once it is, the kernel writes no more record into @ring: a read after
+ * this returned 1 reads everything the ring will ever hold.
+ *
+ * Return: 1 or 0.
+ */
+int iot_ring_detached(const struct iot_ring *ring)
+{
+	const struct iotrace_ring_hdr *h =
+		(const struct iotrace_ring_hdr *)ring->base;
+
+	return !!(__atomic_load_n(&h->flags, __ATOMIC_ACQUIRE) &
+		  IOTRACE_RING_DETACHED);
+}
+
+/**
  * iot_ring_follow_init() - start following @ring from its heads now.
  * @f: the follower.
  * @ring: a live ring.

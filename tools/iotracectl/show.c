@@ -583,7 +583,8 @@ static void on_sig(int sig)
 /*
  * show -f DISK: the requests of a live ring as they complete, from now
  * on: every 50 ms the new records of every part, filtered, in completion
- * order within the batch, until SIGINT/SIGTERM or --count records.
+ * order within the batch, until SIGINT/SIGTERM, --count records, or the
+ * ring turns DETACHED (said; the records it holds then are shown first).
  * Records the kernel overwrote before they could be read are counted and
  * said on standard error at the end.
  */
@@ -618,7 +619,11 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 	if (iot_out_flush(stdout, "standard output"))
 		goto out;
 	while (!fstop && (!o->count || shown < (uint64_t)o->count)) {
+		int detached;
+
 		nanosleep(&ts, NULL);
+		/* final before this poll: it reads all there will be */
+		detached = iot_ring_detached(&src->ring);
 		c->n = 0;
 		/* names noted before the completions this poll reads */
 		iot_comm_load_kernel();
@@ -646,6 +651,11 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 		iot_out_sync(&doc);
 		if (iot_out_flush(stdout, "standard output")) {
 			rc = 1;
+			break;
+		}
+		if (detached) {
+			fprintf(stderr, "show: %s: the ring was detached (disk removed or ring resized): following it ends here\n",
+				src->label);
 			break;
 		}
 	}

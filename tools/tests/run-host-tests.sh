@@ -307,6 +307,37 @@ t = [int(r["complete_ns"]) for r in rows]' "$T/fo" 2>> "$T/err"
 rows = [json.loads(l) for l in open(sys.argv[1])]
 assert len(rows) == 30, len(rows)' "$T/fo" 2>> "$T/err"
 	result $? "show_follow_json_lines_until_sigint$SFX" "$T/err"
+	# show -f and stats --interval on a ring that turns DETACHED (its
+	# disk removed, or a resize replaced it), as record sees it: the
+	# records it holds, then said on standard error, exit 0
+	for c in "show -f -o csv" "stats --interval 0.05 -o json"; do
+		rm -rf "$T/dfs7" && cp -r "$T/dfs" "$T/dfs7"
+		IOTRACE_DEBUGFS="$T/dfs7" timeout 10 "$BIN" $c nullb0 > "$T/fo" 2> "$T/err" &
+		fpid=$!
+		sleep 0.5
+		build/gen push "$T/dfs7/nullb0/ring" 30
+		python3 -c 'import struct, sys
+f = open(sys.argv[1], "r+b")
+f.seek(28)	# struct iotrace_ring_hdr.flags, in place (the mapping sees it)
+fl = struct.unpack("<I", f.read(4))[0]
+f.seek(28)
+f.write(struct.pack("<I", fl | 2))	# IOTRACE_RING_DETACHED' "$T/dfs7/nullb0/ring"
+		wait $fpid
+		rc=$?
+		cmd=${c%% *}
+		what="following it ends here"
+		[ "$cmd" = stats ] && what="its reports end here"
+		[ $rc = 0 ] &&
+			[ "$(cat "$T/err")" = "$cmd: nullb0: the ring was detached (disk removed or ring resized): $what" ] &&
+			python3 -c 'import csv, json, sys
+if sys.argv[2] == "show":
+	n = len(list(csv.DictReader(open(sys.argv[1]))))
+else:
+	n = sum(json.loads(l)["records"] for l in open(sys.argv[1]))
+assert n == 30, n' "$T/fo" "$cmd" >> "$T/err" 2>&1
+		result $? "${cmd}_live_ends_when_the_ring_is_detached$SFX (exit $rc)" "$T/err"
+	done
+	rm -rf "$T/dfs7"
 	# stats --interval over a recording: the time series
 	golden stats_file_interval.txt stats --interval 1ms f2.trace
 	golden stats_ring_interval.json stats --interval 2ms -o json r.ring
