@@ -49,12 +49,34 @@ static uint64_t ring_gen(const struct iot_ring *r)
 }
 
 /*
- * Copy what is new in one part.  @final: the recording ends, so a record
- * still busy is not waited for.  Returns -1 on a write error.
+ * The records that may still go into the chunk being filled (@n records
+ * of @rs bytes in it) before the file reaches @limit bytes (0: no limit):
+ * at least one while it is below, none once it is there; so a file ends
+ * within a record and a chunk header of --size, whatever the backlog.
+ */
+static uint32_t size_budget(const struct iot_writer *w, uint64_t limit,
+			    uint32_t n, uint32_t rs)
+{
+	uint64_t used = w->bytes + (uint64_t)n * rs, left;
+
+	if (!limit)
+		return CHUNK_MAX;
+	if (used >= limit)
+		return 0;
+	left = (limit - used + rs - 1) / rs;
+	return left < CHUNK_MAX ? (uint32_t)left : CHUNK_MAX;
+}
+
+/*
+ * Copy what is new in one part, up to @limit bytes of file (--size; 0:
+ * no limit): the records after that stay in the ring, not recorded.
+ * @final: the recording ends, so a record still busy is not waited for.
+ * Returns -1 on a write error.
  */
 static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
 		     unsigned int disk, uint32_t p, struct rec_part *rp,
-		     uint8_t *buf, struct iot_counts *c, int final)
+		     uint8_t *buf, struct iot_counts *c, int final,
+		     uint64_t limit)
 {
 	uint64_t head = iot_ring_head(ring, p), first = rp->cur;
 	uint32_t n = 0, rs = sizeof(struct iotrace_record);
@@ -67,12 +89,19 @@ static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
 		rp->cur = first = head - ring->part_records;
 	}
 	while (rp->cur < head) {
-		uint32_t room = CHUNK_MAX - n, got;
-		int r = iot_ring_copy_run(ring, p, rp->cur,
-					  head - rp->cur < room ?
-					  (uint32_t)(head - rp->cur) : room,
-					  (struct iotrace_record *)
-					  (buf + (size_t)n * rs), &got);
+		uint32_t room = CHUNK_MAX - n, got, left;
+		int r;
+
+		left = size_budget(w, limit, n, rs);
+		if (left < room)
+			room = left;
+		if (!room)
+			break;	/* --size reached: the chunk ends here */
+		r = iot_ring_copy_run(ring, p, rp->cur,
+				      head - rp->cur < room ?
+				      (uint32_t)(head - rp->cur) : room,
+				      (struct iotrace_record *)
+				      (buf + (size_t)n * rs), &got);
 
 		/* a run of good records, straight into the chunk */
 		rp->cur += got;
@@ -119,12 +148,13 @@ static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
  */
 static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
 		      unsigned int disk, uint32_t p, struct rec_part *rp,
-		      uint8_t *buf, struct iot_counts *c, int final)
+		      uint8_t *buf, struct iot_counts *c, int final,
+		      uint64_t limit)
 {
 	int ret;
 
 	iot_ring_pass_begin(ring, p);
-	ret = drain_run(w, ring, disk, p, rp, buf, c, final);
+	ret = drain_run(w, ring, disk, p, rp, buf, c, final, limit);
 	iot_ring_pass_end(ring);
 	return ret;
 }
@@ -283,7 +313,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			for (p = 0; p < rings[i].nr_parts; p++) {
 				if (drain_part(&w, &rings[i], i, p,
 					       &parts[i][p], buf, &counts[i],
-					       final))
+					       final, st->max_bytes))
 					goto wfail;
 				if (st->max_bytes && w.bytes >= st->max_bytes)
 					break;

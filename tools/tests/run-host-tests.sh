@@ -266,6 +266,25 @@ print(j["host"], j["release"], j["start_real_ns"], j["end_real_ns"],
 			cat "$T/out" >> "$T/err"
 		result $? "record_v2_ring_runs_$1$SFX" "$T/err"
 	done
+	# --size on a backlog (4996 records, 700 KB): the file stops within
+	# a record and a chunk header of it, plus the trailer (not after the
+	# whole backlog of a part); whole, its counts add up
+	mkdir -p "$T/dfs8/nullb0" && cp "$T/r2big.ring" "$T/dfs8/nullb0/ring"
+	IOTRACE_DEBUGFS="$T/dfs8" "$BIN" record nullb0 -o "$T/sz.trace" --size 16K 2> "$T/err"
+	rc=$?
+	sz=$(wc -c < "$T/sz.trace")
+	"$BIN" info "$T/sz.trace" > "$T/out" 2>> "$T/err"
+	rc2=$?
+	"$BIN" stats -o json "$T/sz.trace" > "$T/st.json" 2>> "$T/err"
+	rc3=$?
+	[ $rc = 0 ] && [ $rc2 = 0 ] && [ $rc3 = 0 ] &&
+		[ "$sz" -le $((16384 + 4096)) ] && [ "$sz" -ge 16384 ] &&
+		! grep -q '^salvaged' "$T/out" &&
+		python3 -c 'import json, sys
+l = json.load(open(sys.argv[1]))[0]["loss"]
+assert l["written"] > 100 and l["recorded"] == l["written"] + l["lost"], l' "$T/st.json" >> "$T/err" 2>&1
+	result $? "record_size_limit_on_a_backlog$SFX ($sz bytes, exit $rc)" "$T/err"
+	rm -rf "$T/dfs8"
 	"$BIN" stats --interval 0.05 --count 3 nullb0 > "$T/out" 2> "$T/err"
 	[ $? = 0 ] && [ "$(grep -c '^ *[0-9.]* - ' "$T/out")" = 3 ] &&
 		head -1 "$T/out" | grep -q 'P99_US'
