@@ -1111,6 +1111,7 @@ loff_t iotrace_ringf_llseek(struct file *file, loff_t off, int whence);
 int iotrace_ringf_mmap(struct file *file, struct vm_area_struct *vma);
 struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 							u32 *nr);
+u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns);
 
 /* chardev.c: /dev/iotrace/<disk> */
 int iotrace_chardev_add(struct iotrace_disk *d);

@@ -397,19 +397,14 @@ static const char *iotrace_mstatus_name(u8 kind)
 int iotrace_metrics_show(struct seq_file *sf, struct iotrace_disk *d)
 {
 	struct iotrace_mread *r;
-	struct iotrace_inflight_entry *e;
 	unsigned int i, b, h;
-	u64 now;
+	u64 now, oldest;
 	u32 n;
 
 	r = iotrace_mread_alloc();
 	if (!r)
 		return -ENOMEM;
-	e = iotrace_inflight_collect(d, &n);
-	if (!e) {
-		kvfree(r);
-		return -ENOMEM;
-	}
+	n = iotrace_inflight_oldest(d, &oldest);
 	iotrace_metrics_read(d->metrics, r);
 	now = ktime_get_ns();
 	seq_printf(sf, "reset_realtime_ns: %llu\n", r->reset_ns);
@@ -418,8 +413,7 @@ int iotrace_metrics_show(struct seq_file *sf, struct iotrace_disk *d)
 	seq_printf(sf, "requeues: %llu\n", r->snap.requeues);
 	seq_printf(sf, "inflight: %u\n", n);
 	seq_printf(sf, "inflight_oldest_age_ns: %llu\n",
-		   n && now > e[0].issue_ns ? now - e[0].issue_ns : 0);
-	kvfree(e);
+		   n && now > oldest ? now - oldest : 0);
 	for (i = 0; i < IOTRACE_NR_MOPS; i++) {
 		const struct iotrace_metrics_op *o = &r->snap.op[i];
 

@@ -827,12 +827,11 @@ out_free:
 	return ret;
 }
 
-/* The reply to GET_METRICS: @r read, @e/@n the requests in flight. */
+/* The reply to GET_METRICS: @r read, @n requests in flight, the oldest issued at @oldest. */
 static int iotrace_nl_fill_metrics(struct sk_buff *msg, struct genl_info *info,
 				   struct iotrace_disk *d,
 				   const struct iotrace_mread *r,
-				   const struct iotrace_inflight_entry *e,
-				   u32 n, u64 now)
+				   u32 n, u64 oldest, u64 now)
 {
 	unsigned int i;
 	void *hdr;
@@ -854,7 +853,7 @@ static int iotrace_nl_fill_metrics(struct sk_buff *msg, struct genl_info *info,
 	    iotrace_nl_put_u64(msg, IOTRACE_A_M_INFLIGHT, n))
 		goto err;
 	if (n && iotrace_nl_put_u64(msg, IOTRACE_A_M_INFLIGHT_OLDEST_NS,
-				    e[0].issue_ns))
+				    oldest))
 		goto err;
 	for (i = 0; i < r->nr_errors; i++)
 		if (nla_put(msg, IOTRACE_A_M_ERROR, sizeof(r->errors[i]),
@@ -886,12 +885,11 @@ static int iotrace_nl_no_metrics(struct genl_info *info)
  */
 static int iotrace_nl_get_metrics(struct sk_buff *skb, struct genl_info *info)
 {
-	struct iotrace_inflight_entry *e = NULL;
 	struct iotrace_mread *r;
 	struct iotrace_disk *d;
 	struct sk_buff *msg;
 	size_t size;
-	u64 now;
+	u64 now, oldest;
 	u32 n;
 	int ret;
 
@@ -908,11 +906,7 @@ static int iotrace_nl_get_metrics(struct sk_buff *skb, struct genl_info *info)
 		goto out_put;
 	}
 	/* the slot table lives as long as the disk (it is referenced) */
-	e = iotrace_inflight_collect(d, &n);
-	if (!e) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
+	n = iotrace_inflight_oldest(d, &oldest);
 	iotrace_metrics_read(d->metrics, r);
 	now = ktime_get_ns();
 	size = IOTRACE_NR_MOPS * nla_total_size(sizeof(r->snap.op[0])) +
@@ -924,14 +918,13 @@ static int iotrace_nl_get_metrics(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	ret = iotrace_nl_fill_metrics(msg, info, d, r, e, n, now);
+	ret = iotrace_nl_fill_metrics(msg, info, d, r, n, oldest, now);
 	if (ret) {
 		nlmsg_free(msg);
 		goto out_free;
 	}
 	ret = genlmsg_reply(msg, info);
 out_free:
-	kvfree(e);
 	kvfree(r);
 out_put:
 	iotrace_disk_put(d);

@@ -236,3 +236,40 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 	*nr = n;
 	return e;
 }
+
+/**
+ * iotrace_inflight_oldest() - how many requests of a disk are in flight,
+ *	and the issue time of the oldest: what the metrics show of them.
+ * @d: the disk.
+ * @oldest_ns: set to the oldest one's issue time (0 when none).
+ *
+ * One pass over the slots as iotrace_inflight_collect() makes, without
+ * its table: nothing allocated, nothing sorted, whatever the disk's tags
+ * (a scrape of the metrics needs no privilege).
+ *
+ * Return: the number of requests in flight.
+ */
+u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns)
+{
+	u32 i, n = 0, total = iotrace_nr_slots(d);
+	u64 oldest = 0;
+
+	for (i = 0; i < total; i++) {
+		struct iotrace_slot *s = &d->slots[i];
+		/* pairs with the smp_wmb() after an odd generation */
+		u32 gen = smp_load_acquire(&s->gen);
+		u64 issue;
+
+		if ((gen & 1) || !READ_ONCE(s->rq))
+			continue;
+		issue = s->issue_ns;
+		/* copy done before the generation is read again */
+		smp_rmb();
+		if (READ_ONCE(s->gen) != gen || !READ_ONCE(s->rq))
+			continue;
+		if (!n++ || issue < oldest)
+			oldest = issue;
+	}
+	*oldest_ns = oldest;
+	return n;
+}

@@ -8,8 +8,9 @@
 # null_blk's configured completion latency (the device latency histogram),
 # the ring's own records of the same requests (percentiles within a
 # bucket), null_blk bad blocks (errors by op with EIO), scsi_debug's medium
-# error (SCSI status CHECK CONDITION) and a 5 s null_blk
-# completion (the oldest request in flight); over 32768 requests in a bucket
+# error (SCSI status CHECK CONDITION) and two 5 s null_blk
+# completions (the oldest request in flight is the inflight view's first,
+# counted without a table since 2026-11-29); over 32768 requests in a bucket
 # of one CPU (folds from u16 into the shared totals lose nothing and
 # a concurrent reader never sees a bucket go down).  Clear and resize leave
 # the metrics alone, RESET_METRICS zeroes them, GET needs no privilege.
@@ -268,22 +269,34 @@ end=$((SECONDS + 10))
 until [ "$(grep -c READ "$IOT/$slow/inflight")" -ge 1 ] || [ $SECONDS -ge $end ]; do
 	sleep 0.1
 done
+# a second one, younger, on another tag: the oldest is still the first
+dd if=/dev/"$slow" of=/dev/null bs=4k count=1 skip=100 iflag=direct 2> /dev/null &
+ddpid2=$!
+until [ "$(grep -c READ "$IOT/$slow/inflight")" -ge 2 ] || [ $SECONDS -ge $end ]; do
+	sleep 0.1
+done
 sleep 0.5
 $NLM get "$slow" > "$out/slow.m"
 cat "$IOT/$slow/metrics" > "$out/slow.dbg"
-sed 's/^/# /' "$IOT/$slow/inflight"
+cat "$IOT/$slow/inflight" > "$out/slow.inflight"
+sed 's/^/# /' "$out/slow.inflight"
 oldest=$(kv "$out/slow.m" oldest_ns)
 age=$(($(kv "$out/slow.m" now_ns) - ${oldest:-0}))
-ktap_check "a request in flight" test "$(kv "$out/slow.m" inflight)" -ge 1
+first=$(awk '$3 == "READ" { print $1; exit }' "$out/slow.inflight")
+ktap_check "two requests in flight ($(kv "$out/slow.m" inflight))" \
+	test "$(kv "$out/slow.m" inflight)" -eq 2
+ktap_check "the oldest's issue ($oldest) is the inflight view's first ($first)" \
+	test "${oldest:-0}" = "$first"
 ktap_check "its age ($age ns) is at least 0.5 s" test "$age" -ge 500000000 -a "$age" -lt 10000000000
 dbg=$(sed -n 's/^inflight_oldest_age_ns: //p' "$out/slow.dbg")
 ktap_check "debugfs oldest age ($dbg ns) is at least 0.5 s" test "${dbg:-0}" -ge 500000000
 wait_gone $ddpid 30
+wait_gone $ddpid2 30
 $NLM get "$slow" > "$out/slow2.m"
 ktap_check "nothing in flight after it, no oldest" \
 	test "$(kv "$out/slow2.m" inflight)" = 0 -a -z "$(kv "$out/slow2.m" oldest_ns)"
-ktap_check "its device latency is in a bucket of 5 s" \
-	grep -qE '^read.dev_hist: (8[5-9]|9[0-9])=1$' "$out/slow2.m"
+ktap_check "their device latencies are in a bucket of 5 s" \
+	grep -qE '^read.dev_hist: (8[5-9]|9[0-9])=2$' "$out/slow2.m"
 echo 0 > "$IOT/$slow/enable"
 nullb_destroy nbslow
 
