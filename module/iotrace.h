@@ -403,6 +403,29 @@ static inline u32 iotrace_nr_slots(const struct iotrace_disk *d)
 }
 
 /**
+ * struct iotrace_slot_issue - what a reader of the in-flight table copies
+ *	of a slot (iotrace_slot_read()).
+ * @issue_ns: CLOCK_MONOTONIC ns of the issue.
+ * @sector: start sector.
+ * @bytes: length.
+ * @issue_cpu: CPU that issued it.
+ * @tag: its tag.
+ * @op: enum iotrace_op.
+ * @retries: requeues so far.
+ */
+struct iotrace_slot_issue {
+	u64	issue_ns;
+	u64	sector;
+	u32	bytes;
+	u16	issue_cpu;
+	u16	tag;
+	u8	op;
+	u8	retries;
+};
+
+bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v);
+
+/**
  * struct iotrace_counts - a consistent-enough sum of a ring's counters.
  * @recorded: records ever started (sum of CPU heads).
  * @overwritten: records lost to wrap-around.

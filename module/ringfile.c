@@ -193,6 +193,38 @@ static int iotrace_inflight_cmp(const void *a, const void *b)
 }
 
 /**
+ * iotrace_slot_read() - copy the issue of the request in flight in a slot.
+ * @s: the slot.
+ * @v: the copy.
+ *
+ * The slot's issuer may change it meanwhile: the copy is made between two
+ * reads of its generation (odd while the issue writes it) and of its
+ * owner, and kept only when neither changed (a completion frees the slot
+ * without a generation bump; the next issue bumps it before it writes).
+ *
+ * Return: true when @s held a request issued and not completed, and @v is
+ * a whole copy of its issue.
+ */
+bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v)
+{
+	/* pairs with the smp_wmb() after an odd generation */
+	u32 gen = smp_load_acquire(&s->gen);
+
+	if ((gen & 1) || !READ_ONCE(s->rq))
+		return false;
+	v->issue_ns = s->issue_ns;
+	v->sector = s->sector;
+	v->bytes = s->bytes;
+	v->issue_cpu = s->issue_cpu;
+	v->tag = s->tag;
+	v->op = s->op;
+	v->retries = s->retries;
+	/* copy done before the generation is read again */
+	smp_rmb();
+	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq);
+}
+
+/**
  * iotrace_inflight_collect() - the requests of a disk in flight now.
  * @d: the disk.
  * @nr: set to the number of entries returned.
@@ -210,26 +242,20 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 	if (!e)
 		return NULL;
 	for (i = 0; i < total; i++) {
-		struct iotrace_slot *s = &d->slots[i];
-		/* pairs with the smp_wmb() after an odd generation */
-		u32 gen = smp_load_acquire(&s->gen);
+		struct iotrace_slot_issue v;
 
-		if ((gen & 1) || !READ_ONCE(s->rq))
+		if (!iotrace_slot_read(&d->slots[i], &v))
 			continue;
 		memset(&e[n], 0, sizeof(e[n]));
-		e[n].issue_ns = s->issue_ns;
-		e[n].sector = s->sector;
-		e[n].bytes = s->bytes;
+		e[n].issue_ns = v.issue_ns;
+		e[n].sector = v.sector;
+		e[n].bytes = v.bytes;
 		/* the flush slots follow the tag slots, one per queue */
 		e[n].hwq = i < d->nr_hwq * d->depth ? i / d->depth :
 			i - d->nr_hwq * d->depth;
-		e[n].tag = s->tag;
-		e[n].cpu = s->issue_cpu;
-		e[n].op = s->op;
-		/* copy done before the generation is read again */
-		smp_rmb();
-		if (READ_ONCE(s->gen) != gen || !READ_ONCE(s->rq))
-			continue;
+		e[n].tag = v.tag;
+		e[n].cpu = v.issue_cpu;
+		e[n].op = v.op;
 		n++;
 	}
 	sort(e, n, sizeof(*e), iotrace_inflight_cmp, NULL);
@@ -243,8 +269,8 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
  * @d: the disk.
  * @oldest_ns: set to the oldest one's issue time (0 when none).
  *
- * One pass over the slots as iotrace_inflight_collect() makes, without
- * its table: nothing allocated, nothing sorted, whatever the disk's tags
+ * The pass over the slots of iotrace_inflight_collect(), without its
+ * table: nothing allocated, nothing sorted, whatever the disk's tags
  * (a scrape of the metrics needs no privilege).
  *
  * Return: the number of requests in flight.
@@ -255,20 +281,12 @@ u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns)
 	u64 oldest = 0;
 
 	for (i = 0; i < total; i++) {
-		struct iotrace_slot *s = &d->slots[i];
-		/* pairs with the smp_wmb() after an odd generation */
-		u32 gen = smp_load_acquire(&s->gen);
-		u64 issue;
+		struct iotrace_slot_issue v;
 
-		if ((gen & 1) || !READ_ONCE(s->rq))
+		if (!iotrace_slot_read(&d->slots[i], &v))
 			continue;
-		issue = s->issue_ns;
-		/* copy done before the generation is read again */
-		smp_rmb();
-		if (READ_ONCE(s->gen) != gen || !READ_ONCE(s->rq))
-			continue;
-		if (!n++ || issue < oldest)
-			oldest = issue;
+		if (!n++ || v.issue_ns < oldest)
+			oldest = v.issue_ns;
 	}
 	*oldest_ns = oldest;
 	return n;

@@ -328,24 +328,18 @@ static void iotrace_trig_scan_disk(struct iotrace_disk *d,
 	struct iotrace_trig_evt ev;
 
 	for (i = 0; i < total; i++) {
-		struct iotrace_slot *s = &d->slots[i];
-		/* pairs with the smp_wmb() after an odd generation */
-		u32 gen = smp_load_acquire(&s->gen);
+		struct iotrace_slot_issue v;
 		u64 due;
 
-		if ((gen & 1) || !READ_ONCE(s->rq))
+		if (!iotrace_slot_read(&d->slots[i], &v))
 			continue;
 		memset(&ev, 0, sizeof(ev));
-		ev.issue_ns = s->issue_ns;
-		ev.sector = s->sector;
-		ev.bytes = s->bytes;
-		ev.tag = s->tag;
-		ev.op = s->op;
-		ev.retries = s->retries;
-		/* copy done before the generation is read again */
-		smp_rmb();
-		if (READ_ONCE(s->gen) != gen || !READ_ONCE(s->rq))
-			continue;
+		ev.issue_ns = v.issue_ns;
+		ev.sector = v.sector;
+		ev.bytes = v.bytes;
+		ev.tag = v.tag;
+		ev.op = v.op;
+		ev.retries = v.retries;
 		due = ev.issue_ns + t->stuck_ns;
 		if (due > now || due <= ts->scan_ns)
 			continue;
