@@ -636,7 +636,9 @@ static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
  * iot_file_parse() - validate a trace file and hand its records to @cb.
  * @buf: file bytes.
  * @len: file length.
- * @fi: filled with header, disks, trailer counts and what is missing.
+ * @fi: filled with header, disks, trailer counts, what is missing and
+ *	where each part's chunks are; zeroed before the first call, what an
+ *	earlier call left in it is freed.
  * @cb: callback for each record (may be NULL).
  * @arg: its argument.
  * @err: buffer for an error message naming what is wrong.
@@ -658,13 +660,13 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 {
 	const uint8_t *b = buf;
 	uint64_t rec[IOT_MAX_RECORD / 8];
-	uint64_t *next[IOT_MAX_DISKS] = { NULL };
 	uint64_t off, dropped = 0;
 	int drop_behind = fi->drop_behind, fd = fi->fd;
 	struct fpiece pc = { NULL, 0 };
 	unsigned int i;
 	int ret = -1;
 
+	iot_file_info_free(fi);
 	memset(fi, 0, sizeof(*fi));
 	fi->drop_behind = drop_behind;
 	fi->fd = drop_behind ? fd : -1;
@@ -676,9 +678,9 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		goto out;
 	}
 	for (i = 0; i < fi->nr_disks; i++) {
-		/* per part: 1 + the sequence number expected next, 0: none */
-		next[i] = calloc(fi->disks[i].nr_parts, sizeof(uint64_t));
-		if (!next[i]) {
+		fi->parts[i] = calloc(fi->disks[i].nr_parts,
+				      sizeof(*fi->parts[i]));
+		if (!fi->parts[i]) {
 			ERR("out of memory");
 			goto out;
 		}
@@ -688,6 +690,7 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 	while (off < len) {
 		struct iotrace_file_chunk ch;
 		const uint8_t *whole, *payload;
+		struct iot_file_part *pt;
 		uint64_t n, nxt, *want;
 		int r = chunk_check(b, len, off, fi, &ch, &pc, &whole);
 
@@ -724,8 +727,14 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		if (ch.magic != IOTRACE_CHUNK_RECORDS)
 			goto next;	/* a newer minor's chunk: skip it */
 		fi->chunks++;
+		pt = &fi->parts[ch.disk][ch.part];
+		if (ch.nr_records) {
+			if (!pt->first)
+				pt->first = off;
+			pt->last = off;
+		}
 		/* records missing between two chunks of a part: loss */
-		want = &next[ch.disk][ch.part];
+		want = &pt->want;
 		if (*want && ch.first_seq > *want - 1) {
 			fi->gaps++;
 			fi->gap_records += ch.first_seq - (*want - 1);
@@ -789,10 +798,22 @@ next:
 		fi->mismatch;
 	ret = 0;
 out:
-	for (i = 0; i < fi->nr_disks; i++)
-		free(next[i]);
 	free(pc.buf);
 	return ret;
+}
+
+/**
+ * iot_file_info_free() - free what iot_file_parse() allocated in @fi.
+ * @fi: zeroed, or filled by iot_file_parse().
+ */
+void iot_file_info_free(struct iot_file_info *fi)
+{
+	unsigned int i;
+
+	for (i = 0; i < IOT_MAX_DISKS; i++) {
+		free(fi->parts[i]);
+		fi->parts[i] = NULL;
+	}
 }
 
 static const char *plural(uint64_t n)
@@ -1049,6 +1070,35 @@ int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
 	return w->error ? -1 : 0;
 }
 
+/*
+ * The merge's cursors find their chunks with one scan of the file's chunk
+ * headers, shared by all: a cursor that needs its part's next chunk moves
+ * the scan on to it, and the chunks of other parts the scan passes on the
+ * way are queued for their cursors (a pool of MQ_MAX entries in all).  A
+ * part with no chunk is done at once, one is done after its last chunk
+ * (fi->parts), and every chunk header is read once by the scan.  Should
+ * the pool be full (parts whose chunks come in the file far from where
+ * their records come in time: a part after another), a part's cursor
+ * whose chunk could not be queued walks the file from its last chunk
+ * itself, until it is ahead of the scan again.
+ */
+#ifndef MQ_MAX
+#define MQ_MAX		(1u << 16)
+#endif
+#define MQ_NONE		UINT32_MAX
+
+/**
+ * struct mqent - a records chunk the scan found for a part's cursor.
+ * @off: its offset.
+ * @hdr_size: its header size.
+ * @nr: its records.
+ * @next: the next entry of the part's queue, or of the free list.
+ */
+struct mqent {
+	uint64_t off;
+	uint32_t hdr_size, nr, next;
+};
+
 /**
  * struct mstream - one (disk, part) of a trace file, read in file order.
  * @off: offset of its current records chunk.
@@ -1063,7 +1113,14 @@ int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
  * @part: ring part.
  * @key: sort key of the record at @idx.
  * @done: no record left.
- * @skip: the next damaged range of the file (fi->skips) ahead of @off.
+ * @own: the part's chunks after @known are found by walking the file
+ *	from @known_end, not by the scan (its chunk could not be queued).
+ * @known: offset of the part's last chunk found (current or queued).
+ * @known_end: where that chunk ends.
+ * @last: offset of the part's last chunk (fi->parts).
+ * @qhead: the first of the chunks queued for it, MQ_NONE: none.
+ * @qtail: the last.
+ * @skip: the next damaged range of the file (fi->skips) ahead of its walk.
  * @pc: the buffer a mapped file's records are read into.
  */
 struct mstream {
@@ -1073,9 +1130,27 @@ struct mstream {
 	uint32_t first, cnt;
 	uint32_t idx, nr, disk, part;
 	uint64_t key;
-	int done;
+	int done, own;
+	uint64_t known, known_end, last;
+	uint32_t qhead, qtail;
 	unsigned int skip;
 	struct fpiece pc;
+};
+
+/**
+ * struct mscan - the scan of the chunk headers shared by the cursors.
+ * @off: where it goes on: every chunk before it has been read.
+ * @skip: the next damaged range (fi->skips) ahead of @off.
+ * @q: the pool of queue entries.
+ * @free: its free list, MQ_NONE: full.
+ * @base: per disk, the index of its part 0's cursor.
+ */
+struct mscan {
+	uint64_t off;
+	unsigned int skip;
+	struct mqent *q;
+	uint32_t free;
+	unsigned int base[IOT_MAX_DISKS];
 };
 
 /* The records of @m's chunk from @m->idx on, as many as @m->pc holds. */
@@ -1087,42 +1162,154 @@ static void mstream_load(const uint8_t *b, const struct iot_file_info *fi,
 	m->first = m->idx;
 }
 
-/*
- * The next records chunk of @m's (disk, part) at or after offset @from,
- * up to where iot_file_parse() stopped (fi->end) and past the damaged
- * ranges it skipped (fi->skips): the chunks in between are valid.
- */
-static void mstream_seek(const uint8_t *b, const struct iot_file_info *fi,
-			 struct mstream *m, uint64_t from)
+/* @m's current chunk: the records chunk at @off (@hdr_size, @nr records) */
+static void mstream_set(const uint8_t *b, const struct iot_file_info *fi,
+			struct mstream *m, uint64_t off, uint32_t hdr_size,
+			uint32_t nr)
 {
-	uint64_t off = from;
+	m->off = off;
+	m->hdr_size = hdr_size;
+	m->idx = 0;
+	m->nr = nr;
+	mstream_load(b, fi, m);
+}
 
-	while (off < fi->end) {
-		struct iotrace_file_chunk ch;
+/*
+ * The header of the chunk at @*off, or of the next one after a damaged
+ * range iot_file_parse() skipped (fi->skips; @*skip: the next range ahead,
+ * moved on), up to where it stopped (fi->end): the chunks in between are
+ * valid.  Return: 0 with @ch and @*off set, -1 at the end (or a trailer).
+ */
+static int chunk_hdr_at(const uint8_t *b, const struct iot_file_info *fi,
+			uint64_t *off, unsigned int *skip,
+			struct iotrace_file_chunk *ch)
+{
+	uint64_t o = *off;
 
-		while (m->skip < fi->nr_skips && fi->skips[m->skip].end <= off)
-			m->skip++;
-		if (m->skip < fi->nr_skips && fi->skips[m->skip].off == off) {
-			off = fi->skips[m->skip].end;
+	for (;;) {
+		while (*skip < fi->nr_skips && fi->skips[*skip].end <= o)
+			(*skip)++;
+		if (*skip < fi->nr_skips && fi->skips[*skip].off == o) {
+			o = fi->skips[*skip].end;
 			continue;
 		}
-		memset(&ch, 0, sizeof(ch));
-		fcopy(fi, b, off, &ch, fi->end - off < sizeof(ch) ?
-		      fi->end - off : sizeof(ch));
-		if (ch.magic == IOTRACE_CHUNK_TRAILER)
-			break;
-		if (ch.magic == IOTRACE_CHUNK_RECORDS && ch.disk == m->disk &&
-		    ch.part == m->part && ch.nr_records) {
-			m->off = off;
-			m->hdr_size = ch.hdr_size;
-			m->idx = 0;
-			m->nr = ch.nr_records;
-			mstream_load(b, fi, m);
-			return;
-		}
-		off += ch.hdr_size + ch.payload_size;
+		if (o >= fi->end)
+			return -1;
+		memset(ch, 0, sizeof(*ch));
+		fcopy(fi, b, o, ch, fi->end - o < sizeof(*ch) ?
+		      fi->end - o : sizeof(*ch));
+		if (ch->magic == IOTRACE_CHUNK_TRAILER)
+			return -1;
+		*off = o;
+		return 0;
 	}
-	m->done = 1;
+}
+
+/*
+ * One chunk of the scan: a records chunk of a part past the last one its
+ * cursor knows goes to the cursor's queue (or, the pool full, the cursor
+ * walks on its own).  Return: -1 when the scan is at the end.
+ */
+static int mscan_step(const uint8_t *b, const struct iot_file_info *fi,
+		      struct mscan *sc, struct mstream *m)
+{
+	struct iotrace_file_chunk ch;
+	struct mstream *s;
+	uint64_t off = sc->off;
+	uint32_t e;
+
+	if (chunk_hdr_at(b, fi, &off, &sc->skip, &ch)) {
+		sc->off = fi->end;
+		return -1;
+	}
+	sc->off = off + ch.hdr_size + ch.payload_size;
+	if (ch.magic != IOTRACE_CHUNK_RECORDS || !ch.nr_records ||
+	    ch.disk >= fi->nr_disks || ch.part >= fi->disks[ch.disk].nr_parts)
+		return 0;
+	s = &m[sc->base[ch.disk] + ch.part];
+	if (s->own || off <= s->known)
+		return 0;	/* its own walk finds it, or it has it */
+	e = sc->free;
+	if (e == MQ_NONE) {
+		s->own = 1;
+		return 0;
+	}
+	sc->free = sc->q[e].next;
+	sc->q[e].off = off;
+	sc->q[e].hdr_size = ch.hdr_size;
+	sc->q[e].nr = ch.nr_records;
+	sc->q[e].next = MQ_NONE;
+	if (s->qhead == MQ_NONE)
+		s->qhead = e;
+	else
+		sc->q[s->qtail].next = e;
+	s->qtail = e;
+	s->known = off;
+	s->known_end = sc->off;
+	return 0;
+}
+
+/*
+ * @s's next chunk: the first queued for it, else the scan's next one of
+ * its part, else (@s->own) the next found walking the file from its last.
+ */
+static void mstream_next(const uint8_t *b, const struct iot_file_info *fi,
+			 struct mscan *sc, struct mstream *m, struct mstream *s)
+{
+	struct iotrace_file_chunk ch;
+	uint64_t off;
+	uint32_t e;
+
+	while (s->qhead == MQ_NONE && s->known < s->last && !s->own)
+		if (mscan_step(b, fi, sc, m))
+			break;
+	e = s->qhead;
+	if (e != MQ_NONE) {
+		s->qhead = sc->q[e].next;
+		mstream_set(b, fi, s, sc->q[e].off, sc->q[e].hdr_size,
+			    sc->q[e].nr);
+		sc->q[e].next = sc->free;
+		sc->free = e;
+		return;
+	}
+	if (s->known >= s->last || !s->own) {
+		s->done = 1;
+		return;
+	}
+	for (off = s->known_end; !chunk_hdr_at(b, fi, &off, &s->skip, &ch);
+	     off += ch.hdr_size + ch.payload_size) {
+		if (ch.magic != IOTRACE_CHUNK_RECORDS || ch.disk != s->disk ||
+		    ch.part != s->part || !ch.nr_records)
+			continue;
+		s->known = off;
+		s->known_end = off + ch.hdr_size + ch.payload_size;
+		/* ahead of the scan: it queues this part's next chunks */
+		if (off >= sc->off)
+			s->own = 0;
+		mstream_set(b, fi, s, off, ch.hdr_size, ch.nr_records);
+		return;
+	}
+	s->done = 1;
+}
+
+/* @s's first chunk, at @off (fi->parts), or none: done. */
+static void mstream_start(const uint8_t *b, const struct iot_file_info *fi,
+			  struct mstream *s, uint64_t off, uint64_t last)
+{
+	struct iotrace_file_chunk ch;
+
+	s->qhead = s->qtail = MQ_NONE;
+	s->last = last;
+	if (!off) {
+		s->done = 1;
+		return;
+	}
+	memset(&ch, 0, sizeof(ch));
+	fcopy(fi, b, off, &ch, fi->end - off < sizeof(ch) ?
+	      fi->end - off : sizeof(ch));
+	s->known = off;
+	s->known_end = off + ch.hdr_size + ch.payload_size;
+	mstream_set(b, fi, s, off, ch.hdr_size, ch.nr_records);
 }
 
 /* the merge key of the record at @p, read in place (no file_rec()) */
@@ -1147,7 +1334,8 @@ static uint64_t mkey(const uint8_t *p, int by_start)
  * of its (disk, part)s merged by completion (or start) time.
  * @buf: the file.
  * @len: its length.
- * @fi: what iot_file_parse() found in it.
+ * @fi: what iot_file_parse() found in it (all of it: the callback did not
+ *	stop it).
  * @by_start: merge by start (issue) time, else by completion time.
  * @cb: called for every record; non-zero stops.
  * @arg: its argument.
@@ -1156,9 +1344,13 @@ static uint64_t mkey(const uint8_t *p, int by_start)
  * order: a cursor per part walks the file's chunks of that part and the
  * record with the smallest key of all cursors comes next, so the output
  * is in order up to the disorder within a part, whatever order the
- * chunks of the parts and disks have in the file.  Memory: a cursor per
- * part, and a mapped file's records read into a buffer per cursor (16 MB
- * in all at most).
+ * chunks of the parts and disks have in the file.  The cursors start at
+ * their part's first chunk and find the next ones with one scan of the
+ * chunk headers they share (struct mscan): reading the file takes time in
+ * proportion to its chunks, not to its chunks times its parts.  Memory: a
+ * cursor per part, a mapped file's records read into a buffer per cursor
+ * that has chunks (16 MB in all at most), and the scan's queues (1.5 MB
+ * at most).
  *
  * Return: 0, -2 when out of memory, or the callback's value.
  */
@@ -1168,65 +1360,90 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 	const uint8_t *b = buf;
 	uint32_t rs = fi->hdr.record_size;
 	uint64_t rec[IOT_MAX_RECORD / 8];
-	struct mstream *m;
-	unsigned int n = 0, i, d, p;
-	size_t piece;
+	struct mscan sc = { .off = fi->hdr.hdr_size, .free = MQ_NONE };
+	struct mstream *m, **act = NULL;
+	unsigned int n = 0, used = 0, na = 0, i, d, p;
+	size_t piece, nq;
 	int ret = 0;
 
 	(void)len;	/* fi->end: what iot_file_parse() read of it */
-	for (d = 0; d < fi->nr_disks; d++)
+	for (d = 0; d < fi->nr_disks; d++) {
+		if (!fi->parts[d])
+			return -2;	/* iot_file_parse() ran out */
+		sc.base[d] = n;
 		n += fi->disks[d].nr_parts;
+		for (p = 0; p < fi->disks[d].nr_parts; p++)
+			used += !!fi->parts[d][p].first;
+	}
 	m = calloc(n ? n : 1, sizeof(*m));
-	if (!m)
-		return -2;
-	/* the cursors' buffers: FPIECE_MAX each, 16 MB in all at most */
-	piece = (16u << 20) / (n ? n : 1);
+	act = calloc(n ? n : 1, sizeof(*act));
+	nq = fi->chunks < MQ_MAX ? fi->chunks : MQ_MAX;
+	sc.q = malloc((nq ? nq : 1) * sizeof(*sc.q));
+	if (!m || !act || !sc.q) {
+		ret = -2;
+		goto out;
+	}
+	for (i = 0; i < nq; i++)
+		sc.q[i].next = i + 1 < nq ? i + 1 : MQ_NONE;
+	sc.free = nq ? 0 : MQ_NONE;
+	/* the buffers of the parts with chunks: FPIECE_MAX each, 16 MB in all */
+	piece = (16u << 20) / (used ? used : 1);
 	if (piece > FPIECE_MAX)
 		piece = FPIECE_MAX;
 	piece = piece / rs * rs;
 	if (piece < rs)
 		piece = rs;
-	for (i = 0; i < n; i++)
-		if (fpiece_init(&m[i].pc, fi, piece)) {
-			ret = -2;
-			goto out;
-		}
 	n = 0;
 	for (d = 0; d < fi->nr_disks; d++)
-		for (p = 0; p < fi->disks[d].nr_parts; p++) {
+		for (p = 0; p < fi->disks[d].nr_parts; p++, n++) {
+			const struct iot_file_part *pt = &fi->parts[d][p];
+
 			m[n].disk = d;
 			m[n].part = p;
-			mstream_seek(b, fi, &m[n], fi->hdr.hdr_size);
-			if (!m[n].done)
-				m[n].key = mkey(m[n].payload, by_start);
-			n++;
+			if (pt->first && fpiece_init(&m[n].pc, fi, piece)) {
+				ret = -2;
+				goto out;
+			}
+			mstream_start(b, fi, &m[n], pt->first, pt->last);
+			if (m[n].done)
+				continue;
+			m[n].key = mkey(m[n].payload, by_start);
+			act[na++] = &m[n];
 		}
-	for (;;) {
-		struct mstream *s = NULL;
+	/* act: the cursors with records left, in the order of m */
+	while (na) {
+		struct mstream *s = act[0];
+		unsigned int si = 0;
 
-		for (i = 0; i < n; i++)
-			if (!m[i].done && (!s || m[i].key < s->key))
-				s = &m[i];
-		if (!s)
-			break;
+		for (i = 1; i < na; i++)
+			if (act[i]->key < s->key) {
+				s = act[i];
+				si = i;
+			}
 		file_rec(&fi->hdr,
 			 s->payload + (uint64_t)(s->idx - s->first) * rs,
 			 (struct iotrace_record *)rec);
 		ret = cb(arg, s->disk, (const struct iotrace_record *)rec);
 		if (ret)
 			break;
-		if (++s->idx == s->nr)	/* (a records chunk: nr * rs bytes) */
-			mstream_seek(b, fi, s, s->off + s->hdr_size +
-				     (uint64_t)s->nr * rs);
+		if (++s->idx == s->nr)
+			mstream_next(b, fi, &sc, m, s);
 		else if (s->idx == s->first + s->cnt)
 			mstream_load(b, fi, s);
-		if (!s->done)
-			s->key = mkey(s->payload + (uint64_t)(s->idx -
-				      s->first) * rs, by_start);
+		if (s->done) {
+			memmove(&act[si], &act[si + 1],
+				(na - si - 1) * sizeof(*act));
+			na--;
+			continue;
+		}
+		s->key = mkey(s->payload + (uint64_t)(s->idx - s->first) * rs,
+			      by_start);
 	}
 out:
-	for (i = 0; i < n; i++)
+	for (i = 0; m && i < n; i++)
 		free(m[i].pc.buf);
 	free(m);
+	free(act);
+	free(sc.q);
 	return ret;
 }

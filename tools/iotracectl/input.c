@@ -383,6 +383,8 @@ void iot_src_close(struct iot_src *s)
 		close(s->fd);
 	if (!s->is_file)
 		free(s->disks);
+	if (s->fi)
+		iot_file_info_free(s->fi);
 	free(s->fi);
 	free(s->counts);
 	memset(s, 0, sizeof(*s));

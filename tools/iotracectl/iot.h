@@ -241,6 +241,9 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  * @mismatch: the trailer's written counts are not the records read.
  * @nr_skips: entries in @skips.
  * @skips: the damaged ranges, in file order.
+ * @parts: per disk, its disks[].nr_parts parts: where their records
+ *	chunks are (iot_file_merge() starts and ends each part's cursor
+ *	there); freed by iot_file_info_free().
  */
 struct iot_file_info {
 	struct iotrace_file_hdr hdr;
@@ -257,6 +260,18 @@ struct iot_file_info {
 	struct {
 		uint64_t off, end;
 	} skips[IOT_MAX_SKIPS];
+	struct iot_file_part *parts[IOT_MAX_DISKS];
+};
+
+/**
+ * struct iot_file_part - one (disk, part) of a trace file as
+ *	iot_file_parse() found it.
+ * @first: offset of its first records chunk with records, 0: none.
+ * @last: offset of its last.
+ * @want: while parsing, 1 + the sequence number expected next, 0: none.
+ */
+struct iot_file_part {
+	uint64_t first, last, want;
 };
 
 #define IOT_CUT_INCOMPLETE	1
@@ -271,6 +286,7 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		   iot_rec_cb cb, void *arg, char *err, size_t errlen);
 int iot_file_salvage_str(const struct iot_file_info *fi, char *out,
 			 size_t len);
+void iot_file_info_free(struct iot_file_info *fi);
 int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 		   int by_start, iot_rec_cb cb, void *arg);
 

@@ -839,6 +839,7 @@ static void test_file_salvage(void)
 	      (unsigned long long)c.n);
 	free(m);
 	free(b);
+	iot_file_info_free(fi);
 	free(fi);
 }
 
@@ -890,6 +891,7 @@ static void test_file_format(void)
 	}
 	free(m);
 	free(b);
+	iot_file_info_free(fi);
 	free(fi);
 }
 
@@ -1075,6 +1077,7 @@ static void concurrent_record(int v2)
 	       (unsigned long long)fi->chunks, (unsigned long long)fi->gaps);
 	free(buf);
 	free(w.ring);
+	iot_file_info_free(fi);
 	free(fi);
 }
 
