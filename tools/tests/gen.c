@@ -41,9 +41,11 @@
  *                                           tie, bursts, four CPUs' parts
  *                                           (the blktrace export's queue
  *                                           of events at its hardest)
- *   gen wide OUT N PARTS CHUNK              one disk, the records dealt
- *                                           to PARTS parts in turn, each
- *                                           written in chunks of CHUNK
+ *   gen wide OUT N PARTS CHUNK [USED]       one disk, the records dealt
+ *                                           to PARTS parts in turn (to
+ *                                           the first USED of them, the
+ *                                           others empty), each written
+ *                                           in chunks of CHUNK
  *   gen newer OUT N                         same records as "file OUT N 1"
  *                                           written as a future minor:
  *                                           bigger structures, records,
@@ -362,12 +364,13 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 }
 
 /*
- * One disk, @n records dealt to @parts parts in turn, each part's written
- * in chunks of @chunk records (the last ones shorter): chunks bigger than
- * the readers' buffers, or more parts than they give a whole buffer each.
+ * One disk of @parts parts, @n records dealt to the first @used of them in
+ * turn, each part's written in chunks of @chunk records (the last ones
+ * shorter): chunks bigger than the readers' buffers, more parts than they
+ * give a whole buffer each, or many parts of which few have chunks.
  */
 static int gen_wide(const char *out, uint64_t n, unsigned int parts,
-		    unsigned int chunk)
+		    unsigned int chunk, unsigned int used)
 {
 	struct iotrace_record *r;
 	uint32_t *cnt;
@@ -379,7 +382,7 @@ static int gen_wide(const char *out, uint64_t n, unsigned int parts,
 	unsigned int p;
 	int ret = 1;
 
-	if (!parts || !chunk || parts > 65535)
+	if (!parts || !chunk || parts > 65535 || !used || used > parts)
 		return 1;
 	r = calloc((size_t)parts * chunk, sizeof(*r));
 	cnt = calloc(parts, sizeof(*cnt));
@@ -395,11 +398,11 @@ static int gen_wide(const char *out, uint64_t n, unsigned int parts,
 	for (i = 0; i < n; i++) {
 		struct iotrace_record *x;
 
-		p = i % parts;
+		p = i % used;
 		x = &r[(size_t)p * chunk + cnt[p]];
 		synth_rec(x, i);
 		x->complete_cpu = p;
-		x->seq = (uint32_t)(i / parts);
+		x->seq = (uint32_t)(i / used);
 		if (++cnt[p] == chunk) {
 			iot_writer_chunk(&w, 0, p, x->seq + 1 - chunk,
 					 &r[(size_t)p * chunk], chunk);
@@ -408,7 +411,7 @@ static int gen_wide(const char *out, uint64_t n, unsigned int parts,
 	}
 	for (p = 0; p < parts; p++)
 		if (cnt[p])
-			iot_writer_chunk(&w, 0, p, (n - 1 - p) / parts + 1 -
+			iot_writer_chunk(&w, 0, p, (n - 1 - p) / used + 1 -
 					 cnt[p], &r[(size_t)p * chunk], cnt[p]);
 	c.written = n;
 	c.recorded = n;
@@ -613,10 +616,11 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "spread"))
 		return synth_write_spread(argv[2],
 					  strtoull(argv[3], NULL, 0)) ? 1 : 0;
-	if (argc == 6 && !strcmp(argv[1], "wide"))
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "wide"))
 		return gen_wide(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0),
-				strtoul(argv[5], NULL, 0));
+				strtoul(argv[5], NULL, 0),
+				strtoul(argv[argc == 7 ? 6 : 4], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "newer"))
 		return gen_newer(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "push"))

@@ -1064,6 +1064,44 @@ EOF_PY
 	done
 	[ ! -s "$T/diff" ] && grep -q 'damaged' "$T/a"
 	result $? "file_read_in_pieces_as_in_memory$SFX" "$T/diff"
+	# the merge (show, export) finds each part's chunks with one scan of
+	# the chunk headers, not one per part: 2000 chunks of part 0 in a file
+	# of 64 parts (63 empty), or dealt to the 64 in turn, take about the
+	# reads (pread64, counted by strace; the plain build) of the same
+	# chunks in a file of 1 part, not 64 times as many; the output is that
+	# of the 1-part file
+	if [ -z "$SFX" ] && command -v strace > /dev/null &&
+	   strace -qq -c -o "$T/st" true 2> /dev/null; then
+		: > "$T/diff"
+		: > "$T/why"
+		build/gen wide "$T/p1.trace" 8000 1 4 &&
+		build/gen wide "$T/p64.trace" 8000 64 4 1 &&
+		build/gen wide "$T/p64d.trace" 8000 64 4 ||
+			echo "gen wide failed" > "$T/diff"
+		for c in "show -o csv" "export -f csv"; do
+			for f in p1 p64 p64d; do
+				strace -f -qq -c -e trace=pread64 -o "$T/st" \
+					"$BIN" $c "$T/$f.trace" > "$T/$f.out" 2>> "$T/diff"
+				n=$(awk '$NF == "pread64" { n = $4 } END { print n + 0 }' "$T/st")
+				case $f in
+				p1) r1=$n ;;
+				p64) r64=$n ;;
+				*) r64d=$n ;;
+				esac
+			done
+			echo "$c: $r1, $r64, $r64d reads (1 part; 64, 1 used; 64 used)" >> "$T/why"
+			[ "$r1" -ge 2000 ] && [ "$r64" -le $((r1 + 128)) ] &&
+				[ "$r64d" -le $((r1 + 512)) ] ||
+				echo "$c: $r1, $r64, $r64d reads (1 part; 64, 1 used; 64 used)" >> "$T/diff"
+			cmp -s "$T/p1.out" "$T/p64.out" ||
+				echo "$c: 64 parts, output differs" >> "$T/diff"
+		done
+		[ ! -s "$T/diff" ]
+		result $? "file_merge_reads_linear_in_chunks_not_parts ($(tail -n1 "$T/why"))" "$T/diff"
+	elif [ -z "$SFX" ]; then
+		N=$((N + 1))
+		echo "ok $N file_merge_reads_linear_in_chunks_not_parts # SKIP strace is not installed or cannot trace"
+	fi
 	# export -f blktrace against its definition (tests/btorder.py) on
 	# records whose completions come up to 100 ms after their start, tie
 	# with other events and crowd together: the buckets of its queue of
