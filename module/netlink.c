@@ -827,7 +827,10 @@ out_free:
 	return ret;
 }
 
-/* The reply to GET_METRICS: @r read, @n requests in flight, the oldest issued at @oldest. */
+/*
+ * The reply to GET_METRICS: @r read, @n requests in flight, the oldest
+ * issued at @oldest.
+ */
 static int iotrace_nl_fill_metrics(struct sk_buff *msg, struct genl_info *info,
 				   struct iotrace_disk *d,
 				   const struct iotrace_mread *r,

@@ -505,7 +505,8 @@ bool iotrace_ring_copy(struct iotrace_disk *d, u32 k, u64 take, u64 first,
 	struct iotrace_record *r;
 
 	/* a chunk of this ring: not one of a ring a resize replaced */
-	if (k >= d->nr_chunks || seq < first || seq - first >= d->chunk_records)
+	if (k >= d->nr_chunks || seq < first ||
+	    seq - first >= d->chunk_records)
 		return false;
 	c = iotrace_chunk_hdr(d, k);
 	r = iotrace_chunk_rec(d, k, seq - first);
