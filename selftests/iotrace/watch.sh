@@ -19,6 +19,11 @@
 # unit: with the capability bounding set of tools/systemd/iotrace.service.in
 #   alone (setpriv, and no new privileges), the watcher resizes, enables
 #   and gives the module its triggers: nothing refused.
+# refused: with that set less CAP_NET_ADMIN (generic netlink refuses the
+#   resize) or less CAP_SYS_ADMIN (the module refuses the enable), the
+#   watcher says what was refused and the two capabilities it needs,
+#   never says "ready" and exits non-zero (it used to go on, watching
+#   nothing, as if started).
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
@@ -170,6 +175,55 @@ buf=$("$IOTRACECTL" state nullb0 | sed -n 's/^buf_size: //p')
 ktap_check "it resized the ring (buf_size $buf)" test "$buf" = 524288
 ktap_check "it enabled the disk" \
 	test "$("$IOTRACECTL" state nullb0 | sed -n 's/^enabled: //p')" = 1
+
+# ---- refused for want of a capability ----------------------------------
+# refused CAP OP CONF: the watcher under the unit's bounding set less CAP
+# must stop at OP (refused with EPERM) with one error naming OP and the
+# capabilities, before "ready" (a watcher that goes on is ended after 20 s
+# of waiting for it to exit, and counted as running)
+refused() {
+	local cap=$1 op=$2 rc end
+	local c=${1#CAP_}
+	local set=${bset/,+${c,,}/}
+
+	log "without $cap: setpriv --bounding-set=$set"
+	printf '%s\n' "$3" > "$out/conf"
+	IOTRACE_RUN_DIR=$out/run setpriv --bounding-set="$set" \
+		--inh-caps=-all --no-new-privs "$IOTRACECTL" watch \
+		--config "$out/conf" --dir "$out/snap" 2> "$out/log" &
+	wpid=$!
+	end=$((SECONDS + 20))
+	while kill -0 "$wpid" 2> /dev/null && [ "$SECONDS" -lt "$end" ]; do
+		sleep 0.2
+	done
+	if kill -0 "$wpid" 2> /dev/null; then
+		kill -TERM "$wpid"
+		wait "$wpid"
+		rc=running
+	else
+		wait "$wpid"
+		rc=$?
+	fi
+	sed 's/^/# watch: /' "$out/log"
+	ktap_check "without $cap the watcher exits non-zero (exit $rc)" \
+		test "$rc" != running -a "$rc" != 0
+	ktap_check "without $cap: one error, $op refused, the capabilities named" \
+		test "$(grep -c "nullb0: $op refused (Operation not permitted.*): the watcher needs CAP_SYS_ADMIN and CAP_NET_ADMIN" "$out/log")" = 1
+	ktap_check "without $cap it never said ready" \
+		eval '! grep -q "ready:" "$out/log"'
+}
+refused CAP_NET_ADMIN resize "post = 0
+[disk nullb0]
+ring-size = 1M
+trigger = read-lat=1s"
+buf=$("$IOTRACECTL" state nullb0 | sed -n 's/^buf_size: //p')
+ktap_check "the refused resize left the ring alone (buf_size $buf)" \
+	test "$buf" = 524288
+"$IOTRACECTL" disable nullb0
+refused CAP_SYS_ADMIN enable "post = 0
+[disk nullb0]"
+ktap_check "the refused enable left the disk disabled" \
+	test "$("$IOTRACECTL" state nullb0 | sed -n 's/^enabled: //p')" = 0
 wrap=(env)
 
 ktap_check "no kernel warning" no_kernel_splat

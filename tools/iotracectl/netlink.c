@@ -461,6 +461,13 @@ static void nl_report(struct iot_nl *nl, const char *what, int err)
 		strerror(err), nl->msg[0] ? ": " : "", nl->msg, nl_hint(err));
 }
 
+/* A refusal in @buf: the errno's text and the kernel's message, if any. */
+static void nl_why(const struct iot_nl *nl, int err, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", strerror(err), nl->msg[0] ? ": " : "",
+		 nl->msg);
+}
+
 /* ---- nvme-layout ------------------------------------------------------- */
 
 static int nl_need(struct iot_nl *nl);
@@ -608,6 +615,38 @@ int cmd_nl_enable(struct iot_opts *o, int argc, char **argv)
 			 o);
 }
 
+/**
+ * iot_nl_enable() - enable tracing of @disk, as "iotracectl enable DISK"
+ *	does, but the kernel's refusal is handed back instead of said (the
+ *	watcher's: it tells a refusal for want of privilege from others).
+ * @o: the options (of the debugfs files, when there is no family).
+ * @disk: the disk.
+ * @err: the refusal (the errno's text and the kernel's message).
+ * @errlen: its size.
+ *
+ * Return: 0; a positive errno, the kernel's (EPERM without CAP_NET_ADMIN
+ * or CAP_SYS_ADMIN), said in @err; or -1 when no request reached the
+ * kernel (said on standard error).
+ */
+int iot_nl_enable(struct iot_opts *o, const char *disk, char *err,
+		  size_t errlen)
+{
+	char *argv[1] = { (char *)disk };
+	struct iot_nl nl;
+	int ret = iot_nl_open(&nl);
+
+	if (ret < 0)
+		return -1;
+	if (ret > 0)
+		return cmd_enable(o, 1, argv) ? -1 : 0;
+	nvme_layout_auto(&nl, 1, argv);
+	ret = iot_nl_request(&nl, IOTRACE_CMD_ENABLE, 0, disk, NULL, NULL);
+	if (ret)
+		nl_why(&nl, ret, err, errlen);
+	iot_nl_close(&nl);
+	return ret;
+}
+
 int cmd_nl_disable(struct iot_opts *o, int argc, char **argv)
 {
 	return nl_simple(argc, argv, IOTRACE_CMD_DISABLE, "disable",
@@ -655,9 +694,34 @@ static int add_u64(struct nl_msg *m, void *arg)
 	return nla_put_u64(m, IOTRACE_A_BUF_SIZE, *(uint64_t *)arg) < 0;
 }
 
-int cmd_nl_resize(struct iot_opts *o, int argc, char **argv)
+/**
+ * iot_nl_resize() - resize the ring of @disk to @size bytes, the kernel's
+ *	refusal handed back (see iot_nl_enable()).
+ * @disk: the disk.
+ * @size: bytes (0: no ring).
+ * @err: the refusal (the errno's text and the kernel's message).
+ * @errlen: its size.
+ *
+ * Return: 0; a positive errno, the kernel's, said in @err; or -1 when no
+ * request reached the kernel (said on standard error).
+ */
+int iot_nl_resize(const char *disk, uint64_t size, char *err, size_t errlen)
 {
 	struct iot_nl nl;
+	int ret;
+
+	if (nl_need(&nl))
+		return -1;
+	ret = iot_nl_request(&nl, IOTRACE_CMD_RESIZE, 0, disk, add_u64, &size);
+	if (ret)
+		nl_why(&nl, ret, err, errlen);
+	iot_nl_close(&nl);
+	return ret;
+}
+
+int cmd_nl_resize(struct iot_opts *o, int argc, char **argv)
+{
+	char err[IOT_ERR_LEN];
 	uint64_t size;
 	int ret;
 
@@ -667,12 +731,9 @@ int cmd_nl_resize(struct iot_opts *o, int argc, char **argv)
 		iot_err("resize DISK SIZE: SIZE in bytes, K, M or G suffixes (64K to 1G, at least a page per CPU)");
 		return 2;
 	}
-	if (nl_need(&nl))
-		return 1;
-	ret = iot_nl_request(&nl, IOTRACE_CMD_RESIZE, 0, argv[0], add_u64, &size);
-	if (ret)
-		nl_report(&nl, "resize", ret);
-	iot_nl_close(&nl);
+	ret = iot_nl_resize(argv[0], size, err, sizeof(err));
+	if (ret > 0)
+		iot_err("resize %s: %s%s", argv[0], err, nl_hint(ret));
 	return ret ? 1 : 0;
 }
 

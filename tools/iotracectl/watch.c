@@ -888,34 +888,45 @@ static int cur_buf_size(const struct iot_nl_disk *rows, size_t n,
  * history), give the conditions (checked against the ring they will act
  * on), then enable: every request the disk records from then on was
  * judged by the conditions.  @rows: the module's disks (for the current
- * ring size), @nrows of them.
+ * ring size), @nrows of them.  A refusal is said and the next step taken,
+ * but one for want of privilege (watch_refused()), which ends it: -1 and
+ * the message in @refused (@refusedlen bytes), for the caller to say.
  */
-static void prepare_disk(struct iot_opts *o, const struct watch_conf *c,
-			 struct watch_disk *d, const struct iot_nl_disk *rows,
-			 size_t nrows)
+static int prepare_disk(struct iot_opts *o, const struct watch_conf *c,
+			struct watch_disk *d, const struct iot_nl_disk *rows,
+			size_t nrows, char *refused, size_t refusedlen)
 {
 	const struct watch_th *th = disk_th(c, d);
 	uint64_t size = d->ring_size ? d->ring_size : c->ring_size, now;
-	char err[IOT_ERR_LEN], *name[1];
+	char err[IOT_ERR_LEN];
+	int r;
 
 	if (size == 1)
 		size = 0;	/* ring-size = 0: metrics only */
 	if ((d->ring_size || c->ring_size) &&
 	    (cur_buf_size(rows, nrows, d->name, &now) || now != size)) {
-		char s[32], *args[2] = { d->name, s };
-
-		snprintf(s, sizeof(s), "%llu", (unsigned long long)size);
-		if (cmd_nl_resize(o, 2, args))
-			say("%s: ring-size %s not applied (see above)",
-			    d->name, s);
+		r = iot_nl_resize(d->name, size, err, sizeof(err));
+		if (r > 0 && watch_refused(r, d->name, "resize", err, refused,
+					   refusedlen))
+			return -1;
+		if (r > 0)
+			say("%s: ring-size %llu not applied: %s", d->name,
+			    (unsigned long long)size, err);
+		else if (r)
+			say("%s: ring-size %llu not applied (see above)",
+			    d->name, (unsigned long long)size);
 		else
-			say("%s: ring resized to %s bytes", d->name, s);
+			say("%s: ring resized to %llu bytes", d->name,
+			    (unsigned long long)size);
 	}
 	if (th || d->th.set < 0) {
 		static const struct watch_th off;
-		int r = watch_nl_set_triggers(d->name, th ? th : &off,
-					      err, sizeof(err));
 
+		r = watch_nl_set_triggers(d->name, th ? th : &off, err,
+					  sizeof(err));
+		if (watch_refused(-r, d->name, "trigger conditions", err,
+				  refused, refusedlen))
+			return -1;
 		/* "off" on a module without triggers: nothing to do */
 		if (r && (th || r != -EOPNOTSUPP))
 			say("%s: trigger conditions '%s' not given to the kernel: %s",
@@ -926,17 +937,29 @@ static void prepare_disk(struct iot_opts *o, const struct watch_conf *c,
 			d->kepoch = trig_epoch(d->name);
 		}
 	}
-	name[0] = d->name;
-	if (cmd_nl_enable(o, 1, name))
+	r = iot_nl_enable(o, d->name, err, sizeof(err));
+	if (r > 0 && watch_refused(r, d->name, "enable", err, refused,
+				   refusedlen))
+		return -1;
+	if (r > 0)
+		say("%s: could not enable tracing: %s; watching anyway",
+		    d->name, err);
+	else if (r)
 		say("%s: could not enable tracing (see above); watching anyway",
 		    d->name);
+	return 0;
 }
 
-/* Resolve the disks, refuse one watched twice, make each ready. */
+/*
+ * Resolve the disks, refuse one watched twice, make each ready.  A
+ * request refused for want of privilege stops the watcher here, before it
+ * says "ready": without CAP_NET_ADMIN or CAP_SYS_ADMIN it would watch
+ * nothing, and a service manager would show it running.
+ */
 static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 {
 	struct iot_nl_disk *rows = NULL;
-	char err[IOT_ERR_LEN];
+	char err[IOT_ERR_LEN], refused[2 * IOT_ERR_LEN];
 	unsigned int i, k;
 	size_t nrows = 0;
 
@@ -964,7 +987,12 @@ static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 				free(rows);
 				return -1;
 			}
-		prepare_disk(o, c, d, rows, nrows);
+		if (prepare_disk(o, c, d, rows, nrows, refused,
+				 sizeof(refused))) {
+			iot_err("watch: %s; not starting", refused);
+			free(rows);
+			return -1;
+		}
 	}
 	free(rows);
 	return 0;
@@ -984,7 +1012,7 @@ void watch_added(struct watch *w, const char *name)
 	struct watch_conf *c = w->c;
 	struct iot_nl_disk *rows = NULL;
 	struct watch_disk nd;
-	char err[IOT_ERR_LEN];
+	char err[IOT_ERR_LEN], refused[2 * IOT_ERR_LEN];
 	size_t nrows = 0;
 	unsigned int i;
 
@@ -1009,7 +1037,12 @@ void watch_added(struct watch *w, const char *name)
 		nrows = 0;
 	}
 	say("%s came back: enabling it again", name);
-	prepare_disk(w->o, c, &c->disks[i], rows, nrows);
+	if (prepare_disk(w->o, c, &c->disks[i], rows, nrows, refused,
+			 sizeof(refused))) {
+		say("%s; %s came back but is not made ready", refused, name);
+		free(rows);
+		return;
+	}
 	free(rows);
 	say("watching %s again (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
 	    nd.name, nd.spec, nd.model, nd.serial, nd.wwn);

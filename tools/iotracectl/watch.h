@@ -177,6 +177,8 @@ void watch_nl_reply_error(struct watch_nl_reply *r, int error);
 void watch_nl_reply_ack(struct watch_nl_reply *r);
 int watch_nl_reply_result(const struct watch_nl_reply *r);
 void watch_nl_say(int ret, unsigned int cmd, char *err, size_t errlen);
+int watch_refused(int err, const char *disk, const char *what,
+		  const char *why, char *msg, size_t msglen);
 
 /* trigfile.c */
 int iot_writer_trigger(struct iot_writer *w, unsigned int disk,

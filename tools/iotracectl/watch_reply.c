@@ -2,8 +2,8 @@
 /*
  * The kernel's answer to one request of the watcher (watch_nl.c's
  * nl_request()): an ack, or an error, made into the request's result and
- * its message.  Apart from libnl, so that the unit tests feed it the
- * answers a module gives.
+ * its message; and which refusals stop the watcher.  Apart from libnl, so
+ * that the unit tests feed it the answers a module gives.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -58,4 +58,35 @@ void watch_nl_say(int ret, unsigned int cmd, char *err, size_t errlen)
 			 "not supported by this module (no IOTRACE_CMD_SET_TRIGGER)");
 	else
 		snprintf(err, errlen, "%s", strerror(-ret));
+}
+
+/**
+ * watch_refused() - a request of the watcher refused for want of
+ *	privilege: at start the watcher stops there (watch.c).
+ * @err: the kernel's answer, a positive errno (0: done).
+ * @disk: the disk.
+ * @what: the request ("resize", "trigger conditions", "enable").
+ * @why: the refusal as said (strerror() and the kernel's message).
+ * @msg: what the watcher says, when refused so.
+ * @msglen: its size.
+ *
+ * Generic netlink refuses the state changes without CAP_NET_ADMIN
+ * (GENL_ADMIN_PERM) and the module without CAP_SYS_ADMIN, both with EPERM;
+ * a security module refuses with EACCES (or EPERM).  A watcher refused so
+ * would watch nothing: no ring resized, no trigger conditions, no disk
+ * enabled.  The other refusals (a disk not attached yet, ENODEV; a module
+ * without triggers, EOPNOTSUPP; a size out of range, EINVAL) are said and
+ * the watcher goes on: a disk that comes back is made ready again.
+ *
+ * Return: 1 with @msg set when @err is such a refusal, else 0.
+ */
+int watch_refused(int err, const char *disk, const char *what,
+		  const char *why, char *msg, size_t msglen)
+{
+	if (err != EPERM && err != EACCES)
+		return 0;
+	snprintf(msg, msglen,
+		 "%s: %s refused (%s): the watcher needs CAP_SYS_ADMIN and CAP_NET_ADMIN (generic netlink asks for CAP_NET_ADMIN, the module for CAP_SYS_ADMIN; iotrace.service keeps both in its CapabilityBoundingSet=)",
+		 disk, what, why);
+	return 1;
 }

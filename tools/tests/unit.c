@@ -1641,6 +1641,50 @@ static void test_watch_nl_reply(void)
 	}
 }
 
+/*
+ * Which refusals of the module stop the watcher at start (watch.c's
+ * prepare_disks()): EPERM (generic netlink without CAP_NET_ADMIN, the
+ * module without CAP_SYS_ADMIN) and EACCES (a security module), said as
+ * one message naming the request and both capabilities; the others (a
+ * disk not attached yet, a module without triggers, a bad size, no
+ * answer) do not, and leave the message alone.
+ */
+static void test_watch_refused(void)
+{
+	static const struct {
+		int err;
+		const char *what, *why;
+		int refused;
+	} c[] = {
+		{ EPERM, "resize", "Operation not permitted", 1 },
+		{ EPERM, "enable",
+		  "Operation not permitted: changing iotrace state needs CAP_SYS_ADMIN",
+		  1 },
+		{ EACCES, "trigger conditions", "Permission denied", 1 },
+		{ 0, "enable", "", 0 },
+		{ ENODEV, "enable", "No such device", 0 },
+		{ EOPNOTSUPP, "trigger conditions", "not supported", 0 },
+		{ EINVAL, "resize", "Invalid argument", 0 },
+		{ EIO, "enable", "Input/output error", 0 },
+	};
+	char msg[2 * IOT_ERR_LEN], want[512];
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(msg, sizeof(msg), "untouched");
+		r = watch_refused(c[i].err, "nullb0", c[i].what, c[i].why, msg,
+				  sizeof(msg));
+		snprintf(want, sizeof(want),
+			 "nullb0: %s refused (%s): the watcher needs CAP_SYS_ADMIN and CAP_NET_ADMIN ",
+			 c[i].what, c[i].why);
+		CHECK(r == c[i].refused &&
+		      (r ? !strncmp(msg, want, strlen(want)) :
+		       !strcmp(msg, "untouched")),
+		      "errno %d (%s): %d \"%s\"", c[i].err, c[i].what, r, msg);
+	}
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1670,6 +1714,7 @@ static const struct {
 	{ "unit_filters", test_filters },
 	{ "unit_trigger_reason_names_every_bit", test_trig_reason_names },
 	{ "unit_watch_netlink_reply_result_and_message", test_watch_nl_reply },
+	{ "unit_watch_refused_for_want_of_privilege", test_watch_refused },
 };
 
 int main(int argc, char **argv)
