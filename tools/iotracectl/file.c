@@ -1082,6 +1082,7 @@ int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
  * whose chunk could not be queued walks the file from its last chunk
  * itself, until it is ahead of the scan again.
  */
+/* a build for the tests has a pool of 3 (tools/Makefile, MQ_TEST) */
 #ifndef MQ_MAX
 #define MQ_MAX		(1u << 16)
 #endif

@@ -41,11 +41,18 @@
  *                                           tie, bursts, four CPUs' parts
  *                                           (the blktrace export's queue
  *                                           of events at its hardest)
- *   gen wide OUT N PARTS CHUNK [USED]       one disk, the records dealt
+ *   gen wide OUT N PARTS CHUNK [USED [ORDER]]
+ *                                           one disk, the records dealt
  *                                           to PARTS parts in turn (to
  *                                           the first USED of them, the
  *                                           others empty), each written
- *                                           in chunks of CHUNK
+ *                                           in chunks of CHUNK; ORDER of
+ *                                           the chunks in the file: turn
+ *                                           (as they fill, the default),
+ *                                           parts (part 0's, then part
+ *                                           1's, ...) or rparts (the
+ *                                           last used part's first): the
+ *                                           same records either way
  *   gen newer OUT N                         same records as "file OUT N 1"
  *                                           written as a future minor:
  *                                           bigger structures, records,
@@ -363,14 +370,55 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 	return minor1 ? downgrade(out, minor) : 0;
 }
 
+enum wide_order { WIDE_TURN, WIDE_PARTS, WIDE_RPARTS };
+
+/*
+ * Record @i of gen_wide(), dealt to part @i % @used: into the part's
+ * chunk (@r, @chunk records a part, @cnt of them filled), written when
+ * full.
+ */
+static void wide_rec(struct iot_writer *w, struct iotrace_record *r,
+		     uint32_t *cnt, unsigned int chunk, unsigned int used,
+		     uint64_t i)
+{
+	unsigned int p = i % used;
+	struct iotrace_record *x = &r[(size_t)p * chunk + cnt[p]];
+
+	synth_rec(x, i);
+	x->complete_cpu = p;
+	x->seq = (uint32_t)(i / used);
+	if (++cnt[p] == chunk) {
+		iot_writer_chunk(w, 0, p, x->seq + 1 - chunk,
+				 &r[(size_t)p * chunk], chunk);
+		cnt[p] = 0;
+	}
+}
+
+/* The last, shorter, chunk of part @p, if it has one (of @n records). */
+static void wide_rest(struct iot_writer *w, struct iotrace_record *r,
+		      uint32_t *cnt, unsigned int chunk, unsigned int used,
+		      uint64_t n, unsigned int p)
+{
+	if (!cnt[p])
+		return;
+	iot_writer_chunk(w, 0, p, (n - 1 - p) / used + 1 - cnt[p],
+			 &r[(size_t)p * chunk], cnt[p]);
+	cnt[p] = 0;
+}
+
 /*
  * One disk of @parts parts, @n records dealt to the first @used of them in
  * turn, each part's written in chunks of @chunk records (the last ones
  * shorter): chunks bigger than the readers' buffers, more parts than they
- * give a whole buffer each, or many parts of which few have chunks.
+ * give a whole buffer each, or many parts of which few have chunks.  The
+ * chunks go to the file as they fill (@order WIDE_TURN), or a part's after
+ * the previous part's (WIDE_PARTS; WIDE_RPARTS: the last used part's
+ * first): the merge's scan then passes a whole part's chunks before it
+ * finds the next part's, more than its queues hold (its fallback).
  */
 static int gen_wide(const char *out, uint64_t n, unsigned int parts,
-		    unsigned int chunk, unsigned int used)
+		    unsigned int chunk, unsigned int used,
+		    enum wide_order order)
 {
 	struct iotrace_record *r;
 	uint32_t *cnt;
@@ -379,7 +427,7 @@ static int gen_wide(const char *out, uint64_t n, unsigned int parts,
 	struct iot_writer w;
 	FILE *fp;
 	uint64_t i;
-	unsigned int p;
+	unsigned int p, k;
 	int ret = 1;
 
 	if (!parts || !chunk || parts > 65535 || !used || used > parts)
@@ -395,24 +443,19 @@ static int gen_wide(const char *out, uint64_t n, unsigned int parts,
 	d.nr_parts = parts;
 	d.part_records = chunk;
 	iot_writer_start(&w, fp, sizeof(*r), &d, 1, 0, 0, "wide", "wide");
-	for (i = 0; i < n; i++) {
-		struct iotrace_record *x;
-
-		p = i % used;
-		x = &r[(size_t)p * chunk + cnt[p]];
-		synth_rec(x, i);
-		x->complete_cpu = p;
-		x->seq = (uint32_t)(i / used);
-		if (++cnt[p] == chunk) {
-			iot_writer_chunk(&w, 0, p, x->seq + 1 - chunk,
-					 &r[(size_t)p * chunk], chunk);
-			cnt[p] = 0;
+	if (order == WIDE_TURN) {
+		for (i = 0; i < n; i++)
+			wide_rec(&w, r, cnt, chunk, used, i);
+		for (p = 0; p < parts; p++)
+			wide_rest(&w, r, cnt, chunk, used, n, p);
+	} else {
+		for (k = 0; k < used; k++) {
+			p = order == WIDE_RPARTS ? used - 1 - k : k;
+			for (i = p; i < n; i += used)
+				wide_rec(&w, r, cnt, chunk, used, i);
+			wide_rest(&w, r, cnt, chunk, used, n, p);
 		}
 	}
-	for (p = 0; p < parts; p++)
-		if (cnt[p])
-			iot_writer_chunk(&w, 0, p, (n - 1 - p) / used + 1 -
-					 cnt[p], &r[(size_t)p * chunk], cnt[p]);
 	c.written = n;
 	c.recorded = n;
 	c.completed = n;
@@ -616,11 +659,21 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "spread"))
 		return synth_write_spread(argv[2],
 					  strtoull(argv[3], NULL, 0)) ? 1 : 0;
-	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "wide"))
-		return gen_wide(argv[2], strtoull(argv[3], NULL, 0),
-				strtoul(argv[4], NULL, 0),
-				strtoul(argv[5], NULL, 0),
-				strtoul(argv[argc == 7 ? 6 : 4], NULL, 0));
+	if (argc >= 6 && argc <= 8 && !strcmp(argv[1], "wide")) {
+		static const char *const orders[] = { "turn", "parts",
+						      "rparts" };
+		enum wide_order o = WIDE_TURN;
+
+		while (argc == 8 && o <= WIDE_RPARTS &&
+		       strcmp(argv[7], orders[o]))
+			o++;
+		if (o <= WIDE_RPARTS)
+			return gen_wide(argv[2], strtoull(argv[3], NULL, 0),
+					strtoul(argv[4], NULL, 0),
+					strtoul(argv[5], NULL, 0),
+					strtoul(argv[argc >= 7 ? 6 : 4], NULL,
+						0), o);
+	}
 	if (argc == 4 && !strcmp(argv[1], "newer"))
 		return gen_newer(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "push"))

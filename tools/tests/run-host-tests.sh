@@ -1330,6 +1330,61 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	fi
 done
 
+# the merge with its queue pool full: file.c's pool has MQ_MAX (65,536)
+# entries, build/iotracectl-mq-san 3 (tools/Makefile, MQ_TEST), so that
+# files of a few thousand chunks fill it and a part's cursor whose chunk
+# cannot be queued walks the file itself, from its last chunk on, until
+# it is ahead of the shared scan again.  On chunks as they fill, a part's
+# after the previous part's, the last part's first, and the second of
+# these damaged in a chunk header: show -o csv and export -f csv (merged
+# by start time) of that build, from the file and from standard input,
+# print iotracectl's output on the same file (a pool large enough), and
+# the three orders give the same records
+: > "$T/diff"
+for o in turn parts rparts; do
+	build/gen wide "$T/mq-$o.trace" 20000 8 4 4 $o ||
+		echo "gen wide 20000 8 4 4 $o failed" >> "$T/diff"
+done
+python3 - "$T" <<'EOF_PY' || echo "damaging mq-parts failed" >> "$T/diff"
+import struct, sys
+d = bytearray(open(f"{sys.argv[1]}/mq-parts.trace", "rb").read())
+o = len(d) // 2 // 8 * 8
+while struct.unpack_from("<I", d, o)[0] != 0x4b4e4843:
+	o += 8
+d[o + 8] ^= 0x40
+open(f"{sys.argv[1]}/mq-partsd.trace", "wb").write(d)
+EOF_PY
+for f in turn parts rparts partsd; do
+	for c in "show -o csv" "export -f csv"; do
+		iotracectl/iotracectl $c "$T/mq-$f.trace" > "$T/a" 2>&1
+		echo "exit $?" >> "$T/a"
+		build/iotracectl-mq-san $c "$T/mq-$f.trace" > "$T/b" 2>&1
+		echo "exit $?" >> "$T/b"
+		build/iotracectl-mq-san $c - < "$T/mq-$f.trace" > "$T/c" 2>&1
+		echo "exit $?" >> "$T/c"
+		sed -i "s|$T/mq-$f.trace|F|g; s|standard input|F|g" \
+			"$T/a" "$T/b" "$T/c"
+		[ "$(wc -l < "$T/a")" -gt 10000 ] ||
+			echo "$f, $c: $(head -2 "$T/a")" >> "$T/diff"
+		for x in b c; do
+			cmp -s "$T/a" "$T/$x" && continue
+			how="$f, $c"
+			[ $x = b ] || how="$how (standard input)"
+			echo "$how: differs with a pool of 3:" >> "$T/diff"
+			diff "$T/a" "$T/$x" | head -5 >> "$T/diff"
+		done
+		case $f in
+		turn) cp "$T/a" "$T/mq-${c%% *}.ref" ;;
+		partsd) grep -q damaged "$T/a" ||
+				echo "$f, $c: not said damaged" >> "$T/diff" ;;
+		*) cmp -s "$T/a" "$T/mq-${c%% *}.ref" ||
+				echo "$f, $c: other records than turn's" >> "$T/diff" ;;
+		esac
+	done
+done
+[ ! -s "$T/diff" ]
+result $? file_merge_pool_full_fallback_same_records "$T/diff"
+
 # iotracectl watch and snapshot (issue 21) on the fake debugfs
 for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	SFX=""
