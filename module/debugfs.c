@@ -14,6 +14,7 @@
 #include <linux/module.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/sched/signal.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -169,6 +170,7 @@ struct iotrace_trace_chunk {
  * @at_end: no record at @pos.
  * @gen: the ring's generation when the walk started (a clear and a
  *	resize move it on: @chunks are then another ring's, or none).
+ * @walked: records walked since the mutex was last let go.
  */
 struct iotrace_trace_iter {
 	struct iotrace_disk *d;
@@ -184,7 +186,11 @@ struct iotrace_trace_iter {
 	u32 cur_cpu;
 	bool at_end;
 	u64 gen;
+	u32 walked;
 };
+
+/* Records a walk goes through before it lets the mutex go. */
+#define IOTRACE_TRACE_YIELD	1024
 
 static int iotrace_trace_chunk_cmp(const void *a, const void *b)
 {
@@ -295,11 +301,36 @@ static void iotrace_trace_advance(struct iotrace_trace_iter *it)
 	it->next[best]++;
 }
 
+/*
+ * A seek (lseek(), pread()) far into the file walks every record before
+ * it between one start() and stop(), under the mutex: a 1 GiB ring holds
+ * 8 Mi records.  Every IOTRACE_TRACE_YIELD records the walk lets the
+ * mutex go, so that control operations and a disk's removal are not held
+ * up behind it, and ends when it cannot go on: the ring was cleared or
+ * resized meanwhile (@it->chunks may be in a freed ring), the disk is
+ * gone (its removal waits for this read), or the reader was killed.
+ */
+static void iotrace_trace_yield(struct iotrace_trace_iter *it)
+{
+	if (++it->walked < IOTRACE_TRACE_YIELD)
+		return;
+	it->walked = 0;
+	mutex_unlock(&iotrace_mutex);
+	cond_resched();
+	mutex_lock(&iotrace_mutex);
+	if (READ_ONCE(it->d->hdr->generation) != it->gen || !it->d->attached ||
+	    fatal_signal_pending(current))
+		it->at_end = true;
+}
+
 static void *iotrace_trace_start(struct seq_file *m, loff_t *pos)
 {
 	struct iotrace_trace_iter *it = m->private;
 
-	/* held until stop(): a resize cannot swap the ring under the walk */
+	/*
+	 * held until stop(), let go only by iotrace_trace_yield(): a resize
+	 * cannot swap the ring under the walk
+	 */
 	mutex_lock(&iotrace_mutex);
 	if (*pos < it->pos || *pos == 0)
 		iotrace_trace_reset(it);
@@ -310,8 +341,10 @@ static void *iotrace_trace_start(struct seq_file *m, loff_t *pos)
 		 * ends here; a read from offset 0 walks the ring as it is.
 		 */
 		it->at_end = true;
-	while (it->pos < *pos && !it->at_end)
+	while (it->pos < *pos && !it->at_end) {
 		iotrace_trace_advance(it);
+		iotrace_trace_yield(it);
+	}
 	return it->at_end ? NULL : it;
 }
 
@@ -319,7 +352,11 @@ static void *iotrace_trace_next(struct seq_file *m, void *v, loff_t *pos)
 {
 	struct iotrace_trace_iter *it = m->private;
 
-	iotrace_trace_advance(it);
+	iotrace_trace_yield(it);
+	if (it->at_end)
+		it->pos++;
+	else
+		iotrace_trace_advance(it);
 	*pos = it->pos;
 	return it->at_end ? NULL : it;
 }

@@ -17,7 +17,7 @@
 # <disk>/trace: a reader open across a resize (to metrics only, to a
 # smaller ring) or a clear gets the end of the file, and no oops.  Take
 # numbers: the chunks used after a clear have take numbers above every
-# one before it.
+# one before it.  A seek far into the trace lets control operations in.
 # VM-TIMEOUT: 600
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
@@ -195,6 +195,57 @@ max0=$(kv "$out/takes0" take_max)
 min1=$(kv "$out/takes1" take_min)
 ktap_check "a clear does not restart take numbers (before: up to $max0, after: from $min1)" \
 	test "$max0" -gt 0 -a "$min1" -gt "$max0"
+
+# ---- a seek far into <disk>/trace ------------------------------------
+# seq_file walks every record before the offset of an lseek() or pread()
+# between one start() and stop().  The walk held the module's mutex from
+# the first record to the last, so every control operation (and a disk's
+# removal) waited for it: a 1 GiB ring holds 8 Mi records.  It now lets
+# the mutex go every 1,024 records: reads of <disk>/stats, which take the
+# mutex, complete while one seek walks 100,000 records (without that, the
+# first of them waits for the whole walk: 1 or 2 in all).  A whole read
+# with stats read beside it still has every record.
+"$IOTRACECTL" resize $disk 32M
+dd if=/dev/$disk of=/dev/null bs=4k count=100000 iflag=direct 2> /dev/null
+present=$(iot_stat $disk present)
+# one process: a thread reads stats over and over while the main one
+# seeks; the reads counted are those that ended before the seek did
+python3 -c '
+import os, sys, threading, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+done = threading.Event()
+n = 0
+def reader():
+    global n
+    while not done.is_set():
+        with open(sys.argv[2], "rb") as f:
+            f.read()
+        if not done.is_set():
+            n += 1
+t = threading.Thread(target=reader)
+t.start()
+start = time.monotonic()
+os.lseek(fd, 1 << 40, os.SEEK_SET)
+done.set()
+took = time.monotonic() - start
+t.join()
+print("%d %.3f" % (n, took))
+' "$IOT/$disk/trace" "$IOT/$disk/stats" > "$out/seek"
+rc=$?
+read -r n took < "$out/seek"
+log "the seek took $took s; stats read $n times meanwhile"
+ktap_check "the ring holds the 100,000 reads ($present records)" \
+	test "$present" -ge 100000
+ktap_check "a seek past the end walked the ring (rc $rc)" test $rc -eq 0
+ktap_check "stats read while one seek walked: ${n:-none} (not held up behind it)" \
+	test "${n:-0}" -ge 10
+( while :; do cat "$IOT/$disk/stats" > /dev/null; done ) &
+reader=$!
+lines=$(timeout 300 cat "$IOT/$disk/trace" | wc -l)
+kill $reader
+wait $reader 2> /dev/null
+ktap_check "a whole read beside stats readers has every record ($((lines - 1)))" \
+	test "$lines" -eq $((present + 1))
 
 udevadm control --start-exec-queue 2> /dev/null
 unload_iotrace
