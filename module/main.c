@@ -100,7 +100,7 @@ static const struct kernel_param_ops iotrace_buf_size_ops = {
 };
 module_param_cb(buf_size, &iotrace_buf_size_ops, &iotrace_buf_size, 0444);
 MODULE_PARM_DESC(buf_size,
-		 "bytes of ring per disk, K/M/G suffixes (default 4M, range 64K..1G, at least two 4K chunks per possible CPU; 0: no ring, in-kernel metrics only)");
+		 "bytes of ring per disk, K/M/G suffixes (default 4M, or the minimum if more; range 64K..1G, at least two 4K chunks per possible CPU; 0: no ring, in-kernel metrics only)");
 
 static bool iotrace_name_ok(const char *s)
 {
@@ -218,6 +218,18 @@ static int __init iotrace_init(void)
 	if (!iotrace_buf_size && !iotrace_metrics_on) {
 		pr_err("iotrace: buf_size=0 keeps only the metrics, and metrics=N keeps none: nothing to do (give a ring size or metrics=Y)\n");
 		return -EINVAL;
+	}
+	/*
+	 * The default is not checked by iotrace_buf_size_set(): with more
+	 * than about 500 possible CPUs it is below the minimum (two chunks
+	 * per possible CPU), and every disk would be left without a ring.
+	 * A value given below the minimum was refused; the default is raised.
+	 */
+	if (iotrace_buf_size == IOTRACE_DEF_BUF_SIZE &&
+	    iotrace_buf_size < iotrace_ring_min_size()) {
+		iotrace_buf_size = iotrace_ring_min_size();
+		pr_info("iotrace: buf_size: the default 4M is below the minimum for %u possible CPUs: %lu bytes\n",
+			nr_cpu_ids, iotrace_buf_size);
 	}
 	iotrace_metrics_init();
 	ret = iotrace_probes_find();
