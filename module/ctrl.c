@@ -37,7 +37,6 @@
 
 /* Controller rings, for the probes (RCU); changed under iotrace_mutex. */
 static HLIST_HEAD(iotrace_ctrl_list);
-static unsigned int iotrace_ctrl_nr;
 
 /**
  * iotrace_ctrl_lookup() - the controller ring of an admin queue.
@@ -120,8 +119,6 @@ static void iotrace_ctrl_add(struct device *bus_dev)
 	ret = iotrace_disk_publish(d, &iotrace_ctrl_list);
 	if (ret)
 		pr_warn("iotrace: %s: not traced: %d\n", dev_name(cdev), ret);
-	else
-		WRITE_ONCE(iotrace_ctrl_nr, iotrace_ctrl_nr + 1);
 out:
 	put_device(cdev);
 }
@@ -133,10 +130,8 @@ static void iotrace_ctrl_remove(struct device *bus_dev)
 
 	mutex_lock(&iotrace_mutex);
 	d = iotrace_ctrl_find(bus_dev);
-	if (d) {
+	if (d)
 		iotrace_disk_detach_locked(d);
-		WRITE_ONCE(iotrace_ctrl_nr, iotrace_ctrl_nr - 1);
-	}
 	mutex_unlock(&iotrace_mutex);
 	if (d)
 		iotrace_disk_detached(d);
@@ -204,10 +199,8 @@ void iotrace_ctrls_exit(void)
 		if (!hlist_empty(&iotrace_ctrl_list))
 			d = hlist_entry(iotrace_ctrl_list.first,
 					struct iotrace_disk, hnode);
-		if (d) {
+		if (d)
 			iotrace_disk_detach_locked(d);
-			WRITE_ONCE(iotrace_ctrl_nr, iotrace_ctrl_nr - 1);
-		}
 		mutex_unlock(&iotrace_mutex);
 		if (!d)
 			break;
@@ -215,8 +208,19 @@ void iotrace_ctrls_exit(void)
 	}
 }
 
-/* Controller rings attached (for the status file). */
+/*
+ * Controller rings attached (for the status file), counted on the list: a
+ * count kept beside it was raised outside the mutex, and nvme-pci binds
+ * controllers in parallel (asynchronous probing).
+ */
 unsigned int iotrace_ctrls_count(void)
 {
-	return READ_ONCE(iotrace_ctrl_nr);
+	struct iotrace_disk *d;
+	unsigned int n = 0;
+
+	mutex_lock(&iotrace_mutex);
+	hlist_for_each_entry(d, &iotrace_ctrl_list, hnode)
+		n++;
+	mutex_unlock(&iotrace_mutex);
+	return n;
 }

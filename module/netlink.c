@@ -699,7 +699,9 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "IOTRACE_A_BUF_SIZE is required");
 		return -EINVAL;
 	}
-	if (iotrace_ring_geometry(nla_get_u64(a), &g)) {
+	/* no unsigned long truncation of the u64 on a 32-bit kernel */
+	if (nla_get_u64(a) > IOTRACE_MAX_BUF_SIZE ||
+	    iotrace_ring_geometry(nla_get_u64(a), &g)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a,
 				    "buf_size out of range: 64K..1G and two 4K chunks per possible CPU, or 0 (metrics only)");
 		return -EINVAL;

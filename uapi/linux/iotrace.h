@@ -943,7 +943,8 @@ enum iotrace_genl_cmd {
  * @IOTRACE_A_DEV_MINOR: u32, reply only.
  * @IOTRACE_A_ENABLED: u8, 0 or 1, reply only.
  * @IOTRACE_A_BUF_SIZE: u64, bytes allowed for the ring.  RESIZE request
- *	(65536 .. 1 GiB and at least a page per part, else EINVAL), replies.
+ *	(65536 .. 1 GiB and at least two 4 KiB chunks per possible CPU plus
+ *	the headers, or 0 for metrics only; else EINVAL), replies.
  * @IOTRACE_A_RING_SIZE: u64, bytes of the ring mapping, reply only.
  * @IOTRACE_A_NR_PARTS: u32, reply only: the ring's parts (ABI 1.x), its
  *	CPU headers (ABI 2.0: iotrace_ring_hdr.nr_cpus).
