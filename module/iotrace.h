@@ -148,7 +148,8 @@ struct iotrace_filter {
  *	hold, IOTRACE_TRIG_HOLD_MAX for the most the ring allows
  *	(iotrace_hold_max(), applied at the hit: a resize may change it).
  * @hold_ns: a hold nobody released ends this long after it was set.
- * @rcu: frees a replaced set after the probes that may read it.
+ * @epoch: the epoch this set starts (iotrace_trig_state.epoch), given
+ *	to its events when they are posted.
  *
  * Never changed once published: SET_TRIGGER replaces the pointer
  * (iotrace_disk.trig), so a probe sees one set whole, old or new.
@@ -164,7 +165,7 @@ struct iotrace_trig {
 	u64		rate_ns;
 	u32		hold_chunks;
 	u64		hold_ns;
-	struct rcu_head	rcu;
+	u64		epoch;
 };
 
 /* iotrace_disk.hold_state */
@@ -196,9 +197,11 @@ struct iotrace_trig {
  * @op: enum iotrace_op.
  * @retries: requeues.
  * @has: IOTRACE_TE_* bits: which fields are meaningful.
+ * @epoch: the epoch of the set that fired (set by iotrace_trig_post()).
  */
 struct iotrace_trig_evt {
 	u64	seq;
+	u64	epoch;
 	u64	generation;
 	u64	time_ns;
 	u64	issue_ns;

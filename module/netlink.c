@@ -1140,8 +1140,9 @@ static int iotrace_nl_parse_trig(struct genl_info *info,
  * @skb: the request.
  * @info: its attributes.
  *
- * The new set is published with one pointer (iotrace_trig_set()); a
- * request with no condition removes the triggers.
+ * The new set is published with one pointer, after a grace period
+ * without one (iotrace_trig_set()); a request with no condition removes
+ * the triggers.
  *
  * Return: 0 or a negative errno.
  */

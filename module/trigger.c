@@ -102,6 +102,7 @@ void iotrace_trig_post(struct iotrace_disk *d, const struct iotrace_trig *t,
 	}
 	ts->last_ns = ev->time_ns;
 	ts->ev = *ev;
+	ts->ev.epoch = t->epoch;
 	/* the history before the event is held before the event is sent */
 	iotrace_hold_set(d, t, ev->time_ns);
 	/* the facts visible before the slot is seen ready */
@@ -137,6 +138,15 @@ static void iotrace_trig_workfn(struct work_struct *work)
 		if (!test_and_clear_bit(IOTRACE_TS_READY, &ts->flags))
 			continue;
 		ev = ts->ev;
+		/*
+		 * Posted by a set replaced since: its hit was counted under
+		 * that set's epoch, whose counts are gone; not sent, and the
+		 * hits it held back are the new set's, left for its next.
+		 */
+		if (ev.epoch != ts->epoch) {
+			clear_bit_unlock(IOTRACE_TS_PENDING, &ts->flags);
+			continue;
+		}
 		supp = atomic_long_xchg(&ts->suppressed, 0);
 		clear_bit_unlock(IOTRACE_TS_PENDING, &ts->flags);
 		/* counted, sent or not (no memory): a listener sees the gap */
@@ -396,27 +406,41 @@ static u64 iotrace_trig_epochs;
  * stuck threshold (re)starts the scan, which then looks at every request
  * in flight once more.  A hold the old set made is released.
  *
+ * The old set is taken away and a grace period passes before the counts
+ * are zeroed and the new set is published: no hit of the old set is
+ * counted under the new epoch, and an event the old set posted and the
+ * work has not sent yet keeps the old epoch, so it is not sent as the
+ * new set's (iotrace_trig_workfn()).  Hits in the grace period, with no
+ * set armed, are not seen.
+ *
  * Context: iotrace_mutex held.
  */
 void iotrace_trig_set(struct iotrace_disk *d, struct iotrace_trig *t)
 {
 	struct iotrace_trig *old;
+	u64 epoch = ++iotrace_trig_epochs;
 
 	lockdep_assert_held(&iotrace_mutex);
-	old = rcu_replace_pointer(d->trig, t, lockdep_is_held(&iotrace_mutex));
-	if (old && old->hold_chunks) {
-		/* no hit of the old set can still set a hold after this */
+	old = rcu_replace_pointer(d->trig, NULL,
+				  lockdep_is_held(&iotrace_mutex));
+	if (old) {
+		/* no hit of the old set is counted or holds after this */
 		synchronize_rcu();
-		iotrace_hold_release(d, 0);
+		if (old->hold_chunks)
+			iotrace_hold_release(d, 0);
+		kfree(old);
 	}
-	if (old)
-		kfree_rcu(old, rcu);
 	atomic_long_set(&d->tstate.hits, 0);
 	atomic_long_set(&d->tstate.events, 0);
 	atomic_long_set(&d->tstate.suppressed, 0);
 	atomic_long_set(&d->tstate.suppressed_total, 0);
-	d->tstate.epoch = ++iotrace_trig_epochs;
+	d->tstate.epoch = epoch;
 	d->tstate.scan_ns = 0;
+	if (t) {
+		t->epoch = epoch;
+		/* the zeroed counts before a hit of the new set */
+		rcu_assign_pointer(d->trig, t);
+	}
 	if (t && t->stuck_ns)
 		mod_delayed_work(IOTRACE_WQ, &iotrace_trig_scan, 0);
 }

@@ -24,6 +24,8 @@
 # devstatus: scsi_debug's medium error: the failed read flagged, an event
 #   with its device status.
 # permissions: SET_TRIGGER as uid 65534 is EPERM (iotracectl and raw);
+# set again: 40 settings while every read hits; each one's events +
+#   suppressed = its hits (no event or hit of an older set counted).
 # malformed: out-of-range values, a reply-only attribute, a wrong length
 #   are EINVAL and change nothing; off removes the triggers.
 # Module unload with triggers set and the stuck scan running, a disk removed
@@ -203,6 +205,49 @@ ktap_check "= the hits the kernel counted ($hits)" test "$hits" = "$f"
 ktap_check "state: events ($(st "$lat" trigger_events)), suppressed ($(st "$lat" trigger_suppressed_total))" \
 	test "$(st "$lat" trigger_events)" = "$nev" -a \
 	"$(st "$lat" trigger_suppressed_total)" = "$supp"
+
+# ---- set again and again under hits ------------------------------------
+# Every read hits, rate=0: an event is nearly always pending when
+# SET_TRIGGER runs.  The old set's pending event was sent under the new
+# epoch and counted as its event, and a hit of the old set in a probe
+# still running was counted in the new set's zeroed hits: events +
+# suppressed no longer added up to the hits.  Now the set is taken away,
+# a grace period passes, the counts are zeroed and the new set armed; the
+# old set's event is dropped.
+if command -v fio > /dev/null; then
+	# one process (--thread): SIGSTOP stops its I/O, and 0.2 s later
+	# nothing is in flight or pending
+	fio --name=reset --filename=/dev/"$lat" --direct=1 --rw=randread \
+		--bs=4k --ioengine=libaio --iodepth=32 --thread \
+		--time_based --runtime=600 --output=/dev/null &
+	fiopid=$!
+	sleep 1
+	ok=1 bad=0 hit=0 sum=''
+	for i in $(seq 40); do
+		"$IOTRACECTL" trigger "$lat" read-lat=500us rate=0 || ok=0
+		sleep 0.05
+		kill -STOP $fiopid
+		sleep 0.2
+		"$IOTRACECTL" state "$lat" > "$out/state"
+		kill -CONT $fiopid
+		hits=$(sed -n 's/^trigger_hits: //p' "$out/state")
+		nev=$(sed -n 's/^trigger_events: //p' "$out/state")
+		supp=$(sed -n 's/^trigger_suppressed_total: //p' "$out/state")
+		sum="$sum $nev+$supp/$hits"
+		[ $((nev + supp)) -eq "${hits:--1}" ] || bad=$((bad + 1))
+		[ "${hits:-0}" -gt 0 ] && hit=$((hit + 1))
+	done
+	kill $fiopid
+	wait $fiopid 2> /dev/null
+	log "events+suppressed/hits of each setting:$sum"
+	ktap_check "40 settings under hits accepted, $hit of them hit" \
+		test $ok = 1 -a $hit -ge 30
+	ktap_check "each setting's events + suppressed = its hits ($bad not)" \
+		test $bad -eq 0
+else
+	ktap_skip "fio is not installed: no settings under hits"
+	ktap_skip "fio is not installed: no settings under hits"
+fi
 
 # ---- malformed ---------------------------------------------------------
 "$IOTRACECTL" trigger "$lat" read-lat=5s || ktap_fail "trigger read-lat=5s"
