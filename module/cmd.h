@@ -45,7 +45,5 @@ void iotrace_scsi_cmd_done(void *data, struct scsi_cmnd *cmd);
 void iotrace_ata_qc_issue(void *data, struct ata_queued_cmd *qc);
 void iotrace_ata_qc_done(void *data, struct ata_queued_cmd *qc);
 void iotrace_ata_qc_failed(void *data, struct ata_queued_cmd *qc);
-void iotrace_ata_gone(void);
-bool iotrace_ata_owns(const struct scsi_cmnd *cmd);
 
 #endif /* _IOTRACE_CMD_H */

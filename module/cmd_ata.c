@@ -19,35 +19,6 @@
 #include "cmd.h"
 #include "compat.h"
 
-/*
- * The SCSI transport template of libata hosts, learnt from the first
- * command ata_qc_issue sees (it fires before that command's
- * scsi_dispatch_cmd_done).  Compared, never dereferenced; forgotten when
- * libata goes.
- */
-static struct scsi_transport_template *iotrace_ata_tt;
-
-/**
- * iotrace_ata_owns() - whether the ATA probes record @cmd's status.
- * @cmd: a SCSI command being completed.
- *
- * Return: true for a command of a libata host.
- */
-bool iotrace_ata_owns(const struct scsi_cmnd *cmd)
-{
-	struct scsi_transport_template *tt = READ_ONCE(iotrace_ata_tt);
-
-	return tt && cmd->device->host->transportt == tt;
-}
-
-/**
- * iotrace_ata_gone() - libata's tracepoints went: forget its template.
- */
-void iotrace_ata_gone(void)
-{
-	WRITE_ONCE(iotrace_ata_tt, NULL);
-}
-
 static void iotrace_ata_tf(struct iotrace_ata_tf *o,
 			   const struct ata_taskfile *tf)
 {
@@ -84,8 +55,6 @@ void iotrace_ata_qc_issue(void *data, struct ata_queued_cmd *qc)
 	BUILD_BUG_ON(sizeof(struct iotrace_ata_tf) > IOTRACE_CMD_LEN);
 	if (!scmd)
 		return;
-	if (unlikely(READ_ONCE(iotrace_ata_tt) != scmd->device->host->transportt))
-		WRITE_ONCE(iotrace_ata_tt, scmd->device->host->transportt);
 	preempt_disable_notrace();
 	/* built in the slot: no taskfile on the stack (nor its canary) */
 	s = iotrace_cmd_slot(scsi_cmd_to_rq(scmd));

@@ -77,23 +77,21 @@ static u32 iotrace_scsi_sense(const u8 *sb)
  * dev_status: SCSI status byte 7:0; with CHECK CONDITION and valid sense
  * data also sense key 11:8, ASC 23:16, ASCQ 31:24.  A transport (host
  * byte) failure without a status also flags the record as an error.
- * Commands of libata devices are left to the ATA probes, which know the
- * device's status and error registers.
+ * Commands libata issued to an ATA device are left to the ATA probes,
+ * which know the device's status and error registers
+ * (iotrace_note_scsi_status()).
  */
 void iotrace_scsi_cmd_done(void *data, struct scsi_cmnd *cmd)
 {
 	u32 status = cmd->result & 0xff;
 	u16 rflags = 0;
 
-	if (iotrace_ata_owns(cmd))
-		return;
 	if (status == SAM_STAT_CHECK_CONDITION && cmd->sense_buffer)
 		status |= iotrace_scsi_sense(cmd->sense_buffer);
 	if (cmd->result)
 		rflags |= IOTRACE_RF_ERROR;
 	preempt_disable_notrace();
-	iotrace_note_status(scsi_cmd_to_rq(cmd), status, 0, rflags,
-			    IOTRACE_MSTATUS_SCSI);
+	iotrace_note_scsi_status(scsi_cmd_to_rq(cmd), status, rflags);
 	preempt_enable_notrace();
 }
 

@@ -762,6 +762,7 @@ static __always_inline void iotrace_cmd_publish(struct iotrace_slot *s,
 
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 			 u16 rflags, u8 status_kind);
+void iotrace_note_scsi_status(struct request *rq, u32 dev_status, u16 rflags);
 
 /* comm.c: command names of the submitters, per CPU */
 #define IOTRACE_COMM_BITS	8

@@ -31,8 +31,6 @@
  * struct iotrace_modtp - one probe on a tracepoint found by name.
  * @name: name of the tracepoint.
  * @probe: the probe, with the tracepoint's prototype after a void *data.
- * @gone: called after the probe was detached because its module went,
- *	or NULL.
  * @tp: the tracepoint while the probe is attached, else NULL.
  * @owner: module that holds @tp, NULL when it is built in.
  *
@@ -41,7 +39,6 @@
 struct iotrace_modtp {
 	const char		*name;
 	void			*probe;
-	void			(*gone)(void);
 	struct tracepoint	*tp;
 	struct module		*owner;
 };
@@ -51,8 +48,7 @@ static struct iotrace_modtp iotrace_modtps[] = {
 	{ .name = "nvme_complete_rq", .probe = iotrace_nvme_complete_rq },
 	{ .name = "scsi_dispatch_cmd_start", .probe = iotrace_scsi_cmd_start },
 	{ .name = "scsi_dispatch_cmd_done", .probe = iotrace_scsi_cmd_done },
-	{ .name = "ata_qc_issue", .probe = iotrace_ata_qc_issue,
-	  .gone = iotrace_ata_gone },
+	{ .name = "ata_qc_issue", .probe = iotrace_ata_qc_issue },
 	{ .name = "ata_qc_complete_done", .probe = iotrace_ata_qc_done },
 	{ .name = "ata_qc_complete_failed", .probe = iotrace_ata_qc_failed },
 };
@@ -107,17 +103,6 @@ static int iotrace_modtp_drop(struct module *owner, bool all)
 	return n;
 }
 
-/* Run the ->gone hooks of entries that are now detached. */
-static void iotrace_modtp_gone(void)
-{
-	struct iotrace_modtp *e;
-
-	for (e = iotrace_modtps; e < iotrace_modtps + ARRAY_SIZE(iotrace_modtps);
-	     e++)
-		if (!e->tp && e->gone)
-			e->gone();
-}
-
 static void iotrace_modtp_coming(struct tp_module *tp_mod)
 {
 	struct module *mod = tp_mod->mod;
@@ -154,7 +139,6 @@ static int iotrace_modtp_notify(struct notifier_block *nb, unsigned long val,
 		if (iotrace_modtp_drop(tp_mod->mod, false)) {
 			/* No probe of ours may still run on the old tracepoint. */
 			tracepoint_synchronize_unregister();
-			iotrace_modtp_gone();
 			iotrace_modtp_goings++;
 		}
 		break;
@@ -231,7 +215,6 @@ void iotrace_cmd_detach(void)
 	iotrace_modtp_drop(NULL, true);
 	mutex_unlock(&iotrace_modtp_lock);
 	tracepoint_synchronize_unregister();
-	iotrace_modtp_gone();
 	if (iotrace_modtp_notifier) {
 		unregister_tracepoint_module_notifier(&iotrace_modtp_nb);
 		iotrace_modtp_notifier = false;

@@ -996,6 +996,24 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 	iotrace_cmd_publish(s, rq, type, len, rflags);
 }
 
+/* Note a status in @rq's slot @s: see iotrace_note_status(). */
+static void iotrace_slot_status(struct iotrace_slot *s, struct request *rq,
+				u32 dev_status, u32 dev_result, u16 rflags,
+				u8 status_kind)
+{
+	iotrace_assert_cpu_held();
+	WRITE_ONCE(s->status_rq, NULL);
+	/* old owner gone before the status changes */
+	smp_wmb();
+	s->dev_status = dev_status;
+	s->dev_result = dev_result;
+	s->status_rflags = rflags;
+	s->status_kind = status_kind;
+	/* status complete before it is tagged with its request */
+	smp_wmb();
+	WRITE_ONCE(s->status_rq, rq);
+}
+
 /**
  * iotrace_note_status() - remember the device status of a request before
  *	its block_rq_complete.
@@ -1014,19 +1032,42 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 	struct iotrace_slot *s;
 
 	s = iotrace_rq_slot(rq);
+	if (s)
+		iotrace_slot_status(s, rq, dev_status, dev_result, rflags,
+				    status_kind);
+}
+
+/**
+ * iotrace_note_scsi_status() - the SCSI midlayer's status of a request,
+ *	unless the ATA probes record it.
+ * @rq: the request.
+ * @dev_status: see struct iotrace_record (SCSI status and sense).
+ * @rflags: IOTRACE_RF_* to add.
+ *
+ * A command libata issued to an ATA device (its taskfile is in the slot)
+ * has its status from the device's registers, recorded by the ATA probes.
+ * Decided per request: a libsas host serves SATA disks through libata and
+ * SAS disks directly, with one SCSI transport for both.  A command libata
+ * answers itself (simulated, or refused before it reaches the device) has
+ * no taskfile and keeps the status the midlayer saw.
+ *
+ * Context: as iotrace_note_status().
+ */
+void iotrace_note_scsi_status(struct request *rq, u32 dev_status, u16 rflags)
+{
+	struct iotrace_slot *s;
+
+	s = iotrace_rq_slot(rq);
 	if (!s)
 		return;
-	iotrace_assert_cpu_held();
-	WRITE_ONCE(s->status_rq, NULL);
-	/* old owner gone before the status changes */
-	smp_wmb();
-	s->dev_status = dev_status;
-	s->dev_result = dev_result;
-	s->status_rflags = rflags;
-	s->status_kind = status_kind;
-	/* status complete before it is tagged with its request */
-	smp_wmb();
-	WRITE_ONCE(s->status_rq, rq);
+	if (READ_ONCE(s->cmd_rq) == rq) {
+		/* pairs with the smp_wmb() before cmd_rq is set */
+		smp_rmb();
+		if (s->cmd_type == IOTRACE_CMD_ATA)
+			return;
+	}
+	iotrace_slot_status(s, rq, dev_status, 0, rflags,
+			    IOTRACE_MSTATUS_SCSI);
 }
 
 static void iotrace_find_tp(struct tracepoint *tp, void *priv)

@@ -5,14 +5,18 @@
 # Oracles: the offsets dd was told to read and write (the taskfile LBA and
 # sector count must match them), and for a command the device refuses, the
 # ATA status and error registers as libata returns them to sg_raw in the
-# ATA Status Return sense descriptor.
+# ATA Status Return sense descriptor.  A SCSI command libata answers
+# itself without a taskfile (INQUIRY, simulated; opcode 0xc0, refused with
+# ILLEGAL REQUEST / INVALID COMMAND OPERATION CODE, SAT) keeps the SCSI
+# status sg_raw saw: the ATA probes are left the status of a request, not
+# of a host (libsas hosts serve SAS and SATA disks with one transport).
 # VM-DEVICES: ahci
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
 require_cmd sg_raw python3
-ktap_header 4
+ktap_header 6
 
 tmp=$(mktemp -d)
 load_iotrace
@@ -35,6 +39,10 @@ dd if=/dev/zero of=/dev/$sd bs=8192 seek=100 count=1 oflag=direct 2> /dev/null |
 sg_raw /dev/$sd 85 06 20 00 00 00 00 00 00 00 00 00 00 00 ff 00 \
 	> "$tmp/bad" 2>&1
 log "sg_raw ATA 0xff: $(tr '\n' ' ' < "$tmp/bad")"
+sg_raw -r 36 /dev/$sd 12 00 00 00 24 00 > "$tmp/inq" 2>&1
+log "sg_raw INQUIRY: $(tr '\n' ' ' < "$tmp/inq" | cut -c 1-160)"
+sg_raw /dev/$sd c0 00 00 00 00 00 > "$tmp/c0" 2>&1
+log "sg_raw 0xc0: $(tr '\n' ' ' < "$tmp/c0")"
 cmd_disable "$sd"
 cmd_dump "$sd" > "$tmp/recs" || die "cannot decode the ring of $sd"
 log "$(wc -l < "$tmp/recs") records"
@@ -83,6 +91,12 @@ else
 	ktap_check "refused command 0xff: status ERR and error ABRT (ACS)" \
 		rec_match "$tmp/recs" "ctype == 3 and cmd[:2] == 'ff' and rf & 0x202 == 0x202 and st & 0x01 and st & 0x400"
 fi
+
+# SCSI status (bits 7:0), sense key 11:8, ASC 23:16, ASCQ 31:24
+ktap_check "INQUIRY, answered by libata: its SCSI status GOOD recorded" \
+	rec_match "$tmp/recs" "ctype == 2 and cmd[:2] == '12' and rf & 0x200 and st == 0"
+ktap_check "opcode 0xc0, refused by libata: CHECK CONDITION, ILLEGAL REQUEST, ASC 0x20" \
+	rec_match "$tmp/recs" "ctype == 2 and cmd[:2] == 'c0' and rf & 0x202 == 0x202 and st == (0x02 | 0x05 << 8 | 0x20 << 16)"
 unload_iotrace
 rm -rf "$tmp"
 ktap_finish
