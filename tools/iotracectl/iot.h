@@ -191,12 +191,16 @@ uint64_t iot_ring_next(const struct iot_ring *ring, uint32_t part,
 		       uint64_t seq);
 void iot_ring_pass_begin(const struct iot_ring *ring, uint32_t part);
 void iot_ring_pass_end(const struct iot_ring *ring);
+uint64_t iot_ring_generation(const struct iot_ring *ring);
+int iot_ring_same_generation(const struct iot_ring *ring, uint64_t gen);
+void iot_ring_restart(const struct iot_ring *ring);
 
 /**
  * struct iot_ring_follow - a reader of a live ring's new records.
  * @ring: the ring.
  * @cur: per part, the next sequence number to read.
- * @gen: the ring's generation when @cur was last reset.
+ * @gen: the ring's generation when @cur was last reset; records are only
+ *	handed out while the ring is still of it.
  * @lost: records overwritten or torn before they could be read.
  */
 struct iot_ring_follow {

@@ -42,12 +42,6 @@ struct rec_part {
 	uint64_t cur, start_head, start_dropped, start_filtered;
 };
 
-static uint64_t ring_gen(const struct iot_ring *r)
-{
-	return __atomic_load_n(&((const struct iotrace_ring_hdr *)r->base)->generation,
-			       __ATOMIC_ACQUIRE);
-}
-
 /*
  * The records that may still go into the chunk being filled (@n records
  * of @rs bytes in it) before the file reaches @limit bytes (0: no limit):
@@ -70,19 +64,32 @@ static uint32_t size_budget(const struct iot_writer *w, uint64_t limit,
 /*
  * Copy what is new in one part, up to @limit bytes of file (--size; 0:
  * no limit): the records after that stay in the ring, not recorded.
+ * @gen: the ring's generation @rp counts in.
  * @final: the recording ends, so a record still busy is not waited for.
  * Returns -1 on a write error.
+ *
+ * A clear is left to the caller, which starts the parts over at the pass
+ * after the generation moved on: only records copied while the ring was
+ * still of @gen are kept (iot_ring_same_generation() after each run, as
+ * a seqlock's reader), so that no record of the next generation is
+ * written, or counted, under this one's cursor (and written again after
+ * the restart).
  */
 static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
 		     unsigned int disk, uint32_t p, struct rec_part *rp,
 		     uint8_t *buf, struct iot_counts *c, int final,
-		     uint64_t limit)
+		     uint64_t limit, uint64_t gen)
 {
 	uint64_t head = iot_ring_head(ring, p), first = rp->cur;
 	uint32_t n = 0, rs = sizeof(struct iotrace_record);
 
-	if (head < rp->cur)	/* ring cleared under us */
-		rp->cur = first = 0;
+	/*
+	 * Cleared since the pass began; or a head below the cursor: a
+	 * clear under way (the heads are reset before the generation moves
+	 * on).  Nothing now, the part starts over at a later pass.
+	 */
+	if (!iot_ring_same_generation(ring, gen) || head < rp->cur)
+		return 0;
 	/* 2.x: whole chunks, found by iot_ring_next() (a hold keeps old ones) */
 	if (!ring->v2 && head - rp->cur > ring->part_records) {
 		c->overwritten += head - ring->part_records - rp->cur;
@@ -102,6 +109,13 @@ static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
 				      (uint32_t)(head - rp->cur) : room,
 				      (struct iotrace_record *)
 				      (buf + (size_t)n * rs), &got);
+		/*
+		 * Cleared during the run: none of it is known to be of
+		 * @gen, nor is a record that could not be copied overwritten
+		 * or torn; what earlier runs copied is.
+		 */
+		if (!iot_ring_same_generation(ring, gen))
+			break;
 
 		/* a run of good records, straight into the chunk */
 		rp->cur += got;
@@ -149,12 +163,12 @@ static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
 static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
 		      unsigned int disk, uint32_t p, struct rec_part *rp,
 		      uint8_t *buf, struct iot_counts *c, int final,
-		      uint64_t limit)
+		      uint64_t limit, uint64_t gen)
 {
 	int ret;
 
 	iot_ring_pass_begin(ring, p);
-	ret = drain_run(w, ring, disk, p, rp, buf, c, final, limit);
+	ret = drain_run(w, ring, disk, p, rp, buf, c, final, limit, gen);
 	iot_ring_pass_end(ring);
 	return ret;
 }
@@ -248,7 +262,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		parts[i] = calloc(rings[i].nr_parts, sizeof(**parts));
 		if (!parts[i])
 			goto nomem;
-		gen[i] = ring_gen(&rings[i]);
+		gen[i] = iot_ring_generation(&rings[i]);
 		for (p = 0; p < rings[i].nr_parts; p++) {
 			struct rec_part *rp = &parts[i][p];
 			uint64_t head = iot_ring_head(&rings[i], p);
@@ -278,7 +292,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		if (write_comms(&w, &comms_ns, last))
 			goto wfail;
 		for (i = 0; i < nr; i++) {
-			uint64_t g = ring_gen(&rings[i]);
+			uint64_t g = iot_ring_generation(&rings[i]);
 			int final = last;
 
 			if (done[i])
@@ -297,7 +311,11 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			}
 
 			if (g != gen[i]) {
-				/* cleared: account what we had, restart at 0 */
+				/*
+				 * cleared: account what we had (each cursor
+				 * moved in its generation only: no wrap),
+				 * restart at 0
+				 */
 				for (p = 0; p < rings[i].nr_parts; p++) {
 					struct rec_part *rp = &parts[i][p];
 
@@ -309,11 +327,12 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 					rp->start_filtered = 0;
 				}
 				gen[i] = g;
+				iot_ring_restart(&rings[i]);
 			}
 			for (p = 0; p < rings[i].nr_parts; p++) {
 				if (drain_part(&w, &rings[i], i, p,
 					       &parts[i][p], buf, &counts[i],
-					       final, st->max_bytes))
+					       final, st->max_bytes, gen[i]))
 					goto wfail;
 				if (st->max_bytes && w.bytes >= st->max_bytes)
 					break;

@@ -713,6 +713,71 @@ void iot_ring_pass_end(const struct iot_ring *ring)
 	idx_free2(ring);
 }
 
+/**
+ * iot_ring_generation() - the ring's generation (moved on by every clear).
+ * @ring: a live ring.
+ *
+ * Read with acquire semantics: what is read of the ring after it is at
+ * least as new as the clear that set it.  A reader reads it before what
+ * it reads of a generation (the heads, the records), and checks it with
+ * iot_ring_same_generation() after.
+ *
+ * Return: the generation.
+ */
+uint64_t iot_ring_generation(const struct iot_ring *ring)
+{
+	const struct iotrace_ring_hdr *h =
+		(const struct iotrace_ring_hdr *)ring->base;
+
+	return __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * iot_ring_same_generation() - whether no clear became visible since
+ *	@gen was read (iot_ring_generation()): what was copied since is of
+ *	generation @gen.
+ * @ring: a live ring.
+ * @gen: the generation the reader reads.
+ *
+ * As a seqlock's reader re-reads its sequence count: every load before
+ * this call (a record's copy, a head) is done before the generation is
+ * read again.  A clear resets the ring and only then moves the generation
+ * on, and the writers write the new generation's records after it moved
+ * on: a copy that read any of them sees the generation moved on here.  A
+ * copy that read a slot being reset fails its own check (the slot's
+ * sequence number, the chunk's take number).
+ *
+ * Return: 1 while the ring is of generation @gen, 0 once it was cleared.
+ */
+int iot_ring_same_generation(const struct iot_ring *ring, uint64_t gen)
+{
+	const struct iotrace_ring_hdr *h =
+		(const struct iotrace_ring_hdr *)ring->base;
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&h->generation, __ATOMIC_RELAXED) == gen;
+}
+
+/**
+ * iot_ring_restart() - forget what the lookups know of the ring's
+ *	previous generation, for a reader that saw the generation move on.
+ * @ring: the ring (its lookup cache only is written).
+ *
+ * 2.x: the lowest sequence number a CPU still has only grows until a
+ * clear; one noted before the clear would have the new generation's first
+ * records taken for overwritten.  The chunk last found is checked by its
+ * take number (unique across clears) anyway.  1.x: nothing to forget.
+ */
+void iot_ring_restart(const struct iot_ring *ring)
+{
+	struct iot_ring *w = (struct iot_ring *)ring;	/* the cache only */
+
+	w->cache.valid = 0;
+	w->cache.lo_valid = 0;
+	if (ring->v2)
+		idx_free2(ring);
+}
+
 /* Whether record @seq of @part has been overwritten (is no longer present). */
 int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq)
 {
@@ -804,8 +869,6 @@ int iot_ring_detached(const struct iot_ring *ring)
  */
 int iot_ring_follow_init(struct iot_ring_follow *f, const struct iot_ring *ring)
 {
-	const struct iotrace_ring_hdr *h =
-		(const struct iotrace_ring_hdr *)ring->base;
 	uint32_t p;
 
 	memset(f, 0, sizeof(*f));
@@ -813,7 +876,8 @@ int iot_ring_follow_init(struct iot_ring_follow *f, const struct iot_ring *ring)
 	f->cur = calloc(ring->nr_parts, sizeof(*f->cur));
 	if (!f->cur)
 		return -1;
-	f->gen = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+	/* the generation first: heads of a clear under way are of the next */
+	f->gen = iot_ring_generation(ring);
 	for (p = 0; p < ring->nr_parts; p++)
 		f->cur[p] = iot_ring_head(ring, p);
 	return 0;
@@ -825,31 +889,42 @@ int iot_ring_follow_init(struct iot_ring_follow *f, const struct iot_ring *ring)
  * @cb: called for each record, part by part (disk 0); non-zero stops.
  * @arg: for @cb.
  *
- * A clear (new generation) starts every part over; a record being
- * written is left for the next poll; records the writers overwrote or
- * tore first are counted in @f->lost.
+ * A clear (new generation) starts every part over; what the poll copies
+ * is handed out only while the ring is still of the generation it started
+ * with (iot_ring_same_generation() after each copy): a clear during the
+ * poll ends it, and the next one starts over, so that no record is handed
+ * out under two generations.  A record being written is left for the next
+ * poll; records the writers overwrote or tore first are counted in
+ * @f->lost.
  *
  * Return: 0, or what @cb returned.
  */
 int iot_ring_follow_poll(struct iot_ring_follow *f, iot_rec_cb cb, void *arg)
 {
 	const struct iot_ring *ring = f->ring;
-	const struct iotrace_ring_hdr *h =
-		(const struct iotrace_ring_hdr *)ring->base;
 	uint64_t rec[IOT_MAX_RECORD / 8], g;
 	uint32_t p;
-	int ret = 0;
+	int ret = 0, cleared = 0;
 
-	g = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+	g = iot_ring_generation(ring);
 	if (g != f->gen) {
+		/* cleared: every part from its first record, nothing known */
 		memset(f->cur, 0, ring->nr_parts * sizeof(*f->cur));
 		f->gen = g;
+		iot_ring_restart(ring);
 	}
-	for (p = 0; p < ring->nr_parts && !ret; p++) {
+	for (p = 0; p < ring->nr_parts && !ret && !cleared; p++) {
 		uint64_t head = iot_ring_head(ring, p), s;
 
+		if (!iot_ring_same_generation(ring, g))
+			break;	/* cleared: the next poll starts over */
+		/*
+		 * A head below the cursor is a clear under way (the heads
+		 * are reset before the generation moves on): nothing of
+		 * this part until the generation has moved on.
+		 */
 		if (head < f->cur[p])
-			f->cur[p] = 0;
+			continue;
 		if (head - f->cur[p] > ring->part_records) {
 			f->lost += head - ring->part_records - f->cur[p];
 			f->cur[p] = head - ring->part_records;
@@ -857,6 +932,15 @@ int iot_ring_follow_poll(struct iot_ring_follow *f, iot_rec_cb cb, void *arg)
 		for (s = f->cur[p]; s < head; s++) {
 			int r = iot_ring_copy(ring, p, s, rec);
 
+			/*
+			 * A clear during the copy: the record may be the next
+			 * generation's (handed out again after the restart)
+			 * or a slot being reset, neither lost nor good.
+			 */
+			if (!iot_ring_same_generation(ring, g)) {
+				cleared = 1;
+				break;
+			}
 			if (r == 2 && !iot_ring_gone(ring, p, s))
 				break;	/* being written: next time */
 			if (r) {

@@ -65,6 +65,10 @@
  *   gen push RING N now                     the same, completed in the
  *                                           last N ms up to now
  *                                           (CLOCK_MONOTONIC, 1 ms apart)
+ *   gen clear RING                          empty the ring file RING in
+ *                                           place (mmap) as the module's
+ *                                           clear does: the heads reset,
+ *                                           then the generation moved on
  */
 #include <errno.h>
 #include <stddef.h>
@@ -219,6 +223,31 @@ static int gen_push(const char *path, uint64_t n, int now)
 		r.complete_cpu = (base + i) % h->nr_parts;
 		synth_ring_push(ring, r.complete_cpu, &r);
 	}
+	munmap(ring, st.st_size);
+	return 0;
+}
+
+/* empty a ring file in place, as a clear (a 1.x or a 2.0 ring) */
+static int gen_clear(const char *path)
+{
+	struct stat st;
+	uint8_t *ring;
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		perror(path);
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	ring = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    0);
+	close(fd);
+	if (ring == MAP_FAILED) {
+		perror(path);
+		return 1;
+	}
+	synth_ring_clear(ring);
 	munmap(ring, st.st_size);
 	return 0;
 }
@@ -680,6 +709,8 @@ int main(int argc, char **argv)
 		return gen_push(argv[2], strtoull(argv[3], NULL, 0), 0);
 	if (argc == 5 && !strcmp(argv[1], "push") && !strcmp(argv[4], "now"))
 		return gen_push(argv[2], strtoull(argv[3], NULL, 0), 1);
+	if (argc == 3 && !strcmp(argv[1], "clear"))
+		return gen_clear(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "debugfs"))
 		return gen_debugfs(argv[2]);
 	fprintf(stderr, "usage: see the comment at the top of gen.c\n");

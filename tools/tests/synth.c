@@ -279,6 +279,66 @@ int synth_ring2_push(uint8_t *ring, uint32_t cpu,
 	return 0;
 }
 
+/**
+ * synth_ring_clear() - empty a ring of synth_ring_new() or
+ *	synth_ring2_new() in place, as the module's clear does
+ *	(iotrace_ring_reset()).
+ * @ring: the ring.
+ *
+ * No slot matches a sequence number any more (1.x: every slot busy; 2.x:
+ * every chunk free and never taken, every slot ~its index, chunks_taken
+ * going on), the heads and counters restart at 0, and then the
+ * generation moves on (release: a reader that sees it sees the ring it
+ * names).
+ */
+void synth_ring_clear(uint8_t *ring)
+{
+	struct iotrace_ring_hdr *h = (struct iotrace_ring_hdr *)ring;
+	uint64_t i;
+	uint32_t p;
+
+	if (h->abi_major == IOT_ABI_MAJOR2) {
+		const iot_ring_hdr2 *h2 = (const iot_ring_hdr2 *)ring;
+
+		for (p = 0; p < h2->nr_chunks; p++) {
+			struct iotrace_chunk_hdr *c = chunk2(ring, p);
+
+			__atomic_store_n(&c->seq, 0, __ATOMIC_RELAXED);
+			for (i = 0; i < h2->chunk_records; i++)
+				__atomic_store_n(&slot2(ring, p, i)->seq,
+						 ~(uint32_t)i, __ATOMIC_RELAXED);
+			c->first_seq = 0;
+			c->cpu = 0;
+			c->reserved_slots = 0;
+			c->next = IOTRACE_CHUNK_NONE;
+			c->state = CHUNK_FREE;
+		}
+		for (p = 0; p < h2->nr_cpus; p++) {
+			struct iotrace_cpu_hdr *c = cpu2(ring, p);
+
+			memset(c, 0, sizeof(*c));
+			c->cur = IOTRACE_CHUNK_NONE;
+			c->pending = IOTRACE_CHUNK_NONE;
+		}
+	} else {
+		for (p = 0; p < h->nr_parts; p++) {
+			struct iotrace_part_hdr *ph = (void *)(ring +
+				h->part_hdr_offset +
+				(uint64_t)p * h->part_hdr_size);
+
+			for (i = 0; i < h->part_records; i++)
+				__atomic_store_n((uint32_t *)(ring +
+					h->data_offset + p * h->part_stride +
+					i * h->record_size),
+					IOTRACE_SEQ_BUSY, __ATOMIC_RELAXED);
+			__atomic_store_n(&ph->head, 0, __ATOMIC_RELAXED);
+			ph->dropped = 0;
+			ph->filtered = 0;
+		}
+	}
+	__atomic_store_n(&h->generation, h->generation + 1, __ATOMIC_RELEASE);
+}
+
 static uint64_t mix(uint64_t x)
 {
 	x ^= x >> 33;

@@ -13,6 +13,7 @@ uint8_t *synth_ring2_new(uint32_t nr_cpus, uint32_t chunk_records,
 			 uint32_t nr_chunks, const char *name, size_t *len);
 int synth_ring2_push(uint8_t *ring, uint32_t cpu,
 		     const struct iotrace_record *r, int publish);
+void synth_ring_clear(uint8_t *ring);
 void synth_ring_drop(uint8_t *ring, uint32_t part, uint64_t n);
 void synth_rec(struct iotrace_record *r, uint64_t i);
 uint64_t synth_check(const struct iotrace_record *r);

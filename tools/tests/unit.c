@@ -1098,6 +1098,408 @@ static void test_concurrent_record2_index(void)
 	concurrent_record(2);
 }
 
+/* ---- a clear under a reader, at a point of its pass the test chooses ---- */
+
+#define CLR_MAXID	8192	/* ids of one test, at most */
+
+/**
+ * struct clrctx - a ring cleared under a reader by the reader's own
+ *	output: the recorder's (a FILE whose writes the test sees) or the
+ *	follower's callback.  Deterministic: the clear happens at one point
+ *	of the reader's pass, always the same.
+ * @ring: the ring (synth_ring_new() or synth_ring2_new()).
+ * @v2: a 2.0 ring.
+ * @parts: its parts (CPUs); records are dealt to them in turn.
+ * @next_id: the last id stamped (ids from 1 on: every record is unique).
+ * @new_n: records the new generation gets, at the clear.
+ * @at: the recorder's first records chunk of this part clears the ring.
+ * @cleared: the clear was done.
+ * @stop: the recorder's stop flag, set at the clear (its next pass is its
+ *	last).
+ * @b: the recorder's bytes (a trace file).
+ * @n: used.
+ * @cap: allocated.
+ * @seen: per id, how many times the reader handed the record out.
+ * @bad: records that are not their id's record.
+ */
+struct clrctx {
+	uint8_t *ring;
+	int v2;
+	uint32_t parts;
+	uint64_t next_id, new_n;
+	uint32_t at;
+	int cleared;
+	volatile int stop;
+	char *b;
+	size_t n, cap;
+	uint8_t seen[CLR_MAXID + 1];
+	uint64_t bad;
+};
+
+/* @n records with the next ids, dealt to the parts in turn. */
+static void clr_push(struct clrctx *x, uint64_t n)
+{
+	struct iotrace_record r;
+
+	while (n--) {
+		uint64_t id = ++x->next_id;
+		uint32_t p = (uint32_t)((id - 1) % x->parts);
+
+		if (x->v2) {
+			synth_stamp2(&r, id);
+			synth_ring2_push(x->ring, p, &r, 1);
+		} else {
+			synth_stamp(&r, id);
+			r.complete_cpu = p;
+			synth_ring_push(x->ring, p, &r);
+		}
+	}
+}
+
+/* The clear, once: the ring emptied, the new generation's records in it. */
+static void clr_clear(struct clrctx *x)
+{
+	if (x->cleared++)
+		return;
+	synth_ring_clear(x->ring);
+	clr_push(x, x->new_n);
+	x->stop = 1;
+}
+
+/* Count a record handed out; check it is the record of its id. */
+static int clr_seen(void *arg, unsigned int disk,
+		    const struct iotrace_record *r)
+{
+	struct clrctx *x = arg;
+	struct iotrace_record e;
+	uint64_t id = r->issue_ns;
+
+	(void)disk;
+	if (!id || id > CLR_MAXID) {
+		x->bad++;
+		return 0;
+	}
+	if (x->v2) {
+		synth_stamp2(&e, id);
+		memset(e.cmd + IOTRACE_CMD_CGROUP_OFF, 0, 8);
+	} else {
+		synth_stamp(&e, id);
+	}
+	e.seq = r->seq;
+	e.complete_cpu = (uint16_t)((id - 1) % x->parts);
+	x->bad += memcmp(&e, r, sizeof(e)) != 0;
+	if (x->seen[id] < 255)
+		x->seen[id]++;
+	return 0;
+}
+
+/* The recorder's output: at its first records chunk of part @at, the clear. */
+static ssize_t clr_write(void *c, const char *buf, size_t size)
+{
+	struct clrctx *x = c;
+	struct iotrace_file_chunk ch;
+
+	if (x->n + size > x->cap) {
+		size_t cap = (x->n + size) * 2;
+		char *nb = realloc(x->b, cap);
+
+		if (!nb)
+			return -1;
+		x->b = nb;
+		x->cap = cap;
+	}
+	memcpy(x->b + x->n, buf, size);
+	x->n += size;
+	/* unbuffered: a chunk's header is one write of its own */
+	if (size == sizeof(ch)) {
+		memcpy(&ch, buf, sizeof(ch));
+		if (ch.magic == IOTRACE_CHUNK_RECORDS && ch.part == x->at)
+			clr_clear(x);
+	}
+	return size;
+}
+
+/* What a snapshot of the ring holds now: *@want of each id set to 1. */
+static int clr_want_cb(void *arg, unsigned int disk,
+		       const struct iotrace_record *r)
+{
+	uint8_t *want = arg;
+
+	(void)disk;
+	if (r->issue_ns && r->issue_ns <= CLR_MAXID)
+		want[r->issue_ns] = 1;
+	return 0;
+}
+
+/*
+ * Compare what the reader handed out with @want (each id wanted once):
+ * 0, or -1 with @msg saying what differs.
+ */
+static int clr_compare(const struct clrctx *x, const uint8_t *want,
+		       char *msg, size_t len)
+{
+	uint64_t dup = 0, missing = 0, extra = 0, id, first = 0;
+
+	for (id = 1; id <= CLR_MAXID; id++) {
+		if (x->seen[id] > 1)
+			dup += x->seen[id] - 1;
+		if (want[id] && !x->seen[id])
+			missing++;
+		if (!want[id] && x->seen[id])
+			extra++;
+		if (!first && x->seen[id] != want[id])
+			first = id;
+	}
+	if (!dup && !missing && !extra && !x->bad)
+		return 0;
+	snprintf(msg, len, "%llu duplicated, %llu missing, %llu not wanted, %llu bad (first at id %llu)",
+		 (unsigned long long)dup, (unsigned long long)missing,
+		 (unsigned long long)extra, (unsigned long long)x->bad,
+		 (unsigned long long)first);
+	return -1;
+}
+
+/*
+ * record with a clear at the first records chunk of part @at: with @at 0,
+ * between the drain of part 0 and that of part 1 (after part 0's first
+ * 1,024 records with @old_n over 2,048), with @at 1 (the last part)
+ * between two passes; the new generation @new_n records.  Written: what
+ * parts 0 .. @at had before the clear (what they had copied, with @old_n
+ * over 2,048) and what the new generation holds, each once; recorded =
+ * written + lost.
+ * @v2: a 2.0 ring of 2 CPUs and 8 chunks of 32 records (recycled: the
+ * recorder starts at the lowest chunk still there), else a 1.x ring of 2
+ * parts of @per records (fewer than @old_n / 2: the recorder starts past
+ * 0).
+ */
+static int clr_record(int v2, uint32_t per, uint32_t at, uint64_t old_n,
+		      uint64_t new_n, char *msg, size_t mlen)
+{
+	struct clrctx *x = calloc(1, sizeof(*x));
+	struct iot_file_info *fi = calloc(1, sizeof(*fi));
+	uint8_t *want = calloc(CLR_MAXID + 1, 1);
+	struct iot_rec_stop st = { 0 };
+	struct iot_ring ring;
+	struct iot_disk d;
+	struct iot_counts c;
+	char err[IOT_ERR_LEN];
+	uint64_t p0[2] = { 0 }, id, expect;
+	size_t len;
+	FILE *fp;
+	int ret = -1;
+
+	if (!x || !fi || !want) {
+		snprintf(msg, mlen, "no memory");
+		goto out;
+	}
+	x->v2 = v2;
+	x->parts = 2;
+	x->new_n = new_n;
+	x->at = at;
+	x->ring = v2 ? synth_ring2_new(2, 32, 8, "t", &len) :
+		synth_ring_new(2, per, 128, "t", &len);
+	if (!x->ring || iot_ring_init(&ring, x->ring, len, err, sizeof(err))) {
+		snprintf(msg, mlen, "ring: %s", x->ring ? err : "no memory");
+		goto out;
+	}
+	iot_ring_disk(&ring, &d);
+	clr_push(x, old_n);
+	/* parts 0 .. @at before the clear: up to 1,024 records of @at */
+	iot_ring_snapshot(&ring, 0, clr_want_cb, want, &c);
+	for (id = 1; id <= CLR_MAXID; id++) {
+		uint32_t p = (uint32_t)((id - 1) % 2);
+
+		if (want[id] && (p < at || (p == at && p0[p] < 1024)))
+			p0[p]++;
+		else
+			want[id] = 0;
+	}
+	fp = fopencookie(x, "w", (cookie_io_functions_t){ .write = clr_write });
+	if (!fp) {
+		snprintf(msg, mlen, "fopencookie");
+		goto out;
+	}
+	setvbuf(fp, NULL, _IONBF, 0);
+	st.stop = &x->stop;
+	memset(&c, 0, sizeof(c));
+	ret = iot_record_rings(&ring, &d, 1, fp, &st, &c, err, sizeof(err));
+	fclose(fp);
+	if (ret || !x->cleared) {
+		snprintf(msg, mlen, "record: %s, cleared %d", ret ? err : "",
+			 x->cleared);
+		ret = -1;
+		goto out;
+	}
+	/* and the new generation: every record it still holds */
+	iot_ring_snapshot(&ring, 0, clr_want_cb, want, &(struct iot_counts){ 0 });
+	ret = iot_file_parse(x->b, x->n, fi, clr_seen, x, err, sizeof(err));
+	if (ret) {
+		snprintf(msg, mlen, "read back: %s", err);
+		goto out;
+	}
+	ret = clr_compare(x, want, msg, mlen);
+	expect = p0[0] + p0[1] + new_n;
+	if (c.written + c.lost != c.recorded ||
+	    c.lost != c.overwritten + c.torn || c.recorded != expect ||
+	    fi->counts[0].written != c.written) {
+		size_t l = ret ? strlen(msg) : 0;
+
+		snprintf(msg + l, mlen - l, "%srecorded %llu (want %llu), written %llu, lost %llu (%llu overwritten, %llu torn)",
+			 l ? "; " : "", (unsigned long long)c.recorded,
+			 (unsigned long long)expect,
+			 (unsigned long long)c.written,
+			 (unsigned long long)c.lost,
+			 (unsigned long long)c.overwritten,
+			 (unsigned long long)c.torn);
+		ret = -1;
+	}
+out:
+	if (x) {
+		free(x->ring);
+		free(x->b);
+	}
+	free(x);
+	free(want);
+	if (fi)
+		iot_file_info_free(fi);
+	free(fi);
+	return ret;
+}
+
+/*
+ * A clear while record drains a pass (the watcher's snapshots too): no
+ * record is written twice, none of the new generation is missed, no count
+ * wraps.  The new generation has fewer records than the recorder had
+ * copied of part 1 (its head below the recorder's cursor), more, and, in
+ * a 1.x part of 1,500 records, a clear after the first 1,024 of part 0
+ * with the new generation past them; a 2.0 ring whose chunks were
+ * recycled before the recording started (the lowest sequence number the
+ * recorder found then is not the new generation's).  And a clear between
+ * two passes, for both.
+ */
+static void test_record_clear_mid_pass(void)
+{
+	static const struct {
+		int v2;
+		uint32_t per, at;
+		uint64_t old_n, new_n;
+	} c[] = {
+		{ 0, 128, 0, 300, 20 }, { 0, 128, 0, 200, 240 },
+		{ 0, 2048, 0, 3000, 2400 }, { 0, 128, 1, 300, 20 },
+		{ 1, 0, 0, 400, 20 }, { 1, 0, 0, 400, 600 },
+		{ 1, 0, 1, 400, 20 },
+	};
+	char msg[512];
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		if (!clr_record(c[i].v2, c[i].per, c[i].at, c[i].old_n,
+				c[i].new_n, msg, sizeof(msg)))
+			continue;
+		printf("# record, clear %s, %s ring, %llu then %llu records: %s\n",
+		       c[i].at ? "between passes" : "mid-pass",
+		       c[i].v2 ? "2.0" : "1.x",
+		       (unsigned long long)c[i].old_n,
+		       (unsigned long long)c[i].new_n, msg);
+		bad++;
+	}
+	CHECK(!bad, "%d of %zu cases (above)", bad, sizeof(c) / sizeof(c[0]));
+}
+
+/* show -f's callback: the clear at the first record of part 0. */
+static int clr_follow_cb(void *arg, unsigned int disk,
+			 const struct iotrace_record *r)
+{
+	struct clrctx *x = arg;
+
+	clr_seen(x, disk, r);
+	if (r->complete_cpu == 0)
+		clr_clear(x);
+	return 0;
+}
+
+/*
+ * show -f (iot_ring_follow_poll(), stats --interval too) with a clear
+ * while a poll hands out part 0's records: handed out, the first record
+ * (before the clear) and the new generation's records, each once.
+ */
+static int clr_follow(int v2, uint64_t old_n, uint64_t new_n, char *msg,
+		      size_t mlen)
+{
+	struct clrctx *x = calloc(1, sizeof(*x));
+	uint8_t *want = calloc(CLR_MAXID + 1, 1);
+	struct iot_ring_follow f = { 0 };
+	struct iot_ring ring;
+	char err[IOT_ERR_LEN];
+	uint64_t id;
+	size_t len;
+	int ret = -1, i;
+
+	if (!x || !want) {
+		snprintf(msg, mlen, "no memory");
+		goto out;
+	}
+	x->v2 = v2;
+	x->parts = 2;
+	x->new_n = new_n;
+	x->ring = v2 ? synth_ring2_new(2, 32, 32, "t", &len) :
+		synth_ring_new(2, 1024, 128, "t", &len);
+	if (!x->ring || iot_ring_init(&ring, x->ring, len, err, sizeof(err)) ||
+	    iot_ring_follow_init(&f, &ring)) {
+		snprintf(msg, mlen, "ring: %s", x->ring ? err : "no memory");
+		goto out;
+	}
+	clr_push(x, old_n);
+	for (i = 0; i < 3; i++)
+		iot_ring_follow_poll(&f, clr_follow_cb, x);
+	want[1] = 1;
+	for (id = old_n + 1; id <= old_n + new_n; id++)
+		want[id] = 1;
+	ret = clr_compare(x, want, msg, mlen);
+	if (f.lost) {
+		size_t l = ret ? strlen(msg) : 0;
+
+		snprintf(msg + l, mlen - l, "%s%llu lost", l ? "; " : "",
+			 (unsigned long long)f.lost);
+		ret = -1;
+	}
+out:
+	iot_ring_follow_free(&f);
+	if (x)
+		free(x->ring);
+	free(x);
+	free(want);
+	return ret;
+}
+
+/* The same for show -f: no record handed out twice, none missed. */
+static void test_follow_clear_mid_poll(void)
+{
+	static const struct {
+		int v2;
+		uint64_t old_n, new_n;
+	} c[] = {
+		{ 0, 200, 20 }, { 0, 200, 240 }, { 1, 200, 20 },
+		{ 1, 200, 440 },
+	};
+	char msg[512];
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		if (!clr_follow(c[i].v2, c[i].old_n, c[i].new_n, msg,
+				sizeof(msg)))
+			continue;
+		printf("# show -f, clear mid-poll, %s ring, %llu then %llu records: %s\n",
+		       c[i].v2 ? "2.0" : "1.x",
+		       (unsigned long long)c[i].old_n,
+		       (unsigned long long)c[i].new_n, msg);
+		bad++;
+	}
+	CHECK(!bad, "%d of %zu cases (above)", bad, sizeof(c) / sizeof(c[0]));
+}
+
 #define PX_CPUS		3
 #define PX_CHUNK	16
 #define PX_CHUNKS	48
@@ -1711,6 +2113,9 @@ static const struct {
 	{ "unit_record_v2_many_chunks_concurrent_exact_loss",
 	  test_concurrent_record2_index },
 	{ "unit_ring_v2_pass_index_vs_scan", test_ring_pass_index },
+	{ "unit_record_clear_mid_pass_once_and_exact",
+	  test_record_clear_mid_pass },
+	{ "unit_follow_clear_mid_poll_once", test_follow_clear_mid_poll },
 	{ "unit_filters", test_filters },
 	{ "unit_trigger_reason_names_every_bit", test_trig_reason_names },
 	{ "unit_watch_netlink_reply_result_and_message", test_watch_nl_reply },
