@@ -26,7 +26,10 @@
  * bounded: headers must fit MHD_OPTION_CONNECTION_MEMORY_LIMIT (larger
  * ones are refused), idle connections are closed after
  * MHD_OPTION_CONNECTION_TIMEOUT, and at most EXP_CONN_LIMIT connections
- * are open.
+ * are open, at most EXP_CONN_PER_IP of them from one client address
+ * (MHD_OPTION_PER_IP_CONNECTION_LIMIT: one more is closed as soon as it
+ * is accepted), so that one client holding connections open cannot take
+ * them all and starve the scrapes of the others.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -47,6 +50,8 @@
 #define EXP_DEFAULT_LISTEN	"127.0.0.1:9661"
 #define EXP_THREADS		4
 #define EXP_CONN_LIMIT		4000
+#define EXP_CONN_PER_IP		16	/* a scraper needs one or two */
+#define EXP_LIMIT_LOG_S		60	/* "limit reached" said at most this often */
 #define EXP_CONN_TIMEOUT_S	10
 #define EXP_MEM_LIMIT		(32 * 1024)	/* request line + headers */
 #define EXP_TEXTFILE_NAME	"iotrace.prom"
@@ -263,9 +268,46 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	return ret;
 }
 
+static pthread_mutex_t limit_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t limit_said_ns;	/* CLOCK_MONOTONIC, 0: never said */
+static unsigned long limit_more;	/* closed since, not said yet */
+
+/*
+ * libmicrohttpd says "Server reached connection limit" for every
+ * connection it closes at once because a limit is reached (mostly
+ * EXP_CONN_PER_IP: one client address holding that many), so that a
+ * client reconnecting in a loop would fill the log: said at most once
+ * every EXP_LIMIT_LOG_S seconds, with how many connections were closed
+ * in between.
+ */
+static void limit_log(void)
+{
+	uint64_t now = iot_now(CLOCK_MONOTONIC);
+
+	pthread_mutex_lock(&limit_mu);
+	if (limit_said_ns &&
+	    now - limit_said_ns < EXP_LIMIT_LOG_S * 1000000000ull) {
+		limit_more++;
+	} else {
+		fprintf(stderr, "iotracectl: exporter: connection limit reached (%d from one client address, %d in all): new connections are closed at once",
+			EXP_CONN_PER_IP, EXP_CONN_LIMIT);
+		if (limit_more)
+			fprintf(stderr, " (%lu more since this was last said)",
+				limit_more);
+		fputc('\n', stderr);
+		limit_said_ns = now;
+		limit_more = 0;
+	}
+	pthread_mutex_unlock(&limit_mu);
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	(void)cls;
+	if (strstr(fmt, "reached connection limit")) {
+		limit_log();
+		return;
+	}
 	fprintf(stderr, "iotracectl: exporter: ");
 	vfprintf(stderr, fmt, ap);
 }
@@ -348,6 +390,8 @@ static int serve(struct exp *x, const char *listen, sigset_t *sigs)
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXP_THREADS,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXP_CONN_LIMIT,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+			     (unsigned int)EXP_CONN_PER_IP,
 			     MHD_OPTION_CONNECTION_TIMEOUT,
 			     (unsigned int)EXP_CONN_TIMEOUT_S,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT,
