@@ -219,44 +219,47 @@ ktap_check "a clear does not restart take numbers (before: up to $max0, after: f
 # between one start() and stop().  The walk held the module's mutex from
 # the first record to the last, so every control operation (and a disk's
 # removal) waited for it: a 1 GiB ring holds 8 Mi records.  It now lets
-# the mutex go every 1,024 records: reads of <disk>/stats, which take the
-# mutex, complete while one seek walks 100,000 records (without that, the
-# first of them waits for the whole walk: 1 or 2 in all).  A whole read
-# with stats read beside it still has every record.
+# the mutex go every 1,024 records: a clear during a pread() 60% into
+# 200,000 records gets in and ends the walk.  A whole read with stats
+# read beside it (they take the mutex) still has every record.
 "$IOTRACECTL" resize $disk 32M
-dd if=/dev/$disk of=/dev/null bs=4k count=100000 iflag=direct 2> /dev/null
+dd if=/dev/$disk of=/dev/null bs=4k count=200000 iflag=direct 2> /dev/null
 present=$(iot_stat $disk present)
-# one process: a thread reads stats over and over while the main one
-# seeks; the reads counted are those that ended before the seek did
+# One pread() 60% into the file: seq_file walks every record before
+# that offset and reads on, in one call.  0.1 s in, another thread clears
+# the ring through debugfs (the mutex).  Held up behind the walk, the
+# clear waited for it and the pread() returned bytes of the record at the
+# offset (6.12: 2, the rest of its line, before the next record's turn saw
+# the clear).  Now the clear gets the mutex at the walk's next pause, and
+# the walk, finding the ring cleared, ends the file there: 0 bytes.
+g0=$(iot_stat $disk generation)
 python3 -c '
 import os, sys, threading, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
-done = threading.Event()
-n = 0
-def reader():
-    global n
-    while not done.is_set():
-        with open(sys.argv[2], "rb") as f:
-            f.read()
-        if not done.is_set():
-            n += 1
-t = threading.Thread(target=reader)
+def clear():
+    time.sleep(0.1)
+    with open(sys.argv[2], "w") as f:
+        f.write("1")
+t = threading.Thread(target=clear)
 t.start()
 start = time.monotonic()
-os.lseek(fd, 1 << 40, os.SEEK_SET)
-done.set()
+n = len(os.pread(fd, 4096, int(sys.argv[3])))
 took = time.monotonic() - start
 t.join()
 print("%d %.3f" % (n, took))
-' "$IOT/$disk/trace" "$IOT/$disk/stats" > "$out/seek"
+' "$IOT/$disk/trace" "$IOT/$disk/clear" $((present * 50)) > "$out/seek"
 rc=$?
 read -r n took < "$out/seek"
-log "the seek took $took s; stats read $n times meanwhile"
-ktap_check "the ring holds the 100,000 reads ($present records)" \
-	test "$present" -ge 100000
-ktap_check "a seek past the end walked the ring (rc $rc)" test $rc -eq 0
-ktap_check "stats read while one seek walked: ${n:-none} (not held up behind it)" \
-	test "${n:-0}" -ge 10
+g1=$(iot_stat $disk generation)
+log "pread at $((present * 50)): ${n:-?} bytes in ${took:-?} s; generation $g0 -> $g1"
+ktap_check "the ring held the 200,000 reads ($present records)" \
+	test "$present" -ge 200000
+ktap_check "a clear during a long pread() got in: generation $g0 -> $g1 (rc $rc)" \
+	test $rc -eq 0 -a "$g1" -gt "$g0"
+ktap_check "and ended the walk before the offset: the pread() read ${n:-nothing} bytes" \
+	test "${n:--1}" -eq 0
+dd if=/dev/$disk of=/dev/null bs=4k count=100000 iflag=direct 2> /dev/null
+present=$(iot_stat $disk present)
 ( while :; do cat "$IOT/$disk/stats" > /dev/null; done ) &
 reader=$!
 lines=$(timeout 300 cat "$IOT/$disk/trace" | wc -l)
