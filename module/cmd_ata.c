@@ -57,7 +57,7 @@ void iotrace_ata_qc_issue(void *data, struct ata_queued_cmd *qc)
 		return;
 	preempt_disable_notrace();
 	/* built in the slot: no taskfile on the stack (nor its canary) */
-	s = iotrace_cmd_slot(scsi_cmd_to_rq(scmd));
+	s = iotrace_ata_cmd_slot(scsi_cmd_to_rq(scmd));
 	if (s) {
 		iotrace_cmd_clear(s->cmd);
 		WRITE_ONCE(((u64 *)s->cmd)[4], 0);

@@ -77,9 +77,8 @@ static u32 iotrace_scsi_sense(const u8 *sb)
  * dev_status: SCSI status byte 7:0; with CHECK CONDITION and valid sense
  * data also sense key 11:8, ASC 23:16, ASCQ 31:24.  A transport (host
  * byte) failure without a status also flags the record as an error.
- * Commands libata issued to an ATA device are left to the ATA probes,
- * which know the device's status and error registers
- * (iotrace_note_scsi_status()).
+ * An ATA disk's commands are left to the ATA probes, which know the
+ * device's status and error registers (iotrace_note_scsi_status()).
  */
 void iotrace_scsi_cmd_done(void *data, struct scsi_cmnd *cmd)
 {

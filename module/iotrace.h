@@ -310,6 +310,10 @@ struct iotrace_totals {
  *	may hold command bytes; until then every record's command area is
  *	still zero (the ring is zeroed when it is allocated and reset) and
  *	the completion does not clear it.  Set once, never cleared.
+ * @ata: libata issued a taskfile for this disk: an ATA disk (on an AHCI
+ *	host, or SATA behind a libsas HBA beside SAS disks), whose status
+ *	the ATA probes record; the SCSI probe leaves its commands alone,
+ *	those libata answers itself too.  Set once, never cleared.
  * @ring: vmalloc_user() area, mapped by readers.
  * @buf_size: buf_size the ring was sized for.
  * @ring_size: bytes of @ring (at most @buf_size).
@@ -361,6 +365,7 @@ struct iotrace_disk {
 	bool			enabled;
 	bool			attached;
 	bool			cmds;
+	bool			ata;
 	void			*ring;
 	unsigned long		buf_size;
 	size_t			ring_size;
@@ -736,6 +741,7 @@ static __always_inline void iotrace_cmd_clear(u8 *dst)
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		      u16 rflags);
 struct iotrace_slot *iotrace_cmd_slot(struct request *rq);
+struct iotrace_slot *iotrace_ata_cmd_slot(struct request *rq);
 
 /**
  * iotrace_cmd_publish() - tag the command a hook wrote into slot @s's

@@ -919,9 +919,10 @@ out:
  */
 
 /**
- * iotrace_cmd_slot() - the slot of a request whose command area a hook
+ * iotrace_cmd_slot_of() - the slot of a request whose command area a hook
  *	fills in place, then tags with iotrace_cmd_publish().
  * @rq: the request.
+ * @ata: the command is libata's taskfile: mark the disk an ATA disk.
  *
  * The area may hold what no record may show (an NVMe entry's addresses)
  * until the hook has cleared it: untagged (cmd_rq NULL) until published,
@@ -932,13 +933,16 @@ out:
  * Return: the slot, its command untagged, or NULL when @rq's disk keeps
  * no slots (not enabled).
  */
-struct iotrace_slot *iotrace_cmd_slot(struct request *rq)
+static __always_inline struct iotrace_slot *
+iotrace_cmd_slot_of(struct request *rq, bool ata)
 {
 	struct iotrace_disk *d = iotrace_rq_disk(rq);
 	struct iotrace_slot *s;
 
 	if (!d)
 		return NULL;
+	if (ata && unlikely(!READ_ONCE(d->ata)))
+		WRITE_ONCE(d->ata, true);
 	s = iotrace_slot_of(d, rq);
 	if (!s)
 		return NULL;
@@ -957,6 +961,26 @@ struct iotrace_slot *iotrace_cmd_slot(struct request *rq)
 	/* old owner gone before the command changes */
 	smp_wmb();
 	return s;
+}
+
+/* iotrace_cmd_slot_of() for the hooks of NVMe commands and SCSI CDBs */
+struct iotrace_slot *iotrace_cmd_slot(struct request *rq)
+{
+	return iotrace_cmd_slot_of(rq, false);
+}
+
+/**
+ * iotrace_ata_cmd_slot() - iotrace_cmd_slot() for the taskfile libata
+ *	issues for @rq, which also marks its disk an ATA disk (@ata of
+ *	struct iotrace_disk).
+ * @rq: the request.
+ *
+ * Context: as iotrace_cmd_slot().
+ * Return: as iotrace_cmd_slot().
+ */
+struct iotrace_slot *iotrace_ata_cmd_slot(struct request *rq)
+{
+	return iotrace_cmd_slot_of(rq, true);
 }
 
 /**
@@ -1039,35 +1063,30 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 
 /**
  * iotrace_note_scsi_status() - the SCSI midlayer's status of a request,
- *	unless the ATA probes record it.
+ *	unless its disk is an ATA disk.
  * @rq: the request.
  * @dev_status: see struct iotrace_record (SCSI status and sense).
  * @rflags: IOTRACE_RF_* to add.
  *
- * A command libata issued to an ATA device (its taskfile is in the slot)
- * has its status from the device's registers, recorded by the ATA probes.
- * Decided per request: a libsas host serves SATA disks through libata and
- * SAS disks directly, with one SCSI transport for both.  A command libata
- * answers itself (simulated, or refused before it reaches the device) has
- * no taskfile and keeps the status the midlayer saw.
+ * The ATA probes record an ATA disk's status from its registers; the
+ * commands libata answers itself (simulated, or refused in translation)
+ * are left without one, as before.  Decided per disk, not per SCSI host:
+ * a libsas HBA serves SATA disks through libata and SAS disks directly,
+ * with one SCSI transport for both.
  *
  * Context: as iotrace_note_status().
  */
 void iotrace_note_scsi_status(struct request *rq, u32 dev_status, u16 rflags)
 {
+	struct iotrace_disk *d = iotrace_rq_disk(rq);
 	struct iotrace_slot *s;
 
-	s = iotrace_rq_slot(rq);
-	if (!s)
+	if (!d || READ_ONCE(d->ata))
 		return;
-	if (READ_ONCE(s->cmd_rq) == rq) {
-		/* pairs with the smp_wmb() before cmd_rq is set */
-		smp_rmb();
-		if (s->cmd_type == IOTRACE_CMD_ATA)
-			return;
-	}
-	iotrace_slot_status(s, rq, dev_status, 0, rflags,
-			    IOTRACE_MSTATUS_SCSI);
+	s = iotrace_slot_of(d, rq);
+	if (s)
+		iotrace_slot_status(s, rq, dev_status, 0, rflags,
+				    IOTRACE_MSTATUS_SCSI);
 }
 
 static void iotrace_find_tp(struct tracepoint *tp, void *priv)
