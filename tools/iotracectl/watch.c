@@ -35,6 +35,7 @@
  * After each snapshot the oldest snapshot files of the directory go until
  * at most --max-files and --max-bytes remain (the newest always stays).
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +46,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1120,7 +1122,37 @@ void watch_events_lost(struct watch *w)
 	free(rows);
 }
 
-/* Stale temporary files of a watcher that did not finish go. */
+/*
+ * Is the watcher of process @pid (from a temporary file's name) running?
+ * Not when there is no such process, or it is this one (the pid of a
+ * watcher that ended, now ours), or its name is not iotracectl's (a
+ * pid of a watcher before a reboot, reused); yes when it cannot be told.
+ */
+static int watcher_alive(long pid)
+{
+	char p[64], comm[32] = "";
+	FILE *fp;
+
+	if (pid <= 0 || pid > INT32_MAX || pid == (long)getpid())
+		return 0;
+	if (kill((pid_t)pid, 0) && errno == ESRCH)
+		return 0;
+	snprintf(p, sizeof(p), "/proc/%ld/comm", pid);
+	fp = fopen(p, "re");
+	if (!fp)
+		return 1;
+	if (!fgets(comm, sizeof(comm), fp))
+		comm[0] = 0;
+	fclose(fp);
+	return !comm[0] || !strncmp(comm, "iotracectl", 10);
+}
+
+/*
+ * Stale temporary files of a watcher that did not finish go:
+ * ".iotrace-NUMBER.PID.tmp", PID the watcher that writes it (save());
+ * that of a watcher still running (another run dir, the same snapshot
+ * directory) stays.
+ */
 static void clean_tmp(const char *dir)
 {
 	struct dirent *de;
@@ -1130,12 +1162,22 @@ static void clean_tmp(const char *dir)
 		return;
 	while ((de = readdir(dp))) {
 		size_t l = strlen(de->d_name);
-		char p[2048];
+		const char *dot;
+		char p[2048], *end = NULL;
+		long pid = 0;
 
 		if (strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) ||
 		    l < 4 || strcmp(de->d_name + l - 4, ".tmp"))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		/* the PID, between the number and ".tmp" */
+		dot = strchr(de->d_name + strlen(TMP_PREFIX), '.');
+		if (dot && isdigit((unsigned char)dot[1]))
+			pid = strtol(dot + 1, &end, 10);
+		if (end && !strcmp(end, ".tmp") && watcher_alive(pid)) {
+			say("%s: kept, a running watcher's (pid %ld)", p, pid);
+			continue;
+		}
 		if (!unlink(p))
 			say("removed %s, left by a watcher that did not finish",
 			    p);
@@ -1156,6 +1198,42 @@ static int sock_path(const struct watch_conf *c, struct sockaddr_un *a)
 	snprintf(a->sun_path, sizeof(a->sun_path), "%s/%s", c->run_dir,
 		 WATCH_SOCK_NAME);
 	return 0;
+}
+
+/*
+ * One watcher per run dir: RUN_DIR/watch.lock, locked (flock) until the
+ * watcher ends, however it ends; taken before the watcher touches a disk
+ * or a file, so that a second one (an admin's "iotracectl watch" beside
+ * the service) changes nothing: not the disks' rings and triggers, not
+ * the snapshot being written.  Return: the lock's descriptor, or -1 after
+ * saying why.
+ */
+static int take_lock(const struct watch_conf *c)
+{
+	char p[1100];
+	int fd;
+
+	if (mkdir(c->run_dir, 0755) && errno != EEXIST) {
+		iot_err("watch: cannot create %s: %s", c->run_dir,
+			strerror(errno));
+		return -1;
+	}
+	snprintf(p, sizeof(p), "%s/%s", c->run_dir, WATCH_LOCK_NAME);
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		iot_err("watch: cannot open %s: %s", p, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			iot_err("watch: another watcher runs (it holds %s); not starting",
+				p);
+		else
+			iot_err("watch: cannot lock %s: %s", p, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* The control socket, RUN_DIR/watch.sock (refused when a watcher is on). */
@@ -1218,6 +1296,11 @@ static void serve_client(struct watch *w, int lfd)
 	}
 	line[n] = 0;
 	line[strcspn(line, "\n")] = 0;
+	/* closed without a word: open_sock()'s look for a watcher */
+	if (!n) {
+		close(fd);
+		return;
+	}
 	memset(&t, 0, sizeof(t));
 	t.reason = IOTRACE_FILE_TRIG_MANUAL;
 	t.mono_ns = iot_now(CLOCK_MONOTONIC);
@@ -1248,7 +1331,7 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 	struct sockaddr_un a;
 	pthread_t th;
 	sigset_t sigs;
-	int sfd = -1, lfd = -1, rc = 1, started = 0;
+	int sfd = -1, lfd = -1, lockfd = -1, rc = 1, started = 0;
 	unsigned int i;
 
 	if (!c || !w) {
@@ -1263,6 +1346,10 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 		iot_err("out of memory");
 		goto out;
 	}
+	/* nothing is touched before: another watcher may run */
+	lockfd = take_lock(c);
+	if (lockfd < 0)
+		goto out;
 	if (mkdir(c->dir, 0750) && errno != EEXIST) {
 		iot_err("watch: cannot create %s: %s", c->dir, strerror(errno));
 		goto out;
@@ -1371,6 +1458,8 @@ out:
 	}
 	if (sfd >= 0)
 		close(sfd);
+	if (lockfd >= 0)
+		close(lockfd);
 	if (w)
 		free(w->starts);
 	free(w);

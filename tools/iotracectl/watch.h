@@ -14,6 +14,7 @@
 #define WATCH_CONF_DEFAULT	"/etc/iotrace/iotrace.conf"
 #define WATCH_RUN_DEFAULT	"/run/iotrace"
 #define WATCH_SOCK_NAME		"watch.sock"
+#define WATCH_LOCK_NAME		"watch.lock"
 #define WATCH_MAX_DISKS		64
 #define WATCH_MAX_TOKENS	16	/* trigger = words */
 

@@ -6,6 +6,11 @@
 # sysfs with the disk's identity ($W/sys), a run dir for the control
 # socket ($W/run) and a snapshot directory ($W/snap).
 
+# A run dir for the watchers the tests start without one of their own
+# (refusals): a watcher locks RUN_DIR/watch.lock first, never the host's
+# /run/iotrace here.
+export IOTRACE_RUN_DIR="$T/run-default$SFX"
+
 # wstart NAME [CONF-LINES] -- ARGS...: start a watcher, wait for "ready"
 wstart() {
 	W="$T/w-$1$SFX"
@@ -472,6 +477,59 @@ rc=$?
 wstop
 [ $rc = 1 ] && grep -q 'snapshot: sda is not watched (watching: nullb0)' "$W/err"
 result $? "snapshot_of_unwatched_disk_refused$SFX" "$W/err"
+
+# a second watcher while the first saves a snapshot (its --post): one of
+# the same run dir is refused before it touches a disk or a file; one of
+# another run dir (and the same snapshot directory) leaves the first's
+# temporary file alone, and removes a dead watcher's
+wstart second "" -- --post 3 nullb0
+kill -USR1 $WPID
+wlog 'trigger (manual)'
+i=0
+while [ $i -lt 50 ] && ! ls -A "$W/snap" | grep -q '^\.iotrace-.*\.tmp$'; do
+	sleep 0.1
+	i=$((i + 1))
+done
+ls -A "$W/snap" > "$W/tmp-before"
+dead=$(sh -c 'echo $$')
+: > "$W/snap/.iotrace-000007.$dead.tmp"
+IOTRACE_DEBUGFS="$W/dfs" IOTRACE_SYSFS="$W/sys" IOTRACE_RUN_DIR="$W/run" \
+	"$ROOT/$BIN" watch --config "$W/conf" --dir "$W/snap" --post 0 nullb0 \
+	> "$W/out2" 2> "$W/log2"
+rc2=$?
+ls -A "$W/snap" > "$W/tmp-mid"
+IOTRACE_DEBUGFS="$W/dfs" IOTRACE_SYSFS="$W/sys" IOTRACE_RUN_DIR="$W/run3" \
+	"$ROOT/$BIN" watch --config "$W/conf" --dir "$W/snap" --post 0 nullb0 \
+	> "$W/out3" 2> "$W/log3" &
+P3=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q 'ready:' "$W/log3" 2> /dev/null; do
+	kill -0 $P3 2> /dev/null || break
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -TERM $P3 2> /dev/null
+wait $P3
+wfiles 1
+wsettle
+wstop
+{
+	echo "second (same run dir): exit $rc2"; cat "$W/log2"
+	echo "before: $(cat "$W/tmp-before" | tr '\n' ' ')"
+	echo "after it: $(cat "$W/tmp-mid" | tr '\n' ' ')"
+	echo "third (other run dir):"; cat "$W/log3"
+	echo "first:"; cat "$W/log"
+} > "$W/why"
+[ $rc2 = 1 ] && [ "$(wc -l < "$W/log2")" = 1 ] &&
+	grep -q 'another watcher' "$W/log2" &&
+	grep -q '^\.iotrace-000001\.[0-9]*\.tmp$' "$W/tmp-before" &&
+	grep -q '^\.iotrace-000001\.[0-9]*\.tmp$' "$W/tmp-mid" &&
+	grep -q "^\.iotrace-000007\.$dead\.tmp$" "$W/tmp-mid" &&
+	grep -q "removed .*/\.iotrace-000007\.$dead\.tmp, left by a watcher that did not finish" "$W/log3" &&
+	[ "$(grep -c 'removed' "$W/log3")" = 1 ] &&
+	grep -q ': snapshot 1: ' "$W/log" && ! grep -q 'not saved' "$W/log" &&
+	[ "$(nfiles)" = 1 ] && [ "$(ls -A "$W/snap" | grep -c tmp)" = 0 ]
+result $? "watch_second_watcher_leaves_the_first_alone$SFX" "$W/why"
 
 # the watchers' logs: no sanitizer report (the _san run), no crash
 grep -l -e 'Sanitizer' -e 'runtime error' "$T"/w-*"$SFX"/log > "$T/why" 2>&1
