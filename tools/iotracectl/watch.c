@@ -1334,6 +1334,19 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 	int sfd = -1, lfd = -1, lockfd = -1, rc = 1, started = 0;
 	unsigned int i;
 
+	/*
+	 * First of all: a SIGUSR1 during the start (which can wait, for
+	 * the configuration, the module) would end the watcher (its
+	 * default action); blocked, it waits for the signalfd and is a
+	 * trigger once the watcher is ready, and SIGTERM or SIGINT stop it
+	 * then.  The threads inherit the mask.
+	 */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGUSR1);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	if (!c || !w) {
 		iot_err("out of memory");
 		goto out;
@@ -1371,12 +1384,6 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 	lfd = open_sock(c);
 	if (lfd < 0)
 		goto out;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGUSR1);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
 		iot_err("watch: signalfd: %s", strerror(errno));

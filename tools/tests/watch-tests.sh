@@ -531,6 +531,34 @@ wstop
 	[ "$(nfiles)" = 1 ] && [ "$(ls -A "$W/snap" | grep -c tmp)" = 0 ]
 result $? "watch_second_watcher_leaves_the_first_alone$SFX" "$W/why"
 
+# SIGUSR1 while the watcher starts (here: it waits for its configuration,
+# a FIFO) neither kills it nor is lost: the snapshot comes once it is
+# ready.  The signal is sent once the watcher blocks it, or after 5 s.
+W="$T/w-early$SFX"
+rm -rf "$W"
+mkdir -p "$W"
+cp -r "$T/dfs" "$W/dfs"
+mkfifo "$W/conf"
+IOTRACE_DEBUGFS="$W/dfs" IOTRACE_SYSFS="$W/sys" IOTRACE_RUN_DIR="$W/run" \
+	"$ROOT/$BIN" watch --config "$W/conf" --dir "$W/snap" --post 0 nullb0 \
+	> "$W/out" 2> "$W/log" &
+WPID=$!
+i=0
+while [ $i -lt 50 ]; do
+	blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/$WPID/status 2> /dev/null)
+	[ -n "$blk" ] && [ $((0x$blk & 0x200)) != 0 ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -USR1 $WPID
+timeout 10 sh -c 'echo "# nothing" > "$1"' - "$W/conf"
+wlog 'ready:'
+wfiles 1
+wstop
+[ $WRC = 0 ] && grep -q 'ready:' "$W/log" && [ "$(nfiles)" = 1 ] &&
+	grep -q 'trigger (manual): nullb0: started' "$W/log"
+result $? "watch_sigusr1_during_start_taken_once_ready$SFX (exit $WRC)" "$W/log"
+
 # the watchers' logs: no sanitizer report (the _san run), no crash
 grep -l -e 'Sanitizer' -e 'runtime error' "$T"/w-*"$SFX"/log > "$T/why" 2>&1
 [ ! -s "$T/why" ]
