@@ -68,34 +68,6 @@
  */
 #define SNAP_NAMES_MAX	128
 
-enum ep_state { EP_IDLE, EP_PENDING, EP_SAVING, EP_CLOSED };
-
-/**
- * struct episode - one disk's episode.
- * @trig: its first trigger.
- * @extra: triggers that joined it.
- * @queued: it waited for the previous snapshot.
- */
-struct episode {
-	struct watch_trig trig;
-	uint32_t extra;
-	int queued;
-};
-
-/**
- * struct wdisk - a watched disk's state.
- * @state: of its current episode @cur.
- * @cur: the episode pending or being saved.
- * @next: the one queued behind it, if @have_next.
- * @have_next: @next is set.
- * @in_job: @cur is in the job queue.
- */
-struct wdisk {
-	enum ep_state state;
-	struct episode cur, next;
-	int have_next, in_job;
-};
-
 /**
  * struct watch - the watcher.
  * @c: configuration.
@@ -120,7 +92,7 @@ struct watch {
 	struct iot_opts *o;
 	pthread_mutex_t mu, rmu;
 	pthread_cond_t cv;
-	struct wdisk d[WATCH_MAX_DISKS];
+	struct watch_ep d[WATCH_MAX_DISKS];
 	int pending;
 	volatile int stop;
 	uint64_t number;
@@ -182,50 +154,30 @@ static int disk_index(const struct watch *w, const char *name)
 	return -1;
 }
 
-static const char trig_refused[] = "refused (max-per-hour)";
+/**
+ * struct rate_once - max-per-hour, asked once for a trigger, whatever the
+ *	number of its disks (one quota unit per trigger).
+ * @w: the watcher.
+ * @t: the trigger.
+ * @checked: asked.
+ * @passed: the answer.
+ */
+struct rate_once {
+	struct watch *w;
+	const struct watch_trig *t;
+	int checked, passed;
+};
 
-/* One disk's part of a trigger, under @w->mu.  Returns what happened. */
-static const char *trigger_disk(struct watch *w, unsigned int i,
-				const struct watch_trig *t, int *rate_checked,
-				int *rate_passed)
+static int rate_once(void *arg)
 {
-	struct wdisk *d = &w->d[i];
-	uint64_t now = iot_now(CLOCK_MONOTONIC);
+	struct rate_once *r = arg;
 
-	if ((d->state == EP_PENDING || d->state == EP_SAVING) &&
-	    t->mono_ns < d->cur.trig.mono_ns + w->c->episode_ns) {
-		d->cur.extra++;
-		/* a hold the episode has none of goes back when it is saved */
-		if (t->hold_hi && !d->cur.trig.hold_hi) {
-			d->cur.trig.hold_lo = t->hold_lo;
-			d->cur.trig.hold_hi = t->hold_hi;
-		}
-		return "joined";
+	if (!r->checked) {
+		r->checked = 1;
+		r->passed = rate_ok(r->w, iot_now(CLOCK_MONOTONIC),
+				    r->t->disk[0] ? r->t->disk : "all disks");
 	}
-	if (d->state != EP_IDLE && d->have_next) {
-		d->next.extra++;
-		return "joined the queued snapshot";
-	}
-	/* one quota unit per trigger, whatever the number of its disks */
-	if (!*rate_checked) {
-		*rate_checked = 1;
-		*rate_passed = rate_ok(w, now, t->disk[0] ? t->disk : "all disks");
-	}
-	if (!*rate_passed)
-		return trig_refused;
-	if (d->state != EP_IDLE) {
-		memset(&d->next, 0, sizeof(d->next));
-		d->next.trig = *t;
-		d->next.queued = 1;
-		d->have_next = 1;
-		return "queued";
-	}
-	memset(&d->cur, 0, sizeof(d->cur));
-	d->cur.trig = *t;
-	d->state = EP_PENDING;
-	d->in_job = 1;
-	w->pending++;
-	return "started";
+	return r->passed;
 }
 
 /*
@@ -263,7 +215,8 @@ static void take_kcount(struct watch_disk *d, const struct watch_trig *t)
 int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 		     char *reply, size_t replylen)
 {
-	int rate_checked = 0, rate_passed = 0, refused = 0, i, k;
+	struct rate_once rate = { .w = w, .t = t };
+	int refused = 0, release = 0, i, k;
 	char err[IOT_ERR_LEN];
 	size_t used = 0;
 
@@ -286,18 +239,24 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 				     IOTRACE_FILE_TRIG_LOST)))
 		take_kcount(&w->c->disks[k], t);
 	for (i = 0; i < (int)w->c->nr_disks; i++) {
-		const char *what;
+		enum watch_ep_what what;
 
 		if (k >= 0 && i != k)
 			continue;
-		what = trigger_disk(w, (unsigned int)i, t, &rate_checked,
-				    &rate_passed);
-		refused |= what == trig_refused;
+		what = watch_ep_trigger(&w->d[i], t, w->c->episode_ns,
+					rate_once, &rate);
+		if (what == WATCH_EP_STARTED)
+			w->pending++;
+		refused |= what == WATCH_EP_REFUSED;
 		if (used < replylen)
 			used += (size_t)snprintf(reply + used, replylen - used,
 						 "%s%s: %s", used ? "; " : "",
-						 w->c->disks[i].name, what);
+						 w->c->disks[i].name,
+						 watch_ep_said(what));
 	}
+	/* a hold no episode has: no snapshot will copy it */
+	release = refused && k >= 0 && t->hold_hi &&
+		  !watch_ep_holds(&w->d[k], t->hold_hi);
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	if (t->kevents)
@@ -308,7 +267,7 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 		    "manual" : t->reason & IOTRACE_FILE_TRIG_LOST ?
 		    "kernel, events lost" : "kernel", reply);
 	/* no snapshot will copy the hold the kernel set: the ring gets it back */
-	if (refused && t->hold_hi && t->disk[0]) {
+	if (release) {
 		if (watch_nl_release_hold(t->disk, t->hold_hi, err, sizeof(err)))
 			say("%s: cannot release the hold %llu: %s (it expires by itself)",
 			    t->disk, (unsigned long long)t->hold_hi, err);
@@ -382,7 +341,7 @@ static int write_triggers(struct iot_writer *wr, void *arg)
 		return -1;
 	pthread_mutex_lock(&w->mu);
 	for (k = 0; k < j->nr; k++) {
-		struct wdisk *d = &w->d[j->idx[k]];
+		struct watch_ep *d = &w->d[j->idx[k]];
 		const struct watch_disk *cd = &w->c->disks[j->idx[k]];
 		const struct watch_th *th = disk_th(w->c, cd);
 		const struct watch_trig *tr = &d->cur.trig;
@@ -684,7 +643,7 @@ static void *saver(void *arg)
 	release_holds(j);
 	pthread_mutex_lock(&w->mu);
 	for (k = 0; k < j->nr_all; k++) {
-		struct wdisk *d = &w->d[j->all[k]];
+		struct watch_ep *d = &w->d[j->all[k]];
 
 		d->state = EP_IDLE;
 		if (!d->have_next)

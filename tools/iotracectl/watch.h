@@ -144,6 +144,51 @@ struct watch_trig {
 	uint64_t kevents, kepoch;
 };
 
+enum watch_ep_state { EP_IDLE, EP_PENDING, EP_SAVING, EP_CLOSED };
+
+/**
+ * struct watch_episode - one disk's episode.
+ * @trig: its first trigger (and the hold to release once it is saved).
+ * @extra: triggers that joined it.
+ * @queued: it waited for the previous snapshot.
+ */
+struct watch_episode {
+	struct watch_trig trig;
+	uint32_t extra;
+	int queued;
+};
+
+/**
+ * struct watch_ep - a watched disk's episodes.
+ * @state: of its current episode @cur.
+ * @cur: the episode pending or being saved.
+ * @next: the one queued behind it, if @have_next.
+ * @have_next: @next is set.
+ * @in_job: @cur is in the job queue.
+ */
+struct watch_ep {
+	enum watch_ep_state state;
+	struct watch_episode cur, next;
+	int have_next, in_job;
+};
+
+/* what a trigger did to a disk's episodes */
+enum watch_ep_what {
+	WATCH_EP_STARTED,
+	WATCH_EP_JOINED,
+	WATCH_EP_QUEUED,
+	WATCH_EP_JOINED_NEXT,
+	WATCH_EP_REFUSED,
+};
+
+/* watch_ep.c */
+enum watch_ep_what watch_ep_trigger(struct watch_ep *d,
+				    const struct watch_trig *t,
+				    uint64_t episode_ns,
+				    int (*rate)(void *arg), void *arg);
+int watch_ep_holds(const struct watch_ep *d, uint64_t hold_hi);
+const char *watch_ep_said(enum watch_ep_what what);
+
 struct watch;
 /* watch.c: what every trigger source calls; @reply gets what happened */
 int watch_on_trigger(struct watch *w, const struct watch_trig *t,

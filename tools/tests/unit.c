@@ -2087,6 +2087,94 @@ static void test_watch_refused(void)
 	}
 }
 
+static int ep_rate(void *arg)
+{
+	int *room = arg;
+
+	return (*room)-- > 0;
+}
+
+/*
+ * A disk's episodes (watch_ep.c), with --episode 1 s: a trigger starts
+ * one, joins it within 1 s, queues the next while it is saved, joins the
+ * queued one; max-per-hour refuses.  The hold the kernel set at a hit
+ * (one per ring at a time; each event says the ring's) goes with the
+ * episode the trigger joins: an episode without one, or with an older
+ * one (it ended), takes it, to release it once saved.
+ */
+static void test_watch_episodes(void)
+{
+	static const struct {
+		uint64_t ms, lo, hi;	/* the trigger's time, its hold */
+		int room;		/* max-per-hour leaves room */
+		enum watch_ep_what what;
+		uint32_t extra;		/* of the episode it went to */
+		uint64_t hlo, hhi;	/* that episode's hold after */
+	} c[] = {
+		{    0,  0,  0, 1, WATCH_EP_STARTED,     0,  0,  0 },
+		/* the dispatcher takes it (EP_SAVING) */
+		{  500,  9, 16, 1, WATCH_EP_JOINED,      1,  9, 16 },
+		{  600,  9, 16, 1, WATCH_EP_JOINED,      2,  9, 16 },
+		{  700,  5,  8, 1, WATCH_EP_JOINED,      3,  9, 16 },	/* older */
+		/* 9..16 ended (expired), a newer one was set */
+		{  800, 17, 24, 1, WATCH_EP_JOINED,      4, 17, 24 },
+		{ 2000,  0,  0, 0, WATCH_EP_REFUSED,     0,  0,  0 },
+		{ 2100,  0,  0, 1, WATCH_EP_QUEUED,      0,  0,  0 },
+		/* the queued one had none: a later hit's hold is its */
+		{ 2500, 25, 30, 1, WATCH_EP_JOINED_NEXT, 1, 25, 30 },
+		{ 2600, 25, 30, 1, WATCH_EP_JOINED_NEXT, 2, 25, 30 },
+		{ 9000, 31, 40, 1, WATCH_EP_JOINED_NEXT, 3, 31, 40 },
+		{ 9100, 25, 30, 1, WATCH_EP_JOINED_NEXT, 4, 31, 40 },
+	};
+	struct watch_ep d;
+	size_t i;
+
+	memset(&d, 0, sizeof(d));
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct watch_trig t = {
+			.mono_ns = c[i].ms * 1000000ull,
+			.hold_lo = c[i].lo, .hold_hi = c[i].hi,
+		};
+		const struct watch_episode *e;
+		enum watch_ep_what what;
+		int room = c[i].room;
+
+		what = watch_ep_trigger(&d, &t, 1000000000ull, ep_rate, &room);
+		if (what == WATCH_EP_STARTED)
+			d.state = EP_SAVING;
+		e = what == WATCH_EP_QUEUED || what == WATCH_EP_JOINED_NEXT ?
+		    &d.next : &d.cur;
+		CHECK(what == c[i].what, "trigger %zu (%llu ms): %s, not %s",
+		      i, (unsigned long long)c[i].ms, watch_ep_said(what),
+		      watch_ep_said(c[i].what));
+		if (what == WATCH_EP_REFUSED)
+			continue;
+		CHECK(e->extra == c[i].extra && e->trig.hold_lo == c[i].hlo &&
+		      e->trig.hold_hi == c[i].hhi,
+		      "trigger %zu (%llu ms, hold %llu..%llu), %s: extra %u, hold %llu..%llu; wanted extra %u, hold %llu..%llu",
+		      i, (unsigned long long)c[i].ms,
+		      (unsigned long long)c[i].lo, (unsigned long long)c[i].hi,
+		      watch_ep_said(what), e->extra,
+		      (unsigned long long)e->trig.hold_lo,
+		      (unsigned long long)e->trig.hold_hi, c[i].extra,
+		      (unsigned long long)c[i].hlo,
+		      (unsigned long long)c[i].hhi);
+	}
+	CHECK(d.have_next && d.next.queued && !d.cur.queued &&
+	      d.next.trig.mono_ns == 2100000000ull,
+	      "the queued episode is not the trigger at 2100 ms");
+	/* a refused trigger releases its hold unless an episode has it */
+	CHECK(watch_ep_holds(&d, 24) && watch_ep_holds(&d, 40) &&
+	      !watch_ep_holds(&d, 16) && !watch_ep_holds(&d, 30) &&
+	      !watch_ep_holds(&d, 0), "the episodes' holds: %llu, %llu",
+	      (unsigned long long)d.cur.trig.hold_hi,
+	      (unsigned long long)d.next.trig.hold_hi);
+	d.state = EP_IDLE;
+	d.have_next = 0;
+	CHECK(!watch_ep_holds(&d, 24) && !watch_ep_holds(&d, 40),
+	      "a hold of an episode saved is still held");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -2120,6 +2208,7 @@ static const struct {
 	{ "unit_trigger_reason_names_every_bit", test_trig_reason_names },
 	{ "unit_watch_netlink_reply_result_and_message", test_watch_nl_reply },
 	{ "unit_watch_refused_for_want_of_privilege", test_watch_refused },
+	{ "unit_watch_episodes_and_their_holds", test_watch_episodes },
 };
 
 int main(int argc, char **argv)
