@@ -22,8 +22,10 @@
 # refused: with that set less CAP_NET_ADMIN (generic netlink refuses the
 #   resize) or less CAP_SYS_ADMIN (the module refuses the enable), the
 #   watcher says what was refused and the two capabilities it needs,
-#   never says "ready" and exits non-zero (it used to go on, watching
-#   nothing, as if started).
+#   never says "ready" and exits 4, "insufficient privilege" (it used to
+#   go on, watching nothing, as if started; then exit 1, which
+#   iotrace.service's Restart=on-failure restarted every 5 s), the status
+#   the unit's RestartPreventExitStatus= names.
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
@@ -205,8 +207,10 @@ refused() {
 		rc=$?
 	fi
 	sed 's/^/# watch: /' "$out/log"
-	ktap_check "without $cap the watcher exits non-zero (exit $rc)" \
-		test "$rc" != running -a "$rc" != 0
+	ktap_check "without $cap the watcher exits 4 (exit $rc)" \
+		test "$rc" = 4
+	ktap_check "without $cap: the unit does not restart it (RestartPreventExitStatus=$rc)" \
+		grep -qx "RestartPreventExitStatus=$rc" "$unit"
 	ktap_check "without $cap: one error, $op refused, the capabilities named" \
 		test "$(grep -c "nullb0: $op refused (Operation not permitted.*): the watcher needs CAP_SYS_ADMIN and CAP_NET_ADMIN" "$out/log")" = 1
 	ktap_check "without $cap it never said ready" \

@@ -131,6 +131,8 @@ int cmd_nl_reset_metrics(struct iot_opts *o, int argc, char **argv);
 int iot_nl_enable(struct iot_opts *o, const char *disk, char *err,
 		  size_t errlen);
 int iot_nl_resize(const char *disk, uint64_t size, char *err, size_t errlen);
+/* watch_reply.c: what to do about a refusal (positive errno) */
+const char *iot_nl_hint(int err);
 /* cmd_metrics.c: stats --kernel; exporter.c */
 int cmd_stats_kernel(struct iot_opts *o, int argc, char **argv);
 int cmd_exporter(struct iot_opts *o, int argc, char **argv);

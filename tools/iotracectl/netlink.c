@@ -441,24 +441,11 @@ out:
 	return ret;
 }
 
-static const char *nl_hint(int err)
-{
-	switch (err) {
-	case EPERM:
-		return " (needs CAP_SYS_ADMIN and CAP_NET_ADMIN: run as root)";
-	case ENODEV:
-		return " ('iotracectl list' shows the traced disks)";
-	case EINVAL:
-		return " (see 'iotracectl --help')";
-	default:
-		return "";
-	}
-}
-
 static void nl_report(struct iot_nl *nl, const char *what, int err)
 {
 	iot_err("%s %s: %s%s%s%s", what, nl->disk ? nl->disk : "",
-		strerror(err), nl->msg[0] ? ": " : "", nl->msg, nl_hint(err));
+		strerror(err), nl->msg[0] ? ": " : "", nl->msg,
+		iot_nl_hint(err));
 }
 
 /* A refusal in @buf: the errno's text and the kernel's message, if any. */
@@ -733,7 +720,7 @@ int cmd_nl_resize(struct iot_opts *o, int argc, char **argv)
 	}
 	ret = iot_nl_resize(argv[0], size, err, sizeof(err));
 	if (ret > 0)
-		iot_err("resize %s: %s%s", argv[0], err, nl_hint(ret));
+		iot_err("resize %s: %s%s", argv[0], err, iot_nl_hint(ret));
 	return ret ? 1 : 0;
 }
 
@@ -1416,7 +1403,7 @@ int iot_msrc_reset(struct iot_msrc *s, const char *disk, char *err,
 	if (ret) {
 		snprintf(err, errlen, "reset-metrics %s: %s%s%s%s", disk,
 			 strerror(ret), s->nl.msg[0] ? ": " : "", s->nl.msg,
-			 nl_hint(ret));
+			 iot_nl_hint(ret));
 		return -ret;
 	}
 	return 0;

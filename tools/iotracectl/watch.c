@@ -915,7 +915,8 @@ static int prepare_disk(struct iot_opts *o, const struct watch_conf *c,
  * Resolve the disks, refuse one watched twice, make each ready.  A
  * request refused for want of privilege stops the watcher here, before it
  * says "ready": without CAP_NET_ADMIN or CAP_SYS_ADMIN it would watch
- * nothing, and a service manager would show it running.
+ * nothing, and a service manager would show it running.  Return: 0, -1,
+ * or WATCH_EXIT_PRIVILEGE for that refusal (a restart would not help).
  */
 static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 {
@@ -952,7 +953,7 @@ static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 				 sizeof(refused))) {
 			iot_err("watch: %s; not starting", refused);
 			free(rows);
-			return -1;
+			return WATCH_EXIT_PRIVILEGE;
 		}
 	}
 	free(rows);
@@ -1290,7 +1291,7 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 	struct sockaddr_un a;
 	pthread_t th;
 	sigset_t sigs;
-	int sfd = -1, lfd = -1, lockfd = -1, rc = 1, started = 0;
+	int sfd = -1, lfd = -1, lockfd = -1, rc = 1, started = 0, r;
 	unsigned int i;
 
 	/*
@@ -1337,8 +1338,12 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 	 * socket (watch_events_lost() compares the two counts).
 	 */
 	nl = watch_nl_open();
-	if (prepare_disks(o, c))
+	r = prepare_disks(o, c);
+	if (r) {
+		if (r == WATCH_EXIT_PRIVILEGE)
+			rc = r;
 		goto out;
+	}
 	clean_tmp(c->dir);
 	lfd = open_sock(c);
 	if (lfd < 0)

@@ -15,6 +15,12 @@
 #define WATCH_RUN_DEFAULT	"/run/iotrace"
 #define WATCH_SOCK_NAME		"watch.sock"
 #define WATCH_LOCK_NAME		"watch.lock"
+/*
+ * The watcher's exit status when refused for want of privilege at start
+ * (watch_refused()): "insufficient privilege", as LSB's and systemd's 4;
+ * iotrace.service's RestartPreventExitStatus= keeps it from restarting.
+ */
+#define WATCH_EXIT_PRIVILEGE	4
 #define WATCH_MAX_DISKS		64
 #define WATCH_MAX_TOKENS	16	/* trigger = words */
 

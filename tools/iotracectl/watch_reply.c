@@ -2,8 +2,9 @@
 /*
  * The kernel's answer to one request of the watcher (watch_nl.c's
  * nl_request()): an ack, or an error, made into the request's result and
- * its message; and which refusals stop the watcher.  Apart from libnl, so
- * that the unit tests feed it the answers a module gives.
+ * its message; which refusals stop the watcher; and what to do about a
+ * refusal, for every netlink command (iot_nl_hint()).  Apart from libnl,
+ * so that the unit tests feed it the answers a module gives.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -89,4 +90,31 @@ int watch_refused(int err, const char *disk, const char *what,
 		 "%s: %s refused (%s): the watcher needs CAP_SYS_ADMIN and CAP_NET_ADMIN (generic netlink asks for CAP_NET_ADMIN, the module for CAP_SYS_ADMIN; iotrace.service keeps both in its CapabilityBoundingSet=)",
 		 disk, what, why);
 	return 1;
+}
+
+/**
+ * iot_nl_hint() - what to do about a netlink request the kernel refused.
+ * @err: its positive errno.
+ *
+ * EPERM: generic netlink asks for CAP_NET_ADMIN (GENL_ADMIN_PERM), the
+ * module for CAP_SYS_ADMIN; root lacks them when its capability bounding
+ * set drops them (a unit's CapabilityBoundingSet=, setpriv, a container),
+ * so "run as root" would not do.  EACCES: a security module's refusal.
+ *
+ * Return: " (...)" to append to the message, or "".
+ */
+const char *iot_nl_hint(int err)
+{
+	switch (err) {
+	case EPERM:
+		return " (needs CAP_NET_ADMIN, for generic netlink, and CAP_SYS_ADMIN, for the module: root has both unless its capability bounding set drops them, see capsh --print)";
+	case EACCES:
+		return " (refused by a security module, SELinux or AppArmor: see the audit log)";
+	case ENODEV:
+		return " ('iotracectl list' shows the traced disks)";
+	case EINVAL:
+		return " (see 'iotracectl --help')";
+	default:
+		return "";
+	}
 }

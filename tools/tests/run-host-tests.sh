@@ -1467,6 +1467,21 @@ else
 	echo "ok $N systemd_units_verify # SKIP systemd-analyze is not installed"
 fi
 
+# the watcher's exit status when refused for want of privilege at start
+# (WATCH_EXIT_PRIVILEGE): the unit does not restart it (restarted, it
+# would be refused again, every RestartSec=), and the man page says it
+st=$(sed -n 's/^#define WATCH_EXIT_PRIVILEGE[[:space:]]*\([0-9]*\).*/\1/p' iotracectl/watch.h)
+{
+	echo "WATCH_EXIT_PRIVILEGE: '$st'"
+	grep -n '^Restart' systemd/iotrace.service.in
+} > "$T/why"
+[ -n "$st" ] && [ "$st" != 1 ] && [ "$st" != 2 ] && [ "$st" != 3 ] &&
+	grep -qx 'Restart=on-failure' systemd/iotrace.service.in &&
+	grep -qx "RestartPreventExitStatus=$st" systemd/iotrace.service.in &&
+	tr '\n' ' ' < ../Documentation/iotracectl.rst |
+	grep -q "$st when \*\*watch\*\* is *refused for want of privilege"
+result $? systemd_unit_no_restart_when_refused_for_privilege "$T/why"
+
 # 4. documentation: every fio replay example redirects the replay
 grep -n -- '--read_iolog' ../README ../Documentation/*.rst | grep -v -- '--replay_redirect' > "$T/replay"
 [ ! -s "$T/replay" ]

@@ -2087,6 +2087,35 @@ static void test_watch_refused(void)
 	}
 }
 
+/*
+ * What a netlink refusal says to do (iot_nl_hint()): EPERM names the two
+ * capabilities and the bounding set (root may lack them: "run as root"
+ * would be wrong), EACCES a security module.
+ */
+static void test_nl_hint(void)
+{
+	static const struct {
+		int err;
+		const char *has, *has2;
+	} c[] = {
+		{ EPERM, "CAP_NET_ADMIN", "bounding set" },
+		{ EPERM, "CAP_SYS_ADMIN", "capsh --print" },
+		{ EACCES, "security module", "audit log" },
+		{ ENODEV, "iotracectl list", "iotracectl list" },
+		{ EINVAL, "--help", "--help" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const char *h = iot_nl_hint(c[i].err);
+
+		CHECK(strstr(h, c[i].has) && strstr(h, c[i].has2) &&
+		      !strstr(h, "run as root"), "%s: \"%s\"",
+		      strerror(c[i].err), h);
+	}
+	CHECK(!*iot_nl_hint(EIO), "EIO: \"%s\"", iot_nl_hint(EIO));
+}
+
 static int ep_rate(void *arg)
 {
 	int *room = arg;
@@ -2209,6 +2238,7 @@ static const struct {
 	{ "unit_watch_netlink_reply_result_and_message", test_watch_nl_reply },
 	{ "unit_watch_refused_for_want_of_privilege", test_watch_refused },
 	{ "unit_watch_episodes_and_their_holds", test_watch_episodes },
+	{ "unit_netlink_refusal_hints", test_nl_hint },
 };
 
 int main(int argc, char **argv)
