@@ -5,7 +5,7 @@
  *
  *   # comment
  *   dir = /var/lib/iotrace           keys before any section: the service
- *   post = 5s
+ *   post = 5s    # a comment after a space or tab
  *   [disk nvme0n1]                   a disk by name,
  *   [disk wwn=eui.0025388b71b2c3d4]  by sysfs wwid, serial or
  *   [disk serial=S3Z1NB0K123456X]    /dev/disk/by-id name
@@ -13,8 +13,9 @@
  *   ring-size = 64M
  *   trigger = read-lat=10ms write-lat=50ms error timeout
  *
- * An unknown key, a key in the wrong place or a bad value is refused with
- * FILE:LINE.  The disks' identities are resolved when the watcher starts.
+ * An unknown key, a key in the wrong place, a key given twice in one place
+ * or a bad value is refused with FILE:LINE.  The disks' identities are
+ * resolved when the watcher starts.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -35,6 +36,7 @@
 #define STUCK_MIN_NS	(100ull * 1000000ull)
 #define STUCK_MAX_NS	(86400ull * NS_PER_S)
 #define POST_MAX_NS	(3600ull * NS_PER_S)
+#define WATCH_MAX_KEYS	16	/* keys of one place: more than there are */
 
 void watch_conf_defaults(struct watch_conf *c)
 {
@@ -59,15 +61,17 @@ static int parse_dur_ns(const char *s, double bare, uint64_t *ns)
 		{ "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 },
 		{ "m", 60e9 }, { "h", 3600e9 },
 	};
+	const char *num = iot_decimal_end(s);
 	char *end;
 	double v, f = bare;
 	size_t i;
 
-	if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+	/* decimal only: strtod() would take 0x10 (16) and 1e3 too */
+	if (!num)
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	if (errno || end != num || !isfinite(v) || v < 0)
 		return -1;
 	for (i = 0; *end && i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(end, units[i].u))
@@ -200,7 +204,7 @@ int watch_th_parse(struct watch_th *th, const char *words, char *err,
 		   size_t errlen)
 {
 	char buf[256], *tok, *save = NULL;
-	int off = 0, n = 0;
+	int off = 0, n = 0, nw = 0;
 
 	memset(th, 0, sizeof(*th));
 	if (strlen(words) >= sizeof(buf))
@@ -209,7 +213,7 @@ int watch_th_parse(struct watch_th *th, const char *words, char *err,
 	snprintf(th->words, sizeof(th->words), "%s", words);
 	snprintf(buf, sizeof(buf), "%s", words);
 	for (tok = strtok_r(buf, " \t", &save); tok;
-	     tok = strtok_r(NULL, " \t", &save), n++) {
+	     tok = strtok_r(NULL, " \t", &save), n++, nw++) {
 		char *eq = strchr(tok, '=');
 		const char *v = eq ? eq + 1 : NULL;
 		size_t kl = eq ? (size_t)(eq - tok) : strlen(tok);
@@ -289,7 +293,8 @@ int watch_th_parse(struct watch_th *th, const char *words, char *err,
 				   tok), -1;
 		}
 	}
-	if (off && n > 1)
+	/* "off hold=max" too: the hold of no trigger */
+	if (off && nw > 1)
 		return ERR("'off' stands alone"), -1;
 	if (!n)
 		return ERR("give conditions (read-lat=10ms error ...) or off"),
@@ -389,6 +394,21 @@ int watch_conf_set(struct watch_conf *c, struct watch_disk *d,
 	return -1;
 }
 
+/*
+ * A comment ends the line: '#' at its start or after a space or tab; a
+ * '#' inside a word (dir = /srv/a#b) is the word's.
+ */
+static void strip_comment(char *s)
+{
+	char *p;
+
+	for (p = s; *p; p++)
+		if (*p == '#' && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
+			*p = 0;
+			return;
+		}
+}
+
 static char *trim(char *s)
 {
 	char *e;
@@ -427,7 +447,9 @@ int watch_conf_load(struct watch_conf *c, const char *path, int must_exist)
 {
 	struct watch_disk *d = NULL;
 	char line[1024], where[300];
-	unsigned int ln = 0;
+	/* the keys of the current place: before the sections, a section */
+	char seen[WATCH_MAX_KEYS][16];
+	unsigned int seen_ln[WATCH_MAX_KEYS], nseen = 0, ln = 0, k;
 	FILE *fp = fopen(path, "re");
 	int ret = 0;
 
@@ -448,8 +470,9 @@ int watch_conf_load(struct watch_conf *c, const char *path, int must_exist)
 			ret = -1;
 			break;
 		}
+		strip_comment(line);
 		s = trim(line);
-		if (!*s || *s == '#' || *s == ';')
+		if (!*s || *s == ';')
 			continue;
 		if (*s == '[') {
 			char *end = strchr(s, ']'), *spec;
@@ -477,6 +500,7 @@ int watch_conf_load(struct watch_conf *c, const char *path, int must_exist)
 			}
 			d = &c->disks[c->nr_disks++];
 			memset(d, 0, sizeof(*d));
+			nseen = 0;
 			snprintf(d->spec, sizeof(d->spec), "%s", spec);
 			snprintf(d->where, sizeof(d->where), "%s", where);
 			continue;
@@ -493,9 +517,23 @@ int watch_conf_load(struct watch_conf *c, const char *path, int must_exist)
 			ret = -1;
 			break;
 		}
-		if (watch_conf_set(c, d, trim(s), trim(eq + 1), where)) {
+		s = trim(s);
+		for (k = 0; k < nseen && strcmp(seen[k], s); k++)
+			;
+		if (k < nseen) {
+			iot_err("%s: '%s' given again (first at line %u)",
+				where, s, seen_ln[k]);
 			ret = -1;
 			break;
+		}
+		if (watch_conf_set(c, d, s, trim(eq + 1), where)) {
+			ret = -1;
+			break;
+		}
+		/* a known key (an unknown one was refused): at most 9 */
+		if (nseen < WATCH_MAX_KEYS) {
+			snprintf(seen[nseen], sizeof(seen[nseen]), "%s", s);
+			seen_ln[nseen++] = ln;
 		}
 	}
 	if (!ret && ferror(fp)) {

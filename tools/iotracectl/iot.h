@@ -458,6 +458,7 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s,
 
 /* util */
 uint64_t iot_now(int clock);
+const char *iot_decimal_end(const char *s);
 int iot_read_all(const char *path, uint8_t **buf, size_t *len, char *err,
 		 size_t errlen);
 void iot_json_str(FILE *fp, const char *s);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "iot.h"
 #include "trigger.h"
 
 #define NS_PER_S	1000000000ULL
@@ -65,15 +66,17 @@ int iot_parse_duration(const char *s, uint64_t *ns)
 		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
 		{ "", 1 },
 	};
+	const char *num = iot_decimal_end(s);
 	char *end;
 	double v;
 	size_t i;
 
-	if (!*s || *s == '-' || *s == '+')
+	/* decimal only: strtod() would take 0x10 (16) and 1e3 too */
+	if (!num)
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	if (errno || end != num || !isfinite(v) || v < 0)
 		return -1;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(end, units[i].sfx))

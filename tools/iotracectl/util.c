@@ -17,6 +17,28 @@ const char iot_d2[200] =
 	"50515253545556575859606162636465666768697071727374"
 	"75767778798081828384858687888990919293949596979899";
 
+/**
+ * iot_decimal_end() - the end of the decimal number @s begins with:
+ *	digits, a point, digits, one digit at least ("5", "1.5", ".5");
+ *	what strtod() reads besides (hex, an exponent, inf, a sign, spaces)
+ *	is not one.
+ * @s: the text.
+ *
+ * Return: the character after the number, or NULL when there is none.
+ */
+const char *iot_decimal_end(const char *s)
+{
+	const char *p = s;
+	size_t digits = 0;
+
+	while (*p >= '0' && *p <= '9')
+		p++, digits++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			digits++;
+	return digits ? p : NULL;
+}
+
 uint64_t iot_now(int clock)
 {
 	struct timespec ts;

@@ -559,18 +559,48 @@ wstop
 	grep -q 'trigger (manual): nullb0: started' "$W/log"
 result $? "watch_sigusr1_during_start_taken_once_ready$SFX (exit $WRC)" "$W/log"
 
+# the configuration's comments: '#' at the start of a line or after a
+# space or tab, to the end of the line (a '#' inside a word is the word's)
+wstart comments "post = 2s   # the records after a trigger
+episode = 250ms	# a tab before it
+[disk nullb0]   # the first disk
+trigger = read-lat=10ms error # a latency, an error" --
+WS=$?
+wstop
+[ $WS = 0 ] && grep -q 'watching nullb0 (nullb0;' "$W/log" &&
+	grep -q "ready: snapshots in $W/snap (post 2.000 s, episode 0.250 s," "$W/log" &&
+	grep -q "nullb0: trigger conditions 'read-lat=10ms error' not given" "$W/log"
+result $? "watch_config_trailing_comments$SFX" "$W/log"
+# refused: a number that is not decimal, a key given twice in one place,
+# 'off' with another word
+printf 'post = 0x10\n' > "$T/wc-hex"
+refuse watch_conf_hex_post "wc-hex:1: post '0x10': a duration" watch --config wc-hex --dir wsnap nullb0
+printf 'episode = 1e3ms\n' > "$T/wc-exp"
+refuse watch_conf_exponent_episode "wc-exp:1: episode '1e3ms': a duration" watch --config wc-exp --dir wsnap nullb0
+printf '[disk nullb0]\ntrigger = read-lat=0x10\n' > "$T/wc-hexlat"
+refuse watch_conf_hex_latency "wc-hexlat:2: trigger: read-lat=0x10: a latency" watch --config wc-hexlat --dir wsnap nullb0
+printf 'post = 1\nmax-files = 3\npost = 2\n' > "$T/wc-dup"
+refuse watch_conf_duplicate_key "wc-dup:3: 'post' given again (first at line 1)" watch --config wc-dup --dir wsnap nullb0
+printf 'ring-size = 1M\n[disk nullb0]\nring-size = 2M\ntrigger = off\n[disk sda]\ntrigger = error\ntrigger = off\n' > "$T/wc-dup2"
+refuse watch_conf_duplicate_key_in_section "wc-dup2:7: 'trigger' given again (first at line 6)" watch --config wc-dup2 --dir wsnap nullb0
+printf '[disk nullb0]\ntrigger = off hold=max\n' > "$T/wc-offhold"
+refuse watch_conf_off_with_hold "wc-offhold:2: trigger: 'off' stands alone" watch --config wc-offhold --dir wsnap nullb0
+# "iotracectl trigger" reads its durations the same way
+refuse trigger_hex_latency "trigger: read-lat=0x10: a latency" trigger nullb0 read-lat=0x10
+
 # the watchers' logs: no sanitizer report (the _san run), no crash
 grep -l -e 'Sanitizer' -e 'runtime error' "$T"/w-*"$SFX"/log > "$T/why" 2>&1
 [ ! -s "$T/why" ]
 result $? "watch_logs_clean$SFX" "$T/why"
 
 # the example configuration installed as /etc/iotrace/iotrace.conf: as
-# shipped (all commented) and with every example line uncommented, every
-# key and value is accepted (disks from the command line)
+# shipped (all commented) and with every example line uncommented as it
+# is (its description a trailing comment), every key and value is
+# accepted (disks from the command line)
 wstart example "$(cat "$ROOT/systemd/iotrace.conf")" -- --post 0 nullb0
 WS=$?
 wstop
-sed -nE 's/^# ((\[disk [^]]*\])|([a-z-]+ = [^ ]+( [^ ]+)*))( {2,}.*)?$/\1/p' \
+sed -nE 's/^# ((\[disk [^]]*\]|[a-z-]+ = ).*)$/\1/p' \
 	"$ROOT/systemd/iotrace.conf" > "$T/wconf-example"
 wstart example2 "$(cat "$T/wconf-example")" -- --post 0 nullb0
 WS2=$?
