@@ -652,3 +652,37 @@ int watch_resolve(struct watch_disk *d, char *err, size_t errlen)
 	watch_identity(d->name, d->model, d->serial, d->wwn);
 	return 0;
 }
+
+/**
+ * watch_recheck() - is the disk named @d->name still the one configured?
+ * @d: the disk, resolved (watch_resolve()).
+ * @err: why not.
+ * @errlen: its size.
+ *
+ * A disk given by wwn=, serial= or by-id= is looked up again: when it
+ * was removed, another disk may have its name now.  One given by name is
+ * whatever disk has the name.  Either way the identity (model, serial,
+ * wwn) is read again into @d: the disk's at the time of the call.
+ *
+ * Return: 0, or -1 with @err set (@d untouched).
+ */
+int watch_recheck(struct watch_disk *d, char *err, size_t errlen)
+{
+	struct watch_disk nd = *d;
+	char e[IOT_ERR_LEN];
+
+	if (strchr(d->spec, '=')) {
+		if (watch_resolve(&nd, e, sizeof(e)))
+			return ERR("%s is not %s any more (%s)", d->spec,
+				   d->name, e), -1;
+		if (strcmp(nd.name, d->name))
+			return ERR("%s is not %s any more (it is %s now)",
+				   d->spec, d->name, nd.name), -1;
+	} else {
+		watch_identity(d->name, nd.model, nd.serial, nd.wwn);
+	}
+	memcpy(d->model, nd.model, sizeof(d->model));
+	memcpy(d->serial, nd.serial, sizeof(d->serial));
+	memcpy(d->wwn, nd.wwn, sizeof(d->wwn));
+	return 0;
+}

@@ -20,6 +20,9 @@
  * made ready again as at the start: resized, its triggers given to the
  * kernel (a new disk has none), then enabled; a disk given by wwn=,
  * serial= or by-id= is looked up again, under whatever name it has now.
+ * save() looks each disk up again too (watch_recheck()): a disk whose
+ * name another disk took is left out, and the identity in the trigger
+ * chunk is the disk's at the snapshot.
  *
  * Episodes, per disk:
  *   - a trigger starts an episode and a snapshot, unless the disk's
@@ -507,12 +510,37 @@ static void save(struct job *j)
 	memset(src, 0, sizeof(src));
 	for (k = 0; k < j->nr; k++) {
 		char name[IOTRACE_NAME_LEN + 1];
+		struct watch_disk *cd = &w->c->disks[j->idx[k]], now;
 		uint64_t tm;
 
 		/* a disk that came back may have a new name (watch_added()) */
 		pthread_mutex_lock(&w->mu);
-		snprintf(name, sizeof(name), "%s", w->c->disks[j->idx[k]].name);
+		now = *cd;
 		tm = w->d[j->idx[k]].cur.trig.mono_ns;
+		pthread_mutex_unlock(&w->mu);
+		snprintf(name, sizeof(name), "%s", now.name);
+
+		/*
+		 * Still the disk configured (another one may have taken the
+		 * name of a disk removed), and its identity now, for the
+		 * trigger chunk.
+		 */
+		if (watch_recheck(&now, err, sizeof(err))) {
+			say("%s: no snapshot: %s", name, err);
+			continue;
+		}
+		pthread_mutex_lock(&w->mu);
+		if (!strcmp(cd->name, now.name) &&
+		    (strcmp(cd->model, now.model) ||
+		     strcmp(cd->serial, now.serial) ||
+		     strcmp(cd->wwn, now.wwn))) {
+			say("%s (%s) is another disk now: model \"%s\", serial \"%s\", wwn \"%s\" (was \"%s\", \"%s\", \"%s\")",
+			    name, cd->spec, now.model, now.serial, now.wwn,
+			    cd->model, cd->serial, cd->wwn);
+			memcpy(cd->model, now.model, sizeof(cd->model));
+			memcpy(cd->serial, now.serial, sizeof(cd->serial));
+			memcpy(cd->wwn, now.wwn, sizeof(cd->wwn));
+		}
 		pthread_mutex_unlock(&w->mu);
 
 		if (iot_map_live(name, &src[nr], err, sizeof(err)) ||

@@ -121,6 +121,7 @@ int watch_th_parse(struct watch_th *th, const char *words, char *err,
 		   size_t errlen);
 int watch_parse_ns(const char *s, uint64_t *ns);
 int watch_resolve(struct watch_disk *d, char *err, size_t errlen);
+int watch_recheck(struct watch_disk *d, char *err, size_t errlen);
 void watch_identity(const char *name, char *model, char *serial, char *wwn);
 
 /**

@@ -588,6 +588,36 @@ refuse watch_conf_off_with_hold "wc-offhold:2: trigger: 'off' stands alone" watc
 # "iotracectl trigger" reads its durations the same way
 refuse trigger_hex_latency "trigger: read-lat=0x10: a latency" trigger nullb0 read-lat=0x10
 
+# a disk's identity is checked again at each snapshot: another disk that
+# took the name of serial=SN123 (nullb0: it went, the next disk got its
+# name) is not saved under SN123's identity; a disk given by name (sda)
+# is saved with the identity it has now
+wstart ident "[disk serial=SN123]
+[disk sda]" -- --post 0
+WS=$?
+echo "OTHER-1" > "$W/sys/block/nullb0/device/serial"
+echo "Foreign 1" > "$W/sys/block/nullb0/device/model"
+echo "naa.0000000000000001" > "$W/sys/block/nullb0/wwid"
+echo "SDA-NEW" > "$W/sys/block/sda/device/serial"
+kill -USR1 $WPID
+wlog 'trigger (manual)'
+wfiles 1
+wsettle
+F=$(ls "$W/snap"/iotrace-*.iot 2> /dev/null | head -1)
+wcli info -o json "$F" > "$W/info.json" 2> "$W/err"
+wstop
+cat "$W/log" >> "$W/err"
+[ $WS = 0 ] && [ "$(nfiles)" = 1 ] &&
+	grep -q 'nullb0: no snapshot: serial=SN123 is not nullb0 any more' "$W/log" &&
+	python3 - "$W/info.json" >> "$W/err" 2>&1 <<'EOF_PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = {x["disk"]: x for x in j["triggers"]}
+assert sorted(t) == ["sda"], sorted(t)
+assert t["sda"]["serial"] == "SDA-NEW", t["sda"]
+EOF_PY
+result $? "watch_identity_checked_at_each_snapshot$SFX" "$W/err"
+
 # the watchers' logs: no sanitizer report (the _san run), no crash
 grep -l -e 'Sanitizer' -e 'runtime error' "$T"/w-*"$SFX"/log > "$T/why" 2>&1
 [ ! -s "$T/why" ]
