@@ -179,6 +179,28 @@ static int gen_ring2(const char *out, uint64_t n, uint32_t cpus,
 	return ret;
 }
 
+/* a ring file mapped to be changed in place; NULL (said) on failure */
+static uint8_t *map_ring(const char *path, struct stat *st)
+{
+	uint8_t *ring;
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0 || fstat(fd, st)) {
+		perror(path);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	ring = mmap(NULL, st->st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    0);
+	close(fd);
+	if (ring == MAP_FAILED) {
+		perror(path);
+		return NULL;
+	}
+	return ring;
+}
+
 /* N more records into a ring file, in place, one part after the other */
 static int gen_push(const char *path, uint64_t n, int now)
 {
@@ -187,22 +209,12 @@ static int gen_push(const char *path, uint64_t n, int now)
 	struct iotrace_ring_hdr *h;
 	struct iotrace_record r;
 	struct stat st;
-	uint8_t *ring;
+	uint8_t *ring = map_ring(path, &st);
 	uint64_t i, base = 0;
 	uint32_t p;
-	int fd = open(path, O_RDWR);
 
-	if (fd < 0 || fstat(fd, &st)) {
-		perror(path);
+	if (!ring)
 		return 1;
-	}
-	ring = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		    0);
-	close(fd);
-	if (ring == MAP_FAILED) {
-		perror(path);
-		return 1;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t_now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	h = (struct iotrace_ring_hdr *)ring;
@@ -231,22 +243,10 @@ static int gen_push(const char *path, uint64_t n, int now)
 static int gen_clear(const char *path)
 {
 	struct stat st;
-	uint8_t *ring;
-	int fd = open(path, O_RDWR);
+	uint8_t *ring = map_ring(path, &st);
 
-	if (fd < 0 || fstat(fd, &st)) {
-		perror(path);
-		if (fd >= 0)
-			close(fd);
+	if (!ring)
 		return 1;
-	}
-	ring = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		    0);
-	close(fd);
-	if (ring == MAP_FAILED) {
-		perror(path);
-		return 1;
-	}
 	synth_ring_clear(ring);
 	munmap(ring, st.st_size);
 	return 0;
