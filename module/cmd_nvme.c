@@ -110,7 +110,7 @@ void iotrace_nvme_setup_cmd(void *data, struct request *rq,
 {
 	IOTRACE_PROF_T(t0);
 	/* Admin-queue requests have no disk: their controller's ring. */
-	bool admin = !iotrace_q_disk(rq->q);
+	bool admin = !iotrace_rq_gd(rq);
 	struct iotrace_slot *s;
 
 	BUILD_BUG_ON(sizeof(struct nvme_command) != IOTRACE_CMD_LEN);

@@ -60,7 +60,8 @@
 #endif
 
 /*
- * The gendisk of a request queue, or NULL (an NVMe admin queue):
+ * The gendisk of a request queue (iotrace_q_disk()) or of a request
+ * (iotrace_rq_gd()), or NULL (an NVMe admin queue):
  * request_queue::disk since 5.15.  Before, the queue's backing_dev_info
  * is owned by the disk's device from add_disk() to del_gendisk() (NULL
  * outside that, and for queues without a disk).  Used as a lookup key
@@ -71,12 +72,30 @@ static inline struct gendisk *iotrace_q_disk(struct request_queue *q)
 {
 	return q->disk;
 }
+
+static inline struct gendisk *iotrace_rq_gd(struct request *rq)
+{
+	return rq->q->disk;
+}
 #else
 static inline struct gendisk *iotrace_q_disk(struct request_queue *q)
 {
 	struct device *owner = READ_ONCE(q->backing_dev_info->owner);
 
 	return owner ? dev_to_disk(owner) : NULL;
+}
+
+/*
+ * Before 5.15 the queue's disk is gone from del_gendisk() on, while the
+ * disk's requests may still be in flight (and a namespace's I/O queue
+ * shares its tag set's driver data with the controller's admin queue):
+ * the request's own rq_disk first (set from its bio, and by
+ * blk_execute_rq() when given a disk), the queue's for the requests a
+ * driver sends without one (sd's MODE SENSE).
+ */
+static inline struct gendisk *iotrace_rq_gd(struct request *rq)
+{
+	return rq->rq_disk ?: iotrace_q_disk(rq->q);
 }
 #endif
 

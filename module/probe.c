@@ -200,19 +200,21 @@ iotrace_slot_of(struct iotrace_disk *d, struct request *rq)
 
 /*
  * The ring of @rq, enabled or not: its disk's, or for a request without a
- * disk (an NVMe admin queue) its controller's, found by the tag set's
- * driver data.  The caller has preemption disabled (an RCU read-side
- * critical section, see the top of this file).
+ * disk (an NVMe admin queue: passthrough only) its controller's, found by
+ * the tag set's driver data.  The caller has preemption disabled (an RCU
+ * read-side critical section, see the top of this file).
  */
 static __always_inline struct iotrace_disk *
 iotrace_rq_lookup(struct request *rq)
 {
 	struct request_queue *q = rq->q;
-	struct gendisk *gd = iotrace_q_disk(q);
+	struct gendisk *gd = iotrace_rq_gd(rq);
 
 	if (likely(gd))
 		return iotrace_disk_lookup(gd);
-	return q->tag_set ? iotrace_ctrl_lookup(q->tag_set->driver_data) : NULL;
+	if (!blk_rq_is_passthrough(rq) || !q->tag_set)
+		return NULL;
+	return iotrace_ctrl_lookup(q->tag_set->driver_data);
 }
 
 /*
