@@ -777,23 +777,47 @@ void iotrace_note_scsi_status(struct request *rq, u32 dev_status, u16 rflags);
  * struct iotrace_comm - a (pid, command name) entry.
  * @seq: odd while the entry is written.
  * @pid: thread group id; 0 for an empty entry.
- * @comm: the submitting thread's name when the pid was noted.
+ * @comm: the submitting thread's name when the pid was last noted.
  */
 struct iotrace_comm {
 	u32	seq;
 	u32	pid;
-	char	comm[TASK_COMM_LEN];
+	char	comm[TASK_COMM_LEN] __aligned(8);
 };
 
 extern struct iotrace_comm __percpu *iotrace_comms;
 struct seq_file;
 void iotrace_comm_set(struct iotrace_comm *e, u32 pid);
 
+/*
+ * Whether entry name @e is the current task's name: two 8-byte words each
+ * (TASK_COMM_LEN is 16; the task's may be unaligned, hence __packed).
+ * The task's may change under us (another thread writing
+ * /proc/<pid>/comm): a torn read only notes the name again.
+ */
+struct iotrace_comm_words {
+	u64	w[2];
+} __packed;
+
+static __always_inline bool iotrace_comm_same(const char *e)
+{
+	const struct iotrace_comm_words *a = (const void *)e;
+	const struct iotrace_comm_words *b = (const void *)current->comm;
+
+	BUILD_BUG_ON(sizeof(*b) != TASK_COMM_LEN);
+	return !((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]));
+}
+
 /**
  * iotrace_comm_note() - remember the command name of the current task,
  *	the submitter of a request, under @pid (inline: a hit, the usual
- *	case, is one compare in this CPU's table).
+ *	case, is a compare of the pid and of the name in this CPU's table).
  * @pid: its thread group id (not 0).
+ *
+ * The name is compared too: a pid noted before its process called exec()
+ * (whose first reads, of the program, come before the task takes the
+ * program's name) or renamed itself, or a pid used again by a new
+ * process, is noted again under the name it has now.
  *
  * Context: block_io_start's probe, task context, preemption disabled.
  */
@@ -805,7 +829,7 @@ static __always_inline void iotrace_comm_note(u32 pid)
 		return;
 	iotrace_assert_cpu_held();
 	e = this_cpu_ptr(iotrace_comms) + hash_32(pid, IOTRACE_COMM_BITS);
-	if (likely(READ_ONCE(e->pid) == pid))
+	if (likely(READ_ONCE(e->pid) == pid && iotrace_comm_same(e->comm)))
 		return;
 	iotrace_comm_set(e, pid);
 }

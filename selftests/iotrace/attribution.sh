@@ -20,7 +20,7 @@
 
 require_cmd fio dd mkfs.ext4 python3 blkparse
 sub_param=${ATTR_SUBMITTER:-}
-if [ -n "$sub_param" ]; then ktap_header 22; else ktap_header 20; fi
+if [ -n "$sub_param" ]; then ktap_header 23; else ktap_header 21; fi
 out=$(mktemp -d)
 RF_KERNEL=$((1 << 14))
 # memory backed, for ext4 below (configfs: 5.10 has no module parameter)
@@ -161,16 +161,60 @@ done
 ktap_check "without a scheduler every fio write is its own record" \
 	test "$(awk '$2 < 64 * 2048' "$out/ring.none" | wc -l)" -eq 600
 
-# The command names, taken in the kernel when each pid was first seen:
-# the dd processes are gone by now.
+# A pid whose name changes (as at exec(), whose first reads of the program
+# come before the task takes its name) and a pid used again by a program
+# of another name, on the CPU that noted the first name: both are named
+# as they are now.  python3 reads, renames itself, reads again; dd reads,
+# then (ns_last_pid) a copy of dd named mydd gets dd's pid and reads.
+python3 - "/dev/$disk" > "$out/renamed.pid" <<'EOF_PY'
+import mmap, os, sys
+os.sched_setaffinity(0, {0})
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+os.preadv(fd, [buf], 500 * 2048 * 512)
+with open('/proc/self/comm', 'w') as f:
+    f.write('iot-renamed')
+os.preadv(fd, [buf], 501 * 2048 * 512)
+print(os.getpid())
+EOF_PY
+pid_r=$(cat "$out/renamed.pid")
+cp "$(command -v dd)" "$out/mydd"
+taskset -c 0 dd if=/dev/$disk of=/dev/null bs=4k count=4 skip=$((502 * 256)) \
+	iflag=direct status=none &
+pid_e=$!
+wait $pid_e
+pid_f=
+if [ -w /proc/sys/kernel/ns_last_pid ]; then
+	for _ in $(seq 20); do
+		echo $((pid_e - 1)) > /proc/sys/kernel/ns_last_pid
+		taskset -c 0 "$out/mydd" if=/dev/$disk of=/dev/null bs=4k \
+			count=4 skip=$((503 * 256)) iflag=direct status=none &
+		pid_f=$!
+		wait $pid_f
+		[ "$pid_f" = "$pid_e" ] && break
+	done
+fi
+if [ "$pid_f" = "$pid_e" ]; then
+	reused="grep -qx '$pid_e mydd' '$out/comms'"
+else
+	log "pid $pid_e was not used again (got ${pid_f:-none}): renaming only"
+	reused=true
+fi
+
+# The command names, taken in the kernel when each pid was noted: the dd
+# processes are gone by now.
 cat "$IOT/comms" > "$out/comms"
 sed 's/^/# comms: /' "$out/comms"
 if [ $have_sub = 1 ]; then
 	ktap_check "comms names the last round's processes: fio, fio, dd, dd" \
 		sh -c "grep -qx '$pid_a fio' '$out/comms' && grep -qx '$pid_b fio' '$out/comms' &&
 			grep -qx '$pid_c dd' '$out/comms' && grep -qx '$pid_d dd' '$out/comms'"
+	ktap_check "a renamed pid and a pid used again go by their new names" \
+		sh -c "grep -qx '$pid_r iot-renamed' '$out/comms' && $reused"
 else
 	ktap_check "no submitter noted, no command name" \
+		test "$(cat "$out/comms")" = "PID COMM"
+	ktap_check "none for a renamed pid or a pid used again either" \
 		test "$(cat "$out/comms")" = "PID COMM"
 fi
 
