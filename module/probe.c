@@ -415,7 +415,7 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	const struct iotrace_trig *t;
 	struct iotrace_disk *d;
 	struct iotrace_slot *s;
-	bool fire;
+	bool counted, fire;
 
 	preempt_disable_notrace();
 	d = iotrace_rq_disk(rq);
@@ -431,7 +431,8 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	/* The block layer clears RQF_TIMED_OUT right after this event. */
 	if (rq->rq_flags & RQF_TIMED_OUT)
 		s->rflags |= IOTRACE_RF_TIMEOUT;
-	if (s->retries < U8_MAX)
+	counted = s->retries < U8_MAX;
+	if (counted)
 		s->retries++;
 	/*
 	 * The command is captured again when the request is re-issued, and
@@ -443,7 +444,9 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	if (READ_ONCE(s->status_rq) == rq)
 		WRITE_ONCE(s->status_rq, NULL);
 	t = rcu_dereference_sched(d->trig);
-	fire = unlikely(t) && t->requeues && s->retries == t->requeues;
+	/* once: a count that stops at 255 stays equal to 255 */
+	fire = unlikely(t) && t->requeues && counted &&
+		s->retries == t->requeues;
 	if (fire)
 		s->rflags |= IOTRACE_RF_TRIGGER;
 	iotrace_slot_end(s);

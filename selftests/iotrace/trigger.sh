@@ -20,7 +20,8 @@
 #   exactly one per request.
 # requeues: scsi_debug's "host busy" on every second command: every
 #   requeued record (IOTRACE_RF_REQUEUED) flagged and no other, requeue
-#   events + suppressed = requeued records.
+#   events + suppressed = requeued records; requeues=255 (a count that
+#   stops at 255) hits once for a read requeued 300 times.
 # devstatus: scsi_debug's medium error: the failed read flagged, an event
 #   with its device status.
 # permissions: SET_TRIGGER as uid 65534 is EPERM (iotracectl and raw);
@@ -419,11 +420,40 @@ if [ -n "$sd" ]; then
 		"$(flagged "$out/r.ds")" -eq "$nerr"
 	ktap_check "devstatus: an event with the device status ($(field "$ev" dev_status))" \
 		test -n "$(field "$ev" dev_status)"
+
+	# requeues=255, the largest: one read refused (every_nth=1) hits
+	# once, at its 255th requeue, and not again while it is requeued
+	# for 5 s more (about 190 requeues a second here); the count a
+	# record keeps stops at 255.
+	"$IOTRACECTL" trigger "$sd" requeues=255 rate=0 ||
+		ktap_fail "trigger requeues=255"
+	"$IOTRACECTL" clear "$sd"
+	echo 1 > $sdbg/every_nth
+	echo 0x8000 > $sdbg/opts
+	dd if=/dev/"$sd" of=/dev/null bs=4096 skip=500 count=1 \
+		iflag=direct 2> /dev/null &
+	ddp=$!
+	h0=
+	for _ in $(seq 240); do
+		sleep 0.5
+		h0=$(st "$sd" trigger_hits)
+		[ "$h0" != 0 ] && break
+	done
+	sleep 5
+	h1=$(st "$sd" trigger_hits)
+	kill -0 $ddp 2> /dev/null && busy=1 || busy=0
+	echo 0 > $sdbg/opts
+	echo 0 > $sdbg/every_nth
+	wait $ddp
+	log "requeues=255: hits $h0, 5 s later $h1 (read still refused: $busy)"
+	ktap_check "requeues=255: a read requeued for 5 s more hits once ($h1)" \
+		test "$h0" = 1 -a "$h1" = 1 -a "$busy" = 1
 	echo 0 > "$IOT/$sd/enable"
 	rmmod scsi_debug 2> /dev/null
 else
 	ktap_skip "requeues=1: no scsi_debug"
 	ktap_skip "requeues=1: events"
+	ktap_skip "requeues=255: hits once"
 	ktap_skip "devstatus: records"
 	ktap_skip "devstatus: event"
 fi
