@@ -653,6 +653,12 @@ static void iotrace_nl_swap(struct iotrace_disk *d, struct iotrace_disk *tmp,
 	tmp->hdr->flags = (old->flags & ~IOTRACE_RING_METRICS_ONLY) |
 			  (tmp->hdr->flags & IOTRACE_RING_METRICS_ONLY);
 	tmp->hdr->generation = old->generation + 1;
+	/*
+	 * Take numbers go on, as across a clear: a hold's HOLD_HI names one
+	 * episode, so a watcher releasing the old ring's hold cannot end a
+	 * hold of the new one.
+	 */
+	tmp->hdr->chunks_taken = old->chunks_taken;
 
 	WRITE_ONCE(old->flags, old->flags | IOTRACE_RING_DETACHED);
 	(*new_rb)->mem = tmp->ring;

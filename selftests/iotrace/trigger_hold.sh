@@ -265,6 +265,40 @@ el=$(awk "BEGIN { printf \"%.2f\", (${gone:-0} - ${hns:-0}) / 1e9 }")
 ktap_check "it expired by itself, seen $el s after it was set (hold-expire=20s)" \
 	sh -c "test \"\$(sed -n 's/^hold_hi: //p' '$IOT/$bd/stats')\" = 0 &&
 	       test -n '$hns' && awk 'BEGIN { exit !($el >= 20 && $el < 60) }'"
+
+# ---- a resize between two episodes ----------------------------------------
+# A watcher that saved a hold releases it by its HOLD_HI (RELEASE_HOLD),
+# which must not end the hold of a later episode: take numbers go on
+# across a resize as across a clear.  Each ring gets one dd read, the hit:
+# the first chunk of a new ring, whose take number restarted at 1.
+need_nlsend
+# nl_num ENUM NAME - the value of an enumerator of the uapi header
+nl_num() {
+	python3 - "$IOTRACE_SRC/uapi/linux/iotrace.h" "$1" "$2" <<'EOF_PY'
+import re, sys
+body = open(sys.argv[1]).read().split('enum %s {' % sys.argv[2])[1]
+names = re.findall(r'^\s*(IOTRACE_\w+)', body.split('};')[0], re.M)
+print(names.index(sys.argv[3]))
+EOF_PY
+}
+c_rel=$(nl_num iotrace_genl_cmd IOTRACE_CMD_RELEASE_HOLD)
+a_name=$(nl_num iotrace_genl_attr IOTRACE_A_DISK_NAME)
+a_hi=$(nl_num iotrace_genl_attr IOTRACE_A_HOLD_HI)
+hits=
+for i in 1 2; do
+	"$IOTRACECTL" resize "$bd" 256K || ktap_fail "resize $i"
+	sleep 1.5
+	dd if=/dev/"$bd" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
+	hits="$hits $(hold hold_hi)"
+	[ $i = 2 ] && break
+	"$NLSEND" "$c_rel" "$a_name:str:$bd" "$a_hi:u64:$(hold hold_hi)" \
+		> "$out/rel1"
+done
+set -- $hits
+"$NLSEND" "$c_rel" "$a_name:str:$bd" "$a_hi:u64:$1" > "$out/rel2"
+log "holds across a resize: $1, then $2; the first's release: $(cat "$out/rel2"), hold_hi now $(hold hold_hi)"
+ktap_check "a resize: the next hold ($2) is past the last ($1), a release of the last leaves it" \
+	test "${1:-0}" -gt 0 -a "${2:-0}" -gt "${1:-0}" -a "$(hold hold_hi)" = "${2:-0}"
 "$IOTRACECTL" trigger "$bd" off
 echo 0 > "$IOT/$bd/enable"
 udevadm control --start-exec-queue 2> /dev/null

@@ -328,9 +328,9 @@ struct iotrace_record_v1 {
  * @chunk_hdr_offset: offset of chunk 0's struct iotrace_chunk_hdr.
  * @chunk_hdr_size: bytes between two chunk headers.
  * @reserved1: zero.
- * @chunks_taken: the pool counter: chunk takes attempted since the ring
- *	was allocated (a clear does not reset it); the next take
- *	tries chunk chunks_taken % nr_chunks first.
+ * @chunks_taken: the pool counter: chunk takes attempted since the disk
+ *	got its first ring (a clear does not reset it, a resize carries it
+ *	over); the next take tries chunk chunks_taken % nr_chunks first.
  * @hold_lo: 2.1: oldest take number (iotrace_chunk_hdr.seq) held.
  * @hold_hi: 2.1: newest take number held; 0: no hold.  A chunk whose seq
  *	is in hold_lo .. hold_hi is not recycled while the hold lasts
