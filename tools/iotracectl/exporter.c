@@ -8,7 +8,10 @@
  * both unprivileged); nothing is cached.  A disk that goes away between
  * the two (ENODEV) is left out of that scrape; a module loaded with
  * metrics=N keeps none (ENODATA): its disks are left out, said once (and
- * again after a scrape that had metrics).
+ * again after a scrape that had metrics).  The scrape says itself whether
+ * the LIST was answered (iotrace_up) and how many GET_METRICS failed
+ * otherwise (iotrace_scrape_errors), so that an exporter that cannot see
+ * the kernel is not taken for a host without disks.
  *
  * The HTTP server runs in libmicrohttpd's own threads: a small pool of
  * poll(2) loops (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL with
@@ -96,8 +99,10 @@ static int disk_wanted(const struct exp *x, const char *name)
  * @buf: set to a malloc()ed buffer, free() it.
  * @len: set to its length.
  *
- * Problems with one disk are logged and leave it out; a module that is
- * not loaded gives an exposition without disks.
+ * Problems with one disk are logged and leave it out, counted in
+ * iotrace_scrape_errors unless the disk is gone or the module keeps no
+ * metrics; a module that is not loaded (or a LIST that fails) gives an
+ * exposition without disks and iotrace_up 0.
  *
  * Return: 0, or -1 when out of memory.
  */
@@ -109,14 +114,17 @@ static int exp_collect(const struct exp *x, enum iot_prom_fmt fmt,
 	struct iot_metrics *m = NULL;
 	struct iot_msrc *s;
 	size_t nrows = 0, i, n = 0;
+	unsigned int errors = 0;
 	FILE *fp;
-	int ret = 0;
+	int ret = 0, up = 0;
 
 	s = iot_msrc_open(err, sizeof(err));
 	if (!s)
 		iot_err("exporter: %s", err);
 	else if (iot_msrc_list(s, &rows, &nrows, err, sizeof(err)))
 		iot_err("exporter: %s", err);
+	else
+		up = 1;
 	if (nrows) {
 		m = calloc(nrows, sizeof(*m));
 		if (!m) {
@@ -143,6 +151,7 @@ static int exp_collect(const struct exp *x, enum iot_prom_fmt fmt,
 		}
 		if (r) {
 			iot_err("exporter: %s", err);
+			errors++;
 			if (r == -EOPNOTSUPP)
 				break;
 			continue;
@@ -163,7 +172,7 @@ static int exp_collect(const struct exp *x, enum iot_prom_fmt fmt,
 		ret = -1;
 		goto out;
 	}
-	if (iot_prom_write(fp, m, n, fmt))
+	if (iot_prom_write(fp, m, n, up, errors, fmt))
 		ret = -1;
 	if (fclose(fp))
 		ret = -1;

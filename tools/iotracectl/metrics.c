@@ -649,12 +649,18 @@ static unsigned int err_rows(const struct iot_metrics *m, struct err_row *r)
  * @fp: stream.
  * @m: the disks.
  * @n: how many.
+ * @up: the module answered the LIST of the disks (iotrace_up): 0 tells a
+ *	scrape that could not reach the kernel from one of a host without
+ *	disks.
+ * @errors: GET_METRICS requests of the scrape that failed for another
+ *	reason than a disk gone or a module loaded with metrics=N
+ *	(iotrace_scrape_errors): the disks they left out are not "no disk".
  * @fmt: Prometheus text 0.0.4 or OpenMetrics 1.0 (which ends in "# EOF").
  *
  * Return: 0, or -1 when the stream failed (a write error).
  */
-int iot_prom_write(FILE *fp, const struct iot_metrics *m, size_t n,
-		   enum iot_prom_fmt fmt)
+int iot_prom_write(FILE *fp, const struct iot_metrics *m, size_t n, int up,
+		   unsigned int errors, enum iot_prom_fmt fmt)
 {
 	static const struct {
 		const char *name, *help;
@@ -672,6 +678,12 @@ int iot_prom_write(FILE *fp, const struct iot_metrics *m, size_t n,
 	rows = malloc(sizeof(*rows) * IOT_M_MAX_ERRORS);
 	if (!rows)
 		return -1;
+	put_family(fp, fmt, "iotrace_up", "gauge",
+		   "1 when the iotrace module answered the list of the disks, 0 when it could not be reached (the scrape has no disk then).");
+	fprintf(fp, "iotrace_up %d\n", up ? 1 : 0);
+	put_family(fp, fmt, "iotrace_scrape_errors", "gauge",
+		   "Requests for a disk's metrics that failed in this scrape (a disk gone since the list or a module loaded with metrics=N is not one).");
+	fprintf(fp, "iotrace_scrape_errors %u\n", errors);
 	for (k = 0; k < 2; k++) {
 		put_family(fp, fmt, hists[k].name, "histogram", hists[k].help);
 		for (i = 0; i < n; i++)

@@ -70,7 +70,7 @@ enum iot_prom_fmt { IOT_PROM_TEXT, IOT_PROM_OPENMETRICS };
 #define IOT_PROM_CT_OM \
 	"application/openmetrics-text; version=1.0.0; charset=utf-8"
 
-int iot_prom_write(FILE *fp, const struct iot_metrics *m, size_t n,
-		   enum iot_prom_fmt fmt);
+int iot_prom_write(FILE *fp, const struct iot_metrics *m, size_t n, int up,
+		   unsigned int errors, enum iot_prom_fmt fmt);
 
 #endif /* IOT_METRICS_H */

@@ -492,7 +492,7 @@ static void bench_exporter(unsigned int disks)
 		if (!fp)
 			break;
 		t0 = cpu_s();
-		iot_prom_write(fp, m, disks, IOT_PROM_TEXT);
+		iot_prom_write(fp, m, disks, 1, 0, IOT_PROM_TEXT);
 		fclose(fp);
 		t = cpu_s() - t0;
 		sum += t;

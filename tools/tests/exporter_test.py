@@ -186,6 +186,62 @@ def get(port, path='/metrics', method='GET', extra='', src=None):
     return http(port, request(path, method, extra), src=src)
 
 
+def start_http(env=ENV):
+    """An exporter serving HTTP on a free port: (process, port), port
+    None when it did not listen within 10 s (then it is killed)."""
+    port = free_port()
+    p = subprocess.Popen([BIN, 'exporter', '--listen', '127.0.0.1:%d' % port],
+                         env=env, stderr=subprocess.PIPE)
+    for _ in range(200):
+        try:
+            socket.create_connection(('127.0.0.1', port), timeout=1).close()
+            return p, port
+        except OSError:
+            time.sleep(0.05)
+    p.kill()
+    p.wait()
+    return p, None
+
+
+def stop(p):
+    """SIGTERM, then the exit status ('hung' when it had to be killed)."""
+    p.send_signal(signal.SIGTERM)
+    try:
+        return p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return 'hung'
+
+
+def textfile_once(env):
+    """exporter --textfile --once with @env: (rc, iotrace.prom, stderr)."""
+    d = tempfile.mkdtemp(dir=T)
+    rc, out, err = run('exporter', '--textfile', d, '--once', env=env)
+    try:
+        prom = open(os.path.join(d, 'iotrace.prom')).read()
+    except OSError:
+        prom = ''
+    return rc, prom, err
+
+
+def scrape_state(samples):
+    """(iotrace_up, iotrace_scrape_errors, the other samples' disks)."""
+    up = [v for n, lab, v in samples if n == 'iotrace_up' and not lab]
+    errs = [v for n, lab, v in samples
+            if n == 'iotrace_scrape_errors' and not lab]
+    disks = {lab.get('disk') for n, lab, _ in samples
+             if n not in ('iotrace_up', 'iotrace_scrape_errors')}
+    return up, errs, disks
+
+
+def scrape_state_of(text):
+    """scrape_state() of an exposition, or the ValueError of parse()."""
+    try:
+        return scrape_state(parse(text))
+    except ValueError as e:
+        return e
+
+
 def closed_by_server(conns, n, timeout=60):
     """Wait until the server has closed @n of the idle connections
     @conns (or @timeout passed: a bound, not a measure); return those it
@@ -251,7 +307,7 @@ def main():
     except ValueError as e:
         samples, why = [], str(e)
     result(not why, 'exporter_histograms_cumulative_count_is_inf', why)
-    disks = {lab.get('disk') for _, lab, _ in samples}
+    disks = scrape_state(samples)[2]
     result(disks == {'nullb0', 'nvme0n1', 'sda'},
            'exporter_vanished_disk_drops_out', disks)
     info = [lab for n, lab, _ in samples if n == 'iotrace_disk_info']
@@ -277,6 +333,45 @@ def main():
     else:
         print('PASS exporter_promtool_check_metrics # SKIP no promtool')
 
+    # iotrace_up: 1 when the LIST of the disks was answered (the scrape
+    # above), 0 when the source cannot be reached at all: no directory of
+    # canned replies (the LIST fails), no iotrace netlink family (the
+    # module not loaded); then no disk is in the scrape, and it is still
+    # written (and served, 200): the scraper tells "no disks" from "the
+    # exporter cannot see the kernel" by the gauge
+    result(scrape_state(samples) == ([1], [0], {'nullb0', 'nvme0n1', 'sda'}),
+           'exporter_up_1_when_list_answers', scrape_state(samples))
+    env = dict(ENV, IOTRACE_METRICS_DIR=os.path.join(T, 'none'))
+    rc, text, err = textfile_once(env)
+    got = scrape_state_of(text)
+    result(rc == 0 and got == ([0], [0], set()) and
+           '# TYPE iotrace_up gauge\n' in text and
+           'No such file or directory' in err,
+           'exporter_up_0_when_list_fails', (rc, got, err))
+    if os.path.exists('/sys/module/iotrace'):
+        print('PASS exporter_up_0_without_module # SKIP the iotrace module '
+              'is loaded')
+    else:
+        env = {k: v for k, v in ENV.items() if k != 'IOTRACE_METRICS_DIR'}
+        rc, text, err = textfile_once(env)
+        got = scrape_state_of(text)
+        result(rc == 0 and got == ([0], [0], set()) and
+               'iotrace module loaded?' in err,
+               'exporter_up_0_without_module', (rc, got, err))
+    # a disk whose GET_METRICS fails (here a reply the parser refuses) is
+    # left out and counted in iotrace_scrape_errors; one gone since the
+    # LIST (gone.metrics, empty) is not an error
+    edir = os.path.join(T, 'err')
+    os.mkdir(edir)
+    shutil.copy(os.path.join(MDIR, 'nullb0.metrics'), edir)
+    shutil.copy(os.path.join(MDIR, 'gone.metrics'), edir)
+    with open(os.path.join(edir, 'bad.metrics'), 'wb') as f:
+        f.write(b'\x02\x00\x01\x00')	# nla_len 2: shorter than a header
+    rc, text, err = textfile_once(dict(ENV, IOTRACE_METRICS_DIR=edir))
+    got = scrape_state_of(text)
+    result(rc == 0 and got == ([1], [1], {'nullb0'}) and 'bad length' in err,
+           'exporter_scrape_errors_counts_failed_disk', (rc, got, err))
+
     # include / exclude
     for args, want in ((['--disk-include', '^nvme'], {'nvme0n1'}),
                        (['--disk-exclude', 'nullb|sd'], {'nvme0n1'}),
@@ -287,8 +382,8 @@ def main():
         rc, out, err = run('exporter', '--textfile', tf, '--once', *args)
         got = set()
         if rc == 0:
-            got = {lab.get('disk') for _, lab, _ in
-                   parse(open(os.path.join(tf, 'iotrace.prom')).read())}
+            got = scrape_state(parse(open(os.path.join(
+                tf, 'iotrace.prom')).read()))[2]
         result(got == want, 'exporter_%s' % '_'.join(
             a.strip('-^|').replace('|', '_').replace('-', '_')
             for a in args[::2]) + '_' + str(len(want) * len(args)),
@@ -320,31 +415,33 @@ def main():
         reads += 1
         if s != prom:
             bad = 'read %d: %d bytes, not the whole file' % (reads, len(s))
-    p.send_signal(signal.SIGTERM)
-    try:
-        rc = p.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        rc = 'hung'
+    rc = stop(p)
     result(not bad and reads == 300 and rc == 0 and
            os.listdir(tf) == ['iotrace.prom'], 'exporter_textfile_atomic',
            (bad, reads, rc, os.listdir(tf)))
 
+    # HTTP, the source unreachable: 200 and iotrace_up 0, in the text
+    # format and in OpenMetrics
+    p, port = start_http(dict(ENV, IOTRACE_METRICS_DIR=os.path.join(T,
+                                                                    'none')))
+    why = 'did not listen'
+    if port:
+        st, h, body = get(port)
+        text = body.decode()
+        st2, h, body = get(port, extra='Accept: '
+                           'application/openmetrics-text\r\n')
+        om = body.decode()
+        why = (st, text[:200], st2, om[-200:], stop(p))
+    result(port and st == 200 and '\niotrace_up 0\n' in text and
+           scrape_state_of(text) == ([0], [0], set()) and st2 == 200 and
+           '# TYPE iotrace_up gauge\niotrace_up 0\n' in om and
+           om.endswith('# EOF\n') and why[-1] == 0,
+           'exporter_http_up_0_when_unreachable', why)
+
     # HTTP
-    port = free_port()
-    p = subprocess.Popen([BIN, 'exporter', '--listen', '127.0.0.1:%d' % port],
-                         env=ENV, stderr=subprocess.PIPE)
-    up = False
-    for _ in range(200):
-        try:
-            socket.create_connection(('127.0.0.1', port), timeout=1).close()
-            up = True
-            break
-        except OSError:
-            time.sleep(0.05)
-    result(up, 'exporter_http_listens')
-    if not up:
-        p.kill()
+    p, port = start_http()
+    result(port, 'exporter_http_listens')
+    if not port:
         return
     st, h, body = get(port)
     result(st == 200 and body.decode() == prom and
@@ -356,6 +453,7 @@ def main():
     result(st == 200 and h.get('content-type', '').startswith(
         'application/openmetrics-text; version=1.0.0') and
         om.endswith('# EOF\n') and '# TYPE iotrace_requests counter' in om and
+        '# TYPE iotrace_up gauge\niotrace_up 1\n' in om and
         '# TYPE iotrace_disk info' in om and
         '# UNIT iotrace_request_duration_seconds seconds' in om,
         'exporter_http_openmetrics', (st, h, om[-200:]))
@@ -483,12 +581,7 @@ def main():
         s.close()
     st, h, body = get(port)
     result(st == 200 and p.poll() is None, 'exporter_http_still_serving', st)
-    p.send_signal(signal.SIGTERM)
-    try:
-        rc = p.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        rc = 'hung'
+    rc = stop(p)
     result(rc == 0, 'exporter_http_sigterm_exit', rc)
     # the connections closed at the limit (over 4,000 above) are said,
     # but not one line each (at most once a minute)
