@@ -918,7 +918,6 @@ enum { IOTRACE_MH_DEV, IOTRACE_MH_QUEUE, IOTRACE_NR_MH };
  * struct iotrace_mcpu_op - one CPU's counters of one operation.
  * @requests: completions.
  * @bytes: their bytes.
- * @errors: completions with an error.
  * @dev_sum_ns: sum of device latencies.
  * @queue_sum_ns: sum of queue latencies.
  *
@@ -928,7 +927,6 @@ enum { IOTRACE_MH_DEV, IOTRACE_MH_QUEUE, IOTRACE_NR_MH };
 struct iotrace_mcpu_op {
 	u64	requests;
 	u64	bytes;
-	u64	errors;
 	u64	dev_sum_ns;
 	u64	queue_sum_ns;
 };
@@ -974,7 +972,10 @@ struct iotrace_mkind {
  * @lock: serializes readers and resets (@base, @reset_ns).
  * @base: the sums at the last reset, subtracted from every reading.
  * @reset_ns: CLOCK_REALTIME of the last reset (or of the allocation).
- * @err_lock: protects @err, @nr_err and @err_over (any context).
+ * @err_lock: protects @op_errors, @err, @nr_err and @err_over (any
+ *	context): the errors per op and per kind change, are read and are
+ *	reset together, so they always agree.
+ * @op_errors: completions with an error since the reset, per op.
  * @nr_err: entries used in @err.
  * @err: error kinds seen since the reset.
  * @err_over: errors of kinds past the table's room.
@@ -989,6 +990,7 @@ struct iotrace_metrics {
 	struct iotrace_msnap		base;
 	u64				reset_ns;
 	spinlock_t			err_lock;	/* @err */
+	u64				op_errors[IOTRACE_NR_MOPS];
 	unsigned int			nr_err;
 	struct iotrace_mkind		err[IOTRACE_MERR_MAX];
 	u64				err_over;
@@ -1075,7 +1077,6 @@ iotrace_metrics_complete(struct iotrace_metrics *m,
 	if (unlikely(x->flags & IOTRACE_MD_TIMEOUT))
 		this_cpu_inc(pc->timeouts);
 	if (unlikely(x->flags & IOTRACE_MD_ERROR)) {
-		this_cpu_inc(o->errors);
 		/* scalars: @x stays in registers (no address taken) */
 		iotrace_metrics_error(m, mop, x->errno_val, x->status_kind,
 				      x->status);

@@ -138,7 +138,8 @@ noinline void iotrace_metrics_fold(struct iotrace_metrics *m, u8 mop,
 
 /*
  * An error (@errno_val, device status @status of @status_kind) of an op
- * @mop: its count in the table (rare, out of line).
+ * @mop: its op's count and its kind's in the table, together (rare, out of
+ * line).
  */
 noinline void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
 				    u32 errno_val, u8 status_kind, u16 status)
@@ -147,6 +148,7 @@ noinline void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
 	unsigned int i;
 
 	spin_lock_irqsave(&m->err_lock, flags);
+	m->op_errors[mop]++;
 	for (i = 0; i < m->nr_err; i++) {
 		struct iotrace_mkind *k = &m->err[i];
 
@@ -200,7 +202,6 @@ static void iotrace_metrics_sum(struct iotrace_metrics *m,
 
 			t->requests += READ_ONCE(o->requests);
 			t->bytes += READ_ONCE(o->bytes);
-			t->errors += READ_ONCE(o->errors);
 			t->dev_sum_ns += READ_ONCE(o->dev_sum_ns);
 			t->queue_sum_ns += READ_ONCE(o->queue_sum_ns);
 		}
@@ -265,7 +266,6 @@ void iotrace_metrics_read(struct iotrace_metrics *m,
 
 		t->requests -= z->requests;
 		t->bytes -= z->bytes;
-		t->errors -= z->errors;
 		t->dev_sum_ns -= z->dev_sum_ns;
 		t->dev_count -= z->dev_count;
 		t->queue_sum_ns -= z->queue_sum_ns;
@@ -282,6 +282,8 @@ void iotrace_metrics_read(struct iotrace_metrics *m,
 
 	out->nr_errors = 0;
 	spin_lock_irqsave(&m->err_lock, flags);
+	for (i = 0; i < IOTRACE_NR_MOPS; i++)
+		s->op[i].errors = m->op_errors[i];
 	for (i = 0; i < m->nr_err; i++) {
 		struct iotrace_metrics_error *e = &out->errors[out->nr_errors++];
 
@@ -329,6 +331,7 @@ void iotrace_metrics_reset(struct iotrace_metrics *m)
 	m->reset_ns = ktime_get_real_ns();
 	mutex_unlock(&m->lock);
 	spin_lock_irqsave(&m->err_lock, flags);
+	memset(m->op_errors, 0, sizeof(m->op_errors));
 	m->nr_err = 0;
 	m->err_over = 0;
 	memset(m->err, 0, sizeof(m->err));

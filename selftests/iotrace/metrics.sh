@@ -235,6 +235,58 @@ ktap_check "error kinds: read EIO once, write EIO once" \
 	test "$(grep -c -x -e 'error: read none 0x0000 5 1' -e 'error: write none 0x0000 5 1' "$out/bad.m")" -eq 2
 ktap_check "debugfs shows the read EIO" \
 	grep -qx 'error read errno 5 kind none status 0x0000 count 1' "$IOT/$bad/metrics"
+
+# ---- 6a. errors per op and per kind agree, in every reading -----------
+# Every read of the disk fails (bad blocks over all of it); fio reads on
+# both CPUs while a reader takes readings and resets in turn: in each
+# reading the op's error count is the sum of its kinds' counts.
+echo "+0-131071" > "/sys/kernel/config/nullb/nbbad/badblocks" ||
+	log "cannot set badblocks"
+fio --name=errs --filename=/dev/"$bad" --direct=1 --ioengine=libaio \
+    --iodepth=16 --rw=randread --bs=4k --numjobs=2 --time_based \
+    --runtime=8 --continue_on_error=all --output=/dev/null 2> /dev/null &
+fiopid=$!
+python3 - "$fiopid" "$bad" > "$out/agree" <<'EOF2'
+import os, sys
+sys.path.insert(0, os.environ["IOTRACE_SRC"] + "/selftests/iotrace")
+import nlmetrics as n
+g = n.Genl()
+fam = g.family("iotrace")
+name = n.attr(n.A_DISK_NAME, sys.argv[2].encode() + b"\0")
+reads = errs = bad = 0
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+while alive(int(sys.argv[1])):
+    err, rep = g.request(fam, n.CMD_GET_METRICS, 3, name)
+    if err or not rep:
+        continue
+    ops, kinds = {}, {}
+    for t, v in n.attrs(rep[0]):
+        if t == n.A_M_OP:
+            f = n.struct.unpack(n.OP_FMT, v)
+            ops[f[0]] = f[3]
+        elif t == n.A_M_ERROR:
+            cnt, mop = n.struct.unpack(n.ERR_FMT, v)[:2]
+            kinds[mop] = kinds.get(mop, 0) + cnt
+    reads += 1
+    errs += ops.get(0, 0)
+    if any(ops.get(m, 0) != kinds.get(m, 0) for m in set(ops) | set(kinds)):
+        bad += 1
+        if bad <= 3:
+            print("# op errors %s, kinds %s" % (ops, kinds))
+    if reads % 2 == 0:
+        g.request(fam, n.CMD_RESET_METRICS, 3, name)
+print("readings %d disagreeing %d errors %d" % (reads, bad, errs))
+EOF2
+wait $fiopid
+sed 's/^/# /' "$out/agree"
+set -- $(tail -n 1 "$out/agree")
+ktap_check "errors per op = errors per kind in every reading under resets ($4 of $2 disagree)" \
+	test "${2:-0}" -ge 20 -a "${4:-1}" -eq 0 -a "${6:-0}" -gt 0
 echo 0 > "$IOT/$bad/enable"
 nullb_destroy nbbad
 
