@@ -68,6 +68,18 @@ static void time_axis(FILE *fp, double span_s)
 		PL + PW / 2, PH + 36);
 }
 
+/*
+ * The cell of @n (0 to @n - 1) a position @v in cells falls in: clamped
+ * as a double (a conversion to int of one out of its range is undefined),
+ * NaN to the first.
+ */
+static int cell_of(double v, int n)
+{
+	if (!(v >= 0))
+		return 0;
+	return v >= n ? n - 1 : (int)v;
+}
+
 static void heat_color(double f, char *out, size_t len)
 {
 	/* white (few) to dark blue (many), in steps a reader can tell apart */
@@ -116,10 +128,9 @@ static void heat_map(FILE *fp, const struct xset *x, uint64_t t0,
 			continue;
 		l = log10((double)(r->complete_ns - r->issue_ns > 0 ?
 				   r->complete_ns - r->issue_ns : 1));
-		a = span_ns > 0 ? (int)((r->issue_ns - t0) / span_ns * TB) : 0;
-		b = (int)((l - llo) / (lhi - llo) * LB);
-		a = a < 0 ? 0 : a >= TB ? TB - 1 : a;
-		b = b < 0 ? 0 : b >= LB ? LB - 1 : b;
+		a = span_ns > 0 ? cell_of((r->issue_ns - t0) / span_ns * TB,
+					  TB) : 0;
+		b = cell_of((l - llo) / (lhi - llo) * LB, LB);
 		if (++cnt[a][b] > mx)
 			mx = cnt[a][b];
 	}
@@ -162,6 +173,19 @@ static int op_class(const struct iotrace_record *r)
 	       r->op == IOTRACE_OP_WRITE ? 1 : 2;
 }
 
+/*
+ * The sector after a request, UINT64_MAX for one that would be beyond
+ * it; 0 for a request without a media address (passthrough, admin:
+ * sector UINT64_MAX), which the seek plot leaves out, as btt's seeks do.
+ */
+static uint64_t seek_end(const struct iotrace_record *r)
+{
+	if (r->sector == UINT64_MAX)
+		return 0;
+	return r->sector + r->bytes / 512 < r->sector ? UINT64_MAX :
+	       r->sector + r->bytes / 512;
+}
+
 static int seek_plot(FILE *fp, const struct xset *x, uint64_t t0,
 		     double span_ns, int y0)
 {
@@ -177,8 +201,8 @@ static int seek_plot(FILE *fp, const struct xset *x, uint64_t t0,
 		return 1;
 	}
 	for (i = 0; i < x->n; i++)
-		if (x->v[i].r.sector + x->v[i].r.bytes / 512 > smax)
-			smax = x->v[i].r.sector + x->v[i].r.bytes / 512;
+		if (seek_end(&x->v[i].r) > smax)
+			smax = seek_end(&x->v[i].r);
 	if (!smax)
 		smax = 1;
 	panel_frame(fp, y0, "Start sector (LBA) over time: <tspan fill=\"#1f5fbf\">&#9632; reads</tspan> <tspan fill=\"#d03020\">&#9632; writes</tspan> <tspan fill=\"#707070\">&#9632; other (flush, discard, ...)</tspan>");
@@ -186,10 +210,11 @@ static int seek_plot(FILE *fp, const struct xset *x, uint64_t t0,
 		const struct iotrace_record *r = &x->v[i].r;
 		int a, b, c = op_class(r);
 
-		a = span_ns > 0 ? (int)((xrec_start(r) - t0) / span_ns * SEEK_W) : 0;
-		b = (int)((double)r->sector / smax * SEEK_H);
-		a = a >= SEEK_W ? SEEK_W - 1 : a;
-		b = b >= SEEK_H ? SEEK_H - 1 : b;
+		if (r->sector == UINT64_MAX)
+			continue;
+		a = span_ns > 0 ? cell_of((xrec_start(r) - t0) / span_ns *
+					  SEEK_W, SEEK_W) : 0;
+		b = cell_of((double)r->sector / smax * SEEK_H, SEEK_H);
 		/* draw each (cell, op class) once */
 		if (seen[b * SEEK_W + a] & (1 << c))
 			continue;
@@ -431,10 +456,13 @@ int plot_svg(const struct xset *x, FILE *fp)
 	unsigned int d, nd = 0;
 	size_t i;
 
+	/* to the last completion or start (a start after its completion too) */
 	for (i = 0; i < x->n; i++) {
-		uint64_t e = x->v[i].r.rflags & IOTRACE_RF_COMPLETE ?
-			     x->v[i].r.complete_ns : xrec_start(&x->v[i].r);
+		const struct iotrace_record *r = &x->v[i].r;
+		uint64_t e = xrec_start(r);
 
+		if (r->rflags & IOTRACE_RF_COMPLETE && r->complete_ns > e)
+			e = r->complete_ns;
 		if (e > t1)
 			t1 = e;
 	}
@@ -460,7 +488,7 @@ int plot_svg(const struct xset *x, FILE *fp)
 	heat_map(fp, x, t0, (double)(t1 - t0), 70);
 	rc = seek_plot(fp, x, t0, (double)(t1 - t0), 70 + PH + 90);
 	/* the time series: SB intervals over the span, every disk */
-	w = (t1 - t0 + SB - 1) / SB;
+	w = (t1 - t0) / SB + ((t1 - t0) % SB != 0);
 	if (!w)
 		w = 1;
 	s = calloc(x->src.nr_disks ? x->src.nr_disks : 1, sizeof(*s));

@@ -58,6 +58,13 @@
  *                                           bigger structures, records,
  *                                           chunk headers (checksummed),
  *                                           and an unknown chunk type
+ *   gen set IN OUT IDX FIELD=VALUE...       the trace file IN with the
+ *                                           IDX-th record (from 0, in the
+ *                                           file's order) changed, as OUT:
+ *                                           FIELD one of seq, bytes,
+ *                                           issue_ns, complete_ns, sector,
+ *                                           queue_ns, rflags, op, pid; its
+ *                                           chunk's checksum made again
  *   gen debugfs DIR                         fake debugfs tree
  *   gen push RING N                         push N more records into the
  *                                           ring file RING in place (mmap),
@@ -610,6 +617,123 @@ static int gen_newer(const char *out, uint64_t n)
 	return fclose(fp) ? 1 : 0;
 }
 
+/* the fields gen set changes: name, offset and size in the record */
+static const struct {
+	const char *name;
+	size_t off, size;
+} set_fields[] = {
+#define SF(f)	{ #f, offsetof(struct iotrace_record, f), \
+		  sizeof(((struct iotrace_record *)0)->f) }
+	SF(seq), SF(bytes), SF(issue_ns), SF(complete_ns), SF(sector),
+	SF(queue_ns), SF(rflags), SF(op), SF(pid),
+#undef SF
+};
+
+/* a chunk's checksum made again, when the file has them */
+static void chunk_crc(const struct iotrace_file_hdr *h, uint8_t *c)
+{
+	struct iotrace_file_chunk *k = (void *)c;
+
+	if (!(h->flags & IOTRACE_FILE_CRC32C))
+		return;
+	k->crc = 0;
+	k->crc = iot_crc32c(0, c, k->hdr_size + k->payload_size);
+}
+
+/* the chunks of the trace file @b (@n bytes): calls @fn on each */
+static int walk_chunks(uint8_t *b, size_t n,
+		       int (*fn)(const struct iotrace_file_hdr *h, uint8_t *c,
+				 void *arg), void *arg)
+{
+	const struct iotrace_file_hdr *h = (const void *)b;
+	size_t off;
+	int ret;
+
+	if (n < sizeof(*h))
+		return -1;
+	for (off = h->hdr_size; off + sizeof(struct iotrace_file_chunk) <= n;) {
+		const struct iotrace_file_chunk *k = (const void *)(b + off);
+
+		if (off + k->hdr_size + k->payload_size > n)
+			return -1;
+		ret = fn(h, b + off, arg);
+		if (ret)
+			return ret;
+		off += k->hdr_size + k->payload_size;
+	}
+	return 0;
+}
+
+struct set_ctx {
+	uint64_t idx, seen;
+	char **sets;
+	int nsets;
+};
+
+static int set_chunk(const struct iotrace_file_hdr *h, uint8_t *c, void *arg)
+{
+	const struct iotrace_file_chunk *k = (const void *)c;
+	struct set_ctx *x = arg;
+	uint8_t *r;
+	int i;
+
+	if (k->magic != IOTRACE_CHUNK_RECORDS)
+		return 0;
+	if (x->idx >= x->seen + k->nr_records) {
+		x->seen += k->nr_records;
+		return 0;
+	}
+	r = c + k->hdr_size + (x->idx - x->seen) * h->record_size;
+	for (i = 0; i < x->nsets; i++) {
+		const char *eq = strchr(x->sets[i], '=');
+		uint64_t v;
+		size_t f;
+
+		for (f = 0; eq && f < sizeof(set_fields) / sizeof(set_fields[0]);
+		     f++)
+			if (strlen(set_fields[f].name) ==
+			    (size_t)(eq - x->sets[i]) &&
+			    !strncmp(set_fields[f].name, x->sets[i],
+				     eq - x->sets[i]))
+				break;
+		if (!eq || f == sizeof(set_fields) / sizeof(set_fields[0])) {
+			fprintf(stderr, "gen set: %s: no such field\n",
+				x->sets[i]);
+			return -1;
+		}
+		v = strtoull(eq + 1, NULL, 0);
+		memcpy(r + set_fields[f].off, &v, set_fields[f].size);
+	}
+	chunk_crc(h, c);
+	return 1;
+}
+
+static int gen_set(const char *in, const char *out, uint64_t idx,
+		   char **sets, int nsets)
+{
+	struct set_ctx x = { .idx = idx, .sets = sets, .nsets = nsets };
+	char err[256];
+	uint8_t *b;
+	size_t n;
+	int ret;
+
+	if (iot_read_all(in, &b, &n, err, sizeof(err))) {
+		fprintf(stderr, "gen set: %s\n", err);
+		return 1;
+	}
+	ret = walk_chunks(b, n, set_chunk, &x);
+	if (ret == 1) {
+		ret = write_bytes(out, b, n);
+	} else {
+		if (!ret)
+			fprintf(stderr, "gen set: %s holds no record %llu\n",
+				in, (unsigned long long)idx);
+		ret = 1;
+	}
+	free(b);
+	return ret;
+}
+
 static int put(const char *dir, const char *disk, const char *file,
 	       const char *text)
 {
@@ -711,6 +835,9 @@ int main(int argc, char **argv)
 		return gen_push(argv[2], strtoull(argv[3], NULL, 0), 1);
 	if (argc == 3 && !strcmp(argv[1], "clear"))
 		return gen_clear(argv[2]);
+	if (argc >= 6 && !strcmp(argv[1], "set"))
+		return gen_set(argv[2], argv[3], strtoull(argv[4], NULL, 0),
+			       argv + 5, argc - 5);
 	if (argc == 3 && !strcmp(argv[1], "debugfs"))
 		return gen_debugfs(argv[2]);
 	fprintf(stderr, "usage: see the comment at the top of gen.c\n");

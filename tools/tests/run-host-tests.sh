@@ -809,6 +809,41 @@ assert got == want, ("plot", got, "stats", want)' "$T/st.json" "$T/p.svg" 2>> "$
 			[ "$(head -c 4 "$T/p.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ]
 		result $? "plot_svg_renders_png$SFX" "$T/err"
 	fi
+	# plot on records the ABI allows that are no common case: one issued
+	# a day after its completion; passthrough ones (no media address:
+	# sector UINT64_MAX), one of 4096 bytes (its end would wrap): exit
+	# 0, every cell in its panel, the seek panel's sector axis that of
+	# the records with a sector, their points on rows apart
+	: > "$T/err"
+	build/gen set "$T/f.trace" "$T/late.trace" 5 issue_ns=100000000000000 &&
+	build/gen set "$T/f.trace" "$T/pt1.trace" 3 sector=0xffffffffffffffff bytes=0 &&
+	build/gen set "$T/pt1.trace" "$T/pt.trace" 7 sector=0xffffffffffffffff bytes=4096 ||
+		echo "gen set failed" >> "$T/err"
+	for f in late pt; do
+		"$BIN" plot "$T/$f.trace" -o "$T/$f.svg" 2>> "$T/err"
+		rc=$?
+		[ $rc = 0 ] || { echo "$f: exit $rc" >> "$T/err"; continue; }
+		"$BIN" show -o csv "$T/$f.trace" > "$T/$f.csv" 2>> "$T/err"
+		python3 -c 'import csv, re, sys, xml.etree.ElementTree as E
+svg, rows = sys.argv[1], list(csv.DictReader(open(sys.argv[2])))
+E.parse(svg)
+s = open(svg).read()
+# heat map and seek cells in the plot area (x 90 to 910, y 0 to 220)
+for m in re.finditer(r"<rect x=\"([-0-9.e+]+)\" y=\"([-0-9.e+]+)\" width=\"([0-9.]+)\" height=\"([0-9.]+)\"", s):
+	x, y, w, h = map(float, m.groups())
+	assert 89 <= x and x + w <= 911 and -1 <= y and y + h <= 221, m.group(0)
+seek = s[s.index("Start sector (LBA)"):s.index("IOPS over time")]
+ticks = [float(v) for v in re.findall(r"class=\"r\">([-0-9.e+]+)</text>", seek)]
+ends = [int(r["sector"]) + int(r["bytes"]) // 512 for r in rows if r["sector"]]
+assert len(ends) < len(rows) or sys.argv[3] == "late", "no passthrough record"
+assert max(ends) / 2 <= max(ticks) <= max(ends), (max(ticks), max(ends))
+ys = set(re.findall(r"<rect x=\"[-0-9.]+\" y=\"([-0-9.]+)\" width=\"2\"", seek))
+assert len(ys) >= 10, "%d rows of the seek panel used" % len(ys)' \
+			"$T/$f.svg" "$T/$f.csv" $f >> "$T/err" 2>&1 ||
+			echo "$f: above" >> "$T/err"
+	done
+	[ ! -s "$T/err" ]
+	result $? "plot_late_issue_and_passthrough_records$SFX" "$T/err"
 	# passthrough records are blktrace "pc" events with the CDB as payload
 	python3 -c 'import struct, sys
 b = bytearray(open(sys.argv[1], "rb").read())
