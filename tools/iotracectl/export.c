@@ -315,6 +315,9 @@ out:
  * Version 3: fio sleeps between two lines for the difference of their
  * times, but not after a line of time 0 (its previous time 0 means "no
  * previous line"), so the times start at 1 us and the first gap is kept.
+ * A request that came out of order (more than the window late in a
+ * trace file, said on stderr) has the time of the line before it: the
+ * times never go back, nor below the first.
  *
  * Return: 0, or 1 after printing what failed.
  */
@@ -323,6 +326,14 @@ struct fio_ctx {
 	int version;
 	uint64_t t0, last, skipped, trims;
 };
+
+/* the time of a line of @f, for a request started at @start */
+static unsigned long long fio_time(struct fio_ctx *f, uint64_t start)
+{
+	if (start > f->last)
+		f->last = start;
+	return 1 + (f->last - f->t0) / 1000;
+}
 
 static int fio_rec(struct xstream *xs, const struct xrec *e, size_t i)
 {
@@ -333,18 +344,19 @@ static int fio_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	struct fio_ctx *f = xs->arg;
 	const struct iotrace_record *r = &e->r;
 
-	if (!i)
+	if (!i) {
 		f->t0 = xrec_start(r);
-	f->last = xrec_start(r);
+		f->last = f->t0;
+	}
 	if (r->op > IOTRACE_OP_DISCARD) {
+		fio_time(f, xrec_start(r));
 		f->skipped++;
 		return 0;
 	}
 	if (r->op == IOTRACE_OP_DISCARD)
 		f->trims++;
 	if (f->version == 3)
-		fprintf(f->fp, "%llu ", (unsigned long long)
-			(1 + (xrec_start(r) - f->t0) / 1000));
+		fprintf(f->fp, "%llu ", fio_time(f, xrec_start(r)));
 	fprintf(f->fp, "/dev/%s %s %llu %u\n",
 		xs->x.src.disks[e->disk].name, act[r->op],
 		(unsigned long long)r->sector * 512, r->bytes);
@@ -413,7 +425,10 @@ static void json_us(FILE *fp, uint64_t ns)
  * overlapping ones), from issue to completion (a request without a
  * completion or issue gets a zero-length slice at the time known).  The
  * operation, sector, length and the rest are the slice's arguments.
- * Times are microseconds from the earliest request.
+ * Times are microseconds from the earliest request: the first written.
+ * A request that came out of order, more than the window late in a trace
+ * file (said on stderr), and started before that one, starts at 0 (and
+ * ends there too if it ended before): no viewer reads a negative time.
  *
  * Return: 0, or 1 after printing what failed.
  */
@@ -433,7 +448,7 @@ static int perfetto_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	iot_decode_status(r, st, sizeof(st));
 	fprintf(fp, ",\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
 		r->hwq, i + 1, pid);
-	json_us(fp, s - *t0);
+	json_us(fp, s > *t0 ? s - *t0 : 0);
 	fprintf(fp, ",\"args\":{\"op\":\"%s\",\"sector\":",
 		iot_op_name(r->op));
 	if (r->sector == UINT64_MAX)
@@ -462,7 +477,7 @@ static int perfetto_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	}
 	fprintf(fp, "}},\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"e\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
 		r->hwq, i + 1, pid);
-	json_us(fp, end - s + (s - *t0));
+	json_us(fp, end > *t0 ? end - *t0 : 0);
 	fprintf(fp, "}");
 	return 0;
 }

@@ -917,6 +917,33 @@ print(1 + (max(s) - min(s)) // 1000)' "$T/r.csv")
 	first=$(awk '$3 == "read" || $3 == "write" { print $1; exit }' "$T/r.fio3")
 	[ "$span" -gt 1000 ] && [ "$got" = "$span" ] && [ "$first" = 1 ]
 	result $? "export_fio3_times_in_us$SFX (last $got, span $span us)" "$T/r.fio3"
+	# a request issued before all others but more than the window
+	# (16384 records) late in the file comes out of order: fio3's times
+	# never go back (fio replays the lines in order) and perfetto's are
+	# never negative; neither wraps.  Record 30000 of 40000, issued at
+	# 0.5 s, the others from 1.01 s
+	[ -s "$T/late0.trace" ] || build/gen big "$T/late0.trace" 40000
+	build/gen set "$T/late0.trace" "$T/lbig.trace" 30000 issue_ns=500000000 &&
+	"$BIN" export -f csv "$T/lbig.trace" > "$T/lbig.csv" 2> "$T/err" &&
+	"$BIN" export -f fio3 "$T/lbig.trace" > "$T/lbig.fio3" 2>> "$T/err" &&
+	"$BIN" export -f perfetto "$T/lbig.trace" > "$T/lbig.json" 2>> "$T/err" &&
+	[ "$(grep -c 'came more than 16384 records late' "$T/err")" = 3 ] &&
+	python3 -c 'import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+st = [int(r["complete_ns"] if int(r["rflags"]) & 0x80 else r["issue_ns"]) for r in rows]
+end = [int(r["complete_ns"]) if r["latency_ns"] else s for r, s in zip(rows, st)]
+assert min(st) == 500000000 and st.index(min(st)) > 0, "not out of order"
+span = max(st) - st[0]
+t = [int(l.split()[0]) for l in open(sys.argv[2]) if l[0].isdigit()]
+assert all(b >= a for a, b in zip(t, t[1:])), "fio3: a time goes back"
+assert max(t) == 1 + span // 1000, ("fio3", max(t), 1 + span // 1000)
+ev = json.load(open(sys.argv[3]))["traceEvents"]
+ts = [e["ts"] for e in ev if "ts" in e]
+assert min(ts) >= 0 and max(ts) <= (max(end) - st[0]) / 1000, ("perfetto", min(ts), max(ts))
+b = {e["id"]: e["ts"] for e in ev if e["ph"] == "b"}
+assert all(e["ts"] >= b[e["id"]] for e in ev if e["ph"] == "e")' \
+		"$T/lbig.csv" "$T/lbig.fio3" "$T/lbig.json" >> "$T/err" 2>&1
+	result $? "export_fio3_perfetto_late_request_no_wrap$SFX" "$T/err"
 	# a filter that keeps nothing: every format still valid
 	rm -rf "$T/e" && mkdir "$T/e" &&
 	"$BIN" export -f blktrace --op zopen -o "$T/e/e" "$T/r.ring" 2> "$T/err" &&
