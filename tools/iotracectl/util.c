@@ -102,12 +102,61 @@ static const unsigned char json_plain[256] = {
 	[0x5d ... 0x7e] = 1,
 };
 
-/* Print @s as a JSON string. */
+/**
+ * utf8_seq() - the UTF-8 sequence of two to four bytes at @s.
+ * @s: a byte of 0x80 or more, NUL-terminated after it.
+ * @cp: set to its code point.
+ *
+ * Return: its length when it is valid UTF-8 (RFC 3629: the shortest form,
+ * no surrogate, at most U+10FFFF), else 0 (@s is a byte no sequence
+ * begins with, or the bytes after it do not finish one).
+ */
+static size_t utf8_seq(const unsigned char *s, uint32_t *cp)
+{
+	size_t n, i;
+	uint32_t c;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		c = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		c = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		c = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+/**
+ * iot_json_str() - print @s as a JSON string, always valid UTF-8.
+ * @fp: stream.
+ * @s: bytes (a name from a file or the kernel: any but NUL).
+ *
+ * Printable ASCII and valid UTF-8 sequences are written as they are, but
+ * '"' and '\\' (\" and \\), the control characters (U+0000 to U+001F,
+ * U+007F and U+0080 to U+009F: \uXXXX of their code point) and every byte
+ * that is not part of a valid UTF-8 sequence (\ufffd, the replacement
+ * character, one per byte).
+ */
 void iot_json_str(FILE *fp, const char *s)
 {
 	const char *run = s;
 	char esc[2] = { '\\' }, buf[128];
-	size_t n = 0;
+	size_t n = 0, len;
+	uint32_t cp = 0;
 
 	/* a short string with nothing to escape (keys, names): one write */
 	while (n < sizeof(buf) - 2 && json_plain[(unsigned char)s[n]]) {
@@ -122,19 +171,30 @@ void iot_json_str(FILE *fp, const char *s)
 	}
 	/* else the characters that need no escape a run at a time */
 	fputc_unlocked('"', fp);
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = *s;
 
-		if (json_plain[c])
+		if (json_plain[c]) {
+			s++;
 			continue;
+		}
+		len = c >= 0x80 ? utf8_seq((const unsigned char *)s, &cp) :
+		      0;
+		if (len && cp >= 0xa0) {
+			s += len;
+			continue;
+		}
 		fwrite_unlocked(run, 1, (size_t)(s - run), fp);
-		run = s + 1;
 		if (c == '"' || c == '\\') {
 			esc[1] = (char)c;
 			fwrite_unlocked(esc, 1, 2, fp);
+		} else if (c < 0x80 || len) {
+			fprintf(fp, "\\u%04x", c < 0x80 ? c : (unsigned int)cp);
 		} else {
-			fprintf(fp, "\\u%04x", c);
+			fputs("\\ufffd", fp);
 		}
+		s += len ? len : 1;
+		run = s;
 	}
 	fwrite_unlocked(run, 1, (size_t)(s - run), fp);
 	fputc_unlocked('"', fp);

@@ -65,6 +65,11 @@
  *                                           issue_ns, complete_ns, sector,
  *                                           queue_ns, rflags, op, pid; its
  *                                           chunk's checksum made again
+ *   gen rename IN OUT OLD NEW               the trace file IN with every
+ *                                           command name, disk name and
+ *                                           host OLD named NEW (any bytes
+ *                                           but NUL, cut to the field), as
+ *                                           OUT; checksums made again
  *   gen debugfs DIR                         fake debugfs tree
  *   gen push RING N                         push N more records into the
  *                                           ring file RING in place (mmap),
@@ -734,6 +739,83 @@ static int gen_set(const char *in, const char *out, uint64_t idx,
 	return ret;
 }
 
+struct rename_ctx {
+	const char *old, *new;
+	int n;
+};
+
+/* @f (@len bytes, NUL-terminated or full) named @x->new if it is @x->old */
+static int rename_field(char *f, size_t len, size_t room,
+			struct rename_ctx *x)
+{
+	if (strnlen(f, len) != strlen(x->old) ||
+	    memcmp(f, x->old, strlen(x->old)))
+		return 0;
+	memset(f, 0, len);
+	memcpy(f, x->new, strlen(x->new) < room ? strlen(x->new) : room);
+	x->n++;
+	return 1;
+}
+
+static int rename_chunk(const struct iotrace_file_hdr *h, uint8_t *c,
+			void *arg)
+{
+	const struct iotrace_file_chunk *k = (const void *)c;
+	struct iotrace_file_comm *e;
+	int hit = 0;
+	uint32_t i;
+
+	if (k->magic != IOTRACE_CHUNK_COMMS || !k->nr_records)
+		return 0;
+	for (i = 0; i < k->nr_records; i++) {
+		e = (void *)(c + k->hdr_size +
+			     i * (k->payload_size / k->nr_records));
+		hit |= rename_field(e->comm, sizeof(e->comm), sizeof(e->comm),
+				    arg);
+	}
+	if (hit)
+		chunk_crc(h, c);
+	return 0;
+}
+
+static int gen_rename(const char *in, const char *out, const char *old,
+		      const char *new)
+{
+	struct rename_ctx x = { .old = old, .new = new };
+	struct iotrace_file_hdr *h;
+	char err[256];
+	uint8_t *b;
+	size_t n;
+	uint32_t i;
+	int ret = 1;
+
+	if (iot_read_all(in, &b, &n, err, sizeof(err))) {
+		fprintf(stderr, "gen rename: %s\n", err);
+		return 1;
+	}
+	h = (void *)b;
+	if (n < sizeof(*h) || h->disk_offset + (uint64_t)h->nr_disks *
+	    h->disk_size > n)
+		goto out;
+	rename_field(h->host, sizeof(h->host), sizeof(h->host) - 1, &x);
+	for (i = 0; i < h->nr_disks; i++) {
+		struct iotrace_file_disk *d = (void *)(b + h->disk_offset +
+						       i * h->disk_size);
+
+		rename_field(d->name, sizeof(d->name), sizeof(d->name) - 1,
+			     &x);
+	}
+	if (walk_chunks(b, n, rename_chunk, &x))
+		goto out;
+	if (!x.n)
+		fprintf(stderr, "gen rename: %s names nothing %s\n", in, old);
+	else
+		ret = write_bytes(out, b, n);
+out:
+	free(b);
+	return ret;
+}
+
 static int put(const char *dir, const char *disk, const char *file,
 	       const char *text)
 {
@@ -838,6 +920,8 @@ int main(int argc, char **argv)
 	if (argc >= 6 && !strcmp(argv[1], "set"))
 		return gen_set(argv[2], argv[3], strtoull(argv[4], NULL, 0),
 			       argv + 5, argc - 5);
+	if (argc == 6 && !strcmp(argv[1], "rename"))
+		return gen_rename(argv[2], argv[3], argv[4], argv[5]);
 	if (argc == 3 && !strcmp(argv[1], "debugfs"))
 		return gen_debugfs(argv[2]);
 	fprintf(stderr, "usage: see the comment at the top of gen.c\n");

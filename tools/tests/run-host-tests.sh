@@ -1254,6 +1254,46 @@ c = sorted(set(r["disk"] for r in csv.DictReader(open(sys.argv[2]))))
 j = sorted(set(r["disk"] for r in json.load(open(sys.argv[3]))))
 assert c == j == names, (c, j)' "$T/i.json" "$T/n.csv" "$T/n.json" 2>> "$T/err"
 	result $? "info_show_names_needing_escapes$SFX" "$T/err"
+	# names are bytes (a command name 16 of them, cut anywhere): the JSON
+	# outputs are UTF-8, the valid sequences in them as they are, control
+	# characters escaped, every other byte U+FFFD.  Host "h\xf4te" +
+	# \xff, disk "d\xe9", fio with stray and surrogate bytes, dd
+	# "caf\xe9\u20ac" cut in an "\xe9", the third with controls, a C1
+	# and an overlong "/"
+	build/gen rename "$T/f.trace" "$T/u1.trace" testhost "$(printf 'h\303\264te\377')" &&
+	build/gen rename "$T/u1.trace" "$T/u2.trace" disk0 "$(printf 'd\303\251')" &&
+	build/gen rename "$T/u2.trace" "$T/u3.trace" fio "$(printf 'f\377o\303\355\240\200')" &&
+	build/gen rename "$T/u3.trace" "$T/u4.trace" dd "$(printf 'caf\303\251\342\202\254\303')" &&
+	build/gen rename "$T/u4.trace" "$T/utf.trace" 'my,app "x"' "$(printf 'a\033[31m\n\302\205\300\257"')" ||
+		echo "gen rename failed" > "$T/err"
+	"$BIN" show -o json "$T/utf.trace" > "$T/u.show" 2> "$T/err" &&
+	"$BIN" show -o json --jsonl "$T/utf.trace" > "$T/u.jsonl" 2>> "$T/err" &&
+	"$BIN" stats -o json "$T/utf.trace" > "$T/u.stats" 2>> "$T/err" &&
+	"$BIN" info -o json "$T/utf.trace" > "$T/u.info" 2>> "$T/err" &&
+	"$BIN" export -f perfetto "$T/utf.trace" > "$T/u.pf" 2>> "$T/err" &&
+	python3 -c 'import json, sys
+want = {4000: "f\ufffdo\ufffd\ufffd\ufffd\ufffd", 4001: "caf\u00e9\u20ac\ufffd",
+	4002: "a\x1b[31m\n\x85\ufffd\ufffd\""}
+disk, host = "d\u00e9", "h\u00f4te\ufffd"
+def load(f, lines=False):
+	t = open(f, "rb").read().decode("utf-8")	# strict: valid UTF-8
+	return [json.loads(l) for l in t.splitlines()] if lines else json.loads(t)
+for f, lines in ((sys.argv[1], False), (sys.argv[2], True)):
+	recs = load(f, lines)
+	assert {r["disk"] for r in recs} == {disk}, {r["disk"] for r in recs}
+	got = {r["pid"]: r["comm"] for r in recs if r["pid"] in want}
+	assert got == want, (f, got)
+p = {x["pid"]: x["comm"] for x in load(sys.argv[3])[0]["processes"]}
+assert all(p[k] == v for k, v in want.items()), p
+assert load(sys.argv[3])[0]["source"].endswith(":" + disk)
+i = load(sys.argv[4])
+assert i["host"] == host and i["disks"][0]["name"] == disk, (i["host"], i["disks"])
+ev = load(sys.argv[5])["traceEvents"]
+assert ev[0]["args"]["name"] == disk, ev[0]
+s = {e["args"]["submitter_pid"]: e["args"]["submitter"] for e in ev if e["ph"] == "b"}
+assert all(s[k] == v for k, v in want.items()), s' \
+		"$T/u.show" "$T/u.jsonl" "$T/u.stats" "$T/u.info" "$T/u.pf" >> "$T/err" 2>&1
+	result $? "json_names_utf8_passed_invalid_bytes_replaced$SFX" "$T/err"
 	# a file cut at every byte (the plain build; the sanitized one at
 	# and around every chunk boundary and every 37th byte): exit 3, one
 	# warning, exactly the records of the chunks whole before the cut

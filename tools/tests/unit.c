@@ -1838,6 +1838,110 @@ static void test_out_kv(void)
 }
 
 /*
+ * Well-formed UTF-8 as Unicode's table 3-7 lists the byte sequences
+ * (written apart from the writer's decoder), with no control character
+ * (C0, DEL, C1) left raw: the length of the sequence at @s, 0 if none.
+ */
+static size_t wellformed(const unsigned char *s, size_t n)
+{
+	static const struct {
+		unsigned char lead_lo, lead_hi, lo, hi;
+		size_t len;
+	} t[] = {
+		{ 0x20, 0x7e, 0, 0, 1 },
+		{ 0xc2, 0xc2, 0xa0, 0xbf, 2 },	/* past the C1 controls */
+		{ 0xc3, 0xdf, 0x80, 0xbf, 2 },
+		{ 0xe0, 0xe0, 0xa0, 0xbf, 3 },
+		{ 0xe1, 0xec, 0x80, 0xbf, 3 },
+		{ 0xed, 0xed, 0x80, 0x9f, 3 },
+		{ 0xee, 0xef, 0x80, 0xbf, 3 },
+		{ 0xf0, 0xf0, 0x90, 0xbf, 4 },
+		{ 0xf1, 0xf3, 0x80, 0xbf, 4 },
+		{ 0xf4, 0xf4, 0x80, 0x8f, 4 },
+	};
+	size_t k, i;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		if (s[0] < t[k].lead_lo || s[0] > t[k].lead_hi)
+			continue;
+		if (t[k].len > n)
+			return 0;
+		if (t[k].len > 1 && (s[1] < t[k].lo || s[1] > t[k].hi))
+			return 0;
+		for (i = 2; i < t[k].len; i++)
+			if (s[i] < 0x80 || s[i] > 0xbf)
+				return 0;
+		return t[k].len;
+	}
+	return 0;
+}
+
+/* iot_json_str() of @in into @out (@len bytes); 0, or -1 if cut */
+static int json_of(const char *in, char *out, size_t len)
+{
+	FILE *fp = fmemopen(out, len, "w");
+	int ret;
+
+	if (!fp)
+		return -1;
+	iot_json_str(fp, in);
+	ret = fputc(0, fp) == EOF || ferror(fp) ? -1 : 0;
+	fclose(fp);
+	return ret;
+}
+
+/*
+ * JSON strings are UTF-8: a name's valid sequences as they are, control
+ * characters escaped, every other byte U+FFFD; on random bytes the
+ * output is always well-formed UTF-8 without a raw control character.
+ */
+static void test_out_json_utf8(void)
+{
+	static const char *const cases[][2] = {
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+		{ "caf\xc3", "\"caf\\ufffd\"" },		/* cut */
+		{ "\xe2\x82\xac\xf0\x9f\x98\x80", "\"\xe2\x82\xac\xf0\x9f\x98\x80\"" },
+		{ "a\xff\xfe" "b", "\"a\\ufffd\\ufffdb\"" },
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },		/* overlong '/' */
+		{ "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },	/* surrogate */
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xe2\x82" "x", "\"\\ufffd\\ufffdx\"" },
+		{ "\x1b[31m\n\x7f", "\"\\u001b[31m\\u000a\\u007f\"" },
+		{ "\xc2\x85\xc2\xa0", "\"\\u0085\xc2\xa0\"" },	/* C1, NBSP */
+		{ "q\"b\\", "\"q\\\"b\\\\\"" },
+	};
+	char in[24], out[256];
+	size_t i, k, n, len;
+	int j;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK(!json_of(cases[i][0], out, sizeof(out)), "case %zu", i);
+		CHECK(!strcmp(out, cases[i][1]), "case %zu: %s, want %s", i,
+		      out, cases[i][1]);
+	}
+	for (j = 0; j < 200000; j++) {
+		n = 1 + rnd() % 20;
+		for (k = 0; k < n; k++) {
+			uint64_t r = rnd();
+
+			/* lead and continuation bytes most of the time */
+			in[k] = (char)(r % 4 ? 0x80 + (r >> 8) % 0x78 :
+				       1 + (r >> 8) % 255);
+		}
+		in[n] = 0;
+		CHECK(!json_of(in, out, sizeof(out)), "random %d: cut", j);
+		n = strlen(out);
+		CHECK(n >= 2 && out[0] == '"' && out[n - 1] == '"',
+		      "random %d: %s", j, out);
+		for (k = 0; k < n; k += len) {
+			len = wellformed((unsigned char *)out + k, n - k);
+			CHECK(len, "random %d: byte %zu of %s", j, k, out);
+		}
+	}
+}
+
+/*
  * An output stream keeps the errno of its first failed write: a write
  * that failed inside fwrite() (stdio drops its buffer, nothing is left
  * to flush) is said with its reason, not EIO, though errno has changed.
@@ -2211,6 +2315,7 @@ static const struct {
 	{ "unit_numfmt_vs_snprintf", test_numfmt },
 	{ "unit_output_record_schema", test_out_schema },
 	{ "unit_output_netlink_objects_escaped", test_out_kv },
+	{ "unit_output_json_strings_utf8", test_out_json_utf8 },
 	{ "unit_output_keeps_the_first_write_errno", test_out_errno },
 	{ "unit_percentiles_vs_sort", test_percentiles },
 	{ "unit_decoder_tables_every_entry", test_tables },
