@@ -158,7 +158,7 @@ static void proc_report(struct proc_tab *t, unsigned int top, FILE *fp,
 		const struct proc_st *e = &t->v[i];
 		uint32_t pid = e->key >> 32 ? 0 : (uint32_t)e->key;
 		double avg = e->lat_n ? (double)e->lat_sum / e->lat_n : 0;
-		char ps[16];
+		char ps[16], comm[IOT_TEXT_ROOM(IOT_COMM_LEN)];
 
 		if (w) {
 			jw_obj_start(w);
@@ -180,7 +180,7 @@ static void proc_report(struct proc_tab *t, unsigned int top, FILE *fp,
 		else
 			snprintf(ps, sizeof(ps), "-");
 		fprintf(fp, "  %8s %-16s %10llu %10llu %10llu %12llu %10.1f %10.1f\n",
-			ps, proc_comm(e),
+			ps, iot_text_str(comm, sizeof(comm), proc_comm(e)),
 			(unsigned long long)e->n,
 			(unsigned long long)e->reads,
 			(unsigned long long)e->writes,
@@ -378,6 +378,7 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 {
 	struct stats_ctx c = { .o = o, .disk = -1 };
 	char err[IOT_ERR_LEN], title[512];
+	char dtext[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
 	struct iot_src src;
 	struct iot_out doc;
 	unsigned int i;
@@ -435,9 +436,12 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 				goto out;
 			}
 		}
+		/* the normal output prints the disk's name as text */
 		if (src.nr_disks > 1 || src.is_file)
 			snprintf(title, sizeof(title), "%s:%s", src.label,
-				 src.disks[i].name);
+				 o->fmt == FMT_JSON ? src.disks[i].name :
+				 iot_text_str(dtext, sizeof(dtext),
+					      src.disks[i].name));
 		else
 			snprintf(title, sizeof(title), "%s", src.label);
 		if (o->fmt == FMT_JSON) {

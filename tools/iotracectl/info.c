@@ -99,7 +99,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 {
 	char err[IOT_ERR_LEN], host[IOTRACE_FILE_STR_LEN + 1];
 	char rel[IOTRACE_FILE_STR_LEN + 1], start[48], end[48];
-	char salvage[IOT_ERR_LEN];
+	char salvage[IOT_ERR_LEN], text[IOT_TEXT_ROOM(IOTRACE_FILE_STR_LEN)];
 	const struct iotrace_file_hdr *h;
 	const struct iot_file_info *fi;
 	struct iot_src src;
@@ -134,8 +134,9 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 	}
 	printf("file:     %s\n", argv[0]);
 	printf("version:  %u.%u\n", h->major, h->minor);
-	printf("host:     %s\n", host);
-	printf("kernel:   %s\n", rel);
+	/* names as text: no byte of theirs a terminal acts on */
+	printf("host:     %s\n", iot_text_str(text, sizeof(text), host));
+	printf("kernel:   %s\n", iot_text_str(text, sizeof(text), rel));
 	printf("start:    %s (CLOCK_MONOTONIC %llu.%06llu s)\n", start,
 	       (unsigned long long)(h->anchor_mono_ns / 1000000000ull),
 	       (unsigned long long)(h->anchor_mono_ns % 1000000000ull) / 1000);
@@ -163,8 +164,9 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		const struct iot_disk *d = &fi->disks[i];
 
 		printf("  %-16s dev %u:%u, %u-byte blocks, ring of %u parts x %u records\n",
-		       d->name, d->dev_major, d->dev_minor, d->lbs,
-		       d->nr_parts, d->part_records);
+		       iot_text_str(text, sizeof(text), d->name),
+		       d->dev_major, d->dev_minor, d->lbs, d->nr_parts,
+		       d->part_records);
 	}
 	iot_info_triggers(&src, NULL);	/* a snapshot's triggers */
 	iot_src_close(&src);

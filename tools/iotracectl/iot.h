@@ -463,6 +463,9 @@ int iot_read_all(const char *path, uint8_t **buf, size_t *len, char *err,
 		 size_t errlen);
 void iot_json_str(FILE *fp, const char *s);
 void iot_csv_str(FILE *fp, const char *s);
+/* the most iot_text_str() makes of @n bytes, with its NUL */
+#define IOT_TEXT_ROOM(n)	(4 * (n) + 1)
+char *iot_text_str(char *buf, size_t size, const char *s);
 
 /**
  * struct iot_src - something records can be read from: a trace file, a

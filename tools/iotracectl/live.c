@@ -312,7 +312,9 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		uint64_t v;
 
 		if (o->fmt == FMT_NORMAL) {
-			printf("%-16s", name);
+			char text[IOT_TEXT_ROOM(256)];	/* a d_name */
+
+			printf("%-16s", iot_text_str(text, sizeof(text), name));
 			for (k = 0; k < NR_KEYS; k++)
 				printf(" %12s", val[k]);
 			printf(" %s\n", *tw ? tw : "-");

@@ -322,7 +322,10 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 #undef NUL
 }
 
-/* @s as a CSV field at @p (at most @room bytes, cut beyond); the end */
+/*
+ * @s as a CSV field at @p (at most @room bytes, cut beyond): quoted when
+ * it holds a comma, a quote or a line end (\n, \r); the end
+ */
 static char *put_csv_str(char *p, ptrdiff_t room, const char *s)
 {
 	const char *q;
@@ -332,12 +335,12 @@ static char *put_csv_str(char *p, ptrdiff_t room, const char *s)
 		return p;
 	/* copied as it is scanned: no quoting is the common case */
 	for (q = s; *q && d < p + room; q++) {
-		if (*q == ',' || *q == '"' || *q == '\n')
+		if (*q == ',' || *q == '"' || *q == '\n' || *q == '\r')
 			break;
 		*d++ = *q;
 	}
 	if (!*q || d == p + room) {
-		if (!*q || !strpbrk(q, ",\"\n"))
+		if (!*q || !strpbrk(q, ",\"\n\r"))
 			return d;
 	}
 	*p++ = '"';
@@ -416,7 +419,7 @@ static inline int csv_special(char *s, char **end)
 	for (;; s += 8) {
 		memcpy(&w, s, 8);
 		m = z8(w) | z8(w ^ B8(',')) | z8(w ^ B8('"')) |
-		    z8(w ^ B8('\n'));
+		    z8(w ^ B8('\n')) | z8(w ^ B8('\r'));
 		if (m) {
 			s += __builtin_ctzll(m) / 8;
 			*end = s;

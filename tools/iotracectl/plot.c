@@ -42,6 +42,20 @@ static double nice_step(double span)
 	return m <= 1 ? s : m <= 2 ? 2 * s : m <= 5 ? 5 * s : 10 * s;
 }
 
+/*
+ * A disk's name in the image: as the text outputs print it (no control
+ * character, which XML does not allow, no byte that is not UTF-8), and
+ * '<', '&' and '>' as '_'.
+ */
+static void svg_name(FILE *fp, const char *name)
+{
+	char t[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)], *p;
+
+	iot_text_str(t, sizeof(t), name);
+	for (p = t; *p; p++)
+		fputc(*p == '<' || *p == '&' || *p == '>' ? '_' : *p, fp);
+}
+
 static void panel_frame(FILE *fp, int y0, const char *title)
 {
 	fprintf(fp, "<g transform=\"translate(0,%d)\">\n", y0);
@@ -321,7 +335,6 @@ static void series_panel(FILE *fp, const struct xset *x,
 	for (d = 0; d < nd; d++)
 		for (k = 0; k < IOT_NR_OPS; k++) {
 			uint64_t n = 0;
-			const char *nm = x->src.disks[s[d].disk].name;
 
 			for (b = 0; b < s[d].nb; b++)
 				n += s[d].b[b * IOT_NR_OPS + k].n;
@@ -329,9 +342,7 @@ static void series_panel(FILE *fp, const struct xset *x,
 				continue;
 			fprintf(fp, "<tspan fill=\"%s\">%s", ts_color(k),
 				d < 4 && *dashes[d] ? "- - " : "&#8212; ");
-			for (; *nm; nm++)
-				fputc(*nm == '<' || *nm == '&' || *nm == '>' ?
-				      '_' : *nm, fp);
+			svg_name(fp, x->src.disks[s[d].disk].name);
 			fprintf(fp, " %s </tspan>", k == IOT_NR_OPS - 1 ?
 				"other" : iot_op_name(k));
 			any = 1;
@@ -474,13 +485,7 @@ int plot_svg(const struct xset *x, FILE *fp)
 	fprintf(fp, "<text x=\"%d\" y=\"22\" class=\"t\">iotrace: ", PL);
 	for (d = 0; d < x->src.nr_disks; d++)
 		if (x->disk < 0 || (int)d == x->disk) {
-			const char *nm = x->src.disks[d].name;
-
-			for (; *nm; nm++)
-				if (*nm == '<' || *nm == '&' || *nm == '>')
-					fputc('_', fp);
-				else
-					fputc(*nm, fp);
+			svg_name(fp, x->src.disks[d].name);
 			fputc(' ', fp);
 		}
 	fprintf(fp, "(%zu requests over %.3f s)</text>\n", x->n,

@@ -227,13 +227,14 @@ void iot_ival_header(FILE *fp, int disk)
 		"MB/s", "AVG_US", "P50_US", "P99_US", "MAX_US", "QD", "LOST");
 }
 
-/* The lines of one interval; @disk: NULL, or the DISK column. */
+/* The lines of one interval; @disk: NULL, or the DISK column (as text). */
 void iot_ival_text(FILE *fp, const char *disk, uint64_t time_ns,
 		   uint64_t width, const struct iot_series_op *ops,
 		   double depth, int64_t lost)
 {
 	double sec = width / 1e9;
-	char qd[16], ls[24], dk[32] = "";
+	char qd[16], ls[24], dk[IOT_TEXT_ROOM(IOTRACE_NAME_LEN) + 1] = "";
+	char dt[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
 	int k, any = 0;
 
 	if (depth < 0)
@@ -245,7 +246,8 @@ void iot_ival_text(FILE *fp, const char *disk, uint64_t time_ns,
 	else
 		snprintf(ls, sizeof(ls), "%llu", (unsigned long long)lost);
 	if (disk)
-		snprintf(dk, sizeof(dk), "%-12s ", disk);
+		snprintf(dk, sizeof(dk), "%-12s ",
+			 iot_text_str(dt, sizeof(dt), disk));
 	for (k = 0; k < IOT_NR_OPS; k++) {
 		const struct iot_series_op *o = &ops[k];
 

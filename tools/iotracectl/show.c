@@ -32,6 +32,8 @@
  *	too small for them).
  * @win: streaming: the window.
  * @tr: -o trace: the file's writer and chunks (NULL for other outputs).
+ * @dname: the disk name last printed in the DISK column, @dtext as text.
+ * @dtext: see @dname.
  */
 struct show_trace;
 
@@ -48,6 +50,8 @@ struct show_ctx {
 	uint64_t ooo;
 	struct iot_win win;
 	struct show_trace *tr;
+	const char *dname;
+	char dtext[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
 };
 
 /* records of a disk written to -o trace's file a chunk at a time */
@@ -202,10 +206,11 @@ static void win_emit(struct show_ctx *c, const struct xrec *e)
  */
 
 /*
- * The most a table line takes: a disk name (32), a submitter's name, the
- * decoders' strings (their buffers below) and the numbers.
+ * The most a table line takes: a disk name and a submitter's name (as
+ * iot_text_str() prints them: 4 bytes for a byte at most), the decoders'
+ * strings (their buffers below) and the numbers.
  */
-#define TAB_LINE	1024
+#define TAB_LINE	1280
 
 /* @s (@n bytes) at @p, right-aligned in @w columns (none cut); the end */
 static inline char *tab_r(char *p, const char *s, size_t n, size_t w)
@@ -290,11 +295,11 @@ static void normal_header(const struct show_ctx *c, int multi)
 	       "DEVSTATUS", "COMMAND");
 }
 
-static void normal_rec(const struct show_ctx *c, const struct xrec *sr,
-		       int multi)
+static void normal_rec(struct show_ctx *c, const struct xrec *sr, int multi)
 {
 	const struct iotrace_record *r = &sr->r;
 	char line[TAB_LINE], t[32 + IOT_FMT_ROOM], f[128], ds[160], cmd[256];
+	char comm[IOT_TEXT_ROOM(IOT_COMM_LEN)];
 	char *p = line, *q;
 	size_t n;
 
@@ -319,7 +324,12 @@ static void normal_rec(const struct show_ctx *c, const struct xrec *sr,
 		*p++ = ' ';
 	}
 	if (multi) {
-		p = tab_l(p, c->src->disks[sr->disk].name, 12);
+		/* the name as text, made again when the disk changes */
+		if (c->dname != c->src->disks[sr->disk].name) {
+			c->dname = c->src->disks[sr->disk].name;
+			iot_text_str(c->dtext, sizeof(c->dtext), c->dname);
+		}
+		p = tab_l(p, c->dtext, 12);
 		*p++ = ' ';
 	}
 	n = lat_str(r, t);
@@ -363,7 +373,7 @@ static void normal_rec(const struct show_ctx *c, const struct xrec *sr,
 	else
 		p = tab_r(p, "-", 1, 7);
 	*p++ = ' ';
-	p = tab_l(p, iot_rec_comm(r), 15);
+	p = tab_l(p, iot_text_str(comm, sizeof(comm), iot_rec_comm(r)), 15);
 	*p++ = ' ';
 	iot_decode_status(r, ds, sizeof(ds));
 	p = tab_l(p, ds, 16);

@@ -209,6 +209,7 @@ void iot_info_triggers(const struct iot_src *s, struct iot_jw *jw)
 	struct iotrace_file_trigger *t = calloc(MAX_TRIGS, sizeof(*t));
 	unsigned int disks[MAX_TRIGS];
 	char reason[128], th[512], when[48];
+	char text[3][IOT_TEXT_ROOM(IOTRACE_FILE_ID_LEN)];
 	int n, i;
 
 	if (!t)
@@ -259,7 +260,8 @@ void iot_info_triggers(const struct iot_src *s, struct iot_jw *jw)
 			continue;
 		}
 		printf("trigger:  %s: %s at %s (CLOCK_MONOTONIC %llu.%06llu s), snapshot %llu\n",
-		       name, reason, when,
+		       iot_text_str(text[0], sizeof(text[0]), name), reason,
+		       when,
 		       (unsigned long long)(t[i].mono_ns / 1000000000ull),
 		       (unsigned long long)(t[i].mono_ns % 1000000000ull) / 1000,
 		       (unsigned long long)t[i].number);
@@ -277,7 +279,9 @@ void iot_info_triggers(const struct iot_src *s, struct iot_jw *jw)
 		       " (waited for the previous snapshot)" : "");
 		printf("  thresholds: %s\n", th[0] ? th : "none");
 		printf("  identity:   model \"%s\", serial \"%s\", wwn \"%s\"\n",
-		       t[i].model, t[i].serial, t[i].wwn);
+		       iot_text_str(text[0], sizeof(text[0]), t[i].model),
+		       iot_text_str(text[1], sizeof(text[1]), t[i].serial),
+		       iot_text_str(text[2], sizeof(text[2]), t[i].wwn));
 	}
 	if (jw && n)
 		jw_arr_end(jw);

@@ -200,10 +200,61 @@ void iot_json_str(FILE *fp, const char *s)
 	fputc_unlocked('"', fp);
 }
 
-/* Print @s as a CSV field. */
+/**
+ * iot_text_str() - @s as the text outputs print a name (a command name,
+ *	a disk name, a host: bytes from a file or a process).
+ * @buf: where (IOT_TEXT_ROOM(strlen(@s)) bytes hold all of it).
+ * @size: its size; the text is cut before an escape that does not fit.
+ * @s: the name.
+ *
+ * Printable ASCII as it is but '\\', which is "\\\\"; every other byte (a
+ * control character, any byte of 0x80 or more) "\\xNN", its value in
+ * hex.  No byte a terminal acts on, no line of its own, one column a
+ * byte whatever the locale, and the bytes can be told back.
+ *
+ * Return: @buf.
+ */
+char *iot_text_str(char *buf, size_t size, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *p = buf, *end;
+
+	if (!size)
+		return buf;
+	end = buf + size - 1;
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c >= 0x20 && c < 0x7f && c != '\\') {
+			if (end - p < 1)
+				break;
+			*p++ = (char)c;
+		} else if (c == '\\') {
+			if (end - p < 2)
+				break;
+			*p++ = '\\';
+			*p++ = '\\';
+		} else {
+			if (end - p < 4)
+				break;
+			*p++ = '\\';
+			*p++ = 'x';
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
+		}
+	}
+	*p = 0;
+	return buf;
+}
+
+/*
+ * Print @s as a CSV field: quoted (its quotes doubled) when it holds a
+ * comma, a quote or a line end (newline, carriage return); its bytes as
+ * they are.
+ */
 void iot_csv_str(FILE *fp, const char *s)
 {
-	if (!strpbrk(s, ",\"\n")) {
+	if (!strpbrk(s, ",\"\n\r")) {
 		fputs(s, fp);
 		return;
 	}

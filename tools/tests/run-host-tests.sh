@@ -1294,6 +1294,69 @@ s = {e["args"]["submitter_pid"]: e["args"]["submitter"] for e in ev if e["ph"] =
 assert all(s[k] == v for k, v in want.items()), s' \
 		"$T/u.show" "$T/u.jsonl" "$T/u.stats" "$T/u.info" "$T/u.pf" >> "$T/err" 2>&1
 	result $? "json_names_utf8_passed_invalid_bytes_replaced$SFX" "$T/err"
+	# a command name is any bytes a process chose (prctl(PR_SET_NAME)),
+	# a disk name or host what the file holds: the text outputs print a
+	# byte outside printable ASCII as \xNN and "\" as "\\" (no forged
+	# line, no terminal escape, a column a byte), CSV keeps the bytes and
+	# quotes a field with a comma, quote, newline or carriage return
+	: > "$T/err"
+	build/gen rename "$T/f2.trace" "$T/c1.trace" testhost "$(printf 'h\033[2Jx')" &&
+	build/gen rename "$T/c1.trace" "$T/c2.trace" disk0 "$(printf 'd\033]0;pwn\007\\k')" &&
+	build/gen rename "$T/c2.trace" "$T/c3.trace" dd "$(printf '\n   9.9 FAKE\033[31m')" &&
+	build/gen rename "$T/c3.trace" "$T/c4.trace" fio "$(printf 'x\ry')" &&
+	build/gen rename "$T/c4.trace" "$T/ctl.trace" 'my,app "x"' "$(printf 'caf\303\251,"q"')" ||
+		echo "gen rename failed" >> "$T/err"
+	for c in show stats info "stats --interval 1ms" "show -o csv" "export -f csv" \
+		 "plot"; do
+		"$BIN" $c "$T/ctl.trace" > "$T/ctl.$(echo $c | tr -d ' -')" 2>> "$T/err" ||
+			echo "$c: exit $?" >> "$T/err"
+	done
+	python3 -c 'import csv, sys, xml.etree.ElementTree as E
+d = sys.argv[1] + "/ctl."
+comm = {"4000": r"x\x0dy", "4001": r"\x0a   9.9 FAKE\x1b[31", "4002": "caf\\xc3\\xa9,\"q\""}
+raw = {"4000": "x\ry", "4001": "\n   9.9 FAKE\x1b[31", "4002": "caf\u00e9,\"q\""}
+disk = {"d\x1b]0;pwn\x07\\k": r"d\x1b]0;pwn\x07\\k", "disk1": "disk1"}
+host = r"h\x1b[2Jx"
+for f in ("show", "stats", "info", "statsinterval1ms"):
+	b = open(d + f, "rb").read()
+	bad = [c for c in b if c != 10 and not 32 <= c < 127]
+	assert not bad, (f, "a byte to a terminal", bad[:5])
+def load(f):
+	return list(csv.DictReader(open(d + f, newline="")))
+rows, x = load("showocsv"), load("exportfcsv")
+key = lambda r: tuple(r.values())
+assert sorted(map(key, rows)) == sorted(map(key, x)), "show and export differ"
+assert len(rows) == 80 and {r["comm"] for r in rows if r["comm"]} == set(raw.values()), \
+	("csv", len(rows), {r["comm"] for r in rows})
+assert {r["disk"] for r in rows} == set(disk), {r["disk"] for r in rows}
+for r in rows:
+	assert not r["comm"] or r["comm"] == raw[r["pid"]], r
+# show: a line per record; the comm column as the header puts it (after
+# the disk column, 12 wide: a longer name shifts the rest)
+t = open(d + "show").read().split("\n")
+assert t[-1] == "" and len(t) == 1 + 80 + 1, len(t)
+h = t[0]
+c0, c1 = h.index("COMM"), h.index("DEVSTATUS")
+n = 0
+for l in t[1:-1]:
+	dk = l[h.index("DISK"):].split(" ")[0]
+	assert dk in disk.values(), (dk, l)
+	sh = max(0, len(dk) - 12)
+	pid = l[c0 + sh - 8:c0 + sh - 1].strip()
+	if pid in comm:
+		want = comm[pid].ljust(c1 - c0 - 1) + " "
+		assert l[c0 + sh:c0 + sh + len(want)] == want, (l, want)
+		n += 1
+assert n > 20, n
+s = open(d + "stats").read()
+for p, v in comm.items():
+	assert "%8s %-16s " % (p, v) in s, (p, v)
+assert ":" + disk["d\x1b]0;pwn\x07\\k"] + ": " in s
+i = open(d + "info").read()
+assert "host:     " + host + "\n" in i and "  " + disk["d\x1b]0;pwn\x07\\k"] + " " in i
+assert r"d\x1b]0;pwn\x07\\k" in open(d + "statsinterval1ms").read()
+E.parse(d + "plot")' "$T" >> "$T/err" 2>&1
+	result $? "text_outputs_escape_names_csv_quotes_them$SFX" "$T/err"
 	# a file cut at every byte (the plain build; the sanitized one at
 	# and around every chunk boundary and every 37th byte): exit 3, one
 	# warning, exactly the records of the chunks whole before the cut

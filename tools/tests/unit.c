@@ -1942,6 +1942,46 @@ static void test_out_json_utf8(void)
 }
 
 /*
+ * Names as the text outputs print them: printable ASCII as it is, '\'
+ * doubled, every other byte \xNN; cut before an escape that does not fit.
+ */
+static void test_text_str(void)
+{
+	static const char *const cases[][2] = {
+		{ "fio", "fio" },
+		{ "a\\b", "a\\\\b" },
+		{ "\n   9.9 FAKE\x1b[31m", "\\x0a   9.9 FAKE\\x1b[31m" },
+		{ "caf\xc3\xa9", "caf\\xc3\\xa9" },
+		{ "\x7f\x80\xff~ ", "\\x7f\\x80\\xff~ " },
+	};
+	char out[IOT_TEXT_ROOM(255)], in[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		iot_text_str(out, sizeof(out), cases[i][0]);
+		CHECK(!strcmp(out, cases[i][1]), "case %zu: %s, want %s", i,
+		      out, cases[i][1]);
+	}
+	/* every byte: 1, 2 or 4 printable ASCII characters, all of it */
+	for (i = 0; i < 255; i++)
+		in[i] = (char)(i + 1);
+	in[255] = 0;
+	iot_text_str(out, sizeof(out), in);
+	CHECK(strlen(out) == 95 - 1 + 2 + 4 * (255 - 95), "length %zu",
+	      strlen(out));
+	for (i = 0; out[i]; i++)
+		CHECK(out[i] >= 0x20 && out[i] < 0x7f, "byte %zu: %02x", i,
+		      (unsigned char)out[i]);
+	/* cut at a whole escape */
+	CHECK(!strcmp(iot_text_str(out, 6, "ab\x01"), "ab"), "cut: %s", out);
+	CHECK(!strcmp(iot_text_str(out, 7, "ab\x01"), "ab\\x01"), "fit: %s",
+	      out);
+	CHECK(!strcmp(iot_text_str(out, 4, "a\\b"), "a\\\\"), "cut \\: %s",
+	      out);
+	CHECK(!strcmp(iot_text_str(out, 3, "a\\b"), "a"), "cut \\\\: %s", out);
+}
+
+/*
  * An output stream keeps the errno of its first failed write: a write
  * that failed inside fwrite() (stdio drops its buffer, nothing is left
  * to flush) is said with its reason, not EIO, though errno has changed.
@@ -2316,6 +2356,7 @@ static const struct {
 	{ "unit_output_record_schema", test_out_schema },
 	{ "unit_output_netlink_objects_escaped", test_out_kv },
 	{ "unit_output_json_strings_utf8", test_out_json_utf8 },
+	{ "unit_output_text_names_escaped", test_text_str },
 	{ "unit_output_keeps_the_first_write_errno", test_out_errno },
 	{ "unit_percentiles_vs_sort", test_percentiles },
 	{ "unit_decoder_tables_every_entry", test_tables },
