@@ -177,6 +177,7 @@ int iot_write_error(const char *what, int err);
 int iot_out_flush(FILE *fp, const char *what);
 int iot_out_close(FILE *fp, const char *what);
 FILE *iot_out_fdopen(int fd);
+int iot_out_open(const char *path);
 FILE *iot_out_fopen(const char *path);
 void iot_out_stdout(void);
 int iot_out_fileno(FILE *fp);

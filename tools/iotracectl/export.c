@@ -127,14 +127,9 @@ void xset_free(struct xset *x)
 /* The output stream: @path, or stdout for NULL or "-". */
 FILE *x_open_out(const char *path)
 {
-	FILE *fp;
-
 	if (!path || !strcmp(path, "-"))
 		return stdout;
-	fp = iot_out_fopen(path);
-	if (!fp)
-		iot_err("cannot create %s: %s", path, strerror(errno));
-	return fp;
+	return iot_out_fopen(path);	/* says why it could not */
 }
 
 /* ---- the stream -------------------------------------------------------- */

@@ -32,6 +32,60 @@ const char *iot_debugfs(void)
 int iot_strict;
 unsigned int iot_salvaged;
 
+/*
+ * The regular files the open sources were read from (standard input's
+ * too): no output may be one of them (iot_out_open()).  An entry is free
+ * when its @label is empty.
+ */
+static struct src_input {
+	dev_t dev;
+	ino_t ino;
+	char label[sizeof(((struct iot_src *)0)->label)];
+} *inputs;
+static unsigned int nr_inputs;
+
+/* Note @st, the file of @s, among the inputs: 0, or -1 (out of memory). */
+static int input_add(struct iot_src *s, const struct stat *st)
+{
+	struct src_input *v;
+	unsigned int i;
+
+	if (!S_ISREG(st->st_mode))
+		return 0;
+	for (i = 0; i < nr_inputs && inputs[i].label[0]; i++)
+		;
+	if (i == nr_inputs) {
+		v = realloc(inputs, (nr_inputs + 4) * sizeof(*v));
+		if (!v)
+			return -1;
+		memset(v + nr_inputs, 0, 4 * sizeof(*v));
+		inputs = v;
+		nr_inputs += 4;
+	}
+	inputs[i].dev = st->st_dev;
+	inputs[i].ino = st->st_ino;
+	snprintf(inputs[i].label, sizeof(inputs[i].label), "%s", s->label);
+	s->input = i + 1;
+	return 0;
+}
+
+/**
+ * iot_src_input() - whether a file is one an open source was read from.
+ * @st: the file's status (of fstat()).
+ *
+ * Return: that source's name (its argument, "standard input"), or NULL.
+ */
+const char *iot_src_input(const struct stat *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_inputs; i++)
+		if (inputs[i].label[0] && inputs[i].dev == st->st_dev &&
+		    inputs[i].ino == st->st_ino)
+			return inputs[i].label;
+	return NULL;
+}
+
 /* What to do about a trace file the reader refused (its message in @e). */
 static const char *file_hint(const char *e)
 {
@@ -213,6 +267,9 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 		snprintf(s->label, sizeof(s->label), "standard input");
 		if (iot_read_all("/dev/stdin", &s->buf, &s->len, err, errlen))
 			return -1;
+		/* read whole, yet a file to keep (export - -o FILE < FILE) */
+		if (!fstat(STDIN_FILENO, &st) && input_add(s, &st))
+			return ERR("out of memory"), -1;
 		return classify(s, err, errlen);
 	}
 	/* st is only read when stat() filled it */
@@ -234,6 +291,12 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 		if (fd < 0)
 			return ERR("cannot open %s: %s", arg,
 				   strerror(errno)), -1;
+		/* the file opened (not one renamed over it since) */
+		if (fstat(fd, &st) || input_add(s, &st)) {
+			close(fd);
+			return ERR("%s: %s", arg, errno == ENOMEM ?
+				   "out of memory" : strerror(errno)), -1;
+		}
 		s->buf = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (s->buf != MAP_FAILED) {
 			/* kept open: the file is read with pread() */
@@ -245,6 +308,8 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 		close(fd);
 		s->buf = NULL;
 	}
+	if (!s->input && input_add(s, &st))
+		return ERR("out of memory"), -1;
 	if (iot_read_all(arg, &s->buf, &s->len, err, errlen))
 		return -1;
 	return classify(s, err, errlen);
@@ -375,6 +440,8 @@ void iot_src_disk_list(const struct iot_src *s, char *list, size_t len)
 
 void iot_src_close(struct iot_src *s)
 {
+	if (s->input)
+		inputs[s->input - 1].label[0] = 0;
 	if (s->mapped == 1)
 		munmap(s->buf, s->len);
 	else if (!s->mapped)

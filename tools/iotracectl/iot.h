@@ -477,6 +477,7 @@ char *iot_text_str(char *buf, size_t size, const char *s);
  * @len: their length.
  * @mapped: @buf is an mmap.
  * @fd: the trace file @buf maps, read with pread() (else -1).
+ * @input: 1 + its entry among the files read (iot_src_input()), 0: none.
  * @ring: the ring view (rings).
  * @fi: file information (trace files; filled by iot_src_read()).
  * @nr_disks: disks.
@@ -489,6 +490,7 @@ struct iot_src {
 	uint8_t *buf;
 	size_t len;
 	int mapped, fd;
+	int input;
 	struct iot_ring ring;
 	struct iot_file_info *fi;
 	unsigned int nr_disks;
@@ -570,5 +572,7 @@ int iot_src_disk(const struct iot_src *s, const char *name);
 void iot_src_disk_list(const struct iot_src *s, char *list, size_t len);
 int iot_map_live(const char *disk, struct iot_src *s, char *err,
 		 size_t errlen);
+struct stat;
+const char *iot_src_input(const struct stat *st);
 
 #endif /* IOT_H */

@@ -462,11 +462,8 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 				 argv[i]);
 	}
 	fp = strcmp(o->out, "-") ? iot_out_fopen(o->out) : stdout;
-	if (!fp) {
-		iot_err("record: cannot create %s: %s", o->out,
-			strerror(errno));
-		goto out;
-	}
+	if (!fp)
+		goto out;	/* said */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sig;
 	sa.sa_flags = SA_RESTART;	/* a write to a pipe is not cut */

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -370,15 +371,64 @@ FILE *iot_out_fdopen(int fd)
 }
 
 /**
- * iot_out_fopen() - create (or truncate) @path for writing, as an output
- * stream of iot_out_fdopen().
+ * iot_out_open() - create (or empty) @path for writing, unless it is a
+ * file a source of this run is read from (iot_src_input()).
+ * @path: the file, created if it is not there (mode 0666 & ~umask).
+ *
+ * It is opened without O_TRUNC and compared with the inputs before it is
+ * emptied: truncating a trace file that is mapped and still to be read
+ * would cut the input under the reader (SIGBUS) and lose it.
+ *
+ * Return: the descriptor, or -1 after saying why (errno set).
+ */
+int iot_out_open(const char *path)
+{
+	int fd, e;
+	const char *in;
+	struct stat st;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		e = errno;
+		iot_err("cannot create %s: %s", path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		e = errno;
+		iot_err("cannot create %s: %s", path, strerror(e));
+		goto fail;
+	}
+	in = iot_src_input(&st);
+	if (in) {
+		e = EEXIST;
+		iot_err("the output file %s is the input %s: it is not written (that would destroy the input); give another output file",
+			path, in);
+		goto fail;
+	}
+	/* as O_TRUNC would have: a device or a FIFO is left as it is */
+	if (S_ISREG(st.st_mode) && st.st_size && ftruncate(fd, 0)) {
+		e = errno;
+		iot_err("cannot empty %s: %s", path, strerror(e));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+/**
+ * iot_out_fopen() - create (or empty) @path for writing, as an output
+ * stream of iot_out_fdopen(), unless it is an input (iot_out_open()).
  * @path: the file.
  *
- * Return: the stream, or NULL (errno set).
+ * Return: the stream, or NULL after saying why (errno set).
  */
 FILE *iot_out_fopen(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int fd = iot_out_open(path);
 	FILE *fp;
 	int e;
 
@@ -387,6 +437,7 @@ FILE *iot_out_fopen(const char *path)
 	fp = iot_out_fdopen(fd);
 	if (!fp) {
 		e = errno;
+		iot_err("cannot create %s: %s", path, strerror(e));
 		close(fd);
 		errno = e;
 	}

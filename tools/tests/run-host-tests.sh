@@ -955,6 +955,41 @@ assert all(e["ts"] >= b[e["id"]] for e in ev if e["ph"] == "e")' \
 	[ "$("$BIN" export -f csv --op zopen "$T/r.ring" | wc -l)" = 1 ] &&
 	[ ! -s "$T/err" ]
 	result $? "export_plot_empty_selection$SFX" "$T/err"
+	# an output file that is the input is refused before anything is
+	# written to it (it was cut to 0 bytes while mapped: SIGBUS, or a
+	# trace replaced by its plot): every export format, the blktrace
+	# files, plot; under another name (a hard link) and from standard
+	# input too.  The input is left as it was, exit 1, both named.
+	: > "$T/why"
+	rm -rf "$T/same" && mkdir "$T/same" && cp "$T/f.trace" "$T/same/a.trace" &&
+	ln "$T/same/a.trace" "$T/same/link.trace" &&
+	cp "$T/f.trace" "$T/same/b.blktrace.0"
+	for c in "export -f csv a.trace -o a.trace" \
+		 "export -f fio a.trace -o a.trace" \
+		 "export -f fio3 a.trace -o ./a.trace" \
+		 "export -f perfetto a.trace -o link.trace" \
+		 "export -f csv - -o a.trace" \
+		 "export -f blktrace b.blktrace.0 -o b" \
+		 "plot a.trace -o a.trace" "plot - -o link.trace"; do
+		case $c in
+		*blktrace*) in=b.blktrace.0 out=b.blktrace.0 ;;
+		*-\ -o*) in="standard input" out=${c##* } ;;
+		*) in=$(echo "$c" | awk '{ print $(NF - 2) }') out=${c##* } ;;
+		esac
+		(cd "$T/same" && "$ROOT/$BIN" $c < a.trace) > "$T/out" 2> "$T/err"
+		rc=$?
+		if [ $rc != 1 ] || [ -s "$T/out" ] ||
+		   ! cmp -s "$T/f.trace" "$T/same/a.trace" ||
+		   ! cmp -s "$T/f.trace" "$T/same/b.blktrace.0" ||
+		   ! grep -qxF "iotracectl: the output file $out is the input $in: it is not written (that would destroy the input); give another output file" "$T/err"; then
+			echo "$c: exit $rc, $(wc -c < "$T/same/a.trace") bytes left of $(wc -c < "$T/f.trace"):" >> "$T/why"
+			cat "$T/err" >> "$T/why"
+			cp "$T/f.trace" "$T/same/a.trace"
+			cp "$T/f.trace" "$T/same/b.blktrace.0"
+		fi
+	done
+	[ ! -s "$T/why" ]
+	result $? "refuse_output_that_is_the_input$SFX" "$T/why"
 	# a failed write: said once, the same way by every command, exit 1
 	wfull() { # wfull NAME WHAT ARGS... (stdout to /dev/full)
 		name=$1
