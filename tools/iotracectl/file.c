@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "iot.h"
 
@@ -428,7 +429,10 @@ static void parse_trailer(const uint8_t *p, struct iot_file_info *fi)
  * against 0.07 s of CPU for 432 MB here.  So the bytes of a mapped file
  * (fi->drop_behind) are read with pread() from fi->fd into a buffer, a
  * piece at a time; a buffer in memory (standard input, tests) is read
- * where it is.  Should pread() fail, the mapping is read.
+ * where it is.  Should pread() fail, or the file end before the bytes
+ * (another process cut it: the pages of the mapping past its new end
+ * would be SIGBUS), the read fails (fi->rd_err) and so do the parse and
+ * the merge: the mapping is never read then.
  */
 
 /**
@@ -443,7 +447,10 @@ struct fpiece {
 
 #define FPIECE_MAX	(256u << 10)	/* L2-sized: copied, then read */
 
-/* @n bytes at @off of @fd into @dst: 0, or -1 (error, or the file ended) */
+/*
+ * @n bytes at @off of @fd into @dst: 0, an errno, or -1 when the file
+ * ended before them
+ */
 static int pread_all(int fd, void *dst, size_t n, uint64_t off)
 {
 	uint8_t *d = dst;
@@ -453,13 +460,52 @@ static int pread_all(int fd, void *dst, size_t n, uint64_t off)
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r < 0)
+			return errno ? errno : EIO;
+		if (!r)
 			return -1;
 		d += r;
 		off += r;
 		n -= r;
 	}
 	return 0;
+}
+
+/*
+ * Whether the mapped file @fi still has its bytes up to @end (the mapping
+ * can be read there): 0, an errno, or -1 when it is shorter now.
+ */
+static int fhas(const struct iot_file_info *fi, uint64_t end)
+{
+	struct stat st;
+
+	if (fstat(fi->fd, &st))
+		return errno ? errno : EIO;
+	return (uint64_t)st.st_size < end ? -1 : 0;
+}
+
+/**
+ * iot_file_read_error() - what the read of a mapped trace file that
+ * failed (the parse's error, iot_file_merge()'s -3) met.
+ * @fi: the file's information (fi->rd_err).
+ * @len: its length when it was opened.
+ * @err: the message, starting with "truncated trace file" when it is
+ *	shorter now.
+ * @errlen: its size.
+ */
+void iot_file_read_error(const struct iot_file_info *fi, size_t len,
+			 char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fi->rd_err > 0) {
+		ERR("cannot read the trace file: %s", strerror(fi->rd_err));
+		return;
+	}
+	if (fstat(fi->fd, &st))
+		st.st_size = 0;
+	ERR("truncated trace file: cut while it was read (%zu bytes when opened, %llu now)",
+	    len, (unsigned long long)st.st_size);
 }
 
 /* A buffer of @size bytes for the pieces of a mapped file, none for others. */
@@ -474,32 +520,49 @@ static int fpiece_init(struct fpiece *pc, const struct iot_file_info *fi,
 	return pc->buf ? 0 : -1;
 }
 
-/* Copy @n bytes of the file at @off to @dst. */
-static void fcopy(const struct iot_file_info *fi, const uint8_t *b,
-		  uint64_t off, void *dst, size_t n)
+/* Copy @n bytes of the file at @off to @dst: 0, or -1 (fi->rd_err). */
+static int fcopy(struct iot_file_info *fi, const uint8_t *b, uint64_t off,
+		 void *dst, size_t n)
 {
-	if (!fi->drop_behind || pread_all(fi->fd, dst, n, off))
+	int e;
+
+	if (!fi->drop_behind) {
 		memcpy(dst, b + off, n);
+		return 0;
+	}
+	e = pread_all(fi->fd, dst, n, off);
+	if (e)
+		fi->rd_err = e;
+	return e ? -1 : 0;
 }
 
 /*
  * @n bytes of the file at @off: read into @pc (when they fit), else where
- * they are in @b.
+ * they are in @b (a mapped file that still has them); NULL: the read
+ * failed (fi->rd_err).
  */
-static const uint8_t *fbytes(const struct iot_file_info *fi, const uint8_t *b,
+static const uint8_t *fbytes(struct iot_file_info *fi, const uint8_t *b,
 			     uint64_t off, uint64_t n, const struct fpiece *pc)
 {
-	if (pc->buf && n <= pc->size && !pread_all(fi->fd, pc->buf, n, off))
-		return pc->buf;
-	return b + off;
+	int in_pc = pc->buf && n <= pc->size, e;
+
+	if (!fi->drop_behind)
+		return b + off;
+	e = in_pc ? pread_all(fi->fd, pc->buf, n, off) : fhas(fi, off + n);
+	if (e) {
+		fi->rd_err = e;
+		return NULL;
+	}
+	return in_pc ? pc->buf : b + off;
 }
 
 /*
  * The checksum of the chunk of @total bytes at @off whose header is
  * @hdr_size bytes (iot_file_chunk_crc()), read a piece at a time; *@whole:
- * all its bytes, when they were in memory at once, else NULL.
+ * all its bytes, when they were in memory at once, else NULL.  A failed
+ * read (fi->rd_err) gives 0.
  */
-static uint32_t chunk_crc_at(const struct iot_file_info *fi, const uint8_t *b,
+static uint32_t chunk_crc_at(struct iot_file_info *fi, const uint8_t *b,
 			     uint64_t off, uint32_t hdr_size, uint64_t total,
 			     const struct fpiece *pc, const uint8_t **whole)
 {
@@ -511,11 +574,17 @@ static uint32_t chunk_crc_at(const struct iot_file_info *fi, const uint8_t *b,
 	if (pc->buf && n > pc->size && hdr_size <= pc->size)
 		n = pc->size;
 	p = fbytes(fi, b, off, n, pc);
+	*whole = NULL;
+	if (!p)
+		return 0;
 	c = iot_file_chunk_crc(p, hdr_size, p + hdr_size, n - hdr_size);
 	*whole = n == total ? p : NULL;
 	for (done = n; done < total; done += n) {
 		n = total - done < pc->size ? total - done : pc->size;
-		c = iot_crc32c(c, fbytes(fi, b, off + done, n, pc), n);
+		p = fbytes(fi, b, off + done, n, pc);
+		if (!p)
+			return 0;
+		c = iot_crc32c(c, p, n);
 	}
 	return c;
 }
@@ -523,9 +592,9 @@ static uint32_t chunk_crc_at(const struct iot_file_info *fi, const uint8_t *b,
 /*
  * Records @idx.. of the records chunk at @off (header @hdr_size bytes, @nr
  * records) in memory, as many as @pc holds (all where they are without
- * it): *@cnt of them.
+ * it): *@cnt of them; NULL: the read failed (fi->rd_err).
  */
-static const uint8_t *chunk_recs(const struct iot_file_info *fi,
+static const uint8_t *chunk_recs(struct iot_file_info *fi,
 				 const uint8_t *b, uint64_t off,
 				 uint32_t hdr_size, uint32_t idx, uint32_t nr,
 				 const struct fpiece *pc, uint32_t *cnt)
@@ -539,17 +608,18 @@ static const uint8_t *chunk_recs(const struct iot_file_info *fi,
 		      (uint64_t)*cnt * rs, pc);
 }
 
-enum { CK_OK, CK_SHORT, CK_BAD };
+enum { CK_OK, CK_SHORT, CK_BAD, CK_UNREAD };
 
 /*
  * Is a whole, valid chunk at @off?  CK_OK; CK_SHORT when the file ends
  * before the chunk does (by its header, if it has one); CK_BAD for a
  * header no writer makes, a checksum that does not match (files with
- * checksums), or a chunk that does not fit the file's header.  @ch: the
- * chunk header (zero-padded).
+ * checksums), or a chunk that does not fit the file's header; CK_UNREAD
+ * when it could not be read (fi->rd_err).  @ch: the chunk header
+ * (zero-padded).
  */
 static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
-		       const struct iot_file_info *fi,
+		       struct iot_file_info *fi,
 		       struct iotrace_file_chunk *ch, const struct fpiece *pc,
 		       const uint8_t **whole)
 {
@@ -561,19 +631,29 @@ static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
 	*whole = NULL;
 	if (left < min)
 		return CK_SHORT;
-	fcopy(fi, b, off, ch, left < sizeof(*ch) ? left : sizeof(*ch));
+	if (fcopy(fi, b, off, ch, left < sizeof(*ch) ? left : sizeof(*ch)))
+		return CK_UNREAD;
 	if (ch->hdr_size < min || ch->hdr_size % 8 || ch->payload_size % 8)
 		return CK_BAD;
 	if (ch->hdr_size > left || ch->payload_size > left - ch->hdr_size)
 		return CK_SHORT;
-	if (fi->crc && chunk_crc_at(fi, b, off, ch->hdr_size,
-				    ch->hdr_size + ch->payload_size, pc,
-				    whole) != ch->crc)
-		return CK_BAD;
+	if (fi->crc) {
+		uint32_t c = chunk_crc_at(fi, b, off, ch->hdr_size,
+					  ch->hdr_size + ch->payload_size, pc,
+					  whole);
+
+		if (fi->rd_err)
+			return CK_UNREAD;
+		if (c != ch->crc)
+			return CK_BAD;
+	}
 	/* what is read of a payload here: a trailer's, a comms chunk's */
-	if (!*whole && ch->magic != IOTRACE_CHUNK_RECORDS)
+	if (!*whole && ch->magic != IOTRACE_CHUNK_RECORDS) {
 		*whole = fbytes(fi, b, off, ch->hdr_size + ch->payload_size,
 				pc);
+		if (!*whole)
+			return CK_UNREAD;
+	}
 	payload = *whole ? *whole + ch->hdr_size : NULL;
 	switch (ch->magic) {
 	case IOTRACE_CHUNK_RECORDS:
@@ -605,29 +685,39 @@ static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
  */
 static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 		       const struct iotrace_file_chunk *ch,
-		       const struct iot_file_info *fi, const struct fpiece *pc)
+		       struct iot_file_info *fi, const struct fpiece *pc)
 {
 	struct iotrace_file_chunk c;
 	const uint8_t *w;
 	uint64_t o;
+	int k;
 
-	if (!fi->crc)
+	if (!fi->crc || r == CK_UNREAD)
 		return 0;
+	/* the scan below reads the mapping: the file must still be whole */
+	k = fi->drop_behind ? fhas(fi, len) : 0;
+	if (k) {
+		fi->rd_err = k;
+		return 0;
+	}
 	if (r == CK_BAD && ch->hdr_size >= sizeof(c) && !(ch->hdr_size % 8) &&
 	    !(ch->payload_size % 8) && ch->hdr_size <= len - off &&
 	    ch->payload_size <= len - off - ch->hdr_size) {
 		o = off + ch->hdr_size + ch->payload_size;
-		if (o == len || chunk_check(b, len, o, fi, &c, pc, &w) == CK_OK)
-			return o;
+		k = o == len ? CK_OK : chunk_check(b, len, o, fi, &c, pc, &w);
+		if (k == CK_OK || k == CK_UNREAD)
+			return k == CK_OK ? o : 0;
 	}
 	for (o = off + 8; o < len && len - o >= sizeof(c); o += 8) {
 		uint32_t m;
 
 		memcpy(&m, b + o, sizeof(m));
-		if ((m == IOTRACE_CHUNK_RECORDS || m == IOTRACE_CHUNK_COMMS ||
-		     m == IOTRACE_CHUNK_TRAILER) &&
-		    chunk_check(b, len, o, fi, &c, pc, &w) == CK_OK)
-			return o;
+		if (m != IOTRACE_CHUNK_RECORDS && m != IOTRACE_CHUNK_COMMS &&
+		    m != IOTRACE_CHUNK_TRAILER)
+			continue;
+		k = chunk_check(b, len, o, fi, &c, pc, &w);
+		if (k == CK_OK || k == CK_UNREAD)
+			return k == CK_OK ? o : 0;
 	}
 	return 0;
 }
@@ -651,9 +741,10 @@ static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
  * @fi says what is missing (fi->salvaged, iot_file_salvage_str()); the
  * same bytes give the same records and the same @fi on every call.
  *
- * Return: 0; -1 with @err set for a foreign or newer-major file, or one
- * whose header or disk table is cut short or corrupt; or the callback's
- * non-zero value.
+ * Return: 0; -1 with @err set for a foreign or newer-major file, one
+ * whose header or disk table is cut short or corrupt, or a mapped file
+ * (@fi->drop_behind) that could not be read (iot_file_read_error(): cut
+ * while it was read); or the callback's non-zero value.
  */
 int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		   iot_rec_cb cb, void *arg, char *err, size_t errlen)
@@ -670,6 +761,10 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 	memset(fi, 0, sizeof(*fi));
 	fi->drop_behind = drop_behind;
 	fi->fd = drop_behind ? fd : -1;
+	/* the header is read where it is: a mapped file must still have it */
+	fi->rd_err = drop_behind ? fhas(fi, len) : 0;
+	if (fi->rd_err)
+		goto unread;
 	if (parse_header(b, len, fi, err, errlen))
 		return -1;
 	fi->crc = fi->hdr.minor >= 2 && (fi->hdr.flags & IOTRACE_FILE_CRC32C);
@@ -694,8 +789,12 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		uint64_t n, nxt, *want;
 		int r = chunk_check(b, len, off, fi, &ch, &pc, &whole);
 
+		if (r == CK_UNREAD)
+			goto unread;
 		if (r != CK_OK) {
 			nxt = resync(b, len, off, r, &ch, fi, &pc);
+			if (fi->rd_err)
+				goto unread;
 			if (!nxt || fi->nr_skips == IOT_MAX_SKIPS) {
 				/* the rest of the file cannot be read */
 				fi->end = off;
@@ -756,6 +855,8 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 			} else {
 				p = chunk_recs(fi, b, off, ch.hdr_size, n,
 					       ch.nr_records, &pc, &cnt);
+				if (!p)
+					goto unread;
 			}
 			for (k = 0; k < cnt; k++, n++) {
 				file_rec(&fi->hdr, p + (uint64_t)k * rs,
@@ -800,6 +901,10 @@ next:
 out:
 	free(pc.buf);
 	return ret;
+unread:
+	iot_file_read_error(fi, len, err, errlen);
+	ret = -1;
+	goto out;
 }
 
 /**
@@ -1154,17 +1259,22 @@ struct mscan {
 	unsigned int base[IOT_MAX_DISKS];
 };
 
-/* The records of @m's chunk from @m->idx on, as many as @m->pc holds. */
-static void mstream_load(const uint8_t *b, const struct iot_file_info *fi,
+/*
+ * The records of @m's chunk from @m->idx on, as many as @m->pc holds; a
+ * failed read (fi->rd_err) ends @m.
+ */
+static void mstream_load(const uint8_t *b, struct iot_file_info *fi,
 			 struct mstream *m)
 {
 	m->payload = chunk_recs(fi, b, m->off, m->hdr_size, m->idx, m->nr,
 				&m->pc, &m->cnt);
 	m->first = m->idx;
+	if (!m->payload)
+		m->done = 1;
 }
 
 /* @m's current chunk: the records chunk at @off (@hdr_size, @nr records) */
-static void mstream_set(const uint8_t *b, const struct iot_file_info *fi,
+static void mstream_set(const uint8_t *b, struct iot_file_info *fi,
 			struct mstream *m, uint64_t off, uint32_t hdr_size,
 			uint32_t nr)
 {
@@ -1179,9 +1289,10 @@ static void mstream_set(const uint8_t *b, const struct iot_file_info *fi,
  * The header of the chunk at @*off, or of the next one after a damaged
  * range iot_file_parse() skipped (fi->skips; @*skip: the next range ahead,
  * moved on), up to where it stopped (fi->end): the chunks in between are
- * valid.  Return: 0 with @ch and @*off set, -1 at the end (or a trailer).
+ * valid.  Return: 0 with @ch and @*off set, -1 at the end (or a trailer,
+ * or a failed read: fi->rd_err).
  */
-static int chunk_hdr_at(const uint8_t *b, const struct iot_file_info *fi,
+static int chunk_hdr_at(const uint8_t *b, struct iot_file_info *fi,
 			uint64_t *off, unsigned int *skip,
 			struct iotrace_file_chunk *ch)
 {
@@ -1197,9 +1308,9 @@ static int chunk_hdr_at(const uint8_t *b, const struct iot_file_info *fi,
 		if (o >= fi->end)
 			return -1;
 		memset(ch, 0, sizeof(*ch));
-		fcopy(fi, b, o, ch, fi->end - o < sizeof(*ch) ?
-		      fi->end - o : sizeof(*ch));
-		if (ch->magic == IOTRACE_CHUNK_TRAILER)
+		if (fcopy(fi, b, o, ch, fi->end - o < sizeof(*ch) ?
+			  fi->end - o : sizeof(*ch)) ||
+		    ch->magic == IOTRACE_CHUNK_TRAILER)
 			return -1;
 		*off = o;
 		return 0;
@@ -1211,7 +1322,7 @@ static int chunk_hdr_at(const uint8_t *b, const struct iot_file_info *fi,
  * cursor knows goes to the cursor's queue (or, the pool full, the cursor
  * walks on its own).  Return: -1 when the scan is at the end.
  */
-static int mscan_step(const uint8_t *b, const struct iot_file_info *fi,
+static int mscan_step(const uint8_t *b, struct iot_file_info *fi,
 		      struct mscan *sc, struct mstream *m)
 {
 	struct iotrace_file_chunk ch;
@@ -1254,7 +1365,7 @@ static int mscan_step(const uint8_t *b, const struct iot_file_info *fi,
  * @s's next chunk: the first queued for it, else the scan's next one of
  * its part, else (@s->own) the next found walking the file from its last.
  */
-static void mstream_next(const uint8_t *b, const struct iot_file_info *fi,
+static void mstream_next(const uint8_t *b, struct iot_file_info *fi,
 			 struct mscan *sc, struct mstream *m, struct mstream *s)
 {
 	struct iotrace_file_chunk ch;
@@ -1293,21 +1404,20 @@ static void mstream_next(const uint8_t *b, const struct iot_file_info *fi,
 	s->done = 1;
 }
 
-/* @s's first chunk, at @off (fi->parts), or none: done. */
-static void mstream_start(const uint8_t *b, const struct iot_file_info *fi,
+/* @s's first chunk, at @off (fi->parts), or none (or unread): done. */
+static void mstream_start(const uint8_t *b, struct iot_file_info *fi,
 			  struct mstream *s, uint64_t off, uint64_t last)
 {
 	struct iotrace_file_chunk ch;
 
 	s->qhead = s->qtail = MQ_NONE;
 	s->last = last;
-	if (!off) {
+	memset(&ch, 0, sizeof(ch));
+	if (!off || fcopy(fi, b, off, &ch, fi->end - off < sizeof(ch) ?
+			  fi->end - off : sizeof(ch))) {
 		s->done = 1;
 		return;
 	}
-	memset(&ch, 0, sizeof(ch));
-	fcopy(fi, b, off, &ch, fi->end - off < sizeof(ch) ?
-	      fi->end - off : sizeof(ch));
 	s->known = off;
 	s->known_end = off + ch.hdr_size + ch.payload_size;
 	mstream_set(b, fi, s, off, ch.hdr_size, ch.nr_records);
@@ -1353,9 +1463,14 @@ static uint64_t mkey(const uint8_t *p, int by_start)
  * that has chunks (16 MB in all at most), and the scan's queues (1.5 MB
  * at most).
  *
- * Return: 0, -2 when out of memory, or the callback's value.
+ * A mapped file (@fi->drop_behind) is read as iot_file_parse() reads it;
+ * should a read fail (the file cut while it is read), the merge stops
+ * there.
+ *
+ * Return: 0, -2 when out of memory, -3 when the file could not be read
+ * (iot_file_read_error() says why), or the callback's value.
  */
-int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
+int iot_file_merge(const void *buf, size_t len, struct iot_file_info *fi,
 		   int by_start, iot_rec_cb cb, void *arg)
 {
 	const uint8_t *b = buf;
@@ -1367,7 +1482,10 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 	size_t piece, nq;
 	int ret = 0;
 
-	(void)len;	/* fi->end: what iot_file_parse() read of it */
+	/* fi->end: what iot_file_parse() read of it */
+	fi->rd_err = fi->drop_behind ? fhas(fi, len) : 0;
+	if (fi->rd_err)
+		return -3;
 	for (d = 0; d < fi->nr_disks; d++) {
 		if (!fi->parts[d])
 			return -2;	/* iot_file_parse() ran out */
@@ -1406,6 +1524,10 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 				goto out;
 			}
 			mstream_start(b, fi, &m[n], pt->first, pt->last);
+			if (fi->rd_err) {
+				ret = -3;
+				goto out;
+			}
 			if (m[n].done)
 				continue;
 			m[n].key = mkey(m[n].payload, by_start);
@@ -1431,6 +1553,10 @@ int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
 			mstream_next(b, fi, &sc, m, s);
 		else if (s->idx == s->first + s->cnt)
 			mstream_load(b, fi, s);
+		if (fi->rd_err) {
+			ret = -3;
+			break;
+		}
 		if (s->done) {
 			memmove(&act[si], &act[si + 1],
 				(na - si - 1) * sizeof(*act));

@@ -89,6 +89,8 @@ const char *iot_src_input(const struct stat *st)
 /* What to do about a trace file the reader refused (its message in @e). */
 static const char *file_hint(const char *e)
 {
+	if (strstr(e, "cut while it was read"))
+		return " (something truncated or rewrote the file in place while it was read: read it again once nothing writes to it, or read a copy)";
 	if (!strncmp(e, "truncated", 9))
 		return " (the file was cut short: if 'iotracectl record' is still writing it, wait for it to stop; otherwise copy the file again in full, or record again)";
 	if (!strncmp(e, "corrupt", 7) || !strncmp(e, "damaged", 7))
@@ -389,18 +391,26 @@ int iot_src_read(struct iot_src *s, iot_rec_cb cb, void *arg, char *err,
  * @err: error message.
  * @errlen: its size.
  *
- * Return: 0, -1 with @err set, -2 (out of memory) or the callback's value.
+ * Return: 0, -1 with @err set (a file that could not be read: cut while
+ * it was read), -2 (out of memory) or the callback's value.
  */
 int iot_src_read_merged(struct iot_src *s, int by_start, iot_rec_cb cb,
 			void *arg, char *err, size_t errlen)
 {
+	char e[IOT_ERR_LEN];
 	unsigned int i;
+	int ret;
 
 	if (!s->is_file)
 		return iot_src_read(s, cb, arg, err, errlen);
 	for (i = 0; i < s->nr_disks; i++)
 		s->counts[i] = s->fi->counts[i];
-	return iot_file_merge(s->buf, s->len, s->fi, by_start, cb, arg);
+	ret = iot_file_merge(s->buf, s->len, s->fi, by_start, cb, arg);
+	if (ret == -3) {
+		iot_file_read_error(s->fi, s->len, e, sizeof(e));
+		return ERR("%s: %s%s", s->label, e, file_hint(e)), -1;
+	}
+	return ret;
 }
 
 /**

@@ -230,6 +230,9 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  *	fault in is let go behind the reader (MADV_DONTNEED), so that memory
  *	use does not grow with the file.
  * @fd: the mapped file (with @drop_behind only).
+ * @rd_err: a read of @fd failed: its errno, or -1 when the file ended
+ *	before the bytes (cut while it was read); 0: none
+ *	(iot_file_read_error()).
  * @crc: the chunks have checksums (IOTRACE_FILE_CRC32C), checked.
  * @salvaged: the file is not whole: no trailer, damaged chunks skipped,
  *	or records missing that the trailer counts (iot_file_salvage_str()).
@@ -257,7 +260,7 @@ struct iot_file_info {
 	int has_trailer;
 	uint64_t chunks, gaps, gap_records;
 	struct iotrace_file_trailer trailer;
-	int drop_behind, fd;
+	int drop_behind, fd, rd_err;
 	int crc, salvaged, cut_why, mismatch;
 	uint64_t end, cut, bad_chunks, bad_bytes, bad_off, unread;
 	unsigned int nr_skips;
@@ -291,8 +294,10 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 int iot_file_salvage_str(const struct iot_file_info *fi, char *out,
 			 size_t len);
 void iot_file_info_free(struct iot_file_info *fi);
-int iot_file_merge(const void *buf, size_t len, const struct iot_file_info *fi,
+int iot_file_merge(const void *buf, size_t len, struct iot_file_info *fi,
 		   int by_start, iot_rec_cb cb, void *arg);
+void iot_file_read_error(const struct iot_file_info *fi, size_t len,
+			 char *err, size_t errlen);
 
 /**
  * struct iot_writer - trace-file writer state.

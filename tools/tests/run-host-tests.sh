@@ -499,6 +499,16 @@ assert ka == sorted(ka), "show: completion order"
 kb = [int(r[ii]) for r in b]
 assert kb == sorted(kb), "export: start order"' "$T/big.csv" "$T/bigx.csv" 2>> "$T/err"
 	result $? "show_export_csv_stream_a_file_beyond_the_window$SFX" "$T/err"
+	# a trace file cut by another process while export reads it (export
+	# blocked on a pipe half-way): said truncated, exit 1, no SIGBUS
+	[ -s "$T/big.trace" ] || build/gen file "$T/big.trace" 200000 2
+	cp "$T/big.trace" "$T/cut.trace"
+	{ "$BIN" export -f csv "$T/cut.trace" 2> "$T/err"; echo $? > "$T/rc"; } |
+		{ head -c 1 > /dev/null; truncate -s 100000 "$T/cut.trace"; cat > /dev/null; }
+	rc=$(cat "$T/rc")
+	[ "$rc" = 1 ] &&
+		grep -q "^iotracectl: $T/cut.trace: truncated trace file: cut while it was read ([0-9]* bytes when opened, 100000 now) (something truncated" "$T/err"
+	result $? "export_of_a_file_cut_while_read_says_it$SFX (exit $rc)" "$T/err"
 	# the readers stream in bounded memory: on a 700000-record file
 	# (90 MB; holding its records takes more than 100 MB), every one
 	# peaks below 64 MB of RSS (the plain build only: ASan's shadow

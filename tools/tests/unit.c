@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "synth.h"
 #include "cmd.h"
 #include "out.h"
@@ -838,6 +840,99 @@ static void test_file_salvage(void)
 	      fi->salvaged, "damaged trailer: %llu read",
 	      (unsigned long long)c.n);
 	free(m);
+	free(b);
+	iot_file_info_free(fi);
+	free(fi);
+}
+
+/**
+ * struct shrinkctx - a trace file that another process cuts while it is
+ * read: the callback truncates it.
+ * @fd: the file.
+ * @at: the record (from 1) after which it is cut, 0: never.
+ * @to: its length then.
+ * @n: records seen.
+ */
+struct shrinkctx {
+	int fd;
+	uint64_t at, n;
+	off_t to;
+};
+
+static int shrink_cb(void *arg, unsigned int disk,
+		     const struct iotrace_record *r)
+{
+	struct shrinkctx *s = arg;
+
+	(void)disk;
+	(void)r;
+	if (++s->n == s->at && ftruncate(s->fd, s->to))
+		return 5;
+	return 0;
+}
+
+/*
+ * A mapped trace file read with pread() (as iot_src_open() reads one)
+ * cut while it is read, before the parse, or between the parse and the
+ * merge: "truncated", never a read of the mapping past the new end
+ * (SIGBUS).
+ */
+static void test_file_shrinks_while_read(void)
+{
+	struct iot_file_info *fi = calloc(1, sizeof(*fi));
+	char path[] = "/tmp/iotracectl-unit.XXXXXX", err[IOT_ERR_LEN];
+	struct shrinkctx s;
+	size_t len;
+	uint8_t *b = mem_file(200, &len), *m;
+	int fd, k, ret;
+
+	CHECK(fi && b, "no memory");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp: %s", strerror(errno));
+	unlink(path);
+	/* k / 2: cut mid-parse, before it, mid-merge (twice), before it */
+	for (k = 0; k < 10; k++) {
+		err[0] = 0;
+		CHECK(!ftruncate(fd, 0) &&
+		      pwrite(fd, b, len, 0) == (ssize_t)len,
+		      "write: %s", strerror(errno));
+		m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		CHECK(m != MAP_FAILED, "mmap: %s", strerror(errno));
+		memset(&s, 0, sizeof(s));
+		s.fd = fd;
+		s.to = k & 1 ? 4096 : 0;
+		fi->drop_behind = 1;
+		fi->fd = fd;
+		switch (k / 2) {
+		case 0:
+			s.at = 5;
+			/* fallthrough */
+		case 1:
+			if (k / 2 == 1)
+				CHECK(!ftruncate(fd, s.to), "cut");
+			ret = iot_file_parse(m, len, fi, shrink_cb, &s, err,
+					     sizeof(err));
+			break;
+		default:
+			ret = iot_file_parse(m, len, fi, NULL, NULL, err,
+					     sizeof(err));
+			CHECK(!ret, "whole: %s", err);
+			s.at = k / 2 == 2 ? 5 : k / 2 == 3 ? 150 : 0;
+			if (!s.at)
+				CHECK(!ftruncate(fd, s.to), "cut");
+			ret = iot_file_merge(m, len, fi, k & 1, shrink_cb, &s);
+			if (ret == -3)
+				iot_file_read_error(fi, len, err, sizeof(err));
+			ret = ret == -3 ? -1 : 0;
+			break;
+		}
+		munmap(m, len);
+		CHECK(ret == -1 && strstr(err, "truncated trace file: cut while it was read") &&
+		      s.n < 200, "cut to %lld %s: %d after %llu records: %s",
+		      (long long)s.to, k < 4 ? "in the parse" : "in the merge",
+		      ret, (unsigned long long)s.n, err);
+	}
+	close(fd);
 	free(b);
 	iot_file_info_free(fi);
 	free(fi);
@@ -2369,6 +2464,8 @@ static const struct {
 	{ "unit_file_format_roundtrip_and_refusals", test_file_format },
 	{ "unit_crc32c_known_answers_hw_sw", test_crc32c },
 	{ "unit_file_salvage_every_cut_and_damaged_chunks", test_file_salvage },
+	{ "unit_file_cut_while_read_said_no_sigbus",
+	  test_file_shrinks_while_read },
 	{ "unit_ring_concurrent_snapshot_no_torn", test_concurrent_snapshot },
 	{ "unit_record_concurrent_writer_exact_loss", test_concurrent_record },
 	{ "unit_record_v2_concurrent_writer_exact_loss",
