@@ -10,9 +10,12 @@
  * events whose payload is the captured command (CDB, NVMe SQE, taskfile).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "export.h"
 
 /* From include/uapi/linux/blktrace_api.h (the format's specification). */
@@ -155,11 +158,13 @@ struct bt_key {
 /**
  * struct bt_ctx - the streaming blktrace export.
  * @prefix: path prefix of the files.
- * @fp: the CPU files, 0 .. @nr_cpus - 1.
- * @out: per CPU file, the events not yet handed to it (BT_BUF bytes,
- *	allocated with its first event).
+ * @out: per CPU file, the events not yet written to it (BT_BUF bytes,
+ *	allocated with its first event).  No file is held open: a block is
+ *	appended to its file, opened and closed again (a CPU file each
+ *	would take more descriptors than a process may have, on a host of
+ *	a thousand CPUs).
  * @seq: their last sequence numbers.
- * @nr_cpus: CPU files.
+ * @nr_cpus: CPU files made, 0 .. @nr_cpus - 1.
  * @t0: time of the earliest event (0 in the files): the first written.
  * @started: @t0 is set (an event was written).
  * @qmax: longest queue time of a record seen.
@@ -185,10 +190,15 @@ struct bt_key {
  * @last: per CPU, the last event written, its (time, record, kind).
  * @ooo: events written after a later one of their CPU.
  * @err: a write failed (reported).
+ * @badcpu: records left out for a CPU their disk's ring does not have.
+ * @badcpu_max: the highest such CPU.
+ * @badcpu_disk: its disk.
+ * @named: the (CPU, pid) pairs named in a CPU file already (bt_named()).
+ * @named_cap: its slots.
+ * @named_n: slots used.
  */
 struct bt_ctx {
 	const char *prefix;
-	FILE **fp;
 	struct bt_out *out;
 	uint32_t *seq;
 	uint32_t nr_cpus;
@@ -204,7 +214,8 @@ struct bt_ctx {
 	size_t n, cap, next, nused;
 	struct bt_key *last;
 	int err;
-	uint64_t ooo;
+	uint64_t ooo, badcpu;
+	uint32_t badcpu_max, badcpu_disk;
 	uint64_t *named;
 	size_t named_cap, named_n;
 };
@@ -231,16 +242,44 @@ struct bt_out {
 	uint32_t pid;
 };
 
-/* the events of @cpu gathered so far into its file */
+/* @n bytes at @p to @fd: 0, or the errno of the write that failed */
+static int bt_write(int fd, const char *p, size_t n)
+{
+	ssize_t r;
+
+	while (n) {
+		r = write(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 && errno ? errno : EIO;
+		p += r;
+		n -= r;
+	}
+	return 0;
+}
+
+/*
+ * the events of @cpu gathered so far to the end of its file (after a
+ * failed write, which was said, they go nowhere: the export fails)
+ */
 static void bt_flush(struct bt_ctx *c, uint32_t cpu)
 {
 	struct bt_out *o = &c->out[cpu];
 	char path[4096];
+	int fd, e;
 
-	if (o->len && fwrite_unlocked(o->buf, 1, o->len, c->fp[cpu]) !=
-	    o->len && !c->err) {
-		bt_path(c, cpu, path, sizeof(path));
-		iot_write_error(path, errno);
+	if (!o->len || c->err) {
+		o->len = 0;
+		return;
+	}
+	bt_path(c, cpu, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	e = fd < 0 ? errno : bt_write(fd, o->buf, o->len);
+	if (fd >= 0 && close(fd) && !e)
+		e = errno;
+	if (e) {
+		iot_write_error(path, e);
 		c->err = 1;
 	}
 	o->len = 0;
@@ -617,26 +656,24 @@ body:
 }
 
 /*
- * The files of CPUs 0 .. @n - 1 created, those not made yet (empty ones
- * below the highest CPU with an event: blkparse stops at a missing one).
+ * The files of CPUs 0 .. @n - 1 created (or emptied), those not made yet
+ * (empty ones below the highest CPU with an event: blkparse stops at a
+ * missing one), and closed.
  */
 static int bt_files(struct bt_ctx *c, uint32_t n)
 {
-	FILE **fp;
 	struct bt_out *out;
 	uint32_t *seq;
 	struct bt_key *last;
 	char path[4096];
+	int fd;
 
 	if (n <= c->nr_cpus)
 		return 0;
 	out = realloc(c->out, n * sizeof(*out));
 	if (out)
 		c->out = out;
-	fp = out ? realloc(c->fp, n * sizeof(*fp)) : NULL;
-	if (fp)
-		c->fp = fp;
-	seq = fp ? realloc(c->seq, n * sizeof(*seq)) : NULL;
+	seq = out ? realloc(c->seq, n * sizeof(*seq)) : NULL;
 	if (seq)
 		c->seq = seq;
 	last = seq ? realloc(c->last, n * sizeof(*last)) : NULL;
@@ -651,11 +688,33 @@ static int bt_files(struct bt_ctx *c, uint32_t n)
 		c->out[c->nr_cpus].buf = NULL;
 		c->out[c->nr_cpus].len = 0;
 		c->out[c->nr_cpus].pid = 0;
-		c->fp[c->nr_cpus] = iot_out_fopen(path);
-		if (!c->fp[c->nr_cpus])
+		fd = iot_out_open(path);
+		if (fd < 0)
 			return 1;	/* said */
+		if (close(fd)) {
+			iot_write_error(path, errno);
+			return 1;
+		}
 	}
 	return 0;
+}
+
+/*
+ * The files an export that failed made (or emptied): removed, so that no
+ * part of it is read as a whole.  A device or a symbolic link of that
+ * name was not made by it and stays.
+ */
+static void bt_remove(struct bt_ctx *c)
+{
+	char path[4096];
+	struct stat st;
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < c->nr_cpus; cpu++) {
+		bt_path(c, cpu, path, sizeof(path));
+		if (!lstat(path, &st) && S_ISREG(st.st_mode) && unlink(path))
+			iot_err("cannot remove %s: %s", path, strerror(errno));
+	}
 }
 
 static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
@@ -670,6 +729,19 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 		maxcpu = r->issue_cpu;
 	if ((r->rflags & IOTRACE_RF_COMPLETE) && r->complete_cpu > maxcpu)
 		maxcpu = r->complete_cpu;
+	/*
+	 * A CPU the ring does not have (its parts are the kernel's possible
+	 * CPUs, nr_cpu_ids): a damaged record, left out, not a file for
+	 * each CPU up to it (65,536 for 0xffff).
+	 */
+	if (maxcpu >= xs->x.src.disks[e->disk].nr_parts) {
+		if (!c->badcpu || maxcpu > c->badcpu_max) {
+			c->badcpu_max = maxcpu;
+			c->badcpu_disk = e->disk;
+		}
+		c->badcpu++;
+		return 0;
+	}
 	if (bt_files(c, maxcpu + 1))
 		return 1;
 	bt_proto(&xs->x, e, &proto);
@@ -718,14 +790,15 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
  * in bounded memory.  The first event written is the earliest (time 0 of
  * the files), and a CPU's file is made with the first record that has an
  * event on it or on a higher CPU (no first pass over the records to find
- * either).
+ * either).  A record of a CPU beyond its disk's ring's CPUs is left out
+ * (counted, said).  When the export fails, the files it made are
+ * removed.
  *
  * Return: 0, or 1 after printing what failed.
  */
 int export_blktrace(struct xstream *xs, const char *prefix)
 {
 	struct bt_ctx c = { .prefix = prefix };
-	char path[4096];
 	uint32_t cpu;
 	int rc = 1;
 
@@ -743,22 +816,27 @@ int export_blktrace(struct xstream *xs, const char *prefix)
 		bt_pop_write(&c);
 	if (c.err)
 		goto out;
+	for (cpu = 0; cpu < c.nr_cpus; cpu++)
+		bt_flush(&c, cpu);
+	if (c.err)
+		goto out;
 	if (c.ooo)
 		fprintf(stderr, "iotracectl: %s: %llu events came after a later one (a queue time longer than those before it) and were written out of order\n",
 			xs->label, (unsigned long long)c.ooo);
+	if (c.badcpu)
+		fprintf(stderr, "iotracectl: %s: %llu record%s a CPU its disk's ring does not have (CPU %u of %s's %u): left out (%s)\n",
+			xs->label, (unsigned long long)c.badcpu,
+			c.badcpu == 1 ? " names" : "s name", c.badcpu_max,
+			xs->x.src.disks[c.badcpu_disk].name,
+			xs->x.src.disks[c.badcpu_disk].nr_parts,
+			c.badcpu == 1 ? "a damaged record" : "damaged records");
 	rc = 0;
 out:
-	for (cpu = 0; cpu < c.nr_cpus; cpu++) {
-		if (!c.fp[cpu])
-			continue;
-		bt_flush(&c, cpu);
+	if (rc)
+		bt_remove(&c);
+	for (cpu = 0; cpu < c.nr_cpus; cpu++)
 		free(c.out[cpu].buf);
-		bt_path(&c, cpu, path, sizeof(path));
-		if (iot_out_close(c.fp[cpu], path))
-			rc = 1;
-	}
 	free(c.out);
-	free(c.fp);
 	free(c.seq);
 	free(c.last);
 	free(c.named);

@@ -28,6 +28,10 @@
  *                                           and IOTRACE_OP_UNKNOWN
  *   gen trig OUT N NR_DISKS                 "file", with a trigger chunk
  *                                           per disk (a watch snapshot's)
+ *   gen badcpu OUT N NR_DISKS               "file", but record 10 of disk
+ *                                           0 completed on CPU 65535, of
+ *                                           2 (a damaged record, its
+ *                                           checksum right)
  *   gen big OUT N                           a large trace file as the
  *                                           recorder writes it: one disk,
  *                                           two CPUs' parts in completion
@@ -316,8 +320,8 @@ out:
  * A trace file of @n synth_rec() records per disk on @nd disks.  @minor1:
  * as iotracectl wrote them before file minor 2 (128-byte 1.x records, no
  * submitter, no command names): the same requests without pid and cgroup.
- * @kind: 0 plain, 1 "gaps", 2 "names", 3 "ops", 4 "trig" (see the top
- *	of the file).
+ * @kind: 0 plain, 1 "gaps", 2 "names", 3 "ops", 4 "trig", 5 "badcpu"
+ *	(see the top of the file).
  */
 static int gen_file(const char *out, uint64_t n, unsigned int nd,
 		    int minor1, int kind)
@@ -387,6 +391,8 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 					       IOTRACE_OP_UNKNOWN : (i + j) % 15;
 				p = (i + j) % 2;
 				x.complete_cpu = p;
+				if (kind == 5 && !k && i + j == 10)
+					x.complete_cpu = 65535;
 				x.seq = (uint32_t)seq[k][p]++;
 				memcpy(r[p] + (size_t)cnt[p]++ * rs, &x, rs);
 			}
@@ -882,6 +888,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "trig"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 4);
+	if (argc == 5 && !strcmp(argv[1], "badcpu"))
+		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0), 0, 5);
 	if (argc == 5 && !strcmp(argv[1], "gaps"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 1);

@@ -1000,6 +1000,35 @@ assert all(e["ts"] >= b[e["id"]] for e in ev if e["ph"] == "e")' \
 	done
 	[ ! -s "$T/why" ]
 	result $? "refuse_output_that_is_the_input$SFX" "$T/why"
+	# export -f blktrace holds no file open per CPU: CPU 999 of a file
+	# of 1000 CPUs under "ulimit -n 64" (1000 files, blkparse reads the
+	# last one's events); a record of a CPU its disk's ring does not have
+	# (65535 of 2) is left out and said, not 65536 files made; an export
+	# that fails leaves none of the files it made
+	: > "$T/why"
+	rm -rf "$T/cpus" && mkdir -p "$T/cpus/hi" "$T/cpus/bad" "$T/cpus/fail/b.blktrace.1" &&
+	build/gen wide "$T/cpus/hi.trace" 2000 1000 4 1000 &&
+	build/gen badcpu "$T/cpus/bad.trace" 40 1 || echo "gen failed" >> "$T/why"
+	(ulimit -n 64 && exec "$BIN" export -f blktrace -o "$T/cpus/hi/b" "$T/cpus/hi.trace") 2> "$T/err" ||
+		{ echo "1000 CPUs: exit $?" && head -3 "$T/err"; } >> "$T/why"
+	n=$(ls "$T/cpus/hi" | wc -l)
+	c999=$(blkparse -i b -D "$T/cpus/hi" 2> /dev/null | awk '$2 == 999 && $6 == "C"' | wc -l)
+	[ "$n" = 1000 ] && [ "$c999" = 2 ] ||
+		echo "1000 CPUs: $n files, $c999 completions on CPU 999" >> "$T/why"
+	(ulimit -n 64 && exec "$BIN" export -f blktrace -o "$T/cpus/bad/b" "$T/cpus/bad.trace") 2> "$T/err" ||
+		{ echo "CPU 65535: exit $?" && head -3 "$T/err"; } >> "$T/why"
+	n=$(ls "$T/cpus/bad" | wc -l)
+	nc=$(blkparse -i b -D "$T/cpus/bad" 2> /dev/null | awk '$6 == "C"' | wc -l)
+	[ "$n" = 2 ] && [ "$nc" = 39 ] &&
+		grep -qx "iotracectl: $T/cpus/bad.trace: 1 record names a CPU its disk's ring does not have (CPU 65535 of disk0's 2): left out (a damaged record)" "$T/err" ||
+		{ echo "CPU 65535: $n files, $nc completions:" && cat "$T/err"; } >> "$T/why"
+	"$BIN" export -f blktrace -o "$T/cpus/fail/b" "$T/f.trace" 2> "$T/err"
+	rc=$?
+	[ $rc = 1 ] && [ "$(ls "$T/cpus/fail")" = b.blktrace.1 ] &&
+		grep -qx "iotracectl: cannot create $T/cpus/fail/b.blktrace.1: Is a directory" "$T/err" ||
+		{ echo "CPU 1 a directory: exit $rc, left:" $(ls "$T/cpus/fail") && cat "$T/err"; } >> "$T/why"
+	[ ! -s "$T/why" ]
+	result $? "export_blktrace_many_cpus_few_fds_bad_cpu_no_leftovers$SFX" "$T/why"
 	# a failed write: said once, the same way by every command, exit 1
 	wfull() { # wfull NAME WHAT ARGS... (stdout to /dev/full)
 		name=$1
