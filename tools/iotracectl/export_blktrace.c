@@ -9,6 +9,7 @@
  * (completion) on the completing CPU.  Passthrough requests are "pc"
  * events whose payload is the captured command (CDB, NVMe SQE, taskfile).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -717,6 +718,68 @@ static void bt_remove(struct bt_ctx *c)
 	}
 }
 
+/*
+ * The CPU files of an earlier export into the same prefix, past the
+ * @c->nr_cpus written now, removed: blkparse reads PREFIX.blktrace.N for
+ * every N up to the first missing one, and would take theirs as part of
+ * this export's.  Only names PREFIX.blktrace.N with N as blkparse makes
+ * it ("%d": digits, no leading zero) are touched, and not the input.
+ * Return: 0, or 1 after saying which could not be removed.
+ */
+static int bt_remove_stale(const struct bt_ctx *c)
+{
+	const char *slash = strrchr(c->prefix, '/');
+	const char *base = slash ? slash + 1 : c->prefix, *p;
+	size_t blen = strlen(base);
+	char dir[4096];
+	struct dirent *de;
+	struct stat st;
+	uint64_t n;
+	DIR *d;
+	int rc = 0;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == c->prefix)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - c->prefix),
+			 c->prefix);
+	d = opendir(dir);
+	if (!d) {
+		iot_err("cannot read %s for the CPU files of an earlier export: %s",
+			dir, strerror(errno));
+		return 1;
+	}
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, base, blen) ||
+		    strncmp(de->d_name + blen, ".blktrace.", 10))
+			continue;
+		p = de->d_name + blen + 10;
+		if (!*p || (*p == '0' && p[1]) || strspn(p, "0123456789") !=
+		    strlen(p))
+			continue;
+		/* more digits than a u32 has: past any CPU written */
+		for (n = 0; *p && n < ((uint64_t)1 << 32); p++)
+			n = n * 10 + (uint64_t)(*p - '0');
+		if (n < c->nr_cpus)
+			continue;
+		if (!fstatat(dirfd(d), de->d_name, &st, 0) &&
+		    iot_src_input(&st)) {
+			iot_err("%s/%s, a name of this export's CPU files, is the input: not removed",
+				dir, de->d_name);
+			continue;
+		}
+		if (unlinkat(dirfd(d), de->d_name, 0) && errno != ENOENT) {
+			iot_err("cannot remove %s/%s, a CPU file of an earlier export that blkparse would read with these: %s",
+				dir, de->d_name, strerror(errno));
+			rc = 1;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
 static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 {
 	struct bt_ctx *c = xs->arg;
@@ -791,8 +854,8 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
  * the files), and a CPU's file is made with the first record that has an
  * event on it or on a higher CPU (no first pass over the records to find
  * either).  A record of a CPU beyond its disk's ring's CPUs is left out
- * (counted, said).  When the export fails, the files it made are
- * removed.
+ * (counted, said).  The CPU files of an earlier export past those written
+ * are removed; when the export fails, the files it made are.
  *
  * Return: 0, or 1 after printing what failed.
  */
@@ -818,7 +881,7 @@ int export_blktrace(struct xstream *xs, const char *prefix)
 		goto out;
 	for (cpu = 0; cpu < c.nr_cpus; cpu++)
 		bt_flush(&c, cpu);
-	if (c.err)
+	if (c.err || bt_remove_stale(&c))
 		goto out;
 	if (c.ooo)
 		fprintf(stderr, "iotracectl: %s: %llu events came after a later one (a queue time longer than those before it) and were written out of order\n",

@@ -1029,6 +1029,31 @@ assert all(e["ts"] >= b[e["id"]] for e in ev if e["ph"] == "e")' \
 		{ echo "CPU 1 a directory: exit $rc, left:" $(ls "$T/cpus/fail") && cat "$T/err"; } >> "$T/why"
 	[ ! -s "$T/why" ]
 	result $? "export_blktrace_many_cpus_few_fds_bad_cpu_no_leftovers$SFX" "$T/why"
+	# an export into the prefix of an earlier one of more CPUs: the
+	# earlier CPU files past the CPUs written now are removed (blkparse
+	# read them with the new ones); other names are left alone
+	: > "$T/why"
+	rm -rf "$T/stale" && mkdir "$T/stale" &&
+	build/gen wide "$T/stale.trace" 800 8 4 8 &&
+	"$BIN" export -f blktrace -o "$T/stale/b" "$T/stale.trace" 2>> "$T/why" &&
+	for f in b.blktrace.01 b.blktrace.9x b.blktrace.5.bak xb.blktrace.5 c.blktrace.5 b.blktrace; do
+		echo keep > "$T/stale/$f"
+	done &&
+	"$BIN" export -f blktrace -o "$T/stale/b" "$T/f.trace" 2>> "$T/why" ||
+		echo "export failed" >> "$T/why"
+	left=$(cd "$T/stale" && echo *)
+	nc=$(blkparse -i b -D "$T/stale" 2> /dev/null | awk '$6 == "C"' | wc -l)
+	[ "$left" = "b.blktrace b.blktrace.0 b.blktrace.01 b.blktrace.1 b.blktrace.5.bak b.blktrace.9x c.blktrace.5 xb.blktrace.5" ] &&
+		[ "$nc" = 40 ] ||
+		echo "left: $left; blkparse: $nc completions (f.trace has 40 records)" >> "$T/why"
+	# the input is not removed, though its name is that of a CPU file
+	cp "$T/f.trace" "$T/stale/b.blktrace.9" &&
+	(cd "$T/stale" && "$ROOT/$BIN" export -f blktrace -o b b.blktrace.9) 2> "$T/err" &&
+		cmp -s "$T/f.trace" "$T/stale/b.blktrace.9" &&
+		grep -qx "iotracectl: ./b.blktrace.9, a name of this export's CPU files, is the input: not removed" "$T/err" ||
+		{ echo "input b.blktrace.9:" && cat "$T/err"; } >> "$T/why"
+	[ ! -s "$T/why" ]
+	result $? "export_blktrace_removes_earlier_cpu_files_past_its_own$SFX" "$T/why"
 	# a failed write: said once, the same way by every command, exit 1
 	wfull() { # wfull NAME WHAT ARGS... (stdout to /dev/full)
 		name=$1
