@@ -259,6 +259,7 @@ int iot_map_live(const char *disk, struct iot_src *s, char *err,
 static int src_open(struct iot_src *s, const char *arg, char *err,
 		    size_t errlen)
 {
+	char e[IOT_ERR_LEN];
 	struct stat st;
 	int fd, eno, dir;
 
@@ -282,8 +283,16 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 			return ERR("%s: %s", arg, dir ?
 				   "is a directory, not a trace file" :
 				   strerror(eno)), -1;
-		if (iot_map_live(arg, s, err, errlen))
-			return -1;
+		/* neither a file nor a disk: what each lookup found */
+		if (iot_map_live(arg, s, e, sizeof(e))) {
+			if (dir)
+				return ERR("%s is a directory, not a trace file, and %s",
+					   arg, e), -1;
+			return ERR(eno == ENOENT || eno == ENOTDIR ?
+				   "no file named %s (%s), and %s" :
+				   "cannot look %s up as a file (%s), and %s",
+				   arg, strerror(eno), e), -1;
+		}
 		/* the submitters' names, as far as the kernel can tell */
 		iot_comm_load_kernel();
 		return classify(s, err, errlen);

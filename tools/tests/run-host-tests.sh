@@ -1580,6 +1580,22 @@ assert (l["gaps"], l["gap_records"], l["unread"], l["trailer"]) == (1, 5, 0, 1),
 	refuse major2 "version 2.0 is not supported" show major2.trace
 	refuse empty "empty file" show empty
 	refuse no_disk "no traced disk of that name" show nosuchdisk
+	# a name that is neither a file nor a traced disk: both said (a
+	# mistyped file name is not only "no traced disk")
+	rm -rf "$T/nf" && mkdir -p "$T/nf/adir" && : > "$T/why"
+	for c in "show missing.trace" "stats missing.trace" "export -f csv missing.trace" \
+		 "info missing.trace" "diff f.trace missing.trace" "show adir"; do
+		(cd "$T/nf" && cp ../f.trace . && "$ROOT/$BIN" $c) > "$T/out" 2> "$T/err"
+		rc=$?
+		case $c in
+		*adir) want="iotracectl: adir is a directory, not a trace file, and adir: no traced disk of that name (neither $T/dfs/adir/ring nor /dev/iotrace/adir exists): is the iotrace module loaded? 'iotracectl list' shows the traced disks" ;;
+		*) want="iotracectl: no file named missing.trace (No such file or directory), and missing.trace: no traced disk of that name (neither $T/dfs/missing.trace/ring nor /dev/iotrace/missing.trace exists): is the iotrace module loaded? 'iotracectl list' shows the traced disks" ;;
+		esac
+		[ $rc = 1 ] && [ ! -s "$T/out" ] && [ "$(cat "$T/err")" = "$want" ] ||
+			{ echo "$c: exit $rc:" && cat "$T/err"; } >> "$T/why"
+	done
+	[ ! -s "$T/why" ]
+	result $? "error_names_neither_file_nor_disk$SFX" "$T/why"
 	refuse directory "directory" show "$T/dfs/"
 	refuse nonexistent_path "nosuch/x.trace: No such file or directory" show nosuch/x.trace
 	# a path that is not there: stat() failed, its struct is not read
