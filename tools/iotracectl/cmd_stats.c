@@ -397,7 +397,7 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		c.disk = iot_src_disk(&src, o->disk);
 		if (c.disk < 0) {
 			iot_src_close(&src);
-			return 1;
+			return 2;
 		}
 	}
 	if (o->interval) {

@@ -60,10 +60,12 @@ static int side_load(struct dside *s, const struct iot_opts *o,
 {
 	uint64_t t0 = UINT64_MAX, t1 = 0;
 	size_t i;
+	int rc;
 
 	memset(s, 0, sizeof(*s));
-	if (xset_load(&s->x, o, arg))
-		return 1;
+	rc = xset_load(&s->x, o, arg);
+	if (rc)
+		return rc;	/* 2: a --disk it does not hold */
 	s->v = malloc((2 * s->x.n + 1) * sizeof(*s->v));
 	if (!s->v) {
 		iot_err("out of memory");
@@ -304,8 +306,12 @@ int cmd_diff(struct iot_opts *o, int argc, char **argv)
 		free(b);
 		return 1;
 	}
-	if (side_load(a, o, argv[0]) || side_load(b, o, argv[1]))
+	rc = side_load(a, o, argv[0]);
+	if (!rc)
+		rc = side_load(b, o, argv[1]);
+	if (rc)
 		goto out;
+	rc = 1;
 	if (o->fmt == FMT_JSON) {
 		jw_init(&w, stdout);
 		jw_obj_start(&w);

@@ -65,7 +65,8 @@ static int cmp_start(const void *a, const void *b)
  * @o: options.
  * @arg: DISK or FILE.
  *
- * Return: 0, or 1 after printing what failed.
+ * Return: 0, or after printing what failed 2 (a --disk @arg does not
+ * hold: a usage error) or 1.
  */
 int xset_load(struct xset *x, const struct iot_opts *o, const char *arg)
 {
@@ -88,7 +89,7 @@ int xset_load(struct xset *x, const struct iot_opts *o, const char *arg)
  * @o: options.
  * @src: the open source, taken over by @x (@src is left closed).
  *
- * Return: 0, or 1 after printing what failed.
+ * Return: 0, or 2 or 1 after printing what failed (as xset_load()).
  */
 int xset_load_src(struct xset *x, const struct iot_opts *o,
 		  struct iot_src *src)
@@ -105,7 +106,7 @@ int xset_load_src(struct xset *x, const struct iot_opts *o,
 	if (o->disk) {
 		x->disk = iot_src_disk(&x->src, o->disk);
 		if (x->disk < 0)
-			return 1;
+			return 2;
 	}
 	ret = iot_src_read(&x->src, collect, x, err, sizeof(err));
 	if (ret) {
@@ -152,7 +153,7 @@ static uint64_t start_key(const struct xrec *e)
  * @o: options (filters, --disk).
  * @arg: DISK or FILE.
  *
- * Return: 0, or 1 after printing what failed.
+ * Return: 0, or 2 or 1 after printing what failed (as xset_load()).
  */
 int xstream_open(struct xstream *xs, const struct iot_opts *o,
 		 const char *arg)
@@ -170,7 +171,7 @@ int xstream_open(struct xstream *xs, const struct iot_opts *o,
 	if (o->disk) {
 		xs->x.disk = iot_src_disk(&xs->x.src, o->disk);
 		if (xs->x.disk < 0)
-			return 1;
+			return 2;
 	}
 	if (iot_win_init(&xs->win, xs->x.src.is_file ? XWINDOW : 0,
 			 start_key, cmp_start)) {
@@ -266,10 +267,12 @@ static int export_csv_stream(const struct iot_opts *o, const char *arg)
 	struct xstream xs;
 	struct iot_out doc;
 	FILE *fp = NULL;
-	int rc = 1;
+	int rc;
 
-	if (xstream_open(&xs, o, arg))
+	rc = xstream_open(&xs, o, arg);
+	if (rc)
 		goto out;
+	rc = 1;
 	fp = x_open_out(o->out);	/* once the source is known good */
 	if (!fp)
 		goto out;

@@ -341,7 +341,8 @@ static int cmp_u64(const void *a, const void *b)
  *
  * The trigger is that of --disk, else the file's first.
  *
- * Return: show's exit status, or 1 when @arg has no trigger.
+ * Return: show's exit status, 1 when @arg has no trigger, 2 when it
+ * holds no disk named --disk.
  */
 int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n)
 {
@@ -365,6 +366,11 @@ int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n)
 	if (!src.is_file) {
 		iot_err("show --around-trigger: %s is not a trace file (a snapshot of 'iotracectl watch' has a trigger)",
 			arg);
+		goto out;
+	}
+	/* a --disk the file does not hold: a usage error, as show says */
+	if (o->disk && iot_src_disk(&src, o->disk) < 0) {
+		ret = 2;
 		goto out;
 	}
 	nt = iot_file_triggers(src.buf, src.len, t, disks, MAX_TRIGS);

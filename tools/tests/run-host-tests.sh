@@ -1569,6 +1569,24 @@ assert (l["gaps"], l["gap_records"], l["unread"], l["trailer"]) == (1, 5, 0, 1),
 	refuse info_ring "not a trace file" info r.ring
 	refuse disk_nosuch "holds no disk named nosuch (it holds: disk0, disk1)" show --disk nosuch f2.trace
 	refuse disk_nosuch_export "(it holds: disk0, disk1)" export -f csv --disk nosuch f2.trace
+	# a --disk the DISK or FILE does not hold is a usage error, exit 2
+	# (EXIT STATUS, DESCRIPTION), in every command and mode that takes it
+	[ -s "$T/trig.trace" ] || build/gen trig "$T/trig.trace" 200 2
+	: > "$T/why"
+	for c in "show f2.trace" "show -o csv f2.trace" "stats f2.trace" \
+		 "stats --interval 1ms f2.trace" "export -f csv f2.trace" \
+		 "export -f fio f2.trace" "export -f perfetto f2.trace" \
+		 "export -f blktrace -o $T/dn f2.trace" "plot f2.trace" \
+		 "diff f2.trace f.trace" "diff f.trace f2.trace" \
+		 "show --around-trigger trig.trace" "show -f nullb0" \
+		 "stats --interval 1 nullb0"; do
+		(cd "$T" && timeout 30 "$ROOT/$BIN" $c --disk nosuch) > "$T/out" 2> "$T/err"
+		rc=$?
+		[ $rc = 2 ] && [ ! -s "$T/out" ] && grep -q "holds no disk named nosuch (it holds: " "$T/err" ||
+			{ echo "$c --disk nosuch: exit $rc:" && cat "$T/err"; } >> "$T/why"
+	done
+	[ ! -s "$T/why" ]
+	result $? "disk_not_held_is_a_usage_error_exit_2$SFX" "$T/why"
 	refuse truncated_what_to_do "copy the file again" show --strict trunc.trace
 	refuse corrupt_what_to_do "the file is damaged" stats corrupt.trace
 	refuse foreign "not an iotrace" show foreign
