@@ -254,13 +254,7 @@ g = n.Genl()
 fam = g.family("iotrace")
 name = n.attr(n.A_DISK_NAME, sys.argv[2].encode() + b"\0")
 reads = errs = bad = 0
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-        return True
-    except OSError:
-        return False
-while alive(int(sys.argv[1])):
+while n.alive(int(sys.argv[1])):
     err, rep = g.request(fam, n.CMD_GET_METRICS, 3, name)
     if err or not rep:
         continue
@@ -374,13 +368,7 @@ import nlmetrics as n
 g = n.Genl()
 fam = g.family("iotrace")
 last, reads, bad = {}, 0, 0
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-        return True
-    except OSError:
-        return False
-while alive(int(sys.argv[1])):
+while n.alive(int(sys.argv[1])):
     err, rep = g.request(fam, n.CMD_GET_METRICS, 3,
                          n.attr(n.A_DISK_NAME, sys.argv[2].encode() + b"\0"))
     for t, v in n.attrs(rep[0]):

@@ -15,6 +15,7 @@ reply), printed as "key: value" lines:
 Numbers from uapi/linux/iotrace.h (genl version 3); the layouts are
 checked against the sizes the attributes arrive with.
 """
+import os
 import socket
 import struct
 import sys
@@ -60,6 +61,15 @@ def attrs(buf):
             break
         yield t & 0x3fff, buf[off + 4:off + ln]
         off += (ln + 3) & ~3
+
+
+def alive(pid):
+    """Whether process @pid still runs (the tests' readers loop on it)."""
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
 
 
 class Genl:
