@@ -107,4 +107,30 @@ TEST(modprobe_from_host_tree)
 			    "rmmod null_blk && exit 0; sleep 1; done; exit 1"));
 }
 
+/*
+ * guest_env.vm asks for "VM-CPU: max,-cx16" (the bench's model, see
+ * selftests/bench/bench.sh): the guest's CPU must not have CMPXCHG16B.
+ */
+TEST(cpu_model_from_header)
+{
+	char line[4096];
+	int flags = 0;
+	FILE *f;
+
+	f = fopen("/proc/cpuinfo", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		flags++;
+		/* "cx16" as a word: not cx8, not part of another flag */
+		EXPECT_EQ(NULL, strstr(line, " cx16 ")) {
+			TH_LOG("CPU has cx16: VM-CPU not applied");
+		}
+		EXPECT_NE(NULL, strstr(line, " cx8 "));
+	}
+	fclose(f);
+	EXPECT_LT(0, flags);
+}
+
 TEST_HARNESS_MAIN
