@@ -68,9 +68,9 @@
 BENCH_RUNTIME=3
 BENCH_RAMP=500ms
 BENCH_ROUNDS=3
-BENCH_CONFIGS="none loaded nosub nometrics lean enabled triggers record blktrace bpftrace ftrace"
+BENCH_CONFIGS="none loaded nosub nometrics lean enabled triggers record blktrace bpftrace ftrace floor0 floor1 floor2 floor3"
 BENCH_MULTI=1
-BENCH_URING_CONFIGS="none loaded nosub nometrics lean enabled record ftrace"
+BENCH_URING_CONFIGS="none loaded nosub nometrics lean enabled record ftrace floor0 floor1 floor2 floor3"
 BENCH_STATS_RECORDS=1000000
 BENCH_BPF_SESSION=1
 params=$IOTRACE_SRC/build/bench/params.env
@@ -79,7 +79,7 @@ params=$IOTRACE_SRC/build/bench/params.env
 
 require_cmd fio blktrace bpftrace
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-case " $BENCH_CONFIGS " in
+case " $BENCH_CONFIGS $BENCH_URING_CONFIGS " in
 *" floor"[0-3]" "*)
 	[ -f "${IOTRACE_FLOOR_KO:-}" ] ||
 		die "no floor module (selftests/bench/run builds it: IOTRACE_BUILD_FLOOR=1)" ;;

@@ -46,7 +46,7 @@ LABEL = {
 # its baseline is uring-none.
 URING = 'uring-'
 URING_CONFIGS = ['none', 'loaded', 'nosub', 'nometrics', 'lean', 'enabled',
-                 'record', 'ftrace']
+                 'record', 'ftrace', 'floor0', 'floor1', 'floor2', 'floor3']
 PASSES = ((URING, 'io_uring polled: ', URING_CONFIGS),)
 for _pre, _what, _cfgs in PASSES:
     for _c in _cfgs:
@@ -254,18 +254,20 @@ def features_report(runs, cf):
     return out
 
 
-def floor_report(cf):
-    """The floor levels' extra instructions per request, each level's
-    increment over the one below (floor0's over none), and the budget
-    left above floor3; None without the floor configurations."""
-    if not all(f in cf and cf[f]['extra_instr_per_io'] is not None
+def floor_report(cf, pre=''):
+    """The floor levels' extra instructions per request in the pass of
+    prefix pre, each level's increment over the one below (floor0's over
+    none), and the budget left above floor3; None without the floor
+    configurations."""
+    if not all(pre + f in cf and cf[pre + f]['extra_instr_per_io'] is not None
                for f, _ in FLOOR):
         return None
     below = 0
     steps = []
     for f, what in FLOOR:
-        extra = cf[f]['extra_instr_per_io']
-        steps.append({'config': f, 'what': what, 'extra_instr_per_io': extra,
+        extra = cf[pre + f]['extra_instr_per_io']
+        steps.append({'config': pre + f, 'what': what,
+                      'extra_instr_per_io': extra,
                       'increment': extra - below})
         below = extra
     return {'levels': steps, 'budget': BUDGET, 'left': BUDGET - below}
@@ -428,6 +430,8 @@ def kernel_report(d):
         rep['triggers'] = env.get('triggers')
     if floor_report(cf):
         rep['floor'] = floor_report(cf)
+    if floor_report(cf, URING):
+        rep['floor_uring'] = floor_report(cf, URING)
     i22 = issue22_report(cf)
     if i22:
         rep['issue22'] = i22
@@ -546,9 +550,11 @@ def table(rep):
                         ', '.join(str(x) for x in tc['trigger_hits_per_round']),
                         'met' if tc['le_10'] else 'NOT met'))
         lines.append('  triggers armed: %s' % rep.get('triggers'))
-    fl = rep.get('floor')
-    if fl:
-        lines.append('floor: ' + ', '.join(
+    for key, what in (('floor', 'floor'), ('floor_uring', 'floor, io_uring')):
+        fl = rep.get(key)
+        if not fl:
+            continue
+        lines.append(what + ': ' + ', '.join(
             '%s %+d' % (x['what'], x['increment']) for x in fl['levels']) +
             ' = %d; of issue 22\'s %d, %d left for iotrace\'s own work'
             % (fl['levels'][-1]['extra_instr_per_io'], fl['budget'],
