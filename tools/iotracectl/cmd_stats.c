@@ -350,7 +350,7 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
  */
 static void nvme_status_note(const struct iot_opts *o, const char *disk)
 {
-	char path[512], line[512];
+	char path[512], line[512], text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
 	FILE *fp;
 
 	if (strncmp(disk, "nvme", 4))
@@ -367,7 +367,8 @@ static void nvme_status_note(const struct iot_opts *o, const char *disk)
 			continue;
 		line[strcspn(line, "\n")] = 0;
 		if (o->fmt == FMT_JSON)
-			fprintf(stderr, "iotracectl: %s: nvme status %s\n", disk, v);
+			fprintf(stderr, "iotracectl: %s: nvme status %s\n",
+				iot_text_str(text, sizeof(text), disk), v);
 		else
 			printf("nvme status: %s\n", v);
 	}

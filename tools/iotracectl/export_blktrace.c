@@ -841,6 +841,20 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	return c->err;
 }
 
+/* The records left out for a CPU their disk has not (the disk as text). */
+static void bt_say_badcpu(const struct xstream *xs, const struct bt_ctx *c)
+{
+	const struct iot_disk *d = &xs->x.src.disks[c->badcpu_disk];
+	char text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
+
+	fprintf(stderr,
+		"iotracectl: %s: %llu record%s a CPU its disk's ring does not have (CPU %u of %s's %u): left out (%s)\n",
+		xs->label, (unsigned long long)c->badcpu,
+		c->badcpu == 1 ? " names" : "s name", c->badcpu_max,
+		iot_text_str(text, sizeof(text), d->name), d->nr_parts,
+		c->badcpu == 1 ? "a damaged record" : "damaged records");
+}
+
 /**
  * export_blktrace() - write PREFIX.blktrace.<cpu> for CPUs 0 .. the highest
  * one that has an event (empty files for the others: blkparse stops at the
@@ -887,12 +901,7 @@ int export_blktrace(struct xstream *xs, const char *prefix)
 		fprintf(stderr, "iotracectl: %s: %llu events came after a later one (a queue time longer than those before it) and were written out of order\n",
 			xs->label, (unsigned long long)c.ooo);
 	if (c.badcpu)
-		fprintf(stderr, "iotracectl: %s: %llu record%s a CPU its disk's ring does not have (CPU %u of %s's %u): left out (%s)\n",
-			xs->label, (unsigned long long)c.badcpu,
-			c.badcpu == 1 ? " names" : "s name", c.badcpu_max,
-			xs->x.src.disks[c.badcpu_disk].name,
-			xs->x.src.disks[c.badcpu_disk].nr_parts,
-			c.badcpu == 1 ? "a damaged record" : "damaged records");
+		bt_say_badcpu(xs, &c);
 	rc = 0;
 out:
 	if (rc)

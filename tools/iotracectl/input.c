@@ -431,7 +431,7 @@ int iot_src_read_merged(struct iot_src *s, int by_start, iot_rec_cb cb,
  */
 int iot_src_disk(const struct iot_src *s, const char *name)
 {
-	char list[512];
+	char list[1024], text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
 	unsigned int i;
 
 	for (i = 0; i < s->nr_disks; i++)
@@ -439,21 +439,32 @@ int iot_src_disk(const struct iot_src *s, const char *name)
 			return (int)i;
 	iot_src_disk_list(s, list, sizeof(list));
 	fprintf(stderr, "iotracectl: %s holds no disk named %s (it holds: %s)\n",
-		s->label, name, list);
+		s->label, iot_text_str(text, sizeof(text), name), list);
 	return -1;
 }
 
-/* The names of the disks @s holds, ", " between them ("none"), in @list. */
+/*
+ * The names of the disks @s holds, ", " between them ("none"), in @list:
+ * as text (iot_text_str()), for a message; "..." for the names that do
+ * not fit whole.
+ */
 void iot_src_disk_list(const struct iot_src *s, char *list, size_t len)
 {
+	char text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
 	unsigned int i;
-	size_t l;
+	size_t l = 0, n;
 
 	snprintf(list, len, "%s", s->nr_disks ? "" : "none");
 	for (i = 0; i < s->nr_disks; i++) {
-		l = strlen(list);
-		snprintf(list + l, len - l, "%s%s", i ? ", " : "",
-			 s->disks[i].name);
+		iot_text_str(text, sizeof(text), s->disks[i].name);
+		n = strlen(text) + (i ? 2 : 0);
+		/* room for it, and for ", ..." after it if it is not last */
+		if (n + (i + 1 < s->nr_disks ? 5 : 0) >= len - l) {
+			snprintf(list + l, len - l, "%s...", i ? ", " : "");
+			break;
+		}
+		snprintf(list + l, len - l, "%s%s", i ? ", " : "", text);
+		l += n;
 	}
 }
 

@@ -1346,13 +1346,16 @@ static int iot_msrc_unsupported(struct iot_msrc *s, char *err, size_t errlen)
 int iot_msrc_get(struct iot_msrc *s, const char *disk, struct iot_metrics *m,
 		 char *err, size_t errlen)
 {
+	char text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
 	int ret;
 
+	/* the name in a message: the kernel's (a LIST's), as text */
+	iot_text_str(text, sizeof(text), disk);
 	if (s->dir) {
 		char path[4096];
 
 		if (strchr(disk, '/')) {
-			snprintf(err, errlen, "%s: no such disk", disk);
+			snprintf(err, errlen, "%s: no such disk", text);
 			return -ENODEV;
 		}
 		snprintf(path, sizeof(path), "%s/%s.metrics", s->dir, disk);
@@ -1367,12 +1370,12 @@ int iot_msrc_get(struct iot_msrc *s, const char *disk, struct iot_metrics *m,
 	if (ret == EOPNOTSUPP)
 		return iot_msrc_unsupported(s, err, errlen);
 	if (ret) {
-		snprintf(err, errlen, "%s: %s%s%s", disk, strerror(ret),
+		snprintf(err, errlen, "%s: %s%s%s", text, strerror(ret),
 			 s->nl.msg[0] ? ": " : "", s->nl.msg);
 		return -ret;
 	}
 	if (s->nl.merr[0]) {
-		snprintf(err, errlen, "%s: %s", disk, s->nl.merr);
+		snprintf(err, errlen, "%s: %s", text, s->nl.merr);
 		return -EPROTO;
 	}
 	return 0;

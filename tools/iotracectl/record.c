@@ -222,6 +222,16 @@ static int rec_sync(struct iot_writer *w, uint64_t *synced)
 	return 0;
 }
 
+/* A ring that went: its disk's name (the kernel's) as text. */
+static void say_detached(const struct iot_disk *d)
+{
+	char text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
+
+	fprintf(stderr,
+		"record: %s: the ring was detached (disk removed or ring resized): its recording ends here\n",
+		iot_text_str(text, sizeof(text), d->name));
+}
+
 /**
  * iot_record_rings() - record rings to @fp until told to stop.
  * @rings: ring views (live mmaps or in-memory rings being written).
@@ -304,8 +314,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			if (iot_ring_detached(&rings[i])) {
 				final = 1;
 				done[i] = 1;
-				fprintf(stderr, "record: %s: the ring was detached (disk removed or ring resized): its recording ends here\n",
-					disks[i].name);
+				say_detached(&disks[i]);
 			} else {
 				live++;
 			}
@@ -406,6 +415,19 @@ out:
 	return ret;
 }
 
+/* What was recorded of a disk (its name, the kernel's, as text). */
+static void say_counts(const struct iot_disk *d, const struct iot_counts *c)
+{
+	char text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
+
+	fprintf(stderr,
+		"%s: %llu records written, %llu lost (%llu overwritten, %llu torn), %llu dropped by the kernel\n",
+		iot_text_str(text, sizeof(text), d->name),
+		(unsigned long long)c->written, (unsigned long long)c->lost,
+		(unsigned long long)c->overwritten,
+		(unsigned long long)c->torn, (unsigned long long)c->dropped);
+}
+
 static volatile int stop_flag;
 
 static void on_sig(int sig)
@@ -490,12 +512,7 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < argc; i++)
-		fprintf(stderr, "%s: %llu records written, %llu lost (%llu overwritten, %llu torn), %llu dropped by the kernel\n",
-			disks[i].name, (unsigned long long)counts[i].written,
-			(unsigned long long)counts[i].lost,
-			(unsigned long long)counts[i].overwritten,
-			(unsigned long long)counts[i].torn,
-			(unsigned long long)counts[i].dropped);
+		say_counts(&disks[i], &counts[i]);
 	rc = 0;
 out:
 	if (fp && fp != stdout && iot_out_close(fp, o->out))

@@ -752,7 +752,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 		return ret;
 	}
 	if (o->fmt == FMT_BINARY && src.nr_disks > 1 && c.disk < 0) {
-		char list[512];
+		char list[1024];
 
 		/* a raw record has no field for its disk: one disk at a time */
 		iot_src_disk_list(&src, list, sizeof(list));

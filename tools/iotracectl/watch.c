@@ -106,19 +106,28 @@ struct watch {
 	int running;
 };
 
+/* the longest line say() prints whole (before its escapes) */
+#define SAY_MAX		4096
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * One line of the log.  What it names came from the kernel (disk names),
+ * the disks (model, serial, wwn), a client of the socket or a file: the
+ * line is printed as the text outputs print a name (iot_text_str()), so
+ * that none of it can end the line or send a terminal an escape.
+ */
 static void say(const char *fmt, ...)
 {
+	char line[SAY_MAX], text[IOT_TEXT_ROOM(SAY_MAX)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	flockfile(stderr);	/* one line, whatever the other threads say */
-	fputs("iotracectl watch: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	iot_text_str(text, sizeof(text), line);
+	/* one line, whatever the other threads say */
+	fprintf(stderr, "iotracectl watch: %s\n", text);
 }
 
 /* Room for one more snapshot this hour (@now): 1, or 0 when refused. */
@@ -950,6 +959,7 @@ static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 {
 	struct iot_nl_disk *rows = NULL;
 	char err[IOT_ERR_LEN], refused[2 * IOT_ERR_LEN];
+	char text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
 	unsigned int i, k;
 	size_t nrows = 0;
 
@@ -973,7 +983,9 @@ static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 		for (k = 0; k < i; k++)
 			if (!strcmp(c->disks[k].name, d->name)) {
 				iot_err("watch: %s (%s) is %s, already watched",
-					d->spec, d->where, d->name);
+					d->spec, d->where,
+					iot_text_str(text, sizeof(text),
+						     d->name));
 				free(rows);
 				return -1;
 			}
@@ -1470,6 +1482,27 @@ out_usage:
 	return 2;
 }
 
+/*
+ * The watcher's reply to "snapshot", @n bytes and its newline: printed as
+ * text (iot_text_str()), for it names disks as the kernel does and what
+ * the request named.  Return: 0, or 1 when it is an error or a refusal.
+ */
+static int snapshot_reply(char *reply, size_t n)
+{
+	char text[IOT_TEXT_ROOM(1024)];
+	int error = !strncmp(reply, "error: ", 7);
+
+	if (reply[n - 1] == '\n')
+		reply[n - 1] = 0;
+	iot_text_str(text, sizeof(text), error ? reply + 7 : reply);
+	if (error) {
+		iot_err("snapshot: %s", text);
+		return 1;
+	}
+	printf("%s\n", text);
+	return strstr(reply, "refused") ? 1 : 0;
+}
+
 int cmd_snapshot(struct iot_opts *o, int argc, char **argv)
 {
 	struct watch_conf *c = calloc(1, sizeof(*c));
@@ -1521,12 +1554,7 @@ int cmd_snapshot(struct iot_opts *o, int argc, char **argv)
 		iot_err("snapshot: the watcher did not answer");
 		goto out;
 	}
-	if (!strncmp(reply, "error: ", 7)) {
-		iot_err("snapshot: %s", strtok(reply + 7, "\n"));
-		goto out;
-	}
-	fputs(reply, stdout);
-	rc = strstr(reply, "refused") ? 1 : 0;
+	rc = snapshot_reply(reply, n);
 out:
 	if (fd >= 0)
 		close(fd);

@@ -74,6 +74,16 @@ static int trig_from_event(int cmd, struct nlattr **tb, struct watch_trig *t)
 	return 1;
 }
 
+/* A disk the module traces came or went (its name, the kernel's, as text). */
+static void say_disk_event(const char *name, int added)
+{
+	char text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
+
+	fprintf(stderr, "iotracectl watch: disk %s %s\n",
+		iot_text_str(text, sizeof(text), name),
+		added ? "added" : "removed");
+}
+
 static int on_event(struct nl_msg *msg, void *arg)
 {
 	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
@@ -90,10 +100,8 @@ static int on_event(struct nl_msg *msg, void *arg)
 	}
 	if ((g->cmd == IOTRACE_CMD_EVT_DISK_ADDED ||
 	     g->cmd == IOTRACE_CMD_EVT_DISK_REMOVED) && tb[IOTRACE_A_DISK_NAME])
-		fprintf(stderr, "iotracectl watch: disk %s %s\n",
-			nla_get_string(tb[IOTRACE_A_DISK_NAME]),
-			g->cmd == IOTRACE_CMD_EVT_DISK_ADDED ? "added" :
-			"removed");
+		say_disk_event(nla_get_string(tb[IOTRACE_A_DISK_NAME]),
+			       g->cmd == IOTRACE_CMD_EVT_DISK_ADDED);
 	/* a watched disk that came back: enabled and armed again */
 	if (g->cmd == IOTRACE_CMD_EVT_DISK_ADDED && tb[IOTRACE_A_DISK_NAME])
 		watch_added(n->w, nla_get_string(tb[IOTRACE_A_DISK_NAME]));

@@ -1456,6 +1456,52 @@ assert "host:     " + host + "\n" in i and "  " + disk["d\x1b]0;pwn\x07\\k"] + "
 assert r"d\x1b]0;pwn\x07\\k" in open(d + "statsinterval1ms").read()
 E.parse(d + "plot")' "$T" >> "$T/err" 2>&1
 	result $? "text_outputs_escape_names_csv_quotes_them$SFX" "$T/err"
+	# the messages on stderr name disks as the text outputs do: a disk
+	# name a trace file holds (any bytes), or one a ring's header holds
+	# (the kernel's), with a newline, a carriage return and terminal
+	# escapes, forges no line and sends the terminal nothing: --disk of a
+	# disk the file does not hold, show -o binary of two disks, export -f
+	# blktrace of a record of a CPU the disk has not, record's counts
+	: > "$T/err"
+	bad=$(printf 'd\033]0;pwn\007\nFAKE\r')
+	badtext='d\x1b]0;pwn\x07\x0aFAKE\x0d'
+	rm -rf "$T/dfsn" "$T/ebt" && cp -r "$T/dfs" "$T/dfsn" && mkdir "$T/ebt" &&
+	build/gen rename "$T/f2.trace" "$T/en.trace" disk0 "$bad" &&
+	build/gen badcpu "$T/ebc.trace" 40 1 &&
+	build/gen rename "$T/ebc.trace" "$T/ebn.trace" disk0 "$bad" &&
+	python3 -c 'import sys
+f = open(sys.argv[1], "r+b")
+f.seek(104)	# the ring header name
+f.write(sys.argv[2].encode().ljust(32, b"\0"))' "$T/dfsn/nullb0/ring" "$bad" ||
+		echo "inputs failed" >> "$T/err"
+	: > "$T/emsg"
+	for c in "show --disk nosuch" "stats --disk nosuch" \
+		 "export -f csv --disk nosuch" "show -o binary"; do
+		"$BIN" $c "$T/en.trace" > "$T/out" 2>> "$T/emsg"
+		rc=$?
+		[ $rc = 2 ] && [ ! -s "$T/out" ] || echo "$c: exit $rc" >> "$T/err"
+	done
+	"$BIN" export -f blktrace -o "$T/ebt/b" "$T/ebn.trace" 2>> "$T/emsg" ||
+		echo "export -f blktrace: exit $?" >> "$T/err"
+	IOTRACE_DEBUGFS="$T/dfsn" "$BIN" record nullb0 -o "$T/ern.trace" --duration 0.2 2>> "$T/emsg" ||
+		echo "record: exit $?" >> "$T/err"
+	python3 - "$T/emsg" "$T/en.trace" "$T/ebn.trace" "$badtext" >> "$T/err" 2>&1 <<'EOF_PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+bad = [c for c in b if c != 10 and not 32 <= c < 127]
+assert not bad, ("a byte to a terminal", bad[:8], b)
+t, n, nb, name = b.decode().split("\n"), sys.argv[2], sys.argv[3], sys.argv[4]
+held = "iotracectl: %s holds no disk named nosuch (it holds: %s, disk1)" % (n, name)
+want = [held, held, held,
+	"iotracectl: show -o binary: %s holds 2 disks (%s, disk1) and a raw record" % (n, name),
+	"iotracectl: %s: 1 record names a CPU its disk's ring does not have (CPU 65535 of %s's 2)" % (nb, name),
+	"%s: 256 records written, 0 lost" % name, ""]
+assert len(t) == len(want), ("lines", t)
+for got, w in zip(t, want):
+	assert got.startswith(w), (got, w)
+EOF_PY
+	[ ! -s "$T/err" ]
+	result $? "error_messages_escape_names_of_files_and_disks$SFX" "$T/err"
 	# a file cut at every byte (the plain build; the sanitized one at
 	# and around every chunk boundary and every 37th byte): exit 3, one
 	# warning, exactly the records of the chunks whole before the cut

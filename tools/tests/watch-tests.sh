@@ -618,6 +618,35 @@ assert t["sda"]["serial"] == "SDA-NEW", t["sda"]
 EOF_PY
 result $? "watch_identity_checked_at_each_snapshot$SFX" "$W/err"
 
+# the log prints what the kernel and the disks tell as the text outputs
+# do: a model (a device's own bytes) with a carriage return and terminal
+# escapes is escaped in "is another disk now", no byte a terminal acts on;
+# snapshot prints the watcher's reply so too (a disk not watched)
+wstart escape "" -- --post 0 nullb0
+WS=$?
+printf 'Evil\033[2J\rX\033]0;t\007\n' > "$W/sys/block/nullb0/device/model"
+kill -USR1 $WPID
+wlog 'is another disk now'
+wfiles 1
+wsettle
+wsnap "$(printf 'x\033[31m\r')" > "$W/snapout" 2>&1
+wstop
+{ [ $WS = 0 ] && [ "$(nfiles)" = 1 ] ||
+	{ echo "started: $WS, $(nfiles) files" && cat "$W/log" && false; }; } > "$W/err" &&
+	python3 - "$W/log" "$W/snapout" >> "$W/err" 2>&1 <<'EOF_PY'
+import sys
+for f in sys.argv[1:]:
+	b = open(f, "rb").read()
+	bad = [c for c in b if c != 10 and not 32 <= c < 127]
+	assert not bad, ("a byte to a terminal", bad[:8], b)
+want = ('iotracectl watch: nullb0 (nullb0) is another disk now: '
+	'model "Evil\\x1b[2J\\x0dX\\x1b]0;t\\x07", serial "SN123"')
+assert want in open(sys.argv[1]).read(), open(sys.argv[1]).read()
+s = open(sys.argv[2]).read()
+assert s == "iotracectl: snapshot: x\\x1b[31m\\x0d is not watched (watching: nullb0)\n", s
+EOF_PY
+result $? "watch_log_escapes_names_and_identities$SFX" "$W/err"
+
 # the watchers' logs: no sanitizer report (the _san run), no crash
 grep -l -e 'Sanitizer' -e 'runtime error' "$T"/w-*"$SFX"/log > "$T/why" 2>&1
 [ ! -s "$T/why" ]
