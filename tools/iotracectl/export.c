@@ -308,7 +308,9 @@ out:
  * trims without O_DIRECT (until fio commit 85c1cf35, in 3.34), so that
  * log's writes go through the page cache.
  * fio ignores --filename when replaying and opens the file the log
- * names, so stderr says to replay with --replay_redirect.
+ * names, so stderr says to replay with --replay_redirect.  A disk whose
+ * name fio would not read back as /dev/<disk> is refused before anything
+ * is written (export_fio_check()).
  *
  * Version 3: fio sleeps between two lines for the difference of their
  * times, but not after a line of time 0 (its previous time 0 means "no
@@ -358,6 +360,74 @@ static int fio_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	fprintf(f->fp, "/dev/%s %s %llu %u\n",
 		xs->x.src.disks[e->disk].name, act[r->op],
 		(unsigned long long)r->sector * 512, r->bytes);
+	return 0;
+}
+
+/* Whether a path component of @name is "..": /dev/@name is not in /dev. */
+static int fio_name_leaves_dev(const char *name)
+{
+	size_t n;
+
+	for (;; name += n + 1) {
+		n = strcspn(name, "/");
+		if (n == 2 && name[0] == '.' && name[1] == '.')
+			return 1;
+		if (!name[n])
+			return 0;
+	}
+}
+
+/*
+ * Why the iolog line of /dev/@name would not be replayed onto that file
+ * (what fio reads of it), or NULL.  fio reads a line's file name as
+ * sscanf("%256s") does: up to the first blank (which a locale may widen
+ * beyond ASCII), whatever the bytes before it.
+ */
+static const char *fio_name_why(const char *name)
+{
+	static const char *const why[] = {
+		"is empty (the log would name /dev/)",
+		"has a blank, a control character or a byte outside ASCII, which fio does not read back as one file name",
+		"has a '..' component (the log would name a file outside /dev)",
+	};
+	const unsigned char *p;
+
+	if (!*name)
+		return why[0];
+	for (p = (const unsigned char *)name; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f)
+			return why[1];
+	return fio_name_leaves_dev(name) ? why[2] : NULL;
+}
+
+/**
+ * export_fio_check() - refuse a fio export of a disk whose name fio would
+ *	not read back from the iolog (fio_name_why()), before any output is
+ *	made.
+ * @x: the records' source and --disk.
+ * @fmt: "fio" or "fio3".
+ * @arg: the DISK or FILE argument.
+ *
+ * Return: 0, or 1 after saying which disk and what to do instead.
+ */
+static int export_fio_check(const struct xset *x, const char *fmt,
+			    const char *arg)
+{
+	char text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
+	const char *why;
+	unsigned int d;
+
+	for (d = 0; d < x->src.nr_disks; d++) {
+		if (x->disk >= 0 && (int)d != x->disk)
+			continue;
+		why = fio_name_why(x->src.disks[d].name);
+		if (!why)
+			continue;
+		iot_err("export -f %s: %s holds a disk named %s, whose name %s: no iolog written; export another of its disks with --disk NAME, or this one with -f blktrace, whose events name no file, and replay those with fio --read_iolog=PREFIX.bin --replay_redirect=TARGET (blkparse -i PREFIX -d PREFIX.bin -O first)",
+			fmt, arg, iot_text_str(text, sizeof(text),
+					       x->src.disks[d].name), why);
+		return 1;
+	}
 	return 0;
 }
 
@@ -539,6 +609,12 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 	if (!strcmp(f, "blktrace")) {
 		rc = export_blktrace(&xs, o->out);
 		goto out;
+	}
+	/* before the output is made: a refused iolog leaves no file */
+	if (f[0] == 'f') {
+		rc = export_fio_check(&xs.x, f, argv[0]);
+		if (rc)
+			goto out;
 	}
 	fp = x_open_out(o->out);
 	if (!fp) {

@@ -900,6 +900,39 @@ print(j["read"]["total_ios"], j["write"]["total_ios"])' "$T/fio.json") &&
 	[ "$(grep -c -- 'replay with fio --read_iolog=LOG --replay_redirect=' "$T/err")" = 1 ] &&
 		[ "$(grep -v trims "$T/err" | grep -c -- '--replay_redirect=')" = 1 ]
 	result $? "export_fio_says_replay_redirect$SFX" "$T/err"
+	# fio reads a line's file name up to the first blank: a disk name
+	# with a blank or a control character, outside ASCII or with a ".."
+	# (the log would name another file than /dev/DISK) is refused before
+	# any output (an earlier -o file is left as it was), exit 1, saying
+	# the disk (escaped) and what to do; its other disk is exported
+	: > "$T/err"
+	for n in 'd k' "$(printf 'd\tk')" "$(printf 'd\nk')" "$(printf 'd\033[2Jk')" \
+		 "$(printf 'd\303\251')" '../../tmp/x' '..'; do
+		build/gen rename "$T/f2.trace" "$T/fion.trace" disk0 "$n" ||
+			echo "gen rename failed" >> "$T/err"
+		t=$(printf '%s' "$n" | python3 -c 'import sys
+print("".join(("\\\\" if c == 92 else chr(c)) if 32 <= c < 127 else
+	      "\\x%02x" % c for c in sys.stdin.buffer.read()))')
+		for v in fio fio3; do
+			echo keep > "$T/fion.out"
+			"$BIN" export -f $v -o "$T/fion.out" "$T/fion.trace" > "$T/out" 2> "$T/fion.err"
+			rc=$?
+			"$BIN" export -f $v "$T/fion.trace" > "$T/out2" 2> /dev/null
+			rc2=$?
+			[ $rc = 1 ] && [ $rc2 = 1 ] && [ ! -s "$T/out" ] && [ ! -s "$T/out2" ] &&
+				[ "$(cat "$T/fion.out")" = keep ] &&
+				[ "$(wc -l < "$T/fion.err")" = 1 ] &&
+				grep -qF "iotracectl: export -f $v: $T/fion.trace holds a disk named $t, whose name " "$T/fion.err" &&
+				grep -qF -- 'no iolog written; export another of its disks with --disk NAME, or this one with -f blktrace' "$T/fion.err" ||
+				{ echo "$v of '$t': exit $rc, $rc2; -o file: $(head -c 80 "$T/fion.out")" &&
+				  head -c 300 "$T/fion.err" "$T/out2" && echo; } >> "$T/err"
+		done
+		"$BIN" export -f fio --disk disk1 "$T/fion.trace" > "$T/out" 2> /dev/null &&
+			[ "$(awk '{ print $1 }' "$T/out" | sort -u | tr '\n' ' ')" = "/dev/disk1 fio " ] ||
+			echo "--disk disk1 of '$t': exit $?" >> "$T/err"
+	done
+	[ ! -s "$T/err" ]
+	result $? "export_fio_refuses_a_disk_name_fio_cannot_read_back$SFX" "$T/err"
 	# trims: as many as the log holds, said once on one line with the
 	# fio versions that replay them and the route for the others
 	"$BIN" export -f fio "$T/r.ring" > "$T/r.fio" 2> "$T/err"
