@@ -466,6 +466,7 @@ uint64_t iot_now(int clock);
 const char *iot_decimal_end(const char *s);
 int iot_read_all(const char *path, uint8_t **buf, size_t *len, char *err,
 		 size_t errlen);
+size_t iot_utf8_seq(const unsigned char *s, uint32_t *cp);
 void iot_json_str(FILE *fp, const char *s);
 void iot_csv_str(FILE *fp, const char *s);
 /* the most iot_text_str() makes of @n bytes, with its NUL */

@@ -373,26 +373,40 @@ void iot_metrics_sysfs_info(struct iot_metrics *m, const char *sysfs)
  * prefix and bucket bounds formatted once, not by stdio per character.
  */
 
-/* @v as a label value (backslash, double quote, newline escaped) at @p */
+/*
+ * @v as a label value at @p: valid UTF-8, as both formats want (a scraper
+ * refuses the exposition otherwise), with backslash, double quote and
+ * newline escaped.  A name is bytes (a disk's is the kernel's): its valid
+ * UTF-8 sequences are kept, and each byte that is not part of one is
+ * U+FFFD, as the JSON writer does (iot_utf8_seq()).  At most 3 bytes a
+ * byte of @v.
+ */
 static size_t esc_label(char *p, const char *v)
 {
+	const unsigned char *s = (const unsigned char *)v;
 	char *o = p;
+	uint32_t cp;
+	size_t n;
 
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"') {
-			*o++ = '\\';
-			*o++ = *v;
-		} else if (*v == '\n') {
-			*o++ = '\\';
-			*o++ = 'n';
-		} else {
-			*o++ = *v;
+	while (*s) {
+		n = *s >= 0x80 ? iot_utf8_seq(s, &cp) : 1;
+		if (!n) {
+			memcpy(o, "\xef\xbf\xbd", 3);	/* U+FFFD */
+			o += 3;
+			s++;
+			continue;
 		}
+		if (*s == '\\' || *s == '"' || *s == '\n')
+			*o++ = '\\';
+		*o++ = *s == '\n' ? 'n' : (char)*s;
+		while (--n)
+			*o++ = (char)*++s;
+		s++;
 	}
 	return o - p;
 }
 
-/* ,name="value" (no comma when @first) at @p; room: 2 * strlen(v) + 40 */
+/* ,name="value" (no comma when @first) at @p; room: 3 * strlen(v) + 40 */
 static size_t fmt_label(char *p, const char *name, const char *v, int first)
 {
 	size_t n = 0, l = strlen(name);
@@ -409,12 +423,12 @@ static size_t fmt_label(char *p, const char *name, const char *v, int first)
 }
 
 /*
- * A label value: backslash, double quote and newline escaped.  Every value
- * is a string of struct iot_metrics or a name: shorter than IOT_M_INFO_LEN.
+ * A label value (esc_label()).  Every value is a string of struct
+ * iot_metrics or a name: shorter than IOT_M_INFO_LEN.
  */
 static void put_label(FILE *fp, const char *name, const char *v, int first)
 {
-	char buf[2 * IOT_M_INFO_LEN + 64];
+	char buf[3 * IOT_M_INFO_LEN + 64];
 
 	fwrite(buf, 1, fmt_label(buf, name, v, first), fp);
 }
@@ -479,7 +493,7 @@ static void put_hist(FILE *fp, const struct iot_metrics *m, unsigned int op,
 		     const char *name, const __u64 *h, uint64_t sum_ns)
 {
 	/* prefix: name, labels; a line: prefix, bound, count */
-	char pre[2 * IOTRACE_NAME_LEN + 160], lbl[2 * IOTRACE_NAME_LEN + 80];
+	char pre[3 * IOTRACE_NAME_LEN + 160], lbl[3 * IOTRACE_NAME_LEN + 80];
 	char buf[16384];
 	size_t pl, ll, n = 0, nl = strlen(name);
 	uint64_t cum = 0;

@@ -104,7 +104,7 @@ static const unsigned char json_plain[256] = {
 };
 
 /**
- * utf8_seq() - the UTF-8 sequence of two to four bytes at @s.
+ * iot_utf8_seq() - the UTF-8 sequence of two to four bytes at @s.
  * @s: a byte of 0x80 or more, NUL-terminated after it.
  * @cp: set to its code point.
  *
@@ -112,7 +112,7 @@ static const unsigned char json_plain[256] = {
  * no surrogate, at most U+10FFFF), else 0 (@s is a byte no sequence
  * begins with, or the bytes after it do not finish one).
  */
-static size_t utf8_seq(const unsigned char *s, uint32_t *cp)
+size_t iot_utf8_seq(const unsigned char *s, uint32_t *cp)
 {
 	size_t n, i;
 	uint32_t c;
@@ -179,7 +179,7 @@ void iot_json_str(FILE *fp, const char *s)
 			s++;
 			continue;
 		}
-		len = c >= 0x80 ? utf8_seq((const unsigned char *)s, &cp) :
+		len = c >= 0x80 ? iot_utf8_seq((const unsigned char *)s, &cp) :
 		      0;
 		if (len && cp >= 0xa0) {
 			s += len;

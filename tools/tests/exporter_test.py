@@ -372,6 +372,45 @@ def main():
     result(rc == 0 and got == ([1], [1], {'nullb0'}) and 'bad length' in err,
            'exporter_scrape_errors_counts_failed_disk', (rc, got, err))
 
+    # label values are UTF-8 with backslash, quote and newline escaped,
+    # in the text format and in OpenMetrics: a disk name is the kernel's
+    # bytes; its valid UTF-8 sequences are kept, each byte of no valid
+    # sequence (stray, surrogate, overlong, cut short) is U+FFFD
+    udir = os.path.join(T, 'utf8')
+    os.mkdir(udir)
+    uname = b'd\xc3\xa9\xff"\\\n\xed\xa0\x80\xc0\xaf\xe2\x82'
+    want = 'd\u00e9\ufffd"\\\n' + '\ufffd' * 7
+    with open(os.fsencode(udir) + b'/' + uname + b'.metrics', 'wb') as f:
+        f.write(metrics_fixture.disk(uname, 1, 2, {
+            'IOTRACE_MOP_READ': ([10_000], [500], 4096, 0)}))
+    uenv = dict(ENV, IOTRACE_METRICS_DIR=udir)
+    d = tempfile.mkdtemp(dir=T)
+    rc, _, err = run('exporter', '--textfile', d, '--once', env=uenv)
+    bodies = [open(os.path.join(d, 'iotrace.prom'), 'rb').read()
+              if rc == 0 else b'']
+    p, port = start_http(uenv)
+    if port:
+        bodies.append(get(port, extra='Accept: '
+                          'application/openmetrics-text\r\n')[2])
+        stop(p)
+    why = [rc, err] if rc or not port else []
+    for body in bodies:
+        try:
+            text = body.decode('utf-8')	# strict: invalid UTF-8 raises
+            disks = {lab['disk'] for _, lab, _ in parse(text)
+                     if 'disk' in lab}
+            if disks != {want}:
+                why.append(('disks', disks))
+        except (UnicodeDecodeError, ValueError) as e:
+            why.append(str(e))
+    if shutil.which('promtool'):	# the text format
+        c = subprocess.run(['promtool', 'check', 'metrics'],
+                           input=bodies[0], capture_output=True)
+        if c.returncode:
+            why.append((c.stdout + c.stderr).decode('utf-8', 'replace'))
+    result(len(bodies) == 2 and not why,
+           'exporter_label_values_utf8_invalid_bytes_replaced', why)
+
     # include / exclude
     for args, want in ((['--disk-include', '^nvme'], {'nvme0n1'}),
                        (['--disk-exclude', 'nullb|sd'], {'nvme0n1'}),

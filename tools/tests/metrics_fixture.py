@@ -96,7 +96,10 @@ def err_struct(count, mop, kind, status, errno_val):
 
 def disk(name, reset_ns, now_ns, ops, errors=(), timeouts=0, requeues=0,
          inflight=0, oldest_ns=None, ring=None):
-    out = nla(A['IOTRACE_A_DISK_NAME'], name.encode() + b'\0')
+    # a name is bytes (the kernel's): str is encoded, bytes kept
+    if isinstance(name, str):
+        name = name.encode()
+    out = nla(A['IOTRACE_A_DISK_NAME'], name + b'\0')
     out += u64(A['IOTRACE_A_M_RESET_NS'], reset_ns)
     out += u64(A['IOTRACE_A_M_NOW_NS'], now_ns)
     for mop, (lats, qlats, nbytes, nerr) in ops.items():
