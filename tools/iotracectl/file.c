@@ -536,6 +536,26 @@ static int fcopy(struct iot_file_info *fi, const uint8_t *b, uint64_t off,
 	return e ? -1 : 0;
 }
 
+/**
+ * iot_file_copy() - copy @n bytes of a trace file at @off to @dst, as the
+ *	parse reads them: with pread() from a mapped file (@fi->drop_behind),
+ *	never from the mapping, whose pages past the end of a file another
+ *	process cut would be SIGBUS; from @buf otherwise.
+ * @fi: the file's information (iot_file_parse()'s).
+ * @buf: the file's bytes (mapped or in memory).
+ * @off: where (@off + @n within the length the file had when opened).
+ * @dst: where to.
+ * @n: how many.
+ *
+ * Return: 0, or -1 when the read failed (@fi->rd_err set, see
+ * iot_file_read_error(): the file ends before them now, or an errno).
+ */
+int iot_file_copy(struct iot_file_info *fi, const void *buf, uint64_t off,
+		  void *dst, size_t n)
+{
+	return fcopy(fi, buf, off, dst, n);
+}
+
 /*
  * @n bytes of the file at @off: read into @pc (when they fit), else where
  * they are in @b (a mapped file that still has them); NULL: the read

@@ -36,9 +36,14 @@ static void utc_str(char *out, size_t len, uint64_t real_ns)
 		 (unsigned long long)(real_ns % 1000000000ull) / 1000);
 }
 
-/* info -o json: one object, written by the output layer's JSON writer */
-static void info_json(const char *file, const struct iot_src *src,
-		      const char *start, const char *end, const char *salvage)
+/*
+ * info -o json: one object, written by the output layer's JSON writer;
+ * 0, or -1 with @err set when the trigger chunks could not be read (the
+ * object is left open then).
+ */
+static int info_json(const char *file, const struct iot_src *src,
+		     const char *start, const char *end, const char *salvage,
+		     char *err, size_t errlen)
 {
 	const struct iot_file_info *fi = src->fi;
 	const struct iotrace_file_hdr *h = &fi->hdr;
@@ -90,9 +95,12 @@ static void info_json(const char *file, const struct iot_src *src,
 		jw_obj_end(&jw);
 	}
 	jw_arr_end(&jw);
-	iot_info_triggers(src, &jw);	/* a snapshot's triggers */
+	/* a snapshot's triggers */
+	if (iot_info_triggers(src, &jw, err, errlen))
+		return -1;
 	jw_obj_end(&jw);
 	fputc('\n', stdout);
+	return 0;
 }
 
 int cmd_info(struct iot_opts *o, int argc, char **argv)
@@ -104,6 +112,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 	const struct iot_file_info *fi;
 	struct iot_src src;
 	unsigned int i;
+	int ret;
 
 	if (argc != 1) {
 		iot_err("info needs one trace FILE argument (or - for standard input)");
@@ -128,9 +137,9 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		utc_str(end, sizeof(end), fi->trailer.end_real_ns);
 	iot_file_salvage_str(fi, salvage, sizeof(salvage));
 	if (o->fmt == FMT_JSON) {
-		info_json(argv[0], &src, start, end, salvage);
-		iot_src_close(&src);
-		return 0;
+		ret = info_json(argv[0], &src, start, end, salvage, err,
+				sizeof(err));
+		goto out;
 	}
 	printf("file:     %s\n", argv[0]);
 	printf("version:  %u.%u\n", h->major, h->minor);
@@ -168,7 +177,12 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		       d->dev_major, d->dev_minor, d->lbs, d->nr_parts,
 		       d->part_records);
 	}
-	iot_info_triggers(&src, NULL);	/* a snapshot's triggers */
+	/* a snapshot's triggers */
+	ret = iot_info_triggers(&src, NULL, err, sizeof(err));
+out:
+	/* the file cut since it was opened: said, what was printed stays */
+	if (ret)
+		iot_err("%s", err);
 	iot_src_close(&src);
-	return 0;
+	return ret ? 1 : 0;
 }

@@ -406,7 +406,6 @@ int iot_src_read(struct iot_src *s, iot_rec_cb cb, void *arg, char *err,
 int iot_src_read_merged(struct iot_src *s, int by_start, iot_rec_cb cb,
 			void *arg, char *err, size_t errlen)
 {
-	char e[IOT_ERR_LEN];
 	unsigned int i;
 	int ret;
 
@@ -416,10 +415,26 @@ int iot_src_read_merged(struct iot_src *s, int by_start, iot_rec_cb cb,
 		s->counts[i] = s->fi->counts[i];
 	ret = iot_file_merge(s->buf, s->len, s->fi, by_start, cb, arg);
 	if (ret == -3) {
-		iot_file_read_error(s->fi, s->len, e, sizeof(e));
-		return ERR("%s: %s%s", s->label, e, file_hint(e)), -1;
+		iot_src_read_error(s, err, errlen);
+		return -1;
 	}
 	return ret;
+}
+
+/**
+ * iot_src_read_error() - what a read of the trace file @s that failed
+ *	met (its fi->rd_err: iot_file_read_error()), with what to do.
+ * @s: the source (a trace file).
+ * @err: the message: "LABEL: truncated trace file: cut while it was read
+ *	(...) (hint)" for a file cut since it was opened.
+ * @errlen: its size.
+ */
+void iot_src_read_error(const struct iot_src *s, char *err, size_t errlen)
+{
+	char e[IOT_ERR_LEN];
+
+	iot_file_read_error(s->fi, s->len, e, sizeof(e));
+	ERR("%s: %s%s", s->label, e, file_hint(e));
 }
 
 /**

@@ -298,6 +298,8 @@ int iot_file_merge(const void *buf, size_t len, struct iot_file_info *fi,
 		   int by_start, iot_rec_cb cb, void *arg);
 void iot_file_read_error(const struct iot_file_info *fi, size_t len,
 			 char *err, size_t errlen);
+int iot_file_copy(struct iot_file_info *fi, const void *buf, uint64_t off,
+		  void *dst, size_t n);
 
 /**
  * struct iot_writer - trace-file writer state.
@@ -576,6 +578,7 @@ int iot_src_read_merged(struct iot_src *s, int by_start, iot_rec_cb cb,
 void iot_src_close(struct iot_src *s);
 int iot_src_disk(const struct iot_src *s, const char *name);
 void iot_src_disk_list(const struct iot_src *s, char *list, size_t len);
+void iot_src_read_error(const struct iot_src *s, char *err, size_t errlen);
 int iot_map_live(const char *disk, struct iot_src *s, char *err,
 		 size_t errlen);
 struct stat;

@@ -38,24 +38,30 @@ int iot_writer_trigger(struct iot_writer *w, unsigned int disk,
  *	iot_file_parse() accepted.
  * @buf: the file.
  * @len: its length.
+ * @fi: its information: a mapped file (@fi->drop_behind) is read as the
+ *	parse reads it, with pread() (iot_file_copy()), never from the
+ *	mapping, which would be SIGBUS past the end of a file another
+ *	process cut since it was opened.
  * @out: up to @max payloads (shorter ones zero-filled, longer cut).
  * @disks: their chunks' disk index.
  * @max: room in @out and @disks.
  *
- * Return: the number of trigger chunks found (at most @max).
+ * Return: the number of trigger chunks found (at most @max), or -1 when
+ * the file could not be read (@fi->rd_err: iot_src_read_error() says
+ * why).
  */
-int iot_file_triggers(const void *buf, size_t len,
+int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
 		      struct iotrace_file_trigger *out, unsigned int *disks,
 		      unsigned int max)
 {
-	const uint8_t *b = buf;
 	struct iotrace_file_hdr h;
 	uint64_t off;
 	unsigned int n = 0;
 
 	if (len < sizeof(h))
 		return 0;
-	memcpy(&h, b, sizeof(h));
+	if (iot_file_copy(fi, buf, 0, &h, sizeof(h)))
+		return -1;
 	if (h.minor < 2)
 		return 0;
 	off = h.hdr_size;
@@ -63,8 +69,9 @@ int iot_file_triggers(const void *buf, size_t len,
 		struct iotrace_file_chunk ch;
 
 		memset(&ch, 0, sizeof(ch));
-		memcpy(&ch, b + off, len - off < sizeof(ch) ? len - off :
-		       sizeof(ch));
+		if (iot_file_copy(fi, buf, off, &ch, len - off < sizeof(ch) ?
+				  len - off : sizeof(ch)))
+			return -1;
 		if (ch.hdr_size < 16 || ch.hdr_size > len - off ||
 		    ch.payload_size > len - off - ch.hdr_size ||
 		    ch.magic == IOTRACE_CHUNK_TRAILER)
@@ -74,7 +81,9 @@ int iot_file_triggers(const void *buf, size_t len,
 				   ch.payload_size : sizeof(*out);
 
 			memset(&out[n], 0, sizeof(*out));
-			memcpy(&out[n], b + off + ch.hdr_size, k);
+			if (iot_file_copy(fi, buf, off + ch.hdr_size, &out[n],
+					  k))
+				return -1;
 			out[n].model[IOTRACE_FILE_ID_LEN - 1] = 0;
 			out[n].serial[IOTRACE_FILE_ID_LEN - 1] = 0;
 			out[n].wwn[IOTRACE_FILE_ID_LEN - 1] = 0;
@@ -203,8 +212,14 @@ static void utc(char *out, size_t len, uint64_t real_ns)
  * @s: the opened trace file.
  * @jw: the JSON writer of info's object, inside it: its "triggers"
  *	member; NULL: lines of the normal output.
+ * @err: why the chunks could not be read.
+ * @errlen: its size.
+ *
+ * Return: 0, or -1 with @err set, nothing printed, when the file could
+ * not be read (cut since it was opened) or memory ran out.
  */
-void iot_info_triggers(const struct iot_src *s, struct iot_jw *jw)
+int iot_info_triggers(const struct iot_src *s, struct iot_jw *jw, char *err,
+		      size_t errlen)
 {
 	struct iotrace_file_trigger *t = calloc(MAX_TRIGS, sizeof(*t));
 	unsigned int disks[MAX_TRIGS];
@@ -212,9 +227,16 @@ void iot_info_triggers(const struct iot_src *s, struct iot_jw *jw)
 	char text[3][IOT_TEXT_ROOM(IOTRACE_FILE_ID_LEN)];
 	int n, i;
 
-	if (!t)
-		return;
-	n = iot_file_triggers(s->buf, s->len, t, disks, MAX_TRIGS);
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	n = iot_file_triggers(s->buf, s->len, s->fi, t, disks, MAX_TRIGS);
+	if (n < 0) {
+		iot_src_read_error(s, err, errlen);
+		free(t);
+		return -1;
+	}
 	if (jw && n) {
 		jw_key(jw, "triggers");
 		jw_arr_start(jw);
@@ -286,6 +308,7 @@ void iot_info_triggers(const struct iot_src *s, struct iot_jw *jw)
 	if (jw && n)
 		jw_arr_end(jw);
 	free(t);
+	return 0;
 }
 
 /**
@@ -373,7 +396,12 @@ int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n)
 		ret = 2;
 		goto out;
 	}
-	nt = iot_file_triggers(src.buf, src.len, t, disks, MAX_TRIGS);
+	nt = iot_file_triggers(src.buf, src.len, src.fi, t, disks, MAX_TRIGS);
+	if (nt < 0) {
+		iot_src_read_error(&src, err, sizeof(err));
+		iot_err("%s", err);
+		goto out;
+	}
 	for (k = 0; k < nt; k++)
 		if (!o->disk || (disks[k] < src.fi->nr_disks &&
 				 !strcmp(src.fi->disks[disks[k]].name, o->disk)))

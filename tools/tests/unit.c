@@ -623,8 +623,13 @@ static int file_cb(void *arg, unsigned int disk,
 	return 0;
 }
 
-static uint8_t *mem_file(uint64_t nrec, size_t *len)
+/*
+ * A trace file in memory of @nrec records of two disks; @trig: with a
+ * trigger chunk per disk before the trailer, as watch's snapshots have.
+ */
+static uint8_t *mem_file_trig(uint64_t nrec, int trig, size_t *len)
 {
+	struct iotrace_file_trigger t;
 	struct iot_disk d[2];
 	struct iot_counts c[2];
 	struct iotrace_record r[10];
@@ -650,10 +655,22 @@ static uint8_t *mem_file(uint64_t nrec, size_t *len)
 		iot_writer_chunk(&w, (i / 10) % 2, 1, i, r, 10);
 		c[(i / 10) % 2].written += 10;
 	}
+	for (k = 0; trig && k < 2; k++) {
+		memset(&t, 0, sizeof(t));
+		t.reason = IOTRACE_FILE_TRIG_MANUAL;
+		t.mono_ns = 1000 + k;
+		snprintf(t.model, sizeof(t.model), "model %u", k);
+		iot_writer_trigger(&w, k, &t);
+	}
 	iot_writer_finish(&w, c, 3, 4);
 	fclose(fp);
 	*len = sz;
 	return (uint8_t *)buf;
+}
+
+static uint8_t *mem_file(uint64_t nrec, size_t *len)
+{
+	return mem_file_trig(nrec, 0, len);
 }
 
 /* CRC-32C: known answers, the instruction against the tables. */
@@ -936,6 +953,81 @@ static void test_file_shrinks_while_read(void)
 	free(b);
 	iot_file_info_free(fi);
 	free(fi);
+}
+
+/* The offset of the first trigger chunk of the file @b (@len bytes), 0. */
+static size_t trig_chunk_at(const uint8_t *b, size_t len)
+{
+	struct iotrace_file_chunk ch;
+	size_t off;
+
+	for (off = ((const struct iotrace_file_hdr *)b)->hdr_size;
+	     off + sizeof(ch) <= len; off += ch.hdr_size + ch.payload_size) {
+		memcpy(&ch, b + off, sizeof(ch));
+		if (ch.magic == IOTRACE_CHUNK_TRIGGER)
+			return off;
+	}
+	return 0;
+}
+
+/*
+ * The trigger chunks of a snapshot file (info, show --around-trigger)
+ * read after another process cut the file, opened as iot_src_open()
+ * opens one (mapped, read with pread()): to nothing, to a page, before
+ * the first trigger chunk and inside it.  The file is said to be cut
+ * ("truncated trace file: cut while it was read"), and the mapping is
+ * never read past the new end (SIGBUS).
+ */
+static void test_file_triggers_cut_while_read(void)
+{
+	char path[] = "/tmp/iotracectl-unit.XXXXXX", err[IOT_ERR_LEN];
+	struct iotrace_file_trigger t[4];
+	size_t len, trig, cut[4];
+	uint8_t *b = mem_file_trig(100, 1, &len);
+	struct iot_src src;
+	struct iot_jw jw;
+	FILE *null = fopen("/dev/null", "w");
+	unsigned int k, disks[4];
+	int fd, n, ret;
+
+	CHECK(b && null, "no memory");
+	trig = trig_chunk_at(b, len);
+	CHECK(trig, "no trigger chunk");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp: %s", strerror(errno));
+	cut[0] = 0;
+	cut[1] = 4096;
+	cut[2] = trig;
+	cut[3] = trig + sizeof(struct iotrace_file_chunk) + 64;
+	/* whole: the two triggers */
+	CHECK(pwrite(fd, b, len, 0) == (ssize_t)len, "write: %s",
+	      strerror(errno));
+	CHECK(!iot_src_open(&src, path, err, sizeof(err)), "%s", err);
+	n = iot_file_triggers(src.buf, src.len, src.fi, t, disks, 4);
+	iot_src_close(&src);
+	CHECK(n == 2 && disks[1] == 1 && !strcmp(t[1].model, "model 1"),
+	      "whole: %d triggers", n);
+	for (k = 0; k < 4; k++) {
+		CHECK(!ftruncate(fd, 0) &&
+		      pwrite(fd, b, len, 0) == (ssize_t)len,
+		      "write: %s", strerror(errno));
+		CHECK(!iot_src_open(&src, path, err, sizeof(err)), "%s", err);
+		CHECK(src.is_file && src.fi->drop_behind, "not read with pread()");
+		CHECK(!ftruncate(fd, (off_t)cut[k]), "cut");
+		n = iot_file_triggers(src.buf, src.len, src.fi, t, disks, 4);
+		err[0] = 0;
+		jw_init(&jw, null);
+		ret = iot_info_triggers(&src, &jw, err, sizeof(err));
+		iot_src_close(&src);
+		CHECK(n == -1 && ret == -1 &&
+		      strstr(err, "truncated trace file: cut while it was read"),
+		      "cut to %zu: %d triggers, info %d: %s", cut[k], n, ret,
+		      err);
+	}
+	close(fd);
+	unlink(path);
+	fclose(null);
+	free(b);
 }
 
 /* Round trip, unknown major, foreign file, flipped bytes. */
@@ -2466,6 +2558,8 @@ static const struct {
 	{ "unit_file_salvage_every_cut_and_damaged_chunks", test_file_salvage },
 	{ "unit_file_cut_while_read_said_no_sigbus",
 	  test_file_shrinks_while_read },
+	{ "unit_file_triggers_cut_while_read_said_no_sigbus",
+	  test_file_triggers_cut_while_read },
 	{ "unit_ring_concurrent_snapshot_no_torn", test_concurrent_snapshot },
 	{ "unit_record_concurrent_writer_exact_loss", test_concurrent_record },
 	{ "unit_record_v2_concurrent_writer_exact_loss",
