@@ -529,14 +529,23 @@ uint64_t iot_ring_filtered(const struct iot_ring *ring, uint32_t part)
 int iot_ring_copy(const struct iot_ring *ring, uint32_t part, uint64_t seq,
 		  void *out)
 {
-	const uint8_t *slot = ring->base + ring->hdr.data_offset +
-		(uint64_t)part * ring->hdr.part_stride +
-		(seq & (ring->part_records - 1)) * (uint64_t)ring->record_size;
-	const uint32_t *sp = (const uint32_t *)slot;
+	const uint8_t *slot;
+	const uint32_t *sp;
 	uint32_t want = (uint32_t)seq, s1, s2;
 
+	/*
+	 * A 2.0 ring before its 1.x slot is even computed: the 1.x fields
+	 * of its header (ring->hdr) are other fields there, which
+	 * iot_ring_init() did not bound as a 1.x geometry (a pool of one
+	 * chunk has a stride of any size), and a pointer that overflows
+	 * is undefined behaviour whether it is read or not.
+	 */
 	if (ring->v2)
 		return copy2(ring, part, seq, out);
+	slot = ring->base + ring->hdr.data_offset +
+		(uint64_t)part * ring->hdr.part_stride +
+		(seq & (ring->part_records - 1)) * (uint64_t)ring->record_size;
+	sp = (const uint32_t *)slot;
 	s1 = __atomic_load_n(sp, __ATOMIC_ACQUIRE);
 	if (s1 == IOTRACE_SEQ_BUSY)
 		return 2;

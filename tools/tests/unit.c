@@ -525,6 +525,52 @@ static void test_ring_snapshot(void)
 	free(b);
 }
 
+/*
+ * iot_ring_copy() of a 2.0 ring whose header, read as a 1.x one, gives
+ * an absurd geometry: a pool of one chunk, whose stride nothing bounds
+ * (no chunk follows it).  The 1.x slot of part 1 (CPU 1) would be a
+ * stride past the ring: it must not even be computed (a pointer that
+ * overflows is undefined behaviour, read or not), and the record is
+ * copied.  Two strides, one for each sanitizer: 2^63 (gcc's UBSan,
+ * "pointer index expression ... overflowed") and 2^64 - 8, which wraps
+ * the address (clang's, the fuzzers': "addition of unsigned offset ...
+ * overflowed").
+ */
+static void test_ring2_copy_unbounded_stride(void)
+{
+	static const uint64_t stride[] = { 1ull << 63, 0ull - 8 };
+	struct iotrace_record r, out;
+	struct iot_counts c;
+	struct iot_ring ring;
+	char err[IOT_ERR_LEN];
+	size_t len;
+	uint8_t *b = synth_ring2_new(2, 32, 1, "t", &len);
+	uint64_t n;
+	unsigned int k;
+	int ret;
+
+	CHECK(b, "no memory");
+	synth_stamp(&r, 1);
+	CHECK(!synth_ring2_push(b, 1, &r, 1), "push");
+	for (k = 0; k < 2; k++) {
+		((iot_ring_hdr2 *)b)->chunk_stride = stride[k];
+		CHECK(!iot_ring_init(&ring, b, len, err, sizeof(err)), "%s",
+		      err);
+		ret = iot_ring_copy(&ring, 1, 0, &out);
+		CHECK(!ret && out.issue_ns == r.issue_ns &&
+		      out.complete_ns == r.complete_ns &&
+		      out.complete_cpu == 1, "stride %#llx: copy %d",
+		      (unsigned long long)stride[k], ret);
+		memset(&c, 0, sizeof(c));
+		n = 0;
+		iot_ring_snapshot(&ring, 0, count_cb, &n, &c);
+		CHECK(n == 1 && c.present == 1,
+		      "stride %#llx: snapshot of %llu records",
+		      (unsigned long long)stride[k], (unsigned long long)n);
+	}
+	free(b);
+}
+
 /* Corrupt ring headers and truncations give errors, never crashes. */
 static void test_ring_corrupt(void)
 {
@@ -2553,6 +2599,8 @@ static const struct {
 	{ "unit_window_order_vs_definition", test_window },
 	{ "unit_ring_snapshot_accounting", test_ring_snapshot },
 	{ "unit_ring_corrupt_and_truncated", test_ring_corrupt },
+	{ "unit_ring_v2_copy_unbounded_stride_no_overflow",
+	  test_ring2_copy_unbounded_stride },
 	{ "unit_file_format_roundtrip_and_refusals", test_file_format },
 	{ "unit_crc32c_known_answers_hw_sw", test_crc32c },
 	{ "unit_file_salvage_every_cut_and_damaged_chunks", test_file_salvage },
