@@ -11,14 +11,8 @@
 # VM-CHECK: newest
 # VM-TIMEOUT: 300
 rip=${BADFLAGS_RIP:-blk_mq_get_tag+0x242/0x2a0}
-mark=$IOTRACE_OUT/badflags.first
-echo "TAP version 13"
-echo "1..1"
-if [ -e "$mark" ]; then
-	echo "ok 1 second attempt"
-	exit 0
-fi
-: > "$mark"
+. "$IOTRACE_SRC/selftests/harness-selftest/rerun_lib.sh"
+second_attempt badflags
 # The lines of a real report (6.12, 2026-11-27), not a real fault.
 for l in "BUG: kernel NULL pointer dereference, address: 0000000000000004 (harness-selftest)" \
 	 "Oops: Oops: 0000 [#1] PREEMPT SMP NOPTI" \

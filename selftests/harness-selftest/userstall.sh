@@ -12,14 +12,8 @@
 # VM-TIMEOUT: 300
 # VM-TEST-TIMEOUT: 20
 cs=${USERSTALL_CS:-0033}
-mark=$IOTRACE_OUT/userstall.first
-echo "TAP version 13"
-echo "1..1"
-if [ -e "$mark" ]; then
-	echo "ok 1 second attempt"
-	exit 0
-fi
-: > "$mark"
+. "$IOTRACE_SRC/selftests/harness-selftest/rerun_lib.sh"
+second_attempt userstall
 # The lines of a real report (6.12, 2026-11-29), not a real stall.
 for l in "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks: (harness-selftest)" \
 	 "rcu: 	0-...0: (0 ticks this GP) idle=b214/1/0x4000000000000000 softirq=17046/17046 fqs=2471" \
