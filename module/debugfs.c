@@ -79,6 +79,11 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "generation: %llu\n", READ_ONCE(d->hdr->generation));
 	seq_printf(m, "hw_queues: %u\n", d->nr_hwq);
 	seq_printf(m, "tags: %u\n", d->depth);
+	/* candidates the chunk takes tried, and the most one take tried */
+	seq_printf(m, "take_attempts: %llu\n",
+		   (u64)atomic64_read((atomic64_t *)&d->hdr->chunks_taken) -
+		   (u64)atomic64_read(&d->take_passed));
+	seq_printf(m, "take_most: %u\n", READ_ONCE(d->take_most));
 	/* 0: no hold; the mutex keeps an active one from being released */
 	if (smp_load_acquire(&d->hold_state) == IOTRACE_HOLD_ACTIVE) {
 		seq_printf(m, "hold_lo: %llu\n", READ_ONCE(d->hdr->hold_lo));

@@ -347,6 +347,11 @@ struct iotrace_totals {
  *	NONE -> SETTING by one cmpxchg of the hit that sets it, then ACTIVE;
  *	back to NONE by iotrace_hold_release() only, under iotrace_mutex.
  * @hold_until_ns: when the active hold expires (written while SETTING).
+ * @take_passed: take numbers the takers passed over without trying
+ *	them (a held range skipped in one step, ring.c): chunks_taken less
+ *	this is the candidates tried.  Never reset, as chunks_taken.
+ * @take_most: the most candidates one chunk take tried since the ring
+ *	was last reset (debugfs stats; a racy maximum, a hint).
  * @ring_lock: protects @rb, @retired and every ring's users count.
  * @rb: the current ring's memory (@ring) and its users.
  * @retired: rings a resize replaced while mapped or being read; each is
@@ -394,6 +399,8 @@ struct iotrace_disk {
 	struct iotrace_trig_state tstate;
 	unsigned int		hold_state;
 	u64			hold_until_ns;
+	atomic64_t		take_passed;
+	u32			take_most;
 	spinlock_t		ring_lock;	/* @rb, @retired, users */
 	struct iotrace_ringbuf	*rb;
 	struct list_head	retired;

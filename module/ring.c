@@ -194,6 +194,7 @@ void iotrace_ring_reset(struct iotrace_disk *d)
 			cond_resched();
 	}
 	d->seq_base = iotrace_first_seq(d);
+	WRITE_ONCE(d->take_most, 0);
 	for (c = 0; c < d->nr_cpus; c++) {
 		struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, c);
 
@@ -312,6 +313,17 @@ static __always_inline bool iotrace_chunk_held(struct iotrace_disk *d,
 }
 
 /*
+ * A take tried @tried candidates: the most of one take, for debugfs
+ * stats.  Once per chunk, out of the record path; two takes on two CPUs
+ * may race here and the smaller may win, which only makes the hint low.
+ */
+static void iotrace_take_note(struct iotrace_disk *d, u32 tried)
+{
+	if (unlikely(tried > READ_ONCE(d->take_most)))
+		WRITE_ONCE(d->take_most, tried);
+}
+
+/*
  * Take a free or full chunk for CPU @cpu, to hold its sequence numbers
  * @first ..: one atomic increment of the pool counter and one cmpxchg per
  * candidate; the candidates in round-robin order are the chunks taken
@@ -375,8 +387,10 @@ static u32 iotrace_chunk_take(struct iotrace_disk *d, u32 cpu, u64 first)
 		c->next = IOTRACE_CHUNK_NONE;
 		/* header and slots done before the new take number */
 		smp_store_release(&c->seq, n);
+		iotrace_take_note(d, tries + 1);
 		return k;
 	}
+	iotrace_take_note(d, tries);
 	return IOTRACE_CHUNK_NONE;
 }
 
