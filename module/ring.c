@@ -297,19 +297,45 @@ static inline local64_t *iotrace_l64(__u64 *p)
 /*
  * Is chunk @c held (its take number in the ring's hold, trigger.c)?  One
  * load of hold_hi, on the line of chunks_taken the taker just wrote;
- * the range is read only while a hold is active.
+ * the range is read only while a hold is active.  Return 0 if not, else
+ * the held take numbers after the chunk's (hold_hi less its take number).
  */
-static __always_inline bool iotrace_chunk_held(struct iotrace_disk *d,
-					       struct iotrace_chunk_hdr *c)
+static __always_inline u64 iotrace_chunk_held(struct iotrace_disk *d,
+					      struct iotrace_chunk_hdr *c)
 {
 	/* pairs with the store-release of hold_hi in iotrace_hold_set() */
 	u64 hi = smp_load_acquire(&d->hdr->hold_hi);
 	u64 take;
 
 	if (likely(!hi))
-		return false;
+		return 0;
 	take = READ_ONCE(c->seq);
-	return take >= READ_ONCE(d->hdr->hold_lo) && take <= hi;
+	if (take < READ_ONCE(d->hdr->hold_lo) || take > hi)
+		return 0;
+	return hi - take + 1;
+}
+
+/*
+ * The candidate of take number @n is held, and @after more take numbers
+ * after its own are: the held chunks, which follow it in round-robin
+ * order (a chunk's take number n sits at index (n - 1) % nr_chunks).  Move
+ * chunks_taken past them in one step, if no take moved it since @n: the
+ * next candidate is then the first chunk after the range.  A take that
+ * did move it goes on from where it is; a CPU that loses here tries the
+ * next candidate, held or not, as before.  The chunks of the range that
+ * are not held (it holds take numbers, some of which found no chunk) are
+ * passed over for this round: kept longer, never lost.
+ */
+static void iotrace_hold_skip(struct iotrace_disk *d, u64 n, u64 after)
+{
+	s64 old = n;
+
+	/* a hold is half the pool at most (iotrace_hold_max()) */
+	after = min_t(u64, after, d->nr_chunks / 2);
+	if (after &&
+	    atomic64_try_cmpxchg((atomic64_t *)&d->hdr->chunks_taken, &old,
+				 n + after))
+		atomic64_add(after, &d->take_passed);
 }
 
 /*
@@ -327,14 +353,15 @@ static void iotrace_take_note(struct iotrace_disk *d, u32 tried)
  * Take a free or full chunk for CPU @cpu, to hold its sequence numbers
  * @first ..: one atomic increment of the pool counter and one cmpxchg per
  * candidate; the candidates in round-robin order are the chunks taken
- * longest ago; a chunk some CPU writes, or one the ring's hold keeps, is
- * skipped.  Return its index, or IOTRACE_CHUNK_NONE when every chunk is
- * being written or held.
+ * longest ago; a chunk some CPU writes is skipped, and the ring's hold
+ * in one step (iotrace_hold_skip()).  Return its index, or
+ * IOTRACE_CHUNK_NONE when every chunk is being written or held.
  */
 static u32 iotrace_chunk_take(struct iotrace_disk *d, u32 cpu, u64 first)
 {
 	u32 recs = d->chunk_records;
 	u32 tries, k, i, st;
+	u64 held;
 
 	for (tries = 0; tries < d->nr_chunks; tries++) {
 		u64 n = atomic64_inc_return((atomic64_t *)&d->hdr->chunks_taken);
@@ -344,8 +371,14 @@ static u32 iotrace_chunk_take(struct iotrace_disk *d, u32 cpu, u64 first)
 
 		k = do_div(q, d->nr_chunks);
 		c = iotrace_chunk_hdr(d, k);
+		/* a held one first: a current chunk may be in the range too */
+		held = iotrace_chunk_held(d, c);
+		if (unlikely(held)) {
+			iotrace_hold_skip(d, n, held - 1);
+			continue;
+		}
 		st = READ_ONCE(c->state);
-		if (st == IOTRACE_CHUNK_CURRENT || iotrace_chunk_held(d, c))
+		if (st == IOTRACE_CHUNK_CURRENT)
 			continue;
 		/*
 		 * Full ordering: the previous owner's records, counters and
