@@ -62,7 +62,8 @@ static bool iotrace_comm_read(const struct iotrace_comm *e,
 	/* count read before the entry */
 	smp_rmb();
 	out->pid = READ_ONCE(e->pid);
-	memcpy(out->comm, e->comm, sizeof(out->comm));
+	/* a seqlock's read: a torn copy is dropped by the count's check */
+	data_race(memcpy(out->comm, e->comm, sizeof(out->comm)));
 	/* entry read before the count again */
 	smp_rmb();
 	if (READ_ONCE(e->seq) != s || !out->pid)

@@ -361,7 +361,7 @@ static u32 iotrace_chunk_take(struct iotrace_disk *d, u32 cpu, u64 first)
 {
 	u32 recs = d->chunk_records;
 	u32 tries, k, i, st;
-	u64 held;
+	u64 held, now;
 
 	for (tries = 0; tries < d->nr_chunks; tries++) {
 		u64 n = atomic64_inc_return((atomic64_t *)&d->hdr->chunks_taken);
@@ -407,10 +407,15 @@ static u32 iotrace_chunk_take(struct iotrace_disk *d, u32 cpu, u64 first)
 		WRITE_ONCE(c->seq, U64_MAX);
 		/* readers drop what they copied from the previous use */
 		smp_wmb();
-		c->cpu = cpu;
-		c->first_seq = first;
-		c->first_ns = ktime_get_ns();
-		c->last_ns = c->first_ns;
+		/*
+		 * Readers (the trace view, iotrace_ring_copy()) read these
+		 * locklessly between two reads of seq: marked, whole words.
+		 */
+		WRITE_ONCE(c->cpu, cpu);
+		WRITE_ONCE(c->first_seq, first);
+		now = ktime_get_ns();
+		WRITE_ONCE(c->first_ns, now);
+		WRITE_ONCE(c->last_ns, now);
 		/* the previous owner's records never match the new numbers */
 		for (i = 0; i < recs; i++)
 			WRITE_ONCE(iotrace_chunk_rec(d, k, i)->seq,
@@ -563,7 +568,11 @@ bool iotrace_ring_copy(struct iotrace_disk *d, u32 k, u64 take, u64 first,
 	/* pairs with the writer's smp_store_release() of seq */
 	if (smp_load_acquire(&r->seq) != (u32)seq)
 		return false;
-	memcpy(out, r, sizeof(*out));
+	/*
+	 * A seqlock's read: the slot's next writer may change it meanwhile,
+	 * and the reads of seq around the copy drop a torn one.
+	 */
+	data_race(memcpy(out, r, sizeof(*out)));
 	/* copy done before seq is read again; pairs with the writer's smp_wmb() */
 	smp_rmb();
 	if (READ_ONCE(r->seq) != (u32)seq || out->seq != (u32)seq)

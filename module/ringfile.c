@@ -106,8 +106,13 @@ ssize_t iotrace_ringf_read(struct file *file, char __user *buf, size_t count,
 	struct iotrace_ringbuf *rb = iotrace_ringbuf_get(d);
 	ssize_t ret;
 
-	ret = simple_read_from_buffer(buf, count, ppos, rb->mem,
-				      iotrace_ringbuf_size(rb));
+	/*
+	 * The bytes as they are, as a mapping shows them: the probes write
+	 * the ring meanwhile, and a reader validates what it copied by the
+	 * ring's sequence numbers (abi.rst, "Reading a 2.0 ring").
+	 */
+	ret = data_race(simple_read_from_buffer(buf, count, ppos, rb->mem,
+						iotrace_ringbuf_size(rb)));
 	iotrace_ringbuf_put(d, rb);
 	return ret;
 }
@@ -192,6 +197,20 @@ static int iotrace_inflight_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* The fields of an issue, as they are (iotrace_slot_read()); true. */
+static bool iotrace_slot_fields(const struct iotrace_slot *s,
+				struct iotrace_slot_issue *v)
+{
+	v->issue_ns = s->issue_ns;
+	v->sector = s->sector;
+	v->bytes = s->bytes;
+	v->issue_cpu = s->issue_cpu;
+	v->tag = s->tag;
+	v->op = s->op;
+	v->retries = s->retries;
+	return true;
+}
+
 /**
  * iotrace_slot_read() - copy the issue of the request in flight in a slot.
  * @s: the slot.
@@ -212,13 +231,12 @@ bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v)
 
 	if ((gen & 1) || !READ_ONCE(s->rq))
 		return false;
-	v->issue_ns = s->issue_ns;
-	v->sector = s->sector;
-	v->bytes = s->bytes;
-	v->issue_cpu = s->issue_cpu;
-	v->tag = s->tag;
-	v->op = s->op;
-	v->retries = s->retries;
+	/*
+	 * A seqlock's read: the next issue on the slot's tag may write it
+	 * meanwhile (plain stores, probe.c), and a torn copy is dropped by
+	 * the checks of gen and rq after it.
+	 */
+	data_race(iotrace_slot_fields(s, v));
 	/* copy done before the generation is read again */
 	smp_rmb();
 	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq);

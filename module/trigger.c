@@ -27,9 +27,13 @@
 #include <linux/workqueue.h>
 #include <linux/timekeeping.h>
 #include <linux/jiffies.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include "iotrace.h"
 #include "compat.h"
+
+/* iotrace_hold_release() spins this often for a hold being set, then sleeps. */
+#define IOTRACE_HOLD_SPINS	1000
 
 /* The stuck scan runs at most this often. */
 #define IOTRACE_TRIG_SCAN_MIN_NS	(100 * NSEC_PER_MSEC)
@@ -253,11 +257,26 @@ bool iotrace_hold_set(struct iotrace_disk *d, const struct iotrace_trig *t,
 bool iotrace_hold_release(struct iotrace_disk *d, u64 hi)
 {
 	struct iotrace_ring_hdr *h = d->hdr;
+	unsigned int spins;
 
 	lockdep_assert_held(&iotrace_mutex);
-	/* a hit setting it is a few stores away on a CPU it holds */
-	while (READ_ONCE(d->hold_state) == IOTRACE_HOLD_SETTING)
-		cpu_relax();
+	might_sleep();
+	/*
+	 * A hit setting it is a few stores away: iotrace_hold_set() runs
+	 * with its CPU held (preemption off: a probe, or the stuck scan's
+	 * preempt_disable()) and leaves SETTING on every path, so the wait
+	 * is those stores plus the interrupts that CPU takes meanwhile.  We
+	 * may sleep (the mutex is held): after a few spins, yield, so that a
+	 * waiter never keeps a CPU the setter's interrupt threads (RT) or a
+	 * vCPU sharing its host CPU need.
+	 */
+	for (spins = 0; READ_ONCE(d->hold_state) == IOTRACE_HOLD_SETTING;
+	     spins++) {
+		if (spins < IOTRACE_HOLD_SPINS)
+			cpu_relax();
+		else
+			schedule_timeout_uninterruptible(1);
+	}
 	/* pairs with the store-release of ACTIVE in iotrace_hold_set() */
 	if (smp_load_acquire(&d->hold_state) != IOTRACE_HOLD_ACTIVE)
 		return false;
