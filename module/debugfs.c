@@ -150,12 +150,14 @@ static const struct file_operations iotrace_metrics_fops = {
  * @first: its first CPU sequence number.
  * @k: its index.
  * @cpu: the CPU whose records it holds.
+ * @copied: the walk copied a record of it.
  */
 struct iotrace_trace_chunk {
 	u64 take;
 	u64 first;
 	u32 k;
 	u32 cpu;
+	bool copied;
 };
 
 /**
@@ -205,7 +207,11 @@ static int iotrace_trace_chunk_cmp(const void *a, const void *b)
 		return x->cpu < y->cpu ? -1 : 1;
 	if (x->first != y->first)
 		return x->first < y->first ? -1 : 1;
-	/* the same numbers twice: the later take first (the other is given back) */
+	/*
+	 * The same numbers twice: a writer and one nested over it both took
+	 * a chunk for them, and one gives its chunk back with no record in
+	 * it, the earlier take or the later one (iotrace_trace_fill()).
+	 */
 	if (x->take != y->take)
 		return x->take > y->take ? -1 : 1;
 	return 0;
@@ -214,7 +220,8 @@ static int iotrace_trace_chunk_cmp(const void *a, const void *b)
 static void iotrace_trace_reset(struct iotrace_trace_iter *it)
 {
 	struct iotrace_disk *d = it->d;
-	u32 k, n = 0, p;
+	u32 k, n = 0, p, cpu;
+	u64 last;
 
 	it->pos = 0;
 	it->at_end = false;
@@ -232,21 +239,37 @@ static void iotrace_trace_reset(struct iotrace_trace_iter *it)
 		if (!it->chunks)
 			return;
 	}
+	/*
+	 * The walk shows the chunks taken up to now, @last: the headers are
+	 * read one after the other while CPUs take chunks, so a chunk taken
+	 * during the pass may sit at an index already read while a later
+	 * one of the same CPU sits at one still to come; keeping the later
+	 * one would show its records after a gap of records that are in the
+	 * ring.  Every chunk of a take up to @last was either taken before
+	 * its index was read or holds no record yet (a take in flight, the
+	 * CPU's newest): what the walk shows of a CPU has no hole that the
+	 * ring does not have.
+	 */
+	last = (u64)atomic64_read((atomic64_t *)&d->hdr->chunks_taken);
+	/* the count before the headers; pairs with the takers' cmpxchg */
+	smp_rmb();
 	for (k = 0; k < d->nr_chunks; k++) {
 		struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, k);
 		struct iotrace_trace_chunk *e = &it->chunks[n];
 
 		/* pairs with the taker's smp_store_release() */
 		e->take = smp_load_acquire(&c->seq);
-		if (!e->take || e->take == U64_MAX)
+		if (!e->take || e->take > last)
 			continue;
-		e->cpu = READ_ONCE(c->cpu);
+		cpu = READ_ONCE(c->cpu);
 		e->first = READ_ONCE(c->first_seq);
 		e->k = k;
+		e->copied = false;
 		/* header read before the take number again */
 		smp_rmb();
-		if (READ_ONCE(c->seq) != e->take || e->cpu >= d->nr_cpus)
+		if (READ_ONCE(c->seq) != e->take || cpu >= d->nr_cpus)
 			continue;
+		e->cpu = cpu;
 		n++;
 	}
 	sort(it->chunks, n, sizeof(*it->chunks), iotrace_trace_chunk_cmp, NULL);
@@ -267,19 +290,29 @@ static bool iotrace_trace_fill(struct iotrace_trace_iter *it, u32 p)
 	u32 recs = it->d->chunk_records;
 
 	while (!it->have[p] && it->cidx[p] < it->cend[p]) {
-		const struct iotrace_trace_chunk *e = &it->chunks[it->cidx[p]];
+		struct iotrace_trace_chunk *e = &it->chunks[it->cidx[p]];
 
 		if (it->next[p] < e->first)
 			it->next[p] = e->first;
 		if (it->next[p] - e->first >= recs) {
 			it->cidx[p]++;
+			/*
+			 * Two takes of the same numbers (the comparator): the
+			 * one given back has no record.  When it was this one,
+			 * the other, next, is walked from its start.
+			 */
+			if (!e->copied && it->cidx[p] < it->cend[p] &&
+			    e[1].first == e->first)
+				it->next[p] = e->first;
 			continue;
 		}
 		if (iotrace_ring_copy(it->d, e->k, e->take, e->first,
-				      it->next[p], &it->peek[p]))
+				      it->next[p], &it->peek[p])) {
 			it->have[p] = true;
-		else
+			e->copied = true;
+		} else {
 			it->next[p]++;
+		}
 	}
 	return it->have[p];
 }
