@@ -115,12 +115,38 @@ kern_modroot() {
 	echo "$d/root"
 }
 
-# kern_chroot REL - the build chroot of a fetched kernel (empty for a host one)
+# kern_chroot REL - the build chroot of a fetched kernel (empty for a host
+# one, and for a debug kernel: built here, with the host's compiler)
 kern_chroot() {
 	kern_is_host "$1" && return 0
 	local d
 	d=$(kern_fetched_dir "$1") || return 1
+	[ -d "$d/obj" ] && [ ! -d "$d/chroot" ] && return 0
 	echo "$d/chroot"
+}
+
+# kern_kbuild REL - the kbuild directory for out-of-tree modules of a
+# kernel built with the host's compiler: /lib/modules/REL/build of a host
+# kernel, the build tree (obj/) of a debug kernel
+kern_kbuild() {
+	local d
+	if [ -d "/lib/modules/$1/build" ]; then
+		echo "/lib/modules/$1/build"
+		return 0
+	fi
+	d=$(kern_fetched_dir "$1") || return 1
+	[ -d "$d/obj" ] || return 1
+	echo "$d/obj"
+}
+
+# kern_debug REL - "kasan" or "kcsan" for a debug kernel built here by
+# selftests/vm/debug-kernel (make check-debug), nothing otherwise
+kern_debug() {
+	local d
+	d=$(kern_fetched_dir "$1") || return 0
+	case "$(basename "$d")" in
+	debug-*-*) d=$(basename "$d"); d=${d#debug-}; echo "${d%%-*}" ;;
+	esac
 }
 
 # kern_list [all|host] - releases of the matrix that are there, oldest first
