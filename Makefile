@@ -51,6 +51,13 @@ check:
 check-all:
 	CHECK_ALL=1 TESTS="$(TESTS)" KERNELS="$(KERNELS)" $(CURDIR)/selftests/vm/check
 
+# The core, stress, control, fault, trigger/hold and metrics tests on
+# KASAN/lockdep and KCSAN builds of Debian's 6.12, built from
+# linux-source-6.12 and cached in build/kernels/ (an hour or more the
+# first time; not run by CI): see Documentation/testing.rst.
+check-debug:
+	TESTS="$(TESTS)" $(CURDIR)/selftests/vm/check-debug
+
 # Has Debian published a kernel newer than the matrix's newest?
 kernels-check:
 	$(CURDIR)/selftests/vm/kernels-check
@@ -205,7 +212,7 @@ clean:
 	-[ ! -f tools/fuzz/Makefile ] || $(MAKE) -C tools/fuzz clean
 	rm -rf build
 
-.PHONY: all module tools modules-all deps check check-all kernels-check kernels
+.PHONY: all module tools modules-all deps check check-all check-debug kernels-check kernels
 .PHONY: soak demo bench fuzz vm-shell clean
 .PHONY: man install install-module-build install-module install-tools uninstall
 .PHONY: install-dkms-src deb

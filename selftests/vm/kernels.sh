@@ -31,13 +31,29 @@ kern_core_tests() {
 }
 
 # kern_host_release SERIES IMAGE-PACKAGE - the release of a host kernel
-# from its installed meta package (empty if not installed).
+# from its installed meta package (empty if not installed).  A series
+# named VERSION-FLAVOUR (6.12-rt) is VERSION's kernel of that flavour: its
+# release has "-FLAVOUR-" in it (6.12.117+deb12-rt-amd64); a series of
+# a bare version takes no flavoured release.
 kern_host_release() {
-	local series=$1 pkg=$2 dep
+	local series=$1 pkg=$2 dep ver=${1%%-*} flavour=
+	[ "$ver" = "$1" ] || flavour=${1#*-}
 	dep=$(dpkg-query -W -f='${Depends}' "$pkg" 2> /dev/null |
 	      tr ',' '\n' | sed -n 's/^ *linux-image-\([^ ]*\).*/\1/p' | head -n1)
 	# A meta package may point at a newer series than the matrix's line.
-	case "$dep" in "$series".* | "$series"-* | "$series"+*) echo "$dep" ;; esac
+	case "$dep" in "$ver".* | "$ver"-* | "$ver"+*) ;; *) return 0 ;; esac
+	if [ -n "$flavour" ]; then
+		case "$dep" in *-"$flavour"-*) echo "$dep" ;; esac
+	else
+		[ "$(kern_flavour "$dep")" = "" ] && echo "$dep"
+	fi
+	return 0
+}
+
+# kern_flavour REL - the flavour of a release: "rt" for a PREEMPT_RT
+# kernel (6.12.117+deb12-rt-amd64), empty for the standard one.
+kern_flavour() {
+	case "$1" in *-rt-*) echo rt ;; esac
 }
 
 # kern_release SERIES - the release of a matrix kernel, or nothing when it
@@ -55,16 +71,35 @@ kern_release() {
 	done < <(kern_matrix_lines)
 }
 
+# kern_series REL - the series (first column of selftests/kernels) whose
+# kernel REL is, or nothing
+kern_series() {
+	local s su img hdr tier
+	while read -r s su img hdr tier; do
+		[ "$(kern_release "$s")" = "$1" ] && { echo "$s"; return 0; }
+	done < <(kern_matrix_lines)
+	return 0
+}
+
 # kern_wanted REL [PATTERN...] - true when no PATTERN is given or one names
-# REL: the release itself or a prefix of it ending before a ".", "-" or "+"
-# ("6.1" names 6.1.0-56-amd64, not 6.12.x): make check's and make bench's
-# KERNELS.
+# REL: make check's and make bench's KERNELS.  A PATTERN that is a series
+# of the matrix names that series' kernel only ("6.12" the standard
+# 6.12.117+deb12-amd64, "6.12-rt" 6.12.117+deb12-rt-amd64); any other
+# names the release itself or the releases it is a prefix of, ending
+# before a ".", "-" or "+" ("6.1" names 6.1.0-56-amd64, not 6.12.x;
+# "6.12.117" both 6.12 kernels).
 kern_wanted() {
-	local rel=$1 p
+	local rel=$1 p s
 	shift
 	[ $# -eq 0 ] && return 0
 	for p in "$@"; do
-		case "$rel" in "$p" | "$p".* | "$p"-* | "$p"+*) return 0 ;; esac
+		[ "$p" = "$rel" ] && return 0
+		if kern_matrix_lines | cut -d' ' -f1 | grep -qxF -- "$p"; then
+			[ -n "${s+x}" ] || s=$(kern_series "$rel")
+			[ "$p" = "$s" ] && return 0
+			continue
+		fi
+		case "$rel" in "$p".* | "$p"-* | "$p"+*) return 0 ;; esac
 	done
 	return 1
 }
@@ -115,12 +150,38 @@ kern_modroot() {
 	echo "$d/root"
 }
 
-# kern_chroot REL - the build chroot of a fetched kernel (empty for a host one)
+# kern_chroot REL - the build chroot of a fetched kernel (empty for a host
+# one, and for a debug kernel: built here, with the host's compiler)
 kern_chroot() {
 	kern_is_host "$1" && return 0
 	local d
 	d=$(kern_fetched_dir "$1") || return 1
+	[ -d "$d/obj" ] && [ ! -d "$d/chroot" ] && return 0
 	echo "$d/chroot"
+}
+
+# kern_kbuild REL - the kbuild directory for out-of-tree modules of a
+# kernel built with the host's compiler: /lib/modules/REL/build of a host
+# kernel, the build tree (obj/) of a debug kernel
+kern_kbuild() {
+	local d
+	if [ -d "/lib/modules/$1/build" ]; then
+		echo "/lib/modules/$1/build"
+		return 0
+	fi
+	d=$(kern_fetched_dir "$1") || return 1
+	[ -d "$d/obj" ] || return 1
+	echo "$d/obj"
+}
+
+# kern_debug REL - "kasan" or "kcsan" for a debug kernel built here by
+# selftests/vm/debug-kernel (make check-debug), nothing otherwise
+kern_debug() {
+	local d
+	d=$(kern_fetched_dir "$1") || return 0
+	case "$(basename "$d")" in
+	debug-*-*) d=$(basename "$d"); d=${d#debug-}; echo "${d%%-*}" ;;
+	esac
 }
 
 # kern_list [all|host] - releases of the matrix that are there, oldest first
@@ -133,7 +194,11 @@ kern_list() {
 	done < <(kern_matrix_lines)
 }
 
-# kern_newest - the newest release there is (the last line's, if there)
+# kern_newest - the newest release there is (the last line's, if there),
+# of the standard flavour (not PREEMPT_RT)
 kern_newest() {
-	kern_list | tail -n 1
+	local r
+	for r in $(kern_list); do
+		[ -z "$(kern_flavour "$r")" ] && echo "$r"
+	done | tail -n 1
 }
