@@ -460,8 +460,12 @@ void iotrace_nl_trig_send(struct iotrace_disk *d,
 	    nla_put_u32(skb, IOTRACE_A_TRIG_REASON, ev->reason) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SUPPRESSED, suppressed) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EVENTS, events) ||
-	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EPOCH, d->tstate.epoch) ||
-	    nla_put_u8(skb, IOTRACE_A_TRIG_OP, ev->op) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EPOCH, d->tstate.epoch))
+		goto err_cancel;
+	/* any local user may listen: a notice, no request's details */
+	if (!IOTRACE_MCGRP_PRIVATE)
+		goto hold;
+	if (nla_put_u8(skb, IOTRACE_A_TRIG_OP, ev->op) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_TIME_NS, ev->time_ns) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SECTOR, ev->sector) ||
 	    nla_put_u32(skb, IOTRACE_A_TRIG_BYTES, ev->bytes) ||
@@ -486,6 +490,7 @@ void iotrace_nl_trig_send(struct iotrace_disk *d,
 	if ((ev->has & IOTRACE_TE_STATUS) &&
 	    nla_put_u32(skb, IOTRACE_A_TRIG_DEV_STATUS, ev->dev_status))
 		goto err_cancel;
+hold:
 	if (iotrace_nl_fill_hold(skb, d))
 		goto err_cancel;
 	genlmsg_end(skb, hdr);
@@ -1281,8 +1286,12 @@ static const struct genl_small_ops iotrace_nl_ops[] = {
 	},
 };
 
+/*
+ * Trigger events carry other users' requests: only CAP_SYS_ADMIN may
+ * join where the kernel can say so (compat.h).
+ */
 static const struct genl_multicast_group iotrace_nl_mcgrps[] = {
-	{ .name = IOTRACE_GENL_MCGRP },
+	{ .name = IOTRACE_GENL_MCGRP, IOTRACE_MCGRP_PRIV },
 };
 
 static struct genl_family iotrace_nl_family = {
