@@ -151,6 +151,7 @@ int iotrace_disk_set_enabled(struct iotrace_disk *d, bool on)
 int iotrace_disk_clear(struct iotrace_disk *d)
 {
 	unsigned int state;
+	u64 held;
 
 	mutex_lock(&iotrace_mutex);
 	if (!d->attached) {
@@ -158,10 +159,12 @@ int iotrace_disk_clear(struct iotrace_disk *d)
 		return -ENODEV;
 	}
 	state = d->state;
+	/* before the stop: what the probes hold from now on is the new period's */
+	held = iotrace_nl_held(d);
 	iotrace_disk_set_state(d, state & IOTRACE_ST_SLOTS);
 	iotrace_hold_release(d, 0);
 	iotrace_ring_reset(d);
-	iotrace_nl_reset(d);
+	iotrace_nl_reset(d, held);
 	/* the reset ring visible before probes write again */
 	iotrace_disk_set_state(d, state);
 	mutex_unlock(&iotrace_mutex);

@@ -1182,7 +1182,8 @@ int iotrace_netlink_init(void);
 void iotrace_netlink_exit(void);
 void iotrace_nl_disk_event(struct iotrace_disk *d, bool added);
 void iotrace_nl_note_overflow(struct iotrace_disk *d);
-void iotrace_nl_reset(struct iotrace_disk *d);
+void iotrace_nl_reset(struct iotrace_disk *d, u64 held);
+void iotrace_nl_list_changed(void);
 void iotrace_nl_release(struct iotrace_disk *d);
 u64 iotrace_nl_held(struct iotrace_disk *d);
 bool iotrace_filter_pass(const struct iotrace_filter *f, u8 op, u64 sector,

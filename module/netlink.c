@@ -175,17 +175,20 @@ void iotrace_nl_note_overflow(struct iotrace_disk *d)
  * iotrace_nl_reset() - a clear: the totals and the overflow event start
  *	again.
  * @d: the disk, its ring not written.
+ * @held: iotrace_nl_held() read before the ring stopped being written.
  *
- * Completions the probes count in d->held from now on (the ring is not
- * written yet) are dropped ones of the new epoch.
+ * Completions the probes counted in d->held since the ring stopped (while
+ * it was reset) and count until it is written again are dropped ones of
+ * the new period: the totals after a clear count every completion from
+ * the moment the clear stopped the ring.
  *
  * Context: iotrace_mutex held.
  */
-void iotrace_nl_reset(struct iotrace_disk *d)
+void iotrace_nl_reset(struct iotrace_disk *d, u64 held)
 {
 	lockdep_assert_held(&iotrace_mutex);
 	memset(&d->totals, 0, sizeof(d->totals));
-	d->held_base += iotrace_nl_held(d);
+	d->held_base += held;
 	WRITE_ONCE(d->nl_flags, 0);
 }
 
