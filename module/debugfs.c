@@ -58,7 +58,10 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 {
 	struct iotrace_disk *d = m->private;
 	struct iotrace_counts c;
+	u64 inflight;
 
+	/* the slots are walked without the mutex: they live as long as @d */
+	inflight = iotrace_slots_busy(d);
 	/* the ring does not change under a resize while the mutex is held */
 	mutex_lock(&iotrace_mutex);
 	iotrace_ring_counts(d, &c);
@@ -69,7 +72,7 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "filtered: %llu\n", c.filtered);
 	seq_printf(m, "completed: %llu\n",
 		   c.recorded + c.dropped + c.filtered);
-	seq_printf(m, "inflight: %llu\n", c.inflight);
+	seq_printf(m, "inflight: %llu\n", inflight);
 	seq_printf(m, "buf_size: %lu\n", d->buf_size);
 	seq_printf(m, "ring_size: %zu\n", d->ring_size);
 	seq_printf(m, "chunk_records: %u\n", d->chunk_records);

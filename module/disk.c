@@ -252,6 +252,7 @@ int iotrace_disk_publish(struct iotrace_disk *d, struct hlist_head *head)
 			ret);
 	d->attached = true;
 	list_add_tail(&d->node, &iotrace_disks);
+	iotrace_nl_list_changed();
 	hlist_add_head_rcu(&d->hnode, head);
 	if (!iotrace_loading && iotrace_disk_selected(d->name)) {
 		ret = iotrace_disk_set_enabled_locked(d, true);
@@ -297,6 +298,7 @@ void iotrace_disk_detach_locked(struct iotrace_disk *d)
 	iotrace_disk_set_enabled_locked(d, false);
 	hlist_del_rcu(&d->hnode);
 	list_del(&d->node);
+	iotrace_nl_list_changed();
 	d->attached = false;
 	/* No probe may still hold @d from the hash after this. */
 	synchronize_rcu();

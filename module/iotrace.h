@@ -1170,6 +1170,7 @@ int iotrace_ringf_mmap(struct file *file, struct vm_area_struct *vma);
 struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 							u32 *nr);
 u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns);
+u64 iotrace_slots_busy(struct iotrace_disk *d);
 
 /* chardev.c: /dev/iotrace/<disk> */
 int iotrace_chardev_add(struct iotrace_disk *d);
