@@ -19,6 +19,7 @@
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/nvme.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <net/netlink.h>
@@ -195,8 +196,14 @@ static bool iotrace_nvme_disk(struct gendisk *gd)
  * traces now (its tag set's cmd_size).  Each completion checks its own
  * tag set again.
  *
+ * The offsets are not checked against the type (the module has no BTF
+ * reader): root could aim them at pointer or DMA-address fields of the
+ * PDU, which would then land in every NVMe record, the power a kprobe's
+ * fetch arguments give.  Under lockdown=confidentiality a layout is
+ * refused the way kprobes are (LOCKDOWN_KPROBES); forgetting one is not.
+ *
  * Context: process; takes iotrace_mutex.
- * Return: 0 or -EINVAL.
+ * Return: 0, -EINVAL, or the errno of the lockdown (-EPERM).
  */
 int iotrace_nvme_set_layout(bool set, u32 soff, u32 ssize, u32 roff,
 			    u32 rsize, struct netlink_ext_ack *extack)
@@ -209,6 +216,12 @@ int iotrace_nvme_set_layout(bool set, u32 soff, u32 ssize, u32 roff,
 		atomic64_set(&iotrace_nvme_layout, 0);
 		pr_info("iotrace: NVMe status layout cleared\n");
 		return 0;
+	}
+	ret = security_locked_down(LOCKDOWN_KPROBES);
+	if (ret) {
+		NL_SET_ERR_MSG(extack,
+			       "kernel lockdown (confidentiality): offsets into NVMe request data are refused");
+		return ret;
 	}
 	/* 16-bit offsets, and no sum below can wrap */
 	if (soff > U16_MAX - sizeof(u64) || roff > U16_MAX - sizeof(u64)) {

@@ -208,6 +208,27 @@ static inline void iotrace_genl_resv_start_op(struct genl_family *family,
 }
 
 /*
+ * A multicast group only CAP_SYS_ADMIN may join: the flag
+ * GENL_MCAST_CAP_SYS_ADMIN in genl_multicast_group::flags (6.7, and the
+ * stable backports of 6.1.y and 6.6.y), or the bit cap_sys_admin in the
+ * group (the backport to older stable series); Kbuild finds the bit in the
+ * headers.  IOTRACE_MCGRP_PRIVATE is 1 when one of them exists: the
+ * kernel then refuses the subscription of everyone else.  Where neither
+ * does, any local user can join, and trigger events carry only a notice
+ * (netlink.c).
+ */
+#if defined(GENL_MCAST_CAP_SYS_ADMIN)
+#define IOTRACE_MCGRP_PRIVATE	1
+#define IOTRACE_MCGRP_PRIV	.flags = GENL_MCAST_CAP_SYS_ADMIN,
+#elif defined(IOTRACE_HAVE_GENL_MCGRP_CAP_SYS_ADMIN)
+#define IOTRACE_MCGRP_PRIVATE	1
+#define IOTRACE_MCGRP_PRIV	.cap_sys_admin = 1,
+#else
+#define IOTRACE_MCGRP_PRIVATE	0
+#define IOTRACE_MCGRP_PRIV
+#endif
+
+/*
  * The cgroup a bio was charged to: bio_blkcg_css() since 5.19 (exported;
  * struct blkcg went private to block/), before that bio_blkcg() and the
  * public struct blkcg.  Either is the blkcg controller's css, whose cgroup

@@ -58,7 +58,10 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 {
 	struct iotrace_disk *d = m->private;
 	struct iotrace_counts c;
+	u64 inflight;
 
+	/* the slots are walked without the mutex: they live as long as @d */
+	inflight = iotrace_slots_busy(d);
 	/* the ring does not change under a resize while the mutex is held */
 	mutex_lock(&iotrace_mutex);
 	iotrace_ring_counts(d, &c);
@@ -69,7 +72,7 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "filtered: %llu\n", c.filtered);
 	seq_printf(m, "completed: %llu\n",
 		   c.recorded + c.dropped + c.filtered);
-	seq_printf(m, "inflight: %llu\n", c.inflight);
+	seq_printf(m, "inflight: %llu\n", inflight);
 	seq_printf(m, "buf_size: %lu\n", d->buf_size);
 	seq_printf(m, "ring_size: %zu\n", d->ring_size);
 	seq_printf(m, "chunk_records: %u\n", d->chunk_records);
@@ -598,6 +601,9 @@ int iotrace_debugfs_add_disk(struct iotrace_disk *d)
 {
 	struct dentry *dir;
 
+	/* no debugfs (debugfs=off, or none built): /dev/iotrace and netlink */
+	if (!iotrace_debugfs_root)
+		return 0;
 	dir = debugfs_create_dir(d->name, iotrace_debugfs_root);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
@@ -649,15 +655,25 @@ static const struct file_operations iotrace_prof_fops = {
 };
 #endif
 
+/**
+ * iotrace_debugfs_init() - create the iotrace/ directory and its files.
+ *
+ * debugfs is optional: with debugfs=off on the kernel command line (or a
+ * kernel without it) the module runs without these files, and its rings
+ * are reached through /dev/iotrace and netlink (iotrace_debugfs_root stays
+ * NULL, and no disk gets a directory).
+ *
+ * Return: 0.
+ */
 int iotrace_debugfs_init(void)
 {
 	struct dentry *root;
 
 	root = debugfs_create_dir("iotrace", NULL);
-	if (IS_ERR(root)) {
-		pr_err("iotrace: cannot create debugfs directory: %ld\n",
-		       PTR_ERR(root));
-		return PTR_ERR(root);
+	if (IS_ERR_OR_NULL(root)) {
+		pr_info("iotrace: no debugfs (%ld): rings through /dev/iotrace and netlink only\n",
+			PTR_ERR(root));
+		return 0;
 	}
 	iotrace_debugfs_root = root;
 	debugfs_create_file("status", 0400, root, NULL, &iotrace_status_fops);

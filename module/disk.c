@@ -151,6 +151,7 @@ int iotrace_disk_set_enabled(struct iotrace_disk *d, bool on)
 int iotrace_disk_clear(struct iotrace_disk *d)
 {
 	unsigned int state;
+	u64 held;
 
 	mutex_lock(&iotrace_mutex);
 	if (!d->attached) {
@@ -158,10 +159,12 @@ int iotrace_disk_clear(struct iotrace_disk *d)
 		return -ENODEV;
 	}
 	state = d->state;
+	/* before the stop: what the probes hold from now on is the new period's */
+	held = iotrace_nl_held(d);
 	iotrace_disk_set_state(d, state & IOTRACE_ST_SLOTS);
 	iotrace_hold_release(d, 0);
 	iotrace_ring_reset(d);
-	iotrace_nl_reset(d);
+	iotrace_nl_reset(d, held);
 	/* the reset ring visible before probes write again */
 	iotrace_disk_set_state(d, state);
 	mutex_unlock(&iotrace_mutex);
@@ -249,6 +252,7 @@ int iotrace_disk_publish(struct iotrace_disk *d, struct hlist_head *head)
 			ret);
 	d->attached = true;
 	list_add_tail(&d->node, &iotrace_disks);
+	iotrace_nl_list_changed();
 	hlist_add_head_rcu(&d->hnode, head);
 	if (!iotrace_loading && iotrace_disk_selected(d->name)) {
 		ret = iotrace_disk_set_enabled_locked(d, true);
@@ -294,6 +298,7 @@ void iotrace_disk_detach_locked(struct iotrace_disk *d)
 	iotrace_disk_set_enabled_locked(d, false);
 	hlist_del_rcu(&d->hnode);
 	list_del(&d->node);
+	iotrace_nl_list_changed();
 	d->attached = false;
 	/* No probe may still hold @d from the hash after this. */
 	synchronize_rcu();

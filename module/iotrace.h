@@ -1177,6 +1177,7 @@ int iotrace_ringf_mmap(struct file *file, struct vm_area_struct *vma);
 struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 							u32 *nr);
 u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns);
+u64 iotrace_slots_busy(struct iotrace_disk *d);
 
 /* chardev.c: /dev/iotrace/<disk> */
 int iotrace_chardev_add(struct iotrace_disk *d);
@@ -1189,7 +1190,8 @@ int iotrace_netlink_init(void);
 void iotrace_netlink_exit(void);
 void iotrace_nl_disk_event(struct iotrace_disk *d, bool added);
 void iotrace_nl_note_overflow(struct iotrace_disk *d);
-void iotrace_nl_reset(struct iotrace_disk *d);
+void iotrace_nl_reset(struct iotrace_disk *d, u64 held);
+void iotrace_nl_list_changed(void);
 void iotrace_nl_release(struct iotrace_disk *d);
 u64 iotrace_nl_held(struct iotrace_disk *d);
 bool iotrace_filter_pass(const struct iotrace_filter *f, u8 op, u64 sector,

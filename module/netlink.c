@@ -175,17 +175,20 @@ void iotrace_nl_note_overflow(struct iotrace_disk *d)
  * iotrace_nl_reset() - a clear: the totals and the overflow event start
  *	again.
  * @d: the disk, its ring not written.
+ * @held: iotrace_nl_held() read before the ring stopped being written.
  *
- * Completions the probes count in d->held from now on (the ring is not
- * written yet) are dropped ones of the new epoch.
+ * Completions the probes counted in d->held since the ring stopped (while
+ * it was reset) and count until it is written again are dropped ones of
+ * the new period: the totals after a clear count every completion from
+ * the moment the clear stopped the ring.
  *
  * Context: iotrace_mutex held.
  */
-void iotrace_nl_reset(struct iotrace_disk *d)
+void iotrace_nl_reset(struct iotrace_disk *d, u64 held)
 {
 	lockdep_assert_held(&iotrace_mutex);
 	memset(&d->totals, 0, sizeof(d->totals));
-	d->held_base += iotrace_nl_held(d);
+	d->held_base += held;
 	WRITE_ONCE(d->nl_flags, 0);
 }
 
@@ -297,12 +300,27 @@ static int iotrace_nl_fill_trig(struct sk_buff *skb, struct iotrace_disk *d)
 	return 0;
 }
 
-/*
- * The attributes of a disk.  @full adds the state and counters (list
- * replies, overflow events); iotrace_mutex must then be held.
+/**
+ * iotrace_nl_fill() - the attributes of a disk.
+ * @skb: the message.
+ * @d: the disk.
+ * @portid: the receiver.
+ * @seq: the sequence number of the request, or 0.
+ * @flags: NLM_F_* of the message.
+ * @cmd: its command.
+ * @full: add the state and counters (list replies, overflow events);
+ *	iotrace_mutex must then be held.
+ * @inflight: with @full, the requests in flight (iotrace_slots_busy(),
+ *	counted before the mutex was taken), or U64_MAX to leave it out.
+ * @cb: a dump's callback, for its consistency mark; NULL if not a dump.
+ *
+ * Under iotrace_mutex the work is bounded: no slot table is walked.
+ *
+ * Return: 0 or -EMSGSIZE.
  */
 static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
-			   u32 portid, u32 seq, int flags, u8 cmd, bool full)
+			   u32 portid, u32 seq, int flags, u8 cmd, bool full,
+			   u64 inflight, struct netlink_callback *cb)
 {
 	static const struct iotrace_filter all = {
 		.ops		= IOTRACE_FILTER_OPS_ALL,
@@ -319,6 +337,8 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	hdr = genlmsg_put(skb, portid, seq, &iotrace_nl_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
 	if (nla_put_string(skb, IOTRACE_A_DISK_NAME, d->name) ||
 	    nla_put_u32(skb, IOTRACE_A_DEV_MAJOR, d->hdr->dev_major) ||
 	    nla_put_u32(skb, IOTRACE_A_DEV_MINOR, d->hdr->dev_minor))
@@ -347,7 +367,7 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	    iotrace_nl_put_u64(skb, IOTRACE_A_OVERWRITTEN, c.overwritten) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_DROPPED, c.dropped) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_FILTERED, c.filtered) ||
-	    iotrace_nl_put_u64(skb, IOTRACE_A_INFLIGHT, c.inflight) ||
+
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TOTAL_COMPLETED,
 			       rec + drop + filt) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TOTAL_RECORDED, rec) ||
@@ -361,6 +381,10 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	    iotrace_nl_put_u64(skb, IOTRACE_A_FILTER_SECTOR_MAX,
 			       f->sector_max) ||
 	    nla_put_u32(skb, IOTRACE_A_FILTER_MIN_BYTES, f->min_bytes))
+		goto err;
+	/* U64_MAX: not counted (overflow events) */
+	if (inflight != U64_MAX &&
+	    iotrace_nl_put_u64(skb, IOTRACE_A_INFLIGHT, inflight))
 		goto err;
 	layout = iotrace_nvme_get_layout(&soff, &roff, &rsize);
 	if (nla_put_u8(skb, IOTRACE_A_NVME_STATUS, layout))
@@ -391,7 +415,8 @@ static void iotrace_nl_send_event(struct iotrace_disk *d, u8 cmd, bool full)
 			  GFP_KERNEL);
 	if (!skb)
 		return;
-	if (iotrace_nl_fill(skb, d, 0, 0, 0, cmd, full)) {
+	/* no slot walk under the mutex: an event has no INFLIGHT */
+	if (iotrace_nl_fill(skb, d, 0, 0, 0, cmd, full, U64_MAX, NULL)) {
 		nlmsg_free(skb);
 		return;
 	}
@@ -460,8 +485,12 @@ void iotrace_nl_trig_send(struct iotrace_disk *d,
 	    nla_put_u32(skb, IOTRACE_A_TRIG_REASON, ev->reason) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SUPPRESSED, suppressed) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EVENTS, events) ||
-	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EPOCH, d->tstate.epoch) ||
-	    nla_put_u8(skb, IOTRACE_A_TRIG_OP, ev->op) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EPOCH, d->tstate.epoch))
+		goto err_cancel;
+	/* any local user may listen: a notice, no request's details */
+	if (!IOTRACE_MCGRP_PRIVATE)
+		goto hold;
+	if (nla_put_u8(skb, IOTRACE_A_TRIG_OP, ev->op) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_TIME_NS, ev->time_ns) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SECTOR, ev->sector) ||
 	    nla_put_u32(skb, IOTRACE_A_TRIG_BYTES, ev->bytes) ||
@@ -486,6 +515,7 @@ void iotrace_nl_trig_send(struct iotrace_disk *d,
 	if ((ev->has & IOTRACE_TE_STATUS) &&
 	    nla_put_u32(skb, IOTRACE_A_TRIG_DEV_STATUS, ev->dev_status))
 		goto err_cancel;
+hold:
 	if (iotrace_nl_fill_hold(skb, d))
 		goto err_cancel;
 	genlmsg_end(skb, hdr);
@@ -536,6 +566,55 @@ static int iotrace_nl_admin(struct sk_buff *skb, struct genl_info *info)
 	return -EPERM;
 }
 
+/*
+ * The list of disks changes (a disk attached or detached): a LIST dump
+ * that resumes by index across the change is marked NLM_F_DUMP_INTR.
+ * Never 0, which a dump's callback reads as "no sequence yet".
+ */
+static unsigned int iotrace_nl_list_gen = 1;
+
+/**
+ * iotrace_nl_list_changed() - a disk joined or left iotrace_disks.
+ *
+ * Context: iotrace_mutex held, in the same hold as the list change.
+ */
+void iotrace_nl_list_changed(void)
+{
+	lockdep_assert_held(&iotrace_mutex);
+	if (!++iotrace_nl_list_gen)
+		iotrace_nl_list_gen = 1;
+}
+
+/**
+ * iotrace_nl_list_fill() - a LIST reply for one disk.
+ * @skb: the message.
+ * @d: the disk, referenced.
+ * @portid: the receiver.
+ * @seq: the sequence number of the request.
+ * @flags: NLM_F_* of the message.
+ * @cb: a dump's callback, or NULL.
+ *
+ * LIST needs no privilege: the slot table, which can be millions of slots
+ * for a large tag set, is counted without any lock (the CPU yielded as it
+ * goes); only the bounded rest is read under iotrace_mutex.
+ *
+ * Return: 0, -EMSGSIZE, or -ENODEV when @d was detached meanwhile.
+ */
+static int iotrace_nl_list_fill(struct sk_buff *skb, struct iotrace_disk *d,
+				u32 portid, u32 seq, int flags,
+				struct netlink_callback *cb)
+{
+	u64 inflight = iotrace_slots_busy(d);
+	int ret = -ENODEV;
+
+	mutex_lock(&iotrace_mutex);
+	if (d->attached)
+		ret = iotrace_nl_fill(skb, d, portid, seq, flags,
+				      IOTRACE_CMD_LIST, true, inflight, cb);
+	mutex_unlock(&iotrace_mutex);
+	return ret;
+}
+
 static int iotrace_nl_list_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct iotrace_disk *d;
@@ -550,10 +629,8 @@ static int iotrace_nl_list_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOMEM;
 		goto out;
 	}
-	mutex_lock(&iotrace_mutex);
-	ret = iotrace_nl_fill(msg, d, info->snd_portid, info->snd_seq, 0,
-			      IOTRACE_CMD_LIST, true);
-	mutex_unlock(&iotrace_mutex);
+	ret = iotrace_nl_list_fill(msg, d, info->snd_portid, info->snd_seq, 0,
+				   NULL);
 	if (ret) {
 		nlmsg_free(msg);
 		goto out;
@@ -564,25 +641,58 @@ out:
 	return ret;
 }
 
-/* cb->args[0]: disks already sent. */
+/*
+ * The disk at index @i of iotrace_disks, referenced, or NULL past the end.
+ * Context: iotrace_mutex held.
+ */
+static struct iotrace_disk *iotrace_nl_list_nth(long i)
+{
+	struct iotrace_disk *d;
+
+	list_for_each_entry(d, &iotrace_disks, node)
+		if (!i--) {
+			kref_get(&d->kref);
+			return d;
+		}
+	return NULL;
+}
+
+/**
+ * iotrace_nl_list_dumpit() - LIST without a disk name: every disk.
+ * @skb: the part of the dump to fill.
+ * @cb: the dump; cb->args[0] is the index of the next disk to send.
+ *
+ * One disk at a time: its reference taken under iotrace_mutex, its slots
+ * counted without it (iotrace_nl_list_fill()).  The dump resumes by index
+ * while the list may change: cb->seq is the list's generation when the
+ * disk was looked up, and a message (or the final NLMSG_DONE) after a
+ * change is marked NLM_F_DUMP_INTR (genl_dump_check_consistent()): the
+ * reader dumps again.
+ *
+ * Return: the length of @skb, 0 at the end.
+ */
 static int iotrace_nl_list_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
 	struct iotrace_disk *d;
-	long i = 0, skip = cb->args[0];
+	long i = cb->args[0];
+	int ret;
 
-	mutex_lock(&iotrace_mutex);
-	list_for_each_entry(d, &iotrace_disks, node) {
-		if (i++ < skip)
-			continue;
-		if (iotrace_nl_fill(skb, d, NETLINK_CB(cb->skb).portid,
-				    cb->nlh->nlmsg_seq, NLM_F_MULTI,
-				    IOTRACE_CMD_LIST, true)) {
-			i--;
+	for (;;) {
+		mutex_lock(&iotrace_mutex);
+		cb->seq = iotrace_nl_list_gen;
+		d = iotrace_nl_list_nth(i);
+		mutex_unlock(&iotrace_mutex);
+		if (!d)
 			break;
-		}
+		ret = iotrace_nl_list_fill(skb, d, NETLINK_CB(cb->skb).portid,
+					   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+		iotrace_disk_put(d);
+		if (ret == -EMSGSIZE)
+			break;
+		/* sent, or detached meanwhile (the generation moved on) */
+		i++;
 	}
-	mutex_unlock(&iotrace_mutex);
 	cb->args[0] = i;
 	return skb->len;
 }
@@ -1281,8 +1391,12 @@ static const struct genl_small_ops iotrace_nl_ops[] = {
 	},
 };
 
+/*
+ * Trigger events carry other users' requests: only CAP_SYS_ADMIN may
+ * join where the kernel can say so (compat.h).
+ */
 static const struct genl_multicast_group iotrace_nl_mcgrps[] = {
-	{ .name = IOTRACE_GENL_MCGRP },
+	{ .name = IOTRACE_GENL_MCGRP, IOTRACE_MCGRP_PRIV },
 };
 
 static struct genl_family iotrace_nl_family = {

@@ -583,16 +583,17 @@ bool iotrace_ring_copy(struct iotrace_disk *d, u32 k, u64 take, u64 first,
 }
 
 /**
- * iotrace_ring_counts() - sum the counters of a ring and its slot table.
+ * iotrace_ring_counts() - sum the counters of a ring.
  * @d: the disk.
- * @c: out.
+ * @c: out; @c->inflight is left 0 (iotrace_slots_busy() counts it).
  *
  * Exact once recording is quiet; while probes run, each CPU's counters
- * are read without a lock and may be a few records behind.
+ * are read without a lock and may be a few records behind.  One pass
+ * over the CPU headers: bounded work, fit for iotrace_mutex.
  */
 void iotrace_ring_counts(struct iotrace_disk *d, struct iotrace_counts *c)
 {
-	u32 p, i;
+	u32 p;
 
 	memset(c, 0, sizeof(*c));
 	for (p = 0; p < d->nr_cpus; p++) {
@@ -604,9 +605,4 @@ void iotrace_ring_counts(struct iotrace_disk *d, struct iotrace_counts *c)
 		c->filtered += READ_ONCE(h->filtered);
 	}
 	c->present = c->recorded - min(c->overwritten, c->recorded);
-	if (!d->slots)
-		return;
-	for (i = 0; i < iotrace_nr_slots(d); i++)
-		if (READ_ONCE(d->slots[i].rq))
-			c->inflight++;
 }

@@ -281,6 +281,39 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 	return e;
 }
 
+/*
+ * Slots a walk reads between two cond_resched(): a table can have
+ * millions (hardware queues times tags), and its readers need no
+ * privilege (LIST, GET_METRICS).
+ */
+#define IOTRACE_SLOT_BATCH	4096
+
+/**
+ * iotrace_slots_busy() - requests of a disk in flight, per its slot table.
+ * @d: the disk, referenced (its slot table lives as long as it).
+ *
+ * Takes no lock and yields the CPU every IOTRACE_SLOT_BATCH slots: call
+ * it without iotrace_mutex, so that a reader without privilege never
+ * holds the lock that disk hotplug and control wait for while it walks.
+ *
+ * Context: process, may sleep.
+ * Return: the slots that hold a request.
+ */
+u64 iotrace_slots_busy(struct iotrace_disk *d)
+{
+	u32 i, total = d->slots ? iotrace_nr_slots(d) : 0;
+	u64 n = 0;
+
+	might_sleep();
+	for (i = 0; i < total; i++) {
+		if (READ_ONCE(d->slots[i].rq))
+			n++;
+		if (!((i + 1) % IOTRACE_SLOT_BATCH))
+			cond_resched();
+	}
+	return n;
+}
+
 /**
  * iotrace_inflight_oldest() - how many requests of a disk are in flight,
  *	and the issue time of the oldest: what the metrics show of them.
@@ -289,7 +322,10 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
  *
  * The pass over the slots of iotrace_inflight_collect(), without its
  * table: nothing allocated, nothing sorted, whatever the disk's tags
- * (a scrape of the metrics needs no privilege).
+ * (a scrape of the metrics needs no privilege), no lock taken, the CPU
+ * yielded as iotrace_slots_busy() does.
+ *
+ * Context: process, may sleep; iotrace_mutex not held.
  *
  * Return: the number of requests in flight.
  */
@@ -298,9 +334,12 @@ u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns)
 	u32 i, n = 0, total = iotrace_nr_slots(d);
 	u64 oldest = 0;
 
+	might_sleep();
 	for (i = 0; i < total; i++) {
 		struct iotrace_slot_issue v;
 
+		if (!((i + 1) % IOTRACE_SLOT_BATCH))
+			cond_resched();
 		if (!iotrace_slot_read(&d->slots[i], &v))
 			continue;
 		if (!n++ || v.issue_ns < oldest)

@@ -1034,7 +1034,9 @@ static int ev_on_valid(struct nl_msg *msg, void *arg)
 				    nla_get_u32(tb[IOTRACE_A_TRIG_REASON]) : 0,
 				    rs, sizeof(rs));
 		sv[ns++] = rs;
-		sv[ns++] = op < sizeof(filter_ops) / sizeof(filter_ops[0]) &&
+		/* no op: a notice, the kernel lets anyone join the group */
+		sv[ns++] = !tb[IOTRACE_A_TRIG_OP] ? "-" :
+			op < sizeof(filter_ops) / sizeof(filter_ops[0]) &&
 			filter_ops[op] ? filter_ops[op] : "other";
 	}
 	for (i = IOTRACE_A_DEV_MAJOR; i <= IOTRACE_A_MAX; i++) {
