@@ -461,7 +461,8 @@ void iot_stats_reset(struct iot_stats *s);
 void iot_stats_add(struct iot_stats *s, const struct iotrace_record *r);
 int iot_stats_slot(unsigned int op);
 void iot_stats_print(FILE *fp, const struct iot_stats *s,
-		     const char *title, const struct iot_counts *c, int file);
+		     const char *title, const struct iot_counts *c, int file,
+		     uint64_t span_ns);
 
 /* util */
 uint64_t iot_now(int clock);

@@ -438,16 +438,16 @@ void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
  * @title: what the statistics are of (disk or file name).
  * @c: what the reader knows of records it could not get (may be NULL).
  * @file: @c comes from a trace file's trailer.
- *
- * IOPS and MB/s are over the span from the earliest issue to the latest
- * completion.
+ * @span_ns: the span IOPS and MB/s are over (a --from/--to window); 0:
+ *	from the earliest issue to the latest completion.
  */
 void iot_stats_print(FILE *fp, const struct iot_stats *s,
-		     const char *title, const struct iot_counts *c, int file)
+		     const char *title, const struct iot_counts *c, int file,
+		     uint64_t span_ns)
 {
 	uint64_t span = s->last_ns > s->first_ns && s->first_ns != UINT64_MAX ?
 		s->last_ns - s->first_ns : 0;
-	double sec = span / 1e9;
+	double sec = (span_ns ? span_ns : span) / 1e9;
 	unsigned int i;
 	int k;
 

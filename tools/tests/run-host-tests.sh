@@ -136,6 +136,36 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	golden stats_file.json stats -o json f.trace
 	golden stats_multidisk.txt stats f2.trace
 	golden stats_filter_read.txt stats --op read r.ring
+	# stats --from/--to: rates over the window asked (cut to the trace),
+	# not over the span of the requests that completed in it
+	for w in "1.002 1.003" "1.0055 100"; do
+		"$BIN" stats -o json --from ${w% *} --to ${w#* } "$T/r.ring" \
+			> "$T/sw.json" 2> "$T/err" &&
+		"$BIN" show -o json "$T/r.ring" > "$T/recs.json" 2>> "$T/err" &&
+		python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))[0]
+recs = json.load(open(sys.argv[2]))
+a, b = round(float(sys.argv[3]) * 1e9), round(float(sys.argv[4]) * 1e9)
+ends = [r["complete_ns"] if r["complete_ns"] is not None else r["issue_ns"]
+	for r in recs]
+hi = min(b, max(ends))
+lo = max(a, min(r["issue_ns"] for r in recs))
+assert s["span_ns"] == hi - lo, (s["span_ns"], hi - lo)
+for op, o in s["ops"].items():
+	n = sum(1 for r in recs if r["op"] == op and r["complete_ns"] is not None
+		and a <= r["complete_ns"] < b)
+	assert o["count"] == n, (op, o["count"], n)
+	want = n / ((hi - lo) / 1e9)
+	assert abs(o["iops"] - want) <= 0.001 * want, (op, o["iops"], want)' \
+			"$T/sw.json" "$T/recs.json" ${w% *} ${w#* } >> "$T/err" 2>&1
+		result $? "stats_from_to_rates_over_the_window_${w% *}_${w#* }$SFX" "$T/err"
+	done
+	(cd "$T" && "$ROOT/$BIN" stats --from 1.002 --to 1.003 r.ring) \
+		> "$T/sw.txt" 2> "$T/err"
+	grep -q '^r.ring: .*span 0.001000 s$' "$T/sw.txt"
+	rc=$?
+	sed -n 1p "$T/sw.txt" >> "$T/err"
+	result $rc "stats_from_to_text_span_is_the_window$SFX" "$T/err"
 	golden list.txt list
 	golden list.json list -o json
 	golden inflight.txt inflight nullb0
