@@ -338,12 +338,12 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 
 			/* a stream: one object per line, whatever --jsonl */
 			jw_init(&w, stdout);
-			iot_ival_json(&w, src->label, now, width, ops, -1,
-				      (int64_t)lost);
+			iot_ival_json(&w, src->label, now, now - width, width,
+				      ops, -1, (int64_t)lost);
 			putchar('\n');
 		} else {
-			iot_ival_text(stdout, NULL, now, width, ops, -1,
-				      (int64_t)lost);
+			iot_ival_text(stdout, NULL, now, width, width, ops,
+				      -1, (int64_t)lost);
 		}
 		if (iot_out_flush(stdout, "standard output"))
 			break;

@@ -129,7 +129,7 @@ static const struct iot_optdef optdefs[] = {
 	{ { "jsonl", no_argument, NULL, OPT_JSONL }, O_JSONL, "",
 	  "with -o json: one JSON object per line, not one document" },
 	{ { "interval", required_argument, NULL, OPT_INTERVAL }, O_INTERVAL,
-	  "S", "report every S seconds (a live DISK), or per S of a FILE (s, ms, us, m, h)" },
+	  "S", "report every S seconds (a live DISK), or per S of a FILE (s, ms, us, ns, m, h)" },
 	{ { "count", required_argument, NULL, OPT_COUNT }, O_COUNT, "N",
 	  "stop after N reports, events or records (show -f)" },
 	{ { "duration", required_argument, NULL, OPT_DURATION }, O_DURATION,
@@ -400,13 +400,13 @@ static int parse_range(const char *opt, const char *s, double lo, int lo_open,
 
 /*
  * A duration in seconds, more than 0 and at most @hi: a number with an
- * optional unit, s (the default), ms, us, m or h ("1s", "250ms").
+ * optional unit, s (the default), ms, us, ns, m or h ("1s", "250ms").
  */
 static int parse_dur(const char *opt, const char *s, double hi, double *v)
 {
 	static const struct { const char *u; double f; } units[] = {
 		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 },
-		{ "m", 60 }, { "h", 3600 },
+		{ "ns", 1e-9 }, { "m", 60 }, { "h", 3600 },
 	};
 	char num[64], *end;
 	size_t i, n = strlen(s);
@@ -431,7 +431,7 @@ static int parse_dur(const char *opt, const char *s, double hi, double *v)
 		}
 		return 0;
 	}
-	iot_err("--%s %s: not a duration (seconds, or a number with s, ms, us, m or h)",
+	iot_err("--%s %s: not a duration (seconds, or a number with s, ms, us, ns, m or h)",
 		opt, s);
 	return -1;
 }

@@ -457,23 +457,97 @@ ts = json.load(open(sys.argv[1]))
 recs = json.load(open(sys.argv[2]))
 w = 500000
 t0 = min(r["issue_ns"] for r in recs)
-assert all(x["interval_ns"] == w for x in ts)
+t1 = max(r["complete_ns"] for r in recs if r["complete_ns"] is not None)
+# the grid from the first request; the last interval is over what the
+# trace covers of it, to the last completion, and so are its rates
+assert ts[0]["start_ns"] == t0
+assert [x["time_ns"] for x in ts] == [t0 + (k + 1) * w for k in range(len(ts))]
+assert ts[-1]["start_ns"] + ts[-1]["interval_ns"] == t1
+assert 0 < ts[-1]["interval_ns"] < w
+assert all(x["interval_ns"] == w for x in ts[:-1])
+for a, b in zip(ts, ts[1:]):
+	assert b["start_ns"] == a["time_ns"]
+for x in ts:
+	for o in x["ops"].values():
+		assert abs(o["iops"] - o["count"] / (x["interval_ns"] / 1e9)) < 0.01
 assert sum(x["records"] for x in ts) == len(recs), "every record once"
 # queue depth: the time in flight, spread over the intervals
 lat = sum(r["latency_ns"] for r in recs if r["latency_ns"] is not None)
-qd = sum(x["queue_depth"] for x in ts) * w
+qd = sum(x["queue_depth"] * x["interval_ns"] for x in ts)
 assert abs(qd - lat) <= len(ts) * w * 0.0005 + 1, (qd, lat)
+# and per operation
+for op in set(r["op"] for r in recs):
+	lat = sum(r["latency_ns"] for r in recs
+		  if r["latency_ns"] is not None and r["op"] == op)
+	qd = sum(x["ops"][op]["queue_depth"] * x["interval_ns"] for x in ts
+		 if op in x["ops"])
+	assert abs(qd - lat) <= len(ts) * w * 0.0005 + 1, (op, qd, lat)
 # exact nearest-rank p50 and p99 per interval and op
-for x in ts:
+for i, x in enumerate(ts):
+	lo, hi = x["start_ns"], x["start_ns"] + x["interval_ns"]
 	for op, o in x["ops"].items():
 		v = sorted(r["latency_ns"] for r in recs if r["op"] == op and
 			   r["latency_ns"] is not None and
-			   x["time_ns"] - w <= r["complete_ns"] < x["time_ns"])
+			   lo <= r["complete_ns"] < hi + (i == len(ts) - 1))
 		assert o["count"] >= len(v) and o["lat_ns"]["n"] == len(v)
 		for p in (50, 99):
+			if not v:
+				break
 			want = v[max(1, math.ceil(p / 100 * len(v))) - 1]
 			assert o["lat_ns"]["p%d" % p] == want, (x["time_ns"], op, p, want)' "$T/ts.json" "$T/recs.json" 2>> "$T/err"
 	result $? "stats_file_interval_counts_depth_percentiles$SFX" "$T/err"
+	# a --from/--to window: the intervals from --from, none past --to,
+	# the first and last over the part the trace covers
+	"$BIN" stats --interval 1ms --from 1.0015 --to 1.0062 -o json \
+		"$T/r.ring" > "$T/ts.json" 2> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/recs.json" 2>> "$T/err" &&
+	python3 -c 'import json, sys
+ts = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[2]))
+t1 = max(r["complete_ns"] for r in recs if r["complete_ns"] is not None)
+a, b = 1001500000, min(1006200000, t1)
+assert ts[0]["start_ns"] == a, ts[0]
+assert ts[-1]["start_ns"] + ts[-1]["interval_ns"] == b, (ts[-1], b)
+assert [x["time_ns"] for x in ts] == [a + (k + 1) * 1000000
+	for k in range(len(ts))]
+n = sum(1 for r in recs if r["complete_ns"] is not None and
+	a <= r["complete_ns"] < 1006200000)
+assert sum(x["records"] for x in ts) == n, (sum(x["records"] for x in ts), n)
+for x in ts:
+	for o in x["ops"].values():
+		assert abs(o["iops"] - o["count"] / (x["interval_ns"] / 1e9)) < 0.01' \
+		"$T/ts.json" "$T/recs.json" >> "$T/err" 2>&1
+	result $? "stats_file_interval_window_from_to$SFX" "$T/err"
+	# nothing matches: no interval (a header; an empty JSON array)
+	(cd "$T" && "$ROOT/$BIN" stats --interval 1ms --from 50 r.ring &&
+		"$ROOT/$BIN" stats --interval 1ms --from 50 -o json r.ring) \
+		> "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc = 0 ] && [ "$(sed -n 2p "$T/out")" = "[]" ] &&
+		[ "$(head -c 6 "$T/out")" = "TIME_S" ] && [ "$(wc -l < "$T/out")" = 2 ]
+	rc=$?
+	cat "$T/out" >> "$T/err"
+	result $rc "stats_file_interval_nothing_matches_no_interval$SFX" "$T/err"
+	# sub-millisecond intervals: TIME_S tells them apart; ns taken; the
+	# QD of a line is its operation's (as -o json's)
+	(cd "$T" && "$ROOT/$BIN" stats --interval 250us r.ring) \
+		> "$T/out" 2> "$T/err" &&
+	(cd "$T" && "$ROOT/$BIN" stats --interval 250000ns -o json r.ring) \
+		> "$T/ts.json" 2>> "$T/err" &&
+	python3 -c 'import json, sys
+text = [l.split() for l in open(sys.argv[1]).read().split("\n")[1:] if l]
+ts = json.load(open(sys.argv[2]))
+times = sorted(set(r[0] for r in text))
+assert len(times) == len(ts), (len(times), len(ts))
+assert all(len(t.split(".")[1]) == 6 for t in times), times[:3]
+for x in ts:
+	t = "%.6f" % (x["time_ns"] / 1e9)
+	for op, o in x["ops"].items():
+		row = [r for r in text if r[0] == t and r[1] == op]
+		assert len(row) == 1, (t, op)
+		assert abs(float(row[0][9]) - o["queue_depth"]) <= 0.006, (row, o)' \
+		"$T/out" "$T/ts.json" >> "$T/err" 2>&1
+	result $? "stats_file_interval_sub_ms_and_qd_per_op$SFX" "$T/err"
 	"$BIN" plot "$T/f2.trace" -o "$T/ts.svg" 2> "$T/err" &&
 	python3 -c 'import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()
