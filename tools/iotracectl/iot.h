@@ -378,8 +378,8 @@ extern const size_t iot_nr_tables;
 /**
  * struct iot_hist - log-linear histogram: values below 2^11 are exact,
  * above it every power of two is split into 1024 buckets, so a reported
- * percentile (bucket midpoint, clamped to min/max) is within 1/2048 of
- * the exact value.
+ * percentile (bucket midpoint, clamped to min/max; the first and last
+ * rank exact) is within 1/2048 of the exact value.
  * @n: values.
  * @sum: sum of values.
  * @min: smallest value.
@@ -400,6 +400,10 @@ int iot_hist_init(struct iot_hist *h);
 void iot_hist_free(struct iot_hist *h);
 void iot_hist_reset(struct iot_hist *h);
 uint64_t iot_hist_percentile(const struct iot_hist *h, double p);
+uint64_t iot_pct_rank(uint64_t n, double p);
+uint64_t iot_pct_sorted(const uint64_t *v, size_t n, double p);
+uint64_t iot_hist_value(uint64_t v, uint64_t min, uint64_t max);
+void iot_hist_bucket(unsigned int i, uint64_t *low, uint64_t *width);
 static inline void iot_hist_add(struct iot_hist *h, uint64_t v)
 {
 	h->b[iot_hist_index(v)]++;

@@ -24,16 +24,17 @@ static int cmp_lat_key(const void *a, const void *b)
 	return x->lat < y->lat ? -1 : x->lat > y->lat;
 }
 
-/* nearest rank: the value of rank ceil(p/100 x n) of sorted @v */
+/*
+ * Nearest rank ceil(p/100 x n) of sorted @v, as the histogram of every
+ * other report gives it (iot_pct_sorted(): within 1/2048).
+ */
 static uint64_t rank(const struct lat_key *v, size_t n, double p)
 {
-	size_t r = (size_t)((p * n + 99.0) / 100.0);
+	uint64_t r = iot_pct_rank(n, p);
 
-	if (r < 1)
-		r = 1;
-	if (r > n)
-		r = n;
-	return v[r - 1].lat;
+	if (r == n || r == 1)
+		return v[r - 1].lat;
+	return iot_hist_value(v[r - 1].lat, v[0].lat, v[n - 1].lat);
 }
 
 /*
