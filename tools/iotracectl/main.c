@@ -105,7 +105,7 @@ static const struct iot_optdef optdefs[] = {
 	{ { "status", required_argument, NULL, OPT_STATUS }, O_STATUS, "S",
 	  "ok, error, or an errno name (EIO, ETIMEDOUT, ...) or number" },
 	{ { "lat-min", required_argument, NULL, OPT_LAT }, O_LAT, "US",
-	  "only requests slower than US microseconds (0 to 1e12)" },
+	  "only requests of at least US microseconds (0 to 1e12)" },
 	{ { "sector", required_argument, NULL, OPT_SECTOR }, O_SECTOR, "A-B",
 	  "only requests starting in sectors [A, B)" },
 	{ { "from", required_argument, NULL, OPT_FROM }, O_FROMTO, "T",
@@ -610,6 +610,23 @@ static int parse_fmt(const struct iot_cmd *cmd, struct iot_opts *o,
 	return -1;
 }
 
+/*
+ * A filter that takes one value, given twice, is refused (--op and --pid
+ * take lists, and add up): the last one does not silently win.
+ */
+static int once(uint64_t *seen, int opt, const char *name, const char *arg)
+{
+	uint64_t bit = 1ull << (opt - OPT_OP);
+
+	if (*seen & bit) {
+		iot_err("--%s given twice: it takes one %s (--op and --pid take lists)",
+			name, arg);
+		return -1;
+	}
+	*seen |= bit;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct iot_opts o = {
@@ -620,6 +637,7 @@ int main(int argc, char **argv)
 	char sopts[16] = ":h";
 	const struct iot_cmd *cmd = NULL;
 	unsigned int seen = 0;
+	uint64_t seen_once = 0;
 	size_t i, n = 0;
 	double d;
 	uint64_t v;
@@ -710,6 +728,8 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_STATUS:
+			if (once(&seen_once, OPT_STATUS, "status", "S"))
+				return 2;
 			if (parse_status(&o, optarg)) {
 				iot_err("--status %s: use ok, error, an errno name like EIO, or a number (1 to 4095)",
 					optarg);
@@ -750,6 +770,8 @@ int main(int argc, char **argv)
 				o.to_ns = (uint64_t)llround(d * 1e9);
 			break;
 		case OPT_DISK:
+			if (once(&seen_once, OPT_DISK, "disk", "NAME"))
+				return 2;
 			o.disk = optarg;
 			break;
 		case OPT_INTERVAL:
@@ -833,6 +855,8 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_COMM:
+			if (once(&seen_once, OPT_COMM, "comm", "NAME"))
+				return 2;
 			if (!*optarg || strlen(optarg) >= IOT_COMM_LEN) {
 				iot_err("--comm '%s': a command name of 1 to %d characters, as ps -o comm shows it",
 					optarg, IOT_COMM_LEN - 1);

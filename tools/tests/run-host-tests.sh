@@ -56,6 +56,7 @@ build/gen file "$T/s.trace" 6 2 &&
 build/gen file "$T/m.trace" 200 2 &&
 build/gen gaps "$T/g.trace" 200 1 &&
 build/gen ops "$T/ops.trace" 60 1 &&
+build/gen edges "$T/e.trace" 40 1 &&
 build/gen ring2 "$T/r2.ring" 1000 2 32 16 &&
 build/gen ring2 "$T/r2bad.ring" 1000 2 32 16 901,j950,960,999 &&
 build/gen ring2 "$T/r2big.ring" 5000 1 512 16 1030,j2047,2048,4999 &&
@@ -136,6 +137,37 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	golden stats_file.json stats -o json f.trace
 	golden stats_multidisk.txt stats f2.trace
 	golden stats_filter_read.txt stats --op read r.ring
+	# a filter of one value given twice is refused, not the last one kept
+	refuse disk_twice "given twice" show --disk disk0 --disk disk1 f2.trace
+	refuse comm_twice "given twice" show --comm dd --comm fio f.trace
+	refuse status_twice "given twice" stats --status ok --status EIO r.ring
+	# --comm matches the name as COMM shows it ([kernel] too); --lat-min
+	# 0 keeps a request of latency 0; a request without a completion has
+	# no completion time and no status (none matches --status)
+	"$BIN" show -o json "$T/e.trace" > "$T/recs.json" 2> "$T/err" &&
+	"$BIN" show -o json --comm '[kernel]' "$T/e.trace" > "$T/k.json" 2>> "$T/err" &&
+	"$BIN" show -o json --lat-min 0 "$T/e.trace" > "$T/l0.json" 2>> "$T/err" &&
+	"$BIN" show -o json --status ok "$T/e.trace" > "$T/ok.json" 2>> "$T/err" &&
+	"$BIN" show -o csv "$T/e.trace" > "$T/e.csv" 2>> "$T/err" &&
+	"$BIN" show "$T/e.trace" > "$T/e.txt" 2>> "$T/err" &&
+	python3 -c 'import csv, json, sys
+recs, k, l0, ok = (json.load(open(f)) for f in sys.argv[1:5])
+kern = [r for r in recs if r["rflags"] >> 14 & 1]
+assert kern and [r["seq"] for r in k] == [r["seq"] for r in kern], (len(k), len(kern))
+lat = [r for r in recs if r["latency_ns"] is not None]
+assert any(r["latency_ns"] == 0 for r in lat)
+assert len(l0) == len(lat), (len(l0), len(lat))
+inc = [r for r in recs if not r["rflags"] & 1]
+assert len(inc) == 1, inc
+assert inc[0]["complete_ns"] is None and inc[0]["status"] is None, inc[0]
+assert len(ok) == len(recs) - 1, (len(ok), len(recs))
+rows = [r for r in csv.DictReader(open(sys.argv[5])) if r["seq"] == str(inc[0]["seq"]) and r["issue_ns"] == str(inc[0]["issue_ns"])]
+assert len(rows) == 1 and rows[0]["complete_ns"] == "" and rows[0]["status"] == "", rows
+line = [l.split() for l in open(sys.argv[6]) if str(inc[0]["sector"]) in l.split()]
+assert len(line) == 1 and line[0][0] == "-" and line[0][6] == "-", line' \
+		"$T/recs.json" "$T/k.json" "$T/l0.json" "$T/ok.json" "$T/e.csv" \
+		"$T/e.txt" >> "$T/err" 2>&1
+	result $? "filters_comm_kernel_lat_min_0_and_requests_without_completion$SFX" "$T/err"
 	# stats --from/--to: rates over the window asked (cut to the trace),
 	# not over the span of the requests that completed in it
 	for w in "1.002 1.003" "1.0055 100"; do
