@@ -951,6 +951,18 @@ assert sorted(map(key, c)) == sorted(map(key, x))' "$T/c" "$T/j" "$T/x" 2>> "$T/
 	golden export_file.perfetto export -f perfetto f.trace
 	golden export_file.fio export -f fio f.trace
 	golden export_multidisk.fio3 export -f fio3 f2.trace
+	# a request without a media address (a flush, sector ~0): offset 0
+	# in the iolog (fio's sync ignores it), sector 0 in blktrace's
+	rm -rf "$T/bte" && mkdir "$T/bte" &&
+	"$BIN" export -f fio "$T/e.trace" > "$T/e.fio" 2> "$T/err" &&
+	"$BIN" export -f blktrace -o "$T/bte/e" "$T/e.trace" 2>> "$T/err" &&
+	blkparse -i e -D "$T/bte" > "$T/bte/bp" 2>> "$T/err" &&
+	grep -q '^/dev/disk0 sync 0 0$' "$T/e.fio" &&
+	! awk '$3 + 0 >= 2^63' "$T/e.fio" | grep -q . &&
+	! grep -q '18446744073709551' "$T/e.fio" "$T/bte/bp"
+	rc=$?
+	grep 'sync\|18446744073709551' "$T/e.fio" "$T/bte/bp" | head -5 >> "$T/err"
+	result $rc "export_fio_blktrace_no_media_address_is_sector_0$SFX" "$T/err"
 	nrec=$("$BIN" show -o csv "$T/r.ring" | tail -n +2 | wc -l)
 	rm -rf "$T/bt" && mkdir "$T/bt" &&
 	"$BIN" export -f blktrace -o "$T/bt/r" "$T/r.ring" 2> "$T/err" &&
