@@ -16,7 +16,8 @@
 /* The ABI 2.0 structures, under names the transitional ones below leave. */
 typedef struct iotrace_ring_hdr iot_ring_hdr2;
 typedef struct iotrace_record iot_record2;
-enum { IOT_ABI_MAJOR2 = IOTRACE_ABI_MAJOR };	/* 2, before the names below */
+/* 2 and its minor, before the names below */
+enum { IOT_ABI_MAJOR2 = IOTRACE_ABI_MAJOR, IOT_ABI_MINOR2 = IOTRACE_ABI_MINOR };
 
 /*
  * The record the tool works on: the 1.x layout (struct iotrace_record_v1,

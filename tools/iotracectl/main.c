@@ -651,8 +651,10 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : iot_out_close(stdout, "standard output");
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("iotracectl %s (ring ABI %u.%u, trace file %u.%u, netlink %u)\n",
-		       IOTRACE_VERSION, IOTRACE_ABI_MAJOR, IOTRACE_ABI_MINOR,
+		/* the rings it reads: the module's (2.x) and the older 1.x */
+		printf("iotracectl %s (ring ABI %u.%u and %u.%u, trace file %u.%u, netlink %u)\n",
+		       IOTRACE_VERSION, IOT_ABI_MAJOR2, IOT_ABI_MINOR2,
+		       IOTRACE_ABI_MAJOR, IOTRACE_ABI_MINOR,
 		       IOTRACE_FILE_MAJOR, IOTRACE_FILE_MINOR,
 		       IOTRACE_GENL_VERSION);
 		return iot_out_close(stdout, "standard output");

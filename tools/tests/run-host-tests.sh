@@ -137,6 +137,13 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	golden stats_file.json stats -o json f.trace
 	golden stats_multidisk.txt stats f2.trace
 	golden stats_filter_read.txt stats --op read r.ring
+	# --version names the ring ABI of the header the module is built with
+	v=$("$BIN" --version 2> "$T/err")
+	maj=$(awk '$2 == "IOTRACE_ABI_MAJOR" { print $3 }' ../uapi/linux/iotrace.h)
+	min=$(awk '$2 == "IOTRACE_ABI_MINOR" { print $3 }' ../uapi/linux/iotrace.h)
+	case $v in *"ring ABI $maj.$min and 1."*) rc=0 ;; *) rc=1 ;; esac
+	echo "$v (header: $maj.$min)" >> "$T/err"
+	result $rc "version_says_the_headers_ring_abi$SFX" "$T/err"
 	# a filter of one value given twice is refused, not the last one kept
 	refuse disk_twice "given twice" show --disk disk0 --disk disk1 f2.trace
 	refuse comm_twice "given twice" show --comm dd --comm fio f.trace
