@@ -3,12 +3,12 @@
  * btt's breakdown in stats: Q2D (queued to issued to the device) and D2C
  * (issued to completed) percentiles per operation, per hardware queue
  * and per issuing CPU, and the seek distance and sequential fraction of
- * the requests in issue order.  Exact (nearest-rank over the sorted
- * values), from a compact copy of every record's times, up to
- * IOT_BTT_EXACT requests; beyond, in bounded memory: per group a
- * log-linear histogram (a percentile within 1/128 of its value), and the
- * seeks of the requests put in issue order through a window of
- * BTT_WIN of them (pq.c).
+ * the requests in issue order.  Percentiles are those of the main
+ * table's histogram (stats.c: nearest rank, within 1/2048 of the exact
+ * value), from a compact copy of every record's times up to
+ * IOT_BTT_EXACT requests; beyond, in bounded memory: per group the same
+ * histogram, and the seeks of the requests put in issue order through a
+ * window of BTT_WIN of them (pq.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -16,16 +16,23 @@
 #include "btt.h"
 #include "pq.h"
 
-/* values below 2^BH_SUB exact, above every power of 2 in BH_HALF buckets */
-#define BH_SUB		7
-#define BH_HALF		(1u << (BH_SUB - 1))
-#define BH_BUCKETS	((1u << BH_SUB) + (64 - BH_SUB) * BH_HALF)
 #define BTT_WIN		16384
 
-/* a histogram of the streaming mode: nearest-rank within 1/128 */
+/* a histogram's buckets (those of struct iot_hist) in pages, as used */
+#define BH_SUB		IOT_HIST_SUB_BITS
+#define BH_PAGE0	(1u << BH_SUB)		/* values below 2^BH_SUB */
+#define BH_PAGE		(1u << (BH_SUB - 1))	/* a power of two above */
+#define BH_PAGES	(1 + 64 - BH_SUB)
+
+/*
+ * A histogram of the streaming mode: the buckets of struct iot_hist, so
+ * that a percentile is the one the exact mode and the main table give
+ * (within 1/2048 of the exact value), its pages allocated as values
+ * come (latencies span a few powers of two).
+ */
 struct btt_h {
 	uint64_t n, min, max;
-	uint64_t b[BH_BUCKETS];
+	uint64_t *page[BH_PAGES];
 };
 
 /**
@@ -46,55 +53,71 @@ struct btt_seekh {
 	struct btt_h d;
 };
 
-static unsigned int bh_index(uint64_t v)
+static int bh_add(struct btt_h *h, uint64_t v)
 {
-	unsigned int e;
+	unsigned int i = iot_hist_index(v), pg, off;
 
-	if (v < (1u << BH_SUB))
-		return (unsigned int)v;
-	e = 63 - __builtin_clzll(v);
-	return (1u << BH_SUB) + (e - BH_SUB) * BH_HALF +
-		(unsigned int)((v >> (e - (BH_SUB - 1))) - BH_HALF);
-}
-
-static void bh_add(struct btt_h *h, uint64_t v)
-{
+	if (i < BH_PAGE0) {
+		pg = 0;
+		off = i;
+	} else {
+		pg = 1 + (i - BH_PAGE0) / BH_PAGE;
+		off = (i - BH_PAGE0) % BH_PAGE;
+	}
+	if (!h->page[pg]) {
+		h->page[pg] = calloc(pg ? BH_PAGE : BH_PAGE0, sizeof(uint64_t));
+		if (!h->page[pg])
+			return -2;
+	}
 	if (!h->n || v < h->min)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
 	h->n++;
-	h->b[bh_index(v)]++;
+	h->page[pg][off]++;
+	return 0;
 }
 
-/* nearest rank: the midpoint of its bucket, clamped to min and max */
+static void bh_free(struct btt_h *h)
+{
+	unsigned int pg;
+
+	for (pg = 0; pg < BH_PAGES; pg++)
+		free(h->page[pg]);
+}
+
+/* nearest rank, as iot_hist_percentile() gives it */
 static uint64_t bh_rank(const struct btt_h *h, double p)
 {
-	uint64_t r = (uint64_t)ceil(p * h->n / 100.0), seen = 0, low, w, v;
-	unsigned int i, k, e;
+	uint64_t r, seen = 0;
+	unsigned int pg, k, n;
 
 	if (!h->n)
 		return 0;
-	if (r < 1)
-		r = 1;
-	if (r > h->n)
-		r = h->n;
-	for (i = 0; i < BH_BUCKETS - 1; i++) {
-		seen += h->b[i];
-		if (seen >= r)
-			break;
+	r = iot_pct_rank(h->n, p);
+	if (r == h->n)
+		return h->max;
+	if (r == 1)
+		return h->min;
+	for (pg = 0; pg < BH_PAGES; pg++) {
+		if (!h->page[pg])
+			continue;
+		n = pg ? BH_PAGE : BH_PAGE0;
+		for (k = 0; k < n; k++) {
+			seen += h->page[pg][k];
+			if (seen >= r) {
+				unsigned int i = pg ? BH_PAGE0 +
+					(pg - 1) * BH_PAGE + k : k;
+				uint64_t low, w, v;
+
+				iot_hist_bucket(i, &low, &w);
+				v = low + w / 2;
+				return v < h->min ? h->min :
+				       v > h->max ? h->max : v;
+			}
+		}
 	}
-	if (i < (1u << BH_SUB)) {
-		low = i;
-		w = 1;
-	} else {
-		k = i - (1u << BH_SUB);
-		e = BH_SUB + k / BH_HALF;
-		low = (uint64_t)(BH_HALF + k % BH_HALF) << (e - (BH_SUB - 1));
-		w = 1ull << (e - (BH_SUB - 1));
-	}
-	v = low + w / 2;
-	return v < h->min ? h->min : v > h->max ? h->max : v;
+	return h->max;
 }
 
 static int win_tie(void *arg, const struct iot_pq_ent *a,
@@ -105,31 +128,33 @@ static int win_tie(void *arg, const struct iot_pq_ent *a,
 }
 
 /* the next request in issue order: its seek */
-static void seek_visit(struct iot_btt *b, const struct iot_btt_rec *e)
+static int seek_visit(struct iot_btt *b, const struct iot_btt_rec *e)
 {
 	uint64_t x;
 
 	if (e->sector == UINT64_MAX || !e->bytes)
-		return;
+		return 0;
 	if (b->have) {
 		x = e->sector > b->end ? e->sector - b->end :
 		    b->end - e->sector;
-		bh_add(&b->seek->d, x);
+		if (bh_add(&b->seek->d, x))
+			return -2;
 		b->seek->sum += x;
 		b->seek->seq += !x;
 	}
 	b->have = 1;
 	b->end = e->sector + e->bytes / 512;
+	return 0;
 }
 
 /* the earliest request of the window out, to the seeks */
-static void win_out(struct iot_btt *b)
+static int win_out(struct iot_btt *b)
 {
 	uint32_t slot = iot_pq_top(b->win)->slot;
 
 	iot_pq_pop(b->win);
-	seek_visit(b, &b->wv[slot]);
 	b->wfree[b->nwfree++] = slot;
+	return seek_visit(b, &b->wv[slot]);
 }
 
 static unsigned int key_of(const struct iot_btt_rec *e, int by);
@@ -164,12 +189,12 @@ static int stream_add(struct iot_btt *b, const struct iot_btt_rec *e)
 			b->g[by][k] = g;
 		}
 		g->n++;
-		bh_add(&g->d2c, e->d2c);
-		if (e->q2d != UINT64_MAX)
-			bh_add(&g->q2d, e->q2d);
+		if (bh_add(&g->d2c, e->d2c) ||
+		    (e->q2d != UINT64_MAX && bh_add(&g->q2d, e->q2d)))
+			return -2;
 	}
-	if (b->win->count == BTT_WIN)
-		win_out(b);
+	if (b->win->count == BTT_WIN && win_out(b))
+		return -2;
 	slot = b->wfree[--b->nwfree];
 	b->wv[slot] = *e;
 	iot_pq_push(b->win, slot, e->issue_ns, e->sector);
@@ -244,8 +269,13 @@ void iot_btt_free(struct iot_btt *b)
 
 	free(b->v);
 	for (by = 0; by < 3; by++) {
-		for (k = 0; k < b->ng[by]; k++)
+		for (k = 0; k < b->ng[by]; k++) {
+			if (!b->g[by][k])
+				continue;
+			bh_free(&b->g[by][k]->d2c);
+			bh_free(&b->g[by][k]->q2d);
 			free(b->g[by][k]);
+		}
 		free(b->g[by]);
 	}
 	if (b->win)
@@ -253,6 +283,8 @@ void iot_btt_free(struct iot_btt *b)
 	free(b->win);
 	free(b->wv);
 	free(b->wfree);
+	if (b->seek)
+		bh_free(&b->seek->d);
 	free(b->seek);
 	memset(b, 0, sizeof(*b));
 }
@@ -264,17 +296,10 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* every percentile of the report by the histogram's method (stats.c) */
 static uint64_t rank(const uint64_t *v, size_t n, double p)
 {
-	size_t r = (size_t)ceil(p * n / 100.0);
-
-	if (!n)
-		return 0;
-	if (r < 1)
-		r = 1;
-	if (r > n)
-		r = n;
-	return v[r - 1];
+	return iot_pct_sorted(v, n, p);
 }
 
 /**
@@ -514,7 +539,7 @@ static void bh_json(struct iot_jw *w, const char *k, const struct btt_h *h)
 }
 
 /* the breakdown of the streaming mode, in the form of the exact one */
-static void stream_report(struct iot_btt *b, FILE *fp, struct iot_jw *w)
+static int stream_report(struct iot_btt *b, FILE *fp, struct iot_jw *w)
 {
 	static const char *const what[] = { "ops", "hwq", "cpu" };
 	static const char *const head[] = { "OP", "HWQ", "CPU" };
@@ -523,7 +548,8 @@ static void stream_report(struct iot_btt *b, FILE *fp, struct iot_jw *w)
 	char name[16];
 
 	while (b->win->count)
-		win_out(b);
+		if (win_out(b))
+			return -1;
 	if (w) {
 		jw_obj_start(w);
 		for (by = BY_OP; by <= BY_CPU; by++) {
@@ -562,7 +588,7 @@ static void stream_report(struct iot_btt *b, FILE *fp, struct iot_jw *w)
 		jw_key(w, "exact");
 		jw_bool(w, 0);
 		jw_obj_end(w);
-		return;
+		return 0;
 	}
 	fprintf(fp, "btt breakdown (us; Q2D: queued to issued, D2C: issued to completed):\n");
 	for (by = BY_OP; by <= BY_CPU; by++) {
@@ -599,8 +625,9 @@ static void stream_report(struct iot_btt *b, FILE *fp, struct iot_jw *w)
 		(unsigned long long)bh_rank(d, 90),
 		(unsigned long long)b->seek->seq,
 		d->n ? 100.0 * b->seek->seq / d->n : 0);
-	fprintf(fp, "(more than %u requests: percentiles from histograms, within 1/128 of the value; counts, maxima and the mean exact)\n",
-		IOT_BTT_EXACT);
+	fprintf(fp, "(more than %u requests: seeks through a window of %u requests in issue order)\n",
+		IOT_BTT_EXACT, BTT_WIN);
+	return 0;
 }
 
 /**
@@ -622,7 +649,10 @@ int iot_btt_report(struct iot_btt *b, FILE *fp, struct iot_jw *w)
 	int by, rc = -1;
 
 	if (b->stream) {
-		stream_report(b, fp, w);
+		if (stream_report(b, fp, w)) {
+			iot_err("out of memory");
+			return -1;
+		}
 		return 0;
 	}
 	for (by = BY_OP; by <= BY_CPU; by++) {

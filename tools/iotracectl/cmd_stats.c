@@ -197,6 +197,10 @@ static void proc_report(struct proc_tab *t, unsigned int top, FILE *fp,
  * @disk: disk index to keep, -1 = all.
  * @st: statistics per disk (allocated when first seen).
  * @btt: per disk, what btt's breakdown needs of every request.
+ * @proc: per disk, the submitters.
+ * @first: per disk, the earliest start of any record, filtered or not
+ *	(UINT64_MAX: none).
+ * @last: per disk, the latest completion (or start) of any record.
  * @nomem: an allocation failed.
  */
 struct stats_ctx {
@@ -205,6 +209,7 @@ struct stats_ctx {
 	struct iot_stats *st[IOT_MAX_DISKS];
 	struct iot_btt btt[IOT_MAX_DISKS];
 	struct proc_tab proc[IOT_MAX_DISKS];
+	uint64_t first[IOT_MAX_DISKS], last[IOT_MAX_DISKS];
 	int nomem;
 };
 
@@ -212,8 +217,17 @@ static int add(void *arg, unsigned int disk, const struct iotrace_record *r)
 {
 	struct stats_ctx *c = arg;
 
+	uint64_t s, e;
+
 	if (c->disk >= 0 && (int)disk != c->disk)
 		return 0;
+	/* the trace's own span, which a --from/--to window is cut to */
+	s = r->rflags & IOTRACE_RF_NO_ISSUE ? r->complete_ns : r->issue_ns;
+	e = r->rflags & IOTRACE_RF_COMPLETE ? r->complete_ns : s;
+	if (s < c->first[disk])
+		c->first[disk] = s;
+	if (e > c->last[disk])
+		c->last[disk] = e;
 	if (!iot_filter(c->o, r))
 		return 0;
 	if (!c->st[disk]) {
@@ -324,12 +338,12 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 
 			/* a stream: one object per line, whatever --jsonl */
 			jw_init(&w, stdout);
-			iot_ival_json(&w, src->label, now, width, ops, -1,
-				      (int64_t)lost);
+			iot_ival_json(&w, src->label, now, now - width, width,
+				      ops, -1, (int64_t)lost);
 			putchar('\n');
 		} else {
-			iot_ival_text(stdout, NULL, now, width, ops, -1,
-				      (int64_t)lost);
+			iot_ival_text(stdout, NULL, now, width, width, ops,
+				      -1, (int64_t)lost);
 		}
 		if (iot_out_flush(stdout, "standard output"))
 			break;
@@ -375,6 +389,27 @@ static void nvme_status_note(const struct iot_opts *o, const char *disk)
 	fclose(fp);
 }
 
+/*
+ * The span IOPS and MB/s are over: with --from or --to, the window asked,
+ * cut to the disk's records (filtered or not); 0 otherwise (from the
+ * earliest issue to the latest completion of the requests counted).
+ */
+static uint64_t window_span(const struct iot_opts *o,
+			    const struct stats_ctx *c, unsigned int i)
+{
+	uint64_t lo = o->from_ns, hi = o->to_ns;
+
+	if (!o->from_ns && o->to_ns == UINT64_MAX)
+		return 0;
+	if (c->first[i] == UINT64_MAX)
+		return 0;
+	if (lo < c->first[i])
+		lo = c->first[i];
+	if (hi > c->last[i])
+		hi = c->last[i];
+	return hi > lo ? hi - lo : 0;
+}
+
 int cmd_stats(struct iot_opts *o, int argc, char **argv)
 {
 	struct stats_ctx c = { .o = o, .disk = -1 };
@@ -393,6 +428,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		iot_err("%s", err);
 		return 1;
 	}
+	for (i = 0; i < IOT_MAX_DISKS; i++)
+		c.first[i] = UINT64_MAX;
 	/* before the modes: a --disk the source does not hold is refused */
 	if (o->disk) {
 		c.disk = iot_src_disk(&src, o->disk);
@@ -448,7 +485,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		if (o->fmt == FMT_JSON) {
 			jw_obj_start(&doc.jw);
 			iot_stats_json(&doc.jw, c.st[i] ? c.st[i] : &empty,
-				       title, &src.counts[i], src.is_file, 0);
+				       title, &src.counts[i], src.is_file,
+				       window_span(o, &c, i));
 			jw_key(&doc.jw, "btt");
 			if (iot_btt_report(&c.btt[i], NULL, &doc.jw))
 				rc = 1;
@@ -457,7 +495,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 			iot_out_item_end(&doc);
 		} else {
 			iot_stats_print(stdout, c.st[i] ? c.st[i] : &empty,
-					title, &src.counts[i], src.is_file);
+					title, &src.counts[i], src.is_file,
+					window_span(o, &c, i));
 			if (c.st[i] && iot_btt_report(&c.btt[i], stdout, NULL))
 				rc = 1;
 			proc_report(&c.proc[i], o->top, stdout, NULL);

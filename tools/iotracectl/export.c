@@ -357,8 +357,10 @@ static int fio_rec(struct xstream *xs, const struct xrec *e, size_t i)
 		f->trims++;
 	if (f->version == 3)
 		fprintf(f->fp, "%llu ", fio_time(f, xrec_start(r)));
+	/* no media address (a flush): offset 0, which fio's sync ignores */
 	fprintf(f->fp, "/dev/%s %s %llu %u\n",
 		xs->x.src.disks[e->disk].name, act[r->op],
+		r->sector == UINT64_MAX ? 0ull :
 		(unsigned long long)r->sector * 512, r->bytes);
 	return 0;
 }

@@ -566,7 +566,8 @@ static void bt_proto(const struct xset *x, const struct xrec *e,
 	const struct iot_disk *d = &x->src.disks[e->disk];
 
 	memset(p, 0, sizeof(*p));
-	p->sector = r->sector;
+	/* no media address (a flush): sector 0, as blktrace has it */
+	p->sector = r->sector == UINT64_MAX ? 0 : r->sector;
 	p->bytes = r->bytes;
 	p->action = bt_cat(r) << 16;
 	p->pid = r->pid;

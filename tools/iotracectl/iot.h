@@ -16,7 +16,8 @@
 /* The ABI 2.0 structures, under names the transitional ones below leave. */
 typedef struct iotrace_ring_hdr iot_ring_hdr2;
 typedef struct iotrace_record iot_record2;
-enum { IOT_ABI_MAJOR2 = IOTRACE_ABI_MAJOR };	/* 2, before the names below */
+/* 2 and its minor, before the names below */
+enum { IOT_ABI_MAJOR2 = IOTRACE_ABI_MAJOR, IOT_ABI_MINOR2 = IOTRACE_ABI_MINOR };
 
 /*
  * The record the tool works on: the 1.x layout (struct iotrace_record_v1,
@@ -378,8 +379,8 @@ extern const size_t iot_nr_tables;
 /**
  * struct iot_hist - log-linear histogram: values below 2^11 are exact,
  * above it every power of two is split into 1024 buckets, so a reported
- * percentile (bucket midpoint, clamped to min/max) is within 1/2048 of
- * the exact value.
+ * percentile (bucket midpoint, clamped to min/max; the first and last
+ * rank exact) is within 1/2048 of the exact value.
  * @n: values.
  * @sum: sum of values.
  * @min: smallest value.
@@ -400,6 +401,10 @@ int iot_hist_init(struct iot_hist *h);
 void iot_hist_free(struct iot_hist *h);
 void iot_hist_reset(struct iot_hist *h);
 uint64_t iot_hist_percentile(const struct iot_hist *h, double p);
+uint64_t iot_pct_rank(uint64_t n, double p);
+uint64_t iot_pct_sorted(const uint64_t *v, size_t n, double p);
+uint64_t iot_hist_value(uint64_t v, uint64_t min, uint64_t max);
+void iot_hist_bucket(unsigned int i, uint64_t *low, uint64_t *width);
 static inline void iot_hist_add(struct iot_hist *h, uint64_t v)
 {
 	h->b[iot_hist_index(v)]++;
@@ -461,7 +466,8 @@ void iot_stats_reset(struct iot_stats *s);
 void iot_stats_add(struct iot_stats *s, const struct iotrace_record *r);
 int iot_stats_slot(unsigned int op);
 void iot_stats_print(FILE *fp, const struct iot_stats *s,
-		     const char *title, const struct iot_counts *c, int file);
+		     const char *title, const struct iot_counts *c, int file,
+		     uint64_t span_ns);
 
 /* util */
 uint64_t iot_now(int clock);

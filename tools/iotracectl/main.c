@@ -105,7 +105,7 @@ static const struct iot_optdef optdefs[] = {
 	{ { "status", required_argument, NULL, OPT_STATUS }, O_STATUS, "S",
 	  "ok, error, or an errno name (EIO, ETIMEDOUT, ...) or number" },
 	{ { "lat-min", required_argument, NULL, OPT_LAT }, O_LAT, "US",
-	  "only requests slower than US microseconds (0 to 1e12)" },
+	  "only requests of at least US microseconds (0 to 1e12)" },
 	{ { "sector", required_argument, NULL, OPT_SECTOR }, O_SECTOR, "A-B",
 	  "only requests starting in sectors [A, B)" },
 	{ { "from", required_argument, NULL, OPT_FROM }, O_FROMTO, "T",
@@ -129,7 +129,7 @@ static const struct iot_optdef optdefs[] = {
 	{ { "jsonl", no_argument, NULL, OPT_JSONL }, O_JSONL, "",
 	  "with -o json: one JSON object per line, not one document" },
 	{ { "interval", required_argument, NULL, OPT_INTERVAL }, O_INTERVAL,
-	  "S", "report every S seconds (a live DISK), or per S of a FILE (s, ms, us, m, h)" },
+	  "S", "report every S seconds (a live DISK), or per S of a FILE (s, ms, us, ns, m, h)" },
 	{ { "count", required_argument, NULL, OPT_COUNT }, O_COUNT, "N",
 	  "stop after N reports, events or records (show -f)" },
 	{ { "duration", required_argument, NULL, OPT_DURATION }, O_DURATION,
@@ -400,13 +400,13 @@ static int parse_range(const char *opt, const char *s, double lo, int lo_open,
 
 /*
  * A duration in seconds, more than 0 and at most @hi: a number with an
- * optional unit, s (the default), ms, us, m or h ("1s", "250ms").
+ * optional unit, s (the default), ms, us, ns, m or h ("1s", "250ms").
  */
 static int parse_dur(const char *opt, const char *s, double hi, double *v)
 {
 	static const struct { const char *u; double f; } units[] = {
 		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 },
-		{ "m", 60 }, { "h", 3600 },
+		{ "ns", 1e-9 }, { "m", 60 }, { "h", 3600 },
 	};
 	char num[64], *end;
 	size_t i, n = strlen(s);
@@ -431,7 +431,7 @@ static int parse_dur(const char *opt, const char *s, double hi, double *v)
 		}
 		return 0;
 	}
-	iot_err("--%s %s: not a duration (seconds, or a number with s, ms, us, m or h)",
+	iot_err("--%s %s: not a duration (seconds, or a number with s, ms, us, ns, m or h)",
 		opt, s);
 	return -1;
 }
@@ -610,6 +610,23 @@ static int parse_fmt(const struct iot_cmd *cmd, struct iot_opts *o,
 	return -1;
 }
 
+/*
+ * A filter that takes one value, given twice, is refused (--op and --pid
+ * take lists, and add up): the last one does not silently win.
+ */
+static int once(uint64_t *seen, int opt, const char *name, const char *arg)
+{
+	uint64_t bit = 1ull << (opt - OPT_OP);
+
+	if (*seen & bit) {
+		iot_err("--%s given twice: it takes one %s (--op and --pid take lists)",
+			name, arg);
+		return -1;
+	}
+	*seen |= bit;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct iot_opts o = {
@@ -620,6 +637,7 @@ int main(int argc, char **argv)
 	char sopts[16] = ":h";
 	const struct iot_cmd *cmd = NULL;
 	unsigned int seen = 0;
+	uint64_t seen_once = 0;
 	size_t i, n = 0;
 	double d;
 	uint64_t v;
@@ -633,8 +651,10 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : iot_out_close(stdout, "standard output");
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("iotracectl %s (ring ABI %u.%u, trace file %u.%u, netlink %u)\n",
-		       IOTRACE_VERSION, IOTRACE_ABI_MAJOR, IOTRACE_ABI_MINOR,
+		/* the rings it reads: the module's (2.x) and the older 1.x */
+		printf("iotracectl %s (ring ABI %u.%u and %u.%u, trace file %u.%u, netlink %u)\n",
+		       IOTRACE_VERSION, IOT_ABI_MAJOR2, IOT_ABI_MINOR2,
+		       IOTRACE_ABI_MAJOR, IOTRACE_ABI_MINOR,
 		       IOTRACE_FILE_MAJOR, IOTRACE_FILE_MINOR,
 		       IOTRACE_GENL_VERSION);
 		return iot_out_close(stdout, "standard output");
@@ -710,6 +730,8 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_STATUS:
+			if (once(&seen_once, OPT_STATUS, "status", "S"))
+				return 2;
 			if (parse_status(&o, optarg)) {
 				iot_err("--status %s: use ok, error, an errno name like EIO, or a number (1 to 4095)",
 					optarg);
@@ -750,6 +772,8 @@ int main(int argc, char **argv)
 				o.to_ns = (uint64_t)llround(d * 1e9);
 			break;
 		case OPT_DISK:
+			if (once(&seen_once, OPT_DISK, "disk", "NAME"))
+				return 2;
 			o.disk = optarg;
 			break;
 		case OPT_INTERVAL:
@@ -833,6 +857,8 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_COMM:
+			if (once(&seen_once, OPT_COMM, "comm", "NAME"))
+				return 2;
 			if (!*optarg || strlen(optarg) >= IOT_COMM_LEN) {
 				iot_err("--comm '%s': a command name of 1 to %d characters, as ps -o comm shows it",
 					optarg, IOT_COMM_LEN - 1);

@@ -281,7 +281,11 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 	STR(disk);
 	U(r->seq);
 	U(r->issue_ns);
-	U(r->complete_ns);
+	/* no completion (in flight when read): no time, no status */
+	if (r->rflags & IOTRACE_RF_COMPLETE)
+		U(r->complete_ns);
+	else
+		NUL();
 	if (r->rflags & IOTRACE_RF_QUEUE_VALID)
 		U(r->queue_ns);
 	else
@@ -298,7 +302,10 @@ static void rec_values(const char *disk, const struct iotrace_record *r,
 		U(r->sector);
 	U(r->bytes);
 	S(r->error);
-	STR(b->status);
+	if (r->rflags & IOTRACE_RF_COMPLETE)
+		STR(b->status);
+	else
+		NUL();
 	U(r->rflags);
 	U(r->issue_cpu);
 	U(r->complete_cpu);
@@ -510,7 +517,8 @@ static char *csv_rec(struct iot_out *out, char *line, size_t size,
 	*p++ = ',';
 	p = iot_fmt_u64(p, r->issue_ns);
 	*p++ = ',';
-	p = iot_fmt_u64(p, r->complete_ns);
+	if (r->rflags & IOTRACE_RF_COMPLETE)
+		p = iot_fmt_u64(p, r->complete_ns);
 	*p++ = ',';
 	if (r->rflags & IOTRACE_RF_QUEUE_VALID)
 		p = iot_fmt_u64(p, r->queue_ns);
@@ -529,7 +537,10 @@ static char *csv_rec(struct iot_out *out, char *line, size_t size,
 	*p++ = ',';
 	PUT_U(p, r->bytes);
 	*p++ = ',';
-	if (!r->error) {
+	if (!(r->rflags & IOTRACE_RF_COMPLETE)) {
+		p = put_s64(p, r->error);
+		*p++ = ',';
+	} else if (!r->error) {
 		memcpy(p, "0,ok", 4);
 		p += 4;
 	} else {

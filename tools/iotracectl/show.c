@@ -90,6 +90,9 @@ int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 		return 1;
 	if (o->op_mask && !(o->op_mask & (1u << iot_stats_slot(r->op))))
 		return 0;
+	/* a request without a completion has no status: none matches */
+	if (o->status && !(r->rflags & IOTRACE_RF_COMPLETE))
+		return 0;
 	if (o->status == 1 && (r->error || (r->rflags & IOTRACE_RF_ERROR)))
 		return 0;
 	if (o->status == 2 && !r->error && !(r->rflags & IOTRACE_RF_ERROR))
@@ -99,7 +102,7 @@ int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 	if (o->have_lat && (!(r->rflags & IOTRACE_RF_COMPLETE) ||
 			    (r->rflags & IOTRACE_RF_NO_ISSUE) ||
 			    r->complete_ns < r->issue_ns ||
-			    r->complete_ns - r->issue_ns <= o->lat_min_ns))
+			    r->complete_ns - r->issue_ns < o->lat_min_ns))
 		return 0;
 	/*
 	 * Only an explicit --sector range filters: a passthrough request
@@ -119,12 +122,9 @@ int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 		if (i == o->nr_pids)
 			return 0;
 	}
-	if (o->comm) {
-		const char *c = iot_comm_get(r->pid);
-
-		if (!c || strcmp(c, o->comm))
-			return 0;
-	}
+	/* the name as the COMM column shows it: "[kernel]", "-" too */
+	if (o->comm && strcmp(iot_rec_comm(r), o->comm))
+		return 0;
 	if (o->have_cgroup && r->cgroup != o->cgroup)
 		return 0;
 	return 1;
@@ -303,7 +303,12 @@ static void normal_rec(struct show_ctx *c, const struct xrec *sr, int multi)
 	char *p = line, *q;
 	size_t n;
 
-	if (c->o->realtime && c->src->is_file) {
+	if (!(r->rflags & IOTRACE_RF_COMPLETE)) {
+		/* in flight when read: no completion time */
+		p = tab_r(p, "-", 1, c->o->realtime && c->src->is_file ?
+			  27 : 17);
+		*p++ = ' ';
+	} else if (c->o->realtime && c->src->is_file) {
 		const struct iotrace_file_hdr *h = &c->src->fi->hdr;
 		uint64_t ts = r->complete_ns - h->anchor_mono_ns +
 			h->anchor_real_ns;
@@ -355,7 +360,10 @@ static void normal_rec(struct show_ctx *c, const struct xrec *sr, int multi)
 	*p++ = ' ';
 	p = tab_u(p, r->bytes, 8);
 	*p++ = ' ';
-	iot_errno_name(r->error, t, 32);
+	if (r->rflags & IOTRACE_RF_COMPLETE)
+		iot_errno_name(r->error, t, 32);
+	else
+		strcpy(t, "-");	/* no status yet */
 	p = tab_l(p, t, 10);
 	*p++ = ' ';
 	/* "%u>%u", "%7s" */

@@ -66,41 +66,111 @@ void iot_hist_reset(struct iot_hist *h)
 }
 
 /**
+ * iot_pct_rank() - the nearest rank of percentile @p of @n (> 0) values,
+ * ceil(p / 100 x n), at least 1: the one rank of every report.
+ * @n: values.
+ * @p: percentile.
+ *
+ * Return: the rank, 1 to @n.
+ */
+uint64_t iot_pct_rank(uint64_t n, double p)
+{
+	uint64_t rank = (uint64_t)(p / 100.0 * (double)n);
+
+	if ((double)rank < p / 100.0 * (double)n)
+		rank++;
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return rank;
+}
+
+/* what a histogram reports of its bucket of @v: the midpoint, clamped */
+static uint64_t hist_report(unsigned int i, uint64_t min, uint64_t max)
+{
+	uint64_t low, width, v;
+
+	hist_bucket(i, &low, &width);
+	v = low + width / 2;
+	if (v < min)
+		v = min;
+	if (v > max)
+		v = max;
+	return v;
+}
+
+/**
  * iot_hist_percentile() - nearest-rank percentile.
  * @h: histogram.
  * @p: percentile, 0 < p <= 100.
  *
  * The value of rank ceil(p / 100 * n) in sorted order, to within half a
- * bucket: exact below 2048, else within 1/2048 relative.
+ * bucket: exact below 2048, else within 1/2048 relative; the first rank
+ * is the minimum and the last the maximum, exactly.
  *
  * Return: the value, 0 for an empty histogram.
  */
 uint64_t iot_hist_percentile(const struct iot_hist *h, double p)
 {
-	uint64_t rank, seen = 0, low, width, v;
+	uint64_t rank, seen = 0;
 	unsigned int i;
 
 	if (!h->n)
 		return 0;
-	rank = (uint64_t)(p / 100.0 * (double)h->n);
-	if ((double)rank < p / 100.0 * (double)h->n)
-		rank++;
-	if (rank < 1)
-		rank = 1;
-	if (rank > h->n)
-		rank = h->n;
+	rank = iot_pct_rank(h->n, p);
+	if (rank == h->n)
+		return h->max;
+	if (rank == 1)
+		return h->min;
 	for (i = 0; i < IOT_HIST_BUCKETS; i++) {
 		seen += h->b[i];
 		if (seen >= rank)
 			break;
 	}
-	hist_bucket(i, &low, &width);
-	v = low + width / 2;
-	if (v < h->min)
-		v = h->min;
-	if (v > h->max)
-		v = h->max;
-	return v;
+	return hist_report(i, h->min, h->max);
+}
+
+/**
+ * iot_pct_sorted() - the percentile iot_hist_percentile() gives, from
+ * values held sorted: every report's percentiles are one method (the
+ * histogram's), whether it holds the values or not.
+ * @v: values, ascending.
+ * @n: how many.
+ * @p: percentile, 0 < p <= 100.
+ *
+ * Return: the value, 0 for none.
+ */
+uint64_t iot_pct_sorted(const uint64_t *v, size_t n, double p)
+{
+	uint64_t rank;
+
+	if (!n)
+		return 0;
+	rank = iot_pct_rank(n, p);
+	if (rank == n || rank == 1)
+		return v[rank - 1];
+	return hist_report(iot_hist_index(v[rank - 1]), v[0], v[n - 1]);
+}
+
+/**
+ * iot_hist_value() - what a histogram reports of a value in the bucket
+ * of @v, between @min and @max (iot_pct_sorted() of one rank).
+ * @v: the value.
+ * @min: smallest value.
+ * @max: largest value.
+ *
+ * Return: the bucket's midpoint, clamped to [@min, @max].
+ */
+uint64_t iot_hist_value(uint64_t v, uint64_t min, uint64_t max)
+{
+	return hist_report(iot_hist_index(v), min, max);
+}
+
+/* the bounds of histogram bucket @i: [*low, *low + *width) */
+void iot_hist_bucket(unsigned int i, uint64_t *low, uint64_t *width)
+{
+	hist_bucket(i, low, width);
 }
 
 int iot_stats_slot(unsigned int op)
@@ -438,16 +508,16 @@ void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
  * @title: what the statistics are of (disk or file name).
  * @c: what the reader knows of records it could not get (may be NULL).
  * @file: @c comes from a trace file's trailer.
- *
- * IOPS and MB/s are over the span from the earliest issue to the latest
- * completion.
+ * @span_ns: the span IOPS and MB/s are over (a --from/--to window); 0:
+ *	from the earliest issue to the latest completion.
  */
 void iot_stats_print(FILE *fp, const struct iot_stats *s,
-		     const char *title, const struct iot_counts *c, int file)
+		     const char *title, const struct iot_counts *c, int file,
+		     uint64_t span_ns)
 {
 	uint64_t span = s->last_ns > s->first_ns && s->first_ns != UINT64_MAX ?
 		s->last_ns - s->first_ns : 0;
-	double sec = span / 1e9;
+	double sec = (span_ns ? span_ns : span) / 1e9;
 	unsigned int i;
 	int k;
 

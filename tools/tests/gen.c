@@ -32,6 +32,12 @@
  *                                           0 completed on CPU 65535, of
  *                                           2 (a damaged record, its
  *                                           checksum right)
+ *   gen edges OUT N NR_DISKS                "file", but in disk 0 record 3
+ *                                           has no completion (in flight
+ *                                           when copied), record 5 a
+ *                                           latency of 0, and record 7 is
+ *                                           a flush without a media
+ *                                           address (sector ~0)
  *   gen big OUT N                           a large trace file as the
  *                                           recorder writes it: one disk,
  *                                           two CPUs' parts in completion
@@ -320,7 +326,8 @@ out:
  * A trace file of @n synth_rec() records per disk on @nd disks.  @minor1:
  * as iotracectl wrote them before file minor 2 (128-byte 1.x records, no
  * submitter, no command names): the same requests without pid and cgroup.
- * @kind: 0 plain, 1 "gaps", 2 "names", 3 "ops", 4 "trig", 5 "badcpu"
+ * @kind: 0 plain, 1 "gaps", 2 "names", 3 "ops", 4 "trig", 5 "badcpu",
+ *	6 "edges"
  *	(see the top of the file).
  */
 static int gen_file(const char *out, uint64_t n, unsigned int nd,
@@ -393,6 +400,17 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 				x.complete_cpu = p;
 				if (kind == 5 && !k && i + j == 10)
 					x.complete_cpu = 65535;
+				if (kind == 6 && !k && i + j == 3) {
+					x.rflags &= ~IOTRACE_RF_COMPLETE;
+					x.complete_ns = 0;
+				}
+				if (kind == 6 && !k && i + j == 5)
+					x.complete_ns = x.issue_ns;
+				if (kind == 6 && !k && i + j == 7) {
+					x.op = IOTRACE_OP_FLUSH;
+					x.sector = UINT64_MAX;
+					x.bytes = 0;
+				}
 				x.seq = (uint32_t)seq[k][p]++;
 				memcpy(r[p] + (size_t)cnt[p]++ * rs, &x, rs);
 			}
@@ -891,6 +909,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "badcpu"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 5);
+	if (argc == 5 && !strcmp(argv[1], "edges"))
+		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0), 0, 6);
 	if (argc == 5 && !strcmp(argv[1], "gaps"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 1);
