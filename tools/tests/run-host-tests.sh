@@ -1293,7 +1293,7 @@ assert list(ops) == ["other"] and ops["other"]["count"] == len(unknown), ops' \
 	# a trace file is read with pread(), a piece at a time (chunks bigger
 	# than a piece; more parts than get a whole piece each; a damaged
 	# byte in a big chunk, and in a chunk header): what is read is what
-	# the same bytes on standard input (read where they are) give
+	# the same bytes from a pipe (up to 24 MB: read in memory) give
 	build/gen wide "$T/w1.trace" 12000 1 5000 &&
 	build/gen wide "$T/w2.trace" 140000 700 200 &&
 	python3 - "$T" <<'EOF_PY' || echo "damaging w1, w2 failed" > "$T/diff"
@@ -1310,7 +1310,7 @@ EOF_PY
 		for c in "show -o csv" "stats -o json" "export -f csv" \
 			 "export -f perfetto"; do
 			"$BIN" $c "$T/$f.trace" 2>&1 | sed "s|$T/$f.trace|F|g" > "$T/a"
-			"$BIN" $c - < "$T/$f.trace" 2>&1 | sed 's|standard input|F|g' > "$T/b"
+			cat "$T/$f.trace" | "$BIN" $c - 2>&1 | sed 's|standard input|F|g' > "$T/b"
 			[ "$(wc -c < "$T/a")" -gt 500 ] ||
 				echo "$f $c: $(head -2 "$T/a")" >> "$T/diff"
 			diff "$T/a" "$T/b" | head -5 >> "$T/diff"
@@ -1318,6 +1318,58 @@ EOF_PY
 	done
 	[ ! -s "$T/diff" ] && grep -q 'damaged' "$T/a"
 	result $? "file_read_in_pieces_as_in_memory$SFX" "$T/diff"
+	# a pipe longer than 24 MB is copied to an unlinked file of $TMPDIR
+	# and read from there: the peak RSS of show -o csv and stats on a
+	# 65 MB pipe stays within 40 MB of theirs on the file (it was the
+	# file's size more: read whole), the output is the file's, and
+	# nothing is left in $TMPDIR; a $TMPDIR that is not there is said
+	[ -s "$T/big.trace" ] || build/gen big "$T/big.trace" 450000
+	rm -rf "$T/tmpd" && mkdir "$T/tmpd"
+	TMPDIR="$T/tmpd" python3 - "$BIN" "$T/big.trace" > "$T/why" 2>&1 <<'EOF_PY'
+import os, subprocess, sys
+b, f = sys.argv[1:]
+# the peak RSS of the command (wait4; measured first, while this process
+# is small: a forked child counts what it shares), its output to OUT
+def measured(args, pipe, out):
+	src = subprocess.Popen(["cat", f], stdout=subprocess.PIPE) if pipe else None
+	pid = os.fork()
+	if pid == 0:
+		if pipe:
+			os.dup2(src.stdout.fileno(), 0)
+		fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+		os.dup2(fd, 1)
+		os.dup2(fd, 2)
+		os.execv(b, [b] + args + ["-" if pipe else f])
+	if pipe:
+		src.stdout.close()
+	_, st, ru = os.wait4(pid, 0)
+	if pipe:
+		src.wait()
+	return os.waitstatus_to_exitcode(st), ru.ru_maxrss
+size = os.path.getsize(f)
+assert size > 60 << 20, size
+res = []
+for args in (["show", "-o", "csv"], ["stats"]):
+	out = os.environ["TMPDIR"] + "/../pipe-" + args[0]
+	cf, kf = measured(args, False, out + ".f")
+	cp, kp = measured(args, True, out + ".p")
+	res.append((args, cf, kf, cp, kp, out))
+for args, cf, kf, cp, kp, out in res:
+	print(args, "exit", cf, cp, "RSS file", kf, "KB, pipe", kp, "KB, file size", size >> 10, "KB")
+	assert cf == 0 and cp == 0, (cf, cp)
+	assert kp - kf < 40 << 10, ("the pipe took", kp - kf, "KB more")
+	a = open(out + ".f", "rb").read().replace(f.encode(), b"F")
+	p = open(out + ".p", "rb").read().replace(b"standard input", b"F")
+	assert a == p, (args, "other output on the pipe")
+	os.unlink(out + ".f")
+	os.unlink(out + ".p")
+left = os.listdir(os.environ["TMPDIR"])
+assert not left, left
+r = subprocess.run("cat %s | TMPDIR=%s/nosuch %s stats -" % (f, os.environ["TMPDIR"], b),
+		   shell=True, capture_output=True)
+assert r.returncode == 1 and b"standard input: cannot make a temporary file in" in r.stderr, r
+EOF_PY
+	result $? "stdin_pipe_read_in_bounded_memory$SFX" "$T/why"
 	# the merge (show, export) finds each part's chunks with one scan of
 	# the chunk headers, not one per part: 2000 chunks of part 0 in a file
 	# of 64 parts (63 empty), or dealt to the 64 in turn, take about the
@@ -1797,7 +1849,7 @@ for f in turn parts rparts partsd; do
 		echo "exit $?" >> "$T/a"
 		build/iotracectl-mq-san $c "$T/mq-$f.trace" > "$T/b" 2>&1
 		echo "exit $?" >> "$T/b"
-		build/iotracectl-mq-san $c - < "$T/mq-$f.trace" > "$T/c" 2>&1
+		cat "$T/mq-$f.trace" | build/iotracectl-mq-san $c - > "$T/c" 2>&1
 		echo "exit $?" >> "$T/c"
 		sed -i "s|$T/mq-$f.trace|F|g; s|standard input|F|g" \
 			"$T/a" "$T/b" "$T/c"
