@@ -320,8 +320,14 @@ int watch_conf_set(struct watch_conf *c, struct watch_disk *d,
 	uint64_t v;
 
 	if (!strcmp(key, "ring-size")) {
-		if (parse_bytes(val, &v) || v > (1ull << 40)) {
-			iot_err("%s: ring-size '%s': a byte count with K, M or G (the module checks its range; 0: metrics only)",
+		/*
+		 * The module's range, checked here so that a size it would
+		 * refuse stops the watcher before it changes anything; its
+		 * other bound (two chunks per possible CPU) is the module's.
+		 */
+		if (parse_bytes(val, &v) ||
+		    (v && (v < WATCH_RING_MIN || v > WATCH_RING_MAX))) {
+			iot_err("%s: ring-size '%s': 0 (metrics only) or 64K to 1G, a byte count with K, M or G",
 				where, val);
 			return -1;
 		}
@@ -495,6 +501,16 @@ int watch_conf_load(struct watch_conf *c, const char *path, int must_exist)
 			if (c->nr_disks == WATCH_MAX_DISKS) {
 				iot_err("%s: at most %d disks", where,
 					WATCH_MAX_DISKS);
+				ret = -1;
+				break;
+			}
+			for (k = 0; k < c->nr_disks; k++)
+				if (!strcmp(c->disks[k].spec, spec))
+					break;
+			if (k < c->nr_disks) {
+				iot_err("%s: [disk %s] given again (first at line %s)",
+					where, spec,
+					strrchr(c->disks[k].where, ':') + 1);
 				ret = -1;
 				break;
 			}

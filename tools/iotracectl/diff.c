@@ -16,6 +16,24 @@
 #define NR_SZ		65
 #define DIFF_BAR	20
 
+#define NR_KEYS		(IOT_NR_OPS * NR_SZ)
+
+/*
+ * The latencies of a side are kept exactly, for exact percentiles and an
+ * exact KS statistic, up to DIFF_EXACT_MAX of them (two per request: its
+ * size class and "all"; 8 MB); beyond, in a log-linear histogram per
+ * (operation, size class): values below 2^(LH_BITS + 1) ns exact, above
+ * 2^LH_BITS buckets per power of two, whose middle stands for them (at
+ * most 1/2^(LH_BITS + 1) = 0.2% off), in memory that does not grow with
+ * the recording.
+ */
+#ifndef DIFF_EXACT_MAX
+#define DIFF_EXACT_MAX	(1u << 19)
+#endif
+#define LH_BITS		8
+#define LH_COLS		(1u << LH_BITS)
+#define LH_ROWS		(64 - LH_BITS + 2)
+
 /* a record's (operation, size class) key and its latency */
 struct dkey {
 	uint32_t key;
@@ -24,17 +42,102 @@ struct dkey {
 };
 
 /**
+ * struct lh - the latencies of one (operation, size class) of one side,
+ *	as a log-linear histogram.
+ * @row: LH_COLS counts each, allocated when one of its buckets is used.
+ * @min: smallest latency (UINT64_MAX: none yet).
+ * @max: largest.
+ */
+struct lh {
+	uint64_t *row[LH_ROWS];
+	uint64_t min, max;
+};
+
+static unsigned int lh_index(uint64_t v)
+{
+	unsigned int shift;
+
+	if (v < 2 * LH_COLS)
+		return (unsigned int)v;
+	shift = 63 - __builtin_clzll(v) - LH_BITS;
+	return (shift << LH_BITS) + (unsigned int)(v >> shift);
+}
+
+/* the values of bucket @i: [*@lo, *@hi] */
+static void lh_range(unsigned int i, uint64_t *lo, uint64_t *hi)
+{
+	unsigned int shift;
+
+	if (i < 2 * LH_COLS) {
+		*lo = *hi = i;
+		return;
+	}
+	shift = (i >> LH_BITS) - 1;
+	*lo = (uint64_t)(LH_COLS + (i & (LH_COLS - 1))) << shift;
+	*hi = *lo + ((1ull << shift) - 1);
+}
+
+static int lh_add(struct lh *h, uint64_t v)
+{
+	unsigned int i = lh_index(v), r = i >> LH_BITS;
+
+	if (!h->row[r]) {
+		h->row[r] = calloc(LH_COLS, sizeof(uint64_t));
+		if (!h->row[r])
+			return -1;
+	}
+	h->row[r][i & (LH_COLS - 1)]++;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	return 0;
+}
+
+static uint64_t lh_count(const struct lh *h, unsigned int i)
+{
+	const uint64_t *r = h->row[i >> LH_BITS];
+
+	return r ? r[i & (LH_COLS - 1)] : 0;
+}
+
+/**
+ * struct dcount - the requests of one (operation, size class) of a side.
+ * @n: requests.
+ * @nl: those with a latency.
+ * @h: their latencies, once the side keeps histograms.
+ */
+struct dcount {
+	uint64_t n, nl;
+	struct lh h;
+};
+
+/**
  * struct dside - one of A and B.
- * @x: its records.
- * @v: (key, latency) twice per record: its size class and "all".
+ * @o: options (filters).
+ * @src: the source.
+ * @disk: --disk's index in it, or -1.
+ * @records: requests that passed the filters.
+ * @t0: earliest start.
+ * @t1: latest completion (or start).
+ * @c: per (operation, size class) key, allocated when seen.
+ * @v: (key, latency) twice per record, while exact: its size class and
+ *	"all"; NULL once the side keeps histograms (@lh).
  * @n: entries in @v.
+ * @cap: room in @v.
+ * @lh: the latencies are in @c's histograms.
  * @span_ns: first start to last completion.
  * @hist: latency bins per operation (the bins of stats and plot).
  */
 struct dside {
-	struct xset x;
+	const struct iot_opts *o;
+	struct iot_src src;
+	int disk;
+	uint64_t records, t0, t1;
+	struct dcount *c[NR_KEYS];
 	struct dkey *v;
-	size_t n;
+	size_t n, cap;
+	int lh;
 	uint64_t span_ns;
 	uint64_t hist[IOT_NR_OPS][IOT_LAT_BINS];
 };
@@ -55,61 +158,155 @@ static int cmp_dkey(const void *a, const void *b)
 	return x->lat < y->lat ? -1 : x->lat > y->lat;
 }
 
+/* latency @lat of key @key into its histogram: 0, or -1 out of memory */
+static int side_lh_add(struct dside *s, uint32_t key, uint64_t lat)
+{
+	return lh_add(&s->c[key]->h, lat);
+}
+
+/* from exact latencies to histograms: 0, or -1 out of memory */
+static int side_to_lh(struct dside *s)
+{
+	size_t i;
+
+	if (s->lh)
+		return 0;
+	s->lh = 1;
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].has_lat &&
+		    side_lh_add(s, s->v[i].key, s->v[i].lat))
+			return -1;
+	free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+	return 0;
+}
+
+/* one (key, latency) of a record: 0, or -1 out of memory */
+static int side_key(struct dside *s, uint32_t key, int lat, uint64_t ns)
+{
+	struct dcount *c = s->c[key];
+
+	if (!c) {
+		c = s->c[key] = calloc(1, sizeof(*c));
+		if (!c)
+			return -1;
+		c->h.min = UINT64_MAX;
+	}
+	c->n++;
+	c->nl += lat;
+	if (s->lh)
+		return lat ? side_lh_add(s, key, ns) : 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 4096;
+		struct dkey *v;
+
+		if (s->n >= DIFF_EXACT_MAX)
+			return side_to_lh(s) || (lat && side_lh_add(s, key, ns)) ?
+			       -1 : 0;
+		if (cap > DIFF_EXACT_MAX)
+			cap = DIFF_EXACT_MAX;
+		v = realloc(s->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n].key = key;
+	s->v[s->n].has_lat = lat;
+	s->v[s->n++].lat = lat ? ns : 0;
+	return 0;
+}
+
+static int side_add(void *arg, unsigned int disk,
+		    const struct iotrace_record *r)
+{
+	struct dside *s = arg;
+	uint32_t op = iot_stats_slot(r->op);
+	int lat = iot_rec_has_lat(r);
+	uint64_t st = xrec_start(r);
+	uint64_t e = r->rflags & IOTRACE_RF_COMPLETE ? r->complete_ns : st;
+	uint64_t ns = lat ? r->complete_ns - r->issue_ns : 0;
+
+	if (s->disk >= 0 && (int)disk != s->disk)
+		return 0;
+	if (!iot_filter(s->o, r))
+		return 0;
+	s->records++;
+	if (st < s->t0)
+		s->t0 = st;
+	if (e > s->t1)
+		s->t1 = e;
+	if (side_key(s, op * NR_SZ + size_class(r->bytes), lat, ns) ||
+	    side_key(s, op * NR_SZ + SZ_ALL, lat, ns))
+		return -2;
+	if (lat)
+		s->hist[op][iot_lat_bin(ns)]++;
+	return 0;
+}
+
+/*
+ * Read @arg's records that pass the filters, one at a time: counts, the
+ * latencies (exact, or histograms beyond DIFF_EXACT_MAX).  Return: 0, or
+ * after printing what failed 2 (a --disk @arg does not hold) or 1.
+ */
 static int side_load(struct dside *s, const struct iot_opts *o,
 		     const char *arg)
 {
-	uint64_t t0 = UINT64_MAX, t1 = 0;
-	size_t i;
-	int rc;
+	char err[IOT_ERR_LEN];
+	int ret;
 
 	memset(s, 0, sizeof(*s));
-	rc = xset_load(&s->x, o, arg);
-	if (rc)
-		return rc;	/* 2: a --disk it does not hold */
-	s->v = malloc((2 * s->x.n + 1) * sizeof(*s->v));
-	if (!s->v) {
-		iot_err("out of memory");
+	s->o = o;
+	s->disk = -1;
+	s->t0 = UINT64_MAX;
+	if (iot_src_open(&s->src, arg, err, sizeof(err))) {
+		s->src.fd = -1;
+		iot_err("%s", err);
 		return 1;
 	}
-	for (i = 0; i < s->x.n; i++) {
-		const struct iotrace_record *r = &s->x.v[i].r;
-		uint32_t op = iot_stats_slot(r->op);
-		int lat = iot_rec_has_lat(r);
-		uint64_t st = xrec_start(r);
-		uint64_t e = r->rflags & IOTRACE_RF_COMPLETE ? r->complete_ns : st;
-
-		if (st < t0)
-			t0 = st;
-		if (e > t1)
-			t1 = e;
-		s->v[s->n].key = op * NR_SZ + size_class(r->bytes);
-		s->v[s->n].has_lat = lat;
-		s->v[s->n++].lat = lat ? r->complete_ns - r->issue_ns : 0;
-		s->v[s->n] = s->v[s->n - 1];
-		s->v[s->n++].key = op * NR_SZ + SZ_ALL;
-		if (lat)
-			s->hist[op][iot_lat_bin(r->complete_ns - r->issue_ns)]++;
+	if (o->disk) {
+		s->disk = iot_src_disk(&s->src, o->disk);
+		if (s->disk < 0)
+			return 2;
 	}
-	s->span_ns = t1 > t0 ? t1 - t0 : 0;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_dkey);
+	ret = iot_src_read(&s->src, side_add, s, err, sizeof(err));
+	if (ret) {
+		iot_err("%s", ret == -2 ? "out of memory" : err);
+		return 1;
+	}
+	s->span_ns = s->t1 > s->t0 ? s->t1 - s->t0 : 0;
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_dkey);
 	return 0;
 }
 
 static void side_free(struct dside *s)
 {
+	unsigned int i, r;
+
+	for (i = 0; i < NR_KEYS; i++) {
+		if (!s->c[i])
+			continue;
+		for (r = 0; r < LH_ROWS; r++)
+			free(s->c[i]->h.row[r]);
+		free(s->c[i]);
+	}
 	free(s->v);
-	xset_free(&s->x);
+	iot_src_close(&s->src);
 }
 
 /**
  * struct dgroup - one (operation, size class) of one side.
  * @n: requests.
- * @lat: their latencies, sorted (requests with one).
- * @nl: entries in @lat.
+ * @lat: their latencies, sorted (requests with one), when exact.
+ * @h: their histogram, else (NULL: none).
+ * @nl: requests with a latency.
  */
 struct dgroup {
 	size_t n;
 	const struct dkey *lat;
+	const struct lh *h;
 	size_t nl;
 };
 
@@ -120,6 +317,14 @@ static void group_at(const struct dside *s, size_t *pos, uint32_t key,
 	size_t i = *pos, j;
 
 	memset(g, 0, sizeof(*g));
+	if (s->lh) {
+		if (s->c[key]) {
+			g->n = s->c[key]->n;
+			g->nl = s->c[key]->nl;
+			g->h = &s->c[key]->h;
+		}
+		return;
+	}
 	if (i >= s->n || s->v[i].key != key)
 		return;
 	for (j = i; j < s->n && s->v[j].key == key; j++)
@@ -128,6 +333,36 @@ static void group_at(const struct dside *s, size_t *pos, uint32_t key,
 	g->n = j - i;
 	g->nl = g->lat ? (size_t)(&s->v[j] - g->lat) : 0;
 	*pos = j;
+}
+
+/* the first key at or after @key that @s has, NR_KEYS when none */
+static uint32_t next_key(const struct dside *s, size_t pos, uint32_t key)
+{
+	if (!s->lh)
+		return pos < s->n ? s->v[pos].key : NR_KEYS;
+	while (key < NR_KEYS && !s->c[key])
+		key++;
+	return key;
+}
+
+/* the latency of rank @r (1 to @g->nl) of a histogram group */
+static uint64_t lh_rank(const struct dgroup *g, size_t r)
+{
+	unsigned int i;
+	uint64_t k = 0, lo, hi, v;
+
+	for (i = 0; i < LH_ROWS * LH_COLS; i++) {
+		if (!g->h->row[i >> LH_BITS]) {
+			i |= LH_COLS - 1;
+			continue;
+		}
+		k += lh_count(g->h, i);
+		if (k >= r)
+			break;
+	}
+	lh_range(i, &lo, &hi);
+	v = lo + (hi - lo) / 2;
+	return v < g->h->min ? g->h->min : v > g->h->max ? g->h->max : v;
 }
 
 static uint64_t pct(const struct dgroup *g, double p)
@@ -141,7 +376,41 @@ static uint64_t pct(const struct dgroup *g, double p)
 		r = 1;
 	if (r > g->nl)
 		r = g->nl;
+	if (g->h)
+		return lh_rank(g, r);
 	return g->lat[r - 1].lat;
+}
+
+static uint64_t lat_max(const struct dgroup *g)
+{
+	if (!g->nl)
+		return 0;
+	return g->h ? g->h->max : g->lat[g->nl - 1].lat;
+}
+
+/*
+ * KS_D of two histogram groups: the distance of the distributions at the
+ * buckets' edges, at most the largest share of one bucket below the
+ * exact one (at no edge inside a bucket); exact below 512 ns.
+ */
+static double ks_stat_lh(const struct dgroup *a, const struct dgroup *b)
+{
+	uint64_t ka = 0, kb = 0;
+	unsigned int i;
+	double d = 0, f;
+
+	for (i = 0; i < LH_ROWS * LH_COLS; i++) {
+		if (!a->h->row[i >> LH_BITS] && !b->h->row[i >> LH_BITS]) {
+			i |= LH_COLS - 1;
+			continue;
+		}
+		ka += lh_count(a->h, i);
+		kb += lh_count(b->h, i);
+		f = fabs((double)ka / a->nl - (double)kb / b->nl);
+		if (f > d)
+			d = f;
+	}
+	return d;
 }
 
 /* the two-sample Kolmogorov-Smirnov statistic: sup |F_a - F_b| */
@@ -231,7 +500,7 @@ static void side_json(struct iot_jw *w, const struct dgroup *g,
 	jw_kv_u64(w, "p50", pct(g, 50));
 	jw_kv_u64(w, "p90", pct(g, 90));
 	jw_kv_u64(w, "p99", pct(g, 99));
-	jw_kv_u64(w, "max", g->nl ? g->lat[g->nl - 1].lat : 0);
+	jw_kv_u64(w, "max", lat_max(g));
 	jw_obj_end(w);
 	jw_obj_end(w);
 }
@@ -242,7 +511,7 @@ static void src_json(struct iot_jw *w, const char *k, const char *arg,
 	jw_key(w, k);
 	jw_obj_start(w);
 	jw_kv_str(w, "source", arg);
-	jw_kv_u64(w, "records", s->x.n);
+	jw_kv_u64(w, "records", s->records);
 	jw_kv_u64(w, "span_ns", s->span_ns);
 	jw_obj_end(w);
 }
@@ -292,6 +561,7 @@ int cmd_diff(struct iot_opts *o, int argc, char **argv)
 	struct dside *a, *b;
 	struct iot_jw w;
 	size_t pa = 0, pb = 0;
+	uint32_t next = 0;
 	int rc = 1, op;
 
 	if (argc != 2) {
@@ -312,6 +582,11 @@ int cmd_diff(struct iot_opts *o, int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = 1;
+	/* both exact, or both histograms: KS_D of like with like */
+	if (a->lh != b->lh && (side_to_lh(a) || side_to_lh(b))) {
+		iot_err("out of memory");
+		goto out;
+	}
 	if (o->fmt == FMT_JSON) {
 		jw_init(&w, stdout);
 		jw_obj_start(&w);
@@ -321,7 +596,8 @@ int cmd_diff(struct iot_opts *o, int argc, char **argv)
 		jw_arr_start(&w);
 	} else {
 		printf("A: %s, %zu requests over %.6f s\nB: %s, %zu requests over %.6f s\n",
-		       argv[0], a->x.n, a->span_ns / 1e9, argv[1], b->x.n,
+		       argv[0], (size_t)a->records, a->span_ns / 1e9, argv[1],
+		       (size_t)b->records,
 		       b->span_ns / 1e9);
 		printf("%-8s %-5s %8s %8s %10s %10s %9s %9s %9s %9s %9s %9s %6s %8s\n",
 		       "OP", "SIZE", "COUNT_A", "COUNT_B", "IOPS_A", "IOPS_B",
@@ -329,20 +605,22 @@ int cmd_diff(struct iot_opts *o, int argc, char **argv)
 		       "P99_A_US", "P99_B_US", "KS_D", "KS_P");
 	}
 	/* the union of the (op, size) keys, in key order */
-	while (pa < a->n || pb < b->n) {
-		uint32_t ka = pa < a->n ? a->v[pa].key : UINT32_MAX;
-		uint32_t kb = pb < b->n ? b->v[pb].key : UINT32_MAX;
+	for (;;) {
+		uint32_t ka = next_key(a, pa, next), kb = next_key(b, pb, next);
 		uint32_t key = ka < kb ? ka : kb;
 		struct dgroup ga, gb;
 		char sz[16], s[6][16];
 		double d = 0, p = 1;
 		int ks = 0;
 
+		if (key >= NR_KEYS)
+			break;
+		next = key + 1;
 		group_at(a, &pa, key, &ga);
 		group_at(b, &pb, key, &gb);
 		if (ga.nl && gb.nl) {
 			ks = 1;
-			d = ks_stat(&ga, &gb);
+			d = ga.h ? ks_stat_lh(&ga, &gb) : ks_stat(&ga, &gb);
 			p = ks_p(d, ga.nl, gb.nl);
 		}
 		size_label(sz, sizeof(sz), key % NR_SZ);

@@ -246,6 +246,201 @@ int iot_map_live(const char *disk, struct iot_src *s, char *err,
 	return ERR("%s (and %s does not exist)", e1, cpath), -1;
 }
 
+/* The directory of the copies of standard input: $TMPDIR, else /var/tmp. */
+static const char *spool_dir(void)
+{
+	const char *d = getenv("TMPDIR");
+
+	return d && *d ? d : "/var/tmp";
+}
+
+/* Write @len bytes of @buf to @fd: 0, or -1 (errno set). */
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t k = write(fd, buf, len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		buf += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * Read from @in into @buf (@cap bytes) until it is full or @in ends: the
+ * bytes read, or -1 (errno set).
+ */
+static ssize_t read_full(int in, uint8_t *buf, size_t cap)
+{
+	size_t n = 0;
+
+	while (n < cap) {
+		ssize_t r = read(in, buf + n, cap - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	return (ssize_t)n;
+}
+
+/*
+ * A trace read from a stream (standard input, a pipe, a FIFO: no size, no
+ * mapping), beyond its first IOT_STREAM_MEM bytes: copied to an unlinked
+ * temporary file of spool_dir(), @head (@nhead bytes, what was read of it)
+ * first, then the rest of @in, and read from there as a file is, in
+ * memory that does not grow with it.  @label names it in @err.
+ * Return: the temporary file's descriptor, or -1 with @err set.
+ */
+static int spool(int in, const uint8_t *head, size_t nhead, const char *label,
+		 char *err, size_t errlen)
+{
+	const char *dir = spool_dir();
+	size_t cap = 1 << 20;
+	uint8_t *buf = malloc(cap);
+	char path[4096];
+	ssize_t r;
+	int fd;
+
+	if (!buf)
+		return ERR("out of memory"), -1;
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {	/* a file system without O_TMPFILE */
+		snprintf(path, sizeof(path), "%s/.iotracectl-XXXXXX", dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+	}
+	if (fd < 0) {
+		ERR("%s: cannot make a temporary file in %s to read it from (%s; TMPDIR sets the directory)",
+		    label, dir, strerror(errno));
+		free(buf);
+		return -1;
+	}
+	if (write_all(fd, head, nhead))
+		goto fail_write;
+	while ((r = read_full(in, buf, cap)) > 0)
+		if (write_all(fd, buf, (size_t)r))
+			goto fail_write;
+	if (r < 0) {
+		ERR("cannot read %s: %s", label, strerror(errno));
+		goto fail;
+	}
+	free(buf);
+	return fd;
+fail_write:
+	ERR("%s: cannot copy it to a temporary file in %s (%s; TMPDIR sets the directory)",
+	    label, dir, strerror(errno));
+fail:
+	free(buf);
+	close(fd);
+	return -1;
+}
+
+/*
+ * Map the trace file open as @fd (taken over, closed on failure), of
+ * status @st: read with pread() as it is parsed (the mapping is for the
+ * bytes it does not read so).  Return: 0, or -1 with @err set.
+ */
+static int map_file(struct iot_src *s, int fd, const struct stat *st,
+		    char *err, size_t errlen)
+{
+	if (!st->st_size) {
+		close(fd);
+		return classify(s, err, errlen);
+	}
+	s->buf = mmap(NULL, st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (s->buf == MAP_FAILED) {
+		s->buf = NULL;
+		close(fd);
+		return ERR("cannot map %s: %s", s->label, strerror(errno)), -1;
+	}
+	s->fd = fd;
+	s->len = st->st_size;
+	s->mapped = 1;
+	return classify(s, err, errlen);
+}
+
+/*
+ * A trace of standard input (@arg NULL), or of a path that is not a
+ * regular file (@arg: a FIFO, /dev/fd/N).  A regular file given as
+ * standard input is read where it is; a stream of at most IOT_STREAM_MEM
+ * bytes in memory; a longer one from a copy (spool()).
+ */
+static int open_stream(struct iot_src *s, const char *arg, char *err,
+		       size_t errlen)
+{
+	int fd = arg ? open(arg, O_RDONLY | O_CLOEXEC) : STDIN_FILENO, sfd;
+	uint8_t *head = NULL;
+	struct stat st;
+	ssize_t n;
+	int ret = -1;
+
+	if (fd < 0)
+		return ERR("cannot open %s: %s", arg, strerror(errno)), -1;
+	if (fstat(fd, &st)) {
+		ERR("%s: %s", s->label, strerror(errno));
+		goto out;
+	}
+	/* a file to keep (export - -o FILE < FILE) */
+	if (input_add(s, &st)) {
+		ERR("out of memory");
+		goto out;
+	}
+	/* standard input redirected from a file, at its start */
+	if (!arg && S_ISREG(st.st_mode) && lseek(fd, 0, SEEK_CUR) == 0) {
+		sfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (sfd < 0) {
+			ERR("%s: %s", s->label, strerror(errno));
+			goto out;
+		}
+		ret = map_file(s, sfd, &st, err, errlen);
+		goto out;
+	}
+	/* one byte more than is kept: whether the stream goes on */
+	head = malloc(IOT_STREAM_MEM + 1);
+	if (!head) {
+		ERR("out of memory");
+		goto out;
+	}
+	n = read_full(fd, head, IOT_STREAM_MEM + 1);
+	if (n < 0) {
+		ERR("cannot read %s: %s", s->label, strerror(errno));
+		goto out;
+	}
+	if (n <= IOT_STREAM_MEM) {
+		s->buf = realloc(head, n ? (size_t)n : 1);
+		if (!s->buf)
+			s->buf = head;
+		head = NULL;
+		s->len = (size_t)n;
+		ret = classify(s, err, errlen);
+		goto out;
+	}
+	sfd = spool(fd, head, (size_t)n, s->label, err, errlen);
+	if (sfd < 0)
+		goto out;
+	if (fstat(sfd, &st)) {
+		ERR("%s: %s", s->label, strerror(errno));
+		close(sfd);
+		goto out;
+	}
+	ret = map_file(s, sfd, &st, err, errlen);
+out:
+	free(head);
+	if (arg && fd >= 0)
+		close(fd);
+	return ret;
+}
+
 /**
  * iot_src_open() - open a DISK|FILE argument.
  * @s: source to fill.
@@ -268,12 +463,7 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 	snprintf(s->label, sizeof(s->label), "%s", arg);
 	if (!strcmp(arg, "-")) {
 		snprintf(s->label, sizeof(s->label), "standard input");
-		if (iot_read_all("/dev/stdin", &s->buf, &s->len, err, errlen))
-			return -1;
-		/* read whole, yet a file to keep (export - -o FILE < FILE) */
-		if (!fstat(STDIN_FILENO, &st) && input_add(s, &st))
-			return ERR("out of memory"), -1;
-		return classify(s, err, errlen);
+		return open_stream(s, NULL, err, errlen);
 	}
 	/* st is only read when stat() filled it */
 	eno = stat(arg, &st) ? errno : 0;
@@ -319,11 +509,14 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 		close(fd);
 		s->buf = NULL;
 	}
-	if (!s->input && input_add(s, &st))
-		return ERR("out of memory"), -1;
-	if (iot_read_all(arg, &s->buf, &s->len, err, errlen))
-		return -1;
-	return classify(s, err, errlen);
+	if (S_ISREG(st.st_mode)) {	/* empty, or one that cannot be mapped */
+		if (!s->input && input_add(s, &st))
+			return ERR("out of memory"), -1;
+		if (iot_read_all(arg, &s->buf, &s->len, err, errlen))
+			return -1;
+		return classify(s, err, errlen);
+	}
+	return open_stream(s, arg, err, errlen);
 }
 
 int iot_src_open(struct iot_src *s, const char *arg, char *err,

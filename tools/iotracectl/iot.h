@@ -71,6 +71,12 @@ _Static_assert(sizeof(struct iotrace_record_v1) == IOTRACE_RECORD_SIZE,
 #define IOTRACE_ABI_MINOR	1
 
 #define IOT_ERR_LEN	512
+/*
+ * A trace read from a stream (standard input, a pipe): up to this many
+ * bytes are kept in memory, a longer one is copied to a temporary file
+ * (input.c's spool()) and read from there in memory that does not grow.
+ */
+#define IOT_STREAM_MEM	(24u << 20)
 #define IOT_MAX_DISKS	256
 #define IOT_MAX_RECORD	4096	/* largest record_size accepted */
 #define IOT_MAX_SKIPS	1024	/* damaged ranges a file reader skips */

@@ -949,47 +949,58 @@ static int prepare_disk(struct iot_opts *o, const struct watch_conf *c,
 }
 
 /*
- * Resolve the disks, refuse one watched twice, make each ready.  A
- * request refused for want of privilege stops the watcher here, before it
- * says "ready": without CAP_NET_ADMIN or CAP_SYS_ADMIN it would watch
- * nothing, and a service manager would show it running.  Return: 0, -1,
- * or WATCH_EXIT_PRIVILEGE for that refusal (a restart would not help).
+ * Resolve the disks and refuse one watched twice, before anything is
+ * changed.  Return: 0; 1 when a disk cannot be found (it may be there
+ * later: a restart may do); 2 when two of them are one disk (the
+ * configuration's error).
+ */
+static int resolve_disks(struct watch_conf *c)
+{
+	char text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
+	char err[IOT_ERR_LEN];
+	unsigned int i, k;
+
+	for (i = 0; i < c->nr_disks; i++) {
+		struct watch_disk *d = &c->disks[i];
+
+		if (watch_resolve(d, err, sizeof(err))) {
+			iot_err("watch: %s (%s): %s", d->spec, d->where, err);
+			return 1;
+		}
+		for (k = 0; k < i; k++)
+			if (!strcmp(c->disks[k].name, d->name)) {
+				iot_err("watch: %s (%s) is %s, already watched as %s (%s)",
+					d->spec, d->where,
+					iot_text_str(text, sizeof(text),
+						     d->name),
+					c->disks[k].spec, c->disks[k].where);
+				return 2;
+			}
+	}
+	return 0;
+}
+
+/*
+ * Make each disk (resolved) ready.  A request refused for want of
+ * privilege stops the watcher here, before it says "ready": without
+ * CAP_NET_ADMIN or CAP_SYS_ADMIN it would watch nothing, and a service
+ * manager would show it running.  Return: 0, or WATCH_EXIT_PRIVILEGE
+ * for that refusal (a restart would not help).
  */
 static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 {
 	struct iot_nl_disk *rows = NULL;
-	char err[IOT_ERR_LEN], refused[2 * IOT_ERR_LEN];
-	char text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
-	unsigned int i, k;
+	char refused[2 * IOT_ERR_LEN];
 	size_t nrows = 0;
+	unsigned int i;
 
-	if (!c->nr_disks) {
-		iot_err("watch: no disk to watch (give DISK... or [disk ...] sections in the configuration)");
-		return -1;
-	}
 	if (iot_nl_list(&rows, &nrows)) {
 		free(rows);
 		rows = NULL;
 		nrows = 0;
 	}
 	for (i = 0; i < c->nr_disks; i++) {
-		struct watch_disk *d = &c->disks[i];
-
-		if (watch_resolve(d, err, sizeof(err))) {
-			iot_err("watch: %s (%s): %s", d->spec, d->where, err);
-			free(rows);
-			return -1;
-		}
-		for (k = 0; k < i; k++)
-			if (!strcmp(c->disks[k].name, d->name)) {
-				iot_err("watch: %s (%s) is %s, already watched",
-					d->spec, d->where,
-					iot_text_str(text, sizeof(text),
-						     d->name));
-				free(rows);
-				return -1;
-			}
-		if (prepare_disk(o, c, d, rows, nrows, refused,
+		if (prepare_disk(o, c, &c->disks[i], rows, nrows, refused,
 				 sizeof(refused))) {
 			iot_err("watch: %s; not starting", refused);
 			free(rows);
@@ -1353,6 +1364,25 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 	}
 	if (load_conf(o, c, argc, argv))
 		goto out_usage;
+	if (!c->nr_disks) {
+		iot_err("watch: no disk to watch (give DISK... or [disk ...] sections in the configuration)");
+		goto out_usage;
+	}
+	/* every check before anything is changed */
+	r = resolve_disks(c);
+	if (r == 2)
+		goto out_usage;
+	if (r)
+		goto out;
+	/*
+	 * No module: no family to enable a disk or send trigger events,
+	 * no ring to copy.  A watcher would say "ready" and save nothing.
+	 */
+	if (!watch_nl_family() && access(iot_debugfs(), F_OK)) {
+		iot_err("watch: the iotrace module is not loaded (no generic netlink family \"%s\", no %s): 'modprobe iotrace', then start the watcher again",
+			IOTRACE_GENL_NAME, iot_debugfs());
+		goto out;
+	}
 	w->c = c;
 	w->starts = calloc(c->max_per_hour, sizeof(*w->starts));
 	if (!w->starts) {
@@ -1380,8 +1410,7 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 	nl = watch_nl_open();
 	r = prepare_disks(o, c);
 	if (r) {
-		if (r == WATCH_EXIT_PRIVILEGE)
-			rc = r;
+		rc = r;
 		goto out;
 	}
 	clean_tmp(c->dir);

@@ -22,6 +22,9 @@
  */
 #define WATCH_EXIT_PRIVILEGE	4
 #define WATCH_MAX_DISKS		64
+/* ring-size: 0, or the module's range (IOTRACE_MIN/MAX_BUF_SIZE) */
+#define WATCH_RING_MIN		(64ull << 10)
+#define WATCH_RING_MAX		(1ull << 30)
 #define WATCH_MAX_TOKENS	16	/* trigger = words */
 
 /**
@@ -206,6 +209,9 @@ void watch_events_lost(struct watch *w);
 /* watch_nl.c */
 struct watch_nl;
 struct watch_nl *watch_nl_open(void);
+int watch_nl_family(void);
+/* a request's refusal when the module's netlink family is not there */
+#define WATCH_NO_FAMILY	"no iotrace netlink family (is the iotrace module loaded?)"
 int watch_nl_fd(const struct watch_nl *n);
 void watch_nl_recv(struct watch_nl *n, struct watch *w);
 void watch_nl_close(struct watch_nl *n);

@@ -157,6 +157,23 @@ fail:
 	return NULL;
 }
 
+/**
+ * watch_nl_family() - is the iotrace generic netlink family registered?
+ *
+ * Return: 1 when it is, 0 when not (or no netlink socket can be had).
+ */
+int watch_nl_family(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int ret = 0;
+
+	if (sk && genl_connect(sk) >= 0)
+		ret = genl_ctrl_resolve(sk, IOTRACE_GENL_NAME) >= 0;
+	if (sk)
+		nl_socket_free(sk);
+	return ret;
+}
+
 int watch_nl_fd(const struct watch_nl *n)
 {
 	return nl_socket_get_fd(n->sk);
@@ -288,8 +305,12 @@ static int nl_request(uint8_t cmd, const char *disk, put_fn put,
 	if (!sk || genl_connect(sk) < 0)
 		goto out;
 	fam = genl_ctrl_resolve(sk, IOTRACE_GENL_NAME);
-	if (fam < 0)
-		goto out;
+	if (fam < 0) {
+		/* not a module without the command: no module at all */
+		snprintf(err, errlen, "%s", WATCH_NO_FAMILY);
+		nl_socket_free(sk);
+		return ret;
+	}
 	m = nlmsg_alloc();
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!m || !cb) {

@@ -47,8 +47,9 @@ int watch_nl_reply_result(const struct watch_nl_reply *r)
  * @errlen: its size.
  *
  * A module without the command (genl version 3 for the trigger
- * conditions, or no family at all) answers -EOPNOTSUPP: said as "not
- * supported by this module" for the trigger conditions.
+ * conditions) answers -EOPNOTSUPP: said as "not supported by this
+ * module" for the trigger conditions (no family at all is said by the
+ * caller, WATCH_NO_FAMILY).
  */
 void watch_nl_say(int ret, unsigned int cmd, char *err, size_t errlen)
 {

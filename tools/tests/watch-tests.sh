@@ -403,9 +403,66 @@ wstart conf "post = 3
 [disk wwn=naa.5000c500a1b2c3d4]" -- --post 0.2
 WS=$?
 wstop
-[ $WS = 1 ] && [ $WRC = 1 ] &&
-	grep -q 'watch: wwn=naa.5000c500a1b2c3d4 (.*conf:3) is nullb0, already watched' "$W/log"
-result $? "watch_config_same_disk_by_serial_and_wwn_refused$SFX" "$W/log"
+[ $WS = 1 ] && [ $WRC = 2 ] &&
+	grep -q 'watch: wwn=naa.5000c500a1b2c3d4 (.*conf:3) is nullb0, already watched as serial=SN123 (.*conf:2)' "$W/log"
+result $? "watch_config_same_disk_by_serial_and_wwn_refused$SFX (exit $WRC)" "$W/log"
+
+# A watcher that cannot do its job does not start: every error of the
+# configuration is found before a disk is changed (exit 2, as the other
+# usage errors), and without the module (no netlink family, no debugfs
+# directory) it says so (exit 1), never "ready".
+# wrefuse NAME RC PATTERN CONF-LINES [ARGS...]: the watcher, on a fake
+# debugfs whose enable files are empty, exits RC within 10 s saying
+# PATTERN, without "ready", with no enable file written, no directory made
+wrefuse() {
+	W="$T/w-$1$SFX"
+	rm -rf "$W"
+	mkdir -p "$W/sys/block/nullb0/device" "$W/sys/block/sda/device"
+	cp -r "$T/dfs" "$W/dfs"
+	: > "$W/dfs/nullb0/enable"
+	: > "$W/dfs/sda/enable"
+	echo "SN123" > "$W/sys/block/nullb0/device/serial"
+	echo "naa.5000c500a1b2c3d4" > "$W/sys/block/nullb0/wwid"
+	printf '%s\n' "$4" > "$W/conf"
+	want=$2
+	pat=$3
+	name=$1
+	shift 4
+	IOTRACE_DEBUGFS="${WDFS:-$W/dfs}" IOTRACE_SYSFS="$W/sys" IOTRACE_RUN_DIR="$W/run" \
+		timeout 10 "$ROOT/$BIN" watch --config "$W/conf" --dir "$W/snap" "$@" \
+		> "$W/out" 2> "$W/log"
+	rc=$?
+	echo "exit $rc (want $want); enable: $(cat "$W/dfs/nullb0/enable" "$W/dfs/sda/enable" | tr '\n' ' ')" >> "$W/log"
+	[ $rc = "$want" ] && grep -q -- "$pat" "$W/log" && ! grep -q 'ready:' "$W/log" &&
+		[ ! -s "$W/dfs/nullb0/enable" ] && [ ! -s "$W/dfs/sda/enable" ] &&
+		[ ! -e "$W/snap" ]
+	result $? "watch_refused_at_start_$name$SFX" "$W/log"
+}
+wrefuse same_section_twice 2 'conf:3: \[disk nullb0\] given again (first at line 1)' \
+	"[disk nullb0]
+[disk sda]
+[disk nullb0]"
+wrefuse same_disk_resolved_twice 2 'wwn=naa.5000c500a1b2c3d4 (.*conf:3) is nullb0, already watched as serial=SN123' \
+	"[disk sda]
+[disk serial=SN123]
+[disk wwn=naa.5000c500a1b2c3d4]"
+wrefuse same_disk_on_command_line 2 'nullb0 (command line) is nullb0, already watched' "" sda nullb0 nullb0
+wrefuse ring_size_below_range 2 "conf:2: ring-size '1K': 0 (metrics only) or 64K to 1G" \
+	"[disk sda]
+ring-size = 1K"
+wrefuse ring_size_above_range 2 "conf:1: ring-size '5G': 0 (metrics only) or 64K to 1G" \
+	"ring-size = 5G
+[disk sda]"
+wrefuse ring_size_just_below 2 "conf:3: ring-size '65535'" \
+	"[disk sda]
+[disk nullb0]
+ring-size = 65535"
+WDFS="$T/no-such-debugfs" wrefuse no_module 1 \
+	"the iotrace module is not loaded (no generic netlink family \"iotrace\", no $T/no-such-debugfs)" \
+	"[disk nullb0]
+trigger = read-lat=10ms"
+! grep -q 'not supported by this module' "$W/log"
+result $? "watch_no_module_not_said_unsupported$SFX" "$W/log"
 wstart conf2 "post = 3
 episode = 250ms
 max-files = 7
@@ -435,7 +492,7 @@ wcli info "$T/w-conf4$SFX/snap/"iotrace-*.iot > "$W/info" 2>&1
 wstop
 [ $WS = 0 ] && grep -q 'watching nullb0 (serial=SN123' "$W/log" &&
 	grep -q 'watching sda (serial=SDA-SERIAL' "$W/log" &&
-	grep -q "nullb0: trigger conditions 'read-lat=10ms error=EIO,ETIMEDOUT timeout' not given to the kernel: not supported by this module" "$W/log" &&
+	grep -q "nullb0: trigger conditions 'read-lat=10ms error=EIO,ETIMEDOUT timeout' not given to the kernel: no iotrace netlink family (is the iotrace module loaded?)" "$W/log" &&
 	! grep -q "sda: trigger conditions" "$W/log" &&
 	grep -q 'nullb0: ring-size 1048576 not applied' "$W/log" &&
 	grep -q '^trigger:  nullb0: manual' "$W/info" &&
