@@ -538,6 +538,13 @@ int cmd_plot(struct iot_opts *o, int argc, char **argv)
 	rc = xset_load(&x, o, argv[0]);
 	if (rc)
 		goto out;
+	/* seven empty panels would say nothing: no image, and why */
+	if (!x.n) {
+		iot_err("plot: no request of %s to draw (none there, or none that the filters and --disk keep): no image written",
+			x.src.label);
+		rc = 1;
+		goto out;
+	}
 	fp = x_open_out(o->out);
 	if (!fp) {
 		rc = 1;
