@@ -115,7 +115,7 @@ static u8 iotrace_op(const struct request *rq)
 	case REQ_OP_ZONE_RESET_ALL:	return IOTRACE_OP_ZONE_RESET_ALL;
 	case REQ_OP_DRV_IN:		return IOTRACE_OP_DRV_IN;
 	case REQ_OP_DRV_OUT:		return IOTRACE_OP_DRV_OUT;
-	default:			return IOTRACE_OP_UNKNOWN;
+	default:			return iotrace_op_scsi(req_op(rq));
 	}
 }
 

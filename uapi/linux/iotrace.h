@@ -80,8 +80,8 @@ enum iotrace_op {
 	IOTRACE_OP_ZONE_APPEND	= 9,
 	IOTRACE_OP_ZONE_RESET	= 10,
 	IOTRACE_OP_ZONE_RESET_ALL = 11,
-	IOTRACE_OP_DRV_IN	= 12,	/* passthrough, device to host */
-	IOTRACE_OP_DRV_OUT	= 13,	/* passthrough, host to device */
+	IOTRACE_OP_DRV_IN	= 12,	/* passthrough, device to host (and SCSI_IN < 5.14) */
+	IOTRACE_OP_DRV_OUT	= 13,	/* passthrough, host to device (and SCSI_OUT) */
 	IOTRACE_OP_UNKNOWN	= 255,
 };
 
