@@ -22,6 +22,7 @@
 #include <linux/err.h>
 #include <net/genetlink.h>
 #include <scsi/scsi_cmnd.h>
+#include <linux/iotrace.h>
 
 /*
  * system_wq was renamed system_percpu_wq in 6.17 (and the name backported
@@ -45,6 +46,25 @@
 #else
 #define IOTRACE_REQ_POLLED	REQ_HIPRI
 #endif
+
+/*
+ * SCSI passthrough requests (sd's own commands, SG_IO, sg) were
+ * REQ_OP_SCSI_IN and REQ_OP_SCSI_OUT until 5.14, enum members (no macro
+ * to test), REQ_OP_DRV_IN and REQ_OP_DRV_OUT since, as every other
+ * passthrough request: recorded as IOTRACE_OP_DRV_IN/IOTRACE_OP_DRV_OUT on
+ * every kernel.  The op of @op when it is one of them, else
+ * IOTRACE_OP_UNKNOWN (iotrace_op()'s last resort, off the common ops).
+ */
+static inline u8 iotrace_op_scsi(unsigned int op)
+{
+#ifdef IOTRACE_HAVE_REQ_OP_SCSI
+	if (op == REQ_OP_SCSI_IN)
+		return IOTRACE_OP_DRV_IN;
+	if (op == REQ_OP_SCSI_OUT)
+		return IOTRACE_OP_DRV_OUT;
+#endif
+	return IOTRACE_OP_UNKNOWN;
+}
 
 /*
  * block_rq_complete reports the request's blk_status_t on 6.1 and later;

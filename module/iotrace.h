@@ -133,9 +133,9 @@ struct iotrace_filter {
 
 /**
  * struct iotrace_trig - the triggers of a disk (trigger.c).
- * @lat_ns: per enum iotrace_op, the device latency above which a
+ * @lat_ns: per enum iotrace_mop, the device latency above which a
  *	completion fires (U64_MAX: never): the completion probe's one
- *	compare, indexed by the record's op.
+ *	compare, indexed by the request's metrics op.
  * @md_flags: IOTRACE_MD_* bits of a completion that fire (error, device
  *	status, timeout); the probe's second test.
  * @requeues: the requeue count that fires, 0 for none.
@@ -155,7 +155,7 @@ struct iotrace_filter {
  * (iotrace_disk.trig), so a probe sees one set whole, old or new.
  */
 struct iotrace_trig {
-	u64		lat_ns[256];
+	u64		lat_ns[IOTRACE_NR_MOPS];
 	u8		md_flags;
 	u8		requeues;
 	u8		nr_errnos;
@@ -861,7 +861,9 @@ void iotrace_comm_exit(void);
  * @errno_val: positive errno, 0 for none.
  * @status: device status class (see IOTRACE_MSTATUS_*), 0 for none.
  * @flags: IOTRACE_MD_* bits.
- * @op: enum iotrace_op.
+ * @op: enum iotrace_op (the record's, the trigger event's).
+ * @mop: enum iotrace_mop, the kernel's accounting group of the request
+ *	(the metrics', the latency thresholds').
  * @status_kind: IOTRACE_MSTATUS_* of @status, NONE without a device error.
  */
 struct iotrace_mdone {
@@ -872,6 +874,7 @@ struct iotrace_mdone {
 	u16	status;
 	u8	flags;
 	u8	op;
+	u8	mop;
 	u8	status_kind;
 };
 
@@ -901,17 +904,25 @@ struct iotrace_mread {
 	struct iotrace_metrics_error	errors[];
 };
 
-/* The metrics op of an enum iotrace_op. */
-static inline u8 iotrace_mop(u8 op)
+/**
+ * iotrace_rq_mop() - the metrics op of a request: the kernel's accounting
+ *	group (op_stat_group(), and flush for REQ_OP_FLUSH), passthrough
+ *	apart.  Read from REQ_OP_*, so that a kernel's numbering (the
+ *	direction of its zone operations) is followed as its stat file does.
+ * @rq: the request.
+ *
+ * Return: enum iotrace_mop.
+ */
+static __always_inline u8 iotrace_rq_mop(struct request *rq)
 {
-	switch (op) {
-	case IOTRACE_OP_READ:		return IOTRACE_MOP_READ;
-	case IOTRACE_OP_WRITE:		return IOTRACE_MOP_WRITE;
-	case IOTRACE_OP_FLUSH:		return IOTRACE_MOP_FLUSH;
-	case IOTRACE_OP_DISCARD:
-	case IOTRACE_OP_SECURE_ERASE:	return IOTRACE_MOP_DISCARD;
-	default:			return IOTRACE_MOP_OTHER;
-	}
+	if (blk_rq_is_passthrough(rq))
+		return IOTRACE_MOP_PASSTHRU;
+	if (req_op(rq) == REQ_OP_FLUSH)
+		return IOTRACE_MOP_FLUSH;
+	if (op_is_discard(rq->cmd_flags))
+		return IOTRACE_MOP_DISCARD;
+	return op_is_write(rq->cmd_flags) ? IOTRACE_MOP_WRITE :
+		IOTRACE_MOP_READ;
 }
 
 /* A per-CPU bucket that reaches this is folded into the shared totals. */
@@ -1032,7 +1043,7 @@ void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop, u32 errno_val,
 /*
  * The per-CPU storage is reached by pointer arithmetic from constant
  * subscripts, not by a subscript per index: the indexes are in range by
- * construction (iotrace_mop(), iotrace_hist_bucket()), and kernels built
+ * construction (iotrace_rq_mop(), iotrace_hist_bucket()), and kernels built
  * with UBSAN_BOUNDS (Debian's 7.x) would check every variable subscript on
  * every completion.
  */
@@ -1067,7 +1078,7 @@ iotrace_metrics_complete(struct iotrace_metrics *m,
 {
 	/* once: the per-CPU operations could alias m for the compiler */
 	struct iotrace_mcpu __percpu *pc = m->pcpu;
-	u8 mop = iotrace_mop(x->op);
+	u8 mop = x->mop;
 	struct iotrace_mcpu_op __percpu *o = pc->op + mop;
 
 	iotrace_assert_cpu_held();

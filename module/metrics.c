@@ -73,7 +73,7 @@ static const char * const iotrace_mop_names[IOTRACE_NR_MOPS] = {
 	[IOTRACE_MOP_WRITE]	= "write",
 	[IOTRACE_MOP_FLUSH]	= "flush",
 	[IOTRACE_MOP_DISCARD]	= "discard",
-	[IOTRACE_MOP_OTHER]	= "other",
+	[IOTRACE_MOP_PASSTHRU]	= "passthrough",
 };
 
 /**
@@ -298,7 +298,7 @@ void iotrace_metrics_read(struct iotrace_metrics *m,
 
 		memset(e, 0, sizeof(*e));
 		e->count = m->err_over;
-		e->mop = IOTRACE_MOP_OTHER;
+		e->mop = IOTRACE_MOP_PASSTHRU;
 		e->status_kind = IOTRACE_MSTATUS_OVERFLOW;
 	}
 	spin_unlock_irqrestore(&m->err_lock, flags);

@@ -1165,9 +1165,9 @@ static int iotrace_nl_parse_trig(struct genl_info *info,
 		t->mop_lat_ns[i] = v;
 		*any |= v != 0;
 	}
-	for (i = 0; i < ARRAY_SIZE(t->lat_ns); i++)
-		if (t->mop_lat_ns[iotrace_mop(i)])
-			t->lat_ns[i] = t->mop_lat_ns[iotrace_mop(i)];
+	for (i = 0; i < IOTRACE_NR_MOPS; i++)
+		if (t->mop_lat_ns[i])
+			t->lat_ns[i] = t->mop_lat_ns[i];
 	ret = iotrace_nl_bool(info, IOTRACE_A_TRIG_ERROR, &err) ?:
 	      iotrace_nl_bool(info, IOTRACE_A_TRIG_DEVSTATUS, &dev) ?:
 	      iotrace_nl_bool(info, IOTRACE_A_TRIG_TIMEOUT, &tmo);

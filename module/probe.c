@@ -115,7 +115,7 @@ static u8 iotrace_op(const struct request *rq)
 	case REQ_OP_ZONE_RESET_ALL:	return IOTRACE_OP_ZONE_RESET_ALL;
 	case REQ_OP_DRV_IN:		return IOTRACE_OP_DRV_IN;
 	case REQ_OP_DRV_OUT:		return IOTRACE_OP_DRV_OUT;
-	default:			return IOTRACE_OP_UNKNOWN;
+	default:			return iotrace_op_scsi(req_op(rq));
 	}
 }
 
@@ -635,6 +635,7 @@ static __always_inline void iotrace_count(struct request *rq,
 					  struct iotrace_mdone *x)
 {
 	x->errno_val = error ? -iotrace_rq_errno(error) : 0;
+	x->mop = iotrace_rq_mop(rq);
 	if (s && READ_ONCE(s->rq) == rq) {
 		x->op = s->op;
 		x->bytes = s->bytes;
@@ -795,7 +796,7 @@ static noinline void iotrace_complete_trig(struct iotrace_disk *d,
 static __always_inline bool iotrace_trig_test(const struct iotrace_trig *t,
 					      const struct iotrace_mdone *x)
 {
-	return x->dev_ns > t->lat_ns[x->op] || (x->flags & t->md_flags);
+	return x->dev_ns > t->lat_ns[x->mop] || (x->flags & t->md_flags);
 }
 
 /*

@@ -61,7 +61,7 @@ u32 iotrace_trig_reason(const struct iotrace_trig *t,
 	u32 r = 0;
 	u8 i;
 
-	if ((x->flags & IOTRACE_MD_DEV) && x->dev_ns > t->lat_ns[x->op])
+	if ((x->flags & IOTRACE_MD_DEV) && x->dev_ns > t->lat_ns[x->mop])
 		r |= IOTRACE_TRIG_LATENCY;
 	if ((t->md_flags & IOTRACE_MD_ERROR) && x->errno_val) {
 		if (!t->nr_errnos) {

@@ -74,7 +74,7 @@ exact() {
 	ktap_check "$1: write bytes $(kv "$f" write.bytes) = fio's $n = stat's sectors x 512" \
 		test "$(kv "$f" write.bytes)" -eq "$n" -a "$n" -eq $((($(blk_stat $disk 7) - $5) * 512))
 	ktap_check "$1: no errors, nothing else counted" \
-		test "$(kv "$f" read.errors)$(kv "$f" write.errors)$(kv "$f" flush.requests)$(kv "$f" discard.requests)$(kv "$f" other.requests)" = 00000
+		test "$(kv "$f" read.errors)$(kv "$f" write.errors)$(kv "$f" flush.requests)$(kv "$f" discard.requests)$(kv "$f" passthrough.requests)" = 00000
 }
 
 stat_now() {

@@ -4,7 +4,7 @@
 # oracles iotrace did not write: fio's own I/O log and the kernel's
 # /sys/block/<ns>/stat delta (requests and bytes exact while a 64K ring
 # wraps many times), and an opcode the controller does not implement,
-# sent through the passthrough ioctl by nvme-cli: one error of op "other",
+# sent through the passthrough ioctl by nvme-cli: one error of op "passthrough",
 # by the status nvme-cli printed (where the module records NVMe status:
 # module BTF), in GET_METRICS and in the exporter's iotrace_errors_total.
 # VM-DEVICES: nvme
@@ -103,7 +103,7 @@ n=$(fio_sum write bytes)
 ktap_check "write bytes $(kv "$out/fio.m" write.bytes) = fio's $n = stat's sectors x 512" \
 	test "$(kv "$out/fio.m" write.bytes)" -eq "$n" -a "$n" -eq $((($(blk_stat $ns 7) - $4) * 512))
 ktap_check "no errors, nothing else counted" \
-	test "$(kv "$out/fio.m" read.errors)$(kv "$out/fio.m" write.errors)$(kv "$out/fio.m" other.requests)" = 000
+	test "$(kv "$out/fio.m" read.errors)$(kv "$out/fio.m" write.errors)$(kv "$out/fio.m" passthrough.requests)" = 000
 over=$(iot_stat $ns overwritten)
 ktap_check "the 64K ring wrapped ($over records overwritten)" test "${over:-0}" -gt 1000
 ktap_check "device latency counted for every request" \
@@ -118,21 +118,21 @@ nvme io-passthru /dev/$ns --opcode=0x83 --namespace-id=1 \
 bad=$(grep -o '(0x[0-9a-fA-F]*)' "$out/bad.out" | tail -n 1 | tr -d '()')
 log "nvme-cli on opcode 0x83: $(tr '\n' ' ' < "$out/bad.out")"
 $NLM get $ns > "$out/bad.m"
-grep -E '^other\.(requests|errors)|^error' "$out/bad.m" | sed 's/^/# /'
+grep -E '^passthrough\.(requests|errors)|^error' "$out/bad.m" | sed 's/^/# /'
 ktap_check "nvme-cli printed a status ($bad)" test -n "$bad"
-ktap_check "one request of op other, one error" \
-	test "$(kv "$out/bad.m" other.requests)/$(kv "$out/bad.m" other.errors)" = 1/1
+ktap_check "one request of op passthrough, one error" \
+	test "$(kv "$out/bad.m" passthrough.requests)/$(kv "$out/bad.m" passthrough.errors)" = 1/1
 sc=$(( ${bad:-0} & 0x7ff ))
 if [ $have_btf = 1 ]; then
 	want=$(printf 'nvme 0x%04x' $sc)
 	ktap_check "the error is of kind NVMe with nvme-cli's SCT/SC ($want)" \
-		test "$(grep -c "^error: other $want [0-9]* 1\$" "$out/bad.m")" -eq 1 -a \
+		test "$(grep -c "^error: passthrough $want [0-9]* 1\$" "$out/bad.m")" -eq 1 -a \
 		"$(grep -c '^error:' "$out/bad.m")" -eq 1
 	label=$(printf 'nvme:sct0x%x:sc0x%02x' $((sc >> 8)) $((sc & 0xff)))
 else
 	ktap_check "no NVMe status without BTF: the error by errno" \
-		test "$(grep -c '^error: other none 0x0000 [0-9]* 1$' "$out/bad.m")" -eq 1
-	errno=$(sed -n 's/^error: other none 0x0000 \([0-9]*\) 1$/\1/p' "$out/bad.m")
+		test "$(grep -c '^error: passthrough none 0x0000 [0-9]* 1$' "$out/bad.m")" -eq 1
+	errno=$(sed -n 's/^error: passthrough none 0x0000 \([0-9]*\) 1$/\1/p' "$out/bad.m")
 	name=$(python3 -c 'import errno, sys; print(errno.errorcode[int(sys.argv[1])])' "${errno:-5}")
 	# one number on Linux; the block layer's name for it is EOPNOTSUPP
 	[ "$name" = ENOTSUP ] && name=EOPNOTSUPP
@@ -142,8 +142,8 @@ fi
 	> "$out/exp.log" 2>&1 || log "exporter: $(cat "$out/exp.log")"
 prom=$out/iotrace.prom
 grep "iotrace_errors_total{disk=\"$ns\"" "$prom" 2> /dev/null | sed 's/^/# /'
-ktap_check "iotrace_errors_total{disk=$ns,op=other,status=$label} = 1" \
-	test "$(grep -F "iotrace_errors_total{disk=\"$ns\",op=\"other\",status=\"$label\"}" "$prom" | awk '{ print $2 }')" = 1
+ktap_check "iotrace_errors_total{disk=$ns,op=passthrough,status=$label} = 1" \
+	test "$(grep -F "iotrace_errors_total{disk=\"$ns\",op=\"passthrough\",status=\"$label\"}" "$prom" | awk '{ print $2 }')" = 1
 
 unload_iotrace
 ktap_check "no kernel warnings" no_kernel_splat

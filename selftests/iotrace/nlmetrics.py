@@ -43,7 +43,7 @@ A_M_ERROR = 39
 HIST_BUCKETS = 110
 OP_FMT = "<B7x7Q%dQ%dQ" % (HIST_BUCKETS, HIST_BUCKETS)
 ERR_FMT = "<QBBHI"
-MOPS = ["read", "write", "flush", "discard", "other"]
+MOPS = ["read", "write", "flush", "discard", "passthrough"]
 KINDS = {0: "none", 1: "nvme", 2: "scsi", 3: "ata", 255: "overflow"}
 
 

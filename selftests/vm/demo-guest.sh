@@ -23,6 +23,14 @@ lsblk -d -o NAME,SIZE,MODEL,TRAN /dev/nullb0 /dev/$nvme 2>/dev/null ||
 
 banner "insmod iotrace.ko buf_size=16M disks=nullb0,$nvme"
 insmod "$IOTRACE_KO" buf_size=16M disks=nullb0,$nvme || die "insmod failed"
+if [ -x "$IOTRACECTL" ]; then
+	# what the installed udev rule (60-iotrace.rules) runs, with
+	# --quiet, as iotrace or nvme_core loads: the NVMe driver's private
+	# layout from its BTF, so that the records carry each command's
+	# completion status
+	banner "iotracectl nvme-layout (the installed udev rule runs it when iotrace or nvme_core loads)"
+	"$IOTRACECTL" nvme-layout 2>&1 || echo "(nvme-layout failed: exit $?)"
+fi
 [ -r $IOT/status ] && cat $IOT/status
 ls $IOT
 

@@ -58,7 +58,7 @@ static void print_lat(FILE *fp, const struct iot_metrics *m, int queue)
 {
 	unsigned int op, k;
 
-	fprintf(fp, "%s latency, us:\n%-8s %12s", queue ? "queue" : "device",
+	fprintf(fp, "%s latency, us:\n%-11s %12s", queue ? "queue" : "device",
 		"op", "count");
 	for (k = 0; k < NR_PCTS; k++)
 		fprintf(fp, " %10s", pct_names[k]);
@@ -71,7 +71,7 @@ static void print_lat(FILE *fp, const struct iot_metrics *m, int queue)
 
 		if (!o->requests && !n)
 			continue;
-		fprintf(fp, "%-8s %12" PRIu64, iot_mop_name(op), n);
+		fprintf(fp, "%-11s %12" PRIu64, iot_mop_name(op), n);
 		for (k = 0; k < NR_PCTS; k++)
 			put_us(fp, iot_hist_quantile_ns(h, pcts[k]));
 		put_us(fp, iot_hist_max_ns(h));
@@ -91,10 +91,10 @@ static void print_normal(FILE *fp, const struct iot_metrics *m)
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	fprintf(fp, "%s: in-kernel metrics since %s (%.3f s ago)\n", m->disk,
 		when, (double)since_reset_ns(m) / 1e9);
-	fprintf(fp, "%-8s %12s %16s %10s\n", "op", "requests", "bytes",
+	fprintf(fp, "%-11s %12s %16s %10s\n", "op", "requests", "bytes",
 		"errors");
 	for (op = 0; op < IOTRACE_NR_MOPS; op++)
-		fprintf(fp, "%-8s %12" PRIu64 " %16" PRIu64 " %10" PRIu64 "\n",
+		fprintf(fp, "%-11s %12" PRIu64 " %16" PRIu64 " %10" PRIu64 "\n",
 			iot_mop_name(op), (uint64_t)m->op[op].requests,
 			(uint64_t)m->op[op].bytes, (uint64_t)m->op[op].errors);
 	print_lat(fp, m, 0);
@@ -112,7 +112,7 @@ static void print_normal(FILE *fp, const struct iot_metrics *m)
 
 		iot_metrics_status(&m->err[i], st, sizeof(st));
 		iot_errno_name((int)m->err[i].errno_val, en, sizeof(en));
-		fprintf(fp, "  %-8s %-24s %-12s %12" PRIu64 "\n",
+		fprintf(fp, "  %-11s %-24s %-12s %12" PRIu64 "\n",
 			iot_mop_name(m->err[i].mop), st,
 			m->err[i].errno_val ? en : "-",
 			(uint64_t)m->err[i].count);

@@ -16,7 +16,7 @@
 static const char *const mop_names[IOTRACE_NR_MOPS] = {
 	[IOTRACE_MOP_READ] = "read", [IOTRACE_MOP_WRITE] = "write",
 	[IOTRACE_MOP_FLUSH] = "flush", [IOTRACE_MOP_DISCARD] = "discard",
-	[IOTRACE_MOP_OTHER] = "other",
+	[IOTRACE_MOP_PASSTHRU] = "passthrough",
 };
 
 const char *iot_mop_name(unsigned int mop)
@@ -149,7 +149,7 @@ int iot_metrics_parse(struct iot_metrics *m, const void *attrs, size_t len,
 			}
 			memcpy(&e, d, sizeof(e));
 			if (e.mop >= IOTRACE_NR_MOPS)
-				e.mop = IOTRACE_MOP_OTHER;
+				e.mop = IOTRACE_MOP_PASSTHRU;
 			if (m->nr_err < IOT_M_MAX_ERRORS)
 				m->err[m->nr_err++] = e;
 			break;

@@ -319,7 +319,7 @@ def main():
             for n, lab, v in samples if n == 'iotrace_errors_total'}
     want = {('nullb0', 'read', 'errno:EIO'): 2,
             ('nvme0n1', 'read', 'nvme:sct0x2:sc0x81'): 3,
-            ('nvme0n1', 'other', 'nvme:sct0x0:sc0x01'): 1,
+            ('nvme0n1', 'passthrough', 'nvme:sct0x0:sc0x01'): 1,
             ('sda', 'write', 'scsi:0x02'): 1,
             ('sda', 'write', 'ata:0x51:0x40'): 1,
             ('sda', 'write', 'other'): 1}

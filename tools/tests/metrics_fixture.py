@@ -32,7 +32,7 @@ def uapi_enum(name):
             continue
         if '=' in line:
             k, v = [x.strip() for x in line.split('=')]
-            nxt = int(v, 0)
+            nxt = vals[v] if v in vals else int(v, 0)
         else:
             k = line
         vals[k] = nxt
@@ -133,17 +133,17 @@ def main():
         'IOTRACE_MOP_WRITE': (writes, [1500] * 40, 40 * 131072, 0),
         'IOTRACE_MOP_FLUSH': (flushes, [], 0, 0),
         'IOTRACE_MOP_DISCARD': ([], [], 0, 0),
-        'IOTRACE_MOP_OTHER': ([], [], 0, 0),
+        'IOTRACE_MOP_PASSTHRU': ([], [], 0, 0),
     }, errors=[(2, MOP['IOTRACE_MOP_READ'], 'none', 0, 5)], timeouts=1,
         requeues=3, inflight=2, oldest_ns=5_000_000_000_000 - 1_500_000_000,
         ring=(123456, 7))
     # nvme0n1: NVMe statuses, the same label from two errnos summed
     nvme = disk('nvme0n1', reset + 1, 6_000_000_000_000, {
         'IOTRACE_MOP_READ': ([50_000] * 10, [1000] * 10, 10 * 512, 3),
-        'IOTRACE_MOP_OTHER': ([90_000], [], 0, 1),
+        'IOTRACE_MOP_PASSTHRU': ([90_000], [], 0, 1),
     }, errors=[(2, MOP['IOTRACE_MOP_READ'], 'nvme', 0x281, 61),
                (1, MOP['IOTRACE_MOP_READ'], 'nvme', 0x281, 5),
-               (1, MOP['IOTRACE_MOP_OTHER'], 'nvme', 0x001, 95)])
+               (1, MOP['IOTRACE_MOP_PASSTHRU'], 'nvme', 0x001, 95)])
     # sda: SCSI CHECK CONDITION, ATA, the overflow entry
     sda = disk('sda', reset + 2, 7_000_000_000_000, {
         'IOTRACE_MOP_WRITE': ([1 << 20] * 5, [1 << 12] * 5, 5 * 4096, 3),

@@ -80,8 +80,8 @@ enum iotrace_op {
 	IOTRACE_OP_ZONE_APPEND	= 9,
 	IOTRACE_OP_ZONE_RESET	= 10,
 	IOTRACE_OP_ZONE_RESET_ALL = 11,
-	IOTRACE_OP_DRV_IN	= 12,	/* passthrough, device to host */
-	IOTRACE_OP_DRV_OUT	= 13,	/* passthrough, host to device */
+	IOTRACE_OP_DRV_IN	= 12,	/* passthrough, device to host (and SCSI_IN < 5.14) */
+	IOTRACE_OP_DRV_OUT	= 13,	/* passthrough, host to device (and SCSI_OUT) */
 	IOTRACE_OP_UNKNOWN	= 255,
 };
 
@@ -842,10 +842,11 @@ struct iotrace_file_counts {
  * (IOTRACE_CMD_SET_TRIGGER, IOTRACE_CMD_EVT_TRIGGER, IOTRACE_A_TRIG_*);
  * version 5 the hold (IOTRACE_A_TRIG_HOLD_*, IOTRACE_A_HOLD_*,
  * IOTRACE_CMD_RELEASE_HOLD); version 6 IOTRACE_A_TRIG_EVENTS in
- * IOTRACE_CMD_EVT_TRIGGER; version 7 IOTRACE_A_TRIG_EPOCH.  Commands and
- * attributes are only ever added at the end.
+ * IOTRACE_CMD_EVT_TRIGGER; version 7 IOTRACE_A_TRIG_EPOCH; version 8 made
+ * enum iotrace_mop the kernel's accounting groups (same layout, same
+ * attributes).  Commands and attributes are only ever added at the end.
  */
-#define IOTRACE_GENL_VERSION	7
+#define IOTRACE_GENL_VERSION	8
 #define IOTRACE_GENL_MCGRP	"events"
 
 /**
@@ -1002,8 +1003,9 @@ enum iotrace_genl_cmd {
  * @IOTRACE_A_TRIG_LAT_WRITE: u64, the same for IOTRACE_MOP_WRITE.
  * @IOTRACE_A_TRIG_LAT_FLUSH: u64, the same for IOTRACE_MOP_FLUSH.
  * @IOTRACE_A_TRIG_LAT_DISCARD: u64, the same for IOTRACE_MOP_DISCARD.
- * @IOTRACE_A_TRIG_LAT_OTHER: u64, the same for IOTRACE_MOP_OTHER
- *	(IOTRACE_A_TRIG_LAT_READ + enum iotrace_mop).
+ * @IOTRACE_A_TRIG_LAT_OTHER: u64, the same for IOTRACE_MOP_PASSTHRU
+ *	(IOTRACE_A_TRIG_LAT_READ + enum iotrace_mop: a request's group is
+ *	its metrics group).
  * @IOTRACE_A_TRIG_ERROR: u8, 0 or 1, trigger: a completion with an errno
  *	(with IOTRACE_A_TRIG_ERRNO: one of those).
  * @IOTRACE_A_TRIG_ERRNO: u32, a positive errno (1 .. 4095).  SET_TRIGGER:
@@ -1190,13 +1192,25 @@ enum iotrace_genl_attr {
 				 (1 << IOTRACE_HIST_SUB_SHIFT) + 2)
 
 /**
- * enum iotrace_mop - the operations metrics are kept for.
- * @IOTRACE_MOP_READ: IOTRACE_OP_READ.
- * @IOTRACE_MOP_WRITE: IOTRACE_OP_WRITE.
- * @IOTRACE_MOP_FLUSH: IOTRACE_OP_FLUSH.
- * @IOTRACE_MOP_DISCARD: IOTRACE_OP_DISCARD and IOTRACE_OP_SECURE_ERASE.
- * @IOTRACE_MOP_OTHER: everything else (write zeroes, zone operations,
- *	passthrough, unknown).
+ * enum iotrace_mop - the operations metrics are kept for: the kernel's own
+ *	accounting groups (op_stat_group(), the columns of
+ *	/sys/block/<disk>/stat), taken from the request's REQ_OP_* at
+ *	completion, and passthrough apart (genl version 8; before, write
+ *	zeroes and zone operations counted in the last one, secure erase as
+ *	a discard).
+ * @IOTRACE_MOP_READ: every read-direction op: IOTRACE_OP_READ (and, on
+ *	kernels before 6.0, the zone operations the kernel numbers even:
+ *	reset, reset all, open, finish).
+ * @IOTRACE_MOP_WRITE: every write-direction op but discard:
+ *	IOTRACE_OP_WRITE, IOTRACE_OP_WRITE_ZEROES, IOTRACE_OP_SECURE_ERASE,
+ *	the zone operations (6.0 on: all of them).
+ * @IOTRACE_MOP_FLUSH: IOTRACE_OP_FLUSH, the flush machinery's requests.
+ * @IOTRACE_MOP_DISCARD: IOTRACE_OP_DISCARD only.
+ * @IOTRACE_MOP_PASSTHRU: passthrough requests (IOTRACE_OP_DRV_IN,
+ *	IOTRACE_OP_DRV_OUT; IOTRACE_RF_PASSTHRU in their records), which
+ *	the stat file does not count (6.1 and newer) or counts as reads and
+ *	writes (5.10, when the request names its disk).
+ * @IOTRACE_MOP_OTHER: the old name of IOTRACE_MOP_PASSTHRU.
  * @IOTRACE_NR_MOPS: number of metrics ops.
  */
 enum iotrace_mop {
@@ -1204,7 +1218,8 @@ enum iotrace_mop {
 	IOTRACE_MOP_WRITE	= 1,
 	IOTRACE_MOP_FLUSH	= 2,
 	IOTRACE_MOP_DISCARD	= 3,
-	IOTRACE_MOP_OTHER	= 4,
+	IOTRACE_MOP_PASSTHRU	= 4,
+	IOTRACE_MOP_OTHER	= IOTRACE_MOP_PASSTHRU,
 	IOTRACE_NR_MOPS		= 5,
 };
 
