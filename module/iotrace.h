@@ -984,7 +984,9 @@ struct iotrace_mkind {
 /**
  * struct iotrace_metrics - the metrics of one disk.
  * @pcpu: per-CPU counters and buckets, written by the probes only.
- * @fold_lock: serializes folds (rare, any context).
+ * @fold_lock: serializes folds (rare, any context).  Raw, as @err_lock:
+ *	taken by the completion probe with preemption off, where a
+ *	PREEMPT_RT spinlock_t would sleep; both hold a few stores.
  * @fold_seq: write side held while a bucket moves into @shared.
  * @shared: folded buckets, under @fold_lock.
  * @lock: serializes readers and resets (@base, @reset_ns).
@@ -1000,14 +1002,14 @@ struct iotrace_mkind {
  */
 struct iotrace_metrics {
 	struct iotrace_mcpu __percpu	*pcpu;
-	spinlock_t			fold_lock;	/* folds */
+	raw_spinlock_t			fold_lock;	/* folds */
 	seqcount_t			fold_seq;
 	u64				shared[IOTRACE_NR_MOPS][IOTRACE_NR_MH]
 					      [IOTRACE_HIST_BUCKETS];
 	struct mutex			lock;		/* @base, readers */
 	struct iotrace_msnap		base;
 	u64				reset_ns;
-	spinlock_t			err_lock;	/* @err */
+	raw_spinlock_t			err_lock;	/* @err */
 	u64				op_errors[IOTRACE_NR_MOPS];
 	unsigned int			nr_err;
 	struct iotrace_mkind		err[IOTRACE_MERR_MAX];

@@ -91,10 +91,10 @@ struct iotrace_metrics *iotrace_metrics_alloc(void)
 	m->pcpu = alloc_percpu(struct iotrace_mcpu);
 	if (!m->pcpu)
 		goto err_free;
-	spin_lock_init(&m->fold_lock);
+	raw_spin_lock_init(&m->fold_lock);
 	seqcount_init(&m->fold_seq);
 	mutex_init(&m->lock);
-	spin_lock_init(&m->err_lock);
+	raw_spin_lock_init(&m->err_lock);
 	m->reset_ns = ktime_get_real_ns();
 	return m;
 
@@ -127,13 +127,13 @@ noinline void iotrace_metrics_fold(struct iotrace_metrics *m, u8 mop,
 	unsigned long flags;
 	u16 *p;
 
-	spin_lock_irqsave(&m->fold_lock, flags);
+	raw_spin_lock_irqsave(&m->fold_lock, flags);
 	p = &this_cpu_ptr(m->pcpu)->hist[mop][h][b];
 	write_seqcount_begin(&m->fold_seq);
 	m->shared[mop][h][b] += READ_ONCE(*p);
 	WRITE_ONCE(*p, 0);
 	write_seqcount_end(&m->fold_seq);
-	spin_unlock_irqrestore(&m->fold_lock, flags);
+	raw_spin_unlock_irqrestore(&m->fold_lock, flags);
 }
 
 /*
@@ -147,7 +147,7 @@ noinline void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
 	unsigned long flags;
 	unsigned int i;
 
-	spin_lock_irqsave(&m->err_lock, flags);
+	raw_spin_lock_irqsave(&m->err_lock, flags);
 	m->op_errors[mop]++;
 	for (i = 0; i < m->nr_err; i++) {
 		struct iotrace_mkind *k = &m->err[i];
@@ -168,7 +168,7 @@ noinline void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop,
 	} else {
 		m->err_over++;
 	}
-	spin_unlock_irqrestore(&m->err_lock, flags);
+	raw_spin_unlock_irqrestore(&m->err_lock, flags);
 }
 
 /**
@@ -281,7 +281,7 @@ void iotrace_metrics_read(struct iotrace_metrics *m,
 	mutex_unlock(&m->lock);
 
 	out->nr_errors = 0;
-	spin_lock_irqsave(&m->err_lock, flags);
+	raw_spin_lock_irqsave(&m->err_lock, flags);
 	for (i = 0; i < IOTRACE_NR_MOPS; i++)
 		s->op[i].errors = m->op_errors[i];
 	for (i = 0; i < m->nr_err; i++) {
@@ -301,7 +301,7 @@ void iotrace_metrics_read(struct iotrace_metrics *m,
 		e->mop = IOTRACE_MOP_PASSTHRU;
 		e->status_kind = IOTRACE_MSTATUS_OVERFLOW;
 	}
-	spin_unlock_irqrestore(&m->err_lock, flags);
+	raw_spin_unlock_irqrestore(&m->err_lock, flags);
 }
 
 /**
@@ -330,12 +330,12 @@ void iotrace_metrics_reset(struct iotrace_metrics *m)
 	iotrace_metrics_sum(m, &m->base);
 	m->reset_ns = ktime_get_real_ns();
 	mutex_unlock(&m->lock);
-	spin_lock_irqsave(&m->err_lock, flags);
+	raw_spin_lock_irqsave(&m->err_lock, flags);
 	memset(m->op_errors, 0, sizeof(m->op_errors));
 	m->nr_err = 0;
 	m->err_over = 0;
 	memset(m->err, 0, sizeof(m->err));
-	spin_unlock_irqrestore(&m->err_lock, flags);
+	raw_spin_unlock_irqrestore(&m->err_lock, flags);
 }
 
 /* The upper bound of the bucket holding the @pct-th percentile, or 0. */
