@@ -80,6 +80,25 @@ static inline u8 iotrace_op_scsi(unsigned int op)
 #endif
 
 /*
+ * Whether a queue's tags, the driver's and the scheduler's, are shared by
+ * all its hardware queues (a host-wide tag space, BLK_MQ_F_TAG_HCTX_SHARED),
+ * so that a tag is unique across them: the scheduler's since 5.16
+ * (request_queue::sched_shared_tags).  Before, its scheduler tags were
+ * per hardware queue: the in-flight table keeps a table per queue.
+ */
+#ifdef IOTRACE_HAVE_SCHED_SHARED_TAGS
+static inline bool iotrace_tags_shared(struct request_queue *q)
+{
+	return q->tag_set->flags & BLK_MQ_F_TAG_HCTX_SHARED;
+}
+#else
+static inline bool iotrace_tags_shared(struct request_queue *q)
+{
+	return false;
+}
+#endif
+
+/*
  * The gendisk of a request queue (iotrace_q_disk()) or of a request
  * (iotrace_rq_gd()), or NULL (an NVMe admin queue):
  * request_queue::disk since 5.15.  Before, the queue's backing_dev_info

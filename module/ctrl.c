@@ -113,9 +113,9 @@ static void iotrace_ctrl_add(struct device *bus_dev)
 	d->bus_key = dev_get_drvdata(bus_dev);
 	d->bus_dev = bus_dev;
 	d->rec_rflags = IOTRACE_RF_ADMIN;
-	d->hdr->flags |= IOTRACE_RING_CONTROLLER;
-	d->hdr->dev_major = MAJOR(cdev->devt);
-	d->hdr->dev_minor = MINOR(cdev->devt);
+	d->hdr_flags = IOTRACE_RING_CONTROLLER;
+	d->dev_major = MAJOR(cdev->devt);
+	d->dev_minor = MINOR(cdev->devt);
 	ret = iotrace_disk_publish(d, &iotrace_ctrl_list);
 	if (ret)
 		pr_warn("iotrace: %s: not traced: %d\n", dev_name(cdev), ret);

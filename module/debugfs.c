@@ -57,10 +57,11 @@ static const struct file_operations iotrace_ring_fops = {
 static int iotrace_stats_show(struct seq_file *m, void *v)
 {
 	struct iotrace_disk *d = m->private;
+	struct iotrace_disk_mem mem;
 	struct iotrace_counts c;
 	u64 inflight;
 
-	/* the slots are walked without the mutex: they live as long as @d */
+	/* the slots are walked without iotrace_mutex (under d->slots_lock) */
 	inflight = iotrace_slots_busy(d);
 	/* the ring does not change under a resize while the mutex is held */
 	mutex_lock(&iotrace_mutex);
@@ -79,13 +80,19 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "nr_chunks: %u\n", d->nr_chunks);
 	seq_printf(m, "nr_cpus: %u\n", d->nr_cpus);
 	seq_printf(m, "enabled: %d\n", READ_ONCE(d->enabled) ? 1 : 0);
-	seq_printf(m, "generation: %llu\n", READ_ONCE(d->hdr->generation));
-	seq_printf(m, "hw_queues: %u\n", d->nr_hwq);
-	seq_printf(m, "tags: %u\n", d->depth);
+	seq_printf(m, "generation: %llu\n",
+		   d->hdr ? READ_ONCE(d->hdr->generation) : 0);
+	/* the in-flight table's, 0 while it has none (disabled) */
+	seq_printf(m, "hw_queues: %u\n", d->slots ? d->nr_hwq : 0);
+	seq_printf(m, "tags: %u\n", d->slots ? d->depth : 0);
+	iotrace_disk_mem(d, &mem);
+	seq_printf(m, "mem_ring: %llu\n", mem.ring);
+	seq_printf(m, "mem_slots: %llu\n", mem.slots);
+	seq_printf(m, "mem_metrics: %llu\n", mem.metrics);
 	/* candidates the chunk takes tried, and the most one take tried */
-	seq_printf(m, "take_attempts: %llu\n",
+	seq_printf(m, "take_attempts: %llu\n", d->hdr ?
 		   (u64)atomic64_read((atomic64_t *)&d->hdr->chunks_taken) -
-		   (u64)atomic64_read(&d->take_passed));
+		   (u64)atomic64_read(&d->take_passed) : 0);
 	seq_printf(m, "take_most: %u\n", READ_ONCE(d->take_most));
 	/* 0: no hold; the mutex keeps an active one from being released */
 	if (smp_load_acquire(&d->hold_state) == IOTRACE_HOLD_ACTIVE) {
@@ -228,6 +235,11 @@ static void iotrace_trace_reset(struct iotrace_trace_iter *it)
 
 	it->pos = 0;
 	it->at_end = false;
+	/* never enabled: no ring, an empty file */
+	if (!d->hdr) {
+		it->at_end = true;
+		return;
+	}
 	it->gen = READ_ONCE(d->hdr->generation);
 	for (p = 0; p < d->nr_cpus; p++) {
 		it->cidx[p] = 0;
@@ -375,7 +387,7 @@ static void *iotrace_trace_start(struct seq_file *m, loff_t *pos)
 	mutex_lock(&iotrace_mutex);
 	if (*pos < it->pos || *pos == 0)
 		iotrace_trace_reset(it);
-	else if (READ_ONCE(it->d->hdr->generation) != it->gen)
+	else if (!it->d->hdr || READ_ONCE(it->d->hdr->generation) != it->gen)
 		/*
 		 * Cleared or resized between two read()s: the walk's chunks
 		 * are gone (a resize frees the ring they were in).  The file
@@ -471,11 +483,12 @@ static int iotrace_trace_open(struct inode *inode, struct file *file)
 	if (!it)
 		return -ENOMEM;
 	it->d = d;
-	it->next = kcalloc(d->nr_cpus, sizeof(u64), GFP_KERNEL);
-	it->cidx = kcalloc(d->nr_cpus, sizeof(u32), GFP_KERNEL);
-	it->cend = kcalloc(d->nr_cpus, sizeof(u32), GFP_KERNEL);
-	it->have = kcalloc(d->nr_cpus, sizeof(bool), GFP_KERNEL);
-	it->peek = kvcalloc(d->nr_cpus, sizeof(*it->peek), GFP_KERNEL);
+	/* every ring has nr_cpu_ids CPUs, also one made after this open */
+	it->next = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	it->cidx = kcalloc(nr_cpu_ids, sizeof(u32), GFP_KERNEL);
+	it->cend = kcalloc(nr_cpu_ids, sizeof(u32), GFP_KERNEL);
+	it->have = kcalloc(nr_cpu_ids, sizeof(bool), GFP_KERNEL);
+	it->peek = kvcalloc(nr_cpu_ids, sizeof(*it->peek), GFP_KERNEL);
 	if (!it->next || !it->cidx || !it->cend || !it->have || !it->peek) {
 		ret = -ENOMEM;
 		goto err;
@@ -612,7 +625,7 @@ int iotrace_debugfs_add_disk(struct iotrace_disk *d)
 	debugfs_create_file("trace", 0400, dir, d, &iotrace_trace_fops);
 	debugfs_create_file("stats", 0400, dir, d, &iotrace_stats_fops);
 	debugfs_create_file("inflight", 0400, dir, d, &iotrace_inflight_fops);
-	if (d->metrics)
+	if (iotrace_metrics_on)
 		debugfs_create_file("metrics", 0400, dir, d,
 				    &iotrace_metrics_fops);
 	debugfs_create_file("enable", 0600, dir, d, &iotrace_enable_fops);

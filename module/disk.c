@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/vmalloc.h>
 #include <linux/hash.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
@@ -40,6 +41,7 @@ static void iotrace_disk_release(struct kref *kref)
 	iotrace_ring_free(d);
 	kfree(d->rb);
 	kvfree(d->slots);
+	mutex_destroy(&d->slots_lock);
 	kfree(d);
 }
 
@@ -48,10 +50,163 @@ void iotrace_disk_put(struct iotrace_disk *d)
 	kref_put(&d->kref, iotrace_disk_release);
 }
 
-static void iotrace_slots_wipe(struct iotrace_disk *d)
+/*
+ * The in-flight table's geometry for @d now: the tag set as it is at the
+ * enable (a disk's queue count and depths may change while it is disabled).
+ * A tag set whose driver and scheduler tags are shared by its hardware
+ * queues (a host-wide tag space) has one table of its depth, not one per
+ * queue.  The IOTRACE_MIN_TAGS floor covers a scheduler switched on later
+ * (its nr_requests is twice the depth, up to 256).
+ */
+static void iotrace_slots_geometry(struct iotrace_disk *d)
 {
-	if (d->slots)
-		memset(d->slots, 0, sizeof(*d->slots) * iotrace_nr_slots(d));
+	struct request_queue *q;
+	struct blk_mq_tag_set *set;
+	u32 nr_hwq, depth;
+
+	if (!d->gd)
+		return;		/* a controller: set at attach */
+	q = d->gd->queue;
+	set = q->tag_set;
+	nr_hwq = max(q->nr_hw_queues, set->nr_hw_queues);
+	depth = max_t(u32, set->queue_depth, IOTRACE_MIN_TAGS);
+	depth = max_t(u32, depth, q->nr_requests);
+	d->tags_shared = iotrace_tags_shared(q);
+	d->nr_flush = nr_hwq;
+	d->nr_hwq = d->tags_shared ? 1 : nr_hwq;
+	d->depth = depth;
+}
+
+/*
+ * A new, empty in-flight table for @d, sized now; refused past
+ * IOTRACE_MAX_SLOTS_BYTES (never kvmalloc's warning for a huge tag set).
+ * Context: iotrace_mutex held, @d disabled.
+ */
+static int iotrace_slots_alloc(struct iotrace_disk *d)
+{
+	struct iotrace_slot *slots;
+	u64 n, bytes;
+
+	lockdep_assert_held(&iotrace_mutex);
+	iotrace_slots_geometry(d);
+	n = (u64)d->nr_hwq * d->depth + d->nr_flush;
+	bytes = n * sizeof(*slots);
+	if (bytes > IOTRACE_MAX_SLOTS_BYTES) {
+		pr_warn("iotrace: %s: in-flight table of %llu slots (%llu bytes) over the %lu-byte limit: not enabled\n",
+			d->name, n, bytes, IOTRACE_MAX_SLOTS_BYTES);
+		return -E2BIG;
+	}
+	/*
+	 * Not kvmalloc(): it maps a table of 2 MiB or more with huge pages,
+	 * rounding it up to the next 2 MiB (392 KiB more for 3 x 10,240 tags).
+	 */
+	if (bytes <= IOTRACE_SLOTS_KMALLOC_MAX)
+		slots = kzalloc(bytes, GFP_KERNEL | __GFP_NOWARN);
+	else
+		slots = __vmalloc(bytes, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	if (!slots)
+		return -ENOMEM;
+	mutex_lock(&d->slots_lock);
+	d->slots = slots;
+	mutex_unlock(&d->slots_lock);
+	return 0;
+}
+
+/* Context: iotrace_mutex held, no probe can use the slots any more. */
+static void iotrace_slots_free(struct iotrace_disk *d)
+{
+	struct iotrace_slot *slots;
+
+	lockdep_assert_held(&iotrace_mutex);
+	mutex_lock(&d->slots_lock);
+	slots = d->slots;
+	d->slots = NULL;
+	mutex_unlock(&d->slots_lock);
+	kvfree(slots);
+}
+
+/**
+ * iotrace_disk_ring_alloc() - give @d its ring if it has none yet.
+ * @d: the disk.
+ *
+ * The ring is made at @d->buf_size with the header facts kept since the
+ * attach, then published to the file readers (under @d->ring_lock) and,
+ * through the state's store-release, to the probes.
+ *
+ * Context: iotrace_mutex held.
+ * Return: 0 or a negative errno.
+ */
+int iotrace_disk_ring_alloc(struct iotrace_disk *d)
+{
+	struct iotrace_ringbuf *rb;
+	int ret;
+
+	lockdep_assert_held(&iotrace_mutex);
+	if (d->ring)
+		return 0;
+	rb = kzalloc(sizeof(*rb), GFP_KERNEL);
+	if (!rb)
+		return -ENOMEM;
+	ret = iotrace_ring_alloc(d, d->buf_size);
+	if (ret) {
+		kfree(rb);
+		d->ring_size = 0;
+		d->nr_cpus = 0;
+		d->nr_chunks = 0;
+		d->chunk_records = 0;
+		return ret;
+	}
+	d->hdr->logical_block_size = d->lbs;
+	d->hdr->dev_major = d->dev_major;
+	d->hdr->dev_minor = d->dev_minor;
+	d->hdr->flags |= d->hdr_flags;
+	if (!d->attached)
+		d->hdr->flags |= IOTRACE_RING_DETACHED;
+	rb->mem = d->ring;
+	spin_lock(&d->ring_lock);
+	d->rb = rb;
+	spin_unlock(&d->ring_lock);
+	return 0;
+}
+
+/*
+ * What @d's recording needs, made at its (first) enable: the ring and the
+ * metrics once, the in-flight table at every enable.
+ * Context: iotrace_mutex held, @d disabled.
+ */
+static int iotrace_disk_provision(struct iotrace_disk *d)
+{
+	struct iotrace_metrics *m;
+	int ret;
+
+	ret = iotrace_disk_ring_alloc(d);
+	if (ret)
+		return ret;
+	/* metrics=N: none (every user of d->metrics checks for NULL) */
+	if (iotrace_metrics_on && !d->metrics) {
+		m = iotrace_metrics_alloc();
+		if (!m)
+			return -ENOMEM;
+		/* initialized before a reader sees it */
+		smp_store_release(&d->metrics, m);
+	}
+	return iotrace_slots_alloc(d);
+}
+
+/**
+ * iotrace_disk_mem() - what the recording of @d costs now.
+ * @d: the disk.
+ * @m: out, bytes of its ring, in-flight table and metrics.
+ *
+ * Context: iotrace_mutex held.
+ */
+void iotrace_disk_mem(struct iotrace_disk *d, struct iotrace_disk_mem *m)
+{
+	lockdep_assert_held(&iotrace_mutex);
+	m->ring = d->ring ? d->ring_size : 0;
+	m->slots = d->slots ? (u64)iotrace_nr_slots(d) * sizeof(*d->slots) : 0;
+	m->metrics = d->metrics ? sizeof(*d->metrics) +
+		(u64)sizeof(struct iotrace_mcpu) * num_possible_cpus() : 0;
 }
 
 /**
@@ -91,10 +246,14 @@ static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
 	if (on == d->enabled)
 		return 0;
 	if (on) {
-		ret = iotrace_probes_get();
+		ret = iotrace_disk_provision(d);
 		if (ret)
 			return ret;
-		iotrace_slots_wipe(d);
+		ret = iotrace_probes_get();
+		if (ret) {
+			iotrace_slots_free(d);
+			return ret;
+		}
 		/* the next overwrite is announced again */
 		WRITE_ONCE(d->nl_flags, 0);
 		d->hdr->enabled_ns = ktime_get_ns();
@@ -109,7 +268,8 @@ static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
 		d->enabled = false;
 		WRITE_ONCE(d->hdr->flags,
 			   d->hdr->flags & ~IOTRACE_RING_ENABLED);
-		iotrace_slots_wipe(d);
+		/* the state's grace period is over: no probe uses them */
+		iotrace_slots_free(d);
 		iotrace_probes_put();
 	}
 	return 0;
@@ -120,11 +280,14 @@ static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
  * @d: the disk.
  * @on: the new state.
  *
- * The probes are attached while at least one disk is enabled.  The slot
- * table starts empty on every enable, so a request issued while disabled
- * is recorded with IOTRACE_RF_NO_ISSUE, never with another one's issue.
+ * The probes are attached while at least one disk is enabled.  The ring
+ * and the metrics are made at the first enable and kept; the slot table
+ * is made (empty, sized by the tag set as it is then) at every enable and
+ * freed at every disable, so a request issued while disabled is recorded
+ * with IOTRACE_RF_NO_ISSUE, never with another one's issue.
  *
- * Return: 0, -ENODEV for a detached disk, or the probe registration errno.
+ * Return: 0, -ENODEV for a detached disk, -ENOMEM, -E2BIG for a slot table
+ * over IOTRACE_MAX_SLOTS_BYTES, or the probe registration errno.
  */
 int iotrace_disk_set_enabled(struct iotrace_disk *d, bool on)
 {
@@ -158,6 +321,11 @@ int iotrace_disk_clear(struct iotrace_disk *d)
 		mutex_unlock(&iotrace_mutex);
 		return -ENODEV;
 	}
+	if (!d->ring) {
+		/* never enabled: nothing recorded, nothing to clear */
+		mutex_unlock(&iotrace_mutex);
+		return 0;
+	}
 	state = d->state;
 	/* before the stop: what the probes hold from now on is the new period's */
 	held = iotrace_nl_held(d);
@@ -172,18 +340,22 @@ int iotrace_disk_clear(struct iotrace_disk *d)
 }
 
 /**
- * iotrace_disk_alloc() - a new ring and its in-flight table, not published.
+ * iotrace_disk_alloc() - a new disk or controller, not published.
  * @name: name of the disk or controller.
- * @nr_hwq: hardware queues the in-flight table covers.
- * @depth: tags per hardware queue it covers.
+ * @nr_hwq: hardware queues the in-flight table covers (a controller's;
+ *	a disk's is taken from its tag set at each enable).
+ * @depth: tags per hardware queue it covers (likewise).
  *
- * Return: the new ring (one reference) or an ERR_PTR().
+ * Only the structure: the ring, the metrics and the in-flight table are
+ * made when the disk is first enabled (iotrace_disk_set_enabled()), so a
+ * disk nobody traces costs this and its files.
+ *
+ * Return: the new disk (one reference) or an ERR_PTR().
  */
 struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 					u32 depth)
 {
 	struct iotrace_disk *d;
-	int ret;
 
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
@@ -191,38 +363,19 @@ struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 	kref_init(&d->kref);
 	INIT_LIST_HEAD(&d->retired);
 	spin_lock_init(&d->ring_lock);
+	mutex_init(&d->slots_lock);
 	strscpy(d->name, name, sizeof(d->name));
 	d->held = alloc_percpu(u64);
-	d->rb = kzalloc(sizeof(*d->rb), GFP_KERNEL);
-	/* metrics=N: none (every user of d->metrics checks for NULL) */
-	if (iotrace_metrics_on)
-		d->metrics = iotrace_metrics_alloc();
-	if (!d->held || !d->rb || (iotrace_metrics_on && !d->metrics)) {
-		ret = -ENOMEM;
-		goto err_free;
+	if (!d->held) {
+		mutex_destroy(&d->slots_lock);
+		kfree(d);
+		return ERR_PTR(-ENOMEM);
 	}
-	ret = iotrace_ring_alloc(d, iotrace_buf_size);
-	if (ret)
-		goto err_free;
-	d->rb->mem = d->ring;
+	d->buf_size = iotrace_buf_size;
 	d->nr_hwq = nr_hwq;
+	d->nr_flush = nr_hwq;
 	d->depth = depth;
-	d->slots = kvcalloc(iotrace_nr_slots(d), sizeof(*d->slots),
-			    GFP_KERNEL);
-	if (!d->slots) {
-		ret = -ENOMEM;
-		goto err_ring;
-	}
 	return d;
-
-err_ring:
-	iotrace_ring_free(d);
-err_free:
-	iotrace_metrics_free(d->metrics);
-	kfree(d->rb);
-	free_percpu(d->held);
-	kfree(d);
-	return ERR_PTR(ret);
 }
 
 /**
@@ -268,19 +421,15 @@ static int iotrace_disk_attach(struct gendisk *gd)
 {
 	struct request_queue *q = gd->queue;
 	struct iotrace_disk *d;
-	u32 depth;
 
-	depth = max_t(u32, q->tag_set->queue_depth, IOTRACE_MIN_TAGS);
-	depth = max_t(u32, depth, q->nr_requests);
-	d = iotrace_disk_alloc(gd->disk_name,
-			       max(q->nr_hw_queues, q->tag_set->nr_hw_queues),
-			       depth);
+	/* the in-flight table is sized at each enable */
+	d = iotrace_disk_alloc(gd->disk_name, 0, 0);
 	if (IS_ERR(d))
 		return PTR_ERR(d);
 	d->gd = gd;
-	d->hdr->logical_block_size = queue_logical_block_size(q);
-	d->hdr->dev_major = gd->major;
-	d->hdr->dev_minor = gd->first_minor;
+	d->lbs = queue_logical_block_size(q);
+	d->dev_major = gd->major;
+	d->dev_minor = gd->first_minor;
 	return iotrace_disk_publish(d,
 			&iotrace_disk_hash[hash_ptr(gd, IOTRACE_HASH_BITS)]);
 }
@@ -306,7 +455,9 @@ void iotrace_disk_detach_locked(struct iotrace_disk *d)
 	d->ctrl_key = NULL;
 	d->bus_key = NULL;
 	d->bus_dev = NULL;
-	WRITE_ONCE(d->hdr->flags, d->hdr->flags | IOTRACE_RING_DETACHED);
+	if (d->hdr)
+		WRITE_ONCE(d->hdr->flags,
+			   d->hdr->flags | IOTRACE_RING_DETACHED);
 }
 
 /**

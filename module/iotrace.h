@@ -54,6 +54,7 @@
  * @opflags: IOTRACE_OPF_* of the request.
  * @issue_cpu: CPU that issued it.
  * @tag: driver tag at issue.
+ * @hwq: hardware queue at issue (a shared tag set's slots are per tag).
  * @op: enum iotrace_op.
  * @retries: requeue count, saturating.
  * @cgroup: cgroup id of the request's first bio at issue, 0 if none.
@@ -93,6 +94,7 @@ struct iotrace_slot {
 	u16		opflags;
 	u16		issue_cpu;
 	u16		tag;
+	u16		hwq;
 	u8		op;
 	u8		retries;
 	u8		seq_wait;
@@ -314,10 +316,12 @@ struct iotrace_totals {
  *	host, or SATA behind a libsas HBA beside SAS disks), whose status
  *	the ATA probes record; the SCSI probe leaves its commands alone,
  *	those libata answers itself too.  Set once, never cleared.
- * @ring: vmalloc_user() area, mapped by readers.
- * @buf_size: buf_size the ring was sized for.
- * @ring_size: bytes of @ring (at most @buf_size).
- * @hdr: the ring header (start of @ring).
+ * @ring: vmalloc_user() area, mapped by readers; NULL until the disk is
+ *	first enabled (or resized), then kept until the disk is freed.
+ * @buf_size: buf_size the ring was sized for (before the ring exists:
+ *	the size it will have).
+ * @ring_size: bytes of @ring (at most @buf_size), 0 without a ring.
+ * @hdr: the ring header (start of @ring), NULL without a ring.
  * @cpu_hdrs: CPU 0's header in @ring (@hdr's cpu_hdr_offset), cached:
  *	the writer's fast path computes no offset from the header.
  * @chunk_hdrs: chunk 0's header in @ring (chunk_hdr_offset).
@@ -327,9 +331,22 @@ struct iotrace_totals {
  * @nr_cpus: CPU headers in the ring (nr_cpu_ids).
  * @seq_base: the CPU heads' value after the last reset (0 but for the
  *	debug_seq_start test hook).
- * @slots: in-flight table, iotrace_nr_slots() slots.
- * @nr_hwq: hardware queues covered by @slots.
+ * @slots: in-flight table, iotrace_nr_slots() slots, allocated by each
+ *	enable and freed by each disable (NULL while disabled); changed
+ *	under iotrace_mutex and @slots_lock, read by the probes (when their
+ *	state says IOTRACE_ST_SLOTS) and under either lock.
+ * @slots_lock: keeps @slots, @nr_hwq and @depth for a reader that does
+ *	not hold iotrace_mutex (the in-flight views, GET_METRICS).
+ * @nr_hwq: hardware queues covered by @slots (1 for a tag set whose tags
+ *	are shared by its hardware queues: a tag is unique across them).
  * @depth: tags per hardware queue covered by @slots.
+ * @nr_flush: flush slots after the tag slots, one per hardware queue.
+ * @tags_shared: the tag set's tags (driver and scheduler) are shared by
+ *	its hardware queues: the tag slots are one table of @depth.
+ * @dev_major: device number (the ring header's copy is made with the ring).
+ * @dev_minor: device number.
+ * @lbs: logical block size, for the ring header.
+ * @hdr_flags: IOTRACE_RING_* flags the ring header starts with.
  * @dir: debugfs directory of the disk.
  * @cdev: its /dev/iotrace/<disk> device (chardev.c), NULL if none.
  * @name: disk name.
@@ -339,8 +356,9 @@ struct iotrace_totals {
  *	swapped (IOTRACE_ST_SLOTS without IOTRACE_ST_RECORD); never reset.
  * @held_base: sum of @held at the last clear.
  * @nl_flags: IOTRACE_NL_* bits (overflow event state).
- * @metrics: in-kernel metrics (metrics.c), as long as the disk lives; NULL
- *	with metrics=N.
+ * @metrics: in-kernel metrics (metrics.c), from the first enable as long
+ *	as the disk lives (store-released once, iotrace_disk_metrics());
+ *	NULL before and with metrics=N.
  * @trig: the triggers (trigger.c), NULL for none, RCU.
  * @tstate: the state of its events.
  * @hold_state: IOTRACE_HOLD_*: whether the ring has a hold (trigger.c);
@@ -353,7 +371,8 @@ struct iotrace_totals {
  * @take_most: the most candidates one chunk take tried since the ring
  *	was last reset (debugfs stats; a racy maximum, a hint).
  * @ring_lock: protects @rb, @retired and every ring's users count.
- * @rb: the current ring's memory (@ring) and its users.
+ * @rb: the current ring's memory (@ring) and its users, NULL without a
+ *	ring.
  * @retired: rings a resize replaced while mapped or being read; each is
  *	freed when its own last user goes.
  */
@@ -383,8 +402,15 @@ struct iotrace_disk {
 	u32			nr_cpus;
 	u64			seq_base;
 	struct iotrace_slot	*slots;
+	struct mutex		slots_lock;	/* @slots for readers */
 	u32			nr_hwq;
 	u32			depth;
+	u32			nr_flush;
+	bool			tags_shared;
+	u32			dev_major;
+	u32			dev_minor;
+	u32			lbs;
+	u32			hdr_flags;
 	struct dentry		*dir;
 	struct iotrace_cdev	*cdev;
 	char			name[IOTRACE_NAME_LEN];
@@ -411,11 +437,43 @@ struct iotrace_disk {
 /* iotrace_disk.state: the completion probe writes the ring */
 #define IOTRACE_ST_RECORD	BIT(1)
 
-/* Slots of @d: one per (hardware queue, tag), one flush slot per queue. */
+/*
+ * Slots of @d: one per (hardware queue, tag), one flush slot per queue;
+ * none while @d keeps no slot table.
+ */
 static inline u32 iotrace_nr_slots(const struct iotrace_disk *d)
 {
-	return d->nr_hwq * d->depth + d->nr_hwq;
+	return d->slots ? d->nr_hwq * d->depth + d->nr_flush : 0;
 }
+
+/* The most bytes an in-flight table may take. */
+#define IOTRACE_MAX_SLOTS_BYTES	(256UL * SZ_1M)
+/* A larger in-flight table is vmalloc()ed. */
+#define IOTRACE_SLOTS_KMALLOC_MAX	(8UL * PAGE_SIZE)
+
+/*
+ * The metrics of @d, NULL before its first enable (or with metrics=N):
+ * set once with a store-release, after they were initialized.
+ */
+static inline struct iotrace_metrics *
+iotrace_disk_metrics(struct iotrace_disk *d)
+{
+	/* pairs with the store-release in iotrace_disk_provision() */
+	return smp_load_acquire(&d->metrics);
+}
+
+/**
+ * struct iotrace_disk_mem - what a disk's recording costs now.
+ * @ring: bytes of its ring (vmalloc).
+ * @slots: bytes of its in-flight table (kvmalloc).
+ * @metrics: bytes of its metrics (per-CPU part on every possible CPU,
+ *	and the shared part).
+ */
+struct iotrace_disk_mem {
+	u64	ring;
+	u64	slots;
+	u64	metrics;
+};
 
 /**
  * struct iotrace_slot_issue - what a reader of the in-flight table copies
@@ -434,6 +492,7 @@ struct iotrace_slot_issue {
 	u32	bytes;
 	u16	issue_cpu;
 	u16	tag;
+	u16	hwq;
 	u8	op;
 	u8	retries;
 };
@@ -1158,6 +1217,8 @@ void iotrace_disk_detach_locked(struct iotrace_disk *d);
 void iotrace_disk_detached(struct iotrace_disk *d);
 int iotrace_disk_set_enabled(struct iotrace_disk *d, bool on);
 int iotrace_disk_clear(struct iotrace_disk *d);
+int iotrace_disk_ring_alloc(struct iotrace_disk *d);
+void iotrace_disk_mem(struct iotrace_disk *d, struct iotrace_disk_mem *m);
 void iotrace_disk_set_state(struct iotrace_disk *d, unsigned int state);
 void iotrace_disk_put(struct iotrace_disk *d);
 int iotrace_disks_init(void);

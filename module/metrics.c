@@ -246,10 +246,11 @@ static void iotrace_metrics_sum(struct iotrace_metrics *m,
 
 /**
  * iotrace_metrics_read() - the metrics since the last reset.
- * @m: the metrics.
+ * @m: the metrics; NULL for a disk that has none yet (never enabled).
  * @out: filled; its @errors entries are the error kinds.
  *
  * Counters only grow between resets: a reader never sees one go down.
+ * A disk without metrics yet reads as reset now, with nothing counted.
  */
 void iotrace_metrics_read(struct iotrace_metrics *m,
 			  struct iotrace_mread *out)
@@ -258,6 +259,14 @@ void iotrace_metrics_read(struct iotrace_metrics *m,
 	unsigned int i, b;
 	unsigned long flags;
 
+	if (!m) {
+		memset(s, 0, sizeof(*s));
+		for (i = 0; i < IOTRACE_NR_MOPS; i++)
+			s->op[i].mop = i;
+		out->reset_ns = ktime_get_real_ns();
+		out->nr_errors = 0;
+		return;
+	}
 	mutex_lock(&m->lock);
 	iotrace_metrics_sum(m, s);
 	for (i = 0; i < IOTRACE_NR_MOPS; i++) {
@@ -408,7 +417,8 @@ int iotrace_metrics_show(struct seq_file *sf, struct iotrace_disk *d)
 	if (!r)
 		return -ENOMEM;
 	n = iotrace_inflight_oldest(d, &oldest);
-	iotrace_metrics_read(d->metrics, r);
+	/* never enabled: no metrics yet, none counted until now */
+	iotrace_metrics_read(iotrace_disk_metrics(d), r);
 	now = ktime_get_ns();
 	seq_printf(sf, "reset_realtime_ns: %llu\n", r->reset_ns);
 	seq_printf(sf, "now_ns: %llu\n", now);

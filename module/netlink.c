@@ -120,6 +120,9 @@ static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_HOLD_HI]		= { .type = NLA_U64 },
 	[IOTRACE_A_HOLD_NS]		= { .type = NLA_REJECT },
 	[IOTRACE_A_TRIG_EPOCH]		= { .type = NLA_REJECT },
+	[IOTRACE_A_MEM_RING]		= { .type = NLA_REJECT },
+	[IOTRACE_A_MEM_SLOTS]		= { .type = NLA_REJECT },
+	[IOTRACE_A_MEM_METRICS]		= { .type = NLA_REJECT },
 };
 
 /**
@@ -329,6 +332,7 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	const struct iotrace_filter *f;
 	struct iotrace_counts c;
 	struct iotrace_totals *t = &d->totals;
+	struct iotrace_disk_mem mem;
 	u64 held, rec, ovw, drop, filt;
 	u32 soff, roff, rsize;
 	bool layout;
@@ -340,8 +344,8 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
 	if (nla_put_string(skb, IOTRACE_A_DISK_NAME, d->name) ||
-	    nla_put_u32(skb, IOTRACE_A_DEV_MAJOR, d->hdr->dev_major) ||
-	    nla_put_u32(skb, IOTRACE_A_DEV_MINOR, d->hdr->dev_minor))
+	    nla_put_u32(skb, IOTRACE_A_DEV_MAJOR, d->dev_major) ||
+	    nla_put_u32(skb, IOTRACE_A_DEV_MINOR, d->dev_minor))
 		goto err;
 	if (!full)
 		goto done;
@@ -361,7 +365,7 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	    nla_put_u32(skb, IOTRACE_A_NR_PARTS, d->nr_cpus) ||
 	    nla_put_u32(skb, IOTRACE_A_PART_RECORDS, d->chunk_records) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_GENERATION,
-			       READ_ONCE(d->hdr->generation)) ||
+			       d->hdr ? READ_ONCE(d->hdr->generation) : 0) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_RECORDED, c.recorded) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_PRESENT, c.present) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_OVERWRITTEN, c.overwritten) ||
@@ -394,6 +398,11 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	     nla_put_u32(skb, IOTRACE_A_NVME_STATUS_SIZE, sizeof(u16)) ||
 	     nla_put_u32(skb, IOTRACE_A_NVME_RESULT_OFF, roff) ||
 	     nla_put_u32(skb, IOTRACE_A_NVME_RESULT_SIZE, rsize)))
+		goto err;
+	iotrace_disk_mem(d, &mem);
+	if (iotrace_nl_put_u64(skb, IOTRACE_A_MEM_RING, mem.ring) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_MEM_SLOTS, mem.slots) ||
+	    iotrace_nl_put_u64(skb, IOTRACE_A_MEM_METRICS, mem.metrics))
 		goto err;
 	if (iotrace_nl_fill_trig(skb, d))
 		goto err;
@@ -480,8 +489,8 @@ void iotrace_nl_trig_send(struct iotrace_disk *d,
 	if (!hdr)
 		goto err;
 	if (nla_put_string(skb, IOTRACE_A_DISK_NAME, d->name) ||
-	    nla_put_u32(skb, IOTRACE_A_DEV_MAJOR, d->hdr->dev_major) ||
-	    nla_put_u32(skb, IOTRACE_A_DEV_MINOR, d->hdr->dev_minor) ||
+	    nla_put_u32(skb, IOTRACE_A_DEV_MAJOR, d->dev_major) ||
+	    nla_put_u32(skb, IOTRACE_A_DEV_MINOR, d->dev_minor) ||
 	    nla_put_u32(skb, IOTRACE_A_TRIG_REASON, ev->reason) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_SUPPRESSED, suppressed) ||
 	    iotrace_nl_put_u64(skb, IOTRACE_A_TRIG_EVENTS, events) ||
@@ -846,6 +855,12 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENODEV;
 		goto out_unlock;
 	}
+	if (!d->ring) {
+		/* never enabled: the ring is made at this size */
+		d->buf_size = nla_get_u64(a);
+		ret = iotrace_disk_ring_alloc(d);
+		goto out_unlock;
+	}
 	state = d->state;
 	/* slots kept, completions counted in d->held: nothing goes uncounted */
 	iotrace_disk_set_state(d, state & IOTRACE_ST_SLOTS);
@@ -1006,6 +1021,7 @@ static int iotrace_nl_no_metrics(struct genl_info *info)
  */
 static int iotrace_nl_get_metrics(struct sk_buff *skb, struct genl_info *info)
 {
+	struct iotrace_metrics *m;
 	struct iotrace_mread *r;
 	struct iotrace_disk *d;
 	struct sk_buff *msg;
@@ -1017,7 +1033,8 @@ static int iotrace_nl_get_metrics(struct sk_buff *skb, struct genl_info *info)
 	d = iotrace_nl_disk(info, &ret);
 	if (!d)
 		return ret;
-	if (!d->metrics) {
+	m = iotrace_disk_metrics(d);
+	if (!m && !iotrace_metrics_on) {
 		ret = iotrace_nl_no_metrics(info);
 		goto out_put;
 	}
@@ -1026,9 +1043,9 @@ static int iotrace_nl_get_metrics(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOMEM;
 		goto out_put;
 	}
-	/* the slot table lives as long as the disk (it is referenced) */
 	n = iotrace_inflight_oldest(d, &oldest);
-	iotrace_metrics_read(d->metrics, r);
+	/* never enabled: no metrics yet, none counted until now */
+	iotrace_metrics_read(m, r);
 	now = ktime_get_ns();
 	size = IOTRACE_NR_MOPS * nla_total_size(sizeof(r->snap.op[0])) +
 		r->nr_errors * nla_total_size(sizeof(r->errors[0])) +
@@ -1065,9 +1082,9 @@ static int iotrace_nl_reset_metrics(struct sk_buff *skb,
 	d = iotrace_nl_disk(info, &ret);
 	if (!d)
 		return ret;
-	if (d->metrics)
+	if (iotrace_disk_metrics(d))
 		iotrace_metrics_reset(d->metrics);
-	else
+	else if (!iotrace_metrics_on)
 		ret = iotrace_nl_no_metrics(info);
 	iotrace_disk_put(d);
 	return ret;

@@ -190,9 +190,12 @@ iotrace_slot_of(struct iotrace_disk *d, struct request *rq)
 		return NULL;
 	hwq = rq->mq_hctx->queue_num;
 	if (unlikely(iotrace_is_flush_rq(rq)))
-		return hwq < d->nr_hwq ?
+		return hwq < d->nr_flush ?
 			&d->slots[d->nr_hwq * d->depth + hwq] : NULL;
 	tag = rq->internal_tag >= 0 ? rq->internal_tag : rq->tag;
+	/* a shared tag set's tags are unique across its queues */
+	if (d->tags_shared)
+		hwq = 0;
 	if (hwq >= d->nr_hwq || tag >= d->depth)
 		return NULL;
 	return &d->slots[hwq * d->depth + tag];
@@ -372,6 +375,7 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	s->opflags = iotrace_opflags(rq);
 	s->issue_cpu = smp_processor_id();
 	s->tag = rq->tag;
+	s->hwq = rq->mq_hctx->queue_num;
 	s->retries = retries;
 	s->rflags = rflags;
 	s->seq_wait = 0;

@@ -60,7 +60,8 @@ int iotrace_ringf_release(struct inode *inode, struct file *file)
  * A resize may replace the ring at any time; the one returned stays
  * allocated until iotrace_ringbuf_put(), its size in its own header.
  *
- * Return: the ring's users count, one more.
+ * Return: the ring's users count, one more; NULL for a disk that has no
+ * ring yet (never enabled).
  */
 struct iotrace_ringbuf *iotrace_ringbuf_get(struct iotrace_disk *d)
 {
@@ -68,7 +69,8 @@ struct iotrace_ringbuf *iotrace_ringbuf_get(struct iotrace_disk *d)
 
 	spin_lock(&d->ring_lock);
 	rb = d->rb;
-	rb->users++;
+	if (rb)
+		rb->users++;
 	spin_unlock(&d->ring_lock);
 	return rb;
 }
@@ -106,6 +108,9 @@ ssize_t iotrace_ringf_read(struct file *file, char __user *buf, size_t count,
 	struct iotrace_ringbuf *rb = iotrace_ringbuf_get(d);
 	ssize_t ret;
 
+	/* no ring yet: an empty file */
+	if (!rb)
+		return 0;
 	/*
 	 * The bytes as they are, as a mapping shows them: the probes write
 	 * the ring meanwhile, and a reader validates what it copied by the
@@ -121,9 +126,12 @@ loff_t iotrace_ringf_llseek(struct file *file, loff_t off, int whence)
 {
 	struct iotrace_disk *d = file->private_data;
 	struct iotrace_ringbuf *rb = iotrace_ringbuf_get(d);
-	size_t size = iotrace_ringbuf_size(rb);
+	size_t size = 0;
 
-	iotrace_ringbuf_put(d, rb);
+	if (rb) {
+		size = iotrace_ringbuf_size(rb);
+		iotrace_ringbuf_put(d, rb);
+	}
 	return fixed_size_llseek(file, off, whence, size);
 }
 
@@ -156,7 +164,8 @@ static const struct vm_operations_struct iotrace_ringf_vm_ops = {
  * VM_MAYWRITE is cleared: mprotect(PROT_WRITE) fails later.  The mapping
  * holds the ring it maps (a resize may replace the disk's ring meanwhile).
  *
- * Return: 0, -EPERM for a writable mapping, -EINVAL outside the ring.
+ * Return: 0, -EPERM for a writable mapping, -EINVAL outside the ring,
+ * -ENODATA for a disk that has no ring yet (never enabled).
  */
 int iotrace_ringf_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -170,6 +179,9 @@ int iotrace_ringf_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	rb = iotrace_ringbuf_get(d);
+	/* nothing to map before the disk was first enabled */
+	if (!rb)
+		return -ENODATA;
 	ring_size = iotrace_ringbuf_size(rb);
 	if (off >= ring_size || size > ring_size - off) {
 		ret = -EINVAL;
@@ -206,6 +218,7 @@ static bool iotrace_slot_fields(const struct iotrace_slot *s,
 	v->bytes = s->bytes;
 	v->issue_cpu = s->issue_cpu;
 	v->tag = s->tag;
+	v->hwq = s->hwq;
 	v->op = s->op;
 	v->retries = s->retries;
 	return true;
@@ -248,17 +261,21 @@ bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v)
  * @nr: set to the number of entries returned.
  *
  * Return: a kvmalloc()ed array of *@nr entries, oldest issue first (free
- * it with kvfree()), or NULL when out of memory.
+ * it with kvfree()), or NULL when out of memory.  A disk that keeps no
+ * slot table (not enabled) has none in flight.
  */
 struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 							u32 *nr)
 {
-	u32 i, n = 0, total = iotrace_nr_slots(d);
 	struct iotrace_inflight_entry *e;
+	u32 i, n = 0, total;
 
+	/* a disable frees the table: held while it is walked */
+	mutex_lock(&d->slots_lock);
+	total = iotrace_nr_slots(d);
 	e = kvmalloc_array(max(total, 1U), sizeof(*e), GFP_KERNEL);
 	if (!e)
-		return NULL;
+		goto out;
 	for (i = 0; i < total; i++) {
 		struct iotrace_slot_issue v;
 
@@ -268,14 +285,16 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 		e[n].issue_ns = v.issue_ns;
 		e[n].sector = v.sector;
 		e[n].bytes = v.bytes;
-		/* the flush slots follow the tag slots, one per queue */
-		e[n].hwq = i < d->nr_hwq * d->depth ? i / d->depth :
-			i - d->nr_hwq * d->depth;
+		e[n].hwq = v.hwq;
 		e[n].tag = v.tag;
 		e[n].cpu = v.issue_cpu;
 		e[n].op = v.op;
 		n++;
 	}
+out:
+	mutex_unlock(&d->slots_lock);
+	if (!e)
+		return NULL;
 	sort(e, n, sizeof(*e), iotrace_inflight_cmp, NULL);
 	*nr = n;
 	return e;
@@ -290,27 +309,30 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 
 /**
  * iotrace_slots_busy() - requests of a disk in flight, per its slot table.
- * @d: the disk, referenced (its slot table lives as long as it).
+ * @d: the disk, referenced.
  *
- * Takes no lock and yields the CPU every IOTRACE_SLOT_BATCH slots: call
- * it without iotrace_mutex, so that a reader without privilege never
- * holds the lock that disk hotplug and control wait for while it walks.
+ * Takes only @d's slots_lock (the table is freed by a disable) and yields
+ * the CPU every IOTRACE_SLOT_BATCH slots: call it without iotrace_mutex,
+ * so that a reader without privilege never holds the lock that disk
+ * hotplug and control wait for while it walks.
  *
- * Context: process, may sleep.
+ * Context: process, may sleep; iotrace_mutex not held.
  * Return: the slots that hold a request.
  */
 u64 iotrace_slots_busy(struct iotrace_disk *d)
 {
-	u32 i, total = d->slots ? iotrace_nr_slots(d) : 0;
+	u32 i, total;
 	u64 n = 0;
 
-	might_sleep();
+	mutex_lock(&d->slots_lock);
+	total = iotrace_nr_slots(d);
 	for (i = 0; i < total; i++) {
 		if (READ_ONCE(d->slots[i].rq))
 			n++;
 		if (!((i + 1) % IOTRACE_SLOT_BATCH))
 			cond_resched();
 	}
+	mutex_unlock(&d->slots_lock);
 	return n;
 }
 
@@ -331,10 +353,11 @@ u64 iotrace_slots_busy(struct iotrace_disk *d)
  */
 u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns)
 {
-	u32 i, n = 0, total = iotrace_nr_slots(d);
+	u32 i, n = 0, total;
 	u64 oldest = 0;
 
-	might_sleep();
+	mutex_lock(&d->slots_lock);
+	total = iotrace_nr_slots(d);
 	for (i = 0; i < total; i++) {
 		struct iotrace_slot_issue v;
 
@@ -345,6 +368,7 @@ u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns)
 		if (!n++ || v.issue_ns < oldest)
 			oldest = v.issue_ns;
 	}
+	mutex_unlock(&d->slots_lock);
 	*oldest_ns = oldest;
 	return n;
 }

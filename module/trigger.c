@@ -352,7 +352,8 @@ static void iotrace_trig_stuck(struct iotrace_disk *d,
 static void iotrace_trig_scan_disk(struct iotrace_disk *d,
 				   const struct iotrace_trig *t, u64 now)
 {
-	u32 i, total = iotrace_nr_slots(d), tags = d->nr_hwq * d->depth;
+	/* iotrace_mutex held: a disable cannot free the table meanwhile */
+	u32 i, total = iotrace_nr_slots(d);
 	struct iotrace_trig_state *ts = &d->tstate;
 	struct iotrace_trig_evt ev;
 
@@ -372,8 +373,7 @@ static void iotrace_trig_scan_disk(struct iotrace_disk *d,
 		due = ev.issue_ns + t->stuck_ns;
 		if (due > now || due <= ts->scan_ns)
 			continue;
-		/* the flush slots follow the tag slots, one per queue */
-		ev.hwq = i < tags ? i / d->depth : i - tags;
+		ev.hwq = v.hwq;
 		ev.reason = IOTRACE_TRIG_STUCK;
 		ev.time_ns = now;
 		ev.lat_ns = now - ev.issue_ns;

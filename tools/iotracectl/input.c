@@ -189,6 +189,13 @@ static int map_ring(const char *path, struct iot_src *s, char *err,
 		return eno;
 	}
 	r = pread(fd, &h, sizeof(h), 0);
+	if (r == 0) {
+		/* the module makes a disk's ring at its first enable */
+		ERR("%s: no ring yet: the disk was never enabled (iotracectl enable DISK)",
+		    path);
+		close(fd);
+		return ENODATA;
+	}
 	if (r != (ssize_t)sizeof(h)) {
 		eno = r < 0 ? errno : EIO;
 		ERR("%s: cannot read the ring header: %s", path,

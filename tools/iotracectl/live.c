@@ -24,6 +24,7 @@
 static const char *const list_keys[] = {
 	"enabled", "recorded", "present", "overwritten", "dropped",
 	"inflight", "completed", "buf_size", "nr_parts", "part_records",
+	"mem_ring", "mem_slots", "mem_metrics",
 };
 
 #define NR_KEYS (sizeof(list_keys) / sizeof(list_keys[0]))
@@ -96,7 +97,8 @@ static void nl_stats(const struct iot_nl_disk *r, char val[NR_KEYS][32])
 		IOTRACE_A_ENABLED, IOTRACE_A_RECORDED, IOTRACE_A_PRESENT,
 		IOTRACE_A_OVERWRITTEN, IOTRACE_A_DROPPED, IOTRACE_A_INFLIGHT,
 		-1, IOTRACE_A_BUF_SIZE, IOTRACE_A_NR_PARTS,
-		IOTRACE_A_PART_RECORDS,
+		IOTRACE_A_PART_RECORDS, IOTRACE_A_MEM_RING, IOTRACE_A_MEM_SLOTS,
+		IOTRACE_A_MEM_METRICS,
 	};
 	size_t i;
 

@@ -121,6 +121,9 @@ static const char *const nl_attr_names[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_HOLD_LO] = "hold_lo",
 	[IOTRACE_A_HOLD_HI] = "hold_hi",
 	[IOTRACE_A_HOLD_NS] = "hold_ns",
+	[IOTRACE_A_MEM_RING] = "mem_ring",
+	[IOTRACE_A_MEM_SLOTS] = "mem_slots",
+	[IOTRACE_A_MEM_METRICS] = "mem_metrics",
 };
 
 /* The attributes of a trigger event, by their short names. */

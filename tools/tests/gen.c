@@ -860,7 +860,7 @@ static int gen_debugfs(const char *dir)
 	snprintf(p, sizeof(p), "%s/nullb0/ring", dir);
 	ret |= gen_ring(p, 300, 2, 128, "nullb0");
 	ret |= put(dir, "nullb0", "stats",
-		   "recorded: 300\npresent: 256\noverwritten: 44\ndropped: 3\ninflight: 3\nbuf_size: 40960\npart_records: 128\nnr_parts: 2\nenabled: 1\ncompleted: 303\n");
+		   "recorded: 300\npresent: 256\noverwritten: 44\ndropped: 3\ninflight: 3\nbuf_size: 40960\npart_records: 128\nnr_parts: 2\nenabled: 1\ncompleted: 303\nmem_ring: 40960\nmem_slots: 49728\nmem_metrics: 9280\n");
 	/* columns in another order than usual, rows not sorted */
 	ret |= put(dir, "nullb0", "inflight",
 		   "OP SECTOR BYTES ISSUE_NS AGE_US HWQ TAG CPU\n"

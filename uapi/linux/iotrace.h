@@ -842,7 +842,8 @@ struct iotrace_file_counts {
  * (IOTRACE_CMD_SET_TRIGGER, IOTRACE_CMD_EVT_TRIGGER, IOTRACE_A_TRIG_*);
  * version 5 the hold (IOTRACE_A_TRIG_HOLD_*, IOTRACE_A_HOLD_*,
  * IOTRACE_CMD_RELEASE_HOLD); version 6 IOTRACE_A_TRIG_EVENTS in
- * IOTRACE_CMD_EVT_TRIGGER; version 7 IOTRACE_A_TRIG_EPOCH; version 8 made
+ * IOTRACE_CMD_EVT_TRIGGER; version 7 IOTRACE_A_TRIG_EPOCH; version 8
+ * IOTRACE_A_MEM_RING, IOTRACE_A_MEM_SLOTS and IOTRACE_A_MEM_METRICS, and
  * enum iotrace_mop the kernel's accounting groups (same layout, same
  * attributes).  Commands and attributes are only ever added at the end.
  */
@@ -1066,6 +1067,13 @@ enum iotrace_genl_cmd {
  *	the module gives each SET_TRIGGER of any disk, larger than all
  *	before it.  An event whose epoch is below the one a listener set
  *	was sent before that set: its count is of the triggers before.
+ * @IOTRACE_A_MEM_RING: u64, LIST replies (genl version 8): bytes of the
+ *	disk's ring now, 0 before the disk was first enabled (or resized).
+ * @IOTRACE_A_MEM_SLOTS: u64, LIST replies (genl version 8): bytes of its
+ *	in-flight table now, 0 while it is disabled.
+ * @IOTRACE_A_MEM_METRICS: u64, LIST replies (genl version 8): bytes of its
+ *	metrics (the per-CPU part counted for every possible CPU), 0 before
+ *	the disk was first enabled and with metrics=N.
  * @__IOTRACE_A_MAX: number of attributes.
  *
  * A request passes the filter when its operation is in the mask, its start
@@ -1148,6 +1156,9 @@ enum iotrace_genl_attr {
 	IOTRACE_A_HOLD_HI,
 	IOTRACE_A_HOLD_NS,
 	IOTRACE_A_TRIG_EPOCH,
+	IOTRACE_A_MEM_RING,
+	IOTRACE_A_MEM_SLOTS,
+	IOTRACE_A_MEM_METRICS,
 	__IOTRACE_A_MAX,
 };
 
