@@ -4,9 +4,9 @@
  * (struct blk_io_trace of the kernel's include/uapi/linux/blktrace_api.h,
  * version 7), which blkparse and btt read unmodified.
  *
- * Each record becomes up to three events: Q (queue entry, when the record
- * has it: issue time - queue_ns) and D (issue) on the issuing CPU, C
- * (completion) on the completing CPU.  Passthrough requests are "pc"
+ * Each record becomes up to three events: Q (queue entry: issue time -
+ * queue_ns, or the issue time when the record has no queue time) and D
+ * (issue) on the issuing CPU, C (completion) on the completing CPU.  Passthrough requests are "pc"
  * events whose payload is the captured command (CDB, NVMe SQE, taskfile).
  */
 #include <dirent.h>
@@ -810,14 +810,20 @@ static int bt_rec(struct xstream *xs, const struct xrec *e, size_t i)
 		return 1;
 	bt_proto(&xs->x, e, &proto);
 	if (!(r->rflags & IOTRACE_RF_NO_ISSUE)) {
+		uint64_t q = r->issue_ns;
+
+		/*
+		 * btt follows a request from its Q: one without a queue time
+		 * is queued at its issue (Q2D 0), so btt counts every request
+		 */
 		if ((r->rflags & IOTRACE_RF_QUEUE_VALID) &&
 		    r->issue_ns >= r->queue_ns) {
 			if (r->queue_ns > c->qmax)
 				c->qmax = r->queue_ns;
-			if (bt_push(c, r, &proto, i, r->issue_ns - r->queue_ns,
-				    r->issue_cpu, 0))
-				return 1;
+			q = r->issue_ns - r->queue_ns;
 		}
+		if (bt_push(c, r, &proto, i, q, r->issue_cpu, 0))
+			return 1;
 		if (bt_push(c, r, &proto, i, r->issue_ns, r->issue_cpu, 1))
 			return 1;
 	}

@@ -37,7 +37,9 @@
  *                                           when copied), record 5 a
  *                                           latency of 0, and record 7 is
  *                                           a flush without a media
- *                                           address (sector ~0)
+ *                                           address (sector ~0); records
+ *                                           1, 5, 9, ... have no queue
+ *                                           time
  *   gen big OUT N                           a large trace file as the
  *                                           recorder writes it: one disk,
  *                                           two CPUs' parts in completion
@@ -406,6 +408,9 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 				}
 				if (kind == 6 && !k && i + j == 5)
 					x.complete_ns = x.issue_ns;
+				/* and every fourth without a queue time */
+				if (kind == 6 && !k && (i + j) % 4 == 1)
+					x.rflags &= ~IOTRACE_RF_QUEUE_VALID;
 				if (kind == 6 && !k && i + j == 7) {
 					x.op = IOTRACE_OP_FLUSH;
 					x.sector = UINT64_MAX;

@@ -990,6 +990,18 @@ assert sorted(map(key, c)) == sorted(map(key, x))' "$T/c" "$T/j" "$T/x" 2>> "$T/
 	[ -n "$d2c" ] && [ -n "$mean" ] &&
 		awk -v a="$d2c" -v b="$mean" 'BEGIN { d = a - b; exit !(d < 1e-9 && d > -1e-9) }'
 	result $? "export_blktrace_btt_d2c_is_mean_latency$SFX ($d2c s, $mean s)" "$T/bt/btt.out"
+	# btt counts every request, those without a queue time too (their Q
+	# at their issue)
+	rm -rf "$T/btq" && mkdir "$T/btq" &&
+	"$BIN" export -f blktrace -o "$T/btq/e" "$T/e.trace" 2> "$T/err" &&
+	(cd "$T/btq" && blkparse -q -i e -d e.bin -O > /dev/null &&
+	 btt -i e.bin > btt.out) 2>> "$T/err"
+	n=$(awk '$1 == "D2C" { print $5 }' "$T/btq/btt.out")
+	want=$("$BIN" export -f csv "$T/e.trace" 2>> "$T/err" |
+		awk -F, 'NR > 1 && $6 != "" && !($7 == "flush" && $10 == 0) { n++ }
+			 NR > 1 && $5 == "" { q++ } END { if (q) print n }')
+	[ -n "$n" ] && [ "$n" = "$want" ]
+	result $? "export_blktrace_btt_counts_every_request$SFX (D2C N $n of $want)" "$T/err"
 	"$BIN" export -f perfetto "$T/r.ring" > "$T/p.json" 2> "$T/err" &&
 	python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))

@@ -1961,8 +1961,11 @@ static void test_filters(void)
 	CHECK(!iot_filter(&o, &r), "op");
 	o.op_mask = 0;
 	o.have_lat = 1;
+	/* --lat-min: at least (0 keeps a latency of 0) */
+	o.lat_min_ns = 200001;
+	CHECK(!iot_filter(&o, &r), "lat below");
 	o.lat_min_ns = 200000;
-	CHECK(!iot_filter(&o, &r), "lat equal is not above");
+	CHECK(iot_filter(&o, &r), "lat equal is at least");
 	o.lat_min_ns = 199999;
 	CHECK(iot_filter(&o, &r), "lat above");
 	o.have_lat = 0;
