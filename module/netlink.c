@@ -699,7 +699,12 @@ static int iotrace_nl_list_dumpit(struct sk_buff *skb,
 		iotrace_disk_put(d);
 		if (ret == -EMSGSIZE)
 			break;
-		/* sent, or detached meanwhile (the generation moved on) */
+		/*
+		 * Detached meanwhile: it left the list in the same hold of
+		 * iotrace_mutex, so index @i names the next disk now.
+		 */
+		if (ret == -ENODEV)
+			continue;
 		i++;
 	}
 	cb->args[0] = i;
@@ -856,9 +861,15 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 		goto out_unlock;
 	}
 	if (!d->ring) {
-		/* never enabled: the ring is made at this size */
+		unsigned long old_size = d->buf_size;
+
+		/* never enabled: the ring is made at this size, and only once */
+		vfree(tmp->ring);
+		tmp->ring = NULL;
 		d->buf_size = nla_get_u64(a);
 		ret = iotrace_disk_ring_alloc(d);
+		if (ret)
+			d->buf_size = old_size;
 		goto out_unlock;
 	}
 	state = d->state;

@@ -170,13 +170,27 @@ static void iotrace_trig_workfn(struct work_struct *work)
  * @d: the disk.
  *
  * Half the pool, and never so much that fewer than two chunks per
- * possible CPU and two more are left to the writers.
+ * possible CPU and two more are left to the writers.  A disk never
+ * enabled has no ring yet: the limit is that of the ring its first
+ * enable makes (@d->buf_size), so that a trigger with a hold can be set
+ * before the enable, as the watcher does.
  *
+ * Context: any; the ring and its geometry do not change under the
+ *	caller (iotrace_mutex held, or a probe of a recording disk).
  * Return: chunks, 0 when the ring is too small for any hold.
  */
 u32 iotrace_hold_max(const struct iotrace_disk *d)
 {
-	u32 n = d->nr_chunks, keep = 2 * d->nr_cpus + 2;
+	u32 n = d->nr_chunks, cpus = d->nr_cpus, keep;
+	struct iotrace_geom g;
+
+	if (!d->ring) {
+		if (iotrace_ring_geometry(d->buf_size, &g))
+			return 0;
+		n = g.nr_chunks;
+		cpus = g.nr_cpus;
+	}
+	keep = 2 * cpus + 2;
 
 	if (n <= keep)
 		return 0;
