@@ -6,8 +6,8 @@
 
 CSV is export -f csv of a trace (its records in start order, the order
 whose index breaks ties), PREFIX the CPU files export -f blktrace wrote of
-the same trace.  A record's events are Q (issue - queue time, when it has
-one) and D (issue) on the issuing CPU and C (completion) on the completing
+the same trace.  A record's events are Q (issue - queue time, or the issue
+time when it has none) and D (issue) on the issuing CPU and C (completion) on the completing
 CPU; each CPU file holds its events in (time, record, kind) order, times
 from the earliest event of all, numbered from 1 (process notifies aside).
 Prints what differs first and exits 1, else a summary.
@@ -32,8 +32,9 @@ def wanted(path):
         # no sector ("" in the CSV): UINT64_MAX in the event
         q, sec = int(r['queue_ns'] or 0), int(r['sector'] or 2**64 - 1)
         if not fl & RF_NO_ISSUE:
-            if fl & RF_QUEUE_VALID and iss >= q:
-                ev.append((iss - q, i, 0, int(r['issue_cpu']), sec))
+            # queued at its issue when it has no queue time (Q2D 0)
+            qt = iss - q if fl & RF_QUEUE_VALID and iss >= q else iss
+            ev.append((qt, i, 0, int(r['issue_cpu']), sec))
             ev.append((iss, i, 1, int(r['issue_cpu']), sec))
         if fl & RF_COMPLETE:
             ev.append((com, i, 2, int(r['complete_cpu']), sec))

@@ -1561,9 +1561,10 @@ EOF_PY
 	# file's size more: read whole), the output is the file's, and
 	# nothing is left in $TMPDIR; a $TMPDIR that is not there is said.
 	# diff FILE FILE stays within 48 MB of show's peak RSS (4 MB plain)
-	[ -s "$T/big.trace" ] || build/gen big "$T/big.trace" 450000
+	# (a file of its own: big.trace is another test's, of other records)
+	[ -s "$T/pipe.trace" ] || build/gen big "$T/pipe.trace" 450000
 	rm -rf "$T/tmpd" && mkdir "$T/tmpd"
-	TMPDIR="$T/tmpd" python3 - "$BIN" "$T/big.trace" > "$T/why" 2>&1 <<'EOF_PY'
+	TMPDIR="$T/tmpd" python3 - "$BIN" "$T/pipe.trace" > "$T/why" 2>&1 <<'EOF_PY'
 import os, subprocess, sys
 b, f = sys.argv[1:]
 # the peak RSS of the command (wait4; measured first, while this process
