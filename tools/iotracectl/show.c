@@ -406,9 +406,10 @@ static void normal_rec(struct show_ctx *c, const struct xrec *sr, int multi)
 
 static void hex_header(void)
 {
-	printf("%-4s %-8s %-16s %-16s %-16s %-8s %-2s %-4s %-4s %-4s %-8s %-8s %-2s %s\n",
-	       "DISK", "SEQ", "ISSUE_NS", "COMPLETE_NS", "SECTOR", "BYTES",
-	       "OP", "RFL", "OPF", "ERR", "DEVSTAT", "RESULT", "CT", "CMD");
+	printf("%-4s %-8s %-16s %-16s %-8s %-16s %-8s %-2s %-4s %-4s %-4s %-8s %-8s %-2s %-4s %-4s %-4s %-4s %-2s %-8s %-16s %s\n",
+	       "DISK", "SEQ", "ISSUE_NS", "COMPLETE_NS", "QUEUE_NS", "SECTOR",
+	       "BYTES", "OP", "RFL", "OPF", "ERR", "DEVSTAT", "RESULT", "CT",
+	       "ICPU", "CCPU", "HWQ", "TAG", "RT", "PID", "CGROUP", "CMD");
 }
 
 static const char hex_digit[] = "0123456789abcdef";
@@ -436,14 +437,18 @@ static void hex_rec(const struct xrec *sr)
 {
 	const struct iotrace_record *r = &sr->r;
 	int n = r->cmd_len > IOTRACE_CMD_LEN ? IOTRACE_CMD_LEN : r->cmd_len;
-	char line[320], *p = line;
+	char line[400], *p = line;
 	int j;
 
-	/* "%04x %08x %016llx %016llx %016llx %08x %02x %04x %04x %04x %08x %08x %02x " */
+	/*
+	 * "%04x %08x %016llx %016llx %08x %016llx %08x %02x %04x %04x %04x
+	 * %08x %08x %02x %04x %04x %04x %04x %02x %08x %016llx "
+	 */
 	p = put_hex(p, sr->disk, 4);
 	p = put_hex(p, r->seq, 8);
 	p = put_hex(p, r->issue_ns, 16);
 	p = put_hex(p, r->complete_ns, 16);
+	p = put_hex(p, r->queue_ns, 8);
 	p = put_hex(p, r->sector, 16);
 	p = put_hex(p, r->bytes, 8);
 	p = put_hex(p, r->op, 2);
@@ -453,6 +458,13 @@ static void hex_rec(const struct xrec *sr)
 	p = put_hex(p, r->dev_status, 8);
 	p = put_hex(p, r->dev_result, 8);
 	p = put_hex(p, r->cmd_type, 2);
+	p = put_hex(p, r->issue_cpu, 4);
+	p = put_hex(p, r->complete_cpu, 4);
+	p = put_hex(p, r->hwq, 4);
+	p = put_hex(p, r->tag, 4);
+	p = put_hex(p, r->retries, 2);
+	p = put_hex(p, r->pid, 8);
+	p = put_hex(p, r->cgroup, 16);
 	if (!(r->rflags & IOTRACE_RF_CMD_VALID))
 		n = 0;
 	for (j = 0; j < n; j++) {

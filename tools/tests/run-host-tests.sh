@@ -124,6 +124,30 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	[ "$BIN" = build/iotracectl-san ] && SFX="_san"
 	golden show_ring.txt show r.ring
 	golden show_ring_hex.txt show -o hex r.ring
+	golden show_file_hex.txt show -o hex f.trace
+	# -o hex carries every field of the record JSON has, by column name
+	for src in r.ring f.trace; do
+		"$BIN" show -o hex "$T/$src" > "$T/hex.txt" 2> "$T/err" &&
+		"$BIN" show -o json "$T/$src" > "$T/recs.json" 2>> "$T/err" &&
+		python3 -c 'import json, sys
+recs = json.load(open(sys.argv[2]))
+lines = open(sys.argv[1]).read().split("\n")
+head = lines[0].split()
+rows = [dict(zip(head, l.split())) for l in lines[1:] if l]
+assert len(rows) == len(recs), (len(rows), len(recs))
+cols = {"QUEUE_NS": "queue_ns", "ICPU": "issue_cpu", "CCPU": "complete_cpu",
+	"HWQ": "hwq", "TAG": "tag", "RT": "retries", "PID": "pid",
+	"CGROUP": "cgroup", "SEQ": "seq", "BYTES": "bytes"}
+for h, r in zip(rows, recs):
+	for c, k in cols.items():
+		assert c in h, ("no column", c, head)
+		want = r[k] if r[k] is not None else 0
+		if k == "queue_ns" and not r["rflags"] & (1 << 8):
+			continue
+		assert int(h[c], 16) == want, (c, h[c], k, r[k], r["seq"])' \
+			"$T/hex.txt" "$T/recs.json" >> "$T/err" 2>&1
+		result $? "hex_has_every_field_${src%.*}$SFX" "$T/err"
+	done
 	golden show_file.txt show f.trace
 	golden show_file.json show -o json f.trace
 	golden show_file_realtime.txt show --realtime f.trace
