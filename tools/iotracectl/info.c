@@ -27,6 +27,10 @@ static void utc_str(char *out, size_t len, uint64_t real_ns)
 	struct tm tm;
 	char buf[32];
 
+	if (!real_ns) {	/* a ring copy's: no wall-clock time */
+		snprintf(out, len, "unknown");
+		return;
+	}
 	if (!gmtime_r(&sec, &tm)) {
 		snprintf(out, len, "?");
 		return;
@@ -144,8 +148,10 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 	printf("file:     %s\n", argv[0]);
 	printf("version:  %u.%u\n", h->major, h->minor);
 	/* names as text: no byte of theirs a terminal acts on */
-	printf("host:     %s\n", iot_text_str(text, sizeof(text), host));
-	printf("kernel:   %s\n", iot_text_str(text, sizeof(text), rel));
+	printf("host:     %s\n", *host ? iot_text_str(text, sizeof(text), host) :
+	       "unknown");
+	printf("kernel:   %s\n", *rel ? iot_text_str(text, sizeof(text), rel) :
+	       "unknown");
 	printf("start:    %s (CLOCK_MONOTONIC %llu.%06llu s)\n", start,
 	       (unsigned long long)(h->anchor_mono_ns / 1000000000ull),
 	       (unsigned long long)(h->anchor_mono_ns % 1000000000ull) / 1000);

@@ -298,6 +298,47 @@ print(j["host"], j["release"], j["start_real_ns"], j["end_real_ns"],
 	"$BIN" show -o csv "$T/x.trace" > "$T/b" 2>> "$T/err" &&
 	cmp "$T/a" "$T/b" >> "$T/err" 2>&1
 	result $? "show_trace_of_a_ring$SFX" "$T/err"
+	# -o trace of a ring spans its records (first start to last end);
+	# a ring copy's host, kernel and wall-clock time are unknown, a live
+	# ring's are this machine's
+	for src in "$T/r.ring" nullb0; do
+		"$BIN" show -o trace $src > "$T/x.trace" 2> "$T/err" &&
+		"$BIN" show -o json $src > "$T/recs.json" 2>> "$T/err" &&
+		"$BIN" info -o json "$T/x.trace" > "$T/i.json" 2>> "$T/err" &&
+		python3 -c 'import json, sys
+i = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[2]))
+lo = min(r["complete_ns"] if r["rflags"] >> 7 & 1 or not r["issue_ns"] else r["issue_ns"] for r in recs)
+hi = max(r["complete_ns"] if r["complete_ns"] is not None else r["issue_ns"] for r in recs)
+assert (i["start_mono_ns"], i["end_mono_ns"]) == (lo, hi), (i["start_mono_ns"], i["end_mono_ns"], lo, hi)
+if sys.argv[3].endswith("r.ring"):
+	assert (i["host"], i["release"], i["start_real_ns"], i["end_real_ns"]) == ("", "", 0, 0), i
+else:
+	import os
+	u = os.uname()
+	assert (i["host"], i["release"]) == (u.nodename, u.release), i
+	assert i["end_real_ns"] - i["start_real_ns"] == hi - lo, i' \
+			"$T/i.json" "$T/recs.json" $src >> "$T/err" 2>&1
+		result $? "show_trace_of_a_ring_spans_its_records_${src##*/}$SFX" "$T/err"
+	done
+	# -o trace of a snapshot keeps its trigger chunks (--disk's only)
+	[ -s "$T/trig.trace" ] || build/gen trig "$T/trig.trace" 200 2
+	trigkeys='import json, sys
+print([(t["disk"], t["reason"], t["mono_ns"], t["real_ns"], t.get("serial"))
+       for t in json.load(sys.stdin).get("triggers", [])])'
+	for f in "" "--disk disk1"; do
+		"$BIN" show -o trace $f "$T/trig.trace" > "$T/x.trace" 2> "$T/err" &&
+		"$BIN" info -o json "$T/x.trace" 2>> "$T/err" | python3 -c "$trigkeys" > "$T/b" &&
+		"$BIN" info -o json "$T/trig.trace" 2>> "$T/err" | python3 -c "$trigkeys" > "$T/a" &&
+		if [ -n "$f" ]; then
+			python3 -c 'import ast, sys
+a = ast.literal_eval(open(sys.argv[1]).read())
+print([t for t in a if t[0] == "disk1"])' "$T/a" > "$T/a2" && mv "$T/a2" "$T/a"
+		fi &&
+		grep -q disk "$T/a" &&
+		diff -u "$T/a" "$T/b" >> "$T/err" 2>&1
+		result $? "show_trace_keeps_trigger_chunks${f:+_disk1}$SFX" "$T/err"
+	done
 	refuse show_trace_follow "not with -f" show -f -o trace nullb0
 	# record the fake live disks; the file shows what the disk shows
 	"$BIN" record nullb0 -o "$T/rec.trace" --duration 0.2 2> "$T/err"
