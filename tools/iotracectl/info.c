@@ -41,6 +41,60 @@ static void utc_str(char *out, size_t len, uint64_t real_ns)
 }
 
 /*
+ * The records of disk @i in the file and what was lost of its requests:
+ * the trailer's counts (none without a trailer) and the sequence gaps
+ * between its chunks.
+ */
+static void info_counts_text(const struct iot_file_info *fi, unsigned int i)
+{
+	const struct iot_counts *c = &fi->counts[i];
+
+	printf("    records %llu", (unsigned long long)c->present);
+	if (fi->has_trailer)
+		printf(", lost %llu (overwritten %llu, torn %llu), dropped by kernel %llu, filtered %llu, completed %llu, written %llu",
+		       (unsigned long long)c->lost,
+		       (unsigned long long)c->overwritten,
+		       (unsigned long long)c->torn,
+		       (unsigned long long)c->dropped,
+		       (unsigned long long)c->filtered,
+		       (unsigned long long)c->completed,
+		       (unsigned long long)c->written);
+	else
+		printf(", loss unknown (no trailer)");
+	if (c->gaps)
+		printf("; %llu sequence gap%s: %llu records missing",
+		       (unsigned long long)c->gaps, c->gaps == 1 ? "" : "s",
+		       (unsigned long long)c->gap_records);
+	putchar('\n');
+}
+
+/* info_counts_text() as members of disk @i's JSON object */
+static void info_counts_json(struct iot_jw *jw, const struct iot_file_info *fi,
+			     unsigned int i)
+{
+	const struct iot_counts *c = &fi->counts[i];
+
+	jw_kv_u64(jw, "records", c->present);
+	jw_key(jw, "loss");
+	if (!fi->has_trailer) {
+		jw_null(jw);
+	} else {
+		jw_obj_start(jw);
+		jw_kv_u64(jw, "completed", c->completed);
+		jw_kv_u64(jw, "recorded", c->recorded);
+		jw_kv_u64(jw, "written", c->written);
+		jw_kv_u64(jw, "lost", c->lost);
+		jw_kv_u64(jw, "overwritten", c->overwritten);
+		jw_kv_u64(jw, "torn", c->torn);
+		jw_kv_u64(jw, "dropped", c->dropped);
+		jw_kv_u64(jw, "filtered", c->filtered);
+		jw_obj_end(jw);
+	}
+	jw_kv_u64(jw, "gaps", c->gaps);
+	jw_kv_u64(jw, "gap_records", c->gap_records);
+}
+
+/*
  * info -o json: one object, written by the output layer's JSON writer;
  * 0, or -1 with @err set when the trigger chunks could not be read (the
  * object is left open then).
@@ -96,6 +150,7 @@ static int info_json(const char *file, const struct iot_src *src,
 		jw_kv_u64(&jw, "logical_block_size", d->lbs);
 		jw_kv_u64(&jw, "nr_parts", d->nr_parts);
 		jw_kv_u64(&jw, "part_records", d->part_records);
+		info_counts_json(&jw, fi, i);
 		jw_obj_end(&jw);
 	}
 	jw_arr_end(&jw);
@@ -182,6 +237,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		       iot_text_str(text, sizeof(text), d->name),
 		       d->dev_major, d->dev_minor, d->lbs, d->nr_parts,
 		       d->part_records);
+		info_counts_text(fi, i);
 	}
 	/* a snapshot's triggers */
 	ret = iot_info_triggers(&src, NULL, err, sizeof(err));

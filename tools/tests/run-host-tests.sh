@@ -1733,6 +1733,33 @@ EOF_PY
 	result $? "export_blktrace_order_vs_definition$SFX ($(tail -n1 "$T/why"))" "$T/why"
 	golden info_file.txt info f.trace
 	golden info_multidisk.json info -o json f2.trace
+	# info: per disk, the records in the file (as show reads them) and
+	# the losses (as stats says them); a file without trailer: unknown
+	for src in f2.trace g.trace; do
+		"$BIN" info -o json "$T/$src" > "$T/i.json" 2> "$T/err" &&
+		"$BIN" stats -o json "$T/$src" > "$T/s.json" 2>> "$T/err" &&
+		"$BIN" show -o json "$T/$src" > "$T/recs.json" 2>> "$T/err" &&
+		"$BIN" info "$T/$src" > "$T/i.txt" 2>> "$T/err" &&
+		python3 -c 'import json, sys
+i, s, recs = (json.load(open(f)) for f in sys.argv[1:4])
+txt = open(sys.argv[4]).read()
+assert len(i["disks"]) == len(s), (i["disks"], len(s))
+for d, st in zip(i["disks"], s):
+	assert "records" in d, ("no per-disk counts", d)
+	n = sum(1 for r in recs if r["disk"] == d["name"])
+	assert d["records"] == n == st["records"], (d["name"], d["records"], n)
+	for k, v in d["loss"].items():
+		assert st["loss"][k] == v, (d["name"], k, v, st["loss"][k])
+	assert (d["gaps"], d["gap_records"]) == (st["loss"]["gaps"], st["loss"]["gap_records"])
+	assert "    records %d, lost %d " % (n, st["loss"]["lost"]) in txt, txt' \
+			"$T/i.json" "$T/s.json" "$T/recs.json" "$T/i.txt" >> "$T/err" 2>&1
+		result $? "info_per_disk_records_and_losses_${src%.*}$SFX" "$T/err"
+	done
+	"$BIN" info -o json "$T/trunc.trace" > "$T/i.json" 2> "$T/err"
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["disks"]
+assert d and all(x["loss"] is None for x in d), d' "$T/i.json" >> "$T/err" 2>&1
+	result $? "info_per_disk_loss_unknown_without_trailer$SFX" "$T/err"
 	# names JSON and CSV must escape (", \\, a comma, a tab) in the
 	# header: info's JSON (the output layer's writer), show's CSV and
 	# JSON give them back as they are
