@@ -428,6 +428,7 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		iot_err("%s", err);
 		return 1;
 	}
+	iot_src_times(o, &src);
 	for (i = 0; i < IOT_MAX_DISKS; i++)
 		c.first[i] = UINT64_MAX;
 	/* before the modes: a --disk the source does not hold is refused */

@@ -1733,6 +1733,50 @@ EOF_PY
 	result $? "export_blktrace_order_vs_definition$SFX ($(tail -n1 "$T/why"))" "$T/why"
 	golden info_file.txt info f.trace
 	golden info_multidisk.json info -o json f2.trace
+	# --from/--to +T: after the trace's start (a file's header start, a
+	# ring's first record's start), the same as the times they make, in
+	# show, stats, export and plot; diff takes each side's own start
+	: > "$T/err"
+	for src in m.trace r.ring; do
+		"$BIN" show -o json "$T/$src" > "$T/recs.json" 2>> "$T/err" || break
+		"$BIN" info -o json "$T/$src" > "$T/i.json" 2> /dev/null
+		t0=$(python3 -c 'import json, sys
+recs = json.load(open(sys.argv[1]))
+try:
+	print(json.load(open(sys.argv[2]))["start_mono_ns"])
+except ValueError:
+	print(min(r["complete_ns"] if r["rflags"] >> 7 & 1 or not r["issue_ns"] else r["issue_ns"] for r in recs))' "$T/recs.json" "$T/i.json")
+		a=$(python3 -c "print('%.9f' % ((int('$t0') + 1000000) / 1e9))")
+		b=$(python3 -c "print('%.9f' % ((int('$t0') + 3500000) / 1e9))")
+		for cmd in "show -o csv" "stats -o json" "export -f csv" \
+			   "plot -o $T/p.svg"; do
+			"$BIN" $cmd --from +1ms --to +3.5ms "$T/$src" > "$T/rel" 2>> "$T/err" &&
+			{ [ "${cmd%% *}" != plot ] || mv "$T/p.svg" "$T/rel"; } &&
+			"$BIN" $cmd --from $a --to $b "$T/$src" > "$T/abs" 2>> "$T/err" &&
+			{ [ "${cmd%% *}" != plot ] || mv "$T/p.svg" "$T/abs"; } &&
+			[ "$(wc -c < "$T/rel")" -gt 200 ] &&
+			cmp "$T/rel" "$T/abs" >> "$T/err" 2>&1 ||
+				{ echo "$cmd $src: +1ms +3.5ms is not $a $b" >> "$T/err"; break 2; }
+		done
+		"$BIN" stats --from +0.001 --to +0.0035s "$T/$src" > "$T/rel" 2>> "$T/err" &&
+		"$BIN" stats --from +1000000ns --to +3500us "$T/$src" > "$T/abs" 2>> "$T/err" &&
+		cmp "$T/rel" "$T/abs" >> "$T/err" 2>&1 || { echo "units" >> "$T/err"; break; }
+		echo "$t0" > "$T/t0_${src%.*}"
+	done
+	"$BIN" diff -o json --from +1ms --to +3.5ms "$T/m.trace" "$T/r.ring" > "$T/d.json" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/m.trace" > "$T/a.json" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/b.json" 2>> "$T/err" &&
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for side, f, t0 in (("a", sys.argv[2], sys.argv[4]), ("b", sys.argv[3], sys.argv[5])):
+	t0 = int(open(t0).read())
+	n = sum(1 for r in json.load(open(f)) if r["complete_ns"] is not None
+		and t0 + 1000000 <= r["complete_ns"] < t0 + 3500000)
+	assert n and d[side]["records"] == n, (side, d[side]["records"], n)' \
+		"$T/d.json" "$T/a.json" "$T/b.json" "$T/t0_m" "$T/t0_r" >> "$T/err" 2>&1
+	[ $? = 0 ] && [ -z "$(grep -v '^$' "$T/err")" ]
+	result $? "from_to_after_the_trace_start$SFX" "$T/err"
+	refuse from_rel_bad "not a time after the trace's start" stats --from +1x r.ring
 	# info: per disk, the records in the file (as show reads them) and
 	# the losses (as stats says them); a file without trailer: unknown
 	for src in f2.trace g.trace; do
