@@ -992,8 +992,8 @@ int main(int argc, char **argv)
 			"--interval");
 		return 2;
 	}
-	if (cmd->fn == cmd_stats && o.fmt == FMT_CSV && !o.kernel) {
-		iot_err("stats -o csv: only with --kernel (the ring's statistics have normal and json)");
+	if (cmd->fn == cmd_stats && o.fmt == FMT_CSV && o.interval) {
+		iot_err("stats -o csv: not with --interval (its reports have normal and json)");
 		return 2;
 	}
 	if (o.around && (o.follow || argc - optind != 1)) {

@@ -1733,6 +1733,48 @@ EOF_PY
 	result $? "export_blktrace_order_vs_definition$SFX ($(tail -n1 "$T/why"))" "$T/why"
 	golden info_file.txt info f.trace
 	golden info_multidisk.json info -o json f2.trace
+	# stats -o csv: a row per disk and operation, the numbers of -o json,
+	# the counts and bytes of the records show reads
+	: > "$T/err"
+	for f in "m.trace" "--disk disk1 m.trace" "--from +1ms r.ring" \
+		 "--op write e.trace"; do
+		a=${f% *}
+		[ "$a" = "$f" ] && a=
+		"$BIN" stats -o csv $a "$T/${f##* }" > "$T/s.csv" 2>> "$T/err" &&
+		"$BIN" stats -o json $a "$T/${f##* }" > "$T/s.json" 2>> "$T/err" &&
+		"$BIN" show -o json $a "$T/${f##* }" > "$T/recs.json" 2>> "$T/err" &&
+		python3 -c 'import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+st = json.load(open(sys.argv[2]))
+recs = json.load(open(sys.argv[3]))
+want = []
+for s in st:
+	disk = s["source"].split(":")[-1] if ":" in s["source"] else None
+	for op, o in s["ops"].items():
+		want.append((disk, op, o))
+assert len(rows) == len(want) > 0, (len(rows), len(want))
+for r, (disk, op, o) in zip(rows, want):
+	assert r["op"] == op and (disk is None or r["disk"] == disk), (r, disk, op)
+	n = sum(1 for x in recs if x["disk"] == r["disk"] and x["op"] == op)
+	b = sum(x["bytes"] for x in recs if x["disk"] == r["disk"] and x["op"] == op)
+	assert int(r["count"]) == o["count"] == n, (r, o, n)
+	assert int(r["bytes"]) == o["bytes"] == b, (r, o, b)
+	assert float(r["iops"]) == o["iops"] and float(r["mbps"]) == o["mbps"], (r, o)
+	l = o["lat_ns"]
+	assert int(r["lat_n"]) == l["n"], (r, l)
+	if l["n"]:
+		for k in ("min", "p50", "p90", "p99", "p99.9", "max"):
+			assert int(r["lat_%s_ns" % k]) == l[k], (k, r, l)
+		assert float(r["lat_avg_ns"]) == l["avg"], (r, l)
+	q = o["queue_ns"]
+	assert int(r["queue_n"]) == q["n"], (r, q)
+	assert int(r["span_ns"]) == s["span_ns"] or len(st) > 1' \
+			"$T/s.csv" "$T/s.json" "$T/recs.json" >> "$T/err" 2>&1 ||
+			{ echo "stats $f" >> "$T/err"; break; }
+	done
+	[ -z "$(grep -v '^$' "$T/err")" ]
+	result $? "stats_csv_rows_per_disk_and_op$SFX" "$T/err"
+	refuse stats_csv_interval "not with --interval" stats -o csv --interval 1 r.ring
 	# --from/--to +T: after the trace's start (a file's header start, a
 	# ring's first record's start), the same as the times they make, in
 	# show, stats, export and plot; diff takes each side's own start
