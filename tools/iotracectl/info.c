@@ -51,10 +51,12 @@ static void info_counts_text(const struct iot_file_info *fi, unsigned int i)
 
 	printf("    records %llu", (unsigned long long)c->present);
 	if (fi->has_trailer)
-		printf(", lost %llu (overwritten %llu, torn %llu), dropped by kernel %llu, filtered %llu, completed %llu, written %llu",
+		printf(", lost %llu (overwritten %llu, torn %llu)",
 		       (unsigned long long)c->lost,
 		       (unsigned long long)c->overwritten,
-		       (unsigned long long)c->torn,
+		       (unsigned long long)c->torn);
+	if (fi->has_trailer)
+		printf(", dropped by kernel %llu, filtered %llu, completed %llu, written %llu",
 		       (unsigned long long)c->dropped,
 		       (unsigned long long)c->filtered,
 		       (unsigned long long)c->completed,

@@ -666,7 +666,7 @@ int main(int argc, char **argv)
 	uint64_t seen_once = 0;
 	size_t i, n = 0;
 	double d;
-	uint64_t ns;
+	uint64_t ns = 0;
 	uint64_t v;
 	int c;
 
@@ -790,18 +790,15 @@ int main(int argc, char **argv)
 		}
 		case OPT_FROM:
 		case OPT_TO:
-			if (optarg[0] == '+') {
-				/* after the trace's start: iot_src_times() */
-				if (parse_offset(c == OPT_FROM ? "from" : "to",
-						 optarg, &ns))
-					return 2;
-			} else if (parse_range(c == OPT_FROM ? "from" : "to",
-					       optarg, 0, 0, TIME_MAX_S,
-					       "seconds", &d)) {
+			/* +T: after the trace's start, iot_src_times() */
+			if (optarg[0] == '+' ?
+			    parse_offset(c == OPT_FROM ? "from" : "to",
+					 optarg, &ns) :
+			    parse_range(c == OPT_FROM ? "from" : "to", optarg,
+					0, 0, TIME_MAX_S, "seconds", &d))
 				return 2;
-			} else {
+			if (optarg[0] != '+')
 				ns = (uint64_t)llround(d * 1e9);
-			}
 			if (c == OPT_FROM) {
 				o.from_ns = ns;
 				o.from_rel = optarg[0] == '+';

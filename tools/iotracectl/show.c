@@ -463,10 +463,12 @@ static void normal_rec(struct show_ctx *c, const struct xrec *sr, int multi)
 
 static void hex_header(void)
 {
-	printf("%-4s %-8s %-16s %-16s %-8s %-16s %-8s %-2s %-4s %-4s %-4s %-8s %-8s %-2s %-4s %-4s %-4s %-4s %-2s %-8s %-16s %s\n",
+	printf("%-4s %-8s %-16s %-16s %-8s %-16s %-8s %-2s %-4s %-4s %-4s ",
 	       "DISK", "SEQ", "ISSUE_NS", "COMPLETE_NS", "QUEUE_NS", "SECTOR",
-	       "BYTES", "OP", "RFL", "OPF", "ERR", "DEVSTAT", "RESULT", "CT",
-	       "ICPU", "CCPU", "HWQ", "TAG", "RT", "PID", "CGROUP", "CMD");
+	       "BYTES", "OP", "RFL", "OPF", "ERR");
+	printf("%-8s %-8s %-2s %-4s %-4s %-4s %-4s %-2s %-8s %-16s %s\n",
+	       "DEVSTAT", "RESULT", "CT", "ICPU", "CCPU", "HWQ", "TAG", "RT",
+	       "PID", "CGROUP", "CMD");
 }
 
 static const char hex_digit[] = "0123456789abcdef";

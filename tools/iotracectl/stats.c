@@ -507,8 +507,10 @@ void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
  */
 void iot_stats_csv_header(FILE *fp)
 {
-	fputs("disk,op,count,iops,mbps,bytes,lat_n,lat_min_ns,lat_avg_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p99.9_ns,lat_max_ns,queue_n,queue_avg_ns,queue_max_ns,span_ns\n",
-	      fp);
+	fputs("disk,op,count,iops,mbps,bytes,", fp);
+	fputs("lat_n,lat_min_ns,lat_avg_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,", fp);
+	fputs("lat_p99.9_ns,lat_max_ns,queue_n,queue_avg_ns,queue_max_ns,", fp);
+	fputs("span_ns\n", fp);
 }
 
 /**
