@@ -50,19 +50,19 @@ static void info_counts_text(const struct iot_file_info *fi, unsigned int i)
 	const struct iot_counts *c = &fi->counts[i];
 
 	printf("    records %llu", (unsigned long long)c->present);
-	if (fi->has_trailer)
+	if (fi->has_trailer) {
 		printf(", lost %llu (overwritten %llu, torn %llu)",
 		       (unsigned long long)c->lost,
 		       (unsigned long long)c->overwritten,
 		       (unsigned long long)c->torn);
-	if (fi->has_trailer)
 		printf(", dropped by kernel %llu, filtered %llu, completed %llu, written %llu",
 		       (unsigned long long)c->dropped,
 		       (unsigned long long)c->filtered,
 		       (unsigned long long)c->completed,
 		       (unsigned long long)c->written);
-	else
+	} else {
 		printf(", loss unknown (no trailer)");
+	}
 	if (c->gaps)
 		printf("; %llu sequence gap%s: %llu records missing",
 		       (unsigned long long)c->gaps, c->gaps == 1 ? "" : "s",
