@@ -19,6 +19,7 @@
 # VM-DEVICES: virtio-blk ahci
 # VM-TIMEOUT: 900
 # VM-SMP: 2
+# VM-CHECK: newest
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd mkfs.ext4 fstrim blkdiscard python3 dd
