@@ -131,7 +131,6 @@ struct dcount {
  */
 struct dside {
 	const struct iot_opts *o;
-	struct iot_opts own;
 	struct iot_src src;
 	int disk;
 	uint64_t records, t0, t1;
@@ -258,8 +257,7 @@ static int side_load(struct dside *s, const struct iot_opts *o,
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	s->own = *o;
-	s->o = &s->own;
+	s->o = o;
 	s->disk = -1;
 	s->t0 = UINT64_MAX;
 	if (iot_src_open(&s->src, arg, err, sizeof(err))) {
@@ -267,8 +265,6 @@ static int side_load(struct dside *s, const struct iot_opts *o,
 		iot_err("%s", err);
 		return 1;
 	}
-	/* --from/--to +T: after this side's start */
-	iot_src_times(&s->own, &s->src);
 	if (o->disk) {
 		s->disk = iot_src_disk(&s->src, o->disk);
 		if (s->disk < 0)
