@@ -59,6 +59,7 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 	struct iotrace_disk *d = m->private;
 	struct iotrace_disk_mem mem;
 	struct iotrace_counts c;
+	struct iotrace_geom g;
 	u64 inflight;
 
 	/* the slots are walked without iotrace_mutex (under d->slots_lock) */
@@ -75,10 +76,17 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 		   c.recorded + c.dropped + c.filtered);
 	seq_printf(m, "inflight: %llu\n", inflight);
 	seq_printf(m, "buf_size: %lu\n", d->buf_size);
-	seq_printf(m, "ring_size: %zu\n", d->ring_size);
-	seq_printf(m, "chunk_records: %u\n", d->chunk_records);
-	seq_printf(m, "nr_chunks: %u\n", d->nr_chunks);
-	seq_printf(m, "nr_cpus: %u\n", d->nr_cpus);
+	/* before the first enable: the ring that enable will make */
+	if (d->ring || iotrace_ring_geometry(d->buf_size, &g)) {
+		g.ring_size = d->ring_size;
+		g.chunk_records = d->chunk_records;
+		g.nr_chunks = d->nr_chunks;
+		g.nr_cpus = d->nr_cpus;
+	}
+	seq_printf(m, "ring_size: %llu\n", (u64)g.ring_size);
+	seq_printf(m, "chunk_records: %u\n", g.chunk_records);
+	seq_printf(m, "nr_chunks: %u\n", g.nr_chunks);
+	seq_printf(m, "nr_cpus: %u\n", g.nr_cpus);
 	seq_printf(m, "enabled: %d\n", READ_ONCE(d->enabled) ? 1 : 0);
 	seq_printf(m, "generation: %llu\n",
 		   d->hdr ? READ_ONCE(d->hdr->generation) : 0);
