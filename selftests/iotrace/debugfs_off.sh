@@ -13,6 +13,7 @@
 #   nothing else; the LIST totals equal the /sys/block stat delta;
 # - rmmod works and the devices go with the module.
 # VM-CMDLINE: debugfs=off
+# VM-CHECK: newest
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 

@@ -15,6 +15,7 @@
 #   group at all (EPERM), so receives nothing; on a kernel without either
 #   nobody may join and receives the notice only: disk, reason, counts,
 #   no op, sector, bytes, latency, time or record position.
+# VM-CHECK: newest
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 

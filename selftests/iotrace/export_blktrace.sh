@@ -14,6 +14,7 @@
 # code moves them by milliseconds on a few requests).  The same
 # records also go through -f perfetto (JSON, one slice per request) and
 # plot -f svg (well-formed XML).
+# VM-CHECK: newest
 # VM-TIMEOUT: 300
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

@@ -16,6 +16,7 @@
 #     held candidate, then the one after the range); a walk over the held
 #     range one candidate at a time tries half the pool (30);
 #   - take_attempts per chunk filled while held: at most 2.
+# VM-CHECK: newest
 # VM-TIMEOUT: 420
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

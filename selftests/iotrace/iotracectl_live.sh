@@ -7,6 +7,7 @@
 # Oracles: fio's own I/O log (every record shown or recorded must be an
 # I/O fio did) and the kernel's /sys/block/<disk>/stat delta (the trace
 # file's trailer must account for every completed request).
+# VM-CHECK: newest
 # VM-TIMEOUT: 400
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

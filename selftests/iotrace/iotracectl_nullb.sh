@@ -11,6 +11,7 @@
 # configured: when blktrace itself sees a D2C p50 more than 10% off 200 us,
 # the 200 us check is skipped with that figure as the reason (the tool is
 # then held to blktrace's figure instead).
+# VM-CHECK: newest
 # VM-TIMEOUT: 300
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

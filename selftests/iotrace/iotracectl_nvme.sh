@@ -9,6 +9,7 @@
 # namespace's logical_block_size from sysfs, the admin commands given to
 # nvme-cli and the status it printed.
 # VM-DEVICES: nvme
+# VM-CHECK: newest
 # VM-TIMEOUT: 300
 # VM-SMP: 1
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

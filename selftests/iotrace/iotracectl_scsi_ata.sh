@@ -6,6 +6,7 @@
 #
 # Oracles: fio's own I/O log and each disk's logical_block_size.
 # VM-DEVICES: virtio-scsi ahci
+# VM-CHECK: newest
 # VM-TIMEOUT: 400
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 

@@ -16,6 +16,7 @@
 # - iotracectl nvme-layout fails (where the kernel has module BTF);
 # - recording works on: an NVMe read is recorded, without a status.
 # VM-DEVICES: nvme
+# VM-CHECK: newest
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 

@@ -18,6 +18,7 @@
 # back (issue 47, item 6), fails the first check; neither is provoked on
 # purpose here (they need a reader stalled mid-pass, or an interrupt in
 # a chunk switch).
+# VM-CHECK: newest
 # VM-TIMEOUT: 300
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

@@ -26,6 +26,7 @@
 #   go on, watching nothing, as if started; then exit 1, which
 #   iotrace.service's Restart=on-failure restarted every 5 s), the status
 #   the unit's RestartPreventExitStatus= names.
+# VM-CHECK: newest
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
