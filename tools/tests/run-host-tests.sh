@@ -2254,6 +2254,17 @@ st=$(sed -n 's/^#define WATCH_EXIT_PRIVILEGE[[:space:]]*\([0-9]*\).*/\1/p' iotra
 	grep -q "$st when \*\*watch\*\* is *refused for want of privilege"
 result $? systemd_unit_no_restart_when_refused_for_privilege "$T/why"
 
+# a configuration error exits 2 before anything is touched (no module
+# needed to see it): the unit does not restart it either (restarted, it
+# would read the same file every RestartSec=, for ever)
+printf '[disk nullb0]\ntrigger = bogus\n' > "$T/bad.conf"
+IOTRACE_RUN_DIR=$T/wrun ./iotracectl/iotracectl watch --config "$T/bad.conf" \
+	--dir "$T/wsnap" > "$T/why" 2>&1
+st=$?
+echo "exit $st" >> "$T/why"
+[ "$st" = 2 ] && grep -qx 'RestartPreventExitStatus=2' systemd/iotrace.service.in
+result $? systemd_unit_no_restart_on_configuration_error "$T/why"
+
 # 4. documentation: every fio replay example redirects the replay
 grep -n -- '--read_iolog' ../README ../Documentation/*.rst | grep -v -- '--replay_redirect' > "$T/replay"
 [ ! -s "$T/replay" ]
