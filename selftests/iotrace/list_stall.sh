@@ -23,9 +23,8 @@
 #
 # Oracle (ratios within one boot, no absolute time): beside the LIST
 # loopers each kind of operation takes at most BOUND times the mean of
-# its two alone times (BOUND_EXEC for iotracectl, whose time is mostly
-# process start-up, which a guest with both CPUs busy slows on a loaded
-# host).  The LIST phase stops at the round that passes CAP times the
+# its two alone times (BOUND_FILTER for the filter requests, BOUND_EXEC
+# for iotracectl: see there).  The LIST phase stops at the round that passes CAP times the
 # first alone time: a module that stalls fails with a ratio, not a hang.
 # VM-TIMEOUT: 900
 # VM-SMP: 2
@@ -46,9 +45,15 @@ A_NAME=2
 NBIG=12
 LOOPERS=3
 BOUND=3
+# SET_FILTER: a request of a few microseconds, which every contended
+# acquisition of iotrace_mutex (the loopers take it twice per disk) makes
+# wait for a wake-up; without parallel_ops it waits for whole dumps (15 to
+# 46 times the alone time measured on 6.12 and 7.3)
+BOUND_FILTER=10
 # iotracectl: mostly process start-up, which the guest's second busy CPU
-# slows on a loaded host
-BOUND_EXEC=5
+# slows on a loaded host (2.7 to 3.9 times seen); a bound for sanity, the
+# in-process requests are what separates a stalling module
+BOUND_EXEC=8
 CAP=20
 GEOM="size=16 submit_queues=2 hw_queue_depth=10240"
 
@@ -186,6 +191,6 @@ ratio "power on" $BOUND "$l_on" "$a1_on" "$on"
 ratio "power off" $BOUND "$l_off" "$a1_off" "$off"
 ratio "iotracectl disable+enable" $BOUND_EXEC "$l_ctl" "$a1_ctl" "$ctl"
 ratio "$TOGGLES disable/enable requests" $BOUND "$l_tog" "$a1_tog" "$tog"
-ratio "$FILTERS filter requests" $BOUND "$l_flt" "$a1_flt" "$flt"
+ratio "$FILTERS filter requests" $BOUND_FILTER "$l_flt" "$a1_flt" "$flt"
 ktap_check "no kernel warning" no_kernel_splat
 ktap_finish
