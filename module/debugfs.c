@@ -62,7 +62,7 @@ static int iotrace_stats_show(struct seq_file *m, void *v)
 	struct iotrace_geom g;
 	u64 inflight;
 
-	/* the slots are walked without iotrace_mutex (under d->slots_lock) */
+	/* the slots are walked without iotrace_mutex, on a reference */
 	inflight = iotrace_slots_busy(d);
 	/* the ring does not change under a resize while the mutex is held */
 	mutex_lock(&iotrace_mutex);

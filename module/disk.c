@@ -40,8 +40,8 @@ static void iotrace_disk_release(struct kref *kref)
 	iotrace_metrics_free(d->metrics);
 	iotrace_ring_free(d);
 	kfree(d->rb);
-	kvfree(d->slots);
-	mutex_destroy(&d->slots_lock);
+	/* NULL: the detach disabled the disk */
+	iotrace_slots_put(d->slot_table);
 	kfree(d);
 }
 
@@ -77,6 +77,44 @@ static void iotrace_slots_geometry(struct iotrace_disk *d)
 	d->depth = depth;
 }
 
+/**
+ * iotrace_slots_get() - the in-flight table of @d, for a walk without
+ *	iotrace_mutex.
+ * @d: the disk, referenced.
+ *
+ * Context: process.
+ * Return: the table with a reference the caller drops with
+ * iotrace_slots_put(), or NULL while @d keeps none (disabled).
+ */
+struct iotrace_slot_table *iotrace_slots_get(struct iotrace_disk *d)
+{
+	struct iotrace_slot_table *t;
+
+	spin_lock(&d->slots_lock);
+	t = d->slot_table;
+	if (t)
+		refcount_inc(&t->users);
+	spin_unlock(&d->slots_lock);
+	return t;
+}
+
+/**
+ * iotrace_slots_put() - drop a reference on an in-flight table.
+ * @t: the table, or NULL.
+ *
+ * The last reference frees it: the disk's own at a disable when nobody
+ * walks it, else the last walk's.
+ *
+ * Context: process.
+ */
+void iotrace_slots_put(struct iotrace_slot_table *t)
+{
+	if (!t || !refcount_dec_and_test(&t->users))
+		return;
+	kvfree(t->slots);
+	kfree(t);
+}
+
 /*
  * A new, empty in-flight table for @d, sized now; refused past
  * IOTRACE_MAX_SLOTS_BYTES (never kvmalloc's warning for a huge tag set).
@@ -84,6 +122,7 @@ static void iotrace_slots_geometry(struct iotrace_disk *d)
  */
 static int iotrace_slots_alloc(struct iotrace_disk *d)
 {
+	struct iotrace_slot_table *t;
 	struct iotrace_slot *slots;
 	u64 n, bytes;
 
@@ -96,6 +135,9 @@ static int iotrace_slots_alloc(struct iotrace_disk *d)
 			d->name, n, bytes, IOTRACE_MAX_SLOTS_BYTES);
 		return -E2BIG;
 	}
+	t = kmalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
 	/*
 	 * Not kvmalloc(): it maps a table of 2 MiB or more with huge pages,
 	 * rounding it up to the next 2 MiB (392 KiB more for 3 x 10,240 tags).
@@ -104,25 +146,36 @@ static int iotrace_slots_alloc(struct iotrace_disk *d)
 		slots = kzalloc(bytes, GFP_KERNEL | __GFP_NOWARN);
 	else
 		slots = __vmalloc(bytes, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
-	if (!slots)
+	if (!slots) {
+		kfree(t);
 		return -ENOMEM;
-	mutex_lock(&d->slots_lock);
+	}
+	refcount_set(&t->users, 1);
+	t->nr = n;
+	t->slots = slots;
+	spin_lock(&d->slots_lock);
+	d->slot_table = t;
 	d->slots = slots;
-	mutex_unlock(&d->slots_lock);
+	spin_unlock(&d->slots_lock);
 	return 0;
 }
 
-/* Context: iotrace_mutex held, no probe can use the slots any more. */
+/*
+ * Drop the in-flight table of @d; a walk in progress keeps it until it is
+ * done, and the disable does not wait for it.
+ * Context: iotrace_mutex held, no probe can use the slots any more.
+ */
 static void iotrace_slots_free(struct iotrace_disk *d)
 {
-	struct iotrace_slot *slots;
+	struct iotrace_slot_table *t;
 
 	lockdep_assert_held(&iotrace_mutex);
-	mutex_lock(&d->slots_lock);
-	slots = d->slots;
+	spin_lock(&d->slots_lock);
+	t = d->slot_table;
+	d->slot_table = NULL;
 	d->slots = NULL;
-	mutex_unlock(&d->slots_lock);
-	kvfree(slots);
+	spin_unlock(&d->slots_lock);
+	iotrace_slots_put(t);
 }
 
 /**
@@ -363,11 +416,10 @@ struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 	kref_init(&d->kref);
 	INIT_LIST_HEAD(&d->retired);
 	spin_lock_init(&d->ring_lock);
-	mutex_init(&d->slots_lock);
+	spin_lock_init(&d->slots_lock);
 	strscpy(d->name, name, sizeof(d->name));
 	d->held = alloc_percpu(u64);
 	if (!d->held) {
-		mutex_destroy(&d->slots_lock);
 		kfree(d);
 		return ERR_PTR(-ENOMEM);
 	}

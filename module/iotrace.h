@@ -8,6 +8,7 @@
 #include <linux/types.h>
 #include <linux/sizes.h>
 #include <linux/kref.h>
+#include <linux/refcount.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -113,6 +114,26 @@ struct iotrace_slot {
 	u16		sub_rflags;
 	u8		cmd[IOTRACE_CMD_LEN] __aligned(8);
 } ____cacheline_aligned;
+
+/**
+ * struct iotrace_slot_table - an in-flight table, for its readers.
+ * @users: the disk's reference (from the enable that made the table to
+ *	the disable that drops it) and one per walk in progress.
+ * @nr: slots in @slots.
+ * @slots: the table (iotrace_disk.slots while the disk has it).
+ *
+ * A reader without iotrace_mutex (LIST, GET_METRICS, the in-flight views)
+ * walks a table it holds a reference on, for as long as the walk takes,
+ * and a disable never waits for it: the last reference frees the table.
+ * A table the disk dropped is no longer written (the disable's grace
+ * period), so a walk that outlives the disable counts the requests in
+ * flight when the disk was disabled.
+ */
+struct iotrace_slot_table {
+	refcount_t		users;
+	u32			nr;
+	struct iotrace_slot	*slots;
+};
 
 /**
  * struct iotrace_filter - which completed requests are recorded.
@@ -332,11 +353,14 @@ struct iotrace_totals {
  * @seq_base: the CPU heads' value after the last reset (0 but for the
  *	debug_seq_start test hook).
  * @slots: in-flight table, iotrace_nr_slots() slots, allocated by each
- *	enable and freed by each disable (NULL while disabled); changed
+ *	enable and dropped by each disable (NULL while disabled); changed
  *	under iotrace_mutex and @slots_lock, read by the probes (when their
- *	state says IOTRACE_ST_SLOTS) and under either lock.
- * @slots_lock: keeps @slots, @nr_hwq and @depth for a reader that does
- *	not hold iotrace_mutex (the in-flight views, GET_METRICS).
+ *	state says IOTRACE_ST_SLOTS) and under iotrace_mutex.
+ * @slot_table: @slots with its size and users count, for the readers
+ *	that do not hold iotrace_mutex (iotrace_slots_get()); NULL while
+ *	disabled.
+ * @slots_lock: protects @slot_table against a reader taking its
+ *	reference while an enable or disable changes it.
  * @nr_hwq: hardware queues covered by @slots (1 for a tag set whose tags
  *	are shared by its hardware queues: a tag is unique across them).
  * @depth: tags per hardware queue covered by @slots.
@@ -402,7 +426,8 @@ struct iotrace_disk {
 	u32			nr_cpus;
 	u64			seq_base;
 	struct iotrace_slot	*slots;
-	struct mutex		slots_lock;	/* @slots for readers */
+	struct iotrace_slot_table *slot_table;
+	spinlock_t		slots_lock;	/* @slot_table */
 	u32			nr_hwq;
 	u32			depth;
 	u32			nr_flush;
@@ -1221,6 +1246,8 @@ int iotrace_disk_ring_alloc(struct iotrace_disk *d);
 void iotrace_disk_mem(struct iotrace_disk *d, struct iotrace_disk_mem *m);
 void iotrace_disk_set_state(struct iotrace_disk *d, unsigned int state);
 void iotrace_disk_put(struct iotrace_disk *d);
+struct iotrace_slot_table *iotrace_slots_get(struct iotrace_disk *d);
+void iotrace_slots_put(struct iotrace_slot_table *t);
 int iotrace_disks_init(void);
 void iotrace_disks_exit(void);
 bool iotrace_disk_selected(const char *name);

@@ -1427,6 +1427,14 @@ static const struct genl_multicast_group iotrace_nl_mcgrps[] = {
 	{ .name = IOTRACE_GENL_MCGRP, IOTRACE_MCGRP_PRIV },
 };
 
+/*
+ * parallel_ops: generic netlink does not run the family's requests under
+ * its global genl_mutex (which every family without parallel_ops and the
+ * family lookup share).  Every handler takes iotrace_mutex itself for
+ * what it reads or changes of the disks, the dumps keep their position
+ * in their own callback, and the multicasts need no lock: a LIST or
+ * GET_METRICS walk without privilege delays no other request.
+ */
 static struct genl_family iotrace_nl_family = {
 	.name		= IOTRACE_GENL_NAME,
 	.version	= IOTRACE_GENL_VERSION,
@@ -1437,6 +1445,7 @@ static struct genl_family iotrace_nl_family = {
 	.n_small_ops	= ARRAY_SIZE(iotrace_nl_ops),
 	.mcgrps		= iotrace_nl_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(iotrace_nl_mcgrps),
+	.parallel_ops	= true,
 };
 
 /**

@@ -255,10 +255,20 @@ bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v)
 	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq);
 }
 
+/*
+ * Slots a walk reads between two cond_resched(): a table can have
+ * millions (hardware queues times tags), and its readers need no
+ * privilege (LIST, GET_METRICS).
+ */
+#define IOTRACE_SLOT_BATCH	4096
+
 /**
  * iotrace_inflight_collect() - the requests of a disk in flight now.
  * @d: the disk.
  * @nr: set to the number of entries returned.
+ *
+ * The table is walked with a reference on it (iotrace_slots_get()), no
+ * lock held, the CPU yielded every IOTRACE_SLOT_BATCH slots.
  *
  * Return: a kvmalloc()ed array of *@nr entries, oldest issue first (free
  * it with kvfree()), or NULL when out of memory.  A disk that keeps no
@@ -268,18 +278,19 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 							u32 *nr)
 {
 	struct iotrace_inflight_entry *e;
-	u32 i, n = 0, total;
+	struct iotrace_slot_table *t;
+	u32 i, n = 0;
 
-	/* a disable frees the table: held while it is walked */
-	mutex_lock(&d->slots_lock);
-	total = iotrace_nr_slots(d);
-	e = kvmalloc_array(max(total, 1U), sizeof(*e), GFP_KERNEL);
-	if (!e)
+	t = iotrace_slots_get(d);
+	e = kvmalloc_array(t ? max(t->nr, 1U) : 1, sizeof(*e), GFP_KERNEL);
+	if (!e || !t)
 		goto out;
-	for (i = 0; i < total; i++) {
+	for (i = 0; i < t->nr; i++) {
 		struct iotrace_slot_issue v;
 
-		if (!iotrace_slot_read(&d->slots[i], &v))
+		if (!((i + 1) % IOTRACE_SLOT_BATCH))
+			cond_resched();
+		if (!iotrace_slot_read(&t->slots[i], &v))
 			continue;
 		memset(&e[n], 0, sizeof(e[n]));
 		e[n].issue_ns = v.issue_ns;
@@ -292,7 +303,7 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 		n++;
 	}
 out:
-	mutex_unlock(&d->slots_lock);
+	iotrace_slots_put(t);
 	if (!e)
 		return NULL;
 	sort(e, n, sizeof(*e), iotrace_inflight_cmp, NULL);
@@ -300,39 +311,34 @@ out:
 	return e;
 }
 
-/*
- * Slots a walk reads between two cond_resched(): a table can have
- * millions (hardware queues times tags), and its readers need no
- * privilege (LIST, GET_METRICS).
- */
-#define IOTRACE_SLOT_BATCH	4096
-
 /**
  * iotrace_slots_busy() - requests of a disk in flight, per its slot table.
  * @d: the disk, referenced.
  *
- * Takes only @d's slots_lock (the table is freed by a disable) and yields
- * the CPU every IOTRACE_SLOT_BATCH slots: call it without iotrace_mutex,
- * so that a reader without privilege never holds the lock that disk
- * hotplug and control wait for while it walks.
+ * Walks the table with a reference on it (iotrace_slots_get()), no lock
+ * held, and yields the CPU every IOTRACE_SLOT_BATCH slots: call it without
+ * iotrace_mutex, so that a reader without privilege never holds anything
+ * that disk hotplug or control waits for while it walks (a disable drops
+ * the table without waiting for the walk).
  *
  * Context: process, may sleep; iotrace_mutex not held.
  * Return: the slots that hold a request.
  */
 u64 iotrace_slots_busy(struct iotrace_disk *d)
 {
-	u32 i, total;
+	struct iotrace_slot_table *t = iotrace_slots_get(d);
 	u64 n = 0;
+	u32 i;
 
-	mutex_lock(&d->slots_lock);
-	total = iotrace_nr_slots(d);
-	for (i = 0; i < total; i++) {
-		if (READ_ONCE(d->slots[i].rq))
+	if (!t)
+		return 0;
+	for (i = 0; i < t->nr; i++) {
+		if (READ_ONCE(t->slots[i].rq))
 			n++;
 		if (!((i + 1) % IOTRACE_SLOT_BATCH))
 			cond_resched();
 	}
-	mutex_unlock(&d->slots_lock);
+	iotrace_slots_put(t);
 	return n;
 }
 
@@ -343,8 +349,8 @@ u64 iotrace_slots_busy(struct iotrace_disk *d)
  * @oldest_ns: set to the oldest one's issue time (0 when none).
  *
  * The pass over the slots of iotrace_inflight_collect(), without its
- * table: nothing allocated, nothing sorted, whatever the disk's tags
- * (a scrape of the metrics needs no privilege), no lock taken, the CPU
+ * array: nothing allocated, nothing sorted, whatever the disk's tags (a
+ * scrape of the metrics needs no privilege), no lock held, the CPU
  * yielded as iotrace_slots_busy() does.
  *
  * Context: process, may sleep; iotrace_mutex not held.
@@ -353,22 +359,21 @@ u64 iotrace_slots_busy(struct iotrace_disk *d)
  */
 u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns)
 {
-	u32 i, n = 0, total;
+	struct iotrace_slot_table *t = iotrace_slots_get(d);
+	u32 i, n = 0;
 	u64 oldest = 0;
 
-	mutex_lock(&d->slots_lock);
-	total = iotrace_nr_slots(d);
-	for (i = 0; i < total; i++) {
+	for (i = 0; t && i < t->nr; i++) {
 		struct iotrace_slot_issue v;
 
 		if (!((i + 1) % IOTRACE_SLOT_BATCH))
 			cond_resched();
-		if (!iotrace_slot_read(&d->slots[i], &v))
+		if (!iotrace_slot_read(&t->slots[i], &v))
 			continue;
 		if (!n++ || v.issue_ns < oldest)
 			oldest = v.issue_ns;
 	}
-	mutex_unlock(&d->slots_lock);
+	iotrace_slots_put(t);
 	*oldest_ns = oldest;
 	return n;
 }
