@@ -131,6 +131,7 @@ struct dcount {
  */
 struct dside {
 	const struct iot_opts *o;
+	struct iot_opts own;
 	struct iot_src src;
 	int disk;
 	uint64_t records, t0, t1;
@@ -257,7 +258,8 @@ static int side_load(struct dside *s, const struct iot_opts *o,
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	s->o = o;
+	s->own = *o;
+	s->o = &s->own;
 	s->disk = -1;
 	s->t0 = UINT64_MAX;
 	if (iot_src_open(&s->src, arg, err, sizeof(err))) {
@@ -265,6 +267,8 @@ static int side_load(struct dside *s, const struct iot_opts *o,
 		iot_err("%s", err);
 		return 1;
 	}
+	/* --from/--to +T: after this side's start */
+	iot_src_times(&s->own, &s->src);
 	if (o->disk) {
 		s->disk = iot_src_disk(&s->src, o->disk);
 		if (s->disk < 0)

@@ -103,6 +103,8 @@ int xset_load_src(struct xset *x, const struct iot_opts *o,
 	x->src = *src;
 	memset(src, 0, sizeof(*src));
 	src->fd = -1;
+	/* --from/--to +T: main()'s options, made times of this source */
+	iot_src_times((struct iot_opts *)o, &x->src);
 	if (o->disk) {
 		x->disk = iot_src_disk(&x->src, o->disk);
 		if (x->disk < 0)
@@ -168,6 +170,7 @@ int xstream_open(struct xstream *xs, const struct iot_opts *o,
 		iot_err("%s", err);
 		return 1;
 	}
+	iot_src_times((struct iot_opts *)o, &xs->x.src);
 	if (o->disk) {
 		xs->x.disk = iot_src_disk(&xs->x.src, o->disk);
 		if (xs->x.disk < 0)

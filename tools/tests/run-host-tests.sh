@@ -124,6 +124,30 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	[ "$BIN" = build/iotracectl-san ] && SFX="_san"
 	golden show_ring.txt show r.ring
 	golden show_ring_hex.txt show -o hex r.ring
+	golden show_file_hex.txt show -o hex f.trace
+	# -o hex carries every field of the record JSON has, by column name
+	for src in r.ring f.trace; do
+		"$BIN" show -o hex "$T/$src" > "$T/hex.txt" 2> "$T/err" &&
+		"$BIN" show -o json "$T/$src" > "$T/recs.json" 2>> "$T/err" &&
+		python3 -c 'import json, sys
+recs = json.load(open(sys.argv[2]))
+lines = open(sys.argv[1]).read().split("\n")
+head = lines[0].split()
+rows = [dict(zip(head, l.split())) for l in lines[1:] if l]
+assert len(rows) == len(recs), (len(rows), len(recs))
+cols = {"QUEUE_NS": "queue_ns", "ICPU": "issue_cpu", "CCPU": "complete_cpu",
+	"HWQ": "hwq", "TAG": "tag", "RT": "retries", "PID": "pid",
+	"CGROUP": "cgroup", "SEQ": "seq", "BYTES": "bytes"}
+for h, r in zip(rows, recs):
+	for c, k in cols.items():
+		assert c in h, ("no column", c, head)
+		want = r[k] if r[k] is not None else 0
+		if k == "queue_ns" and not r["rflags"] & (1 << 8):
+			continue
+		assert int(h[c], 16) == want, (c, h[c], k, r[k], r["seq"])' \
+			"$T/hex.txt" "$T/recs.json" >> "$T/err" 2>&1
+		result $? "hex_has_every_field_${src%.*}$SFX" "$T/err"
+	done
 	golden show_file.txt show f.trace
 	golden show_file.json show -o json f.trace
 	golden show_file_realtime.txt show --realtime f.trace
@@ -274,6 +298,47 @@ print(j["host"], j["release"], j["start_real_ns"], j["end_real_ns"],
 	"$BIN" show -o csv "$T/x.trace" > "$T/b" 2>> "$T/err" &&
 	cmp "$T/a" "$T/b" >> "$T/err" 2>&1
 	result $? "show_trace_of_a_ring$SFX" "$T/err"
+	# -o trace of a ring spans its records (first start to last end);
+	# a ring copy's host, kernel and wall-clock time are unknown, a live
+	# ring's are this machine's
+	for src in "$T/r.ring" nullb0; do
+		"$BIN" show -o trace $src > "$T/x.trace" 2> "$T/err" &&
+		"$BIN" show -o json $src > "$T/recs.json" 2>> "$T/err" &&
+		"$BIN" info -o json "$T/x.trace" > "$T/i.json" 2>> "$T/err" &&
+		python3 -c 'import json, sys
+i = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[2]))
+lo = min(r["complete_ns"] if r["rflags"] >> 7 & 1 or not r["issue_ns"] else r["issue_ns"] for r in recs)
+hi = max(r["complete_ns"] if r["complete_ns"] is not None else r["issue_ns"] for r in recs)
+assert (i["start_mono_ns"], i["end_mono_ns"]) == (lo, hi), (i["start_mono_ns"], i["end_mono_ns"], lo, hi)
+if sys.argv[3].endswith("r.ring"):
+	assert (i["host"], i["release"], i["start_real_ns"], i["end_real_ns"]) == ("", "", 0, 0), i
+else:
+	import os
+	u = os.uname()
+	assert (i["host"], i["release"]) == (u.nodename, u.release), i
+	assert i["end_real_ns"] - i["start_real_ns"] == hi - lo, i' \
+			"$T/i.json" "$T/recs.json" $src >> "$T/err" 2>&1
+		result $? "show_trace_of_a_ring_spans_its_records_${src##*/}$SFX" "$T/err"
+	done
+	# -o trace of a snapshot keeps its trigger chunks (--disk's only)
+	[ -s "$T/trig.trace" ] || build/gen trig "$T/trig.trace" 200 2
+	trigkeys='import json, sys
+print([(t["disk"], t["reason"], t["mono_ns"], t["real_ns"], t.get("serial"))
+       for t in json.load(sys.stdin).get("triggers", [])])'
+	for f in "" "--disk disk1"; do
+		"$BIN" show -o trace $f "$T/trig.trace" > "$T/x.trace" 2> "$T/err" &&
+		"$BIN" info -o json "$T/x.trace" 2>> "$T/err" | python3 -c "$trigkeys" > "$T/b" &&
+		"$BIN" info -o json "$T/trig.trace" 2>> "$T/err" | python3 -c "$trigkeys" > "$T/a" &&
+		if [ -n "$f" ]; then
+			python3 -c 'import ast, sys
+a = ast.literal_eval(open(sys.argv[1]).read())
+print([t for t in a if t[0] == "disk1"])' "$T/a" > "$T/a2" && mv "$T/a2" "$T/a"
+		fi &&
+		grep -q disk "$T/a" &&
+		diff -u "$T/a" "$T/b" >> "$T/err" 2>&1
+		result $? "show_trace_keeps_trigger_chunks${f:+_disk1}$SFX" "$T/err"
+	done
 	refuse show_trace_follow "not with -f" show -f -o trace nullb0
 	# record the fake live disks; the file shows what the disk shows
 	"$BIN" record nullb0 -o "$T/rec.trace" --duration 0.2 2> "$T/err"
@@ -1669,6 +1734,119 @@ EOF_PY
 	result $? "export_blktrace_order_vs_definition$SFX ($(tail -n1 "$T/why"))" "$T/why"
 	golden info_file.txt info f.trace
 	golden info_multidisk.json info -o json f2.trace
+	# stats -o csv: a row per disk and operation, the numbers of -o json,
+	# the counts and bytes of the records show reads
+	: > "$T/err"
+	for f in "m.trace" "--disk disk1 m.trace" "--from +1ms r.ring" \
+		 "--op write e.trace"; do
+		a=${f% *}
+		[ "$a" = "$f" ] && a=
+		"$BIN" stats -o csv $a "$T/${f##* }" > "$T/s.csv" 2>> "$T/err" &&
+		"$BIN" stats -o json $a "$T/${f##* }" > "$T/s.json" 2>> "$T/err" &&
+		"$BIN" show -o json $a "$T/${f##* }" > "$T/recs.json" 2>> "$T/err" &&
+		python3 -c 'import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+st = json.load(open(sys.argv[2]))
+recs = json.load(open(sys.argv[3]))
+want = []
+for s in st:
+	disk = s["source"].split(":")[-1] if ":" in s["source"] else None
+	for op, o in s["ops"].items():
+		want.append((disk, op, o))
+assert len(rows) == len(want) > 0, (len(rows), len(want))
+for r, (disk, op, o) in zip(rows, want):
+	assert r["op"] == op and (disk is None or r["disk"] == disk), (r, disk, op)
+	n = sum(1 for x in recs if x["disk"] == r["disk"] and x["op"] == op)
+	b = sum(x["bytes"] for x in recs if x["disk"] == r["disk"] and x["op"] == op)
+	assert int(r["count"]) == o["count"] == n, (r, o, n)
+	assert int(r["bytes"]) == o["bytes"] == b, (r, o, b)
+	assert float(r["iops"]) == o["iops"] and float(r["mbps"]) == o["mbps"], (r, o)
+	l = o["lat_ns"]
+	assert int(r["lat_n"]) == l["n"], (r, l)
+	if l["n"]:
+		for k in ("min", "p50", "p90", "p99", "p99.9", "max"):
+			assert int(r["lat_%s_ns" % k]) == l[k], (k, r, l)
+		assert float(r["lat_avg_ns"]) == l["avg"], (r, l)
+	q = o["queue_ns"]
+	assert int(r["queue_n"]) == q["n"], (r, q)
+	assert int(r["span_ns"]) == s["span_ns"] or len(st) > 1' \
+			"$T/s.csv" "$T/s.json" "$T/recs.json" >> "$T/err" 2>&1 ||
+			{ echo "stats $f" >> "$T/err"; break; }
+	done
+	[ -z "$(grep -v '^$' "$T/err")" ]
+	result $? "stats_csv_rows_per_disk_and_op$SFX" "$T/err"
+	refuse stats_csv_interval "not with --interval" stats -o csv --interval 1 r.ring
+	# --from/--to +T: after the trace's start (a file's header start, a
+	# ring's first record's start), the same as the times they make, in
+	# show, stats, export and plot; diff takes each side's own start
+	: > "$T/err"
+	for src in m.trace r.ring; do
+		"$BIN" show -o json "$T/$src" > "$T/recs.json" 2>> "$T/err" || break
+		"$BIN" info -o json "$T/$src" > "$T/i.json" 2> /dev/null
+		t0=$(python3 -c 'import json, sys
+recs = json.load(open(sys.argv[1]))
+try:
+	print(json.load(open(sys.argv[2]))["start_mono_ns"])
+except ValueError:
+	print(min(r["complete_ns"] if r["rflags"] >> 7 & 1 or not r["issue_ns"] else r["issue_ns"] for r in recs))' "$T/recs.json" "$T/i.json")
+		a=$(python3 -c "print('%.9f' % ((int('$t0') + 1000000) / 1e9))")
+		b=$(python3 -c "print('%.9f' % ((int('$t0') + 3500000) / 1e9))")
+		for cmd in "show -o csv" "stats -o json" "export -f csv" \
+			   "plot -o $T/p.svg"; do
+			"$BIN" $cmd --from +1ms --to +3.5ms "$T/$src" > "$T/rel" 2>> "$T/err" &&
+			{ [ "${cmd%% *}" != plot ] || mv "$T/p.svg" "$T/rel"; } &&
+			"$BIN" $cmd --from $a --to $b "$T/$src" > "$T/abs" 2>> "$T/err" &&
+			{ [ "${cmd%% *}" != plot ] || mv "$T/p.svg" "$T/abs"; } &&
+			[ "$(wc -c < "$T/rel")" -gt 200 ] &&
+			cmp "$T/rel" "$T/abs" >> "$T/err" 2>&1 ||
+				{ echo "$cmd $src: +1ms +3.5ms is not $a $b" >> "$T/err"; break 2; }
+		done
+		"$BIN" stats --from +0.001 --to +0.0035s "$T/$src" > "$T/rel" 2>> "$T/err" &&
+		"$BIN" stats --from +1000000ns --to +3500us "$T/$src" > "$T/abs" 2>> "$T/err" &&
+		cmp "$T/rel" "$T/abs" >> "$T/err" 2>&1 || { echo "units" >> "$T/err"; break; }
+		echo "$t0" > "$T/t0_${src%.*}"
+	done
+	"$BIN" diff -o json --from +1ms --to +3.5ms "$T/m.trace" "$T/r.ring" > "$T/d.json" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/m.trace" > "$T/a.json" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/b.json" 2>> "$T/err" &&
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for side, f, t0 in (("a", sys.argv[2], sys.argv[4]), ("b", sys.argv[3], sys.argv[5])):
+	t0 = int(open(t0).read())
+	n = sum(1 for r in json.load(open(f)) if r["complete_ns"] is not None
+		and t0 + 1000000 <= r["complete_ns"] < t0 + 3500000)
+	assert n and d[side]["records"] == n, (side, d[side]["records"], n)' \
+		"$T/d.json" "$T/a.json" "$T/b.json" "$T/t0_m" "$T/t0_r" >> "$T/err" 2>&1
+	[ $? = 0 ] && [ -z "$(grep -v '^$' "$T/err")" ]
+	result $? "from_to_after_the_trace_start$SFX" "$T/err"
+	refuse from_rel_bad "not a time after the trace's start" stats --from +1x r.ring
+	# info: per disk, the records in the file (as show reads them) and
+	# the losses (as stats says them); a file without trailer: unknown
+	for src in f2.trace g.trace; do
+		"$BIN" info -o json "$T/$src" > "$T/i.json" 2> "$T/err" &&
+		"$BIN" stats -o json "$T/$src" > "$T/s.json" 2>> "$T/err" &&
+		"$BIN" show -o json "$T/$src" > "$T/recs.json" 2>> "$T/err" &&
+		"$BIN" info "$T/$src" > "$T/i.txt" 2>> "$T/err" &&
+		python3 -c 'import json, sys
+i, s, recs = (json.load(open(f)) for f in sys.argv[1:4])
+txt = open(sys.argv[4]).read()
+assert len(i["disks"]) == len(s), (i["disks"], len(s))
+for d, st in zip(i["disks"], s):
+	assert "records" in d, ("no per-disk counts", d)
+	n = sum(1 for r in recs if r["disk"] == d["name"])
+	assert d["records"] == n == st["records"], (d["name"], d["records"], n)
+	for k, v in d["loss"].items():
+		assert st["loss"][k] == v, (d["name"], k, v, st["loss"][k])
+	assert (d["gaps"], d["gap_records"]) == (st["loss"]["gaps"], st["loss"]["gap_records"])
+	assert "    records %d, lost %d " % (n, st["loss"]["lost"]) in txt, txt' \
+			"$T/i.json" "$T/s.json" "$T/recs.json" "$T/i.txt" >> "$T/err" 2>&1
+		result $? "info_per_disk_records_and_losses_${src%.*}$SFX" "$T/err"
+	done
+	"$BIN" info -o json "$T/trunc.trace" > "$T/i.json" 2> "$T/err"
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["disks"]
+assert d and all(x["loss"] is None for x in d), d' "$T/i.json" >> "$T/err" 2>&1
+	result $? "info_per_disk_loss_unknown_without_trailer$SFX" "$T/err"
 	# names JSON and CSV must escape (", \\, a comma, a tab) in the
 	# header: info's JSON (the output layer's writer), show's CSV and
 	# JSON give them back as they are
