@@ -88,59 +88,6 @@ struct show_trace {
  * Whether a record passes the --op/--status/--lat-min/--sector/--from/--to
  * and --pid/--comm/--cgroup filters.
  */
-static uint64_t rec_start(const struct iotrace_record *r);
-
-static int start_cb(void *arg, unsigned int disk,
-		    const struct iotrace_record *r)
-{
-	uint64_t *lo = arg, t = rec_start(r);
-
-	(void)disk;
-	if (t && t < *lo)
-		*lo = t;
-	return 0;
-}
-
-/**
- * iot_src_start() - the start of a trace, what --from/--to +T count from:
- *	a trace file's header start (info's "start"); a ring's first
- *	record's start (the header show -o trace gives it).
- * @src: the source, open.
- *
- * Return: CLOCK_MONOTONIC ns; 0 for a ring without records.
- */
-uint64_t iot_src_start(struct iot_src *src)
-{
-	struct iot_counts c;
-	uint64_t lo = UINT64_MAX;
-
-	if (src->is_file)
-		return src->fi->hdr.anchor_mono_ns;
-	iot_ring_snapshot(&src->ring, 0, start_cb, &lo, &c);
-	return lo == UINT64_MAX ? 0 : lo;
-}
-
-/**
- * iot_src_times() - --from/--to given as +T (after the trace's start)
- *	made times of @src; nothing to do for times given as such.
- * @o: the options, changed.
- * @src: the source they filter, open.
- */
-void iot_src_times(struct iot_opts *o, struct iot_src *src)
-{
-	uint64_t t0;
-
-	if (!o->from_rel && !o->to_rel)
-		return;
-	t0 = iot_src_start(src);
-	if (o->from_rel)
-		o->from_ns += t0;
-	if (o->to_rel)
-		o->to_ns += t0;
-	o->from_rel = 0;
-	o->to_rel = 0;
-}
-
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 {
 	if (o->no_filter)
@@ -536,13 +483,7 @@ static void hex_rec(const struct xrec *sr)
 	fwrite_unlocked(line, 1, (size_t)(p - line), stdout);
 }
 
-/* the time a record starts (its issue, else its completion) and ends */
-static uint64_t rec_start(const struct iotrace_record *r)
-{
-	return (r->rflags & IOTRACE_RF_NO_ISSUE) || !r->issue_ns ?
-	       r->complete_ns : r->issue_ns;
-}
-
+/* the time a record ends (its completion, else its issue) */
 static uint64_t rec_end(const struct iotrace_record *r)
 {
 	return r->rflags & IOTRACE_RF_COMPLETE ? r->complete_ns : r->issue_ns;
@@ -574,7 +515,7 @@ static void trace_start(struct show_ctx *c)
 		return;
 	}
 	for (i = 0; i < c->n; i++) {
-		uint64_t a = rec_start(&c->v[i].r), b = rec_end(&c->v[i].r);
+		uint64_t a = iot_rec_start(&c->v[i].r), b = rec_end(&c->v[i].r);
 
 		if (a < lo)
 			lo = a;
