@@ -302,6 +302,8 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 	iot_out_no_sigpipe();
 	if (o->fmt == FMT_NORMAL)
 		iot_ival_header(stdout, 0);
+	else if (o->fmt == FMT_CSV)
+		iot_ival_csv_header(stdout);
 	while (!stop && (!o->count || n < o->count)) {
 		uint64_t lost, now;
 		int k, detached;
@@ -341,6 +343,9 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 			iot_ival_json(&w, src->label, now, now - width, width,
 				      ops, -1, (int64_t)lost);
 			putchar('\n');
+		} else if (o->fmt == FMT_CSV) {
+			iot_ival_csv(stdout, src->disks[0].name, now,
+				     now - width, width, ops, -1, (int64_t)lost);
 		} else {
 			iot_ival_text(stdout, NULL, now, width, width, ops,
 				      -1, (int64_t)lost);

@@ -989,10 +989,6 @@ int main(int argc, char **argv)
 			"--interval");
 		return 2;
 	}
-	if (cmd->fn == cmd_stats && o.fmt == FMT_CSV && o.interval) {
-		iot_err("stats -o csv: not with --interval (its reports have normal and json)");
-		return 2;
-	}
 	if (o.around && (o.follow || argc - optind != 1)) {
 		iot_err("show --around-trigger: give one snapshot FILE (not with -f)");
 		return 2;

@@ -518,6 +518,82 @@ void iot_ival_header(FILE *fp, int disk)
 		"MB/s", "AVG_US", "P50_US", "P99_US", "MAX_US", "QD", "LOST");
 }
 
+/* The header of iot_ival_csv()'s rows. */
+void iot_ival_csv_header(FILE *fp)
+{
+	fputs("disk,time_ns,start_ns,interval_ns,op,count,iops,mbps,bytes,", fp);
+	fputs("queue_depth,lat_n,lat_avg_ns,lat_p50_ns,lat_p99_ns,lat_max_ns,",
+	      fp);
+	fputs("lost\n", fp);
+}
+
+/* one row of iot_ival_csv(): from "op" on */
+static void ival_csv_row(FILE *fp, const char *op,
+			 const struct iot_series_op *o, double sec, double qd)
+{
+	fprintf(fp, ",%s,%llu,%.3f,%.3f,%llu,", op, (unsigned long long)o->n,
+		o->n / sec, o->bytes / sec / 1e6,
+		(unsigned long long)o->bytes);
+	if (qd >= 0)
+		fprintf(fp, "%.3f", qd);
+	fprintf(fp, ",%llu", (unsigned long long)o->lat_n);
+	if (o->lat_n)
+		fprintf(fp, ",%.1f,%llu,%llu,%llu", (double)o->lat_sum / o->lat_n,
+			(unsigned long long)o->p50, (unsigned long long)o->p99,
+			(unsigned long long)o->lat_max);
+	else
+		fputs(",,,,", fp);
+}
+
+/**
+ * iot_ival_csv() - the rows of one interval (stats --interval -o csv,
+ * live and over a file alike): one per operation, as the text lines, the
+ * numbers of iot_ival_json() in nanoseconds; an interval with none has
+ * one row with an empty op.  A field not known is empty (latencies
+ * without one, queue depth live, lost over a file).
+ * @fp: output.
+ * @disk: the disk's name.
+ * @time_ns: end of the interval.
+ * @start_ns: start of the part of it the data covers.
+ * @width: the time from @start_ns the data covers, ns.
+ * @ops: IOT_NR_OPS summaries.
+ * @depth: average requests in flight, < 0: unknown.
+ * @lost: records lost in the interval, < 0: unknown.
+ */
+void iot_ival_csv(FILE *fp, const char *disk, uint64_t time_ns,
+		  uint64_t start_ns, uint64_t width,
+		  const struct iot_series_op *ops, double depth, int64_t lost)
+{
+	static const struct iot_series_op none;
+	double sec = width / 1e9;
+	char ls[24] = "";
+	int k, any = 0;
+
+	if (lost >= 0)
+		snprintf(ls, sizeof(ls), "%llu", (unsigned long long)lost);
+	for (k = 0; k < IOT_NR_OPS; k++) {
+		const struct iot_series_op *o = &ops[k];
+
+		/* in flight through the interval, none completed: its QD */
+		if (!o->n && (depth < 0 || !o->inflight_ns))
+			continue;
+		any = 1;
+		iot_csv_str(fp, disk);
+		fprintf(fp, ",%llu,%llu,%llu", (unsigned long long)time_ns,
+			(unsigned long long)start_ns, (unsigned long long)width);
+		ival_csv_row(fp, slot_name(k), o, sec,
+			     depth < 0 ? -1 : (double)o->inflight_ns / width);
+		fprintf(fp, ",%s\n", ls);
+	}
+	if (any)
+		return;
+	iot_csv_str(fp, disk);
+	fprintf(fp, ",%llu,%llu,%llu", (unsigned long long)time_ns,
+		(unsigned long long)start_ns, (unsigned long long)width);
+	ival_csv_row(fp, "", &none, sec, depth);
+	fprintf(fp, ",%s\n", ls);
+}
+
 /**
  * iot_ival_text() - the lines of one interval, one per operation.
  * @fp: output.
@@ -676,6 +752,9 @@ static void ser_emit(void *arg, uint64_t k)
 			iot_ival_json(&c->doc.jw, name, tn, ts, len, ops, depth,
 				      -1);
 			iot_out_item_end(&c->doc);
+		} else if (c->o->fmt == FMT_CSV) {
+			iot_ival_csv(stdout, dk->name, tn, ts, len, ops, depth,
+				     -1);
 		} else {
 			iot_ival_text(stdout, c->multi ? dk->name : NULL, tn,
 				      c->tick, len, ops, depth, -1);
@@ -728,6 +807,8 @@ static int ser_start(void *arg)
 	c->multi = c->sw.src->nr_disks > 1 && c->sw.disk < 0;
 	if (o->fmt == FMT_JSON)
 		iot_out_begin(&c->doc, stdout, FMT_JSON, o->jsonl);
+	else if (o->fmt == FMT_CSV)
+		iot_ival_csv_header(stdout);
 	else
 		iot_ival_header(stdout, c->multi);
 	c->rc = 0;

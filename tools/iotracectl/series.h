@@ -143,6 +143,10 @@ void iot_ival_json(struct iot_jw *w, const char *source, uint64_t time_ns,
 		   uint64_t start_ns, uint64_t width,
 		   const struct iot_series_op *ops, double depth, int64_t lost);
 void iot_ival_header(FILE *fp, int disk);
+void iot_ival_csv_header(FILE *fp);
+void iot_ival_csv(FILE *fp, const char *disk, uint64_t time_ns,
+		  uint64_t start_ns, uint64_t width,
+		  const struct iot_series_op *ops, double depth, int64_t lost);
 void iot_ival_text(FILE *fp, const char *disk, uint64_t time_ns,
 		   uint64_t step, uint64_t width,
 		   const struct iot_series_op *ops, double depth, int64_t lost);

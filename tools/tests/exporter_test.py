@@ -286,11 +286,6 @@ def main():
     rc, out, err = run('stats', '--kernel', '--op', 'read', 'nullb0')
     result(rc == 2 and 'no filters' in err, 'stats_kernel_refuses_filters',
            err)
-    # stats -o csv reads records too now, one row per disk and op; not
-    # its --interval reports
-    rc, out, err = run('stats', '-o', 'csv', '--interval', '1s', 'nullb0')
-    result(rc == 2 and 'not with --interval' in err,
-           'stats_csv_not_with_interval', err)
     rc, out, err = run('reset-metrics', 'nullb0')
     result(rc == 1 and 'cannot be reset' in err, 'reset_metrics_canned', err)
 

@@ -493,6 +493,14 @@ for l in open(sys.argv[1]):
 	assert isinstance(j["time_ns"], int) and j["lost"] == 0, j
 	assert j["interval_ns"] == 50000000 and j["source"] == "nullb0", j' "$T/out" > "$T/err" 2>&1
 	result $? "stats_interval_json_time_and_loss_fields$SFX" "$T/err"
+	"$BIN" stats --interval 0.05 --count 2 -o csv nullb0 > "$T/out" 2> "$T/err"
+	[ $? = 0 ] && python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(set(r["time_ns"] for r in rows)) == 2, rows
+for r in rows:
+	assert r["disk"] == "nullb0" and r["interval_ns"] == "50000000", r
+	assert r["queue_depth"] == "" and r["lost"] == "0", r' "$T/out" >> "$T/err" 2>&1
+	result $? "stats_interval_csv_live$SFX" "$T/err"
 	# show -f: a live ring's requests as they complete (a copy of the
 	# fake debugfs, whose ring gen push writes into)
 	rm -rf "$T/dfs2" && cp -r "$T/dfs" "$T/dfs2"
@@ -1827,7 +1835,47 @@ for r, (disk, op, o) in zip(rows, want):
 	done
 	[ -z "$(grep -v '^$' "$T/err")" ]
 	result $? "stats_csv_rows_per_disk_and_op$SFX" "$T/err"
-	refuse stats_csv_interval "not with --interval" stats -o csv --interval 1 r.ring
+	# stats --interval -o csv: a row per interval, disk and operation, the
+	# numbers of -o json (an interval without a request: one row, its op
+	# empty); LOST empty over a file
+	: > "$T/err"
+	for a in "--interval 1ms f2.trace" "--interval 500us --disk disk1 f2.trace" \
+		 "--interval 2ms r.ring" "--interval 250us --op read r.ring"; do
+		"$BIN" stats -o csv ${a% *} "$T/${a##* }" > "$T/i.csv" 2>> "$T/err" &&
+		"$BIN" stats -o json ${a% *} "$T/${a##* }" > "$T/i.json" 2>> "$T/err" &&
+		python3 -c 'import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = []
+for x in json.load(open(sys.argv[2])):
+	disk = x["source"].rsplit(":", 1)[1]
+	for op, o in (x["ops"] or {"": None}).items():
+		want.append((disk, x, op, o))
+assert len(rows) == len(want) > 3, (len(rows), len(want))
+for r, (disk, x, op, o) in zip(rows, want):
+	assert r["disk"] == disk and r["op"] == op, (r, disk, op)
+	for k in ("time_ns", "start_ns", "interval_ns"):
+		assert int(r[k]) == x[k], (k, r, x)
+	assert r["lost"] == "", r
+	if o is None:
+		assert r["count"] == "0" and r["lat_n"] == "0", r
+		assert float(r["queue_depth"]) == x["queue_depth"], (r, x)
+		continue
+	for k in ("count", "bytes"):
+		assert int(r[k]) == o[k], (k, r, o)
+	for k in ("iops", "mbps", "queue_depth"):
+		assert float(r[k]) == o[k], (k, r, o)
+	l = o["lat_ns"]
+	assert int(r["lat_n"]) == l["n"], (r, l)
+	if l["n"]:
+		assert float(r["lat_avg_ns"]) == l["avg"], (r, l)
+		for k in ("p50", "p99", "max"):
+			assert int(r["lat_%s_ns" % k]) == l[k], (k, r, l)
+	else:
+		assert r["lat_p50_ns"] == "", r' "$T/i.csv" "$T/i.json" >> "$T/err" 2>&1 ||
+			{ echo "stats -o csv $a" >> "$T/err"; break; }
+	done
+	[ -z "$(grep -v '^$' "$T/err")" ]
+	result $? "stats_interval_csv_rows_are_the_json_intervals$SFX" "$T/err"
 	# --from/--to +T: after the trace's start (a file's header start, a
 	# ring's first record's start), the same as the times they make, in
 	# show, stats, export and plot; diff takes each side's own start
