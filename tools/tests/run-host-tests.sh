@@ -923,6 +923,29 @@ for r in d["rows"]:
 	n += 1
 assert n > 10, n' "$T/d.json" "$T/dd.json" "$T/a.json" "$T/b.json" 2>> "$T/err"
 	result $? "diff_ks_and_percentiles_against_records$SFX" "$T/err"
+	# diff A:DISK B:DISK: one disk of each side (its --disk), the rows of
+	# that disk's records; sides of other disks are said on standard
+	# error, but for disks given with both sides (asked for)
+	: > "$T/err"
+	"$BIN" diff -o json "$T/f2.trace:disk0" "$T/f2.trace:disk1" > "$T/d.json" 2> "$T/e1" &&
+	"$BIN" show -o json "$T/f2.trace" > "$T/a.json" 2>> "$T/err" &&
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[2]))
+for side, disk in (("a", "disk0"), ("b", "disk1")):
+	mine = [r for r in recs if r["disk"] == disk]
+	assert d[side]["records"] == len(mine) > 0, (side, d[side], len(mine))
+	rows = [x for x in d["rows"] if x["size"] == "all"]
+	assert rows, d["rows"]
+	for x in rows:
+		n = sum(1 for r in mine if r["op"] == x["op"])
+		assert x[side]["count"] == n, (side, x, n)' "$T/d.json" "$T/a.json" >> "$T/err" 2>&1 &&
+	[ ! -s "$T/e1" ] &&
+	"$BIN" diff "$T/f2.trace:disk0" "$T/r.ring" > /dev/null 2> "$T/e2" &&
+	[ "$(cat "$T/e2")" = "iotracectl: diff: A and B are of other disks (A: disk0; B: nullb0)" ] &&
+	"$BIN" diff "$T/f2.trace" "$T/f2.trace" > /dev/null 2> "$T/e3" && [ ! -s "$T/e3" ] ||
+		{ cat "$T/e1" "$T/e2" "$T/e3" >> "$T/err" 2> /dev/null; false; }
+	result $? "diff_per_side_disk_other_disks_said$SFX" "$T/err"
 	# -o json is one document; --jsonl its items one per line
 	: > "$T/err"
 	for a in "show -o json $T/f.trace" "show -o json $T/r.ring" \
@@ -1906,7 +1929,10 @@ except ValueError:
 		cmp "$T/rel" "$T/abs" >> "$T/err" 2>&1 || { echo "units" >> "$T/err"; break; }
 		echo "$t0" > "$T/t0_${src%.*}"
 	done
-	"$BIN" diff -o json --from +1ms --to +3.5ms "$T/m.trace" "$T/r.ring" > "$T/d.json" 2>> "$T/err" &&
+	# (other disks: said)
+	"$BIN" diff -o json --from +1ms --to +3.5ms "$T/m.trace" "$T/r.ring" > "$T/d.json" 2> "$T/dw" &&
+	grep -v "^iotracectl: diff: A and B are of other disks" "$T/dw" >> "$T/err";
+	[ -s "$T/d.json" ] &&
 	"$BIN" show -o json "$T/m.trace" > "$T/a.json" 2>> "$T/err" &&
 	"$BIN" show -o json "$T/r.ring" > "$T/b.json" 2>> "$T/err" &&
 	python3 -c 'import json, sys
