@@ -27,6 +27,9 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY, FMT_TRACE };
  * @sec_hi: sector range end (exclusive).
  * @from_ns: time window start, complete_ns, inclusive.
  * @to_ns: time window end, complete_ns, exclusive.
+ * @from_rel: --from +T: @from_ns is T after the trace's start until
+ *	iot_src_times() makes it a time.
+ * @to_rel: --to +T, as @from_rel.
  * @disk: only this disk of a multi-disk file.
  * @interval: seconds between stats reports; 0 = once.
  * @count: reports to print with @interval (0 = until interrupted).
@@ -71,6 +74,7 @@ struct iot_opts {
 	uint32_t op_mask;
 	int status, status_errno, have_lat;
 	uint64_t lat_min_ns, sec_lo, sec_hi, from_ns, to_ns;
+	int from_rel, to_rel;
 	const char *disk;
 	double interval;
 	long count;
@@ -172,6 +176,8 @@ int iot_msrc_reset(struct iot_msrc *s, const char *disk, char *err,
 		   size_t errlen);
 
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r);
+uint64_t iot_src_start(struct iot_src *src);
+void iot_src_times(struct iot_opts *o, struct iot_src *src);
 void iot_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int iot_write_error(const char *what, int err);
 int iot_out_flush(FILE *fp, const char *what);

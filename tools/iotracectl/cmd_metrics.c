@@ -270,7 +270,7 @@ int cmd_stats_kernel(struct iot_opts *o, int argc, char **argv)
 		return 2;
 	}
 	if (o->interval || o->op_mask || o->status || o->have_lat ||
-	    o->sec_lo || o->sec_hi != UINT64_MAX || o->from_ns ||
+	    o->sec_lo || o->sec_hi != UINT64_MAX || o->from_ns || o->from_rel ||
 	    o->to_ns != UINT64_MAX || o->disk) {
 		iot_err("stats --kernel: the in-kernel metrics take no filters and no --interval");
 		return 2;

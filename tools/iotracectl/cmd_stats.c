@@ -302,6 +302,8 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 	iot_out_no_sigpipe();
 	if (o->fmt == FMT_NORMAL)
 		iot_ival_header(stdout, 0);
+	else if (o->fmt == FMT_CSV)
+		iot_ival_csv_header(stdout);
 	while (!stop && (!o->count || n < o->count)) {
 		uint64_t lost, now;
 		int k, detached;
@@ -341,6 +343,9 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 			iot_ival_json(&w, src->label, now, now - width, width,
 				      ops, -1, (int64_t)lost);
 			putchar('\n');
+		} else if (o->fmt == FMT_CSV) {
+			iot_ival_csv(stdout, src->disks[0].name, now,
+				     now - width, width, ops, -1, (int64_t)lost);
 		} else {
 			iot_ival_text(stdout, NULL, now, width, width, ops,
 				      -1, (int64_t)lost);
@@ -428,6 +433,7 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		iot_err("%s", err);
 		return 1;
 	}
+	iot_src_times(o, &src);
 	for (i = 0; i < IOT_MAX_DISKS; i++)
 		c.first[i] = UINT64_MAX;
 	/* before the modes: a --disk the source does not hold is refused */
@@ -462,6 +468,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 	}
 	if (o->fmt == FMT_JSON)
 		iot_out_begin(&doc, stdout, FMT_JSON, o->jsonl);
+	if (o->fmt == FMT_CSV)
+		iot_stats_csv_header(stdout);
 	for (i = 0; i < src.nr_disks; i++) {
 		struct iot_stats empty;
 
@@ -482,7 +490,10 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 					      src.disks[i].name));
 		else
 			snprintf(title, sizeof(title), "%s", src.label);
-		if (o->fmt == FMT_JSON) {
+		if (o->fmt == FMT_CSV) {
+			iot_stats_csv(stdout, c.st[i] ? c.st[i] : &empty,
+				      src.disks[i].name, window_span(o, &c, i));
+		} else if (o->fmt == FMT_JSON) {
 			jw_obj_start(&doc.jw);
 			iot_stats_json(&doc.jw, c.st[i] ? c.st[i] : &empty,
 				       title, &src.counts[i], src.is_file,

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "export.h"
 #include "out.h"
 
@@ -128,9 +129,11 @@ struct dcount {
  * @lh: the latencies are in @c's histograms.
  * @span_ns: first start to last completion.
  * @hist: latency bins per operation (the bins of stats and plot).
+ * @own_disk: @disk was given with the side (A:DISK), not by --disk.
  */
 struct dside {
 	const struct iot_opts *o;
+	struct iot_opts own;
 	struct iot_src src;
 	int disk;
 	uint64_t records, t0, t1;
@@ -140,6 +143,7 @@ struct dside {
 	int lh;
 	uint64_t span_ns;
 	uint64_t hist[IOT_NR_OPS][IOT_LAT_BINS];
+	int own_disk;
 };
 
 static unsigned int size_class(uint32_t bytes)
@@ -246,6 +250,30 @@ static int side_add(void *arg, unsigned int disk,
 }
 
 /*
+ * A side's argument: a DISK or a FILE, or FILE:DISK, one disk of a trace
+ * file (its --disk), when FILE:DISK is no file itself but FILE is (or is
+ * -, standard input).  Return: the DISK or FILE (@arg, or @path), and in
+ * *@disk the disk (NULL: none given).
+ */
+static const char *side_arg(const char *arg, char *path, size_t len,
+			    const char **disk)
+{
+	const char *c = strrchr(arg, ':');
+	struct stat st;
+
+	*disk = NULL;
+	if (!c || c == arg || !c[1] || (size_t)(c - arg) >= len ||
+	    !stat(arg, &st))
+		return arg;
+	memcpy(path, arg, c - arg);
+	path[c - arg] = 0;
+	if (strcmp(path, "-") && stat(path, &st))
+		return arg;
+	*disk = c + 1;
+	return path;
+}
+
+/*
  * Read @arg's records that pass the filters, one at a time: counts, the
  * latencies (exact, or histograms beyond DIFF_EXACT_MAX).  Return: 0, or
  * after printing what failed 2 (a --disk @arg does not hold) or 1.
@@ -253,20 +281,28 @@ static int side_add(void *arg, unsigned int disk,
 static int side_load(struct dside *s, const struct iot_opts *o,
 		     const char *arg)
 {
-	char err[IOT_ERR_LEN];
+	char err[IOT_ERR_LEN], path[4096];
+	const char *disk;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	s->o = o;
+	s->own = *o;
+	s->o = &s->own;
 	s->disk = -1;
 	s->t0 = UINT64_MAX;
+	arg = side_arg(arg, path, sizeof(path), &disk);
+	s->own_disk = !!disk;
+	if (!disk)
+		disk = o->disk;
 	if (iot_src_open(&s->src, arg, err, sizeof(err))) {
 		s->src.fd = -1;
 		iot_err("%s", err);
 		return 1;
 	}
-	if (o->disk) {
-		s->disk = iot_src_disk(&s->src, o->disk);
+	/* --from/--to +T: after this side's start */
+	iot_src_times(&s->own, &s->src);
+	if (disk) {
+		s->disk = iot_src_disk(&s->src, disk);
 		if (s->disk < 0)
 			return 2;
 	}
@@ -279,6 +315,34 @@ static int side_load(struct dside *s, const struct iot_opts *o,
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_dkey);
 	return 0;
+}
+
+/* the disks a side keeps, as text: --disk's (A:DISK's), or all */
+static void side_disks(const struct dside *s, char *out, size_t len)
+{
+	if (s->disk >= 0)
+		iot_text_str(out, len, s->src.disks[s->disk].name);
+	else
+		iot_src_disk_list(&s->src, out, len);
+}
+
+/*
+ * Two sides of other disks (A: sda, B: nvme0n1) compare the devices as
+ * much as the runs: said, but for disks given with both sides (A:DISK
+ * B:DISK), which is asking for it.
+ */
+static void sides_disks_differ(const struct dside *a, const struct dside *b)
+{
+	char da[1024], db[1024];
+
+	if (a->own_disk && b->own_disk)
+		return;
+	side_disks(a, da, sizeof(da));
+	side_disks(b, db, sizeof(db));
+	if (!strcmp(da, db))
+		return;
+	fprintf(stderr, "iotracectl: diff: A and B are of other disks (A: %s; B: %s)\n",
+		da, db);
 }
 
 static void side_free(struct dside *s)
@@ -582,6 +646,7 @@ int cmd_diff(struct iot_opts *o, int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = 1;
+	sides_disks_differ(a, b);
 	/* both exact, or both histograms: KS_D of like with like */
 	if (a->lh != b->lh && (side_to_lh(a) || side_to_lh(b))) {
 		iot_err("out of memory");

@@ -18,30 +18,6 @@ int xrec_has_lat(const struct iotrace_record *r)
 	       r->complete_ns >= r->issue_ns;
 }
 
-static int collect(void *arg, unsigned int disk,
-		   const struct iotrace_record *r)
-{
-	struct xset *x = arg;
-
-	if (x->disk >= 0 && (int)disk != x->disk)
-		return 0;
-	if (!iot_filter(x->o, r))
-		return 0;
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 4096;
-		struct xrec *v = realloc(x->v, cap * sizeof(*v));
-
-		if (!v)
-			return -2;
-		x->v = v;
-		x->cap = cap;
-	}
-	x->v[x->n].r = *r;
-	x->v[x->n].disk = disk;
-	x->n++;
-	return 0;
-}
-
 static int cmp_start(const void *a, const void *b)
 {
 	const struct xrec *x = a, *y = b;
@@ -56,66 +32,6 @@ static int cmp_start(const void *a, const void *b)
 	if (x->r.complete_cpu != y->r.complete_cpu)
 		return x->r.complete_cpu < y->r.complete_cpu ? -1 : 1;
 	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
-}
-
-/**
- * xset_load() - open @arg, keep the records that pass the filters, sorted
- * by start time.
- * @x: set to fill (xset_free() it, also on error).
- * @o: options.
- * @arg: DISK or FILE.
- *
- * Return: 0, or after printing what failed 2 (a --disk @arg does not
- * hold: a usage error) or 1.
- */
-int xset_load(struct xset *x, const struct iot_opts *o, const char *arg)
-{
-	struct iot_src src;
-	char err[IOT_ERR_LEN];
-
-	if (iot_src_open(&src, arg, err, sizeof(err))) {
-		memset(x, 0, sizeof(*x));
-		x->src.fd = -1;
-		iot_err("%s", err);
-		return 1;
-	}
-	return xset_load_src(x, o, &src);
-}
-
-/**
- * xset_load_src() - xset_load() of a source already open (standard input
- * is read once: a command that looked at it first hands it over).
- * @x: set to fill (xset_free() it, also on error).
- * @o: options.
- * @src: the open source, taken over by @x (@src is left closed).
- *
- * Return: 0, or 2 or 1 after printing what failed (as xset_load()).
- */
-int xset_load_src(struct xset *x, const struct iot_opts *o,
-		  struct iot_src *src)
-{
-	char err[IOT_ERR_LEN];
-	int ret;
-
-	memset(x, 0, sizeof(*x));
-	x->o = o;
-	x->disk = -1;
-	x->src = *src;
-	memset(src, 0, sizeof(*src));
-	src->fd = -1;
-	if (o->disk) {
-		x->disk = iot_src_disk(&x->src, o->disk);
-		if (x->disk < 0)
-			return 2;
-	}
-	ret = iot_src_read(&x->src, collect, x, err, sizeof(err));
-	if (ret) {
-		iot_err("%s", ret == -2 ? "out of memory" : err);
-		return 1;
-	}
-	if (x->n)
-		qsort(x->v, x->n, sizeof(*x->v), cmp_start);
-	return 0;
 }
 
 void xset_free(struct xset *x)
@@ -168,6 +84,7 @@ int xstream_open(struct xstream *xs, const struct iot_opts *o,
 		iot_err("%s", err);
 		return 1;
 	}
+	iot_src_times((struct iot_opts *)o, &xs->x.src);
 	if (o->disk) {
 		xs->x.disk = iot_src_disk(&xs->x.src, o->disk);
 		if (xs->x.disk < 0)

@@ -84,9 +84,6 @@ int iot_win_push(struct iot_win *w, unsigned int disk,
 		 const struct iotrace_record *r, const struct xrec **out);
 const struct xrec *iot_win_pop(struct iot_win *w);
 
-int xset_load(struct xset *x, const struct iot_opts *o, const char *arg);
-int xset_load_src(struct xset *x, const struct iot_opts *o,
-		  struct iot_src *src);
 void xset_free(struct xset *x);
 /* A record's start: its issue, or its completion when it has no issue. */
 static inline uint64_t xrec_start(const struct iotrace_record *r)
@@ -134,6 +131,5 @@ void xstream_close(struct xstream *xs);
 int export_blktrace(struct xstream *xs, const char *prefix);
 int export_fio(struct xstream *xs, FILE *fp, int version);
 int export_perfetto(struct xstream *xs, FILE *fp);
-int plot_svg(const struct xset *x, FILE *fp);
 
 #endif /* IOT_EXPORT_H */

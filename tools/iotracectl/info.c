@@ -27,6 +27,10 @@ static void utc_str(char *out, size_t len, uint64_t real_ns)
 	struct tm tm;
 	char buf[32];
 
+	if (!real_ns) {	/* a ring copy's: no wall-clock time */
+		snprintf(out, len, "unknown");
+		return;
+	}
 	if (!gmtime_r(&sec, &tm)) {
 		snprintf(out, len, "?");
 		return;
@@ -34,6 +38,62 @@ static void utc_str(char *out, size_t len, uint64_t real_ns)
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(out, len, "%s.%06lluZ", buf,
 		 (unsigned long long)(real_ns % 1000000000ull) / 1000);
+}
+
+/*
+ * The records of disk @i in the file and what was lost of its requests:
+ * the trailer's counts (none without a trailer) and the sequence gaps
+ * between its chunks.
+ */
+static void info_counts_text(const struct iot_file_info *fi, unsigned int i)
+{
+	const struct iot_counts *c = &fi->counts[i];
+
+	printf("    records %llu", (unsigned long long)c->present);
+	if (fi->has_trailer) {
+		printf(", lost %llu (overwritten %llu, torn %llu)",
+		       (unsigned long long)c->lost,
+		       (unsigned long long)c->overwritten,
+		       (unsigned long long)c->torn);
+		printf(", dropped by kernel %llu, filtered %llu, completed %llu, written %llu",
+		       (unsigned long long)c->dropped,
+		       (unsigned long long)c->filtered,
+		       (unsigned long long)c->completed,
+		       (unsigned long long)c->written);
+	} else {
+		printf(", loss unknown (no trailer)");
+	}
+	if (c->gaps)
+		printf("; %llu sequence gap%s: %llu records missing",
+		       (unsigned long long)c->gaps, c->gaps == 1 ? "" : "s",
+		       (unsigned long long)c->gap_records);
+	putchar('\n');
+}
+
+/* info_counts_text() as members of disk @i's JSON object */
+static void info_counts_json(struct iot_jw *jw, const struct iot_file_info *fi,
+			     unsigned int i)
+{
+	const struct iot_counts *c = &fi->counts[i];
+
+	jw_kv_u64(jw, "records", c->present);
+	jw_key(jw, "loss");
+	if (!fi->has_trailer) {
+		jw_null(jw);
+	} else {
+		jw_obj_start(jw);
+		jw_kv_u64(jw, "completed", c->completed);
+		jw_kv_u64(jw, "recorded", c->recorded);
+		jw_kv_u64(jw, "written", c->written);
+		jw_kv_u64(jw, "lost", c->lost);
+		jw_kv_u64(jw, "overwritten", c->overwritten);
+		jw_kv_u64(jw, "torn", c->torn);
+		jw_kv_u64(jw, "dropped", c->dropped);
+		jw_kv_u64(jw, "filtered", c->filtered);
+		jw_obj_end(jw);
+	}
+	jw_kv_u64(jw, "gaps", c->gaps);
+	jw_kv_u64(jw, "gap_records", c->gap_records);
 }
 
 /*
@@ -92,6 +152,7 @@ static int info_json(const char *file, const struct iot_src *src,
 		jw_kv_u64(&jw, "logical_block_size", d->lbs);
 		jw_kv_u64(&jw, "nr_parts", d->nr_parts);
 		jw_kv_u64(&jw, "part_records", d->part_records);
+		info_counts_json(&jw, fi, i);
 		jw_obj_end(&jw);
 	}
 	jw_arr_end(&jw);
@@ -144,8 +205,10 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 	printf("file:     %s\n", argv[0]);
 	printf("version:  %u.%u\n", h->major, h->minor);
 	/* names as text: no byte of theirs a terminal acts on */
-	printf("host:     %s\n", iot_text_str(text, sizeof(text), host));
-	printf("kernel:   %s\n", iot_text_str(text, sizeof(text), rel));
+	printf("host:     %s\n", *host ? iot_text_str(text, sizeof(text), host) :
+	       "unknown");
+	printf("kernel:   %s\n", *rel ? iot_text_str(text, sizeof(text), rel) :
+	       "unknown");
 	printf("start:    %s (CLOCK_MONOTONIC %llu.%06llu s)\n", start,
 	       (unsigned long long)(h->anchor_mono_ns / 1000000000ull),
 	       (unsigned long long)(h->anchor_mono_ns % 1000000000ull) / 1000);
@@ -176,6 +239,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		       iot_text_str(text, sizeof(text), d->name),
 		       d->dev_major, d->dev_minor, d->lbs, d->nr_parts,
 		       d->part_records);
+		info_counts_text(fi, i);
 	}
 	/* a snapshot's triggers */
 	ret = iot_info_triggers(&src, NULL, err, sizeof(err));

@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "iot.h"
+#include "cmd.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 
@@ -681,6 +681,57 @@ void iot_src_disk_list(const struct iot_src *s, char *list, size_t len)
 		snprintf(list + l, len - l, "%s%s", i ? ", " : "", text);
 		l += n;
 	}
+}
+
+static int start_cb(void *arg, unsigned int disk,
+		    const struct iotrace_record *r)
+{
+	uint64_t *lo = arg, t = iot_rec_start(r);
+
+	(void)disk;
+	if (t && t < *lo)
+		*lo = t;
+	return 0;
+}
+
+/**
+ * iot_src_start() - the start of a trace, what --from/--to +T count from:
+ *	a trace file's header start (info's "start"); a ring's first
+ *	record's start (the header show -o trace gives it).
+ * @src: the source, open.
+ *
+ * Return: CLOCK_MONOTONIC ns; 0 for a ring without records.
+ */
+uint64_t iot_src_start(struct iot_src *src)
+{
+	struct iot_counts c;
+	uint64_t lo = UINT64_MAX;
+
+	if (src->is_file)
+		return src->fi->hdr.anchor_mono_ns;
+	iot_ring_snapshot(&src->ring, 0, start_cb, &lo, &c);
+	return lo == UINT64_MAX ? 0 : lo;
+}
+
+/**
+ * iot_src_times() - --from/--to given as +T (after the trace's start)
+ *	made times of @src; nothing to do for times given as such.
+ * @o: the options, changed.
+ * @src: the source they filter, open.
+ */
+void iot_src_times(struct iot_opts *o, struct iot_src *src)
+{
+	uint64_t t0;
+
+	if (!o->from_rel && !o->to_rel)
+		return;
+	t0 = iot_src_start(src);
+	if (o->from_rel)
+		o->from_ns += t0;
+	if (o->to_rel)
+		o->to_ns += t0;
+	o->from_rel = 0;
+	o->to_rel = 0;
 }
 
 void iot_src_close(struct iot_src *s)

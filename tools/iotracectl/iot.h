@@ -579,6 +579,16 @@ int iot_comm_load_kernel(void);
 int iot_comm_take_dirty(struct iotrace_file_comm **out);
 void iot_comm_reset(void);
 const char *iot_devdir(void);
+/*
+ * The time a record starts: its issue, else (no issue seen, or none
+ * recorded) its completion.
+ */
+static inline uint64_t iot_rec_start(const struct iotrace_record *r)
+{
+	return (r->rflags & IOTRACE_RF_NO_ISSUE) || !r->issue_ns ?
+	       r->complete_ns : r->issue_ns;
+}
+
 int iot_src_open(struct iot_src *s, const char *arg, char *err,
 		 size_t errlen);
 int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,

@@ -3,6 +3,7 @@
  * iotracectl - read and record iotrace's per-disk I/O flight recorder.
  * main(): the table of subcommands, each with the options it takes.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -365,6 +366,31 @@ static void bad_option(const struct iot_cmd *cmd, char **argv, int c)
 #define TIME_MAX_S	1e10	/* --from, --to: CLOCK_MONOTONIC seconds */
 #define SPAN_MAX_S	1e8	/* --interval, --duration: 3.2 years */
 
+/*
+ * --from/--to +T: T after the trace's start, seconds or a duration with
+ * a unit (+2.5, +2.5s, +300ms, +20us, +100ns), in ns at @v.
+ */
+static int parse_offset(const char *opt, const char *s, uint64_t *v)
+{
+	char buf[64];
+	uint64_t ns;
+	size_t n = strlen(s + 1);
+
+	if (n && n < sizeof(buf) - 1 &&
+	    (isdigit((unsigned char)s[n]) || s[n] == '.'))
+		snprintf(buf, sizeof(buf), "%ss", s + 1);	/* seconds */
+	else
+		snprintf(buf, sizeof(buf), "%s", s + 1);
+	if (n >= sizeof(buf) - 1 || iot_parse_duration(buf, &ns) ||
+	    ns > (uint64_t)(TIME_MAX_S * 1e9)) {
+		iot_err("--%s %s: not a time after the trace's start (+SECONDS, or +N with ns, us, ms or s, up to +%.15g s)",
+			opt, s, TIME_MAX_S);
+		return -1;
+	}
+	*v = ns;
+	return 0;
+}
+
 /**
  * parse_range() - a number of @unit in [@lo, @hi] (@lo excluded if
  * @lo_open), or an error that names the option, the value and the range.
@@ -640,6 +666,7 @@ int main(int argc, char **argv)
 	uint64_t seen_once = 0;
 	size_t i, n = 0;
 	double d;
+	uint64_t ns = 0;
 	uint64_t v;
 	int c;
 
@@ -763,13 +790,22 @@ int main(int argc, char **argv)
 		}
 		case OPT_FROM:
 		case OPT_TO:
-			if (parse_range(c == OPT_FROM ? "from" : "to", optarg,
+			/* +T: after the trace's start, iot_src_times() */
+			if (optarg[0] == '+' ?
+			    parse_offset(c == OPT_FROM ? "from" : "to",
+					 optarg, &ns) :
+			    parse_range(c == OPT_FROM ? "from" : "to", optarg,
 					0, 0, TIME_MAX_S, "seconds", &d))
 				return 2;
-			if (c == OPT_FROM)
-				o.from_ns = (uint64_t)llround(d * 1e9);
-			else
-				o.to_ns = (uint64_t)llround(d * 1e9);
+			if (optarg[0] != '+')
+				ns = (uint64_t)llround(d * 1e9);
+			if (c == OPT_FROM) {
+				o.from_ns = ns;
+				o.from_rel = optarg[0] == '+';
+			} else {
+				o.to_ns = ns;
+				o.to_rel = optarg[0] == '+';
+			}
 			break;
 		case OPT_DISK:
 			if (once(&seen_once, OPT_DISK, "disk", "NAME"))
@@ -926,7 +962,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (o.from_ns >= o.to_ns) {
+	/* a time and a time after the start: compared once made times */
+	if (o.from_rel == o.to_rel && o.from_ns >= o.to_ns) {
 		iot_err("--from must be before --to");
 		return 2;
 	}
@@ -952,17 +989,13 @@ int main(int argc, char **argv)
 			"--interval");
 		return 2;
 	}
-	if (cmd->fn == cmd_stats && o.fmt == FMT_CSV && !o.kernel) {
-		iot_err("stats -o csv: only with --kernel (the ring's statistics have normal and json)");
-		return 2;
-	}
 	if (o.around && (o.follow || argc - optind != 1)) {
 		iot_err("show --around-trigger: give one snapshot FILE (not with -f)");
 		return 2;
 	}
 	/* no record filter given: iot_filter() passes every record at once */
 	o.no_filter = !o.op_mask && !o.status && !o.have_lat && !o.sec_lo &&
-		      o.sec_hi == UINT64_MAX && !o.from_ns &&
+		      o.sec_hi == UINT64_MAX && !o.from_ns && !o.from_rel &&
 		      o.to_ns == UINT64_MAX && !o.nr_pids && !o.comm &&
 		      !o.have_cgroup;
 	if (o.kernel)	/* stats --kernel: the in-kernel metrics */

@@ -99,5 +99,8 @@ void iot_kv_json(struct iot_jw *w, const char *const *skeys,
 void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
 		    const char *title, const struct iot_counts *c, int file,
 		    uint64_t span_ns);
+void iot_stats_csv_header(FILE *fp);
+void iot_stats_csv(FILE *fp, const struct iot_stats *s, const char *disk,
+		   uint64_t span_ns);
 
 #endif /* IOT_OUT_H */

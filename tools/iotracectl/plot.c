@@ -6,6 +6,10 @@
  * latency and requests in flight, one line per disk and operation) and
  * the latency histogram.  Every panel names its axes
  * and units, and the colours are explained in the panel titles.
+ *
+ * A trace file is read twice (iot_sweep_run()): first for the scales
+ * (the span, the latencies', the sectors'), then each panel takes its
+ * cells from every request, so that memory does not grow with the file.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -103,66 +107,108 @@ static void heat_color(double f, char *out, size_t len)
 	snprintf(out, len, "#%02x%02x%02x", r, g, b);
 }
 
-static void heat_map(FILE *fp, const struct xset *x, uint64_t t0,
-		     double span_ns, int y0)
-{
-	uint64_t cnt[TB][LB], mx = 0, lo = UINT64_MAX, hi = 0;
+/**
+ * struct plot - what the panels are drawn from.
+ * @src: the source.
+ * @disk: the disk kept (--disk), -1: all.
+ * @sw: its reads.
+ * @n: requests drawn (those the filters keep).
+ * @t0: the first start of one.
+ * @t1: the last completion (or start) of one.
+ * @lat_lo: the shortest latency (UINT64_MAX: none).
+ * @lat_hi: the longest.
+ * @smax: the sector after the highest request (seek_end()).
+ * @llo: the heat map's lowest decade (log10 ns).
+ * @lhi: its highest.
+ * @cnt: heat map cells.
+ * @seen: seek plot cells, a bit per operation class.
+ * @h: latency histogram (the bins of stats).
+ * @ss: the time series.
+ */
+struct plot {
+	struct iot_src *src;
+	int disk;
+	struct iot_sweep sw;
+	uint64_t n, t0, t1, lat_lo, lat_hi, smax;
 	double llo, lhi;
-	char title[256], col[16], lab[32];
-	size_t i;
+	uint64_t cnt[TB][LB];
+	uint8_t *seen;
+	uint64_t h[IOT_LAT_BINS];
+	struct iot_series_set ss;
+};
+
+static uint64_t seek_end(const struct iotrace_record *r);
+
+/* pass 1: the span and the scales of the requests drawn */
+static int plot_pre(void *arg, unsigned int disk,
+		    const struct iotrace_record *r)
+{
+	struct plot *p = arg;
+	uint64_t s = xrec_start(r), e = s, l;
+
+	(void)disk;
+	if (!iot_filter(p->sw.o, r))
+		return 0;
+	p->n++;
+	/* to the last completion or start (a start after its completion too) */
+	if (r->rflags & IOTRACE_RF_COMPLETE && r->complete_ns > e)
+		e = r->complete_ns;
+	if (s < p->t0)
+		p->t0 = s;
+	if (e > p->t1)
+		p->t1 = e;
+	if (seek_end(r) > p->smax)
+		p->smax = seek_end(r);
+	if (!xrec_has_lat(r))
+		return 0;
+	l = r->complete_ns - r->issue_ns;
+	if (l < p->lat_lo)
+		p->lat_lo = l;
+	if (l > p->lat_hi)
+		p->lat_hi = l;
+	return 0;
+}
+
+static void heat_add(struct plot *p, const struct iotrace_record *r)
+{
+	double span_ns = (double)(p->t1 - p->t0), l;
 	int a, b;
 
-	memset(cnt, 0, sizeof(cnt));
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-		uint64_t l;
+	if (!xrec_has_lat(r))
+		return;
+	l = log10((double)(r->complete_ns - r->issue_ns > 0 ?
+			   r->complete_ns - r->issue_ns : 1));
+	a = span_ns > 0 ? cell_of((r->issue_ns - p->t0) / span_ns * TB, TB) : 0;
+	b = cell_of((l - p->llo) / (p->lhi - p->llo) * LB, LB);
+	p->cnt[a][b]++;
+}
 
-		if (!xrec_has_lat(r))
-			continue;
-		l = r->complete_ns - r->issue_ns;
-		if (l < lo)
-			lo = l;
-		if (l > hi)
-			hi = l;
-	}
-	if (lo == UINT64_MAX) {
-		lo = 1000;
-		hi = 1000;
-	}
-	/* whole decades around the data */
-	llo = floor(log10(lo > 0 ? (double)lo : 1));
-	lhi = ceil(log10((double)hi + 1));
-	if (lhi <= llo)
-		lhi = llo + 1;
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-		double l;
+static void heat_map(FILE *fp, const struct plot *p, int y0)
+{
+	double llo = p->llo, lhi = p->lhi;
+	char title[256], col[16], lab[32];
+	uint64_t mx = 0;
+	int a, b;
 
-		if (!xrec_has_lat(r))
-			continue;
-		l = log10((double)(r->complete_ns - r->issue_ns > 0 ?
-				   r->complete_ns - r->issue_ns : 1));
-		a = span_ns > 0 ? cell_of((r->issue_ns - t0) / span_ns * TB,
-					  TB) : 0;
-		b = cell_of((l - llo) / (lhi - llo) * LB, LB);
-		if (++cnt[a][b] > mx)
-			mx = cnt[a][b];
-	}
+	for (a = 0; a < TB; a++)
+		for (b = 0; b < LB; b++)
+			if (p->cnt[a][b] > mx)
+				mx = p->cnt[a][b];
 	snprintf(title, sizeof(title),
 		 "Device latency over time: darker cells hold more requests (darkest: %llu)",
 		 (unsigned long long)mx);
 	panel_frame(fp, y0, title);
 	for (a = 0; a < TB; a++)
 		for (b = 0; b < LB; b++) {
-			if (!cnt[a][b])
+			if (!p->cnt[a][b])
 				continue;
-			heat_color(0.15 + 0.85 * log1p((double)cnt[a][b]) /
+			heat_color(0.15 + 0.85 * log1p((double)p->cnt[a][b]) /
 				   log1p((double)mx), col, sizeof(col));
 			fprintf(fp, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>%llu requests</title></rect>\n",
 				PL + (double)a * PW / TB,
 				PH - (double)(b + 1) * PH / LB,
 				(double)PW / TB + 0.3, (double)PH / LB + 0.3,
-				col, (unsigned long long)cnt[a][b]);
+				col, (unsigned long long)p->cnt[a][b]);
 		}
 	for (a = (int)llo; a <= (int)lhi; a++) {
 		double y = PH - (a - llo) / (lhi - llo) * PH;
@@ -175,7 +221,7 @@ static void heat_map(FILE *fp, const struct xset *x, uint64_t t0,
 	}
 	fprintf(fp, "<text transform=\"translate(20,%d) rotate(-90)\" class=\"c\">latency (log scale)</text>\n",
 		PH / 2);
-	time_axis(fp, span_ns / 1e9);
+	time_axis(fp, (double)(p->t1 - p->t0) / 1e9);
 	fprintf(fp, "</g>\n");
 }
 
@@ -200,40 +246,29 @@ static uint64_t seek_end(const struct iotrace_record *r)
 	       r->sector + r->bytes / 512;
 }
 
-static int seek_plot(FILE *fp, const struct xset *x, uint64_t t0,
-		     double span_ns, int y0)
+static void seek_add(struct plot *p, const struct iotrace_record *r)
 {
-	uint8_t *seen = calloc(SEEK_W * SEEK_H, 1);
-	uint64_t smax = 0;
+	double span_ns = (double)(p->t1 - p->t0);
+	int a, b, c = op_class(r);
+
+	if (r->sector == UINT64_MAX)
+		return;
+	a = span_ns > 0 ? cell_of((xrec_start(r) - p->t0) / span_ns * SEEK_W,
+				  SEEK_W) : 0;
+	b = cell_of((double)r->sector / p->smax * SEEK_H, SEEK_H);
+	/* draw each (cell, op class) once */
+	p->seen[b * SEEK_W + a] |= 1 << c;
+}
+
+static void seek_plot(FILE *fp, const struct plot *p, int y0)
+{
+	const uint8_t *seen = p->seen;
+	uint64_t smax = p->smax;
 	char lab[64];
 	double st, s;
-	size_t i;
 	int k;
 
-	if (!seen) {
-		iot_err("out of memory");
-		return 1;
-	}
-	for (i = 0; i < x->n; i++)
-		if (seek_end(&x->v[i].r) > smax)
-			smax = seek_end(&x->v[i].r);
-	if (!smax)
-		smax = 1;
 	panel_frame(fp, y0, "Start sector (LBA) over time: <tspan fill=\"#1f5fbf\">&#9632; reads</tspan> <tspan fill=\"#d03020\">&#9632; writes</tspan> <tspan fill=\"#707070\">&#9632; other (flush, discard, ...)</tspan>");
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-		int a, b, c = op_class(r);
-
-		if (r->sector == UINT64_MAX)
-			continue;
-		a = span_ns > 0 ? cell_of((xrec_start(r) - t0) / span_ns *
-					  SEEK_W, SEEK_W) : 0;
-		b = cell_of((double)r->sector / smax * SEEK_H, SEEK_H);
-		/* draw each (cell, op class) once */
-		if (seen[b * SEEK_W + a] & (1 << c))
-			continue;
-		seen[b * SEEK_W + a] |= 1 << c;
-	}
 	for (k = 0; k < 3; k++) {
 		int a, b;
 
@@ -258,10 +293,8 @@ static int seek_plot(FILE *fp, const struct xset *x, uint64_t t0,
 	}
 	fprintf(fp, "<text transform=\"translate(20,%d) rotate(-90)\" class=\"c\">sector (512 B)</text>\n",
 		PH / 2);
-	time_axis(fp, span_ns / 1e9);
+	time_axis(fp, (double)(p->t1 - p->t0) / 1e9);
 	fprintf(fp, "</g>\n");
-	free(seen);
-	return 0;
 }
 
 #define SB		100	/* intervals of the time-series panels */
@@ -301,7 +334,7 @@ static double ts_value(const struct iot_series_op *o, uint64_t width,
  * One time-series panel: a line per disk and operation (colour by
  * operation, dashes by disk), over the intervals of @s.
  */
-static void series_panel(FILE *fp, const struct xset *x,
+static void series_panel(FILE *fp, const struct iot_src *src,
 			 const struct iot_series *s, unsigned int nd,
 			 int what, int y0)
 {
@@ -342,7 +375,7 @@ static void series_panel(FILE *fp, const struct xset *x,
 				continue;
 			fprintf(fp, "<tspan fill=\"%s\">%s", ts_color(k),
 				d < 4 && *dashes[d] ? "- - " : "&#8212; ");
-			svg_name(fp, x->src.disks[s[d].disk].name);
+			svg_name(fp, src->disks[s[d].disk].name);
 			fprintf(fp, " %s </tspan>", k == IOT_NR_OPS - 1 ?
 				"other" : iot_op_name(k));
 			any = 1;
@@ -395,24 +428,17 @@ static void series_panel(FILE *fp, const struct xset *x,
 	fprintf(fp, "</g>\n");
 }
 
-static void hist_panel(FILE *fp, const struct xset *x, int y0)
+static void hist_panel(FILE *fp, const uint64_t *h, int y0)
 {
-	uint64_t h[IOT_LAT_BINS] = { 0 }, mx = 0, n = 0, blo, bhi;
+	uint64_t mx = 0, n = 0, blo, bhi;
 	int lo = IOT_LAT_BINS, hi = -1, k;
 	char title[256], lab[32];
 	double bw;
-	size_t i;
 
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-		uint64_t l;
-
-		if (!xrec_has_lat(r))
+	for (k = 0; k < IOT_LAT_BINS; k++) {
+		if (!h[k])
 			continue;
-		l = r->complete_ns - r->issue_ns;
-		k = (int)iot_lat_bin(l);	/* the bins of stats */
-		h[k]++;
-		n++;
+		n += h[k];
 		lo = k < lo ? k : lo;
 		hi = k > hi ? k : hi;
 	}
@@ -452,80 +478,89 @@ static void hist_panel(FILE *fp, const struct xset *x, int y0)
 	fprintf(fp, "</g>\n");
 }
 
-/**
- * plot_svg() - the three panels as one SVG document.
- * @x: records.
- * @fp: output.
- *
- * Return: 0, or 1 after printing what failed.
- */
-int plot_svg(const struct xset *x, FILE *fp)
+static void plot_each(void *arg, const struct xrec *e)
 {
-	uint64_t t0 = x->n ? xrec_start(&x->v[0].r) : 0, t1 = t0, w;
-	int h = 7 * (PH + 90) + 60, rc, what;
-	struct iot_series *s;
-	unsigned int d, nd = 0;
-	size_t i;
+	struct plot *p = arg;
+	const struct iotrace_record *r = &e->r;
 
-	/* to the last completion or start (a start after its completion too) */
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-		uint64_t e = xrec_start(r);
+	heat_add(p, r);
+	seek_add(p, r);
+	if (xrec_has_lat(r))	/* the bins of stats */
+		p->h[iot_lat_bin(r->complete_ns - r->issue_ns)]++;
+	iot_series_add(&p->ss, e);
+}
 
-		if (r->rflags & IOTRACE_RF_COMPLETE && r->complete_ns > e)
-			e = r->complete_ns;
-		if (e > t1)
-			t1 = e;
+/* the scales are known: the cells, the intervals */
+static int plot_start(void *arg)
+{
+	struct plot *p = arg;
+	uint64_t w, lo = p->lat_lo, hi = p->lat_hi;
+
+	if (!p->n)
+		return 0;
+	if (lo == UINT64_MAX) {
+		lo = 1000;
+		hi = 1000;
 	}
+	/* whole decades around the data */
+	p->llo = floor(log10(lo > 0 ? (double)lo : 1));
+	p->lhi = ceil(log10((double)hi + 1));
+	if (p->lhi <= p->llo)
+		p->lhi = p->llo + 1;
+	if (!p->smax)
+		p->smax = 1;
+	p->seen = calloc(SEEK_W * SEEK_H, 1);
+	/* the time series: SB intervals over the span, every disk */
+	w = (p->t1 - p->t0) / SB + ((p->t1 - p->t0) % SB != 0);
+	if (!w)
+		w = 1;
+	if (!p->seen || iot_series_init(&p->ss, p->src, p->disk, p->t0, p->t0,
+					p->t1, w, p->sw.maxlat, NULL, NULL)) {
+		iot_err("out of memory");
+		return 1;
+	}
+	return 0;
+}
+
+/**
+ * plot_svg() - the seven panels as one SVG document.
+ * @p: what they are drawn from.
+ * @fp: output.
+ */
+static void plot_svg(const struct plot *p, FILE *fp)
+{
+	int h = 7 * (PH + 90) + 60, what;
+	unsigned int d;
+
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		W, h, W, h);
 	fprintf(fp, "<style>text{font-family:sans-serif;font-size:12px}.t{font-size:14px;font-weight:bold}.c{text-anchor:middle}.r{text-anchor:end}</style>\n");
 	fprintf(fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 	fprintf(fp, "<text x=\"%d\" y=\"22\" class=\"t\">iotrace: ", PL);
-	for (d = 0; d < x->src.nr_disks; d++)
-		if (x->disk < 0 || (int)d == x->disk) {
-			svg_name(fp, x->src.disks[d].name);
+	for (d = 0; d < p->src->nr_disks; d++)
+		if (p->disk < 0 || (int)d == p->disk) {
+			svg_name(fp, p->src->disks[d].name);
 			fputc(' ', fp);
 		}
-	fprintf(fp, "(%zu requests over %.3f s)</text>\n", x->n,
-		(t1 - t0) / 1e9);
-	heat_map(fp, x, t0, (double)(t1 - t0), 70);
-	rc = seek_plot(fp, x, t0, (double)(t1 - t0), 70 + PH + 90);
-	/* the time series: SB intervals over the span, every disk */
-	w = (t1 - t0) / SB + ((t1 - t0) % SB != 0);
-	if (!w)
-		w = 1;
-	s = calloc(x->src.nr_disks ? x->src.nr_disks : 1, sizeof(*s));
-	for (d = 0; s && d < x->src.nr_disks; d++) {
-		if (x->disk >= 0 && (int)d != x->disk)
-			continue;
-		if (iot_series_build(&s[nd++], x, d, t0, t1, w)) {
-			iot_err("out of memory");
-			rc = 1;
-			break;
-		}
-	}
-	if (!s) {
-		iot_err("out of memory");
-		rc = 1;
-	}
-	for (what = TS_IOPS; !rc && nd && what <= TS_INFLIGHT; what++)
-		series_panel(fp, x, s, nd, what,
+	fprintf(fp, "(%llu requests over %.3f s)</text>\n",
+		(unsigned long long)p->n, (p->t1 - p->t0) / 1e9);
+	heat_map(fp, p, 70);
+	seek_plot(fp, p, 70 + PH + 90);
+	for (what = TS_IOPS; p->ss.nd && what <= TS_INFLIGHT; what++)
+		series_panel(fp, p->src, p->ss.s, p->ss.nd, what,
 			     70 + (2 + what) * (PH + 90));
-	for (d = 0; s && d < nd; d++)
-		iot_series_free(&s[d]);
-	free(s);
-	hist_panel(fp, x, 70 + 6 * (PH + 90));
+	hist_panel(fp, p->h, 70 + 6 * (PH + 90));
 	fprintf(fp, "</svg>\n");
-	return rc;
 }
 
 int cmd_plot(struct iot_opts *o, int argc, char **argv)
 {
-	struct xset x;
+	char err[IOT_ERR_LEN];
+	struct iot_src src;
+	struct plot *p;
 	FILE *fp;
-	int rc;
+	int rc = 1;
 
 	if (argc != 1) {
 		iot_err("plot needs one DISK or FILE argument (plot -f svg FILE -o OUT.svg)");
@@ -535,13 +570,49 @@ int cmd_plot(struct iot_opts *o, int argc, char **argv)
 		iot_err("plot -f %s: unknown format (use svg)", o->xfmt);
 		return 2;
 	}
-	rc = xset_load(&x, o, argv[0]);
+	if (iot_src_open(&src, argv[0], err, sizeof(err))) {
+		iot_err("%s", err);
+		return 1;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		iot_err("out of memory");
+		goto out;
+	}
+	/* --from/--to +T: main()'s options, made times of this source */
+	iot_src_times(o, &src);
+	p->src = &src;
+	p->disk = -1;
+	p->t0 = UINT64_MAX;
+	p->lat_lo = UINT64_MAX;
+	if (o->disk) {
+		p->disk = iot_src_disk(&src, o->disk);
+		if (p->disk < 0) {
+			rc = 2;
+			goto out;
+		}
+	}
+	p->sw.o = o;
+	p->sw.src = &src;
+	p->sw.disk = p->disk;
+	p->sw.pre = plot_pre;
+	p->sw.start = plot_start;
+	p->sw.each = plot_each;
+	p->sw.arg = p;
+	rc = iot_sweep_run(&p->sw);
 	if (rc)
 		goto out;
 	/* seven empty panels would say nothing: no image, and why */
-	if (!x.n) {
+	if (!p->n) {
 		iot_err("plot: no request of %s to draw (none there, or none that the filters and --disk keep): no image written",
-			x.src.label);
+			src.label);
+		rc = 1;
+		goto out;
+	}
+	iot_series_end(&p->ss);
+	iot_series_late(&p->ss, src.label);
+	if (p->ss.nomem) {
+		iot_err("out of memory");
 		rc = 1;
 		goto out;
 	}
@@ -550,10 +621,15 @@ int cmd_plot(struct iot_opts *o, int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	rc = plot_svg(&x, fp);
+	plot_svg(p, fp);
 	if (fp != stdout && iot_out_close(fp, o->out))
 		rc = 1;
 out:
-	xset_free(&x);
+	if (p) {
+		iot_series_free(&p->ss);
+		free(p->seen);
+	}
+	free(p);
+	iot_src_close(&src);
 	return rc;
 }

@@ -10,135 +10,270 @@
 #include "series.h"
 #include "out.h"
 
-/* (bucket, op) key and a latency, to sort for exact percentiles */
-struct lat_key {
-	uint64_t key, lat;
+/*
+ * Latencies of one disk and operation in the interval that completes
+ * now: the first SERIES_EXACT_MAX held, then a log-linear histogram
+ * (struct iot_hist) that gives the same percentiles (iot_pct_sorted()).
+ */
+#ifndef SERIES_EXACT_MAX
+#define SERIES_EXACT_MAX	65536u
+#endif
+
+struct ser_lat {
+	uint64_t *v;
+	size_t n, cap;
+	struct iot_hist h;
 };
 
-static int cmp_lat_key(const void *a, const void *b)
-{
-	const struct lat_key *x = a, *y = b;
+/* the records iot_sweep_run() puts in completion order at a time */
+#define SWEEP_WINDOW	16384
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->lat < y->lat ? -1 : x->lat > y->lat;
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
 }
 
-/*
- * Nearest rank ceil(p/100 x n) of sorted @v, as the histogram of every
- * other report gives it (iot_pct_sorted(): within 1/2048).
+/**
+ * iot_series_init() - set up the time series of the disks of a source.
+ * @ss: the set (iot_series_free() it, also on error).
+ * @src: the source (its disks).
+ * @disk: the disk kept, -1: all.
+ * @anchor: start of the first interval (CLOCK_MONOTONIC ns).
+ * @lo: start of the window (>= @anchor).
+ * @hi: end of the window: the last interval holds it.
+ * @width: interval, ns (> 0).
+ * @maxlat: the longest latency of the requests to come (iot_sweep).
+ * @emit: NULL: keep every interval; else called with each interval once
+ *	no request to come can change it (then its slot is used again).
+ * @arg: its argument.
+ *
+ * A request belongs to the interval it completed in; its time in flight
+ * (issue to completion) adds to the queue depth of every interval it
+ * overlaps, in proportion.  Memory: the intervals held (all of them, or
+ * those @maxlat spans), about 1 KB each per disk, and the latencies of
+ * one interval (SERIES_EXACT_MAX per disk and operation, then a
+ * histogram of 450 KB).
+ *
+ * Return: 0, -1 (out of memory) or -2 (more than IOT_SERIES_MAX
+ * intervals).
  */
-static uint64_t rank(const struct lat_key *v, size_t n, double p)
+int iot_series_init(struct iot_series_set *ss, const struct iot_src *src,
+		    int disk, uint64_t anchor, uint64_t lo, uint64_t hi,
+		    uint64_t width, uint64_t maxlat,
+		    void (*emit)(void *arg, uint64_t k), void *arg)
 {
-	uint64_t r = iot_pct_rank(n, p);
+	uint64_t nb, cap;
+	unsigned int d;
 
-	if (r == n || r == 1)
-		return v[r - 1].lat;
-	return iot_hist_value(v[r - 1].lat, v[0].lat, v[n - 1].lat);
-}
-
-/*
- * The time series of one disk's records over the window [@lo, @hi],
- * intervals from @anchor (<= @lo): see iot_series_build().
- */
-static int series_build(struct iot_series *s, const struct xset *x,
-			unsigned int disk, uint64_t anchor, uint64_t lo,
-			uint64_t hi, uint64_t width)
-{
-	struct lat_key *lk = NULL;
-	size_t i, nl = 0, j;
-	uint64_t nb;
-
-	memset(s, 0, sizeof(*s));
-	s->disk = disk;
-	s->t0 = anchor;
-	s->lo = lo;
-	s->hi = hi;
-	s->width = width;
+	memset(ss, 0, sizeof(*ss));
+	for (d = 0; d < IOT_MAX_DISKS; d++)
+		ss->slot[d] = -1;
 	nb = (hi > anchor ? (hi - anchor) / width : 0) + 1;
 	/* a window ending on an interval's boundary ends with that interval */
 	if (nb > 1 && hi > anchor && !((hi - anchor) % width))
 		nb--;
 	if (nb > IOT_SERIES_MAX)
 		return -2;
-	s->nb = nb;
-	s->b = calloc(nb * IOT_NR_OPS, sizeof(*s->b));
-	s->depth = calloc(nb, sizeof(*s->depth));
-	lk = malloc((x->n ? x->n : 1) * sizeof(*lk));
-	if (!s->b || !s->depth || !lk) {
-		free(lk);
+	cap = emit ? maxlat / width + 2 : nb;
+	if (cap > nb)
+		cap = nb;
+	ss->anchor = anchor;
+	ss->width = width;
+	ss->nb = nb;
+	ss->maxlat = maxlat;
+	ss->emit = emit;
+	ss->arg = arg;
+	ss->s = calloc(src->nr_disks ? src->nr_disks : 1, sizeof(*ss->s));
+	ss->lat = calloc((src->nr_disks ? src->nr_disks : 1) * IOT_NR_OPS,
+			 sizeof(*ss->lat));
+	ss->dirty = calloc((src->nr_disks ? src->nr_disks : 1) * IOT_NR_OPS,
+			   sizeof(*ss->dirty));
+	if (!ss->s || !ss->lat || !ss->dirty)
 		return -1;
-	}
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-		struct iot_series_op *b;
-		uint64_t k, l, h;
-		int op;
+	for (d = 0; d < src->nr_disks; d++) {
+		struct iot_series *s = &ss->s[ss->nd];
 
-		if (x->v[i].disk != disk || !(r->rflags & IOTRACE_RF_COMPLETE) ||
-		    r->complete_ns < anchor)
+		if (disk >= 0 && (int)d != disk)
 			continue;
-		k = (r->complete_ns - anchor) / width;
-		if (k >= nb)
-			k = nb - 1;	/* the window's end itself */
-		op = iot_stats_slot(r->op);
-		b = &s->b[k * IOT_NR_OPS + op];
-		b->n++;
-		b->bytes += r->bytes;
-		if (!iot_rec_has_lat(r))
-			continue;
-		b->lat_n++;
-		b->lat_sum += r->complete_ns - r->issue_ns;
-		if (r->complete_ns - r->issue_ns > b->lat_max)
-			b->lat_max = r->complete_ns - r->issue_ns;
-		lk[nl].key = k * IOT_NR_OPS + op;
-		lk[nl++].lat = r->complete_ns - r->issue_ns;
-		/* in flight from issue to completion, within the window */
-		l = r->issue_ns > lo ? r->issue_ns : lo;
-		h = r->complete_ns;
-		for (k = (l - anchor) / width; k < nb && l < h; k++) {
-			uint64_t end = anchor + (k + 1) * width;
-			uint64_t e = h < end ? h : end;
-
-			s->b[k * IOT_NR_OPS + op].inflight_ns += e - l;
-			s->depth[k] += (double)(e - l);
-			l = e;
-		}
+		ss->slot[d] = (int)ss->nd++;
+		s->disk = d;
+		s->t0 = anchor;
+		s->lo = lo;
+		s->hi = hi;
+		s->width = width;
+		s->nb = nb;
+		s->cap = cap;
+		s->b = calloc(cap * IOT_NR_OPS, sizeof(*s->b));
+		s->depth = calloc(cap, sizeof(*s->depth));
+		if (!s->b || !s->depth)
+			return -1;
 	}
-	for (i = 0; i < nb; i++)
-		s->depth[i] /= iot_series_len(s, i);
-	qsort(lk, nl, sizeof(*lk), cmp_lat_key);
-	for (i = 0; i < nl; i = j) {
-		for (j = i; j < nl && lk[j].key == lk[i].key; j++)
-			;
-		s->b[lk[i].key].p50 = rank(lk + i, j - i, 50);
-		s->b[lk[i].key].p99 = rank(lk + i, j - i, 99);
-	}
-	free(lk);
 	return 0;
 }
 
-/**
- * iot_series_build() - the time series of one disk's records.
- * @s: series to fill (iot_series_free() it, also on error).
- * @x: records (any order).
- * @disk: the disk.
- * @t0: start of the first interval (CLOCK_MONOTONIC ns).
- * @t1: end of the recording: the last interval holds it.
- * @width: interval, ns (> 0).
- *
- * A request belongs to the interval it completed in; its time in flight
- * (issue to completion) adds to the queue depth of every interval it
- * overlaps, in proportion.
- *
- * Return: 0, -1 (out of memory) or -2 (more than IOT_SERIES_MAX
- * intervals).
- */
-int iot_series_build(struct iot_series *s, const struct xset *x,
-		     unsigned int disk, uint64_t t0, uint64_t t1,
-		     uint64_t width)
+/* the percentiles of interval @ss->cur from the latencies held */
+static void lat_close(struct iot_series_set *ss)
 {
-	return series_build(s, x, disk, t0, t0, t1, width);
+	size_t i;
+
+	for (i = 0; i < ss->ndirty; i++) {
+		struct ser_lat *l = &ss->lat[ss->dirty[i]];
+		struct iot_series_op *b;
+
+		b = &iot_series_ops(&ss->s[ss->dirty[i] / IOT_NR_OPS],
+				    ss->cur)[ss->dirty[i] % IOT_NR_OPS];
+		if (l->h.b) {
+			b->p50 = iot_hist_percentile(&l->h, 50);
+			b->p99 = iot_hist_percentile(&l->h, 99);
+			iot_hist_free(&l->h);
+		} else {
+			qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
+			b->p50 = iot_pct_sorted(l->v, l->n, 50);
+			b->p99 = iot_pct_sorted(l->v, l->n, 99);
+		}
+		l->n = 0;
+	}
+	ss->ndirty = 0;
+}
+
+/* a latency of interval @ss->cur, disk slot @sl, operation @op */
+static void lat_push(struct iot_series_set *ss, int sl, int op, uint64_t v)
+{
+	uint32_t idx = (uint32_t)sl * IOT_NR_OPS + (uint32_t)op;
+	struct ser_lat *l = &ss->lat[idx];
+	size_t i;
+
+	if (!l->n && !l->h.b)
+		ss->dirty[ss->ndirty++] = idx;
+	if (l->h.b) {
+		iot_hist_add(&l->h, v);
+		return;
+	}
+	if (l->n == SERIES_EXACT_MAX) {
+		/* as many again would not be bounded: to the histogram */
+		if (iot_hist_init(&l->h)) {
+			ss->nomem = 1;
+			return;
+		}
+		for (i = 0; i < l->n; i++)
+			iot_hist_add(&l->h, l->v[i]);
+		l->n = 0;
+		iot_hist_add(&l->h, v);
+		return;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		uint64_t *nv = realloc(l->v, cap * sizeof(*nv));
+
+		if (!nv) {
+			ss->nomem = 1;
+			return;
+		}
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->v[l->n++] = v;
+}
+
+/* the intervals before @stop are final: their depth, to @emit */
+static void series_final(struct iot_series_set *ss, uint64_t stop)
+{
+	unsigned int d;
+
+	for (; ss->base < stop; ss->base++) {
+		uint64_t k = ss->base;
+
+		for (d = 0; d < ss->nd; d++)
+			ss->s[d].depth[k % ss->s[d].cap] /=
+				(double)iot_series_len(&ss->s[d], k);
+		if (!ss->emit)
+			continue;
+		ss->emit(ss->arg, k);
+		for (d = 0; d < ss->nd; d++) {
+			memset(iot_series_ops(&ss->s[d], k), 0,
+			       IOT_NR_OPS * sizeof(*ss->s[d].b));
+			ss->s[d].depth[k % ss->s[d].cap] = 0;
+		}
+	}
+}
+
+/**
+ * iot_series_add() - one request, in completion order (one that comes
+ * late still counts, but in no interval already final, nor in the
+ * percentiles of one already past: @ss->late_out, @ss->late_pct).
+ * @ss: the set.
+ * @e: the request and its disk.
+ */
+void iot_series_add(struct iot_series_set *ss, const struct xrec *e)
+{
+	const struct iotrace_record *r = &e->r;
+	uint64_t k, l, h, c = r->complete_ns, lat;
+	struct iot_series_op *b;
+	struct iot_series *s;
+	int op, sl = e->disk < IOT_MAX_DISKS ? ss->slot[e->disk] : -1;
+
+	if (sl < 0 || !(r->rflags & IOTRACE_RF_COMPLETE) || c < ss->anchor)
+		return;
+	s = &ss->s[sl];
+	k = (c - ss->anchor) / ss->width;
+	if (k >= ss->nb)
+		k = ss->nb - 1;	/* the window's end itself */
+	if (k < ss->base) {
+		ss->late_out++;
+		return;
+	}
+	if (k > ss->cur || !ss->n) {
+		lat_close(ss);
+		ss->cur = k;
+	}
+	ss->n++;
+	/* what ends @maxlat before this completion is final */
+	if (ss->emit && c - ss->anchor >= ss->maxlat) {
+		uint64_t stop = (c - ss->anchor - ss->maxlat) / ss->width;
+
+		series_final(ss, stop < k ? stop : k);
+	}
+	op = iot_stats_slot(r->op);
+	b = &iot_series_ops(s, k)[op];
+	b->n++;
+	b->bytes += r->bytes;
+	if (!iot_rec_has_lat(r))
+		return;
+	lat = c - r->issue_ns;
+	b->lat_n++;
+	b->lat_sum += lat;
+	if (lat > b->lat_max)
+		b->lat_max = lat;
+	if (k == ss->cur)
+		lat_push(ss, sl, op, lat);
+	else
+		ss->late_pct++;
+	/* in flight from issue to completion, within the window */
+	l = r->issue_ns > s->lo ? r->issue_ns : s->lo;
+	h = c;
+	for (k = (l - ss->anchor) / ss->width; k < ss->nb && l < h; k++) {
+		uint64_t end = ss->anchor + (k + 1) * ss->width;
+		uint64_t t = h < end ? h : end;
+
+		if (k >= ss->base) {
+			iot_series_ops(s, k)[op].inflight_ns += t - l;
+			s->depth[k % s->cap] += (double)(t - l);
+		}
+		l = t;
+	}
+}
+
+/**
+ * iot_series_end() - no request comes any more: every interval is final
+ * (handed to @ss->emit, or kept).
+ * @ss: the set.
+ */
+void iot_series_end(struct iot_series_set *ss)
+{
+	lat_close(ss);
+	series_final(ss, ss->nb);
 }
 
 /**
@@ -149,7 +284,7 @@ int iot_series_build(struct iot_series *s, const struct xset *x,
  *
  * Return: ns, > 0 (a window of one instant counts as one interval).
  */
-uint64_t iot_series_len(const struct iot_series *s, size_t k)
+uint64_t iot_series_len(const struct iot_series *s, uint64_t k)
 {
 	uint64_t a = s->t0 + k * s->width, b = a + s->width;
 
@@ -160,32 +295,142 @@ uint64_t iot_series_len(const struct iot_series *s, size_t k)
 	return b > a ? b - a : s->width;
 }
 
-void iot_series_free(struct iot_series *s)
-{
-	free(s->b);
-	free(s->depth);
-	memset(s, 0, sizeof(*s));
-}
-
-/* The span of the records: first start and last completion (or start). */
-void iot_series_span(const struct xset *x, uint64_t *t0, uint64_t *t1)
+void iot_series_free(struct iot_series_set *ss)
 {
 	size_t i;
 
-	*t0 = UINT64_MAX;
-	*t1 = 0;
-	for (i = 0; i < x->n; i++) {
-		const struct iotrace_record *r = &x->v[i].r;
-		uint64_t s = xrec_start(r), e = r->rflags & IOTRACE_RF_COMPLETE ?
-			r->complete_ns : s;
-
-		if (s < *t0)
-			*t0 = s;
-		if (e > *t1)
-			*t1 = e;
+	for (i = 0; ss->s && i < ss->nd; i++) {
+		free(ss->s[i].b);
+		free(ss->s[i].depth);
 	}
-	if (*t0 == UINT64_MAX)
-		*t0 = *t1 = 0;
+	/* a slot not kept was never filled: zeroed by calloc() */
+	for (i = 0; ss->lat && i < (size_t)ss->nd * IOT_NR_OPS; i++) {
+		free(ss->lat[i].v);
+		iot_hist_free(&ss->lat[i].h);
+	}
+	free(ss->s);
+	free(ss->lat);
+	free(ss->dirty);
+	memset(ss, 0, sizeof(*ss));
+}
+
+/* ---- the two reads of a source ------------------------------------------ */
+
+static uint64_t complete_key(const struct xrec *e)
+{
+	return e->r.complete_ns;
+}
+
+static int cmp_complete(const void *a, const void *b)
+{
+	const struct xrec *x = a, *y = b;
+
+	if (x->r.complete_ns != y->r.complete_ns)
+		return x->r.complete_ns < y->r.complete_ns ? -1 : 1;
+	if (x->r.issue_ns != y->r.issue_ns)
+		return x->r.issue_ns < y->r.issue_ns ? -1 : 1;
+	if (x->disk != y->disk)
+		return x->disk < y->disk ? -1 : 1;
+	if (x->r.complete_cpu != y->r.complete_cpu)
+		return x->r.complete_cpu < y->r.complete_cpu ? -1 : 1;
+	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
+}
+
+/* every record of the disks kept: to @pre; those that pass, counted */
+static int sweep_pre(struct iot_sweep *sw, unsigned int disk,
+		     const struct iotrace_record *r)
+{
+	int ret = sw->pre(sw->arg, disk, r);
+
+	if (ret || !iot_filter(sw->o, r))
+		return ret;
+	sw->n++;
+	if (iot_rec_has_lat(r) && r->complete_ns - r->issue_ns > sw->maxlat)
+		sw->maxlat = r->complete_ns - r->issue_ns;
+	return 0;
+}
+
+static int sweep_pre_cb(void *arg, unsigned int disk,
+			const struct iotrace_record *r)
+{
+	struct iot_sweep *sw = arg;
+
+	if (sw->disk >= 0 && (int)disk != sw->disk)
+		return 0;
+	return sweep_pre(sw, disk, r);
+}
+
+static int sweep_cb(void *arg, unsigned int disk,
+		    const struct iotrace_record *r)
+{
+	struct iot_sweep *sw = arg;
+	const struct xrec *e;
+	int ret;
+
+	if (sw->disk >= 0 && (int)disk != sw->disk)
+		return 0;
+	/* a ring is read once: held whole in the window meanwhile */
+	if (!sw->src->is_file) {
+		ret = sweep_pre(sw, disk, r);
+		if (ret)
+			return ret;
+	}
+	if (!iot_filter(sw->o, r))
+		return 0;
+	if (iot_win_push(&sw->win, disk, r, &e))
+		return -2;
+	if (e)
+		sw->each(sw->arg, e);
+	return 0;
+}
+
+/**
+ * iot_sweep_run() - read @sw->src for @sw: a trace file twice, first for
+ * @sw->pre (the span, the scales), then merged by completion through a
+ * window of SWEEP_WINDOW records for @sw->each, in memory that does not
+ * grow with the file; a ring (its records held: it is bounded) once.
+ * @sw: what to do (@o, @src, @disk, @pre, @start, @each, @arg).
+ *
+ * Return: 0, @sw->start's non-zero value, or 1 after printing what failed.
+ */
+int iot_sweep_run(struct iot_sweep *sw)
+{
+	char err[IOT_ERR_LEN];
+	const struct xrec *e;
+	int ret;
+
+	sw->n = 0;
+	sw->maxlat = 0;
+	if (iot_win_init(&sw->win, sw->src->is_file ? SWEEP_WINDOW : 0,
+			 complete_key, cmp_complete)) {
+		iot_err("out of memory");
+		return 1;
+	}
+	if (sw->src->is_file) {
+		ret = iot_src_read(sw->src, sweep_pre_cb, sw, err, sizeof(err));
+		if (ret)
+			goto fail;
+		ret = sw->start(sw->arg);
+		if (ret)
+			goto out;
+	}
+	ret = iot_src_read_merged(sw->src, 0, sweep_cb, sw, err, sizeof(err));
+	if (ret)
+		goto fail;
+	if (!sw->src->is_file) {
+		ret = sw->start(sw->arg);
+		if (ret)
+			goto out;
+	}
+	while ((e = iot_win_pop(&sw->win)))
+		sw->each(sw->arg, e);
+	goto out;
+fail:
+	iot_err("%s", ret == -2 ? "out of memory" : err);
+	ret = 1;
+out:
+	iot_win_free(&sw->win);
+	return ret;
 }
 
 static const char *slot_name(int k)
@@ -273,6 +518,82 @@ void iot_ival_header(FILE *fp, int disk)
 		"MB/s", "AVG_US", "P50_US", "P99_US", "MAX_US", "QD", "LOST");
 }
 
+/* The header of iot_ival_csv()'s rows. */
+void iot_ival_csv_header(FILE *fp)
+{
+	fputs("disk,time_ns,start_ns,interval_ns,op,count,iops,mbps,bytes,", fp);
+	fputs("queue_depth,lat_n,lat_avg_ns,lat_p50_ns,lat_p99_ns,lat_max_ns,",
+	      fp);
+	fputs("lost\n", fp);
+}
+
+/* one row of iot_ival_csv(): from "op" on */
+static void ival_csv_row(FILE *fp, const char *op,
+			 const struct iot_series_op *o, double sec, double qd)
+{
+	fprintf(fp, ",%s,%llu,%.3f,%.3f,%llu,", op, (unsigned long long)o->n,
+		o->n / sec, o->bytes / sec / 1e6,
+		(unsigned long long)o->bytes);
+	if (qd >= 0)
+		fprintf(fp, "%.3f", qd);
+	fprintf(fp, ",%llu", (unsigned long long)o->lat_n);
+	if (o->lat_n)
+		fprintf(fp, ",%.1f,%llu,%llu,%llu", (double)o->lat_sum / o->lat_n,
+			(unsigned long long)o->p50, (unsigned long long)o->p99,
+			(unsigned long long)o->lat_max);
+	else
+		fputs(",,,,", fp);
+}
+
+/**
+ * iot_ival_csv() - the rows of one interval (stats --interval -o csv,
+ * live and over a file alike): one per operation, as the text lines, the
+ * numbers of iot_ival_json() in nanoseconds; an interval with none has
+ * one row with an empty op.  A field not known is empty (latencies
+ * without one, queue depth live, lost over a file).
+ * @fp: output.
+ * @disk: the disk's name.
+ * @time_ns: end of the interval.
+ * @start_ns: start of the part of it the data covers.
+ * @width: the time from @start_ns the data covers, ns.
+ * @ops: IOT_NR_OPS summaries.
+ * @depth: average requests in flight, < 0: unknown.
+ * @lost: records lost in the interval, < 0: unknown.
+ */
+void iot_ival_csv(FILE *fp, const char *disk, uint64_t time_ns,
+		  uint64_t start_ns, uint64_t width,
+		  const struct iot_series_op *ops, double depth, int64_t lost)
+{
+	static const struct iot_series_op none;
+	double sec = width / 1e9;
+	char ls[24] = "";
+	int k, any = 0;
+
+	if (lost >= 0)
+		snprintf(ls, sizeof(ls), "%llu", (unsigned long long)lost);
+	for (k = 0; k < IOT_NR_OPS; k++) {
+		const struct iot_series_op *o = &ops[k];
+
+		/* in flight through the interval, none completed: its QD */
+		if (!o->n && (depth < 0 || !o->inflight_ns))
+			continue;
+		any = 1;
+		iot_csv_str(fp, disk);
+		fprintf(fp, ",%llu,%llu,%llu", (unsigned long long)time_ns,
+			(unsigned long long)start_ns, (unsigned long long)width);
+		ival_csv_row(fp, slot_name(k), o, sec,
+			     depth < 0 ? -1 : (double)o->inflight_ns / width);
+		fprintf(fp, ",%s\n", ls);
+	}
+	if (any)
+		return;
+	iot_csv_str(fp, disk);
+	fprintf(fp, ",%llu,%llu,%llu", (unsigned long long)time_ns,
+		(unsigned long long)start_ns, (unsigned long long)width);
+	ival_csv_row(fp, "", &none, sec, depth);
+	fprintf(fp, ",%s\n", ls);
+}
+
 /**
  * iot_ival_text() - the lines of one interval, one per operation.
  * @fp: output.
@@ -336,76 +657,19 @@ void iot_ival_text(FILE *fp, const char *disk, uint64_t time_ns,
 }
 
 /**
- * struct ser_load - stats FILE --interval: the records read.
- * @x: those that pass the filters (and --disk).
- * @first: the earliest start of any record of the disks kept, filtered
- *	or not (UINT64_MAX: none).
- * @last: the latest completion (or start) of any of them.
+ * iot_series_late() - say what came too late in the file to be in its
+ * interval (more than SWEEP_WINDOW records out of completion order).
+ * @ss: the set, at its end.
+ * @label: the source.
  */
-struct ser_load {
-	struct xset *x;
-	uint64_t first, last;
-};
-
-static int ser_collect(void *arg, unsigned int disk,
-		       const struct iotrace_record *r)
+void iot_series_late(const struct iot_series_set *ss, const char *label)
 {
-	struct ser_load *l = arg;
-	struct xset *x = l->x;
-	uint64_t s = xrec_start(r);
-	uint64_t e = r->rflags & IOTRACE_RF_COMPLETE ? r->complete_ns : s;
-
-	if (x->disk >= 0 && (int)disk != x->disk)
-		return 0;
-	/* the trace's own span, which the window is cut to */
-	if (s < l->first)
-		l->first = s;
-	if (e > l->last)
-		l->last = e;
-	if (!iot_filter(x->o, r))
-		return 0;
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 4096;
-		struct xrec *v = realloc(x->v, cap * sizeof(*v));
-
-		if (!v)
-			return -2;
-		x->v = v;
-		x->cap = cap;
-	}
-	x->v[x->n].r = *r;
-	x->v[x->n].disk = disk;
-	x->n++;
-	return 0;
-}
-
-/* xset_load_src() for stats_series(), with the trace's own span */
-static int ser_load(struct ser_load *l, const struct iot_opts *o,
-		    struct iot_src *src)
-{
-	struct xset *x = l->x;
-	char err[IOT_ERR_LEN];
-	int ret;
-
-	memset(x, 0, sizeof(*x));
-	x->o = o;
-	x->disk = -1;
-	x->src = *src;
-	memset(src, 0, sizeof(*src));
-	src->fd = -1;
-	l->first = UINT64_MAX;
-	l->last = 0;
-	if (o->disk) {
-		x->disk = iot_src_disk(&x->src, o->disk);
-		if (x->disk < 0)
-			return 2;
-	}
-	ret = iot_src_read(&x->src, ser_collect, l, err, sizeof(err));
-	if (ret) {
-		iot_err("%s", ret == -2 ? "out of memory" : err);
-		return 1;
-	}
-	return 0;
+	if (ss->late_out || ss->late_pct)
+		fprintf(stderr, "iotracectl: %s: %llu requests came more than %u records out of completion order in the file: %llu left out of the intervals, %llu out of their interval's P50 and P99\n",
+			label,
+			(unsigned long long)(ss->late_out + ss->late_pct),
+			SWEEP_WINDOW, (unsigned long long)ss->late_out,
+			(unsigned long long)ss->late_pct);
 }
 
 /*
@@ -422,8 +686,148 @@ static uint64_t time_tick(uint64_t anchor, uint64_t width)
 }
 
 /**
+ * struct ser_ctx - stats FILE --interval.
+ * @o: options.
+ * @sw: the reads of the source.
+ * @ss: the intervals.
+ * @first: the earliest start of any record of the disks kept, filtered
+ *	or not (UINT64_MAX: none).
+ * @last: the latest completion (or start) of any of them.
+ * @lo: start of the window.
+ * @tick: the resolution TIME_S shows.
+ * @multi: with a DISK column (every disk of a multi-disk source).
+ * @doc: the JSON document.
+ * @rc: exit status.
+ */
+struct ser_ctx {
+	const struct iot_opts *o;
+	struct iot_sweep sw;
+	struct iot_series_set ss;
+	uint64_t first, last, lo, tick;
+	unsigned int multi;
+	struct iot_out doc;
+	int rc;
+};
+
+static int ser_pre(void *arg, unsigned int disk,
+		   const struct iotrace_record *r)
+{
+	struct ser_ctx *c = arg;
+	uint64_t s = xrec_start(r);
+	uint64_t e = r->rflags & IOTRACE_RF_COMPLETE ? r->complete_ns : s;
+
+	(void)disk;
+	/* the trace's own span, which the window is cut to */
+	if (s < c->first)
+		c->first = s;
+	if (e > c->last)
+		c->last = e;
+	return 0;
+}
+
+/* interval @k is final: its lines (objects), a disk after the other */
+static void ser_emit(void *arg, uint64_t k)
+{
+	struct ser_ctx *c = arg;
+	const struct iot_series_set *ss = &c->ss;
+	const struct iot_src *src = c->sw.src;
+	uint64_t len = iot_series_len(&ss->s[0], k);
+	uint64_t ts = ss->anchor + k * ss->width, tn = ts + ss->width;
+	unsigned int d;
+
+	if (c->o->count && k >= (uint64_t)c->o->count)
+		return;
+	/* the part of the interval the window covers: from ts */
+	if (ts < c->lo)
+		ts = c->lo;
+	for (d = 0; d < ss->nd; d++) {
+		const struct iot_disk *dk = &src->disks[ss->s[d].disk];
+		const struct iot_series_op *ops = iot_series_ops(&ss->s[d], k);
+		double depth = iot_series_depth(&ss->s[d], k);
+		char name[320];
+
+		if (c->o->fmt == FMT_JSON) {
+			snprintf(name, sizeof(name), "%s:%s", src->label,
+				 dk->name);
+			iot_ival_json(&c->doc.jw, name, tn, ts, len, ops, depth,
+				      -1);
+			iot_out_item_end(&c->doc);
+		} else if (c->o->fmt == FMT_CSV) {
+			iot_ival_csv(stdout, dk->name, tn, ts, len, ops, depth,
+				     -1);
+		} else {
+			iot_ival_text(stdout, c->multi ? dk->name : NULL, tn,
+				      c->tick, len, ops, depth, -1);
+		}
+	}
+}
+
+/* the trace's span is known: the grid, the header */
+static int ser_start(void *arg)
+{
+	struct ser_ctx *c = arg;
+	const struct iot_opts *o = c->o;
+	uint64_t width = (uint64_t)(o->interval * 1e9 + 0.5), t0, t1;
+	uint64_t anchor, hi;
+	int ret;
+
+	if (!width)
+		width = 1;
+	t0 = c->first == UINT64_MAX ? 0 : c->first;
+	t1 = c->last;
+	/*
+	 * The window: the trace's span (every record of the disks kept,
+	 * filtered or not), cut to --from/--to; the intervals from --from
+	 * (whole intervals of it before the trace skipped), else from the
+	 * trace's first request.
+	 */
+	c->lo = t0 > o->from_ns ? t0 : o->from_ns;
+	hi = t1 < o->to_ns ? t1 : o->to_ns;
+	if (hi < c->lo)
+		hi = c->lo;
+	anchor = o->from_ns ? o->from_ns + (c->lo - o->from_ns) / width * width :
+		 c->lo;
+	c->tick = time_tick(anchor, width);
+	/* nothing matched: no interval */
+	if (c->sw.n) {
+		ret = iot_series_init(&c->ss, c->sw.src, c->sw.disk, anchor,
+				      c->lo, hi, width, c->sw.maxlat, ser_emit,
+				      c);
+		if (ret == -2) {
+			iot_err("--interval %g: more than %u intervals over the %.3f s of %s: give a longer interval",
+				o->interval, IOT_SERIES_MAX, (hi - c->lo) / 1e9,
+				c->sw.src->label);
+			return 2;
+		}
+		if (ret) {
+			iot_err("out of memory");
+			return 1;
+		}
+	}
+	c->multi = c->sw.src->nr_disks > 1 && c->sw.disk < 0;
+	if (o->fmt == FMT_JSON)
+		iot_out_begin(&c->doc, stdout, FMT_JSON, o->jsonl);
+	else if (o->fmt == FMT_CSV)
+		iot_ival_csv_header(stdout);
+	else
+		iot_ival_header(stdout, c->multi);
+	c->rc = 0;
+	return 0;
+}
+
+static void ser_each(void *arg, const struct xrec *e)
+{
+	struct ser_ctx *c = arg;
+
+	iot_series_add(&c->ss, e);
+}
+
+/**
  * stats_series() - stats FILE --interval: the intervals of a recording,
- * every disk (or --disk) interleaved in time order.
+ * every disk (or --disk) interleaved in time order, each printed once
+ * no request still to come can change it: a trace file (or standard
+ * input) is read twice, in memory that does not grow with it
+ * (iot_sweep_run()).
  * @o: options.
  * @src: the FILE (or DISK, read once), opened by the caller: taken over
  *	(closed here), so that standard input is read once.
@@ -432,102 +836,43 @@ static uint64_t time_tick(uint64_t anchor, uint64_t width)
  */
 int stats_series(const struct iot_opts *o, struct iot_src *src)
 {
-	uint64_t width = (uint64_t)(o->interval * 1e9 + 0.5), t0, t1;
-	uint64_t anchor, lo, hi, tick;
-	struct iot_series *s = NULL;
-	struct ser_load l = { 0 };
-	struct iot_out doc;
-	unsigned int d, nd = 0, multi;
-	struct xset x;
-	uint64_t k;
-	int rc = 1, ret;
+	struct ser_ctx c;
+	int ret;
 
-	if (!width)
-		width = 1;
-	l.x = &x;
-	ret = ser_load(&l, o, src);
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.first = UINT64_MAX;
+	c.rc = 1;
+	c.sw.o = o;
+	c.sw.src = src;
+	c.sw.disk = -1;
+	c.sw.pre = ser_pre;
+	c.sw.start = ser_start;
+	c.sw.each = ser_each;
+	c.sw.arg = &c;
+	if (o->disk) {
+		c.sw.disk = iot_src_disk(src, o->disk);
+		if (c.sw.disk < 0) {
+			c.rc = 2;
+			goto out;
+		}
+	}
+	ret = iot_sweep_run(&c.sw);
 	if (ret) {
-		rc = ret;
+		c.rc = ret;
 		goto out;
 	}
-	t0 = l.first == UINT64_MAX ? 0 : l.first;
-	t1 = l.last;
-	/*
-	 * The window: the trace's span (every record of the disks kept,
-	 * filtered or not), cut to --from/--to; the intervals from --from
-	 * (whole intervals of it before the trace skipped), else from the
-	 * trace's first request.
-	 */
-	lo = t0 > o->from_ns ? t0 : o->from_ns;
-	hi = t1 < o->to_ns ? t1 : o->to_ns;
-	if (hi < lo)
-		hi = lo;
-	anchor = o->from_ns ? o->from_ns + (lo - o->from_ns) / width * width :
-		 lo;
-	tick = time_tick(anchor, width);
-	s = calloc(x.src.nr_disks ? x.src.nr_disks : 1, sizeof(*s));
-	if (!s) {
+	if (c.sw.n)
+		iot_series_end(&c.ss);
+	if (c.ss.nomem) {
 		iot_err("out of memory");
-		goto out;
-	}
-	for (d = 0; x.n && d < x.src.nr_disks; d++) {
-		if (x.disk >= 0 && (int)d != x.disk)
-			continue;
-		ret = series_build(&s[nd++], &x, d, anchor, lo, hi, width);
-		if (ret == -2) {
-			iot_err("--interval %g: more than %u intervals over the %.3f s of %s: give a longer interval",
-				o->interval, IOT_SERIES_MAX, (hi - lo) / 1e9,
-				x.src.label);
-			rc = 2;
-			goto out;
-		}
-		if (ret) {
-			iot_err("out of memory");
-			goto out;
-		}
-	}
-	multi = x.src.nr_disks > 1 && x.disk < 0;
-	if (o->fmt == FMT_JSON)
-		iot_out_begin(&doc, stdout, FMT_JSON, o->jsonl);
-	else
-		iot_ival_header(stdout, multi);
-	/* nothing matched: no interval */
-	for (k = 0; nd && k < s[0].nb; k++) {
-		uint64_t len = iot_series_len(&s[0], k);
-		uint64_t ts = s[0].t0 + k * width, tn = ts + width;
-
-		if (o->count && k >= (uint64_t)o->count)
-			break;
-		/* the part of the interval the window covers: from ts */
-		if (ts < lo)
-			ts = lo;
-		for (d = 0; d < nd; d++) {
-			const struct iot_disk *dk = &x.src.disks[s[d].disk];
-			char src[320];
-
-			if (o->fmt == FMT_JSON) {
-				snprintf(src, sizeof(src), "%s:%s", x.src.label,
-					 dk->name);
-				iot_ival_json(&doc.jw, src, tn, ts, len,
-					      &s[d].b[k * IOT_NR_OPS],
-					      s[d].depth[k], -1);
-				iot_out_item_end(&doc);
-			} else {
-				iot_ival_text(stdout, multi ? dk->name : NULL,
-					      tn, tick, len,
-					      &s[d].b[k * IOT_NR_OPS],
-					      s[d].depth[k], -1);
-			}
-		}
+		c.rc = 1;
 	}
 	if (o->fmt == FMT_JSON)
-		iot_out_end(&doc);
-	rc = 0;
+		iot_out_end(&c.doc);
+	iot_series_late(&c.ss, src->label);
 out:
-	if (s)
-		for (d = 0; d < nd; d++)
-			iot_series_free(&s[d]);
-	free(s);
-	xset_free(&x);
-	return rc;
+	iot_series_free(&c.ss);
+	iot_src_close(src);
+	return c.rc;
 }

@@ -32,32 +32,124 @@ struct iot_series_op {
  * @hi: end of the window: the last interval ends there.
  * @width: interval, ns.
  * @nb: intervals.
- * @b: @nb x IOT_NR_OPS summaries.
- * @depth: @nb average queue depths (all operations), over the part of
- *	the interval the window covers (iot_series_len()).
+ * @cap: intervals held: interval k is in slot k % @cap (all @nb of them,
+ *	or those a request still to come can reach: struct iot_series_set).
+ * @b: @cap x IOT_NR_OPS summaries.
+ * @depth: @cap average queue depths (all operations), over the part of
+ *	the interval the window covers (iot_series_len()), once the
+ *	interval is final; until then the time in flight, ns.
  */
 struct iot_series {
 	unsigned int disk;
 	uint64_t t0, lo, hi, width;
-	size_t nb;
+	uint64_t nb, cap;
 	struct iot_series_op *b;
 	double *depth;
 };
 
-int iot_series_build(struct iot_series *s, const struct xset *x,
-		     unsigned int disk, uint64_t t0, uint64_t t1,
-		     uint64_t width);
-uint64_t iot_series_len(const struct iot_series *s, size_t k);
-void iot_series_free(struct iot_series *s);
-void iot_series_span(const struct xset *x, uint64_t *t0, uint64_t *t1);
+/* interval @k's IOT_NR_OPS summaries and queue depth */
+static inline struct iot_series_op *iot_series_ops(const struct iot_series *s,
+						   uint64_t k)
+{
+	return &s->b[k % s->cap * IOT_NR_OPS];
+}
+
+static inline double iot_series_depth(const struct iot_series *s, uint64_t k)
+{
+	return s->depth[k % s->cap];
+}
+
+struct ser_lat;
+
+/**
+ * struct iot_series_set - the time series of the disks of a source, fed
+ * a request at a time in completion order (iot_series_add()).
+ * @nd: disks kept.
+ * @s: their series (@nd).
+ * @slot: a disk's index in @s, -1: not kept.
+ * @anchor: start of interval 0.
+ * @width: interval, ns.
+ * @nb: intervals.
+ * @maxlat: the longest latency of the requests to come: an interval
+ *	that ends @maxlat before the last completion is final.
+ * @base: the intervals before it are final (handed to @emit).
+ * @cur: the interval whose latencies @lat holds.
+ * @n: requests added.
+ * @late_out: requests left out, their interval final when they came.
+ * @late_pct: requests left out of their interval's P50/P99 only.
+ * @nomem: out of memory (a histogram).
+ * @emit: called with each interval once it is final, in order; NULL:
+ *	every interval is kept (@cap = @nb), final after iot_series_end().
+ * @arg: its argument.
+ * @lat: @nd x IOT_NR_OPS latencies of interval @cur.
+ * @dirty: the entries of @lat that hold some.
+ * @ndirty: entries in @dirty.
+ */
+struct iot_series_set {
+	unsigned int nd;
+	struct iot_series *s;
+	int slot[IOT_MAX_DISKS];
+	uint64_t anchor, width, nb, maxlat, base, cur, n;
+	uint64_t late_out, late_pct;
+	int nomem;
+	void (*emit)(void *arg, uint64_t k);
+	void *arg;
+	struct ser_lat *lat;
+	uint32_t *dirty;
+	size_t ndirty;
+};
+
+struct iot_src;
+int iot_series_init(struct iot_series_set *ss, const struct iot_src *src,
+		    int disk, uint64_t anchor, uint64_t lo, uint64_t hi,
+		    uint64_t width, uint64_t maxlat,
+		    void (*emit)(void *arg, uint64_t k), void *arg);
+void iot_series_add(struct iot_series_set *ss, const struct xrec *e);
+void iot_series_end(struct iot_series_set *ss);
+void iot_series_free(struct iot_series_set *ss);
+uint64_t iot_series_len(const struct iot_series *s, uint64_t k);
+void iot_series_late(const struct iot_series_set *ss, const char *label);
+
+/**
+ * struct iot_sweep - a source read twice, for stats --interval and plot
+ * in memory that does not grow with it (iot_sweep_run()).
+ * @o: options (filters).
+ * @src: the source, open.
+ * @disk: the disk kept (--disk), -1: all.
+ * @pre: first, every record of the disks kept, filtered or not, in any
+ *	order; non-zero stops.
+ * @start: then once, before @each; non-zero (an exit status) stops.
+ * @each: then the records that pass the filters, in completion order.
+ * @arg: their argument.
+ * @n: the records that pass the filters.
+ * @maxlat: their longest latency (issue to completion).
+ * @win: the window that puts the records in order.
+ */
+struct iot_sweep {
+	const struct iot_opts *o;
+	struct iot_src *src;
+	int disk;
+	int (*pre)(void *arg, unsigned int disk,
+		   const struct iotrace_record *r);
+	int (*start)(void *arg);
+	void (*each)(void *arg, const struct xrec *e);
+	void *arg;
+	uint64_t n, maxlat;
+	struct iot_win win;
+};
+
+int iot_sweep_run(struct iot_sweep *sw);
 void iot_ival_json(struct iot_jw *w, const char *source, uint64_t time_ns,
 		   uint64_t start_ns, uint64_t width,
 		   const struct iot_series_op *ops, double depth, int64_t lost);
 void iot_ival_header(FILE *fp, int disk);
+void iot_ival_csv_header(FILE *fp);
+void iot_ival_csv(FILE *fp, const char *disk, uint64_t time_ns,
+		  uint64_t start_ns, uint64_t width,
+		  const struct iot_series_op *ops, double depth, int64_t lost);
 void iot_ival_text(FILE *fp, const char *disk, uint64_t time_ns,
 		   uint64_t step, uint64_t width,
 		   const struct iot_series_op *ops, double depth, int64_t lost);
-struct iot_src;
 int stats_series(const struct iot_opts *o, struct iot_src *src);
 
 #endif /* IOT_SERIES_H */

@@ -13,6 +13,7 @@
 #include "export.h"
 #include "numfmt.h"
 #include "out.h"
+#include "watch.h"
 
 /**
  * struct show_ctx - records collected for show.
@@ -67,6 +68,8 @@ struct show_ctx {
  *	(the records keep their own numbers).
  * @counts: per disk, the trailer's counts (what was written).
  * @nomem: a disk's chunk could not be allocated (its records are lost).
+ * @end_mono: a ring's trailer end time (its last record's end).
+ * @end_real: that in wall-clock time (0: unknown).
  */
 struct show_trace {
 	struct iot_writer w;
@@ -75,6 +78,7 @@ struct show_trace {
 	uint32_t n[IOT_MAX_DISKS];
 	uint64_t seq[IOT_MAX_DISKS];
 	struct iot_counts counts[IOT_MAX_DISKS];
+	uint64_t end_mono, end_real;
 };
 
 /* records a trace file is read ahead by, to print them in order */
@@ -406,9 +410,12 @@ static void normal_rec(struct show_ctx *c, const struct xrec *sr, int multi)
 
 static void hex_header(void)
 {
-	printf("%-4s %-8s %-16s %-16s %-16s %-8s %-2s %-4s %-4s %-4s %-8s %-8s %-2s %s\n",
-	       "DISK", "SEQ", "ISSUE_NS", "COMPLETE_NS", "SECTOR", "BYTES",
-	       "OP", "RFL", "OPF", "ERR", "DEVSTAT", "RESULT", "CT", "CMD");
+	printf("%-4s %-8s %-16s %-16s %-8s %-16s %-8s %-2s %-4s %-4s %-4s ",
+	       "DISK", "SEQ", "ISSUE_NS", "COMPLETE_NS", "QUEUE_NS", "SECTOR",
+	       "BYTES", "OP", "RFL", "OPF", "ERR");
+	printf("%-8s %-8s %-2s %-4s %-4s %-4s %-4s %-2s %-8s %-16s %s\n",
+	       "DEVSTAT", "RESULT", "CT", "ICPU", "CCPU", "HWQ", "TAG", "RT",
+	       "PID", "CGROUP", "CMD");
 }
 
 static const char hex_digit[] = "0123456789abcdef";
@@ -436,14 +443,18 @@ static void hex_rec(const struct xrec *sr)
 {
 	const struct iotrace_record *r = &sr->r;
 	int n = r->cmd_len > IOTRACE_CMD_LEN ? IOTRACE_CMD_LEN : r->cmd_len;
-	char line[320], *p = line;
+	char line[400], *p = line;
 	int j;
 
-	/* "%04x %08x %016llx %016llx %016llx %08x %02x %04x %04x %04x %08x %08x %02x " */
+	/*
+	 * "%04x %08x %016llx %016llx %08x %016llx %08x %02x %04x %04x %04x
+	 * %08x %08x %02x %04x %04x %04x %04x %02x %08x %016llx "
+	 */
 	p = put_hex(p, sr->disk, 4);
 	p = put_hex(p, r->seq, 8);
 	p = put_hex(p, r->issue_ns, 16);
 	p = put_hex(p, r->complete_ns, 16);
+	p = put_hex(p, r->queue_ns, 8);
 	p = put_hex(p, r->sector, 16);
 	p = put_hex(p, r->bytes, 8);
 	p = put_hex(p, r->op, 2);
@@ -453,6 +464,13 @@ static void hex_rec(const struct xrec *sr)
 	p = put_hex(p, r->dev_status, 8);
 	p = put_hex(p, r->dev_result, 8);
 	p = put_hex(p, r->cmd_type, 2);
+	p = put_hex(p, r->issue_cpu, 4);
+	p = put_hex(p, r->complete_cpu, 4);
+	p = put_hex(p, r->hwq, 4);
+	p = put_hex(p, r->tag, 4);
+	p = put_hex(p, r->retries, 2);
+	p = put_hex(p, r->pid, 8);
+	p = put_hex(p, r->cgroup, 16);
 	if (!(r->rflags & IOTRACE_RF_CMD_VALID))
 		n = 0;
 	for (j = 0; j < n; j++) {
@@ -465,23 +483,58 @@ static void hex_rec(const struct xrec *sr)
 	fwrite_unlocked(line, 1, (size_t)(p - line), stdout);
 }
 
+/* the time a record ends (its completion, else its issue) */
+static uint64_t rec_end(const struct iotrace_record *r)
+{
+	return r->rflags & IOTRACE_RF_COMPLETE ? r->complete_ns : r->issue_ns;
+}
+
 /*
  * -o trace: the file's header, as the source's (a trace file's host,
- * kernel and clock anchor; a ring's are this machine's, now).
+ * kernel and clock anchor).  A ring has none: the file starts at its
+ * first record's start and ends (trace_finish()) at its last record's
+ * end; a live ring is this machine's (host, kernel, the offset between
+ * its clocks now), a ring copy's host, kernel and wall-clock time are
+ * unknown (empty, 0).  A ring's records are all read (c->v) before the
+ * first is written.
  */
 static void trace_start(struct show_ctx *c)
 {
 	const struct iot_src *src = c->src;
 	const struct iotrace_file_hdr *h = src->fi ? &src->fi->hdr : NULL;
+	uint64_t mono, real = 0, lo = UINT64_MAX, hi = 0;
 	struct utsname u;
+	size_t i;
 
-	if (h || uname(&u))
-		memset(&u, 0, sizeof(u));
+	memset(&u, 0, sizeof(u));
+	if (h) {
+		iot_writer_start(&c->tr->w, stdout,
+				 sizeof(struct iotrace_record), src->disks,
+				 src->nr_disks, h->anchor_mono_ns,
+				 h->anchor_real_ns, h->release, h->host);
+		return;
+	}
+	for (i = 0; i < c->n; i++) {
+		uint64_t a = iot_rec_start(&c->v[i].r), b = rec_end(&c->v[i].r);
+
+		if (a < lo)
+			lo = a;
+		if (b > hi)
+			hi = b;
+	}
+	mono = iot_now(CLOCK_MONOTONIC);
+	if (src->live) {
+		real = iot_now(CLOCK_REALTIME) - mono;
+		if (uname(&u))
+			memset(&u, 0, sizeof(u));
+	}
+	if (!c->n)	/* no record: an empty span, now for a live ring */
+		lo = hi = src->live ? mono : 0;
+	c->tr->end_mono = hi;
+	c->tr->end_real = src->live ? hi + real : 0;
 	iot_writer_start(&c->tr->w, stdout, sizeof(struct iotrace_record),
-			 src->disks, src->nr_disks,
-			 h ? h->anchor_mono_ns : iot_now(CLOCK_MONOTONIC),
-			 h ? h->anchor_real_ns : iot_now(CLOCK_REALTIME),
-			 h ? h->release : u.release, h ? h->host : u.nodename);
+			 src->disks, src->nr_disks, lo, src->live ? lo + real : 0,
+			 u.release, u.nodename);
 }
 
 /* -o trace: the records of disk @d gathered so far into a chunk */
@@ -513,6 +566,33 @@ static void trace_rec(struct show_ctx *c, const struct xrec *sr)
 }
 
 /*
+ * -o trace of a snapshot file: its trigger chunks (those of --disk's
+ * disk with --disk), before the trailer as watch writes them.
+ */
+static void trace_triggers(struct show_ctx *c)
+{
+	const struct iot_src *src = c->src;
+	struct iotrace_file_trigger *t = calloc(IOT_MAX_DISKS, sizeof(*t));
+	unsigned int disks[IOT_MAX_DISKS];
+	int n, i;
+
+	if (!t) {
+		c->tr->nomem = 1;
+		return;
+	}
+	n = iot_file_triggers(src->buf, src->len, src->fi, t, disks,
+			      IOT_MAX_DISKS);
+	if (n < 0)
+		iot_err("%s: its trigger chunks could not be read: the trace file lacks them",
+			 src->label);
+	for (i = 0; i < n; i++)
+		if (disks[i] < src->nr_disks &&
+		    (c->disk < 0 || (int)disks[i] == c->disk))
+			iot_writer_trigger(&c->tr->w, disks[i], &t[i]);
+	free(t);
+}
+
+/*
  * -o trace: the last chunks, the names of the submitters, the trailer
  * (the source's end time for a trace file).  Returns 1 after saying what
  * failed.
@@ -532,12 +612,16 @@ static int trace_finish(struct show_ctx *c)
 	if (n > 0)
 		iot_writer_comms(&t->w, v, (uint32_t)n);
 	free(v);
+	if (fi)
+		trace_triggers(c);
 	if (fi && fi->has_trailer)
 		iot_writer_finish(&t->w, t->counts, fi->trailer.end_mono_ns,
 				  fi->trailer.end_real_ns);
-	else
+	else if (fi)
 		iot_writer_finish(&t->w, t->counts, iot_now(CLOCK_MONOTONIC),
 				  iot_now(CLOCK_REALTIME));
+	else
+		iot_writer_finish(&t->w, t->counts, t->end_mono, t->end_real);
 	for (d = 0; d < c->src->nr_disks; d++)
 		free(t->buf[d]);
 	if (t->nomem) {
@@ -729,6 +813,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 		iot_err("%s", err);
 		return 1;
 	}
+	iot_src_times(o, &src);
 	if (o->realtime && !src.is_file) {
 		iot_err("show --realtime: %s is not a trace file: only a trace file's header has the clock anchor that gives wall-clock times",
 			argv[0]);

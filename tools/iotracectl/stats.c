@@ -502,6 +502,73 @@ void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
 }
 
 /**
+ * iot_stats_csv_header() - the header line of iot_stats_csv()'s rows.
+ * @fp: output.
+ */
+void iot_stats_csv_header(FILE *fp)
+{
+	fputs("disk,op,count,iops,mbps,bytes,", fp);
+	fputs("lat_n,lat_min_ns,lat_avg_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,", fp);
+	fputs("lat_p99.9_ns,lat_max_ns,queue_n,queue_avg_ns,queue_max_ns,", fp);
+	fputs("span_ns\n", fp);
+}
+
+/**
+ * iot_stats_csv() - statistics as CSV rows, one per operation seen: the
+ *	numbers of iot_stats_json()'s "ops" (latency fields empty without
+ *	a latency, queue fields without a queue time).
+ * @fp: output.
+ * @s: statistics.
+ * @disk: the disk's name (the first field).
+ * @span_ns: the span rates are over (0: first issue to last completion).
+ */
+void iot_stats_csv(FILE *fp, const struct iot_stats *s, const char *disk,
+		   uint64_t span_ns)
+{
+	uint64_t span = s->last_ns > s->first_ns && s->first_ns != UINT64_MAX ?
+		s->last_ns - s->first_ns : 0;
+	double sec;
+	int k, j;
+
+	if (span_ns)
+		span = span_ns;
+	sec = span / 1e9;
+	for (k = 0; k < IOT_NR_OPS; k++) {
+		const struct iot_opstats *o = &s->op[k];
+		uint64_t n = 0;
+
+		for (j = 0; j < 64; j++)
+			n += o->size_log2[j];
+		if (!n)
+			continue;
+		iot_csv_str(fp, disk);
+		fprintf(fp, ",%s,%llu,%.3f,%.3f,%llu,%llu", slot_name(k),
+			(unsigned long long)n, sec > 0 ? n / sec : 0,
+			sec > 0 ? o->bytes / sec / 1e6 : 0,
+			(unsigned long long)o->bytes,
+			(unsigned long long)o->lat.n);
+		if (o->lat.n) {
+			fprintf(fp, ",%llu,%.1f", (unsigned long long)o->lat.min,
+				(double)o->lat.sum / o->lat.n);
+			for (j = 0; j < 4; j++)
+				fprintf(fp, ",%llu", (unsigned long long)
+					iot_hist_percentile(&o->lat, pcts[j]));
+			fprintf(fp, ",%llu", (unsigned long long)o->lat.max);
+		} else {
+			fputs(",,,,,,,", fp);
+		}
+		fprintf(fp, ",%llu", (unsigned long long)o->queue_n);
+		if (o->queue_n)
+			fprintf(fp, ",%.1f,%llu",
+				(double)o->queue_sum / o->queue_n,
+				(unsigned long long)o->queue_max);
+		else
+			fputs(",,", fp);
+		fprintf(fp, ",%llu\n", (unsigned long long)span);
+	}
+}
+
+/**
  * iot_stats_print() - print statistics as a table (JSON: iot_stats_json()).
  * @fp: output.
  * @s: statistics.

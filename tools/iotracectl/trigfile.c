@@ -391,6 +391,8 @@ int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n)
 			arg);
 		goto out;
 	}
+	/* --from/--to +T: times before the trigger's window cuts them */
+	iot_src_times(o, &src);
 	/* a --disk the file does not hold: a usage error, as show says */
 	if (o->disk && iot_src_disk(&src, o->disk) < 0) {
 		ret = 2;

@@ -191,10 +191,13 @@ static void bench_readers(uint64_t n, int issue_order)
 		{ "plot FILE -o /dev/null", 0, 1 },
 		{ "diff FILE FILE > /dev/null", 0, 2 },
 		{ "stats FILE > /dev/null", 0, 1 },
+		{ "stats --interval 1s FILE > /dev/null", 0, 1 },
 		/* a pipe: copied to a temporary file beyond 24 MB */
 		{ "| show -o csv - > /dev/null", 0, 1 },
 		{ "| stats - > /dev/null", 0, 1 },
 		{ "| export -f csv - -o /dev/null", 0, 1 },
+		{ "| plot - -o /dev/null", 0, 1 },
+		{ "| stats --interval 1s - > /dev/null", 0, 1 },
 	};
 	char path[] = "/tmp/iotracectl-bench.XXXXXX";
 	char dir[] = "/tmp/iotracectl-bench-bt.XXXXXX";

@@ -286,9 +286,6 @@ def main():
     rc, out, err = run('stats', '--kernel', '--op', 'read', 'nullb0')
     result(rc == 2 and 'no filters' in err, 'stats_kernel_refuses_filters',
            err)
-    rc, out, err = run('stats', '-o', 'csv', 'nullb0')
-    result(rc == 2 and 'only with --kernel' in err, 'stats_csv_needs_kernel',
-           err)
     rc, out, err = run('reset-metrics', 'nullb0')
     result(rc == 1 and 'cannot be reset' in err, 'reset_metrics_canned', err)
 

@@ -124,6 +124,30 @@ for BIN in iotracectl/iotracectl build/iotracectl-san; do
 	[ "$BIN" = build/iotracectl-san ] && SFX="_san"
 	golden show_ring.txt show r.ring
 	golden show_ring_hex.txt show -o hex r.ring
+	golden show_file_hex.txt show -o hex f.trace
+	# -o hex carries every field of the record JSON has, by column name
+	for src in r.ring f.trace; do
+		"$BIN" show -o hex "$T/$src" > "$T/hex.txt" 2> "$T/err" &&
+		"$BIN" show -o json "$T/$src" > "$T/recs.json" 2>> "$T/err" &&
+		python3 -c 'import json, sys
+recs = json.load(open(sys.argv[2]))
+lines = open(sys.argv[1]).read().split("\n")
+head = lines[0].split()
+rows = [dict(zip(head, l.split())) for l in lines[1:] if l]
+assert len(rows) == len(recs), (len(rows), len(recs))
+cols = {"QUEUE_NS": "queue_ns", "ICPU": "issue_cpu", "CCPU": "complete_cpu",
+	"HWQ": "hwq", "TAG": "tag", "RT": "retries", "PID": "pid",
+	"CGROUP": "cgroup", "SEQ": "seq", "BYTES": "bytes"}
+for h, r in zip(rows, recs):
+	for c, k in cols.items():
+		assert c in h, ("no column", c, head)
+		want = r[k] if r[k] is not None else 0
+		if k == "queue_ns" and not r["rflags"] & (1 << 8):
+			continue
+		assert int(h[c], 16) == want, (c, h[c], k, r[k], r["seq"])' \
+			"$T/hex.txt" "$T/recs.json" >> "$T/err" 2>&1
+		result $? "hex_has_every_field_${src%.*}$SFX" "$T/err"
+	done
 	golden show_file.txt show f.trace
 	golden show_file.json show -o json f.trace
 	golden show_file_realtime.txt show --realtime f.trace
@@ -274,6 +298,47 @@ print(j["host"], j["release"], j["start_real_ns"], j["end_real_ns"],
 	"$BIN" show -o csv "$T/x.trace" > "$T/b" 2>> "$T/err" &&
 	cmp "$T/a" "$T/b" >> "$T/err" 2>&1
 	result $? "show_trace_of_a_ring$SFX" "$T/err"
+	# -o trace of a ring spans its records (first start to last end);
+	# a ring copy's host, kernel and wall-clock time are unknown, a live
+	# ring's are this machine's
+	for src in "$T/r.ring" nullb0; do
+		"$BIN" show -o trace $src > "$T/x.trace" 2> "$T/err" &&
+		"$BIN" show -o json $src > "$T/recs.json" 2>> "$T/err" &&
+		"$BIN" info -o json "$T/x.trace" > "$T/i.json" 2>> "$T/err" &&
+		python3 -c 'import json, sys
+i = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[2]))
+lo = min(r["complete_ns"] if r["rflags"] >> 7 & 1 or not r["issue_ns"] else r["issue_ns"] for r in recs)
+hi = max(r["complete_ns"] if r["complete_ns"] is not None else r["issue_ns"] for r in recs)
+assert (i["start_mono_ns"], i["end_mono_ns"]) == (lo, hi), (i["start_mono_ns"], i["end_mono_ns"], lo, hi)
+if sys.argv[3].endswith("r.ring"):
+	assert (i["host"], i["release"], i["start_real_ns"], i["end_real_ns"]) == ("", "", 0, 0), i
+else:
+	import os
+	u = os.uname()
+	assert (i["host"], i["release"]) == (u.nodename, u.release), i
+	assert i["end_real_ns"] - i["start_real_ns"] == hi - lo, i' \
+			"$T/i.json" "$T/recs.json" $src >> "$T/err" 2>&1
+		result $? "show_trace_of_a_ring_spans_its_records_${src##*/}$SFX" "$T/err"
+	done
+	# -o trace of a snapshot keeps its trigger chunks (--disk's only)
+	[ -s "$T/trig.trace" ] || build/gen trig "$T/trig.trace" 200 2
+	trigkeys='import json, sys
+print([(t["disk"], t["reason"], t["mono_ns"], t["real_ns"], t.get("serial"))
+       for t in json.load(sys.stdin).get("triggers", [])])'
+	for f in "" "--disk disk1"; do
+		"$BIN" show -o trace $f "$T/trig.trace" > "$T/x.trace" 2> "$T/err" &&
+		"$BIN" info -o json "$T/x.trace" 2>> "$T/err" | python3 -c "$trigkeys" > "$T/b" &&
+		"$BIN" info -o json "$T/trig.trace" 2>> "$T/err" | python3 -c "$trigkeys" > "$T/a" &&
+		if [ -n "$f" ]; then
+			python3 -c 'import ast, sys
+a = ast.literal_eval(open(sys.argv[1]).read())
+print([t for t in a if t[0] == "disk1"])' "$T/a" > "$T/a2" && mv "$T/a2" "$T/a"
+		fi &&
+		grep -q disk "$T/a" &&
+		diff -u "$T/a" "$T/b" >> "$T/err" 2>&1
+		result $? "show_trace_keeps_trigger_chunks${f:+_disk1}$SFX" "$T/err"
+	done
 	refuse show_trace_follow "not with -f" show -f -o trace nullb0
 	# record the fake live disks; the file shows what the disk shows
 	"$BIN" record nullb0 -o "$T/rec.trace" --duration 0.2 2> "$T/err"
@@ -428,6 +493,14 @@ for l in open(sys.argv[1]):
 	assert isinstance(j["time_ns"], int) and j["lost"] == 0, j
 	assert j["interval_ns"] == 50000000 and j["source"] == "nullb0", j' "$T/out" > "$T/err" 2>&1
 	result $? "stats_interval_json_time_and_loss_fields$SFX" "$T/err"
+	"$BIN" stats --interval 0.05 --count 2 -o csv nullb0 > "$T/out" 2> "$T/err"
+	[ $? = 0 ] && python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(set(r["time_ns"] for r in rows)) == 2, rows
+for r in rows:
+	assert r["disk"] == "nullb0" and r["interval_ns"] == "50000000", r
+	assert r["queue_depth"] == "" and r["lost"] == "0", r' "$T/out" >> "$T/err" 2>&1
+	result $? "stats_interval_csv_live$SFX" "$T/err"
 	# show -f: a live ring's requests as they complete (a copy of the
 	# fake debugfs, whose ring gen push writes into)
 	rm -rf "$T/dfs2" && cp -r "$T/dfs" "$T/dfs2"
@@ -850,6 +923,29 @@ for r in d["rows"]:
 	n += 1
 assert n > 10, n' "$T/d.json" "$T/dd.json" "$T/a.json" "$T/b.json" 2>> "$T/err"
 	result $? "diff_ks_and_percentiles_against_records$SFX" "$T/err"
+	# diff A:DISK B:DISK: one disk of each side (its --disk), the rows of
+	# that disk's records; sides of other disks are said on standard
+	# error, but for disks given with both sides (asked for)
+	: > "$T/err"
+	"$BIN" diff -o json "$T/f2.trace:disk0" "$T/f2.trace:disk1" > "$T/d.json" 2> "$T/e1" &&
+	"$BIN" show -o json "$T/f2.trace" > "$T/a.json" 2>> "$T/err" &&
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[2]))
+for side, disk in (("a", "disk0"), ("b", "disk1")):
+	mine = [r for r in recs if r["disk"] == disk]
+	assert d[side]["records"] == len(mine) > 0, (side, d[side], len(mine))
+	rows = [x for x in d["rows"] if x["size"] == "all"]
+	assert rows, d["rows"]
+	for x in rows:
+		n = sum(1 for r in mine if r["op"] == x["op"])
+		assert x[side]["count"] == n, (side, x, n)' "$T/d.json" "$T/a.json" >> "$T/err" 2>&1 &&
+	[ ! -s "$T/e1" ] &&
+	"$BIN" diff "$T/f2.trace:disk0" "$T/r.ring" > /dev/null 2> "$T/e2" &&
+	[ "$(cat "$T/e2")" = "iotracectl: diff: A and B are of other disks (A: disk0; B: nullb0)" ] &&
+	"$BIN" diff "$T/f2.trace" "$T/f2.trace" > /dev/null 2> "$T/e3" && [ ! -s "$T/e3" ] ||
+		{ cat "$T/e1" "$T/e2" "$T/e3" >> "$T/err" 2> /dev/null; false; }
+	result $? "diff_per_side_disk_other_disks_said$SFX" "$T/err"
 	# -o json is one document; --jsonl its items one per line
 	: > "$T/err"
 	for a in "show -o json $T/f.trace" "show -o json $T/r.ring" \
@@ -1618,6 +1714,58 @@ r = subprocess.run("cat %s | TMPDIR=%s/nosuch %s stats -" % (f, os.environ["TMPD
 assert r.returncode == 1 and b"standard input: cannot make a temporary file in" in r.stderr, r
 EOF_PY
 	result $? "stdin_pipe_read_in_bounded_memory$SFX" "$T/why"
+	# plot and stats --interval read a trace file twice (the scales, then
+	# the requests in completion order) and keep intervals, cells and one
+	# interval's latencies, not the records: their peak RSS on the 65 MB
+	# file and on a pipe stays within 24 MB of show -o csv's on the same
+	# (48 MB under ASan: its allocator and quarantine; it was the records,
+	# 83 MB more), and the pipe's output is the file's
+	TMPDIR="$T/tmpd" python3 - "$BIN" "$T/pipe.trace" "$SFX" > "$T/why" 2>&1 <<'EOF_PY'
+import os, subprocess, sys
+b, f, sfx = sys.argv[1:]
+def measured(args, pipe, out):
+	src = subprocess.Popen(["cat", f], stdout=subprocess.PIPE) if pipe else None
+	pid = os.fork()
+	if pid == 0:
+		if pipe:
+			os.dup2(src.stdout.fileno(), 0)
+		fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+		os.dup2(fd, 1)
+		os.dup2(fd, 2)
+		os.execv(b, [b] + args + ["-" if pipe else f])
+	if pipe:
+		src.stdout.close()
+	_, st, ru = os.wait4(pid, 0)
+	if pipe:
+		src.wait()
+	return os.waitstatus_to_exitcode(st), ru.ru_maxrss
+out = os.environ["TMPDIR"] + "/../bm"
+_, ksf = measured(["show", "-o", "csv"], False, out)
+_, ksp = measured(["show", "-o", "csv"], True, out)
+room = (48 if sfx else 24) << 10
+bad = []
+for args in (["stats", "--interval", "10ms"], ["stats", "--interval", "1s", "-o", "json"],
+	     ["plot", "-o", out + ".svg"]):
+	cf, kf = measured(args, False, out + ".f")
+	if args[0] == "plot":
+		os.rename(out + ".svg", out + ".f")
+	cp, kp = measured(args, True, out + ".p")
+	if args[0] == "plot":
+		os.rename(out + ".svg", out + ".p")
+	print(" ".join(args), "exit", cf, cp, "RSS file", kf, "KB, pipe", kp,
+	      "KB; show -o csv", ksf, ksp, "KB")
+	a = open(out + ".f", "rb").read().replace(f.encode(), b"F")
+	p = open(out + ".p", "rb").read().replace(b"standard input", b"F")
+	if cf or cp or a != p or len(a) < 1000:
+		bad.append((args, "exit", cf, cp, "output", len(a), len(p)))
+	if kf - ksf > room or kp - ksp > room:
+		bad.append((args, "took", kf - ksf, kp - ksp, "KB more than show"))
+	os.unlink(out + ".f")
+	os.unlink(out + ".p")
+os.unlink(out)
+assert not bad, bad
+EOF_PY
+	result $? "plot_stats_interval_bounded_memory$SFX" "$T/why"
 	# the merge (show, export) finds each part's chunks with one scan of
 	# the chunk headers, not one per part: 2000 chunks of part 0 in a file
 	# of 64 parts (63 empty), or dealt to the 64 in turn, take about the
@@ -1669,6 +1817,162 @@ EOF_PY
 	result $? "export_blktrace_order_vs_definition$SFX ($(tail -n1 "$T/why"))" "$T/why"
 	golden info_file.txt info f.trace
 	golden info_multidisk.json info -o json f2.trace
+	# stats -o csv: a row per disk and operation, the numbers of -o json,
+	# the counts and bytes of the records show reads
+	: > "$T/err"
+	for f in "m.trace" "--disk disk1 m.trace" "--from +1ms r.ring" \
+		 "--op write e.trace"; do
+		a=${f% *}
+		[ "$a" = "$f" ] && a=
+		"$BIN" stats -o csv $a "$T/${f##* }" > "$T/s.csv" 2>> "$T/err" &&
+		"$BIN" stats -o json $a "$T/${f##* }" > "$T/s.json" 2>> "$T/err" &&
+		"$BIN" show -o json $a "$T/${f##* }" > "$T/recs.json" 2>> "$T/err" &&
+		python3 -c 'import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+st = json.load(open(sys.argv[2]))
+recs = json.load(open(sys.argv[3]))
+want = []
+for s in st:
+	disk = s["source"].split(":")[-1] if ":" in s["source"] else None
+	for op, o in s["ops"].items():
+		want.append((disk, op, o))
+assert len(rows) == len(want) > 0, (len(rows), len(want))
+for r, (disk, op, o) in zip(rows, want):
+	assert r["op"] == op and (disk is None or r["disk"] == disk), (r, disk, op)
+	n = sum(1 for x in recs if x["disk"] == r["disk"] and x["op"] == op)
+	b = sum(x["bytes"] for x in recs if x["disk"] == r["disk"] and x["op"] == op)
+	assert int(r["count"]) == o["count"] == n, (r, o, n)
+	assert int(r["bytes"]) == o["bytes"] == b, (r, o, b)
+	assert float(r["iops"]) == o["iops"] and float(r["mbps"]) == o["mbps"], (r, o)
+	l = o["lat_ns"]
+	assert int(r["lat_n"]) == l["n"], (r, l)
+	if l["n"]:
+		for k in ("min", "p50", "p90", "p99", "p99.9", "max"):
+			assert int(r["lat_%s_ns" % k]) == l[k], (k, r, l)
+		assert float(r["lat_avg_ns"]) == l["avg"], (r, l)
+	q = o["queue_ns"]
+	assert int(r["queue_n"]) == q["n"], (r, q)
+	assert int(r["span_ns"]) == s["span_ns"] or len(st) > 1' \
+			"$T/s.csv" "$T/s.json" "$T/recs.json" >> "$T/err" 2>&1 ||
+			{ echo "stats $f" >> "$T/err"; break; }
+	done
+	[ -z "$(grep -v '^$' "$T/err")" ]
+	result $? "stats_csv_rows_per_disk_and_op$SFX" "$T/err"
+	# stats --interval -o csv: a row per interval, disk and operation, the
+	# numbers of -o json (an interval without a request: one row, its op
+	# empty); LOST empty over a file
+	: > "$T/err"
+	for a in "--interval 1ms f2.trace" "--interval 500us --disk disk1 f2.trace" \
+		 "--interval 2ms r.ring" "--interval 250us --op read r.ring"; do
+		"$BIN" stats -o csv ${a% *} "$T/${a##* }" > "$T/i.csv" 2>> "$T/err" &&
+		"$BIN" stats -o json ${a% *} "$T/${a##* }" > "$T/i.json" 2>> "$T/err" &&
+		python3 -c 'import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = []
+for x in json.load(open(sys.argv[2])):
+	disk = x["source"].rsplit(":", 1)[1]
+	for op, o in (x["ops"] or {"": None}).items():
+		want.append((disk, x, op, o))
+assert len(rows) == len(want) > 3, (len(rows), len(want))
+for r, (disk, x, op, o) in zip(rows, want):
+	assert r["disk"] == disk and r["op"] == op, (r, disk, op)
+	for k in ("time_ns", "start_ns", "interval_ns"):
+		assert int(r[k]) == x[k], (k, r, x)
+	assert r["lost"] == "", r
+	if o is None:
+		assert r["count"] == "0" and r["lat_n"] == "0", r
+		assert float(r["queue_depth"]) == x["queue_depth"], (r, x)
+		continue
+	for k in ("count", "bytes"):
+		assert int(r[k]) == o[k], (k, r, o)
+	for k in ("iops", "mbps", "queue_depth"):
+		assert float(r[k]) == o[k], (k, r, o)
+	l = o["lat_ns"]
+	assert int(r["lat_n"]) == l["n"], (r, l)
+	if l["n"]:
+		assert float(r["lat_avg_ns"]) == l["avg"], (r, l)
+		for k in ("p50", "p99", "max"):
+			assert int(r["lat_%s_ns" % k]) == l[k], (k, r, l)
+	else:
+		assert r["lat_p50_ns"] == "", r' "$T/i.csv" "$T/i.json" >> "$T/err" 2>&1 ||
+			{ echo "stats -o csv $a" >> "$T/err"; break; }
+	done
+	[ -z "$(grep -v '^$' "$T/err")" ]
+	result $? "stats_interval_csv_rows_are_the_json_intervals$SFX" "$T/err"
+	# --from/--to +T: after the trace's start (a file's header start, a
+	# ring's first record's start), the same as the times they make, in
+	# show, stats, export and plot; diff takes each side's own start
+	: > "$T/err"
+	for src in m.trace r.ring; do
+		"$BIN" show -o json "$T/$src" > "$T/recs.json" 2>> "$T/err" || break
+		"$BIN" info -o json "$T/$src" > "$T/i.json" 2> /dev/null
+		t0=$(python3 -c 'import json, sys
+recs = json.load(open(sys.argv[1]))
+try:
+	print(json.load(open(sys.argv[2]))["start_mono_ns"])
+except ValueError:
+	print(min(r["complete_ns"] if r["rflags"] >> 7 & 1 or not r["issue_ns"] else r["issue_ns"] for r in recs))' "$T/recs.json" "$T/i.json")
+		a=$(python3 -c "print('%.9f' % ((int('$t0') + 1000000) / 1e9))")
+		b=$(python3 -c "print('%.9f' % ((int('$t0') + 3500000) / 1e9))")
+		for cmd in "show -o csv" "stats -o json" "export -f csv" \
+			   "plot -o $T/p.svg"; do
+			"$BIN" $cmd --from +1ms --to +3.5ms "$T/$src" > "$T/rel" 2>> "$T/err" &&
+			{ [ "${cmd%% *}" != plot ] || mv "$T/p.svg" "$T/rel"; } &&
+			"$BIN" $cmd --from $a --to $b "$T/$src" > "$T/abs" 2>> "$T/err" &&
+			{ [ "${cmd%% *}" != plot ] || mv "$T/p.svg" "$T/abs"; } &&
+			[ "$(wc -c < "$T/rel")" -gt 200 ] &&
+			cmp "$T/rel" "$T/abs" >> "$T/err" 2>&1 ||
+				{ echo "$cmd $src: +1ms +3.5ms is not $a $b" >> "$T/err"; break 2; }
+		done
+		"$BIN" stats --from +0.001 --to +0.0035s "$T/$src" > "$T/rel" 2>> "$T/err" &&
+		"$BIN" stats --from +1000000ns --to +3500us "$T/$src" > "$T/abs" 2>> "$T/err" &&
+		cmp "$T/rel" "$T/abs" >> "$T/err" 2>&1 || { echo "units" >> "$T/err"; break; }
+		echo "$t0" > "$T/t0_${src%.*}"
+	done
+	# (other disks: said)
+	"$BIN" diff -o json --from +1ms --to +3.5ms "$T/m.trace" "$T/r.ring" > "$T/d.json" 2> "$T/dw" &&
+	grep -v "^iotracectl: diff: A and B are of other disks" "$T/dw" >> "$T/err";
+	[ -s "$T/d.json" ] &&
+	"$BIN" show -o json "$T/m.trace" > "$T/a.json" 2>> "$T/err" &&
+	"$BIN" show -o json "$T/r.ring" > "$T/b.json" 2>> "$T/err" &&
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for side, f, t0 in (("a", sys.argv[2], sys.argv[4]), ("b", sys.argv[3], sys.argv[5])):
+	t0 = int(open(t0).read())
+	n = sum(1 for r in json.load(open(f)) if r["complete_ns"] is not None
+		and t0 + 1000000 <= r["complete_ns"] < t0 + 3500000)
+	assert n and d[side]["records"] == n, (side, d[side]["records"], n)' \
+		"$T/d.json" "$T/a.json" "$T/b.json" "$T/t0_m" "$T/t0_r" >> "$T/err" 2>&1
+	[ $? = 0 ] && [ -z "$(grep -v '^$' "$T/err")" ]
+	result $? "from_to_after_the_trace_start$SFX" "$T/err"
+	refuse from_rel_bad "not a time after the trace's start" stats --from +1x r.ring
+	# info: per disk, the records in the file (as show reads them) and
+	# the losses (as stats says them); a file without trailer: unknown
+	for src in f2.trace g.trace; do
+		"$BIN" info -o json "$T/$src" > "$T/i.json" 2> "$T/err" &&
+		"$BIN" stats -o json "$T/$src" > "$T/s.json" 2>> "$T/err" &&
+		"$BIN" show -o json "$T/$src" > "$T/recs.json" 2>> "$T/err" &&
+		"$BIN" info "$T/$src" > "$T/i.txt" 2>> "$T/err" &&
+		python3 -c 'import json, sys
+i, s, recs = (json.load(open(f)) for f in sys.argv[1:4])
+txt = open(sys.argv[4]).read()
+assert len(i["disks"]) == len(s), (i["disks"], len(s))
+for d, st in zip(i["disks"], s):
+	assert "records" in d, ("no per-disk counts", d)
+	n = sum(1 for r in recs if r["disk"] == d["name"])
+	assert d["records"] == n == st["records"], (d["name"], d["records"], n)
+	for k, v in d["loss"].items():
+		assert st["loss"][k] == v, (d["name"], k, v, st["loss"][k])
+	assert (d["gaps"], d["gap_records"]) == (st["loss"]["gaps"], st["loss"]["gap_records"])
+	assert "    records %d, lost %d " % (n, st["loss"]["lost"]) in txt, txt' \
+			"$T/i.json" "$T/s.json" "$T/recs.json" "$T/i.txt" >> "$T/err" 2>&1
+		result $? "info_per_disk_records_and_losses_${src%.*}$SFX" "$T/err"
+	done
+	"$BIN" info -o json "$T/trunc.trace" > "$T/i.json" 2> "$T/err"
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["disks"]
+assert d and all(x["loss"] is None for x in d), d' "$T/i.json" >> "$T/err" 2>&1
+	result $? "info_per_disk_loss_unknown_without_trailer$SFX" "$T/err"
 	# names JSON and CSV must escape (", \\, a comma, a tab) in the
 	# header: info's JSON (the output layer's writer), show's CSV and
 	# JSON give them back as they are
@@ -2121,6 +2425,36 @@ for f in turn parts rparts partsd; do
 done
 [ ! -s "$T/diff" ]
 result $? file_merge_pool_full_fallback_same_records "$T/diff"
+
+# stats --interval and plot hold the latencies of the interval that
+# completes now, up to 65,536 per disk and operation, then a histogram
+# that gives the same P50 and P99 (iot_pct_sorted()): build/iotracectl-mq-san
+# switches at 64 (SERIES_TEST).  Its output is iotracectl's, on files whose
+# intervals hold thousands of requests, from the file and from standard
+# input
+build/gen spread "$T/sq.trace" 60000 && build/gen file "$T/sq2.trace" 3000 2 > /dev/null 2>&1
+: > "$T/diff"
+for f in sq sq2; do
+	for c in "stats --interval 1s" "stats --interval 10ms -o json" \
+		 "stats --interval 1ms --op read" "plot"; do
+		iotracectl/iotracectl $c "$T/$f.trace" > "$T/a" 2>&1
+		echo "exit $?" >> "$T/a"
+		build/iotracectl-mq-san $c "$T/$f.trace" > "$T/b" 2>&1
+		echo "exit $?" >> "$T/b"
+		cat "$T/$f.trace" | build/iotracectl-mq-san $c - > "$T/c" 2>&1
+		echo "exit $?" >> "$T/c"
+		sed -i "s|$T/$f.trace|F|g; s|standard input|F|g" "$T/a" "$T/b" "$T/c"
+		[ "$(wc -c < "$T/a")" -gt 300 ] ||
+			echo "$f, $c: $(head -2 "$T/a")" >> "$T/diff"
+		for x in b c; do
+			cmp -s "$T/a" "$T/$x" && continue
+			echo "$f, $c ($x): differs with histograms from 64 latencies:" >> "$T/diff"
+			diff "$T/a" "$T/$x" | head -5 >> "$T/diff"
+		done
+	done
+done
+[ ! -s "$T/diff" ]
+result $? series_histogram_same_percentiles_as_held_latencies "$T/diff"
 
 # diff keeps every latency exactly up to 524,288 (two per request), then
 # log-linear histograms (256 buckets per power of two) in memory that
