@@ -595,6 +595,20 @@ static u16 iotrace_empty_flush_rflags(const struct request *rq)
 }
 
 /*
+ * The allocation time of @rq (slot @s, may be NULL), an empty PREFLUSH
+ * write that completed at @now, for its record's issue_ns: its record
+ * then gives the wait for its flush (complete_ns - issue_ns).  0 when
+ * unknown.
+ */
+static u64 iotrace_empty_flush_start(const struct request *rq,
+				     const struct iotrace_slot *s, u64 now)
+{
+	u64 start = iotrace_rq_start(s, rq);
+
+	return start <= now ? start : 0;
+}
+
+/*
  * Fill @r from @rq and its slot @s (may be NULL), consuming the slot (see
  * iotrace_slot_done() for @seq_data); @rec_rflags are the ring's own
  * record flags, @now the completion time.  Without @cmds (no command
@@ -643,7 +657,11 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 		r->tag = rq->tag;
 		r->op = iotrace_op(rq);
 		r->retries = 0;
-		rflags |= IOTRACE_RF_NO_ISSUE | iotrace_empty_flush_rflags(rq);
+		rflags |= IOTRACE_RF_NO_ISSUE;
+		if (unlikely(iotrace_empty_flush_rflags(rq))) {
+			rflags |= IOTRACE_RF_PREFLUSH;
+			r->issue_ns = iotrace_empty_flush_start(rq, s, now);
+		}
 		cgroup = cpu_to_le64(rq->bio ? iotrace_bio_cgroup_id(rq->bio) : 0);
 	}
 	if (s && READ_ONCE(s->cmd_rq) == rq) {

@@ -48,7 +48,7 @@ nb=$(nullb_create qt size=256 memory_backed=1 cache_size=32 irqmode=2 \
 rounds="$nb:mq-deadline $nb:kyber $nb:bfq"
 vd=$(first_disk 'vd*') && rounds="$rounds $vd:mq-deadline"
 sd=$(first_disk 'sd*') && rounds="$rounds $sd:mq-deadline"
-ktap_header $(($(echo $rounds | wc -w) + 1))
+ktap_header $(($(echo $rounds | wc -w) * 2 + 1))
 load_iotrace disks=none buf_size=16M
 
 # round DISK SCHEDULER: the workload under blktrace and iotrace
@@ -63,6 +63,7 @@ round() {
 	    "'$(cat /sys/block/$disk/queue/write_cache)'"
 	if [ "$cur" != "$sched" ]; then
 		ktap_skip "$disk $sched: queue times: no $sched scheduler"
+		ktap_skip "$disk $sched: empty PREFLUSH writes: no $sched scheduler"
 		return
 	fi
 	mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 \
@@ -109,6 +110,10 @@ round() {
 	fi
 	ktap_check "$disk $sched: queue times = blktrace's G->D (at most $BOUND% off)" \
 		test $rc -eq 0
+	python3 "$IOTRACE_SRC/selftests/iotrace/qtimecmp.py" --flush \
+		"$dir/bp" "$dir/ring" $BOUND 0 > /dev/null
+	ktap_check "$disk $sched: every empty PREFLUSH write has its allocation time (blktrace's G), as many as blktrace completed" \
+		test $? -eq 0
 }
 
 for r in $rounds; do

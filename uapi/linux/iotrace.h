@@ -175,7 +175,9 @@ struct iotrace_ata_tf {
  *	CPU is the one named by the chunk header.
  * @bytes: bytes of the request (data length; 0 for a flush).
  * @issue_ns: CLOCK_MONOTONIC ns when the request was (last) issued to the
- *	driver.
+ *	driver; for an empty PREFLUSH write (WRITE, 0 bytes,
+ *	IOTRACE_RF_NO_ISSUE and IOTRACE_RF_PREFLUSH), never issued itself,
+ *	its allocation time (0: unknown).
  * @complete_ns: CLOCK_MONOTONIC ns when the request completed.
  * @sector: start sector, 512-byte units.
  * @queue_ns: ns from the request's allocation to its first issue; valid if
