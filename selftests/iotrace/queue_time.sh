@@ -17,11 +17,14 @@
 # G and block_io_start, seen for up to 0.9% of the requests on a loaded
 # host).  An empty write's allocation time (issue_ns) lies between its G
 # and its C the same way, at most 50 us from G in the median, and there
-# are as many as blktrace completed.  The bound, 0.5% of the pairs: the
+# are as many as blktrace completed.  The bound, 1% of the pairs: the
 # two tracers read the clock in probes one after the other, and an
 # interrupt between two probes moves one stamp by up to 2.5 ms under
-# QEMU, about 1 request in 9,000 (TESTBED.md); the stale plug stamps of
-# 6.9+ give 5-19% here.
+# QEMU, about 1 request in 9,000 (TESTBED.md); before 6.9 the kernel's
+# stamp of a request from the plug's request cache is its batch's
+# allocation, up to 0.8 ms before its G (6.1, SATA: 0.68% of the
+# requests); the stale plug stamps of 6.9+ give 1.7-19% here (7.3: one
+# round of five within the bound).
 #
 # Workload: ext4 with its journal; fio libaio, iodepth 16, submitted in
 # batches (plugged), direct random reads and writes; buffered dd and
@@ -38,7 +41,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd blktrace blkparse mkfs.ext4 fio python3 dd
-BOUND=0.5
+BOUND=1
 out=$(mktemp -d)
 mnt=$(mktemp -d)
 modprobe ext4 2> /dev/null
