@@ -315,4 +315,21 @@ static inline void iotrace_check_io_start(iotrace_rq_probe_t probe)
 }
 #endif
 
+/*
+ * The allocation time of a request, where its queue time starts.  Until
+ * 6.9 rq->start_time_ns is it (when the kernel keeps it: I/O accounting or
+ * a scheduler), free to read.  Since 6.9 the block layer takes its time
+ * stamps (blk_time_get_ns()) from the plug's cached clock,
+ * blk_plug::cur_ktime, which may be much older than the request: there
+ * (IOTRACE_QUEUE_STAMP 1) the block_io_start probe reads the clock itself,
+ * right after the request is set up from its bio (blktrace's G), into the
+ * request's slot (iotrace_slot::start_ns).  blk_plug is in blkdev.h, in
+ * blk_plug.h since 7.x; the plug's clock came after block_io_start (6.5).
+ */
+#if defined(IOTRACE_HAVE_PLUG_CLOCK) && defined(IOTRACE_HAVE_BLOCK_IO_START)
+#define IOTRACE_QUEUE_STAMP	1
+#else
+#define IOTRACE_QUEUE_STAMP	0
+#endif
+
 #endif /* _IOTRACE_COMPAT_H */

@@ -75,6 +75,10 @@
  *	none: cleared when the request completes or is merged into another
  *	(freed without completing), so that the next request on the tag,
  *	the same struct request, never inherits it.
+ * @start_ns: where IOTRACE_QUEUE_STAMP is 1 (compat.h), the time of
+ *	@sub_rq's block_io_start (its allocation, see iotrace_rq_start()),
+ *	or its own rq->start_time_ns for a passthrough request; owned by
+ *	@sub_rq like @pid.
  * @pid: thread group id of the submitter, 0 if the kernel's own or unknown.
  * @sub_rflags: IOTRACE_RF_KERNEL or 0.
  * @cmd: the captured command.
@@ -110,6 +114,7 @@ struct iotrace_slot {
 	u32		dev_status;
 	u32		dev_result;
 	struct request	*sub_rq;
+	u64		start_ns;
 	u32		pid;
 	u16		sub_rflags;
 	u8		cmd[IOTRACE_CMD_LEN] __aligned(8);

@@ -3,7 +3,8 @@
  * iotrace - the hot path: block tracepoint probes and the slot table.
  *
  * block_io_start (where the kernel has it) notes the request's submitter
- * in its slot in the disk's in-flight table, block_rq_issue fills the
+ * (and, since 6.9, its allocation time) in its slot in the disk's
+ * in-flight table, block_rq_issue fills the
  * rest of the slot, block_rq_requeue counts a retry, block_rq_complete
  * (the final one of a request) writes the record into the completing
  * CPU's current chunk (ring.c) and frees the slot.  No lock, and no atomic read-modify-write
@@ -46,6 +47,7 @@ struct iotrace_tp {
 };
 
 static void iotrace_probe_io_start(void *data, struct request *rq);
+static void iotrace_probe_io_stamp(void *data, struct request *rq);
 static void iotrace_probe_merge(void *data, struct request *rq);
 static void iotrace_probe_issue(void *data, struct request *rq);
 static void iotrace_probe_requeue(void *data, struct request *rq);
@@ -66,8 +68,10 @@ static struct iotrace_tp iotrace_tps[] = {
 static unsigned int iotrace_probe_users;
 
 /*
- * submitter=N leaves block_io_start and block_rq_merge alone: one
- * tracepoint and probe fewer per request, every record's pid 0 (unknown).
+ * submitter=N: every record's pid 0 (unknown).  block_io_start and
+ * block_rq_merge get no probe, one tracepoint and probe fewer per
+ * request, unless the queue time needs block_io_start's clock read
+ * (IOTRACE_QUEUE_STAMP): then block_io_start notes that stamp only.
  */
 static bool iotrace_submitter = true;
 module_param_named(submitter, iotrace_submitter, bool, 0444);
@@ -259,6 +263,42 @@ static inline void iotrace_slot_end(struct iotrace_slot *s)
 }
 
 /*
+ * The allocation time of @rq, noted at its block_io_start where the
+ * kernel's own stamp may be stale (IOTRACE_QUEUE_STAMP): a clock read,
+ * the clock of the issue and completion times.  A passthrough request's
+ * block_io_start is its execution (blk_execute_rq()), not its
+ * allocation: it keeps the kernel's stamp (0: none).
+ */
+static __always_inline u64 iotrace_start_stamp(struct request *rq)
+{
+	return blk_rq_is_passthrough(rq) ? rq->start_time_ns : ktime_get_ns();
+}
+
+/*
+ * Note in slot @s what block_io_start gives: the submitter (@pid,
+ * @rflags) of @rq and, with IOTRACE_QUEUE_STAMP, its allocation time.
+ * No generation bump: these are read only by the request's own issue and
+ * completion, through sub_rq; the inflight and stuck readers, which
+ * check the generation, copy none of them.
+ */
+static __always_inline void iotrace_slot_start(struct iotrace_slot *s,
+					       struct request *rq, u32 pid,
+					       u16 rflags)
+{
+	iotrace_assert_cpu_held();
+	WRITE_ONCE(s->sub_rq, NULL);
+	/* old owner gone before the fields change */
+	smp_wmb();
+	if (IOTRACE_QUEUE_STAMP)
+		s->start_ns = iotrace_start_stamp(rq);
+	s->pid = pid;
+	s->sub_rflags = rflags;
+	/* fields complete before they are tagged with their request */
+	smp_wmb();
+	WRITE_ONCE(s->sub_rq, rq);
+}
+
+/*
  * block_io_start: @rq is started by the task that created it (its first
  * bio's submitter, or the caller of blk_execute_rq()), in that task's
  * context.  A kernel thread's I/O (writeback, the journal, a driver's own
@@ -285,28 +325,34 @@ static void iotrace_probe_io_start(void *data, struct request *rq)
 			iotrace_comm_note(pid);
 		}
 	}
-	/*
-	 * No generation bump: the submitter is read only by the request's
-	 * completion, through sub_rq; the inflight and stuck readers, which
-	 * check the generation, copy none of these fields.
-	 */
-	WRITE_ONCE(s->sub_rq, NULL);
-	/* old owner gone before the submitter changes */
-	smp_wmb();
-	s->pid = pid;
-	s->sub_rflags = rflags;
-	/* submitter complete before it is tagged with its request */
-	smp_wmb();
-	WRITE_ONCE(s->sub_rq, rq);
+	iotrace_slot_start(s, rq, pid, rflags);
 out:
 	preempt_enable_notrace();
 	iotrace_prof(IOTRACE_PF_IO_START, t0);
 }
 
 /*
+ * block_io_start with submitter=N where the queue time needs its stamp
+ * (IOTRACE_QUEUE_STAMP): the allocation time only, no submitter (pid 0).
+ */
+static void iotrace_probe_io_stamp(void *data, struct request *rq)
+{
+	IOTRACE_PROF_T(t0);
+	struct iotrace_slot *s;
+
+	preempt_disable_notrace();
+	s = iotrace_rq_slot(rq);
+	if (s)
+		iotrace_slot_start(s, rq, 0, 0);
+	preempt_enable_notrace();
+	iotrace_prof(IOTRACE_PF_IO_START, t0);
+}
+
+/*
  * block_rq_merge: @rq is merged into another request and freed without a
- * completion; its submitter must not outlive it (the tag's next request is
- * the same struct request).  The request it merged into keeps its own.
+ * completion; its submitter and allocation time must not outlive it (the
+ * tag's next request is the same struct request).  The request it merged
+ * into keeps its own.
  */
 static void iotrace_probe_merge(void *data, struct request *rq)
 {
@@ -321,14 +367,28 @@ static void iotrace_probe_merge(void *data, struct request *rq)
 }
 
 /* The submitter noted for @rq in @s (may be NULL): true if there is one. */
-static bool iotrace_slot_sub(const struct iotrace_slot *s,
-			     const struct request *rq)
+static __always_inline bool iotrace_slot_sub(const struct iotrace_slot *s,
+					     const struct request *rq)
 {
 	if (!s || READ_ONCE(s->sub_rq) != rq)
 		return false;
 	/* pairs with the smp_wmb() before sub_rq is set */
 	smp_rmb();
 	return true;
+}
+
+/*
+ * The allocation time of @rq, where its queue time starts (0: unknown):
+ * with IOTRACE_QUEUE_STAMP (compat.h) the stamp its block_io_start noted
+ * in slot @s (may be NULL), else, and for a request allocated before its
+ * disk was enabled, the kernel's rq->start_time_ns.
+ */
+static __always_inline u64 iotrace_rq_start(const struct iotrace_slot *s,
+					    const struct request *rq)
+{
+	if (IOTRACE_QUEUE_STAMP && iotrace_slot_sub(s, rq))
+		return s->start_ns;
+	return rq->start_time_ns;
 }
 
 static void iotrace_probe_issue(void *data, struct request *rq)
@@ -348,24 +408,31 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	iotrace_prof_pstart(t1);
 	now = ktime_get_ns();
 	iotrace_prof_part(IOTRACE_PF_ISSUE_CLOCK, t1);
-	/* A re-issue after requeue keeps the retry count and a timeout. */
+	/*
+	 * A re-issue after requeue keeps the retry count, a timeout, a
+	 * requeue trigger's mark (iotrace_probe_requeue()) and the queue
+	 * time of the first issue.
+	 */
 	if (READ_ONCE(s->rq) == rq && (s->rflags & IOTRACE_RF_REQUEUED)) {
-		/* and a requeue trigger's mark (iotrace_probe_requeue()) */
 		rflags = s->rflags & (IOTRACE_RF_REQUEUED | IOTRACE_RF_TIMEOUT |
-				      IOTRACE_RF_TRIGGER);
+				      IOTRACE_RF_TRIGGER |
+				      IOTRACE_RF_QUEUE_VALID |
+				      IOTRACE_RF_QUEUE_SAT);
 		retries = s->retries;
+		queue = s->queue_ns;
+	} else {
+		start = iotrace_rq_start(s, rq);
+		if (start && start <= now) {
+			queue = now - start;
+			rflags |= IOTRACE_RF_QUEUE_VALID;
+			if (queue > U32_MAX) {
+				queue = U32_MAX;
+				rflags |= IOTRACE_RF_QUEUE_SAT;
+			}
+		}
 	}
 	if (iotrace_is_flush_data(rq))
 		rflags |= iotrace_flush_rflags(rq);
-	start = rq->start_time_ns;
-	if (start && start <= now) {
-		queue = now - start;
-		rflags |= IOTRACE_RF_QUEUE_VALID;
-		if (queue > U32_MAX) {
-			queue = U32_MAX;
-			rflags |= IOTRACE_RF_QUEUE_SAT;
-		}
-	}
 	iotrace_slot_begin(s);
 	s->queue_ns = queue;
 	s->issue_ns = now;
@@ -528,6 +595,20 @@ static u16 iotrace_empty_flush_rflags(const struct request *rq)
 }
 
 /*
+ * The allocation time of @rq (slot @s, may be NULL), an empty PREFLUSH
+ * write that completed at @now, for its record's issue_ns: its record
+ * then gives the wait for its flush (complete_ns - issue_ns).  0 when
+ * unknown.
+ */
+static u64 iotrace_empty_flush_start(const struct request *rq,
+				     const struct iotrace_slot *s, u64 now)
+{
+	u64 start = iotrace_rq_start(s, rq);
+
+	return start <= now ? start : 0;
+}
+
+/*
  * Fill @r from @rq and its slot @s (may be NULL), consuming the slot (see
  * iotrace_slot_done() for @seq_data); @rec_rflags are the ring's own
  * record flags, @now the completion time.  Without @cmds (no command
@@ -576,7 +657,11 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 		r->tag = rq->tag;
 		r->op = iotrace_op(rq);
 		r->retries = 0;
-		rflags |= IOTRACE_RF_NO_ISSUE | iotrace_empty_flush_rflags(rq);
+		rflags |= IOTRACE_RF_NO_ISSUE;
+		if (unlikely(iotrace_empty_flush_rflags(rq))) {
+			rflags |= IOTRACE_RF_PREFLUSH;
+			r->issue_ns = iotrace_empty_flush_start(rq, s, now);
+		}
 		cgroup = cpu_to_le64(rq->bio ? iotrace_bio_cgroup_id(rq->bio) : 0);
 	}
 	if (s && READ_ONCE(s->cmd_rq) == rq) {
@@ -1123,6 +1208,7 @@ int iotrace_probes_find(void)
 	 * check theirs here, at compile time.
 	 */
 	iotrace_check_io_start(iotrace_probe_io_start);
+	iotrace_check_io_start(iotrace_probe_io_stamp);
 	check_trace_callback_type_block_rq_merge(iotrace_probe_merge);
 	check_trace_callback_type_block_rq_issue(iotrace_probe_issue);
 	check_trace_callback_type_block_rq_requeue(iotrace_probe_requeue);
@@ -1130,7 +1216,11 @@ int iotrace_probes_find(void)
 
 	for_each_kernel_tracepoint(iotrace_find_tp, NULL);
 	/* iotrace_tps[0] is block_io_start, [1] block_rq_merge (its undo) */
-	if (!iotrace_submitter) {
+	if (!iotrace_submitter && IOTRACE_QUEUE_STAMP) {
+		/* the allocation time, for the queue time (compat.h) */
+		iotrace_tps[0].probe = iotrace_probe_io_stamp;
+		pr_info("iotrace: submitter=N: records carry no submitter (pid 0)\n");
+	} else if (!iotrace_submitter) {
 		iotrace_tps[0].tp = NULL;
 		iotrace_tps[1].tp = NULL;
 		pr_info("iotrace: submitter=N: records carry no submitter (pid 0)\n");
@@ -1227,5 +1317,5 @@ bool iotrace_probes_registered(void)
  */
 bool iotrace_probes_submitter(void)
 {
-	return iotrace_tps[0].tp;
+	return iotrace_tps[0].tp && iotrace_submitter;
 }

@@ -14,6 +14,9 @@
  *   ringcheck dumps RING        print "CPU SEQ OP SECTOR BYTES RFLAGS
  *                               LATENCY_NS ERROR" (where the record is:
  *                               its CPU and full sequence number)
+ *   ringcheck dumpt RING        print "OP SECTOR BYTES RFLAGS ISSUE_NS
+ *                               QUEUE_NS COMPLETE_NS" (the times as
+ *                               recorded)
  *   ringcheck watch RING FILE   copy and validate continuously until FILE
  *                               exists (at most RINGCHECK_MAX_S, default 600 s;
  *                               RINGCHECK_POLL_US: pause between passes)
@@ -254,6 +257,12 @@ static void print_rec(const struct iotrace_record *x, int dump)
 		       (unsigned long long)x->sector, x->bytes, x->rflags,
 		       x->rflags & IOTRACE_RF_NO_ISSUE ? -1LL :
 		       (long long)(x->complete_ns - x->issue_ns), x->error);
+	} else if (dump == 5) {
+		/* OP SECTOR BYTES RFLAGS ISSUE_NS QUEUE_NS COMPLETE_NS */
+		printf("%s %llu %u %u %llu %u %llu\n", op_name(x->op),
+		       (unsigned long long)x->sector, x->bytes, x->rflags,
+		       (unsigned long long)x->issue_ns, x->queue_ns,
+		       (unsigned long long)x->complete_ns);
 	} else if (dump == 3) {
 		memcpy(&cg, x->cmd + IOTRACE_CMD_CGROUP_OFF, sizeof(cg));
 		printf("%s %llu %u %u %u %llu\n", op_name(x->op),
@@ -592,11 +601,12 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: ringcheck check|dump|dumpx|dumpp|dumps|watch|follow|hold|rdonly|takes RING [ARG]\n");
+			"usage: ringcheck check|dump|dumpx|dumpp|dumps|dumpt|watch|follow|hold|rdonly|takes RING [ARG]\n");
 		return 2;
 	}
 	quiet = !strcmp(argv[1], "dump") || !strcmp(argv[1], "dumpx") ||
-		!strcmp(argv[1], "dumpp") || !strcmp(argv[1], "dumps");
+		!strcmp(argv[1], "dumpp") || !strcmp(argv[1], "dumps") ||
+		!strcmp(argv[1], "dumpt");
 	if (ring_open(&r, argv[2]))
 		return 1;
 	if (!strcmp(argv[1], "check"))
@@ -609,6 +619,8 @@ int main(int argc, char **argv)
 		return do_check(&r, 3);
 	if (!strcmp(argv[1], "dumps"))
 		return do_check(&r, 4);
+	if (!strcmp(argv[1], "dumpt"))
+		return do_check(&r, 5);
 	if (!strcmp(argv[1], "watch") && argc > 3)
 		return do_watch(&r, argv[3], NULL);
 	if (!strcmp(argv[1], "follow") && argc > 3)

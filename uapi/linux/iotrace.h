@@ -174,10 +174,13 @@ struct iotrace_ata_tf {
  *	written.  Sequence numbers are contiguous per CPU (0, 1, 2, ...); the
  *	CPU is the one named by the chunk header.
  * @bytes: bytes of the request (data length; 0 for a flush).
- * @issue_ns: CLOCK_MONOTONIC ns when the request was issued to the driver.
+ * @issue_ns: CLOCK_MONOTONIC ns when the request was (last) issued to the
+ *	driver; for an empty PREFLUSH write (WRITE, 0 bytes,
+ *	IOTRACE_RF_NO_ISSUE and IOTRACE_RF_PREFLUSH), never issued itself,
+ *	its allocation time (0: unknown).
  * @complete_ns: CLOCK_MONOTONIC ns when the request completed.
  * @sector: start sector, 512-byte units.
- * @queue_ns: ns from queue entry (request allocation) to issue; valid if
+ * @queue_ns: ns from the request's allocation to its first issue; valid if
  *	IOTRACE_RF_QUEUE_VALID, saturated at U32_MAX (IOTRACE_RF_QUEUE_SAT).
  * @dev_status: device-level status, by @cmd_type: NVMe - the 15-bit status
  *	field of the completion (SC bits 7:0, SCT 10:8, CRD 12:11, M 13,
