@@ -7,8 +7,8 @@
 # controller and carrying the NVMe command, and iotracectl list and
 # stats know it.  With iopolicy=round-robin both paths serve requests.
 #
-# Oracles: fio's write_iolog (every I/O on /dev/nvme0n1; its records told
-# from udev's by the submitter's pid where the kernel names it), each path's
+# Oracles: fio's write_iolog (every I/O on the head; its records told
+# from others' by the submitter's pid where the kernel names it), each path's
 # /sys/block/<path>/stat delta (the requests it completed), the head's
 # stat delta where the kernel counts its I/O, the path names the kernel
 # gave (nvme<subsystem>c<controller>n<namespace>).
@@ -67,8 +67,13 @@ declare -A before
 for p in $head $paths; do
 	before[$p]=$(blk_ios "$p")
 done
-# one process (--thread): its pid tells its records from udev's probes
-fio --name=mp --filename="/dev/$head" --direct=1 --ioengine=libaio \
+# fio writes through a node of its own: udevd's inotify watch on
+# /dev/$head would probe the disk (read its partition table) after each
+# close of a writer, whether its execution queue runs or not
+mknod "$out/head" b "$(cut -d: -f1 "/sys/block/$head/dev")" \
+	"$(cut -d: -f2 "/sys/block/$head/dev")" || die "mknod failed"
+# one process (--thread): its pid tells its records from others'
+fio --name=mp --filename="$out/head" --direct=1 --ioengine=libaio \
     --iodepth=8 --rw=randrw --bssplit=4k/50:16k/30:64k/20 \
     --number_ios=2000 --size=256m --write_iolog="$out/iolog" \
     --thread --output="$out/fio" &
