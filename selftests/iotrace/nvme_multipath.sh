@@ -4,14 +4,15 @@
 # paths nvme0c0n1 and nvme0c1n1) is a disk of iotrace's by its own name:
 # disks= selects it, it has a ring holding every request of the
 # namespace whatever path served it, each record naming its path's
-# controller and carrying the NVMe command, and iotracectl list and
-# stats know it.  With iopolicy=round-robin both paths serve requests.
+# controller and carrying the NVMe command, its in-kernel metrics count
+# them all, and iotracectl list, stats and show know it.  With
+# iopolicy=round-robin both paths serve requests.
 #
 # Oracles: fio's write_iolog (every I/O on the head; its records told
-# from others' by the submitter's pid where the kernel names it), each path's
-# /sys/block/<path>/stat delta (the requests it completed), the head's
-# stat delta where the kernel counts its I/O, the path names the kernel
-# gave (nvme<subsystem>c<controller>n<namespace>).
+# from others' by the submitter's pid where the kernel names it), each
+# path's /sys/block/<path>/stat delta (the requests it completed), the
+# head's stat delta where the kernel counts its I/O (6.x), the path
+# names the kernel gave (nvme<subsystem>c<controller>n<namespace>).
 # VM-DEVICES: nvme-mpath
 # VM-TIMEOUT: 400
 # VM-SMP: 2
@@ -46,7 +47,7 @@ log "head $head, paths $paths"
 # udev's probes of the new disks are over before the workload
 settle
 udevadm control --stop-exec-queue 2> /dev/null
-ktap_header 16
+ktap_header 17
 load_iotrace disks="$head"
 ktap_check "$head has a ring" test -e "$IOT/$head/ring"
 "$IOTRACECTL" list > "$out/list" 2>&1
@@ -63,6 +64,12 @@ else
 fi
 
 echo 1 > "$IOT/$head/clear"
+# the head's in-kernel metrics (the exporter's disk="<head>" series):
+# requests completed, all ops
+mreq() {
+	awk '$2 == "requests" { n += $3 } END { print n + 0 }' "$IOT/$head/metrics"
+}
+mbefore=$(mreq)
 declare -A before
 for p in $head $paths; do
 	before[$p]=$(blk_ios "$p")
@@ -86,6 +93,7 @@ for p in $head $paths; do
 	log "$p: stat delta ${delta[$p]}"
 	[ "$p" = "$head" ] || sum=$((sum + delta[$p]))
 done
+mdelta=$(($(mreq) - mbefore))
 echo 0 > "$IOT/$head/enable"
 "$RINGCHECK" check "$IOT/$head/ring" > "$out/check"
 rc=$?
@@ -109,6 +117,8 @@ if [ "${delta[$head]}" -gt 0 ]; then
 else
 	ktap_skip "the kernel counts no I/O on the head"
 fi
+ktap_check "the head's metrics count $mdelta requests, its paths completed $sum" \
+	test "$mdelta" -eq "$sum"
 # each record names its path by its controller's instance: nvmeXcNnY
 nserved=0
 for p in $paths; do
