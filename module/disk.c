@@ -64,8 +64,8 @@ static void iotrace_slots_geometry(struct iotrace_disk *d)
 	struct blk_mq_tag_set *set;
 	u32 nr_hwq, depth;
 
-	if (!d->gd)
-		return;		/* a controller: set at attach */
+	if (!d->gd || d->mpath_head)
+		return;		/* a controller: set at attach; a head: none */
 	q = d->gd->queue;
 	set = q->tag_set;
 	nr_hwq = max(q->nr_hw_queues, set->nr_hw_queues);
@@ -127,6 +127,8 @@ static int iotrace_slots_alloc(struct iotrace_disk *d)
 	u64 n, bytes;
 
 	lockdep_assert_held(&iotrace_mutex);
+	if (d->mpath_head)
+		return 0;	/* its paths' tables hold its requests */
 	iotrace_slots_geometry(d);
 	n = (u64)d->nr_hwq * d->depth + d->nr_flush;
 	bytes = n * sizeof(*slots);
@@ -289,6 +291,35 @@ void iotrace_disk_set_state(struct iotrace_disk *d, unsigned int state)
 		synchronize_rcu();
 }
 
+static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on);
+
+/* The head of the multipath path @d, or NULL.  Context: iotrace_mutex held. */
+static struct iotrace_disk *iotrace_mpath_head_of(struct iotrace_disk *d)
+{
+	return rcu_dereference_protected(d->head,
+					 lockdep_is_held(&iotrace_mutex));
+}
+
+/*
+ * The multipath head @h was enabled: so are its paths, whose completions
+ * make its records (a path that cannot be is logged and left out).
+ * Context: iotrace_mutex held.
+ */
+static void iotrace_mpath_enable_paths(struct iotrace_disk *h)
+{
+	struct iotrace_disk *p;
+	int ret;
+
+	list_for_each_entry(p, &iotrace_disks, node) {
+		if (iotrace_mpath_head_of(p) != h || p->enabled)
+			continue;
+		ret = iotrace_disk_set_enabled_locked(p, true);
+		if (ret)
+			pr_warn("iotrace: %s: path of %s not enabled: %d\n",
+				p->name, h->name, ret);
+	}
+}
+
 static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
 {
 	int ret;
@@ -314,6 +345,8 @@ static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
 		d->enabled = true;
 		/* slots and header written before probes may use the disk */
 		iotrace_disk_set_state(d, IOTRACE_ST_SLOTS | IOTRACE_ST_RECORD);
+		if (d->mpath_head)
+			iotrace_mpath_enable_paths(d);
 	} else {
 		iotrace_disk_set_state(d, 0);
 		/* no probe can set a hold any more */
@@ -430,6 +463,72 @@ struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 	return d;
 }
 
+/*
+ * NVMe native multipath: the namespace's disk users know is the head,
+ * nvme<X>n<Y>, a bio-based disk that sends each bio down one of its paths,
+ * the hidden request-based disks nvme<X>c<N>n<Y> of its controllers
+ * (subsystem X, controller N, namespace Y: the names nvme-core gives,
+ * the same on every kernel).  Each path keeps its ring; the head gets a
+ * ring of its own, which the completions of its paths also write, each
+ * record stamped with its path's controller.  Head and path find each
+ * other by name, not through the driver's private structures.
+ */
+
+/* @name is "nvme<X>c<N>n<Y>" (a path): true and X, N, Y. */
+static bool iotrace_mpath_path_name(const char *name, u32 *subsys, u32 *ctrl,
+				    u32 *ns)
+{
+	int n = 0;
+
+	return sscanf(name, "nvme%uc%un%u%n", subsys, ctrl, ns, &n) == 3 &&
+		n > 0 && !name[n];
+}
+
+/* @name is "nvme<X>n<Y>" (a head): true and X, Y. */
+static bool iotrace_mpath_head_name(const char *name, u32 *subsys, u32 *ns)
+{
+	int n = 0;
+
+	return sscanf(name, "nvme%un%u%n", subsys, ns, &n) == 2 && n > 0 &&
+		!name[n];
+}
+
+/*
+ * Link the new multipath head or path @d with the paths or the head
+ * already attached.  Context: iotrace_mutex held.
+ */
+static void iotrace_mpath_link(struct iotrace_disk *d)
+{
+	struct iotrace_disk *o;
+
+	lockdep_assert_held(&iotrace_mutex);
+	if (!d->mpath_head && !d->path_id)
+		return;
+	list_for_each_entry(o, &iotrace_disks, node) {
+		if (o == d || !o->attached || o->mp_subsys != d->mp_subsys ||
+		    o->mp_ns != d->mp_ns)
+			continue;
+		if (d->mpath_head && o->path_id)
+			rcu_assign_pointer(o->head, d);
+		else if (d->path_id && o->mpath_head)
+			rcu_assign_pointer(d->head, o);
+	}
+}
+
+/*
+ * The multipath head @h is being detached: its paths stop writing its
+ * ring (the caller waits for an RCU grace period).
+ * Context: iotrace_mutex held.
+ */
+static void iotrace_mpath_unlink(struct iotrace_disk *h)
+{
+	struct iotrace_disk *p;
+
+	list_for_each_entry(p, &iotrace_disks, node)
+		if (iotrace_mpath_head_of(p) == h)
+			RCU_INIT_POINTER(p->head, NULL);
+}
+
 /**
  * iotrace_disk_publish() - make a new ring visible: debugfs, its device, the list,
  *	the probes' lookup list @head; enable it if selected; announce it.
@@ -459,7 +558,10 @@ int iotrace_disk_publish(struct iotrace_disk *d, struct hlist_head *head)
 	list_add_tail(&d->node, &iotrace_disks);
 	iotrace_nl_list_changed();
 	hlist_add_head_rcu(&d->hnode, head);
-	if (!iotrace_loading && iotrace_disk_selected(d->name)) {
+	iotrace_mpath_link(d);
+	if (!iotrace_loading && (iotrace_disk_selected(d->name) ||
+				 (iotrace_mpath_head_of(d) &&
+				  iotrace_mpath_head_of(d)->enabled))) {
 		ret = iotrace_disk_set_enabled_locked(d, true);
 		if (ret)
 			pr_warn("iotrace: %s: not enabled: %d\n", d->name, ret);
@@ -469,10 +571,11 @@ int iotrace_disk_publish(struct iotrace_disk *d, struct hlist_head *head)
 	return 0;
 }
 
-static int iotrace_disk_attach(struct gendisk *gd)
+static int iotrace_disk_attach(struct gendisk *gd, bool mpath_head)
 {
 	struct request_queue *q = gd->queue;
 	struct iotrace_disk *d;
+	u32 ctrl;
 
 	/* the in-flight table is sized at each enable */
 	d = iotrace_disk_alloc(gd->disk_name, 0, 0);
@@ -482,6 +585,16 @@ static int iotrace_disk_attach(struct gendisk *gd)
 	d->lbs = queue_logical_block_size(q);
 	d->dev_major = gd->major;
 	d->dev_minor = gd->first_minor;
+	if (mpath_head) {
+		d->mpath_head = true;
+		d->hdr_flags = IOTRACE_RING_MPATH_HEAD;
+		iotrace_mpath_head_name(gd->disk_name, &d->mp_subsys,
+					&d->mp_ns);
+	} else if ((gd->flags & GENHD_FL_HIDDEN) &&
+		   iotrace_mpath_path_name(gd->disk_name, &d->mp_subsys, &ctrl,
+					   &d->mp_ns) && ctrl < U32_MAX) {
+		d->path_id = ctrl + 1;
+	}
 	return iotrace_disk_publish(d,
 			&iotrace_disk_hash[hash_ptr(gd, IOTRACE_HASH_BITS)]);
 }
@@ -497,12 +610,15 @@ void iotrace_disk_detach_locked(struct iotrace_disk *d)
 {
 	lockdep_assert_held(&iotrace_mutex);
 	iotrace_disk_set_enabled_locked(d, false);
+	if (d->mpath_head)
+		iotrace_mpath_unlink(d);
 	hlist_del_rcu(&d->hnode);
 	list_del(&d->node);
 	iotrace_nl_list_changed();
 	d->attached = false;
 	/* No probe may still hold @d from the hash after this. */
 	synchronize_rcu();
+	RCU_INIT_POINTER(d->head, NULL);
 	d->gd = NULL;
 	d->ctrl_key = NULL;
 	d->bus_key = NULL;
@@ -548,14 +664,23 @@ static void iotrace_disk_detach(struct gendisk *gd)
 static int iotrace_add_dev(IOTRACE_CLASS_INTF_ARGS(dev))
 {
 	struct gendisk *gd;
+	bool head = false;
+	u32 subsys, ns;
 	int ret;
 
 	if (dev->type != iotrace_disk_type)
 		return 0;
 	gd = dev_to_disk(dev);
-	if (!gd->queue || !queue_is_mq(gd->queue) || !gd->queue->tag_set)
+	if (!gd->queue)
 		return 0;
-	ret = iotrace_disk_attach(gd);
+	if (!queue_is_mq(gd->queue) || !gd->queue->tag_set) {
+		/* bio-based: only an NVMe multipath head has a ring */
+		if (queue_is_mq(gd->queue) ||
+		    !iotrace_mpath_head_name(gd->disk_name, &subsys, &ns))
+			return 0;
+		head = true;
+	}
+	ret = iotrace_disk_attach(gd, head);
 	if (ret)
 		pr_warn("iotrace: %s: not traced: %d\n", gd->disk_name, ret);
 	/* Never make the disk's own registration fail. */

@@ -332,6 +332,16 @@ struct iotrace_totals {
  *	read once per probe (smp_load_acquire) and written with one
  *	store-release (iotrace_disk_set_state()), so that no probe can see
  *	half of a change on any memory model.
+ * @head: an NVMe multipath path's head (its ring gets this path's
+ *	records too), while both are attached; set and cleared under
+ *	iotrace_mutex, read by the completion probe (RCU).  NULL otherwise.
+ * @path_id: an NVMe multipath path's (nvmeXcNnY): 1 + N, its
+ *	controller's instance, stamped in its head's records
+ *	(IOTRACE_CMD_PATH_OFF); 0 for every other disk.
+ * @mpath_head: the ring of an NVMe multipath head (nvmeXnY): no
+ *	requests, no in-flight table of its own.
+ * @mp_subsys: a head's or path's subsystem instance (X).
+ * @mp_ns: a head's or path's namespace instance (Y).
  * @enabled: user-visible enable state, under iotrace_mutex.
  * @attached: still in the hash and debugfs, under iotrace_mutex.
  * @cmds: a command hook has written a slot of this disk, so its ring
@@ -415,6 +425,11 @@ struct iotrace_disk {
 	const struct device	*bus_dev;
 	u16			rec_rflags;
 	unsigned int		state;
+	struct iotrace_disk __rcu *head;
+	u32			path_id;
+	bool			mpath_head;
+	u32			mp_subsys;
+	u32			mp_ns;
 	bool			enabled;
 	bool			attached;
 	bool			cmds;

@@ -613,14 +613,16 @@ static u64 iotrace_empty_flush_start(const struct request *rq,
  * iotrace_slot_done() for @seq_data); @rec_rflags are the ring's own
  * record flags, @now the completion time.  Without @cmds (no command
  * ever noted on the disk) the record's command area is left as it is:
- * zero, as no record of the ring ever had a command.
+ * zero, as no record of the ring ever had a command.  With @path (the
+ * record of a multipath head) the slot is left to the path's own record
+ * and @path is stamped at IOTRACE_CMD_PATH_OFF.
  */
 static __always_inline void iotrace_fill(struct iotrace_record *r,
 					 struct request *rq,
 					 struct iotrace_slot *s,
 					 iotrace_rq_error_t error,
 					 u16 rec_rflags, bool cmds,
-					 bool seq_data, u64 now)
+					 bool seq_data, u64 now, u32 path)
 {
 	bool own = s && READ_ONCE(s->rq) == rq;
 	u16 rflags = IOTRACE_RF_COMPLETE | rec_rflags;
@@ -699,6 +701,11 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 	if (blk_rq_is_passthrough(rq))
 		rflags |= IOTRACE_RF_PASSTHRU;
 	r->rflags = rflags;
+	if (path) {
+		/* the metadata pointer's bytes, zeroed in a command */
+		*(__le32 *)(r->cmd + IOTRACE_CMD_PATH_OFF) = cpu_to_le32(path);
+		return;
+	}
 	iotrace_slot_done(s, rq, seq_data);
 }
 
@@ -759,10 +766,20 @@ static __always_inline void iotrace_count(struct request *rq,
 		x->flags |= IOTRACE_MD_ERROR;
 }
 
+/* The slot of a record not written: consumed, unless for a head (@path). */
+static __always_inline void iotrace_unrecorded(struct iotrace_slot *s,
+					       struct request *rq,
+					       bool seq_data, u32 path)
+{
+	if (!path)
+		iotrace_slot_done(s, rq, seq_data);
+}
+
 /*
  * Record the final completion of @rq at @now in the ring of @d (in
- * state @state), consuming its slot @s; @rflags are added to the record.
- * With @seq, the record's CPU and sequence number are stored there.
+ * state @state), consuming its slot @s unless @path (a multipath head's
+ * record, see iotrace_fill()); @rflags are added to the record.
+ * With @ev, the record's CPU and sequence number are stored there.
  *
  * Return: true when the record was written.
  */
@@ -772,7 +789,8 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 					   iotrace_rq_error_t error,
 					   unsigned int state, bool seq_data,
 					   u64 now, u16 rflags,
-					   struct iotrace_trig_evt *ev)
+					   struct iotrace_trig_evt *ev,
+					   u32 path)
 {
 	IOTRACE_PROF_P(t1);
 	const struct iotrace_filter *f;
@@ -785,12 +803,12 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 	if (unlikely(!(state & IOTRACE_ST_RECORD) || cpu >= d->nr_cpus)) {
 		/* the ring is being reset or replaced: counted as dropped */
 		this_cpu_inc(*d->held);
-		iotrace_slot_done(s, rq, seq_data);
+		iotrace_unrecorded(s, rq, seq_data, path);
 		return false;
 	}
 	/* metrics only (buf_size 0): counted above, nothing to record */
 	if (unlikely(!d->nr_chunks)) {
-		iotrace_slot_done(s, rq, seq_data);
+		iotrace_unrecorded(s, rq, seq_data, path);
 		return false;
 	}
 	f = rcu_dereference_sched(d->filter);
@@ -798,18 +816,18 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 	    !iotrace_filter_pass(f, iotrace_op(rq), blk_rq_pos(rq),
 				 blk_rq_bytes(rq))) {
 		local64_inc((local64_t *)&iotrace_cpu_hdr(d, cpu)->filtered);
-		iotrace_slot_done(s, rq, seq_data);
+		iotrace_unrecorded(s, rq, seq_data, path);
 		return false;
 	}
 	/* Reserve (marked busy): IRQ-safe on this CPU, no LOCK prefix. */
 	if (unlikely(!iotrace_ring_reserve(d, cpu, &w))) {
 		/* counted as dropped */
-		iotrace_slot_done(s, rq, seq_data);
+		iotrace_unrecorded(s, rq, seq_data, path);
 		return false;
 	}
 	iotrace_prof_pstart(t1);
 	iotrace_fill(w.r, rq, s, error, d->rec_rflags | rflags,
-		     READ_ONCE(d->cmds), seq_data, now);
+		     READ_ONCE(d->cmds), seq_data, now, path);
 	iotrace_prof_part(IOTRACE_PF_C_FILL, t1);
 	if (ev) {
 		ev->cpu = cpu;
@@ -841,14 +859,16 @@ static noinline void iotrace_complete_trig(struct iotrace_disk *d,
 					   iotrace_rq_error_t error,
 					   unsigned int state, bool seq_data,
 					   u64 now,
-					   const struct iotrace_mdone xv)
+					   const struct iotrace_mdone xv,
+					   u32 path)
 {
 	const struct iotrace_mdone *x = &xv;
 	struct iotrace_trig_evt ev = { };
 
 	ev.reason = iotrace_trig_reason(t, x);
 	if (!ev.reason) {
-		iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL);
+		iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL,
+			       path);
 		return;
 	}
 	/* the request's facts, from its slot before the record consumes it */
@@ -872,7 +892,7 @@ static noinline void iotrace_complete_trig(struct iotrace_disk *d,
 		ev.tag = rq->tag;
 	}
 	iotrace_record(d, rq, s, error, state, seq_data, now,
-		       IOTRACE_RF_TRIGGER, &ev);
+		       IOTRACE_RF_TRIGGER, &ev, path);
 	/* after the record: its chunk is in the hold the event sets */
 	iotrace_trig_post(d, t, &ev);
 }
@@ -900,37 +920,37 @@ static noinline void iotrace_complete_nometrics(struct iotrace_disk *d,
 						struct iotrace_slot *s,
 						iotrace_rq_error_t error,
 						unsigned int state,
-						bool seq_data, u64 now)
+						bool seq_data, u64 now,
+						u32 path)
 {
 	struct iotrace_mdone x = { };
 
 	iotrace_count(rq, s, error, now, &x);
 	if (unlikely(iotrace_trig_test(t, &x)))
 		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,
-				      now, x);
+				      now, x, path);
 	else
-		iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL);
+		iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL,
+			       path);
 }
 
 /*
- * The final completion of @rq, in slot @s of the enabled disk @d (state
- * @state): count it, test the triggers, record it.
+ * The final completion of @rq at @now, in slot @s of the enabled disk @d
+ * (state @state): count it, test the triggers, record it.  With @path,
+ * @d is the multipath head of @rq's disk and the slot is left to the
+ * path's own record (iotrace_fill()).
  */
-static __always_inline void iotrace_complete(struct iotrace_disk *d,
-					     struct request *rq,
-					     struct iotrace_slot *s,
-					     iotrace_rq_error_t error,
-					     unsigned int state)
+static __always_inline void iotrace_complete_at(struct iotrace_disk *d,
+						struct request *rq,
+						struct iotrace_slot *s,
+						iotrace_rq_error_t error,
+						unsigned int state,
+						bool seq_data, u64 now,
+						u32 path)
 {
 	IOTRACE_PROF_P(t1);
 	const struct iotrace_trig *t;
-	bool seq_data;
-	u64 now;
 
-	seq_data = iotrace_is_flush_data(rq);
-	iotrace_prof_pstart(t1);
-	now = ktime_get_ns();
-	iotrace_prof_part(IOTRACE_PF_C_CLOCK, t1);
 	/*
 	 * Counted whatever happens to the record; the slot is still intact.
 	 * metrics=N: a jump over it (a static key: nothing more by default),
@@ -950,7 +970,7 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 		if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
 			/* by value: see iotrace_complete_trig() */
 			iotrace_complete_trig(d, t, rq, s, error, state,
-					      seq_data, now, x);
+					      seq_data, now, x, path);
 			return;
 		}
 	} else {
@@ -959,14 +979,65 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 		t = rcu_dereference_sched(d->trig);
 		if (unlikely(t)) {
 			iotrace_complete_nometrics(d, t, rq, s, error, state,
-						   seq_data, now);
+						   seq_data, now, path);
 			return;
 		}
 	}
 	iotrace_prof_part(IOTRACE_PF_C_TRIG, t1);
 	iotrace_prof_pstart(t1);
-	iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL);
+	iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL, path);
 	iotrace_prof_part(IOTRACE_PF_C_RECORD, t1);
+}
+
+/*
+ * The completion of @rq at @now on @d, a path of an NVMe multipath head:
+ * the head's metrics, triggers and record, from the slot @s before the
+ * path's own record consumes it.  Out of line: only a head's paths come
+ * here.
+ */
+static noinline void iotrace_head_complete(struct iotrace_disk *d,
+					   struct request *rq,
+					   struct iotrace_slot *s,
+					   iotrace_rq_error_t error,
+					   bool seq_data, u64 now)
+{
+	struct iotrace_disk *h = rcu_dereference_sched(d->head);
+	unsigned int state;
+
+	if (!h)
+		return;
+	/* pairs with the store-release in iotrace_disk_set_state() */
+	state = smp_load_acquire(&h->state);
+	if (!(state & IOTRACE_ST_SLOTS))
+		return;
+	/* before a command reaches the head's ring (iotrace_cmd_slot_of()) */
+	if (unlikely(READ_ONCE(d->cmds) && !READ_ONCE(h->cmds)))
+		WRITE_ONCE(h->cmds, true);
+	iotrace_complete_at(h, rq, s, error, state, seq_data, now,
+			    d->path_id);
+}
+
+/*
+ * The final completion of @rq, in slot @s of the enabled disk @d (state
+ * @state): for its multipath head if it has one, then for itself.
+ */
+static __always_inline void iotrace_complete(struct iotrace_disk *d,
+					     struct request *rq,
+					     struct iotrace_slot *s,
+					     iotrace_rq_error_t error,
+					     unsigned int state)
+{
+	IOTRACE_PROF_P(t1);
+	bool seq_data;
+	u64 now;
+
+	seq_data = iotrace_is_flush_data(rq);
+	iotrace_prof_pstart(t1);
+	now = ktime_get_ns();
+	iotrace_prof_part(IOTRACE_PF_C_CLOCK, t1);
+	if (unlikely(rcu_access_pointer(d->head)))
+		iotrace_head_complete(d, rq, s, error, seq_data, now);
+	iotrace_complete_at(d, rq, s, error, state, seq_data, now, 0);
 }
 
 static void iotrace_probe_complete(void *data, struct request *rq,

@@ -11,6 +11,9 @@
  *                               latency -1 without an issue)
  *   ringcheck dumpp RING        print "OP SECTOR BYTES RFLAGS PID CGROUP"
  *                               (the submitter and the cgroup id)
+ *   ringcheck dumpm RING        print "OP SECTOR BYTES PATH CMDTYPE" (PATH:
+ *                               the controller of a multipath head's
+ *                               record, -1 for none)
  *   ringcheck dumps RING        print "CPU SEQ OP SECTOR BYTES RFLAGS
  *                               LATENCY_NS ERROR" (where the record is:
  *                               its CPU and full sequence number)
@@ -263,6 +266,13 @@ static void print_rec(const struct iotrace_record *x, int dump)
 		       (unsigned long long)x->sector, x->bytes, x->rflags,
 		       (unsigned long long)x->issue_ns, x->queue_ns,
 		       (unsigned long long)x->complete_ns);
+	} else if (dump == 6) {
+		uint32_t path;
+
+		memcpy(&path, x->cmd + IOTRACE_CMD_PATH_OFF, sizeof(path));
+		printf("%s %llu %u %lld %u\n", op_name(x->op),
+		       (unsigned long long)x->sector, x->bytes,
+		       (long long)le32toh(path) - 1, x->cmd_type);
 	} else if (dump == 3) {
 		memcpy(&cg, x->cmd + IOTRACE_CMD_CGROUP_OFF, sizeof(cg));
 		printf("%s %llu %u %u %u %llu\n", op_name(x->op),
@@ -601,12 +611,12 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: ringcheck check|dump|dumpx|dumpp|dumps|dumpt|watch|follow|hold|rdonly|takes RING [ARG]\n");
+			"usage: ringcheck check|dump|dumpx|dumpp|dumps|dumpt|dumpm|watch|follow|hold|rdonly|takes RING [ARG]\n");
 		return 2;
 	}
 	quiet = !strcmp(argv[1], "dump") || !strcmp(argv[1], "dumpx") ||
 		!strcmp(argv[1], "dumpp") || !strcmp(argv[1], "dumps") ||
-		!strcmp(argv[1], "dumpt");
+		!strcmp(argv[1], "dumpt") || !strcmp(argv[1], "dumpm");
 	if (ring_open(&r, argv[2]))
 		return 1;
 	if (!strcmp(argv[1], "check"))
@@ -621,6 +631,8 @@ int main(int argc, char **argv)
 		return do_check(&r, 4);
 	if (!strcmp(argv[1], "dumpt"))
 		return do_check(&r, 5);
+	if (!strcmp(argv[1], "dumpm"))
+		return do_check(&r, 6);
 	if (!strcmp(argv[1], "watch") && argc > 3)
 		return do_watch(&r, argv[3], NULL);
 	if (!strcmp(argv[1], "follow") && argc > 3)

@@ -3,7 +3,9 @@
  * Decoders common to all devices: operation names, errno names, request
  * flags, and the dispatch from a record to the NVMe/SCSI/ATA decoders.
  */
+#include <endian.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include "iot.h"
@@ -204,6 +206,42 @@ void iot_opflags_str(const struct iotrace_record *r, char *out, size_t len)
 	/* the flags that are set, lowest first */
 	for (; f; f &= f - 1)
 		p = iot_put_s(p, end, names[__builtin_ctz(f)]);
+}
+
+/**
+ * iot_rec_path() - the path of an NVMe multipath head's record.
+ * @disk: the name of the record's disk (the head, nvme<X>n<Y>).
+ * @r: the record.
+ * @out: output: the path disk's name, nvme<X>c<N>n<Y> (or "controller N"
+ *	when @disk is not named so).
+ * @outlen: its size.
+ *
+ * The head's ring stamps each record with 1 + its path's controller at
+ * IOTRACE_CMD_PATH_OFF, bytes of the NVMe entry that iotrace zeroes
+ * (and zero in a record without a command); a SCSI or ATA record has
+ * none.
+ *
+ * Return: 1 and the name in @out, or 0 when @r names no path.
+ */
+int iot_rec_path(const char *disk, const struct iotrace_record *r, char *out,
+		 size_t outlen)
+{
+	unsigned int x, y;
+	uint32_t v;
+	int n = 0;
+
+	if (r->cmd_type != IOTRACE_CMD_NVME && r->cmd_type != IOTRACE_CMD_NONE)
+		return 0;
+	memcpy(&v, r->cmd + IOTRACE_CMD_PATH_OFF, sizeof(v));
+	v = le32toh(v);
+	if (!v)
+		return 0;
+	if (disk && sscanf(disk, "nvme%un%u%n", &x, &y, &n) == 2 && n > 0 &&
+	    !disk[n])
+		snprintf(out, outlen, "nvme%uc%un%u", x, v - 1, y);
+	else
+		snprintf(out, outlen, "controller %u", v - 1);
+	return 1;
 }
 
 /**

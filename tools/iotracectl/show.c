@@ -404,6 +404,8 @@ static void normal_rec(struct show_ctx *c, const struct xrec *sr, int multi)
 		p = stpcpy(p, " [postflush]");
 	if (r->rflags & IOTRACE_RF_TRIGGER)
 		p = stpcpy(p, " [trigger]");
+	if (iot_rec_path(c->src->disks[sr->disk].name, r, t, sizeof(t)))
+		p += sprintf(p, " [path %s]", t);
 	*p++ = '\n';
 	fwrite_unlocked(line, 1, (size_t)(p - line), stdout);
 }

@@ -236,6 +236,16 @@ struct iotrace_record {
  */
 #define IOTRACE_CMD_CGROUP_OFF	32
 
+/*
+ * In the ring of an NVMe multipath head (IOTRACE_RING_MPATH_HEAD): offset
+ * in iotrace_record.cmd of the path that served the request, 4 bytes,
+ * little-endian: 1 + the instance number of its controller (N of the
+ * path disk nvmeXcNnY, of /dev/nvmeN), 0 when unknown.  These are the
+ * NVMe entry's metadata pointer bytes, which iotrace zeroes; every other
+ * ring leaves them as the command has them.
+ */
+#define IOTRACE_CMD_PATH_OFF	16
+
 /**
  * struct iotrace_record_v1 - one request, issue and completion together
  *	(ABI 1.x layout, for readers of old rings and files).
@@ -300,6 +310,12 @@ struct iotrace_record_v1 {
 #define IOTRACE_RING_CONTROLLER	(1U << 2)  /* ring of a controller's admin queue */
 /* buf_size 0: headers only, no chunk (nr_chunks 0): in-kernel metrics only */
 #define IOTRACE_RING_METRICS_ONLY	(1U << 3)
+/*
+ * The ring of an NVMe multipath head (nvmeXnY): the records of the
+ * requests its paths (the hidden disks nvmeXcNnY) served, each naming its
+ * path at IOTRACE_CMD_PATH_OFF.
+ */
+#define IOTRACE_RING_MPATH_HEAD	(1U << 4)
 
 /**
  * struct iotrace_ring_hdr - first bytes of every ring (debugfs <disk>/ring
