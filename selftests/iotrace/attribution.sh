@@ -14,6 +14,7 @@
 # shows.  With ATTR_SUBMITTER=N (submitter_off.sh) the module is loaded
 # with submitter=N and every check is the no-submitter one, on any kernel;
 # a bad value of the parameter must fail the load first.
+# VM-CHECK: newest
 # VM-TIMEOUT: 400
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

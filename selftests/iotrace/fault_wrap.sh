@@ -14,6 +14,7 @@
 # /sys/block/<disk>/stat delta; both must equal the ring's completed count,
 # and completed = present + overwritten + dropped + filtered, with the
 # quiet ring intact afterwards and both per-CPU parts written.
+# VM-CHECK: newest
 # VM-TIMEOUT: 900
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/fault_lib.sh"

@@ -11,6 +11,7 @@
 # exporter serves an exposition without the disk and says why once; the
 # default load keeps metrics again, and the exporter, running on, serves
 # the disk again and says why once more after another load metrics=N.
+# VM-CHECK: newest
 # VM-TIMEOUT: 300
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

@@ -19,6 +19,7 @@
 # smaller ring) or a clear gets the end of the file, and no oops.  Take
 # numbers: the chunks used after a clear have take numbers above every
 # one before it.  A seek far into the trace lets control operations in.
+# VM-CHECK: newest
 # VM-TIMEOUT: 600
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

@@ -14,6 +14,7 @@
 # head's stat delta where the kernel counts its I/O (6.x), the path
 # names the kernel gave (nvme<subsystem>c<controller>n<namespace>).
 # VM-DEVICES: nvme-mpath
+# VM-CHECK: newest
 # VM-TIMEOUT: 400
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"

@@ -33,6 +33,7 @@
 # Without the hold (a module of genl version 4: the watcher asks for none)
 # the history is overwritten before the watcher copies it: the test fails.
 # VM-CHECK: alone
+# VM-CHECK: newest
 # VM-TIMEOUT: 900
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
