@@ -38,6 +38,9 @@ import socket
 import struct
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nlmetrics import attr, attrs  # noqa: E402 (the same raw netlink helpers)
+
 NETLINK_GENERIC = 16
 GENL_ID_CTRL = 0x10
 CTRL_CMD_GETFAMILY = 3
@@ -103,21 +106,6 @@ SIZES = {"BUF_SIZE": 8, "FILTER_OPS": 4, "FILTER_SECTOR_MIN": 8,
 WELL = [(A["IOTRACE_A_" + k], n) for k, n in SIZES.items()]
 
 IOC_INFLIGHT = (3 << 30) | (24 << 16) | (0xb9 << 8) | 1
-
-
-def attr(t, data):
-    pad = b"\0" * ((4 - len(data) % 4) % 4)
-    return struct.pack("<HH", 4 + len(data), t) + data + pad
-
-
-def attrs(buf):
-    off = 0
-    while off + 4 <= len(buf):
-        ln, t = struct.unpack_from("<HH", buf, off)
-        if ln < 4:
-            break
-        yield t & 0x3fff, buf[off + 4:off + ln]
-        off += (ln + 3) & ~3
 
 
 INTERESTING = [0, 1, 2, 7, 8, 31, 32, 63, 64, 255, 256, 4095, 4096, 65535,
