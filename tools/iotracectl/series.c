@@ -316,26 +316,6 @@ void iot_series_free(struct iot_series_set *ss)
 
 /* ---- the two reads of a source ------------------------------------------ */
 
-static uint64_t complete_key(const struct xrec *e)
-{
-	return e->r.complete_ns;
-}
-
-static int cmp_complete(const void *a, const void *b)
-{
-	const struct xrec *x = a, *y = b;
-
-	if (x->r.complete_ns != y->r.complete_ns)
-		return x->r.complete_ns < y->r.complete_ns ? -1 : 1;
-	if (x->r.issue_ns != y->r.issue_ns)
-		return x->r.issue_ns < y->r.issue_ns ? -1 : 1;
-	if (x->disk != y->disk)
-		return x->disk < y->disk ? -1 : 1;
-	if (x->r.complete_cpu != y->r.complete_cpu)
-		return x->r.complete_cpu < y->r.complete_cpu ? -1 : 1;
-	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
-}
-
 /* every record of the disks kept: to @pre; those that pass, counted */
 static int sweep_pre(struct iot_sweep *sw, unsigned int disk,
 		     const struct iotrace_record *r)
@@ -402,7 +382,7 @@ int iot_sweep_run(struct iot_sweep *sw)
 	sw->n = 0;
 	sw->maxlat = 0;
 	if (iot_win_init(&sw->win, sw->src->is_file ? SWEEP_WINDOW : 0,
-			 complete_key, cmp_complete)) {
+			 iot_xrec_complete_key, iot_xrec_cmp_complete)) {
 		iot_err("out of memory");
 		return 1;
 	}

@@ -169,34 +169,14 @@ static int collect(void *arg, unsigned int disk,
 	return 0;
 }
 
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct xrec *x = a, *y = b;
-
-	if (x->r.complete_ns != y->r.complete_ns)
-		return x->r.complete_ns < y->r.complete_ns ? -1 : 1;
-	if (x->r.issue_ns != y->r.issue_ns)
-		return x->r.issue_ns < y->r.issue_ns ? -1 : 1;
-	if (x->disk != y->disk)
-		return x->disk < y->disk ? -1 : 1;
-	if (x->r.complete_cpu != y->r.complete_cpu)
-		return x->r.complete_cpu < y->r.complete_cpu ? -1 : 1;
-	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
-}
-
 /* print one record in the output format (its header first) */
 static void emit(struct show_ctx *c, const struct xrec *sr);
-
-static uint64_t complete_key(const struct xrec *e)
-{
-	return e->r.complete_ns;
-}
 
 /* the earliest record of the window out, printed */
 static void win_emit(struct show_ctx *c, const struct xrec *e)
 {
 	if (c->started && e->r.complete_ns <= c->last.r.complete_ns &&
-	    cmp_rec(e, &c->last) < 0)
+	    iot_xrec_cmp_complete(e, &c->last) < 0)
 		c->ooo++;
 	c->last = *e;
 	emit(c, e);
@@ -737,7 +717,8 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 			goto out;
 		}
 		if (c->n > 1)
-			qsort(c->v, c->n, sizeof(*c->v), cmp_rec);
+			qsort(c->v, c->n, sizeof(*c->v),
+			      iot_xrec_cmp_complete);
 		for (i = 0; i < c->n; i++) {
 			if (o->count && shown >= (uint64_t)o->count)
 				break;
@@ -873,8 +854,8 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 	 * completed on one CPU): all of it is kept and sorted.
 	 */
 	c.window = src.is_file ? SHOW_WINDOW : 0;
-	if (c.window && iot_win_init(&c.win, c.window, complete_key,
-				     cmp_rec)) {
+	if (c.window && iot_win_init(&c.win, c.window, iot_xrec_complete_key,
+				     iot_xrec_cmp_complete)) {
 		iot_err("out of memory");
 		iot_src_close(&src);
 		return 1;
@@ -899,7 +880,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 			win_emit(&c, e);
 	} else {
 		if (c.n)
-			qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
+			qsort(c.v, c.n, sizeof(*c.v), iot_xrec_cmp_complete);
 		for (i = 0; i < c.n; i++)
 			emit(&c, &c.v[i]);
 	}
