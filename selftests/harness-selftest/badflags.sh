@@ -8,7 +8,7 @@
 # the test passes only if the harness ran it again.  (warn covers flags
 # that are possible: no rerun.)  badflags_iotrace sets BADFLAGS_RIP to a
 # site in iotrace: never rerun there.
-# VM-CHECK: newest
+# VM-CHECK: all
 # VM-TIMEOUT: 300
 rip=${BADFLAGS_RIP:-blk_mq_get_tag+0x242/0x2a0}
 . "$IOTRACE_SRC/selftests/harness-selftest/rerun_lib.sh"

@@ -3,6 +3,7 @@
 # badflags_iotrace: the report of badflags, at a site in iotrace's text: the
 # harness must not run the test again (a fault in iotrace is never the
 # emulator's), so the test fails on its first attempt.
+# VM-CHECK: all
 # VM-EXPECT: fail
 # VM-EXPECT-MATCH: ^test exited with 1: not ok 1 first attempt.*; kernel log: BUG: kernel NULL pointer dereference
 # VM-TIMEOUT: 300

@@ -4,6 +4,7 @@
 # kernel panics) is retried once and then reported as "never reached the
 # test", not as a test failure. Overriding rdinit= (the last one wins)
 # makes every boot of this test fail.
+# VM-CHECK: all
 # VM-EXPECT: fail
 # VM-EXPECT-MATCH: ^guest never reached the test
 # VM-CMDLINE: rdinit=/no-such-init

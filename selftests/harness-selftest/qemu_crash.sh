@@ -6,6 +6,7 @@
 # QEMU's own stack, read from its core dump, not "the test failed".  (A
 # host whose core_pattern is not a plain file name, or whose hard core
 # limit is 0, keeps no core dump: the reason must then say so.)
+# VM-CHECK: all
 # VM-EXPECT: fail
 # VM-EXPECT-MATCH: ^guest died during the test: QEMU itself crashed \(SIGSEGV\)( in .* <- .*\(qemu-crash\.txt\)|, no core dump \(core_pattern .*, ulimit -c .*\)), and on the first attempt too$
 # VM-SELFTEST-SIGNAL: SEGV

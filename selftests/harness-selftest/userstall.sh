@@ -8,7 +8,7 @@
 # passes, so the test passes only if the harness ran it again.
 # userstall_kernel sets USERSTALL_CS to the kernel's code segment: a
 # stall in kernel mode may be iotrace's, never rerun.
-# VM-CHECK: newest
+# VM-CHECK: all
 # VM-TIMEOUT: 300
 # VM-TEST-TIMEOUT: 20
 cs=${USERSTALL_CS:-0033}

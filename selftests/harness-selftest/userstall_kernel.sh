@@ -3,7 +3,7 @@
 # userstall_kernel: the report of userstall with the stalled CPU in kernel
 # mode: the harness must not run the test again, so it times out on its
 # first attempt.
-# VM-CHECK: newest
+# VM-CHECK: all
 # VM-EXPECT: fail
 # VM-EXPECT-MATCH: ^timed out
 # VM-TIMEOUT: 300
