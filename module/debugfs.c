@@ -455,7 +455,9 @@ static int iotrace_trace_show(struct seq_file *m, void *v)
 	}
 	iotrace_flags_str(flags, r->rflags, r->opflags);
 	seq_printf(m, "%llu ", r->complete_ns);
-	if (r->rflags & IOTRACE_RF_NO_ISSUE)
+	/* an empty PREFLUSH write: its wait from allocation (abi.rst) */
+	if ((r->rflags & IOTRACE_RF_NO_ISSUE) &&
+	    (!(r->rflags & IOTRACE_RF_PREFLUSH) || !r->issue_ns))
 		seq_puts(m, "- ");
 	else
 		seq_printf(m, "%llu ", r->complete_ns - r->issue_ns);

@@ -233,7 +233,8 @@ int iot_btt_add(struct iot_btt *b, const struct iotrace_record *r)
 {
 	struct iot_btt_rec *e, x;
 
-	if (!(r->rflags & IOTRACE_RF_COMPLETE) || !iot_rec_has_lat(r))
+	/* D2C: issued requests only (an empty PREFLUSH write has no D) */
+	if ((r->rflags & IOTRACE_RF_NO_ISSUE) || !iot_rec_has_lat(r))
 		return 0;
 	if (!b->stream && b->n == IOT_BTT_EXACT && stream_start(b))
 		return -2;

@@ -10,14 +10,6 @@
 #include "export.h"
 #include "out.h"
 
-/* Whether the record has a device latency (issue and completion seen). */
-int xrec_has_lat(const struct iotrace_record *r)
-{
-	return (r->rflags & IOTRACE_RF_COMPLETE) &&
-	       !(r->rflags & IOTRACE_RF_NO_ISSUE) &&
-	       r->complete_ns >= r->issue_ns;
-}
-
 static int cmp_start(const void *a, const void *b)
 {
 	const struct xrec *x = a, *y = b;
@@ -423,7 +415,7 @@ static int perfetto_rec(struct xstream *xs, const struct xrec *e, size_t i)
 {
 	const struct iotrace_record *r = &e->r;
 	uint64_t *t0 = xs->arg, s = xrec_start(r);
-	uint64_t end = xrec_has_lat(r) ? r->complete_ns : s;
+	uint64_t end = iot_rec_has_lat(r) ? r->complete_ns : s;
 	unsigned int pid = e->disk + 1;
 	char f[128], cmd[512], st[128];
 	FILE *fp = xs->fp;

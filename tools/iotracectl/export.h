@@ -116,7 +116,6 @@ static inline uint64_t xrec_start(const struct iotrace_record *r)
 	return r->rflags & IOTRACE_RF_NO_ISSUE ? r->complete_ns : r->issue_ns;
 }
 
-int xrec_has_lat(const struct iotrace_record *r);
 FILE *x_open_out(const char *path);
 
 struct xstream;

@@ -582,6 +582,19 @@ int iot_comm_take_dirty(struct iotrace_file_comm **out);
 void iot_comm_reset(void);
 const char *iot_devdir(void);
 /*
+ * Whether the record is an empty PREFLUSH write never issued itself (the
+ * flush machinery ends it after its flush) that carries its allocation
+ * time in issue_ns (0 from a module that kept none): its latency is the
+ * wait of the fsync() that sent it (Documentation/abi.rst).
+ */
+static inline int iot_rec_flush_wait(const struct iotrace_record *r)
+{
+	const uint32_t f = IOTRACE_RF_NO_ISSUE | IOTRACE_RF_PREFLUSH;
+
+	return (r->rflags & f) == f && r->issue_ns;
+}
+
+/*
  * The time a record starts: its issue, else (no issue seen, or none
  * recorded) its completion.
  */

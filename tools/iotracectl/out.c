@@ -364,11 +364,15 @@ static char *put_csv_str(char *p, ptrdiff_t room, const char *s)
 	return p;
 }
 
-/* Whether the record has a device latency (issue and completion seen). */
+/*
+ * Whether the record has a latency, complete_ns - issue_ns: issued and
+ * completed, or an empty PREFLUSH write with its allocation time, whose
+ * latency is the wait of the fsync() that sent it (iot_rec_flush_wait()).
+ */
 int iot_rec_has_lat(const struct iotrace_record *r)
 {
 	return (r->rflags & IOTRACE_RF_COMPLETE) &&
-	       !(r->rflags & IOTRACE_RF_NO_ISSUE) &&
+	       (!(r->rflags & IOTRACE_RF_NO_ISSUE) || iot_rec_flush_wait(r)) &&
 	       r->complete_ns >= r->issue_ns;
 }
 

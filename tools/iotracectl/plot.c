@@ -159,7 +159,7 @@ static int plot_pre(void *arg, unsigned int disk,
 		p->t1 = e;
 	if (seek_end(r) > p->smax)
 		p->smax = seek_end(r);
-	if (!xrec_has_lat(r))
+	if (!iot_rec_has_lat(r))
 		return 0;
 	l = r->complete_ns - r->issue_ns;
 	if (l < p->lat_lo)
@@ -174,7 +174,7 @@ static void heat_add(struct plot *p, const struct iotrace_record *r)
 	double span_ns = (double)(p->t1 - p->t0), l;
 	int a, b;
 
-	if (!xrec_has_lat(r))
+	if (!iot_rec_has_lat(r))
 		return;
 	l = log10((double)(r->complete_ns - r->issue_ns > 0 ?
 			   r->complete_ns - r->issue_ns : 1));
@@ -485,7 +485,7 @@ static void plot_each(void *arg, const struct xrec *e)
 
 	heat_add(p, r);
 	seek_add(p, r);
-	if (xrec_has_lat(r))	/* the bins of stats */
+	if (iot_rec_has_lat(r))	/* the bins of stats */
 		p->h[iot_lat_bin(r->complete_ns - r->issue_ns)]++;
 	iot_series_add(&p->ss, e);
 }

@@ -103,9 +103,7 @@ int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
 		return 0;
 	if (o->status == 3 && r->error != -o->status_errno)
 		return 0;
-	if (o->have_lat && (!(r->rflags & IOTRACE_RF_COMPLETE) ||
-			    (r->rflags & IOTRACE_RF_NO_ISSUE) ||
-			    r->complete_ns < r->issue_ns ||
+	if (o->have_lat && (!iot_rec_has_lat(r) ||
 			    r->complete_ns - r->issue_ns < o->lat_min_ns))
 		return 0;
 	/*
@@ -251,8 +249,7 @@ static size_t us3(char *t, uint64_t ns)
 /* the latency column into @t (32 bytes); its length */
 static size_t lat_str(const struct iotrace_record *r, char *t)
 {
-	if (!(r->rflags & IOTRACE_RF_COMPLETE) ||
-	    (r->rflags & IOTRACE_RF_NO_ISSUE) || r->complete_ns < r->issue_ns) {
+	if (!iot_rec_has_lat(r)) {
 		*t = '-';
 		return 1;
 	}

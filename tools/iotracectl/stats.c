@@ -260,7 +260,7 @@ void iot_stats_add(struct iot_stats *s, const struct iotrace_record *r)
 		s->last_ns = r->complete_ns;
 	o->bytes += r->bytes;
 	o->size_log2[log2_bucket(r->bytes)]++;
-	if (!(r->rflags & IOTRACE_RF_NO_ISSUE)) {
+	if (!(r->rflags & IOTRACE_RF_NO_ISSUE) || iot_rec_flush_wait(r)) {
 		uint64_t lat = r->complete_ns > r->issue_ns ?
 			r->complete_ns - r->issue_ns : 0;
 

@@ -199,6 +199,34 @@ assert len(line) == 1 and line[0][0] == "-" and line[0][6] == "-", line' \
 		"$T/recs.json" "$T/k.json" "$T/l0.json" "$T/ok.json" "$T/e.csv" \
 		"$T/e.txt" >> "$T/err" 2>&1
 	result $? "filters_comm_kernel_lat_min_0_and_requests_without_completion$SFX" "$T/err"
+	# an empty PREFLUSH write (never issued: NO_ISSUE) with its
+	# allocation time has a latency, the wait of its fsync(), in show,
+	# CSV, --lat-min and stats; one without (issue_ns 0) has none; btt's
+	# D2C counts issued requests only, as btt's own on the export
+	: > "$T/err"
+	build/gen set "$T/f.trace" "$T/fw1.trace" 5 op=1 bytes=0 rflags=0x1081 queue_ns=0 issue_ns=1000040000 complete_ns=1002540000 &&
+	build/gen set "$T/fw1.trace" "$T/fw.trace" 6 op=1 bytes=0 rflags=0x1081 queue_ns=0 issue_ns=0 complete_ns=1000600000 ||
+		echo "gen set failed" >> "$T/err"
+	"$BIN" show -o csv "$T/fw.trace" > "$T/fw.csv" 2>> "$T/err" &&
+	"$BIN" show "$T/fw.trace" > "$T/fw.txt" 2>> "$T/err" &&
+	"$BIN" show -o csv --lat-min 2500 "$T/fw.trace" > "$T/fwl.csv" 2>> "$T/err" &&
+	"$BIN" stats -o json "$T/fw.trace" > "$T/fw.json" 2>> "$T/err" &&
+	python3 -c 'import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+w = [r for r in rows if r["complete_ns"] == "1002540000"]
+assert len(w) == 1 and w[0]["latency_ns"] == "2500000" and w[0]["queue_ns"] == "", w
+u = [r for r in rows if r["complete_ns"] == "1000600000"]
+assert len(u) == 1 and u[0]["latency_ns"] == "", u
+txt = [l.split() for l in open(sys.argv[2]) if "2500.000" in l.split()]
+assert len(txt) == 1, txt
+big = [r["complete_ns"] for r in csv.DictReader(open(sys.argv[3]))]
+assert "1002540000" in big, big
+want = sum(1 for r in rows if r["op"] == "write" and r["latency_ns"] != "")
+st = json.load(open(sys.argv[4]))[0]
+n = st["ops"]["write"]["lat_ns"]["n"]
+d2c = st["btt"]["ops"]["write"]["d2c_ns"]["n"]
+assert n == want and d2c == want - 1, (n, d2c, want)' "$T/fw.csv" "$T/fw.txt" "$T/fwl.csv" "$T/fw.json" >> "$T/err" 2>&1
+	result $? "empty_preflush_write_latency_is_its_fsync_wait$SFX" "$T/err"
 	# stats --from/--to: rates over the window asked (cut to the trace),
 	# not over the span of the requests that completed in it
 	for w in "1.002 1.003" "1.0055 100"; do
