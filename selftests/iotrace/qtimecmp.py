@@ -10,16 +10,19 @@ the same disk, the same run (OP SECTOR BYTES RFLAGS ISSUE_NS QUEUE_NS
 COMPLETE_NS).
 
 blktrace follows each request from its G (allocated for a bio: sector,
-length) through back merges (M: a bio, or a request, appended at its end)
-and front merges (F: a bio before its start) to its first D (issue, with
-the request's final sector and length); G to D is its queue time.  Each
+length; the bio's Q before it) through back merges (M: a bio, or a
+request, appended at its end: the merged request keeps the earlier G and
+Q, as the kernel keeps the earlier allocation time) and front merges (F:
+a bio before its start) to its first D (issue, with the request's final
+sector and length); G to D is its queue time.  Each
 such request is paired with the record of the same direction, sector and
 length whose issue time is nearest its D (the two clocks are both
 CLOCK_MONOTONIC, but blkparse prints times from its first event: the
 offset is the median over the requests that are unique on both sides;
 at most 3 ms apart after it).  A pair disagrees when the record has no
 queue time, or its allocation time (issue_ns - queue_ns) is more than
-max(50 us, 20% of G to D) before G, or more than 50 us after the
+max(50 us, 20% of G to D) before G and more than 50 us before its bio's
+Q (when blktrace has it), or more than 50 us after the
 request's next event in blktrace (I, M, F or D), which the kernel's code
 reaches after block_io_start: the queue time against G to D, but to the
 record's own issue, not to blktrace's D, which an interrupt between the
@@ -32,7 +35,8 @@ at the sector of an empty write's G: the last, empty completion of a
 flush sequence's data write is past its data) are counted, each paired
 with its G (first in, first out) and with the record completed nearest
 to it; the record's allocation time (issue_ns) against G as above, with
-its C as the next event, and the median distance to G at most 50 us.
+its C as the next event (and its Q), and the median distance to G at
+most 50 us.
 Printed, and checked with --flush only.
 
 Prints summary lines ("# qtimecmp: ...") and the worst pairs.  Exits 0
@@ -76,6 +80,7 @@ def blkparse(path):
     by_start, by_end = {}, {}
     reqs = []
     empty_g, empty = {}, []
+    q_last, empty_q = {}, {}
     nog = 0
 
     def drop(r):
@@ -93,14 +98,20 @@ def blkparse(path):
         if nbytes == 0:
             # an empty write's C is at its G's sector; the last, empty
             # completion of a flush sequence's data write is past its data
-            if d == "W" and a == "G":
-                empty_g.setdefault(sec, []).append(t)
+            if d == "W" and a == "Q":
+                empty_q[sec] = t
+            elif d == "W" and a == "G":
+                empty_g.setdefault(sec, []).append((t, empty_q.pop(sec, None)))
             elif d == "W" and a == "C" and empty_g.get(sec):
-                empty.append((t, t - empty_g[sec].pop(0)))
+                g, q = empty_g[sec].pop(0)
+                empty.append((t, t - g, None if q is None else t - q))
             continue
         end = sec + nbytes // 512
-        if a == "G":
-            add({"d": d, "s": sec, "e": end, "g": t, "n": None})
+        if a == "Q":
+            q_last[(d, sec, end)] = t
+        elif a == "G":
+            add({"d": d, "s": sec, "e": end, "g": t, "n": None,
+                 "q": q_last.pop((d, sec, end), None)})
         elif a == "I":
             for r in by_start.get((d, sec), []):
                 if r["e"] == end and r["n"] is None:
@@ -117,7 +128,12 @@ def blkparse(path):
                 gone = [x for x in by_start.get((d, sec), [])
                         if x["e"] == end]
                 if gone:
-                    drop(gone[-1])
+                    # the kernel keeps the earlier allocation time
+                    g = gone[-1]
+                    drop(g)
+                    qs = [x for x in (r["q"], g["q"]) if x is not None]
+                    r["q"] = min(qs) if len(qs) == 2 else None
+                    r["g"] = min(r["g"], g["g"])
             drop(r)
             if r["n"] is None:
                 r["n"] = t
@@ -134,7 +150,8 @@ def blkparse(path):
             r = lst[-1]
             drop(r)
             reqs.append(((d, sec, nbytes), t,
-                         (t - r["g"], t - (r["n"] or t))))
+                         (t - r["g"], t - (r["n"] or t),
+                          None if r["q"] is None else t - r["q"])))
     return reqs, empty, nog
 
 
@@ -161,17 +178,24 @@ def ring(path):
     return data, empty
 
 
-def early_late(mine, g, nxt, span):
+def early_late(mine, g, nxt, span, q=None):
     """An allocation time @mine is before the G at @g by more than
-    max(50 us, 20% of @span, G to D), or after @nxt by more than 50 us:
-    the next event of the request in blktrace after G (I, M, F or D),
-    which comes after block_io_start in the kernel's code.  Two probes
-    microseconds of guest code apart can be milliseconds apart on the
-    guest's clock when the host deschedules the vCPU between them: seen
-    for 0.2-0.9% of the requests between G and block_io_start on a
-    loaded host, so G itself is no upper bound."""
-    return (mine < g - max(SLACK_NS, REL * span) or
-            mine > nxt + SLACK_NS)
+    max(50 us, 20% of @span, G to D) and, if its bio's Q time @q is
+    known, before @q by more than 50 us; or after @nxt by more than 50
+    us: the next event of the request in blktrace after G (I, M, F or
+    D), which comes after block_io_start in the kernel's code.  Two
+    probes microseconds of guest code apart can be milliseconds apart on
+    the guest's clock when the host deschedules the vCPU between them:
+    seen for 0.2-0.9% of the requests between G and block_io_start on a
+    loaded host, so G itself is no upper bound; and before 6.9, where
+    the kernel's stamp is taken before G, for 0.3-1.2% of them between
+    the stamp and G (5.10, load average 6), so G is no lower bound
+    either: the bio's Q is (the kernel allocates a request for a bio it
+    has queued)."""
+    early = mine < g - max(SLACK_NS, REL * span)
+    if q is not None:
+        early = early and mine < q - SLACK_NS
+    return early or mine > nxt + SLACK_NS
 
 
 def pair(bt, recs, offset):
@@ -226,16 +250,18 @@ def main():
     pairs = pair(reqs, data, offset)
     # the record's allocation time against G, on the record's clock
     bad = []
-    for k, t, (gd, nd), (issue, q) in pairs:
+    for k, t, (gd, nd, qd), (issue, q) in pairs:
         g = t - gd + offset
-        if q is None or early_late(issue - q, g, t - nd + offset, gd):
+        qt = None if qd is None else t - qd + offset
+        if q is None or early_late(issue - q, g, t - nd + offset, gd, qt):
             bad.append((k, t, gd, q, issue - t - offset))
     ok = (len(pairs) >= 0.9 * len(data) and len(pairs) >= min_req and
           len(bad) <= bound / 100.0 * len(pairs))
     print("# qtimecmp: %d records of data requests, %d requests G..D in"
           " blktrace (%d D without a G), %d paired; %d (%.2f%%) queue times"
           " wrong: allocation (issue_ns - queue_ns) more than max(50 us,"
-          " 20%% of G->D) before G, or after the request's next event"
+          " 20%% of G->D) before G and 50 us before Q, or after the"
+          " request's next event"
           " (bound %g%%)"
           % (len(data), len(reqs), nog, len(pairs), len(bad),
              100.0 * len(bad) / max(len(pairs), 1), bound))
@@ -248,22 +274,24 @@ def main():
     lat = [(("E",), done, None if issue == 0 or done < issue
              else issue) for done, issue in empty]
     nolat = sum(1 for _, _, x in lat if x is None)
-    bt_e = [(("E",), t, x) for t, x in bt_empty]
+    bt_e = [(("E",), t, (x, qc)) for t, x, qc in bt_empty]
     epairs = pair(bt_e, lat, offset)
     # the record's allocation time against G, on the record's clock:
     # nothing of the empty write between its G and its C in blktrace, and
     # as few of them as 10 per disk: each between G and C (early_late()),
     # and half of them within 50 us of G
     ebad = [(k, t, gc, None if a is None else t + offset - a)
-            for k, t, gc, a in epairs
-            if a is None or early_late(a, t - gc + offset, t + offset, gc)]
-    near = sorted(abs(a - (t - gc + offset)) for k, t, gc, a in epairs
+            for k, t, (gc, qc), a in epairs
+            if a is None or early_late(a, t - gc + offset, t + offset, gc,
+                                       None if qc is None
+                                       else t - qc + offset)]
+    near = sorted(abs(a - (t - gc + offset)) for k, t, (gc, qc), a in epairs
                   if a is not None)
     emed = near[len(near) // 2] if near else None
     print("# qtimecmp: empty PREFLUSH writes: %d records (%d without a"
           " latency), blktrace completed %d; %d paired by completion, %d"
           " allocation times off G..C (more than max(50 us, 20%% of G->C)"
-          " before G, or after C); allocation - G median %s"
+          " before G and Q, or after C); allocation - G median %s"
           % (len(lat), nolat, len(bt_e), len(epairs), len(ebad), us(emed)))
     for k, t, gc, x in ebad[:3]:
         print("# qtimecmp: empty write: latency %s (to blktrace's C), G->C"

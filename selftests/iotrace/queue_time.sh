@@ -11,11 +11,14 @@
 # (qtimecmp.py: same direction, sector and length, D at the record's
 # issue), the queue time against blktrace's G (getrq) to D (issue): the
 # record's allocation time (issue_ns - queue_ns) must not be more than
-# max(50 us, 20% of G to D) before G, nor after the request's next event
-# in blktrace (I, M, F or D, which the kernel reaches after
-# block_io_start; not G itself: the host may deschedule the vCPU between
-# G and block_io_start, seen for up to 0.9% of the requests on a loaded
-# host).  An empty write's allocation time (issue_ns) lies between its G
+# max(50 us, 20% of G to D) before G and 50 us before its bio's Q, nor
+# after the request's next event in blktrace (I, M, F or D, which the
+# kernel reaches after block_io_start; not G itself: the host may
+# deschedule the vCPU between G and block_io_start, seen for up to 0.9%
+# of the requests on a loaded host; and before 6.9 between the kernel's
+# stamp and G, up to 1.2% on 5.10, so the bound below is Q, not G; a
+# merged request keeps the earlier G and Q, as the kernel keeps the
+# earlier stamp).  An empty write's allocation time (issue_ns) lies between its G
 # and its C the same way, at most 50 us from G in the median, and there
 # are as many as blktrace completed.  The bound, 1% of the pairs: the
 # two tracers read the clock in probes one after the other, and an
