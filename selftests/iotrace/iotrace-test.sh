@@ -67,6 +67,37 @@ fio_log_vs_ring() {
 	ktap_check "no record that fio did not log" test "$extra" -eq 0
 }
 
+# mpath_paths HEAD - the path disks of the NVMe multipath head HEAD
+# (nvme<S>c<C>n<N>), as the kernel names them
+mpath_paths() {
+	(cd /sys/block && for p in "${1%n*}"c*n"${1##*n}"; do
+		[ -e "$p" ] && echo "$p"
+	done)
+}
+
+# find_mpath_head - set head to the visible NVMe multipath head and paths
+# to its two path disks (waiting up to 10 s for them); skip without
+find_mpath_head() {
+	local b
+	head=
+	paths=
+	for _ in $(seq 100); do
+		for b in /sys/block/nvme*n1; do
+			[ -e "$b" ] || continue
+			[ "$(cat "$b/hidden" 2> /dev/null)" = 1 ] && continue
+			head=$(basename "$b")
+		done
+		if [ -n "$head" ]; then
+			paths=$(mpath_paths "$head" | tr '\n' ' ')
+			paths=${paths% }
+			[ "$(echo "$paths" | wc -w)" -eq 2 ] && break
+		fi
+		sleep 0.1
+	done
+	[ -n "$head" ] || skip "no NVMe multipath head (nvme_core.multipath=N or no subsystem support)"
+	[ "$(echo "$paths" | wc -w)" -eq 2 ] || skip "$head has no two paths: $paths"
+}
+
 # ring_counts_vs_stat CHECK DELTA - the counts of "ringcheck check" (its
 # output in CHECK) against the /sys/block stat delta DELTA: completed is
 # DELTA, present + overwritten + dropped = completed (two checks).

@@ -24,26 +24,7 @@ require_cmd fio
 out=$(mktemp -d)
 modprobe nvme 2> /dev/null
 settle
-head=
-paths=
-for _ in $(seq 100); do
-	for b in /sys/block/nvme*n1; do
-		[ -e "$b" ] || continue
-		if [ "$(cat "$b/hidden" 2> /dev/null)" = 1 ]; then
-			continue
-		fi
-		head=$(basename "$b")
-	done
-	if [ -n "$head" ]; then
-		paths=$(cd /sys/block && echo "${head%n*}"c*n"${head##*n}")
-		[ "$(echo "$paths" | wc -w)" -eq 2 ] && [ -e "/sys/block/${paths%% *}" ] && break
-	fi
-	sleep 0.1
-done
-[ -n "$head" ] || skip "no NVMe multipath head (nvme_core.multipath=N or no subsystem support)"
-if [ "$(echo "$paths" | wc -w)" -ne 2 ] || [ ! -e "/sys/block/${paths%% *}" ]; then
-	skip "$head has no two paths: $paths"
-fi
+find_mpath_head
 log "head $head, paths $paths"
 # udev's probes of the new disks are over before the workload
 settle

@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# nvme_mpath_failover: one path of an NVMe multipath head removed (its
+# controller's PCI function) and added back (a PCI rescan) while fio reads
+# and writes through the head with iopolicy round-robin.  The head's ring
+# still holds every request of the namespace exactly once: the commands
+# the removal aborted, which nvme_failover_req() gives back to the head
+# to be sent again on the other path, are their path's, not completions
+# of the namespace's requests; the path added back feeds the head's ring
+# again, and the head's metrics count what its ring holds.
+#
+# Oracles: fio's write_iolog (every I/O on the head, told from others'
+# by fio's pid where the kernel names submitters), fio's exit status (no
+# I/O failed), the path names the kernel gives.
+# VM-DEVICES: nvme-mpath
+# VM-CHECK: newest
+# VM-TIMEOUT: 400
+# VM-SMP: 2
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+require_cmd fio
+out=$(mktemp -d)
+modprobe nvme 2> /dev/null
+settle
+find_mpath_head
+log "head $head, paths $paths"
+# the path to remove: the second one, by its controller
+victim=${paths##* }
+c=${victim#nvme*c}
+c=${c%%n*}
+pcidev=$(readlink -f "/sys/class/nvme/nvme$c/device")
+[ -e "$pcidev/remove" ] || skip "nvme$c has no PCI function to remove ($pcidev)"
+log "removing $victim: controller nvme$c, ${pcidev##*/}"
+settle
+udevadm control --stop-exec-queue 2> /dev/null
+ktap_header 10
+load_iotrace disks="$head"
+subsys=$(basename "$(dirname "$(readlink -f "/sys/block/$head")")")
+echo round-robin > "/sys/class/nvme-subsystem/$subsys/iopolicy" 2> /dev/null
+log "iopolicy $(cat "/sys/class/nvme-subsystem/$subsys/iopolicy" 2> /dev/null)"
+echo 1 > "$IOT/$head/clear"
+mreq() {
+	awk '$2 == "requests" { n += $3 } END { print n + 0 }' "$IOT/$head/metrics"
+}
+mbefore=$(mreq)
+mknod "$out/head" b "$(cut -d: -f1 "/sys/block/$head/dev")" \
+	"$(cut -d: -f2 "/sys/block/$head/dev")" || die "mknod failed"
+fio --name=fo --filename="$out/head" --direct=1 --ioengine=libaio \
+    --iodepth=16 --rw=randrw --bssplit=4k/50:16k/30:64k/20 \
+    --time_based --runtime=12 --size=256m --write_iolog="$out/iolog" \
+    --thread --output="$out/fio" &
+fiopid=$!
+sleep 3
+echo 1 > "$pcidev/remove"
+gone=1
+for _ in $(seq 50); do
+	[ -e "/sys/block/$victim" ] || { gone=0; break; }
+	sleep 0.1
+done
+ktap_check "$victim removed under I/O" test $gone -eq 0
+sleep 2
+echo 1 > /sys/bus/pci/rescan
+back=
+for _ in $(seq 100); do
+	back=$(mpath_paths "$head" | tr '\n' ' ')
+	[ "$(echo "$back" | wc -w)" -eq 2 ] && break
+	sleep 0.1
+done
+log "paths after the rescan: $back"
+ktap_check "two paths again after the rescan" test "$(echo "$back" | wc -w)" -eq 2
+newp=
+for p in $back; do
+	[ "$p" = "${paths%% *}" ] || newp=$p
+done
+wait $fiopid
+frc=$?
+sed -n '/err=/p' "$out/fio" | sed 's/^/# fio: /'
+ktap_check "fio: no I/O failed" test $frc -eq 0
+mdelta=$(($(mreq) - mbefore))
+echo 0 > "$IOT/$head/enable"
+"$RINGCHECK" check "$IOT/$head/ring" > "$out/check"
+rc=$?
+cat "$out/check"
+ktap_check "ring intact after the run" test $rc -eq 0
+"$RINGCHECK" dumpp "$IOT/$head/ring" > "$out/ringp"
+"$RINGCHECK" dumpm "$IOT/$head/ring" > "$out/ringm"
+udevadm control --start-exec-queue 2> /dev/null
+if awk -v p=$fiopid '$5 == p { f = 1 } END { exit !f }' "$out/ringp"; then
+	awk -v p=$fiopid '$5 == p { print $1, $2, $3 }' "$out/ringp" | sort > "$out/ring"
+else
+	awk '{ print $1, $2, $3 }' "$out/ringp" | sort > "$out/ring"
+fi
+fio_log_vs_ring "$out" 200 "$out/iolog"
+nc=$(awk -v c="${newp#nvme*c}" 'BEGIN { sub(/n.*/, "", c) } $4 == c' "$out/ringm" | wc -l)
+ktap_check "the path added back ($newp) fed the head's ring ($nc records)" \
+	test -n "$newp" -a "$nc" -gt 0
+completed=$(kv "$out/check" completed)
+ktap_check "the head's metrics count $mdelta requests, its ring completed $completed" \
+	test "$mdelta" -eq "$completed"
+unload_iotrace
+ktap_check "no kernel warnings" no_kernel_splat
+rm -rf "$out"
+ktap_finish
