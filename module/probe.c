@@ -990,10 +990,33 @@ static __always_inline void iotrace_complete_at(struct iotrace_disk *d,
 }
 
 /*
+ * Whether @rq, a path's request completing without error in slot @s, was
+ * failed over: nvme_failover_req() moved its bios to the head, to be sent
+ * again as a new request of a path, and ends it without error (its bios
+ * taken by blk_steal_bios(): no bytes left of a request issued with
+ * some), after the device gave it an error status (seen when the NVMe
+ * layout is set).
+ */
+static bool iotrace_failed_over(const struct iotrace_slot *s,
+				struct request *rq, iotrace_rq_error_t error)
+{
+	if (error || !s)
+		return false;
+	if (READ_ONCE(s->rq) == rq && s->bytes && !blk_rq_bytes(rq))
+		return true;
+	if (READ_ONCE(s->status_rq) != rq)
+		return false;
+	/* pairs with the smp_wmb() before status_rq is set */
+	smp_rmb();
+	return s->status_rflags & IOTRACE_RF_ERROR;
+}
+
+/*
  * The completion of @rq at @now on @d, a path of an NVMe multipath head:
  * the head's metrics, triggers and record, from the slot @s before the
- * path's own record consumes it.  Out of line: only a head's paths come
- * here.
+ * path's own record consumes it; none for a request failed over, which
+ * the head completes when it is sent again.  Out of line: only a head's
+ * paths come here.
  */
 static noinline void iotrace_head_complete(struct iotrace_disk *d,
 					   struct request *rq,
@@ -1004,7 +1027,7 @@ static noinline void iotrace_head_complete(struct iotrace_disk *d,
 	struct iotrace_disk *h = rcu_dereference_sched(d->head);
 	unsigned int state;
 
-	if (!h)
+	if (!h || iotrace_failed_over(s, rq, error))
 		return;
 	/* pairs with the store-release in iotrace_disk_set_state() */
 	state = smp_load_acquire(&h->state);
