@@ -245,6 +245,26 @@ int iot_rec_path(const char *disk, const struct iotrace_record *r, char *out,
 }
 
 /**
+ * iot_path_head() - the NVMe multipath head of a path disk's name.
+ * @disk: a disk name.
+ * @head: the head's name, nvme<X>n<Y> for the path nvme<X>c<C>n<Y>.
+ * @len: its size.
+ *
+ * Return: 1 if @disk is named as a path, else 0 (@head untouched).
+ */
+int iot_path_head(const char *disk, char *head, size_t len)
+{
+	unsigned int x, c, y;
+	int n = 0;
+
+	if (sscanf(disk, "nvme%uc%un%u%n", &x, &c, &y, &n) != 3 || n <= 0 ||
+	    disk[n])
+		return 0;
+	snprintf(head, len, "nvme%un%u", x, y);
+	return 1;
+}
+
+/**
  * iot_decode_cmd() - decode a record's command, or describe the request
  *	from its sector and length when no command was captured.
  * @r: the record.

@@ -249,17 +249,56 @@ static int list_netlink(char **names, char (*vals)[NR_KEYS][32], size_t *n)
 	return 0;
 }
 
+#define LIST_NAME_LEN	32	/* the kernel's DISK_NAME_LEN */
+
+/**
+ * struct list_rows - the rows of list, for their order.
+ * @names: the disks' names.
+ * @head: for each, the NVMe multipath head it is a path of, if that head
+ *	is listed too ("" if not).
+ */
+struct list_rows {
+	char **names;
+	char (*head)[LIST_NAME_LEN];
+};
+
+/* By name, a head's paths right after it. */
 static int cmp_row(const void *a, const void *b, void *arg)
 {
 	const size_t *x = a, *y = b;
-	char **names = arg;
+	const struct list_rows *r = arg;
+	const char *hx = *r->head[*x] ? r->head[*x] : r->names[*x];
+	const char *hy = *r->head[*y] ? r->head[*y] : r->names[*y];
+	int c = strcmp(hx, hy);
 
-	return strcmp(names[*x], names[*y]);
+	if (c)
+		return c;
+	if (!*r->head[*x] != !*r->head[*y])
+		return *r->head[*x] ? 1 : -1;
+	return strcmp(r->names[*x], r->names[*y]);
+}
+
+/* For each of the @n disks @names, its head in @head if it is listed. */
+static void list_heads(char **names, size_t n, char (*head)[LIST_NAME_LEN])
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		head[i][0] = '\0';
+		if (!iot_path_head(names[i], head[i], sizeof(head[i])))
+			continue;
+		for (j = 0; j < n && strcmp(names[j], head[i]); j++)
+			;
+		if (j == n)
+			head[i][0] = '\0';
+	}
 }
 
 int cmd_list(struct iot_opts *o, int argc, char **argv)
 {
 	char (*vals)[NR_KEYS][32], *names[1024], (*trig)[IOT_TRIG_WORDS];
+	char (*head)[LIST_NAME_LEN];
+	struct list_rows rows;
 	size_t n = 0, i, k, j, order[1024];
 	struct iot_out doc;
 	int from_dfs = 1;
@@ -271,10 +310,12 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 	}
 	vals = calloc(1024, sizeof(*vals));
 	trig = calloc(1024, sizeof(*trig));
-	if (!vals || !trig) {
+	head = calloc(1024, sizeof(*head));
+	if (!vals || !trig || !head) {
 		iot_err("out of memory");
 		free(vals);
 		free(trig);
+		free(head);
 		return 1;
 	}
 	/* debugfs, else netlink (debugfs not mounted) */
@@ -283,6 +324,7 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		if (list_netlink(names, vals, &n)) {
 			free(vals);
 			free(trig);
+			free(head);
 			return 1;
 		}
 	}
@@ -293,7 +335,10 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		if (from_dfs)
 			read_stats(names[i], vals[i]);
 	}
-	qsort_r(order, n, sizeof(order[0]), cmp_row, names);
+	list_heads(names, n, head);
+	rows.names = names;
+	rows.head = head;
+	qsort_r(order, n, sizeof(order[0]), cmp_row, &rows);
 	if (o->fmt == FMT_NORMAL) {
 		printf("%-16s", "DISK");
 		for (k = 0; k < NR_KEYS; k++)
@@ -303,7 +348,7 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		printf("disk");
 		for (k = 0; k < NR_KEYS; k++)
 			printf(",%s", list_keys[k]);
-		printf(",triggers\n");
+		printf(",triggers,head\n");
 	} else {
 		iot_out_begin(&doc, stdout, FMT_JSON, o->jsonl);
 	}
@@ -311,12 +356,21 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		char (*val)[32] = vals[order[j]];
 		const char *name = names[order[j]];
 		const char *tw = trig[order[j]];
+		char ph[LIST_NAME_LEN];
 		uint64_t v;
 
+		if (!iot_path_head(name, ph, sizeof(ph)))
+			ph[0] = '\0';
 		if (o->fmt == FMT_NORMAL) {
 			char text[IOT_TEXT_ROOM(256)];	/* a d_name */
 
-			printf("%-16s", iot_text_str(text, sizeof(text), name));
+			/* a path beneath its head */
+			if (*head[order[j]])
+				printf("  %-14s",
+				       iot_text_str(text, sizeof(text), name));
+			else
+				printf("%-16s",
+				       iot_text_str(text, sizeof(text), name));
 			for (k = 0; k < NR_KEYS; k++)
 				printf(" %12s", val[k]);
 			printf(" %s\n", *tw ? tw : "-");
@@ -329,6 +383,8 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 			}
 			putchar(',');
 			iot_csv_str(stdout, tw);
+			putchar(',');
+			iot_csv_str(stdout, ph);
 			putchar('\n');
 		} else {
 			/* the counters are numbers, or null */
@@ -346,6 +402,12 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 				jw_str(&doc.jw, tw);
 			else
 				jw_null(&doc.jw);
+			/* the NVMe multipath head of a path */
+			jw_key(&doc.jw, "head");
+			if (*ph)
+				jw_str(&doc.jw, ph);
+			else
+				jw_null(&doc.jw);
 			jw_obj_end(&doc.jw);
 			iot_out_item_end(&doc);
 		}
@@ -354,6 +416,7 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 		free(names[i]);
 	free(vals);
 	free(trig);
+	free(head);
 	if (o->fmt == FMT_JSON)
 		iot_out_end(&doc);
 	return 0;

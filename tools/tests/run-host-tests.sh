@@ -985,6 +985,30 @@ for side, disk in (("a", "disk0"), ("b", "disk1")):
 	done
 	[ ! -s "$T/err" ]
 	result $? "output_json_is_one_document$SFX" "$T/err"
+	# list: an NVMe multipath head's paths right after it, indented;
+	# their head in CSV and JSON ("head"); a path whose head is not
+	# listed stays in name order, unindented
+	rm -rf "$T/dfs6" && mkdir "$T/dfs6" &&
+	for d in nvme1n1 nvme1c0n1 nvme1c2n1 nvme0n1 nvme3c1n1 sda nvme1n10; do
+		mkdir "$T/dfs6/$d" && cp "$T/dfs/sda/ring" "$T/dfs6/$d/ring" &&
+		printf 'enabled: 1\nrecorded: 5\n' > "$T/dfs6/$d/stats" || break
+	done &&
+	IOTRACE_DEBUGFS="$T/dfs6" "$BIN" list > "$T/l6.txt" 2> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs6" "$BIN" list -o csv > "$T/l6.csv" 2>> "$T/err" &&
+	IOTRACE_DEBUGFS="$T/dfs6" "$BIN" list -o json > "$T/l6.json" 2>> "$T/err" &&
+	python3 -c 'import csv, json, sys
+txt = [l.rstrip("\n") for l in open(sys.argv[1])][1:]
+names = [l.split()[0] for l in txt]
+want = ["nvme0n1", "nvme1n1", "nvme1c0n1", "nvme1c2n1", "nvme1n10", "nvme3c1n1", "sda"]
+assert names == want, names
+ind = [l.split()[0] for l in txt if l.startswith("  ")]
+assert ind == ["nvme1c0n1", "nvme1c2n1"], ind
+heads = {r["disk"]: r["head"] for r in csv.DictReader(open(sys.argv[2]))}
+assert heads == {"nvme0n1": "", "nvme1n1": "", "nvme1c0n1": "nvme1n1", "nvme1c2n1": "nvme1n1", "nvme1n10": "", "nvme3c1n1": "nvme3n1", "sda": ""}, heads
+js = {r["disk"]: r["head"] for r in json.load(open(sys.argv[3]))}
+assert js == {k: (v or None) for k, v in heads.items()}, js' \
+		"$T/l6.txt" "$T/l6.csv" "$T/l6.json" >> "$T/err" 2>&1
+	result $? "list_nvme_multipath_paths_beneath_their_head$SFX" "$T/err"
 	# list and inflight: a disk name that needs escapes round-trips
 	# through JSON and CSV; every column but op (and the name) is a
 	# number or null, whatever debugfs holds; no media address: null
