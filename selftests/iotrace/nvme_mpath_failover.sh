@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# nvme_mpath_failover: one path of an NVMe multipath head removed (its
-# controller's PCI function) and added back (a PCI rescan) while fio reads
-# and writes through the head with iopolicy round-robin.  The head's ring
-# still holds every request of the namespace exactly once: the commands
-# the removal aborted, which nvme_failover_req() gives back to the head
-# to be sent again on the other path, are their path's, not completions
-# of the namespace's requests; the path added back feeds the head's ring
-# again, and the head's metrics count what its ring holds.
+# nvme_mpath_failover: while fio reads and writes through an NVMe
+# multipath head with iopolicy round-robin, one path's controller is
+# reset three times, then the other path is removed (its controller's PCI
+# function) and added back (a PCI rescan); a second fio runs once both
+# paths are there again.  The head's ring still holds every request of
+# the namespace exactly once, the path added back feeds the head's ring
+# again, and the head's metrics count what its ring holds.  (QEMU's NVMe
+# controller completes the commands it holds when the host deletes its
+# queues, so neither reset nor removal aborts one here: the failover of
+# an aborted command, nvme_failover_req(), is not exercised.)
 #
 # Oracles: fio's write_iolog (every I/O on the head, told from others'
 # by fio's pid where the kernel names submitters), fio's exit status (no
@@ -30,7 +32,10 @@ c=${victim#nvme*c}
 c=${c%%n*}
 pcidev=$(readlink -f "/sys/class/nvme/nvme$c/device")
 [ -e "$pcidev/remove" ] || skip "nvme$c has no PCI function to remove ($pcidev)"
-log "removing $victim: controller nvme$c, ${pcidev##*/}"
+c0=${paths%% *}
+c0=${c0#nvme*c}
+c0=${c0%%n*}
+log "resetting nvme$c0, removing $victim: controller nvme$c, ${pcidev##*/}"
 settle
 udevadm control --stop-exec-queue 2> /dev/null
 ktap_header 10
@@ -45,12 +50,17 @@ mreq() {
 mbefore=$(mreq)
 mknod "$out/head" b "$(cut -d: -f1 "/sys/block/$head/dev")" \
 	"$(cut -d: -f2 "/sys/block/$head/dev")" || die "mknod failed"
+hbefore=$(blk_ios "$head")
 fio --name=fo --filename="$out/head" --direct=1 --ioengine=libaio \
     --iodepth=16 --rw=randrw --bssplit=4k/50:16k/30:64k/20 \
     --time_based --runtime=12 --size=256m --write_iolog="$out/iolog" \
     --thread --output="$out/fio" &
 fiopid=$!
-sleep 3
+for _ in 1 2 3; do
+	sleep 1
+	echo 1 > "/sys/class/nvme/nvme$c0/reset_controller"
+done
+sleep 2
 echo 1 > "$pcidev/remove"
 gone=1
 for _ in $(seq 50); do
@@ -74,6 +84,13 @@ for p in $back; do
 done
 wait $fiopid
 frc=$?
+# the path added back serves requests
+fio --name=fo2 --filename="$out/head" --direct=1 --ioengine=libaio \
+    --iodepth=16 --rw=randrw --bs=4k --number_ios=1000 --size=256m \
+    --write_iolog="$out/iolog2" --thread --output="$out/fio2" &
+fiopid2=$!
+wait $fiopid2 || frc=1
+hdelta=$(($(blk_ios "$head") - hbefore))
 sed -n '/err=/p' "$out/fio" | sed 's/^/# fio: /'
 ktap_check "fio: no I/O failed" test $frc -eq 0
 mdelta=$(($(mreq) - mbefore))
@@ -86,11 +103,13 @@ ktap_check "ring intact after the run" test $rc -eq 0
 "$RINGCHECK" dumpm "$IOT/$head/ring" > "$out/ringm"
 udevadm control --start-exec-queue 2> /dev/null
 if awk -v p=$fiopid '$5 == p { f = 1 } END { exit !f }' "$out/ringp"; then
-	awk -v p=$fiopid '$5 == p { print $1, $2, $3 }' "$out/ringp" | sort > "$out/ring"
+	awk -v p=$fiopid -v q=$fiopid2 '$5 == p || $5 == q { print $1, $2, $3 }' \
+		"$out/ringp" | sort > "$out/ring"
 else
 	awk '{ print $1, $2, $3 }' "$out/ringp" | sort > "$out/ring"
 fi
-fio_log_vs_ring "$out" 200 "$out/iolog"
+fio_log_vs_ring "$out" 200 "$out/iolog" "$out/iolog2"
+log "the head's stat delta: $hdelta"
 nc=$(awk -v c="${newp#nvme*c}" 'BEGIN { sub(/n.*/, "", c) } $4 == c' "$out/ringm" | wc -l)
 ktap_check "the path added back ($newp) fed the head's ring ($nc records)" \
 	test -n "$newp" -a "$nc" -gt 0
