@@ -100,6 +100,34 @@ golden() {
 	fi
 }
 
+# follower_ready PID FILE [RING]: wait (up to 30 s) until the live reader
+# PID has begun: FILE (its output) is not empty (show -f -o csv prints its
+# header once it has read the ring's position), or, with RING, PID has
+# mapped RING (output formats without a header; then 0.3 s more).  A
+# fixed sleep lost the race on a loaded machine: records pushed before
+# the reader began are old to it, and show -f --count waited for ever.
+follower_ready() {
+	for _ in $(seq 300); do
+		kill -0 "$1" 2> /dev/null || return 1
+		[ -s "$2" ] && return 0
+		if [ -n "${3:-}" ] && grep -qF "$3" "/proc/$1/maps" 2> /dev/null; then
+			sleep 0.3
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# lines_at_least N FILE: wait (up to 30 s) until FILE has N lines
+lines_at_least() {
+	for _ in $(seq 300); do
+		[ "$(wc -l < "$2")" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # refuse NAME WORD ARGS...: must fail cleanly (exit 1 or 2) saying WORD
 refuse() {
 	name=$1
@@ -384,7 +412,8 @@ print([t for t in a if t[0] == "disk1"])' "$T/a" > "$T/a2" && mv "$T/a2" "$T/a"
 	# SIGTERM finishes the file: the last records and the trailer
 	"$BIN" record nullb0 -o "$T/term.trace" 2> "$T/err" &
 	rpid=$!
-	sleep 1
+	follower_ready $rpid /dev/null "$IOTRACE_DEBUGFS/nullb0/ring"
+	sleep 0.7
 	kill -TERM $rpid
 	wait $rpid
 	rc=$?
@@ -532,9 +561,9 @@ for r in rows:
 	# show -f: a live ring's requests as they complete (a copy of the
 	# fake debugfs, whose ring gen push writes into)
 	rm -rf "$T/dfs2" && cp -r "$T/dfs" "$T/dfs2"
-	IOTRACE_DEBUGFS="$T/dfs2" "$BIN" show -f -o csv --op read --count 5 nullb0 > "$T/fo" 2> "$T/err" &
+	IOTRACE_DEBUGFS="$T/dfs2" timeout 60 "$BIN" show -f -o csv --op read --count 5 nullb0 > "$T/fo" 2> "$T/err" &
 	fpid=$!
-	sleep 0.5
+	follower_ready $fpid "$T/fo"
 	build/gen push "$T/dfs2/nullb0/ring" 40
 	wait $fpid
 	rc=$?
@@ -546,9 +575,10 @@ t = [int(r["complete_ns"]) for r in rows]' "$T/fo" 2>> "$T/err"
 	result $? "show_follow_new_records_filtered_count$SFX" "$T/err"
 	IOTRACE_DEBUGFS="$T/dfs2" "$BIN" show -f -o json nullb0 > "$T/fo" 2> "$T/err" &
 	fpid=$!
-	sleep 0.5
+	follower_ready $fpid "$T/fo" "$T/dfs2/nullb0/ring"
 	build/gen push "$T/dfs2/nullb0/ring" 30
-	sleep 0.5
+	lines_at_least 30 "$T/fo"
+	sleep 0.2
 	kill -INT $fpid
 	wait $fpid
 	rc=$?
@@ -561,9 +591,9 @@ assert len(rows) == 30, len(rows)' "$T/fo" 2>> "$T/err"
 	# records it holds, then said on standard error, exit 0
 	for c in "show -f -o csv" "stats --interval 0.05 -o json"; do
 		rm -rf "$T/dfs7" && cp -r "$T/dfs" "$T/dfs7"
-		IOTRACE_DEBUGFS="$T/dfs7" timeout 10 "$BIN" $c nullb0 > "$T/fo" 2> "$T/err" &
+		IOTRACE_DEBUGFS="$T/dfs7" timeout 60 "$BIN" $c nullb0 > "$T/fo" 2> "$T/err" &
 		fpid=$!
-		sleep 0.5
+		follower_ready $fpid "$T/fo" "$T/dfs7/nullb0/ring"
 		build/gen push "$T/dfs7/nullb0/ring" 30
 		python3 -c 'import struct, sys
 f = open(sys.argv[1], "r+b")
