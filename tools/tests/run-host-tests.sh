@@ -923,6 +923,15 @@ for r in d["rows"]:
 	n += 1
 assert n > 10, n' "$T/d.json" "$T/dd.json" "$T/a.json" "$T/b.json" 2>> "$T/err"
 	result $? "diff_ks_and_percentiles_against_records$SFX" "$T/err"
+	# diff's numbers and B's change relative to A (-o json's change_pct,
+	# the text's CHANGE), computed from the records (tests/diffcheck.py)
+	"$BIN" export -f csv "$T/f2.trace" > "$T/da.csv" 2> "$T/err" &&
+	"$BIN" export -f csv "$T/r.ring" > "$T/db.csv" 2>> "$T/err" &&
+	"$BIN" diff -o json "$T/f2.trace" "$T/r.ring" > "$T/d.json" 2> /dev/null &&
+	"$BIN" diff "$T/f2.trace" "$T/r.ring" > "$T/d.txt" 2> /dev/null &&
+	python3 tests/diffcheck.py "$T/da.csv" "$T/db.csv" "$T/d.json" \
+		"$T/d.txt" >> "$T/err" 2>&1
+	result $? "diff_change_column_against_records$SFX" "$T/err"
 	# diff A:DISK B:DISK: one disk of each side (its --disk), the rows of
 	# that disk's records; sides of other disks are said on standard
 	# error, but for disks given with both sides (asked for)
@@ -942,7 +951,7 @@ for side, disk in (("a", "disk0"), ("b", "disk1")):
 		assert x[side]["count"] == n, (side, x, n)' "$T/d.json" "$T/a.json" >> "$T/err" 2>&1 &&
 	[ ! -s "$T/e1" ] &&
 	"$BIN" diff "$T/f2.trace:disk0" "$T/r.ring" > /dev/null 2> "$T/e2" &&
-	[ "$(cat "$T/e2")" = "iotracectl: diff: A and B are of other disks (A: disk0; B: nullb0)" ] &&
+	[ "$(cat "$T/e2")" = "iotracectl: diff: warning: A and B are of different disks (A: disk0; B: nullb0): the changes are the disks' as much as the runs'" ] &&
 	"$BIN" diff "$T/f2.trace" "$T/f2.trace" > /dev/null 2> "$T/e3" && [ ! -s "$T/e3" ] ||
 		{ cat "$T/e1" "$T/e2" "$T/e3" >> "$T/err" 2> /dev/null; false; }
 	result $? "diff_per_side_disk_other_disks_said$SFX" "$T/err"
@@ -1931,7 +1940,7 @@ except ValueError:
 	done
 	# (other disks: said)
 	"$BIN" diff -o json --from +1ms --to +3.5ms "$T/m.trace" "$T/r.ring" > "$T/d.json" 2> "$T/dw" &&
-	grep -v "^iotracectl: diff: A and B are of other disks" "$T/dw" >> "$T/err";
+	grep -v "^iotracectl: diff: warning: A and B are of different disks" "$T/dw" >> "$T/err";
 	[ -s "$T/d.json" ] &&
 	"$BIN" show -o json "$T/m.trace" > "$T/a.json" 2>> "$T/err" &&
 	"$BIN" show -o json "$T/r.ring" > "$T/b.json" 2>> "$T/err" &&
@@ -2548,7 +2557,7 @@ print("largest percentile error of the histograms: %.4f%%" % (100 * worst))
 EOF_PY
 done
 # (the files are of other disks, which diff says on stderr)
-grep -v -e '^largest' -e '^iotracectl: diff: A and B are of other disks' \
+grep -v -e '^largest' -e '^iotracectl: diff: warning: A and B are of different disks' \
 	"$T/why" > "$T/why2"
 [ ! -s "$T/why2" ] && grep -q '^largest' "$T/why"
 result $? "diff_histograms_against_exact_values" "$T/why"
