@@ -559,6 +559,21 @@ assert n == 30, n' "$T/fo" "$cmd" >> "$T/err" 2>&1
 		result $? "${cmd}_live_ends_when_the_ring_is_detached$SFX (exit $rc)" "$T/err"
 	done
 	rm -rf "$T/dfs7"
+	# stats' total latency (queue + device) in text, JSON and CSV, and
+	# the requests without a queue time left out, against the records
+	# (tests/totalcheck.py): e.trace has some without, m.trace two disks
+	: > "$T/err"
+	for src in e.trace m.trace r.ring; do
+		"$BIN" export -f csv "$T/$src" > "$T/tx.csv" 2>> "$T/err" &&
+		"$BIN" stats -o json "$T/$src" > "$T/ts.json" 2>> "$T/err" &&
+		"$BIN" stats -o csv "$T/$src" > "$T/ts.csv" 2>> "$T/err" &&
+		"$BIN" stats "$T/$src" > "$T/ts.txt" 2>> "$T/err" &&
+		python3 tests/totalcheck.py "$T/tx.csv" "$T/ts.json" \
+			"$T/ts.csv" "$T/ts.txt" > "$T/tc.$src" 2>&1 ||
+			{ echo "$src:"; cat "$T/tc.$src"; } >> "$T/err"
+	done
+	[ ! -s "$T/err" ] && grep -q ', [1-9][0-9]* requests left out' "$T/tc.e.trace"
+	result $? "stats_total_latency_against_records$SFX" "$T/err"
 	# stats --interval over a recording: the time series
 	golden stats_file_interval.txt stats --interval 1ms f2.trace
 	golden stats_ring_interval.json stats --interval 2ms -o json r.ring
