@@ -499,7 +499,8 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(set(r["time_ns"] for r in rows)) == 2, rows
 for r in rows:
 	assert r["disk"] == "nullb0" and r["interval_ns"] == "50000000", r
-	assert r["queue_depth"] == "" and r["lost"] == "0", r' "$T/out" >> "$T/err" 2>&1
+	assert r["queue_depth"] == "" and r["lost"] == "0", r
+	assert int(r["total_n"]) + int(r["total_no_queue"]) == int(r["count"]), r' "$T/out" >> "$T/err" 2>&1
 	result $? "stats_interval_csv_live$SFX" "$T/err"
 	# show -f: a live ring's requests as they complete (a copy of the
 	# fake debugfs, whose ring gen push writes into)
@@ -574,6 +575,19 @@ assert n == 30, n' "$T/fo" "$cmd" >> "$T/err" 2>&1
 	done
 	[ ! -s "$T/err" ] && grep -q ', [1-9][0-9]* requests left out' "$T/tc.e.trace"
 	result $? "stats_total_latency_against_records$SFX" "$T/err"
+	# and per interval of stats --interval (text, JSON, CSV)
+	: > "$T/err"
+	for src in e.trace r.ring; do
+		"$BIN" export -f csv "$T/$src" > "$T/tx.csv" 2>> "$T/err" &&
+		"$BIN" stats --interval 1ms -o json "$T/$src" > "$T/ts.json" 2>> "$T/err" &&
+		"$BIN" stats --interval 1ms -o csv "$T/$src" > "$T/ts.csv" 2>> "$T/err" &&
+		"$BIN" stats --interval 1ms "$T/$src" > "$T/ts.txt" 2>> "$T/err" &&
+		python3 tests/totalcheck.py --interval "$T/tx.csv" "$T/ts.json" \
+			"$T/ts.csv" "$T/ts.txt" > "$T/tc.$src" 2>&1 ||
+			{ echo "$src:"; cat "$T/tc.$src"; } >> "$T/err"
+	done
+	[ ! -s "$T/err" ] && grep -q ', [1-9][0-9]* requests left out' "$T/tc.e.trace"
+	result $? "stats_interval_total_latency_against_records$SFX" "$T/err"
 	# stats --interval over a recording: the time series
 	golden stats_file_interval.txt stats --interval 1ms f2.trace
 	golden stats_ring_interval.json stats --interval 2ms -o json r.ring

@@ -3,6 +3,7 @@
 """stats' total latency (queue + device) against the records.
 
    totalcheck.py RECORDS.csv STATS.json STATS.csv STATS.txt
+   totalcheck.py --interval RECORDS.csv IVAL.json IVAL.csv IVAL.txt
 
 RECORDS.csv is export -f csv of a source, the others stats -o json,
 stats -o csv and stats of it (one disk, or several).  Computed here from
@@ -15,8 +16,10 @@ the first and last rank exact, else the midpoint of the value's bucket
 of the log-linear histogram: 2048 exact values, then 1024 buckets per
 power of two, clamped to min and max), which is within 1/2048 of the
 exact nearest rank; the log2 microsecond bins.  The CSV must keep its
-earlier columns first, in their order.  Prints what differs first and
-exits 1.
+earlier columns first, in their order.  With --interval, the files are
+stats --interval -o json, -o csv and text of one disk's source, and the
+totals (n, left out, mean, p50, p99, max) are those of the requests that
+completed in each interval.  Prints what differs first and exits 1.
 """
 import csv
 import json
@@ -114,9 +117,59 @@ def main():
     print("%d (disk, op) totals as computed from the records, %d requests left out" % (checked, left))
 
 
+IVAL_OLD_CSV = ("disk,time_ns,start_ns,interval_ns,op,count,iops,mbps,bytes,"
+                "queue_depth,lat_n,lat_avg_ns,lat_p50_ns,lat_p99_ns,"
+                "lat_max_ns,lost").split(",")
+
+
+def interval():
+    recs = [r for r in csv.DictReader(open(sys.argv[2])) if r["complete_ns"] != ""]
+    ts = json.load(open(sys.argv[3]))
+    rows = list(csv.reader(open(sys.argv[4])))
+    assert rows[0][:len(IVAL_OLD_CSV)] == IVAL_OLD_CSV, ("CSV columns moved", rows[0])
+    crow = {(x[1], x[4]): dict(zip(rows[0], x)) for x in rows[1:]}
+    lines = open(sys.argv[5]).read().split("\n")
+    assert lines[0].split()[-5:] == ["TAVG_US", "TP50_US", "TP99_US", "TMAX_US", "NO_QTIME"], lines[0]
+    text = {(round(float(f[0]) * 1e6), f[1]): f[-5:] for f in (l.split() for l in lines[1:] if l)}
+    checked = left = 0
+    for i, x in enumerate(ts):
+        lo, hi = x["start_ns"], x["start_ns"] + x["interval_ns"]
+        last = i == len(ts) - 1
+        for op, o in x["ops"].items():
+            mine = [r for r in recs if r["op"] == op and
+                    lo <= int(r["complete_ns"]) < hi + last]
+            v = sorted(int(r["queue_ns"]) + int(r["latency_ns"]) for r in mine
+                       if r["queue_ns"] != "" and r["latency_ns"] != "" and
+                       not int(r["rflags"]) & RF_QUEUE_SAT)
+            t = o["total_ns"]
+            assert o["count"] == len(mine), (x["time_ns"], op, o["count"], len(mine))
+            assert t["n"] == len(v) and t["no_queue"] == len(mine) - len(v), (x["time_ns"], op, t, len(v))
+            c = crow[(str(x["time_ns"]), op)]
+            tx = text[(round(x["time_ns"] / 1e3), op)]
+            assert c["total_n"] == str(len(v)) and c["total_no_queue"] == str(len(mine) - len(v)), c
+            assert tx[4] == str(len(mine) - len(v)), (x["time_ns"], op, tx)
+            left += len(mine) - len(v)
+            if not v:
+                assert c["total_avg_ns"] == "" and tx[0] == "-", (c, tx)
+                continue
+            want = {"avg": sum(v) / len(v), "p50": pct(v, 50), "p99": pct(v, 99), "max": v[-1]}
+            for k, w in want.items():
+                tol = 0.06 if k == "avg" else 0
+                assert abs(t[k] - w) <= tol, (x["time_ns"], op, k, t[k], w)
+                assert abs(float(c["total_%s_ns" % k]) - w) <= tol, (x["time_ns"], op, "csv", k, c)
+            for k, col in zip(("avg", "p50", "p99", "max"), tx[:4]):
+                assert abs(float(col) - want[k] / 1000) <= 0.051, (x["time_ns"], op, "text", k, col, want[k])
+            checked += 1
+    assert checked, "no interval total checked"
+    print("%d (interval, op) totals as computed from the records, %d requests left out" % (checked, left))
+
+
 if __name__ == "__main__":
     try:
-        main()
+        if sys.argv[1] == "--interval":
+            interval()
+        else:
+            main()
     except (AssertionError, KeyError) as e:
         print("totalcheck: %s: %s" % (type(e).__name__, e))
         sys.exit(1)
