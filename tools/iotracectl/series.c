@@ -28,11 +28,70 @@ struct ser_lat {
 /* the records iot_sweep_run() puts in completion order at a time */
 #define SWEEP_WINDOW	16384
 
-static int cmp_u64(const void *a, const void *b)
+/*
+ * Put the value of 0-based rank @k of @v[0..@n) at @v[@k], the smaller
+ * ones before it and the larger after (quickselect with a three-way
+ * partition, so that runs of equal latencies take one pass): linear on
+ * average, where sorting the interval's latencies was not.
+ */
+static void select_rank(uint64_t *v, size_t n, size_t k)
 {
-	const uint64_t *x = a, *y = b;
+	size_t lo = 0, hi = n;	/* the rank is in [lo, hi) */
 
-	return *x < *y ? -1 : *x > *y;
+	while (hi - lo > 1) {
+		uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+		uint64_t pv = a < b ? (b < c ? b : a < c ? c : a) :
+				      (a < c ? a : b < c ? c : b);
+		size_t lt = lo, i = lo, gt = hi;
+
+		/* [lo, lt) < pv, [lt, i) == pv, [gt, hi) > pv */
+		while (i < gt) {
+			uint64_t x = v[i];
+
+			if (x < pv) {
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (x > pv) {
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return;
+	}
+}
+
+/*
+ * p50 and p99 of @n (> 0) latencies as iot_pct_sorted() gives them of
+ * the sorted values (the nearest rank, reported as the histogram
+ * does), by selection; @v is reordered.
+ */
+static void pct_select(uint64_t *v, size_t n, uint64_t *p50, uint64_t *p99)
+{
+	uint64_t min = UINT64_MAX, max = 0, r50, r99;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i] < min)
+			min = v[i];
+		if (v[i] > max)
+			max = v[i];
+	}
+	r50 = iot_pct_rank(n, 50);
+	r99 = iot_pct_rank(n, 99);
+	select_rank(v, n, r99 - 1);
+	/* the smaller ranks are all before it now */
+	select_rank(v, r99 - 1, r50 - 1);
+	*p99 = r99 == 1 ? min : r99 == n ? max :
+	       iot_hist_value(v[r99 - 1], min, max);
+	*p50 = r50 == 1 ? min : r50 == n ? max :
+	       iot_hist_value(v[r50 - 1], min, max);
 }
 
 /**
@@ -131,9 +190,7 @@ static void lat_close(struct iot_series_set *ss)
 			p99 = iot_hist_percentile(&l->h, 99);
 			iot_hist_free(&l->h);
 		} else {
-			qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
-			p50 = iot_pct_sorted(l->v, l->n, 50);
-			p99 = iot_pct_sorted(l->v, l->n, 99);
+			pct_select(l->v, l->n, &p50, &p99);
 		}
 		if (ss->dirty[i] < ss->nlat) {
 			b->p50 = p50;
