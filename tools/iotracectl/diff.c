@@ -344,7 +344,8 @@ static void sides_disks_differ(const struct dside *a, const struct dside *b)
 	side_disks(b, db, sizeof(db));
 	if (!strcmp(da, db))
 		return;
-	fprintf(stderr, "iotracectl: diff: warning: A and B are of different disks (A: %s; B: %s): the changes are the disks' as much as the runs'\n",
+	fprintf(stderr,
+		"iotracectl: diff: warning: A and B are of different disks (A: %s; B: %s): the changes are the disks' as much as the runs'\n",
 		da, db);
 }
 
@@ -749,7 +750,7 @@ static void ks_text(const struct dks *v, size_t n)
 
 	if (!n)
 		return;
-	printf("latency distributions, A vs B (two-sample Kolmogorov-Smirnov; a small KS_P: they differ beyond chance):\n");
+	puts("KS test of the latencies, A vs B (a small KS_P: they differ beyond chance):");
 	printf("%-8s %-5s %8s %8s %6s %8s\n", "OP", "SIZE", "LAT_N_A",
 	       "LAT_N_B", "KS_D", "KS_P");
 	for (i = 0; i < n; i++) {

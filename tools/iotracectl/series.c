@@ -751,7 +751,8 @@ void iot_ival_text(FILE *fp, const char *disk, uint64_t time_ns,
 	else
 		snprintf(qd, sizeof(qd), "%.2f", depth);
 	if (!any)
-		fprintf(fp, "%10.*f %s%-8s %9u %10.1f %9.2f %9s %9s %9s %9s %7s %9s %9s %9s %9s %9s %8u\n",
+		fprintf(fp,
+			"%10.*f %s%-8s %9u %10.1f %9.2f %9s %9s %9s %9s %7s %9s %9s %9s %9s %9s %8u\n",
 			dec, time_ns / 1e9, dk, "-", 0, 0.0, 0.0, "-", "-",
 			"-", "-", qd, ls, "-", "-", "-", "-", 0);
 }

@@ -435,7 +435,8 @@ static void print_lat2(FILE *fp, const char *op, const uint64_t *d,
 	}
 	if (lo < 0)
 		return;
-	fprintf(fp, "  %s latency (log2 us): device (issue to completion) | total (queue + device; %llu without a queue time left out):\n",
+	fprintf(fp,
+		"  %s latency (log2 us): device (issue to completion) | total (queue + device; %llu without a queue time left out):\n",
 		op, (unsigned long long)left_out);
 	for (i = lo; i <= hi; i++) {
 		char l[16], h[16], bd[LAT2_BAR + 1], bt[LAT2_BAR + 1];
@@ -799,7 +800,9 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s,
 		if (!n)
 			continue;
 		if (!any++)
-			fprintf(fp, "total latency (queue + device, allocation to completion; NO_QTIME: requests left out, without a queue time):\n%-8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
+			fprintf(fp,
+				"total latency (queue + device, allocation to completion; NO_QTIME: requests left out, without a queue time):\n"
+				"%-8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
 				"OP", "N", "NO_QTIME", "MIN_US", "AVG_US",
 				"P50_US", "P90_US", "P99_US", "P99.9_US",
 				"MAX_US");
