@@ -334,6 +334,11 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 			v->lat_max = os->lat.max;
 			v->p50 = iot_hist_percentile(&os->lat, 50);
 			v->p99 = iot_hist_percentile(&os->lat, 99);
+			v->tot_n = os->tot.n;
+			v->tot_sum = os->tot.sum;
+			v->tot_max = os->tot.max;
+			v->tp50 = iot_hist_percentile(&os->tot, 50);
+			v->tp99 = iot_hist_percentile(&os->tot, 99);
 		}
 		if (o->fmt == FMT_JSON) {
 			struct iot_jw w;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * diff A B: two recordings (or rings) side by side, per operation and
- * request size class: counts, IOPS, latency percentiles, and whether the
- * two latency distributions differ (two-sample Kolmogorov-Smirnov
- * statistic and its asymptotic p-value); then per operation the latency
- * histograms of A and B side by side.
+ * request size class: counts, IOPS, latency mean, percentiles and
+ * maximum, each with B's change relative to A; whether the two latency
+ * distributions differ (two-sample Kolmogorov-Smirnov statistic and its
+ * asymptotic p-value); then per operation the latency histograms of A
+ * and B side by side.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -106,10 +107,11 @@ static uint64_t lh_count(const struct lh *h, unsigned int i)
  * struct dcount - the requests of one (operation, size class) of a side.
  * @n: requests.
  * @nl: those with a latency.
+ * @sum: the sum of their latencies, ns.
  * @h: their latencies, once the side keeps histograms.
  */
 struct dcount {
-	uint64_t n, nl;
+	uint64_t n, nl, sum;
 	struct lh h;
 };
 
@@ -199,6 +201,7 @@ static int side_key(struct dside *s, uint32_t key, int lat, uint64_t ns)
 	}
 	c->n++;
 	c->nl += lat;
+	c->sum += ns;
 	if (s->lh)
 		return lat ? side_lh_add(s, key, ns) : 0;
 	if (s->n == s->cap) {
@@ -341,7 +344,8 @@ static void sides_disks_differ(const struct dside *a, const struct dside *b)
 	side_disks(b, db, sizeof(db));
 	if (!strcmp(da, db))
 		return;
-	fprintf(stderr, "iotracectl: diff: A and B are of other disks (A: %s; B: %s)\n",
+	fprintf(stderr,
+		"iotracectl: diff: warning: A and B are of different disks (A: %s; B: %s): the changes are the disks' as much as the runs'\n",
 		da, db);
 }
 
@@ -366,12 +370,14 @@ static void side_free(struct dside *s)
  * @lat: their latencies, sorted (requests with one), when exact.
  * @h: their histogram, else (NULL: none).
  * @nl: requests with a latency.
+ * @sum: the sum of their latencies, ns.
  */
 struct dgroup {
 	size_t n;
 	const struct dkey *lat;
 	const struct lh *h;
 	size_t nl;
+	uint64_t sum;
 };
 
 /* the group of @key in @s starting at *@pos (entries sorted by key) */
@@ -381,6 +387,8 @@ static void group_at(const struct dside *s, size_t *pos, uint32_t key,
 	size_t i = *pos, j;
 
 	memset(g, 0, sizeof(*g));
+	if (key < NR_KEYS && s->c[key])
+		g->sum = s->c[key]->sum;
 	if (s->lh) {
 		if (s->c[key]) {
 			g->n = s->c[key]->n;
@@ -544,12 +552,70 @@ static void size_label(char *out, size_t len, unsigned int c)
 		snprintf(out, len, "%lluM", (unsigned long long)lo >> 20);
 }
 
-static void us_str(char *out, size_t len, const struct dgroup *g, double p)
+/* the numbers of a row compared: count, rate, latency mean, percentiles, max */
+enum { M_COUNT, M_IOPS, M_AVG, M_P50, M_P90, M_P99, M_MAX, NR_M };
+
+static const char *const m_text[NR_M] = {
+	"count", "IOPS", "avg_us", "p50_us", "p90_us", "p99_us", "max_us",
+};
+
+static const char *const m_json[NR_M] = {
+	"count", "iops", "avg", "p50", "p90", "p99", "max",
+};
+
+static const double m_pct[NR_M] = { 0, 0, 0, 50, 90, 99, 0 };
+
+/*
+ * Number @m of group @g of a side whose span is @span_ns (latencies in
+ * ns); *@known is 0 for a latency of a group without one.
+ */
+static double metric(const struct dgroup *g, uint64_t span_ns, int m,
+		     int *known)
 {
+	*known = 1;
+	if (m == M_COUNT)
+		return (double)g->n;
+	if (m == M_IOPS)
+		return span_ns ? g->n / (span_ns / 1e9) : 0;
+	*known = g->nl > 0;
 	if (!g->nl)
+		return 0;
+	if (m == M_AVG)
+		return (double)g->sum / g->nl;
+	if (m == M_MAX)
+		return (double)lat_max(g);
+	return (double)pct(g, m_pct[m]);
+}
+
+/*
+ * B's change relative to A, in percent, into *@pc: 0 when there is none
+ * (A is 0, or a side has no such number), else 1.
+ */
+static int change(const struct dgroup *ga, uint64_t span_a,
+		  const struct dgroup *gb, uint64_t span_b, int m, double *pc)
+{
+	int ka, kb;
+	double a = metric(ga, span_a, m, &ka), b = metric(gb, span_b, m, &kb);
+
+	if (!ka || !kb || a == 0)
+		return 0;
+	*pc = (b - a) / a * 100;
+	return 1;
+}
+
+/* number @m of a side as text: microseconds for latencies; "-": none */
+static void metric_str(char *out, size_t len, const struct dgroup *g,
+		       uint64_t span_ns, int m)
+{
+	int known;
+	double v = metric(g, span_ns, m, &known);
+
+	if (!known)
 		snprintf(out, len, "-");
+	else if (m == M_COUNT)
+		snprintf(out, len, "%zu", g->n);
 	else
-		snprintf(out, len, "%.1f", pct(g, p) / 1000.0);
+		snprintf(out, len, "%.1f", m == M_IOPS ? v : v / 1000.0);
 }
 
 static void side_json(struct iot_jw *w, const struct dgroup *g,
@@ -561,6 +627,7 @@ static void side_json(struct iot_jw *w, const struct dgroup *g,
 	jw_key(w, "lat_ns");
 	jw_obj_start(w);
 	jw_kv_u64(w, "n", g->nl);
+	jw_kv_float(w, "avg", "%.1f", g->nl ? (double)g->sum / g->nl : 0);
 	jw_kv_u64(w, "p50", pct(g, 50));
 	jw_kv_u64(w, "p90", pct(g, 90));
 	jw_kv_u64(w, "p99", pct(g, 99));
@@ -568,6 +635,61 @@ static void side_json(struct iot_jw *w, const struct dgroup *g,
 	jw_obj_end(w);
 	jw_obj_end(w);
 }
+
+/* a row's "change": B relative to A in percent per number, or null */
+static void change_json(struct iot_jw *w, const struct dgroup *ga,
+			uint64_t span_a, const struct dgroup *gb,
+			uint64_t span_b)
+{
+	double pc;
+	int m;
+
+	jw_key(w, "change_pct");
+	jw_obj_start(w);
+	for (m = 0; m < NR_M; m++) {
+		jw_key(w, m_json[m]);
+		if (change(ga, span_a, gb, span_b, m, &pc))
+			jw_float(w, "%.3f", pc);
+		else
+			jw_null(w);
+	}
+	jw_obj_end(w);
+}
+
+/* a row's lines of text: each number of A and B, and B's change */
+static void row_text(const char *op, const char *sz, const struct dgroup *ga,
+		     uint64_t span_a, const struct dgroup *gb,
+		     uint64_t span_b)
+{
+	char va[32], vb[32], c[32];
+	double pc;
+	int m;
+
+	for (m = 0; m < NR_M; m++) {
+		metric_str(va, sizeof(va), ga, span_a, m);
+		metric_str(vb, sizeof(vb), gb, span_b, m);
+		if (change(ga, span_a, gb, span_b, m, &pc))
+			snprintf(c, sizeof(c), "%+.1f%%", pc);
+		else
+			snprintf(c, sizeof(c), "-");
+		printf("%-8s %-5s %-7s %12s %12s %10s\n", op, sz, m_text[m], va,
+		       vb, c);
+	}
+}
+
+/**
+ * struct dks - a row's Kolmogorov-Smirnov test, for the text's table.
+ * @key: the row's (operation, size class).
+ * @na: latencies in A.
+ * @nb: in B.
+ * @d: KS_D.
+ * @p: KS_P.
+ */
+struct dks {
+	uint32_t key;
+	size_t na, nb;
+	double d, p;
+};
 
 static void src_json(struct iot_jw *w, const char *k, const char *arg,
 		     const struct dside *s)
@@ -620,11 +742,31 @@ static void hist_text(const struct dside *a, const struct dside *b, int op)
 	}
 }
 
+/* the text's table of the rows' KS tests */
+static void ks_text(const struct dks *v, size_t n)
+{
+	char sz[16];
+	size_t i;
+
+	if (!n)
+		return;
+	puts("KS test of the latencies, A vs B (a small KS_P: they differ beyond chance):");
+	printf("%-8s %-5s %8s %8s %6s %8s\n", "OP", "SIZE", "LAT_N_A",
+	       "LAT_N_B", "KS_D", "KS_P");
+	for (i = 0; i < n; i++) {
+		size_label(sz, sizeof(sz), v[i].key % NR_SZ);
+		printf("%-8s %-5s %8zu %8zu %6.3f %8.3g\n",
+		       slot_name(v[i].key / NR_SZ), sz, v[i].na, v[i].nb,
+		       v[i].d, v[i].p);
+	}
+}
+
 int cmd_diff(struct iot_opts *o, int argc, char **argv)
 {
 	struct dside *a, *b;
+	struct dks *ksv = NULL;
 	struct iot_jw w;
-	size_t pa = 0, pb = 0;
+	size_t pa = 0, pb = 0, nks = 0;
 	uint32_t next = 0;
 	int rc = 1, op;
 
@@ -634,10 +776,12 @@ int cmd_diff(struct iot_opts *o, int argc, char **argv)
 	}
 	a = calloc(1, sizeof(*a));
 	b = calloc(1, sizeof(*b));
-	if (!a || !b) {
+	ksv = calloc(NR_KEYS, sizeof(*ksv));
+	if (!a || !b || !ksv) {
 		iot_err("out of memory");
 		free(a);
 		free(b);
+		free(ksv);
 		return 1;
 	}
 	rc = side_load(a, o, argv[0]);
@@ -664,17 +808,15 @@ int cmd_diff(struct iot_opts *o, int argc, char **argv)
 		       argv[0], (size_t)a->records, a->span_ns / 1e9, argv[1],
 		       (size_t)b->records,
 		       b->span_ns / 1e9);
-		printf("%-8s %-5s %8s %8s %10s %10s %9s %9s %9s %9s %9s %9s %6s %8s\n",
-		       "OP", "SIZE", "COUNT_A", "COUNT_B", "IOPS_A", "IOPS_B",
-		       "P50_A_US", "P50_B_US", "P90_A_US", "P90_B_US",
-		       "P99_A_US", "P99_B_US", "KS_D", "KS_P");
+		printf("%-8s %-5s %-7s %12s %12s %10s\n", "OP", "SIZE", "WHAT",
+		       "A", "B", "CHANGE");
 	}
 	/* the union of the (op, size) keys, in key order */
 	for (;;) {
 		uint32_t ka = next_key(a, pa, next), kb = next_key(b, pb, next);
 		uint32_t key = ka < kb ? ka : kb;
 		struct dgroup ga, gb;
-		char sz[16], s[6][16];
+		char sz[16];
 		double d = 0, p = 1;
 		int ks = 0;
 
@@ -709,6 +851,7 @@ int cmd_diff(struct iot_opts *o, int argc, char **argv)
 			side_json(&w, &ga, a->span_ns);
 			jw_key(&w, "b");
 			side_json(&w, &gb, b->span_ns);
+			change_json(&w, &ga, a->span_ns, &gb, b->span_ns);
 			jw_key(&w, "ks");
 			if (ks) {
 				jw_obj_start(&w);
@@ -721,21 +864,15 @@ int cmd_diff(struct iot_opts *o, int argc, char **argv)
 			jw_obj_end(&w);
 			continue;
 		}
-		us_str(s[0], sizeof(s[0]), &ga, 50);
-		us_str(s[1], sizeof(s[1]), &gb, 50);
-		us_str(s[2], sizeof(s[2]), &ga, 90);
-		us_str(s[3], sizeof(s[3]), &gb, 90);
-		us_str(s[4], sizeof(s[4]), &ga, 99);
-		us_str(s[5], sizeof(s[5]), &gb, 99);
-		printf("%-8s %-5s %8zu %8zu %10.1f %10.1f %9s %9s %9s %9s %9s %9s ",
-		       slot_name(key / NR_SZ), sz, ga.n, gb.n,
-		       a->span_ns ? ga.n / (a->span_ns / 1e9) : 0,
-		       b->span_ns ? gb.n / (b->span_ns / 1e9) : 0,
-		       s[0], s[1], s[2], s[3], s[4], s[5]);
-		if (ks)
-			printf("%6.3f %8.3g\n", d, p);
-		else
-			printf("%6s %8s\n", "-", "-");
+		row_text(slot_name(key / NR_SZ), sz, &ga, a->span_ns, &gb,
+			 b->span_ns);
+		if (ks) {
+			ksv[nks].key = key;
+			ksv[nks].na = ga.nl;
+			ksv[nks].nb = gb.nl;
+			ksv[nks].d = d;
+			ksv[nks++].p = p;
+		}
 	}
 	if (o->fmt == FMT_JSON) {
 		jw_arr_end(&w);
@@ -766,6 +903,7 @@ int cmd_diff(struct iot_opts *o, int argc, char **argv)
 		jw_obj_end(&w);
 		putchar('\n');
 	} else {
+		ks_text(ksv, nks);
 		for (op = 0; op < IOT_NR_OPS; op++)
 			hist_text(a, b, op);
 	}
@@ -775,5 +913,6 @@ out:
 	side_free(b);
 	free(a);
 	free(b);
+	free(ksv);
 	return rc;
 }

@@ -430,18 +430,24 @@ static inline void iot_hist_add(struct iot_hist *h, uint64_t v)
 /**
  * struct iot_opstats - statistics of one operation.
  * @lat: device latency (issue to completion), ns.
+ * @tot: total latency (queue + device: allocation to completion, what
+ *	biolatency -Q gives), ns, of the requests with a device latency and
+ *	a queue time (IOTRACE_RF_QUEUE_VALID, not saturated); the others
+ *	are left out, not taken as 0 (iot_stats_no_queue()).
  * @queue_sum: sum of valid queue times, ns.
  * @queue_n: records with a valid queue time.
  * @queue_max: largest queue time.
  * @bytes: bytes transferred.
  * @lat_log2: log2 histogram of latency in us: bucket k holds [2^(k-1), 2^k),
  *	bucket 0 holds [0, 1).
+ * @tot_log2: that of the total latency.
  * @size_log2: log2 histogram of request size in bytes, same buckets.
  */
 struct iot_opstats {
-	struct iot_hist lat;
+	struct iot_hist lat, tot;
 	uint64_t queue_sum, queue_n, queue_max, bytes;
 	uint64_t lat_log2[64];
+	uint64_t tot_log2[64];
 	uint64_t size_log2[64];
 };
 
@@ -474,6 +480,8 @@ void iot_stats_free(struct iot_stats *s);
 void iot_stats_reset(struct iot_stats *s);
 void iot_stats_add(struct iot_stats *s, const struct iotrace_record *r);
 int iot_stats_slot(unsigned int op);
+uint64_t iot_stats_count(const struct iot_opstats *o);
+int iot_rec_total(const struct iotrace_record *r, uint64_t *ns);
 void iot_stats_print(FILE *fp, const struct iot_stats *s,
 		     const char *title, const struct iot_counts *c, int file,
 		     uint64_t span_ns);

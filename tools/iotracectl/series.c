@@ -28,11 +28,70 @@ struct ser_lat {
 /* the records iot_sweep_run() puts in completion order at a time */
 #define SWEEP_WINDOW	16384
 
-static int cmp_u64(const void *a, const void *b)
+/*
+ * Put the value of 0-based rank @k of @v[0..@n) at @v[@k], the smaller
+ * ones before it and the larger after (quickselect with a three-way
+ * partition, so that runs of equal latencies take one pass): linear on
+ * average, where sorting the interval's latencies was not.
+ */
+static void select_rank(uint64_t *v, size_t n, size_t k)
 {
-	const uint64_t *x = a, *y = b;
+	size_t lo = 0, hi = n;	/* the rank is in [lo, hi) */
 
-	return *x < *y ? -1 : *x > *y;
+	while (hi - lo > 1) {
+		uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+		uint64_t pv = a < b ? (b < c ? b : a < c ? c : a) :
+				      (a < c ? a : b < c ? c : b);
+		size_t lt = lo, i = lo, gt = hi;
+
+		/* [lo, lt) < pv, [lt, i) == pv, [gt, hi) > pv */
+		while (i < gt) {
+			uint64_t x = v[i];
+
+			if (x < pv) {
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (x > pv) {
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return;
+	}
+}
+
+/*
+ * p50 and p99 of @n (> 0) latencies as iot_pct_sorted() gives them of
+ * the sorted values (the nearest rank, reported as the histogram
+ * does), by selection; @v is reordered.
+ */
+static void pct_select(uint64_t *v, size_t n, uint64_t *p50, uint64_t *p99)
+{
+	uint64_t min = UINT64_MAX, max = 0, r50, r99;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i] < min)
+			min = v[i];
+		if (v[i] > max)
+			max = v[i];
+	}
+	r50 = iot_pct_rank(n, 50);
+	r99 = iot_pct_rank(n, 99);
+	select_rank(v, n, r99 - 1);
+	/* the smaller ranks are all before it now */
+	select_rank(v, r99 - 1, r50 - 1);
+	*p99 = r99 == 1 ? min : r99 == n ? max :
+	       iot_hist_value(v[r99 - 1], min, max);
+	*p50 = r50 == 1 ? min : r50 == n ? max :
+	       iot_hist_value(v[r50 - 1], min, max);
 }
 
 /**
@@ -52,9 +111,10 @@ static int cmp_u64(const void *a, const void *b)
  * A request belongs to the interval it completed in; its time in flight
  * (issue to completion) adds to the queue depth of every interval it
  * overlaps, in proportion.  Memory: the intervals held (all of them, or
- * those @maxlat spans), about 1 KB each per disk, and the latencies of
+ * those @maxlat spans), about 1.7 KB each per disk, and the latencies of
  * one interval (SERIES_EXACT_MAX per disk and operation, then a
- * histogram of 450 KB).
+ * histogram of 450 KB; as many again for the total latencies, when the
+ * caller sets @ss->totals after this).
  *
  * Return: 0, -1 (out of memory) or -2 (more than IOT_SERIES_MAX
  * intervals).
@@ -86,10 +146,9 @@ int iot_series_init(struct iot_series_set *ss, const struct iot_src *src,
 	ss->emit = emit;
 	ss->arg = arg;
 	ss->s = calloc(src->nr_disks ? src->nr_disks : 1, sizeof(*ss->s));
-	ss->lat = calloc((src->nr_disks ? src->nr_disks : 1) * IOT_NR_OPS,
-			 sizeof(*ss->lat));
-	ss->dirty = calloc((src->nr_disks ? src->nr_disks : 1) * IOT_NR_OPS,
-			   sizeof(*ss->dirty));
+	ss->nlat = (src->nr_disks ? src->nr_disks : 1) * IOT_NR_OPS;
+	ss->lat = calloc(2 * ss->nlat, sizeof(*ss->lat));
+	ss->dirty = calloc(2 * ss->nlat, sizeof(*ss->dirty));
 	if (!ss->s || !ss->lat || !ss->dirty)
 		return -1;
 	for (d = 0; d < src->nr_disks; d++) {
@@ -120,28 +179,40 @@ static void lat_close(struct iot_series_set *ss)
 
 	for (i = 0; i < ss->ndirty; i++) {
 		struct ser_lat *l = &ss->lat[ss->dirty[i]];
+		uint32_t idx = ss->dirty[i] % ss->nlat;
 		struct iot_series_op *b;
+		uint64_t p50, p99;
 
-		b = &iot_series_ops(&ss->s[ss->dirty[i] / IOT_NR_OPS],
-				    ss->cur)[ss->dirty[i] % IOT_NR_OPS];
+		b = &iot_series_ops(&ss->s[idx / IOT_NR_OPS],
+				    ss->cur)[idx % IOT_NR_OPS];
 		if (l->h.b) {
-			b->p50 = iot_hist_percentile(&l->h, 50);
-			b->p99 = iot_hist_percentile(&l->h, 99);
+			p50 = iot_hist_percentile(&l->h, 50);
+			p99 = iot_hist_percentile(&l->h, 99);
 			iot_hist_free(&l->h);
 		} else {
-			qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
-			b->p50 = iot_pct_sorted(l->v, l->n, 50);
-			b->p99 = iot_pct_sorted(l->v, l->n, 99);
+			pct_select(l->v, l->n, &p50, &p99);
+		}
+		if (ss->dirty[i] < ss->nlat) {
+			b->p50 = p50;
+			b->p99 = p99;
+		} else {
+			b->tp50 = p50;
+			b->tp99 = p99;
 		}
 		l->n = 0;
 	}
 	ss->ndirty = 0;
 }
 
-/* a latency of interval @ss->cur, disk slot @sl, operation @op */
-static void lat_push(struct iot_series_set *ss, int sl, int op, uint64_t v)
+/*
+ * a latency of interval @ss->cur, disk slot @sl, operation @op: a device
+ * latency (@tot 0) or a total one (1)
+ */
+static void lat_push(struct iot_series_set *ss, int sl, int op, int tot,
+		     uint64_t v)
 {
-	uint32_t idx = (uint32_t)sl * IOT_NR_OPS + (uint32_t)op;
+	uint32_t idx = (uint32_t)(tot * ss->nlat) + (uint32_t)sl * IOT_NR_OPS +
+		       (uint32_t)op;
 	struct ser_lat *l = &ss->lat[idx];
 	size_t i;
 
@@ -209,7 +280,7 @@ static void series_final(struct iot_series_set *ss, uint64_t stop)
 void iot_series_add(struct iot_series_set *ss, const struct xrec *e)
 {
 	const struct iotrace_record *r = &e->r;
-	uint64_t k, l, h, c = r->complete_ns, lat;
+	uint64_t k, l, h, c = r->complete_ns, lat, tot;
 	struct iot_series_op *b;
 	struct iot_series *s;
 	int op, sl = e->disk < IOT_MAX_DISKS ? ss->slot[e->disk] : -1;
@@ -247,9 +318,17 @@ void iot_series_add(struct iot_series_set *ss, const struct xrec *e)
 	if (lat > b->lat_max)
 		b->lat_max = lat;
 	if (k == ss->cur)
-		lat_push(ss, sl, op, lat);
+		lat_push(ss, sl, op, 0, lat);
 	else
 		ss->late_pct++;
+	if (ss->totals && iot_rec_total(r, &tot)) {
+		b->tot_n++;
+		b->tot_sum += tot;
+		if (tot > b->tot_max)
+			b->tot_max = tot;
+		if (k == ss->cur)
+			lat_push(ss, sl, op, 1, tot);
+	}
 	/* in flight from issue to completion, within the window */
 	l = r->issue_ns > s->lo ? r->issue_ns : s->lo;
 	h = c;
@@ -304,7 +383,7 @@ void iot_series_free(struct iot_series_set *ss)
 		free(ss->s[i].depth);
 	}
 	/* a slot not kept was never filled: zeroed by calloc() */
-	for (i = 0; ss->lat && i < (size_t)ss->nd * IOT_NR_OPS; i++) {
+	for (i = 0; ss->lat && i < 2 * ss->nlat; i++) {
 		free(ss->lat[i].v);
 		iot_hist_free(&ss->lat[i].h);
 	}
@@ -484,18 +563,33 @@ void iot_ival_json(struct iot_jw *w, const char *source, uint64_t time_ns,
 		jw_kv_u64(w, "p99", o->p99);
 		jw_kv_u64(w, "max", o->lat_max);
 		jw_obj_end(w);
+		jw_key(w, "total_ns");
+		jw_obj_start(w);
+		jw_kv_u64(w, "n", o->tot_n);
+		jw_kv_u64(w, "no_queue", o->n - o->tot_n);
+		jw_kv_float(w, "avg", "%.1f",
+			    o->tot_n ? (double)o->tot_sum / o->tot_n : 0);
+		jw_kv_u64(w, "p50", o->tp50);
+		jw_kv_u64(w, "p99", o->tp99);
+		jw_kv_u64(w, "max", o->tot_max);
+		jw_obj_end(w);
 		jw_obj_end(w);
 	}
 	jw_obj_end(w);
 	jw_obj_end(w);
 }
 
-/* The header of the interval table; @disk: with a DISK column. */
+/*
+ * The header of the interval table; @disk: with a DISK column.  The
+ * total latency's columns (queue + device; NO_QTIME: the requests left
+ * out, without a queue time) come last.
+ */
 void iot_ival_header(FILE *fp, int disk)
 {
-	fprintf(fp, "%-10s %s%-8s %9s %10s %9s %9s %9s %9s %9s %7s %9s\n",
+	fprintf(fp, "%-10s %s%-8s %9s %10s %9s %9s %9s %9s %9s %7s %9s %9s %9s %9s %9s %8s\n",
 		"TIME_S", disk ? "DISK         " : "", "OP", "COUNT", "IOPS",
-		"MB/s", "AVG_US", "P50_US", "P99_US", "MAX_US", "QD", "LOST");
+		"MB/s", "AVG_US", "P50_US", "P99_US", "MAX_US", "QD", "LOST",
+		"TAVG_US", "TP50_US", "TP99_US", "TMAX_US", "NO_QTIME");
 }
 
 /* The header of iot_ival_csv()'s rows. */
@@ -504,7 +598,23 @@ void iot_ival_csv_header(FILE *fp)
 	fputs("disk,time_ns,start_ns,interval_ns,op,count,iops,mbps,bytes,", fp);
 	fputs("queue_depth,lat_n,lat_avg_ns,lat_p50_ns,lat_p99_ns,lat_max_ns,",
 	      fp);
-	fputs("lost\n", fp);
+	fputs("lost,total_n,total_no_queue,total_avg_ns,total_p50_ns,", fp);
+	fputs("total_p99_ns,total_max_ns\n", fp);
+}
+
+/* the total latency's fields of a row of iot_ival_csv(), and its end */
+static void ival_csv_tot(FILE *fp, const struct iot_series_op *o)
+{
+	fprintf(fp, ",%llu,%llu", (unsigned long long)o->tot_n,
+		(unsigned long long)(o->n - o->tot_n));
+	if (o->tot_n)
+		fprintf(fp, ",%.1f,%llu,%llu,%llu\n",
+			(double)o->tot_sum / o->tot_n,
+			(unsigned long long)o->tp50,
+			(unsigned long long)o->tp99,
+			(unsigned long long)o->tot_max);
+	else
+		fputs(",,,,\n", fp);
 }
 
 /* one row of iot_ival_csv(): from "op" on */
@@ -563,7 +673,8 @@ void iot_ival_csv(FILE *fp, const char *disk, uint64_t time_ns,
 			(unsigned long long)start_ns, (unsigned long long)width);
 		ival_csv_row(fp, slot_name(k), o, sec,
 			     depth < 0 ? -1 : (double)o->inflight_ns / width);
-		fprintf(fp, ",%s\n", ls);
+		fprintf(fp, ",%s", ls);
+		ival_csv_tot(fp, o);
 	}
 	if (any)
 		return;
@@ -571,7 +682,8 @@ void iot_ival_csv(FILE *fp, const char *disk, uint64_t time_ns,
 	fprintf(fp, ",%llu,%llu,%llu", (unsigned long long)time_ns,
 		(unsigned long long)start_ns, (unsigned long long)width);
 	ival_csv_row(fp, "", &none, sec, depth);
-	fprintf(fp, ",%s\n", ls);
+	fprintf(fp, ",%s", ls);
+	ival_csv_tot(fp, &none);
 }
 
 /**
@@ -624,16 +736,25 @@ void iot_ival_text(FILE *fp, const char *disk, uint64_t time_ns,
 				o->p99 / 1000.0, o->lat_max / 1000.0);
 		else
 			fprintf(fp, " %9s %9s %9s %9s", "-", "-", "-", "-");
-		fprintf(fp, " %7s %9s\n", qd, ls);
+		fprintf(fp, " %7s %9s", qd, ls);
+		if (o->tot_n)
+			fprintf(fp, " %9.1f %9.1f %9.1f %9.1f",
+				o->tot_sum / 1000.0 / o->tot_n,
+				o->tp50 / 1000.0, o->tp99 / 1000.0,
+				o->tot_max / 1000.0);
+		else
+			fprintf(fp, " %9s %9s %9s %9s", "-", "-", "-", "-");
+		fprintf(fp, " %8llu\n", (unsigned long long)(o->n - o->tot_n));
 	}
 	if (depth < 0)
 		snprintf(qd, sizeof(qd), "-");
 	else
 		snprintf(qd, sizeof(qd), "%.2f", depth);
 	if (!any)
-		fprintf(fp, "%10.*f %s%-8s %9u %10.1f %9.2f %9s %9s %9s %9s %7s %9s\n",
+		fprintf(fp,
+			"%10.*f %s%-8s %9u %10.1f %9.2f %9s %9s %9s %9s %7s %9s %9s %9s %9s %9s %8u\n",
 			dec, time_ns / 1e9, dk, "-", 0, 0.0, 0.0, "-", "-",
-			"-", "-", qd, ls);
+			"-", "-", qd, ls, "-", "-", "-", "-", 0);
 }
 
 /**
@@ -773,6 +894,7 @@ static int ser_start(void *arg)
 		ret = iot_series_init(&c->ss, c->sw.src, c->sw.disk, anchor,
 				      c->lo, hi, width, c->sw.maxlat, ser_emit,
 				      c);
+		c->ss.totals = 1;
 		if (ret == -2) {
 			iot_err("--interval %g: more than %u intervals over the %.3f s of %s: give a longer interval",
 				o->interval, IOT_SERIES_MAX, (hi - c->lo) / 1e9,

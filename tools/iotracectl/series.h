@@ -19,9 +19,16 @@
  * @p99: nearest-rank 99th percentile latency (exact).
  * @inflight_ns: time requests of this operation spent in flight within
  *	the interval (divided by the interval: their queue depth).
+ * @tot_n: those with a total latency (queue + device, iot_rec_total());
+ *	@n - @tot_n were left out (no queue time).
+ * @tot_sum: sum of their total latencies, ns.
+ * @tot_max: the largest.
+ * @tp50: their median, as @p50.
+ * @tp99: their 99th percentile, as @p99.
  */
 struct iot_series_op {
 	uint64_t n, bytes, lat_n, lat_sum, lat_max, p50, p99, inflight_ns;
+	uint64_t tot_n, tot_sum, tot_max, tp50, tp99;
 };
 
 /**
@@ -78,10 +85,14 @@ struct ser_lat;
  * @late_out: requests left out, their interval final when they came.
  * @late_pct: requests left out of their interval's P50/P99 only.
  * @nomem: out of memory (a histogram).
+ * @totals: keep the total latencies (queue + device) too (stats; not
+ *	plot, which draws none).
  * @emit: called with each interval once it is final, in order; NULL:
  *	every interval is kept (@cap = @nb), final after iot_series_end().
  * @arg: its argument.
- * @lat: @nd x IOT_NR_OPS latencies of interval @cur.
+ * @lat: latencies of interval @cur: @nlat device latencies (per disk
+ *	and operation), then @nlat total latencies.
+ * @nlat: disks x IOT_NR_OPS.
  * @dirty: the entries of @lat that hold some.
  * @ndirty: entries in @dirty.
  */
@@ -91,10 +102,11 @@ struct iot_series_set {
 	int slot[IOT_MAX_DISKS];
 	uint64_t anchor, width, nb, maxlat, base, cur, n;
 	uint64_t late_out, late_pct;
-	int nomem;
+	int nomem, totals;
 	void (*emit)(void *arg, uint64_t k);
 	void *arg;
 	struct ser_lat *lat;
+	size_t nlat;
 	uint32_t *dirty;
 	size_t ndirty;
 };

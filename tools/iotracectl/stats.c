@@ -178,13 +178,51 @@ int iot_stats_slot(unsigned int op)
 	return op < IOT_NR_OPS - 1 ? (int)op : IOT_NR_OPS - 1;
 }
 
+/* the completed requests of an operation */
+uint64_t iot_stats_count(const struct iot_opstats *o)
+{
+	uint64_t n = 0;
+	int j;
+
+	for (j = 0; j < 64; j++)
+		n += o->size_log2[j];
+	return n;
+}
+
+/**
+ * iot_rec_total() - a record's total latency: its queue time (allocation
+ * to issue) and device latency (issue to completion), what biolatency -Q
+ * gives.
+ * @r: the record.
+ * @ns: the total, ns.
+ *
+ * A record without a device latency (no completion, no issue seen) or
+ * without a queue time (none recorded: a request allocated before its
+ * disk was enabled, a passthrough request without the kernel's stamp;
+ * or one saturated at U32_MAX, IOTRACE_RF_QUEUE_SAT) has none: it is
+ * left out of the totals, not counted as a queue time of 0.
+ *
+ * Return: 1 and *@ns, or 0: none.
+ */
+int iot_rec_total(const struct iotrace_record *r, uint64_t *ns)
+{
+	if ((r->rflags & (IOTRACE_RF_COMPLETE | IOTRACE_RF_NO_ISSUE |
+			  IOTRACE_RF_QUEUE_VALID | IOTRACE_RF_QUEUE_SAT)) !=
+	    (IOTRACE_RF_COMPLETE | IOTRACE_RF_QUEUE_VALID))
+		return 0;
+	*ns = (uint64_t)r->queue_ns + (r->complete_ns > r->issue_ns ?
+				       r->complete_ns - r->issue_ns : 0);
+	return 1;
+}
+
 int iot_stats_init(struct iot_stats *s)
 {
 	int i;
 
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < IOT_NR_OPS; i++)
-		if (iot_hist_init(&s->op[i].lat))
+		if (iot_hist_init(&s->op[i].lat) ||
+		    iot_hist_init(&s->op[i].tot))
 			return -1;
 	s->first_ns = UINT64_MAX;
 	return 0;
@@ -194,21 +232,27 @@ void iot_stats_free(struct iot_stats *s)
 {
 	int i;
 
-	for (i = 0; i < IOT_NR_OPS; i++)
+	for (i = 0; i < IOT_NR_OPS; i++) {
 		iot_hist_free(&s->op[i].lat);
+		iot_hist_free(&s->op[i].tot);
+	}
 }
 
 void iot_stats_reset(struct iot_stats *s)
 {
-	uint64_t *b[IOT_NR_OPS];
+	uint64_t *b[IOT_NR_OPS], *t[IOT_NR_OPS];
 	int i;
 
-	for (i = 0; i < IOT_NR_OPS; i++)
+	for (i = 0; i < IOT_NR_OPS; i++) {
 		b[i] = s->op[i].lat.b;
+		t[i] = s->op[i].tot.b;
+	}
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < IOT_NR_OPS; i++) {
 		s->op[i].lat.b = b[i];
+		s->op[i].tot.b = t[i];
 		iot_hist_reset(&s->op[i].lat);
+		iot_hist_reset(&s->op[i].tot);
 	}
 	s->first_ns = UINT64_MAX;
 }
@@ -245,7 +289,7 @@ void iot_lat_bin_range(unsigned int k, uint64_t *lo, uint64_t *hi)
 void iot_stats_add(struct iot_stats *s, const struct iotrace_record *r)
 {
 	struct iot_opstats *o = &s->op[iot_stats_slot(r->op)];
-	uint64_t start;
+	uint64_t start, tot;
 
 	s->records++;
 	start = (r->rflags & IOTRACE_RF_NO_ISSUE) ? r->complete_ns :
@@ -266,6 +310,10 @@ void iot_stats_add(struct iot_stats *s, const struct iotrace_record *r)
 
 		iot_hist_add(&o->lat, lat);
 		o->lat_log2[iot_lat_bin(lat)]++;
+	}
+	if (iot_rec_total(r, &tot)) {
+		iot_hist_add(&o->tot, tot);
+		o->tot_log2[iot_lat_bin(tot)]++;
 	}
 	if (r->rflags & IOTRACE_RF_QUEUE_VALID) {
 		o->queue_sum += r->queue_ns;
@@ -323,6 +371,8 @@ static void fmt_size(char *out, size_t len, uint64_t v)
 		snprintf(out, len, "%lluM", (unsigned long long)v >> 20);
 }
 
+#define LAT2_BAR	30
+
 static void print_log2(FILE *fp, const char *what, const uint64_t *b,
 		       int ns)
 {
@@ -362,6 +412,51 @@ static void print_log2(FILE *fp, const char *what, const uint64_t *b,
 	}
 }
 
+/*
+ * The device and total latency histograms of an operation side by side,
+ * in the bins of iot_lat_bin(), on one scale.
+ */
+static void print_lat2(FILE *fp, const char *op, const uint64_t *d,
+		       const uint64_t *t, uint64_t left_out)
+{
+	uint64_t max = 0;
+	int i, lo = -1, hi = -1;
+
+	for (i = 0; i < 64; i++) {
+		if (!d[i] && !t[i])
+			continue;
+		if (lo < 0)
+			lo = i;
+		hi = i;
+		if (d[i] > max)
+			max = d[i];
+		if (t[i] > max)
+			max = t[i];
+	}
+	if (lo < 0)
+		return;
+	fprintf(fp,
+		"  %s latency (log2 us): device (issue to completion) | total (queue + device; %llu without a queue time left out):\n",
+		op, (unsigned long long)left_out);
+	for (i = lo; i <= hi; i++) {
+		char l[16], h[16], bd[LAT2_BAR + 1], bt[LAT2_BAR + 1];
+		int wd = (int)((d[i] * LAT2_BAR + max - 1) / max);
+		int wt = (int)((t[i] * LAT2_BAR + max - 1) / max);
+		uint64_t low, high;
+
+		iot_lat_bin_range((unsigned int)i, &low, &high);
+		fmt_ns(l, sizeof(l), low);
+		fmt_ns(h, sizeof(h), high);
+		memset(bd, '#', wd);
+		bd[wd] = 0;
+		memset(bt, '#', wt);
+		bt[wt] = 0;
+		fprintf(fp, "    %7s .. %-7s |%-*s| %-9llu |%-*s| %llu\n", l, h,
+			LAT2_BAR, bd, (unsigned long long)d[i], LAT2_BAR, bt,
+			(unsigned long long)t[i]);
+	}
+}
+
 static void print_err_status(char *out, size_t len, uint8_t type,
 			     uint32_t st)
 {
@@ -380,6 +475,65 @@ static double us(uint64_t ns)
 }
 
 static const double pcts[] = { 50, 90, 99, 99.9 };
+
+/*
+ * A latency object of iot_stats_json(): n, min, avg, the percentiles,
+ * max; with @left_out >= 0 also "no_queue", the requests left out.
+ */
+static void hist_json(struct iot_jw *w, const char *k,
+		      const struct iot_hist *h, int64_t left_out)
+{
+	int j;
+
+	jw_key(w, k);
+	jw_obj_start(w);
+	jw_kv_u64(w, "n", h->n);
+	if (left_out >= 0)
+		jw_kv_u64(w, "no_queue", (uint64_t)left_out);
+	jw_kv_u64(w, "min", h->n ? h->min : 0);
+	jw_kv_float(w, "avg", "%.1f", h->n ? (double)h->sum / h->n : 0);
+	for (j = 0; j < 4; j++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "p%g", pcts[j]);
+		jw_kv_u64(w, key, iot_hist_percentile(h, pcts[j]));
+	}
+	jw_kv_u64(w, "max", h->max);
+	jw_obj_end(w);
+}
+
+/* a CSV row's latency fields: min, avg, the percentiles, max (empty: none) */
+static void hist_csv(FILE *fp, const struct iot_hist *h)
+{
+	int j;
+
+	if (!h->n) {
+		fputs(",,,,,,,", fp);
+		return;
+	}
+	fprintf(fp, ",%llu,%.1f", (unsigned long long)h->min,
+		(double)h->sum / h->n);
+	for (j = 0; j < 4; j++)
+		fprintf(fp, ",%llu",
+			(unsigned long long)iot_hist_percentile(h, pcts[j]));
+	fprintf(fp, ",%llu", (unsigned long long)h->max);
+}
+
+/* a table row's latency columns, microseconds ("-": none) */
+static void hist_text(FILE *fp, const struct iot_hist *h)
+{
+	int j;
+
+	if (!h->n) {
+		fprintf(fp, " %9s %9s %9s %9s %9s %9s %9s", "-", "-", "-", "-",
+			"-", "-", "-");
+		return;
+	}
+	fprintf(fp, " %9.1f %9.1f", us(h->min), us(h->sum / h->n));
+	for (j = 0; j < 4; j++)
+		fprintf(fp, " %9.1f", us(iot_hist_percentile(h, pcts[j])));
+	fprintf(fp, " %9.1f", us(h->max));
+}
 
 /**
  * iot_stats_json() - the fields of one statistics object (the caller
@@ -449,20 +603,8 @@ void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
 		jw_kv_float(w, "iops", "%.3f", sec > 0 ? n / sec : 0);
 		jw_kv_float(w, "mbps", "%.3f", sec > 0 ? o->bytes / sec / 1e6 : 0);
 		jw_kv_u64(w, "bytes", o->bytes);
-		jw_key(w, "lat_ns");
-		jw_obj_start(w);
-		jw_kv_u64(w, "n", o->lat.n);
-		jw_kv_u64(w, "min", o->lat.n ? o->lat.min : 0);
-		jw_kv_float(w, "avg", "%.1f",
-			    o->lat.n ? (double)o->lat.sum / o->lat.n : 0);
-		for (j = 0; j < 4; j++) {
-			char key[16];
-
-			snprintf(key, sizeof(key), "p%g", pcts[j]);
-			jw_kv_u64(w, key, iot_hist_percentile(&o->lat, pcts[j]));
-		}
-		jw_kv_u64(w, "max", o->lat.max);
-		jw_obj_end(w);
+		hist_json(w, "lat_ns", &o->lat, -1);
+		hist_json(w, "total_ns", &o->tot, (int64_t)(n - o->tot.n));
 		jw_key(w, "queue_ns");
 		jw_obj_start(w);
 		jw_kv_u64(w, "n", o->queue_n);
@@ -474,6 +616,11 @@ void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
 		jw_arr_start(w);
 		for (j = 0; j < 64; j++)
 			jw_u64(w, o->lat_log2[j]);
+		jw_arr_end(w);
+		jw_key(w, "total_log2_us");
+		jw_arr_start(w);
+		for (j = 0; j < 64; j++)
+			jw_u64(w, o->tot_log2[j]);
 		jw_arr_end(w);
 		jw_key(w, "size_log2");
 		jw_arr_start(w);
@@ -510,7 +657,9 @@ void iot_stats_csv_header(FILE *fp)
 	fputs("disk,op,count,iops,mbps,bytes,", fp);
 	fputs("lat_n,lat_min_ns,lat_avg_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,", fp);
 	fputs("lat_p99.9_ns,lat_max_ns,queue_n,queue_avg_ns,queue_max_ns,", fp);
-	fputs("span_ns\n", fp);
+	fputs("span_ns,total_n,total_no_queue,total_min_ns,total_avg_ns,", fp);
+	fputs("total_p50_ns,total_p90_ns,total_p99_ns,total_p99.9_ns,", fp);
+	fputs("total_max_ns\n", fp);
 }
 
 /**
@@ -547,16 +696,7 @@ void iot_stats_csv(FILE *fp, const struct iot_stats *s, const char *disk,
 			sec > 0 ? o->bytes / sec / 1e6 : 0,
 			(unsigned long long)o->bytes,
 			(unsigned long long)o->lat.n);
-		if (o->lat.n) {
-			fprintf(fp, ",%llu,%.1f", (unsigned long long)o->lat.min,
-				(double)o->lat.sum / o->lat.n);
-			for (j = 0; j < 4; j++)
-				fprintf(fp, ",%llu", (unsigned long long)
-					iot_hist_percentile(&o->lat, pcts[j]));
-			fprintf(fp, ",%llu", (unsigned long long)o->lat.max);
-		} else {
-			fputs(",,,,,,,", fp);
-		}
+		hist_csv(fp, &o->lat);
 		fprintf(fp, ",%llu", (unsigned long long)o->queue_n);
 		if (o->queue_n)
 			fprintf(fp, ",%.1f,%llu",
@@ -564,7 +704,11 @@ void iot_stats_csv(FILE *fp, const struct iot_stats *s, const char *disk,
 				(unsigned long long)o->queue_max);
 		else
 			fputs(",,", fp);
-		fprintf(fp, ",%llu\n", (unsigned long long)span);
+		fprintf(fp, ",%llu,%llu,%llu", (unsigned long long)span,
+			(unsigned long long)o->tot.n,
+			(unsigned long long)(n - o->tot.n));
+		hist_csv(fp, &o->tot);
+		fputc('\n', fp);
 	}
 }
 
@@ -586,7 +730,7 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s,
 		s->last_ns - s->first_ns : 0;
 	double sec = (span_ns ? span_ns : span) / 1e9;
 	unsigned int i;
-	int k;
+	int k, any;
 
 	fprintf(fp, "%s: %llu records, %llu incomplete, span %.6f s\n",
 		title, (unsigned long long)s->records,
@@ -640,18 +784,7 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s,
 		fprintf(fp, "%-8s %9llu %10.1f %9.2f", slot_name(k),
 			(unsigned long long)n, sec > 0 ? n / sec : 0,
 			sec > 0 ? o->bytes / sec / 1e6 : 0);
-		if (o->lat.n) {
-			fprintf(fp, " %9.1f %9.1f", us(o->lat.min),
-				us(o->lat.sum / o->lat.n));
-			for (j = 0; j < 4; j++)
-				fprintf(fp, " %9.1f",
-					us(iot_hist_percentile(&o->lat,
-							       pcts[j])));
-			fprintf(fp, " %9.1f", us(o->lat.max));
-		} else {
-			fprintf(fp, " %9s %9s %9s %9s %9s %9s %9s", "-", "-",
-				"-", "-", "-", "-", "-");
-		}
+		hist_text(fp, &o->lat);
 		if (o->queue_n)
 			fprintf(fp, " %9.1f %9.1f\n",
 				us(o->queue_sum / o->queue_n),
@@ -659,13 +792,32 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s,
 		else
 			fprintf(fp, " %9s %9s\n", "-", "-");
 	}
+	/* total latency, queue + device (biolatency -Q) */
+	for (k = 0, any = 0; k < IOT_NR_OPS; k++) {
+		const struct iot_opstats *o = &s->op[k];
+		uint64_t n = iot_stats_count(o);
+
+		if (!n)
+			continue;
+		if (!any++)
+			fprintf(fp,
+				"total latency (queue + device, allocation to completion; NO_QTIME: requests left out, without a queue time):\n"
+				"%-8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
+				"OP", "N", "NO_QTIME", "MIN_US", "AVG_US",
+				"P50_US", "P90_US", "P99_US", "P99.9_US",
+				"MAX_US");
+		fprintf(fp, "%-8s %9llu %9llu", slot_name(k),
+			(unsigned long long)o->tot.n,
+			(unsigned long long)(n - o->tot.n));
+		hist_text(fp, &o->tot);
+		fputc('\n', fp);
+	}
 	for (k = 0; k < IOT_NR_OPS; k++) {
 		const struct iot_opstats *o = &s->op[k];
 		char t[64];
 
-		snprintf(t, sizeof(t), "%s latency (issue to completion, log2 us)",
-			 slot_name(k));
-		print_log2(fp, t, o->lat_log2, 1);
+		print_lat2(fp, slot_name(k), o->lat_log2, o->tot_log2,
+			   iot_stats_count(o) - o->tot.n);
 		snprintf(t, sizeof(t), "%s size (bytes)", slot_name(k));
 		print_log2(fp, t, o->size_log2, 0);
 	}

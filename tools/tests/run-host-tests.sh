@@ -556,7 +556,8 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(set(r["time_ns"] for r in rows)) == 2, rows
 for r in rows:
 	assert r["disk"] == "nullb0" and r["interval_ns"] == "50000000", r
-	assert r["queue_depth"] == "" and r["lost"] == "0", r' "$T/out" >> "$T/err" 2>&1
+	assert r["queue_depth"] == "" and r["lost"] == "0", r
+	assert int(r["total_n"]) + int(r["total_no_queue"]) == int(r["count"]), r' "$T/out" >> "$T/err" 2>&1
 	result $? "stats_interval_csv_live$SFX" "$T/err"
 	# show -f: a live ring's requests as they complete (a copy of the
 	# fake debugfs, whose ring gen push writes into)
@@ -617,6 +618,34 @@ assert n == 30, n' "$T/fo" "$cmd" >> "$T/err" 2>&1
 		result $? "${cmd}_live_ends_when_the_ring_is_detached$SFX (exit $rc)" "$T/err"
 	done
 	rm -rf "$T/dfs7"
+	# stats' total latency (queue + device) in text, JSON and CSV, and
+	# the requests without a queue time left out, against the records
+	# (tests/totalcheck.py): e.trace has some without, m.trace two disks
+	: > "$T/err"
+	for src in e.trace m.trace r.ring; do
+		"$BIN" export -f csv "$T/$src" > "$T/tx.csv" 2>> "$T/err" &&
+		"$BIN" stats -o json "$T/$src" > "$T/ts.json" 2>> "$T/err" &&
+		"$BIN" stats -o csv "$T/$src" > "$T/ts.csv" 2>> "$T/err" &&
+		"$BIN" stats "$T/$src" > "$T/ts.txt" 2>> "$T/err" &&
+		python3 tests/totalcheck.py "$T/tx.csv" "$T/ts.json" \
+			"$T/ts.csv" "$T/ts.txt" > "$T/tc.$src" 2>&1 ||
+			{ echo "$src:"; cat "$T/tc.$src"; } >> "$T/err"
+	done
+	[ ! -s "$T/err" ] && grep -q ', [1-9][0-9]* requests left out' "$T/tc.e.trace"
+	result $? "stats_total_latency_against_records$SFX" "$T/err"
+	# and per interval of stats --interval (text, JSON, CSV)
+	: > "$T/err"
+	for src in e.trace r.ring; do
+		"$BIN" export -f csv "$T/$src" > "$T/tx.csv" 2>> "$T/err" &&
+		"$BIN" stats --interval 1ms -o json "$T/$src" > "$T/ts.json" 2>> "$T/err" &&
+		"$BIN" stats --interval 1ms -o csv "$T/$src" > "$T/ts.csv" 2>> "$T/err" &&
+		"$BIN" stats --interval 1ms "$T/$src" > "$T/ts.txt" 2>> "$T/err" &&
+		python3 tests/totalcheck.py --interval "$T/tx.csv" "$T/ts.json" \
+			"$T/ts.csv" "$T/ts.txt" > "$T/tc.$src" 2>&1 ||
+			{ echo "$src:"; cat "$T/tc.$src"; } >> "$T/err"
+	done
+	[ ! -s "$T/err" ] && grep -q ', [1-9][0-9]* requests left out' "$T/tc.e.trace"
+	result $? "stats_interval_total_latency_against_records$SFX" "$T/err"
 	# stats --interval over a recording: the time series
 	golden stats_file_interval.txt stats --interval 1ms f2.trace
 	golden stats_ring_interval.json stats --interval 2ms -o json r.ring
@@ -981,6 +1010,15 @@ for r in d["rows"]:
 	n += 1
 assert n > 10, n' "$T/d.json" "$T/dd.json" "$T/a.json" "$T/b.json" 2>> "$T/err"
 	result $? "diff_ks_and_percentiles_against_records$SFX" "$T/err"
+	# diff's numbers and B's change relative to A (-o json's change_pct,
+	# the text's CHANGE), computed from the records (tests/diffcheck.py)
+	"$BIN" export -f csv "$T/f2.trace" > "$T/da.csv" 2> "$T/err" &&
+	"$BIN" export -f csv "$T/r.ring" > "$T/db.csv" 2>> "$T/err" &&
+	"$BIN" diff -o json "$T/f2.trace" "$T/r.ring" > "$T/d.json" 2> /dev/null &&
+	"$BIN" diff "$T/f2.trace" "$T/r.ring" > "$T/d.txt" 2> /dev/null &&
+	python3 tests/diffcheck.py "$T/da.csv" "$T/db.csv" "$T/d.json" \
+		"$T/d.txt" >> "$T/err" 2>&1
+	result $? "diff_change_column_against_records$SFX" "$T/err"
 	# diff A:DISK B:DISK: one disk of each side (its --disk), the rows of
 	# that disk's records; sides of other disks are said on standard
 	# error, but for disks given with both sides (asked for)
@@ -1000,7 +1038,7 @@ for side, disk in (("a", "disk0"), ("b", "disk1")):
 		assert x[side]["count"] == n, (side, x, n)' "$T/d.json" "$T/a.json" >> "$T/err" 2>&1 &&
 	[ ! -s "$T/e1" ] &&
 	"$BIN" diff "$T/f2.trace:disk0" "$T/r.ring" > /dev/null 2> "$T/e2" &&
-	[ "$(cat "$T/e2")" = "iotracectl: diff: A and B are of other disks (A: disk0; B: nullb0)" ] &&
+	[ "$(cat "$T/e2")" = "iotracectl: diff: warning: A and B are of different disks (A: disk0; B: nullb0): the changes are the disks' as much as the runs'" ] &&
 	"$BIN" diff "$T/f2.trace" "$T/f2.trace" > /dev/null 2> "$T/e3" && [ ! -s "$T/e3" ] ||
 		{ cat "$T/e1" "$T/e2" "$T/e3" >> "$T/err" 2> /dev/null; false; }
 	result $? "diff_per_side_disk_other_disks_said$SFX" "$T/err"
@@ -2013,7 +2051,7 @@ except ValueError:
 	done
 	# (other disks: said)
 	"$BIN" diff -o json --from +1ms --to +3.5ms "$T/m.trace" "$T/r.ring" > "$T/d.json" 2> "$T/dw" &&
-	grep -v "^iotracectl: diff: A and B are of other disks" "$T/dw" >> "$T/err";
+	grep -v "^iotracectl: diff: warning: A and B are of different disks" "$T/dw" >> "$T/err";
 	[ -s "$T/d.json" ] &&
 	"$BIN" show -o json "$T/m.trace" > "$T/a.json" 2>> "$T/err" &&
 	"$BIN" show -o json "$T/r.ring" > "$T/b.json" 2>> "$T/err" &&
@@ -2630,7 +2668,7 @@ print("largest percentile error of the histograms: %.4f%%" % (100 * worst))
 EOF_PY
 done
 # (the files are of other disks, which diff says on stderr)
-grep -v -e '^largest' -e '^iotracectl: diff: A and B are of other disks' \
+grep -v -e '^largest' -e '^iotracectl: diff: warning: A and B are of different disks' \
 	"$T/why" > "$T/why2"
 [ ! -s "$T/why2" ] && grep -q '^largest' "$T/why"
 result $? "diff_histograms_against_exact_values" "$T/why"

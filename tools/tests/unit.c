@@ -180,6 +180,72 @@ static void decode_entry(const char *t, uint32_t code, char *out, size_t len)
 }
 
 /* Every entry of every decoder table is reachable through a decoder. */
+/*
+ * The total latency (queue + device) of stats: a request without a
+ * queue time is left out and counted so, never taken as a queue time of
+ * 0: no queue time recorded (a passthrough request without the
+ * kernel's stamp among them), one saturated at U32_MAX, no issue seen.
+ */
+static void test_stats_total_latency(void)
+{
+	static const struct {
+		uint16_t rflags;
+		uint32_t queue_ns;
+		int total;	/* 1: counted, 0: left out, -1: not completed, 2: end */
+	} c[] = {
+		{ IOTRACE_RF_COMPLETE | IOTRACE_RF_QUEUE_VALID, 700, 1 },
+		{ IOTRACE_RF_COMPLETE | IOTRACE_RF_QUEUE_VALID |
+		  IOTRACE_RF_PASSTHRU, 300, 1 },
+		{ IOTRACE_RF_COMPLETE, 0, 0 },
+		{ IOTRACE_RF_COMPLETE | IOTRACE_RF_PASSTHRU, 0, 0 },
+		{ IOTRACE_RF_COMPLETE | IOTRACE_RF_QUEUE_VALID |
+		  IOTRACE_RF_NO_ISSUE, 500, 0 },
+		{ IOTRACE_RF_COMPLETE | IOTRACE_RF_NO_ISSUE |
+		  IOTRACE_RF_PREFLUSH, 0, 0 },
+		{ IOTRACE_RF_COMPLETE | IOTRACE_RF_QUEUE_VALID |
+		  IOTRACE_RF_QUEUE_SAT, UINT32_MAX, 0 },
+		{ IOTRACE_RF_QUEUE_VALID, 900, -1 },
+		{ 0, 0, 2 },
+	};
+	struct iot_stats st;
+	const struct iot_opstats *o;
+	uint64_t want_sum = 0, want_n = 0, want_out = 0;
+	size_t i;
+
+	CHECK(!iot_stats_init(&st), "out of memory");
+	for (i = 0; c[i].total != 2; i++) {
+		struct iotrace_record r;
+
+		memset(&r, 0, sizeof(r));
+		r.op = IOTRACE_OP_READ;
+		r.bytes = 4096;
+		r.issue_ns = 1000000 + i;
+		r.complete_ns = r.issue_ns + 10000 * (i + 1);
+		r.rflags = c[i].rflags;
+		r.queue_ns = c[i].queue_ns;
+		iot_stats_add(&st, &r);
+		if (c[i].total > 0) {
+			want_sum += c[i].queue_ns + 10000 * (i + 1);
+			want_n++;
+		} else if (!c[i].total) {
+			want_out++;
+		}
+	}
+	o = &st.op[IOTRACE_OP_READ];
+	if (o->tot.n != want_n || o->tot.sum != want_sum ||
+	    iot_stats_count(o) - o->tot.n != want_out ||
+	    o->tot.min != 10700 || o->tot.max != 20300)
+		fail("total: n %llu/%llu, sum %llu/%llu, left out %llu/%llu, min %llu, max %llu",
+		     (unsigned long long)o->tot.n, (unsigned long long)want_n,
+		     (unsigned long long)o->tot.sum,
+		     (unsigned long long)want_sum,
+		     (unsigned long long)(iot_stats_count(o) - o->tot.n),
+		     (unsigned long long)want_out,
+		     (unsigned long long)o->tot.min,
+		     (unsigned long long)o->tot.max);
+	iot_stats_free(&st);
+}
+
 static void test_tables(void)
 {
 	size_t t, i, total = 0;
@@ -2603,6 +2669,7 @@ static const struct {
 	{ "unit_output_text_names_escaped", test_text_str },
 	{ "unit_output_keeps_the_first_write_errno", test_out_errno },
 	{ "unit_percentiles_vs_sort", test_percentiles },
+	{ "unit_stats_total_latency_left_out", test_stats_total_latency },
 	{ "unit_decoder_tables_every_entry", test_tables },
 	{ "unit_decoder_fields", test_fields },
 	{ "unit_decoder_short_and_random_input", test_decoder_lengths },
