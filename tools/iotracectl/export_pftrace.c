@@ -15,6 +15,7 @@
  *   trace/track_event/debug_annotation.proto DebugAnnotation,
  *                                            DebugAnnotationName
  *   trace/interned_data/interned_data.proto  InternedData
+ *   trace/profiling/profile_common.proto     InternedString
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,9 +59,14 @@
 #define F_DA_NAME_IID		1
 #define F_DA_UINT		3	/* uint_value */
 #define F_DA_STRING		6	/* string_value */
-/* InternedData; its EventName and DebugAnnotationName: iid 1, name 2 */
+#define F_DA_STRING_IID		17	/* string_value_iid */
+/*
+ * InternedData; its EventName, DebugAnnotationName and InternedString
+ * (profiling/profile_common.proto): iid 1, name (str) 2
+ */
 #define F_ID_EVENT_NAMES	2
 #define F_ID_ANNOTATION_NAMES	3
+#define F_ID_STRING_VALUES	29	/* debug_annotation_string_values */
 #define F_IID			1
 #define F_IID_NAME		2
 
@@ -175,8 +181,11 @@ static const char *const ann_names[] = {
 /* interned event names: these two, then "OP SIZE" as they come */
 #define N_QUEUE		1
 #define N_DEVICE	2
-#define NAME_SLOTS	8192		/* the table of "OP SIZE" names */
-#define NAME_MAX_IID	4096		/* beyond: the name written out */
+#define PF_NAME_SLOTS	8192		/* the table of "OP SIZE" names */
+/* beyond: the name written out (tests: smaller, tools/Makefile) */
+#ifndef PF_NAME_MAX_IID
+#define PF_NAME_MAX_IID	4096
+#endif
 
 /*
  * struct pf_lane - a lane of a disk (a track): the end of its last slice.
@@ -186,6 +195,7 @@ static const char *const ann_names[] = {
  */
 struct pf_lane {
 	uint64_t end;
+	uint64_t uuid;
 	uint32_t lane;
 };
 
@@ -216,6 +226,30 @@ struct pf_name {
 	uint32_t iid;
 };
 
+/* an interned string value of an annotation (comm, status, ...) */
+#define PF_STR_SLOTS	8192
+#ifndef PF_STR_MAX_IID
+#define PF_STR_MAX_IID	4096	/* beyond: the string written out */
+#endif
+#ifndef PF_STR_LEN
+#define PF_STR_LEN		64	/* as long or longer: written out */
+#endif
+
+struct pf_str {
+	uint32_t iid;		/* 0: free */
+	uint8_t len;
+	char s[PF_STR_LEN];
+};
+
+/* the string arguments of a request: the values and their iids */
+enum { S_OPFLAGS, S_COMM, S_STATUS, S_DEVSTATUS, S_COMMAND, NR_S };
+
+struct pf_args {
+	char v[NR_S][512];
+	uint32_t iid[NR_S];
+	int fresh[NR_S];
+};
+
 /**
  * struct pf - the writer.
  * @fp: output.
@@ -223,6 +257,10 @@ struct pf_name {
  * @nd: disks.
  * @names: "OP SIZE" names interned.
  * @next_iid: the next event name iid.
+ * @strs: string values interned.
+ * @next_str: the next string value iid.
+ * @next_uuid: the next lane's track uuid.
+ * @args: a request's string arguments (scratch).
  * @out: packets not yet written to @fp.
  */
 struct pf {
@@ -231,22 +269,22 @@ struct pf {
 	unsigned int nd;
 	struct pf_name *names;
 	uint32_t next_iid;
+	struct pf_str *strs;
+	uint32_t next_str;
+	uint64_t next_uuid;
+	struct pf_args args;
 	struct pb out;
 };
 
+/* track uuids: small, short varints; disks' and counters' first */
 static uint64_t uuid_disk(unsigned int d)
 {
-	return (uint64_t)(d + 1) << 32;
+	return 2 * (uint64_t)d + 1;
 }
 
 static uint64_t uuid_counter(unsigned int d)
 {
-	return uuid_disk(d) | 1;
-}
-
-static uint64_t uuid_lane(unsigned int d, uint32_t lane)
-{
-	return uuid_disk(d) | (lane + 2);
+	return 2 * (uint64_t)d + 2;
 }
 
 static void pf_flush(struct pf *pf)
@@ -424,49 +462,50 @@ static void lane_down(struct pf_disk *k, size_t i)
 }
 
 /*
- * The lane of a request of disk @d from @start to @end (a new one's track
- * described first); -1: out of memory.
+ * The track uuid of the lane of a request of disk @d from @start to @end
+ * (a new lane's track described first); 0: out of memory.
  */
-static int64_t lane_take(struct pf *pf, unsigned int d, uint64_t start,
-			 uint64_t end)
+static uint64_t lane_take(struct pf *pf, unsigned int d, uint64_t start,
+			  uint64_t end)
 {
 	struct pf_disk *k = &pf->d[d];
 	char name[32];
+	uint64_t uuid;
 	uint32_t lane;
 	size_t i;
 
 	if (k->nl && k->lanes[0].end < start) {
-		lane = k->lanes[0].lane;
+		uuid = k->lanes[0].uuid;
 		k->lanes[0].end = end;
 		lane_down(k, 0);
-		return lane;
+		return uuid;
 	}
 	if (k->nl == k->cap) {
 		size_t cap = k->cap ? 2 * k->cap : 64;
 		struct pf_lane *v = realloc(k->lanes, cap * sizeof(*v));
 
-		if (!v || k->nl >= UINT32_MAX - 2) {
-			free(v);
-			return -1;
-		}
+		if (!v)
+			return 0;
 		k->lanes = v;
 		k->cap = cap;
 	}
 	lane = (uint32_t)k->nl;
+	uuid = pf->next_uuid++;
 	snprintf(name, sizeof(name), "lane %u", lane);
-	track_desc(pf, uuid_lane(d, lane), uuid_disk(d), name, 0,
+	track_desc(pf, uuid, uuid_disk(d), name, 0,
 		   (int)(lane < INT32_MAX - 1 ? lane + 1 : INT32_MAX), NULL);
 	for (i = k->nl++; i; i = (i - 1) / 2) {
 		struct pf_lane *up = &k->lanes[(i - 1) / 2];
-		struct pf_lane x = { end, lane };
+		struct pf_lane x = { end, uuid, lane };
 
 		if (!lane_less(&x, up))
 			break;
 		k->lanes[i] = *up;
 	}
 	k->lanes[i].end = end;
+	k->lanes[i].uuid = uuid;
 	k->lanes[i].lane = lane;
-	return lane;
+	return uuid;
 }
 
 /* "read 4K": the operation and the size (exact: K or M only when whole) */
@@ -495,18 +534,49 @@ static uint32_t name_iid(struct pf *pf, const struct iotrace_record *r,
 	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 51);
 
 	*fresh = 0;
-	for (;; i = (i + 1) & (NAME_SLOTS - 1)) {
+	for (;; i = (i + 1) & (PF_NAME_SLOTS - 1)) {
 		if (pf->names[i].key == key)
 			return pf->names[i].iid;
 		if (!pf->names[i].key)
 			break;
 	}
-	if (pf->next_iid > NAME_MAX_IID)
+	if (pf->next_iid > PF_NAME_MAX_IID)
 		return 0;
 	pf->names[i].key = key;
 	pf->names[i].iid = pf->next_iid++;
 	*fresh = 1;
 	return pf->names[i].iid;
+}
+
+/*
+ * The iid of the string value @v (0: written out, too long or the table
+ * full); *@fresh: new here (to be interned in this packet).
+ */
+static uint32_t str_iid(struct pf *pf, const char *v, int *fresh)
+{
+	size_t len = strnlen(v, PF_STR_LEN), i;
+	uint32_t h = 2166136261u;
+
+	*fresh = 0;
+	if (len >= PF_STR_LEN)
+		return 0;
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)v[i]) * 16777619u;
+	for (i = h & (PF_STR_SLOTS - 1);; i = (i + 1) & (PF_STR_SLOTS - 1)) {
+		struct pf_str *e = &pf->strs[i];
+
+		if (!e->iid)
+			break;
+		if (e->len == len && !memcmp(e->s, v, len))
+			return e->iid;
+	}
+	if (pf->next_str > PF_STR_MAX_IID)
+		return 0;
+	pf->strs[i].iid = pf->next_str++;
+	pf->strs[i].len = (uint8_t)len;
+	memcpy(pf->strs[i].s, v, len);
+	*fresh = 1;
+	return pf->strs[i].iid;
 }
 
 static void ann_uint(struct pb *p, unsigned int name, uint64_t v)
@@ -518,59 +588,86 @@ static void ann_uint(struct pb *p, unsigned int name, uint64_t v)
 	pb_close(p, at);
 }
 
-static void ann_str(struct pb *p, unsigned int name, const char *s)
+/* a string annotation: its value's iid, or the value when 0 */
+static void ann_str(struct pb *p, unsigned int name, uint32_t iid,
+		    const char *s)
 {
 	size_t at = pb_open(p, F_TE_ANNOTATION);
 
 	pb_uint(p, F_DA_NAME_IID, name);
-	pb_str(p, F_DA_STRING, s);
+	if (iid)
+		pb_uint(p, F_DA_STRING_IID, iid);
+	else
+		pb_str(p, F_DA_STRING, s);
 	pb_close(p, at);
 }
 
-/* a slice's begin (@name_id, or @name when 0) or end on @track */
-static size_t slice_ev(struct pf *pf, uint64_t ts, int type, uint64_t track,
-		       uint32_t nid, size_t *te)
+/* a slice's begin (@nid: an interned name, or none) or end on @track */
+static void slice_simple(struct pf *pf, uint64_t ts, int type,
+			 uint64_t track, uint32_t nid)
 {
 	struct pb *p = &pf->out;
 	size_t at = pkt_begin_seq(pf, ts, nid ? SEQ_NEEDS_INCREMENTAL_STATE :
-				  0);
+				  0), te = pb_open(p, F_PKT_TRACK_EVENT);
 
-	*te = pb_open(p, F_PKT_TRACK_EVENT);
 	pb_uint(p, F_TE_TYPE, type);
 	pb_uint(p, F_TE_TRACK_UUID, track);
 	if (nid)
 		pb_uint(p, F_TE_NAME_IID, nid);
-	return at;
-}
-
-static void slice_simple(struct pf *pf, uint64_t ts, int type,
-			 uint64_t track, uint32_t nid)
-{
-	size_t te, at = slice_ev(pf, ts, type, track, nid, &te);
-
-	pb_close(&pf->out, te);
-	pb_close(&pf->out, at);
+	pb_close(p, te);
+	pb_close(p, at);
 }
 
 /* the begin of a request's slice, with its name and arguments */
 static void request_begin(struct pf *pf, uint64_t ts, uint64_t track,
-			  const struct iotrace_record *r)
+			  const struct iotrace_record *r, struct pf_args *x)
 {
+	static const unsigned char ann[NR_S] = {
+		A_OPFLAGS, A_COMM, A_STATUS, A_DEVSTATUS, A_COMMAND,
+	};
 	struct pb *p = &pf->out;
-	char name[64], buf[512];
-	size_t at, te, id;
+	size_t at, te, id = 0;
+	char name[64];
 	uint32_t nid;
-	int fresh;
+	int fresh, j;
 
+	iot_opflags_str(r, x->v[S_OPFLAGS], sizeof(x->v[0]));
+	snprintf(x->v[S_COMM], sizeof(x->v[0]), "%s", iot_rec_comm(r));
+	if (r->rflags & IOTRACE_RF_COMPLETE)
+		iot_errno_name(r->error, x->v[S_STATUS], sizeof(x->v[0]));
+	else
+		snprintf(x->v[S_STATUS], sizeof(x->v[0]), "no completion");
+	/* the decoders say "-" for none */
+	iot_decode_status(r, x->v[S_DEVSTATUS], sizeof(x->v[0]));
+	iot_decode_cmd(r, x->v[S_COMMAND], sizeof(x->v[0]));
+	for (j = 0; j < NR_S; j++) {
+		x->iid[j] = 0;
+		x->fresh[j] = 0;
+		if (j == S_DEVSTATUS || j == S_COMMAND)
+			if (!strcmp(x->v[j], "-"))
+				x->v[j][0] = 0;
+		/* a command names its LBA: hardly ever the same twice */
+		if (x->v[j][0] && j != S_COMMAND)
+			x->iid[j] = str_iid(pf, x->v[j], &x->fresh[j]);
+	}
 	nid = name_iid(pf, r, &fresh);
 	at = pkt_begin_seq(pf, ts, SEQ_NEEDS_INCREMENTAL_STATE);
 	if (!nid || fresh)
 		slice_name(name, sizeof(name), r);
-	if (fresh) {
-		id = pb_open(p, F_PKT_INTERNED);
-		intern_one(p, F_ID_EVENT_NAMES, nid, name);
-		pb_close(p, id);
+	for (j = 0; j < NR_S; j++) {
+		if (!x->fresh[j])
+			continue;
+		if (!id)
+			id = pb_open(p, F_PKT_INTERNED);
+		intern_one(p, F_ID_STRING_VALUES, x->iid[j], x->v[j]);
 	}
+	if (fresh) {
+		if (!id)
+			id = pb_open(p, F_PKT_INTERNED);
+		intern_one(p, F_ID_EVENT_NAMES, nid, name);
+	}
+	if (id)
+		pb_close(p, id);
 	te = pb_open(p, F_PKT_TRACK_EVENT);
 	pb_uint(p, F_TE_TYPE, TYPE_SLICE_BEGIN);
 	pb_uint(p, F_TE_TRACK_UUID, track);
@@ -581,25 +678,12 @@ static void request_begin(struct pf *pf, uint64_t ts, uint64_t track,
 	if (r->sector != UINT64_MAX)
 		ann_uint(p, A_SECTOR, r->sector);
 	ann_uint(p, A_BYTES, r->bytes);
-	iot_opflags_str(r, buf, sizeof(buf));
-	if (buf[0])
-		ann_str(p, A_OPFLAGS, buf);
 	ann_uint(p, A_TAG, r->tag);
 	ann_uint(p, A_HWQ, r->hwq);
 	ann_uint(p, A_PID, r->pid);
-	ann_str(p, A_COMM, iot_rec_comm(r));
-	if (r->rflags & IOTRACE_RF_COMPLETE)
-		iot_errno_name(r->error, buf, sizeof(buf));
-	else
-		snprintf(buf, sizeof(buf), "no completion");
-	ann_str(p, A_STATUS, buf);
-	/* the decoders say "-" for none */
-	iot_decode_status(r, buf, sizeof(buf));
-	if (buf[0] && strcmp(buf, "-"))
-		ann_str(p, A_DEVSTATUS, buf);
-	iot_decode_cmd(r, buf, sizeof(buf));
-	if (buf[0] && strcmp(buf, "-"))
-		ann_str(p, A_COMMAND, buf);
+	for (j = 0; j < NR_S; j++)
+		if (x->v[j][0])
+			ann_str(p, ann[j], x->iid[j], x->v[j]);
 	if (r->cgroup)
 		ann_uint(p, A_CGROUP, r->cgroup);
 	pb_close(p, te);
@@ -628,7 +712,6 @@ static int pftrace_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	struct pf_disk *k = &pf->d[e->disk];
 	uint64_t s = xrec_start(r), q = 0, a, end;
 	int hasq, lat = xrec_has_lat(r);
-	int64_t lane;
 	uint64_t track;
 
 	(void)i;
@@ -638,11 +721,10 @@ static int pftrace_rec(struct xstream *xs, const struct xrec *e, size_t i)
 		q = r->queue_ns < s ? r->queue_ns : s;
 	a = s - q;
 	end = lat ? r->complete_ns : s;
-	lane = lane_take(pf, e->disk, a, end);
-	if (lane < 0)
+	track = lane_take(pf, e->disk, a, end);
+	if (!track)
 		goto oom;
-	track = uuid_lane(e->disk, (uint32_t)lane);
-	request_begin(pf, a, track, r);
+	request_begin(pf, a, track, r, &pf->args);
 	if (hasq) {
 		slice_simple(pf, a, TYPE_SLICE_BEGIN, track, N_QUEUE);
 		slice_simple(pf, s, TYPE_SLICE_END, track, 0);
@@ -679,8 +761,11 @@ oom:
  * tag, hwq, pid, comm, status, and device status, command and cgroup
  * when known.  Timestamps are the records' own (CLOCK_MONOTONIC ns);
  * the packets name no clock, so Perfetto takes them as its trace time.
- * The memory kept: a lane per request that was in flight at once, and a
- * completion time per request on the device.
+ * One sequence of packets, its state cleared by the first: the names of
+ * events and arguments and the short string values (comm, status, ...)
+ * are interned (up to 4096 of each; beyond, written out).
+ * The memory kept: a lane per request that was in flight at once, a
+ * completion time per request on the device, and the interned strings.
  *
  * Return: 0, or 1 after printing what failed.
  */
@@ -697,9 +782,12 @@ int export_pftrace(struct xstream *xs, FILE *fp)
 	pf->fp = fp;
 	pf->nd = x->src.nr_disks;
 	pf->d = calloc(pf->nd ? pf->nd : 1, sizeof(*pf->d));
-	pf->names = calloc(NAME_SLOTS, sizeof(*pf->names));
-	if (!pf->d || !pf->names)
+	pf->names = calloc(PF_NAME_SLOTS, sizeof(*pf->names));
+	pf->strs = calloc(PF_STR_SLOTS, sizeof(*pf->strs));
+	if (!pf->d || !pf->names || !pf->strs)
 		goto oom;
+	pf->next_str = 1;
+	pf->next_uuid = 2 * (uint64_t)pf->nd + 1;
 	pf_start(pf);
 	for (d = 0; d < pf->nd; d++) {
 		const char *name = x->src.disks[d].name;
@@ -736,6 +824,7 @@ out:
 		}
 		free(pf->d);
 		free(pf->names);
+		free(pf->strs);
 		free(pf);
 	}
 	return rc;

@@ -8,7 +8,8 @@ names of the disks exported, separated by "/".  The field numbers are
 those of Perfetto's published schema (protos/perfetto/trace/trace.proto,
 trace_packet.proto, track_event/track_event.proto,
 track_event/track_descriptor.proto, track_event/counter_descriptor.proto,
-track_event/debug_annotation.proto, interned_data/interned_data.proto),
+track_event/debug_annotation.proto, interned_data/interned_data.proto,
+profiling/profile_common.proto),
 written here again, not taken from the exporter.  Checks that every
 record has one slice, with the right name, times, arguments and the
 queue and device children that add up to it, on a lane of its disk where
@@ -41,9 +42,10 @@ TE_ANN, TE_TYPE, TE_NAME_IID, TE_TRACK, TE_NAME, TE_COUNTER = \
     4, 9, 10, 11, 23, 30
 BEGIN, END, COUNTER = 1, 2, 4
 # DebugAnnotation
-DA_NAME_IID, DA_UINT, DA_INT, DA_STRING = 1, 3, 4, 6
-# InternedData, EventName, DebugAnnotationName
-ID_EVENT_NAMES, ID_ANN_NAMES, IID, IID_NAME = 2, 3, 1, 2
+DA_NAME_IID, DA_UINT, DA_INT, DA_STRING, DA_STRING_IID = 1, 3, 4, 6, 17
+# InternedData; EventName, DebugAnnotationName, InternedString
+# (profiling/profile_common.proto)
+ID_EVENT_NAMES, ID_ANN_NAMES, ID_STRINGS, IID, IID_NAME = 2, 3, 29, 1, 2
 
 RF_NO_ISSUE = 1 << 7
 RF_KERNEL = 1 << 14
@@ -257,6 +259,7 @@ def main():
     want, depth, ren = expected(rows, disks)
     event_names = {}
     ann_names = {}
+    strings = {}
     cleared = False
     tracks = {}
     events = collections.defaultdict(list)	# track uuid: events
@@ -270,11 +273,13 @@ def main():
             cleared = True
             event_names.clear()
             ann_names.clear()
+            strings.clear()
         if flags & NEEDS and not cleared:
             err('a packet needs incremental state before it was cleared')
         for idata in subs(p, INTERNED):
             for f, table in ((ID_EVENT_NAMES, event_names),
-                             (ID_ANN_NAMES, ann_names)):
+                             (ID_ANN_NAMES, ann_names),
+                             (ID_STRINGS, strings)):
                 for e in subs(idata, f):
                     iid, name = one(e, IID), text(e, IID_NAME)
                     if not iid or table.get(iid, name) != name:
@@ -316,6 +321,14 @@ def main():
                 for f in (DA_UINT, DA_INT, DA_STRING):
                     if f in da:
                         args[an] = freeze(one(da, f))
+                if DA_STRING_IID in da:
+                    if not flags & NEEDS:
+                        err('an iid in a packet without '
+                            'SEQ_NEEDS_INCREMENTAL_STATE')
+                    args[an] = strings.get(one(da, DA_STRING_IID))
+                    if args[an] is None:
+                        err('string value iid %r not interned' %
+                            one(da, DA_STRING_IID))
             events[u].append((one(p, TIMESTAMP), order, one(te, TE_TYPE),
                               name, args, one(te, TE_COUNTER)))
 

@@ -1144,6 +1144,14 @@ assert len(tracks) == len(hwqs) == 2, (tracks, hwqs)' "$T/p.json" "$nrec" 2>> "$
 		pfcheck names "$(printf 'd"i\\s,k\t0/d"i\\s,k\t1')" "$T/pfnames.trace"
 		pfcheck ring "$("$BIN" show -o csv "$T/r.ring" | tail -n +2 |
 			cut -d, -f1 | sort -u | tr '\n' / | sed 's|/$||')" "$T/r.ring"
+		# the tables of interned names and strings full: the others
+		# written out (build/iotracectl-mq-san keeps 2 and 3, tools/Makefile)
+		if [ -n "$SFX" ]; then
+			pfbin=$BIN
+			BIN=build/iotracectl-mq-san
+			pfcheck tables_full "disk0/disk1/disk2" "$T/pfops.trace"
+			BIN=$pfbin
+		fi
 		# no -f: an OUT named *.pftrace or *.perfetto-trace says it
 		rm -f "$T/pf2.pftrace" "$T/pf2.perfetto-trace"
 		"$BIN" export -f pftrace "$T/f2.trace" > "$T/pf1" 2> "$T/err" &&
