@@ -38,7 +38,8 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY, FMT_TRACE };
  * @size: record size limit in bytes (0 = none).
  * @poll_ms: record polling period.
  * @realtime: show trace-file times as UTC wall-clock time.
- * @xfmt: export/plot: the format of -f (blktrace, fio, perfetto, csv, svg).
+ * @xfmt: export/plot: the format of -f (blktrace, fio, perfetto, pftrace,
+ *	csv, svg).
  * @show: nvme-layout: print the layout found, do not give it.
  * @quiet: nvme-layout: print nothing (the exit status tells).
  * @jsonl: -o json as JSON Lines (one item per line), not one document.

@@ -2,11 +2,12 @@
 /*
  * export: the records of a DISK or FILE in formats other tools read:
  * blktrace binary files (blkparse, btt), fio iologs (fio --read_iolog),
- * Chrome/Perfetto trace JSON and CSV.
+ * Chrome/Perfetto trace JSON, Perfetto protobuf (export_pftrace.c) and CSV.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "export.h"
 #include "out.h"
 
@@ -487,6 +488,20 @@ int export_perfetto(struct xstream *xs, FILE *fp)
 
 /* ---- the command -------------------------------------------------------- */
 
+/* Whether @path names a Perfetto trace file (.pftrace, .perfetto-trace). */
+static int is_pftrace_name(const char *path)
+{
+	static const char *const ext[] = { ".pftrace", ".perfetto-trace", NULL };
+	size_t n = path ? strlen(path) : 0, i, k;
+
+	for (i = 0; ext[i]; i++) {
+		k = strlen(ext[i]);
+		if (n > k && !strcmp(path + n - k, ext[i]))
+			return 1;
+	}
+	return 0;
+}
+
 int cmd_export(struct iot_opts *o, int argc, char **argv)
 {
 	const char *f = o->xfmt ? o->xfmt : "";
@@ -495,21 +510,29 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 	int rc;
 
 	if (argc != 1) {
-		iot_err("export needs one DISK or FILE argument and -f blktrace|fio|fio3|perfetto|csv");
+		iot_err("export needs one DISK or FILE argument and -f blktrace|fio|fio3|perfetto|pftrace|csv");
 		return 2;
 	}
+	/* no -f: an OUT named *.pftrace or *.perfetto-trace says it */
+	if (!*f && is_pftrace_name(o->out))
+		f = "pftrace";
 	if (!*f) {
-		iot_err("export needs -f FORMAT: blktrace, fio, fio3, perfetto or csv");
+		iot_err("export needs -f FORMAT: blktrace, fio, fio3, perfetto, pftrace or csv");
 		return 2;
 	}
 	if (strcmp(f, "blktrace") && strcmp(f, "fio") && strcmp(f, "fio3") &&
-	    strcmp(f, "perfetto") && strcmp(f, "csv")) {
-		iot_err("export -f %s: unknown format (use blktrace, fio, fio3, perfetto or csv)",
+	    strcmp(f, "perfetto") && strcmp(f, "pftrace") && strcmp(f, "csv")) {
+		iot_err("export -f %s: unknown format (use blktrace, fio, fio3, perfetto, pftrace or csv)",
 			f);
 		return 2;
 	}
 	if (!strcmp(f, "blktrace") && (!o->out || !strcmp(o->out, "-"))) {
 		iot_err("export -f blktrace writes files: give their prefix with -o DIR/NAME (blkparse -i NAME -D DIR reads them)");
+		return 2;
+	}
+	if (!strcmp(f, "pftrace") && (!o->out || !strcmp(o->out, "-")) &&
+	    isatty(STDOUT_FILENO)) {
+		iot_err("export -f pftrace writes a binary file: give it with -o FILE.pftrace or redirect standard output");
 		return 2;
 	}
 	if (!strcmp(f, "csv"))
@@ -534,6 +557,8 @@ int cmd_export(struct iot_opts *o, int argc, char **argv)
 	}
 	if (!strcmp(f, "perfetto"))
 		rc = export_perfetto(&xs, fp);
+	else if (!strcmp(f, "pftrace"))
+		rc = export_pftrace(&xs, fp);
 	else
 		rc = export_fio(&xs, fp, f[3] == '3' ? 3 : 2);
 	if (fp != stdout && iot_out_close(fp, o->out))

@@ -155,5 +155,6 @@ void xstream_close(struct xstream *xs);
 int export_blktrace(struct xstream *xs, const char *prefix);
 int export_fio(struct xstream *xs, FILE *fp, int version);
 int export_perfetto(struct xstream *xs, FILE *fp);
+int export_pftrace(struct xstream *xs, FILE *fp);
 
 #endif /* IOT_EXPORT_H */

@@ -188,6 +188,7 @@ static void bench_readers(uint64_t n, int issue_order)
 		{ "export -f blktrace FILE -o DIR/b", 0, 1 },
 		{ "export -f fio FILE -o /dev/null", 0, 1 },
 		{ "export -f perfetto FILE -o /dev/null", 0, 1 },
+		{ "export -f pftrace FILE -o DIR/t.pftrace", 0, 1 },
 		{ "plot FILE -o /dev/null", 0, 1 },
 		{ "diff FILE FILE > /dev/null", 0, 2 },
 		{ "stats FILE > /dev/null", 0, 1 },
@@ -207,6 +208,7 @@ static void bench_readers(uint64_t n, int issue_order)
 	char cmd[1024], verdict[2048] = "", big[1024] = "";
 	int fd = mkstemp(path), met = 1, rss_met = 1;
 	long rss_max = 0;
+	struct stat st;
 	size_t i;
 
 	if (fd < 0 || !mkdtemp(dir) || !mkdtemp(null))
@@ -276,6 +278,13 @@ static void bench_readers(uint64_t n, int issue_order)
 		       what[i].cmd, cpu, what[i].mult * n / cpu / 1e6,
 		       what[i].target ? " (target 5)" : "           ",
 		       rss / 1024);
+		/* the size of the Perfetto trace, then gone */
+		snprintf(cmd, sizeof(cmd), "%s/t.pftrace", dir);
+		if (strstr(what[i].cmd, "pftrace") && !stat(cmd, &st)) {
+			printf("readers: export -f pftrace: %lld bytes, %.1f a record\n",
+			       (long long)st.st_size, (double)st.st_size / n);
+			unlink(cmd);
+		}
 		if (what[i].target) {
 			double rate = what[i].mult * n / cpu;
 			size_t l = strlen(verdict);

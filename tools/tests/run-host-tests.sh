@@ -865,6 +865,7 @@ assert kb == sorted(kb), "export: start order"' "$T/big.csv" "$T/bigx.csv" 2>> "
 bin, f, d = sys.argv[1:4]
 runs = [["show", "-o", "csv", f], ["export", "-f", "csv", f],
 	["export", "-f", "fio", f], ["export", "-f", "perfetto", f],
+	["export", "-f", "pftrace", f, "-o", "/dev/null"],
 	["export", "-f", "blktrace", f, "-o", d + "/b"],
 	["stats", f], ["stats", "-o", "json", f]]
 bad = []
@@ -1236,6 +1237,61 @@ tracks = set((x["pid"], x["name"]) for x in b.values())
 hwqs = set((x["pid"], x["args"]["hwq"]) for x in b.values())
 assert len(tracks) == len(hwqs) == 2, (tracks, hwqs)' "$T/p.json" "$nrec" 2>> "$T/err"
 	result $? "export_perfetto_one_track_per_hwq_async_slices$SFX" "$T/err"
+	# export -f pftrace, Perfetto's protobuf, read back with protoc
+	# --decode_raw against the field numbers of Perfetto's schema and the
+	# records of export -f csv (tests/pftrace_check.py): three disks,
+	# every operation, errors and overlapping requests; the edge cases
+	# (no completion, latency 0, no queue time, no media address); one
+	# disk of several (--disk); disk names to escape; a ring
+	if command -v protoc > /dev/null; then
+		[ -s "$T/pfops.trace" ] || build/gen ops "$T/pfops.trace" 1000 3
+		[ -s "$T/pfnames.trace" ] || build/gen names "$T/pfnames.trace" 100 2
+		pfcheck() { # pfcheck NAME DISKS ARGS...
+			pfn=$1
+			pfd=$2
+			shift 2
+			"$BIN" export -f pftrace -o "$T/pf.pftrace" "$@" 2> "$T/err" &&
+			protoc --decode_raw < "$T/pf.pftrace" > "$T/pf.raw" 2>> "$T/err" &&
+			"$BIN" export -f csv -o "$T/pf.csv" "$@" 2>> "$T/err" &&
+			python3 tests/pftrace_check.py "$T/pf.raw" "$T/pf.csv" \
+				"$pfd" >> "$T/err" 2>&1
+			result $? "export_pftrace_$pfn$SFX" "$T/err"
+			[ -n "$SFX" ] || echo "# export_pftrace_$pfn: $(tail -1 "$T/err")"
+		}
+		pfcheck ops_3_disks "disk0/disk1/disk2" "$T/pfops.trace"
+		pfcheck edges disk0 "$T/e.trace"
+		pfcheck one_disk disk1 --disk disk1 "$T/pfops.trace"
+		pfcheck names "$(printf 'd"i\\s,k\t0/d"i\\s,k\t1')" "$T/pfnames.trace"
+		pfcheck ring "$("$BIN" show -o csv "$T/r.ring" | tail -n +2 |
+			cut -d, -f1 | sort -u | tr '\n' / | sed 's|/$||')" "$T/r.ring"
+		# the tables of interned names and strings full: the others
+		# written out (build/iotracectl-mq-san keeps 2 and 3, tools/Makefile)
+		if [ -n "$SFX" ]; then
+			pfbin=$BIN
+			BIN=build/iotracectl-mq-san
+			pfcheck tables_full "disk0/disk1/disk2" "$T/pfops.trace"
+			BIN=$pfbin
+		fi
+		# no -f: an OUT named *.pftrace or *.perfetto-trace says it
+		rm -f "$T/pf2.pftrace" "$T/pf2.perfetto-trace"
+		"$BIN" export -f pftrace "$T/f2.trace" > "$T/pf1" 2> "$T/err" &&
+		"$BIN" export -o "$T/pf2.pftrace" "$T/f2.trace" 2>> "$T/err" &&
+		"$BIN" export -o "$T/pf2.perfetto-trace" "$T/f2.trace" 2>> "$T/err" &&
+		cmp "$T/pf1" "$T/pf2.pftrace" && cmp "$T/pf1" "$T/pf2.perfetto-trace" &&
+		[ ! -s "$T/err" ]
+		result $? "export_pftrace_by_output_name$SFX" "$T/err"
+		# binary onto a terminal: refused, exit 2
+		python3 -c 'import os, pty, subprocess, sys
+m, s = pty.openpty()
+r = subprocess.run(sys.argv[1:], stdout=s, stderr=subprocess.PIPE)
+os.close(s)
+sys.stderr.write(r.stderr.decode())
+sys.exit(r.returncode != 2 or b"-o FILE.pftrace" not in r.stderr)' \
+			"$BIN" export -f pftrace "$T/f2.trace" 2> "$T/err"
+		result $? "export_pftrace_not_onto_a_terminal$SFX" "$T/err"
+	else
+		echo "# SKIP export_pftrace: no protoc (Debian: protobuf-compiler)"
+	fi
 	"$BIN" plot "$T/r.ring" -o "$T/p.svg" 2> "$T/err" &&
 	python3 -c 'import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()
@@ -1574,6 +1630,8 @@ assert all(e["ts"] >= b[e["id"]] for e in ev if e["ph"] == "e")' \
 	wfull export_csv "standard output" export -f csv r.ring
 	wfull export_fio "standard output" export -f fio r.ring
 	wfull export_perfetto_file /dev/full export -f perfetto -o /dev/full r.ring
+	wfull export_pftrace "standard output" export -f pftrace r.ring
+	wfull export_pftrace_file /dev/full export -f pftrace -o /dev/full r.ring
 	wfull plot "standard output" plot r.ring
 	wfull plot_file /dev/full plot -o /dev/full r.ring
 	wfull record_file /dev/full record nullb0 -o /dev/full --duration 0.1
