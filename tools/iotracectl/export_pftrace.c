@@ -711,10 +711,12 @@ static int pftrace_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	struct pf *pf = xs->arg;
 	struct pf_disk *k = &pf->d[e->disk];
 	uint64_t s = xrec_start(r), q = 0, a, end;
-	int hasq, lat = xrec_has_lat(r);
 	uint64_t track;
+	int hasq, lat;
 
 	(void)i;
+	/* device time: issued requests (not an empty PREFLUSH write's wait) */
+	lat = iot_rec_has_lat(r) && !(r->rflags & IOTRACE_RF_NO_ISSUE);
 	hasq = (r->rflags & IOTRACE_RF_QUEUE_VALID) &&
 	       !(r->rflags & IOTRACE_RF_NO_ISSUE);
 	if (hasq)
