@@ -297,6 +297,30 @@ static void value_ticks(struct svg *g, const struct axis *a, int y0, int h)
 }
 
 /*
+ * y ticks of a log latency axis from 10^@llo to 10^@lhi ns on a plot area
+ * PH high: the decades, and 2 and 5 times them over fewer than three.
+ */
+static void log_ticks(struct svg *g, double llo, double lhi)
+{
+	static const double m[] = { 1, 2, 5 };
+	char lab[32];
+	int a, i;
+
+	for (a = (int)llo; a <= (int)lhi; a++)
+		for (i = 0; i < (lhi - llo < 3 ? 3 : 1); i++) {
+			double v = m[i] * pow(10, a), l = log10(v);
+			double y = PH - (l - llo) / (lhi - llo) * PH;
+
+			if (l > lhi + TINY)
+				break;
+			fprintf(g->fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#000\"/>",
+				PL - 5, y, PL, y);
+			human(U_DUR, v, lab, sizeof(lab));
+			text_at(g, "tick", PL - 7, y + 4, "r", lab);
+		}
+}
+
+/*
  * The cell of @n (0 to @n - 1) a position @v in cells falls in: clamped
  * as a double (a conversion to int of one out of its range is undefined),
  * NaN to the first.
@@ -533,9 +557,10 @@ static int seek_level(unsigned int v, unsigned int mx)
  * per run of cells of one level in a row, more opaque for more requests.
  */
 static void seek_strip(FILE *fp, const unsigned int *v, unsigned int mx, int y,
-		       const char *color)
+		       const char *color, int grow)
 {
 	int a, b, e, lv;
+	double x0, y0, x1, y1;
 
 	fprintf(fp, "<g fill=\"%s\">\n", color);
 	for (b = 0; b < SEEK_H; b++)
@@ -546,11 +571,19 @@ static void seek_strip(FILE *fp, const unsigned int *v, unsigned int mx, int y,
 					break;
 			if (!lv)
 				continue;
+			x0 = PL + (double)a * PW / SEEK_W;
+			x1 = PL + (double)e * PW / SEEK_W;
+			y1 = y + SEEK_SH - (double)b * SEEK_SH / SEEK_H;
+			y0 = y1 - (double)SEEK_SH / SEEK_H;
+			/* few points: each a little larger, in the strip */
+			if (grow) {
+				x0 = x0 - 1 < PL ? PL : x0 - 1;
+				x1 = x1 + 1 > PL + PW ? PL + PW : x1 + 1;
+				y0 = y0 - 1 < y ? y : y0 - 1;
+				y1 = y1 + 1 > y + SEEK_SH ? y + SEEK_SH : y1 + 1;
+			}
 			fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill-opacity=\"%.2f\"/>\n",
-				PL + (double)a * PW / SEEK_W,
-				y + SEEK_SH - (double)(b + 1) * SEEK_SH / SEEK_H,
-				(double)(e - a) * PW / SEEK_W,
-				(double)SEEK_SH / SEEK_H,
+				x0, y0, x1 - x0, y1 - y0,
 				0.3 + 0.7 * lv / SEEK_LEVELS);
 		}
 	fprintf(fp, "</g>\n");
@@ -568,7 +601,7 @@ static int seek_plot(struct svg *g, const struct plot *p, int y0)
 	unsigned int mx = 0;
 	FILE *fp = g->fp;
 	unsigned int d;
-	int c, y = 0, ns = 0, h, k, top;
+	int c, y = 0, ns = 0, h, k, top, used = 0;
 
 	for (d = 0; d < ss->nd; d++)
 		for (c = 0; c < NCLASS; c++) {
@@ -577,8 +610,10 @@ static int seek_plot(struct svg *g, const struct plot *p, int y0)
 			if (!p->nclass[ss->s[d].disk][c])
 				continue;
 			ns++;
-			for (k = 0; k < SEEK_W * SEEK_H; k++)
+			for (k = 0; k < SEEK_W * SEEK_H; k++) {
 				mx = v[k] > mx ? v[k] : mx;
+				used += !!v[k];
+			}
 		}
 	snprintf(title, sizeof(title),
 		 "Start sector (LBA) over time (at completion), a strip per disk and operation: darker cells hold more requests (darkest: %u)",
@@ -612,7 +647,8 @@ static int seek_plot(struct svg *g, const struct plot *p, int y0)
 			fprintf(fp, "<tspan fill=\"%s\">%s</tspan></text>\n",
 				class_colors[c], lab);
 			frame(g, y, SEEK_SH);
-			seek_strip(fp, v, mx, y, class_colors[c]);
+			seek_strip(fp, v, mx, y, class_colors[c],
+				   used <= 2000);
 			seek_axis(p, disk, &ax);
 			value_ticks(g, &ax, y, SEEK_SH);
 			y += SEEK_SH + SEEK_GAP;
@@ -745,7 +781,7 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 	};
 	static const char *const ylabels[] = {
 		[TS_IOPS] = "IOPS", [TS_MBPS] = "throughput",
-		[TS_P99] = "p99 latency", [TS_INFLIGHT] = "requests in flight",
+		[TS_P99] = "p99 latency (log scale)", [TS_INFLIGHT] = "requests in flight",
 	};
 	static const int kinds[] = {
 		[TS_IOPS] = U_COUNT, [TS_MBPS] = U_RATE,
@@ -753,7 +789,8 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 	};
 	const struct iot_series *s = p->ss.s;
 	unsigned int d, nd = p->ss.nd;
-	double vmax = 0, v, span = (double)(p->t1 - p->t0);
+	double vmax = 0, vmin = HUGE_VAL, v, span = (double)(p->t1 - p->t0);
+	double llo = 0, lhi = 1;
 	FILE *fp = g->fp;
 	struct axis ax;
 	size_t b;
@@ -766,6 +803,8 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 					     s[d].width, what, &ok);
 				if (ok && v > vmax)
 					vmax = v;
+				if (ok && v < vmin)
+					vmin = v;
 			}
 	rows = ts_legend(g, p->src, s, nd, 0, 0);
 	top = panel_open(g, y0, rows, titles[what]);
@@ -775,6 +814,13 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 		text_at(g, "note", PL + PW / 2, PH / 2, "c",
 			"no completed request");
 	axis_make(&ax, kinds[what], vmax, 6, 1);
+	/* latencies: whole decades around them (disks of 100 us and 5 ms) */
+	if (what == TS_P99) {
+		llo = floor(log10(vmin >= 1 && vmin < HUGE_VAL ? vmin : 1));
+		lhi = ceil(log10(vmax > 1 ? vmax : 1) + TINY);
+		if (lhi <= llo)
+			lhi = llo + 1;
+	}
 	for (d = 0; d < nd; d++)
 		for (k = 0; k < IOT_NR_OPS; k++) {
 			int open = 0, prev = 0, next;
@@ -796,7 +842,11 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 					open = 0;
 					continue;
 				}
-				py = PH - v / ax.top * PH;
+				if (what == TS_P99)
+					py = PH - (log10(v >= 1 ? v : 1) - llo) /
+					     (lhi - llo) * PH;
+				else
+					py = PH - v / ax.top * PH;
 				next = 0;
 				if (b + 1 < s[d].nb)
 					ts_value(&s[d].b[(b + 1) * IOT_NR_OPS + k],
@@ -816,7 +866,10 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 			if (open)
 				fprintf(fp, "\"/>\n");
 		}
-	value_ticks(g, &ax, 0, PH);
+	if (what == TS_P99)
+		log_ticks(g, llo, lhi);
+	else
+		value_ticks(g, &ax, 0, PH);
 	text_yaxis(g, PH, ylabels[what]);
 	time_axis(g, PH, span);
 	fprintf(fp, "</g>\n");
