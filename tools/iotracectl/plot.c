@@ -349,7 +349,7 @@ static void heat_color(double f, char *out, size_t len)
  * @n: requests drawn (those the filters keep).
  * @t0: the first start of one.
  * @t1: the last completion (or start) of one.
- * @lat_lo: the shortest latency (UINT64_MAX: none).
+ * @lat_lo: the shortest latency above 0 (UINT64_MAX: none).
  * @lat_hi: the longest.
  * @smax: per disk, the sector after its highest request (seek_end()).
  * @nclass: per disk and seek class, the requests with a media address.
@@ -415,7 +415,8 @@ static int plot_pre(void *arg, unsigned int disk,
 	if (!xrec_has_lat(r))
 		return 0;
 	l = r->complete_ns - r->issue_ns;
-	if (l < p->lat_lo)
+	/* the log scales start at the shortest latency above 0 */
+	if (l && l < p->lat_lo)
 		p->lat_lo = l;
 	if (l > p->lat_hi)
 		p->lat_hi = l;
@@ -803,7 +804,7 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 					     s[d].width, what, &ok);
 				if (ok && v > vmax)
 					vmax = v;
-				if (ok && v < vmin)
+				if (ok && v > 0 && v < vmin)
 					vmin = v;
 			}
 	rows = ts_legend(g, p->src, s, nd, 0, 0);
@@ -842,9 +843,12 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 					open = 0;
 					continue;
 				}
+				/* a p99 of 0 on the bottom edge */
 				if (what == TS_P99)
 					py = PH - (log10(v >= 1 ? v : 1) - llo) /
 					     (lhi - llo) * PH;
+				if (what == TS_P99 && py > PH)
+					py = PH;
 				else
 					py = PH - v / ax.top * PH;
 				next = 0;
