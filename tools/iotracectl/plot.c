@@ -843,14 +843,13 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 					open = 0;
 					continue;
 				}
-				/* a p99 of 0 on the bottom edge */
+				py = PH - v / ax.top * PH;
 				if (what == TS_P99)
 					py = PH - (log10(v >= 1 ? v : 1) - llo) /
 					     (lhi - llo) * PH;
-				if (what == TS_P99 && py > PH)
+				/* a p99 of 0 on the bottom edge */
+				if (py > PH)
 					py = PH;
-				else
-					py = PH - v / ax.top * PH;
 				next = 0;
 				if (b + 1 < s[d].nb)
 					ts_value(&s[d].b[(b + 1) * IOT_NR_OPS + k],

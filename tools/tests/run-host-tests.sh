@@ -1227,6 +1227,33 @@ from gi.repository import Rsvg' 2> /dev/null; then
 			result $? "plot_layout_librsvg_geometry" "$T/err"
 		fi
 	fi
+	# the p99 panel's lines (a log scale) where stats puts the p99:
+	# gen big repeats its records every 1,024, so every interval's p99
+	# is the whole file's (stats' P99_US per operation)
+	if [ -z "$SFX" ]; then
+		build/gen big "$T/p99.trace" 200000 > "$T/err" 2>&1 &&
+		"$BIN" plot "$T/p99.trace" -o "$T/p99.svg" 2>> "$T/err" &&
+		"$BIN" stats -o json "$T/p99.trace" > "$T/p99.json" 2>> "$T/err" &&
+		python3 -c 'import json, math, re, statistics, sys
+s = open(sys.argv[1]).read()
+s = s[s.index("p99 latency over time"):s.index("Requests in flight over time")]
+unit = {"ns": 1, "\u00b5s": 1e3, "ms": 1e6, "s": 1e9}
+ticks = [(float(y) - 4, math.log10(float(v) * unit[u])) for y, v, u in
+	 re.findall(r"y=\"([0-9.]+)\" class=\"r\">([0-9.]+) (\S+)</text>", s)]
+(y0, l0), (y1, l1) = ticks[0], ticks[-1]
+lines = re.findall(r"<polyline[^>]*stroke=\"(#[0-9a-f]+)\"[^>]*points=\"([^\"]+)\"", s)
+legend = dict(re.findall(r"stroke=\"(#[0-9a-f]+)\" stroke-width=\"2\"[^>]*/><text[^>]*>\S+ (\w+)</text>", s))
+st = json.load(open(sys.argv[2]))[0]["ops"]
+assert len(lines) == len(st) == 4, (len(lines), list(st))
+for col, pts in lines:
+	ys = [float(p.split(",")[1]) for p in pts.split()]
+	got = 10 ** (l0 + (statistics.median(ys) - y0) * (l1 - l0) / (y1 - y0))
+	want = st[legend[col]]["lat_ns"]["p99"]
+	assert abs(got / want - 1) < 0.02, (legend[col], got, want)' \
+			"$T/p99.svg" "$T/p99.json" >> "$T/err" 2>&1
+		result $? "plot_p99_lines_at_stats_p99" "$T/err"
+		rm -f "$T/p99.trace"
+	fi
 	# passthrough records are blktrace "pc" events with the CDB as payload
 	python3 -c 'import struct, sys
 b = bytearray(open(sys.argv[1], "rb").read())
