@@ -32,6 +32,11 @@
  *                                           0 completed on CPU 65535, of
  *                                           2 (a damaged record, its
  *                                           checksum right)
+ *   gen mixed OUT N NR_DISKS                "file", but disk 0 writes one
+ *                                           request in three sequentially
+ *                                           from sector 0, disk 1 is 1 GiB
+ *                                           and answers in 20-220 us (the
+ *                                           kind of disks of make demo)
  *   gen edges OUT N NR_DISKS                "file", but in disk 0 record 3
  *                                           has no completion (in flight
  *                                           when copied), record 5 a
@@ -329,7 +334,7 @@ out:
  * as iotracectl wrote them before file minor 2 (128-byte 1.x records, no
  * submitter, no command names): the same requests without pid and cgroup.
  * @kind: 0 plain, 1 "gaps", 2 "names", 3 "ops", 4 "trig", 5 "badcpu",
- *	6 "edges"
+ *	6 "edges", 7 "mixed"
  *	(see the top of the file).
  */
 static int gen_file(const char *out, uint64_t n, unsigned int nd,
@@ -415,6 +420,16 @@ static int gen_file(const char *out, uint64_t n, unsigned int nd,
 					x.op = IOTRACE_OP_FLUSH;
 					x.sector = UINT64_MAX;
 					x.bytes = 0;
+				}
+				if (kind == 7 && !k && (i + j) % 3 == 0) {
+					x.op = IOTRACE_OP_WRITE;
+					x.bytes = 65536;
+					x.sector = (i + j) / 3 * 128;
+				}
+				if (kind == 7 && k == 1) {
+					x.sector %= 1u << 21;
+					x.complete_ns = x.issue_ns + 20000 +
+						(x.sector * 7919) % 200000;
 				}
 				x.seq = (uint32_t)seq[k][p]++;
 				memcpy(r[p] + (size_t)cnt[p]++ * rs, &x, rs);
@@ -914,6 +929,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "badcpu"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 5);
+	if (argc == 5 && !strcmp(argv[1], "mixed"))
+		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0), 0, 7);
 	if (argc == 5 && !strcmp(argv[1], "edges"))
 		return gen_file(argv[2], strtoull(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 0), 0, 6);

@@ -1311,7 +1311,7 @@ nz = [k for k in range(64) if b[k]]
 want = b[nz[0]:nz[-1] + 1]
 svg = open(sys.argv[2]).read()
 svg = svg[svg.index("Latency histogram"):]
-got = [int(n) for n in re.findall(r"fill=\"#1f5fbf\".*?<text[^>]*>(\d+)</text>", svg)]
+got = [int(n) for n in re.findall(r"<title>[^<]* to [^<]*: (\d+) requests</title>", svg)]
 assert got == want, ("plot", got, "stats", want)' "$T/st.json" "$T/p.svg" 2>> "$T/err"
 	result $? "plot_histogram_bins_are_stats_bins$SFX" "$T/err"
 	if command -v rsvg-convert > /dev/null; then
@@ -1338,22 +1338,98 @@ assert got == want, ("plot", got, "stats", want)' "$T/st.json" "$T/p.svg" 2>> "$
 svg, rows = sys.argv[1], list(csv.DictReader(open(sys.argv[2])))
 E.parse(svg)
 s = open(svg).read()
-# heat map and seek cells in the plot area (x 90 to 910, y 0 to 220)
-for m in re.finditer(r"<rect x=\"([-0-9.e+]+)\" y=\"([-0-9.e+]+)\" width=\"([0-9.]+)\" height=\"([0-9.]+)\"", s):
-	x, y, w, h = map(float, m.groups())
-	assert 89 <= x and x + w <= 911 and -1 <= y and y + h <= 221, m.group(0)
+heat = s[s.index("Device latency over time"):s.index("Start sector (LBA)")]
 seek = s[s.index("Start sector (LBA)"):s.index("IOPS over time")]
-ticks = [float(v) for v in re.findall(r"class=\"r\">([-0-9.e+]+)</text>", seek)]
-ends = [int(r["sector"]) + int(r["bytes"]) // 512 for r in rows if r["sector"]]
+rect = r"<rect x=\"([-0-9.e+]+)\" y=\"([-0-9.e+]+)\" width=\"([0-9.]+)\" height=\"([0-9.]+)\""
+# heat map cells in its plot area (x 100 to 900, y 0 to 220)
+for m in re.finditer(rect, heat):
+	x, y, w, h = map(float, m.groups())
+	assert 99 <= x and x + w <= 901 and -1 <= y and y + h <= 221, m.group(0)
+# seek cells in the plot area of their strip (a frame: fill none)
+frames = [tuple(map(float, m.groups())) for m in re.finditer(rect + " fill=\"none\"", seek)]
+assert frames, "no seek strip"
+for m in re.finditer(rect + " fill-opacity", seek):
+	x, y, w, h = map(float, m.groups())
+	assert any(f[0] <= x and x + w <= f[0] + f[2] and f[1] <= y and
+		   y + h <= f[1] + f[3] for f in frames), m.group(0)
+# the sector axis (bytes, a strip per disk and operation): its ticks up
+# to the end of the highest request
+units = {"": 0, "B": 1, "KiB": 2, "MiB": 3, "GiB": 4, "TiB": 5, "PiB": 6}
+ticks = [float(v) * 1024 ** (units[u] - 1) * (u != "")
+	 for v, u in re.findall(r"class=\"r\">([0-9.]+) ?([KMGTP]?i?B|)</text>", seek)]
+ends = [(int(r["sector"]) + int(r["bytes"]) // 512) * 512 for r in rows if r["sector"]]
 assert len(ends) < len(rows) or sys.argv[3] == "late", "no passthrough record"
 assert max(ends) / 2 <= max(ticks) <= max(ends), (max(ticks), max(ends))
-ys = set(re.findall(r"<rect x=\"[-0-9.]+\" y=\"([-0-9.]+)\" width=\"2\"", seek))
+ys = set(re.findall(r"<rect x=\"[-0-9.]+\" y=\"([-0-9.]+)\" width=\"[0-9.]+\" height=\"[0-9.]+\" fill-opacity", seek))
 assert len(ys) >= 10, "%d rows of the seek panel used" % len(ys)' \
 			"$T/$f.svg" "$T/$f.csv" $f >> "$T/err" 2>&1 ||
 			echo "$f: above" >> "$T/err"
 	done
 	[ ! -s "$T/err" ]
 	result $? "plot_late_issue_and_passthrough_records$SFX" "$T/err"
+	# plot's layout, as librsvg renders it (tests/plotcheck.py: no two
+	# texts overlap, each legend swatch beside its label, no legend or
+	# title on a plot area, nothing outside the canvas, no 7e+04): on
+	# several disks, every operation, a few records, latencies from
+	# 0 to 40 s, bursts, two disks of other sizes and latencies, and 5 M
+	# records (the cells' density)
+	if [ -z "$SFX" ]; then
+		PYGI=""
+		for py in /usr/bin/python3 python3; do
+			if "$py" -c 'import gi; gi.require_version("Rsvg", "2.0")
+from gi.repository import Rsvg' 2> /dev/null; then
+				PYGI=$py
+				break
+			fi
+		done
+		if [ -z "$PYGI" ]; then
+			N=$((N + 1))
+			echo "ok $N plot_layout_librsvg_geometry # SKIP python3-gi or gir1.2-rsvg-2.0 is not installed"
+		else
+			: > "$T/err"
+			build/gen set "$T/m.trace" "$T/slow.trace" 150 complete_ns=40000000000 &&
+			build/gen spread "$T/spread.trace" 20000 &&
+			build/gen mixed "$T/mixed.trace" 20000 2 &&
+			build/gen big "$T/big.trace" 5000000 ||
+				echo "gen failed" >> "$T/err"
+			for f in m.trace ops.trace s.trace e.trace r.ring slow.trace \
+				 spread.trace g.trace mixed.trace big.trace; do
+				"$BIN" plot "$T/$f" -o "$T/lay-$f.svg" 2>> "$T/err" ||
+					echo "$f: exit $?" >> "$T/err"
+			done
+			rm -f "$T/big.trace"
+			"$PYGI" tests/plotcheck.py "$T"/lay-*.svg >> "$T/err" 2>&1
+			[ ! -s "$T/err" ]
+			result $? "plot_layout_librsvg_geometry" "$T/err"
+		fi
+	fi
+	# the p99 panel's lines (a log scale) where stats puts the p99:
+	# gen big repeats its records every 1,024, so every interval's p99
+	# is the whole file's (stats' P99_US per operation)
+	if [ -z "$SFX" ]; then
+		build/gen big "$T/p99.trace" 200000 > "$T/err" 2>&1 &&
+		"$BIN" plot "$T/p99.trace" -o "$T/p99.svg" 2>> "$T/err" &&
+		"$BIN" stats -o json "$T/p99.trace" > "$T/p99.json" 2>> "$T/err" &&
+		python3 -c 'import json, math, re, statistics, sys
+s = open(sys.argv[1]).read()
+s = s[s.index("p99 latency over time"):s.index("Requests in flight over time")]
+unit = {"ns": 1, "\u00b5s": 1e3, "ms": 1e6, "s": 1e9}
+ticks = [(float(y) - 4, math.log10(float(v) * unit[u])) for y, v, u in
+	 re.findall(r"y=\"([0-9.]+)\" class=\"r\">([0-9.]+) (\S+)</text>", s)]
+(y0, l0), (y1, l1) = ticks[0], ticks[-1]
+lines = re.findall(r"<polyline[^>]*stroke=\"(#[0-9a-f]+)\"[^>]*points=\"([^\"]+)\"", s)
+legend = dict(re.findall(r"stroke=\"(#[0-9a-f]+)\" stroke-width=\"2\"[^>]*/><text[^>]*>\S+ (\w+)</text>", s))
+st = json.load(open(sys.argv[2]))[0]["ops"]
+assert len(lines) == len(st) == 4, (len(lines), list(st))
+for col, pts in lines:
+	ys = [float(p.split(",")[1]) for p in pts.split()]
+	got = 10 ** (l0 + (statistics.median(ys) - y0) * (l1 - l0) / (y1 - y0))
+	want = st[legend[col]]["lat_ns"]["p99"]
+	assert abs(got / want - 1) < 0.02, (legend[col], got, want)' \
+			"$T/p99.svg" "$T/p99.json" >> "$T/err" 2>&1
+		result $? "plot_p99_lines_at_stats_p99" "$T/err"
+		rm -f "$T/p99.trace"
+	fi
 	# passthrough records are blktrace "pc" events with the CDB as payload
 	python3 -c 'import struct, sys
 b = bytearray(open(sys.argv[1], "rb").read())
