@@ -30,7 +30,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,9 +350,9 @@ static int dm_table_ioctl(int ctl, struct iot_stack_tab *t,
 						       io->data_start + off);
 			room = io->data_size - io->data_start - off -
 				sizeof(*sp);
-			snprintf(line, sizeof(line), "%" PRIu64 " %" PRIu64
-				 " %.*s %.*s", (uint64_t)sp->sector_start,
-				 (uint64_t)sp->length,
+			snprintf(line, sizeof(line), "%llu %llu %.*s %.*s",
+				 (unsigned long long)sp->sector_start,
+				 (unsigned long long)sp->length,
 				 (int)sizeof(sp->target_type), sp->target_type,
 				 (int)strnlen((char *)(sp + 1), room),
 				 (char *)(sp + 1));
@@ -746,8 +745,10 @@ const char *iot_stack_name(const struct iot_stack_tab *t, unsigned int dev)
 	return d->kind == IOTRACE_STACK_DM && d->name[0] ? d->name : d->kname;
 }
 
-/* The table in force at @ns: the newest read at or before it, else the
- * oldest; NULL when there is none. */
+/*
+ * The table in force at @ns: the newest read at or before it, else the
+ * oldest; NULL when there is none.
+ */
 const struct iot_stack_tab *iot_stack_at(const struct iot_stack *st,
 					 uint64_t ns)
 {

@@ -422,6 +422,19 @@ print([t for t in a if t[0] == "disk1"])' "$T/a" > "$T/a2" && mv "$T/a2" "$T/a"
 	[ "$(awk 'NR > 1 && $8 != "-"' "$T/a" | wc -l)" = 0 ]
 	result $? "show_stack_without_tables_says_so$SFX" "$T/err"
 	refuse show_stack_json "only the normal output" show --stack -o json stack.trace
+	"$BIN" info "$T/stack.trace" > "$T/out" 2> "$T/err" &&
+	grep -q '^  vg0-data         dm-0, dev 253:0, dm, 70000000 sectors$' "$T/out" &&
+	grep -q '^    linear    sectors 40000000+30000000 on sda1 (8:1) from 0$' "$T/out" &&
+	grep -q '^    raid1     sectors 0+39990000 on sda2 (8:2) from 4096$' "$T/out" &&
+	"$BIN" info -o json "$T/stack.trace" > "$T/out" 2>> "$T/err" &&
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["stack"][0]["devices"]
+c = [x for x in d if x["name"] == "luks-test"][0]["segments"][0]
+assert c == {"type": "crypt", "start": 0, "len": 40000000, "lower": "252:0",
+	     "lower_name": "nullb0", "lower_start": 50000000}, c' "$T/out" 2>> "$T/err" &&
+	"$BIN" info -o json "$T/stack0.trace" > "$T/out" 2>> "$T/err" &&
+	! grep -q '"stack"' "$T/out"
+	result $? "info_lists_the_stack_tables$SFX" "$T/err"
 	# SIGTERM finishes the file: the last records and the trailer
 	"$BIN" record nullb0 -o "$T/term.trace" 2> "$T/err" &
 	rpid=$!
