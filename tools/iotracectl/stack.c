@@ -242,6 +242,50 @@ static struct iotrace_file_stack_dev *sys_dev(struct iot_stack_tab *t,
 	return d;
 }
 
+/*
+ * The partitions of device @idx (a disk, a dm or md device) at @dir:
+ * its sub-directories with a partition file, each a device and a
+ * segment at its start.  0, or -1 out of memory.
+ */
+static int sys_parts(struct iot_stack_tab *t, const char *dir,
+		     unsigned int idx)
+{
+	char sub[4096 + 512];
+	struct dirent *e;
+	DIR *dh = opendir(dir);
+
+	if (!dh)
+		return 0;
+	while ((e = readdir(dh))) {
+		struct iotrace_file_stack_dev *d;
+		struct iotrace_file_stack_seg *g;
+		uint64_t start;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (read_u64(sub, "partition", &start) ||
+		    read_u64(sub, "start", &start))
+			continue;
+		d = sys_dev(t, sub, e->d_name, IOTRACE_STACK_PART);
+		if (d && !d->sectors)
+			continue;	/* nothing in it to map */
+		g = d ? add_seg(t) : NULL;
+		if (!g) {
+			closedir(dh);
+			return -1;
+		}
+		g->upper = t->nr_devs - 1;
+		g->type = IOTRACE_STACK_SEG_PART;
+		g->lower_major = t->devs[idx].dev_major;
+		g->lower_minor = t->devs[idx].dev_minor;
+		g->len = t->devs[t->nr_devs - 1].sectors;
+		g->lower_start = start;
+	}
+	closedir(dh);
+	return 0;
+}
+
 /* md/level's word as a number: raid1 -> 1, linear -> -1 */
 static int md_level(const char *s)
 {
@@ -264,6 +308,8 @@ static int md_members(struct iot_stack_tab *t, const char *dir,
 	struct dirent *e;
 	DIR *dh;
 
+	if (!size)	/* not running: nothing to map */
+		return 0;
 	snprintf(md, sizeof(md), "%s/md", dir);
 	dh = opendir(md);
 	if (!dh)
@@ -412,7 +458,7 @@ int iot_stack_read_system(struct iot_stack_tab *t, char *err, size_t errlen)
 {
 	const char *sys = getenv("IOTRACE_SYSFS");
 	int fixture = sys && *sys, ctl = -1, ctl_errno = 0, dm_bad = 0;
-	char blk[4096], dir[4096 + 256], sub[4096 + 512], b[256];
+	char blk[4096], dir[4096 + 256], b[256];
 	struct dirent **ents = NULL;
 	unsigned int i;
 	int n, ret = -1;
@@ -433,8 +479,6 @@ int iot_stack_read_system(struct iot_stack_tab *t, char *err, size_t errlen)
 		const char *kn = ents[i]->d_name;
 		struct iotrace_file_stack_dev *d;
 		unsigned int idx;
-		struct dirent *e;
-		DIR *dh;
 
 		if (kn[0] == '.')
 			continue;
@@ -446,6 +490,8 @@ int iot_stack_read_system(struct iot_stack_tab *t, char *err, size_t errlen)
 			snprintf(d->name, sizeof(d->name), "%s", b);
 			idx = t->nr_devs - 1;
 			t->source |= IOTRACE_STACK_SRC_DM_IOCTL;
+			if (sys_parts(t, dir, idx))
+				goto nomem;
 			if (fixture) {
 				if (dm_table_file(dir, t, idx))
 					dm_bad = 1;
@@ -471,43 +517,16 @@ int iot_stack_read_system(struct iot_stack_tab *t, char *err, size_t errlen)
 			if (!d)
 				continue;
 			d->level = md_level(b);
-			if (d->level == 1 &&
-			    md_members(t, dir, t->nr_devs - 1, d->sectors))
+			idx = t->nr_devs - 1;
+			if ((d->level == 1 &&
+			     md_members(t, dir, idx, d->sectors)) ||
+			    sys_parts(t, dir, idx))
 				goto nomem;
 			continue;
 		}
 		d = sys_dev(t, dir, kn, IOTRACE_STACK_DISK);
-		if (!d)
-			continue;
-		idx = t->nr_devs - 1;
-		/* its partitions: sub-directories with a partition file */
-		dh = opendir(dir);
-		if (!dh)
-			continue;
-		while ((e = readdir(dh))) {
-			struct iotrace_file_stack_seg *g;
-			uint64_t start;
-
-			if (e->d_name[0] == '.')
-				continue;
-			snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
-			if (read_u64(sub, "partition", &start) ||
-			    read_u64(sub, "start", &start))
-				continue;
-			d = sys_dev(t, sub, e->d_name, IOTRACE_STACK_PART);
-			g = d ? add_seg(t) : NULL;
-			if (!g) {
-				closedir(dh);
-				goto nomem;
-			}
-			g->upper = t->nr_devs - 1;
-			g->type = IOTRACE_STACK_SEG_PART;
-			g->lower_major = t->devs[idx].dev_major;
-			g->lower_minor = t->devs[idx].dev_minor;
-			g->len = d->sectors;
-			g->lower_start = start;
-		}
-		closedir(dh);
+		if (d && sys_parts(t, dir, t->nr_devs - 1))
+			goto nomem;
 	}
 	if (dm_bad) {
 		t->source |= IOTRACE_STACK_SRC_DM_FAILED;

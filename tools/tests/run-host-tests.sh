@@ -156,6 +156,14 @@ ln -s "$SYS/block/sda/sda2" "$SYS/block/md0/md/dev-sda2/block"
 echo 2048 > "$SYS/block/md0/md/dev-nullb0p1/offset"
 ln -s "$SYS/block/nullb0/nullb0p1" "$SYS/block/md0/md/dev-nullb0p1/block"
 mkfix_dm vg2-root dm-3 253:3 30000000 '0 30000000 linear 9:0 2048\n'
+# an md array not running (size 0) and an empty partition: nothing maps
+# to them, and the tables stay readable
+mkfix_dev "$SYS/block/md127" 9:127 0
+mkdir -p "$SYS/block/md127/md/dev-sda1"
+echo raid1 > "$SYS/block/md127/md/level"
+echo 2048 > "$SYS/block/md127/md/dev-sda1/offset"
+ln -s "$SYS/block/sda/sda1" "$SYS/block/md127/md/dev-sda1/block"
+mkfix_part sda sda3 8:3 130000000 0
 # the same disks, nothing stacked on them
 mkfix_dev "$T/sys0/block/nullb0" 252:0 140000000
 mkfix_dev "$T/sys0/block/sda" 8:0 140000000
