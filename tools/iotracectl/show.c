@@ -868,7 +868,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 		if (!c.stk.n)
 			fprintf(stderr, "iotracectl: %s: no device stack %s: LOGICAL is - throughout\n",
 				argv[0], src.is_file ?
-				"saved in it (recorded where no dm or md device was, or by an older iotracectl)" :
+				"saved in it that this iotracectl reads (recorded where no dm or md device was, or by an older iotracectl)" :
 				"(a ring copy: only a trace file or a live disk has one)");
 	}
 	if (o->follow || o->count) {
