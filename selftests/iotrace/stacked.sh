@@ -291,8 +291,8 @@ if [ -n "$cgid" ] && "$IOTRACECTL" show --cgroup "$cgid" "$out/stk.trace" 2> /de
 	kmaj=${kv%%.*}
 	if [ "$kmaj" -lt 6 ] && [ "$ncg" -ne "$ncw" ]; then
 		# 5.10's dm-crypt does not pass the bio's blkcg on to the
-		# clones it writes: they are charged to its worker's
-		ktap_skip "stk-crypt writes' cgroup: $kv charges $((ncw - ncg)) of $ncw to dm-crypt's worker, not to fio"
+		# clones it writes
+		ktap_skip "stk-crypt writes' cgroup: on $kv $((ncw - ncg)) of $ncw do not have fio's (dm-crypt does not pass it on)"
 	else
 		ktap_check "stk-crypt: its writes carry fio's cgroup ($ncg of $ncw)" \
 			test "$ncg" -eq "$ncw" -a "$ncw" -gt 0
