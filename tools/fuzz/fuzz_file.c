@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "out.h"
 #include "watch.h"
+#include "stack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -60,6 +61,44 @@ static void fuzz_triggers(const struct iot_src *s)
 	free(text);
 }
 
+/*
+ * show --stack: the stack chunks of an accepted file, each table's
+ * devices' every segment mapped from its lower device's first and last
+ * sector (a chain may go through every level), the names ended.
+ */
+static void fuzz_stacks(struct iot_src *s)
+{
+	struct iot_stack_hop h[IOT_STACK_DEPTH];
+	char err[IOT_ERR_LEN];
+	struct iot_stack st;
+	unsigned int i, k;
+	int n, j;
+
+	if (iot_src_stack(s, &st, err, sizeof(err)))
+		return;
+	for (i = 0; i < st.n; i++) {
+		const struct iot_stack_tab *t = &st.t[i];
+
+		for (k = 0; k < 2 * t->nr_segs && k < 128; k++) {
+			const struct iotrace_file_stack_seg *g = &t->segs[k / 2];
+
+			n = iot_stack_map(t, NULL, g->lower_major,
+					  g->lower_minor, k & 1 ?
+					  g->lower_start + g->len - 1 :
+					  g->lower_start, 4096, h,
+					  IOT_STACK_DEPTH);
+			if (n < 1 || n > IOT_STACK_DEPTH)
+				abort();
+			for (j = 0; j < n; j++)
+				if (h[j].dev >= t->nr_devs ||
+				    strlen(iot_stack_name(t, h[j].dev)) >=
+				    IOTRACE_STACK_NAME_LEN)
+					abort();
+		}
+	}
+	iot_stack_free(&st);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[IOT_ERR_LEN];
@@ -95,6 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		iot_src_read(&s, fuzz_record, NULL, err, sizeof(err));
 		/* info's and show --around-trigger's trigger chunks */
 		fuzz_triggers(&s);
+		/* show --stack's tables */
+		fuzz_stacks(&s);
 		/* show and export -f csv: the (disk, part) streams merged */
 		iot_src_read_merged(&s, size & 1, fuzz_record, NULL, err,
 				    sizeof(err));

@@ -67,6 +67,7 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY, FMT_TRACE };
  * @w_max_files: watch --max-files N.
  * @w_max_bytes: watch --max-bytes SIZE.
  * @around: show --around-trigger[=N]: records each side; 0 = not given.
+ * @stack: show --stack: the logical device and sector of each request.
  * @no_filter: none of the filters above is set (main() sets it; 0 has
  *	iot_filter() check them all).
  */
@@ -102,6 +103,7 @@ struct iot_opts {
 	const char *w_config, *w_dir, *w_post, *w_episode;
 	const char *w_max_per_hour, *w_max_files, *w_max_bytes;
 	unsigned int around;
+	int stack;
 	int no_filter;
 };
 

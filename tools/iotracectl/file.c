@@ -733,6 +733,7 @@ static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 
 		memcpy(&m, b + o, sizeof(m));
 		if (m != IOTRACE_CHUNK_RECORDS && m != IOTRACE_CHUNK_COMMS &&
+		    m != IOTRACE_CHUNK_STACK &&
 		    m != IOTRACE_CHUNK_TRAILER)
 			continue;
 		k = chunk_check(b, len, o, fi, &c, pc, &w);

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "out.h"
 #include "watch.h"
+#include "stack.h"
 
 /* A header string (not always NUL-terminated) into @out. */
 static void hdr_str(char *out, size_t len, const char *s, size_t max)
@@ -101,6 +102,132 @@ static void info_counts_json(struct iot_jw *jw, const struct iot_file_info *fi,
  * 0, or -1 with @err set when the trigger chunks could not be read (the
  * object is left open then).
  */
+static const char *const stack_kinds[] = { "?", "disk", "partition", "dm",
+					  "md" };
+static const char *const seg_types[] = { "?", "partition", "linear", "crypt",
+					 "raid1" };
+
+/* the kernel's name of a segment's lower device ("" if not in @t) */
+static const char *lower_name(const struct iot_stack_tab *t,
+			      const struct iotrace_file_stack_seg *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr_devs; i++)
+		if (t->devs[i].dev_major == s->lower_major &&
+		    t->devs[i].dev_minor == s->lower_minor)
+			return t->devs[i].kname;
+	return "";
+}
+
+/*
+ * The stack chunks of a trace file (show --stack's tables): per table,
+ * its time and every dm and md device with its segments, as text or
+ * into @jw's object (a "stack" array); nothing without one.
+ */
+static void info_stack(struct iot_src *src, struct iot_jw *jw)
+{
+	char t1[IOT_TEXT_ROOM(IOTRACE_STACK_NAME_LEN)], t2[IOT_TEXT_ROOM(32)];
+	struct iot_stack st = { 0 };
+	char err[IOT_ERR_LEN], b[64];
+	unsigned int i, k, g;
+	const char *lname;
+
+	if (iot_src_stack(src, &st, err, sizeof(err)) || !st.n)
+		return;
+	if (jw) {
+		jw_key(jw, "stack");
+		jw_arr_start(jw);
+	}
+	for (i = 0; i < st.n; i++) {
+		const struct iot_stack_tab *t = &st.t[i];
+
+		if (jw) {
+			jw_obj_start(jw);
+			jw_kv_u64(jw, "mono_ns", t->mono_ns);
+			jw_kv_u64(jw, "dm_tables_read",
+				  !(t->source & IOTRACE_STACK_SRC_DM_FAILED));
+			jw_key(jw, "devices");
+			jw_arr_start(jw);
+		} else {
+			printf("stack:    read at CLOCK_MONOTONIC %llu.%06llu s%s\n",
+			       (unsigned long long)(t->mono_ns / 1000000000ull),
+			       (unsigned long long)(t->mono_ns % 1000000000ull) / 1000,
+			       t->source & IOTRACE_STACK_SRC_DM_FAILED ?
+			       " (device-mapper tables not read)" : "");
+		}
+		for (k = 0; k < t->nr_devs; k++) {
+			const struct iotrace_file_stack_dev *d = &t->devs[k];
+			const char *kind = d->kind < 5 ? stack_kinds[d->kind] :
+				"?";
+
+			if (d->kind != IOTRACE_STACK_DM &&
+			    d->kind != IOTRACE_STACK_MD)
+				continue;
+			iot_text_str(t1, sizeof(t1), iot_stack_name(t, k));
+			iot_text_str(t2, sizeof(t2), d->kname);
+			if (jw) {
+				jw_obj_start(jw);
+				jw_kv_str(jw, "name", iot_stack_name(t, k));
+				jw_kv_str(jw, "kname", d->kname);
+				snprintf(b, sizeof(b), "%u:%u", d->dev_major,
+					 d->dev_minor);
+				jw_kv_str(jw, "dev", b);
+				jw_kv_str(jw, "kind", kind);
+				jw_kv_u64(jw, "sectors", d->sectors);
+				jw_key(jw, "segments");
+				jw_arr_start(jw);
+			} else {
+				printf("  %-16s %s, dev %u:%u, %s, %llu sectors\n",
+				       t1, t2, d->dev_major, d->dev_minor,
+				       d->kind == IOTRACE_STACK_MD &&
+				       d->level == 1 ? "md raid1" : kind,
+				       (unsigned long long)d->sectors);
+			}
+			for (g = 0; g < t->nr_segs; g++) {
+				const struct iotrace_file_stack_seg *s =
+					&t->segs[g];
+				const char *ty = s->type < 5 ?
+					seg_types[s->type] : "?";
+
+				if (s->upper != k)
+					continue;
+				snprintf(b, sizeof(b), "%u:%u", s->lower_major,
+					 s->lower_minor);
+				lname = lower_name(t, s);
+				if (jw) {
+					jw_obj_start(jw);
+					jw_kv_str(jw, "type", ty);
+					jw_kv_u64(jw, "start", s->start);
+					jw_kv_u64(jw, "len", s->len);
+					jw_kv_str(jw, "lower", b);
+					jw_kv_str(jw, "lower_name", lname);
+					jw_kv_u64(jw, "lower_start",
+						  s->lower_start);
+					jw_obj_end(jw);
+					continue;
+				}
+				printf("    %-9s sectors %llu+%llu on %s (%s) from %llu\n",
+				       ty, (unsigned long long)s->start,
+				       (unsigned long long)s->len,
+				       iot_text_str(t2, sizeof(t2), lname), b,
+				       (unsigned long long)s->lower_start);
+			}
+			if (jw) {
+				jw_arr_end(jw);
+				jw_obj_end(jw);
+			}
+		}
+		if (jw) {
+			jw_arr_end(jw);
+			jw_obj_end(jw);
+		}
+	}
+	if (jw)
+		jw_arr_end(jw);
+	iot_stack_free(&st);
+}
+
 static int info_json(const char *file, const struct iot_src *src,
 		     const char *start, const char *end, const char *salvage,
 		     char *err, size_t errlen)
@@ -159,6 +286,7 @@ static int info_json(const char *file, const struct iot_src *src,
 	/* a snapshot's triggers */
 	if (iot_info_triggers(src, &jw, err, errlen))
 		return -1;
+	info_stack((struct iot_src *)src, &jw);
 	jw_obj_end(&jw);
 	fputc('\n', stdout);
 	return 0;
@@ -243,6 +371,8 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 	}
 	/* a snapshot's triggers */
 	ret = iot_info_triggers(&src, NULL, err, sizeof(err));
+	if (!ret)
+		info_stack(&src, NULL);
 out:
 	/* the file cut since it was opened: said, what was printed stays */
 	if (ret)

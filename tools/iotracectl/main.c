@@ -32,7 +32,7 @@ enum {
 	OPT_CGROUP, OPT_TOP, OPT_STRICT, OPT_SYNC_INTERVAL, OPT_SYNC_BYTES,
 	/* watch, snapshot, show --around-trigger (issue 21) */
 	OPT_CONFIG = 400, OPT_WDIR, OPT_POST, OPT_EPISODE, OPT_MAXHOUR,
-	OPT_MAXFILES, OPT_MAXBYTES, OPT_AROUND,
+	OPT_MAXFILES, OPT_MAXBYTES, OPT_AROUND, OPT_STACK,
 };
 
 /* option bits of a command */
@@ -75,6 +75,7 @@ enum {
 #define O_WATCH		(1ull << 41)	/* watch --dir, --post, --episode */
 #define O_LIMITS	(1ull << 42)	/* watch --max-per-hour, -files, -bytes */
 #define O_AROUND	(1ull << 43)	/* show --around-trigger[=N] */
+#define O_STACK		(1ull << 44)	/* show --stack (issue 49) */
 
 /**
  * struct iot_optdef - one option: its getopt_long() entry and its help.
@@ -175,6 +176,8 @@ static const struct iot_optdef optdefs[] = {
 	  "SIZE", "bytes of snapshot files kept (K, M, G, T; default 1G)" },
 	{ { "around-trigger", optional_argument, NULL, OPT_AROUND }, O_AROUND,
 	  "[=N]", "a snapshot FILE's N records each side of its trigger (default 20; =N joined)" },
+	{ { "stack", no_argument, NULL, OPT_STACK }, O_STACK, "",
+	  "the logical device (dm, md, partition) and sector of each request" },
 };
 
 #define NR_OPTDEFS	(sizeof(optdefs) / sizeof(optdefs[0]))
@@ -205,9 +208,9 @@ static const struct iot_cmd cmds[] = {
 	{ "list", cmd_list, O_FMT | O_JSONL, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV),
 	  NULL, "", "traced disks and their state" },
 	{ "show", cmd_show, O_FMT | O_JSONL | O_FILTERS | O_REALTIME |
-	  O_FOLLOW | O_COUNT | O_STRICT | O_AROUND,
+	  O_FOLLOW | O_COUNT | O_STRICT | O_AROUND | O_STACK,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
-	  F(FMT_BINARY) | F(FMT_TRACE), NULL, "DISK|FILE|- [filters] [--realtime] | -f DISK [--count N] | FILE --around-trigger[=N]",
+	  F(FMT_BINARY) | F(FMT_TRACE), NULL, "DISK|FILE|- [filters] [--realtime] [--stack] | -f DISK [--count N] | FILE --around-trigger[=N]",
 	  "one line per request, decoded" },
 	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT |
 	  O_KERNEL | O_TOP | O_STRICT, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
@@ -839,6 +842,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_STACK:
+			o.stack = 1;
+			break;
 		case OPT_REALTIME:
 			o.realtime = 1;
 			break;
@@ -971,6 +977,11 @@ int main(int argc, char **argv)
 	if ((seen & O_COUNT) && (cmd->opts & O_INTERVAL) && !o.interval) {
 		iot_err("%s --count N: counts the reports of --interval S, give both",
 			cmd->name);
+		return 2;
+	}
+	if (o.stack && o.fmt != FMT_NORMAL) {
+		iot_err("show --stack: only the normal output has the LOGICAL and L_SECTOR columns (not -o %s)",
+			fmt_names[o.fmt]);
 		return 2;
 	}
 	if (o.realtime && o.fmt != FMT_NORMAL) {

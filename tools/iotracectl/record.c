@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd.h"
+#include "stack.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 #define CHUNK_MAX 1024	/* records per chunk */
@@ -200,6 +201,58 @@ static int write_comms(struct iot_writer *w, uint64_t *last, int final)
 	return ret;
 }
 
+/* the device stack is read again this often, and saved when it changed */
+#define STACK_EVERY_NS	(5ull * 1000000000ull)
+
+/**
+ * struct rec_stack - what record saved of the device stack.
+ * @last: the tables read last.
+ * @when: CLOCK_MONOTONIC ns of that read (0: none yet).
+ * @written: a stack chunk is in the file.
+ */
+struct rec_stack {
+	struct iot_stack_tab last;
+	uint64_t when;
+	int written;
+};
+
+/*
+ * The device-mapper and md devices above the disks (stack.c): read at the
+ * start and every STACK_EVERY_NS, written as a stack chunk the first time
+ * there is one (a system with none has no chunk) and whenever they
+ * changed.  A failure to read them is said once, at the start; the
+ * recording goes on.  Returns -1 on a write error.
+ */
+static int write_stack(struct iot_writer *w, struct rec_stack *rs)
+{
+	uint64_t now = iot_now(CLOCK_MONOTONIC);
+	struct iot_stack_tab t;
+	char err[IOT_ERR_LEN];
+	int first = !rs->when, ret = 0;
+
+	if (!first && now - rs->when < STACK_EVERY_NS)
+		return 0;
+	rs->when = now;
+	memset(&t, 0, sizeof(t));
+	if (iot_stack_read_system(&t, err, sizeof(err))) {
+		if (first)
+			fprintf(stderr, "record: the device stack is not saved: %s\n",
+				err);
+		return 0;
+	}
+	if (first && err[0])
+		fprintf(stderr, "record: %s\n", err);
+	t.mono_ns = now;
+	if (rs->written ? !iot_stack_same(&t, &rs->last) :
+	    iot_stack_has_upper(&t)) {
+		ret = iot_writer_stack(w, &t);
+		rs->written = 1;
+	}
+	iot_stack_tab_free(&rs->last);
+	rs->last = t;
+	return ret;
+}
+
 /**
  * rec_sync() - make what was written to @w durable: flush it and
  *	fdatasync() the file.
@@ -258,9 +311,11 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	struct utsname u;
 	uint8_t *buf = NULL;
 	uint64_t comms_ns = 0, sync_ns, synced = 0;
+	struct rec_stack stk;
 	unsigned int i;
 	int ret = -1, last = 0, live, werr = 0;
 
+	memset(&stk, 0, sizeof(stk));
 	if (!parts || !gen || !done)
 		goto nomem;
 	buf = calloc(CHUNK_MAX, rs);
@@ -300,6 +355,8 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			(st->max_bytes && w.bytes >= st->max_bytes);
 		live = 0;
 		if (write_comms(&w, &comms_ns, last))
+			goto wfail;
+		if (write_stack(&w, &stk))
 			goto wfail;
 		for (i = 0; i < nr; i++) {
 			uint64_t g = iot_ring_generation(&rings[i]);
@@ -410,6 +467,7 @@ out:
 	free(gen);
 	free(done);
 	free(buf);
+	iot_stack_tab_free(&stk.last);
 	if (werr)
 		errno = werr;
 	return ret;

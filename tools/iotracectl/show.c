@@ -14,6 +14,7 @@
 #include "numfmt.h"
 #include "out.h"
 #include "watch.h"
+#include "stack.h"
 
 /**
  * struct show_ctx - records collected for show.
@@ -35,6 +36,7 @@
  * @tr: -o trace: the file's writer and chunks (NULL for other outputs).
  * @dname: the disk name last printed in the DISK column, @dtext as text.
  * @dtext: see @dname.
+ * @stk: show --stack: the device stack of the source.
  */
 struct show_trace;
 
@@ -53,6 +55,7 @@ struct show_ctx {
 	struct show_trace *tr;
 	const char *dname;
 	char dtext[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
+	struct iot_stack stk;
 };
 
 /* records of a disk written to -o trace's file a chunk at a time */
@@ -192,7 +195,7 @@ static void win_emit(struct show_ctx *c, const struct xrec *e)
  * iot_text_str() prints them: 4 bytes for a byte at most), the decoders'
  * strings (their buffers below) and the numbers.
  */
-#define TAB_LINE	1280
+#define TAB_LINE	(1280 + 16 + IOT_TEXT_ROOM(IOTRACE_STACK_NAME_LEN))
 
 /* @s (@n bytes) at @p, right-aligned in @w columns (none cut); the end */
 static inline char *tab_r(char *p, const char *s, size_t n, size_t w)
@@ -268,12 +271,48 @@ static size_t q_str(const struct iotrace_record *r, char *t)
 
 static void normal_header(const struct show_ctx *c, int multi)
 {
-	printf("%-*s %s%10s %9s %-14s %12s %8s %-10s %7s %4s %5s %7s %-15s %-16s %s\n",
+	printf("%-*s %s%10s %9s %-14s %12s %8s %s%-10s %7s %4s %5s %7s %-15s %-16s %s\n",
 	       c->o->realtime && c->src->is_file ? 27 : 17,
 	       c->o->realtime && c->src->is_file ? "TIME_UTC" : "TIME_S",
 	       multi ? "DISK         " : "", "LAT_US", "Q_US", "OP",
-	       "SECTOR", "BYTES", "STATUS", "CPU", "HWQ", "TAG", "PID", "COMM",
+	       "SECTOR", "BYTES",
+	       c->o->stack ? "LOGICAL              L_SECTOR " : "",
+	       "STATUS", "CPU", "HWQ", "TAG", "PID", "COMM",
 	       "DEVSTATUS", "COMMAND");
+}
+
+/*
+ * show --stack: the device a user knows (the topmost dm or md device, or
+ * partition, above the record's sector) and the sector there, "+" after
+ * it when the request runs past the mapped range; "-" for none.
+ */
+static char *stack_cols(struct show_ctx *c, const struct xrec *sr, char *p)
+{
+	char t[IOT_TEXT_ROOM(IOTRACE_STACK_NAME_LEN)];
+	const char *name;
+	uint64_t sec;
+	int partial;
+
+	if (!iot_stack_top(&c->stk, &c->src->disks[sr->disk], &sr->r, &name,
+			   &sec, &partial)) {
+		p = tab_l(p, "-", 16);
+		*p++ = ' ';
+		p = tab_r(p, "-", 1, 12);
+		*p++ = ' ';
+		return p;
+	}
+	p = tab_l(p, iot_text_str(t, sizeof(t), name), 16);
+	*p++ = ' ';
+	if (partial) {
+		char u[IOT_FMT_ROOM + 2], *q = iot_fmt_u64(u, sec);
+
+		*q++ = '+';
+		p = tab_r(p, u, (size_t)(q - u), 12);
+	} else {
+		p = tab_u(p, sec, 12);
+	}
+	*p++ = ' ';
+	return p;
 }
 
 static void normal_rec(struct show_ctx *c, const struct xrec *sr, int multi)
@@ -341,6 +380,8 @@ static void normal_rec(struct show_ctx *c, const struct xrec *sr, int multi)
 	*p++ = ' ';
 	p = tab_u(p, r->bytes, 8);
 	*p++ = ' ';
+	if (c->o->stack)
+		p = stack_cols(c, sr, p);
 	if (r->rflags & IOTRACE_RF_COMPLETE)
 		iot_errno_name(r->error, t, 32);
 	else
@@ -772,6 +813,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 	}
 	if (argc != 1) {
 		iot_err("show needs one DISK or FILE argument (try 'iotracectl list' for disks)");
+		iot_stack_free(&c.stk);
 		iot_src_close(&src);
 		return 2;
 	}
@@ -780,12 +822,14 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 		iot_err("-o %s writes %s: redirect standard output to a file or a pipe",
 			o->fmt == FMT_TRACE ? "trace" : "binary",
 			o->fmt == FMT_TRACE ? "a trace file" : "raw records");
+		iot_stack_free(&c.stk);
 		iot_src_close(&src);
 		return 2;
 	}
 	if (o->fmt == FMT_TRACE && (o->follow || o->around)) {
 		iot_err("show -o trace: a trace file of a DISK or FILE read once (not with %s; iotracectl record DISK -o FILE records a live disk)",
 			o->follow ? "-f" : "--around-trigger");
+		iot_stack_free(&c.stk);
 		iot_src_close(&src);
 		return 2;
 	}
@@ -797,6 +841,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 	if (o->realtime && !src.is_file) {
 		iot_err("show --realtime: %s is not a trace file: only a trace file's header has the clock anchor that gives wall-clock times",
 			argv[0]);
+		iot_stack_free(&c.stk);
 		iot_src_close(&src);
 		return 2;
 	}
@@ -804,9 +849,24 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 	if (o->disk) {
 		c.disk = iot_src_disk(&src, o->disk);
 		if (c.disk < 0) {
+			iot_stack_free(&c.stk);
 			iot_src_close(&src);
 			return 2;
 		}
+	}
+	if (o->stack) {
+		if (iot_src_stack(&src, &c.stk, err, sizeof(err))) {
+			iot_err("%s", err);
+			iot_src_close(&src);
+			return 1;
+		}
+		if (err[0])
+			fprintf(stderr, "iotracectl: %s\n", err);
+		if (!c.stk.n)
+			fprintf(stderr, "iotracectl: %s: no device stack %s: LOGICAL is - throughout\n",
+				argv[0], src.is_file ?
+				"saved in it that this iotracectl reads (recorded where no dm or md device was, or by an older iotracectl)" :
+				"(a ring copy: only a trace file or a live disk has one)");
 	}
 	if (o->follow || o->count) {
 		if (!o->follow) {
@@ -821,6 +881,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 			ret = show_follow(&c, &src);
 		}
 		free(c.v);
+		iot_stack_free(&c.stk);
 		iot_src_close(&src);
 		return ret;
 	}
@@ -831,6 +892,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 		iot_src_disk_list(&src, list, sizeof(list));
 		iot_err("show -o binary: %s holds %u disks (%s) and a raw record does not say which it is on: give --disk NAME, one disk per output, or -o trace (a trace file: every disk, read back by iotracectl)",
 			argv[0], src.nr_disks, list);
+		iot_stack_free(&c.stk);
 		iot_src_close(&src);
 		return 2;
 	}
@@ -840,6 +902,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 		c.tr = calloc(1, sizeof(*c.tr));
 		if (!c.tr) {
 			iot_err("out of memory");
+			iot_stack_free(&c.stk);
 			iot_src_close(&src);
 			return 1;
 		}
@@ -854,6 +917,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 	if (c.window && iot_win_init(&c.win, c.window, iot_xrec_complete_key,
 				     iot_xrec_cmp_complete)) {
 		iot_err("out of memory");
+		iot_stack_free(&c.stk);
 		iot_src_close(&src);
 		return 1;
 	}
@@ -867,6 +931,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 		free(c.tr);
 		free(c.v);
 		iot_win_free(&c.win);
+		iot_stack_free(&c.stk);
 		iot_src_close(&src);
 		return 1;
 	}
@@ -890,6 +955,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 		free(c.tr);
 		iot_win_free(&c.win);
 		free(c.v);
+		iot_stack_free(&c.stk);
 		iot_src_close(&src);
 		return 1;
 	}
@@ -904,6 +970,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 			argv[0], (unsigned long long)skipped);
 	iot_win_free(&c.win);
 	free(c.v);
+	iot_stack_free(&c.stk);
 	iot_src_close(&src);
 	return 0;
 }

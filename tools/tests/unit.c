@@ -18,6 +18,7 @@
 #include "export.h"
 #include "trigger.h"
 #include "watch.h"
+#include "stack.h"
 
 static int failed_now;
 static char why[512];
@@ -2658,6 +2659,186 @@ static void test_watch_episodes(void)
 	      "a hold of an episode saved is still held");
 }
 
+/* a device entry of a stack table */
+static unsigned int stk_dev(struct iot_stack_tab *t, const char *kname,
+			    const char *name, uint32_t maj, uint32_t min,
+			    uint32_t kind)
+{
+	struct iotrace_file_stack_dev *d;
+
+	t->devs = realloc(t->devs, (t->nr_devs + 1) * sizeof(*d));
+	d = &t->devs[t->nr_devs];
+	memset(d, 0, sizeof(*d));
+	snprintf(d->kname, sizeof(d->kname), "%s", kname);
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->dev_major = maj;
+	d->dev_minor = min;
+	d->kind = kind;
+	return t->nr_devs++;
+}
+
+static void stk_seg(struct iot_stack_tab *t, unsigned int upper, uint32_t type,
+		    uint32_t maj, uint32_t min, uint64_t start, uint64_t len,
+		    uint64_t lower)
+{
+	struct iotrace_file_stack_seg *g;
+
+	t->segs = realloc(t->segs, (t->nr_segs + 1) * sizeof(*g));
+	g = &t->segs[t->nr_segs++];
+	memset(g, 0, sizeof(*g));
+	g->upper = upper;
+	g->type = type;
+	g->lower_major = maj;
+	g->lower_minor = min;
+	g->start = start;
+	g->len = len;
+	g->lower_start = lower;
+}
+
+/*
+ * The stack tables (issue 49): dm table lines as "dmsetup table" prints
+ * them, the chunk payload both ways, and sectors of disks mapped up
+ * through partitions, dm linear (one device over two disks), dm crypt
+ * (its device offset, not its iv_offset), LVM over crypt and md RAID1
+ * (both members' sectors to the same array sector).
+ */
+static void test_stack_map(void)
+{
+	static const char key[] =
+		"6f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a";
+	struct iot_stack_tab t, u;
+	struct iot_stack_hop h[IOT_STACK_DEPTH];
+	struct iot_stack st;
+	struct iot_disk dk;
+	struct iotrace_record r;
+	const char *name;
+	char line[256];
+	uint8_t *p;
+	size_t len;
+	unsigned int nb, sd, sd2, vg, cr, home, md, i;
+	uint64_t sec;
+	int n, partial;
+
+	memset(&t, 0, sizeof(t));
+	nb = stk_dev(&t, "nullb0", "", 252, 0, IOTRACE_STACK_DISK);
+	CHECK(nb == 0, "first device");
+	sd = stk_dev(&t, "sda", "", 8, 0, IOTRACE_STACK_DISK);
+	CHECK(sd == 1, "second device");
+	sd2 = stk_dev(&t, "sda2", "", 8, 2, IOTRACE_STACK_PART);
+	stk_seg(&t, sd2, IOTRACE_STACK_SEG_PART, 8, 0, 0, 1000000, 2048);
+	vg = stk_dev(&t, "dm-0", "vg0-data", 253, 0, IOTRACE_STACK_DM);
+	CHECK(iot_stack_parse_dm(&t, vg, "0 409600 linear 252:0 2048\n") == 1,
+	      "linear line");
+	CHECK(iot_stack_parse_dm(&t, vg, "409600 204800 linear 8:2 0") == 1,
+	      "second linear line");
+	cr = stk_dev(&t, "dm-1", "cr", 253, 1, IOTRACE_STACK_DM);
+	snprintf(line, sizeof(line),
+		 "0 100000 crypt aes-xts-plain64 %s 777 252:0 1000000 1 allow_discards",
+		 key);
+	CHECK(iot_stack_parse_dm(&t, cr, line) == 1, "crypt line");
+	home = stk_dev(&t, "dm-2", "vg1-home", 253, 2, IOTRACE_STACK_DM);
+	CHECK(iot_stack_parse_dm(&t, home, "0 50000 linear 253:1 2048") == 1,
+	      "linear over crypt");
+	md = stk_dev(&t, "md0", "", 9, 0, IOTRACE_STACK_MD);
+	stk_seg(&t, md, IOTRACE_STACK_SEG_RAID1, 252, 0, 0, 100000, 2000000);
+	stk_seg(&t, md, IOTRACE_STACK_SEG_RAID1, 8, 2, 0, 100000, 600000);
+	/* what maps nothing iotrace follows, and what no writer makes */
+	CHECK(iot_stack_parse_dm(&t, cr, "0 100 thin-pool 1:2 3:4 128 0") == 0,
+	      "thin-pool not skipped");
+	CHECK(iot_stack_parse_dm(&t, cr, "0 100 linear 252:0") < 0 &&
+	      iot_stack_parse_dm(&t, cr, "0 100 linear 252 0") < 0 &&
+	      iot_stack_parse_dm(&t, cr, "x 100 linear 252:0 0") < 0 &&
+	      iot_stack_parse_dm(&t, cr, "0 100 crypt aes k 0 252:0") < 0 &&
+	      iot_stack_parse_dm(&t, cr, "0 0 linear 252:0 0") < 0,
+	      "a malformed line taken");
+	CHECK(t.nr_segs == 7, "%u segments", t.nr_segs);
+	CHECK(t.segs[3].lower_start == 1000000 && t.segs[3].iv_offset == 777 &&
+	      t.segs[3].type == IOTRACE_STACK_SEG_CRYPT, "crypt segment");
+
+	/* LV over a disk */
+	n = iot_stack_map(&t, "nullb0", 252, 0, 2048 + 100, 4096, h, 16);
+	CHECK(n == 1 && h[0].dev == vg && h[0].sector == 100 && !h[0].partial,
+	      "nullb0 sector 2148: %d levels", n);
+	/* the same LV's second segment: partition, then LV */
+	n = iot_stack_map(&t, "sda", 8, 0, 2048 + 10, 512, h, 16);
+	CHECK(n == 2 && h[0].dev == sd2 && h[0].sector == 10 &&
+	      h[1].dev == vg && h[1].sector == 409610, "sda 2058: %d", n);
+	/* by name when the number is unknown */
+	n = iot_stack_map(&t, "sda", 0, 0, 2048 + 10, 512, h, 16);
+	CHECK(n == 2 && h[1].sector == 409610, "sda by name: %d", n);
+	/* running past the end of the segment */
+	n = iot_stack_map(&t, "nullb0", 252, 0, 2048 + 409599, 4096, h, 16);
+	CHECK(n == 1 && h[0].partial, "partial not said");
+	/* crypt: at its device offset; and LVM over it */
+	n = iot_stack_map(&t, "nullb0", 252, 0, 1000000 + 5, 512, h, 16);
+	CHECK(n == 1 && h[0].dev == cr && h[0].sector == 5, "crypt: %d", n);
+	n = iot_stack_map(&t, "nullb0", 252, 0, 1000000 + 2048 + 7, 512, h, 16);
+	CHECK(n == 2 && h[0].dev == cr && h[0].sector == 2055 &&
+	      h[1].dev == home && h[1].sector == 7, "LV over crypt: %d", n);
+	/* RAID1: both members to the same sector */
+	n = iot_stack_map(&t, "nullb0", 252, 0, 2000000 + 42, 4096, h, 16);
+	CHECK(n == 1 && h[0].dev == md && h[0].sector == 42, "md nullb0: %d",
+	      n);
+	n = iot_stack_map(&t, "sda", 8, 0, 2048 + 600000 + 42, 4096, h, 16);
+	CHECK(n == 2 && h[1].dev == md && h[1].sector == 42, "md sda2: %d", n);
+	/* metadata, free space, no sector */
+	CHECK(!iot_stack_map(&t, "nullb0", 252, 0, 100, 512, h, 16) &&
+	      !iot_stack_map(&t, "nullb0", 252, 0, 900000, 512, h, 16) &&
+	      !iot_stack_map(&t, "nullb0", 252, 0, UINT64_MAX, 0, h, 16) &&
+	      !iot_stack_map(&t, "sdb", 8, 16, 5000, 512, h, 16),
+	      "a sector of nothing mapped");
+	CHECK(!strcmp(iot_stack_name(&t, vg), "vg0-data") &&
+	      !strcmp(iot_stack_name(&t, md), "md0"), "names");
+
+	/* the payload both ways, and no key in it */
+	t.mono_ns = 5;
+	t.source = IOTRACE_STACK_SRC_SYSFS | IOTRACE_STACK_SRC_DM_IOCTL;
+	CHECK(!iot_stack_encode(&t, &p, &len), "encode");
+	CHECK(len % 8 == 0 && !memmem(p, len, key, 16), "a key in the payload");
+	CHECK(!iot_stack_decode(&u, p, len) && iot_stack_same(&t, &u) &&
+	      u.mono_ns == 5, "decode");
+	iot_stack_tab_free(&u);
+	/* a newer version is skipped; every cut and bad index refused */
+	((struct iotrace_file_stack *)p)->version = 2;
+	CHECK(iot_stack_decode(&u, p, len) == 1, "version 2 not skipped");
+	((struct iotrace_file_stack *)p)->version = IOTRACE_STACK_VERSION;
+	for (i = 0; i < len; i += 8)
+		if (iot_stack_decode(&u, p, i) != -1)
+			break;
+	CHECK(i >= len, "a payload cut at %u taken", i);
+	((struct iotrace_file_stack_seg *)(p + len - sizeof(t.segs[0])))->upper =
+		t.nr_devs;
+	CHECK(iot_stack_decode(&u, p, len) == -1, "a segment of no device");
+	free(p);
+
+	/* the table in force by time, and a record's topmost device */
+	memset(&u, 0, sizeof(u));
+	u.mono_ns = 100;
+	stk_dev(&u, "nullb0", "", 252, 0, IOTRACE_STACK_DISK);
+	i = stk_dev(&u, "dm-0", "vg0-new", 253, 0, IOTRACE_STACK_DM);
+	stk_seg(&u, i, IOTRACE_STACK_SEG_LINEAR, 252, 0, 0, 409600, 4096);
+	st.n = 2;
+	st.t = calloc(2, sizeof(*st.t));
+	st.t[0] = t;
+	st.t[1] = u;
+	CHECK(iot_stack_at(&st, 0) == &st.t[0] && iot_stack_at(&st, 99) ==
+	      &st.t[0] && iot_stack_at(&st, 100) == &st.t[1], "table in force");
+	memset(&dk, 0, sizeof(dk));
+	strcpy(dk.name, "nullb0");
+	dk.dev_major = 252;
+	memset(&r, 0, sizeof(r));
+	r.sector = 4096 + 8;
+	r.bytes = 4096;
+	r.issue_ns = 50;
+	r.complete_ns = 60;
+	CHECK(iot_stack_top(&st, &dk, &r, &name, &sec, &partial) &&
+	      !strcmp(name, "vg0-data") && sec == 2056, "old table");
+	r.issue_ns = 150;
+	CHECK(iot_stack_top(&st, &dk, &r, &name, &sec, &partial) &&
+	      !strcmp(name, "vg0-new") && sec == 8, "new table");
+	iot_stack_free(&st);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -2702,6 +2883,7 @@ static const struct {
 	{ "unit_watch_refused_for_want_of_privilege", test_watch_refused },
 	{ "unit_watch_episodes_and_their_holds", test_watch_episodes },
 	{ "unit_netlink_refusal_hints", test_nl_hint },
+	{ "unit_stack_tables_and_mapping", test_stack_map },
 };
 
 int main(int argc, char **argv)

@@ -698,6 +698,121 @@ struct iotrace_file_trigger {
 	__u64	reserved[4];
 };
 
+/*
+ * File minor 2: stacked devices (issue 49).
+ *
+ * IOTRACE_CHUNK_STACK: the block devices above the traced disks as
+ * "iotracectl record" read them (device-mapper tables, md RAID1 layouts,
+ * partitions): one struct iotrace_file_stack, then @nr_devs struct
+ * iotrace_file_stack_dev at @dev_offset (@dev_size apart) and @nr_segs
+ * struct iotrace_file_stack_seg at @seg_offset (@seg_size apart), offsets
+ * from the start of the payload.  The chunk's disk, part, nr_records and
+ * first_seq are zero.  Written before the first records chunk and again
+ * whenever the tables change; each is in force from its @mono_ns on.  A
+ * reader that does not know the chunk skips it; one that knows it reads
+ * a @version it knows (and the fields it knows of larger entries).
+ */
+#define IOTRACE_CHUNK_STACK	0x4b435453U	/* "STCK", file minor 2 */
+#define IOTRACE_STACK_VERSION	1
+
+/* iotrace_file_stack_dev.kind */
+#define IOTRACE_STACK_DISK	1	/* a whole disk */
+#define IOTRACE_STACK_PART	2	/* a partition */
+#define IOTRACE_STACK_DM	3	/* a device-mapper device */
+#define IOTRACE_STACK_MD	4	/* an md array */
+
+/* iotrace_file_stack_seg.type: how @lower's sectors map to @upper's */
+#define IOTRACE_STACK_SEG_PART		1	/* partition on its disk */
+#define IOTRACE_STACK_SEG_LINEAR	2	/* dm linear */
+#define IOTRACE_STACK_SEG_CRYPT		3	/* dm crypt */
+#define IOTRACE_STACK_SEG_RAID1		4	/* md RAID1 member */
+
+/* iotrace_file_stack.source: how the tables were read */
+#define IOTRACE_STACK_SRC_SYSFS		(1U << 0) /* /sys/block: md, partitions */
+#define IOTRACE_STACK_SRC_DM_IOCTL	(1U << 1) /* DM_TABLE_STATUS ioctl */
+#define IOTRACE_STACK_SRC_DM_FAILED	(1U << 2) /* dm devices, no tables */
+
+#define IOTRACE_STACK_NAME_LEN		128
+
+/**
+ * struct iotrace_file_stack - payload header of an IOTRACE_CHUNK_STACK chunk.
+ * @version: IOTRACE_STACK_VERSION; a reader skips a version it does not know.
+ * @source: IOTRACE_STACK_SRC_* bits.
+ * @mono_ns: CLOCK_MONOTONIC ns when the tables were read.
+ * @nr_devs: device entries.
+ * @dev_size: bytes between two device entries (at least 200).
+ * @dev_offset: offset of the first device entry in the payload.
+ * @nr_segs: segment entries.
+ * @seg_size: bytes between two segment entries (at least 64).
+ * @seg_offset: offset of the first segment entry in the payload.
+ * @reserved: zero.
+ */
+struct iotrace_file_stack {
+	__u32	version;
+	__u32	source;
+	__u64	mono_ns;
+	__u32	nr_devs;
+	__u32	dev_size;
+	__u32	dev_offset;
+	__u32	nr_segs;
+	__u32	seg_size;
+	__u32	seg_offset;
+	__u64	reserved[2];
+};
+
+/**
+ * struct iotrace_file_stack_dev - one block device of the stack.
+ * @kname: the kernel's name (dm-2, md0, sda2, sda), NUL-terminated.
+ * @name: device-mapper devices: their name (vg0-data); else empty.
+ * @dev_major: device number.
+ * @dev_minor: device number.
+ * @kind: IOTRACE_STACK_*.
+ * @level: md: the RAID level (1 for RAID1; -1 linear, 0 RAID0, ...;
+ *	only RAID1 has segments); else 0.
+ * @sectors: size in 512-byte sectors.
+ * @reserved: zero.
+ */
+struct iotrace_file_stack_dev {
+	char	kname[32];
+	char	name[IOTRACE_STACK_NAME_LEN];
+	__u32	dev_major;
+	__u32	dev_minor;
+	__u32	kind;
+	__s32	level;
+	__u64	sectors;
+	__u64	reserved[2];
+};
+
+/**
+ * struct iotrace_file_stack_seg - sectors of one device that are sectors
+ *	of another: @upper's [@start, @start + @len) are @lower's
+ *	[@lower_start, @lower_start + @len), in 512-byte sectors.
+ * @upper: index of the upper device in the chunk's device entries.
+ * @type: IOTRACE_STACK_SEG_*.
+ * @lower_major: the lower device's number (a device of the chunk's
+ *	entries, or a disk of the file's disk table).
+ * @lower_minor: see @lower_major.
+ * @start: first sector of the segment on @upper.
+ * @len: sectors.
+ * @lower_start: the sector of @lower that is @upper's @start (dm linear
+ *	and crypt: the table's device offset; md: the member's data_offset;
+ *	a partition: its start).
+ * @iv_offset: dm crypt: the table's iv_offset (it changes the IV, not
+ *	where data is); else 0.
+ * @reserved: zero.
+ */
+struct iotrace_file_stack_seg {
+	__u32	upper;
+	__u32	type;
+	__u32	lower_major;
+	__u32	lower_minor;
+	__u64	start;
+	__u64	len;
+	__u64	lower_start;
+	__u64	iv_offset;
+	__u64	reserved[2];
+};
+
 /**
  * struct iotrace_file_hdr - first bytes of a trace file.
  * @magic: IOTRACE_FILE_MAGIC.
