@@ -22,6 +22,7 @@
 # VM-TIMEOUT: 900
 # VM-SMP: 2
 # VM-MEM: 2048
+# VM-CHECK: newest
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd fio blktrace blkparse dmsetup mdadm python3
