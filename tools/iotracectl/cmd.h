@@ -29,7 +29,8 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY, FMT_TRACE };
  * @to_ns: time window end, complete_ns, exclusive.
  * @from_rel: --from +T: @from_ns is T after the trace's start until
  *	iot_src_times() makes it a time.
- * @to_rel: --to +T, as @from_rel.
+ * @to_rel: --to +T, as @from_rel.  Both: IOT_TIME_REL (+T) or
+ *	IOT_TIME_WALL (a UTC date: CLOCK_REALTIME ns until then), else 0.
  * @disk: only this disk of a multi-disk file.
  * @interval: seconds between stats reports; 0 = once.
  * @count: reports to print with @interval (0 = until interrupted).
@@ -77,6 +78,8 @@ struct iot_opts {
 	int status, status_errno, have_lat;
 	uint64_t lat_min_ns, sec_lo, sec_hi, from_ns, to_ns;
 	int from_rel, to_rel;
+#define IOT_TIME_REL	1
+#define IOT_TIME_WALL	2
 	const char *disk;
 	double interval;
 	long count;

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -713,6 +714,18 @@ uint64_t iot_src_start(struct iot_src *src)
 	return lo == UINT64_MAX ? 0 : lo;
 }
 
+/* a --from/--to time of kind @rel as CLOCK_MONOTONIC ns (0 before it) */
+static uint64_t src_time(uint64_t t, int rel, uint64_t t0, int64_t off)
+{
+	if (rel == IOT_TIME_REL)
+		return t + t0;
+	if (rel != IOT_TIME_WALL)
+		return t;
+	if (off > 0 && t < (uint64_t)off)
+		return 0;
+	return t - (uint64_t)off;
+}
+
 /**
  * iot_src_times() - --from/--to given as +T (after the trace's start)
  *	made times of @src; nothing to do for times given as such.
@@ -721,15 +734,28 @@ uint64_t iot_src_start(struct iot_src *src)
  */
 void iot_src_times(struct iot_opts *o, struct iot_src *src)
 {
-	uint64_t t0;
+	uint64_t t0 = 0;
+	int64_t off = 0;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 
 	if (!o->from_rel && !o->to_rel)
 		return;
-	t0 = iot_src_start(src);
-	if (o->from_rel)
-		o->from_ns += t0;
-	if (o->to_rel)
-		o->to_ns += t0;
+	if (o->from_rel == IOT_TIME_REL || o->to_rel == IOT_TIME_REL)
+		t0 = iot_src_start(src);
+	if (o->from_rel == IOT_TIME_WALL || o->to_rel == IOT_TIME_WALL) {
+		if (src->is_file) {
+			off = (int64_t)(src->fi->hdr.anchor_real_ns -
+					src->fi->hdr.anchor_mono_ns);
+		} else {
+			struct timespec r, m;
+
+			clock_gettime(CLOCK_REALTIME, &r);
+			clock_gettime(CLOCK_MONOTONIC, &m);
+			off = (int64_t)(r.tv_sec - m.tv_sec) * 1000000000ll +
+			      (r.tv_nsec - m.tv_nsec);
+		}
+	}
+	o->from_ns = src_time(o->from_ns, o->from_rel, t0, off);
+	o->to_ns = src_time(o->to_ns, o->to_rel, t0, off);
 	o->from_rel = 0;
 	o->to_rel = 0;
 }

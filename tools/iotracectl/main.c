@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -392,6 +393,49 @@ static int parse_offset(const char *opt, const char *s, uint64_t *v)
 	}
 	*v = ns;
 	return 0;
+}
+
+/*
+ * --from/--to as a wall-clock time in UTC, YYYY-MM-DDTHH:MM:SS[.F][Z]
+ * (or a space for the T), into CLOCK_REALTIME ns in @v: 0, or -1 (said).
+ */
+static int parse_wall(const char *opt, const char *s, uint64_t *v)
+{
+	int y, mo, d, h, mi, sec, n = 0;
+	uint64_t frac = 0, scale = 1000000000ull;
+	struct tm tm = { 0 };
+	time_t t;
+
+	if (sscanf(s, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi,
+		   &sec, &n) != 6 || n != 19)
+		goto bad;
+	if (s[n] == '.') {
+		for (n++; isdigit((unsigned char)s[n]); n++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(s[n] - '0') * scale;
+			}
+	}
+	if (s[n] == 'Z')
+		n++;
+	if (s[n] || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
+	    mi > 59 || sec > 60 || y < 1970)
+		goto bad;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	t = timegm(&tm);
+	if (t < 0)
+		goto bad;
+	*v = (uint64_t)t * 1000000000ull + frac;
+	return 0;
+bad:
+	iot_err("--%s %s: not a wall-clock time (UTC: YYYY-MM-DDTHH:MM:SS[.F][Z])",
+		opt, s);
+	return -1;
 }
 
 /**
@@ -792,24 +836,31 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_FROM:
-		case OPT_TO:
-			/* +T: after the trace's start, iot_src_times() */
-			if (optarg[0] == '+' ?
-			    parse_offset(c == OPT_FROM ? "from" : "to",
-					 optarg, &ns) :
-			    parse_range(c == OPT_FROM ? "from" : "to", optarg,
-					0, 0, TIME_MAX_S, "seconds", &d))
+		case OPT_TO: {
+			/*
+			 * +T: after the trace's start; a date: wall-clock
+			 * (iot_src_times() makes both times of the source)
+			 */
+			int rel = optarg[0] == '+' ? IOT_TIME_REL :
+				  strchr(optarg, ':') ? IOT_TIME_WALL : 0;
+			const char *on = c == OPT_FROM ? "from" : "to";
+
+			if (rel == IOT_TIME_REL ? parse_offset(on, optarg, &ns) :
+			    rel == IOT_TIME_WALL ? parse_wall(on, optarg, &ns) :
+			    parse_range(on, optarg, 0, 0, TIME_MAX_S, "seconds",
+					&d))
 				return 2;
-			if (optarg[0] != '+')
+			if (!rel)
 				ns = (uint64_t)llround(d * 1e9);
 			if (c == OPT_FROM) {
 				o.from_ns = ns;
-				o.from_rel = optarg[0] == '+';
+				o.from_rel = rel;
 			} else {
 				o.to_ns = ns;
-				o.to_rel = optarg[0] == '+';
+				o.to_rel = rel;
 			}
 			break;
+		}
 		case OPT_DISK:
 			if (once(&seen_once, OPT_DISK, "disk", "NAME"))
 				return 2;

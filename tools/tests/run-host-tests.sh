@@ -2290,6 +2290,19 @@ for side, f, t0 in (("a", sys.argv[2], sys.argv[4]), ("b", sys.argv[3], sys.argv
 	[ $? = 0 ] && [ -z "$(grep -v '^$' "$T/err")" ]
 	result $? "from_to_after_the_trace_start$SFX" "$T/err"
 	refuse from_rel_bad "not a time after the trace's start" stats --from +1x r.ring
+	refuse from_wall_bad "not a wall-clock time" show --from 2023-13-14T22:13:20Z f.trace
+	# --from/--to as wall-clock times (UTC): the trace file's anchor
+	# (CLOCK_REALTIME 1700000000 s at CLOCK_MONOTONIC 1 s) makes them the
+	# same window as its monotonic times, for show, stats and export
+	: > "$T/err"
+	for c in "show -o csv" "stats -o json" "export -f csv -o -"; do
+		a=$("$BIN" $c --from 1.001 --to 1.0025 "$T/f.trace" 2>> "$T/err" | md5sum)
+		b=$("$BIN" $c --from 2023-11-14T22:13:20.001Z --to '2023-11-14 22:13:20.0025' "$T/f.trace" 2>> "$T/err" | md5sum)
+		n=$("$BIN" $c --from 1.001 --to 1.0025 "$T/f.trace" 2>> "$T/err" | wc -l)
+		[ "$a" = "$b" ] && [ "$n" -ge 1 ] || echo "$c: wall-clock window differs ($n lines)" >> "$T/err"
+	done
+	[ ! -s "$T/err" ]
+	result $? "from_to_wall_clock_is_the_monotonic_window$SFX" "$T/err"
 	# info: per disk, the records in the file (as show reads them) and
 	# the losses (as stats says them); a file without trailer: unknown
 	for src in f2.trace g.trace; do
