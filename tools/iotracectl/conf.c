@@ -611,10 +611,26 @@ void watch_identity(const char *name, char *model, char *serial, char *wwn)
 	}
 }
 
+/*
+ * Is @name a path of an NVMe multipath head that is there?  Its serial
+ * and wwid are the head's: a disk given by them is the head.
+ */
+static int mpath_path(const char *name)
+{
+	char head[NAME_MAX + 1], p[1024];
+
+	if (!iot_path_head(name, head, sizeof(head)))
+		return 0;
+	snprintf(p, sizeof(p), "%s/block/%s", sysfs_root(), head);
+	return access(p, F_OK) == 0;
+}
+
 /**
  * watch_resolve() - the block device name of a configured disk: a name
- *	as it is; wwn= and serial= by the sysfs attributes of every disk;
- *	by-id= by the /dev/disk/by-id link.  Fills the identity too.
+ *	as it is; wwn= and serial= by the sysfs attributes of every disk
+ *	(an NVMe multipath head's, not its paths'; two disks with it are
+ *	an error); by-id= by the /dev/disk/by-id link.  Fills the identity
+ *	too.
  * @d: the disk.
  * @err: why it cannot be found.
  * @errlen: its size.
@@ -644,25 +660,34 @@ int watch_resolve(struct watch_disk *d, char *err, size_t errlen)
 		snprintf(d->name, sizeof(d->name), "%s", base ? base + 1 : real);
 	} else {
 		int want_wwn = d->spec[0] == 'w';
+		char other[sizeof(d->name)] = "";
 
 		snprintf(p, sizeof(p), "%s/block", sysfs_root());
 		dir = opendir(p);
 		if (!dir)
 			return ERR("%s: %s", p, strerror(errno)), -1;
 		while ((de = readdir(dir))) {
-			if (de->d_name[0] == '.')
+			if (de->d_name[0] == '.' || mpath_path(de->d_name))
 				continue;
 			watch_identity(de->d_name, model, serial, wwn);
-			if (!strcmp(want_wwn ? wwn : serial, eq + 1) &&
-			    strlen(de->d_name) < sizeof(d->name)) {
-				snprintf(d->name, sizeof(d->name), "%s",
+			if (strcmp(want_wwn ? wwn : serial, eq + 1) ||
+			    strlen(de->d_name) >= sizeof(d->name))
+				continue;
+			if (d->name[0]) {
+				snprintf(other, sizeof(other), "%s",
 					 de->d_name);
 				break;
 			}
+			snprintf(d->name, sizeof(d->name), "%s", de->d_name);
 		}
 		closedir(dir);
 		if (!d->name[0])
 			return ERR("no disk in %s has %s %s", p,
+				   want_wwn ? "wwid" : "serial", eq + 1), -1;
+		/* an NVMe controller's serial is every namespace's */
+		if (other[0])
+			return ERR("%s and %s both have %s %s: give the disk by wwn= or by name",
+				   d->name, other,
 				   want_wwn ? "wwid" : "serial", eq + 1), -1;
 	}
 	watch_identity(d->name, d->model, d->serial, d->wwn);

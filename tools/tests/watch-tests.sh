@@ -525,6 +525,46 @@ printf '[disk serial=NOPE]\n' > "$T/wc-sect-serial"
 IOTRACE_SYSFS="$T/w-conf4$SFX/sys" "$BIN" watch --config "$T/wc-sect-serial" --dir "$T/wsnap" > /dev/null 2> "$T/err"
 [ $? = 1 ] && grep -q 'serial=NOPE (.*wc-sect-serial:1): no disk in .* has serial NOPE' "$T/err"
 result $? "watch_disk_by_serial_not_found$SFX" "$T/err"
+# An NVMe multipath head's serial and wwid are its paths' too: a disk
+# given by them is the head (resolved twice here: refused, naming it),
+# whatever order the directory lists them in: eight paths, the head's
+# directory made first, then last (ext4 lists by a hash of the name:
+# nvme0c5n1 first here).  Two namespaces of one controller share its
+# serial: refused, naming both.
+mpwatch() { # CONF-LINES
+	printf '%s\n' "$1" > "$W/conf"
+	IOTRACE_DEBUGFS="$W/nodfs" IOTRACE_SYSFS="$W/sys" IOTRACE_RUN_DIR="$W/run" \
+		timeout 10 "$ROOT/$BIN" watch --config "$W/conf" --dir "$W/snap" \
+		> /dev/null 2> "$W/log"
+	echo "exit $?" >> "$W/log"
+}
+mpp="nvme0c0n1 nvme0c1n1 nvme0c2n1 nvme0c3n1 nvme0c4n1 nvme0c5n1 nvme0c6n1 nvme0c7n1"
+for order in "nvme0n1 $mpp" "$mpp nvme0n1"; do
+	W="$T/w-mpath-${order%% *}$SFX"
+	rm -rf "$W"
+	for d in $order nvme1n1 nvme1n2; do
+		mkdir -p "$W/sys/block/$d/device"
+		echo "MP-SER" > "$W/sys/block/$d/device/serial"
+		echo "eui.00mp" > "$W/sys/block/$d/wwid"
+	done
+	for d in nvme1n1 nvme1n2; do
+		echo "NS-SER" > "$W/sys/block/$d/device/serial"
+		echo "eui.$d" > "$W/sys/block/$d/wwid"
+	done
+	mpwatch "[disk nvme0n1]
+[disk serial=MP-SER]"
+	grep -q 'serial=MP-SER (.*conf:2) is nvme0n1, already watched as nvme0n1' "$W/log" &&
+		grep -q '^exit 2$' "$W/log"
+	result $? "watch_disk_by_serial_is_the_multipath_head_${order%% *}_first$SFX" "$W/log"
+	mpwatch "[disk wwn=eui.00mp]
+[disk nvme0n1]"
+	grep -q 'nvme0n1 (.*conf:2) is nvme0n1, already watched as wwn=eui.00mp' "$W/log"
+	result $? "watch_disk_by_wwn_is_the_multipath_head_${order%% *}_first$SFX" "$W/log"
+done
+mpwatch "[disk serial=NS-SER]"
+grep -q 'serial=NS-SER (.*conf:1): nvme1n[12] and nvme1n[12] both have serial NS-SER: give the disk by wwn= or by name' "$W/log" &&
+	grep -q '^exit 1$' "$W/log"
+result $? "watch_disk_by_serial_of_two_namespaces_refused$SFX" "$W/log"
 IOTRACE_RUN_DIR="$T/norun" "$BIN" snapshot --config "$T/wc-empty" > /dev/null 2> "$T/err"
 [ $? = 1 ] && grep -q 'no watcher listens on' "$T/err"
 result $? "snapshot_without_watcher$SFX" "$T/err"
