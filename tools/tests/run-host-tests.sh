@@ -15,9 +15,9 @@ trap 'rm -rf "$T"' EXIT
 # installs, before a version manager's shim on PATH (pyenv's costs 0.5 s
 # a call, Debian's 0.04 s)
 if [ -x /usr/bin/python3 ]; then
-	mkdir -p "$T/bin"
-	ln -s /usr/bin/python3 "$T/bin/python3"
-	PATH=$T/bin:$PATH
+	mkdir -p "$T/.python"
+	ln -s /usr/bin/python3 "$T/.python/python3"
+	PATH=$T/.python:$PATH
 fi
 GOLD=tests/golden
 N=0
