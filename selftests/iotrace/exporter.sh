@@ -55,16 +55,6 @@ print(res[0]['value'][0] if res else '')
 EOF
 }
 
-# until_ok SECONDS CMD... - run CMD until it succeeds or SECONDS pass
-until_ok() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.5
-	done
-}
-
 # first_scrape - Prometheus has a sample of 0 reads of $disk
 # shellcheck disable=SC2317  # called through until_ok
 first_scrape() {

@@ -39,6 +39,16 @@ blk_stat() {
 	awk -v f="$2" '{ print $f }' "/sys/block/$1/stat"
 }
 
+# until_ok SECONDS CMD... - run CMD until it succeeds or SECONDS pass
+until_ok() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+
 # kv FILE KEY - a "key: value" line of FILE (e.g. ringcheck output).
 kv() {
 	sed -n "s/^$2: //p" "$1"

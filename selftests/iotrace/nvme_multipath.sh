@@ -5,8 +5,10 @@
 # disks= selects it, it has a ring holding every request of the
 # namespace whatever path served it, each record naming its path's
 # controller and carrying the NVMe command, its in-kernel metrics count
-# them all, and iotracectl list, stats and show know it.  With
-# iopolicy=round-robin both paths serve requests.
+# them all, and iotracectl list, stats and show know it, the exporter
+# gives its series under its name, and the snapshot service given its
+# serial (its paths' too) watches it and snapshots it on a trigger.
+# With iopolicy=round-robin both paths serve requests.
 #
 # Oracles: fio's write_iolog (every I/O on the head; its records told
 # from others' by the submitter's pid where the kernel names it), each
@@ -29,7 +31,7 @@ log "head $head, paths $paths"
 # udev's probes of the new disks are over before the workload
 settle
 udevadm control --stop-exec-queue 2> /dev/null
-ktap_header 17
+ktap_header 21
 load_iotrace disks="$head"
 ktap_check "$head has a ring" test -e "$IOT/$head/ring"
 "$IOTRACECTL" list > "$out/list" 2>&1
@@ -122,6 +124,56 @@ ktap_check "iotracectl stats $head" test $rc -eq 0
 sed -n '1,4s/^/# show: /p' "$out/show"
 ktap_check "iotracectl show $head names the paths" \
 	grep -q "${paths%% *}" "$out/show"
+
+# The exporter: the head's series under disk="$head", its requests what
+# the head's metrics count, its identity the subsystem's serial
+serial=$(tr -d ' \n' < "/sys/block/$head/device/serial" 2> /dev/null)
+ip link set lo up 2> /dev/null || ifconfig lo 127.0.0.1 up 2> /dev/null
+"$IOTRACECTL" exporter --listen 127.0.0.1:9662 2> "$out/exporter.log" &
+exp_pid=$!
+until_ok 30 sh -c "python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=20).read().decode())' \
+	http://127.0.0.1:9662/metrics > $out/m.prom 2> /dev/null" ||
+	log "the exporter did not answer"
+kill $exp_pid 2> /dev/null
+wait $exp_pid 2> /dev/null
+sed 's/^/# exporter: /' "$out/exporter.log" | head -5
+grep "disk=\"$head\"" "$out/m.prom" | grep -e '^iotrace_requests_total' -e '^iotrace_disk_info' |
+	sed 's/^/# exporter: /'
+nexp=$(awk -v d="disk=\"$head\"" 'index($0, d) && /^iotrace_requests_total\{/ { n += $NF }
+	END { print n + 0 }' "$out/m.prom")
+ktap_check "the exporter's iotrace_requests_total{disk=\"$head\"} ($nexp) = the head's metrics ($(mreq))" \
+	test "$nexp" -eq "$(mreq)" -a "$nexp" -gt 0
+ktap_check "the exporter's iotrace_disk_info of $head: serial \"$serial\"" \
+	grep -q "^iotrace_disk_info{disk=\"$head\",.*serial=\"$serial\"" "$out/m.prom"
+
+# The snapshot service given the head by its serial (the paths', too):
+# it watches the head, and a read over the 1 us read threshold makes a
+# snapshot of the head's ring
+printf 'post = 0\n[disk serial=%s]\nring-size = 1M\ntrigger = read-lat=1us rate=0\n' \
+	"$serial" > "$out/wconf"
+IOTRACE_RUN_DIR=$out/run "$IOTRACECTL" watch --config "$out/wconf" \
+	--dir "$out/snap" 2> "$out/wlog" &
+wpid=$!
+until_ok 30 grep -q 'ready:' "$out/wlog" || log "the watcher did not start"
+dd if="$out/head" of=/dev/null bs=4k count=50 iflag=direct 2> /dev/null
+until_ok 30 sh -c "ls $out/snap/iotrace-*.iot > /dev/null 2>&1" ||
+	log "no snapshot in 30 s"
+sleep 1
+kill -TERM $wpid 2> /dev/null
+wait $wpid
+sed 's/^/# watch: /' "$out/wlog" | grep -v 'joined$' | head -12
+ktap_check "watch [disk serial=$serial] watches $head" \
+	grep -q "watching $head (serial=$serial" "$out/wlog"
+f=$(ls "$out/snap"/iotrace-*.iot 2> /dev/null | head -n 1)
+"$IOTRACECTL" show -o csv "$f" > "$out/snap.csv" 2> /dev/null
+ktap_check "its snapshot: $head's reads, each naming its path, one flagged as the trigger" \
+	python3 -c 'import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["op"] == "read"]
+assert len(rows) >= 1, len(rows)
+assert all(r["disk"] == sys.argv[2] for r in rows), set(r["disk"] for r in rows)
+assert any(int(r["rflags"], 0) & 0x8000 for r in rows), "no trigger flag"' \
+	"$out/snap.csv" "$head"
 unload_iotrace
 ktap_check "no kernel warnings" no_kernel_splat
 rm -rf "$out"
