@@ -16,7 +16,8 @@
 # requests (linear: one record per request, same op, offset, length;
 # RAID1: a read once, a write once on each mirror; crypt, which may split
 # a request: the same bytes per op, and every record inside a request of
-# its op); no record of another device maps to it; the crypt table's key
+# its op); stats --stack's tables of the linear device and the array
+# count them; no record of another device maps to it; the crypt table's key
 # is nowhere in the trace file; dm crypt's writes carry fio's cgroup
 # (through the bio's blkcg) where the module records cgroups.
 # VM-TIMEOUT: 900
@@ -37,7 +38,7 @@ modprobe -a -q xts aes aesni_intel aes_generic 2> /dev/null
 modprobe raid1 2> /dev/null
 [ -e /dev/mapper/control ] || skip "no device-mapper (dm_mod)"
 
-ktap_header 19
+ktap_header 20
 # five memory-backed null_blk disks of 128 MiB (md reads its superblocks)
 disks=
 for n in a b c d e; do
@@ -248,6 +249,29 @@ python3 "$out/cmp.py" "$out" stk-crypt bytes "$out/crypt.iolog" $A $B $D $E
 ktap_check "stk-crypt: fio's bytes per op, every record inside a request" test $? -eq 0
 python3 "$out/cmp.py" "$out" md0 raid1 "$out/md.iolog" $A $B $C
 ktap_check "md0: a read once, a write once on each mirror, at the md offset" test $? -eq 0
+# stats --stack: a device's table counts what maps to it: stk-lin fio's
+# requests by op, md0 a read once and a write once on each mirror
+"$IOTRACECTL" stats --stack -o json "$out/stk.trace" > "$out/stats.json" 2> /dev/null
+python3 - "$out/stats.json" "$out/lin.iolog" "$out/md.iolog" > "$out/stats.cmp" 2>&1 <<'EOF'
+import collections, json, sys
+got = {d["logical"]: {op: v["count"] for op, v in d["ops"].items()}
+       for d in json.load(open(sys.argv[1])) if "logical" in d}
+def fio(path, wmul):
+    n = collections.Counter()
+    for line in open(path):
+        f = line.split()
+        for op in ("read", "write"):
+            if op in f[1:3]:
+                n[op] += wmul if op == "write" else 1
+    return dict(n)
+print("# stats --stack: stk-lin %s md0 %s" % (got.get("stk-lin"), got.get("md0")))
+assert got.get("stk-lin") == fio(sys.argv[2], 1), fio(sys.argv[2], 1)
+assert got.get("md0") == fio(sys.argv[3], 2), fio(sys.argv[3], 2)
+EOF
+rc=$?
+cat "$out/stats.cmp"
+ktap_check "stats --stack: stk-lin's and md0's tables count fio's requests (md0's writes twice)" \
+	test $rc -eq 0
 
 # the crypt table's offset: stk-crypt's sector S is C's sector 4096 + S
 bad=$(awk -v l=stk-crypt -v c="$C" '$5 == l && ($1 != c || $3 / 512 != $6 + 4096)' "$out/recs.txt" | wc -l)

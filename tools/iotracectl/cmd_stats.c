@@ -6,6 +6,7 @@
 #include <time.h>
 #include "series.h"
 #include "btt.h"
+#include "stack.h"
 
 /**
  * struct proc_st - one submitter's requests (stats' per-process table).
@@ -191,9 +192,28 @@ static void proc_report(struct proc_tab *t, unsigned int top, FILE *fp,
 		jw_arr_end(w);
 }
 
+/* the most logical devices stats --stack gives tables of */
+#define STATS_MAX_LOGICAL	256
+
+/**
+ * struct stats_lg - stats --stack: one logical device's requests (those
+ *	of the disks below it that map to it).
+ * @name: the device's name (a dm name, or the kernel's: md0, sda1).
+ * @st: its statistics.
+ */
+struct stats_lg {
+	char name[IOTRACE_STACK_NAME_LEN];
+	struct iot_stats st;
+};
+
 /**
  * struct stats_ctx - per-disk statistics being gathered.
  * @o: options.
+ * @src: the source.
+ * @stk: stats --stack: the source's device stack.
+ * @lg: stats --stack: per logical device.
+ * @nr_lg: how many.
+ * @lg_over: records of logical devices past STATS_MAX_LOGICAL.
  * @disk: disk index to keep, -1 = all.
  * @st: statistics per disk (allocated when first seen).
  * @btt: per disk, what btt's breakdown needs of every request.
@@ -205,6 +225,11 @@ static void proc_report(struct proc_tab *t, unsigned int top, FILE *fp,
  */
 struct stats_ctx {
 	const struct iot_opts *o;
+	const struct iot_src *src;
+	struct iot_stack stk;
+	struct stats_lg *lg;
+	unsigned int nr_lg;
+	uint64_t lg_over;
 	int disk;
 	struct iot_stats *st[IOT_MAX_DISKS];
 	struct iot_btt btt[IOT_MAX_DISKS];
@@ -213,10 +238,46 @@ struct stats_ctx {
 	int nomem;
 };
 
+/*
+ * stats --stack: add @r of @disk to the table of the logical device it
+ * maps to (the topmost), if any.  -2 when out of memory.
+ */
+static int lg_add(struct stats_ctx *c, unsigned int disk,
+		  const struct iotrace_record *r)
+{
+	const char *name;
+	uint64_t sector;
+	unsigned int i;
+	int partial;
+
+	if (!iot_stack_top(&c->stk, &c->src->disks[disk], r, &name, &sector,
+			   &partial))
+		return 0;
+	for (i = 0; i < c->nr_lg; i++)
+		if (!strcmp(c->lg[i].name, name))
+			break;
+	if (i == c->nr_lg) {
+		if (i == STATS_MAX_LOGICAL) {
+			c->lg_over++;
+			return 0;
+		}
+		if (!c->lg) {
+			c->lg = calloc(STATS_MAX_LOGICAL, sizeof(*c->lg));
+			if (!c->lg)
+				return -2;
+		}
+		snprintf(c->lg[i].name, sizeof(c->lg[i].name), "%s", name);
+		if (iot_stats_init(&c->lg[i].st))
+			return -2;
+		c->nr_lg++;
+	}
+	iot_stats_add(&c->lg[i].st, r);
+	return 0;
+}
+
 static int add(void *arg, unsigned int disk, const struct iotrace_record *r)
 {
 	struct stats_ctx *c = arg;
-
 	uint64_t s, e;
 
 	if (c->disk >= 0 && (int)disk != c->disk)
@@ -238,11 +299,45 @@ static int add(void *arg, unsigned int disk, const struct iotrace_record *r)
 		}
 	}
 	iot_stats_add(c->st[disk], r);
-	if (iot_btt_add(&c->btt[disk], r) || proc_add(&c->proc[disk], r)) {
+	if (iot_btt_add(&c->btt[disk], r) || proc_add(&c->proc[disk], r) ||
+	    (c->o->stack && lg_add(c, disk, r))) {
 		c->nomem = 1;
 		return -2;
 	}
 	return 0;
+}
+
+/*
+ * stats --stack: a table per logical device, after the disks' (no loss
+ * counts: those are the disks').
+ */
+static void lg_report(struct stats_ctx *c, struct iot_out *doc)
+{
+	char title[512], text[IOT_TEXT_ROOM(IOTRACE_STACK_NAME_LEN)];
+	const struct iot_src *src = c->src;
+	unsigned int i;
+
+	for (i = 0; i < c->nr_lg; i++) {
+		struct iot_stats *st = &c->lg[i].st;
+
+		snprintf(title, sizeof(title), "%s:%s (logical)", src->label,
+			 c->o->fmt == FMT_JSON ? c->lg[i].name :
+			 iot_text_str(text, sizeof(text), c->lg[i].name));
+		if (c->o->fmt == FMT_CSV) {
+			iot_stats_csv(stdout, st, c->lg[i].name, 0);
+		} else if (c->o->fmt == FMT_JSON) {
+			jw_obj_start(&doc->jw);
+			iot_stats_json(&doc->jw, st, title, NULL, src->is_file, 0);
+			jw_kv_str(&doc->jw, "logical", c->lg[i].name);
+			jw_obj_end(&doc->jw);
+			iot_out_item_end(doc);
+		} else {
+			iot_stats_print(stdout, st, title, NULL, src->is_file, 0);
+		}
+	}
+	if (c->lg_over)
+		iot_err("stats --stack: %llu records of logical devices past the first %d left out of their tables",
+			(unsigned long long)c->lg_over, STATS_MAX_LOGICAL);
 }
 
 static volatile sig_atomic_t stop;
@@ -439,6 +534,7 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		return 1;
 	}
 	iot_src_times(o, &src);
+	c.src = &src;
 	for (i = 0; i < IOT_MAX_DISKS; i++)
 		c.first[i] = UINT64_MAX;
 	/* before the modes: a --disk the source does not hold is refused */
@@ -464,6 +560,20 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		}
 		/* the source as opened: standard input is read once */
 		return stats_series(o, &src);
+	}
+	if (o->stack) {
+		if (iot_src_stack(&src, &c.stk, err, sizeof(err))) {
+			iot_err("%s", err);
+			rc = 1;
+			goto out;
+		}
+		if (err[0])
+			fprintf(stderr, "iotracectl: %s\n", err);
+		if (!c.stk.n)
+			fprintf(stderr, "iotracectl: %s: no device stack %s: no logical device's table\n",
+				argv[0], src.is_file ?
+				"saved in it that this iotracectl reads" :
+				"(a ring copy: only a trace file or a live disk has one)");
 	}
 	ret = iot_src_read(&src, add, &c, err, sizeof(err));
 	if (ret) {
@@ -522,9 +632,14 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		if (!c.st[i])
 			iot_stats_free(&empty);
 	}
+	lg_report(&c, &doc);
 	if (o->fmt == FMT_JSON)
 		iot_out_end(&doc);
 out:
+	for (i = 0; i < c.nr_lg; i++)
+		iot_stats_free(&c.lg[i].st);
+	free(c.lg);
+	iot_stack_free(&c.stk);
 	for (i = 0; i < IOT_MAX_DISKS; i++) {
 		iot_btt_free(&c.btt[i]);
 		free(c.proc[i].v);

@@ -214,8 +214,8 @@ static const struct iot_cmd cmds[] = {
 	  F(FMT_BINARY) | F(FMT_TRACE), NULL, "DISK|FILE|- [filters] [--realtime] [--stack] | -f DISK [--count N] | FILE --around-trigger[=N]",
 	  "one line per request, decoded" },
 	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT |
-	  O_KERNEL | O_TOP | O_STRICT, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
-	  "DISK|FILE|- [filters] [--interval S [--count N]] | --kernel DISK...",
+	  O_KERNEL | O_TOP | O_STRICT | O_STACK, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
+	  "DISK|FILE|- [filters] [--stack] [--interval S [--count N]] | --kernel DISK...",
 	  "per-operation counts, throughput, latency percentiles, histograms" },
 	{ "info", cmd_info, O_FMT | O_STRICT, F(FMT_NORMAL) | F(FMT_JSON), NULL,
 	  "FILE|-", "a trace file's header: host, kernel, start/end, disks" },
@@ -1030,7 +1030,7 @@ int main(int argc, char **argv)
 			cmd->name);
 		return 2;
 	}
-	if (o.stack && o.fmt != FMT_NORMAL) {
+	if (o.stack && o.fmt != FMT_NORMAL && cmd->fn == cmd_show) {
 		iot_err("show --stack: only the normal output has the LOGICAL and L_SECTOR columns (not -o %s)",
 			fmt_names[o.fmt]);
 		return 2;
@@ -1048,6 +1048,12 @@ int main(int argc, char **argv)
 	if ((seen & O_TOP) && (o.interval || o.kernel)) {
 		iot_err("stats --top N: the processes of the whole run, not with %s",
 			o.kernel ? "--kernel (the in-kernel metrics have no processes)" :
+			"--interval");
+		return 2;
+	}
+	if (o.stack && (o.interval || o.kernel)) {
+		iot_err("stats --stack: the logical devices' tables of the whole run, not with %s",
+			o.kernel ? "--kernel (the in-kernel metrics are the disks')" :
 			"--interval");
 		return 2;
 	}

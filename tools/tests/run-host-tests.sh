@@ -494,6 +494,34 @@ print([t for t in a if t[0] == "disk1"])' "$T/a" > "$T/a2" && mv "$T/a2" "$T/a"
 	[ "$(awk 'NR > 1 && $8 != "-"' "$T/a" | wc -l)" = 0 ]
 	result $? "show_stack_without_tables_says_so$SFX" "$T/err"
 	refuse show_stack_json "only the normal output" show --stack -o json stack.trace
+	# stats --stack: a table per logical device after the disks', its
+	# requests by op those show --stack maps to it (the topmost device)
+	"$BIN" stats --stack -o json "$T/stack.trace" > "$T/a" 2> "$T/err" &&
+	"$BIN" show --stack "$T/stack.trace" > "$T/b" 2>> "$T/err" &&
+	python3 - "$T/a" "$T/b" > "$T/diff" 2>&1 <<'PYEOF'
+import collections, json, sys
+doc = json.load(open(sys.argv[1]))
+got = {d["logical"]: {op: v["count"] for op, v in d["ops"].items()}
+       for d in doc if "logical" in d}
+want = collections.defaultdict(collections.Counter)
+for line in open(sys.argv[2]).readlines()[1:]:
+    f = line.split()
+    if f[7] != "-":
+        want[f[7]][f[4].split("+")[0]] += 1
+assert len(doc) == 2 + len(got), len(doc)
+assert sorted(got) == sorted(want) and len(got) >= 3, (sorted(got), sorted(want))
+for d in want:
+    assert got[d] == dict(want[d]), (d, got[d], dict(want[d]))
+PYEOF
+	result $? "stats_stack_logical_tables_are_show_stacks_mapping$SFX" "$T/diff"
+	"$BIN" stats --stack "$T/stack.trace" > "$T/a" 2> "$T/err" &&
+	grep -q ':vg1-home (logical): [0-9]* records' "$T/a" &&
+	"$BIN" stats --stack -o csv "$T/stack.trace" > "$T/b" 2>> "$T/err" &&
+	grep -q '^md0,' "$T/b" &&
+	"$BIN" stats --stack "$T/stack0.trace" > "$T/a" 2> "$T/err" &&
+	grep -q 'no device stack saved' "$T/err" && ! grep -q '(logical)' "$T/a"
+	result $? "stats_stack_text_csv_and_without_tables$SFX" "$T/err"
+	refuse stats_stack_interval "not with --interval" stats --stack --interval 1 stack.trace
 	"$BIN" info "$T/stack.trace" > "$T/out" 2> "$T/err" &&
 	grep -q '^  vg0-data         dm-0, dev 253:0, dm, 70000000 sectors$' "$T/out" &&
 	grep -q '^    linear    sectors 40000000+30000000 on sda1 (8:1) from 0$' "$T/out" &&
