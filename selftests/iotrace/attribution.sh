@@ -54,7 +54,7 @@ ktap_check "status says submitter: $have_sub" \
 	grep -qx "submitter: $have_sub" "$IOT/status"
 
 # The cgroup: its own io controller, so that its bios are charged to it.
-grep -q '^cgroup2 /sys/fs/cgroup ' /proc/mounts ||
+grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts ||
 	mount -t cgroup2 none /sys/fs/cgroup || die "cannot mount cgroup2"
 echo +io > /sys/fs/cgroup/cgroup.subtree_control ||
 	die "cannot enable the io controller"

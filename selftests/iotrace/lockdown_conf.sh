@@ -18,6 +18,8 @@
 # VM-DEVICES: nvme
 # VM-CHECK: newest
 # VM-TIMEOUT: 300
+# VM-BATCH: no (lockdown stays until the next boot: no unsigned module
+# loads after it)
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd python3 dd

@@ -96,7 +96,7 @@ flock -x 9 || die "cannot lock /dev/md0"
 # fio in a cgroup of its own with the io controller: its bios are charged
 # to it, and dm crypt's clones keep that charge
 cgid=
-if { grep -q '^cgroup2 /sys/fs/cgroup ' /proc/mounts ||
+if { grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts ||
      mount -t cgroup2 none /sys/fs/cgroup 2> /dev/null; } &&
    echo +io > /sys/fs/cgroup/cgroup.subtree_control 2> /dev/null &&
    mkdir -p /sys/fs/cgroup/iotrace-stk; then
