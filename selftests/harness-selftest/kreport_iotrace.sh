@@ -6,7 +6,7 @@
 # Run by selftests/vm/check-debug on each debug kernel, not by make check
 # (on other kernels any "BUG:" fails a test anyway).
 # VM-EXPECT: fail
-# VM-EXPECT-MATCH: ^kasan kernel report with an iotrace frame: KASAN: BUG: KASAN: slab-use-after-free in iotrace_selftest_site
+# VM-EXPECT-MATCH: ^(kasan|kcsan) kernel report with an iotrace frame: KASAN: BUG: KASAN: slab-use-after-free in iotrace_selftest_site
 # VM-TIMEOUT: 120
 [ -n "${IOTRACE_KDEBUG:-}" ] || { echo "# not a debug kernel"; exit 0; }
 k() { echo "<3>$*" > /dev/kmsg; }

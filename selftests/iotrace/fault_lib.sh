@@ -9,10 +9,10 @@
 export RINGCHECK_MAX_S=36000
 
 # fault_splat - print the kernel log lines of an oops, BUG, WARN, lockdep
-# or RCU report, refcount or list corruption, UBSAN/KASAN; true if none.
+# or RCU report, refcount or list corruption, UBSAN/KASAN; true if none
+# (kernel_splats: a debug kernel's own reports are not the test's).
 fault_splat() {
-	! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|RCU stall|rcu_.*detected stall|refcount_t|list_del corruption|list_add corruption|UBSAN|KASAN|possible recursive locking|circular locking|hung task|soft lockup' |
-		sed 's/^/# splat: /' | grep .
+	kernel_splats 'WARNING:|BUG:|Oops|general protection|RCU stall|rcu_.*detected stall|refcount_t|list_del corruption|list_add corruption|UBSAN|KASAN|possible recursive locking|circular locking|hung task|soft lockup'
 }
 
 # fault_wait_line FILE REGEX [SECONDS] - wait until FILE has a matching line.
