@@ -6,7 +6,8 @@
 #
 # Two null_blk disks under fio (both CPUs), a third one added and removed
 # in a loop; meanwhile (nlfuzz.py, fixed seeds: CTL_FUZZ_SEED,
-# CTL_FUZZ_COUNT and CTL_FUZZ_ROUNDS to change them):
+# CTL_FUZZ_COUNT (default 3000, 1000 on a debug kernel) and
+# CTL_FUZZ_ROUNDS (default 4, 2 on a debug kernel) to change them):
 #   - root: generic netlink requests of every command, half well-formed,
 #     half with random, damaged and oversized attributes (batches of
 #     CTL_FUZZ_COUNT / 2, at least two), beside CTL_FUZZ_ROUNDS rounds of enable,
@@ -35,8 +36,8 @@ require_cmd python3 setpriv fio
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
 fuzz=$IOTRACE_SRC/selftests/iotrace/nlfuzz.py
 seed=${CTL_FUZZ_SEED:-4711}
-count=${CTL_FUZZ_COUNT:-3000}
-rounds=${CTL_FUZZ_ROUNDS:-4}
+count=${CTL_FUZZ_COUNT:-$(kdebug_or 3000 1000)}
+rounds=${CTL_FUZZ_ROUNDS:-$(kdebug_or 4 2)}
 
 ktap_header
 out=$(mktemp -d)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # fault_disks: disks coming and going under load.
 #
-# churn: FAULT_DISK_LOOPS (default 6; make soak: 50) null_blk disks are
+# churn: FAULT_DISK_LOOPS (default 6, 2 on a debug kernel; make soak: 50) null_blk disks are
 # created and deleted (configfs) while fio runs on nullb0 and a reader
 # validates nullb0's ring.  Each new disk must get a ring, enabled, that
 # counts a known dd exactly against /sys/block/<disk>/stat; a reader maps
@@ -35,7 +35,7 @@
 
 require_cmd fio python3
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-loops=${FAULT_DISK_LOOPS:-6}
+loops=${FAULT_DISK_LOOPS:-$(kdebug_or 6 2)}
 ktap_header
 out=$(mktemp -d)
 nullb_mod nr_devices=1 submit_queues=2 irqmode=1 gb=1

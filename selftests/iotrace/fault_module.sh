@@ -3,7 +3,7 @@
 # fault_module: the module loaded and unloaded, rings resized and cleared,
 # all under fio.
 #
-# reload: FAULT_MODULE_LOOPS (default 4; make soak: 50) times, iotrace is
+# reload: FAULT_MODULE_LOOPS (default 4, 2 on a debug kernel; make soak: 50) times, iotrace is
 # loaded while fio runs on nullb0 and nullb1 (all disks traced), a reader
 # maps nullb0's ring and validates it: rmmod is refused while it is mapped
 # and succeeds under fio once the reader has gone.  Each round, nullb1's
@@ -11,7 +11,7 @@
 # overwritten + dropped + filtered, and a dd on the idle nullb2 is counted
 # exactly against /sys/block/nullb2/stat.
 #
-# resize: FAULT_RESIZE_LOOPS (default 6; make soak: 50) rounds of a resize
+# resize: FAULT_RESIZE_LOOPS (default 6, 2 on a debug kernel; make soak: 50) rounds of a resize
 # and a clear (netlink, iotracectl) under two fio jobs, while a reader
 # follows the ring (ringcheck follow: maps the new ring after a resize,
 # starts again after a clear) and validates every record it copies.  Every
@@ -29,8 +29,8 @@
 
 require_cmd fio python3
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-loops=${FAULT_MODULE_LOOPS:-4}
-rloops=${FAULT_RESIZE_LOOPS:-6}
+loops=${FAULT_MODULE_LOOPS:-$(kdebug_or 4 2)}
+rloops=${FAULT_RESIZE_LOOPS:-$(kdebug_or 6 2)}
 ktap_header
 out=$(mktemp -d)
 nullb_mod nr_devices=3 submit_queues=2 irqmode=1 gb=1

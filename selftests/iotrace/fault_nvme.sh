@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # fault_nvme: nvme-core unloaded and reloaded under load.
 #
-# FAULT_NVME_LOOPS (default 3; make soak: 20) rounds: fio runs on nullb0 (a
+# FAULT_NVME_LOOPS (default 3, 1 on a debug kernel; make soak: 20) rounds: fio runs on nullb0 (a
 # reader validates its ring all along); the NVMe namespace is traced, a
 # second reader maps its ring, it has just done I/O, and nvme and nvme-core
 # are unloaded and loaded again.  fio runs on the NVMe disk too (unless
@@ -21,7 +21,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
 require_cmd fio python3
-loops=${FAULT_NVME_LOOPS:-3}
+loops=${FAULT_NVME_LOOPS:-$(kdebug_or 3 1)}
 # FAULT_NVME_FIO=0: no fio on the NVMe disk (plain unload and reload)
 nvme_fio=${FAULT_NVME_FIO:-1}
 ns=$(first_disk 'nvme*n1') || skip "no NVMe namespace in the guest"

@@ -4,11 +4,11 @@
 #
 # null_blk (irqmode=0: completion in the submitting context, the fastest
 # path; two submit queues), fio with two jobs pinned to CPU 0 and CPU 1
-# issues FAULT_WRAP_RECORDS requests in total (default 200000; make soak:
-# 10 million) into a 64 KiB ring, while a reader maps the ring and
-# validates every record it copies (ringcheck watch: sequence number
-# before and after the copy, COMPLETE flag, completion CPU = part,
-# reserved fields zero; heads never go back).
+# issues FAULT_WRAP_RECORDS requests in total (default 200000, 50000 on
+# a debug kernel; make soak: 10 million) into a 64 KiB ring, while a
+# reader maps the ring and validates every record it copies (ringcheck
+# watch: sequence number before and after the copy, COMPLETE flag,
+# completion CPU = part, reserved fields zero; heads never go back).
 #
 # Oracles: fio's own completion counts (JSON total_ios) and the
 # /sys/block/<disk>/stat delta; both must equal the ring's completed count,
@@ -20,7 +20,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/fault_lib.sh"
 
 require_cmd fio python3
-total=${FAULT_WRAP_RECORDS:-200000}
+total=${FAULT_WRAP_RECORDS:-$(kdebug_or 200000 50000)}
 per_job=$((total / 2))
 ktap_header
 out=$(mktemp -d)

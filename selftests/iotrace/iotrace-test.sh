@@ -123,6 +123,14 @@ ring_counts_vs_stat() {
 		test $((present + over + dropped)) -eq "$completed"
 }
 
+# kdebug_or NORMAL SMALL - NORMAL, or SMALL on a debug kernel (make
+# check-debug, IOTRACE_KDEBUG): the KASAN kernel runs a guest several
+# times slower, so the loop counts and sizes of the soak-like parts of a
+# test are cut there; its checks stay the same.
+kdebug_or() {
+	if [ -n "${IOTRACE_KDEBUG:-}" ]; then echo "$2"; else echo "$1"; fi
+}
+
 # kernel_splats PAT - print the kernel log's lines that match PAT (as "#
 # splat: " lines); true when there are none.  On a debug kernel (make
 # check-debug) its reports (KASAN, KCSAN, lockdep, ...) are judged as the
