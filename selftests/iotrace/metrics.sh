@@ -311,13 +311,13 @@ slow=$(nullb_create nbslow size=64 irqmode=2 completion_nsec=5000000000)
 echo 1 > "$IOT/$slow/enable"
 dd if=/dev/"$slow" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null &
 ddpid=$!
-end=$((SECONDS + 10))
-until [ "$(grep -c READ "$IOT/$slow/inflight")" -ge 1 ] || [ $SECONDS -ge $end ]; do
-	sleep 0.1
-done
-# a second one, younger, on another tag: the oldest is still the first
+# a second one, younger, on another tag: the oldest is still the first.
+# Started at once: polling for the first before it (a grep every 0.1 s)
+# took the 5 s of the first's completion on the KCSAN kernel.
+sleep 0.2
 dd if=/dev/"$slow" of=/dev/null bs=4k count=1 skip=100 iflag=direct 2> /dev/null &
 ddpid2=$!
+end=$((SECONDS + 4))
 until [ "$(grep -c READ "$IOT/$slow/inflight")" -ge 2 ] || [ $SECONDS -ge $end ]; do
 	sleep 0.1
 done

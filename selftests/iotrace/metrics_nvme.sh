@@ -4,9 +4,11 @@
 # oracles iotrace did not write: fio's own I/O log and the kernel's
 # /sys/block/<ns>/stat delta (requests and bytes exact while a 64K ring
 # wraps many times), and an opcode the controller does not implement,
-# sent through the passthrough ioctl by nvme-cli: one error of op "passthrough",
-# by the status nvme-cli printed (where the module records NVMe status:
-# module BTF), in GET_METRICS and in the exporter's iotrace_errors_total.
+# sent through the passthrough ioctl by nvme-cli: one error of op
+# "passthrough", by the status nvme-cli printed (where the module records
+# NVMe status: module BTF), in GET_METRICS and in the exporter's
+# iotrace_errors_total; without BTF only the block layer's status, which
+# 6.12 leaves OK for it.
 # VM-DEVICES: nvme
 # VM-TIMEOUT: 400
 # VM-SMP: 2
@@ -120,8 +122,20 @@ log "nvme-cli on opcode 0x83: $(tr '\n' ' ' < "$out/bad.out")"
 $NLM get $ns > "$out/bad.m"
 grep -E '^passthrough\.(requests|errors)|^error' "$out/bad.m" | sed 's/^/# /'
 ktap_check "nvme-cli printed a status ($bad)" test -n "$bad"
-ktap_check "one request of op passthrough, one error" \
-	test "$(kv "$out/bad.m" passthrough.requests)/$(kv "$out/bad.m" passthrough.errors)" = 1/1
+# Without the NVMe status (no BTF) the module has only the status
+# block_rq_complete gives, and for this command it is OK on 6.12 and 7.3:
+# with BTF the error line's errno is 0 there, and on make check-debug's
+# 6.12 (built without BTF) no error is counted.  Older kernels may give
+# an errno: then it is the one error, by errno.
+perr=$(kv "$out/bad.m" passthrough.errors)
+if [ $have_btf = 1 ]; then
+	ktap_check "one request of op passthrough, one error" \
+		test "$(kv "$out/bad.m" passthrough.requests)/$perr" = 1/1
+else
+	ktap_check "one request of op passthrough, $perr errors (by the block layer's status)" \
+		test "$(kv "$out/bad.m" passthrough.requests)" = 1 -a "$perr" -le 1 -a \
+		"$(grep -c '^error:' "$out/bad.m")" = "$perr"
+fi
 sc=$(( ${bad:-0} & 0x7ff ))
 if [ $have_btf = 1 ]; then
 	want=$(printf 'nvme 0x%04x' $sc)
@@ -130,8 +144,8 @@ if [ $have_btf = 1 ]; then
 		"$(grep -c '^error:' "$out/bad.m")" -eq 1
 	label=$(printf 'nvme:sct0x%x:sc0x%02x' $((sc >> 8)) $((sc & 0xff)))
 else
-	ktap_check "no NVMe status without BTF: the error by errno" \
-		test "$(grep -c '^error: passthrough none 0x0000 [0-9]* 1$' "$out/bad.m")" -eq 1
+	ktap_check "no NVMe status without BTF: an error by errno, if any" \
+		test "$(grep -c '^error: passthrough none 0x0000 [1-9][0-9]* 1$' "$out/bad.m")" -eq "$perr"
 	errno=$(sed -n 's/^error: passthrough none 0x0000 \([0-9]*\) 1$/\1/p' "$out/bad.m")
 	name=$(python3 -c 'import errno, sys; print(errno.errorcode[int(sys.argv[1])])' "${errno:-5}")
 	# one number on Linux; the block layer's name for it is EOPNOTSUPP
@@ -142,8 +156,13 @@ fi
 	> "$out/exp.log" 2>&1 || log "exporter: $(cat "$out/exp.log")"
 prom=$out/iotrace.prom
 grep "iotrace_errors_total{disk=\"$ns\"" "$prom" 2> /dev/null | sed 's/^/# /'
-ktap_check "iotrace_errors_total{disk=$ns,op=passthrough,status=$label} = 1" \
-	test "$(grep -F "iotrace_errors_total{disk=\"$ns\",op=\"passthrough\",status=\"$label\"}" "$prom" | awk '{ print $2 }')" = 1
+if [ "${perr:-0}" = 1 ]; then
+	ktap_check "iotrace_errors_total{disk=$ns,op=passthrough,status=$label} = 1" \
+		test "$(grep -F "iotrace_errors_total{disk=\"$ns\",op=\"passthrough\",status=\"$label\"}" "$prom" | awk '{ print $2 }')" = 1
+else
+	ktap_check "no iotrace_errors_total of op passthrough" \
+		test "$(grep -cF "iotrace_errors_total{disk=\"$ns\",op=\"passthrough\"" "$prom")" = 0
+fi
 
 unload_iotrace
 ktap_check "no kernel warnings" no_kernel_splat
