@@ -80,6 +80,54 @@ ktap_finish() {
 	exit $KSFT_FAIL
 }
 
+# vm_phase - set VM_PHASE: 1 on the test's first boot, N + 1 after its
+# N-th vm_reboot (VM-REBOOTS); from phase 2 on, the KTAP counts and plan
+# of the phase before carry on (ktap_header is phase 1's alone).
+vm_phase() {
+	VM_PHASE=${IOTRACE_PHASE:-1}
+	if [ "$VM_PHASE" -gt 1 ]; then
+		[ -r "$IOTRACE_OUT/ktap.state" ] ||
+			die "phase $VM_PHASE: no KTAP state from the phase before"
+		read -r __ktap_n __ktap_failed __ktap_plan < "$IOTRACE_OUT/ktap.state"
+	fi
+}
+
+# vm_reboot HOW - end this phase and reboot the guest with its RAM kept:
+# HOW is panic (sysrq's crash; the harness's panic=-1 resets at once) or
+# reset (sysrq's immediate reboot, no sync, as a watchdog's reset).  The
+# test runs again in the next phase (vm_phase).  Needs VM-REBOOTS.
+vm_reboot() {
+	[ "${IOTRACE_REBOOTS:-0}" -ge "$VM_PHASE" ] ||
+		die "vm_reboot in phase $VM_PHASE: VM-REBOOTS allows ${IOTRACE_REBOOTS:-0}"
+	echo "$__ktap_n $__ktap_failed $__ktap_plan" > "$IOTRACE_OUT/ktap.state"
+	echo $((VM_PHASE + 1)) > "$IOTRACE_OUT/reboot"
+	sync
+	echo "IOTRACE-VM: planned $1 in phase $VM_PHASE" > /dev/kmsg
+	case "$1" in
+	panic) echo c > /proc/sysrq-trigger ;;
+	reset) echo b > /proc/sysrq-trigger ;;
+	*) die "vm_reboot: panic or reset, not '$1'" ;;
+	esac
+	sleep 60
+	die "the guest did not reboot ($1)"
+}
+
+# vm_dump NAME - QEMU's ELF core of the guest's physical memory, taken
+# now (the guest paused meanwhile), as $IOTRACE_OUT/NAME.core; needs
+# VM-DUMP: yes.  The harness deletes it after the test.
+vm_dump() {
+	local end=$((SECONDS + 600))
+	rm -f "$IOTRACE_OUT/dump.done"
+	echo "$1.core" > "$IOTRACE_OUT/dump.req.tmp"
+	mv "$IOTRACE_OUT/dump.req.tmp" "$IOTRACE_OUT/dump.req"
+	until [ -e "$IOTRACE_OUT/dump.done" ]; do
+		[ $SECONDS -lt $end ] || die "no dump after 600 s (VM-DUMP: yes?)"
+		sleep 0.5
+	done
+	grep -qx dumped "$IOTRACE_OUT/dump.done" ||
+		die "the dump failed: $(cat "$IOTRACE_OUT/dump.done")"
+}
+
 # log MSG - a KTAP diagnostic line.
 log() {
 	echo "# $*"
