@@ -9,7 +9,7 @@
 # the ring's own records of the same requests (percentiles within a
 # bucket), null_blk bad blocks (errors by op with EIO), scsi_debug's medium
 # error (SCSI status CHECK CONDITION) and two 5 s null_blk
-# completions (the oldest request in flight is the inflight view's first,
+# completions (30 s on a debug kernel) (the oldest request in flight is the inflight view's first,
 # counted without a table since 2026-11-29); over 32768 requests in a bucket
 # of one CPU (folds from u16 into the shared totals lose nothing and
 # a concurrent reader never sees a bucket go down).  Clear and resize leave
@@ -307,7 +307,18 @@ echo 0 > "$IOT/$sdbg/enable"
 rmmod scsi_debug 2> /dev/null
 
 # ---- 7. a slow request: the oldest in flight ages ---------------------
-slow=$(nullb_create nbslow size=64 irqmode=2 completion_nsec=5000000000)
+hist_bucket() { # NS - its bucket (uapi's IOTRACE_HIST_*, as bucket() above)
+	local ns=$1 o=0
+	[ "$ns" -lt 1024 ] && { echo 0; return; }
+	while [ $((ns >> (o + 1))) -gt 0 ]; do o=$((o + 1)); done
+	[ $o -ge 37 ] && { echo 109; return; }
+	echo $((1 + (o - 10) * 4 + ((ns >> (o - 2)) & 3)))
+}
+# null_blk completes each request lat s after its issue; a debug kernel's
+# guest is slow enough that starting two dd's and reading the metrics can
+# take 5 s, so there the completions take longer.
+lat=$(kdebug_or 5 30)
+slow=$(nullb_create nbslow size=64 irqmode=2 completion_nsec=$((lat * 1000000000)))
 echo 1 > "$IOT/$slow/enable"
 dd if=/dev/"$slow" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null &
 ddpid=$!
@@ -317,7 +328,7 @@ ddpid=$!
 sleep 0.2
 dd if=/dev/"$slow" of=/dev/null bs=4k count=1 skip=100 iflag=direct 2> /dev/null &
 ddpid2=$!
-end=$((SECONDS + 4))
+end=$((SECONDS + lat - 1))
 until [ "$(grep -c READ "$IOT/$slow/inflight")" -ge 2 ] || [ $SECONDS -ge $end ]; do
 	sleep 0.1
 done
@@ -333,16 +344,33 @@ ktap_check "two requests in flight ($(kv "$out/slow.m" inflight))" \
 	test "$(kv "$out/slow.m" inflight)" -eq 2
 ktap_check "the oldest's issue ($oldest) is the inflight view's first ($first)" \
 	test "${oldest:-0}" = "$first"
-ktap_check "its age ($age ns) is at least 0.5 s" test "$age" -ge 500000000 -a "$age" -lt 10000000000
+ktap_check "its age ($age ns) is at least 0.5 s" \
+	test "$age" -ge 500000000 -a "$age" -lt $((2 * lat * 1000000000))
 dbg=$(sed -n 's/^inflight_oldest_age_ns: //p' "$out/slow.dbg")
 ktap_check "debugfs oldest age ($dbg ns) is at least 0.5 s" test "${dbg:-0}" -ge 500000000
-wait_gone $ddpid 30
-wait_gone $ddpid2 30
+wait_gone $ddpid $((lat + 30))
+wait_gone $ddpid2 $((lat + 30))
 $NLM get "$slow" > "$out/slow2.m"
 ktap_check "nothing in flight after it, no oldest" \
 	test "$(kv "$out/slow2.m" inflight)" = 0 -a -z "$(kv "$out/slow2.m" oldest_ns)"
-ktap_check "their device latencies are in a bucket of 5 s" \
-	grep -qE '^read.dev_hist: (8[5-9]|9[0-9])=2$' "$out/slow2.m"
+# both device latencies at least lat s and under 2 lat s: their buckets
+# (uapi's IOTRACE_HIST_*: four a power of two from 2^10 ns) lie between
+# those of the two bounds.
+lo=$(hist_bucket $((lat * 1000000000)))
+hi=$(hist_bucket $((2 * lat * 1000000000)))
+grep '^read.dev_hist:' "$out/slow2.m" | sed 's/^/# /'
+ktap_check "their device latencies are in buckets $lo to $hi (${lat} s to $((2 * lat)) s)" \
+	awk -v lo="$lo" -v hi="$hi" '
+		$1 == "read.dev_hist:" {
+			m = split($2, b, ",")
+			for (i = 1; i <= m; i++) {
+				split(b[i], f, "=")
+				if (f[1] + 0 < lo || f[1] + 0 > hi)
+					bad = 1
+				n += f[2]
+			}
+		}
+		END { exit !(n == 2 && !bad) }' "$out/slow2.m"
 echo 0 > "$IOT/$slow/enable"
 nullb_destroy nbslow
 

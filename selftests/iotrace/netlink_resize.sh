@@ -147,8 +147,9 @@ written=$(sed -n 's/.*: \([0-9]*\) records written, \([0-9]*\) lost.*/\1/p' "$ou
 lost=$(sed -n 's/.*: \([0-9]*\) records written, \([0-9]*\) lost.*/\2/p' "$out/clear.err")
 "$IOTRACECTL" show -o csv "$out/clear.trace" | grep -v '^disk,' > "$out/clear.csv"
 dups=$(sort "$out/clear.csv" | uniq -d | wc -l)
+# the KASAN kernel's guest wrote 551 in fio's 8 s (under host load).
 ktap_check "record across the clears: exit $rc, $written written, lost $lost (no wrap)" \
-	test $rc -eq 0 -a "${written:-0}" -gt 1000 -a "${#lost}" -le 12
+	test $rc -eq 0 -a "${written:-0}" -gt "$(kdebug_or 1000 200)" -a "${#lost}" -le 12
 ktap_check "its file has the $written records, none twice ($(wc -l < "$out/clear.csv") rows, $dups twice)" \
 	test "$(wc -l < "$out/clear.csv")" -eq "${written:--1}" -a "$dups" -eq 0
 "$RINGCHECK" check "$IOT/$disk/ring" > "$out/check"
