@@ -332,4 +332,40 @@ static inline void iotrace_check_io_start(iotrace_rq_probe_t probe)
 #define IOTRACE_QUEUE_STAMP	0
 #endif
 
+/*
+ * The persistent region (preg.c).  reserve_mem= came in 6.11 with
+ * reserve_mem_find_by_name(); before, a region is named by its address.
+ * CRC-32C: __crc32c_le() until 6.13, crc32c() of <linux/crc32.h> since;
+ * both built in, never libcrc32c's module.
+ * The panic notifier list moved to its own header in 5.14.
+ */
+#include <linux/crc32.h>
+#ifdef IOTRACE_HAVE_PANIC_NOTIFIER_H
+#include <linux/panic_notifier.h>
+#endif
+
+static inline int iotrace_reserve_mem_find(const char *name, phys_addr_t *addr,
+					   size_t *size)
+{
+#ifdef IOTRACE_HAVE_RESERVE_MEM
+	phys_addr_t sz;
+
+	if (!reserve_mem_find_by_name(name, addr, &sz))
+		return -ENOENT;
+	*size = sz;
+	return 0;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+static inline u32 iotrace_crc32c(u32 crc, const void *p, size_t n)
+{
+#ifdef IOTRACE_HAVE_CRC32C
+	return crc32c(crc, p, n);
+#else
+	return __crc32c_le(crc, p, n);
+#endif
+}
+
 #endif /* _IOTRACE_COMPAT_H */

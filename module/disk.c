@@ -152,6 +152,21 @@ static int iotrace_slots_alloc(struct iotrace_disk *d)
 		kfree(t);
 		return -ENOMEM;
 	}
+	/*
+	 * persist=: a copy of the table in the region, written at issue and
+	 * cleared at completion, for the next boot (no kernel address in
+	 * it).  A disk whose copy finds no room is not enabled.
+	 */
+	if (static_branch_unlikely(&iotrace_preg_key)) {
+		d->pslots = iotrace_preg_alloc(d, n * IOTRACE_PREG_SLOT_SIZE,
+					       n);
+		if (!d->pslots) {
+			kvfree(slots);
+			kfree(t);
+			return -ENOSPC;
+		}
+		d->nr_pslots = n;
+	}
 	refcount_set(&t->users, 1);
 	t->nr = n;
 	t->slots = slots;
@@ -178,6 +193,9 @@ static void iotrace_slots_free(struct iotrace_disk *d)
 	d->slots = NULL;
 	spin_unlock(&d->slots_lock);
 	iotrace_slots_put(t);
+	iotrace_preg_free(d->pslots);
+	d->pslots = NULL;
+	d->nr_pslots = 0;
 }
 
 /**

@@ -414,6 +414,12 @@ struct iotrace_totals {
  *	ring.
  * @retired: rings a resize replaced while mapped or being read; each is
  *	freed when its own last user goes.
+ * @pslots: with persist=: the in-flight table's copy in the persistent
+ *	region (preg.c), @nr_pslots slots indexed as @slots; set with
+ *	@slots while disabled, NULL without.
+ * @nr_pslots: slots of @pslots.
+ * @preg_disk_gen: with persist=: the disk's number in the region's
+ *	entries, given at its first allocation there.
  */
 struct iotrace_disk {
 	struct kref		kref;
@@ -475,6 +481,10 @@ struct iotrace_disk {
 	spinlock_t		ring_lock;	/* @rb, @retired, users */
 	struct iotrace_ringbuf	*rb;
 	struct list_head	retired;
+	/* preg.c */
+	struct iotrace_preg_slot *pslots;
+	u32			nr_pslots;
+	u64			preg_disk_gen;
 };
 
 /* iotrace_disk.state: the probes keep the in-flight table (enabled) */
@@ -602,6 +612,19 @@ struct iotrace_wslot {
 /* ring.c */
 int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size);
 void iotrace_ring_free(struct iotrace_disk *d);
+void iotrace_ring_mem_free(void *mem);
+
+/* preg.c: the persistent region (persist=) */
+DECLARE_STATIC_KEY_FALSE(iotrace_preg_key);
+int iotrace_preg_init(void);
+void iotrace_preg_quiesce(void);
+void iotrace_preg_exit(void);
+void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots);
+bool iotrace_preg_owns(const void *p);
+void iotrace_preg_free(void *p);
+int iotrace_preg_mmap(struct vm_area_struct *vma, void *p,
+		      unsigned long pgoff);
+void iotrace_preg_cmd(struct iotrace_slot *s, struct request *rq);
 unsigned long iotrace_ring_min_size(void);
 int iotrace_ring_geometry(unsigned long buf_size, struct iotrace_geom *g);
 void iotrace_ring_reset(struct iotrace_disk *d);
@@ -875,6 +898,9 @@ static __always_inline void iotrace_cmd_publish(struct iotrace_slot *s,
 	/* command complete before it is tagged with its request */
 	smp_wmb();
 	WRITE_ONCE(s->cmd_rq, rq);
+	/* a command captured after the issue: into the persistent copy too */
+	if (static_branch_unlikely(&iotrace_preg_key))
+		iotrace_preg_cmd(s, rq);
 }
 
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,

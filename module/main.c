@@ -241,9 +241,12 @@ static int __init iotrace_init(void)
 	ret = iotrace_debugfs_init();
 	if (ret)
 		goto err_comm;
-	ret = iotrace_nvme_init();
+	ret = iotrace_preg_init();
 	if (ret)
 		goto err_debugfs;
+	ret = iotrace_nvme_init();
+	if (ret)
+		goto err_preg;
 	ret = iotrace_netlink_init();
 	if (ret)
 		goto err_nvme;
@@ -261,6 +264,8 @@ err_netlink:
 	iotrace_netlink_exit();
 err_nvme:
 	iotrace_nvme_exit();
+err_preg:
+	iotrace_preg_exit();
 err_debugfs:
 	iotrace_debugfs_exit();
 err_comm:
@@ -270,9 +275,11 @@ err_comm:
 
 static void __exit iotrace_exit(void)
 {
+	iotrace_preg_quiesce();
 	iotrace_disks_exit();
 	iotrace_netlink_exit();
 	iotrace_nvme_exit();
+	iotrace_preg_exit();
 	iotrace_debugfs_exit();
 	iotrace_comm_exit();
 }

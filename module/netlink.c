@@ -206,7 +206,7 @@ void iotrace_nl_release(struct iotrace_disk *d)
 	/* no file, so no mapping and no read(), is left */
 	list_for_each_entry_safe(rb, tmp, &d->retired, node) {
 		list_del(&rb->node);
-		vfree(rb->mem);
+		iotrace_ring_mem_free(rb->mem);
 		kfree(rb);
 	}
 	free_percpu(d->held);
@@ -808,7 +808,7 @@ static void iotrace_nl_swap(struct iotrace_disk *d, struct iotrace_disk *tmp,
 	*new_rb = NULL;
 	WRITE_ONCE(d->nl_flags, 0);
 	if (unused) {
-		vfree(old_rb->mem);
+		iotrace_ring_mem_free(old_rb->mem);
 		kfree(old_rb);
 	}
 }
@@ -851,6 +851,13 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	strscpy(tmp->name, d->name, sizeof(tmp->name));
+	/* what a ring in the persistent region says of its disk */
+	tmp->dev_major = d->dev_major;
+	tmp->dev_minor = d->dev_minor;
+	tmp->lbs = d->lbs;
+	tmp->rec_rflags = d->rec_rflags;
+	tmp->mpath_head = d->mpath_head;
+	tmp->preg_disk_gen = READ_ONCE(d->preg_disk_gen);
 	ret = iotrace_ring_alloc(tmp, nla_get_u64(a));
 	if (ret)
 		goto out;
@@ -864,7 +871,7 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 		unsigned long old_size = d->buf_size;
 
 		/* never enabled: the ring is made at this size, and only once */
-		vfree(tmp->ring);
+		iotrace_ring_mem_free(tmp->ring);
 		tmp->ring = NULL;
 		d->buf_size = nla_get_u64(a);
 		ret = iotrace_disk_ring_alloc(d);
@@ -885,7 +892,7 @@ out_unlock:
 	mutex_unlock(&iotrace_mutex);
 out:
 	if (tmp)
-		vfree(tmp->ring);
+		iotrace_ring_mem_free(tmp->ring);
 	kfree(tmp);
 	kfree(node);
 	iotrace_disk_put(d);

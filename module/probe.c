@@ -391,17 +391,116 @@ static __always_inline u64 iotrace_rq_start(const struct iotrace_slot *s,
 	return rq->start_time_ns;
 }
 
+/*
+ * persist=: the copy of @rq's slot @s of @d in the persistent region, as
+ * the record its completion would write (abi.rst, "The persistent
+ * region"), for the next boot to find the requests in flight at a crash.
+ * Written at issue, again when a command is captured after it (SCSI), and
+ * emptied at completion.  Odd generation while it is written.
+ */
+static noinline void iotrace_preg_issue(struct iotrace_disk *d,
+					struct iotrace_slot *s,
+					struct request *rq)
+{
+	struct iotrace_preg_slot *p = d->pslots;
+	struct iotrace_record *r;
+	size_t i = s - d->slots;
+	u16 rflags;
+
+	if (!p || i >= d->nr_pslots)
+		return;
+	p += i;
+	r = &p->rec;
+	WRITE_ONCE(p->gen, 1);
+	/* odd generation before the copy changes */
+	smp_wmb();
+	rflags = (s->rflags | d->rec_rflags) & ~IOTRACE_RF_COMPLETE;
+	r->seq = 0;
+	r->bytes = s->bytes;
+	r->issue_ns = s->issue_ns;
+	r->complete_ns = 0;
+	r->sector = s->sector;
+	r->queue_ns = s->queue_ns;
+	r->dev_status = 0;
+	r->dev_result = 0;
+	r->error = 0;
+	r->opflags = s->opflags;
+	r->issue_cpu = s->issue_cpu;
+	r->hwq = s->hwq;
+	r->tag = s->tag;
+	r->op = s->op;
+	r->retries = s->retries;
+	if (iotrace_slot_sub(s, rq)) {
+		r->pid = s->pid;
+		rflags |= s->sub_rflags;
+	} else {
+		r->pid = 0;
+	}
+	p->flags = 0;
+	if (READ_ONCE(s->cmd_rq) == rq) {
+		/* pairs with the smp_wmb() before cmd_rq is set */
+		smp_rmb();
+		r->cmd_type = s->cmd_type;
+		r->cmd_len = s->cmd_len;
+		iotrace_cmd_copy(r->cmd, s->cmd);
+		rflags |= s->cmd_rflags;
+		p->flags = IOTRACE_PREG_S_CMD;
+	} else {
+		r->cmd_type = IOTRACE_CMD_NONE;
+		r->cmd_len = 0;
+		iotrace_cmd_clear(r->cmd);
+	}
+	*(__le64 *)(r->cmd + IOTRACE_CMD_CGROUP_OFF) = cpu_to_le64(s->cgroup);
+	if (blk_rq_is_passthrough(rq))
+		rflags |= IOTRACE_RF_PASSTHRU;
+	r->rflags = rflags;
+	/* the copy whole before the even generation */
+	smp_wmb();
+	WRITE_ONCE(p->gen, 2);
+}
+
+/* persist=: @rq, which owned slot @s of @d, completed. */
+static noinline void iotrace_preg_done(struct iotrace_disk *d,
+				       struct iotrace_slot *s)
+{
+	size_t i = s - d->slots;
+
+	if (d->pslots && i < d->nr_pslots)
+		WRITE_ONCE(d->pslots[i].gen, 0);
+}
+
+/**
+ * iotrace_preg_cmd() - persist=: a command was captured in @rq's slot @s;
+ *	if @rq is already issued (SCSI), its persistent copy gets it too.
+ * @s: the slot.
+ * @rq: the request.
+ *
+ * Context: a probe, preemption disabled (iotrace_cmd_publish()).
+ */
+void iotrace_preg_cmd(struct iotrace_slot *s, struct request *rq)
+{
+	struct iotrace_disk *d;
+
+	if (READ_ONCE(s->rq) != rq)
+		return;	/* not issued yet: the issue copies it */
+	d = iotrace_rq_disk(rq);
+	if (d && d->slots && s >= d->slots && s < d->slots + d->nr_pslots)
+		iotrace_preg_issue(d, s, rq);
+}
+
 static void iotrace_probe_issue(void *data, struct request *rq)
 {
 	IOTRACE_PROF_T(t0);
 	IOTRACE_PROF_P(t1);
+	struct iotrace_disk *d;
 	struct iotrace_slot *s;
 	u64 now, start, queue = 0;
 	u16 rflags = 0;
 	u8 retries = 0;
 
 	preempt_disable_notrace();
-	s = iotrace_rq_slot(rq);
+	d = iotrace_rq_disk(rq);
+	s = d ? iotrace_slot_of(d, rq) : NULL;
 	if (!s)
 		goto out;
 	iotrace_assert_cpu_held();
@@ -449,6 +548,8 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	s->cgroup = rq->bio ? iotrace_bio_cgroup_id(rq->bio) : 0;
 	WRITE_ONCE(s->rq, rq);
 	iotrace_slot_end(s);
+	if (static_branch_unlikely(&iotrace_preg_key))
+		iotrace_preg_issue(d, s, rq);
 out:
 	preempt_enable_notrace();
 	iotrace_prof(IOTRACE_PF_ISSUE, t0);
@@ -1071,6 +1172,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	struct iotrace_slot *s;
 	struct iotrace_disk *d;
 	unsigned int state;
+	bool pown;
 
 	/* Only the final completion of a request makes its record. */
 	if (nr_bytes < blk_rq_bytes(rq))
@@ -1094,7 +1196,12 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		goto out;
 	}
 	iotrace_prof_part(IOTRACE_PF_C_LOOKUP, t1);
+	pown = static_branch_unlikely(&iotrace_preg_key) && s &&
+	       READ_ONCE(s->rq) == rq;
 	iotrace_complete(d, rq, s, error, state);
+	/* recorded before its persistent copy goes */
+	if (unlikely(pown))
+		iotrace_preg_done(d, s);
 out:
 	preempt_enable_notrace();
 	iotrace_prof(IOTRACE_PF_COMPLETE, t0);

@@ -245,9 +245,16 @@ int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size)
 	d->nr_chunks = g.nr_chunks;
 	d->buf_size = buf_size;
 	d->ring_size = g.ring_size;
-	d->ring = vmalloc_user(d->ring_size);
-	if (!d->ring)
-		return -ENOMEM;
+	if (static_branch_unlikely(&iotrace_preg_key)) {
+		/* persist=: in the region, or none (said in the log) */
+		d->ring = iotrace_preg_alloc(d, d->ring_size, 0);
+		if (!d->ring)
+			return -ENOSPC;
+	} else {
+		d->ring = vmalloc_user(d->ring_size);
+		if (!d->ring)
+			return -ENOMEM;
+	}
 	h = d->ring;
 	d->hdr = h;
 	d->cpu_hdrs = d->ring + g.cpu_hdr_offset;
@@ -277,9 +284,24 @@ int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size)
 	return 0;
 }
 
+/**
+ * iotrace_ring_mem_free() - free the memory of a ring.
+ * @mem: iotrace_ring_alloc()'s, vmalloc_user() or the persistent region's;
+ *	NULL does nothing.
+ *
+ * Context: process.
+ */
+void iotrace_ring_mem_free(void *mem)
+{
+	if (iotrace_preg_owns(mem))
+		iotrace_preg_free(mem);
+	else
+		vfree(mem);
+}
+
 void iotrace_ring_free(struct iotrace_disk *d)
 {
-	vfree(d->ring);
+	iotrace_ring_mem_free(d->ring);
 	d->ring = NULL;
 	d->hdr = NULL;
 	d->cpu_hdrs = NULL;

@@ -91,7 +91,7 @@ void iotrace_ringbuf_put(struct iotrace_disk *d, struct iotrace_ringbuf *rb)
 		list_del(&rb->node);
 	spin_unlock(&d->ring_lock);
 	if (dead) {
-		vfree(rb->mem);
+		iotrace_ring_mem_free(rb->mem);
 		kfree(rb);
 	}
 }
@@ -188,7 +188,10 @@ int iotrace_ringf_mmap(struct file *file, struct vm_area_struct *vma)
 		goto err_put;
 	}
 	iotrace_vma_make_ro(vma);
-	ret = remap_vmalloc_range(vma, rb->mem, vma->vm_pgoff);
+	if (iotrace_preg_owns(rb->mem))
+		ret = iotrace_preg_mmap(vma, rb->mem, vma->vm_pgoff);
+	else
+		ret = remap_vmalloc_range(vma, rb->mem, vma->vm_pgoff);
 	if (ret)
 		goto err_put;
 	vma->vm_private_data = rb;

@@ -1469,6 +1469,158 @@ struct iotrace_inflight_req {
 	__u64	now_ns;
 };
 
+/*
+ * The persistent region, layout 1 (Documentation/abi.rst): the rings and
+ * in-flight tables of a module loaded with persist=, in memory that a warm
+ * reboot keeps.  The next boot's module offers the previous boot's region
+ * read-only (debugfs "previous", /dev/iotrace/previous); a crash dump
+ * holds it in its physical memory, found by IOTRACE_PREG_MAGIC at a page
+ * boundary.  Little-endian, no kernel address anywhere.
+ */
+#define IOTRACE_PREG_MAGIC	0x4745525052544f49ULL	/* "IOTRPREG" */
+#define IOTRACE_PREG_MAJOR	1
+#define IOTRACE_PREG_MINOR	0
+#define IOTRACE_PREG_HDR_SIZE	4096
+#define IOTRACE_PREG_DISK_SIZE	512
+#define IOTRACE_PREG_SLOT_SIZE	192
+
+/* iotrace_preg_hdr.state */
+#define IOTRACE_PREG_LIVE	1	/* a module writes it */
+#define IOTRACE_PREG_KEPT	2	/* a module found it at load */
+
+/* iotrace_preg_hdr.flags */
+#define IOTRACE_PREG_PANICKED	(1U << 0) /* the writing kernel panicked */
+
+/**
+ * struct iotrace_preg_hdr - the persistent region's header (4 KiB).
+ * @magic: IOTRACE_PREG_MAGIC.
+ * @major: IOTRACE_PREG_MAJOR; a reader refuses another.
+ * @minor: IOTRACE_PREG_MINOR; a reader reads a higher one.
+ * @hdr_size: IOTRACE_PREG_HDR_SIZE.
+ * @region_size: bytes reserved.
+ * @state: IOTRACE_PREG_*; not covered by @hdr_crc.
+ * @flags: IOTRACE_PREG_PANICKED; not covered by @hdr_crc.
+ * @boot_id: the writing boot's /proc/sys/kernel/random/boot_id (16
+ *	bytes), zero if it could not be read.
+ * @release: the writing kernel's release, NUL padded.
+ * @anchor_seq: odd while the anchor is rewritten.
+ * @max_disks: entries at @disk_off.
+ * @disk_entry_size: IOTRACE_PREG_DISK_SIZE.
+ * @nr_disks: entries in use (a hint; the entries' flags are the truth).
+ * @anchor_mono_ns: CLOCK_MONOTONIC at the anchor, the records' clock.
+ * @anchor_real_ns: CLOCK_REALTIME at the same moment; rewritten every
+ *	second, so that the last one before a crash dates the records.
+ * @disk_off: the disk table's offset.
+ * @data_off: the first byte of the allocations (rings, in-flight tables).
+ * @data_used: the end of the last allocation, from @data_off.
+ * @refused: allocations that found no room (each said in the log).
+ * @hdr_crc: CRC-32C (abi.rst's) of bytes 0-23 and 32-111: the identity.
+ * @loaded_ns: CLOCK_MONOTONIC when the module formatted the region.
+ * @damaged: in a region found at load: entries whose checksum or offsets
+ *	failed, zeroed in the copy offered (0 in a live region).
+ * @reserved2: zero.
+ * @reserved: zero.
+ */
+struct iotrace_preg_hdr {
+	__u64	magic;
+	__u16	major;
+	__u16	minor;
+	__u32	hdr_size;
+	__u64	region_size;
+	__u32	state;
+	__u32	flags;
+	__u8	boot_id[16];
+	char	release[64];
+	__u32	anchor_seq;
+	__u32	max_disks;
+	__u32	disk_entry_size;
+	__u32	nr_disks;
+	__u64	anchor_mono_ns;
+	__u64	anchor_real_ns;
+	__u64	disk_off;
+	__u64	data_off;
+	__u64	data_used;
+	__u32	refused;
+	__u32	hdr_crc;
+	__u64	loaded_ns;
+	__u32	damaged;
+	__u32	reserved2;
+	__u8	reserved[3904];
+};
+
+/* iotrace_preg_disk.flags */
+#define IOTRACE_PREG_D_USED	(1U << 0) /* the entry is in use */
+#define IOTRACE_PREG_D_RING	(1U << 1) /* a ring at ring_off */
+#define IOTRACE_PREG_D_SLOTS	(1U << 2) /* an in-flight table */
+#define IOTRACE_PREG_D_MPATH	(1U << 3) /* an NVMe multipath head's */
+#define IOTRACE_PREG_D_CTRL	(1U << 4) /* a controller's (admin) */
+
+/**
+ * struct iotrace_preg_disk - one allocation of the region: a disk's ring
+ *	(a 2.x ring image, as <disk>/ring maps it) or its in-flight table.
+ * @name: the disk's name, NUL-terminated.
+ * @dev_major: its device number.
+ * @dev_minor: its device number.
+ * @flags: IOTRACE_PREG_D_*.
+ * @lbs: logical block size.
+ * @sectors: 0 (reserved for the capacity in 512-byte sectors).
+ * @model: "" (reserved for the disk's model).
+ * @serial: "" (reserved for its serial number).
+ * @wwn: "" (reserved for its world wide name).
+ * @slots_off: the in-flight table's offset in the region.
+ * @nr_slots: its slots.
+ * @slot_size: IOTRACE_PREG_SLOT_SIZE.
+ * @ring_off: the ring's offset in the region.
+ * @ring_size: its bytes.
+ * @gen: the allocation's number in this boot (from 1), so that entries
+ *	reused for another disk, and a disk's rings across resizes, are told
+ *	apart; the newest ring of a disk has the highest.
+ * @disk_gen: the disk's attach number: its ring and its in-flight table
+ *	have the same.
+ * @reserved: zero.
+ * @entry_crc: CRC-32C of the bytes before it.
+ */
+struct iotrace_preg_disk {
+	char	name[IOTRACE_NAME_LEN];
+	__u32	dev_major;
+	__u32	dev_minor;
+	__u32	flags;
+	__u32	lbs;
+	__u64	sectors;
+	char	model[IOTRACE_FILE_ID_LEN];
+	char	serial[IOTRACE_FILE_ID_LEN];
+	char	wwn[IOTRACE_FILE_ID_LEN];
+	__u64	slots_off;
+	__u32	nr_slots;
+	__u32	slot_size;
+	__u64	ring_off;
+	__u64	ring_size;
+	__u64	gen;
+	__u64	disk_gen;
+	__u8	reserved[20];
+	__u32	entry_crc;
+};
+
+/* iotrace_preg_slot.flags */
+#define IOTRACE_PREG_S_CMD	(1U << 0) /* the command was captured */
+
+/**
+ * struct iotrace_preg_slot - a request in flight, in the region (192 B).
+ * @gen: 0 empty; odd while it is written; even and not 0: @rec holds a
+ *	request issued and not completed.
+ * @flags: IOTRACE_PREG_S_*.
+ * @reserved: zero.
+ * @rec: the request as its completion would record it, without
+ *	complete_ns and IOTRACE_RF_COMPLETE: issue time, sector, bytes, op,
+ *	hardware queue, tag, queue time, command and submitter.
+ */
+struct iotrace_preg_slot {
+	__u32			gen;
+	__u32			flags;
+	__u8			reserved[56];
+	struct iotrace_record	rec;
+};
+
 #define IOTRACE_IOC_MAGIC	0xb9	/* free in ioctl-number.rst (6.12) */
 #define IOTRACE_IOC_INFLIGHT	_IOWR(IOTRACE_IOC_MAGIC, 1, \
 				      struct iotrace_inflight_req)

@@ -1,0 +1,778 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotrace - the persistent region (persist=): rings and in-flight tables
+ * in memory a warm reboot keeps, and the previous boot's, offered to the
+ * next one.
+ *
+ * The region is a physical range reserved at boot: by name with
+ * reserve_mem=SIZE:ALIGN:NAME (6.11 and newer), or by address with
+ * memmap=SIZE$ADDR (any kernel; x86).  It is mapped write-back cached:
+ * the probes store to it as they store to a vmalloc ring.  Its layout is
+ * Documentation/abi.rst's "The persistent region": a header, a table of
+ * allocations (a disk's ring, a 2.x ring image byte for byte, or its
+ * in-flight table of struct iotrace_preg_slot), then the allocations.
+ *
+ * At load the module looks at what the region holds.  A region another
+ * boot's module wrote, whose header and entries check, is copied to
+ * memory of its own, read-only in debugfs "previous" and
+ * /dev/iotrace/previous (mode 0400) until "previous_release" or unload;
+ * anything else is refused with one message naming the check that failed.
+ * Then the region is formatted for this boot, and rings and in-flight
+ * tables are allocated in it instead of vmalloc() for as long as the module
+ * is loaded: a disk that finds no room is refused (its enable or resize
+ * fails with -ENOSPC), said by name with the room it needed.
+ *
+ * Locking: iotrace_preg_lock serializes the allocator (a ring's last unmap
+ * frees it under mmap_lock); iotrace_prev_lock the previous boot's copy
+ * and its readers (who copy to user space under it).  Neither is taken
+ * with the other.  The probes write the rings and tables they were given
+ * and take no lock.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mm.h>
+#include <linux/io.h>
+#include <linux/fs.h>
+#include <linux/debugfs.h>
+#include <linux/miscdevice.h>
+#include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+#include <linux/sort.h>
+#include <linux/uuid.h>
+#include "iotrace.h"
+#include "compat.h"
+
+DEFINE_STATIC_KEY_FALSE(iotrace_preg_key);
+
+static char iotrace_persist[64];
+module_param_string(persist, iotrace_persist, sizeof(iotrace_persist), 0444);
+MODULE_PARM_DESC(persist,
+		 "keep the rings and in-flight tables in memory a warm reboot keeps: the name of a reserve_mem=SIZE:ALIGN:NAME region (6.11+), or SIZE@ADDR of a memmap=SIZE$ADDR range (e.g. 64M@0x30000000); empty (default): vmalloc");
+
+/* Allocations the region's table has room for. */
+#define IOTRACE_PREG_MAX_DISKS	128
+/* The smallest region: the header, the table and one 64K ring. */
+#define IOTRACE_PREG_MIN_SIZE	(IOTRACE_PREG_HDR_SIZE + \
+				 IOTRACE_PREG_MAX_DISKS * \
+				 IOTRACE_PREG_DISK_SIZE + SZ_64K)
+
+/**
+ * struct iotrace_preg - the region of this module instance.
+ * @phys: its physical address.
+ * @size: its bytes.
+ * @va: its kernel mapping (write-back).
+ * @hdr: the header, at @va.
+ * @disks: the allocation table.
+ * @gen: allocations made so far (the next entry's number less one).
+ * @anchor: rewrites the clock anchor every second.
+ * @panic_nb: marks the header at a panic.
+ * @prev: the previous boot's region as found at load (vmalloc), or NULL.
+ * @prev_size: its bytes.
+ * @prev_dir: debugfs "previous" (NULL if none).
+ * @prev_rel: debugfs "previous_release".
+ * @prev_cdev: /dev/iotrace/previous registered.
+ * @exiting: the module is being unloaded: what it frees stays in the
+ *	table, for the next load to read as the previous trace.
+ */
+struct iotrace_preg {
+	phys_addr_t			phys;
+	size_t				size;
+	void				*va;
+	struct iotrace_preg_hdr		*hdr;
+	struct iotrace_preg_disk	*disks;
+	u64				gen;
+	struct delayed_work		anchor;
+	struct notifier_block		panic_nb;
+	void				*prev;
+	size_t				prev_size;
+	struct dentry			*prev_file;
+	struct dentry			*prev_rel;
+	bool				prev_cdev;
+	bool				exiting;
+};
+
+static struct iotrace_preg iotrace_preg;
+/* the allocator; taken under mmap_lock (a ring's last unmap frees it) */
+static DEFINE_MUTEX(iotrace_preg_lock);
+/* @prev: held across copies to user space, never with iotrace_preg_lock */
+static DEFINE_MUTEX(iotrace_prev_lock);
+
+/* CRC-32C as abi.rst gives it: initial value and final xor all ones. */
+static u32 iotrace_preg_crc(u32 crc, const void *p, size_t n)
+{
+	return iotrace_crc32c(crc, p, n);
+}
+
+static u32 iotrace_preg_hdr_crc(const struct iotrace_preg_hdr *h)
+{
+	u32 c = ~0U;
+
+	c = iotrace_preg_crc(c, h, 24);
+	c = iotrace_preg_crc(c, (const u8 *)h + 32, 80);
+	return ~c;
+}
+
+static u32 iotrace_preg_entry_crc(const struct iotrace_preg_disk *e)
+{
+	return ~iotrace_preg_crc(~0U, e, offsetof(struct iotrace_preg_disk,
+						  entry_crc));
+}
+
+/* ---- finding and mapping the region ------------------------------------- */
+
+/*
+ * persist=SIZE@ADDR (or SIZE$ADDR, as memmap= has it): a physical range.
+ * Return: 0, or -EINVAL when @s is not of that form (a name, then).
+ */
+static int iotrace_preg_parse_range(const char *s, phys_addr_t *addr,
+				    size_t *size)
+{
+	char *end;
+	unsigned long long v, a;
+
+	v = memparse(s, &end);
+	if (end == s || (*end != '@' && *end != '$'))
+		return -EINVAL;
+	s = end + 1;
+	a = memparse(s, &end);
+	if (end == s || *end)
+		return -EINVAL;
+	*addr = a;
+	*size = v;
+	return 0;
+}
+
+static int iotrace_preg_find(phys_addr_t *addr, size_t *size)
+{
+	int ret;
+
+	if (!iotrace_preg_parse_range(iotrace_persist, addr, size))
+		return 0;
+	ret = iotrace_reserve_mem_find(iotrace_persist, addr, size);
+	if (ret == -EOPNOTSUPP)
+		pr_err("iotrace: persist=%s: not SIZE@ADDR, and this kernel has no reserve_mem= (6.11 and newer): give the range of a memmap=SIZE$ADDR reservation\n",
+		       iotrace_persist);
+	else if (ret)
+		pr_err("iotrace: persist=%s: no reserve_mem= region of that name (the kernel command line needs reserve_mem=SIZE:ALIGN:%s)\n",
+		       iotrace_persist, iotrace_persist);
+	return ret;
+}
+
+static int iotrace_preg_map(void)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	phys_addr_t addr;
+	size_t size;
+	int ret;
+
+	ret = iotrace_preg_find(&addr, &size);
+	if (ret)
+		return ret;
+	if (size < IOTRACE_PREG_MIN_SIZE || !PAGE_ALIGNED(addr) ||
+	    !PAGE_ALIGNED(size)) {
+		pr_err("iotrace: persist=%s: %zu bytes at a page-aligned address, page-aligned, at least %lu, are needed\n",
+		       iotrace_persist, size,
+		       (unsigned long)IOTRACE_PREG_MIN_SIZE);
+		return -EINVAL;
+	}
+	/*
+	 * Write-back: a reserve_mem= region is RAM, mapped through the
+	 * direct map; a memmap= range is ioremap_cache()d.  Never
+	 * write-combined or uncached: the probes store to it per request.
+	 */
+	r->va = memremap(addr, size, MEMREMAP_WB);
+	if (!r->va) {
+		pr_err("iotrace: persist=%s: cannot map %zu bytes write-back (is the range reserved, and RAM?)\n",
+		       iotrace_persist, size);
+		return -ENOMEM;
+	}
+	r->phys = addr;
+	r->size = size;
+	r->hdr = r->va;
+	r->disks = r->va + IOTRACE_PREG_HDR_SIZE;
+	return 0;
+}
+
+/* ---- the previous boot's region ------------------------------------------ */
+
+/*
+ * Check the header of @h (@size bytes of region): NULL if it is one this
+ * module reads, else what failed.  @first: no magic at all (never used,
+ * or a cold boot's garbage).
+ */
+static const char *iotrace_preg_hdr_bad(const struct iotrace_preg_hdr *h,
+					size_t size, bool *first)
+{
+	u64 table;
+
+	*first = false;
+	if (h->magic != IOTRACE_PREG_MAGIC) {
+		*first = true;
+		return "no region magic: never written, or lost by a power cycle";
+	}
+	if (h->major != IOTRACE_PREG_MAJOR)
+		return "another layout major version";
+	if (h->hdr_size != IOTRACE_PREG_HDR_SIZE)
+		return "header size";
+	if (iotrace_preg_hdr_crc(h) != h->hdr_crc)
+		return "header checksum";
+	if (h->region_size != size)
+		return "region size differs from the reservation";
+	if (h->disk_entry_size != IOTRACE_PREG_DISK_SIZE ||
+	    h->max_disks > IOTRACE_PREG_MAX_DISKS)
+		return "allocation table geometry";
+	table = (u64)h->max_disks * h->disk_entry_size;
+	if (h->disk_off < IOTRACE_PREG_HDR_SIZE || h->disk_off > size ||
+	    table > size - h->disk_off || h->data_off < h->disk_off + table ||
+	    h->data_off > size)
+		return "table offsets outside the region";
+	return NULL;
+}
+
+/* Whether [@off, @off + @len) lies in the data area of a @size region. */
+static bool iotrace_preg_span_ok(const struct iotrace_preg_hdr *h,
+				 size_t size, u64 off, u64 len)
+{
+	return off >= h->data_off && off <= size && len <= size - off &&
+	       PAGE_ALIGNED(off);
+}
+
+/*
+ * An entry of the previous boot: NULL if whole, else what failed.  Its
+ * end in the region in *@end.
+ */
+static const char *iotrace_preg_entry_bad(const struct iotrace_preg_hdr *h,
+					  size_t size,
+					  const struct iotrace_preg_disk *e,
+					  u64 *end)
+{
+	*end = 0;
+	if (iotrace_preg_entry_crc(e) != e->entry_crc)
+		return "checksum";
+	if ((e->flags & IOTRACE_PREG_D_RING) &&
+	    (!iotrace_preg_span_ok(h, size, e->ring_off, e->ring_size) ||
+	     e->ring_size < PAGE_SIZE))
+		return "ring outside the region";
+	if ((e->flags & IOTRACE_PREG_D_SLOTS) &&
+	    (e->slot_size != IOTRACE_PREG_SLOT_SIZE ||
+	     !iotrace_preg_span_ok(h, size, e->slots_off,
+				   (u64)e->nr_slots * e->slot_size)))
+		return "in-flight table outside the region";
+	if (e->flags & IOTRACE_PREG_D_RING)
+		*end = e->ring_off + e->ring_size;
+	if (e->flags & IOTRACE_PREG_D_SLOTS)
+		*end = max_t(u64, *end, e->slots_off +
+			     (u64)e->nr_slots * e->slot_size);
+	return NULL;
+}
+
+/*
+ * Copy what the previous boot left in the region, if it checks, to
+ * iotrace_preg.prev; say in the log what was found.  The region itself is
+ * formatted afterwards.
+ */
+static void iotrace_preg_take_previous(void)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	const struct iotrace_preg_hdr *h = r->hdr;
+	struct iotrace_preg_hdr *ch;
+	struct iotrace_preg_disk *e;
+	unsigned int i, used = 0, damaged = 0;
+	const char *bad;
+	u64 end, len;
+	bool first;
+
+	bad = iotrace_preg_hdr_bad(h, r->size, &first);
+	if (bad) {
+		if (first)
+			pr_info("iotrace: persist: no previous boot's trace in the region (%s)\n",
+				bad);
+		else
+			pr_warn("iotrace: persist: the region's contents were refused (%s): not read, formatted anew\n",
+				bad);
+		return;
+	}
+	len = h->data_off;
+	for (i = 0; i < h->max_disks; i++) {
+		const struct iotrace_preg_disk *pe = r->va + h->disk_off +
+						     (u64)i * h->disk_entry_size;
+
+		if (!(pe->flags & IOTRACE_PREG_D_USED))
+			continue;
+		if (iotrace_preg_entry_bad(h, r->size, pe, &end))
+			continue;
+		len = max(len, end);
+	}
+	r->prev = __vmalloc(len, GFP_KERNEL | __GFP_NOWARN);
+	if (!r->prev) {
+		pr_warn("iotrace: persist: the previous boot's trace (%llu bytes) not kept: %d\n",
+			len, -ENOMEM);
+		return;
+	}
+	memcpy(r->prev, r->va, len);
+	r->prev_size = len;
+	ch = r->prev;
+	for (i = 0; i < ch->max_disks; i++) {
+		e = r->prev + ch->disk_off + (u64)i * ch->disk_entry_size;
+		if (!(e->flags & IOTRACE_PREG_D_USED))
+			continue;
+		bad = iotrace_preg_entry_bad(ch, r->size, e, &end);
+		if (bad) {
+			pr_warn("iotrace: persist: previous boot's entry %u refused (%s)\n",
+				i, bad);
+			memset(e, 0, sizeof(*e));
+			damaged++;
+			continue;
+		}
+		used++;
+	}
+	ch->state = IOTRACE_PREG_KEPT;
+	ch->damaged = damaged;
+	ch->nr_disks = used;
+	pr_info("iotrace: persist: the previous boot's trace (%.64s, %u rings and tables, %u refused, %zu bytes%s) is in previous\n",
+		ch->release, used, damaged, r->prev_size,
+		(ch->flags & IOTRACE_PREG_PANICKED) ? ", it panicked" : "");
+}
+
+/* ---- this boot's region --------------------------------------------------- */
+
+static void iotrace_preg_anchor_write(struct iotrace_preg_hdr *h)
+{
+	WRITE_ONCE(h->anchor_seq, h->anchor_seq + 1);
+	/* odd before the anchor changes */
+	smp_wmb();
+	h->anchor_mono_ns = ktime_get_ns();
+	h->anchor_real_ns = ktime_get_real_ns();
+	/* anchor whole before the even number */
+	smp_wmb();
+	WRITE_ONCE(h->anchor_seq, h->anchor_seq + 1);
+}
+
+static void iotrace_preg_anchor_fn(struct work_struct *w)
+{
+	iotrace_preg_anchor_write(iotrace_preg.hdr);
+	queue_delayed_work(IOTRACE_WQ, &iotrace_preg.anchor, HZ);
+}
+
+static int iotrace_preg_panic(struct notifier_block *nb, unsigned long ev,
+			      void *p)
+{
+	struct iotrace_preg_hdr *h = iotrace_preg.hdr;
+
+	WRITE_ONCE(h->flags, h->flags | IOTRACE_PREG_PANICKED);
+	h->anchor_mono_ns = ktime_get_mono_fast_ns();
+	h->anchor_real_ns = ktime_get_real_fast_ns();
+	return NOTIFY_DONE;
+}
+
+/*
+ * The boot id user space knows (/proc/sys/kernel/random/boot_id), as 16
+ * bytes; zero when it cannot be read.
+ */
+static void iotrace_preg_boot_id(u8 *id)
+{
+	char buf[UUID_STRING_LEN + 1] = "";
+	loff_t pos = 0;
+	struct file *f;
+	ssize_t n;
+
+	memset(id, 0, 16);
+	f = filp_open("/proc/sys/kernel/random/boot_id", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return;
+	n = kernel_read(f, buf, UUID_STRING_LEN, &pos);
+	filp_close(f, NULL);
+	if (n != UUID_STRING_LEN)
+		return;
+	buf[UUID_STRING_LEN] = '\0';
+	if (uuid_parse(buf, (uuid_t *)id))
+		memset(id, 0, 16);
+}
+
+static void iotrace_preg_format(void)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	struct iotrace_preg_hdr *h = r->hdr;
+	u64 table = (u64)IOTRACE_PREG_MAX_DISKS * IOTRACE_PREG_DISK_SIZE;
+
+	BUILD_BUG_ON(sizeof(struct iotrace_preg_hdr) != IOTRACE_PREG_HDR_SIZE);
+	BUILD_BUG_ON(sizeof(struct iotrace_preg_disk) !=
+		     IOTRACE_PREG_DISK_SIZE);
+	BUILD_BUG_ON(sizeof(struct iotrace_preg_slot) !=
+		     IOTRACE_PREG_SLOT_SIZE);
+	/* the magic last: a crash while formatting leaves no region */
+	WRITE_ONCE(h->magic, 0);
+	/* no magic before the header and table are cleared */
+	wmb();
+	memset(r->va, 0, IOTRACE_PREG_HDR_SIZE + table);
+	h->major = IOTRACE_PREG_MAJOR;
+	h->minor = IOTRACE_PREG_MINOR;
+	h->hdr_size = IOTRACE_PREG_HDR_SIZE;
+	h->region_size = r->size;
+	h->state = IOTRACE_PREG_LIVE;
+	iotrace_preg_boot_id(h->boot_id);
+	strscpy_pad(h->release, utsname()->release, sizeof(h->release));
+	h->max_disks = IOTRACE_PREG_MAX_DISKS;
+	h->disk_entry_size = IOTRACE_PREG_DISK_SIZE;
+	h->disk_off = IOTRACE_PREG_HDR_SIZE;
+	h->data_off = PAGE_ALIGN(IOTRACE_PREG_HDR_SIZE + table);
+	h->loaded_ns = ktime_get_ns();
+	iotrace_preg_anchor_write(h);
+	h->magic = IOTRACE_PREG_MAGIC;
+	h->hdr_crc = iotrace_preg_hdr_crc(h);
+	/* the region formatted before any ring is allocated in it */
+	wmb();
+}
+
+/* ---- the allocator -------------------------------------------------------- */
+
+struct iotrace_preg_span {
+	u64	off;
+	u64	end;
+};
+
+static int iotrace_preg_span_cmp(const void *a, const void *b)
+{
+	const struct iotrace_preg_span *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * The first gap of @len bytes in the data area; @spans is room for the
+ * table's entries.  Return: its offset, or 0 for none.
+ * Context: iotrace_preg_lock held.
+ */
+static u64 iotrace_preg_gap(struct iotrace_preg_span *spans, u64 len)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	struct iotrace_preg_hdr *h = r->hdr;
+	unsigned int i, n = 0;
+	u64 at = h->data_off;
+
+	for (i = 0; i < IOTRACE_PREG_MAX_DISKS; i++) {
+		struct iotrace_preg_disk *e = &r->disks[i];
+
+		if (!(e->flags & IOTRACE_PREG_D_USED))
+			continue;
+		if (e->flags & IOTRACE_PREG_D_RING)
+			spans[n++] = (struct iotrace_preg_span)
+				{ e->ring_off, e->ring_off + e->ring_size };
+		else
+			spans[n++] = (struct iotrace_preg_span)
+				{ e->slots_off, e->slots_off +
+				  PAGE_ALIGN((u64)e->nr_slots * e->slot_size) };
+	}
+	sort(spans, n, sizeof(*spans), iotrace_preg_span_cmp, NULL);
+	for (i = 0; i < n; i++) {
+		if (spans[i].off - at >= len)
+			break;
+		at = max(at, spans[i].end);
+	}
+	if (at > r->size || r->size - at < len)
+		return 0;
+	return at;
+}
+
+/**
+ * iotrace_preg_alloc() - zeroed memory of the region for a ring or an
+ *	in-flight table of @d.
+ * @d: the disk (its name, device number, block size and kind).
+ * @bytes: the ring's bytes, or the table's.
+ * @nr_slots: 0 for a ring, else the table's slots.
+ *
+ * Context: process, may sleep.
+ * Return: the memory, or NULL (said in the log) when the region has no
+ * room or no free entry.
+ */
+void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	struct iotrace_preg_span *spans;
+	struct iotrace_preg_disk *e = NULL;
+	u64 len = PAGE_ALIGN(bytes), off = 0;
+	unsigned int i;
+	void *p = NULL;
+
+	spans = kmalloc_array(IOTRACE_PREG_MAX_DISKS, sizeof(*spans),
+			      GFP_KERNEL);
+	if (!spans)
+		return NULL;
+	mutex_lock(&iotrace_preg_lock);
+	for (i = 0; i < IOTRACE_PREG_MAX_DISKS && !e; i++)
+		if (!(r->disks[i].flags & IOTRACE_PREG_D_USED))
+			e = &r->disks[i];
+	if (e)
+		off = iotrace_preg_gap(spans, len);
+	if (!e || !off) {
+		r->hdr->refused++;
+		pr_warn("iotrace: %s: no room in the persistent region for its %s of %llu bytes (%zu bytes in all, %s): not enabled\n",
+			d->name, nr_slots ? "in-flight table" : "ring", len,
+			r->size, e ? "the rest is in use" :
+			"every allocation entry is in use");
+		goto out;
+	}
+	p = r->va + off;
+	memset(p, 0, len);
+	memset(e, 0, sizeof(*e));
+	strscpy(e->name, d->name, sizeof(e->name));
+	e->dev_major = d->dev_major;
+	e->dev_minor = d->dev_minor;
+	e->lbs = d->lbs;
+	if (!d->preg_disk_gen)
+		d->preg_disk_gen = ++r->gen;
+	e->disk_gen = d->preg_disk_gen;
+	e->gen = ++r->gen;
+	e->flags = IOTRACE_PREG_D_USED;
+	if (d->mpath_head)
+		e->flags |= IOTRACE_PREG_D_MPATH;
+	if (d->rec_rflags & IOTRACE_RF_ADMIN)
+		e->flags |= IOTRACE_PREG_D_CTRL;
+	if (nr_slots) {
+		e->flags |= IOTRACE_PREG_D_SLOTS;
+		e->slots_off = off;
+		e->nr_slots = nr_slots;
+		e->slot_size = IOTRACE_PREG_SLOT_SIZE;
+	} else {
+		e->flags |= IOTRACE_PREG_D_RING;
+		e->ring_off = off;
+		e->ring_size = bytes;
+	}
+	e->entry_crc = iotrace_preg_entry_crc(e);
+	r->hdr->nr_disks++;
+	r->hdr->data_used = max(r->hdr->data_used,
+				off + len - r->hdr->data_off);
+out:
+	mutex_unlock(&iotrace_preg_lock);
+	kfree(spans);
+	return p;
+}
+
+/**
+ * iotrace_preg_owns() - whether @p is memory of the region.
+ * @p: a ring or in-flight table, or NULL.
+ *
+ * Return: true if iotrace_preg_alloc() gave it.
+ */
+bool iotrace_preg_owns(const void *p)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+
+	return r->va && p >= r->va && p < r->va + r->size;
+}
+
+/**
+ * iotrace_preg_free() - give back what iotrace_preg_alloc() gave.
+ * @p: the memory; NULL does nothing.
+ *
+ * Its entry is cleared: the next boot does not see it.
+ * Context: process.
+ */
+void iotrace_preg_free(void *p)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	u64 off;
+	unsigned int i;
+
+	if (!p)
+		return;
+	off = p - r->va;
+	mutex_lock(&iotrace_preg_lock);
+	/* unloading: kept for the next load */
+	for (i = 0; !r->exiting && i < IOTRACE_PREG_MAX_DISKS; i++) {
+		struct iotrace_preg_disk *e = &r->disks[i];
+
+		if (!(e->flags & IOTRACE_PREG_D_USED))
+			continue;
+		if (((e->flags & IOTRACE_PREG_D_RING) && e->ring_off == off) ||
+		    ((e->flags & IOTRACE_PREG_D_SLOTS) && e->slots_off == off)) {
+			WRITE_ONCE(e->flags, 0);
+			memset(e, 0, sizeof(*e));
+			r->hdr->nr_disks--;
+			break;
+		}
+	}
+	mutex_unlock(&iotrace_preg_lock);
+}
+
+/**
+ * iotrace_preg_mmap() - map region memory @p read-only into @vma.
+ * @vma: the mapping, its size checked by the caller.
+ * @p: iotrace_preg_alloc()ed memory.
+ * @pgoff: the mapping's first page in @p.
+ *
+ * Return: 0 or a negative errno.
+ */
+int iotrace_preg_mmap(struct vm_area_struct *vma, void *p, unsigned long pgoff)
+{
+	phys_addr_t pa = iotrace_preg.phys + (p - iotrace_preg.va);
+
+	return remap_pfn_range(vma, vma->vm_start, PHYS_PFN(pa) + pgoff,
+			       vma->vm_end - vma->vm_start, vma->vm_page_prot);
+}
+
+/* ---- the previous boot's region, read-only -------------------------------- */
+
+static ssize_t iotrace_prev_read(struct file *file, char __user *buf,
+				 size_t count, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&iotrace_prev_lock);
+	ret = simple_read_from_buffer(buf, count, ppos, iotrace_preg.prev,
+				      iotrace_preg.prev ?
+				      iotrace_preg.prev_size : 0);
+	mutex_unlock(&iotrace_prev_lock);
+	return ret;
+}
+
+static int iotrace_prev_open(struct inode *inode, struct file *file)
+{
+	if (file->f_mode & FMODE_WRITE)
+		return -EPERM;
+	return 0;
+}
+
+static const struct file_operations iotrace_prev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= iotrace_prev_open,
+	.read		= iotrace_prev_read,
+	.llseek		= default_llseek,
+};
+
+static struct miscdevice iotrace_prev_misc = {
+	.minor		= MISC_DYNAMIC_MINOR,
+	.name		= "iotrace-previous",
+	.nodename	= "iotrace/previous",
+	.mode		= 0400,
+	.fops		= &iotrace_prev_fops,
+};
+
+static void iotrace_prev_drop(void)
+{
+	/* one dropper at a time; readers never take it */
+	static DEFINE_MUTEX(drop_lock);
+
+	mutex_lock(&drop_lock);
+	if (iotrace_preg.prev_cdev)
+		misc_deregister(&iotrace_prev_misc);
+	iotrace_preg.prev_cdev = false;
+	debugfs_remove(iotrace_preg.prev_file);
+	iotrace_preg.prev_file = NULL;
+	mutex_lock(&iotrace_prev_lock);
+	vfree(iotrace_preg.prev);
+	iotrace_preg.prev = NULL;
+	iotrace_preg.prev_size = 0;
+	mutex_unlock(&iotrace_prev_lock);
+	mutex_unlock(&drop_lock);
+}
+
+static ssize_t iotrace_prev_release_write(struct file *file,
+					  const char __user *buf,
+					  size_t count, loff_t *ppos)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (iotrace_preg.prev)
+		pr_info("iotrace: persist: the previous boot's trace released\n");
+	iotrace_prev_drop();
+	return count;
+}
+
+static const struct file_operations iotrace_prev_release_fops = {
+	.owner		= THIS_MODULE,
+	.write		= iotrace_prev_release_write,
+	.llseek		= noop_llseek,
+};
+
+static void iotrace_prev_publish(void)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	int ret;
+
+	if (!r->prev)
+		return;
+	if (iotrace_debugfs_root)
+		r->prev_file = debugfs_create_file("previous", 0400,
+						   iotrace_debugfs_root, NULL,
+						   &iotrace_prev_fops);
+	ret = misc_register(&iotrace_prev_misc);
+	if (ret)
+		pr_warn("iotrace: persist: cannot create /dev/iotrace/previous: %d\n",
+			ret);
+	else
+		r->prev_cdev = true;
+}
+
+/* ---- load and unload ------------------------------------------------------ */
+
+/**
+ * iotrace_preg_init() - find the region persist= names, keep what the
+ *	previous boot left in it and format it for this boot.
+ *
+ * Context: module load, before any disk is attached.
+ * Return: 0 (also without persist=) or a negative errno: a region named
+ * that cannot be used fails the load.
+ */
+int iotrace_preg_init(void)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	int ret;
+
+	if (!iotrace_persist[0])
+		return 0;
+	ret = iotrace_preg_map();
+	if (ret)
+		return ret;
+	iotrace_preg_take_previous();
+	iotrace_preg_format();
+	INIT_DELAYED_WORK(&r->anchor, iotrace_preg_anchor_fn);
+	queue_delayed_work(IOTRACE_WQ, &r->anchor, HZ);
+	r->panic_nb.notifier_call = iotrace_preg_panic;
+	atomic_notifier_chain_register(&panic_notifier_list, &r->panic_nb);
+	iotrace_prev_publish();
+	if (iotrace_debugfs_root)
+		r->prev_rel = debugfs_create_file("previous_release", 0200,
+						  iotrace_debugfs_root, NULL,
+						  &iotrace_prev_release_fops);
+	static_branch_enable(&iotrace_preg_key);
+	pr_info("iotrace: persist: rings and in-flight tables in %zu bytes of persistent memory\n",
+		r->size);
+	return 0;
+}
+
+/**
+ * iotrace_preg_quiesce() - the module is being unloaded: the rings and
+ *	tables it frees from now on stay in the region, for the next load.
+ */
+void iotrace_preg_quiesce(void)
+{
+	mutex_lock(&iotrace_preg_lock);
+	iotrace_preg.exiting = true;
+	mutex_unlock(&iotrace_preg_lock);
+}
+
+/**
+ * iotrace_preg_exit() - stop writing the region and unmap it; its contents
+ *	stay for the next load (a reload reads them as the previous trace).
+ *
+ * Context: module unload, after every disk was freed.
+ */
+void iotrace_preg_exit(void)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+
+	if (!r->va)
+		return;
+	static_branch_disable(&iotrace_preg_key);
+	atomic_notifier_chain_unregister(&panic_notifier_list, &r->panic_nb);
+	cancel_delayed_work_sync(&r->anchor);
+	debugfs_remove(r->prev_rel);
+	iotrace_prev_drop();
+	memunmap(r->va);
+	r->va = NULL;
+}
