@@ -69,6 +69,7 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY, FMT_TRACE };
  * @w_max_bytes: watch --max-bytes SIZE.
  * @around: show --around-trigger[=N]: records each side; 0 = not given.
  * @stack: show --stack: the logical device and sector of each request.
+ * @release: previous --release: free the module's copy once read.
  * @no_filter: none of the filters above is set (main() sets it; 0 has
  *	iot_filter() check them all).
  */
@@ -107,6 +108,7 @@ struct iot_opts {
 	const char *w_max_per_hour, *w_max_files, *w_max_bytes;
 	unsigned int around;
 	int stack;
+	int release;
 	int no_filter;
 };
 
@@ -117,6 +119,7 @@ int cmd_record(struct iot_opts *o, int argc, char **argv);
 int cmd_list(struct iot_opts *o, int argc, char **argv);
 int cmd_inflight(struct iot_opts *o, int argc, char **argv);
 int cmd_info(struct iot_opts *o, int argc, char **argv);
+int cmd_previous(struct iot_opts *o, int argc, char **argv);
 int cmd_enable(struct iot_opts *o, int argc, char **argv);
 int cmd_disable(struct iot_opts *o, int argc, char **argv);
 int cmd_clear(struct iot_opts *o, int argc, char **argv);

@@ -370,6 +370,7 @@ void iot_decode_scsi_status(uint32_t status, char *out, size_t outlen);
 void iot_decode_ata(const uint8_t *tf, size_t len, char *out, size_t outlen);
 void iot_decode_ata_status(uint32_t status, char *out, size_t outlen);
 void iot_decode_cmd(const struct iotrace_record *r, char *out, size_t outlen);
+void iot_rec2_read(const void *src, uint32_t cpu, struct iotrace_record *b);
 int iot_path_head(const char *disk, char *head, size_t len);
 int iot_rec_path(const char *disk, const struct iotrace_record *r, char *out,
 		 size_t outlen);

@@ -34,6 +34,8 @@ enum {
 	/* watch, snapshot, show --around-trigger (issue 21) */
 	OPT_CONFIG = 400, OPT_WDIR, OPT_POST, OPT_EPISODE, OPT_MAXHOUR,
 	OPT_MAXFILES, OPT_MAXBYTES, OPT_AROUND, OPT_STACK,
+	/* previous (issue 53) */
+	OPT_RELEASE,
 };
 
 /* option bits of a command */
@@ -77,6 +79,7 @@ enum {
 #define O_LIMITS	(1ull << 42)	/* watch --max-per-hour, -files, -bytes */
 #define O_AROUND	(1ull << 43)	/* show --around-trigger[=N] */
 #define O_STACK		(1ull << 44)	/* show --stack (issue 49) */
+#define O_RELEASE	(1ull << 45)	/* previous --release (issue 53) */
 
 /**
  * struct iot_optdef - one option: its getopt_long() entry and its help.
@@ -179,6 +182,8 @@ static const struct iot_optdef optdefs[] = {
 	  "[=N]", "a snapshot FILE's N records each side of its trigger (default 20; =N joined)" },
 	{ { "stack", no_argument, NULL, OPT_STACK }, O_STACK, "",
 	  "the logical device (dm, md, partition) and sector of each request" },
+	{ { "release", no_argument, NULL, OPT_RELEASE }, O_RELEASE, "",
+	  "then free the module's copy of the previous boot's trace" },
 };
 
 #define NR_OPTDEFS	(sizeof(optdefs) / sizeof(optdefs[0]))
@@ -222,6 +227,9 @@ static const struct iot_cmd cmds[] = {
 	{ "inflight", cmd_inflight, O_FMT | O_JSONL,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
 	  "DISK", "commands outstanding now, oldest first" },
+	{ "previous", cmd_previous, O_OUTFILE | O_RELEASE, 0, NULL,
+	  "[FILE] [-o DIR] [--release]",
+	  "the boot that died: its rings and the requests in flight (persist=), or from a crash dump" },
 	{ "record", cmd_record, O_OUTFILE | O_WRITE | O_DURATION | O_SIZE |
 	  O_POLL | O_DURABLE, 0, NULL,
 	  "DISK... -o FILE [--duration S] [--size BYTES] [--poll-ms MS] [--sync-interval S] [--sync-bytes BYTES]",
@@ -895,6 +903,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STACK:
 			o.stack = 1;
+			break;
+		case OPT_RELEASE:
+			o.release = 1;
 			break;
 		case OPT_REALTIME:
 			o.realtime = 1;

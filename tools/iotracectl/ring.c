@@ -410,6 +410,18 @@ static void rec2_to_v1(const uint8_t *src, uint32_t cpu,
 	b->cgroup = le64toh(cg);
 }
 
+/**
+ * iot_rec2_read() - a 2.0 record (a ring's, or an in-flight slot's of the
+ *	persistent region) as the record the tool works on.
+ * @src: the record, IOTRACE_RECORD_SIZE bytes.
+ * @cpu: the CPU that completed it (UINT16_MAX: not completed).
+ * @b: out.
+ */
+void iot_rec2_read(const void *src, uint32_t cpu, struct iotrace_record *b)
+{
+	rec2_to_v1(src, cpu, b);
+}
+
 /*
  * Copy CPU @cpu's records @seq .. (at most @max, @max > 0, and no further
  * than the end of the chunk that holds @seq) into @out, converted: one
