@@ -18,6 +18,8 @@
 #   lean      iotrace loaded with submitter=N metrics=N, enabled (default
 #             ring): the least iotrace does per request
 #   enabled   iotrace enabled (default ring)
+#   persist   as enabled, with persist= (the ring and a copy of the
+#             in-flight table in the memmap= range: issue 53's cost row)
 #   triggers  as enabled, with every trigger armed on the disk and none
 #             firing (issue 21's cost: no more than 10 instructions more)
 #   record    iotrace enabled, iotracectl record streaming to tmpfs
@@ -52,7 +54,7 @@
 # BENCH_PROF, BENCH_FIO_OPTS (extra options for every fio run).
 # VM-ACCEL: icount
 # VM-CPU: max,-cx16
-# VM-CMDLINE: sysctl.kernel.hung_task_timeout_secs=0
+# VM-CMDLINE: sysctl.kernel.hung_task_timeout_secs=0 memmap=64M$0x30000000
 # VM-TIMEOUT: 2400
 # VM-MEM: 3072
 # VM-SMP: 2
@@ -68,7 +70,7 @@
 BENCH_RUNTIME=3
 BENCH_RAMP=500ms
 BENCH_ROUNDS=3
-BENCH_CONFIGS="none loaded nosub nometrics lean enabled triggers record blktrace bpftrace ftrace floor0 floor1 floor2 floor3"
+BENCH_CONFIGS="none loaded nosub nometrics lean enabled persist triggers record blktrace bpftrace ftrace floor0 floor1 floor2 floor3"
 BENCH_MULTI=1
 BENCH_URING_CONFIGS="none loaded nosub nometrics lean enabled record ftrace floor0 floor1 floor2 floor3"
 BENCH_STATS_RECORDS=1000000
@@ -169,17 +171,19 @@ iot_unload() {
 	rmmod iotrace || die "rmmod iotrace failed"
 }
 
-iot_load() { # DISKS [SUBMITTER [METRICS]: Y (default) or N]
-	local sub=${2:-Y} met=${3:-Y} p=/sys/module/iotrace/parameters
+iot_load() { # DISKS [SUBMITTER [METRICS]: Y (default) or N [PERSIST]]
+	local sub=${2:-Y} met=${3:-Y} per=${4:-} p=/sys/module/iotrace/parameters
 
 	if grep -q '^iotrace ' /proc/modules; then
 		[ "$(cat $p/submitter)" = "$sub" ] &&
 			[ "$(cat $p/metrics 2> /dev/null)" = "$met" ] &&
+			[ "$(cat $p/persist 2> /dev/null)" = "$per" ] &&
 			return 0
 		iot_unload
 	fi
-	insmod "$BENCH_KO" disks="$1" submitter="$sub" metrics="$met" ||
-		die "insmod $BENCH_KO disks=$1 submitter=$sub metrics=$met failed"
+	insmod "$BENCH_KO" disks="$1" submitter="$sub" metrics="$met" \
+		${per:+persist=$per} ||
+		die "insmod $BENCH_KO disks=$1 submitter=$sub metrics=$met ${per:+persist=$per} failed"
 	# a module without a parameter ignores it: nosub would measure Y
 	[ "$(cat $p/submitter 2> /dev/null)" = "$sub" ] &&
 		[ "$(cat $p/metrics 2> /dev/null)" = "$met" ] ||
@@ -278,8 +282,9 @@ one_run() {
 	loaded)
 		iot_load none
 		for d in "$@"; do echo 0 > "$IOT/$d/enable"; done ;;
-	enabled | triggers | record | enabled16 | metricsonly | nosub | nometrics | lean)
+	enabled | persist | triggers | record | enabled16 | metricsonly | nosub | nometrics | lean)
 		case "$cfg" in
+		persist) iot_load none Y Y 64M@0x30000000 ;;
 		nosub) iot_load none N ;;
 		nometrics) iot_load none Y N ;;
 		lean) iot_load none N N ;;

@@ -12,12 +12,13 @@ import statistics
 import sys
 
 CONFIGS = ['none', 'loaded', 'metricsonly', 'nosub', 'nometrics', 'lean',
-           'enabled', 'triggers',
+           'enabled', 'persist', 'triggers',
            'record',
            'blktrace', 'bpftrace', 'ftrace', 'floor0', 'floor1', 'floor2',
            'floor3']
 # the configurations whose figures are those of an enabled ring
-RING = ('enabled', 'triggers', 'enabled16', 'nosub', 'nometrics', 'lean')
+RING = ('enabled', 'persist', 'triggers', 'enabled16', 'nosub', 'nometrics',
+        'lean')
 PEERS = ['blktrace', 'bpftrace', 'ftrace']
 # the configurations that store nothing, lose nothing (bench.sh)
 NOTHING = ('none', 'loaded', 'none16', 'floor0', 'floor1', 'floor2',
@@ -30,6 +31,7 @@ LABEL = {
     'nometrics': 'iotrace enabled, metrics=N (no in-kernel metrics)',
     'lean': 'iotrace enabled, submitter=N metrics=N',
     'enabled': 'iotrace enabled (default ring)',
+    'persist': 'iotrace enabled, rings in reserved memory (persist=)',
     'triggers': 'iotrace enabled + triggers armed, none firing',
     'record': 'iotrace enabled + iotracectl record to tmpfs',
     'blktrace': 'blktrace -b 1024 to tmpfs',

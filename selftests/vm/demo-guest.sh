@@ -5,13 +5,44 @@
 # workload on both; then what iotrace shows, a latency trigger firing on
 # an injected slow command and the snapshot it saved, and last a
 # Prometheus server scraping "iotracectl exporter" answers "p99 read
-# latency of the NVMe disk" from the in-kernel histograms.
+# latency of the NVMe disk" from the in-kernel histograms.  The rings live
+# in memory reserved at boot (persist=): at the end a read is left stuck
+# in a scsi_debug disk and the guest panics; after the reboot, "iotracectl
+# previous" shows the last requests and the stuck command of the boot that
+# died.
 # VM-DEVICES: nvme
-# VM-TIMEOUT: 480
+# VM-TIMEOUT: 600
+# VM-REBOOTS: 1
+# VM-CMDLINE: reserve_mem=128M:4096:iotrace memmap=128M$0x30000000 nokaslr
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 
 IOT=/sys/kernel/debug/iotrace
 banner() { printf '\n======== %s\n' "$*"; }
+
+# the region persist= names: reserve_mem= (6.11 and newer), else memmap=
+if grep -qw reserve_mem_find_by_name /proc/kallsyms; then
+	PERSIST=iotrace
+else
+	PERSIST=128M@0x30000000
+fi
+
+vm_phase
+if [ "$VM_PHASE" = 2 ]; then
+	banner "after the panic: a new boot; insmod iotrace.ko persist=$PERSIST disks=none"
+	insmod "$IOTRACE_KO" persist=$PERSIST disks=none || die "insmod failed"
+	dmesg | grep 'iotrace: persist'
+	banner "iotracectl previous: the boot that died, its rings and what was in flight"
+	"$IOTRACECTL" previous -o /tmp/prev
+	for d in nullb0 $(cat "$IOTRACE_OUT/demo.stuck"); do
+		[ -e /tmp/prev/$d.ring ] || continue
+		banner "the last requests on $d before the panic: iotracectl show /tmp/prev/$d.ring | tail -n 5"
+		"$IOTRACECTL" show /tmp/prev/$d.ring | tail -n 5
+	done
+	rmmod iotrace
+	echo
+	echo "demo done"
+	exit 0
+fi
 
 banner "kernel $KVER; disks"
 modprobe null_blk nr_devices=1 gb=1 irqmode=2 completion_nsec=100000 \
@@ -21,8 +52,9 @@ nvme=$(first_disk 'nvme*n1') || die "no NVMe disk"
 lsblk -d -o NAME,SIZE,MODEL,TRAN /dev/nullb0 /dev/$nvme 2>/dev/null ||
 	ls /sys/block
 
-banner "insmod iotrace.ko buf_size=16M disks=nullb0,$nvme"
-insmod "$IOTRACE_KO" buf_size=16M disks=nullb0,$nvme || die "insmod failed"
+banner "insmod iotrace.ko buf_size=16M disks=nullb0,$nvme persist=$PERSIST"
+insmod "$IOTRACE_KO" buf_size=16M disks=nullb0,$nvme persist=$PERSIST ||
+	die "insmod failed"
 if [ -x "$IOTRACECTL" ]; then
 	# what the installed udev rule (60-iotrace.rules) runs, with
 	# --quiet, as iotrace or nvme_core loads: the NVMe driver's private
@@ -174,7 +206,25 @@ trigger_demo() {
 	"$IOTRACECTL" info "$f"
 	echo "\$ iotracectl show --around-trigger=3 $(basename "$f")"
 	"$IOTRACECTL" show --around-trigger=3 "$f"
-	rmmod scsi_debug 2> /dev/null
+}
+
+# The crash: a read the scsi_debug disk holds for 2 minutes, then a panic
+# (as a hung disk ends with a watchdog or an admin's sysrq).
+crash_demo() {
+	local sd='' d sdbg=/sys/bus/pseudo/drivers/scsi_debug
+
+	for d in /sys/block/sd*; do
+		grep -qs scsi_debug "$d/device/model" && sd=$(basename "$d")
+	done
+	[ -n "$sd" ] || { echo "(no scsi_debug disk: no crash demo)"; return; }
+	banner "the crash: one read stuck in $sd (scsi_debug delay 2 min), then echo c > /proc/sysrq-trigger"
+	echo "$sd" > "$IOTRACE_OUT/demo.stuck"
+	echo 600 > /sys/block/$sd/device/timeout
+	echo 30000 > $sdbg/delay
+	dd if=/dev/$sd of=/dev/null bs=4k count=1 skip=1234 iflag=direct 2> /dev/null &
+	sleep 2
+	"$IOTRACECTL" inflight $sd
+	vm_reboot panic
 }
 
 if [ -x "$IOTRACECTL" ]; then
@@ -203,6 +253,7 @@ if [ -x "$IOTRACECTL" ]; then
 else
 	banner "iotracectl is not built (make tools); debugfs views only"
 fi
+[ -x "$IOTRACECTL" ] && crash_demo
 rmmod iotrace
 echo
 echo "demo done"

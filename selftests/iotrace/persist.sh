@@ -1,0 +1,311 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# persist: the black box survives the crash (persist=).  The rings and the
+# in-flight tables of the boot that died are read after a panic and after
+# a reset without sync, and out of QEMU's dump of the running guest.
+#
+# Phase 1: iotrace keeps nullb0's, the NVMe disk's and a scsi_debug disk's
+# rings in the region (reserve_mem= on 6.11 and newer, the memmap= range
+# before); fio does random I/O on nullb0 and the NVMe disk with
+# write_iolog (fio exits, so its logs are whole before the crash); one read
+# is left stuck in scsi_debug (a delay of 2 minutes); QEMU dumps the
+# guest's memory; the guest panics.
+# Phase 2: the next boot's module offers the previous boot's region:
+# every I/O fio logged is in the previous rings exactly once with its op,
+# sector and length, nothing else, the counts equal the stat deltas, the
+# stuck read is in the in-flight table with its READ CDB; the dump gives
+# the same records and the stuck read.  A second fio run, then a reset
+# without sync (sysrq b, as a watchdog's).
+# Phase 3: the second run's records after the reset; then regions the
+# module must refuse (another layout version, a torn header, garbage) on
+# the memmap= range: refused in one message, nothing offered, the module
+# traces normally.
+# VM-REBOOTS: 2
+# VM-DUMP: yes
+# VM-MEM: 1024
+# VM-DEVICES: nvme
+# VM-CMDLINE: memmap=64M$0x30000000 reserve_mem=64M:4096:iotrace nokaslr
+# VM-TIMEOUT: 1500
+# VM-CHECK: newest
+# VM-BATCH: no
+. "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
+
+require_cmd fio python3
+[ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
+vm_phase
+st=$IOTRACE_OUT/persist
+mkdir -p "$st"
+RANGE=64M@0x30000000
+ADDR=$((0x30000000))
+boot_id=$(cat /proc/sys/kernel/random/boot_id)
+
+# the region persist= names on this kernel
+if grep -q 'reserve_mem' /proc/cmdline &&
+   [ -n "$(dmesg | grep -i 'reserve_mem' | grep -v 'Unknown' | head -1)" ] &&
+   grep -qw reserve_mem_find_by_name /proc/kallsyms; then
+	PERSIST=iotrace
+else
+	PERSIST=$RANGE
+fi
+
+# disks: nullb0, the NVMe disk, the scsi_debug disk (as $nb $nv $sd)
+setup_disks() {
+	rmmod null_blk 2> /dev/null
+	modprobe null_blk nr_devices=1 submit_queues=2 ||
+		die "modprobe null_blk failed"
+	nb=nullb0
+	nv=$(first_disk 'nvme*n1') || die "no NVMe disk"
+	modprobe scsi_debug dev_size_mb=16 || die "modprobe scsi_debug failed"
+	sd=
+	for _ in $(seq 50); do
+		for d in /sys/block/sd*; do
+			grep -qs scsi_debug "$d/device/model" && sd=$(basename "$d")
+		done
+		[ -n "$sd" ] && break
+		sleep 0.2
+	done
+	[ -n "$sd" ] || die "no scsi_debug disk appeared"
+	settle
+	for d in $nb $nv $sd; do
+		quiet_disk $d
+	done
+	# nothing but the test's I/O on them: udevd itself reads the
+	# partition table of a disk closed after writing (its inotify
+	# watch), fio's setup open among them; stopped until the reboot
+	udevadm control --stop-exec-queue 2> /dev/null
+	pkill -STOP -x systemd-udevd
+	pkill -STOP -x udevd
+	log "disks: $nb $nv $sd; persist=$PERSIST"
+}
+
+# fio_run DISK LOG N - N random direct I/Os on DISK, logged to LOG, its
+# pid in LOG.pid (one job, a thread: the records' submitter is that pid)
+fio_run() {
+	sh -c 'echo $$ > "$0.pid"; exec "$@"' "$2" \
+	    fio --name=p --thread --filename=/dev/$1 --direct=1 \
+	    --ioengine=libaio --iodepth=8 --rw=randrw \
+	    --bssplit=4k/50:16k/30:64k/20 --number_ios=$3 --size=64m \
+	    --write_iolog="$2" --output=/dev/null || die "fio on $1 failed"
+}
+
+# fio_ios LOG... - "op sector bytes" of each I/O fio logged, sorted
+fio_ios() {
+	cat "$@" |
+		awk '$2 == "read" || $2 == "write" { print $2, $3 / 512, $4 }
+		     $3 == "read" || $3 == "write" { print $3, $4 / 512, $5 }' |
+		sort
+}
+
+# ring_ios RING - "op sector bytes" of each record of a ring copy, sorted
+ring_ios() {
+	"$RINGCHECK" dump "$1" | sort
+}
+
+# pid_ios RING PID OUT - ring_ios of the records PID submitted (all of
+# them on a kernel without submitters), into OUT; the others are logged
+pid_ios() {
+	"$IOTRACECTL" show -o csv "$1" | python3 -c '
+import csv, sys
+pid = sys.argv[1]
+rows = list(csv.DictReader(sys.stdin))
+# no submitter before 6.5 (no block_io_start): every record is taken
+anyone = all(r["pid"] == "0" for r in rows)
+with open(sys.argv[2] + ".other", "w") as other:
+    for r in rows:
+        line = "%s %s %s" % (r["op"], r["sector"], r["bytes"])
+        if anyone or r["pid"] == pid:
+            print(line)
+        else:
+            other.write("%s by pid %s %s\n" % (line, r["pid"], r["comm"]))
+' "$2" "$3" | sort > "$3"
+	[ -s "$3.other" ] &&
+		log "$(wc -l < "$3.other") records not fio's: $(head -3 "$3.other" | tr '\n' ';')"
+	return 0
+}
+
+# same_ios WHAT EXPECTED GOT - one check: the two lists are the same
+same_ios() {
+	local missing extra
+	missing=$(comm -23 "$2" "$3" | wc -l)
+	extra=$(comm -13 "$2" "$3" | wc -l)
+	comm -23 "$2" "$3" | head -3 | sed 's/^/# missing: /'
+	comm -13 "$2" "$3" | head -3 | sed 's/^/# extra: /'
+	ktap_check "$1: $(wc -l < "$2") I/Os, each once with its op, sector, length (missing $missing, extra $extra)" \
+		test "$missing" = 0 -a "$extra" = 0 -a -s "$2"
+}
+
+# stuck_line FILE - the in-flight line of the stuck read in "previous" output
+stuck_line() {
+	awk -v d="$sd" '$1 == d && $4 == "read" && $5 == 616 && $6 == 4096' "$1"
+}
+
+case "$VM_PHASE" in
+1)
+	ktap_header 33
+	setup_disks
+	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
+	dmesg | grep 'iotrace: persist' | sed 's/^/# /'
+	ktap_check "the module keeps its rings in the region" \
+		sh -c "dmesg | grep -q 'iotrace: persist: rings and in-flight tables in'"
+	ktap_check "a fresh region: nothing offered as a previous boot's" \
+		test ! -e "$IOT/previous"
+	if [ "$PERSIST" = "$RANGE" ] && [ -r /sys/kernel/debug/x86/pat_memtype_list ]; then
+		pat=$(grep -i "0x0*30000000-" /sys/kernel/debug/x86/pat_memtype_list)
+		log "PAT: $pat"
+		ktap_check "the memmap= range is mapped write-back" \
+			sh -c "echo '$pat' | grep -q write-back"
+	else
+		ktap_skip "the memmap= range is mapped write-back (a reserve_mem= region is RAM in the direct map)"
+	fi
+	for d in $nb $nv; do
+		# only fio's I/O from here (the ring keeps what came before)
+		echo 1 > "$IOT/$d/clear"
+		b=$(blk_ios $d)
+		fio_run $d "$st/iolog1.$d" 1500
+		echo $(($(blk_ios $d) - b)) > "$st/delta1.$d"
+	done
+	# what the live rings hold now (nothing runs on these disks until the dump)
+	for d in $nb $nv; do
+		ring_ios "$IOT/$d/ring" > "$st/live1.$d"
+	done
+	# one read left in the device: scsi_debug answers after 30,000 jiffies
+	echo 600 > /sys/block/$sd/device/timeout
+	echo 30000 > /sys/bus/pseudo/drivers/scsi_debug/delay ||
+		die "cannot set scsi_debug's delay"
+	dd if=/dev/$sd of=/dev/null bs=4096 skip=77 count=1 iflag=direct 2> /dev/null &
+	until_ok 30 sh -c "[ \$(awk '{ print \$1 }' /sys/block/$sd/inflight) = 1 ]" ||
+		die "the read did not stay in flight"
+	log "stuck read in flight on $sd"
+	vm_dump phase1
+	echo "$boot_id $sd" > "$st/boot1"
+	vm_reboot panic
+	;;
+2)
+	read -r id1 sd1 < "$st/boot1"
+	ktap_check "after the panic, another boot" test "$boot_id" != "$id1"
+	setup_disks
+	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
+	dmesg | grep 'iotrace: persist' | sed 's/^/# /'
+	ktap_check "the previous boot's trace is offered" test -e "$IOT/previous"
+	ktap_check "it is root's only (mode 0400)" \
+		test "$(stat -c %a "$IOT/previous")" = 400
+	"$IOTRACECTL" previous -o "$st/prev2" > "$st/prev2.txt" 2>&1
+	rc=$?
+	sed 's/^/# /' "$st/prev2.txt"
+	ktap_check "iotracectl previous reads it" test $rc = 0
+	ktap_check "it is the boot that died, and it panicked" \
+		sh -c "grep -q 'previous boot $id1, kernel $(uname -r), panicked' '$st/prev2.txt'"
+	for d in $nb $nv; do
+		fio_ios "$st/iolog1.$d" > "$st/fio1.$d"
+		pid_ios "$st/prev2/$d.ring" "$(cat "$st/iolog1.$d.pid")" \
+			"$st/prev1.$d"
+		same_ios "$d: fio's I/O of the boot that died" \
+			"$st/fio1.$d" "$st/prev1.$d"
+		n=$(ring_ios "$st/prev2/$d.ring" | wc -l)
+		ktap_check "$d: records ($n) = its stat delta ($(cat "$st/delta1.$d"))" \
+			test "$n" = "$(cat "$st/delta1.$d")"
+	done
+	line=$(stuck_line "$st/prev2.txt")
+	log "stuck: $line"
+	ktap_check "the stuck read is in the in-flight table" test -n "$line"
+	ktap_check "with its READ(10) CDB" \
+		sh -c "echo '$line' | grep -q 'READ(10)'"
+	ktap_check "no torn in-flight slot, no damaged entry" \
+		grep -q ' 0 torn in-flight slots, 0 damaged entries' "$st/prev2.txt"
+	# QEMU's dump of the boot that died, taken with the stuck read in
+	# flight and nothing else running on the disks since the live copies
+	"$IOTRACECTL" previous -o "$st/core" "$IOTRACE_OUT/phase1.core" > "$st/core.txt" 2>&1
+	rc=$?
+	sed 's/^/# /' "$st/core.txt"
+	ktap_check "previous reads the region out of QEMU's dump" test $rc = 0
+	for d in $nb $nv; do
+		ring_ios "$st/core/$d.ring" > "$st/core1.$d"
+		same_ios "$d: the dump holds what the live ring held" \
+			"$st/live1.$d" "$st/core1.$d"
+	done
+	ktap_check "the dump's in-flight table has the stuck read" \
+		test -n "$(stuck_line "$st/core.txt")"
+	echo 1 > "$IOT/previous_release"
+	ktap_check "previous_release frees it" test ! -e "$IOT/previous"
+	echo 1 > "$IOT/$nb/clear"
+	b=$(blk_ios $nb)
+	fio_run $nb "$st/iolog2.$nb" 1000
+	echo $(($(blk_ios $nb) - b)) > "$st/delta2.$nb"
+	echo "$boot_id" > "$st/boot2"
+	vm_reboot reset
+	;;
+3)
+	read -r id2 < "$st/boot2"
+	setup_disks
+	load_iotrace persist=$PERSIST disks=$nb buf_size=1M
+	"$IOTRACECTL" previous -o "$st/prev3" > "$st/prev3.txt" 2>&1
+	rc=$?
+	sed 's/^/# /' "$st/prev3.txt"
+	ktap_check "after the reset: the boot before, not panicked" \
+		sh -c "[ $rc = 0 ] && grep -q 'previous boot $id2, kernel $(uname -r)\$' '$st/prev3.txt'"
+	fio_ios "$st/iolog2.$nb" > "$st/fio2"
+	pid_ios "$st/prev3/$nb.ring" "$(cat "$st/iolog2.$nb.pid")" \
+		"$st/prev2ring"
+	same_ios "$nb: fio's I/O of the boot reset" "$st/fio2" "$st/prev2ring"
+	unload_iotrace
+
+	# regions to refuse, on the memmap= range: load, unload (the rings
+	# stay for the next load), damage, load again
+	refused() {
+		dmesg -C
+		load_iotrace persist=$RANGE disks=$nb buf_size=1M
+		msg=$(dmesg | grep 'iotrace: persist')
+		log "$1: $(echo "$msg" | head -2 | tr '\n' ' ')"
+		ktap_check "$1: refused, saying why ($2)" \
+			sh -c "echo \"\$0\" | grep -q \"refused ($2)\\|($2)\"" "$msg"
+		ktap_check "$1: nothing offered" test ! -e "$IOT/previous"
+	}
+	poke() {
+		/usr/bin/python3 - "$ADDR" "$@" <<'EOF'
+import mmap, os, sys
+addr = int(sys.argv[1])
+fd = os.open("/dev/mem", os.O_RDWR | os.O_SYNC)
+m = mmap.mmap(fd, mmap.PAGESIZE, offset=addr)
+off = int(sys.argv[2])
+data = bytes.fromhex(sys.argv[3]) if sys.argv[3] != "random" else os.urandom(4096)
+m[off:off + len(data)] = data
+EOF
+	}
+	load_iotrace persist=$RANGE disks=$nb buf_size=1M
+	"$IOTRACECTL" resize $nb 100M > "$st/full.txt" 2>&1
+	rc=$?
+	log "resize to 100M: $(cat "$st/full.txt"); $(dmesg | grep 'no room' | tail -n 1)"
+	ktap_check "a ring larger than the region: the resize fails, said by disk" \
+		sh -c "[ $rc != 0 ] && dmesg | grep -q '$nb: no room in the persistent region for its ring'"
+	"$IOTRACECTL" resize $nb 2M || die "resize $nb 2M failed"
+	dd if=/dev/$nb of=/dev/null bs=4096 count=10 iflag=direct 2> /dev/null
+	unload_iotrace
+	dmesg -C
+	load_iotrace persist=$RANGE disks=$nb buf_size=1M
+	ktap_check "a reload offers the rings of the module unloaded" \
+		test -e "$IOT/previous"
+	"$IOTRACECTL" previous -o "$st/reload" > "$st/reload.txt" 2>&1
+	sed 's/^/# /' "$st/reload.txt"
+	ktap_check "the resized ring (2M) holds the 10 reads" \
+		sh -c "awk '\$1 == \"$nb\" && \$2 > 2000000 && \$3 == 10' '$st/reload.txt' | grep -q ."
+	unload_iotrace
+	poke 8 0200 || die "cannot write the region through /dev/mem"
+	refused "another layout major version" "another layout major version"
+	unload_iotrace
+	poke 40 ff || die "cannot write the region through /dev/mem"
+	refused "a torn header" "header checksum"
+	unload_iotrace
+	poke 0 random || die "cannot write the region through /dev/mem"
+	refused "garbage" "no region magic.*"
+	b=$(blk_ios $nb)
+	dd if=/dev/$nb of=/dev/null bs=4096 count=10 iflag=direct 2> /dev/null
+	ktap_check "the module traces after refusing (10 reads)" \
+		test "$(ring_ios "$IOT/$nb/ring" | wc -l)" = "$(($(blk_ios $nb) - b))"
+	unload_iotrace
+	ktap_check "no kernel warnings" no_kernel_splat
+	;;
+*)
+	die "phase $VM_PHASE: the test asked for two reboots"
+	;;
+esac
+ktap_finish
