@@ -28,7 +28,7 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY, FMT_TRACE };
  * @from_ns: time window start, complete_ns, inclusive.
  * @to_ns: time window end, complete_ns, exclusive.
  * @from_rel: --from +T: @from_ns is T after the trace's start until
- *	iot_src_times() makes it a time.
+ *	cmd_src_times() makes it a time.
  * @to_rel: --to +T, as @from_rel.  Both: IOT_TIME_REL (+T) or
  *	IOT_TIME_WALL (a UTC date: CLOCK_REALTIME ns until then), else 0.
  * @disk: only this disk of a multi-disk file.
@@ -185,8 +185,14 @@ int iot_msrc_reset(struct iot_msrc *s, const char *disk, char *err,
 		   size_t errlen);
 
 int iot_filter(const struct iot_opts *o, const struct iotrace_record *r);
-uint64_t iot_src_start(struct iot_src *src);
-void iot_src_times(struct iot_opts *o, struct iot_src *src);
+/* source.c: a command's DISK|FILE argument, what is said about it */
+extern unsigned int iot_salvaged;
+int cmd_src_open(struct iot_src *s, const char *arg);
+int cmd_src_disk(const struct iot_src *s, const char *name);
+void cmd_src_times(struct iot_opts *o, struct iot_src *src);
+/* cmdutil.c: output streams, JSON and CSV strings, messages */
+void iot_json_str(FILE *fp, const char *s);
+void iot_csv_str(FILE *fp, const char *s);
 void iot_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int iot_write_error(const char *what, int err);
 int iot_out_flush(FILE *fp, const char *what);

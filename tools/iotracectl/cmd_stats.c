@@ -529,17 +529,15 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		iot_err("stats needs one DISK or FILE argument (try 'iotracectl list' for disks)");
 		return 2;
 	}
-	if (iot_src_open(&src, argv[0], err, sizeof(err))) {
-		iot_err("%s", err);
+	if (cmd_src_open(&src, argv[0]))
 		return 1;
-	}
-	iot_src_times(o, &src);
+	cmd_src_times(o, &src);
 	c.src = &src;
 	for (i = 0; i < IOT_MAX_DISKS; i++)
 		c.first[i] = UINT64_MAX;
 	/* before the modes: a --disk the source does not hold is refused */
 	if (o->disk) {
-		c.disk = iot_src_disk(&src, o->disk);
+		c.disk = cmd_src_disk(&src, o->disk);
 		if (c.disk < 0) {
 			iot_src_close(&src);
 			return 2;

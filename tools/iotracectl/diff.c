@@ -297,15 +297,14 @@ static int side_load(struct dside *s, const struct iot_opts *o,
 	s->own_disk = !!disk;
 	if (!disk)
 		disk = o->disk;
-	if (iot_src_open(&s->src, arg, err, sizeof(err))) {
+	if (cmd_src_open(&s->src, arg)) {
 		s->src.fd = -1;
-		iot_err("%s", err);
 		return 1;
 	}
 	/* --from/--to +T: after this side's start */
-	iot_src_times(&s->own, &s->src);
+	cmd_src_times(&s->own, &s->src);
 	if (disk) {
-		s->disk = iot_src_disk(&s->src, disk);
+		s->disk = cmd_src_disk(&s->src, disk);
 		if (s->disk < 0)
 			return 2;
 	}

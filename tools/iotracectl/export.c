@@ -67,19 +67,15 @@ static uint64_t start_key(const struct xrec *e)
 int xstream_open(struct xstream *xs, const struct iot_opts *o,
 		 const char *arg)
 {
-	char err[IOT_ERR_LEN];
-
 	memset(xs, 0, sizeof(*xs));
 	xs->x.o = o;
 	xs->x.disk = -1;
 	xs->label = arg;
-	if (iot_src_open(&xs->x.src, arg, err, sizeof(err))) {
-		iot_err("%s", err);
+	if (cmd_src_open(&xs->x.src, arg))
 		return 1;
-	}
-	iot_src_times((struct iot_opts *)o, &xs->x.src);
+	cmd_src_times((struct iot_opts *)o, &xs->x.src);
 	if (o->disk) {
-		xs->x.disk = iot_src_disk(&xs->x.src, o->disk);
+		xs->x.disk = cmd_src_disk(&xs->x.src, o->disk);
 		if (xs->x.disk < 0)
 			return 2;
 	}

@@ -307,10 +307,8 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		iot_err("info needs one trace FILE argument (or - for standard input)");
 		return 2;
 	}
-	if (iot_src_open(&src, argv[0], err, sizeof(err))) {
-		iot_err("%s", err);
+	if (cmd_src_open(&src, argv[0]))
 		return 1;
-	}
 	if (!src.is_file) {
 		iot_err("info: %s is a %s, not a trace file: only trace files written by 'iotracectl record' have a header with host, kernel and times ('iotracectl stats %s' describes a ring)",
 			argv[0], src.live ? "live disk" : "ring copy", argv[0]);

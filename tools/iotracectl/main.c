@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include "cmd.h"
+#include "stats.h"
 #include "watch.h"
 #include "trigger.h"
 
@@ -725,7 +726,7 @@ int main(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	/* standard output keeps the errno of a failed write (util.c) */
+	/* standard output keeps the errno of a failed write (cmdutil.c) */
 	iot_out_stdout();
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
@@ -847,7 +848,7 @@ int main(int argc, char **argv)
 		case OPT_TO: {
 			/*
 			 * +T: after the trace's start; a date: wall-clock
-			 * (iot_src_times() makes both times of the source)
+			 * (cmd_src_times() makes both times of the source)
 			 */
 			int rel = optarg[0] == '+' ? IOT_TIME_REL :
 				  strchr(optarg, ':') ? IOT_TIME_WALL : 0;

@@ -10,7 +10,7 @@
 #ifndef IOT_METRICS_H
 #define IOT_METRICS_H
 
-#include "iot.h"
+#include "stats.h"
 
 /* error kinds kept per disk; the kernel's table is smaller */
 #define IOT_M_MAX_ERRORS	256

@@ -4,6 +4,7 @@
 #define IOT_OUT_H
 
 #include "cmd.h"
+#include "stats.h"
 
 #define IOT_JW_DEPTH	16
 

@@ -1070,7 +1070,6 @@ static int plot_svg(const struct plot *p, FILE *fp)
 
 int cmd_plot(struct iot_opts *o, int argc, char **argv)
 {
-	char err[IOT_ERR_LEN];
 	struct iot_src src;
 	struct plot *p;
 	FILE *fp;
@@ -1084,23 +1083,21 @@ int cmd_plot(struct iot_opts *o, int argc, char **argv)
 		iot_err("plot -f %s: unknown format (use svg)", o->xfmt);
 		return 2;
 	}
-	if (iot_src_open(&src, argv[0], err, sizeof(err))) {
-		iot_err("%s", err);
+	if (cmd_src_open(&src, argv[0]))
 		return 1;
-	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		iot_err("out of memory");
 		goto out;
 	}
 	/* --from/--to +T: main()'s options, made times of this source */
-	iot_src_times(o, &src);
+	cmd_src_times(o, &src);
 	p->src = &src;
 	p->disk = -1;
 	p->t0 = UINT64_MAX;
 	p->lat_lo = UINT64_MAX;
 	if (o->disk) {
-		p->disk = iot_src_disk(&src, o->disk);
+		p->disk = cmd_src_disk(&src, o->disk);
 		if (p->disk < 0) {
 			rc = 2;
 			goto out;

@@ -953,7 +953,7 @@ int stats_series(const struct iot_opts *o, struct iot_src *src)
 	c.sw.each = ser_each;
 	c.sw.arg = &c;
 	if (o->disk) {
-		c.sw.disk = iot_src_disk(src, o->disk);
+		c.sw.disk = cmd_src_disk(src, o->disk);
 		if (c.sw.disk < 0) {
 			c.rc = 2;
 			goto out;

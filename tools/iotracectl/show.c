@@ -833,11 +833,9 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 		iot_src_close(&src);
 		return 2;
 	}
-	if (!opened && iot_src_open(&src, argv[0], err, sizeof(err))) {
-		iot_err("%s", err);
+	if (!opened && cmd_src_open(&src, argv[0]))
 		return 1;
-	}
-	iot_src_times(o, &src);
+	cmd_src_times(o, &src);
 	if (o->realtime && !src.is_file) {
 		iot_err("show --realtime: %s is not a trace file: only a trace file's header has the clock anchor that gives wall-clock times",
 			argv[0]);
@@ -847,7 +845,7 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 	}
 	/* before the modes: a --disk the source does not hold is refused */
 	if (o->disk) {
-		c.disk = iot_src_disk(&src, o->disk);
+		c.disk = cmd_src_disk(&src, o->disk);
 		if (c.disk < 0) {
 			iot_stack_free(&c.stk);
 			iot_src_close(&src);

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "iot.h"
+#include "stats.h"
 #include "out.h"
 
 #define SUB	IOT_HIST_SUB_BITS

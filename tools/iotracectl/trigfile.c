@@ -381,8 +381,7 @@ int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n)
 		iot_err("out of memory");
 		return 1;
 	}
-	if (iot_src_open(&src, arg, err, sizeof(err))) {
-		iot_err("%s", err);
+	if (cmd_src_open(&src, arg)) {
 		free(t);
 		return 1;
 	}
@@ -392,9 +391,9 @@ int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n)
 		goto out;
 	}
 	/* --from/--to +T: times before the trigger's window cuts them */
-	iot_src_times(o, &src);
+	cmd_src_times(o, &src);
 	/* a --disk the file does not hold: a usage error, as show says */
-	if (o->disk && iot_src_disk(&src, o->disk) < 0) {
+	if (o->disk && cmd_src_disk(&src, o->disk) < 0) {
 		ret = 2;
 		goto out;
 	}

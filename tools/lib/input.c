@@ -9,11 +9,10 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cmd.h"
+#include "iot.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 
@@ -27,16 +26,14 @@ const char *iot_debugfs(void)
 
 /*
  * iot_strict: refuse a trace file that is not whole instead of reading
- * what it holds (--strict).  iot_salvaged: trace files opened that were
- * not whole, each said once on standard error (exit status 3).
+ * what it holds (--strict).
  */
 int iot_strict;
-unsigned int iot_salvaged;
 
 /*
  * The regular files the open sources were read from (standard input's
- * too): no output may be one of them (iot_out_open()).  An entry is free
- * when its @label is empty.
+ * too), for iot_src_input(): a command writes none of them.  An entry is
+ * free when its @label is empty.
  */
 static struct src_input {
 	dev_t dev;
@@ -530,33 +527,12 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 int iot_src_open(struct iot_src *s, const char *arg, char *err,
 		 size_t errlen)
 {
-	char e[IOT_ERR_LEN];
 	int ret = src_open(s, arg, err, errlen);
 
 	/* nothing to close on failure: what was mapped or allocated goes */
-	if (ret) {
+	if (ret)
 		iot_src_close(s);
-		return ret;
-	}
-	/*
-	 * A trace file read as far as it goes: exit status 3, said once per
-	 * file (a command may open one twice, as diff FILE FILE does).
-	 */
-	if (s->is_file && iot_file_salvage_str(s->fi, e, sizeof(e))) {
-		static char said[4][sizeof(s->label)];
-		unsigned int i;
-
-		for (i = 0; i < 4 && said[i][0]; i++)
-			if (!strcmp(said[i], s->label))
-				break;
-		if (i == 4 || !said[i][0]) {
-			fprintf(stderr, "iotracectl: %s: %s\n", s->label, e);
-			if (i < 4)
-				memcpy(said[i], s->label, sizeof(s->label));
-		}
-		iot_salvaged++;
-	}
-	return 0;
+	return ret;
 }
 
 /**
@@ -639,23 +615,20 @@ void iot_src_read_error(const struct iot_src *s, char *err, size_t errlen)
 }
 
 /**
- * iot_src_disk() - the index of disk @name in @s, for --disk.
+ * iot_src_disk_index() - the index of disk @name in @s.
  * @s: the source.
  * @name: disk name.
  *
- * Return: the index, or -1 after saying which disks @s holds.
+ * Return: the index, or -1 when @s holds no disk of that name
+ * (iot_src_disk_list() says which it holds).
  */
-int iot_src_disk(const struct iot_src *s, const char *name)
+int iot_src_disk_index(const struct iot_src *s, const char *name)
 {
-	char list[1024], text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
 	unsigned int i;
 
 	for (i = 0; i < s->nr_disks; i++)
 		if (!strcmp(s->disks[i].name, name))
 			return (int)i;
-	iot_src_disk_list(s, list, sizeof(list));
-	fprintf(stderr, "iotracectl: %s holds no disk named %s (it holds: %s)\n",
-		s->label, iot_text_str(text, sizeof(text), name), list);
 	return -1;
 }
 
@@ -712,52 +685,6 @@ uint64_t iot_src_start(struct iot_src *src)
 		return src->fi->hdr.anchor_mono_ns;
 	iot_ring_snapshot(&src->ring, 0, start_cb, &lo, &c);
 	return lo == UINT64_MAX ? 0 : lo;
-}
-
-/* a --from/--to time of kind @rel as CLOCK_MONOTONIC ns (0 before it) */
-static uint64_t src_time(uint64_t t, int rel, uint64_t t0, int64_t off)
-{
-	if (rel == IOT_TIME_REL)
-		return t + t0;
-	if (rel != IOT_TIME_WALL)
-		return t;
-	if (off > 0 && t < (uint64_t)off)
-		return 0;
-	return t - (uint64_t)off;
-}
-
-/**
- * iot_src_times() - --from/--to given as +T (after the trace's start)
- *	made times of @src; nothing to do for times given as such.
- * @o: the options, changed.
- * @src: the source they filter, open.
- */
-void iot_src_times(struct iot_opts *o, struct iot_src *src)
-{
-	uint64_t t0 = 0;
-	int64_t off = 0;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
-
-	if (!o->from_rel && !o->to_rel)
-		return;
-	if (o->from_rel == IOT_TIME_REL || o->to_rel == IOT_TIME_REL)
-		t0 = iot_src_start(src);
-	if (o->from_rel == IOT_TIME_WALL || o->to_rel == IOT_TIME_WALL) {
-		if (src->is_file) {
-			off = (int64_t)(src->fi->hdr.anchor_real_ns -
-					src->fi->hdr.anchor_mono_ns);
-		} else {
-			struct timespec r, m;
-
-			clock_gettime(CLOCK_REALTIME, &r);
-			clock_gettime(CLOCK_MONOTONIC, &m);
-			off = (int64_t)(r.tv_sec - m.tv_sec) * 1000000000ll +
-			      (r.tv_nsec - m.tv_nsec);
-		}
-	}
-	o->from_ns = src_time(o->from_ns, o->from_rel, t0, off);
-	o->to_ns = src_time(o->to_ns, o->to_rel, t0, off);
-	o->from_rel = 0;
-	o->to_rel = 0;
 }
 
 void iot_src_close(struct iot_src *s)

@@ -27,7 +27,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "export.h"
+#include "window.h"
 
 /* two entries of the same key: the full comparison of their records */
 static int win_tie(void *arg, const struct iot_pq_ent *a,
