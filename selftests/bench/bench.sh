@@ -18,8 +18,7 @@
 #   lean      iotrace loaded with submitter=N metrics=N, enabled (default
 #             ring): the least iotrace does per request
 #   enabled   iotrace enabled (default ring)
-#   persist   as enabled, with persist= (the ring and a copy of the
-#             in-flight table in the memmap= range: issue 53's cost row)
+#   persist   as enabled, with persist= (ring, in-flight copy in memmap=)
 #   triggers  as enabled, with every trigger armed on the disk and none
 #             firing (issue 21's cost: no more than 10 instructions more)
 #   record    iotrace enabled, iotracectl record streaming to tmpfs
@@ -381,7 +380,7 @@ one_run() {
 		case "$cfg" in
 		loaded) echo "probes=$(iot_status probes)" ;;
 		floor?) echo "floor_level=$(cat /sys/module/iotrace_floor/parameters/level)" ;;
-		enabled | enabled16 | nosub | nometrics | lean) iot_meta "$@" ;;
+		enabled | persist | enabled16 | nosub | nometrics | lean) iot_meta "$@" ;;
 		triggers)
 			iot_meta "$@"
 			echo "trigger_hits=$(trigger_hits "$@")" ;;

@@ -141,7 +141,7 @@ stuck_line() {
 
 case "$VM_PHASE" in
 1)
-	ktap_header 33
+	ktap_header 34
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
 	dmesg | grep 'iotrace: persist' | sed 's/^/# /'
@@ -189,7 +189,7 @@ case "$VM_PHASE" in
 	ktap_check "the previous boot's trace is offered" test -e "$IOT/previous"
 	ktap_check "it is root's only (mode 0400)" \
 		test "$(stat -c %a "$IOT/previous")" = 400
-	"$IOTRACECTL" previous -o "$st/prev2" > "$st/prev2.txt" 2>&1
+	"$IOTRACECTL" previous --rings "$st/prev2" > "$st/prev2.txt" 2>&1
 	rc=$?
 	sed 's/^/# /' "$st/prev2.txt"
 	ktap_check "iotracectl previous reads it" test $rc = 0
@@ -201,10 +201,19 @@ case "$VM_PHASE" in
 			"$st/prev1.$d"
 		same_ios "$d: fio's I/O of the boot that died" \
 			"$st/fio1.$d" "$st/prev1.$d"
-		n=$(ring_ios "$st/prev2/$d.ring" | wc -l)
+		ring_ios "$st/prev2/$d.ring" > "$st/prev1.$d.all"
+		n=$(wc -l < "$st/prev1.$d.all")
 		ktap_check "$d: records ($n) = its stat delta ($(cat "$st/delta1.$d"))" \
 			test "$n" = "$(cat "$st/delta1.$d")"
 	done
+	# -o: a trace file of the same records (what iotrace.service saves)
+	"$IOTRACECTL" previous -o "$st/prev2.iot" > /dev/null 2>&1
+	for d in $nb $nv; do
+		"$IOTRACECTL" show -o csv --disk $d "$st/prev2.iot" |
+			awk -F, 'NR > 1 { print $7, $9, $10 }' | sort
+	done > "$st/file2"
+	cat "$st/prev1.$nb.all" "$st/prev1.$nv.all" | sort > "$st/rings2"
+	same_ios "the trace file written from them" "$st/rings2" "$st/file2"
 	line=$(stuck_line "$st/prev2.txt")
 	log "stuck: $line"
 	ktap_check "the stuck read is in the in-flight table" test -n "$line"
@@ -214,7 +223,7 @@ case "$VM_PHASE" in
 		grep -q ' 0 torn in-flight slots, 0 damaged entries' "$st/prev2.txt"
 	# QEMU's dump of the boot that died, taken with the stuck read in
 	# flight and nothing else running on the disks since the live copies
-	"$IOTRACECTL" previous -o "$st/core" "$IOTRACE_OUT/phase1.core" > "$st/core.txt" 2>&1
+	"$IOTRACECTL" previous --rings "$st/core" "$IOTRACE_OUT/phase1.core" > "$st/core.txt" 2>&1
 	rc=$?
 	sed 's/^/# /' "$st/core.txt"
 	ktap_check "previous reads the region out of QEMU's dump" test $rc = 0
@@ -238,7 +247,7 @@ case "$VM_PHASE" in
 	read -r id2 < "$st/boot2"
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb buf_size=1M
-	"$IOTRACECTL" previous -o "$st/prev3" > "$st/prev3.txt" 2>&1
+	"$IOTRACECTL" previous --rings "$st/prev3" > "$st/prev3.txt" 2>&1
 	rc=$?
 	sed 's/^/# /' "$st/prev3.txt"
 	ktap_check "after the reset: the boot before, not panicked" \
@@ -284,7 +293,7 @@ EOF
 	load_iotrace persist=$RANGE disks=$nb buf_size=1M
 	ktap_check "a reload offers the rings of the module unloaded" \
 		test -e "$IOT/previous"
-	"$IOTRACECTL" previous -o "$st/reload" > "$st/reload.txt" 2>&1
+	"$IOTRACECTL" previous --rings "$st/reload" > "$st/reload.txt" 2>&1
 	sed 's/^/# /' "$st/reload.txt"
 	ktap_check "the resized ring (2M) holds the 10 reads" \
 		sh -c "awk '\$1 == \"$nb\" && \$2 > 2000000 && \$3 == 10' '$st/reload.txt' | grep -q ."

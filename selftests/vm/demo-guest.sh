@@ -32,7 +32,7 @@ if [ "$VM_PHASE" = 2 ]; then
 	insmod "$IOTRACE_KO" persist=$PERSIST disks=none || die "insmod failed"
 	dmesg | grep 'iotrace: persist'
 	banner "iotracectl previous: the boot that died, its rings and what was in flight"
-	"$IOTRACECTL" previous -o /tmp/prev
+	"$IOTRACECTL" previous --rings /tmp/prev
 	for d in nullb0 $(cat "$IOTRACE_OUT/demo.stuck"); do
 		[ -e /tmp/prev/$d.ring ] || continue
 		banner "the last requests on $d before the panic: iotracectl show /tmp/prev/$d.ring | tail -n 5"

@@ -70,6 +70,7 @@ enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY, FMT_TRACE };
  * @around: show --around-trigger[=N]: records each side; 0 = not given.
  * @stack: show --stack: the logical device and sector of each request.
  * @release: previous --release: free the module's copy once read.
+ * @rings: previous --rings DIR: the directory of the ring copies.
  * @no_filter: none of the filters above is set (main() sets it; 0 has
  *	iot_filter() check them all).
  */
@@ -109,6 +110,7 @@ struct iot_opts {
 	unsigned int around;
 	int stack;
 	int release;
+	const char *rings;
 	int no_filter;
 };
 
@@ -219,6 +221,9 @@ void iot_out_no_sigpipe(void);
  * @before_finish: if set, called with the writer before the trailer is
  *	written (watch: its trigger chunks); non-zero fails the write.
  * @arg: its argument.
+ * @origin: rings of another boot (previous): the file's clock anchor and
+ *	kernel release are that boot's, and it holds none of this boot's
+ *	tables (submitter names, stacked devices); NULL for this boot's.
  */
 struct iot_rec_stop {
 	volatile int *stop;
@@ -228,6 +233,19 @@ struct iot_rec_stop {
 	uint64_t sync_ns, sync_bytes;
 	int (*before_finish)(struct iot_writer *w, void *arg);
 	void *arg;
+	const struct iot_rec_origin *origin;
+};
+
+/**
+ * struct iot_rec_origin - the boot rings recorded by previous come from.
+ * @mono_ns: its last clock anchor, CLOCK_MONOTONIC (the records' clock).
+ * @real_ns: CLOCK_REALTIME at the same moment.
+ * @end_ns: its newest time known (CLOCK_MONOTONIC): the file's end.
+ * @release: its kernel release.
+ */
+struct iot_rec_origin {
+	uint64_t mono_ns, real_ns, end_ns;
+	char release[65];
 };
 
 int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,

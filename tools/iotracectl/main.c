@@ -36,7 +36,7 @@ enum {
 	OPT_CONFIG = 400, OPT_WDIR, OPT_POST, OPT_EPISODE, OPT_MAXHOUR,
 	OPT_MAXFILES, OPT_MAXBYTES, OPT_AROUND, OPT_STACK,
 	/* previous (issue 53) */
-	OPT_RELEASE,
+	OPT_RELEASE, OPT_RINGS,
 };
 
 /* option bits of a command */
@@ -81,6 +81,7 @@ enum {
 #define O_AROUND	(1ull << 43)	/* show --around-trigger[=N] */
 #define O_STACK		(1ull << 44)	/* show --stack (issue 49) */
 #define O_RELEASE	(1ull << 45)	/* previous --release (issue 53) */
+#define O_RINGS		(1ull << 46)	/* previous --rings DIR */
 
 /**
  * struct iot_optdef - one option: its getopt_long() entry and its help.
@@ -185,6 +186,8 @@ static const struct iot_optdef optdefs[] = {
 	  "the logical device (dm, md, partition) and sector of each request" },
 	{ { "release", no_argument, NULL, OPT_RELEASE }, O_RELEASE, "",
 	  "then free the module's copy of the previous boot's trace" },
+	{ { "rings", required_argument, NULL, OPT_RINGS }, O_RINGS, "DIR",
+	  "write each ring as DIR/DISK.ring (a ring copy)" },
 };
 
 #define NR_OPTDEFS	(sizeof(optdefs) / sizeof(optdefs[0]))
@@ -228,8 +231,8 @@ static const struct iot_cmd cmds[] = {
 	{ "inflight", cmd_inflight, O_FMT | O_JSONL,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
 	  "DISK", "commands outstanding now, oldest first" },
-	{ "previous", cmd_previous, O_OUTFILE | O_RELEASE, 0, NULL,
-	  "[FILE] [-o DIR] [--release]",
+	{ "previous", cmd_previous, O_OUTFILE | O_RELEASE | O_RINGS, 0, NULL,
+	  "[FILE] [-o TRACEFILE] [--rings DIR] [--release]",
 	  "the boot that died: its rings and the requests in flight (persist=), or from a crash dump" },
 	{ "record", cmd_record, O_OUTFILE | O_WRITE | O_DURATION | O_SIZE |
 	  O_POLL | O_DURABLE, 0, NULL,
@@ -907,6 +910,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_RELEASE:
 			o.release = 1;
+			break;
+		case OPT_RINGS:
+			o.rings = optarg;
 			break;
 		case OPT_REALTIME:
 			o.realtime = 1;

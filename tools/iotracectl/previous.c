@@ -10,8 +10,10 @@
  *
  * It prints the previous boot (its boot id, kernel, clock anchor), each
  * ring with its record counts and each request in flight when it stopped;
- * -o DIR writes each ring as DIR/<disk>.ring, a ring copy every command
- * that reads a FILE reads.
+ * -o FILE writes the rings to a trace file (record's format, with that
+ * boot's clock anchor and release), --rings DIR each ring as
+ * DIR/<disk>.ring, a ring copy: every command that reads a FILE reads
+ * either.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -405,6 +407,81 @@ static void print_inflight(const struct prev_ctx *c,
 }
 
 /*
+ * -o FILE: the newest ring of each disk to a trace file, as record writes
+ * one, in one pass, dated by the region's anchor.  Return: 0 or 1 (said).
+ */
+static int write_trace(const struct prev_ctx *c, const char *path,
+		       uint64_t end_ns)
+{
+	const struct iotrace_preg_disk *e;
+	struct iot_rec_origin org = { 0 };
+	struct iot_rec_stop st = { 0 };
+	struct iot_counts *cnt = NULL;
+	struct iot_disk *disks = NULL;
+	struct iot_ring *rings = NULL;
+	static volatile int once = 1;
+	char err[IOT_ERR_LEN];
+	unsigned int i, n = 0;
+	FILE *fp = NULL;
+	int dmg, ret = 1, r;
+
+	rings = calloc(c->h->max_disks, sizeof(*rings));
+	disks = calloc(c->h->max_disks, sizeof(*disks));
+	cnt = calloc(c->h->max_disks, sizeof(*cnt));
+	if (!rings || !disks || !cnt) {
+		iot_err("previous: out of memory");
+		goto out;
+	}
+	for (i = 0; i < c->h->max_disks; i++) {
+		e = entry(c, i, &dmg);
+		if (!e || !(e->flags & IOTRACE_PREG_D_RING) ||
+		    !newest_ring(c, e))
+			continue;
+		if (iot_ring_init(&rings[n], c->buf + e->ring_off,
+				  e->ring_size, err, sizeof(err))) {
+			iot_err("previous: ring of %.32s: %s", e->name, err);
+			goto out;
+		}
+		iot_ring_disk(&rings[n], &disks[n]);
+		n++;
+	}
+	if (!n) {
+		iot_err("previous: no ring to write to %s", path);
+		goto out;
+	}
+	org.mono_ns = c->h->anchor_mono_ns;
+	org.real_ns = c->h->anchor_real_ns;
+	org.end_ns = end_ns > org.mono_ns ? end_ns : org.mono_ns;
+	snprintf(org.release, sizeof(org.release), "%.64s", c->h->release);
+	st.stop = &once;
+	st.origin = &org;
+	fp = strcmp(path, "-") ? iot_out_fopen(path) : stdout;
+	if (!fp)
+		goto out;	/* said */
+	r = iot_record_rings(rings, disks, n, fp, &st, cnt, err, sizeof(err));
+	if (r == -3) {
+		iot_write_error(fp == stdout ? "standard output" : path, errno);
+		goto out;
+	}
+	if (r) {
+		iot_err("previous: %s: %s", path, err);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%.32s: %llu records written to %s, %llu torn\n",
+			disks[i].name, (unsigned long long)cnt[i].written,
+			path, (unsigned long long)cnt[i].torn);
+	ret = 0;
+out:
+	if (fp && fp != stdout && iot_out_close(fp, path))
+		ret = 1;
+	free(rings);
+	free(disks);
+	free(cnt);
+	return ret;
+}
+
+/*
  * --release: the module's copy read (and written with -o), free it
  * (debugfs previous_release).  Return: 0 or 1 (said).
  */
@@ -444,8 +521,8 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 		iot_err("previous takes at most one FILE (a region copy or an ELF crash dump)");
 		return 2;
 	}
-	if (o->out && mkdir(o->out, 0700) && errno != EEXIST) {
-		iot_err("previous: cannot create %s: %s", o->out,
+	if (o->rings && mkdir(o->rings, 0700) && errno != EEXIST) {
+		iot_err("previous: cannot create %s: %s", o->rings,
 			strerror(errno));
 		return 1;
 	}
@@ -492,7 +569,8 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 		       (unsigned long long)cnt.torn,
 		       (unsigned long long)s.last_ns,
 		       newest_ring(&c, e) ? "" : " (replaced by a resize)");
-		if (o->out && write_ring(o->out, &c, e, newest_ring(&c, e)))
+		if (o->rings && write_ring(o->rings, &c, e,
+					   newest_ring(&c, e)))
 			ret = 1;
 	}
 	printf("in flight when it stopped (age at the newest time known, %llu ns):\n",
@@ -514,6 +592,8 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 	}
 	printf("%u in flight, %u torn in-flight slots, %u damaged entries\n",
 	       nr_infl, torn, damaged + c.h->damaged);
+	if (o->out && write_trace(&c, o->out, last_ns))
+		ret = 1;
 	free(c.buf);
 	if (!ret && o->release)
 		ret = prev_release(argc ? argv[0] : NULL);

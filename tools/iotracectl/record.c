@@ -342,7 +342,13 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		}
 		memset(&counts[i], 0, sizeof(counts[i]));
 	}
-	if (iot_writer_start(&w, fp, rs, disks, nr, iot_now(CLOCK_MONOTONIC),
+	if (st->origin)
+		snprintf(u.release, sizeof(u.release), "%s",
+			 st->origin->release);
+	if (iot_writer_start(&w, fp, rs, disks, nr,
+			     st->origin ? st->origin->mono_ns :
+			     iot_now(CLOCK_MONOTONIC),
+			     st->origin ? st->origin->real_ns :
 			     iot_now(CLOCK_REALTIME), u.release, u.nodename))
 		goto wfail;
 	sync_ns = iot_now(CLOCK_MONOTONIC);
@@ -354,9 +360,10 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			 iot_now(CLOCK_MONOTONIC) >= st->end_mono_ns) ||
 			(st->max_bytes && w.bytes >= st->max_bytes);
 		live = 0;
-		if (write_comms(&w, &comms_ns, last))
+		/* this boot's tables: not another boot's */
+		if (!st->origin && write_comms(&w, &comms_ns, last))
 			goto wfail;
-		if (write_stack(&w, &stk))
+		if (!st->origin && write_stack(&w, &stk))
 			goto wfail;
 		for (i = 0; i < nr; i++) {
 			uint64_t g = iot_ring_generation(&rings[i]);
@@ -444,7 +451,10 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	}
 	if (st->before_finish && st->before_finish(&w, st->arg))
 		goto wfail;
-	if (iot_writer_finish(&w, counts, iot_now(CLOCK_MONOTONIC),
+	if (iot_writer_finish(&w, counts, st->origin ? st->origin->end_ns :
+			      iot_now(CLOCK_MONOTONIC),
+			      st->origin ? st->origin->real_ns +
+			      (st->origin->end_ns - st->origin->mono_ns) :
 			      iot_now(CLOCK_REALTIME)))
 		goto wfail;
 	/* the trailer too: a finished recording survives a crash */

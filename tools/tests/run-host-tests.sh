@@ -3011,6 +3011,24 @@ done > "$T/opts"
 python3 tests/doccheck.py ../Documentation/iotracectl.rst "$T/opts" > "$T/undoc" 2>&1
 result $? doc_man_page_has_every_command_and_option "$T/undoc"
 
+# 4b. iotracectl previous: persistent regions made from abi.rst's layout
+# (tests/pregcheck.py): a region, the same in an ELF core, regions refused
+for BIN in iotracectl/iotracectl build/iotracectl-san; do
+	SFX=
+	[ "$BIN" = build/iotracectl-san ] && SFX="_san"
+	mkdir -p "$T/preg$SFX"
+	python3 tests/pregcheck.py "$BIN" "$T/r2.ring" "$T/preg$SFX" \
+		> "$T/preg.out" 2>&1
+	rc=$?
+	while read -r st name rest; do
+		case $st in
+		PASS) result 0 "$name$SFX" ;;
+		FAIL) echo "$rest" > "$T/why"; result 1 "$name$SFX" "$T/why" ;;
+		esac
+	done < "$T/preg.out"
+	[ $rc = 0 ] || result 1 "pregcheck$SFX" "$T/preg.out"
+done
+
 # 5. the reStructuredText documentation parses without a warning
 if python3 -c 'import docutils' 2> /dev/null; then
 	for f in ../Documentation/*.rst; do

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""iotracectl previous on persistent regions made here from abi.rst's
+layout (not from the module's code): a region holding a 2.0 ring and an
+in-flight table, the same inside an ELF core, and regions to refuse.
+
+usage: pregcheck.py IOTRACECTL RING2 TMPDIR
+Prints "PASS name" or "FAIL name why" per check (run-host-tests.sh).
+"""
+import os
+import struct
+import subprocess
+import sys
+
+IOT, RING, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
+PAGE = 4096
+MAGIC = 0x4745525052544f49
+
+
+def crc32c(data, crc=0):
+    """CRC-32C (Castagnoli), initial value and final xor all ones."""
+    crc ^= 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82f63b78 if crc & 1 else 0)
+    return crc ^ 0xffffffff
+
+
+def crc32c_fast(data):
+    """crc32c() with a table (the ring image is large)."""
+    tab = crc32c_fast.tab
+    crc = 0xffffffff
+    for b in data:
+        crc = tab[(crc ^ b) & 0xff] ^ (crc >> 8)
+    return crc ^ 0xffffffff
+
+
+crc32c_fast.tab = []
+for i in range(256):
+    c = i
+    for _ in range(8):
+        c = (c >> 1) ^ (0x82f63b78 if c & 1 else 0)
+    crc32c_fast.tab.append(c)
+
+assert crc32c(b"123456789") == 0xe3069283
+
+
+def header(size, nr, data_used, boot_id, panicked=True, major=1):
+    h = bytearray(4096)
+    struct.pack_into("<QHHIQII", h, 0, MAGIC, major, 0, 4096, size, 1,
+                     1 if panicked else 0)
+    h[32:48] = boot_id
+    rel = b"6.12.0-test"
+    h[48:48 + len(rel)] = rel
+    # anchor_seq, max_disks, disk_entry_size, nr_disks
+    struct.pack_into("<IIII", h, 112, 2, 128, 512, nr)
+    # anchor mono, real; disk_off, data_off, data_used; refused
+    struct.pack_into("<QQQQQI", h, 128, 5_000_000_000,
+                     1_767_225_600_000_000_000, 4096, 4096 + 128 * 512,
+                     data_used, 0)
+    hc = crc32c(bytes(h[0:24]))
+    hc = crc32c_cont(hc, bytes(h[32:112]))
+    struct.pack_into("<I", h, 172, hc)
+    return h
+
+
+def crc32c_cont(prev, data):
+    """crc32c of (what gave @prev) followed by @data."""
+    crc = prev ^ 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82f63b78 if crc & 1 else 0)
+    return crc ^ 0xffffffff
+
+
+def entry(name, flags, slots_off=0, nr_slots=0, ring_off=0, ring_size=0,
+          gen=1, disk_gen=1):
+    e = bytearray(512)
+    e[0:len(name)] = name
+    struct.pack_into("<IIII", e, 32, 251, 0, flags, 512)
+    struct.pack_into("<QII", e, 440, slots_off, nr_slots,
+                     192 if nr_slots else 0)
+    struct.pack_into("<QQQQ", e, 456, ring_off, ring_size, gen, disk_gen)
+    struct.pack_into("<I", e, 508, crc32c_fast(bytes(e[0:508])))
+    return e
+
+
+def slot(gen, op, sector, nbytes, issue_ns, cmd):
+    s = bytearray(192)
+    struct.pack_into("<II", s, 0, gen, 1)
+    r = bytearray(128)
+    # seq, bytes, issue, complete, sector, queue, dev_status, dev_result,
+    # error, rflags, opflags, issue_cpu, hwq, tag, op, retries, cmd_type,
+    # cmd_len, pid
+    struct.pack_into("<IIQQQIIIhHHHHHBBBBI", r, 0, 0, nbytes, issue_ns, 0,
+                     sector, 1000, 0, 0, 0, 0x21, 0, 0, 0, 17, op, 0, 2,
+                     len(cmd), 4242)
+    r[64:64 + len(cmd)] = cmd
+    s[64:192] = r
+    return s
+
+
+def region():
+    ring = open(RING, "rb").read()
+    data_off = 4096 + 128 * 512
+    ring_off = data_off
+    ring_pages = (len(ring) + PAGE - 1) // PAGE * PAGE
+    slots_off = ring_off + ring_pages
+    slots = bytearray(4 * 192)
+    # a READ(10) of 8 blocks at 616 in flight, a torn slot, two empty
+    cdb = bytes.fromhex("28000000026800000800")
+    slots[0:192] = slot(2, 0, 616, 4096, 4_900_000_000, cdb)
+    slots[192:384] = slot(1, 1, 1, 512, 4_950_000_000, b"")
+    end = slots_off + PAGE
+    size = end + 8 * PAGE
+    img = bytearray(size)
+    boot_id = bytes(range(16))
+    img[0:4096] = header(size, 2, end - data_off, boot_id)
+    img[4096:4608] = entry(b"sdq", 1 | 2, ring_off=ring_off,
+                           ring_size=len(ring))
+    img[4608:5120] = entry(b"sdq", 1 | 4, slots_off=slots_off, nr_slots=4,
+                           gen=2)
+    img[ring_off:ring_off + len(ring)] = ring
+    img[slots_off:slots_off + len(slots)] = slots
+    return img
+
+
+def core(img, at):
+    """An ELF64 core of two RAM segments, the region at physical @at of
+    the second (QEMU's dump-guest-memory is such a file)."""
+    seg1 = bytearray(os.urandom(3 * PAGE))
+    seg2 = bytearray(at + len(img) + 2 * PAGE)
+    seg2[at:at + len(img)] = img
+    phoff, phnum = 64, 3
+    off1 = 4096
+    off2 = off1 + len(seg1)
+    eh = bytearray(64)
+    eh[0:4] = b"\x7fELF"
+    eh[4], eh[5], eh[6] = 2, 1, 1
+    struct.pack_into("<HHIQQQIHHHHHH", eh, 16, 4, 62, 1, 0, phoff, 0, 0,
+                     64, 56, phnum, 0, 0, 0)
+    ph = bytearray()
+    # a note segment, then the two loads
+    ph += struct.pack("<IIQQQQQQ", 4, 0, 0, 0, 0, 0, 0, 1)
+    ph += struct.pack("<IIQQQQQQ", 1, 7, off1, 0, 0, len(seg1), len(seg1),
+                      PAGE)
+    ph += struct.pack("<IIQQQQQQ", 1, 7, off2, 0, 0x100000000, len(seg2),
+                      len(seg2), PAGE)
+    f = eh + ph
+    f += bytes(off1 - len(f))
+    return bytes(f + seg1 + seg2)
+
+
+def run(path, *args):
+    p = subprocess.run([IOT, "previous", *args, path], capture_output=True,
+                       text=True, check=False)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, ok, why=""):
+    print(("PASS %s" if ok else "FAIL %s " + why.replace("\n", " | ")[:300])
+          % name)
+
+
+def main():
+    img = region()
+    reg = os.path.join(TMP, "region")
+    open(reg, "wb").write(img)
+    trace = os.path.join(TMP, "prev.iot")
+    rc, out, err = run(reg, "--rings", os.path.join(TMP, "prevout"),
+                       "-o", trace)
+    check("previous_region_reads", rc == 0, err)
+    check("previous_region_boot",
+          "previous boot 00010203-0405-0607-0809-0a0b0c0d0e0f, kernel "
+          "6.12.0-test, panicked" in out, out)
+    infl = [ln.split() for ln in out.splitlines() if ln.startswith("  sdq")]
+    check("previous_region_inflight_read_cdb",
+          len(infl) == 1 and infl[0][3] == "read" and infl[0][4] == "616"
+          and infl[0][5] == "4096" and infl[0][8] == "4242"
+          and "READ(10)" in " ".join(infl[0]), out)
+    check("previous_region_counts",
+          "1 in flight, 1 torn in-flight slots, 0 damaged entries" in out,
+          out)
+    ring = open(RING, "rb").read()
+    got = open(os.path.join(TMP, "prevout", "sdq.ring"), "rb").read()
+    check("previous_region_ring_copy_is_the_ring", got == ring)
+    shown = subprocess.run([IOT, "show", os.path.join(TMP, "prevout",
+                                                      "sdq.ring")],
+                           capture_output=True, text=True, check=False)
+    direct = subprocess.run([IOT, "show", RING], capture_output=True,
+                            text=True, check=False)
+    check("previous_region_ring_copy_shows",
+          shown.returncode == 0 and shown.stdout == direct.stdout and
+          len(shown.stdout.splitlines()) > 100, shown.stderr)
+
+    # -o: a trace file of the same records, dated by the region's anchor
+    tf = subprocess.run([IOT, "show", "-o", "csv", trace],
+                        capture_output=True, text=True, check=False)
+    rf = subprocess.run([IOT, "show", "-o", "csv", RING],
+                        capture_output=True, text=True, check=False)
+
+    def rows(text):
+        return sorted(ln.split(",", 1)[1] for ln in text.splitlines()[1:])
+    check("previous_trace_file_same_records",
+          tf.returncode == 0 and rows(tf.stdout) == rows(rf.stdout) and
+          len(rows(tf.stdout)) > 100, tf.stderr)
+    info = subprocess.run([IOT, "info", trace], capture_output=True,
+                          text=True, check=False)
+    check("previous_trace_file_is_that_boots",
+          info.returncode == 0 and "6.12.0-test" in info.stdout and
+          "2026-01-01" in info.stdout, info.stdout + info.stderr)
+
+    # an ELF core: the same, found at physical 4 GiB + 5 pages
+    cf = os.path.join(TMP, "vm.core")
+    open(cf, "wb").write(core(img, 5 * PAGE))
+    rc, out2, err = run(cf)
+    check("previous_core_found",
+          rc == 0 and "found the region at physical 0x100005000" in out2,
+          err + out2)
+    strip = [ln for ln in out2.splitlines()
+             if not ln.startswith(("found", "last clock"))]
+    want = [ln for ln in out.splitlines()
+            if not ln.startswith(("last clock", "wrote"))]
+    check("previous_core_same_as_region", strip == want,
+          "\n".join(strip[:4]))
+
+    # regions to refuse, each with the check that failed
+    bad = [("magic", 0, b"\0" * 8, "no persistent region magic"),
+           ("major", 8, b"\x02\x00", "another layout major version"),
+           ("header_crc", 60, b"X", "header checksum"),
+           ("garbage", 0, os.urandom(4096), "no persistent region magic")]
+    for name, off, data, msg in bad:
+        b = bytearray(img)
+        b[off:off + len(data)] = data
+        p = os.path.join(TMP, "bad-" + name)
+        open(p, "wb").write(b)
+        rc, o, err = run(p)
+        check("previous_refuses_" + name,
+              rc == 1 and msg in err and "DISK" not in o, err + o)
+    # a damaged entry: left out and counted, the rest read
+    b = bytearray(img)
+    b[4608 + 100] ^= 1
+    p = os.path.join(TMP, "bad-entry")
+    open(p, "wb").write(b)
+    rc, o, err = run(p)
+    check("previous_damaged_entry_counted",
+          rc == 0 and "0 in flight, 0 torn in-flight slots, 1 damaged "
+          "entries" in o and "sdq " in o, err + o)
+    # a core without a region
+    p = os.path.join(TMP, "empty.core")
+    open(p, "wb").write(core(bytes(PAGE * 2), 0))
+    rc, o, err = run(p)
+    check("previous_core_without_region",
+          rc == 1 and "no iotrace persistent region in the core" in err,
+          err + o)
+    # a truncated core
+    p = os.path.join(TMP, "cut.core")
+    open(p, "wb").write(core(img, 5 * PAGE)[:PAGE * 5])
+    rc, o, err = run(p)
+    check("previous_core_truncated", rc == 1 and "cut short" in err,
+          err + o)
+
+
+main()
