@@ -210,8 +210,8 @@ case "$VM_PHASE" in
 	"$IOTRACECTL" previous -o "$st/prev2.iot" > /dev/null 2>&1
 	for d in $nb $nv; do
 		"$IOTRACECTL" show -o csv --disk $d "$st/prev2.iot" |
-			awk -F, 'NR > 1 { print $7, $9, $10 }' | sort
-	done > "$st/file2"
+			awk -F, 'NR > 1 { print $7, $9, $10 }'
+	done | sort > "$st/file2"
 	cat "$st/prev1.$nb.all" "$st/prev1.$nv.all" | sort > "$st/rings2"
 	same_ios "the trace file written from them" "$st/rings2" "$st/file2"
 	line=$(stuck_line "$st/prev2.txt")
