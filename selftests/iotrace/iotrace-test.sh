@@ -178,6 +178,17 @@ nullb_mod() {
 	settle
 }
 
+# quiet_nullb0 - a fresh null_blk nullb0 that only the test reads: quiet,
+# udev's queue and its daemon stopped (udevd itself reads the partition
+# table of a disk closed after writing)
+quiet_nullb0() {
+	rmmod null_blk 2> /dev/null
+	modprobe null_blk nr_devices=1 || die "modprobe null_blk failed"
+	quiet_disk nullb0
+	udevadm control --stop-exec-queue 2> /dev/null
+	pkill -STOP -x systemd-udevd
+}
+
 # quiet_disk DISK - no merging, no scheduler, no read-ahead surprises.
 quiet_disk() {
 	echo 2 > "/sys/block/$1/queue/nomerges"

@@ -26,11 +26,7 @@ else
 fi
 [ "$VM_PHASE" = 1 ] && ktap_header 7
 
-rmmod null_blk 2> /dev/null
-modprobe null_blk nr_devices=1 || die "modprobe null_blk failed"
-quiet_disk nullb0
-udevadm control --stop-exec-queue 2> /dev/null
-pkill -STOP -x systemd-udevd
+quiet_nullb0
 dmesg -C
 load_iotrace persist=$PERSIST disks=nullb0 buf_size=1M
 msg=$(dmesg | grep 'iotrace: persist' | head -n 1)

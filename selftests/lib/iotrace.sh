@@ -93,9 +93,10 @@ vm_phase() {
 }
 
 # vm_reboot HOW - end this phase and reboot the guest with its RAM kept:
-# HOW is panic (sysrq's crash; the harness's panic=-1 resets at once) or
-# reset (sysrq's immediate reboot, no sync, as a watchdog's reset).  The
-# test runs again in the next phase (vm_phase).  Needs VM-REBOOTS.
+# HOW is panic (sysrq's crash; the harness's panic=-1 resets at once),
+# reset (sysrq's immediate reboot, no sync, as a watchdog's reset) or
+# kexec (kexec -e of the kernel the test loaded with kexec -l or -s).
+# The test runs again in the next phase (vm_phase).  Needs VM-REBOOTS.
 vm_reboot() {
 	[ "${IOTRACE_REBOOTS:-0}" -ge "$VM_PHASE" ] ||
 		die "vm_reboot in phase $VM_PHASE: VM-REBOOTS allows ${IOTRACE_REBOOTS:-0}"
@@ -106,7 +107,8 @@ vm_reboot() {
 	case "$1" in
 	panic) echo c > /proc/sysrq-trigger ;;
 	reset) echo b > /proc/sysrq-trigger ;;
-	*) die "vm_reboot: panic or reset, not '$1'" ;;
+	kexec) kexec -e ;;
+	*) die "vm_reboot: panic, reset or kexec, not '$1'" ;;
 	esac
 	sleep 60
 	die "the guest did not reboot ($1)"

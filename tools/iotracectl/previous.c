@@ -373,37 +373,81 @@ static int newest_ring(const struct prev_ctx *c,
 	return 1;
 }
 
-/* The requests in flight of table @e: one line each, oldest first. */
-static void print_inflight(const struct prev_ctx *c,
-			   const struct iotrace_preg_disk *e, uint64_t last_ns,
+/* A request in flight: its table's disk and its record. */
+struct infl {
+	const char *name;
+	struct iotrace_record r;
+};
+
+static int infl_cmp(const void *a, const void *b)
+{
+	const struct infl *x = a, *y = b;
+
+	return x->r.issue_ns < y->r.issue_ns ? -1 :
+	       x->r.issue_ns > y->r.issue_ns;
+}
+
+/*
+ * The requests in flight of every table, oldest issue first, one line
+ * each; the torn slots (odd generation) counted in *@torn.  Return: how
+ * many, or -1 (out of memory, said).
+ */
+static long print_inflight(const struct prev_ctx *c, uint64_t last_ns,
 			   unsigned int *torn)
 {
+	const struct iotrace_preg_disk *e;
 	const struct iotrace_preg_slot *s;
-	char cmd[256], op[64];
-	uint32_t i;
+	struct infl *v = NULL, *nv;
+	size_t n = 0, cap = 0, k;
+	char cmd[256];
+	unsigned int i;
+	uint32_t j;
+	int dmg;
 
-	s = (const void *)(c->buf + e->slots_off);
-	for (i = 0; i < e->nr_slots; i++) {
-		struct iotrace_record rec, *r = &rec;
-
-		if (!s[i].gen)
+	for (i = 0; i < c->h->max_disks; i++) {
+		e = entry(c, i, &dmg);
+		if (!e || !(e->flags & IOTRACE_PREG_D_SLOTS))
 			continue;
-		if (s[i].gen & 1) {
-			(*torn)++;
-			continue;
+		s = (const void *)(c->buf + e->slots_off);
+		for (j = 0; j < e->nr_slots; j++) {
+			if (!s[j].gen)
+				continue;
+			if (s[j].gen & 1) {
+				(*torn)++;
+				continue;
+			}
+			if (n == cap) {
+				cap = cap ? 2 * cap : 64;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					iot_err("previous: out of memory");
+					return -1;
+				}
+				v = nv;
+			}
+			v[n].name = e->name;
+			iot_rec2_read((const uint8_t *)&s[j] +
+				      offsetof(struct iotrace_preg_slot, rec),
+				      UINT16_MAX, &v[n].r);
+			n++;
 		}
-		iot_rec2_read((const uint8_t *)&s[i] +
-			      offsetof(struct iotrace_preg_slot, rec),
-			      UINT16_MAX, r);
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), infl_cmp);
+	for (k = 0; k < n; k++) {
+		const struct iotrace_record *r = &v[k].r;
+
 		iot_decode_cmd(r, cmd, sizeof(cmd));
-		snprintf(op, sizeof(op), "%s", iot_op_name(r->op));
 		printf("  %-12.32s %17llu %12.1f %-8s %12llu %8u %4u %5u %7u %s\n",
-		       e->name, (unsigned long long)r->issue_ns,
+		       v[k].name, (unsigned long long)r->issue_ns,
 		       last_ns > r->issue_ns ?
 		       (double)(last_ns - r->issue_ns) / 1000.0 : 0.0,
-		       op, (unsigned long long)r->sector, r->bytes, r->hwq,
-		       r->tag, r->pid, cmd);
+		       iot_op_name(r->op), (unsigned long long)r->sector,
+		       r->bytes, r->hwq, r->tag, r->pid, cmd);
 	}
+	free(v);
+	return (long)n;
 }
 
 /*
@@ -516,6 +560,7 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 	uint64_t last_ns;
 	unsigned int i, damaged = 0, torn = 0, nr_infl = 0;
 	int dmg, ret = 0;
+	long infl;
 
 	if (argc > 1) {
 		iot_err("previous takes at most one FILE (a region copy or an ELF crash dump)");
@@ -578,18 +623,11 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 	printf("  %-12s %17s %12s %-8s %12s %8s %4s %5s %7s %s\n", "DISK",
 	       "ISSUE_NS", "AGE_US", "OP", "SECTOR", "BYTES", "HWQ", "TAG",
 	       "PID", "COMMAND");
-	for (i = 0; i < c.h->max_disks; i++) {
-		const struct iotrace_preg_slot *s;
-		uint32_t k;
-
-		e = entry(&c, i, &dmg);
-		if (!e || !(e->flags & IOTRACE_PREG_D_SLOTS))
-			continue;
-		s = (const void *)(c.buf + e->slots_off);
-		for (k = 0; k < e->nr_slots; k++)
-			nr_infl += s[k].gen && !(s[k].gen & 1);
-		print_inflight(&c, e, last_ns, &torn);
-	}
+	infl = print_inflight(&c, last_ns, &torn);
+	if (infl < 0)
+		ret = 1;
+	else
+		nr_infl = (unsigned int)infl;
 	printf("%u in flight, %u torn in-flight slots, %u damaged entries\n",
 	       nr_infl, torn, damaged + c.h->damaged);
 	if (o->out && write_trace(&c, o->out, last_ns))
