@@ -768,6 +768,14 @@ int iotrace_disks_check_selection(void)
 		if (!iotrace_disk_selected(d->name))
 			continue;
 		ret = iotrace_disk_set_enabled_locked(d, true);
+		/*
+		 * persist=: a disk the region has no room for is left
+		 * disabled (said by iotrace_preg_alloc()), the others traced
+		 */
+		if (ret == -ENOSPC && static_branch_unlikely(&iotrace_preg_key)) {
+			ret = 0;
+			continue;
+		}
 		if (ret) {
 			pr_err("iotrace: %s: cannot enable: %d\n", d->name, ret);
 			break;

@@ -619,6 +619,7 @@ DECLARE_STATIC_KEY_FALSE(iotrace_preg_key);
 int iotrace_preg_init(void);
 void iotrace_preg_quiesce(void);
 void iotrace_preg_exit(void);
+void iotrace_preg_unwind(void);
 void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots);
 bool iotrace_preg_owns(const void *p);
 void iotrace_preg_free(void *p);

@@ -265,7 +265,7 @@ err_netlink:
 err_nvme:
 	iotrace_nvme_exit();
 err_preg:
-	iotrace_preg_exit();
+	iotrace_preg_unwind();
 err_debugfs:
 	iotrace_debugfs_exit();
 err_comm:

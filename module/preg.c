@@ -72,7 +72,7 @@ MODULE_PARM_DESC(persist,
  * @panic_nb: marks the header at a panic.
  * @prev: the previous boot's region as found at load (vmalloc), or NULL.
  * @prev_size: its bytes.
- * @prev_dir: debugfs "previous" (NULL if none).
+ * @prev_file: debugfs "previous" (NULL if none).
  * @prev_rel: debugfs "previous_release".
  * @prev_cdev: /dev/iotrace/previous registered.
  * @exiting: the module is being unloaded: what it frees stays in the
@@ -150,8 +150,16 @@ static int iotrace_preg_find(phys_addr_t *addr, size_t *size)
 {
 	int ret;
 
-	if (!iotrace_preg_parse_range(iotrace_persist, addr, size))
-		return 0;
+	if (!iotrace_preg_parse_range(iotrace_persist, addr, size)) {
+		/* the kernel's RAM is not ours: memmap= takes it out */
+		if (*size && *addr + *size > *addr &&
+		    region_intersects(*addr, *size, IORESOURCE_SYSTEM_RAM,
+				      IORES_DESC_NONE) == REGION_DISJOINT)
+			return 0;
+		pr_err("iotrace: persist=%s: the range is not reserved (it is, or holds, System RAM in /proc/iomem, or wraps): boot with memmap=SIZE$ADDR for it\n",
+		       iotrace_persist);
+		return -EINVAL;
+	}
 	ret = iotrace_reserve_mem_find(iotrace_persist, addr, size);
 	if (ret == -EOPNOTSUPP)
 		pr_err("iotrace: persist=%s: not SIZE@ADDR, and this kernel has no reserve_mem= (6.11 and newer): give the range of a memmap=SIZE$ADDR reservation\n",
@@ -408,7 +416,8 @@ static void iotrace_preg_format(void)
 	WRITE_ONCE(h->magic, 0);
 	/* no magic before the header and table are cleared */
 	wmb();
-	memset(r->va, 0, IOTRACE_PREG_HDR_SIZE + table);
+	/* all of it: no byte of an earlier use is offered next time */
+	memset(r->va, 0, r->size);
 	h->major = IOTRACE_PREG_MAJOR;
 	h->minor = IOTRACE_PREG_MINOR;
 	h->hdr_size = IOTRACE_PREG_HDR_SIZE;
@@ -461,7 +470,8 @@ static u64 iotrace_preg_gap(struct iotrace_preg_span *spans, u64 len)
 			continue;
 		if (e->flags & IOTRACE_PREG_D_RING)
 			spans[n++] = (struct iotrace_preg_span)
-				{ e->ring_off, e->ring_off + e->ring_size };
+				{ e->ring_off, e->ring_off +
+				  PAGE_ALIGN(e->ring_size) };
 		else
 			spans[n++] = (struct iotrace_preg_span)
 				{ e->slots_off, e->slots_off +
@@ -582,14 +592,20 @@ void iotrace_preg_free(void *p)
 		return;
 	off = p - r->va;
 	mutex_lock(&iotrace_preg_lock);
-	/* unloading: kept for the next load */
-	for (i = 0; !r->exiting && i < IOTRACE_PREG_MAX_DISKS; i++) {
+	for (i = 0; i < IOTRACE_PREG_MAX_DISKS; i++) {
 		struct iotrace_preg_disk *e = &r->disks[i];
 
 		if (!(e->flags & IOTRACE_PREG_D_USED))
 			continue;
 		if (((e->flags & IOTRACE_PREG_D_RING) && e->ring_off == off) ||
 		    ((e->flags & IOTRACE_PREG_D_SLOTS) && e->slots_off == off)) {
+			/*
+			 * Unloading: a ring stays for the next load; an
+			 * in-flight table goes (nothing is in flight for
+			 * a module that is gone).
+			 */
+			if (r->exiting && (e->flags & IOTRACE_PREG_D_RING))
+				break;
 			WRITE_ONCE(e->flags, 0);
 			memset(e, 0, sizeof(*e));
 			r->hdr->nr_disks--;
@@ -756,6 +772,45 @@ void iotrace_preg_quiesce(void)
 	mutex_unlock(&iotrace_preg_lock);
 }
 
+/* No more writes to the region by this module: once only. */
+static void iotrace_preg_stop(void)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+
+	if (!static_key_enabled(&iotrace_preg_key))
+		return;
+	static_branch_disable(&iotrace_preg_key);
+	atomic_notifier_chain_unregister(&panic_notifier_list, &r->panic_nb);
+	cancel_delayed_work_sync(&r->anchor);
+}
+
+/**
+ * iotrace_preg_unwind() - the load failed after iotrace_preg_init(): put
+ *	the previous boot's region back as it was found, for the next load.
+ *
+ * Context: module load's error path, after every disk was freed.
+ */
+void iotrace_preg_unwind(void)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+
+	if (!r->va)
+		return;
+	iotrace_preg_stop();
+	mutex_lock(&iotrace_prev_lock);
+	if (r->prev) {
+		struct iotrace_preg_hdr *h = r->prev;
+
+		/* as it was: live, its entries (those that checked) */
+		h->state = IOTRACE_PREG_LIVE;
+		h->damaged = 0;
+		memcpy(r->va, r->prev, r->prev_size);
+		pr_info("iotrace: persist: the load failed: the previous boot's trace is put back in the region\n");
+	}
+	mutex_unlock(&iotrace_prev_lock);
+	iotrace_preg_exit();
+}
+
 /**
  * iotrace_preg_exit() - stop writing the region and unmap it; its contents
  *	stay for the next load (a reload reads them as the previous trace).
@@ -768,9 +823,7 @@ void iotrace_preg_exit(void)
 
 	if (!r->va)
 		return;
-	static_branch_disable(&iotrace_preg_key);
-	atomic_notifier_chain_unregister(&panic_notifier_list, &r->panic_nb);
-	cancel_delayed_work_sync(&r->anchor);
+	iotrace_preg_stop();
 	debugfs_remove(r->prev_rel);
 	iotrace_prev_drop();
 	memunmap(r->va);

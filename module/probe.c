@@ -465,8 +465,9 @@ static noinline void iotrace_preg_done(struct iotrace_disk *d,
 {
 	size_t i = s - d->slots;
 
+	/* the record written before the copy goes */
 	if (d->pslots && i < d->nr_pslots)
-		WRITE_ONCE(d->pslots[i].gen, 0);
+		smp_store_release(&d->pslots[i].gen, 0);
 }
 
 /**

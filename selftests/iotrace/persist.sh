@@ -141,7 +141,7 @@ stuck_line() {
 
 case "$VM_PHASE" in
 1)
-	ktap_header 34
+	ktap_header 37
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
 	dmesg | grep 'iotrace: persist' | sed 's/^/# /'
@@ -298,6 +298,29 @@ EOF
 	ktap_check "the resized ring (2M) holds the 10 reads" \
 		sh -c "awk '\$1 == \"$nb\" && \$2 > 2000000 && \$3 == 10' '$st/reload.txt' | grep -q ."
 	unload_iotrace
+	# a load that fails after the region was read puts it back
+	insmod "$IOTRACE_KO" persist=$RANGE disks=nosuchdisk buf_size=1M \
+		2> /dev/null && die "insmod with disks=nosuchdisk loaded"
+	dmesg | grep 'persist: the load failed' | sed 's/^/# /'
+	load_iotrace persist=$RANGE disks=$nb buf_size=1M
+	"$IOTRACECTL" previous > "$st/after_fail.txt" 2>&1
+	ktap_check "a failed load keeps the previous trace (10 reads again)" \
+		sh -c "awk '\$1 == \"$nb\" && \$3 == 10' '$st/after_fail.txt' | grep -q ."
+	unload_iotrace
+	# a disk the region has no room for is left disabled, not the load
+	dmesg -C
+	load_iotrace persist=$RANGE disks=$nb buf_size=100M
+	log "$(dmesg | grep 'no room' | head -n 1)"
+	ktap_check "a ring larger than the region at load: the disk stays disabled, the module loads" \
+		sh -c "[ \"\$(cat $IOT/$nb/enable)\" = 0 ] && dmesg | grep -q '$nb: no room in the persistent region'"
+	unload_iotrace
+	# a range the kernel uses as RAM is refused
+	insmod "$IOTRACE_KO" persist=64M@0x10000000 disks=none 2> /dev/null
+	rc=$?
+	[ $rc = 0 ] && unload_iotrace
+	log "$(dmesg | grep 'persist=64M@0x10000000' | tail -n 1)"
+	ktap_check "persist= on System RAM: refused" \
+		sh -c "[ $rc != 0 ] && dmesg | grep -q 'the range is not reserved'"
 	poke 8 0200 || die "cannot write the region through /dev/mem"
 	refused "another layout major version" "another layout major version"
 	unload_iotrace

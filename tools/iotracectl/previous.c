@@ -58,8 +58,11 @@ static const char *hdr_bad(const struct iotrace_preg_hdr *h, size_t len)
 		return "header size";
 	if (hdr_crc(h) != h->hdr_crc)
 		return "header checksum";
-	if (h->disk_entry_size != IOTRACE_PREG_DISK_SIZE)
+	if (h->disk_entry_size != IOTRACE_PREG_DISK_SIZE ||
+	    !h->max_disks || h->max_disks > 4096)
 		return "allocation table geometry";
+	if (h->disk_off % PREG_PAGE || h->data_off % PREG_PAGE)
+		return "table offsets not page aligned";
 	table = (uint64_t)h->max_disks * h->disk_entry_size;
 	if (h->disk_off < IOTRACE_PREG_HDR_SIZE || h->disk_off > len ||
 	    table > len - h->disk_off || h->data_off < h->disk_off + table)
@@ -70,7 +73,8 @@ static const char *hdr_bad(const struct iotrace_preg_hdr *h, size_t len)
 static int span_ok(const struct iotrace_preg_hdr *h, size_t len, uint64_t off,
 		   uint64_t n)
 {
-	return off >= h->data_off && off <= len && n <= len - off;
+	return off >= h->data_off && off <= len && n <= len - off &&
+	       !(off % PREG_PAGE);
 }
 
 /* An entry in use whose checksum and offsets hold, else NULL. */
@@ -180,16 +184,17 @@ static int from_core(struct prev_ctx *c, int fd, char *err, size_t errlen)
 					(const void *)(blk + j);
 				uint64_t at = k + j;
 
+				/*
+				 * The region itself, not the module's copy
+				 * of the boot before's (KEPT, in vmalloc
+				 * pages), which a dump may hold too; one RAM
+				 * block, one segment, holds it
+				 */
 				if (h->magic != IOTRACE_PREG_MAGIC ||
-				    hdr_bad(h, h->region_size))
+				    h->state != IOTRACE_PREG_LIVE ||
+				    hdr_bad(h, h->region_size) ||
+				    h->region_size > filesz - at)
 					continue;
-				/* one RAM block, one segment, holds it */
-				if (h->region_size > filesz - at) {
-					snprintf(err, errlen, "%s: the region at physical %#llx runs past its segment",
-						 c->label,
-						 (unsigned long long)(paddr + at));
-					goto out;
-				}
 				c->len = h->region_size;
 				c->buf = malloc(c->len);
 				if (!c->buf) {
@@ -318,16 +323,24 @@ static int ring_sum(const struct prev_ctx *c, const struct iotrace_preg_disk *e,
 static int write_ring(const char *dir, const struct prev_ctx *c,
 		      const struct iotrace_preg_disk *e, int newest)
 {
-	char path[4096];
+	char path[4096], name[IOTRACE_NAME_LEN + 1];
 	const uint8_t *p = c->buf + e->ring_off;
-	size_t n = e->ring_size;
+	size_t n = e->ring_size, i;
 	int fd;
 
+	/* a file in @dir whatever the region says: '/' as sysfs has it */
+	snprintf(name, sizeof(name), "%.32s", e->name);
+	for (i = 0; name[i]; i++)
+		if (name[i] == '/' || (!i && name[i] == '.') ||
+		    (unsigned char)name[i] < 0x20)
+			name[i] = '!';
+	if (!name[0])
+		snprintf(name, sizeof(name), "unnamed");
 	if (newest)
-		snprintf(path, sizeof(path), "%s/%.32s.ring", dir, e->name);
+		snprintf(path, sizeof(path), "%s/%s.ring", dir, name);
 	else
-		snprintf(path, sizeof(path), "%s/%.32s.%llu.ring", dir,
-			 e->name, (unsigned long long)e->gen);
+		snprintf(path, sizeof(path), "%s/%s.%llu.ring", dir, name,
+			 (unsigned long long)e->gen);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		iot_err("previous: cannot create %s: %s", path,

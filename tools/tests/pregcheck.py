@@ -8,6 +8,7 @@ usage: pregcheck.py IOTRACECTL RING2 TMPDIR
 Prints "PASS name" or "FAIL name why" per check (run-host-tests.sh).
 """
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -255,6 +256,47 @@ def main():
     check("previous_core_without_region",
           rc == 1 and "no iotrace persistent region in the core" in err,
           err + o)
+    # a disk name that would leave the --rings directory
+    b = region()
+    ring = open(RING, "rb").read()
+    b[4096:4608] = entry(b"../../escaped", 1 | 2, ring_off=4096 + 128 * 512,
+                         ring_size=len(ring))
+    p = os.path.join(TMP, "trav.region")
+    open(p, "wb").write(b)
+    out_dir = os.path.join(TMP, "t1", "t2", "rings")
+    shutil.rmtree(os.path.join(TMP, "t1"), ignore_errors=True)
+    os.makedirs(os.path.dirname(out_dir))
+    rc, o, err = run(p, "--rings", out_dir)
+    check("previous_rings_stay_in_their_directory",
+          rc == 0 and not os.path.exists(os.path.join(TMP, "t1",
+                                                      "escaped.ring")) and
+          os.listdir(out_dir) == ["!.!..!escaped.ring"],
+          err + o + str(os.listdir(out_dir) if os.path.isdir(out_dir)
+                        else ""))
+    # a core holding the module's copy of the boot before (state KEPT, in
+    # vmalloc pages) below the region itself: the region is read
+    old = region()
+    struct.pack_into("<I", old, 24, 2)
+    old[48:64] = b"OLD-BOOT-KERNEL\0"
+    hc = crc32c_cont(crc32c(bytes(old[0:24])), bytes(old[32:112]))
+    struct.pack_into("<I", old, 172, hc)
+    live = region()
+    p = os.path.join(TMP, "kept.core")
+    open(p, "wb").write(core(bytes(old) + bytes(live), 5 * PAGE))
+    rc, o, err = run(p)
+    check("previous_core_skips_the_modules_copy",
+          rc == 0 and "kernel 6.12.0-test" in o and "OLD-BOOT" not in o,
+          err + o)
+    # an in-flight table off a page boundary (a misaligned read otherwise)
+    b = region()
+    off = struct.unpack_from("<Q", b, 4608 + 440)[0]
+    b[4608:5120] = entry(b"sdq", 1 | 4, slots_off=off + 1, nr_slots=4,
+                         gen=2)
+    p = os.path.join(TMP, "unaligned.region")
+    open(p, "wb").write(b)
+    rc, o, err = run(p)
+    check("previous_unaligned_table_refused",
+          rc == 0 and "1 damaged entries" in o, err + o)
     # a truncated core
     p = os.path.join(TMP, "cut.core")
     open(p, "wb").write(core(img, 5 * PAGE)[:PAGE * 5])
