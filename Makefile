@@ -99,6 +99,7 @@ PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR ?= $(PREFIX)/lib
 # udev reads /etc/udev/rules.d and /usr/lib/udev/rules.d, not $(PREFIX)
 UDEVRULESDIR ?= /etc/udev/rules.d
 # the systemd units (the exporter's, the snapshot service's)
@@ -147,7 +148,7 @@ install-module: install-module-build
 
 # The tool, its man page and the uapi header.
 install-tools: $(MAN8)
-	$(MAKE) -C tools install DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR)
+	$(MAKE) -C tools install-bin DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR)
 	install -D -m 644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/iotracectl.8
 	install -D -m 644 uapi/linux/iotrace.h $(DESTDIR)$(INCLUDEDIR)/linux/iotrace.h
 	@# the NVMe status layout, from nvme_core's BTF, whenever it or iotrace loads
@@ -168,13 +169,20 @@ install-tools: $(MAN8)
 	[ -e $(DESTDIR)$(SYSCONFDIR)/iotrace/iotrace.conf ] || \
 		install -D -m 644 tools/systemd/iotrace.conf $(DESTDIR)$(SYSCONFDIR)/iotrace/iotrace.conf
 
-install: install-module install-tools
+# libiotrace: the shared and static library, its header, its pkg-config
+# file (not in the .debs yet)
+install-lib:
+	$(MAKE) -C tools install-lib DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) \
+		LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR)
+
+install: install-module install-tools install-lib
 
 uninstall:
 	rm -f $(INST_MODDIR)/iotrace.ko
 	-rmdir $(INST_MODDIR) 2> /dev/null
 	$(if $(DESTDIR),,[ ! -d /lib/modules/$(INST_KVER) ] || depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(INST_KVER))
-	$(MAKE) -C tools uninstall DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR)
+	$(MAKE) -C tools uninstall DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR) \
+		PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR)
 	rm -f $(DESTDIR)$(MANDIR)/man8/iotracectl.8 $(DESTDIR)$(INCLUDEDIR)/linux/iotrace.h
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-iotrace.rules
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/iotrace-exporter.service
@@ -214,5 +222,6 @@ clean:
 
 .PHONY: all module tools modules-all deps check check-all check-debug kernels-check kernels
 .PHONY: soak demo bench fuzz vm-shell clean
-.PHONY: man install install-module-build install-module install-tools uninstall
+.PHONY: man install install-module-build install-module install-tools install-lib
+.PHONY: uninstall
 .PHONY: install-dkms-src deb

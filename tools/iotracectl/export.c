@@ -11,22 +11,6 @@
 #include "export.h"
 #include "out.h"
 
-static int cmp_start(const void *a, const void *b)
-{
-	const struct xrec *x = a, *y = b;
-	uint64_t sx = xrec_start(&x->r), sy = xrec_start(&y->r);
-
-	if (sx != sy)
-		return sx < sy ? -1 : 1;
-	if (x->disk != y->disk)
-		return x->disk < y->disk ? -1 : 1;
-	if (x->r.complete_ns != y->r.complete_ns)
-		return x->r.complete_ns < y->r.complete_ns ? -1 : 1;
-	if (x->r.complete_cpu != y->r.complete_cpu)
-		return x->r.complete_cpu < y->r.complete_cpu ? -1 : 1;
-	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
-}
-
 void xset_free(struct xset *x)
 {
 	free(x->v);
@@ -50,11 +34,6 @@ FILE *x_open_out(const char *path)
  * (a ring is read part after part: all of it is held).
  */
 #define XWINDOW		16384
-
-static uint64_t start_key(const struct xrec *e)
-{
-	return xrec_start(&e->r);
-}
 
 /**
  * xstream_open() - open @arg for a streaming export.
@@ -80,7 +59,7 @@ int xstream_open(struct xstream *xs, const struct iot_opts *o,
 			return 2;
 	}
 	if (iot_win_init(&xs->win, xs->x.src.is_file ? XWINDOW : 0,
-			 start_key, cmp_start)) {
+			 iot_xrec_start_key, iot_xrec_cmp_start)) {
 		iot_err("out of memory");
 		return 1;
 	}
@@ -97,7 +76,7 @@ void xstream_close(struct xstream *xs)
 static int xstream_out(struct xstream *xs, const struct xrec *e)
 {
 	if (xs->n && xrec_start(&e->r) <= xrec_start(&xs->last.r) &&
-	    cmp_start(e, &xs->last) < 0)
+	    iot_xrec_cmp_start(e, &xs->last) < 0)
 		xs->ooo++;
 	xs->last.disk = e->disk;
 	xs->last.r.rflags = e->r.rflags;

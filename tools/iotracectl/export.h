@@ -6,31 +6,6 @@
 #include "cmd.h"
 #include "window.h"
 
-/* The completion order of show and the interval statistics: its key. */
-static inline uint64_t iot_xrec_complete_key(const struct xrec *e)
-{
-	return e->r.complete_ns;
-}
-
-/*
- * qsort() and window order of records by completion: completion time,
- * issue time, disk, CPU, sequence number.
- */
-static inline int iot_xrec_cmp_complete(const void *a, const void *b)
-{
-	const struct xrec *x = a, *y = b;
-
-	if (x->r.complete_ns != y->r.complete_ns)
-		return x->r.complete_ns < y->r.complete_ns ? -1 : 1;
-	if (x->r.issue_ns != y->r.issue_ns)
-		return x->r.issue_ns < y->r.issue_ns ? -1 : 1;
-	if (x->disk != y->disk)
-		return x->disk < y->disk ? -1 : 1;
-	if (x->r.complete_cpu != y->r.complete_cpu)
-		return x->r.complete_cpu < y->r.complete_cpu ? -1 : 1;
-	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
-}
-
 /**
  * struct xset - the records an export or a plot works on.
  * @o: options (filters).

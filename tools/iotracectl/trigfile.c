@@ -33,67 +33,6 @@ int iot_writer_trigger(struct iot_writer *w, unsigned int disk,
 	return iot_writer_other(w, &ch, t);
 }
 
-/**
- * iot_file_triggers() - the trigger chunks of a trace file that
- *	iot_file_parse() accepted.
- * @buf: the file.
- * @len: its length.
- * @fi: its information: a mapped file (@fi->drop_behind) is read as the
- *	parse reads it, with pread() (iot_file_copy()), never from the
- *	mapping, which would be SIGBUS past the end of a file another
- *	process cut since it was opened.
- * @out: up to @max payloads (shorter ones zero-filled, longer cut).
- * @disks: their chunks' disk index.
- * @max: room in @out and @disks.
- *
- * Return: the number of trigger chunks found (at most @max), or -1 when
- * the file could not be read (@fi->rd_err: iot_src_read_error() says
- * why).
- */
-int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
-		      struct iotrace_file_trigger *out, unsigned int *disks,
-		      unsigned int max)
-{
-	struct iotrace_file_hdr h;
-	uint64_t off;
-	unsigned int n = 0;
-
-	if (len < sizeof(h))
-		return 0;
-	if (iot_file_copy(fi, buf, 0, &h, sizeof(h)))
-		return -1;
-	if (h.minor < 2)
-		return 0;
-	off = h.hdr_size;
-	while (n < max && off <= len && len - off >= 16) {
-		struct iotrace_file_chunk ch;
-
-		memset(&ch, 0, sizeof(ch));
-		if (iot_file_copy(fi, buf, off, &ch, len - off < sizeof(ch) ?
-				  len - off : sizeof(ch)))
-			return -1;
-		if (ch.hdr_size < 16 || ch.hdr_size > len - off ||
-		    ch.payload_size > len - off - ch.hdr_size ||
-		    ch.magic == IOTRACE_CHUNK_TRAILER)
-			break;
-		if (ch.magic == IOTRACE_CHUNK_TRIGGER) {
-			size_t k = ch.payload_size < sizeof(*out) ?
-				   ch.payload_size : sizeof(*out);
-
-			memset(&out[n], 0, sizeof(*out));
-			if (iot_file_copy(fi, buf, off + ch.hdr_size, &out[n],
-					  k))
-				return -1;
-			out[n].model[IOTRACE_FILE_ID_LEN - 1] = 0;
-			out[n].serial[IOTRACE_FILE_ID_LEN - 1] = 0;
-			out[n].wwn[IOTRACE_FILE_ID_LEN - 1] = 0;
-			disks[n++] = ch.disk;
-		}
-		off += ch.hdr_size + ch.payload_size;
-	}
-	return (int)n;
-}
-
 /* The reason bits in bit order: the kernel's, then the file's own. */
 _Static_assert(IOTRACE_TRIG_LATENCY == 1u << 0 &&
 	       IOTRACE_TRIG_ERROR == 1u << 1 &&

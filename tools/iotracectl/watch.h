@@ -242,9 +242,6 @@ int watch_refused(int err, const char *disk, const char *what,
 /* trigfile.c */
 int iot_writer_trigger(struct iot_writer *w, unsigned int disk,
 		       const struct iotrace_file_trigger *t);
-int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
-		      struct iotrace_file_trigger *out, unsigned int *disks,
-		      unsigned int max);
 void iot_trig_reason_names(uint32_t reason, char *out, size_t len);
 struct iot_jw;
 int iot_info_triggers(const struct iot_src *s, struct iot_jw *jw, char *err,

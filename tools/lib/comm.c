@@ -2,9 +2,12 @@
 /*
  * Command names of submitters: pid -> comm, from what a trace file's
  * IOTRACE_CHUNK_COMMS chunks say or what the kernel noted (debugfs
- * iotrace/comms, "PID COMM" lines).  One table per process: a later name
- * for a pid replaces the earlier one.  Entries changed since the recorder
- * last wrote them are "dirty" until iot_comm_take_dirty().
+ * iotrace/comms, "PID COMM" lines).  A table (struct iot_comms) per
+ * reader: a later name for a pid replaces the earlier one.  The commands
+ * use one per thread (iot_comm_*(): each snapshot saver of "watch" keeps
+ * its own names); the API's handles (api.c) one each (iot_comms_*()).
+ * Entries changed since the recorder last wrote them are "dirty" until
+ * iot_comm_take_dirty().
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,49 +28,50 @@ struct comm_ent {
 	char comm[IOT_COMM_LEN + 1];
 };
 
-/* per thread: each snapshot saver of "watch" keeps its own names */
-static __thread struct comm_ent *tab;
-static __thread size_t cap, used, ndirty;
+/* the commands' table: per thread */
+static __thread struct iot_comms thread_comms;
 
 static size_t slot_of(uint32_t pid, size_t c)
 {
 	return (size_t)(pid * 2654435761u) & (c - 1);
 }
 
-static struct comm_ent *find(uint32_t pid)
+static struct comm_ent *find(const struct iot_comms *t, uint32_t pid)
 {
 	size_t i;
 
-	if (!cap)
+	if (!t->cap)
 		return NULL;
-	for (i = slot_of(pid, cap);; i = (i + 1) & (cap - 1)) {
-		if (tab[i].pid == pid || !tab[i].pid)
-			return &tab[i];
+	for (i = slot_of(pid, t->cap);; i = (i + 1) & (t->cap - 1)) {
+		if (t->tab[i].pid == pid || !t->tab[i].pid)
+			return &t->tab[i];
 	}
 }
 
-static int grow(void)
+static int grow(struct iot_comms *t)
 {
-	size_t c = cap ? cap * 2 : 1024, i, j;
-	struct comm_ent *t = calloc(c, sizeof(*t));
+	size_t c = t->cap ? t->cap * 2 : 1024, i, j;
+	struct comm_ent *v = calloc(c, sizeof(*v));
 
-	if (!t)
+	if (!v)
 		return -1;
-	for (i = 0; i < cap; i++) {
-		if (!tab[i].pid)
+	for (i = 0; i < t->cap; i++) {
+		if (!t->tab[i].pid)
 			continue;
-		for (j = slot_of(tab[i].pid, c); t[j].pid; j = (j + 1) & (c - 1))
+		for (j = slot_of(t->tab[i].pid, c); v[j].pid;
+		     j = (j + 1) & (c - 1))
 			;
-		t[j] = tab[i];
+		v[j] = t->tab[i];
 	}
-	free(tab);
-	tab = t;
-	cap = c;
+	free(t->tab);
+	t->tab = v;
+	t->cap = c;
 	return 0;
 }
 
 /**
- * iot_comm_set() - name pid @pid.
+ * iot_comms_set() - name pid @pid in table @t.
+ * @t: the table (zeroed, or used).
  * @pid: the pid; 0 is never named.
  * @comm: the name, at most @len bytes, NUL-terminated or not.
  * @len: bytes of @comm.
@@ -75,7 +79,8 @@ static int grow(void)
  * Return: 1 when new or changed, 0 when the same, -1 out of memory or the
  * table is full (the name is not kept).
  */
-int iot_comm_set(uint32_t pid, const char *comm, size_t len)
+int iot_comms_set(struct iot_comms *t, uint32_t pid, const char *comm,
+		  size_t len)
 {
 	struct comm_ent *e;
 	char name[IOT_COMM_LEN + 1];
@@ -87,32 +92,44 @@ int iot_comm_set(uint32_t pid, const char *comm, size_t len)
 		n = IOT_COMM_LEN;
 	memcpy(name, comm, n);
 	name[n] = 0;
-	if ((used + 1) * 2 > cap) {
-		if (used >= COMM_MAX || grow())
+	if ((t->used + 1) * 2 > t->cap) {
+		if (t->used >= COMM_MAX || grow(t))
 			return -1;
 	}
-	e = find(pid);
+	e = find(t, pid);
 	if (e->pid && !strcmp(e->comm, name))
 		return 0;
 	if (!e->pid)
-		used++;
+		t->used++;
 	e->pid = pid;
 	memcpy(e->comm, name, n + 1);
 	if (!e->dirty)
-		ndirty++;
+		t->ndirty++;
 	e->dirty = 1;
 	return 1;
 }
 
-/* The name of @pid, or NULL when it is not known. */
-const char *iot_comm_get(uint32_t pid)
+/* iot_comms_set() of the thread's table */
+int iot_comm_set(uint32_t pid, const char *comm, size_t len)
+{
+	return iot_comms_set(&thread_comms, pid, comm, len);
+}
+
+/* The name of @pid in @t, or NULL when it is not known. */
+const char *iot_comms_get(const struct iot_comms *t, uint32_t pid)
 {
 	const struct comm_ent *e;
 
 	if (!pid)
 		return NULL;
-	e = find(pid);
+	e = find(t, pid);
 	return e && e->pid ? e->comm : NULL;
+}
+
+/* The name of @pid in the thread's table, or NULL when it is not known. */
+const char *iot_comm_get(uint32_t pid)
+{
+	return iot_comms_get(&thread_comms, pid);
 }
 
 /*
@@ -130,19 +147,21 @@ const char *iot_rec_comm(const struct iotrace_record *r)
 }
 
 /**
- * iot_comm_load_kernel() - add what the kernel noted (debugfs
+ * iot_comms_load_kernel() - add to @t what the kernel noted (debugfs
  *	iotrace/comms, "PID COMM" per line after a header).
+ * @t: the table.
+ * @debugfs: the iotrace debugfs directory.
  *
  * Return: names new or changed, or -1 with errno (the file cannot be read:
  * debugfs not mounted, an older module, lockdown).
  */
-int iot_comm_load_kernel(void)
+int iot_comms_load_kernel(struct iot_comms *t, const char *debugfs)
 {
 	char path[512], line[128];
 	int changed = 0;
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/comms", iot_debugfs());
+	snprintf(path, sizeof(path), "%s/comms", debugfs);
 	fp = fopen(path, "re");
 	if (!fp)
 		return -1;
@@ -157,11 +176,18 @@ int iot_comm_load_kernel(void)
 		if (errno || end == line || *end != ' ' || !pid ||
 		    pid > UINT32_MAX)
 			continue;	/* the header, or not a line of ours */
-		if (iot_comm_set((uint32_t)pid, end + 1, strlen(end + 1)) > 0)
+		if (iot_comms_set(t, (uint32_t)pid, end + 1,
+				  strlen(end + 1)) > 0)
 			changed++;
 	}
 	fclose(fp);
 	return changed;
+}
+
+/* iot_comms_load_kernel() into the thread's table, from iot_debugfs() */
+int iot_comm_load_kernel(void)
+{
+	return iot_comms_load_kernel(&thread_comms, iot_debugfs());
 }
 
 /**
@@ -174,32 +200,38 @@ int iot_comm_load_kernel(void)
  */
 int iot_comm_take_dirty(struct iotrace_file_comm **out)
 {
+	struct iot_comms *t = &thread_comms;
 	struct iotrace_file_comm *v;
 	size_t i, n = 0;
 
 	*out = NULL;
-	if (!ndirty)
+	if (!t->ndirty)
 		return 0;
-	v = calloc(ndirty, sizeof(*v));
+	v = calloc(t->ndirty, sizeof(*v));
 	if (!v)
 		return -1;
-	for (i = 0; i < cap && n < ndirty; i++) {
-		if (!tab[i].pid || !tab[i].dirty)
+	for (i = 0; i < t->cap && n < t->ndirty; i++) {
+		if (!t->tab[i].pid || !t->tab[i].dirty)
 			continue;
-		v[n].pid = tab[i].pid;
-		memcpy(v[n].comm, tab[i].comm, strlen(tab[i].comm));
-		tab[i].dirty = 0;
+		v[n].pid = t->tab[i].pid;
+		memcpy(v[n].comm, t->tab[i].comm, strlen(t->tab[i].comm));
+		t->tab[i].dirty = 0;
 		n++;
 	}
-	ndirty = 0;
+	t->ndirty = 0;
 	*out = v;
 	return (int)n;
+}
+
+/* Forget every name of @t and free its memory (zeroed again). */
+void iot_comms_free(struct iot_comms *t)
+{
+	free(t->tab);
+	memset(t, 0, sizeof(*t));
 }
 
 /* Forget every name (tests; two sources read one after the other). */
 void iot_comm_reset(void)
 {
-	free(tab);
-	tab = NULL;
-	cap = used = ndirty = 0;
+	iot_comms_free(&thread_comms);
 }

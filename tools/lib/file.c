@@ -298,8 +298,12 @@ static uint64_t comms_esize(const struct iotrace_file_chunk *ch)
 	return esize;
 }
 
-/* The names of a (valid) IOTRACE_CHUNK_COMMS chunk into the comm table. */
-static void parse_comms(const struct iotrace_file_chunk *ch, const uint8_t *p)
+/*
+ * The names of a (valid) IOTRACE_CHUNK_COMMS chunk into the comm table
+ * @t (NULL: the thread's).
+ */
+static void parse_comms(struct iot_comms *t,
+			const struct iotrace_file_chunk *ch, const uint8_t *p)
 {
 	uint64_t esize = comms_esize(ch);
 	uint32_t i;
@@ -309,7 +313,10 @@ static void parse_comms(const struct iotrace_file_chunk *ch, const uint8_t *p)
 
 		memcpy(&c, p + i * esize, sizeof(c));
 		/* a full table: names missing, records still read */
-		iot_comm_set(c.pid, c.comm, sizeof(c.comm));
+		if (t)
+			iot_comms_set(t, c.pid, c.comm, sizeof(c.comm));
+		else
+			iot_comm_set(c.pid, c.comm, sizeof(c.comm));
 	}
 }
 
@@ -774,6 +781,7 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 	uint64_t rec[IOT_MAX_RECORD / 8];
 	uint64_t off, dropped = 0;
 	int drop_behind = fi->drop_behind, fd = fi->fd;
+	struct iot_comms *comms = fi->comms;
 	struct fpiece pc = { NULL, 0 };
 	unsigned int i;
 	int ret = -1;
@@ -782,6 +790,7 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 	memset(fi, 0, sizeof(*fi));
 	fi->drop_behind = drop_behind;
 	fi->fd = drop_behind ? fd : -1;
+	fi->comms = comms;
 	/* the header is read where it is: a mapped file must still have it */
 	fi->rd_err = drop_behind ? fhas(fi, len) : 0;
 	if (fi->rd_err)
@@ -841,7 +850,7 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		}
 		if (ch.magic == IOTRACE_CHUNK_COMMS && fi->hdr.minor >= 2) {
 			if (!cb)
-				parse_comms(&ch, payload);
+				parse_comms(fi->comms, &ch, payload);
 			goto next;
 		}
 		if (ch.magic != IOTRACE_CHUNK_RECORDS)
@@ -940,6 +949,67 @@ void iot_file_info_free(struct iot_file_info *fi)
 		free(fi->parts[i]);
 		fi->parts[i] = NULL;
 	}
+}
+
+/**
+ * iot_file_triggers() - the trigger chunks of a trace file that
+ *	iot_file_parse() accepted.
+ * @buf: the file.
+ * @len: its length.
+ * @fi: its information: a mapped file (@fi->drop_behind) is read as the
+ *	parse reads it, with pread() (iot_file_copy()), never from the
+ *	mapping, which would be SIGBUS past the end of a file another
+ *	process cut since it was opened.
+ * @out: up to @max payloads (shorter ones zero-filled, longer cut).
+ * @disks: their chunks' disk index.
+ * @max: room in @out and @disks.
+ *
+ * Return: the number of trigger chunks found (at most @max), or -1 when
+ * the file could not be read (@fi->rd_err: iot_src_read_error() says
+ * why).
+ */
+int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
+		      struct iotrace_file_trigger *out, unsigned int *disks,
+		      unsigned int max)
+{
+	struct iotrace_file_hdr h;
+	uint64_t off;
+	unsigned int n = 0;
+
+	if (len < sizeof(h))
+		return 0;
+	if (iot_file_copy(fi, buf, 0, &h, sizeof(h)))
+		return -1;
+	if (h.minor < 2)
+		return 0;
+	off = h.hdr_size;
+	while (n < max && off <= len && len - off >= 16) {
+		struct iotrace_file_chunk ch;
+
+		memset(&ch, 0, sizeof(ch));
+		if (iot_file_copy(fi, buf, off, &ch, len - off < sizeof(ch) ?
+				  len - off : sizeof(ch)))
+			return -1;
+		if (ch.hdr_size < 16 || ch.hdr_size > len - off ||
+		    ch.payload_size > len - off - ch.hdr_size ||
+		    ch.magic == IOTRACE_CHUNK_TRAILER)
+			break;
+		if (ch.magic == IOTRACE_CHUNK_TRIGGER) {
+			size_t k = ch.payload_size < sizeof(*out) ?
+				   ch.payload_size : sizeof(*out);
+
+			memset(&out[n], 0, sizeof(*out));
+			if (iot_file_copy(fi, buf, off + ch.hdr_size, &out[n],
+					  k))
+				return -1;
+			out[n].model[IOTRACE_FILE_ID_LEN - 1] = 0;
+			out[n].serial[IOTRACE_FILE_ID_LEN - 1] = 0;
+			out[n].wwn[IOTRACE_FILE_ID_LEN - 1] = 0;
+			disks[n++] = ch.disk;
+		}
+		off += ch.hdr_size + ch.payload_size;
+	}
+	return (int)n;
 }
 
 static const char *plural(uint64_t n)

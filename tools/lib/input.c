@@ -30,6 +30,32 @@ const char *iot_debugfs(void)
  */
 int iot_strict;
 
+/* The directory of the copies of standard input: $TMPDIR, else /var/tmp. */
+static const char *spool_dir(void)
+{
+	const char *d = getenv("TMPDIR");
+
+	return d && *d ? d : "/var/tmp";
+}
+
+/**
+ * iot_src_opts_cmd() - the options of the commands' iot_src_open(): from
+ *	iot_strict and the environment ($IOTRACE_DEBUGFS, $IOTRACE_DEV,
+ *	$TMPDIR), messages with iotracectl's hints, the files noted among the
+ *	inputs, the thread's table of submitters' names.
+ * @o: the options to fill.
+ */
+void iot_src_opts_cmd(struct iot_src_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->strict = iot_strict;
+	o->cli = 1;
+	o->inputs = 1;
+	o->debugfs = iot_debugfs();
+	o->devdir = iot_devdir();
+	o->tmpdir = spool_dir();
+}
+
 /*
  * The regular files the open sources were read from (standard input's
  * too), for iot_src_input(): a command writes none of them.  An entry is
@@ -48,7 +74,7 @@ static int input_add(struct iot_src *s, const struct stat *st)
 	struct src_input *v;
 	unsigned int i;
 
-	if (!S_ISREG(st->st_mode))
+	if (!s->opts.inputs || !S_ISREG(st->st_mode))
 		return 0;
 	for (i = 0; i < nr_inputs && inputs[i].label[0]; i++)
 		;
@@ -84,9 +110,14 @@ const char *iot_src_input(const struct stat *st)
 	return NULL;
 }
 
-/* What to do about a trace file the reader refused (its message in @e). */
-static const char *file_hint(const char *e)
+/*
+ * What to do about a trace file the reader refused (its message in @e);
+ * "" without @cli (for programs other than iotracectl).
+ */
+static const char *file_hint(int cli, const char *e)
 {
+	if (!cli)
+		return "";
 	if (strstr(e, "cut while it was read"))
 		return " (something truncated or rewrote the file in place while it was read: read it again once nothing writes to it, or read a copy)";
 	if (!strncmp(e, "truncated", 9))
@@ -102,6 +133,7 @@ static const char *file_hint(const char *e)
  */
 static int classify(struct iot_src *s, char *err, size_t errlen)
 {
+	const int cli = s->opts.cli;
 	char e[IOT_ERR_LEN];
 
 	if (s->len >= IOTRACE_FILE_MAGIC_LEN &&
@@ -112,14 +144,17 @@ static int classify(struct iot_src *s, char *err, size_t errlen)
 			return ERR("out of memory"), -1;
 		s->fi->drop_behind = s->mapped == 1 && s->fd >= 0;
 		s->fi->fd = s->fd;
+		s->fi->comms = s->opts.comms;
 		/* validate now so that errors come before any output */
 		if (iot_file_parse(s->buf, s->len, s->fi, NULL, NULL, e,
 				   sizeof(e)))
-			return ERR("%s: %s%s", s->label, e, file_hint(e)), -1;
+			return ERR("%s: %s%s", s->label, e,
+				   file_hint(cli, e)), -1;
 		/* not whole: refused (--strict), or read as far as it goes */
-		if (iot_file_salvage_str(s->fi, e, sizeof(e)) && iot_strict)
-			return ERR("%s: %s%s; without --strict, what it holds is read",
-				   s->label, e, file_hint(e)), -1;
+		if (iot_file_salvage_str(s->fi, e, sizeof(e)) && s->opts.strict)
+			return ERR("%s: %s%s%s", s->label, e, file_hint(cli, e),
+				   cli ? "; without --strict, what it holds is read" :
+				   ""), -1;
 		s->nr_disks = s->fi->nr_disks;
 		s->disks = s->fi->disks;
 		s->counts = calloc(s->nr_disks, sizeof(*s->counts));
@@ -139,16 +174,33 @@ static int classify(struct iot_src *s, char *err, size_t errlen)
 	if (!s->len)
 		return ERR("%s: empty file, not an iotrace trace file or ring",
 			   s->label), -1;
-	return ERR("%s: not an iotrace trace file or ring (unknown magic %02x %02x %02x %02x); expected a file written by 'iotracectl record' or a copy of a debugfs ring",
+	return ERR("%s: not an iotrace trace file or ring (unknown magic %02x %02x %02x %02x)%s",
 		   s->label, s->buf[0], s->len > 1 ? s->buf[1] : 0,
-		   s->len > 2 ? s->buf[2] : 0, s->len > 3 ? s->buf[3] : 0), -1;
+		   s->len > 2 ? s->buf[2] : 0, s->len > 3 ? s->buf[3] : 0,
+		   cli ? "; expected a file written by 'iotracectl record' or a copy of a debugfs ring" :
+		   ""), -1;
 }
 
-/* Use caller-owned bytes (tests, fuzzers): must stay valid until close. */
-int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
-		     size_t len, char *err, size_t errlen)
+/**
+ * iot_src_open_buf_opts() - open caller-owned bytes (tests, fuzzers, the
+ *	API's iotrace_open_buffer()): they must stay valid until close.
+ * @s: source to fill.
+ * @label: its name in messages.
+ * @buf: a trace file or a ring's bytes.
+ * @len: their length.
+ * @o: options (only @o->strict, @o->cli and @o->comms matter here).
+ * @err: error message buffer.
+ * @errlen: its size.
+ *
+ * Return: 0, or -1 with @err set.
+ */
+int iot_src_open_buf_opts(struct iot_src *s, const char *label,
+			  const void *buf, size_t len,
+			  const struct iot_src_opts *o, char *err,
+			  size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
+	s->opts = *o;
 	s->fd = -1;
 	snprintf(s->label, sizeof(s->label), "%s", label);
 	s->buf = (uint8_t *)buf;
@@ -161,6 +213,16 @@ int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
 	return 0;
 }
 
+/* iot_src_open_buf_opts() with the commands' options (iot_src_opts_cmd()) */
+int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
+		     size_t len, char *err, size_t errlen)
+{
+	struct iot_src_opts o;
+
+	iot_src_opts_cmd(&o);
+	return iot_src_open_buf_opts(s, label, buf, len, &o, err, errlen);
+}
+
 /* The directory of the iotrace devices ($IOTRACE_DEV overrides it). */
 const char *iot_devdir(void)
 {
@@ -169,8 +231,11 @@ const char *iot_devdir(void)
 	return d && *d ? d : IOTRACE_DEV_DIR;
 }
 
-/* Map the ring at @path: 0, or an errno with @err saying what failed. */
-static int map_ring(const char *path, struct iot_src *s, char *err,
+/*
+ * Map the ring at @path: 0, or an errno with @err saying what failed
+ * (with what to do when @cli).
+ */
+static int map_ring(const char *path, struct iot_src *s, int cli, char *err,
 		    size_t errlen)
 {
 	struct iotrace_ring_hdr h;
@@ -182,15 +247,15 @@ static int map_ring(const char *path, struct iot_src *s, char *err,
 	if (fd < 0) {
 		eno = errno;
 		ERR("cannot open %s: %s%s", path, strerror(eno),
-		    eno == EACCES ? " (run as root)" :
+		    !cli ? "" : eno == EACCES ? " (run as root)" :
 		    eno == EPERM ? " (refused: kernel lockdown?)" : "");
 		return eno;
 	}
 	r = pread(fd, &h, sizeof(h), 0);
 	if (r == 0) {
 		/* the module makes a disk's ring at its first enable */
-		ERR("%s: no ring yet: the disk was never enabled (iotracectl enable DISK)",
-		    path);
+		ERR("%s: no ring yet: the disk was never enabled%s", path,
+		    cli ? " (iotracectl enable DISK)" : "");
 		close(fd);
 		return ENODATA;
 	}
@@ -224,39 +289,44 @@ static int map_ring(const char *path, struct iot_src *s, char *err,
 }
 
 /*
- * Map the live ring of @disk: debugfs <disk>/ring, else (debugfs not
+ * Map the live ring of @disk: <debugfs>/<disk>/ring, else (debugfs not
  * mounted, or the open or mapping refused, as under kernel lockdown) the
- * device /dev/iotrace/<disk>, which gives the same bytes.
+ * device <devdir>/<disk>, which gives the same bytes; the directories
+ * those of @o.
  */
-int iot_map_live(const char *disk, struct iot_src *s, char *err,
-		 size_t errlen)
+static int map_live(const char *disk, struct iot_src *s,
+		    const struct iot_src_opts *o, char *err, size_t errlen)
 {
 	char dpath[512], cpath[512], e1[IOT_ERR_LEN];
 	int eno1, eno2;
 
 	s->fd = -1;	/* a ring: no trace file to read */
-	snprintf(dpath, sizeof(dpath), "%s/%s/ring", iot_debugfs(), disk);
-	eno1 = map_ring(dpath, s, e1, sizeof(e1));
+	snprintf(dpath, sizeof(dpath), "%s/%s/ring", o->debugfs, disk);
+	eno1 = map_ring(dpath, s, o->cli, e1, sizeof(e1));
 	if (!eno1)
 		return 0;
-	snprintf(cpath, sizeof(cpath), "%s/%s", iot_devdir(), disk);
-	eno2 = map_ring(cpath, s, err, errlen);
+	snprintf(cpath, sizeof(cpath), "%s/%s", o->devdir, disk);
+	eno2 = map_ring(cpath, s, o->cli, err, errlen);
 	if (!eno2)
 		return 0;
 	if (eno2 != ENOENT)
 		return -1;
 	if (eno1 == ENOENT)
-		return ERR("%s: no traced disk of that name (neither %s nor %s exists): is the iotrace module loaded? 'iotracectl list' shows the traced disks",
-			   disk, dpath, cpath), -1;
+		return ERR("%s: no traced disk of that name (neither %s nor %s exists)%s",
+			   disk, dpath, cpath, o->cli ?
+			   ": is the iotrace module loaded? 'iotracectl list' shows the traced disks" :
+			   ""), -1;
 	return ERR("%s (and %s does not exist)", e1, cpath), -1;
 }
 
-/* The directory of the copies of standard input: $TMPDIR, else /var/tmp. */
-static const char *spool_dir(void)
+/* map_live() with the commands' options (iot_src_opts_cmd()) */
+int iot_map_live(const char *disk, struct iot_src *s, char *err,
+		 size_t errlen)
 {
-	const char *d = getenv("TMPDIR");
+	struct iot_src_opts o;
 
-	return d && *d ? d : "/var/tmp";
+	iot_src_opts_cmd(&o);
+	return map_live(disk, s, &o, err, errlen);
 }
 
 /* Write @len bytes of @buf to @fd: 0, or -1 (errno set). */
@@ -302,13 +372,15 @@ static ssize_t read_full(int in, uint8_t *buf, size_t cap)
  * mapping), beyond its first IOT_STREAM_MEM bytes: copied to an unlinked
  * temporary file of spool_dir(), @head (@nhead bytes, what was read of it)
  * first, then the rest of @in, and read from there as a file is, in
- * memory that does not grow with it.  @label names it in @err.
+ * memory that does not grow with it.  @s: the source (its label names it
+ * in @err, its options give the directory).
  * Return: the temporary file's descriptor, or -1 with @err set.
  */
-static int spool(int in, const uint8_t *head, size_t nhead, const char *label,
-		 char *err, size_t errlen)
+static int spool(int in, const uint8_t *head, size_t nhead,
+		 const struct iot_src *s, char *err, size_t errlen)
 {
-	const char *dir = spool_dir();
+	const char *dir = s->opts.tmpdir, *label = s->label;
+	const char *how = s->opts.cli ? "; TMPDIR sets the directory" : "";
 	size_t cap = 1 << 20;
 	uint8_t *buf = malloc(cap);
 	char path[4096];
@@ -325,8 +397,8 @@ static int spool(int in, const uint8_t *head, size_t nhead, const char *label,
 			unlink(path);
 	}
 	if (fd < 0) {
-		ERR("%s: cannot make a temporary file in %s to read it from (%s; TMPDIR sets the directory)",
-		    label, dir, strerror(errno));
+		ERR("%s: cannot make a temporary file in %s to read it from (%s%s)",
+		    label, dir, strerror(errno), how);
 		free(buf);
 		return -1;
 	}
@@ -342,8 +414,8 @@ static int spool(int in, const uint8_t *head, size_t nhead, const char *label,
 	free(buf);
 	return fd;
 fail_write:
-	ERR("%s: cannot copy it to a temporary file in %s (%s; TMPDIR sets the directory)",
-	    label, dir, strerror(errno));
+	ERR("%s: cannot copy it to a temporary file in %s (%s%s)",
+	    label, dir, strerror(errno), how);
 fail:
 	free(buf);
 	close(fd);
@@ -430,7 +502,7 @@ static int open_stream(struct iot_src *s, const char *arg, char *err,
 		ret = classify(s, err, errlen);
 		goto out;
 	}
-	sfd = spool(fd, head, (size_t)n, s->label, err, errlen);
+	sfd = spool(fd, head, (size_t)n, s, err, errlen);
 	if (sfd < 0)
 		goto out;
 	if (fstat(sfd, &st)) {
@@ -446,24 +518,16 @@ out:
 	return ret;
 }
 
-/**
- * iot_src_open() - open a DISK|FILE argument.
- * @s: source to fill.
- * @arg: a path to a trace file or ring snapshot, "-" for one on standard
- *	input, or a disk name.
- * @err: error message buffer.
- * @errlen: its size.
- *
- * Return: 0 or -1 with @err saying what failed and what to do.
- */
-static int src_open(struct iot_src *s, const char *arg, char *err,
-		    size_t errlen)
+/* iot_src_open_opts(), @s not closed on failure */
+static int src_open(struct iot_src *s, const char *arg,
+		    const struct iot_src_opts *o, char *err, size_t errlen)
 {
 	char e[IOT_ERR_LEN];
 	struct stat st;
 	int fd, eno, dir;
 
 	memset(s, 0, sizeof(*s));
+	s->opts = *o;
 	s->fd = -1;
 	snprintf(s->label, sizeof(s->label), "%s", arg);
 	if (!strcmp(arg, "-")) {
@@ -479,7 +543,7 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 				   "is a directory, not a trace file" :
 				   strerror(eno)), -1;
 		/* neither a file nor a disk: what each lookup found */
-		if (iot_map_live(arg, s, e, sizeof(e))) {
+		if (map_live(arg, s, o, e, sizeof(e))) {
 			if (dir)
 				return ERR("%s is a directory, not a trace file, and %s",
 					   arg, e), -1;
@@ -489,7 +553,10 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 				   arg, strerror(eno), e), -1;
 		}
 		/* the submitters' names, as far as the kernel can tell */
-		iot_comm_load_kernel();
+		if (o->comms)
+			iot_comms_load_kernel(o->comms, o->debugfs);
+		else
+			iot_comm_load_kernel();
 		return classify(s, err, errlen);
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > 0) {
@@ -524,15 +591,37 @@ static int src_open(struct iot_src *s, const char *arg, char *err,
 	return open_stream(s, arg, err, errlen);
 }
 
-int iot_src_open(struct iot_src *s, const char *arg, char *err,
-		 size_t errlen)
+/**
+ * iot_src_open_opts() - open a DISK|FILE argument.
+ * @s: source to fill.
+ * @arg: a path to a trace file or ring snapshot, "-" for one on standard
+ *	input, or a disk name.
+ * @o: how (copied into @s): strictness, directories, messages, names.
+ * @err: error message buffer.
+ * @errlen: its size.
+ *
+ * Return: 0 or -1 with @err saying what failed (and, with @o->cli, what
+ * to do).  Nothing to close on failure.
+ */
+int iot_src_open_opts(struct iot_src *s, const char *arg,
+		      const struct iot_src_opts *o, char *err, size_t errlen)
 {
-	int ret = src_open(s, arg, err, errlen);
+	int ret = src_open(s, arg, o, err, errlen);
 
 	/* nothing to close on failure: what was mapped or allocated goes */
 	if (ret)
 		iot_src_close(s);
 	return ret;
+}
+
+/* iot_src_open_opts() with the commands' options (iot_src_opts_cmd()) */
+int iot_src_open(struct iot_src *s, const char *arg, char *err,
+		 size_t errlen)
+{
+	struct iot_src_opts o;
+
+	iot_src_opts_cmd(&o);
+	return iot_src_open_opts(s, arg, &o, err, errlen);
 }
 
 /**
@@ -560,7 +649,8 @@ int iot_src_read(struct iot_src *s, iot_rec_cb cb, void *arg, char *err,
 		return iot_ring_snapshot(&s->ring, 0, cb, arg, s->counts);
 	ret = iot_file_parse(s->buf, s->len, s->fi, cb, arg, e, sizeof(e));
 	if (ret < 0)
-		return ERR("%s: %s%s", s->label, e, file_hint(e)), -1;
+		return ERR("%s: %s%s", s->label, e,
+			   file_hint(s->opts.cli, e)), -1;
 	for (i = 0; i < s->nr_disks; i++)
 		s->counts[i] = s->fi->counts[i];
 	return ret;
@@ -611,7 +701,7 @@ void iot_src_read_error(const struct iot_src *s, char *err, size_t errlen)
 	char e[IOT_ERR_LEN];
 
 	iot_file_read_error(s->fi, s->len, e, sizeof(e));
-	ERR("%s: %s%s", s->label, e, file_hint(e));
+	ERR("%s: %s%s", s->label, e, file_hint(s->opts.cli, e));
 }
 
 /**

@@ -259,6 +259,9 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  * @parts: per disk, its disks[].nr_parts parts: where their records
  *	chunks are (iot_file_merge() starts and ends each part's cursor
  *	there); freed by iot_file_info_free().
+ * @comms: the table the submitters' names of the file go to (set by the
+ *	caller before iot_file_parse(), kept by it); NULL: the thread's
+ *	(iot_comm_set()).
  */
 struct iot_file_info {
 	struct iotrace_file_hdr hdr;
@@ -276,6 +279,7 @@ struct iot_file_info {
 		uint64_t off, end;
 	} skips[IOT_MAX_SKIPS];
 	struct iot_file_part *parts[IOT_MAX_DISKS];
+	struct iot_comms *comms;
 };
 
 /**
@@ -308,6 +312,9 @@ void iot_file_read_error(const struct iot_file_info *fi, size_t len,
 			 char *err, size_t errlen);
 int iot_file_copy(struct iot_file_info *fi, const void *buf, uint64_t off,
 		  void *dst, size_t n);
+int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
+		      struct iotrace_file_trigger *out, unsigned int *disks,
+		      unsigned int max);
 
 /**
  * struct iot_writer - trace-file writer state.
@@ -392,6 +399,25 @@ size_t iot_utf8_seq(const unsigned char *s, uint32_t *cp);
 char *iot_text_str(char *buf, size_t size, const char *s);
 
 /**
+ * struct iot_src_opts - how a source is opened (iot_src_open_opts()).
+ * @strict: refuse a trace file that is not whole instead of reading what
+ *	it holds.
+ * @cli: messages say what to do with iotracectl's commands, options and
+ *	environment variables (the commands'; not for other programs).
+ * @inputs: note the regular file read among the inputs (iot_src_input()).
+ * @debugfs: the iotrace debugfs directory (live rings, submitters' names).
+ * @devdir: the directory of the iotrace devices (live rings).
+ * @tmpdir: where a long stream (standard input) is copied to.
+ * @comms: the table the submitters' names go to (a trace file's, the
+ *	kernel's for a live disk); NULL: the thread's (iot_comm_get()).
+ */
+struct iot_src_opts {
+	int strict, cli, inputs;
+	const char *debugfs, *devdir, *tmpdir;
+	struct iot_comms *comms;
+};
+
+/**
  * struct iot_src - something records can be read from: a trace file, a
  * ring snapshot file, or a live disk's ring (mmap).
  * @label: the argument it was opened from.
@@ -407,6 +433,7 @@ char *iot_text_str(char *buf, size_t size, const char *s);
  * @nr_disks: disks.
  * @disks: disk table (rings: one entry).
  * @counts: per-disk counts after iot_src_read().
+ * @opts: how it was opened.
  */
 struct iot_src {
 	char label[256];
@@ -420,6 +447,7 @@ struct iot_src {
 	unsigned int nr_disks;
 	struct iot_disk *disks;
 	struct iot_counts *counts;
+	struct iot_src_opts opts;
 };
 
 /*
@@ -475,6 +503,25 @@ const char *iot_debugfs(void);
 
 /* comm.c: pid -> command name */
 #define IOT_COMM_LEN	16
+
+/**
+ * struct iot_comms - a table of submitters' names (comm.c); zeroed: empty.
+ * @tab: open-addressed slots.
+ * @cap: slots (a power of two, 0: none yet).
+ * @used: slots in use.
+ * @ndirty: entries named or renamed since iot_comm_take_dirty().
+ */
+struct iot_comms {
+	struct comm_ent *tab;
+	size_t cap, used, ndirty;
+};
+
+int iot_comms_set(struct iot_comms *t, uint32_t pid, const char *comm,
+		  size_t len);
+const char *iot_comms_get(const struct iot_comms *t, uint32_t pid);
+int iot_comms_load_kernel(struct iot_comms *t, const char *debugfs);
+void iot_comms_free(struct iot_comms *t);
+/* the thread's table, the commands' */
 int iot_comm_set(uint32_t pid, const char *comm, size_t len);
 const char *iot_comm_get(uint32_t pid);
 const char *iot_rec_comm(const struct iotrace_record *r);
@@ -505,10 +552,17 @@ static inline uint64_t iot_rec_start(const struct iotrace_record *r)
 	       r->complete_ns : r->issue_ns;
 }
 
+void iot_src_opts_cmd(struct iot_src_opts *o);
 int iot_src_open(struct iot_src *s, const char *arg, char *err,
 		 size_t errlen);
+int iot_src_open_opts(struct iot_src *s, const char *arg,
+		      const struct iot_src_opts *o, char *err, size_t errlen);
 int iot_src_open_buf(struct iot_src *s, const char *label, const void *buf,
 		     size_t len, char *err, size_t errlen);
+int iot_src_open_buf_opts(struct iot_src *s, const char *label,
+			  const void *buf, size_t len,
+			  const struct iot_src_opts *o, char *err,
+			  size_t errlen);
 int iot_src_read(struct iot_src *s, iot_rec_cb cb, void *arg, char *err,
 		 size_t errlen);
 int iot_src_read_merged(struct iot_src *s, int by_start, iot_rec_cb cb,

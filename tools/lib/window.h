@@ -22,6 +22,61 @@ struct xrec {
 	unsigned int disk;
 };
 
+/* The completion order of show and the interval statistics: its key. */
+static inline uint64_t iot_xrec_complete_key(const struct xrec *e)
+{
+	return e->r.complete_ns;
+}
+
+/*
+ * qsort() and window order of records by completion: completion time,
+ * issue time, disk, CPU, sequence number.
+ */
+static inline int iot_xrec_cmp_complete(const void *a, const void *b)
+{
+	const struct xrec *x = a, *y = b;
+
+	if (x->r.complete_ns != y->r.complete_ns)
+		return x->r.complete_ns < y->r.complete_ns ? -1 : 1;
+	if (x->r.issue_ns != y->r.issue_ns)
+		return x->r.issue_ns < y->r.issue_ns ? -1 : 1;
+	if (x->disk != y->disk)
+		return x->disk < y->disk ? -1 : 1;
+	if (x->r.complete_cpu != y->r.complete_cpu)
+		return x->r.complete_cpu < y->r.complete_cpu ? -1 : 1;
+	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
+}
+
+/*
+ * The start order of export: a record's start, its issue, or its
+ * completion when it has no issue (export.h's xrec_start()).
+ */
+static inline uint64_t iot_xrec_start_key(const struct xrec *e)
+{
+	return e->r.rflags & IOTRACE_RF_NO_ISSUE ? e->r.complete_ns :
+	       e->r.issue_ns;
+}
+
+/*
+ * qsort() and window order of records by start: start, disk, completion
+ * time, CPU, sequence number.
+ */
+static inline int iot_xrec_cmp_start(const void *a, const void *b)
+{
+	const struct xrec *x = a, *y = b;
+	uint64_t sx = iot_xrec_start_key(x), sy = iot_xrec_start_key(y);
+
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	if (x->disk != y->disk)
+		return x->disk < y->disk ? -1 : 1;
+	if (x->r.complete_ns != y->r.complete_ns)
+		return x->r.complete_ns < y->r.complete_ns ? -1 : 1;
+	if (x->r.complete_cpu != y->r.complete_cpu)
+		return x->r.complete_cpu < y->r.complete_cpu ? -1 : 1;
+	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
+}
+
 /**
  * struct iot_win - the reordering window (window.c).
  * @v: record slots.

@@ -1,0 +1,243 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# libiotrace's public API, as another program uses it: tests/libapi_test.c
+# built with the public header (include/iotrace/) alone, against the
+# shared library (build/libiotrace.so.1), the static one
+# (build/normal/libiotrace.a) and the installed one (make install-lib
+# into a scratch root, pkg-config --cflags --libs libiotrace); its output
+# on generated trace files and rings compared with "iotracectl show -o
+# csv" and "iotracectl info -o json"; the shared library's exports
+# compared with the header's functions (nm -D).  Prints KTAP.
+#   tests/libapi.sh
+set -u
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$(pwd)
+CC=${CC:-cc}
+SO=build/libiotrace.so.1
+N=0
+FAILS=0
+
+result() { # result 0|1 name [diagnostic file]
+	N=$((N + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $N $2"
+	else
+		echo "not ok $N $2"
+		FAILS=$((FAILS + 1))
+		[ -n "${3:-}" ] && [ -s "$3" ] && sed 's/^/# /' "$3" | head -40
+	fi
+}
+
+T=$(mktemp -d /tmp/iotrace-libapi.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+echo "KTAP version 1"
+
+# 1. the exports: the header's functions, each of version LIBIOTRACE_1,
+# and nothing else
+sed -n 's/^[a-z].*[ *]\(iotrace_[a-z0-9_]*\)(.*/\1/p' \
+	include/iotrace/libiotrace.h | sort -u > "$T/header"
+nm -D --defined-only "$SO" | awk '{ print $NF }' | sort > "$T/exports"
+sed 's/$/@@LIBIOTRACE_1/' "$T/header" | { cat; echo LIBIOTRACE_1; } |
+	sort > "$T/want"
+echo "# $(wc -l < "$T/header") functions in libiotrace.h," \
+	"$(wc -l < "$T/exports") symbols exported by $SO"
+diff "$T/want" "$T/exports" > "$T/why" 2>&1
+result $? "libapi_exports_are_the_header_functions_of_LIBIOTRACE_1" "$T/why"
+soname=$(objdump -p "$SO" | awk '$1 == "SONAME" { print $2 }')
+[ "$soname" = libiotrace.so.1 ]
+result $? "libapi_soname_libiotrace.so.1 ($soname)"
+
+# 2. the program, of the header alone: with the .so, the .a, pkg-config
+WARN="-Wall -Wextra -Werror -std=c11 -D_POSIX_C_SOURCE=200809L"
+$CC $WARN -Iinclude -o "$T/dyn" tests/libapi_test.c -Lbuild -liotrace \
+	-Wl,-rpath,"$ROOT/build" -lpthread > "$T/why" 2>&1 &&
+	ldd "$T/dyn" | grep -q "libiotrace.so.1 => $ROOT/build/" >> "$T/why" 2>&1
+result $? "libapi_program_of_header_and_so" "$T/why"
+$CC $WARN -Iinclude -o "$T/static" tests/libapi_test.c \
+	build/normal/libiotrace.a -lpthread > "$T/why" 2>&1 &&
+	! ldd "$T/static" | grep -q libiotrace >> "$T/why" 2>&1
+result $? "libapi_program_of_header_and_static_library" "$T/why"
+# installed into a scratch root, found by pkg-config there
+R=$T/root
+if make -s --no-print-directory install-lib DESTDIR="$R" PREFIX=/usr \
+	> "$T/why" 2>&1; then
+	flags=$(PKG_CONFIG_SYSROOT_DIR=$R PKG_CONFIG_LIBDIR=$R/usr/lib/pkgconfig \
+		pkg-config --cflags --libs libiotrace 2>> "$T/why")
+	echo "# pkg-config --cflags --libs libiotrace: $flags" | sed "s|$R|ROOT|g"
+	# shellcheck disable=SC2086 # the flags are words
+	$CC $WARN -o "$T/pc" tests/libapi_test.c $flags -lpthread \
+		>> "$T/why" 2>&1 &&
+		[ -L "$R/usr/lib/libiotrace.so" ] && [ -f "$R/usr/lib/libiotrace.a" ]
+fi
+result $? "libapi_program_of_installed_library_by_pkg_config" "$T/why"
+# and of the ASan+UBSan build of the library (make check's san variant)
+SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+# shellcheck disable=SC2086 # the flags are words
+$CC $WARN $SAN -Iinclude -o "$T/san" tests/libapi_test.c \
+	build/san/libiotrace.a -lpthread > "$T/why" 2>&1
+result $? "libapi_program_of_sanitized_static_library" "$T/why"
+for f in dyn static pc san; do
+	[ -x "$T/$f" ] || cp "$T/dyn" "$T/$f" 2> /dev/null
+done
+
+# 3. what the program reads equals what iotracectl shows
+build/gen file "$T/f2.trace" 40 2 &&
+build/gen file "$T/m.trace" 200 2 &&
+build/gen ops "$T/ops.trace" 60 3 &&
+build/gen edges "$T/e.trace" 40 1 &&
+build/gen gaps "$T/g.trace" 200 1 &&
+build/gen trig "$T/trig.trace" 50 2 &&
+build/gen names "$T/names.trace" 30 2 &&
+build/gen bigissue "$T/bi.trace" 40000 &&
+build/gen ring "$T/r.ring" 300 2 128 &&
+build/gen ring2 "$T/r2.ring" 1000 2 32 16 > "$T/why" 2>&1
+result $? "libapi_inputs" "$T/why"
+head -c 300000 "$T/bi.trace" > "$T/cut.trace"
+
+# compare NAME PROGRAM SOURCE: rec lines (all, in completion order) and
+# count lines against show -o csv, loss lines against info -o json
+compare() {
+	LD_LIBRARY_PATH=$R/usr/lib "$2" show "$3" > "$T/api" 2> "$T/why" &&
+	{ iotracectl/iotracectl show -o csv "$3" > "$T/csv" 2>> "$T/why"
+	  rc=$?; [ $rc = 0 ] || [ $rc = 3 ]; } &&
+	{ case $3 in *.ring) echo '{}' ;;
+	  *) iotracectl/iotracectl info -o json "$3"
+	     [ $? != 1 ] ;; esac; } > "$T/info" 2>> "$T/why" &&
+	python3 - "$T/api" "$T/csv" "$T/info" > "$T/why" 2>&1 <<'EOF'
+import csv, json, re, sys
+def unescape(s):
+    return re.sub(r"\\(.)", lambda m: {"t": "\t", "n": "\n"}.get(m.group(1),
+                  m.group(1)), s)
+api = [[unescape(f) for f in l.rstrip("\n").split("\t")]
+       for l in open(sys.argv[1])]
+rows = list(csv.DictReader(open(sys.argv[2], newline="")))
+info = json.load(open(sys.argv[3]))
+recs = [a[1:] for a in api if a[0] == "rec"]
+bad = 0
+if len(recs) != len(rows):
+    print("records: api %d, csv %d" % (len(recs), len(rows)))
+    bad = 1
+for i, (a, c) in enumerate(zip(recs, rows)):
+    want = [c["disk"], c["seq"], c["op"], c["sector"], c["bytes"],
+            c["status"] or "-", c["dev_status_str"], c["command"],
+            c["comm"] or "-"]
+    got = a[:8] + [a[8] if a[8] != "[kernel]" else "-"]
+    if got != want:
+        print("record %d: api %s" % (i, got))
+        print("record %d: csv %s" % (i, want))
+        bad += 1
+        if bad > 5:
+            break
+counts = {a[1]: int(a[2]) for a in api if a[0] == "count"}
+for d in counts:
+    n = sum(1 for c in rows if c["disk"] == d)
+    if counts[d] != n:
+        print("disk %s: api %d records, csv %d" % (d, counts[d], n))
+        bad = 1
+for d in info.get("disks", []):
+    l = [a for a in api if a[0] == "loss" and a[1] == d["name"]][0]
+    got = dict(zip(["completed", "present", "overwritten", "dropped",
+                    "torn", "valid", "written", "lost", "late"],
+                   map(int, l[2:])))
+    for k in ("completed", "overwritten", "dropped", "torn", "written",
+              "lost"):
+        if d["loss"] and k in d["loss"] and got[k] != d["loss"][k]:
+            print("disk %s: loss %s api %d, info %d" %
+                  (d["name"], k, got[k], d["loss"][k]))
+            bad = 1
+    if got["valid"] != d["records"] or counts[d["name"]] != d["records"]:
+        print("disk %s: api valid %d, handed out %d; info records %d" %
+              (d["name"], got["valid"], counts[d["name"]], d["records"]))
+        bad = 1
+print("%d records, %d disks" % (len(recs), len(counts)))
+sys.exit(1 if bad else 0)
+EOF
+	rc=$?
+	result $rc "libapi_$1 ($(tail -n 1 "$T/why"))" "$T/why"
+}
+compare two_disks_so "$T/dyn" "$T/f2.trace"
+compare two_disks_static "$T/static" "$T/f2.trace"
+compare two_disks_pkg_config "$T/pc" "$T/f2.trace"
+compare 200_records "$T/dyn" "$T/m.trace"
+compare every_op_nvme_scsi_ata_commands "$T/dyn" "$T/ops.trace"
+compare edges_no_completion_no_sector "$T/dyn" "$T/e.trace"
+compare gaps "$T/dyn" "$T/g.trace"
+compare trigger_chunks "$T/dyn" "$T/trig.trace"
+compare names_to_escape "$T/dyn" "$T/names.trace"
+compare issue_order_file_reordered "$T/static" "$T/bi.trace"
+compare truncated_file_read_as_far_as_it_goes "$T/dyn" "$T/cut.trace"
+compare ring_1x "$T/dyn" "$T/r.ring"
+compare ring_2_0 "$T/dyn" "$T/r2.ring"
+compare every_op_asan_ubsan "$T/san" "$T/ops.trace"
+compare truncated_asan_ubsan "$T/san" "$T/cut.trace"
+compare ring_2_0_asan_ubsan "$T/san" "$T/r2.ring"
+
+# standard input, and the disk table's identities of a snapshot
+"$T/dyn" show - < "$T/f2.trace" | grep -v '^source' > "$T/stdin" &&
+	"$T/dyn" show "$T/f2.trace" | grep -v '^source' | cmp -s - "$T/stdin"
+result $? "libapi_standard_input_as_the_file"
+"$T/dyn" show "$T/trig.trace" 2>&1 | grep '^disk' > "$T/disks"
+grep -q "$(printf 'disk\t0\tdisk0\t259:0\t512\tQEMU NVMe Ctrl\tiotrace0\t')" \
+	"$T/disks"
+result $? "libapi_disk_model_serial_from_trigger_chunk" "$T/disks"
+# the start order: export's (its CSV is in start order)
+"$T/dyn" show "$T/ops.trace" start | awk -F'\t' '$1 == "rec" { print $3 }' \
+	> "$T/a" &&
+	iotracectl/iotracectl export -f csv "$T/ops.trace" |
+	python3 -c 'import csv, sys
+for r in csv.DictReader(sys.stdin): print(r["seq"])' > "$T/b" &&
+	cmp -s "$T/a" "$T/b"
+result $? "libapi_start_order_is_export_order ($(wc -l < "$T/a") records)"
+
+# 4. errors: returned with a message, nothing printed on stderr
+check_err() { # check_err NAME WANT ARGS...: exit 1, "error: ...WANT..."
+	name=$1 want=$2
+	shift 2
+	"$T/dyn" "$@" > "$T/out" 2> "$T/err"
+	rc=$?
+	{ cat "$T/out"; cat "$T/err"; } > "$T/why"
+	[ $rc = 1 ] && grep -q "^error: .*$want" "$T/out" && [ ! -s "$T/err" ] &&
+		! grep -q iotracectl "$T/out"
+	result $? "libapi_error_$name" "$T/why"
+}
+printf 'hello, this is not a trace\n' > "$T/foreign"
+: > "$T/empty"
+check_err no_such_file "$T/none: No such file or directory" open "$T/none"
+check_err no_such_disk "no traced disk of that name" open nosuchdisk0
+check_err foreign_file "not an iotrace trace file or ring" open "$T/foreign"
+check_err empty_file "empty file" open "$T/empty"
+check_err strict_refuses_truncated "truncated trace file" open "$T/cut.trace" strict
+check_err unknown_disk "holds no disk named sdz (it holds: disk0, disk1)" \
+	disk "$T/f2.trace" sdz
+"$T/dyn" open "$T/cut.trace" > "$T/out" 2>&1 &&
+	grep -q "^ok: truncated trace file" "$T/out"
+result $? "libapi_truncated_file_opens_with_a_warning" "$T/out"
+"$T/dyn" stop "$T/m.trace" 7 > "$T/out" 2>&1 && grep -qx "42 0" "$T/out"
+result $? "libapi_callback_stops_the_walk_with_its_value" "$T/out"
+
+# 5. handles in threads at once, each its own
+"$T/dyn" threads "$T/bi.trace" 4 > "$T/out" 2>&1
+result $? "libapi_four_threads_four_handles ($(cat "$T/out"))" "$T/out"
+"$T/san" threads "$T/m.trace" 3 > "$T/out" 2>&1
+result $? "libapi_three_threads_asan_ubsan ($(head -n 1 "$T/out"))" "$T/out"
+for a in "open $T/none" "open $T/foreign" "open $T/cut.trace strict" \
+	"disk $T/f2.trace sdz" "stop $T/r2.ring 3" "open nosuchdisk0"; do
+	# shellcheck disable=SC2086 # the words are the arguments
+	"$T/san" $a > "$T/out" 2>&1
+	[ $? -le 1 ] && ! grep -q "Sanitizer\|runtime error" "$T/out" ||
+		{ echo "$a" >> "$T/why2"; cat "$T/out" >> "$T/why2"; }
+done
+[ ! -s "$T/why2" ]
+result $? "libapi_errors_asan_ubsan" "$T/why2"
+
+# 6. uninstall leaves nothing
+make -s --no-print-directory uninstall-lib DESTDIR="$R" PREFIX=/usr \
+	> "$T/why" 2>&1
+find "$R" -type f -o -type l >> "$T/why"
+[ ! -s "$T/why" ]
+result $? "libapi_uninstall_lib_leaves_no_file" "$T/why"
+# the build's pkg-config file as make all makes it
+make -s --no-print-directory build/libiotrace.pc > /dev/null 2>&1
+
+echo "1..$N"
+[ "$FAILS" = 0 ]

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libapi_test: a program of libiotrace's public header alone (built by
+ * tests/libapi.sh against the shared library, the static one, and the
+ * installed one through pkg-config), whose output tests/libapi.sh
+ * compares with "iotracectl show -o csv" and "iotracectl info".
+ *   libapi_test show SOURCE [ORDER [MAX]]   the source, its disks, their
+ *                                           loss accounting and records
+ *                                           (at most MAX), tab-separated;
+ *                                           ORDER: complete, start, stored
+ *   libapi_test open SOURCE [strict]        "ok", or the error, exit 1
+ *   libapi_test disk SOURCE NAME            the index of disk NAME, or the
+ *                                           error, exit 1
+ *   libapi_test stop SOURCE N               stops after N records: the
+ *                                           callback's value comes back
+ *   libapi_test threads SOURCE N            N threads, a handle each, read
+ *                                           SOURCE at once: their counts
+ *                                           and sums must agree
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <iotrace/libiotrace.h>
+
+/**
+ * struct show - what "show" prints records with.
+ * @src: the source.
+ * @disks: its disks' names.
+ * @count: per disk, records handed out.
+ * @max: records to print at most.
+ * @n: records printed.
+ */
+struct show {
+	struct iotrace_source *src;
+	struct iotrace_disk *disks;
+	unsigned long *count;
+	unsigned long max, n;
+};
+
+/* @s as a field: a tab, a line end and a backslash as \t, \n, \\ */
+static void put_field(const char *s)
+{
+	putchar('\t');
+	for (; *s; s++) {
+		if (*s == '\t' || *s == '\n' || *s == '\\') {
+			putchar('\\');
+			putchar(*s == '\t' ? 't' : *s == '\n' ? 'n' : '\\');
+		} else {
+			putchar(*s);
+		}
+	}
+}
+
+static int show_rec(void *arg, const struct iotrace_rec *r)
+{
+	char cmd[256], status[256], err[32], sector[24] = "";
+	struct show *s = arg;
+
+	s->count[r->disk]++;
+	if (s->n++ >= s->max)
+		return 0;
+	if (r->sector != UINT64_MAX)
+		snprintf(sector, sizeof(sector), "%llu",
+			 (unsigned long long)r->sector);
+	iotrace_rec_command(r, cmd, sizeof(cmd));
+	iotrace_rec_status(r, status, sizeof(status));
+	iotrace_rec_errno(r, err, sizeof(err));
+	printf("rec");
+	put_field(s->disks[r->disk].name);
+	printf("\t%u\t%s\t%s\t%u", r->seq, iotrace_op_name(r->op), sector,
+	       r->bytes);
+	put_field(err);
+	put_field(status);
+	put_field(cmd);
+	put_field(iotrace_source_comm(s->src, r));
+	putchar('\n');
+	return 0;
+}
+
+static int order_of(const char *s)
+{
+	if (!s || !strcmp(s, "complete"))
+		return IOTRACE_ORDER_COMPLETE;
+	if (!strcmp(s, "start"))
+		return IOTRACE_ORDER_START;
+	if (!strcmp(s, "stored"))
+		return IOTRACE_ORDER_STORED;
+	return -1;
+}
+
+static int cmd_show(struct iotrace_source *src, int order, unsigned long max)
+{
+	struct iotrace_source_info info;
+	struct iotrace_loss l;
+	struct show s = { .src = src, .max = max };
+	unsigned int i;
+	int ret;
+
+	if (iotrace_source_info(src, &info))
+		return -1;
+	printf("source\t%u\t%u\t%s\t%s\t%llu\n", info.kind, info.nr_disks,
+	       info.host, info.release, (unsigned long long)info.start_ns);
+	s.disks = calloc(info.nr_disks + 1, sizeof(*s.disks));
+	s.count = calloc(info.nr_disks + 1, sizeof(*s.count));
+	if (!s.disks || !s.count)
+		return -1;
+	for (i = 0; i < info.nr_disks; i++) {
+		if (iotrace_source_disk(src, i, &s.disks[i]))
+			return -1;
+		printf("disk\t%u", i);
+		put_field(s.disks[i].name);
+		printf("\t%u:%u\t%u", s.disks[i].dev_major,
+		       s.disks[i].dev_minor, s.disks[i].logical_block_size);
+		put_field(s.disks[i].model);
+		put_field(s.disks[i].serial);
+		put_field(s.disks[i].wwn);
+		putchar('\n');
+	}
+	ret = iotrace_source_foreach(src, order, show_rec, &s);
+	if (ret)
+		return -1;
+	for (i = 0; i < info.nr_disks; i++) {
+		if (iotrace_source_loss(src, (int)i, &l))
+			return -1;
+		printf("count");
+		put_field(s.disks[i].name);
+		printf("\t%lu\nloss", s.count[i]);
+		put_field(s.disks[i].name);
+		printf("\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n",
+		       (unsigned long long)l.completed,
+		       (unsigned long long)l.present,
+		       (unsigned long long)l.overwritten,
+		       (unsigned long long)l.dropped,
+		       (unsigned long long)l.torn,
+		       (unsigned long long)l.valid,
+		       (unsigned long long)l.written,
+		       (unsigned long long)l.lost,
+		       (unsigned long long)l.late);
+	}
+	free(s.disks);
+	free(s.count);
+	return 0;
+}
+
+static int stop_rec(void *arg, const struct iotrace_rec *r)
+{
+	unsigned long *left = arg;
+
+	(void)r;
+	return --*left ? 0 : 42;
+}
+
+/**
+ * struct reader - one thread of "threads".
+ * @path: the source.
+ * @n: records read.
+ * @sum: their sectors and sizes summed.
+ * @ret: 0, or -1.
+ * @err: the error.
+ */
+struct reader {
+	const char *path;
+	unsigned long n;
+	unsigned long long sum;
+	int ret;
+	char err[512];
+};
+
+static int sum_rec(void *arg, const struct iotrace_rec *r)
+{
+	struct reader *t = arg;
+
+	t->n++;
+	t->sum += r->sector * 31 + r->bytes + r->complete_ns;
+	return 0;
+}
+
+static void *reader_run(void *arg)
+{
+	struct reader *t = arg;
+	struct iotrace_source *src = iotrace_source_new();
+	int i;
+
+	t->ret = -1;
+	if (!src)
+		return NULL;
+	/* each twice: a handle reads its source again */
+	for (i = 0; i < 2; i++) {
+		t->n = 0;
+		t->sum = 0;
+		if (iotrace_source_open(src, t->path, NULL) ||
+		    iotrace_source_foreach(src, i ? IOTRACE_ORDER_START :
+					   IOTRACE_ORDER_COMPLETE,
+					   sum_rec, t)) {
+			snprintf(t->err, sizeof(t->err), "%s",
+				 iotrace_source_error(src));
+			iotrace_source_free(src);
+			return NULL;
+		}
+	}
+	t->ret = 0;
+	iotrace_source_free(src);
+	return NULL;
+}
+
+static int cmd_threads(const char *path, unsigned int n)
+{
+	struct reader *t = calloc(n, sizeof(*t));
+	pthread_t *tid = calloc(n, sizeof(*tid));
+	unsigned int i;
+	int bad = 0;
+
+	if (!t || !tid)
+		return 1;
+	for (i = 0; i < n; i++) {
+		t[i].path = path;
+		if (pthread_create(&tid[i], NULL, reader_run, &t[i]))
+			return 1;
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < n; i++) {
+		if (t[i].ret) {
+			printf("thread %u: %s\n", i, t[i].err);
+			bad = 1;
+		} else if (t[i].n != t[0].n || t[i].sum != t[0].sum) {
+			printf("thread %u: %lu records, sum %llu; thread 0: %lu, %llu\n",
+			       i, t[i].n, t[i].sum, t[0].n, t[0].sum);
+			bad = 1;
+		}
+	}
+	if (!bad)
+		printf("%u threads: %lu records each, sum %llu\n", n, t[0].n,
+		       t[0].sum);
+	free(t);
+	free(tid);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	struct iotrace_open_opts opts = { 0 };
+	struct iotrace_source *src;
+	unsigned long left;
+	int ret = 0, order;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: libapi_test show|open|disk|stop|threads SOURCE ...\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "threads"))
+		return cmd_threads(argv[2], argc > 3 ? atoi(argv[3]) : 4);
+	if (!strcmp(argv[1], "open") && argc > 3 && !strcmp(argv[3], "strict"))
+		opts.flags |= IOTRACE_OPEN_STRICT;
+	src = iotrace_source_new();
+	if (!src)
+		return 1;
+	if (iotrace_source_open(src, argv[2], &opts)) {
+		printf("error: %s\n", iotrace_source_error(src));
+		iotrace_source_free(src);
+		return 1;
+	}
+	if (!strcmp(argv[1], "open")) {
+		printf("ok%s%s\n", *iotrace_source_warning(src) ? ": " : "",
+		       iotrace_source_warning(src));
+	} else if (!strcmp(argv[1], "show")) {
+		order = order_of(argc > 3 ? argv[3] : NULL);
+		ret = cmd_show(src, order,
+			       argc > 4 ? strtoul(argv[4], NULL, 0) : ~0ul);
+	} else if (!strcmp(argv[1], "disk") && argc > 3) {
+		ret = iotrace_source_disk_index(src, argv[3]);
+		if (ret >= 0)
+			printf("%d\n", ret);
+		ret = ret < 0 ? -1 : 0;
+	} else if (!strcmp(argv[1], "stop") && argc > 3) {
+		left = strtoul(argv[3], NULL, 0);
+		ret = iotrace_source_foreach(src, IOTRACE_ORDER_COMPLETE,
+					     stop_rec, &left);
+		printf("%d %lu\n", ret, left);
+		ret = ret == 42 ? 0 : -1;
+	} else {
+		fprintf(stderr, "libapi_test: unknown command %s\n", argv[1]);
+		ret = -1;
+	}
+	if (ret < 0 && *iotrace_source_error(src))
+		printf("error: %s\n", iotrace_source_error(src));
+	iotrace_source_free(src);
+	return ret < 0;
+}
