@@ -776,7 +776,7 @@ const char *iotrace_op_name(u8 op);
 /*
  * IOTRACE_PROF=y (a profiling build, never a release one): the probes
  * count the guest clock spent in each of their parts (Documentation/
- * benchmark.rst, "Where the instructions go"); debugfs iotrace/prof
+ * benchmark.rst, "Instructions per probe"); debugfs iotrace/prof
  * shows the sums, a write clears them.
  */
 enum iotrace_prof_part {
