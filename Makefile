@@ -100,6 +100,8 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR ?= $(PREFIX)/lib
+# libiotrace.pc (the Debian packages: LIBDIR=/usr/lib/<multiarch>)
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # udev reads /etc/udev/rules.d and /usr/lib/udev/rules.d, not $(PREFIX)
 UDEVRULESDIR ?= /etc/udev/rules.d
 # the systemd units (the exporter's, the snapshot service's)
@@ -169,11 +171,14 @@ install-tools: $(MAN8)
 	[ -e $(DESTDIR)$(SYSCONFDIR)/iotrace/iotrace.conf ] || \
 		install -D -m 644 tools/systemd/iotrace.conf $(DESTDIR)$(SYSCONFDIR)/iotrace/iotrace.conf
 
-# libiotrace: the shared and static library, its header, its pkg-config
-# file (not in the .debs yet)
+# libiotrace: the shared and static library, its header
+# ($(INCLUDEDIR)/iotrace/), its pkg-config file (the libiotrace1 and
+# libiotrace-dev packages); ldconfig unless DESTDIR is set, so that the
+# dynamic loader finds libiotrace.so.1 in $(LIBDIR)
 install-lib:
 	$(MAKE) -C tools install-lib DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) \
-		LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR)
+		LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) PKGCONFIGDIR=$(PKGCONFIGDIR)
+	$(if $(DESTDIR),,ldconfig)
 
 install: install-module install-tools install-lib
 
@@ -182,7 +187,9 @@ uninstall:
 	-rmdir $(INST_MODDIR) 2> /dev/null
 	$(if $(DESTDIR),,[ ! -d /lib/modules/$(INST_KVER) ] || depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(INST_KVER))
 	$(MAKE) -C tools uninstall DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR) \
-		PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR)
+		PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
+		PKGCONFIGDIR=$(PKGCONFIGDIR)
+	$(if $(DESTDIR),,ldconfig)
 	rm -f $(DESTDIR)$(MANDIR)/man8/iotracectl.8 $(DESTDIR)$(INCLUDEDIR)/linux/iotrace.h
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-iotrace.rules
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/iotrace-exporter.service

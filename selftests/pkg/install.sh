@@ -3,8 +3,9 @@
 #
 # install: "make install DESTDIR=..." for every kernel, then "make uninstall".
 # Oracles: modinfo's vermagic of the installed .ko (the kernel's own
-# stamp), the C compiler on the installed uapi header alone, man(1)
-# rendering the installed page, rst2man's own warnings.
+# stamp), the C compiler on the installed uapi and libiotrace headers
+# alone, objdump's SONAME of the installed library, man(1) rendering the
+# installed page, rst2man's own warnings.
 # usage: selftests/pkg/install.sh [KVER...]
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -13,6 +14,19 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 d=$tmp/dest
 prefix=/usr/local
+
+# soname_of LIB - the SONAME of a shared library
+soname_of() {
+	objdump -p "$1" 2> /dev/null | awk '$1 == "SONAME" { print $2 }'
+}
+# pc_is PCFILE LIBDIR INCLUDEDIR - the pkg-config file names them and VERSION
+pc_is() {
+	[ -f "$1" ] || { echo "# no $1"; return 1; }
+	grep -qx "libdir=$2" "$1" && grep -qx "includedir=$3" "$1" &&
+		grep -qx "Version: $(cat "$top/VERSION")" "$1" && return 0
+	sed 's/^/# libiotrace.pc: /' "$1"
+	return 1
+}
 
 for k in $(kernels "$@"); do
 	log=$tmp/install-$k.log
@@ -37,6 +51,34 @@ int main(void) { return 0; }
 EOC
 check "install: $prefix/include/linux/iotrace.h compiles alone (cc -fsyntax-only -Wall -Werror)" \
 	cc -fsyntax-only -Wall -Wextra -Werror -I"$d$prefix/include" "$tmp/hdr.c"
+# libiotrace (make install-lib): the shared library, its link, the static
+# one, the header and the pkg-config file naming where they are
+lib=$d$prefix/lib
+check "install: $prefix/lib/libiotrace.so.1 (soname libiotrace.so.1), libiotrace.so -> it, libiotrace.a" \
+	eval '[ "$(soname_of "$lib/libiotrace.so.1")" = libiotrace.so.1 ] &&
+	      [ "$(readlink "$lib/libiotrace.so")" = libiotrace.so.1 ] && [ -f "$lib/libiotrace.a" ]'
+check "install: $prefix/include/iotrace/libiotrace.h compiles alone (cc -fsyntax-only -Wall -Werror)" \
+	eval 'echo "#include <iotrace/libiotrace.h>" |
+	      cc -fsyntax-only -Wall -Wextra -Werror -I"$d$prefix/include" -x c -'
+check "install: $prefix/lib/pkgconfig/libiotrace.pc: libdir, includedir, version" \
+	pc_is "$lib/pkgconfig/libiotrace.pc" "$prefix/lib" "$prefix/include"
+# the Debian packages' layout: PREFIX=/usr, a multiarch LIBDIR
+ma=$(gcc -print-multiarch 2> /dev/null)
+ma=${ma:-x86_64-linux-gnu}
+m=$tmp/multiarch
+mvars=(DESTDIR="$m" PREFIX=/usr LIBDIR=/usr/lib/"$ma")
+if make -C "$top" -s install-lib "${mvars[@]}" > "$tmp/lib.log" 2>&1; then
+	check "install: make install-lib PREFIX=/usr LIBDIR=/usr/lib/$ma: the library, its .pc in LIBDIR/pkgconfig, the header" \
+		eval '[ -f "$m/usr/lib/$ma/libiotrace.so.1" ] && [ -L "$m/usr/lib/$ma/libiotrace.so" ] &&
+		      [ -f "$m/usr/lib/$ma/libiotrace.a" ] && [ -f "$m/usr/include/iotrace/libiotrace.h" ] &&
+		      pc_is "$m/usr/lib/$ma/pkgconfig/libiotrace.pc" "/usr/lib/$ma" /usr/include'
+	make -C "$top/tools" -s uninstall-lib "${mvars[@]}" > "$tmp/lib.log" 2>&1 &&
+		left=$(find "$m" ! -type d) && [ -z "$left" ]
+	check "install: make -C tools uninstall-lib (the same variables) removes them" test $? = 0
+else
+	sed 's/^/# | /' "$tmp/lib.log" | tail -n 15
+	fail "install: make install-lib PREFIX=/usr LIBDIR=/usr/lib/$ma"
+fi
 rule=$d/etc/udev/rules.d/60-iotrace.rules
 check "install: udev rule runs $prefix/sbin/iotracectl nvme-layout --quiet when nvme_core or iotrace loads" \
 	grep -qF 'ACTION=="add", SUBSYSTEM=="module", KERNEL=="nvme_core|iotrace", RUN+="'"$prefix"'/sbin/iotracectl nvme-layout --quiet"' "$rule"
@@ -64,7 +106,7 @@ for k in $(kernels "$@"); do
 	make -C "$top" -s uninstall KVER="$k" DESTDIR="$d" > "$tmp/uninstall.log" 2>&1 ||
 		{ sed 's/^/# | /' "$tmp/uninstall.log"; fail "install: make uninstall KVER=$k"; }
 done
-left=$(find "$d" -type f | sed "s|^$d||")
+left=$(find "$d" ! -type d | sed "s|^$d||")
 [ -n "$left" ] && echo "$left" | sed 's/^/# left behind: /'
 check "install: make uninstall leaves no file behind" test -z "$left"
 finish
