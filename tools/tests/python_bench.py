@@ -21,13 +21,22 @@ import iotrace  # noqa: E402
 
 
 def best(fn, runs):
-    """The shortest of @runs runs of @fn, and its value."""
-    times = []
+    """The shortest wall-clock and CPU times of @runs runs of @fn, and
+    its value.  The CPU time (the process's, one thread) is the figure
+    of a machine other work keeps busy."""
+    wall, cpu = [], []
     for _ in range(runs):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         value = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), value
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return min(wall), min(cpu), value
+
+
+def rate(what, n, wall, cpu, extra=""):
+    print("python %s: %d records in %.2f s (%.2f s of CPU): %.2f M records/s"
+          " (%.2f M/s of CPU)%s" % (what, n, wall, cpu, n / wall / 1e6,
+                                    n / cpu / 1e6, extra))
 
 
 def main():
@@ -38,11 +47,10 @@ def main():
         subprocess.run([os.path.join(TOOLS, "build", "gen"), "big", path,
                         str(n)], check=True)
         with iotrace.open(path) as t:
-            secs, df = best(t.to_pandas, 3)
-            print("python to_pandas: %d records in %.2f s: %.2f M records/s"
-                  " (best of 3; %d columns, %.0f MB)" %
-                  (len(df), secs, len(df) / secs / 1e6, df.shape[1],
-                   df.memory_usage(deep=False).sum() / 1e6))
+            wall, cpu, df = best(t.to_pandas, 3)
+            rate("to_pandas", len(df), wall, cpu,
+                 ", best of 3; %d columns, %.0f MB" %
+                 (df.shape[1], df.memory_usage(deep=False).sum() / 1e6))
             del df
             m = min(n, 1000000)
 
@@ -53,9 +61,8 @@ def main():
                     if k == m:
                         break
                 return k
-            secs, k = best(first_m, 1)
-            print("python iteration: %d records in %.2f s: %.2f M records/s"
-                  % (k, secs, k / secs / 1e6))
+            wall, cpu, k = best(first_m, 1)
+            rate("iteration", k, wall, cpu)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
