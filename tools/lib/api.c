@@ -8,6 +8,7 @@
  * noted for iot_src_input(), the thread's names) or the environment.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <iotrace/libiotrace.h>
@@ -70,7 +71,8 @@ _Static_assert(IOTRACE_DISK_NAME_SIZE == IOTRACE_NAME_LEN + 1 &&
  * @open: @src is open.
  * @comms: the submitters' names of @src (@src.opts.comms points here).
  * @disks: the disk table, @src.nr_disks entries.
- * @late: per disk, records the last foreach handed out late.
+ * @late: per disk, records the last foreach or read handed out late.
+ * @rd: the read iotrace_source_rewind() began, NULL: none.
  * @err: the last failure's message.
  * @warn: what a salvaged trace file is missing.
  */
@@ -80,9 +82,55 @@ struct iotrace_source {
 	struct iot_comms comms;
 	struct iotrace_disk *disks;
 	uint64_t *late;
+	struct api_read *rd;
 	char err[IOT_ERR_LEN];
 	char warn[IOT_ERR_LEN];
 };
+
+/**
+ * struct api_read - a read of a source's records, pulled
+ *	(iotrace_source_rewind(), iotrace_source_read()).
+ * @cmp: the order of the read (NULL: as stored).
+ * @fm: a trace file's merge (by completion or start).
+ * @fw: a trace file's walk in file order.
+ * @win: the reordering window after @fm.
+ * @drained: @fm has no record left: @win gives its last.
+ * @failed: the read failed: @msg says why, every later call fails.
+ * @x: the record @fw gave last.
+ * @v: a ring's records (sorted unless @cmp is NULL).
+ * @n: records in @v.
+ * @cap: allocated.
+ * @pos: the next of @v.
+ * @last: the record handed out last (@started).
+ * @started: a record was handed out.
+ * @msg: the failure's message.
+ */
+struct api_read {
+	int (*cmp)(const void *a, const void *b);
+	struct iot_fmerge *fm;
+	struct iot_fwalk *fw;
+	struct iot_win win;
+	int drained, failed;
+	struct xrec x;
+	struct xrec *v;
+	size_t n, cap, pos;
+	struct xrec last;
+	int started;
+	char msg[IOT_ERR_LEN];
+};
+
+static void read_free(struct api_read *rd)
+{
+	if (!rd)
+		return;
+	if (rd->fm) {
+		iot_fmerge_free(rd->fm);
+		iot_win_free(&rd->win);
+	}
+	iot_fwalk_free(rd->fw);
+	free(rd->v);
+	free(rd);
+}
 
 struct iotrace_source *iotrace_source_new(void)
 {
@@ -95,6 +143,8 @@ struct iotrace_source *iotrace_source_new(void)
 
 void iotrace_source_close(struct iotrace_source *h)
 {
+	read_free(h->rd);
+	h->rd = NULL;
 	if (h->open)
 		iot_src_close(&h->src);
 	h->open = 0;
@@ -450,19 +500,29 @@ struct api_walk {
 	int started;
 };
 
+/*
+ * Count @e late when it comes before @last in the order @cmp (NULL: as
+ * stored, never late); @e is the last from now on.
+ */
+static void note_late(struct iotrace_source *h,
+		      int (*cmp)(const void *a, const void *b),
+		      struct xrec *last, int *started, const struct xrec *e)
+{
+	if (!cmp)
+		return;
+	if (*started && cmp(e, last) < 0 && e->disk < h->src.nr_disks)
+		h->late[e->disk]++;
+	*last = *e;
+	*started = 1;
+}
+
 /* hand @e to the caller: 1 when it stops */
 static int walk_hand(struct api_walk *w, const struct xrec *e)
 {
 	struct iotrace_rec rec;
 	int ret;
 
-	if (w->cmp) {
-		if (w->started && w->cmp(e, &w->last) < 0 &&
-		    e->disk < w->h->src.nr_disks)
-			w->h->late[e->disk]++;
-		w->last = *e;
-		w->started = 1;
-	}
+	note_late(w->h, w->cmp, &w->last, &w->started, e);
 	to_rec(&e->r, e->disk, &rec);
 	ret = w->fn(w->arg, &rec);
 	if (ret) {
@@ -504,6 +564,16 @@ static int walk_cb(void *arg, unsigned int disk,
 	return 0;
 }
 
+/* the order's check of iotrace_source_foreach() and _rewind() */
+static int bad_order(struct iotrace_source *h, int order)
+{
+	if (order >= IOTRACE_ORDER_COMPLETE && order <= IOTRACE_ORDER_STORED)
+		return 0;
+	snprintf(h->err, sizeof(h->err),
+		 "no such order: IOTRACE_ORDER_COMPLETE, _START or _STORED");
+	return 1;
+}
+
 int iotrace_source_foreach(struct iotrace_source *h, int order,
 			   iotrace_rec_fn fn, void *arg)
 {
@@ -514,13 +584,14 @@ int iotrace_source_foreach(struct iotrace_source *h, int order,
 
 	if (api_closed(h))
 		return -1;
-	if (order < IOTRACE_ORDER_COMPLETE || order > IOTRACE_ORDER_STORED ||
-	    !fn) {
-		snprintf(h->err, sizeof(h->err), "%s", fn ?
-			 "no such order: IOTRACE_ORDER_COMPLETE, _START or _STORED" :
-			 "no function to call");
+	if (!fn) {
+		snprintf(h->err, sizeof(h->err), "no function to call");
 		return -1;
 	}
+	if (bad_order(h, order))
+		return -1;
+	read_free(h->rd);	/* it ends a read under way */
+	h->rd = NULL;
 	memset(&w, 0, sizeof(w));
 	w.h = h;
 	w.order = order;
@@ -571,6 +642,174 @@ out:
 		iot_win_free(&w.win);
 	free(w.v);
 	return w.stop ? w.stop : ret;
+}
+
+/* a ring's records, gathered to be sorted and read */
+static int read_collect(void *arg, unsigned int disk,
+			const struct iotrace_record *r)
+{
+	struct api_read *rd = arg;
+
+	if (rd->n == rd->cap) {
+		size_t cap = rd->cap ? rd->cap * 2 : 4096;
+		struct xrec *v = realloc(rd->v, cap * sizeof(*v));
+
+		if (!v)
+			return -2;
+		rd->v = v;
+		rd->cap = cap;
+	}
+	rd->v[rd->n].r = *r;
+	rd->v[rd->n].disk = disk;
+	rd->n++;
+	return 0;
+}
+
+int iotrace_source_rewind(struct iotrace_source *h, int order)
+{
+	struct iot_src *s = &h->src;
+	struct api_read *rd;
+	unsigned int i;
+	int ret;
+
+	if (api_closed(h) || bad_order(h, order))
+		return -1;
+	read_free(h->rd);
+	h->rd = NULL;
+	rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		goto oom;
+	if (order == IOTRACE_ORDER_COMPLETE)
+		rd->cmp = iot_xrec_cmp_complete;
+	else if (order == IOTRACE_ORDER_START)
+		rd->cmp = iot_xrec_cmp_start;
+	memset(h->late, 0, s->nr_disks * sizeof(*h->late));
+	if (s->is_file) {
+		/* the counts of the file as a read of it gives them */
+		for (i = 0; i < s->nr_disks; i++)
+			s->counts[i] = s->fi->counts[i];
+		if (!rd->cmp) {
+			ret = iot_fwalk_new(s->buf, s->fi, &rd->fw);
+		} else {
+			if (iot_win_init(&rd->win, API_WINDOW,
+					 order == IOTRACE_ORDER_START ?
+					 iot_xrec_start_key :
+					 iot_xrec_complete_key, rd->cmp))
+				goto oom;
+			ret = iot_fmerge_new(s->buf, s->len, s->fi,
+					     order == IOTRACE_ORDER_START,
+					     &rd->fm);
+			if (!rd->fm)
+				iot_win_free(&rd->win);
+		}
+		if (ret == -3) {
+			iot_src_read_error(s, h->err, sizeof(h->err));
+			read_free(rd);
+			return -1;
+		}
+		if (ret)
+			goto oom;
+	} else {
+		ret = iot_src_read(s, read_collect, rd, h->err,
+				   sizeof(h->err));
+		if (ret == -1) {
+			read_free(rd);
+			return -1;
+		}
+		if (ret)
+			goto oom;
+		if (rd->cmp && rd->n)
+			qsort(rd->v, rd->n, sizeof(*rd->v), rd->cmp);
+	}
+	h->rd = rd;
+	return 0;
+oom:
+	read_free(rd);
+	snprintf(h->err, sizeof(h->err), "out of memory");
+	return -1;
+}
+
+/*
+ * The next record of a read: 1 with *@e set (valid until the next call),
+ * 0 after the last, -1 with @rd->msg set.
+ */
+static int read_next(struct iotrace_source *h, struct api_read *rd,
+		     const struct xrec **e)
+{
+	const struct iotrace_record *r;
+	unsigned int disk;
+	int ret;
+
+	if (rd->fw) {
+		ret = iot_fwalk_next(rd->fw, &disk, &r);
+		if (ret == 1) {
+			rd->x.r = *r;
+			rd->x.disk = disk;
+			*e = &rd->x;
+		}
+	} else if (rd->fm) {
+		for (ret = 1; !rd->drained; ) {
+			ret = iot_fmerge_next(rd->fm, &disk, &r);
+			if (ret < 0)
+				break;
+			if (!ret) {
+				rd->drained = 1;
+				break;
+			}
+			if (iot_win_push(&rd->win, disk, r, e)) {
+				ret = -2;
+				break;
+			}
+			if (*e)
+				return 1;
+		}
+		if (ret >= 0) {
+			*e = iot_win_pop(&rd->win);
+			ret = *e != NULL;
+		}
+	} else {
+		ret = rd->pos < rd->n;
+		if (ret)
+			*e = &rd->v[rd->pos++];
+	}
+	if (ret == -3)
+		iot_src_read_error(&h->src, rd->msg, sizeof(rd->msg));
+	else if (ret < 0)
+		snprintf(rd->msg, sizeof(rd->msg), "out of memory");
+	return ret < 0 ? -1 : ret;
+}
+
+long iotrace_source_read(struct iotrace_source *h, struct iotrace_rec *recs,
+			 size_t max)
+{
+	struct api_read *rd = h->rd;
+	const struct xrec *e;
+	size_t i;
+	int ret;
+
+	if (api_closed(h))
+		return -1;
+	if (!rd) {
+		snprintf(h->err, sizeof(h->err),
+			 "no read begun: iotrace_source_rewind() first");
+		return -1;
+	}
+	if ((long)max < 0)
+		max = LONG_MAX;
+	for (i = 0; i < max && !rd->failed; i++) {
+		ret = read_next(h, rd, &e);
+		if (ret < 0)
+			rd->failed = 1;
+		if (ret <= 0)
+			break;
+		note_late(h, rd->cmp, &rd->last, &rd->started, e);
+		to_rec(&e->r, e->disk, &recs[i]);
+	}
+	if (!i && rd->failed) {
+		snprintf(h->err, sizeof(h->err), "%s", rd->msg);
+		return -1;
+	}
+	return (long)i;
 }
 
 const char *iotrace_source_comm(const struct iotrace_source *h,
@@ -638,4 +877,434 @@ size_t iotrace_rec_opflags(const struct iotrace_rec *rec, char *buf,
 	from_rec(rec, &r);
 	iot_opflags_str(&r, buf, size);
 	return strlen(buf);
+}
+
+/**
+ * struct iotrace_strtab - a table of distinct strings (libiotrace.h).
+ * @data: the strings, each ended by its NUL, in the order of their
+ *	numbers.
+ * @len: bytes in @data.
+ * @size: allocated.
+ * @off: per number, the offset of its string in @data; @off[@count] is
+ *	@len.
+ * @hash: per number, its string's hash.
+ * @count: strings.
+ * @ncap: numbers allocated in @off (one more) and @hash.
+ * @slot: an open-addressed table of 1 + numbers, 0: free.
+ * @mask: its slots - 1 (a power of two minus one; 0: none yet).
+ */
+struct iotrace_strtab {
+	char *data;
+	size_t len, size;
+	size_t *off;
+	uint64_t *hash;
+	size_t count, ncap;
+	uint32_t *slot;
+	size_t mask;
+};
+
+struct iotrace_strtab *iotrace_strtab_new(void)
+{
+	struct iotrace_strtab *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->off = calloc(1, sizeof(*t->off));
+	if (!t->off) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void iotrace_strtab_free(struct iotrace_strtab *t)
+{
+	if (!t)
+		return;
+	free(t->data);
+	free(t->off);
+	free(t->hash);
+	free(t->slot);
+	free(t);
+}
+
+size_t iotrace_strtab_count(const struct iotrace_strtab *t)
+{
+	return t->count;
+}
+
+const char *iotrace_strtab_data(const struct iotrace_strtab *t, size_t *size)
+{
+	*size = t->len;
+	return t->data ? t->data : "";
+}
+
+/* a string's hash, 8 bytes at a time */
+static uint64_t str_hash(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
+}
+
+/* the table's slots doubled (or made): -1 when out of memory */
+static int strtab_grow(struct iotrace_strtab *t)
+{
+	size_t n = t->mask ? 2 * (t->mask + 1) : 1024, i, k;
+	uint32_t *slot;
+
+	if (n > (size_t)UINT32_MAX)
+		return -1;
+	slot = calloc(n, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (i = 0; i < t->count; i++) {
+		for (k = t->hash[i] & (n - 1); slot[k]; k = (k + 1) & (n - 1))
+			;
+		slot[k] = (uint32_t)i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->mask = n - 1;
+	return 0;
+}
+
+/* the number of string @s (@n bytes), added when new: -1 when out of memory */
+static int strtab_id(struct iotrace_strtab *t, const char *s, size_t n,
+		     uint32_t *id)
+{
+	uint64_t h = str_hash(s, n);
+	size_t k;
+
+	/* at most half full */
+	if (2 * (t->count + 1) > t->mask + 1 && strtab_grow(t))
+		return -1;
+	for (k = h & t->mask; t->slot[k]; k = (k + 1) & t->mask) {
+		size_t i = t->slot[k] - 1;
+
+		if (t->hash[i] == h && t->off[i + 1] - t->off[i] == n + 1 &&
+		    !memcmp(t->data + t->off[i], s, n)) {
+			*id = (uint32_t)i;
+			return 0;
+		}
+	}
+	if (t->count == t->ncap) {
+		size_t c = t->ncap ? 2 * t->ncap : 256;
+		size_t *off = realloc(t->off, (c + 1) * sizeof(*off));
+		uint64_t *hash;
+
+		if (!off)
+			return -1;
+		t->off = off;
+		hash = realloc(t->hash, c * sizeof(*hash));
+		if (!hash)
+			return -1;
+		t->hash = hash;
+		t->ncap = c;
+	}
+	if (t->size - t->len < n + 1) {
+		size_t c = t->size ? 2 * t->size : 4096;
+		char *d;
+
+		while (c - t->len < n + 1)
+			c *= 2;
+		d = realloc(t->data, c);
+		if (!d)
+			return -1;
+		t->data = d;
+		t->size = c;
+	}
+	memcpy(t->data + t->len, s, n);
+	t->data[t->len + n] = 0;
+	t->len += n + 1;
+	t->hash[t->count] = h;
+	t->off[++t->count] = t->len;
+	t->slot[k] = (uint32_t)t->count;
+	*id = (uint32_t)(t->count - 1);
+	return 0;
+}
+
+/**
+ * struct text_bufs - the decoded text fields of a record.
+ * @opflags: iot_opflags_str()'s.
+ * @err: iot_errno_name()'s.
+ * @status: iot_decode_status()'s.
+ * @cmd: iot_decode_cmd()'s.
+ *
+ * Their sizes are those of the CSV record schema's (iotracectl's
+ * out.c), which cut a text the same.
+ */
+struct text_bufs {
+	char opflags[128], err[32], status[160], cmd[256];
+};
+
+/* the fields that are texts */
+#define FIELD_BIT(f)	(1u << IOTRACE_FIELD_##f)
+#define TEXT_FIELDS	(FIELD_BIT(DISK) | FIELD_BIT(OP) | FIELD_BIT(OPFLAGS) | \
+			 FIELD_BIT(STATUS) | FIELD_BIT(DEV_STATUS_STR) | \
+			 FIELD_BIT(COMMAND) | FIELD_BIT(COMM))
+
+/* iot_rec_has_lat() of iotracectl's out.c, on the public record */
+static int rec_has_lat(const struct iotrace_rec *o)
+{
+	const uint32_t f = IOTRACE_RF_NO_ISSUE | IOTRACE_RF_PREFLUSH;
+
+	return (o->rflags & IOTRACE_RF_COMPLETE) &&
+	       (!(o->rflags & IOTRACE_RF_NO_ISSUE) ||
+		((o->rflags & f) == f && o->issue_ns)) &&
+	       o->complete_ns >= o->issue_ns;
+}
+
+/*
+ * Number column @c of @n records: a loop per field, @get the value of
+ * record o, @has whether the schema has it (the value is 0 where not).
+ */
+#define NUM_COLUMN(get, has)						\
+	do {								\
+		for (i = 0; i < n; i++) {				\
+			const struct iotrace_rec *o = &recs[i];		\
+			int p_ = !!(has);				\
+									\
+			v[i] = p_ ? (uint64_t)(get) : 0;		\
+			if (pres)					\
+				pres[i] = p_;				\
+		}							\
+	} while (0)
+
+static void num_column(const struct iotrace_rec *recs, size_t n,
+		       const struct iotrace_column *c)
+{
+	uint64_t *v = c->data;
+	uint8_t *pres = c->present;
+	size_t i;
+
+	switch (c->field) {
+	case IOTRACE_FIELD_SEQ:
+		NUM_COLUMN(o->seq, 1);
+		break;
+	case IOTRACE_FIELD_ISSUE_NS:
+		NUM_COLUMN(o->issue_ns, 1);
+		break;
+	case IOTRACE_FIELD_COMPLETE_NS:
+		NUM_COLUMN(o->complete_ns, o->rflags & IOTRACE_RF_COMPLETE);
+		break;
+	case IOTRACE_FIELD_QUEUE_NS:
+		NUM_COLUMN(o->queue_ns, o->rflags & IOTRACE_RF_QUEUE_VALID);
+		break;
+	case IOTRACE_FIELD_LATENCY_NS:
+		NUM_COLUMN(o->complete_ns - o->issue_ns, rec_has_lat(o));
+		break;
+	case IOTRACE_FIELD_SECTOR:
+		NUM_COLUMN(o->sector, o->sector != UINT64_MAX);
+		break;
+	case IOTRACE_FIELD_BYTES:
+		NUM_COLUMN(o->bytes, 1);
+		break;
+	case IOTRACE_FIELD_ERROR:
+		NUM_COLUMN((int64_t)o->error, 1);
+		break;
+	case IOTRACE_FIELD_RFLAGS:
+		NUM_COLUMN(o->rflags, 1);
+		break;
+	case IOTRACE_FIELD_ISSUE_CPU:
+		NUM_COLUMN(o->issue_cpu, 1);
+		break;
+	case IOTRACE_FIELD_COMPLETE_CPU:
+		NUM_COLUMN(o->complete_cpu, 1);
+		break;
+	case IOTRACE_FIELD_HWQ:
+		NUM_COLUMN(o->hwq, 1);
+		break;
+	case IOTRACE_FIELD_TAG:
+		NUM_COLUMN(o->tag, 1);
+		break;
+	case IOTRACE_FIELD_RETRIES:
+		NUM_COLUMN(o->retries, 1);
+		break;
+	case IOTRACE_FIELD_CMD_TYPE:
+		NUM_COLUMN(o->cmd_type, 1);
+		break;
+	case IOTRACE_FIELD_DEV_STATUS:
+		NUM_COLUMN(o->dev_status, 1);
+		break;
+	case IOTRACE_FIELD_PID:
+		NUM_COLUMN(o->pid, 1);
+		break;
+	default:	/* IOTRACE_FIELD_CGROUP */
+		NUM_COLUMN(o->cgroup, 1);
+		break;
+	}
+}
+
+#undef NUM_COLUMN
+
+/*
+ * Text field @f of record @o as the CSV record schema has it ("" for an
+ * empty field); @r: room for @o in the reader's form, for the decoders.
+ */
+static const char *text_of(const struct iotrace_source *h,
+			   const struct iotrace_rec *o,
+			   struct iotrace_record *r, unsigned int f,
+			   struct text_bufs *b)
+{
+	const char *c;
+
+	switch (f) {
+	case IOTRACE_FIELD_DISK:
+		return o->disk < h->src.nr_disks ? h->disks[o->disk].name : "";
+	case IOTRACE_FIELD_OP:
+		return iot_op_name(o->op);
+	case IOTRACE_FIELD_OPFLAGS:
+		if (!o->opflags)
+			return "";
+		from_rec(o, r);
+		iot_opflags_str(r, b->opflags, sizeof(b->opflags));
+		return b->opflags;
+	case IOTRACE_FIELD_STATUS:
+		if (!(o->rflags & IOTRACE_RF_COMPLETE))
+			return "";
+		if (!o->error)
+			return "ok";
+		iot_errno_name(o->error, b->err, sizeof(b->err));
+		return b->err;
+	case IOTRACE_FIELD_DEV_STATUS_STR:
+		from_rec(o, r);
+		iot_decode_status(r, b->status, sizeof(b->status));
+		return b->status;
+	case IOTRACE_FIELD_COMMAND:
+		from_rec(o, r);
+		iot_decode_cmd(r, b->cmd, sizeof(b->cmd));
+		return b->cmd;
+	default:	/* IOTRACE_FIELD_COMM */
+		c = iot_comms_get(&h->comms, o->pid);
+		return c ? c : "";
+	}
+}
+
+/*
+ * The key a text field's string follows from, for the fields whose
+ * string follows from a few of the record's bits; -1: none (the
+ * command, decoded each time).
+ */
+static int64_t text_key(const struct iotrace_rec *o, unsigned int f)
+{
+	switch (f) {
+	case IOTRACE_FIELD_DISK:
+		return o->disk;
+	case IOTRACE_FIELD_OP:
+		return o->op;
+	case IOTRACE_FIELD_OPFLAGS:
+		return o->opflags;
+	case IOTRACE_FIELD_STATUS:
+		return (int64_t)(o->rflags & IOTRACE_RF_COMPLETE) << 32 |
+		       (uint32_t)o->error;
+	case IOTRACE_FIELD_DEV_STATUS_STR:
+		/* what iot_decode_status() looks at */
+		return (int64_t)!!(o->rflags & IOTRACE_RF_STATUS_VALID) << 40 |
+		       (int64_t)o->cmd_type << 32 | o->dev_status;
+	case IOTRACE_FIELD_COMM:
+		return o->pid;
+	default:
+		return -1;
+	}
+}
+
+/* the strings of the keys met last in a text column: direct-mapped */
+#define KEY_CACHE	64
+
+/* fill text column @c of @n records */
+static int text_column(struct iotrace_source *h,
+		       const struct iotrace_rec *recs, size_t n,
+		       const struct iotrace_column *c,
+		       struct iotrace_strtab *tab)
+{
+	struct {
+		int64_t key;
+		uint32_t id;
+	} cache[KEY_CACHE];
+	struct iotrace_record r;
+	uint32_t *ids = c->data, id;
+	struct text_bufs b;
+	const char *s;
+	unsigned int k;
+	int64_t key;
+	size_t i;
+
+	for (k = 0; k < KEY_CACHE; k++)
+		cache[k].key = -1;
+	for (i = 0; i < n; i++) {
+		key = text_key(&recs[i], c->field);
+		k = (unsigned int)((uint64_t)key * 0x9e3779b97f4a7c15ull >> 58);
+		if (key >= 0 && cache[k].key == key) {
+			id = cache[k].id;
+		} else {
+			s = text_of(h, &recs[i], &r, c->field, &b);
+			if (strtab_id(tab, s, strlen(s), &id))
+				return -1;
+			if (key >= 0) {
+				cache[k].key = key;
+				cache[k].id = id;
+			}
+		}
+		ids[i] = id;
+		if (c->present)
+			c->present[i] = tab->off[id + 1] - tab->off[id] > 1;
+	}
+	return 0;
+}
+
+int iotrace_rec_columns(struct iotrace_source *h,
+			const struct iotrace_rec *recs, size_t n,
+			const struct iotrace_column *cols, unsigned int nr_cols,
+			struct iotrace_strtab *tab)
+{
+	unsigned int k;
+
+	if (api_closed(h))
+		return -1;
+	for (k = 0; k < nr_cols; k++) {
+		const struct iotrace_column *c = &cols[k];
+		int text;
+
+		if (c->field >= IOTRACE_FIELD_NR) {
+			snprintf(h->err, sizeof(h->err),
+				 "column %u: no field %u: 0 to %d (IOTRACE_FIELD_*)",
+				 k, c->field, IOTRACE_FIELD_NR - 1);
+			return -1;
+		}
+		text = !!(TEXT_FIELDS & (1u << c->field));
+		if (c->type != (text ? IOTRACE_COL_STRING : IOTRACE_COL_INT64) &&
+		    (text || c->type != IOTRACE_COL_UINT64)) {
+			snprintf(h->err, sizeof(h->err),
+				 "column %u: field %u is %s: type %s", k,
+				 c->field, text ? "a text" : "a number",
+				 text ? "IOTRACE_COL_STRING" :
+				 "IOTRACE_COL_INT64 or _UINT64");
+			return -1;
+		}
+		if (text && !tab) {
+			snprintf(h->err, sizeof(h->err),
+				 "column %u: a text, and no table of strings",
+				 k);
+			return -1;
+		}
+	}
+	for (k = 0; k < nr_cols; k++) {
+		/* a number: int64_t and uint64_t have the same bits */
+		if (cols[k].type != IOTRACE_COL_STRING) {
+			num_column(recs, n, &cols[k]);
+		} else if (text_column(h, recs, n, &cols[k], tab)) {
+			snprintf(h->err, sizeof(h->err), "out of memory");
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -1532,6 +1532,191 @@ static uint64_t mkey(const uint8_t *p, int by_start)
 }
 
 /**
+ * struct iot_fmerge - a merge of a trace file's (disk, part) streams, read
+ *	one record at a time (iot_fmerge_next()).
+ * @b: the file.
+ * @fi: what iot_file_parse() found in it.
+ * @by_start: merged by start time, else by completion time.
+ * @err: the read failed after the record handed out last: -3 next.
+ * @sc: the scan of the chunk headers.
+ * @m: the cursors, one per (disk, part).
+ * @act: the cursors with records left, in the order of @m.
+ * @n: cursors in @m.
+ * @na: cursors in @act.
+ * @rec: the record handed out last.
+ */
+struct iot_fmerge {
+	const uint8_t *b;
+	struct iot_file_info *fi;
+	int by_start, err;
+	struct mscan sc;
+	struct mstream *m, **act;
+	unsigned int n, na;
+	uint64_t rec[IOT_MAX_RECORD / 8];
+};
+
+/**
+ * iot_fmerge_free() - end a merge begun by iot_fmerge_new().
+ * @fm: the merge, or NULL.
+ */
+void iot_fmerge_free(struct iot_fmerge *fm)
+{
+	unsigned int i;
+
+	if (!fm)
+		return;
+	for (i = 0; fm->m && i < fm->n; i++)
+		free(fm->m[i].pc.buf);
+	free(fm->m);
+	free(fm->act);
+	free(fm->sc.q);
+	free(fm);
+}
+
+/**
+ * iot_fmerge_new() - begin a merge of a validated trace file's records by
+ *	completion (or start) time, as iot_file_merge() gives them.
+ * @buf: the file.
+ * @len: its length.
+ * @fi: what iot_file_parse() found in it (all of it).
+ * @by_start: merge by start (issue) time, else by completion time.
+ * @out: the merge, for iot_fmerge_next() and iot_fmerge_free().
+ *
+ * Return: 0, -2 when out of memory, -3 when the file could not be read
+ * (iot_file_read_error() says why).
+ */
+int iot_fmerge_new(const void *buf, size_t len, struct iot_file_info *fi,
+		   int by_start, struct iot_fmerge **out)
+{
+	const uint8_t *b = buf;
+	uint32_t rs = fi->hdr.record_size;
+	struct iot_fmerge *fm;
+	struct mstream *m;
+	unsigned int n = 0, used = 0, i, d, p;
+	size_t piece, nq;
+	int ret = 0;
+
+	*out = NULL;
+	/* fi->end: what iot_file_parse() read of it */
+	fi->rd_err = fi->drop_behind ? fhas(fi, len) : 0;
+	if (fi->rd_err)
+		return -3;
+	fm = calloc(1, sizeof(*fm));
+	if (!fm)
+		return -2;
+	fm->b = b;
+	fm->fi = fi;
+	fm->by_start = by_start;
+	fm->sc.off = fi->hdr.hdr_size;
+	fm->sc.free = MQ_NONE;
+	for (d = 0; d < fi->nr_disks; d++) {
+		if (!fi->parts[d]) {
+			ret = -2;	/* iot_file_parse() ran out */
+			goto fail;
+		}
+		fm->sc.base[d] = n;
+		n += fi->disks[d].nr_parts;
+		for (p = 0; p < fi->disks[d].nr_parts; p++)
+			used += !!fi->parts[d][p].first;
+	}
+	fm->m = m = calloc(n ? n : 1, sizeof(*m));
+	fm->act = calloc(n ? n : 1, sizeof(*fm->act));
+	nq = fi->chunks < MQ_MAX ? fi->chunks : MQ_MAX;
+	fm->sc.q = malloc((nq ? nq : 1) * sizeof(*fm->sc.q));
+	if (!m || !fm->act || !fm->sc.q) {
+		ret = -2;
+		goto fail;
+	}
+	for (i = 0; i < nq; i++)
+		fm->sc.q[i].next = i + 1 < nq ? i + 1 : MQ_NONE;
+	fm->sc.free = nq ? 0 : MQ_NONE;
+	/* the buffers of the parts with chunks: FPIECE_MAX each, 16 MB in all */
+	piece = (16u << 20) / (used ? used : 1);
+	if (piece > FPIECE_MAX)
+		piece = FPIECE_MAX;
+	piece = piece / rs * rs;
+	if (piece < rs)
+		piece = rs;
+	for (d = 0; d < fi->nr_disks; d++)
+		for (p = 0; p < fi->disks[d].nr_parts; p++) {
+			const struct iot_file_part *pt = &fi->parts[d][p];
+			struct mstream *s = &m[fm->n++];
+
+			s->disk = d;
+			s->part = p;
+			if (pt->first && fpiece_init(&s->pc, fi, piece)) {
+				ret = -2;
+				goto fail;
+			}
+			mstream_start(b, fi, s, pt->first, pt->last);
+			if (fi->rd_err) {
+				ret = -3;
+				goto fail;
+			}
+			if (s->done)
+				continue;
+			s->key = mkey(s->payload, by_start);
+			fm->act[fm->na++] = s;
+		}
+	*out = fm;
+	return 0;
+fail:
+	iot_fmerge_free(fm);
+	return ret;
+}
+
+/**
+ * iot_fmerge_next() - the next record of a merge.
+ * @fm: the merge.
+ * @disk: set to the record's disk.
+ * @r: set to the record, valid until the next call.
+ *
+ * Return: 1 with a record, 0 after the last, -3 when the file could not
+ * be read (iot_file_read_error() says why).
+ */
+int iot_fmerge_next(struct iot_fmerge *fm, unsigned int *disk,
+		    const struct iotrace_record **r)
+{
+	struct iot_file_info *fi = fm->fi;
+	uint32_t rs = fi->hdr.record_size;
+	struct mstream *s;
+	unsigned int si = 0, i;
+
+	if (fm->err)
+		return fm->err;
+	if (!fm->na)
+		return 0;
+	s = fm->act[0];
+	for (i = 1; i < fm->na; i++)
+		if (fm->act[i]->key < s->key) {
+			s = fm->act[i];
+			si = i;
+		}
+	file_rec(&fi->hdr, s->payload + (uint64_t)(s->idx - s->first) * rs,
+		 (struct iotrace_record *)fm->rec);
+	*disk = s->disk;
+	*r = (const struct iotrace_record *)fm->rec;
+	if (++s->idx == s->nr)
+		mstream_next(fm->b, fi, &fm->sc, fm->m, s);
+	else if (s->idx == s->first + s->cnt)
+		mstream_load(fm->b, fi, s);
+	if (fi->rd_err) {
+		/* this record is the file's; the read stops after it */
+		fm->err = -3;
+		return 1;
+	}
+	if (s->done) {
+		memmove(&fm->act[si], &fm->act[si + 1],
+			(fm->na - si - 1) * sizeof(*fm->act));
+		fm->na--;
+		return 1;
+	}
+	s->key = mkey(s->payload + (uint64_t)(s->idx - s->first) * rs,
+		      fm->by_start);
+	return 1;
+}
+
+/**
  * iot_file_merge() - the records of a validated trace file, the streams
  * of its (disk, part)s merged by completion (or start) time.
  * @buf: the file.
@@ -1552,7 +1737,8 @@ static uint64_t mkey(const uint8_t *p, int by_start)
  * proportion to its chunks, not to its chunks times its parts.  Memory: a
  * cursor per part, a mapped file's records read into a buffer per cursor
  * that has chunks (16 MB in all at most), and the scan's queues (1.5 MB
- * at most).
+ * at most).  iot_fmerge_new() and iot_fmerge_next() give the same records
+ * one at a time.
  *
  * A mapped file (@fi->drop_behind) is read as iot_file_parse() reads it;
  * should a read fail (the file cut while it is read), the merge stops
@@ -1564,104 +1750,122 @@ static uint64_t mkey(const uint8_t *p, int by_start)
 int iot_file_merge(const void *buf, size_t len, struct iot_file_info *fi,
 		   int by_start, iot_rec_cb cb, void *arg)
 {
-	const uint8_t *b = buf;
-	uint32_t rs = fi->hdr.record_size;
-	uint64_t rec[IOT_MAX_RECORD / 8];
-	struct mscan sc = { .off = fi->hdr.hdr_size, .free = MQ_NONE };
-	struct mstream *m, **act = NULL;
-	unsigned int n = 0, used = 0, na = 0, i, d, p;
-	size_t piece, nq;
-	int ret = 0;
+	const struct iotrace_record *r;
+	struct iot_fmerge *fm;
+	unsigned int disk;
+	int ret;
 
-	/* fi->end: what iot_file_parse() read of it */
-	fi->rd_err = fi->drop_behind ? fhas(fi, len) : 0;
-	if (fi->rd_err)
-		return -3;
-	for (d = 0; d < fi->nr_disks; d++) {
-		if (!fi->parts[d])
-			return -2;	/* iot_file_parse() ran out */
-		sc.base[d] = n;
-		n += fi->disks[d].nr_parts;
-		for (p = 0; p < fi->disks[d].nr_parts; p++)
-			used += !!fi->parts[d][p].first;
-	}
-	m = calloc(n ? n : 1, sizeof(*m));
-	act = calloc(n ? n : 1, sizeof(*act));
-	nq = fi->chunks < MQ_MAX ? fi->chunks : MQ_MAX;
-	sc.q = malloc((nq ? nq : 1) * sizeof(*sc.q));
-	if (!m || !act || !sc.q) {
-		ret = -2;
-		goto out;
-	}
-	for (i = 0; i < nq; i++)
-		sc.q[i].next = i + 1 < nq ? i + 1 : MQ_NONE;
-	sc.free = nq ? 0 : MQ_NONE;
-	/* the buffers of the parts with chunks: FPIECE_MAX each, 16 MB in all */
-	piece = (16u << 20) / (used ? used : 1);
-	if (piece > FPIECE_MAX)
-		piece = FPIECE_MAX;
-	piece = piece / rs * rs;
-	if (piece < rs)
-		piece = rs;
-	n = 0;
-	for (d = 0; d < fi->nr_disks; d++)
-		for (p = 0; p < fi->disks[d].nr_parts; p++, n++) {
-			const struct iot_file_part *pt = &fi->parts[d][p];
-
-			m[n].disk = d;
-			m[n].part = p;
-			if (pt->first && fpiece_init(&m[n].pc, fi, piece)) {
-				ret = -2;
-				goto out;
-			}
-			mstream_start(b, fi, &m[n], pt->first, pt->last);
-			if (fi->rd_err) {
-				ret = -3;
-				goto out;
-			}
-			if (m[n].done)
-				continue;
-			m[n].key = mkey(m[n].payload, by_start);
-			act[na++] = &m[n];
-		}
-	/* act: the cursors with records left, in the order of m */
-	while (na) {
-		struct mstream *s = act[0];
-		unsigned int si = 0;
-
-		for (i = 1; i < na; i++)
-			if (act[i]->key < s->key) {
-				s = act[i];
-				si = i;
-			}
-		file_rec(&fi->hdr,
-			 s->payload + (uint64_t)(s->idx - s->first) * rs,
-			 (struct iotrace_record *)rec);
-		ret = cb(arg, s->disk, (const struct iotrace_record *)rec);
+	ret = iot_fmerge_new(buf, len, fi, by_start, &fm);
+	if (ret)
+		return ret;
+	while ((ret = iot_fmerge_next(fm, &disk, &r)) == 1) {
+		ret = cb(arg, disk, r);
 		if (ret)
 			break;
-		if (++s->idx == s->nr)
-			mstream_next(b, fi, &sc, m, s);
-		else if (s->idx == s->first + s->cnt)
-			mstream_load(b, fi, s);
-		if (fi->rd_err) {
-			ret = -3;
-			break;
-		}
-		if (s->done) {
-			memmove(&act[si], &act[si + 1],
-				(na - si - 1) * sizeof(*act));
-			na--;
-			continue;
-		}
-		s->key = mkey(s->payload + (uint64_t)(s->idx - s->first) * rs,
-			      by_start);
 	}
-out:
-	for (i = 0; m && i < n; i++)
-		free(m[i].pc.buf);
-	free(m);
-	free(act);
-	free(sc.q);
+	iot_fmerge_free(fm);
 	return ret;
+}
+
+/**
+ * struct iot_fwalk - a trace file's records in file order, one at a time
+ *	(iot_fwalk_next()): those iot_file_parse() hands out.
+ * @b: the file.
+ * @fi: what iot_file_parse() found in it.
+ * @off: where the walk goes on: the chunk after @s's.
+ * @skip: the next damaged range (fi->skips) ahead of @off.
+ * @s: the records chunk being read (@s.nr 0: none).
+ * @rec: the record handed out last.
+ */
+struct iot_fwalk {
+	const uint8_t *b;
+	struct iot_file_info *fi;
+	uint64_t off;
+	unsigned int skip;
+	struct mstream s;
+	uint64_t rec[IOT_MAX_RECORD / 8];
+};
+
+/**
+ * iot_fwalk_new() - begin a walk of a validated trace file's records in
+ *	file order.
+ * @buf: the file.
+ * @fi: what iot_file_parse() found in it (all of it).
+ * @out: the walk, for iot_fwalk_next() and iot_fwalk_free().
+ *
+ * Return: 0, or -2 when out of memory.
+ */
+int iot_fwalk_new(const void *buf, struct iot_file_info *fi,
+		  struct iot_fwalk **out)
+{
+	struct iot_fwalk *fw = calloc(1, sizeof(*fw));
+
+	*out = NULL;
+	if (!fw)
+		return -2;
+	fw->b = buf;
+	fw->fi = fi;
+	fw->off = fi->hdr.hdr_size;
+	if (fpiece_init(&fw->s.pc, fi, FPIECE_MAX / fi->hdr.record_size *
+			fi->hdr.record_size)) {
+		free(fw);
+		return -2;
+	}
+	*out = fw;
+	return 0;
+}
+
+/**
+ * iot_fwalk_free() - end a walk begun by iot_fwalk_new().
+ * @fw: the walk, or NULL.
+ */
+void iot_fwalk_free(struct iot_fwalk *fw)
+{
+	if (!fw)
+		return;
+	free(fw->s.pc.buf);
+	free(fw);
+}
+
+/**
+ * iot_fwalk_next() - the next record of a walk in file order.
+ * @fw: the walk.
+ * @disk: set to the record's disk.
+ * @r: set to the record, valid until the next call.
+ *
+ * Return: 1 with a record, 0 after the last, -3 when the file could not
+ * be read (iot_file_read_error() says why).
+ */
+int iot_fwalk_next(struct iot_fwalk *fw, unsigned int *disk,
+		   const struct iotrace_record **r)
+{
+	struct iot_file_info *fi = fw->fi;
+	struct mstream *s = &fw->s;
+	struct iotrace_file_chunk ch;
+
+	while (s->idx == s->nr) {
+		uint64_t off = fw->off;
+
+		if (chunk_hdr_at(fw->b, fi, &off, &fw->skip, &ch))
+			return fi->rd_err ? -3 : 0;
+		fw->off = off + ch.hdr_size + ch.payload_size;
+		if (ch.magic != IOTRACE_CHUNK_RECORDS || !ch.nr_records)
+			continue;
+		s->disk = ch.disk;
+		s->done = 0;
+		mstream_set(fw->b, fi, s, off, ch.hdr_size, ch.nr_records);
+		if (s->done)
+			return -3;
+	}
+	if (s->idx == s->first + s->cnt) {
+		mstream_load(fw->b, fi, s);
+		if (s->done)
+			return -3;
+	}
+	file_rec(&fi->hdr, s->payload + (uint64_t)(s->idx - s->first) *
+		 fi->hdr.record_size, (struct iotrace_record *)fw->rec);
+	s->idx++;
+	*disk = s->disk;
+	*r = (const struct iotrace_record *)fw->rec;
+	return 1;
 }

@@ -312,6 +312,19 @@ void iot_file_read_error(const struct iot_file_info *fi, size_t len,
 			 char *err, size_t errlen);
 int iot_file_copy(struct iot_file_info *fi, const void *buf, uint64_t off,
 		  void *dst, size_t n);
+/* the merge of iot_file_merge() and a walk in file order, pulled */
+struct iot_fmerge;
+int iot_fmerge_new(const void *buf, size_t len, struct iot_file_info *fi,
+		   int by_start, struct iot_fmerge **out);
+int iot_fmerge_next(struct iot_fmerge *fm, unsigned int *disk,
+		    const struct iotrace_record **r);
+void iot_fmerge_free(struct iot_fmerge *fm);
+struct iot_fwalk;
+int iot_fwalk_new(const void *buf, struct iot_file_info *fi,
+		  struct iot_fwalk **out);
+int iot_fwalk_next(struct iot_fwalk *fw, unsigned int *disk,
+		   const struct iotrace_record **r);
+void iot_fwalk_free(struct iot_fwalk *fw);
 int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
 		      struct iotrace_file_trigger *out, unsigned int *disks,
 		      unsigned int max);

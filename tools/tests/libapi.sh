@@ -33,16 +33,24 @@ trap 'rm -rf "$T"' EXIT
 echo "KTAP version 1"
 
 # 1. the exports: the header's functions, each of version LIBIOTRACE_1,
-# and nothing else
-sed -n 's/^[a-z].*[ *]\(iotrace_[a-z0-9_]*\)(.*/\1/p' \
+# those after the header's line that names LIBIOTRACE_1.1 of that
+# version, and nothing else
+awk '/symbol version LIBIOTRACE_1\.1/ { v = "1.1" }
+	match($0, /^[a-z].*[ *]iotrace_[a-z0-9_]*\(/) {
+		f = substr($0, RSTART, RLENGTH - 1); sub(/.*[ *]/, "", f)
+		print f "@@LIBIOTRACE_" (v ? v : "1") }' \
 	include/iotrace/libiotrace.h | sort -u > "$T/header"
 nm -D --defined-only "$SO" | awk '{ print $NF }' | sort > "$T/exports"
-sed 's/$/@@LIBIOTRACE_1/' "$T/header" | { cat; echo LIBIOTRACE_1; } |
-	sort > "$T/want"
-echo "# $(wc -l < "$T/header") functions in libiotrace.h," \
-	"$(wc -l < "$T/exports") symbols exported by $SO"
+{ cat "$T/header"; echo LIBIOTRACE_1; echo LIBIOTRACE_1.1; } | sort > "$T/want"
+echo "# $(grep -c '@@LIBIOTRACE_1$' "$T/header") functions of LIBIOTRACE_1" \
+	"and $(grep -c '@@LIBIOTRACE_1.1$' "$T/header") of LIBIOTRACE_1.1" \
+	"in libiotrace.h, $(wc -l < "$T/exports") symbols exported by $SO"
 diff "$T/want" "$T/exports" > "$T/why" 2>&1
-result $? "libapi_exports_are_the_header_functions_of_LIBIOTRACE_1" "$T/why"
+result $? "libapi_exports_are_the_header_functions_of_LIBIOTRACE_1_and_1.1" "$T/why"
+# the 18 functions of LIBIOTRACE_1 stay there
+[ "$(grep -c '@@LIBIOTRACE_1$' "$T/exports")" = 18 ] &&
+	objdump -T "$SO" | grep -q 'LIBIOTRACE_1\.1 *iotrace_source_read$'
+result $? "libapi_18_functions_of_LIBIOTRACE_1_and_the_batch_read_of_1.1"
 soname=$(objdump -p "$SO" | awk '$1 == "SONAME" { print $2 }')
 [ "$soname" = libiotrace.so.1 ]
 result $? "libapi_soname_libiotrace.so.1 ($soname)"
@@ -171,6 +179,41 @@ compare ring_2_0 "$T/dyn" "$T/r2.ring"
 compare every_op_asan_ubsan "$T/san" "$T/ops.trace"
 compare truncated_asan_ubsan "$T/san" "$T/cut.trace"
 compare ring_2_0_asan_ubsan "$T/san" "$T/r2.ring"
+
+# the batch read: iotrace_source_read() gives what iotrace_source_foreach()
+# does (records, order, loss and late counts), in batches of 1, 7 and
+# 4096, in every order; iotrace_rec_columns() every field of the CSV
+# record schema as the record and the per-record functions give it
+# (libapi_test checks them)
+batches() { # batches NAME PROGRAM SOURCE
+	: > "$T/why"
+	for o in complete start stored; do
+		"$2" show "$3" "$o" > "$T/each" 2>&1
+		rc=$?
+		for b in 1 7 4096; do
+			"$2" show "$3" "$o" 1000000000 "$b" > "$T/batch" 2>&1
+			rcb=$?
+			if [ $rc != $rcb ] || ! cmp -s "$T/each" "$T/batch"; then
+				echo "order $o, batches of $b: exit $rcb, foreach's $rc" >> "$T/why"
+				diff "$T/each" "$T/batch" | head -5 >> "$T/why"
+			fi
+		done
+	done
+	[ ! -s "$T/why" ]
+	result $? "libapi_batch_read_$1 ($(grep -c '^rec' "$T/each") records)" "$T/why"
+}
+batches two_disks "$T/dyn" "$T/f2.trace"
+batches every_op_nvme_scsi_ata_commands "$T/dyn" "$T/ops.trace"
+batches edges_no_completion_no_sector "$T/dyn" "$T/e.trace"
+batches gaps_trigger_chunks "$T/dyn" "$T/trig.trace"
+batches names_to_escape "$T/dyn" "$T/names.trace"
+batches issue_order_file_reordered "$T/static" "$T/bi.trace"
+batches truncated_file "$T/dyn" "$T/cut.trace"
+batches ring_1x "$T/dyn" "$T/r.ring"
+batches ring_2_0 "$T/dyn" "$T/r2.ring"
+batches every_op_asan_ubsan "$T/san" "$T/ops.trace"
+batches issue_order_asan_ubsan "$T/san" "$T/bi.trace"
+batches ring_2_0_asan_ubsan "$T/san" "$T/r2.ring"
 
 # standard input, and the disk table's identities of a snapshot
 "$T/dyn" show - < "$T/f2.trace" | grep -v '^source' > "$T/stdin" &&

@@ -4,10 +4,18 @@
  * tests/libapi.sh against the shared library, the static one, and the
  * installed one through pkg-config), whose output tests/libapi.sh
  * compares with "iotracectl show -o csv" and "iotracectl info".
- *   libapi_test show SOURCE [ORDER [MAX]]   the source, its disks, their
+ *   libapi_test show SOURCE [ORDER [MAX [BATCH]]]
+ *                                           the source, its disks, their
  *                                           loss accounting and records
  *                                           (at most MAX), tab-separated;
- *                                           ORDER: complete, start, stored
+ *                                           ORDER: complete, start, stored;
+ *                                           BATCH: read BATCH records at a
+ *                                           time (iotrace_source_read()),
+ *                                           their fields as columns
+ *                                           (iotrace_rec_columns())
+ *                                           checked against the record
+ *                                           and the functions (exit 2
+ *                                           when they differ)
  *   libapi_test open SOURCE [strict]        "ok", or the error, exit 1
  *   libapi_test disk SOURCE NAME            the index of disk NAME, or the
  *                                           error, exit 1
@@ -78,6 +86,209 @@ static int show_rec(void *arg, const struct iotrace_rec *r)
 	return 0;
 }
 
+/* the text of field @f of @r as the per-record functions spell it */
+static const char *want_text(struct iotrace_source *src,
+			     const struct iotrace_disk *disks,
+			     const struct iotrace_rec *r, unsigned int f,
+			     char *buf, size_t size)
+{
+	const char *comm;
+
+	switch (f) {
+	case IOTRACE_FIELD_DISK:
+		return disks[r->disk].name;
+	case IOTRACE_FIELD_OP:
+		return iotrace_op_name(r->op);
+	case IOTRACE_FIELD_OPFLAGS:
+		iotrace_rec_opflags(r, buf, size);
+		return buf;
+	case IOTRACE_FIELD_STATUS:
+		iotrace_rec_errno(r, buf, size);
+		return strcmp(buf, "-") ? buf : "";
+	case IOTRACE_FIELD_DEV_STATUS_STR:
+		iotrace_rec_status(r, buf, size);
+		return buf;
+	case IOTRACE_FIELD_COMMAND:
+		iotrace_rec_command(r, buf, size);
+		return buf;
+	default:
+		/* the schema's comm: the pid's name (the kernel's I/O apart) */
+		comm = iotrace_source_comm(src, r);
+		return strcmp(comm, "-") ? comm : "";
+	}
+}
+
+/* the number field @f of @r, 0 where the schema's field is empty */
+static uint64_t want_num(const struct iotrace_rec *r, unsigned int f)
+{
+	int done = r->rflags & IOTRACE_REC_COMPLETE;
+	int wait = (r->rflags & IOTRACE_REC_NO_ISSUE) &&
+		   (r->rflags & IOTRACE_REC_PREFLUSH) && r->issue_ns;
+
+	switch (f) {
+	case IOTRACE_FIELD_SEQ:
+		return r->seq;
+	case IOTRACE_FIELD_ISSUE_NS:
+		return r->issue_ns;
+	case IOTRACE_FIELD_COMPLETE_NS:
+		return done ? r->complete_ns : 0;
+	case IOTRACE_FIELD_QUEUE_NS:
+		return r->rflags & IOTRACE_REC_QUEUE_VALID ? r->queue_ns : 0;
+	case IOTRACE_FIELD_LATENCY_NS:
+		return done && (!(r->rflags & IOTRACE_REC_NO_ISSUE) || wait) &&
+		       r->complete_ns >= r->issue_ns ?
+		       r->complete_ns - r->issue_ns : 0;
+	case IOTRACE_FIELD_SECTOR:
+		return r->sector == UINT64_MAX ? 0 : r->sector;
+	case IOTRACE_FIELD_BYTES:
+		return r->bytes;
+	case IOTRACE_FIELD_ERROR:
+		return (uint64_t)(int64_t)r->error;
+	case IOTRACE_FIELD_RFLAGS:
+		return r->rflags;
+	case IOTRACE_FIELD_ISSUE_CPU:
+		return r->issue_cpu;
+	case IOTRACE_FIELD_COMPLETE_CPU:
+		return r->complete_cpu;
+	case IOTRACE_FIELD_HWQ:
+		return r->hwq;
+	case IOTRACE_FIELD_TAG:
+		return r->tag;
+	case IOTRACE_FIELD_RETRIES:
+		return r->retries;
+	case IOTRACE_FIELD_CMD_TYPE:
+		return r->cmd_type;
+	case IOTRACE_FIELD_DEV_STATUS:
+		return r->dev_status;
+	case IOTRACE_FIELD_PID:
+		return r->pid;
+	default:
+		return r->cgroup;
+	}
+}
+
+static int is_text(unsigned int f)
+{
+	return f == IOTRACE_FIELD_DISK || f == IOTRACE_FIELD_OP ||
+	       f == IOTRACE_FIELD_OPFLAGS || f == IOTRACE_FIELD_STATUS ||
+	       f == IOTRACE_FIELD_DEV_STATUS_STR ||
+	       f == IOTRACE_FIELD_COMMAND || f == IOTRACE_FIELD_COMM;
+}
+
+/*
+ * Every field of @n records as columns by iotrace_rec_columns(), checked
+ * against the record and the per-record functions: 0, or -1 with a line
+ * that says what differs.
+ */
+static int check_columns(struct iotrace_source *src,
+			 const struct iotrace_disk *disks,
+			 const struct iotrace_rec *recs, size_t n,
+			 struct iotrace_strtab *tab)
+{
+	struct iotrace_column cols[IOTRACE_FIELD_NR];
+	uint64_t *vals = malloc((n ? n : 1) * IOTRACE_FIELD_NR * 8);
+	uint8_t *present = malloc((n ? n : 1) * IOTRACE_FIELD_NR);
+	const char **str = NULL;
+	const char *data, *p;
+	size_t i, k, size;
+	unsigned int f;
+	int ret = -1;
+
+	if (!vals || !present)
+		goto out;
+	for (f = 0; f < IOTRACE_FIELD_NR; f++) {
+		cols[f].field = f;
+		/* the numbers as uint64_t and int64_t in turn */
+		cols[f].type = is_text(f) ? IOTRACE_COL_STRING :
+			       f & 1 ? IOTRACE_COL_UINT64 : IOTRACE_COL_INT64;
+		cols[f].data = vals + f * n;
+		cols[f].present = present + f * n;
+	}
+	if (iotrace_rec_columns(src, recs, n, cols, IOTRACE_FIELD_NR, tab))
+		goto out;
+	data = iotrace_strtab_data(tab, &size);
+	str = calloc(iotrace_strtab_count(tab) + 1, sizeof(*str));
+	if (!str)
+		goto out;
+	for (p = data, k = 0; p < data + size; p += strlen(p) + 1)
+		str[k++] = p;
+	if (k != iotrace_strtab_count(tab)) {
+		printf("strtab: %zu strings in its data, count %zu\n", k,
+		       iotrace_strtab_count(tab));
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct iotrace_rec *r = &recs[i];
+
+		for (f = 0; f < IOTRACE_FIELD_NR; f++) {
+			int pres = present[f * n + i];
+			char buf[256], got[32], want[32];
+			const char *t, *w;
+			uint64_t v;
+
+			if (is_text(f)) {
+				if (f == IOTRACE_FIELD_COMM &&
+				    (r->rflags & IOTRACE_REC_KERNEL))
+					continue;
+				t = str[((uint32_t *)cols[f].data)[i]];
+				w = want_text(src, disks, r, f, buf,
+					      sizeof(buf));
+				if (strcmp(t, w) || pres != !!*w) {
+					printf("record seq %u: field %u ",
+					       r->seq, f);
+					printf("\"%s\" (present %d), not \"%s\"\n",
+					       t, pres, w);
+					goto out;
+				}
+				continue;
+			}
+			v = vals[f * n + i];
+			if (v != want_num(r, f) || (!pres && v)) {
+				snprintf(got, sizeof(got), "%llu",
+					 (unsigned long long)v);
+				snprintf(want, sizeof(want), "%llu",
+					 (unsigned long long)want_num(r, f));
+				printf("record seq %u: field %u %s (present %d), not %s\n",
+				       r->seq, f, got, pres, want);
+				goto out;
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(vals);
+	free(present);
+	free(str);
+	return ret;
+}
+
+/* the records by iotrace_source_read(), @batch at a time, to show_rec() */
+static int read_batches(struct iotrace_source *src, int order,
+			struct show *s, size_t batch)
+{
+	struct iotrace_rec *recs = calloc(batch, sizeof(*recs));
+	struct iotrace_strtab *tab = iotrace_strtab_new();
+	long n, i;
+	int ret = -1;
+
+	if (!recs || !tab || iotrace_source_rewind(src, order))
+		goto out;
+	while ((n = iotrace_source_read(src, recs, batch)) > 0) {
+		for (i = 0; i < n; i++)
+			show_rec(s, &recs[i]);
+		if (check_columns(src, s->disks, recs, (size_t)n, tab)) {
+			ret = -2;
+			goto out;
+		}
+	}
+	if (n == 0 && iotrace_source_read(src, recs, batch) == 0)
+		ret = 0;
+out:
+	free(recs);
+	iotrace_strtab_free(tab);
+	return ret;
+}
+
 static int order_of(const char *s)
 {
 	if (!s || !strcmp(s, "complete"))
@@ -89,7 +300,8 @@ static int order_of(const char *s)
 	return -1;
 }
 
-static int cmd_show(struct iotrace_source *src, int order, unsigned long max)
+static int cmd_show(struct iotrace_source *src, int order, unsigned long max,
+		    size_t batch)
 {
 	struct iotrace_source_info info;
 	struct iotrace_loss l;
@@ -117,9 +329,12 @@ static int cmd_show(struct iotrace_source *src, int order, unsigned long max)
 		put_field(s.disks[i].wwn);
 		putchar('\n');
 	}
-	ret = iotrace_source_foreach(src, order, show_rec, &s);
+	if (batch)
+		ret = read_batches(src, order, &s, batch);
+	else
+		ret = iotrace_source_foreach(src, order, show_rec, &s);
 	if (ret)
-		return -1;
+		return ret == -2 ? -2 : -1;
 	for (i = 0; i < info.nr_disks; i++) {
 		if (iotrace_source_loss(src, (int)i, &l))
 			return -1;
@@ -267,7 +482,12 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "show")) {
 		order = order_of(argc > 3 ? argv[3] : NULL);
 		ret = cmd_show(src, order,
-			       argc > 4 ? strtoul(argv[4], NULL, 0) : ~0ul);
+			       argc > 4 ? strtoul(argv[4], NULL, 0) : ~0ul,
+			       argc > 5 ? strtoul(argv[5], NULL, 0) : 0);
+		if (ret == -2) {
+			iotrace_source_free(src);
+			return 2;
+		}
 	} else if (!strcmp(argv[1], "disk") && argc > 3) {
 		ret = iotrace_source_disk_index(src, argv[3]);
 		if (ret >= 0)

@@ -8,8 +8,9 @@
  *
  * Link with "pkg-config --cflags --libs libiotrace".  The shared library
  * is libiotrace.so.1: every function below has the symbol version
- * LIBIOTRACE_1.  This header stands alone: it needs neither the kernel's
- * nor iotrace's uapi header, and names nothing of the library's insides.
+ * LIBIOTRACE_1, but those at the end, of LIBIOTRACE_1.1.  This header
+ * stands alone: it needs neither the kernel's nor iotrace's uapi header,
+ * and names nothing of the library's insides.
  *
  * Errors: functions return 0 or a value >= 0 on success and -1 on
  * failure, with a message (one line, no newline) that
@@ -498,6 +499,173 @@ size_t iotrace_rec_errno(const struct iotrace_rec *rec, char *buf,
  */
 size_t iotrace_rec_opflags(const struct iotrace_rec *rec, char *buf,
 			   size_t size);
+
+/*
+ * The functions below have the symbol version LIBIOTRACE_1.1: the
+ * records read in batches the caller pulls (a loop without a callback),
+ * and their fields as columns, texts numbered in a table of strings
+ * (what a binding makes its arrays of without a call per record).
+ */
+
+/**
+ * iotrace_source_rewind() - begin reading the source's records anew, for
+ *	iotrace_source_read().
+ * @src: the handle, open.
+ * @order: IOTRACE_ORDER_*, as for iotrace_source_foreach().
+ *
+ * The records come in the order, and are the records, that
+ * iotrace_source_foreach() hands out: a trace file is read as a stream
+ * through the same reordering window, in memory that does not grow with
+ * the file; a ring is copied (a live one now) and sorted.  A read begun
+ * before is dropped.  The loss accounting (iotrace_source_loss()) is that
+ * of the last read begun, its late count that of the records read so far.
+ * iotrace_source_foreach() ends a read under way, and so does closing
+ * the source.
+ *
+ * Return: 0, or -1 (iotrace_source_error() says why).
+ */
+int iotrace_source_rewind(struct iotrace_source *src, int order);
+
+/**
+ * iotrace_source_read() - the next records of the read that
+ *	iotrace_source_rewind() began.
+ * @src: the handle, open.
+ * @recs: filled with up to @max records.
+ * @max: room in @recs.
+ *
+ * Return: the records put in @recs, at most @max; 0 after the last
+ * (again on every later call); or -1 (iotrace_source_error() says why:
+ * no read begun, or the file could not be read: the records put in
+ * @recs by the calls before were the file's).  A failure met after
+ * some records were put in @recs returns those; the next call fails.
+ */
+long iotrace_source_read(struct iotrace_source *src, struct iotrace_rec *recs,
+			 size_t max);
+
+/**
+ * struct iotrace_strtab - a table of distinct strings, each with a number
+ *	from 0 in the order they were added: opaque, made by
+ *	iotrace_strtab_new(), freed by iotrace_strtab_free().
+ */
+struct iotrace_strtab;
+
+/**
+ * iotrace_strtab_new() - make an empty table of strings.
+ *
+ * Return: the table, or NULL when out of memory.
+ */
+struct iotrace_strtab *iotrace_strtab_new(void);
+
+/**
+ * iotrace_strtab_free() - free a table of strings.
+ * @tab: the table, or NULL.
+ */
+void iotrace_strtab_free(struct iotrace_strtab *tab);
+
+/**
+ * iotrace_strtab_count() - the strings in a table.
+ * @tab: the table.
+ *
+ * Return: their number; the numbers given so far are 0 to it - 1.
+ */
+size_t iotrace_strtab_count(const struct iotrace_strtab *tab);
+
+/**
+ * iotrace_strtab_data() - every string of a table, in the order of their
+ *	numbers, each ended by its NUL, one after the other.
+ * @tab: the table.
+ * @size: set to the bytes at the pointer returned, the NULs included.
+ *
+ * Return: the bytes (no NUL in a string: the table holds C strings),
+ * valid until @tab changes.
+ */
+const char *iotrace_strtab_data(const struct iotrace_strtab *tab,
+				size_t *size);
+
+/*
+ * iotrace_column.field: the fields of the CSV record schema of
+ * "iotracectl export -f csv" and "show -o csv", in its order (the CSV's
+ * column numbers, from 0).  A number is given as it is in struct
+ * iotrace_rec; a text as the schema spells it (TEXT); a field the schema
+ * may leave empty (EMPTY) says when it is not (iotrace_column.present).
+ */
+#define IOTRACE_FIELD_DISK		0	/* TEXT the disk's name */
+#define IOTRACE_FIELD_SEQ		1
+#define IOTRACE_FIELD_ISSUE_NS		2
+#define IOTRACE_FIELD_COMPLETE_NS	3	/* EMPTY: not completed */
+#define IOTRACE_FIELD_QUEUE_NS		4	/* EMPTY: no queue time */
+#define IOTRACE_FIELD_LATENCY_NS	5	/* EMPTY: no latency (below) */
+#define IOTRACE_FIELD_OP		6	/* TEXT iotrace_op_name() */
+#define IOTRACE_FIELD_OPFLAGS		7	/* TEXT, EMPTY: no flags */
+#define IOTRACE_FIELD_SECTOR		8	/* EMPTY: UINT64_MAX */
+#define IOTRACE_FIELD_BYTES		9
+#define IOTRACE_FIELD_ERROR		10
+#define IOTRACE_FIELD_STATUS		11	/* TEXT, EMPTY: not completed */
+#define IOTRACE_FIELD_RFLAGS		12
+#define IOTRACE_FIELD_ISSUE_CPU		13
+#define IOTRACE_FIELD_COMPLETE_CPU	14
+#define IOTRACE_FIELD_HWQ		15
+#define IOTRACE_FIELD_TAG		16
+#define IOTRACE_FIELD_RETRIES		17
+#define IOTRACE_FIELD_CMD_TYPE		18
+#define IOTRACE_FIELD_DEV_STATUS	19
+#define IOTRACE_FIELD_DEV_STATUS_STR	20	/* TEXT iotrace_rec_status() */
+#define IOTRACE_FIELD_COMMAND		21	/* TEXT iotrace_rec_command() */
+#define IOTRACE_FIELD_PID		22
+#define IOTRACE_FIELD_COMM		23	/* TEXT, EMPTY: name unknown */
+#define IOTRACE_FIELD_CGROUP		24
+#define IOTRACE_FIELD_NR		25
+
+/* iotrace_column.type */
+#define IOTRACE_COL_INT64	1	/* int64_t: a number field */
+#define IOTRACE_COL_UINT64	2	/* uint64_t: a number field */
+#define IOTRACE_COL_STRING	3	/* uint32_t: a text field's string */
+
+/**
+ * struct iotrace_column - a column iotrace_rec_columns() fills: one field
+ *	of each record.
+ * @field: IOTRACE_FIELD_*.
+ * @type: IOTRACE_COL_*: IOTRACE_COL_INT64 or _UINT64 for a number field
+ *	(a value beyond INT64_MAX, only a sector or a time or cgroup can
+ *	be, is cast as C casts it), IOTRACE_COL_STRING for a text field.
+ * @data: the values, record i's at index i: int64_t, uint64_t, or the
+ *	uint32_t number of its string in the table of strings.
+ * @present: NULL, or 1 byte per record set to 1 where the schema's field
+ *	is not empty, 0 where it is (where a number is 0, a text "").
+ */
+struct iotrace_column {
+	uint32_t field;
+	uint32_t type;
+	void *data;
+	uint8_t *present;
+};
+
+/**
+ * iotrace_rec_columns() - fields of records as columns: numbers, and
+ *	texts as numbers of their strings in a table.
+ * @src: the handle, open: the records' source (disk names, submitters).
+ * @recs: the records.
+ * @n: how many.
+ * @cols: the columns to fill, each with room for @n values (and @n
+ *	flags of @present).
+ * @nr_cols: how many.
+ * @tab: the table a text's string is looked up in, added to when new
+ *	(NULL when no column is of IOTRACE_COL_STRING).
+ *
+ * The values are those of the CSV record schema: the latency is
+ * complete_ns - issue_ns of a request that was issued (or an empty
+ * PREFLUSH write with its allocation time) and completed, not before;
+ * the status the errno's name ("ok", "-EIO"); the submitter's name, comm,
+ * the one the source holds for the pid, the kernel's own I/O too (where
+ * iotrace_source_comm() says "[kernel]").
+ *
+ * Return: 0, or -1 (iotrace_source_error() says why: no source open, a
+ * field or type unknown, a type the field does not take, out of memory).
+ */
+int iotrace_rec_columns(struct iotrace_source *src,
+			const struct iotrace_rec *recs, size_t n,
+			const struct iotrace_column *cols, unsigned int nr_cols,
+			struct iotrace_strtab *tab);
 
 #ifdef __cplusplus
 }
