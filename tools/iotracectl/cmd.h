@@ -122,6 +122,7 @@ int cmd_list(struct iot_opts *o, int argc, char **argv);
 int cmd_inflight(struct iot_opts *o, int argc, char **argv);
 int cmd_info(struct iot_opts *o, int argc, char **argv);
 int cmd_previous(struct iot_opts *o, int argc, char **argv);
+void iot_uuid_str(const uint8_t *u, char *out);
 int cmd_enable(struct iot_opts *o, int argc, char **argv);
 int cmd_disable(struct iot_opts *o, int argc, char **argv);
 int cmd_clear(struct iot_opts *o, int argc, char **argv);

@@ -25,7 +25,12 @@
 #include <unistd.h>
 #include "cmd.h"
 
-static void uuid_str(const uint8_t *u, char *out)
+/**
+ * iot_uuid_str() - a boot id as text, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
+ * @u: its 16 bytes.
+ * @out: room for 37 bytes.
+ */
+void iot_uuid_str(const uint8_t *u, char *out)
 {
 	static const int dash[16] = { [4] = 1, [6] = 1, [8] = 1, [10] = 1 };
 	int i;
@@ -273,7 +278,7 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 	if (c.in_core)
 		printf("found the region at physical %#llx\n",
 		       (unsigned long long)c.phys);
-	uuid_str(c.h->boot_id, id);
+	iot_uuid_str(c.h->boot_id, id);
 	{
 		time_t sec = (time_t)(c.h->anchor_real_ns / 1000000000ull);
 		struct tm tm;

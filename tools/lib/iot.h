@@ -420,6 +420,7 @@ struct iot_preg_ring {
 };
 
 int iot_preg_is_region(const void *buf, size_t len);
+int iot_preg_is_core(const void *buf, size_t len);
 int iot_preg_open_buf(struct iot_preg *r, const char *label, const void *buf,
 		      size_t len, char *err, size_t errlen);
 int iot_preg_open_core_fd(struct iot_preg *r, const char *label, int fd,
@@ -532,6 +533,10 @@ struct iot_src_opts {
  * @disks: disk table (rings: one entry).
  * @counts: per-disk counts after iot_src_read().
  * @opts: how it was opened.
+ * @preg: a persistent region (a copy of one, an ELF core's, the module's
+ *	"previous"), read as the trace file "iotracectl previous -o" writes
+ *	of it (@is_file, @buf holds that file): a copy of the region's
+ *	header, the previous boot's identity; NULL for other sources.
  */
 struct iot_src {
 	char label[256];
@@ -546,6 +551,7 @@ struct iot_src {
 	struct iot_disk *disks;
 	struct iot_counts *counts;
 	struct iot_src_opts opts;
+	struct iotrace_preg_hdr *preg;
 };
 
 /*

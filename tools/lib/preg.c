@@ -91,6 +91,21 @@ int iot_preg_is_region(const void *buf, size_t len)
 }
 
 /**
+ * iot_preg_is_core() - whether bytes start as an ELF core does (a crash
+ *	dump, which may hold a region).
+ * @buf: the bytes.
+ * @len: their length.
+ *
+ * Return: 1 or 0.
+ */
+int iot_preg_is_core(const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+
+	return len >= 18 && !memcmp(b, "\177ELF", 4) && b[16] == 4 && !b[17];
+}
+
+/**
  * iot_preg_entry() - entry @i of the region's disk table, if it is in use
  *	and its checksum and offsets hold.
  * @r: the region.
@@ -519,27 +534,47 @@ int iot_preg_rings(const struct iot_preg *r, struct iot_ring *rings,
 		   struct iot_disk *disks, unsigned int *nr, char *err,
 		   size_t errlen)
 {
-	const struct iotrace_preg_disk *e;
+	const struct iotrace_preg_disk **v, *e;
+	unsigned int i, j, k = 0, n = 0;
 	char e2[IOT_ERR_LEN];
-	unsigned int i, n = 0;
-	int dmg;
+	int dmg, ret = -1;
 
 	*nr = 0;
+	/* the entries holding a ring, each checked once */
+	v = calloc(r->h->max_disks, sizeof(*v));
+	if (!v)
+		return ERR("out of memory"), -1;
 	for (i = 0; i < r->h->max_disks; i++) {
 		e = iot_preg_entry(r, i, &dmg);
-		if (!e || !(e->flags & IOTRACE_PREG_D_RING) ||
-		    !iot_preg_newest(r, e))
+		if (e && (e->flags & IOTRACE_PREG_D_RING))
+			v[k++] = e;
+	}
+	for (i = 0; i < k; i++) {
+		/* not the newest of its disk: replaced by a resize */
+		for (j = 0; j < k; j++)
+			if (j != i && v[j]->disk_gen == v[i]->disk_gen &&
+			    v[j]->gen > v[i]->gen)
+				break;
+		if (j < k)
 			continue;
-		if (iot_ring_init(&rings[n], r->buf + e->ring_off,
-				  e->ring_size, e2, sizeof(e2)))
-			return ERR("ring of %.32s: %s", e->name, e2), -1;
+		if (iot_ring_init(&rings[n], r->buf + v[i]->ring_off,
+				  v[i]->ring_size, e2, sizeof(e2))) {
+			ERR("ring of %.32s: %s", v[i]->name, e2);
+			goto out;
+		}
 		iot_ring_disk(&rings[n], &disks[n]);
 		n++;
 	}
-	if (!n)
-		return ERR("no ring in the persistent region"), -2;
+	if (!n) {
+		ERR("no ring in the persistent region");
+		ret = -2;
+		goto out;
+	}
 	*nr = n;
-	return 0;
+	ret = 0;
+out:
+	free(v);
+	return ret;
 }
 
 /**
