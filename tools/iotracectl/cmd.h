@@ -122,6 +122,7 @@ int cmd_list(struct iot_opts *o, int argc, char **argv);
 int cmd_inflight(struct iot_opts *o, int argc, char **argv);
 int cmd_info(struct iot_opts *o, int argc, char **argv);
 int cmd_previous(struct iot_opts *o, int argc, char **argv);
+void iot_uuid_str(const uint8_t *u, char *out);
 int cmd_enable(struct iot_opts *o, int argc, char **argv);
 int cmd_disable(struct iot_opts *o, int argc, char **argv);
 int cmd_clear(struct iot_opts *o, int argc, char **argv);
@@ -221,9 +222,6 @@ void iot_out_no_sigpipe(void);
  * @before_finish: if set, called with the writer before the trailer is
  *	written (watch: its trigger chunks); non-zero fails the write.
  * @arg: its argument.
- * @origin: rings of another boot (previous): the file's clock anchor and
- *	kernel release are that boot's, and it holds none of this boot's
- *	tables (submitter names, stacked devices); NULL for this boot's.
  */
 struct iot_rec_stop {
 	volatile int *stop;
@@ -233,19 +231,6 @@ struct iot_rec_stop {
 	uint64_t sync_ns, sync_bytes;
 	int (*before_finish)(struct iot_writer *w, void *arg);
 	void *arg;
-	const struct iot_rec_origin *origin;
-};
-
-/**
- * struct iot_rec_origin - the boot rings recorded by previous come from.
- * @mono_ns: its last clock anchor, CLOCK_MONOTONIC (the records' clock).
- * @real_ns: CLOCK_REALTIME at the same moment.
- * @end_ns: its newest time known (CLOCK_MONOTONIC): the file's end.
- * @release: its kernel release.
- */
-struct iot_rec_origin {
-	uint64_t mono_ns, real_ns, end_ns;
-	char release[65];
 };
 
 int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * info: what a trace file's header and trailer say: host, kernel release,
- * wall-clock start and end, the disks and the chunks.
+ * wall-clock start and end, the disks and the chunks; of a persistent
+ * region (read as the trace file previous -o writes), the previous boot.
  */
 #include <string.h>
 #include <time.h>
@@ -39,6 +40,32 @@ static void utc_str(char *out, size_t len, uint64_t real_ns)
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(out, len, "%s.%06lluZ", buf,
 		 (unsigned long long)(real_ns % 1000000000ull) / 1000);
+}
+
+/*
+ * A persistent region's source (@p, its header): the previous boot it
+ * holds, as text or as a "previous_boot" object of @jw's.
+ */
+static void info_previous(const struct iotrace_preg_hdr *p, struct iot_jw *jw)
+{
+	char id[40], rel[65], text[IOT_TEXT_ROOM(64)];
+	int panicked = !!(p->flags & IOTRACE_PREG_PANICKED);
+
+	iot_uuid_str(p->boot_id, id);
+	hdr_str(rel, sizeof(rel), p->release, sizeof(p->release));
+	if (jw) {
+		jw_key(jw, "previous_boot");
+		jw_obj_start(jw);
+		jw_kv_str(jw, "boot_id", id);
+		jw_kv_str(jw, "release", rel);
+		jw_key(jw, "panicked");
+		jw_bool(jw, panicked);
+		jw_obj_end(jw);
+		return;
+	}
+	printf("previous: boot %s, kernel %s%s (its persistent region)\n", id,
+	       iot_text_str(text, sizeof(text), rel),
+	       panicked ? ", panicked" : "");
 }
 
 /*
@@ -244,6 +271,8 @@ static int info_json(const char *file, const struct iot_src *src,
 	jw_init(&jw, stdout);
 	jw_obj_start(&jw);
 	jw_kv_str(&jw, "file", file);
+	if (src->preg)
+		info_previous(src->preg, &jw);
 	snprintf(buf, sizeof(buf), "%u.%u", h->major, h->minor);
 	jw_kv_str(&jw, "version", buf);
 	jw_kv_str(&jw, "host", host);
@@ -329,6 +358,8 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		goto out;
 	}
 	printf("file:     %s\n", argv[0]);
+	if (src.preg)
+		info_previous(src.preg, NULL);
 	printf("version:  %u.%u\n", h->major, h->minor);
 	/* names as text: no byte of theirs a terminal acts on */
 	printf("host:     %s\n", *host ? iot_text_str(text, sizeof(text), host) :

@@ -3,14 +3,8 @@
  * record: stream the live rings of one or more disks to a trace file until
  * a duration, a size, or SIGINT/SIGTERM.
  *
- * Per part, a cursor follows the kernel's head.  Records between the
- * cursor and head are copied with the publication protocol, a run of a
- * kernel chunk's records at a time (iot_ring_copy_run()), converted
- * straight into the file chunk being filled; a run of good records becomes
- * one chunk (its first sequence number makes any gap provable).  A record
- * that is still being written at the head is retried on the next pass;
- * one that the kernel overwrote before we got to it is counted as
- * overwritten, one that changed under the copy as torn.
+ * Per part, a cursor follows the kernel's head: each pass copies what is
+ * new to the file (the library's iot_drain_part(), lib/drain.c).
  *
  * What is written is made durable (flushed and fdatasync()ed) at most
  * --sync-interval seconds and --sync-bytes bytes after it was written, so
@@ -30,149 +24,6 @@
 #include "stack.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
-#define CHUNK_MAX 1024	/* records per chunk */
-
-/**
- * struct rec_part - recorder state of one part of one ring.
- * @cur: next sequence number to copy.
- * @start_head: head when recording started (or the ring was cleared).
- * @start_dropped: dropped counter then.
- * @start_filtered: filtered counter then.
- */
-struct rec_part {
-	uint64_t cur, start_head, start_dropped, start_filtered;
-};
-
-/*
- * The records that may still go into the chunk being filled (@n records
- * of @rs bytes in it) before the file reaches @limit bytes (0: no limit):
- * at least one while it is below, none once it is there; so a file ends
- * within a record and a chunk header of --size, whatever the backlog.
- */
-static uint32_t size_budget(const struct iot_writer *w, uint64_t limit,
-			    uint32_t n, uint32_t rs)
-{
-	uint64_t used = w->bytes + (uint64_t)n * rs, left;
-
-	if (!limit)
-		return CHUNK_MAX;
-	if (used >= limit)
-		return 0;
-	left = (limit - used + rs - 1) / rs;
-	return left < CHUNK_MAX ? (uint32_t)left : CHUNK_MAX;
-}
-
-/*
- * Copy what is new in one part, up to @limit bytes of file (--size; 0:
- * no limit): the records after that stay in the ring, not recorded.
- * @gen: the ring's generation @rp counts in.
- * @final: the recording ends, so a record still busy is not waited for.
- * Returns -1 on a write error.
- *
- * A clear is left to the caller, which starts the parts over at the pass
- * after the generation moved on: only records copied while the ring was
- * still of @gen are kept (iot_ring_same_generation() after each run, as
- * a seqlock's reader), so that no record of the next generation is
- * written, or counted, under this one's cursor (and written again after
- * the restart).
- */
-static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
-		     unsigned int disk, uint32_t p, struct rec_part *rp,
-		     uint8_t *buf, struct iot_counts *c, int final,
-		     uint64_t limit, uint64_t gen)
-{
-	uint64_t head = iot_ring_head(ring, p), first = rp->cur;
-	uint32_t n = 0, rs = sizeof(struct iotrace_record);
-
-	/*
-	 * Cleared since the pass began; or a head below the cursor: a
-	 * clear under way (the heads are reset before the generation moves
-	 * on).  Nothing now, the part starts over at a later pass.
-	 */
-	if (!iot_ring_same_generation(ring, gen) || head < rp->cur)
-		return 0;
-	/* 2.x: whole chunks, found by iot_ring_next() (a hold keeps old ones) */
-	if (!ring->v2 && head - rp->cur > ring->part_records) {
-		c->overwritten += head - ring->part_records - rp->cur;
-		rp->cur = first = head - ring->part_records;
-	}
-	while (rp->cur < head) {
-		uint32_t room = CHUNK_MAX - n, got, left;
-		int r;
-
-		left = size_budget(w, limit, n, rs);
-		if (left < room)
-			room = left;
-		if (!room)
-			break;	/* --size reached: the chunk ends here */
-		r = iot_ring_copy_run(ring, p, rp->cur,
-				      head - rp->cur < room ?
-				      (uint32_t)(head - rp->cur) : room,
-				      (struct iotrace_record *)
-				      (buf + (size_t)n * rs), &got);
-		/*
-		 * Cleared during the run: none of it is known to be of
-		 * @gen, nor is a record that could not be copied overwritten
-		 * or torn; what earlier runs copied is.
-		 */
-		if (!iot_ring_same_generation(ring, gen))
-			break;
-
-		/* a run of good records, straight into the chunk */
-		rp->cur += got;
-		n += got;
-		if (n == CHUNK_MAX) {
-			if (iot_writer_chunk(w, disk, p, first, buf, n))
-				return -1;
-			c->written += n;
-			first = rp->cur;
-			n = 0;
-		}
-		if (!r)
-			continue;
-		/* record rp->cur could not be copied */
-		if (!final && !iot_ring_gone(ring, p, rp->cur))
-			break;	/* not published yet: next pass */
-		if (iot_writer_chunk(w, disk, p, first, buf, n))
-			return -1;
-		c->written += n;
-		n = 0;
-		if (iot_ring_gone(ring, p, rp->cur)) {
-			/* to the next chunk still there: the gap is gone */
-			uint64_t nx = iot_ring_next(ring, p, rp->cur);
-
-			if (nx > head)
-				nx = head;
-			c->overwritten += nx - rp->cur;
-			first = rp->cur = nx;
-			continue;
-		}
-		c->torn++;	/* never completed before the end */
-		first = ++rp->cur;
-	}
-	if (iot_writer_chunk(w, disk, p, first, buf, n))
-		return -1;
-	c->written += n;
-	return 0;
-}
-
-/*
- * drain_run() as one pass of the ring's lookups: a backlog of many kernel
- * chunks is found through an index of the part's chunks, built once for
- * the pass, not by a scan of every chunk header at each chunk crossed.
- */
-static int drain_part(struct iot_writer *w, const struct iot_ring *ring,
-		      unsigned int disk, uint32_t p, struct rec_part *rp,
-		      uint8_t *buf, struct iot_counts *c, int final,
-		      uint64_t limit, uint64_t gen)
-{
-	int ret;
-
-	iot_ring_pass_begin(ring, p);
-	ret = drain_run(w, ring, disk, p, rp, buf, c, final, limit, gen);
-	iot_ring_pass_end(ring);
-	return ret;
-}
 
 #define COMMS_EVERY_NS	100000000ull	/* command names read every 100 ms */
 
@@ -303,7 +154,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		     unsigned int nr, FILE *fp, const struct iot_rec_stop *st,
 		     struct iot_counts *counts, char *err, size_t errlen)
 {
-	struct rec_part **parts = calloc(nr, sizeof(*parts));
+	struct iot_drain_part **parts = calloc(nr, sizeof(*parts));
 	uint64_t *gen = calloc(nr, sizeof(*gen));
 	uint8_t *done = calloc(nr, 1);
 	uint32_t rs = sizeof(struct iotrace_record), p;
@@ -318,7 +169,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	memset(&stk, 0, sizeof(stk));
 	if (!parts || !gen || !done)
 		goto nomem;
-	buf = calloc(CHUNK_MAX, rs);
+	buf = calloc(IOT_DRAIN_CHUNK, rs);
 	if (!buf)
 		goto nomem;
 	if (uname(&u))
@@ -328,27 +179,11 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		if (!parts[i])
 			goto nomem;
 		gen[i] = iot_ring_generation(&rings[i]);
-		for (p = 0; p < rings[i].nr_parts; p++) {
-			struct rec_part *rp = &parts[i][p];
-			uint64_t head = iot_ring_head(&rings[i], p);
-
-			/* start with what the ring holds now (a hold too) */
-			rp->cur = iot_ring_lo(&rings[i], p);
-			if (rp->cur > head)
-				rp->cur = head;
-			rp->start_head = rp->cur;
-			rp->start_dropped = iot_ring_dropped(&rings[i], p);
-			rp->start_filtered = iot_ring_filtered(&rings[i], p);
-		}
+		/* start with what the ring holds now (a hold too) */
+		iot_drain_init(&rings[i], parts[i]);
 		memset(&counts[i], 0, sizeof(counts[i]));
 	}
-	if (st->origin)
-		snprintf(u.release, sizeof(u.release), "%s",
-			 st->origin->release);
-	if (iot_writer_start(&w, fp, rs, disks, nr,
-			     st->origin ? st->origin->mono_ns :
-			     iot_now(CLOCK_MONOTONIC),
-			     st->origin ? st->origin->real_ns :
+	if (iot_writer_start(&w, fp, rs, disks, nr, iot_now(CLOCK_MONOTONIC),
 			     iot_now(CLOCK_REALTIME), u.release, u.nodename))
 		goto wfail;
 	sync_ns = iot_now(CLOCK_MONOTONIC);
@@ -360,10 +195,9 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			 iot_now(CLOCK_MONOTONIC) >= st->end_mono_ns) ||
 			(st->max_bytes && w.bytes >= st->max_bytes);
 		live = 0;
-		/* this boot's tables: not another boot's */
-		if (!st->origin && write_comms(&w, &comms_ns, last))
+		if (write_comms(&w, &comms_ns, last))
 			goto wfail;
-		if (!st->origin && write_stack(&w, &stk))
+		if (write_stack(&w, &stk))
 			goto wfail;
 		for (i = 0; i < nr; i++) {
 			uint64_t g = iot_ring_generation(&rings[i]);
@@ -390,8 +224,9 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 				 * restart at 0
 				 */
 				for (p = 0; p < rings[i].nr_parts; p++) {
-					struct rec_part *rp = &parts[i][p];
+					struct iot_drain_part *rp;
 
+					rp = &parts[i][p];
 					counts[i].recorded += rp->cur -
 						rp->start_head;
 					rp->cur = 0;
@@ -403,9 +238,10 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 				iot_ring_restart(&rings[i]);
 			}
 			for (p = 0; p < rings[i].nr_parts; p++) {
-				if (drain_part(&w, &rings[i], i, p,
-					       &parts[i][p], buf, &counts[i],
-					       final, st->max_bytes, gen[i]))
+				if (iot_drain_part(&w, &rings[i], i, p,
+						   &parts[i][p], buf,
+						   &counts[i], final,
+						   st->max_bytes, gen[i]))
 					goto wfail;
 				if (st->max_bytes && w.bytes >= st->max_bytes)
 					break;
@@ -433,28 +269,11 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			nanosleep(&ts, NULL);
 		}
 	}
-	for (i = 0; i < nr; i++) {
-		for (p = 0; p < rings[i].nr_parts; p++) {
-			struct rec_part *rp = &parts[i][p];
-			uint64_t d = iot_ring_dropped(&rings[i], p);
-			uint64_t f = iot_ring_filtered(&rings[i], p);
-
-			counts[i].recorded += rp->cur - rp->start_head;
-			counts[i].dropped += d >= rp->start_dropped ?
-				d - rp->start_dropped : d;
-			counts[i].filtered += f >= rp->start_filtered ?
-				f - rp->start_filtered : f;
-		}
-		counts[i].completed = counts[i].recorded + counts[i].dropped +
-			counts[i].filtered;
-		counts[i].lost = counts[i].recorded - counts[i].written;
-	}
+	for (i = 0; i < nr; i++)
+		iot_drain_counts(&rings[i], parts[i], &counts[i]);
 	if (st->before_finish && st->before_finish(&w, st->arg))
 		goto wfail;
-	if (iot_writer_finish(&w, counts, st->origin ? st->origin->end_ns :
-			      iot_now(CLOCK_MONOTONIC),
-			      st->origin ? st->origin->real_ns +
-			      (st->origin->end_ns - st->origin->mono_ns) :
+	if (iot_writer_finish(&w, counts, iot_now(CLOCK_MONOTONIC),
 			      iot_now(CLOCK_REALTIME)))
 		goto wfail;
 	/* the trailer too: a finished recording survives a crash */

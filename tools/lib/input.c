@@ -3,7 +3,10 @@
  * Record sources: a command's DISK|FILE argument becomes a trace file, a
  * ring snapshot (both told apart by their magic) or a live ring mapped from
  * debugfs or, when debugfs cannot give it (not mounted, kernel lockdown),
- * from the device /dev/iotrace/<disk>.
+ * from the device /dev/iotrace/<disk>.  A persistent region (a copy of
+ * one, an ELF core holding one, the word "previous" for the module's copy
+ * of the previous boot's) is read as the trace file "iotracectl previous
+ * -o" writes of it (preg.c), made in memory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -127,9 +130,78 @@ static const char *file_hint(int cli, const char *e)
 	return "";
 }
 
+static int classify(struct iot_src *s, char *err, size_t errlen);
+
 /*
- * Classify and validate bytes already in memory: a trace file or a ring.
- * @s->buf and @s->len must be set.
+ * @s reads the region @r (its own, freed here): it becomes the trace file
+ * of @r's rings that "iotracectl previous -o" writes, made in memory,
+ * which replaces the bytes @s had (a region copy's, a core's) and is
+ * classified as a trace file is.  Return: 0, or -1 with @err set.
+ */
+static int region_source(struct iot_src *s, struct iot_preg *r, char *err,
+			 size_t errlen)
+{
+	char e[IOT_ERR_LEN];
+	uint8_t *t;
+	size_t n;
+	int ret;
+
+	ret = iot_preg_trace(r, &t, &n, e, sizeof(e));
+	if (!ret) {
+		s->preg = malloc(sizeof(*s->preg));
+		if (s->preg)
+			memcpy(s->preg, r->h, sizeof(*s->preg));
+	}
+	iot_preg_free(r);
+	if (ret == -2)
+		return ERR("%s: the persistent region holds no ring, only requests in flight%s",
+			   s->label, s->opts.cli ?
+			   " ('iotracectl previous' lists them)" : ""), -1;
+	if (ret)
+		return ERR("%s: %s", s->label, e), -1;
+	if (!s->preg) {
+		free(t);
+		return ERR("out of memory"), -1;
+	}
+	/* the region's bytes: no longer read */
+	if (s->mapped == 1)
+		munmap(s->buf, s->len);
+	else if (!s->mapped)
+		free(s->buf);
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	s->buf = t;
+	s->len = n;
+	s->mapped = 0;
+	return classify(s, err, errlen);
+}
+
+/*
+ * @s holds a copy of a region, or an ELF core (ET_CORE: a crash dump; its
+ * file open as s->fd, else its bytes in memory): read the region it holds.
+ */
+static int region_bytes(struct iot_src *s, char *err, size_t errlen)
+{
+	struct iot_preg r;
+	int ret;
+
+	if (!iot_preg_is_region(s->buf, s->len) && s->fd >= 0)
+		ret = iot_preg_open_core_fd(&r, s->label, s->fd, err, errlen);
+	else
+		ret = iot_preg_open_buf(&r, s->label, s->buf, s->len, err,
+					errlen);
+	if (ret) {
+		iot_preg_free(&r);
+		return -1;
+	}
+	return region_source(s, &r, err, errlen);
+}
+
+/*
+ * Classify and validate bytes already in memory: a trace file, a
+ * persistent region (a copy of one, an ELF core) or a ring.  @s->buf and
+ * @s->len must be set.
  */
 static int classify(struct iot_src *s, char *err, size_t errlen)
 {
@@ -160,6 +232,10 @@ static int classify(struct iot_src *s, char *err, size_t errlen)
 		s->counts = calloc(s->nr_disks, sizeof(*s->counts));
 		return s->counts ? 0 : (ERR("out of memory"), -1);
 	}
+	/* before a ring's: the region's magic starts as a ring's does */
+	if (iot_preg_is_region(s->buf, s->len) ||
+	    iot_preg_is_core(s->buf, s->len))
+		return region_bytes(s, err, errlen);
 	if (s->len >= 4 && !memcmp(s->buf, "IOTR", 4)) {
 		if (iot_ring_init(&s->ring, s->buf, s->len, e, sizeof(e)))
 			return ERR("%s: %s", s->label, e), -1;
@@ -186,7 +262,8 @@ static int classify(struct iot_src *s, char *err, size_t errlen)
  *	API's iotrace_open_buffer()): they must stay valid until close.
  * @s: source to fill.
  * @label: its name in messages.
- * @buf: a trace file or a ring's bytes.
+ * @buf: the bytes of a trace file, a ring, a persistent region or an ELF
+ *	core.
  * @len: their length.
  * @o: options (only @o->strict, @o->cli and @o->comms matter here).
  * @err: error message buffer.
@@ -536,6 +613,17 @@ static int src_open(struct iot_src *s, const char *arg,
 	}
 	/* st is only read when stat() filled it */
 	eno = stat(arg, &st) ? errno : 0;
+	if (eno == ENOENT && !strcmp(arg, "previous")) {
+		struct iot_preg r;
+
+		/* the module's copy of the previous boot's region */
+		if (iot_preg_open(&r, NULL, o->debugfs, o->devdir, err,
+				  errlen)) {
+			iot_preg_free(&r);
+			return -1;
+		}
+		return region_source(s, &r, err, errlen);
+	}
 	dir = !eno && S_ISDIR(st.st_mode);
 	if (eno || dir) {
 		if (strchr(arg, '/'))
@@ -594,8 +682,11 @@ static int src_open(struct iot_src *s, const char *arg,
 /**
  * iot_src_open_opts() - open a DISK|FILE argument.
  * @s: source to fill.
- * @arg: a path to a trace file or ring snapshot, "-" for one on standard
- *	input, or a disk name.
+ * @arg: a path to a trace file, a ring snapshot, a persistent region's
+ *	copy or an ELF core holding a region, "-" for one on standard input,
+ *	"previous" (when no file has that name) for the module's copy of the
+ *	previous boot's region (<@o->debugfs>/previous, else
+ *	<@o->devdir>/previous), or a disk name.
  * @o: how (copied into @s): strictness, directories, messages, names.
  * @err: error message buffer.
  * @errlen: its size.
@@ -793,6 +884,7 @@ void iot_src_close(struct iot_src *s)
 		iot_file_info_free(s->fi);
 	free(s->fi);
 	free(s->counts);
+	free(s->preg);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }

@@ -360,6 +360,105 @@ int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
 int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
 		     const void *payload);
 
+/* drain.c: a ring's records into a trace file being written */
+#define IOT_DRAIN_CHUNK	1024	/* records per file chunk */
+
+/**
+ * struct iot_drain_part - the drain state of one part of one ring.
+ * @cur: next sequence number to copy.
+ * @start_head: head when recording started (or the ring was cleared).
+ * @start_dropped: dropped counter then.
+ * @start_filtered: filtered counter then.
+ */
+struct iot_drain_part {
+	uint64_t cur, start_head, start_dropped, start_filtered;
+};
+
+/**
+ * struct iot_rec_origin - the boot rings written by iot_rings_write()
+ *	come from (a persistent region's).
+ * @mono_ns: its last clock anchor, CLOCK_MONOTONIC (the records' clock).
+ * @real_ns: CLOCK_REALTIME at the same moment.
+ * @end_ns: its newest time known (CLOCK_MONOTONIC): the file's end.
+ * @release: its kernel release.
+ */
+struct iot_rec_origin {
+	uint64_t mono_ns, real_ns, end_ns;
+	char release[65];
+};
+
+void iot_drain_init(const struct iot_ring *ring, struct iot_drain_part *parts);
+int iot_drain_part(struct iot_writer *w, const struct iot_ring *ring,
+		   unsigned int disk, uint32_t p, struct iot_drain_part *rp,
+		   uint8_t *buf, struct iot_counts *c, int final,
+		   uint64_t limit, uint64_t gen);
+void iot_drain_counts(const struct iot_ring *ring,
+		      const struct iot_drain_part *parts, struct iot_counts *c);
+int iot_rings_write(const struct iot_ring *rings, const struct iot_disk *disks,
+		    unsigned int nr, FILE *fp, const struct iot_rec_origin *org,
+		    struct iot_counts *counts, char *err, size_t errlen);
+
+/* preg.c: the persistent region (abi.rst, "The persistent region") */
+/**
+ * struct iot_preg - a persistent region whose header checks.
+ * @buf: its bytes, @len of them (at most its region_size).
+ * @len: their length.
+ * @own: @buf when allocated here (iot_preg_free() frees it), else NULL.
+ * @h: its header, at @buf.
+ * @label: where it was read from ("FILE", "<debugfs>/previous"), for
+ *	messages.
+ * @in_core: it was found in an ELF core's memory, at physical address
+ *	@phys.
+ * @phys: that address.
+ */
+struct iot_preg {
+	const uint8_t *buf;
+	size_t len;
+	uint8_t *own;
+	const struct iotrace_preg_hdr *h;
+	char label[300];
+	int in_core;
+	uint64_t phys;
+};
+
+/**
+ * struct iot_preg_ring - what a ring of a region holds.
+ * @records: records a snapshot finds in it.
+ * @last_ns: the newest completion among them (0: none).
+ * @counts: the snapshot's counts (overwritten, torn...).
+ */
+struct iot_preg_ring {
+	uint64_t records, last_ns;
+	struct iot_counts counts;
+};
+
+int iot_preg_is_region(const void *buf, size_t len);
+int iot_preg_is_core(const void *buf, size_t len);
+int iot_preg_open_buf(struct iot_preg *r, const char *label, const void *buf,
+		      size_t len, char *err, size_t errlen);
+int iot_preg_open_core_fd(struct iot_preg *r, const char *label, int fd,
+			  char *err, size_t errlen);
+int iot_preg_open(struct iot_preg *r, const char *path, const char *debugfs,
+		  const char *devdir, char *err, size_t errlen);
+void iot_preg_free(struct iot_preg *r);
+const struct iotrace_preg_disk *iot_preg_entry(const struct iot_preg *r,
+					       unsigned int i, int *damaged);
+int iot_preg_newest(const struct iot_preg *r,
+		    const struct iotrace_preg_disk *e);
+int iot_preg_ring_read(const struct iot_preg *r,
+		       const struct iotrace_preg_disk *e,
+		       struct iot_preg_ring *out, char *err, size_t errlen);
+uint64_t iot_preg_end(const struct iot_preg *r);
+int iot_preg_rings(const struct iot_preg *r, struct iot_ring *rings,
+		   struct iot_disk *disks, unsigned int *nr, char *err,
+		   size_t errlen);
+int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
+		   const struct iot_disk *disks, unsigned int nr, FILE *fp,
+		   uint64_t end_ns, struct iot_counts *counts, char *err,
+		   size_t errlen);
+int iot_preg_trace(const struct iot_preg *r, uint8_t **out, size_t *len,
+		   char *err, size_t errlen);
+
 /* decode.c and decode_*.c: all write a NUL-terminated string to out */
 struct iot_name {
 	uint32_t code;
@@ -447,6 +546,10 @@ struct iot_src_opts {
  * @disks: disk table (rings: one entry).
  * @counts: per-disk counts after iot_src_read().
  * @opts: how it was opened.
+ * @preg: a persistent region (a copy of one, an ELF core's, the module's
+ *	"previous"), read as the trace file "iotracectl previous -o" writes
+ *	of it (@is_file, @buf holds that file): a copy of the region's
+ *	header, the previous boot's identity; NULL for other sources.
  */
 struct iot_src {
 	char label[256];
@@ -461,6 +564,7 @@ struct iot_src {
 	struct iot_disk *disks;
 	struct iot_counts *counts;
 	struct iot_src_opts opts;
+	struct iotrace_preg_hdr *preg;
 };
 
 /*

@@ -19,8 +19,8 @@
 # folder, the uapi header and the public header (include/iotrace/): none
 # of the commands' (tests/layers.sh checks the objects and the sources).
 LIB_DIR := $(IOT_TOOLS)/lib
-LIB_NAMES := ring file input window pq bq comm stack decode decode_nvme \
-	decode_scsi decode_ata util api
+LIB_NAMES := ring file drain input preg window pq bq comm stack decode \
+	decode_nvme decode_scsi decode_ata util api
 LIB_INCLUDE := $(IOT_TOOLS)/include
 LIB_CPPFLAGS = $(CPPFLAGS) -I$(IOT_TOOLS)/../uapi -I$(LIB_DIR) \
 	-I$(LIB_INCLUDE) -D_GNU_SOURCE

@@ -177,6 +177,20 @@ compare truncated_file_read_as_far_as_it_goes "$T/dyn" "$T/cut.trace"
 compare ring_1x "$T/dyn" "$T/r.ring"
 compare ring_2_0 "$T/dyn" "$T/r2.ring"
 compare every_op_asan_ubsan "$T/san" "$T/ops.trace"
+# the word previous: the module's copy of the previous boot's persistent
+# region, here a region of tests/pregcheck.py in a stand-in debugfs (the
+# program passes $IOTRACE_DEBUGFS on as its debugfs option); read as the
+# trace file "iotracectl previous -o" writes of it
+mkdir -p "$T/dfs" "$T/nodfs"
+python3 tests/pregcheck.py --region "$T/r2.ring" "$T/dfs/previous"
+export IOTRACE_DEBUGFS="$T/dfs"
+compare previous_region_from_debugfs "$T/dyn" previous
+compare previous_region_asan_ubsan "$T/san" previous
+"$T/dyn" show previous | grep '^source' > "$T/out"
+grep -q "$(printf '^source\t1\t1\t[^\t]*\t6.12.0-test\t5000000000$')" \
+	"$T/out"
+result $? "libapi_previous_is_a_trace_file_of_that_boot" "$T/out"
+unset IOTRACE_DEBUGFS
 compare truncated_asan_ubsan "$T/san" "$T/cut.trace"
 compare ring_2_0_asan_ubsan "$T/san" "$T/r2.ring"
 
@@ -250,6 +264,10 @@ check_err no_such_disk "no traced disk of that name" open nosuchdisk0
 check_err foreign_file "not an iotrace trace file or ring" open "$T/foreign"
 check_err empty_file "empty file" open "$T/empty"
 check_err strict_refuses_truncated "truncated trace file" open "$T/cut.trace" strict
+export IOTRACE_DEBUGFS="$T/nodfs" IOTRACE_DEV="$T/nodfs"
+check_err previous_without_one "no previous boot's trace: neither $T/nodfs/previous nor" \
+	open previous
+unset IOTRACE_DEBUGFS IOTRACE_DEV
 check_err unknown_disk "holds no disk named sdz (it holds: disk0, disk1)" \
 	disk "$T/f2.trace" sdz
 "$T/dyn" open "$T/cut.trace" > "$T/out" 2>&1 &&

@@ -468,6 +468,9 @@ int main(int argc, char **argv)
 		return cmd_threads(argv[2], argc > 3 ? atoi(argv[3]) : 4);
 	if (!strcmp(argv[1], "open") && argc > 3 && !strcmp(argv[3], "strict"))
 		opts.flags |= IOTRACE_OPEN_STRICT;
+	/* the library reads no environment: the program passes it on */
+	opts.debugfs = getenv("IOTRACE_DEBUGFS");
+	opts.devdir = getenv("IOTRACE_DEV");
 	src = iotrace_source_new();
 	if (!src)
 		return 1;

@@ -3,8 +3,12 @@
 """iotracectl previous on persistent regions made here from abi.rst's
 layout (not from the module's code): a region holding a 2.0 ring and an
 in-flight table, the same inside an ELF core, and regions to refuse.
+Then the same regions as the sources of the commands that read a trace
+(a region copy, an ELF core, "previous" for the module's copy): what
+they show is what they show of the trace file "previous -o" writes.
 
 usage: pregcheck.py IOTRACECTL RING2 TMPDIR
+       pregcheck.py --region RING2 OUT   (writes the region to OUT)
 Prints "PASS name" or "FAIL name why" per check (run-host-tests.sh).
 """
 import os
@@ -13,6 +17,7 @@ import struct
 import subprocess
 import sys
 
+MAKE = sys.argv[1] == "--region"
 IOT, RING, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
 PAGE = 4096
 MAGIC = 0x4745525052544f49
@@ -303,6 +308,129 @@ def main():
     rc, o, err = run(p)
     check("previous_core_truncated", rc == 1 and "cut short" in err,
           err + o)
+    sources(img, reg, trace, cf)
 
 
-main()
+def cmd(*args, env=None, stdin=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run([IOT, *args], capture_output=True, env=e, stdin=stdin,
+                       check=False)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def same(name, a, b, label_a=None, label_b=None):
+    """@a and @b, (rc, stdout, stderr) of two commands, both succeed and
+    print the same bytes (the source's name, a stats line's prefix, made
+    alike)."""
+    oa, ob = a[1], b[1]
+    if label_a:
+        oa = oa.replace(label_a.encode() + b":", b"SRC:")
+        ob = ob.replace(label_b.encode() + b":", b"SRC:")
+    check(name, a[0] == 0 and b[0] == 0 and oa == ob and len(oa) > 1000,
+          "rc %d %d, %d and %d bytes, %s" % (a[0], b[0], len(oa), len(ob),
+                                             a[2] + b[2]))
+
+
+def sources(img, reg, trace, cf):
+    """A region as the source of the commands that read a trace."""
+    ctrace = os.path.join(TMP, "core.iot")
+    rc, _, err = run(cf, "-o", ctrace)
+    check("source_core_trace_written", rc == 0, err)
+    for kind, src, tf in (("region", reg, trace), ("core", cf, ctrace)):
+        same("source_%s_show_csv_is_the_trace_files" % kind,
+             cmd("show", "-o", "csv", src), cmd("show", "-o", "csv", tf))
+        same("source_%s_stats_is_the_trace_files" % kind,
+             cmd("stats", src), cmd("stats", tf), src, tf)
+        same("source_%s_export_csv_is_the_trace_files" % kind,
+             cmd("export", "-f", "csv", src), cmd("export", "-f", "csv", tf))
+        rc, o, err = cmd("info", src)
+        rt, ot, errt = cmd("info", tf)
+
+        def rest(text):
+            return [ln for ln in text.splitlines()
+                    if not ln.startswith((b"file:", b"previous:"))]
+        check("source_%s_info_is_the_trace_files" % kind,
+              rc == 0 and rt == 0 and rest(o) == rest(ot) and
+              len(rest(o)) > 8, err + errt)
+        check("source_%s_info_names_the_previous_boot" % kind,
+              rc == 0 and b"previous: boot 00010203-0405-0607-0809-"
+              b"0a0b0c0d0e0f, kernel 6.12.0-test, panicked" in o and
+              b"kernel:   6.12.0-test" in o, err + o.decode())
+    same("source_region_on_standard_input", cmd("show", "-o", "csv", "-",
+                                                stdin=open(reg, "rb")),
+         cmd("show", "-o", "csv", trace))
+    # the word previous: the module's copy, debugfs, else the device
+    dfs = os.path.join(TMP, "dfs")
+    dev = os.path.join(TMP, "dev")
+    for d in (dfs, dev):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+    shutil.copy(reg, os.path.join(dfs, "previous"))
+    env = {"IOTRACE_DEBUGFS": dfs, "IOTRACE_DEV": dev}
+    same("source_previous_from_debugfs",
+         cmd("show", "-o", "csv", "previous", env=env),
+         cmd("show", "-o", "csv", trace))
+    rc, o, err = cmd("info", "-o", "json", "previous", env=env)
+    check("source_previous_info_json_names_the_boot",
+          rc == 0 and b'"previous_boot":{"boot_id":"00010203-0405-0607-'
+          b'0809-0a0b0c0d0e0f","release":"6.12.0-test","panicked":true}'
+          in o, err + o.decode())
+    os.rename(os.path.join(dfs, "previous"), os.path.join(dev, "previous"))
+    same("source_previous_from_the_device_under_lockdown",
+         cmd("stats", "previous", env=env), cmd("stats", trace),
+         "previous", trace)
+    os.unlink(os.path.join(dev, "previous"))
+    rc, o, err = cmd("show", "previous", env=env)
+    check("source_previous_without_one_says_so",
+          rc == 1 and not o and "no previous boot's trace: neither " + dfs +
+          "/previous nor " + dev + "/previous can be read" in err, err)
+    # refused as previous refuses them, with its message
+    for name, off, data, msg in (
+            ("header_crc", 60, b"X", "not an iotrace persistent region "
+             "(header checksum)"),
+            ("major", 8, b"\x02\x00", "not an iotrace persistent region "
+             "(another layout major version")):
+        b = bytearray(img)
+        b[off:off + len(data)] = data
+        p = os.path.join(TMP, "src-bad-" + name)
+        open(p, "wb").write(b)
+        rc, o, err = cmd("show", p)
+        rp, op, errp = run(p)
+        check("source_refuses_damaged_%s" % name,
+              rc == 1 and not o and p + ": " + msg in err and
+              rp == 1 and err.split(": ", 1)[1] ==
+              errp.split(": previous: ", 1)[1], err + " / " + errp)
+    rc, o, err = cmd("stats", os.path.join(TMP, "empty.core"))
+    check("source_core_without_region_refused",
+          rc == 1 and not o and "no iotrace persistent region in the "
+          "core" in err, err)
+    # a disk's ring resized: the newest (highest allocation number) is
+    # read, not the one it replaced (here bytes that are no ring)
+    b = bytearray(img)
+    ring_off = 4096 + 128 * 512
+    old_off = len(b) - 8 * PAGE
+    b[old_off:old_off + PAGE] = b"\xa5" * PAGE
+    b[4096:4608] = entry(b"sdq", 1 | 2, ring_off=ring_off,
+                         ring_size=len(open(RING, "rb").read()), gen=3)
+    b[5120:5632] = entry(b"sdq", 1 | 2, ring_off=old_off, ring_size=PAGE,
+                         gen=1)
+    p = os.path.join(TMP, "src-resized")
+    open(p, "wb").write(b)
+    same("source_resized_reads_the_newest_ring",
+         cmd("show", "-o", "csv", p), cmd("show", "-o", "csv", trace))
+    # a region of in-flight tables only: nothing to read as a trace
+    b = bytearray(img)
+    b[4096:4608] = bytes(512)
+    p = os.path.join(TMP, "src-noring")
+    open(p, "wb").write(b)
+    rc, o, err = cmd("show", p)
+    check("source_region_without_ring_refused",
+          rc == 1 and not o and "holds no ring, only requests in flight"
+          in err, err)
+
+
+if MAKE:
+    open(TMP, "wb").write(region())
+else:
+    main()

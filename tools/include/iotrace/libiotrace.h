@@ -2,9 +2,10 @@
 /*
  * libiotrace - read the block-I/O records of iotrace: trace files written
  * by "iotracectl record" (or "watch"), copies of a ring, a disk's live
- * ring (debugfs or /dev/iotrace), standard input.  Documentation/
- * libiotrace.rst has the overview; every function and structure is
- * described here.
+ * ring (debugfs or /dev/iotrace), a previous boot's persistent region
+ * (the module's copy, a copy of it, a crash dump), standard input.
+ * Documentation/libiotrace.rst has the overview; every function and
+ * structure is described here.
  *
  * Link with "pkg-config --cflags --libs libiotrace".  The shared library
  * is libiotrace.so.1: every function below has the symbol version
@@ -308,10 +309,14 @@ void iotrace_source_free(struct iotrace_source *src);
 
 /**
  * iotrace_source_open() - open a source: a trace file, a copy of a ring,
- *	"-" for either on standard input, or the name of a traced disk
+ *	a copy of a persistent region or an ELF crash dump holding one,
+ *	"-" for any of them on standard input, "previous" for the module's
+ *	copy of the previous boot's region, or the name of a traced disk
  *	(its live ring).
  * @src: the handle; a source it had open is closed first.
- * @what: a path, "-", or a disk name (a name without "/" that is no file).
+ * @what: a path, "-", "previous" (when no file has that name: the region
+ *	at <@opts->debugfs>/previous, else <@opts->devdir>/previous), or a
+ *	disk name (a name without "/" that is no file).
  * @opts: options, NULL for the defaults.
  *
  * A trace file is checked whole before this returns: a file another
@@ -320,14 +325,21 @@ void iotrace_source_free(struct iotrace_source *src);
  * (iotrace_source_info() salvaged, iotrace_source_warning()) unless
  * IOTRACE_OPEN_STRICT.
  *
+ * A persistent region (the boot that died, as a module loaded with
+ * persist= kept it; Documentation/abi.rst) is read as the trace file
+ * "iotracectl previous -o" writes of it, made in memory here: the newest
+ * ring of each disk, dated by the region's clock anchor, of kind
+ * IOTRACE_KIND_FILE.  One whose header does not check, a dump without
+ * one and a region without a ring are refused.
+ *
  * Return: 0, or -1 (iotrace_source_error() says why).
  */
 int iotrace_source_open(struct iotrace_source *src, const char *what,
 			const struct iotrace_open_opts *opts);
 
 /**
- * iotrace_source_open_buffer() - open a trace file or a ring's copy held
- *	in memory.
+ * iotrace_source_open_buffer() - open a trace file, a ring's copy, a
+ *	persistent region's copy or an ELF crash dump held in memory.
  * @src: the handle; a source it had open is closed first.
  * @buf: the bytes; they must stay valid and unchanged while open.
  * @len: their length.

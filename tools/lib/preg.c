@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The persistent region (Documentation/abi.rst, "The persistent region:
+ * layout 1"): the rings and in-flight tables a module loaded with
+ * persist= keeps in memory that a warm reboot keeps.  Read as the module
+ * offers the previous boot's after the reboot (debugfs "previous",
+ * /dev/iotrace/previous), as a copy of that, or found in a crash dump's
+ * physical memory (an ELF core: QEMU's dump-guest-memory, /proc/vmcore)
+ * by its magic at a page boundary.  No kernel debug information is
+ * needed.
+ *
+ * The header and every entry are checked as the module checks them at
+ * load (sizes, offsets, CRC-32C); an entry that fails is left out and
+ * counted.  Each disk entry points at a ring (a 2.x ring image, what
+ * <disk>/ring maps) or an in-flight table; a resize leaves a disk's older
+ * rings behind, the newest has the highest allocation number.
+ * iot_preg_write() writes the newest ring of each disk to a trace file,
+ * dated by the region's clock anchor: "iotracectl previous -o" and the
+ * record sources (input.c) read a region so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "iot.h"
+
+#define ERR(...) snprintf(err, errlen, __VA_ARGS__)
+#define PREG_PAGE	4096ull
+#define SCAN_BLOCK	(1u << 20)
+
+static uint32_t hdr_crc(const struct iotrace_preg_hdr *h)
+{
+	uint32_t c = iot_crc32c(0, h, 24);
+
+	return iot_crc32c(c, (const uint8_t *)h + 32, 80);
+}
+
+static uint32_t entry_crc(const struct iotrace_preg_disk *e)
+{
+	return iot_crc32c(0, e, offsetof(struct iotrace_preg_disk, entry_crc));
+}
+
+/* The header's checks (the module's at load): NULL, or what failed. */
+static const char *hdr_bad(const struct iotrace_preg_hdr *h, size_t len)
+{
+	uint64_t table;
+
+	if (len < sizeof(*h) || h->magic != IOTRACE_PREG_MAGIC)
+		return "no persistent region magic";
+	if (h->major != IOTRACE_PREG_MAJOR)
+		return "another layout major version (this iotracectl reads 1)";
+	if (h->hdr_size != IOTRACE_PREG_HDR_SIZE)
+		return "header size";
+	if (hdr_crc(h) != h->hdr_crc)
+		return "header checksum";
+	if (h->disk_entry_size != IOTRACE_PREG_DISK_SIZE ||
+	    !h->max_disks || h->max_disks > 4096)
+		return "allocation table geometry";
+	if (h->disk_off % PREG_PAGE || h->data_off % PREG_PAGE)
+		return "table offsets not page aligned";
+	table = (uint64_t)h->max_disks * h->disk_entry_size;
+	if (h->disk_off < IOTRACE_PREG_HDR_SIZE || h->disk_off > len ||
+	    table > len - h->disk_off || h->data_off < h->disk_off + table)
+		return "table outside the region";
+	return NULL;
+}
+
+static int span_ok(const struct iotrace_preg_hdr *h, size_t len, uint64_t off,
+		   uint64_t n)
+{
+	return off >= h->data_off && off <= len && n <= len - off &&
+	       !(off % PREG_PAGE);
+}
+
+/**
+ * iot_preg_is_region() - whether bytes start with the region's magic.
+ * @buf: the bytes.
+ * @len: their length.
+ *
+ * Return: 1 or 0.
+ */
+int iot_preg_is_region(const void *buf, size_t len)
+{
+	uint64_t m;
+
+	if (len < sizeof(m))
+		return 0;
+	memcpy(&m, buf, sizeof(m));
+	return m == IOTRACE_PREG_MAGIC;
+}
+
+/**
+ * iot_preg_is_core() - whether bytes start as an ELF core does (a crash
+ *	dump, which may hold a region).
+ * @buf: the bytes.
+ * @len: their length.
+ *
+ * Return: 1 or 0.
+ */
+int iot_preg_is_core(const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+
+	return len >= 18 && !memcmp(b, "\177ELF", 4) && b[16] == 4 && !b[17];
+}
+
+/**
+ * iot_preg_entry() - entry @i of the region's disk table, if it is in use
+ *	and its checksum and offsets hold.
+ * @r: the region.
+ * @i: the entry, below r->h->max_disks.
+ * @damaged: set to 1 when the entry is in use but failed a check, else 0.
+ *
+ * Return: the entry, or NULL (not in use, or damaged).
+ */
+const struct iotrace_preg_disk *iot_preg_entry(const struct iot_preg *r,
+					       unsigned int i, int *damaged)
+{
+	const struct iotrace_preg_disk *e;
+
+	e = (const void *)(r->buf + r->h->disk_off +
+			   (uint64_t)i * r->h->disk_entry_size);
+	*damaged = 0;
+	if (!(e->flags & IOTRACE_PREG_D_USED))
+		return NULL;
+	if (entry_crc(e) != e->entry_crc ||
+	    ((e->flags & IOTRACE_PREG_D_RING) &&
+	     !span_ok(r->h, r->len, e->ring_off, e->ring_size)) ||
+	    ((e->flags & IOTRACE_PREG_D_SLOTS) &&
+	     (e->slot_size != IOTRACE_PREG_SLOT_SIZE ||
+	      !span_ok(r->h, r->len, e->slots_off,
+		       (uint64_t)e->nr_slots * e->slot_size)))) {
+		*damaged = 1;
+		return NULL;
+	}
+	return e;
+}
+
+/**
+ * iot_preg_newest() - whether @e is the newest ring of its disk (a resize
+ *	leaves the older ones in the region).
+ * @r: the region.
+ * @e: one of its entries holding a ring.
+ *
+ * Return: 1 or 0.
+ */
+int iot_preg_newest(const struct iot_preg *r, const struct iotrace_preg_disk *e)
+{
+	const struct iotrace_preg_disk *o;
+	unsigned int i;
+	int dmg;
+
+	for (i = 0; i < r->h->max_disks; i++) {
+		o = iot_preg_entry(r, i, &dmg);
+		if (o && o != e && (o->flags & IOTRACE_PREG_D_RING) &&
+		    o->disk_gen == e->disk_gen && o->gen > e->gen)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Where a core's bytes come from: a file (@fd >= 0, read with pread(),
+ * a block at a time: a dump is as large as the machine's memory) or
+ * bytes in memory (@buf, @len).
+ */
+struct core_rd {
+	int fd;
+	const uint8_t *buf;
+	size_t len;
+};
+
+/* all of @n bytes at @off: 0, or -1 (errno; 0 for the end of the bytes) */
+static int rd_at(const struct core_rd *c, void *dst, size_t n, uint64_t off)
+{
+	uint8_t *p = dst;
+
+	if (c->fd < 0) {
+		if (off > c->len || n > c->len - off) {
+			errno = 0;
+			return -1;
+		}
+		memcpy(dst, c->buf + off, n);
+		return 0;
+	}
+	while (n) {
+		ssize_t r = pread(c->fd, p, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (!r)
+				errno = 0;
+			return -1;
+		}
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+/*
+ * Find the region in the ELF64 core @c: the first page-aligned physical
+ * address of a PT_LOAD segment holding a header that checks, of a region
+ * a module writes (LIVE); copy region_size bytes from there into r->own.
+ * Return: 0, or -1 with @err set.
+ */
+static int from_core(struct iot_preg *r, const struct core_rd *c, char *err,
+		     size_t errlen)
+{
+	uint8_t eh[64], ph[56], *blk;
+	uint64_t phoff, i, k;
+	uint16_t phentsize, phnum;
+	int ret = -1;
+
+	if (rd_at(c, eh, sizeof(eh), 0) || eh[4] != 2 || eh[5] != 1)
+		return ERR("%s: not a 64-bit little-endian ELF core",
+			   r->label), -1;
+	memcpy(&phoff, eh + 32, 8);
+	memcpy(&phentsize, eh + 54, 2);
+	memcpy(&phnum, eh + 56, 2);
+	if (phentsize < sizeof(ph))
+		return ERR("%s: damaged ELF program headers", r->label), -1;
+	blk = malloc(SCAN_BLOCK);
+	if (!blk)
+		return ERR("out of memory"), -1;
+	for (i = 0; i < phnum; i++) {
+		uint64_t off, paddr, filesz, start;
+		uint32_t type;
+
+		if (rd_at(c, ph, sizeof(ph), phoff + i * phentsize)) {
+			ERR("%s: damaged ELF program headers", r->label);
+			goto out;
+		}
+		memcpy(&type, ph, 4);
+		memcpy(&off, ph + 8, 8);
+		memcpy(&paddr, ph + 24, 8);
+		memcpy(&filesz, ph + 32, 8);
+		if (type != 1)
+			continue;
+		start = (PREG_PAGE - paddr % PREG_PAGE) % PREG_PAGE;
+		for (k = start; k + IOTRACE_PREG_HDR_SIZE <= filesz;
+		     k += SCAN_BLOCK) {
+			uint64_t n = filesz - k < SCAN_BLOCK ? filesz - k :
+				     SCAN_BLOCK, j;
+
+			if (rd_at(c, blk, n, off + k)) {
+				ERR("%s: cut short at %llu: %s", r->label,
+				    (unsigned long long)(off + k),
+				    errno ? strerror(errno) : "end of file");
+				goto out;
+			}
+			for (j = 0; j + IOTRACE_PREG_HDR_SIZE <= n;
+			     j += PREG_PAGE) {
+				const struct iotrace_preg_hdr *h =
+					(const void *)(blk + j);
+				uint64_t at = k + j;
+
+				/*
+				 * The region itself, not the module's copy
+				 * of the boot before's (KEPT, in vmalloc
+				 * pages), which a dump may hold too; one RAM
+				 * block, one segment, holds it
+				 */
+				if (h->magic != IOTRACE_PREG_MAGIC ||
+				    h->state != IOTRACE_PREG_LIVE ||
+				    hdr_bad(h, h->region_size) ||
+				    h->region_size > filesz - at)
+					continue;
+				/* bytes in memory: no more than they hold */
+				if (c->fd < 0 &&
+				    (off + at > c->len ||
+				     h->region_size > c->len - (off + at))) {
+					ERR("%s: cut short in the region",
+					    r->label);
+					goto out;
+				}
+				r->len = h->region_size;
+				r->own = malloc(r->len);
+				if (!r->own) {
+					ERR("out of memory");
+					goto out;
+				}
+				r->buf = r->own;
+				if (rd_at(c, r->own, r->len, off + at)) {
+					ERR("%s: cut short in the region",
+					    r->label);
+					goto out;
+				}
+				r->in_core = 1;
+				r->phys = paddr + at;
+				ret = 0;
+				goto out;
+			}
+		}
+	}
+	ERR("%s: no iotrace persistent region in the core's memory (was the module loaded with persist=, and does the dump hold the reserved range?)",
+	    r->label);
+out:
+	free(blk);
+	return ret;
+}
+
+/* The region at r->buf (r->len bytes) checks: 0, or -1 with @err set. */
+static int check(struct iot_preg *r, char *err, size_t errlen)
+{
+	const char *bad;
+
+	r->h = (const void *)r->buf;
+	bad = hdr_bad(r->h, r->len);
+	if (bad)
+		return ERR("%s: not an iotrace persistent region (%s)",
+			   r->label, bad), -1;
+	if (r->h->region_size < r->len)
+		r->len = r->h->region_size;
+	return 0;
+}
+
+static void preg_init(struct iot_preg *r, const char *label)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->label, sizeof(r->label), "%s", label);
+}
+
+/**
+ * iot_preg_open_buf() - a region in memory: a copy of one (its magic
+ *	first), or an ELF core holding one.
+ * @r: filled; iot_preg_free() frees it (after a failure too).
+ * @label: the bytes' name in messages.
+ * @buf: the bytes; a region copy's are read where they are when they are
+ *	8-byte aligned (they must stay valid while @r is used), copied
+ *	otherwise; a core's region is copied.
+ * @len: their length.
+ * @err: error message buffer.
+ * @errlen: its size.
+ *
+ * Return: 0, or -1 with @err set.
+ */
+int iot_preg_open_buf(struct iot_preg *r, const char *label, const void *buf,
+		      size_t len, char *err, size_t errlen)
+{
+	struct core_rd c = { .fd = -1, .buf = buf, .len = len };
+
+	preg_init(r, label);
+	if (len >= 4 && !memcmp(buf, "\177ELF", 4)) {
+		if (from_core(r, &c, err, errlen))
+			return -1;
+		return check(r, err, errlen);
+	}
+	r->len = len;
+	if ((uintptr_t)buf % 8) {
+		r->own = malloc(len ? len : 1);
+		if (!r->own)
+			return ERR("out of memory"), -1;
+		memcpy(r->own, buf, len);
+		r->buf = r->own;
+	} else {
+		r->buf = buf;
+	}
+	return check(r, err, errlen);
+}
+
+/**
+ * iot_preg_open_core_fd() - the region in the ELF core open as @fd (read
+ *	with pread(), a block at a time).
+ * @r: filled; iot_preg_free() frees it (after a failure too).
+ * @label: the core's name in messages.
+ * @fd: the core, open for reading; left open.
+ * @err: error message buffer.
+ * @errlen: its size.
+ *
+ * Return: 0, or -1 with @err set.
+ */
+int iot_preg_open_core_fd(struct iot_preg *r, const char *label, int fd,
+			  char *err, size_t errlen)
+{
+	struct core_rd c = { .fd = fd };
+
+	preg_init(r, label);
+	if (from_core(r, &c, err, errlen))
+		return -1;
+	return check(r, err, errlen);
+}
+
+/**
+ * iot_preg_open() - read a region: the file @path (a copy of a region, or
+ *	an ELF core), or the module's copy of the previous boot's.
+ * @r: filled; iot_preg_free() frees it (after a failure too).
+ * @path: the file, or NULL for the module's copy: <@debugfs>/previous,
+ *	else (debugfs not mounted, kernel lockdown) <@devdir>/previous.
+ * @debugfs: the iotrace debugfs directory.
+ * @devdir: the directory of the iotrace devices.
+ * @err: error message buffer.
+ * @errlen: its size.
+ *
+ * Return: 0, or -1 with @err set.
+ */
+int iot_preg_open(struct iot_preg *r, const char *path, const char *debugfs,
+		  const char *devdir, char *err, size_t errlen)
+{
+	char e[IOT_ERR_LEN], magic[4];
+	struct core_rd c;
+	uint8_t *buf;
+	size_t len;
+	int fd, ret;
+
+	if (path) {
+		preg_init(r, path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return ERR("cannot open %s: %s", path,
+				   strerror(errno)), -1;
+		c.fd = fd;
+		if (!rd_at(&c, magic, 4, 0) && !memcmp(magic, "\177ELF", 4)) {
+			ret = from_core(r, &c, err, errlen);
+			close(fd);
+			if (ret)
+				return -1;
+			return check(r, err, errlen);
+		}
+		close(fd);
+		if (iot_read_all(path, &buf, &len, err, errlen))
+			return -1;
+	} else {
+		preg_init(r, "");
+		snprintf(r->label, sizeof(r->label), "%s/previous", debugfs);
+		if (iot_read_all(r->label, &buf, &len, e, sizeof(e))) {
+			snprintf(r->label, sizeof(r->label), "%s/previous",
+				 devdir);
+			if (iot_read_all(r->label, &buf, &len, err, errlen))
+				return ERR("no previous boot's trace: neither %s/previous nor %s/previous can be read (%s); the module offers one only when it was loaded with persist= in the boot before and in this one",
+					   debugfs, devdir, e), -1;
+		}
+	}
+	r->own = buf;
+	r->buf = buf;
+	r->len = len;
+	return check(r, err, errlen);
+}
+
+/**
+ * iot_preg_free() - free what iot_preg_open*() allocated.
+ * @r: the region (zeroed).
+ */
+void iot_preg_free(struct iot_preg *r)
+{
+	free(r->own);
+	memset(r, 0, sizeof(*r));
+}
+
+static int ring_cb(void *arg, unsigned int disk,
+		   const struct iotrace_record *rec)
+{
+	struct iot_preg_ring *s = arg;
+
+	(void)disk;
+	s->records++;
+	if (rec->complete_ns > s->last_ns)
+		s->last_ns = rec->complete_ns;
+	return 0;
+}
+
+/**
+ * iot_preg_ring_read() - read the ring of an entry as a snapshot of it:
+ *	the records present, the newest completion, what was lost.
+ * @r: the region.
+ * @e: one of its entries holding a ring.
+ * @out: filled.
+ * @err: error message buffer ("<disk>: what is wrong with its ring").
+ * @errlen: its size.
+ *
+ * Return: 0, or -1 with @err set.
+ */
+int iot_preg_ring_read(const struct iot_preg *r,
+		       const struct iotrace_preg_disk *e,
+		       struct iot_preg_ring *out, char *err, size_t errlen)
+{
+	char e2[IOT_ERR_LEN];
+	struct iot_ring ring;
+
+	memset(out, 0, sizeof(*out));
+	if (iot_ring_init(&ring, r->buf + e->ring_off, e->ring_size, e2,
+			  sizeof(e2)))
+		return ERR("%.32s: %s", e->name, e2), -1;
+	if (iot_ring_snapshot(&ring, 0, ring_cb, out, &out->counts))
+		return ERR("%.32s: out of memory", e->name), -1;
+	return 0;
+}
+
+/**
+ * iot_preg_end() - the newest time the region knows: its clock anchor,
+ *	or its rings' newest completion if later (rings that cannot be read
+ *	are left out).
+ * @r: the region.
+ *
+ * Return: CLOCK_MONOTONIC ns of the previous boot.
+ */
+uint64_t iot_preg_end(const struct iot_preg *r)
+{
+	const struct iotrace_preg_disk *e;
+	char err[IOT_ERR_LEN];
+	struct iot_preg_ring s;
+	uint64_t last = r->h->anchor_mono_ns;
+	unsigned int i;
+	int dmg;
+
+	for (i = 0; i < r->h->max_disks; i++) {
+		e = iot_preg_entry(r, i, &dmg);
+		if (!e || !(e->flags & IOTRACE_PREG_D_RING) ||
+		    iot_preg_ring_read(r, e, &s, err, sizeof(err)))
+			continue;
+		if (s.last_ns > last)
+			last = s.last_ns;
+	}
+	return last;
+}
+
+/**
+ * iot_preg_rings() - the newest ring of each disk of the region, as ring
+ *	views (in the order of the disk table).
+ * @r: the region.
+ * @rings: room for r->h->max_disks rings, filled.
+ * @disks: room for as many disks: the rings' (iot_ring_disk()).
+ * @nr: set to the rings found.
+ * @err: error message buffer.
+ * @errlen: its size.
+ *
+ * Return: 0; -1 with @err set (a ring that does not validate); -2 when
+ * the region holds no ring (only in-flight tables; @err says so).
+ */
+int iot_preg_rings(const struct iot_preg *r, struct iot_ring *rings,
+		   struct iot_disk *disks, unsigned int *nr, char *err,
+		   size_t errlen)
+{
+	const struct iotrace_preg_disk **v, *e;
+	unsigned int i, j, k = 0, n = 0;
+	char e2[IOT_ERR_LEN];
+	int dmg, ret = -1;
+
+	*nr = 0;
+	/* the entries holding a ring, each checked once */
+	v = calloc(r->h->max_disks, sizeof(*v));
+	if (!v)
+		return ERR("out of memory"), -1;
+	for (i = 0; i < r->h->max_disks; i++) {
+		e = iot_preg_entry(r, i, &dmg);
+		if (e && (e->flags & IOTRACE_PREG_D_RING))
+			v[k++] = e;
+	}
+	for (i = 0; i < k; i++) {
+		/* not the newest of its disk: replaced by a resize */
+		for (j = 0; j < k; j++)
+			if (j != i && v[j]->disk_gen == v[i]->disk_gen &&
+			    v[j]->gen > v[i]->gen)
+				break;
+		if (j < k)
+			continue;
+		if (iot_ring_init(&rings[n], r->buf + v[i]->ring_off,
+				  v[i]->ring_size, e2, sizeof(e2))) {
+			ERR("ring of %.32s: %s", v[i]->name, e2);
+			goto out;
+		}
+		iot_ring_disk(&rings[n], &disks[n]);
+		n++;
+	}
+	if (!n) {
+		ERR("no ring in the persistent region");
+		ret = -2;
+		goto out;
+	}
+	*nr = n;
+	ret = 0;
+out:
+	free(v);
+	return ret;
+}
+
+/**
+ * iot_preg_write() - write rings of the region (iot_preg_rings()) to a
+ *	trace file, as record writes one, in one pass (iot_rings_write()),
+ *	dated by the region's clock anchor and kernel release.
+ * @r: the region.
+ * @rings: the rings.
+ * @disks: their disks.
+ * @nr: how many.
+ * @fp: the output.
+ * @end_ns: the file's end (iot_preg_end()); the anchor if earlier.
+ * @counts: per ring, what was written, overwritten, torn.
+ * @err: error message buffer.
+ * @errlen: its size.
+ *
+ * Return: 0; -1 with @err set; -3 when writing @fp failed (@err says why,
+ * errno set).
+ */
+int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
+		   const struct iot_disk *disks, unsigned int nr, FILE *fp,
+		   uint64_t end_ns, struct iot_counts *counts, char *err,
+		   size_t errlen)
+{
+	struct iot_rec_origin org = { 0 };
+
+	org.mono_ns = r->h->anchor_mono_ns;
+	org.real_ns = r->h->anchor_real_ns;
+	org.end_ns = end_ns > org.mono_ns ? end_ns : org.mono_ns;
+	snprintf(org.release, sizeof(org.release), "%.64s", r->h->release);
+	return iot_rings_write(rings, disks, nr, fp, &org, counts, err,
+			       errlen);
+}
+
+/**
+ * iot_preg_trace() - the trace file iot_preg_write() writes of the
+ *	region, ending at iot_preg_end(), in memory ("iotracectl previous -o
+ *	FILE" writes the same bytes).
+ * @r: the region.
+ * @out: set to the file's bytes (malloc()ed: the caller frees them).
+ * @len: set to their length.
+ * @err: error message buffer.
+ * @errlen: its size.
+ *
+ * Return: 0; -1 with @err set; -2 when the region holds no ring.
+ */
+int iot_preg_trace(const struct iot_preg *r, uint8_t **out, size_t *len,
+		   char *err, size_t errlen)
+{
+	unsigned int max = r->h->max_disks, n;
+	struct iot_counts *counts;
+	struct iot_disk *disks;
+	struct iot_ring *rings;
+	char *mem = NULL;
+	size_t size = 0;
+	FILE *fp = NULL;
+	int ret = -1;
+
+	*out = NULL;
+	*len = 0;
+	rings = calloc(max, sizeof(*rings));
+	disks = calloc(max, sizeof(*disks));
+	counts = calloc(max, sizeof(*counts));
+	if (!rings || !disks || !counts) {
+		ERR("out of memory");
+		goto out;
+	}
+	ret = iot_preg_rings(r, rings, disks, &n, err, errlen);
+	if (ret)
+		goto out;
+	fp = open_memstream(&mem, &size);
+	if (!fp) {
+		ERR("out of memory");
+		ret = -1;
+		goto out;
+	}
+	ret = iot_preg_write(r, rings, disks, n, fp, iot_preg_end(r), counts,
+			     err, errlen);
+	if (ret == -3) {
+		char why[IOT_ERR_LEN];
+
+		snprintf(why, sizeof(why), "%s", err);
+		ERR("cannot make its trace file in memory: %s", why);
+		ret = -1;
+	}
+	if (fclose(fp) && !ret) {
+		ERR("cannot make its trace file in memory: out of memory");
+		ret = -1;
+	}
+	if (!ret) {
+		*out = (uint8_t *)mem;
+		*len = size;
+		mem = NULL;
+	}
+out:
+	free(mem);
+	free(rings);
+	free(disks);
+	free(counts);
+	return ret;
+}
