@@ -132,6 +132,18 @@ static const char *file_hint(int cli, const char *e)
 
 static int classify(struct iot_src *s, char *err, size_t errlen);
 
+/* Unmap or free the bytes @s read from, and close its file descriptor. */
+static void drop_bytes(struct iot_src *s)
+{
+	if (s->mapped == 1)
+		munmap(s->buf, s->len);
+	else if (!s->mapped)
+		free(s->buf);
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
 /*
  * @s reads the region @r (its own, freed here): it becomes the trace file
  * of @r's rings that "iotracectl previous -o" writes, made in memory,
@@ -164,13 +176,7 @@ static int region_source(struct iot_src *s, struct iot_preg *r, char *err,
 		return ERR("out of memory"), -1;
 	}
 	/* the region's bytes: no longer read */
-	if (s->mapped == 1)
-		munmap(s->buf, s->len);
-	else if (!s->mapped)
-		free(s->buf);
-	if (s->fd >= 0)
-		close(s->fd);
-	s->fd = -1;
+	drop_bytes(s);
 	s->buf = t;
 	s->len = n;
 	s->mapped = 0;
@@ -872,12 +878,7 @@ void iot_src_close(struct iot_src *s)
 {
 	if (s->input)
 		inputs[s->input - 1].label[0] = 0;
-	if (s->mapped == 1)
-		munmap(s->buf, s->len);
-	else if (!s->mapped)
-		free(s->buf);
-	if (s->fd >= 0)
-		close(s->fd);
+	drop_bytes(s);
 	if (!s->is_file)
 		free(s->disks);
 	if (s->fi)
