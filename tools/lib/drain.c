@@ -156,9 +156,9 @@ static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
  * Return: 0, or -1 on a write error (errno set).
  */
 int iot_drain_part(struct iot_writer *w, const struct iot_ring *ring,
-		      unsigned int disk, uint32_t p, struct iot_drain_part *rp,
-		      uint8_t *buf, struct iot_counts *c, int final,
-		      uint64_t limit, uint64_t gen)
+		   unsigned int disk, uint32_t p, struct iot_drain_part *rp,
+		   uint8_t *buf, struct iot_counts *c, int final,
+		   uint64_t limit, uint64_t gen)
 {
 	int ret;
 
