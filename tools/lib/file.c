@@ -952,6 +952,57 @@ void iot_file_info_free(struct iot_file_info *fi)
 }
 
 /**
+ * iot_file_chunks_begin() - where the chunks of a trace file held in @buf
+ *	begin, for iot_file_chunk_at().
+ * @buf: the file's bytes (@fi says how they are read).
+ * @len: their length.
+ * @fi: the file's reading state.
+ * @off: set to the first chunk's offset.
+ *
+ * Return: 1, 0 for a file without chunks (shorter than its header, or of
+ * a minor version before 2), or -1 when it could not be read.
+ */
+int iot_file_chunks_begin(const void *buf, size_t len,
+			  struct iot_file_info *fi, uint64_t *off)
+{
+	struct iotrace_file_hdr h;
+
+	if (len < sizeof(h))
+		return 0;
+	if (iot_file_copy(fi, buf, 0, &h, sizeof(h)))
+		return -1;
+	if (h.minor < 2)
+		return 0;
+	*off = h.hdr_size;
+	return 1;
+}
+
+/**
+ * iot_file_chunk_at() - the header of the chunk at @off of a trace file.
+ * @buf: the file's bytes.
+ * @len: their length.
+ * @fi: the file's reading state.
+ * @off: the chunk's offset (the next one's: @off + hdr_size + payload_size).
+ * @ch: its header, read here.
+ *
+ * Return: 1 for a chunk that fits in the file, 0 at the trailer, the end
+ * or a header that does not fit, -1 when the file could not be read.
+ */
+int iot_file_chunk_at(const void *buf, size_t len, struct iot_file_info *fi,
+		      uint64_t off, struct iotrace_file_chunk *ch)
+{
+	if (off > len || len - off < 16)
+		return 0;
+	memset(ch, 0, sizeof(*ch));
+	if (iot_file_copy(fi, buf, off, ch, len - off < sizeof(*ch) ?
+			  len - off : sizeof(*ch)))
+		return -1;
+	return !(ch->hdr_size < 16 || ch->hdr_size > len - off ||
+		 ch->payload_size > len - off - ch->hdr_size ||
+		 ch->magic == IOTRACE_CHUNK_TRAILER);
+}
+
+/**
  * iot_file_triggers() - the trigger chunks of a trace file that
  *	iot_file_parse() accepted.
  * @buf: the file.
@@ -972,27 +1023,19 @@ int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
 		      struct iotrace_file_trigger *out, unsigned int *disks,
 		      unsigned int max)
 {
-	struct iotrace_file_hdr h;
-	uint64_t off;
+	struct iotrace_file_chunk ch;
 	unsigned int n = 0;
+	uint64_t off;
+	int r;
 
-	if (len < sizeof(h))
-		return 0;
-	if (iot_file_copy(fi, buf, 0, &h, sizeof(h)))
-		return -1;
-	if (h.minor < 2)
-		return 0;
-	off = h.hdr_size;
-	while (n < max && off <= len && len - off >= 16) {
-		struct iotrace_file_chunk ch;
-
-		memset(&ch, 0, sizeof(ch));
-		if (iot_file_copy(fi, buf, off, &ch, len - off < sizeof(ch) ?
-				  len - off : sizeof(ch)))
+	r = iot_file_chunks_begin(buf, len, fi, &off);
+	if (r <= 0)
+		return r;
+	while (n < max) {
+		r = iot_file_chunk_at(buf, len, fi, off, &ch);
+		if (r < 0)
 			return -1;
-		if (ch.hdr_size < 16 || ch.hdr_size > len - off ||
-		    ch.payload_size > len - off - ch.hdr_size ||
-		    ch.magic == IOTRACE_CHUNK_TRAILER)
+		if (!r)
 			break;
 		if (ch.magic == IOTRACE_CHUNK_TRIGGER) {
 			size_t k = ch.payload_size < sizeof(*out) ?

@@ -312,6 +312,10 @@ void iot_file_read_error(const struct iot_file_info *fi, size_t len,
 			 char *err, size_t errlen);
 int iot_file_copy(struct iot_file_info *fi, const void *buf, uint64_t off,
 		  void *dst, size_t n);
+int iot_file_chunks_begin(const void *buf, size_t len,
+			  struct iot_file_info *fi, uint64_t *off);
+int iot_file_chunk_at(const void *buf, size_t len, struct iot_file_info *fi,
+		      uint64_t off, struct iotrace_file_chunk *ch);
 /* the merge of iot_file_merge() and a walk in file order, pulled */
 struct iot_fmerge;
 int iot_fmerge_new(const void *buf, size_t len, struct iot_file_info *fi,

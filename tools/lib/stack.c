@@ -853,30 +853,21 @@ int iot_writer_stack(struct iot_writer *w, const struct iot_stack_tab *t)
 int iot_file_stacks(const void *buf, size_t len, struct iot_file_info *fi,
 		    struct iot_stack *st)
 {
-	struct iotrace_file_hdr h;
 	uint64_t off;
-	int n = 0;
+	int n = 0, r;
 
-	if (len < sizeof(h))
-		return 0;
-	if (iot_file_copy(fi, buf, 0, &h, sizeof(h)))
-		return -1;
-	if (h.minor < 2)
-		return 0;
-	off = h.hdr_size;
-	while (off <= len && len - off >= 16) {
+	r = iot_file_chunks_begin(buf, len, fi, &off);
+	if (r <= 0)
+		return r;
+	for (;;) {
 		struct iotrace_file_chunk ch;
 		struct iot_stack_tab t, *v;
 		uint8_t *p;
-		int r;
 
-		memset(&ch, 0, sizeof(ch));
-		if (iot_file_copy(fi, buf, off, &ch, len - off < sizeof(ch) ?
-				  len - off : sizeof(ch)))
+		r = iot_file_chunk_at(buf, len, fi, off, &ch);
+		if (r < 0)
 			return -1;
-		if (ch.hdr_size < 16 || ch.hdr_size > len - off ||
-		    ch.payload_size > len - off - ch.hdr_size ||
-		    ch.magic == IOTRACE_CHUNK_TRAILER)
+		if (!r)
 			break;
 		if (ch.magic != IOTRACE_CHUNK_STACK ||
 		    ch.payload_size > (64u << 20))
