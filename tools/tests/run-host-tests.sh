@@ -114,6 +114,9 @@ golden() {
 # mapped RING (output formats without a header; then 0.3 s more).  A
 # fixed sleep lost the race on a loaded machine: records pushed before
 # the reader began are old to it, and show -f --count waited for ever.
+# FILE must be removed before PID starts: "cmd > FILE &" truncates it in
+# the child, after the parent has gone on, so an old FILE said "ready"
+# before the reader had even opened the ring.
 follower_ready() {
 	for _ in $(seq 300); do
 		kill -0 "$1" 2> /dev/null || return 1
@@ -687,7 +690,7 @@ for r in rows:
 	result $? "stats_interval_csv_live$SFX" "$T/err"
 	# show -f: a live ring's requests as they complete (a copy of the
 	# fake debugfs, whose ring gen push writes into)
-	rm -rf "$T/dfs2" && cp -r "$T/dfs" "$T/dfs2"
+	rm -rf "$T/dfs2" && cp -r "$T/dfs" "$T/dfs2" && rm -f "$T/fo"
 	IOTRACE_DEBUGFS="$T/dfs2" timeout 60 "$BIN" show -f -o csv --op read --count 5 nullb0 > "$T/fo" 2> "$T/err" &
 	fpid=$!
 	follower_ready $fpid "$T/fo"
@@ -700,6 +703,7 @@ assert len(rows) == 5 and all(r["op"] == "read" for r in rows), rows
 assert all(int(r["complete_ns"]) > 2000000000 for r in rows), "only new records"
 t = [int(r["complete_ns"]) for r in rows]' "$T/fo" 2>> "$T/err"
 	result $? "show_follow_new_records_filtered_count$SFX" "$T/err"
+	rm -f "$T/fo"
 	IOTRACE_DEBUGFS="$T/dfs2" "$BIN" show -f -o json nullb0 > "$T/fo" 2> "$T/err" &
 	fpid=$!
 	# JSON lines have no header to say the reader took the ring's
@@ -732,7 +736,7 @@ assert int(sys.argv[2]) > 0 and len(rows) == int(sys.argv[2]) + 30, (len(rows), 
 	# disk removed, or a resize replaced it), as record sees it: the
 	# records it holds, then said on standard error, exit 0
 	for c in "show -f -o csv" "stats --interval 0.05 -o json"; do
-		rm -rf "$T/dfs7" && cp -r "$T/dfs" "$T/dfs7"
+		rm -rf "$T/dfs7" "$T/fo" && cp -r "$T/dfs" "$T/dfs7"
 		IOTRACE_DEBUGFS="$T/dfs7" timeout 60 "$BIN" $c nullb0 > "$T/fo" 2> "$T/err" &
 		fpid=$!
 		# ready when it has printed (show's CSV header, stats' first
