@@ -12,26 +12,10 @@
 #include "fuzz_common.h"
 #include "cmd.h"
 #include "out.h"
-#include "watch.h"
+#include "trigger.h"
 #include "stack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* show's, which trigfile.c's --around-trigger calls: not reached here */
-int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
-{
-	(void)o;
-	(void)r;
-	return 1;
-}
-
-int cmd_show_src(struct iot_opts *o, const char *arg, struct iot_src *src)
-{
-	(void)o;
-	(void)arg;
-	(void)src;
-	abort();
-}
 
 /*
  * The trigger chunks of an accepted file, as info reads them (its JSON

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "export.h"
 #include "out.h"
 
 #define SZ_ALL		64	/* the size class "all sizes" */

@@ -8,7 +8,7 @@
 #include <time.h>
 #include "cmd.h"
 #include "out.h"
-#include "watch.h"
+#include "trigger.h"
 #include "stack.h"
 
 /* A header string (not always NUL-terminated) into @out. */

@@ -25,20 +25,6 @@
 #include <unistd.h>
 #include "cmd.h"
 
-/**
- * iot_uuid_str() - a boot id as text, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
- * @u: its 16 bytes.
- * @out: room for 37 bytes.
- */
-void iot_uuid_str(const uint8_t *u, char *out)
-{
-	static const int dash[16] = { [4] = 1, [6] = 1, [8] = 1, [10] = 1 };
-	int i;
-
-	for (i = 0; i < 16; i++)
-		out += sprintf(out, "%s%02x", dash[i] ? "-" : "", u[i]);
-}
-
 static int write_ring(const char *dir, const struct iot_preg *c,
 		      const struct iotrace_preg_disk *e, int newest)
 {

@@ -2,7 +2,8 @@
 /*
  * show: one line per request, merged across parts and sorted by completion
  * time (ties by issue time, disk, CPU), in the table, hex, binary, JSON or
- * CSV form.
+ * CSV form; show --around-trigger: the records around a snapshot's trigger
+ * (its trigger chunk, util/trigfile.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,10 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include "export.h"
 #include "numfmt.h"
+#include "window.h"
 #include "out.h"
-#include "watch.h"
+#include "trigger.h"
 #include "stack.h"
 
 /**
@@ -86,54 +87,6 @@ struct show_trace {
 
 /* records a trace file is read ahead by, to print them in order */
 #define SHOW_WINDOW	16384
-
-/*
- * Whether a record passes the --op/--status/--lat-min/--sector/--from/--to
- * and --pid/--comm/--cgroup filters.
- */
-int iot_filter(const struct iot_opts *o, const struct iotrace_record *r)
-{
-	if (o->no_filter)
-		return 1;
-	if (o->op_mask && !(o->op_mask & (1u << iot_stats_slot(r->op))))
-		return 0;
-	/* a request without a completion has no status: none matches */
-	if (o->status && !(r->rflags & IOTRACE_RF_COMPLETE))
-		return 0;
-	if (o->status == 1 && (r->error || (r->rflags & IOTRACE_RF_ERROR)))
-		return 0;
-	if (o->status == 2 && !r->error && !(r->rflags & IOTRACE_RF_ERROR))
-		return 0;
-	if (o->status == 3 && r->error != -o->status_errno)
-		return 0;
-	if (o->have_lat && (!iot_rec_has_lat(r) ||
-			    r->complete_ns - r->issue_ns < o->lat_min_ns))
-		return 0;
-	/*
-	 * Only an explicit --sector range filters: a passthrough request
-	 * without a media address (NVMe admin, most SCSI/ATA passthrough)
-	 * has sector UINT64_MAX, the block layer's "no sector".
-	 */
-	if ((o->sec_lo || o->sec_hi != UINT64_MAX) &&
-	    (r->sector < o->sec_lo || r->sector >= o->sec_hi))
-		return 0;
-	if (r->complete_ns < o->from_ns || r->complete_ns >= o->to_ns)
-		return 0;
-	if (o->nr_pids) {
-		unsigned int i;
-
-		for (i = 0; i < o->nr_pids && o->pids[i] != r->pid; i++)
-			;
-		if (i == o->nr_pids)
-			return 0;
-	}
-	/* the name as the COMM column shows it: "[kernel]", "-" too */
-	if (o->comm && strcmp(iot_rec_comm(r), o->comm))
-		return 0;
-	if (o->have_cgroup && r->cgroup != o->cgroup)
-		return 0;
-	return 1;
-}
 
 static void win_emit(struct show_ctx *c, const struct xrec *e);
 
@@ -991,4 +944,139 @@ int cmd_show_src(struct iot_opts *o, const char *arg, struct iot_src *src)
 	char *argv[1] = { (char *)arg };
 
 	return show_run(o, 1, argv, src);
+}
+
+/* a snapshot's triggers, one per disk at most */
+#define MAX_TRIGS	IOT_MAX_DISKS
+
+/**
+ * struct around - the completion times of the records show would print.
+ * @o: show's filters.
+ * @t: the times.
+ * @n: entries.
+ * @cap: room.
+ * @disk: only this disk index, or -1.
+ */
+struct around {
+	struct iot_opts *o;
+	uint64_t *t;
+	size_t n, cap;
+	int disk;
+};
+
+static int around_cb(void *arg, unsigned int disk,
+		     const struct iotrace_record *r)
+{
+	struct around *a = arg;
+
+	if ((a->disk >= 0 && (int)disk != a->disk) || !iot_filter(a->o, r))
+		return 0;
+	if (a->n == a->cap) {
+		size_t c = a->cap ? a->cap * 2 : 4096;
+		uint64_t *t = realloc(a->t, c * sizeof(*t));
+
+		if (!t)
+			return -2;
+		a->t = t;
+		a->cap = c;
+	}
+	a->t[a->n++] = r->complete_ns;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * iot_around_trigger() - "show FILE --around-trigger N": show with the
+ *	time window of the @n records completed before the trigger of the
+ *	file and the @n completed at or after it (records that complete in
+ *	the same nanosecond as the last of these come too).
+ * @o: show's options (the window narrows --from and --to).
+ * @arg: the snapshot file.
+ * @n: records each side.
+ *
+ * The trigger is that of --disk, else the file's first.
+ *
+ * Return: show's exit status, 1 when @arg has no trigger, 2 when it
+ * holds no disk named --disk.
+ */
+int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n)
+{
+	struct iotrace_file_trigger *t = calloc(MAX_TRIGS, sizeof(*t));
+	unsigned int disks[MAX_TRIGS];
+	struct around a = { .o = o, .disk = -1 };
+	char err[IOT_ERR_LEN];
+	struct iot_src src;
+	size_t i, lo, hi;
+	int k, nt, ret = 1;
+
+	if (!t) {
+		iot_err("out of memory");
+		return 1;
+	}
+	if (cmd_src_open(&src, arg)) {
+		free(t);
+		return 1;
+	}
+	if (!src.is_file) {
+		iot_err("show --around-trigger: %s is not a trace file (a snapshot of 'iotracectl watch' has a trigger)",
+			arg);
+		goto out;
+	}
+	/* --from/--to +T: times before the trigger's window cuts them */
+	cmd_src_times(o, &src);
+	/* a --disk the file does not hold: a usage error, as show says */
+	if (o->disk && cmd_src_disk(&src, o->disk) < 0) {
+		ret = 2;
+		goto out;
+	}
+	nt = iot_file_triggers(src.buf, src.len, src.fi, t, disks, MAX_TRIGS);
+	if (nt < 0) {
+		iot_src_read_error(&src, err, sizeof(err));
+		iot_err("%s", err);
+		goto out;
+	}
+	for (k = 0; k < nt; k++)
+		if (!o->disk || (disks[k] < src.fi->nr_disks &&
+				 !strcmp(src.fi->disks[disks[k]].name, o->disk)))
+			break;
+	if (k == nt) {
+		iot_err("show --around-trigger: %s has no trigger%s%s (only snapshots of 'iotracectl watch' have one)",
+			arg, o->disk ? " for disk " : "", o->disk ? o->disk : "");
+		goto out;
+	}
+	if (o->disk)
+		a.disk = (int)disks[k];
+	if (iot_src_read(&src, around_cb, &a, err, sizeof(err))) {
+		iot_err("%s", err[0] ? err : "out of memory");
+		goto out;
+	}
+	qsort(a.t, a.n, sizeof(*a.t), cmp_u64);
+	for (i = 0; i < a.n && a.t[i] < t[k].mono_ns; i++)
+		;
+	lo = i > n ? i - n : 0;
+	hi = i + n < a.n ? i + n : a.n;	/* exclusive */
+	if (lo < hi) {
+		if (a.t[lo] > o->from_ns)
+			o->from_ns = a.t[lo];
+		if (a.t[hi - 1] + 1 < o->to_ns)
+			o->to_ns = a.t[hi - 1] + 1;
+	} else {
+		o->to_ns = o->from_ns;	/* nothing to show */
+	}
+	free(a.t);
+	free(t);
+	o->no_filter = 0;	/* the window is a filter of its own */
+	/* the source as read: standard input is read once */
+	return cmd_show_src(o, arg, &src);
+out:
+	iot_src_close(&src);
+	free(a.t);
+	free(t);
+	return ret;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of iot_nvme_btf_layout() (iotracectl/btf.c): small BTF blobs
+ * Host tests of iot_nvme_btf_layout() (iotracectl/util/btf.c): small BTF blobs
  * made with libbpf's writer, a "vmlinux" base and an "nvme_core" split on
  * top of it, in a temporary directory.  Prints "PASS name" or
  * "FAIL name: why" lines like unit.c.

@@ -1,18 +1,73 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The layering of the tools: the library (lib/) is below the commands
-# (iotracectl/) and must not lean on them.  From the symbols each object
-# file defines and uses (nm):
-#   1. no object of the library uses a symbol an object of the commands
+# The layering of the tools, from the symbols each object file defines and
+# uses (nm) and the headers each source includes:
+#   lib/                 the library, libiotrace
+#   iotracectl/util/     what the commands share: the output layer, sources,
+#                        filters, statistics, the recorder, the control
+#                        client (netlink.c)
+#   iotracectl/*.c       one command each (show.c, diff.c, ...); a folder
+#                        (export/, service/, exporter/) is one command too
+#   iotracectl/main.c    the dispatch table, above them all
+# Checked:
+#   1. no object of the library uses a symbol an object of iotracectl
 #      defines (each such use is listed);
-#   2. no source of the library includes a header of the commands.
-# The commands that use each other (a cycle of objects, each using a
-# symbol the next defines) are listed as information, not failures.
+#   2. no source of the library includes a header of iotracectl;
+#   3. no object of util/ uses a symbol of a command or of main.c;
+#   4. no command uses a symbol of another command or of main.c;
+#   5. no source of util/ or of a command includes a header of a command
+#      (its own folder's aside).
+# The commands whose objects use each other inside one folder are listed
+# as information.
 # Prints KTAP.
 #   tests/layers.sh [OBJDIR]   (default build/obj: make's normal objects)
+#   tests/layers.sh --selftest [OBJDIR]   each of checks 3 to 5 must fail on
+#                  a copy of OBJDIR and the sources with one breach put in
+# LAYERS_SRC: the sources of iotracectl (default iotracectl; the self-test's
+# copy).
 set -u
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$0")/.." || exit 1
+if [ "${1:-}" = --selftest ]; then
+	OBJ=${2:-build/obj}
+	S=$(mktemp -d /tmp/iotrace-layers-st.XXXXXX) || exit 1
+	trap 'rm -rf "$S"' EXIT
+	N=0 FAILS=0
+	echo "KTAP version 1"
+	# breach CHECK NAME: tests/layers.sh on the copy must say "not ok
+	# CHECK" and name the breach
+	breach() {
+		N=$((N + 1))
+		if ! LAYERS_SRC=$S/src "$self" "$S/obj" > "$S/out" 2>&1 &&
+		   grep -q "^not ok $1 " "$S/out" && grep -q "^# .*$3" "$S/out"; then
+			echo "ok $N layers_check_$1_finds_$2"
+		else
+			echo "not ok $N layers_check_$1_finds_$2"
+			sed 's/^/# /' "$S/out"
+			FAILS=$((FAILS + 1))
+		fi
+	}
+	fresh() {
+		rm -rf "$S/obj" "$S/src"
+		cp -r "$OBJ" "$S/obj" && cp -r iotracectl "$S/src"
+	}
+	fresh
+	echo 'int cmd_show(void); int zz_up(void) { return cmd_show(); }' |
+		${CC:-cc} -x c -c -o "$S/obj/iotracectl/util/zz.o" -
+	breach 3 util_using_a_command "zz.o uses cmd_show of iotracectl/show.o"
+	fresh
+	echo 'int export_fio(void); int zz_side(void) { return export_fio(); }' |
+		${CC:-cc} -x c -c -o "$S/obj/iotracectl/zz.o" -
+	breach 4 a_command_using_another "zz.o uses export_fio of iotracectl/export/export.o"
+	fresh
+	echo '#include "watch.h"' >> "$S/src/diff.c"
+	breach 5 a_command_header_included "diff.c includes iotracectl/service/watch.h"
+	echo "1..$N"
+	[ "$FAILS" = 0 ]
+	exit
+fi
 OBJ=${1:-build/obj}
+SRC=${LAYERS_SRC:-iotracectl}
 N=0
 FAILS=0
 
@@ -31,10 +86,14 @@ T=$(mktemp -d /tmp/iotrace-layers.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
 
 echo "KTAP version 1"
-if ! ls "$OBJ"/lib/*.o "$OBJ"/iotracectl/*.o > /dev/null 2>&1; then
+if ! ls "$OBJ"/lib/*.o "$OBJ"/iotracectl/main.o "$OBJ"/iotracectl/util/*.o \
+	> /dev/null 2>&1; then
 	echo "# no objects in $OBJ/lib and $OBJ/iotracectl: make builds them"
 	result 1 "lib references no command symbol"
 	result 1 "lib includes no command header"
+	result 1 "util references no command symbol"
+	result 1 "a command references no other command's symbol"
+	result 1 "util and commands include no other command's header"
 	echo "1..$N"
 	exit 1
 fi
@@ -53,11 +112,13 @@ syms() { # syms def|use OBJECT...
 	done
 }
 ls "$OBJ"/lib/*.o > "$T/lib.o"
-ls "$OBJ"/iotracectl/*.o > "$T/cmd.o"
+find "$OBJ"/iotracectl -name '*.o' | sort > "$T/cmd.o"
 syms def "$OBJ"/lib/*.o > "$T/lib.def"
 syms use "$OBJ"/lib/*.o > "$T/lib.use"
-syms def "$OBJ"/iotracectl/*.o > "$T/cmd.def"
-syms use "$OBJ"/iotracectl/*.o > "$T/cmd.use"
+# shellcheck disable=SC2046
+syms def $(cat "$T/cmd.o") > "$T/cmd.def"
+# shellcheck disable=SC2046
+syms use $(cat "$T/cmd.o") > "$T/cmd.use"
 echo "# $(wc -l < "$T/lib.o") objects of the library," \
 	"$(wc -l < "$T/cmd.o") of the commands"
 
@@ -73,8 +134,8 @@ result $? "lib references no command symbol" "$T/why"
 # name, with or without a path)
 : > "$T/why"
 S='[[:space:]]*'
-for h in iotracectl/*.h; do
-	name=${h#iotracectl/}
+find "$SRC" -name '*.h' | while IFS= read -r h; do
+	name=${h##*/}
 	[ -e "lib/$name" ] && continue
 	re=$(printf '%s' "$name" | sed 's/\./\\./g')
 	grep -nE "^$S#$S(include)$S[\"<]([^\">]*/)?$re[\">]" \
@@ -83,12 +144,57 @@ done
 [ ! -s "$T/why" ]
 result $? "lib includes no command header" "$T/why"
 
-# the commands' objects that use each other, directly or through others:
+# the unit of an object of iotracectl: util, main, a folder's name, or the
+# command its file is (iotracectl/show.o: show)
+unit_of='function unit(o) {
+	sub(/^iotracectl\//, "", o)
+	if (o ~ /\//) { sub(/\/.*/, "", o); return o }
+	sub(/\.o$/, "", o)
+	return o
+}'
+# "USER-UNIT USER SYMBOL DEFINER-UNIT DEFINER" for every use of a symbol
+# another object of iotracectl defines
+awk "$unit_of"'
+     FNR == NR { def[$2] = $1; next }
+     $2 in def && def[$2] != $1 {
+	print unit($1), $1, $2, unit(def[$2]), def[$2]
+     }' "$T/cmd.def" "$T/cmd.use" | sort > "$T/uses"
+
+# 3. util uses nothing above it
+awk '$1 == "util" && $4 != "util" { print $2 " uses " $3 " of " $5 }' \
+	"$T/uses" > "$T/why"
+[ ! -s "$T/why" ]
+result $? "util references no command symbol" "$T/why"
+
+# 4. a command uses the library and util, and its own folder
+awk '$1 != "util" && $1 != "main" && $4 != "util" && $4 != $1 {
+	print $2 " uses " $3 " of " $5 }' "$T/uses" > "$T/why"
+[ ! -s "$T/why" ]
+result $? "a command references no other command's symbol" "$T/why"
+
+# 5. the headers util and the commands include: util's, the library's,
+# their own folder's
+: > "$T/why"
+find "$SRC" -name '*.[ch]' ! -path "$SRC/main.c" | while IFS= read -r f; do
+	rel=${f#"$SRC"/}
+	case $rel in */*) own=${rel%%/*} ;; *) own=${rel%.[ch]} ;; esac
+	for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+		name=${h##*/}
+		at=$(find "$SRC" -name "$name" | head -n 1)
+		[ -n "$at" ] || continue	# the library's or uapi's
+		hrel=${at#"$SRC"/}
+		case $hrel in */*) hunit=${hrel%%/*} ;; *) hunit=${hrel%.h} ;; esac
+		[ "$hunit" = util ] || [ "$hunit" = "$own" ] ||
+			echo "iotracectl/$rel includes iotracectl/$hrel" >> "$T/why"
+	done
+done
+[ ! -s "$T/why" ]
+result $? "util and commands include no other command's header" "$T/why"
+
+# the objects of one folder that use each other, directly or through others:
 # each group of them (a strongly connected component of "uses a symbol
 # of"), with its uses inside it
-awk 'FNR == NR { def[$2] = $1; next }
-     $2 in def && def[$2] != $1 { print $1, def[$2] }' \
-	"$T/cmd.def" "$T/cmd.use" | sort -u > "$T/edges"
+awk '$1 == $4 && $1 != "util" { print $2, $5 }' "$T/uses" | sort -u > "$T/edges"
 awk '{
 	if (!($1 in id)) { id[$1] = n; name[n++] = $1 }
 	if (!($2 in id)) { id[$2] = n; name[n++] = $2 }
@@ -112,7 +218,7 @@ END {
 				in_grp[j] = i
 				grp = grp " " name[j]
 			}
-		printf "# commands in a cycle:%s\n", grp
+		printf "# objects of one command in a cycle:%s\n", grp
 		for (x = 1; x in e; x++) {
 			split(e[x], f, " ")
 			if ((id[f[1]] in in_grp) && (id[f[2]] in in_grp) &&
@@ -121,7 +227,7 @@ END {
 		}
 		cycles++
 	}
-	printf "# %d groups of commands in a cycle\n", cycles
+	printf "# %d groups of objects in a cycle\n", cycles
 }' "$T/edges"
 
 echo "1..$N"

@@ -3005,7 +3005,7 @@ fi
 # the watcher's exit status when refused for want of privilege at start
 # (WATCH_EXIT_PRIVILEGE): the unit does not restart it (restarted, it
 # would be refused again, every RestartSec=), and the man page says it
-st=$(sed -n 's/^#define WATCH_EXIT_PRIVILEGE[[:space:]]*\([0-9]*\).*/\1/p' iotracectl/watch.h)
+st=$(sed -n 's/^#define WATCH_EXIT_PRIVILEGE[[:space:]]*\([0-9]*\).*/\1/p' iotracectl/service/watch.h)
 {
 	echo "WATCH_EXIT_PRIVILEGE: '$st'"
 	grep -n '^Restart' systemd/iotrace.service.in

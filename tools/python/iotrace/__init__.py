@@ -29,7 +29,7 @@ from ._lib import lib
 __all__ = ["open", "Trace", "Record", "IotraceError", "IotraceWarning",
            "CSV_COLUMNS"]
 
-# The CSV record schema of iotracectl (iotracectl/out.c, rec_fields[]).
+# The CSV record schema of iotracectl (iotracectl/util/out.c, rec_fields[]).
 CSV_COLUMNS = (
     "disk", "seq", "issue_ns", "complete_ns", "queue_ns", "latency_ns",
     "op", "opflags", "sector", "bytes", "error", "status", "rflags",

@@ -3,7 +3,8 @@
 #ifndef IOT_SERIES_H
 #define IOT_SERIES_H
 
-#include "export.h"
+#include "cmd.h"
+#include "window.h"
 #include "out.h"
 
 #define IOT_SERIES_MAX	1000000u	/* intervals at most */

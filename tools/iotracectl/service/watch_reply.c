@@ -92,30 +92,3 @@ int watch_refused(int err, const char *disk, const char *what,
 		 disk, what, why);
 	return 1;
 }
-
-/**
- * iot_nl_hint() - what to do about a netlink request the kernel refused.
- * @err: its positive errno.
- *
- * EPERM: generic netlink asks for CAP_NET_ADMIN (GENL_ADMIN_PERM), the
- * module for CAP_SYS_ADMIN; root lacks them when its capability bounding
- * set drops them (a unit's CapabilityBoundingSet=, setpriv, a container),
- * so "run as root" would not do.  EACCES: a security module's refusal.
- *
- * Return: " (...)" to append to the message, or "".
- */
-const char *iot_nl_hint(int err)
-{
-	switch (err) {
-	case EPERM:
-		return " (needs CAP_NET_ADMIN, for generic netlink, and CAP_SYS_ADMIN, for the module: root has both unless its capability bounding set drops them, see capsh --print)";
-	case EACCES:
-		return " (refused by a security module, SELinux or AppArmor: see the audit log)";
-	case ENODEV:
-		return " ('iotracectl list' shows the traced disks)";
-	case EINVAL:
-		return " (see 'iotracectl --help')";
-	default:
-		return "";
-	}
-}

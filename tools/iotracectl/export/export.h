@@ -24,13 +24,7 @@ struct xset {
 };
 
 void xset_free(struct xset *x);
-/* A record's start: its issue, or its completion when it has no issue. */
-static inline uint64_t xrec_start(const struct iotrace_record *r)
-{
-	return r->rflags & IOTRACE_RF_NO_ISSUE ? r->complete_ns : r->issue_ns;
-}
 
-FILE *x_open_out(const char *path);
 
 struct xstream;
 typedef int (*xrec_fn)(struct xstream *xs, const struct xrec *e, size_t i);

@@ -239,13 +239,4 @@ void watch_nl_say(int ret, unsigned int cmd, char *err, size_t errlen);
 int watch_refused(int err, const char *disk, const char *what,
 		  const char *why, char *msg, size_t msglen);
 
-/* trigfile.c */
-int iot_writer_trigger(struct iot_writer *w, unsigned int disk,
-		       const struct iotrace_file_trigger *t);
-void iot_trig_reason_names(uint32_t reason, char *out, size_t len);
-struct iot_jw;
-int iot_info_triggers(const struct iot_src *s, struct iot_jw *jw, char *err,
-		      size_t errlen);
-int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n);
-
 #endif /* IOT_WATCH_H */

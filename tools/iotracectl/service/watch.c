@@ -57,6 +57,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include "trigger.h"
 #include "watch.h"
 
 #define NS_PER_S	1000000000ull

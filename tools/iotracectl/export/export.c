@@ -18,14 +18,6 @@ void xset_free(struct xset *x)
 	memset(x, 0, sizeof(*x));
 }
 
-/* The output stream: @path, or stdout for NULL or "-". */
-FILE *x_open_out(const char *path)
-{
-	if (!path || !strcmp(path, "-"))
-		return stdout;
-	return iot_out_fopen(path);	/* says why it could not */
-}
-
 /* ---- the stream -------------------------------------------------------- */
 
 /*

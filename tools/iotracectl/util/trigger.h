@@ -53,4 +53,14 @@ int iot_parse_hold(const char *s, uint32_t *chunks);
 const char *iot_trig_reason_name(unsigned int bit);
 const char *iot_trig_reason_str(uint32_t reason, char *buf, size_t len);
 
+/* trigfile.c: a snapshot's trigger chunk, written and printed */
+struct iot_writer;
+struct iot_src;
+struct iot_jw;
+int iot_writer_trigger(struct iot_writer *w, unsigned int disk,
+		       const struct iotrace_file_trigger *t);
+void iot_trig_reason_names(uint32_t reason, char *out, size_t len);
+int iot_info_triggers(const struct iot_src *s, struct iot_jw *jw, char *err,
+		      size_t errlen);
+
 #endif

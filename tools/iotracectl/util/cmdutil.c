@@ -403,3 +403,52 @@ void iot_err(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 }
+
+/* The output stream: @path, or stdout for NULL or "-". */
+FILE *x_open_out(const char *path)
+{
+	if (!path || !strcmp(path, "-"))
+		return stdout;
+	return iot_out_fopen(path);	/* says why it could not */
+}
+
+/**
+ * iot_uuid_str() - a boot id as text, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
+ * @u: its 16 bytes.
+ * @out: room for 37 bytes.
+ */
+void iot_uuid_str(const uint8_t *u, char *out)
+{
+	static const int dash[16] = { [4] = 1, [6] = 1, [8] = 1, [10] = 1 };
+	int i;
+
+	for (i = 0; i < 16; i++)
+		out += sprintf(out, "%s%02x", dash[i] ? "-" : "", u[i]);
+}
+
+/**
+ * iot_nl_hint() - what to do about a netlink request the kernel refused.
+ * @err: its positive errno.
+ *
+ * EPERM: generic netlink asks for CAP_NET_ADMIN (GENL_ADMIN_PERM), the
+ * module for CAP_SYS_ADMIN; root lacks them when its capability bounding
+ * set drops them (a unit's CapabilityBoundingSet=, setpriv, a container),
+ * so "run as root" would not do.  EACCES: a security module's refusal.
+ *
+ * Return: " (...)" to append to the message, or "".
+ */
+const char *iot_nl_hint(int err)
+{
+	switch (err) {
+	case EPERM:
+		return " (needs CAP_NET_ADMIN, for generic netlink, and CAP_SYS_ADMIN, for the module: root has both unless its capability bounding set drops them, see capsh --print)";
+	case EACCES:
+		return " (refused by a security module, SELinux or AppArmor: see the audit log)";
+	case ENODEV:
+		return " ('iotracectl list' shows the traced disks)";
+	case EINVAL:
+		return " (see 'iotracectl --help')";
+	default:
+		return "";
+	}
+}

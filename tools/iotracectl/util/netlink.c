@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iotracectl - control over the iotrace generic netlink family (libnl-genl-3):
- * enable, disable, clear, resize, filter, trigger, state, events,
- * nvme-layout.
+ * The control client of the commands and the service: requests to the
+ * iotrace generic netlink family (libnl-genl-3) -- enable, disable, clear,
+ * resize, filter, trigger, state, events, nvme-layout, the in-kernel
+ * metrics -- for iotracectl's control commands, list, metrics, the
+ * exporter and watch.
  *
  * enable, disable and clear fall back to the debugfs files when the family
  * is not registered (a module without netlink, or a fake debugfs in the
@@ -10,6 +12,7 @@
  * kernel's extended ack message when there is one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -456,6 +459,56 @@ static void nl_why(const struct iot_nl *nl, int err, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s", strerror(err), nl->msg[0] ? ": " : "",
 		 nl->msg);
+}
+
+/* ---- the debugfs fallback: enable, disable, clear without the family ---- */
+
+static int write_ctl(int argc, char **argv, const char *file,
+		     const char *val, const char *what)
+{
+	int i, rc = 0;
+
+	if (!argc) {
+		iot_err("%s needs one or more DISK arguments", what);
+		return 2;
+	}
+	for (i = 0; i < argc; i++) {
+		char path[512];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s/%s", iot_debugfs(),
+			 argv[i], file);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, val, strlen(val)) < 0) {
+			iot_err("%s %s: %s: %s%s", what, argv[i], path,
+				strerror(errno), errno == ENOENT ?
+				" ('iotracectl list' shows the traced disks)" :
+				errno == EACCES || errno == EPERM ?
+				" (run as root)" : "");
+			rc = 1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return rc;
+}
+
+static int cmd_enable(struct iot_opts *o, int argc, char **argv)
+{
+	(void)o;
+	return write_ctl(argc, argv, "enable", "1\n", "enable");
+}
+
+static int cmd_disable(struct iot_opts *o, int argc, char **argv)
+{
+	(void)o;
+	return write_ctl(argc, argv, "enable", "0\n", "disable");
+}
+
+static int cmd_clear(struct iot_opts *o, int argc, char **argv)
+{
+	(void)o;
+	return write_ctl(argc, argv, "clear", "1\n", "clear");
 }
 
 /* ---- nvme-layout ------------------------------------------------------- */

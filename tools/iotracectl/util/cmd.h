@@ -116,6 +116,7 @@ struct iot_opts {
 
 int cmd_show(struct iot_opts *o, int argc, char **argv);
 int cmd_show_src(struct iot_opts *o, const char *arg, struct iot_src *src);
+int iot_around_trigger(struct iot_opts *o, const char *arg, unsigned int n);
 int cmd_stats(struct iot_opts *o, int argc, char **argv);
 int cmd_record(struct iot_opts *o, int argc, char **argv);
 int cmd_list(struct iot_opts *o, int argc, char **argv);
@@ -123,9 +124,6 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv);
 int cmd_info(struct iot_opts *o, int argc, char **argv);
 int cmd_previous(struct iot_opts *o, int argc, char **argv);
 void iot_uuid_str(const uint8_t *u, char *out);
-int cmd_enable(struct iot_opts *o, int argc, char **argv);
-int cmd_disable(struct iot_opts *o, int argc, char **argv);
-int cmd_clear(struct iot_opts *o, int argc, char **argv);
 /* export.c, plot.c */
 int cmd_export(struct iot_opts *o, int argc, char **argv);
 int cmd_plot(struct iot_opts *o, int argc, char **argv);
@@ -236,5 +234,14 @@ struct iot_rec_stop {
 int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		     unsigned int nr, FILE *fp, const struct iot_rec_stop *st,
 		     struct iot_counts *counts, char *err, size_t errlen);
+
+/* A record's start: its issue, or its completion when it has no issue. */
+static inline uint64_t xrec_start(const struct iotrace_record *r)
+{
+	return r->rflags & IOTRACE_RF_NO_ISSUE ? r->complete_ns : r->issue_ns;
+}
+
+/* cmdutil.c: an output stream, @path or stdout for NULL or "-" */
+FILE *x_open_out(const char *path);
 
 #endif /* IOT_CMD_H */
