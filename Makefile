@@ -124,14 +124,19 @@ INST_MODDIR = $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/$(INST_KVER)/$(INSTALL_M
 # What the module's source tree is made of (DKMS ships the same files).
 MOD_SOURCES := Kbuild VERSION module uapi
 MAN8 := build/man/iotracectl.8
+# libiotrace(3): the library's overview; the header's kernel-doc comments
+# describe each function
+MAN3 := build/man/libiotrace.3
 
 $(MAN8): Documentation/iotracectl.rst
+$(MAN3): Documentation/libiotrace.rst
+$(MAN8) $(MAN3):
 	@command -v rst2man > /dev/null || \
 		{ echo "rst2man is missing (Debian: python3-docutils)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	rst2man $< $@
 
-man: $(MAN8)
+man: $(MAN8) $(MAN3)
 
 # A private copy of the sources per kernel: kbuild writes its objects
 # beside them, and other kernels' objects must not get in the way.
@@ -175,9 +180,16 @@ install-tools: $(MAN8)
 # ($(INCLUDEDIR)/iotrace/), its pkg-config file (the libiotrace1 and
 # libiotrace-dev packages); ldconfig unless DESTDIR is set, so that the
 # dynamic loader finds libiotrace.so.1 in $(LIBDIR)
-install-lib:
+install-lib: $(MAN3)
 	$(MAKE) -C tools install-lib DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) \
 		LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) PKGCONFIGDIR=$(PKGCONFIGDIR)
+	install -D -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/libiotrace.3
+	$(if $(DESTDIR),,ldconfig)
+
+uninstall-lib:
+	$(MAKE) -C tools uninstall-lib DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) \
+		LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) PKGCONFIGDIR=$(PKGCONFIGDIR)
+	rm -f $(DESTDIR)$(MANDIR)/man3/libiotrace.3
 	$(if $(DESTDIR),,ldconfig)
 
 install: install-module install-tools install-lib
@@ -190,7 +202,8 @@ uninstall:
 		PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
 		PKGCONFIGDIR=$(PKGCONFIGDIR)
 	$(if $(DESTDIR),,ldconfig)
-	rm -f $(DESTDIR)$(MANDIR)/man8/iotracectl.8 $(DESTDIR)$(INCLUDEDIR)/linux/iotrace.h
+	rm -f $(DESTDIR)$(MANDIR)/man8/iotracectl.8 $(DESTDIR)$(MANDIR)/man3/libiotrace.3 \
+		$(DESTDIR)$(INCLUDEDIR)/linux/iotrace.h
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-iotrace.rules
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/iotrace-exporter.service
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/iotrace.service
@@ -230,5 +243,5 @@ clean:
 .PHONY: all module tools modules-all deps check check-all check-debug kernels-check kernels
 .PHONY: soak demo bench fuzz vm-shell clean
 .PHONY: man install install-module-build install-module install-tools install-lib
-.PHONY: uninstall
+.PHONY: uninstall uninstall-lib
 .PHONY: install-dkms-src deb

@@ -21,7 +21,7 @@
 set -u
 echo "TAP version 13"
 [ "$(id -u)" = 0 ] || { echo "# SKIP not root: the test installs and purges the .debs"; exit 4; }
-pkgs=(iotrace-dkms iotrace-tools iotrace-dev libiotrace1 libiotrace-dev)
+pkgs=(iotrace-dkms iotrace-tools iotrace-dev libiotrace1 libiotrace-dev python3-iotrace)
 for p in "${pkgs[@]}"; do
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2> /dev/null)
 	if [ -n "$st" ] && [ "$st" != not-installed ]; then

@@ -68,13 +68,23 @@ ma=${ma:-x86_64-linux-gnu}
 m=$tmp/multiarch
 mvars=(DESTDIR="$m" PREFIX=/usr LIBDIR=/usr/lib/"$ma")
 if make -C "$top" -s install-lib "${mvars[@]}" > "$tmp/lib.log" 2>&1; then
-	check "install: make install-lib PREFIX=/usr LIBDIR=/usr/lib/$ma: the library, its .pc in LIBDIR/pkgconfig, the header" \
+	check "install: make install-lib PREFIX=/usr LIBDIR=/usr/lib/$ma: the library, its .pc in LIBDIR/pkgconfig, the header, libiotrace(3)" \
 		eval '[ -f "$m/usr/lib/$ma/libiotrace.so.1" ] && [ -L "$m/usr/lib/$ma/libiotrace.so" ] &&
 		      [ -f "$m/usr/lib/$ma/libiotrace.a" ] && [ -f "$m/usr/include/iotrace/libiotrace.h" ] &&
+		      [ -f "$m/usr/share/man/man3/libiotrace.3" ] &&
 		      pc_is "$m/usr/lib/$ma/pkgconfig/libiotrace.pc" "/usr/lib/$ma" /usr/include'
-	make -C "$top/tools" -s uninstall-lib "${mvars[@]}" > "$tmp/lib.log" 2>&1 &&
+	if MANWIDTH=80 man -l "$m/usr/share/man/man3/libiotrace.3" > "$tmp/man3.txt" 2> "$tmp/man3.err" &&
+	   grep -q '^NAME' "$tmp/man3.txt" && grep -q 'libiotrace - ' "$tmp/man3.txt" &&
+	   grep -q '^SYNOPSIS' "$tmp/man3.txt" && grep -q 'iotrace_source_open' "$tmp/man3.txt" &&
+	   [ ! -s "$tmp/man3.err" ]; then
+		ok "install: man -l renders libiotrace(3) ($(wc -l < "$tmp/man3.txt") lines)"
+	else
+		sed 's/^/# man: /' "$tmp/man3.err" | head -5
+		fail "install: man -l renders libiotrace(3)"
+	fi
+	make -C "$top" -s uninstall-lib "${mvars[@]}" > "$tmp/lib.log" 2>&1 &&
 		left=$(find "$m" ! -type d) && [ -z "$left" ]
-	check "install: make -C tools uninstall-lib (the same variables) removes them" test $? = 0
+	check "install: make uninstall-lib (the same variables) removes them" test $? = 0
 else
 	sed 's/^/# | /' "$tmp/lib.log" | tail -n 15
 	fail "install: make install-lib PREFIX=/usr LIBDIR=/usr/lib/$ma"
@@ -93,6 +103,10 @@ rst2man --halt=warning "$top/Documentation/iotracectl.rst" "$tmp/check.8" > "$tm
 rc=$?
 sed 's/^/# rst2man: /' "$tmp/rst2man.log"
 check "install: Documentation/iotracectl.rst converts without warnings" test "$rc" = 0
+rst2man --halt=warning "$top/Documentation/libiotrace.rst" "$tmp/check.3" > "$tmp/rst2man.log" 2>&1
+rc=$?
+sed 's/^/# rst2man: /' "$tmp/rst2man.log"
+check "install: Documentation/libiotrace.rst converts without warnings" test "$rc" = 0
 if MANWIDTH=80 man -l "$man8" > "$tmp/man.txt" 2> "$tmp/man.err" &&
    grep -q '^NAME' "$tmp/man.txt" && grep -q 'iotracectl - ' "$tmp/man.txt" &&
    grep -q '^SYNOPSIS' "$tmp/man.txt" && [ ! -s "$tmp/man.err" ]; then

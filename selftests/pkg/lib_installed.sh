@@ -8,7 +8,8 @@
 # libiotrace-dev and libiotrace1 installed on this machine, and also
 # statically (pkg-config's --cflags and its libdir's libiotrace.a); both
 # count the records per disk of generated trace files, compared with
-# what the packaged /usr/sbin/iotracectl shows of the same files.
+# what the packaged /usr/sbin/iotracectl shows of the same files; so does
+# the Python binding of python3-iotrace when it is installed.
 # Run by deb.sh while the .debs are installed; alone it skips (exit 4)
 # unless libiotrace-dev and iotrace-tools are installed, or when cc,
 # pkg-config, make or python3 is missing.
@@ -121,7 +122,45 @@ print("# lib_count: %s, total %s; iotracectl: %s, total %d" %
 sys.exit(1 if bad else 0)
 EOF
 }
+# the Python binding of python3-iotrace, when installed: from a scratch
+# folder (not the tree's tools/python), the loader finding libiotrace1's
+# libiotrace.so.1 (no IOTRACE_LIBRARY)
+py_count() { # TRACE OUT - records per disk as lib_count prints them
+	(cd "$tmp" && env -u PYTHONPATH -u IOTRACE_LIBRARY python3 -I - "$1" > "$2" <<'EOF'
+import collections, sys
+import iotrace
+n = collections.Counter()
+with iotrace.open(sys.argv[1]) as t:
+    for r in t:
+        n[r.disk] += 1
+for d, k in sorted(n.items()):
+    print(d, k)
+print("total", sum(n.values()))
+EOF
+	)
+}
+py=0
+if [ "$(dpkg-query -W -f='${db:Status-Status}' python3-iotrace 2> /dev/null)" = installed ]; then
+	py=1
+	check "lib: python3-iotrace holds the module iotrace in /usr/lib/python3/dist-packages" \
+		owned_by python3-iotrace /usr/lib/python3/dist-packages/iotrace/__init__.py \
+		/usr/lib/python3/dist-packages/iotrace/_lib.py
+	where=$(cd "$tmp" && env -u PYTHONPATH python3 -I -c 'import iotrace; print(iotrace.__file__)' 2>&1)
+	echo "# python3 -I: import iotrace: $where"
+	check "lib: python3 imports iotrace from python3-iotrace" \
+		test "$where" = /usr/lib/python3/dist-packages/iotrace/__init__.py
+fi
 for f in two_disks gaps ops issue_order; do
+	if [ "$py" = 1 ]; then
+		if py_count "$tmp/$f.trace" "$tmp/$f.py" 2> "$tmp/py.err" &&
+		   /usr/sbin/iotracectl show -o csv "$tmp/$f.trace" > "$tmp/$f.csv" 2>> "$tmp/py.err"; then
+			check "lib: $f.trace: the Python binding's records per disk are iotracectl show's" \
+				same_counts "$tmp/$f.py" "$tmp/$f.csv"
+		else
+			sed 's/^/# | /' "$tmp/py.err" | head -n 5
+			fail "lib: $f.trace: the Python binding's records per disk are iotracectl show's"
+		fi
+	fi
 	/usr/sbin/iotracectl show -o csv "$tmp/$f.trace" > "$tmp/$f.csv" 2> "$tmp/show.err"
 	rc=$?
 	sed 's/^/# iotracectl: /' "$tmp/show.err" | head -n 5
