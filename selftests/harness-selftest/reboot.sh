@@ -11,7 +11,9 @@
 # VM-MEM: 1024
 # VM-CMDLINE: memmap=1M$0x30000000
 # VM-TIMEOUT: 400
-# VM-CHECK: newest
+# VM-CHECK: all
+# (make check-all only: persist_core, a core test, reboots its guest with
+#   vm_reboot on every kernel in make check)
 # VM-BATCH: no
 
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"

@@ -19,7 +19,9 @@
 # VM-DEVICES: virtio-blk ahci
 # VM-TIMEOUT: 900
 # VM-SMP: 2
-# VM-CHECK: newest
+# VM-CHECK: all
+# (7 to 10 minutes on 7.3: make check-all only, as issue 48 asks of what
+#   does not fit make check's hour)
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd mkfs.ext4 fstrim blkdiscard python3 dd

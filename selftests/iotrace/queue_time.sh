@@ -40,7 +40,9 @@
 # VM-DEVICES: virtio-blk ahci
 # VM-TIMEOUT: 1200
 # VM-SMP: 2
-# VM-CHECK: newest
+# VM-CHECK: all
+# (5 to 8 minutes on 7.3: make check-all only, as issue 48 asks of what does
+#   not fit make check's hour)
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd blktrace blkparse mkfs.ext4 fio python3 dd
@@ -51,9 +53,13 @@ modprobe ext4 2> /dev/null
 
 nb=$(nullb_create qt size=256 memory_backed=1 cache_size=32 irqmode=2 \
 	completion_nsec=50000 hw_queue_depth=8 submit_queues=2)
-rounds="$nb:mq-deadline $nb:kyber $nb:bfq"
-vd=$(first_disk 'vd*') && rounds="$rounds $vd:mq-deadline"
-sd=$(first_disk 'sd*') && rounds="$rounds $sd:mq-deadline"
+rounds="$nb:mq-deadline"
+# queue_time_core.sh (make check): null_blk with mq-deadline alone
+if [ "${QUEUE_TIME_CORE:-0}" != 1 ]; then
+	rounds="$rounds $nb:kyber $nb:bfq"
+	vd=$(first_disk 'vd*') && rounds="$rounds $vd:mq-deadline"
+	sd=$(first_disk 'sd*') && rounds="$rounds $sd:mq-deadline"
+fi
 ktap_header $(($(echo $rounds | wc -w) * 2 + 1))
 load_iotrace disks=none buf_size=16M
 
