@@ -125,8 +125,11 @@ EOF
 # the Python binding of python3-iotrace, when installed: from a scratch
 # folder (not the tree's tools/python), the loader finding libiotrace1's
 # libiotrace.so.1 (no IOTRACE_LIBRARY)
+# Debian's interpreter, the one the package is for (not one of a pyenv or
+# a virtualenv earlier on PATH)
+PY=/usr/bin/python3
 py_count() { # TRACE OUT - records per disk as lib_count prints them
-	(cd "$tmp" && env -u PYTHONPATH -u IOTRACE_LIBRARY python3 -I - "$1" > "$2" <<'EOF'
+	(cd "$tmp" && env -u PYTHONPATH -u IOTRACE_LIBRARY "$PY" -I - "$1" > "$2" <<'EOF'
 import collections, sys
 import iotrace
 n = collections.Counter()
@@ -145,9 +148,9 @@ if [ "$(dpkg-query -W -f='${db:Status-Status}' python3-iotrace 2> /dev/null)" = 
 	check "lib: python3-iotrace holds the module iotrace in /usr/lib/python3/dist-packages" \
 		owned_by python3-iotrace /usr/lib/python3/dist-packages/iotrace/__init__.py \
 		/usr/lib/python3/dist-packages/iotrace/_lib.py
-	where=$(cd "$tmp" && env -u PYTHONPATH python3 -I -c 'import iotrace; print(iotrace.__file__)' 2>&1)
-	echo "# python3 -I: import iotrace: $where"
-	check "lib: python3 imports iotrace from python3-iotrace" \
+	where=$(cd "$tmp" && env -u PYTHONPATH "$PY" -I -c 'import iotrace; print(iotrace.__file__)' 2>&1)
+	echo "# $PY -I: import iotrace: $where"
+	check "lib: $PY imports iotrace from python3-iotrace" \
 		test "$where" = /usr/lib/python3/dist-packages/iotrace/__init__.py
 fi
 for f in two_disks gaps ops issue_order; do
