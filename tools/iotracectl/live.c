@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Commands on live disks: list, inflight, and the debugfs fallbacks of
- * enable, disable and clear (used only when the netlink family is not
- * registered, see netlink.c).
+ * Commands on live disks: list and inflight (enable, disable and clear,
+ * and their debugfs fallbacks, are util/netlink.c's).
  *
  * list and inflight read debugfs when they can; without it (debugfs not
  * mounted, $IOTRACE_DEBUGFS elsewhere) list asks netlink and inflight the

@@ -2,8 +2,8 @@
 /*
  * iotracectl watch: the snapshot service (issue 21).  conf.c reads the
  * configuration, watch.c runs episodes and saves snapshots, watch_nl.c
- * talks to the module (trigger events, thresholds), trigfile.c writes and
- * reads the trigger chunk of a snapshot file.
+ * talks to the module (trigger events, thresholds), util/trigfile.c
+ * writes and reads the trigger chunk of a snapshot file.
  */
 #ifndef IOT_WATCH_H
 #define IOT_WATCH_H

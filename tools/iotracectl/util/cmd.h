@@ -145,7 +145,7 @@ int cmd_nl_reset_metrics(struct iot_opts *o, int argc, char **argv);
 int iot_nl_enable(struct iot_opts *o, const char *disk, char *err,
 		  size_t errlen);
 int iot_nl_resize(const char *disk, uint64_t size, char *err, size_t errlen);
-/* watch_reply.c: what to do about a refusal (positive errno) */
+/* cmdutil.c: what to do about a refusal (positive errno) */
 const char *iot_nl_hint(int err);
 /* cmd_metrics.c: stats --kernel; exporter.c */
 int cmd_stats_kernel(struct iot_opts *o, int argc, char **argv);
@@ -205,7 +205,7 @@ void iot_out_stdout(void);
 int iot_out_fileno(FILE *fp);
 void iot_out_no_sigpipe(void);
 
-/* record.c: the recording loop, usable on in-memory rings (benchmark) */
+/* recorder.c: the recording loop, usable on in-memory rings (benchmark) */
 /**
  * struct iot_rec_stop - when record stops, and how it makes its file
  *	durable.
