@@ -20,9 +20,10 @@
 # record ends by itself, the file is complete and readable (stats, show),
 # its accounting is consistent and covers at least the requests the kernel
 # had completed just before the removal.
-# VM-CHECK: all (make check-all only: a soak of its kind; lifetime, in
-#   the core set, removes traced, mapped disks and unloads the module
-#   under a mapping on every kernel in make check)
+# VM-CHECK: all
+# (make check-all only: a soak of its kind; lifetime, in the core set,
+#   removes traced, mapped disks and unloads the module under a mapping
+#   on every kernel in make check)
 # VM-TIMEOUT: 1200
 # VM-SMP: 2
 # Each new disk's enable (and each deletion's disable) can (un)register the

@@ -19,9 +19,10 @@
 # over netlink. Then, from an idle clear, a fixed fio run with two resizes
 # in it: the netlink totals equal fio's own count and the /sys/block stat
 # delta.
-# VM-CHECK: all (make check-all only: a soak of its kind; lifetime, in
-#   the core set, removes traced, mapped disks and unloads the module
-#   under a mapping on every kernel in make check)
+# VM-CHECK: all
+# (make check-all only: a soak of its kind; lifetime, in the core set,
+#   removes traced, mapped disks and unloads the module under a mapping
+#   on every kernel in make check)
 # VM-TIMEOUT: 1200
 # VM-SMP: 2
 # VM-ACCEL: single
