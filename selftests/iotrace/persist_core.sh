@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# persist_core: the core of persist.sh, for make check on every kernel.
+# persist_core: the core of persist.sh, for make check (the full-suite
+# kernels; make check-all: every kernel).
 # Phase 1: rings of null_blk, the NVMe disk and a scsi_debug disk in the
 # region (reserve_mem= on 6.11 and newer, memmap= before); fio with
 # write_iolog on the first two; one read stuck in scsi_debug; a panic.
