@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* export and plot: records of a source, loaded and sorted by start time. */
+/* export: records of a source, streamed in start order. */
 #ifndef IOT_EXPORT_H
 #define IOT_EXPORT_H
 
@@ -24,7 +24,6 @@ struct xset {
 };
 
 void xset_free(struct xset *x);
-
 
 struct xstream;
 typedef int (*xrec_fn)(struct xstream *xs, const struct xrec *e, size_t i);
