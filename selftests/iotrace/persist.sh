@@ -146,9 +146,9 @@ stuck_line() {
 case "$VM_PHASE" in
 1)
 	if [ "$PERSIST_CORE" = 1 ]; then
-		ktap_header 18
+		ktap_header 19
 	else
-		ktap_header 37
+		ktap_header 38
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -229,6 +229,14 @@ case "$VM_PHASE" in
 		sh -c "echo '$line' | grep -q 'READ(10)'"
 	ktap_check "no torn in-flight slot, no damaged entry" \
 		grep -q ' 0 torn in-flight slots, 0 damaged entries' "$st/prev2.txt"
+	# the trace file keeps it (iotrace.service saves the file, then
+	# frees the module's copy): the same request, from the file
+	"$IOTRACECTL" inflight -o csv "$st/prev2.iot" > "$st/infl2.csv" 2>&1
+	sed 's/^/# /' "$st/infl2.csv"
+	want=$(echo "$line" | awk '{ print $1 "," $2 ",read," $5 "," $6 "," $7 "," $8 }')
+	ktap_check "the trace file written from it holds the stuck read ($want)" \
+		sh -c "awk -F, '{ print \$1 \",\" \$2 \",\" \$4 \",\" \$5 \",\" \$6 \",\" \$7 \",\" \$8 }' '$st/infl2.csv' | grep -qx '$want' &&
+		       grep '^$sd,' '$st/infl2.csv' | grep -q 'READ(10)'"
 	if [ "$PERSIST_CORE" = 1 ]; then
 		echo 1 > "$IOT/previous_release"
 		ktap_check "previous_release frees it" test ! -e "$IOT/previous"

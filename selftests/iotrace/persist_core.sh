@@ -8,8 +8,9 @@
 # Phase 2: the previous boot's trace holds every I/O fio logged exactly
 # once with its op, sector and length, the counts equal the stat deltas,
 # the stuck read is in the in-flight table with its READ(10) CDB, and the
-# trace file written from it holds the same records.  persist.sh (make
-# check-all) adds QEMU's dump, a reset without sync and refused regions.
+# trace file written from it holds the same records and the stuck read.
+# persist.sh (make check-all) adds QEMU's dump, a reset without sync and
+# refused regions.
 # VM-REBOOTS: 1
 # VM-MEM: 512
 # VM-DEVICES: nvme

@@ -4,6 +4,7 @@
  * wall-clock start and end, the disks and the chunks; of a persistent
  * region (read as the trace file previous -o writes), the previous boot.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "cmd.h"
@@ -66,6 +67,60 @@ static void info_previous(const struct iotrace_preg_hdr *p, struct iot_jw *jw)
 	printf("previous: boot %s, kernel %s%s (its persistent region)\n", id,
 	       iot_text_str(text, sizeof(text), rel),
 	       panicked ? ", panicked" : "");
+}
+
+/* the in-flight sections of a file, per disk (iot_file_inflight()) */
+struct info_infl {
+	unsigned int nr_disks;
+	uint64_t *nr, *torn;
+	unsigned char *have;
+};
+
+static int info_infl_table(void *arg, const struct iot_inflight *t)
+{
+	struct info_infl *v = arg;
+
+	if (t->disk < v->nr_disks) {
+		v->have[t->disk] = 1;
+		v->nr[t->disk] += t->nr;
+		v->torn[t->disk] += t->torn;
+	}
+	return 0;
+}
+
+/*
+ * The requests in flight at the end of @src (a previous boot's), per
+ * disk: 0; -1 with @err set.  Free with info_infl_free().
+ */
+static int info_infl_read(const struct iot_src *src, struct info_infl *v,
+			  char *err, size_t errlen)
+{
+	unsigned int damaged, n = src->fi->nr_disks ? src->fi->nr_disks : 1;
+
+	v->nr_disks = src->fi->nr_disks;
+	v->nr = calloc(n, sizeof(*v->nr));
+	v->torn = calloc(n, sizeof(*v->torn));
+	v->have = calloc(n, 1);
+	if (!v->nr || !v->torn || !v->have) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (iot_file_inflight(src->buf, src->len, src->fi, info_infl_table, v,
+			      &damaged) < 0) {
+		if (src->fi->rd_err)
+			iot_src_read_error(src, err, errlen);
+		else
+			snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void info_infl_free(struct info_infl *v)
+{
+	free(v->nr);
+	free(v->torn);
+	free(v->have);
 }
 
 /*
@@ -263,9 +318,13 @@ static int info_json(const char *file, const struct iot_src *src,
 	const struct iotrace_file_hdr *h = &fi->hdr;
 	char host[IOTRACE_FILE_STR_LEN + 1], rel[IOTRACE_FILE_STR_LEN + 1];
 	char buf[32];
+	struct info_infl infl = { 0 };
 	struct iot_jw jw;
 	unsigned int i;
+	int ret = -1;
 
+	if (info_infl_read(src, &infl, err, errlen))
+		goto out;
 	hdr_str(host, sizeof(host), h->host, sizeof(h->host));
 	hdr_str(rel, sizeof(rel), h->release, sizeof(h->release));
 	jw_init(&jw, stdout);
@@ -309,16 +368,23 @@ static int info_json(const char *file, const struct iot_src *src,
 		jw_kv_u64(&jw, "nr_parts", d->nr_parts);
 		jw_kv_u64(&jw, "part_records", d->part_records);
 		info_counts_json(&jw, fi, i);
+		if (infl.have[i]) {
+			jw_kv_u64(&jw, "in_flight", infl.nr[i]);
+			jw_kv_u64(&jw, "in_flight_torn", infl.torn[i]);
+		}
 		jw_obj_end(&jw);
 	}
 	jw_arr_end(&jw);
 	/* a snapshot's triggers */
 	if (iot_info_triggers(src, &jw, err, errlen))
-		return -1;
+		goto out;
 	info_stack((struct iot_src *)src, &jw);
 	jw_obj_end(&jw);
 	fputc('\n', stdout);
-	return 0;
+	ret = 0;
+out:
+	info_infl_free(&infl);
+	return ret;
 }
 
 int cmd_info(struct iot_opts *o, int argc, char **argv)
@@ -328,6 +394,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 	char salvage[IOT_ERR_LEN], text[IOT_TEXT_ROOM(IOTRACE_FILE_STR_LEN)];
 	const struct iotrace_file_hdr *h;
 	const struct iot_file_info *fi;
+	struct info_infl infl = { 0 };
 	struct iot_src src;
 	unsigned int i;
 	int ret;
@@ -388,6 +455,9 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		       (unsigned long long)fi->chunks);
 	if (fi->salvaged)
 		printf("salvaged: %s\n", salvage);
+	ret = info_infl_read(&src, &infl, err, sizeof(err));
+	if (ret)
+		goto out;
 	printf("disks:    %u\n", fi->nr_disks);
 	for (i = 0; i < fi->nr_disks; i++) {
 		const struct iot_disk *d = &fi->disks[i];
@@ -397,6 +467,10 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		       d->dev_major, d->dev_minor, d->lbs, d->nr_parts,
 		       d->part_records);
 		info_counts_text(fi, i);
+		if (infl.have[i])
+			printf("    in flight at its end %llu, torn slots %llu\n",
+			       (unsigned long long)infl.nr[i],
+			       (unsigned long long)infl.torn[i]);
 	}
 	/* a snapshot's triggers */
 	ret = iot_info_triggers(&src, NULL, err, sizeof(err));
@@ -406,6 +480,7 @@ out:
 	/* the file cut since it was opened: said, what was printed stays */
 	if (ret)
 		iot_err("%s", err);
+	info_infl_free(&infl);
 	iot_src_close(&src);
 	return ret ? 1 : 0;
 }

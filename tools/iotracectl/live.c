@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include "cmd.h"
 #include "out.h"
 
@@ -599,6 +600,137 @@ err:
 	return -1;
 }
 
+/* inflight FILE: the state of the walk over the file's in-flight tables */
+struct infl_file {
+	struct iot_opts *o;
+	struct iot_src *src;
+	struct iot_out doc;
+	uint64_t shown, torn;
+};
+
+/* One table of a file (iot_file_inflight()): a line per request. */
+static int infl_file_table(void *arg, const struct iot_inflight *t)
+{
+	struct infl_file *f = arg;
+	const char *disk = f->src->disks[t->disk].name;
+	char cmd[256];
+	size_t k;
+
+	f->torn += t->torn;
+	for (k = 0; k < t->nr; k++) {
+		const struct iotrace_record *r = &t->recs[k];
+		double age = t->at_ns > r->issue_ns ?
+			     (double)((t->at_ns - r->issue_ns) / 1000) : 0;
+		int media = r->sector != UINT64_MAX;
+
+		iot_decode_cmd(r, cmd, sizeof(cmd));
+		f->shown++;
+		if (f->o->fmt == FMT_NORMAL) {
+			printf("%-12.32s %-20llu %12.1f %-10s ", disk,
+			       (unsigned long long)r->issue_ns, age,
+			       iot_op_name(r->op));
+			if (media)
+				printf("%12llu", (unsigned long long)r->sector);
+			else
+				printf("%12s", "-");
+			printf(" %8u %4u %5u %4u %7u %s\n", r->bytes, r->hwq,
+			       r->tag, r->issue_cpu, r->pid, cmd);
+		} else if (f->o->fmt == FMT_CSV) {
+			iot_csv_str(stdout, disk);
+			printf(",%llu,%.1f,", (unsigned long long)r->issue_ns,
+			       age);
+			iot_csv_str(stdout, iot_op_name(r->op));
+			putchar(',');
+			if (media)
+				printf("%llu", (unsigned long long)r->sector);
+			printf(",%u,%u,%u,%u,%u,", r->bytes, r->hwq, r->tag,
+			       r->issue_cpu, r->pid);
+			iot_csv_str(stdout, cmd);
+			putchar('\n');
+		} else {
+			struct iot_jw *w = &f->doc.jw;
+
+			jw_obj_start(w);
+			jw_kv_str(w, "disk", disk);
+			jw_kv_u64(w, "issue_ns", r->issue_ns);
+			jw_kv_float(w, "age_us", "%.1f", age);
+			jw_kv_str(w, "op", iot_op_name(r->op));
+			jw_key(w, "sector");
+			if (media)
+				jw_u64(w, r->sector);
+			else
+				jw_null(w);
+			jw_kv_u64(w, "bytes", r->bytes);
+			jw_kv_u64(w, "hwq", r->hwq);
+			jw_kv_u64(w, "tag", r->tag);
+			jw_kv_u64(w, "cpu", r->issue_cpu);
+			jw_kv_u64(w, "pid", r->pid);
+			jw_kv_str(w, "command", cmd);
+			jw_obj_end(w);
+			iot_out_item_end(&f->doc);
+		}
+	}
+	return 0;
+}
+
+/*
+ * inflight FILE|-|previous: the requests in flight at the end of a trace
+ * (the in-flight tables of a previous boot's region, which "previous -o"
+ * writes into its trace file), with the disk, submitter and command.
+ * Return: the exit status.
+ */
+static int infl_file(struct iot_opts *o, const char *arg)
+{
+	struct infl_file f = { .o = o };
+	unsigned int damaged = 0;
+	struct iot_src src;
+	int r;
+
+	if (cmd_src_open(&src, arg))
+		return 1;
+	if (!src.is_file) {
+		iot_err("inflight %s: a ring copy holds no requests in flight (a trace file that 'previous -o' wrote, a persistent region or a crash dump does; 'inflight DISK' reads a traced disk's)",
+			src.label);
+		iot_src_close(&src);
+		return 1;
+	}
+	f.src = &src;
+	if (o->fmt == FMT_NORMAL)
+		printf("%-12s %-20s %12s %-10s %12s %8s %4s %5s %4s %7s %s\n",
+		       "DISK", "ISSUE_NS", "AGE_US", "OP", "SECTOR", "BYTES",
+		       "HWQ", "TAG", "CPU", "PID", "COMMAND");
+	else if (o->fmt == FMT_CSV)
+		printf("disk,issue_ns,age_us,op,sector,bytes,hwq,tag,cpu,pid,command\n");
+	else
+		iot_out_begin(&f.doc, stdout, FMT_JSON, o->jsonl);
+	r = iot_file_inflight(src.buf, src.len, src.fi, infl_file_table, &f,
+			      &damaged);
+	if (o->fmt == FMT_JSON)
+		iot_out_end(&f.doc);
+	if (r < 0) {
+		char e[IOT_ERR_LEN];
+
+		if (src.fi->rd_err)
+			iot_src_read_error(&src, e, sizeof(e));
+		else
+			snprintf(e, sizeof(e), "out of memory");
+		iot_err("inflight %s: %s", src.label, e);
+		iot_src_close(&src);
+		return 1;
+	}
+	if (f.torn)
+		iot_err("%s: %llu in-flight slot%s being written when it stopped (torn: counted, not shown)",
+			src.label, (unsigned long long)f.torn,
+			f.torn == 1 ? " was" : "s were");
+	if (damaged) {
+		iot_err("%s: %u damaged in-flight section%s skipped", src.label,
+			damaged, damaged == 1 ? "" : "s");
+		iot_salvaged++;
+	}
+	iot_src_close(&src);
+	return iot_salvaged ? 3 : 0;
+}
+
 int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 {
 	struct infl *v = NULL;
@@ -606,10 +738,16 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 	size_t n = 0, k;
 	int ret, eno, j;
 
+	struct stat st;
+
 	if (argc != 1) {
-		iot_err("inflight needs one DISK argument");
+		iot_err("inflight needs one DISK or FILE argument");
 		return 2;
 	}
+	/* a file, standard input or the previous boot: as every reader */
+	if (!strcmp(argv[0], "-") || !stat(argv[0], &st) ||
+	    !strcmp(argv[0], "previous"))
+		return infl_file(o, argv[0]);
 	/* debugfs, else the device (debugfs not mounted) */
 	ret = infl_debugfs(argv[0], &v, &n);
 	if (ret > 0) {

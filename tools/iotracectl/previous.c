@@ -161,6 +161,7 @@ static int write_trace(const struct iot_preg *c, const char *path,
 	struct iot_counts *cnt = NULL;
 	struct iot_disk *disks = NULL;
 	struct iot_ring *rings = NULL;
+	uint64_t *gens = NULL, orphans = 0;
 	char err[IOT_ERR_LEN];
 	unsigned int i, n = 0;
 	FILE *fp = NULL;
@@ -169,11 +170,12 @@ static int write_trace(const struct iot_preg *c, const char *path,
 	rings = calloc(c->h->max_disks, sizeof(*rings));
 	disks = calloc(c->h->max_disks, sizeof(*disks));
 	cnt = calloc(c->h->max_disks, sizeof(*cnt));
-	if (!rings || !disks || !cnt) {
+	gens = calloc(c->h->max_disks, sizeof(*gens));
+	if (!rings || !disks || !cnt || !gens) {
 		iot_err("previous: out of memory");
 		goto out;
 	}
-	r = iot_preg_rings(c, rings, disks, &n, err, sizeof(err));
+	r = iot_preg_rings(c, rings, disks, gens, &n, err, sizeof(err));
 	if (r == -2) {
 		iot_err("previous: no ring to write to %s", path);
 		goto out;
@@ -185,8 +187,8 @@ static int write_trace(const struct iot_preg *c, const char *path,
 	fp = strcmp(path, "-") ? iot_out_fopen(path) : stdout;
 	if (!fp)
 		goto out;	/* said */
-	r = iot_preg_write(c, rings, disks, n, fp, end_ns, cnt, err,
-			   sizeof(err));
+	r = iot_preg_write(c, rings, disks, gens, n, fp, end_ns, cnt,
+			   &orphans, err, sizeof(err));
 	if (r == -3) {
 		iot_write_error(fp == stdout ? "standard output" : path, errno);
 		goto out;
@@ -199,6 +201,10 @@ static int write_trace(const struct iot_preg *c, const char *path,
 		fprintf(stderr, "%.32s: %llu records written to %s, %llu torn\n",
 			disks[i].name, (unsigned long long)cnt[i].written,
 			path, (unsigned long long)cnt[i].torn);
+	if (orphans)
+		iot_err("previous: %llu request%s in flight of disks without a ring in the region (listed above) not in %s: a trace file holds them under a disk's ring",
+			(unsigned long long)orphans, orphans == 1 ? "" : "s",
+			path);
 	ret = 0;
 out:
 	if (fp && fp != stdout && iot_out_close(fp, path))
@@ -206,6 +212,7 @@ out:
 	free(rings);
 	free(disks);
 	free(cnt);
+	free(gens);
 	return ret;
 }
 

@@ -234,8 +234,9 @@ void iot_drain_counts(const struct iot_ring *ring,
  * @errlen: its size.
  *
  * The file is the one record would write of them, stopped at its first
- * pass (iotracectl record's iot_record_rings()): no submitters' names,
- * no device stack (another boot's are not known).
+ * pass (iotracectl record's iot_record_rings()), with @org's requests in
+ * flight after the records: no submitters' names, no device stack
+ * (another boot's are not known).
  *
  * Return: 0, -1 with @err set, or -3 when writing @fp failed (@err says
  * why, errno set).
@@ -281,6 +282,9 @@ int iot_rings_write(const struct iot_ring *rings, const struct iot_disk *disks,
 					   &counts[i], 1, 0, gen))
 				goto wfail;
 	}
+	for (i = 0; i < org->nr_infl; i++)
+		if (iot_writer_inflight(&w, &org->infl[i]))
+			goto wfail;
 	for (i = 0; i < nr; i++)
 		iot_drain_counts(&rings[i], parts + (size_t)i * maxp,
 				 &counts[i]);

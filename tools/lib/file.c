@@ -638,6 +638,27 @@ static const uint8_t *chunk_recs(struct iot_file_info *fi,
 enum { CK_OK, CK_SHORT, CK_BAD, CK_UNREAD };
 
 /*
+ * Is an IOTRACE_CHUNK_INFLIGHT chunk's payload (@p, read whole) one a
+ * writer makes: its header, its records inside it, its disk in the table?
+ */
+static int inflight_ok(const struct iotrace_file_chunk *ch, const uint8_t *p,
+		       const struct iot_file_info *fi)
+{
+	struct iotrace_file_inflight h;
+	uint64_t room;
+
+	if (ch->payload_size < sizeof(h) || ch->disk >= fi->nr_disks)
+		return 0;
+	memcpy(&h, p, sizeof(h));
+	if (h.rec_offset < sizeof(h) || h.rec_offset % 8 ||
+	    h.rec_offset > ch->payload_size)
+		return 0;
+	room = ch->payload_size - h.rec_offset;
+	return fi->hdr.record_size &&
+	       room == (uint64_t)ch->nr_records * fi->hdr.record_size;
+}
+
+/*
  * Is a whole, valid chunk at @off?  CK_OK; CK_SHORT when the file ends
  * before the chunk does (by its header, if it has one); CK_BAD for a
  * header no writer makes, a checksum that does not match (files with
@@ -699,6 +720,10 @@ static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
 		if (!trailer_ok(payload, ch->payload_size, fi))
 			return CK_BAD;
 		break;
+	case IOTRACE_CHUNK_INFLIGHT:
+		if (!inflight_ok(ch, payload, fi))
+			return CK_BAD;
+		break;
 	}
 	return CK_OK;
 }
@@ -740,7 +765,8 @@ static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 
 		memcpy(&m, b + o, sizeof(m));
 		if (m != IOTRACE_CHUNK_RECORDS && m != IOTRACE_CHUNK_COMMS &&
-		    m != IOTRACE_CHUNK_STACK &&
+		    m != IOTRACE_CHUNK_STACK && m != IOTRACE_CHUNK_TRIGGER &&
+		    m != IOTRACE_CHUNK_INFLIGHT &&
 		    m != IOTRACE_CHUNK_TRAILER)
 			continue;
 		k = chunk_check(b, len, o, fi, &c, pc, &w);
@@ -1055,6 +1081,86 @@ int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
 	return (int)n;
 }
 
+/**
+ * iot_file_inflight() - the requests in flight at the end of a trace file
+ *	that iot_file_parse() accepted (its IOTRACE_CHUNK_INFLIGHT chunks: a
+ *	previous boot's), handed to @cb a disk at a time.
+ * @buf: the file.
+ * @len: its length.
+ * @fi: its information (read as iot_file_triggers() reads it).
+ * @cb: called with each chunk's table; a non-zero return stops the walk
+ *	and is returned.
+ * @arg: passed to @cb.
+ * @damaged: set to the chunks left out (a checksum that does not match,
+ *	sizes no writer makes).
+ *
+ * Return: 0, @cb's non-zero return, or -1 when the file could not be read
+ * (@fi->rd_err) or memory ran out (errno ENOMEM).
+ */
+int iot_file_inflight(const void *buf, size_t len, struct iot_file_info *fi,
+		      int (*cb)(void *arg, const struct iot_inflight *t),
+		      void *arg, unsigned int *damaged)
+{
+	struct iotrace_file_inflight h;
+	struct iotrace_file_chunk ch;
+	struct iot_inflight t;
+	uint8_t *p = NULL;
+	uint64_t off;
+	size_t k;
+	int r;
+
+	*damaged = 0;
+	r = iot_file_chunks_begin(buf, len, fi, &off);
+	if (r <= 0)
+		return r;
+	for (;; off += ch.hdr_size + ch.payload_size) {
+		r = iot_file_chunk_at(buf, len, fi, off, &ch);
+		if (r <= 0)
+			break;
+		if (ch.magic != IOTRACE_CHUNK_INFLIGHT)
+			continue;
+		free(p);
+		p = malloc(ch.hdr_size + ch.payload_size);
+		if (!p) {
+			errno = ENOMEM;
+			return -1;
+		}
+		if (iot_file_copy(fi, buf, off, p,
+				  ch.hdr_size + ch.payload_size)) {
+			r = -1;
+			break;
+		}
+		if ((fi->crc && iot_file_chunk_crc(p, ch.hdr_size,
+						   p + ch.hdr_size,
+						   ch.payload_size) != ch.crc) ||
+		    !inflight_ok(&ch, p + ch.hdr_size, fi)) {
+			(*damaged)++;
+			continue;
+		}
+		memcpy(&h, p + ch.hdr_size, sizeof(h));
+		memset(&t, 0, sizeof(t));
+		t.disk = ch.disk;
+		t.at_ns = h.at_ns;
+		t.torn = h.torn;
+		t.nr = ch.nr_records;
+		t.recs = calloc(t.nr ? t.nr : 1, sizeof(*t.recs));
+		if (!t.recs) {
+			free(p);
+			errno = ENOMEM;
+			return -1;
+		}
+		for (k = 0; k < t.nr; k++)
+			file_rec(&fi->hdr, p + ch.hdr_size + h.rec_offset +
+				 k * fi->hdr.record_size, &t.recs[k]);
+		r = cb(arg, &t);
+		free(t.recs);
+		if (r)
+			break;
+	}
+	free(p);
+	return r;
+}
+
 static const char *plural(uint64_t n)
 {
 	return n == 1 ? "" : "s";
@@ -1261,6 +1367,48 @@ int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
 		     const void *payload)
 {
 	wr_chunk(w, ch, payload);
+	return w->error ? -1 : 0;
+}
+
+/**
+ * iot_writer_inflight() - write a disk's requests in flight at the file's
+ *	end as an IOTRACE_CHUNK_INFLIGHT chunk (nothing when it has none and
+ *	no torn slot).
+ * @w: the writer (before iot_writer_finish()).
+ * @t: the table; its records are written as records chunks hold them.
+ *
+ * Return: 0 or -1 on a write error (or ENOMEM).
+ */
+int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t)
+{
+	struct iotrace_file_inflight h;
+	struct iotrace_file_chunk ch;
+	uint8_t *p;
+	size_t k;
+
+	if (!t->nr && !t->torn)
+		return 0;
+	memset(&h, 0, sizeof(h));
+	h.at_ns = t->at_ns;
+	h.torn = t->torn;
+	h.rec_offset = sizeof(h);
+	memset(&ch, 0, sizeof(ch));
+	ch.magic = IOTRACE_CHUNK_INFLIGHT;
+	ch.disk = t->disk;
+	ch.nr_records = t->nr;
+	ch.payload_size = sizeof(h) + (uint64_t)t->nr * w->record_size;
+	p = calloc(1, ch.payload_size);
+	if (!p) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(p, &h, sizeof(h));
+	for (k = 0; k < t->nr; k++)
+		memcpy(p + sizeof(h) + k * w->record_size, &t->recs[k],
+		       w->record_size < sizeof(t->recs[k]) ?
+		       w->record_size : sizeof(t->recs[k]));
+	wr_chunk(w, &ch, p);
+	free(p);
 	return w->error ? -1 : 0;
 }
 

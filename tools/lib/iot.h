@@ -334,6 +334,27 @@ int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
 		      unsigned int max);
 
 /**
+ * struct iot_inflight - a disk's requests in flight at a trace's end (a
+ *	previous boot's: IOTRACE_CHUNK_INFLIGHT).
+ * @disk: the disk's index in the file's table.
+ * @at_ns: CLOCK_MONOTONIC ns they were still in flight at.
+ * @torn: slots of the disk being written then (counted, not given).
+ * @recs: the requests, oldest issue first, without a completion.
+ * @nr: how many.
+ */
+struct iot_inflight {
+	unsigned int disk;
+	uint64_t at_ns;
+	uint32_t torn;
+	struct iotrace_record *recs;
+	size_t nr;
+};
+
+int iot_file_inflight(const void *buf, size_t len, struct iot_file_info *fi,
+		      int (*cb)(void *arg, const struct iot_inflight *t),
+		      void *arg, unsigned int *damaged);
+
+/**
  * struct iot_writer - trace-file writer state.
  * @fp: output stream.
  * @record_size: bytes per record.
@@ -357,6 +378,7 @@ int iot_writer_start(struct iot_writer *w, FILE *fp, uint32_t record_size,
 int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 		     unsigned int part, uint64_t first_seq, const void *recs,
 		     uint32_t nr);
+int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t);
 int iot_writer_comms(struct iot_writer *w,
 		     const struct iotrace_file_comm *v, uint32_t nr);
 int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
@@ -385,10 +407,15 @@ struct iot_drain_part {
  * @real_ns: CLOCK_REALTIME at the same moment.
  * @end_ns: its newest time known (CLOCK_MONOTONIC): the file's end.
  * @release: its kernel release.
+ * @infl: its requests in flight, a table per disk (@nr_infl of them),
+ *	written before the trailer (iot_writer_inflight()).
+ * @nr_infl: how many tables.
  */
 struct iot_rec_origin {
 	uint64_t mono_ns, real_ns, end_ns;
 	char release[65];
+	const struct iot_inflight *infl;
+	unsigned int nr_infl;
 };
 
 void iot_drain_init(const struct iot_ring *ring, struct iot_drain_part *parts);
@@ -454,11 +481,16 @@ int iot_preg_ring_read(const struct iot_preg *r,
 		       struct iot_preg_ring *out, char *err, size_t errlen);
 uint64_t iot_preg_end(const struct iot_preg *r);
 int iot_preg_rings(const struct iot_preg *r, struct iot_ring *rings,
-		   struct iot_disk *disks, unsigned int *nr, char *err,
-		   size_t errlen);
+		   struct iot_disk *disks, uint64_t *disk_gens,
+		   unsigned int *nr, char *err, size_t errlen);
+int iot_preg_inflight(const struct iot_preg *r, const uint64_t *disk_gens,
+		      unsigned int nr, uint64_t at_ns,
+		      struct iot_inflight **out, uint64_t *orphans);
+void iot_preg_inflight_free(struct iot_inflight *v, unsigned int nr);
 int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
-		   const struct iot_disk *disks, unsigned int nr, FILE *fp,
-		   uint64_t end_ns, struct iot_counts *counts, char *err,
+		   const struct iot_disk *disks, const uint64_t *disk_gens,
+		   unsigned int nr, FILE *fp, uint64_t end_ns,
+		   struct iot_counts *counts, uint64_t *orphans, char *err,
 		   size_t errlen);
 int iot_preg_trace(const struct iot_preg *r, uint8_t **out, size_t *len,
 		   char *err, size_t errlen);

@@ -15,7 +15,7 @@
  * <disk>/ring maps) or an in-flight table; a resize leaves a disk's older
  * rings behind, the newest has the highest allocation number.
  * iot_preg_write() writes the newest ring of each disk to a trace file,
- * dated by the region's clock anchor: "iotracectl previous -o" and the
+ * dated by the region's clock anchor, with the requests in flight: "iotracectl previous -o" and the
  * record sources (input.c) read a region so.
  */
 #include <errno.h>
@@ -523,6 +523,8 @@ uint64_t iot_preg_end(const struct iot_preg *r)
  * @r: the region.
  * @rings: room for r->h->max_disks rings, filled.
  * @disks: room for as many disks: the rings' (iot_ring_disk()).
+ * @disk_gens: NULL, or room for as many: each ring's disk number (its
+ *	in-flight table has the same).
  * @nr: set to the rings found.
  * @err: error message buffer.
  * @errlen: its size.
@@ -531,8 +533,8 @@ uint64_t iot_preg_end(const struct iot_preg *r)
  * the region holds no ring (only in-flight tables; @err says so).
  */
 int iot_preg_rings(const struct iot_preg *r, struct iot_ring *rings,
-		   struct iot_disk *disks, unsigned int *nr, char *err,
-		   size_t errlen)
+		   struct iot_disk *disks, uint64_t *disk_gens,
+		   unsigned int *nr, char *err, size_t errlen)
 {
 	const struct iotrace_preg_disk **v, *e;
 	unsigned int i, j, k = 0, n = 0;
@@ -563,6 +565,8 @@ int iot_preg_rings(const struct iot_preg *r, struct iot_ring *rings,
 			goto out;
 		}
 		iot_ring_disk(&rings[n], &disks[n]);
+		if (disk_gens)
+			disk_gens[n] = v[i]->disk_gen;
 		n++;
 	}
 	if (!n) {
@@ -577,17 +581,124 @@ out:
 	return ret;
 }
 
+static int infl_cmp(const void *a, const void *b)
+{
+	const struct iotrace_record *x = a, *y = b;
+
+	return x->issue_ns < y->issue_ns ? -1 : x->issue_ns > y->issue_ns;
+}
+
+/**
+ * iot_preg_inflight() - the requests in flight of the region's in-flight
+ *	tables, a table per ring of iot_preg_rings() that has one (matched
+ *	by disk number), oldest issue first.
+ * @r: the region.
+ * @disk_gens: the rings' disk numbers (iot_preg_rings()).
+ * @nr: how many rings.
+ * @at_ns: the time they were still in flight at (iot_preg_end()).
+ * @out: set to @nr tables (calloc()ed; iot_preg_inflight_free()), the
+ *	i-th the i-th ring's.
+ * @orphans: set to the requests of tables whose disk has no ring in the
+ *	region (not in @out: the file has no disk to put them under).
+ *
+ * Return: 0, or -1 when memory ran out.
+ */
+int iot_preg_inflight(const struct iot_preg *r, const uint64_t *disk_gens,
+		      unsigned int nr, uint64_t at_ns,
+		      struct iot_inflight **out, uint64_t *orphans)
+{
+	const struct iotrace_preg_slot *sl;
+	const struct iotrace_preg_disk *e;
+	struct iot_inflight *v, *t;
+	unsigned int i, d;
+	uint32_t j;
+	int dmg;
+
+	*orphans = 0;
+	*out = NULL;
+	v = calloc(nr ? nr : 1, sizeof(*v));
+	if (!v)
+		return -1;
+	for (d = 0; d < nr; d++) {
+		v[d].disk = d;
+		v[d].at_ns = at_ns;
+	}
+	for (i = 0; i < r->h->max_disks; i++) {
+		e = iot_preg_entry(r, i, &dmg);
+		if (!e || !(e->flags & IOTRACE_PREG_D_SLOTS))
+			continue;
+		sl = (const void *)(r->buf + e->slots_off);
+		for (d = 0; d < nr && disk_gens[d] != e->disk_gen; d++)
+			;
+		for (j = 0; j < e->nr_slots; j++) {
+			if (!sl[j].gen)
+				continue;
+			if (d == nr) {
+				*orphans += !(sl[j].gen & 1);
+				continue;
+			}
+			t = &v[d];
+			if (sl[j].gen & 1) {
+				t->torn++;
+				continue;
+			}
+			if (!(t->nr & (t->nr + 1))) {
+				/* full at 2^k - 1 records: double */
+				struct iotrace_record *nr2;
+
+				nr2 = realloc(t->recs, (2 * t->nr + 1) *
+					      sizeof(*nr2));
+				if (!nr2)
+					goto oom;
+				t->recs = nr2;
+			}
+			iot_rec2_read((const uint8_t *)&sl[j] +
+				      offsetof(struct iotrace_preg_slot, rec),
+				      UINT16_MAX, &t->recs[t->nr++]);
+		}
+	}
+	for (d = 0; d < nr; d++)
+		if (v[d].nr > 1)
+			qsort(v[d].recs, v[d].nr, sizeof(*v[d].recs),
+			      infl_cmp);
+	*out = v;
+	return 0;
+oom:
+	iot_preg_inflight_free(v, nr);
+	return -1;
+}
+
+/**
+ * iot_preg_inflight_free() - free iot_preg_inflight()'s tables.
+ * @v: the tables (may be NULL).
+ * @nr: how many.
+ */
+void iot_preg_inflight_free(struct iot_inflight *v, unsigned int nr)
+{
+	unsigned int d;
+
+	if (!v)
+		return;
+	for (d = 0; d < nr; d++)
+		free(v[d].recs);
+	free(v);
+}
+
 /**
  * iot_preg_write() - write rings of the region (iot_preg_rings()) to a
  *	trace file, as record writes one, in one pass (iot_rings_write()),
- *	dated by the region's clock anchor and kernel release.
+ *	dated by the region's clock anchor and kernel release, with the
+ *	requests of its in-flight tables (iot_preg_inflight()) at its end.
  * @r: the region.
  * @rings: the rings.
  * @disks: their disks.
+ * @disk_gens: their disk numbers.
  * @nr: how many.
  * @fp: the output.
  * @end_ns: the file's end (iot_preg_end()); the anchor if earlier.
  * @counts: per ring, what was written, overwritten, torn.
+ * @orphans: set to the requests in flight of disks without a ring in the
+ *	region (not written; NULL: not wanted).
  * @err: error message buffer.
  * @errlen: its size.
  *
@@ -595,18 +706,30 @@ out:
  * errno set).
  */
 int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
-		   const struct iot_disk *disks, unsigned int nr, FILE *fp,
-		   uint64_t end_ns, struct iot_counts *counts, char *err,
+		   const struct iot_disk *disks, const uint64_t *disk_gens,
+		   unsigned int nr, FILE *fp, uint64_t end_ns,
+		   struct iot_counts *counts, uint64_t *orphans, char *err,
 		   size_t errlen)
 {
 	struct iot_rec_origin org = { 0 };
+	struct iot_inflight *infl;
+	uint64_t lone;
+	int ret;
 
 	org.mono_ns = r->h->anchor_mono_ns;
 	org.real_ns = r->h->anchor_real_ns;
 	org.end_ns = end_ns > org.mono_ns ? end_ns : org.mono_ns;
 	snprintf(org.release, sizeof(org.release), "%.64s", r->h->release);
-	return iot_rings_write(rings, disks, nr, fp, &org, counts, err,
-			       errlen);
+	if (iot_preg_inflight(r, disk_gens, nr, org.end_ns, &infl, &lone))
+		return ERR("out of memory"), -1;
+	org.infl = infl;
+	org.nr_infl = nr;
+	if (orphans)
+		*orphans = lone;
+	ret = iot_rings_write(rings, disks, nr, fp, &org, counts, err,
+			      errlen);
+	iot_preg_inflight_free(infl, nr);
+	return ret;
 }
 
 /**
@@ -628,6 +751,7 @@ int iot_preg_trace(const struct iot_preg *r, uint8_t **out, size_t *len,
 	struct iot_counts *counts;
 	struct iot_disk *disks;
 	struct iot_ring *rings;
+	uint64_t *gens;
 	char *mem = NULL;
 	size_t size = 0;
 	FILE *fp = NULL;
@@ -638,11 +762,12 @@ int iot_preg_trace(const struct iot_preg *r, uint8_t **out, size_t *len,
 	rings = calloc(max, sizeof(*rings));
 	disks = calloc(max, sizeof(*disks));
 	counts = calloc(max, sizeof(*counts));
-	if (!rings || !disks || !counts) {
+	gens = calloc(max, sizeof(*gens));
+	if (!rings || !disks || !counts || !gens) {
 		ERR("out of memory");
 		goto out;
 	}
-	ret = iot_preg_rings(r, rings, disks, &n, err, errlen);
+	ret = iot_preg_rings(r, rings, disks, gens, &n, err, errlen);
 	if (ret)
 		goto out;
 	fp = open_memstream(&mem, &size);
@@ -651,8 +776,8 @@ int iot_preg_trace(const struct iot_preg *r, uint8_t **out, size_t *len,
 		ret = -1;
 		goto out;
 	}
-	ret = iot_preg_write(r, rings, disks, n, fp, iot_preg_end(r), counts,
-			     err, errlen);
+	ret = iot_preg_write(r, rings, disks, gens, n, fp, iot_preg_end(r),
+			     counts, NULL, err, errlen);
 	if (ret == -3) {
 		char why[IOT_ERR_LEN];
 
@@ -674,5 +799,6 @@ out:
 	free(rings);
 	free(disks);
 	free(counts);
+	free(gens);
 	return ret;
 }

@@ -309,6 +309,7 @@ def main():
     check("previous_core_truncated", rc == 1 and "cut short" in err,
           err + o)
     sources(img, reg, trace, cf)
+    inflight(reg, trace, cf)
 
 
 def cmd(*args, env=None, stdin=None):
@@ -428,6 +429,79 @@ def sources(img, reg, trace, cf):
     check("source_region_without_ring_refused",
           rc == 1 and not o and "holds no ring, only requests in flight"
           in err, err)
+
+
+def inflight(reg, trace, cf):
+    """The in-flight table in the trace file "previous -o" writes, and
+    "inflight" on it and on the region's other forms."""
+    rc, o, err = cmd("inflight", trace)
+    rows = [ln.split() for ln in o.decode().splitlines()[1:]]
+    # DISK ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU PID COMMAND...
+    check("inflight_trace_file_has_the_stuck_read",
+          rc == 0 and len(rows) == 1 and
+          rows[0][:10] == ["nullb0", "4900000000", "100000.0", "read",
+                           "616", "4096", "0", "17", "0", "4242"] and
+          " ".join(rows[0][10:]) == "READ(10) lba=616 len=8", err + o.decode())
+    check("inflight_trace_file_counts_the_torn_slot",
+          "1 in-flight slot was being written when it stopped" in err, err)
+    want = cmd("inflight", "-o", "csv", trace)
+    check("inflight_csv", want[0] == 0 and want[1].decode().splitlines() ==
+          ["disk,issue_ns,age_us,op,sector,bytes,hwq,tag,cpu,pid,command",
+           "nullb0,4900000000,100000.0,read,616,4096,0,17,0,4242,"
+           "READ(10) lba=616 len=8"], want[1].decode() + want[2])
+    for kind, src in (("region", reg), ("core", cf)):
+        got = cmd("inflight", "-o", "csv", src)
+        check("inflight_%s_is_the_trace_files" % kind,
+              got[0] == 0 and got[1] == want[1], got[1].decode() + got[2])
+    got = cmd("inflight", "-o", "csv", "-", stdin=open(trace, "rb"))
+    check("inflight_standard_input", got[0] == 0 and got[1] == want[1],
+          got[2])
+    dfs = os.path.join(TMP, "dfs-infl")
+    shutil.rmtree(dfs, ignore_errors=True)
+    os.makedirs(dfs)
+    shutil.copy(reg, os.path.join(dfs, "previous"))
+    got = cmd("inflight", "-o", "csv", "previous",
+              env={"IOTRACE_DEBUGFS": dfs,
+                   "IOTRACE_DEV": os.path.join(TMP, "nodev")})
+    check("inflight_previous_is_the_trace_files",
+          got[0] == 0 and got[1] == want[1], got[1].decode() + got[2])
+    rc, o, err = cmd("inflight", "-o", "json", trace)
+    check("inflight_json", rc == 0 and o.decode().strip() ==
+          '[{"disk":"nullb0","issue_ns":4900000000,"age_us":100000.0,'
+          '"op":"read","sector":616,"bytes":4096,"hwq":0,"tag":17,"cpu":0,'
+          '"pid":4242,"command":"READ(10) lba=616 len=8"}]', o.decode())
+    rc, o, err = cmd("info", trace)
+    check("inflight_info_counts_them",
+          rc == 0 and b"in flight at its end 1, torn slots 1\n" in o,
+          o.decode() + err)
+    rc, o, err = cmd("inflight", RING)
+    check("inflight_ring_copy_refused",
+          rc == 1 and not o and "a ring copy holds no requests in flight"
+          in err, err)
+    # the section damaged: skipped and said, exit 3; the records stay
+    b = bytearray(open(trace, "rb").read())
+    at = b.find(struct.pack("<I", 0x544c4649))
+    b[at + 48 + 32 + 20] ^= 0x40
+    p = os.path.join(TMP, "infl-damaged.iot")
+    open(p, "wb").write(b)
+    rc, o, err = cmd("inflight", p)
+    check("inflight_damaged_section_said",
+          at > 0 and rc == 3 and len(o.splitlines()) == 1 and
+          "1 damaged in-flight section skipped" in err, err)
+    a = cmd("show", "-o", "csv", p)
+    check("inflight_damaged_section_records_read",
+          a[0] == 3 and a[1] == cmd("show", "-o", "csv", trace)[1], a[2])
+    # a table whose disk has no ring in the region: said, not lost silently
+    b = region()
+    off = struct.unpack_from("<Q", b, 4608 + 440)[0]
+    b[4608:5120] = entry(b"sdq", 1 | 4, slots_off=off, nr_slots=4, gen=2,
+                         disk_gen=7)
+    p = os.path.join(TMP, "orphan.region")
+    open(p, "wb").write(b)
+    rc, o, err = run(p, "-o", os.path.join(TMP, "orphan.iot"))
+    check("inflight_without_ring_said",
+          rc == 0 and "1 request in flight of disks without a ring in the "
+          "region (listed above) not in" in err and "READ(10)" in o, err)
 
 
 if MAKE:

@@ -648,6 +648,39 @@ struct iotrace_file_comm {
 #define IOTRACE_FILE_ID_LEN		128
 #define IOTRACE_FILE_TH_ERRNOS		8
 
+/*
+ * File minor 2: the requests in flight when the trace ends (written for a
+ * previous boot's persistent region, whose in-flight tables survive it).
+ *
+ * IOTRACE_CHUNK_INFLIGHT: one per disk that had a request in flight (or a
+ * slot being written), the chunk's @disk naming it and @nr_records the
+ * requests; part and first_seq are zero.  The payload is one struct
+ * iotrace_file_inflight, then @nr_records records of the file's
+ * record_size bytes at its @rec_offset, oldest issue first, each as its
+ * completion would have written it without complete_ns and
+ * IOTRACE_RF_COMPLETE (seq 0).  Written after the records, before the
+ * trailer.  A reader that does not know the chunk skips it.
+ */
+#define IOTRACE_CHUNK_INFLIGHT	0x544c4649U	/* "IFLT", file minor 2 */
+
+/**
+ * struct iotrace_file_inflight - payload header of an IOTRACE_CHUNK_INFLIGHT
+ *	chunk.
+ * @at_ns: CLOCK_MONOTONIC ns the requests were still in flight at (the
+ *	newest time known of that boot: its clock anchor or its newest
+ *	completion): a request's age is @at_ns - issue_ns.
+ * @torn: slots of the disk that were being written when it stopped:
+ *	counted, not given.
+ * @rec_offset: offset of the first record from the start of the payload.
+ * @reserved: zero.
+ */
+struct iotrace_file_inflight {
+	__u64	at_ns;
+	__u32	torn;
+	__u32	rec_offset;
+	__u64	reserved[2];
+};
+
 /**
  * struct iotrace_file_trigger - payload of an IOTRACE_CHUNK_TRIGGER chunk:
  *	why a snapshot of a disk was taken, and which disk it is.
