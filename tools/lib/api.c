@@ -1308,3 +1308,69 @@ int iotrace_rec_columns(struct iotrace_source *h,
 	}
 	return 0;
 }
+
+/**
+ * struct api_infl - one iotrace_source_inflight().
+ * @fn: the caller's function.
+ * @arg: its argument.
+ * @stop: @fn's value that stopped the walk, 0: none.
+ * @info: what is found.
+ */
+struct api_infl {
+	iotrace_rec_fn fn;
+	void *arg;
+	int stop;
+	struct iotrace_inflight_info *info;
+};
+
+/* a disk's in-flight table (iot_file_inflight()): each request to @fn */
+static int api_infl_table(void *arg, const struct iot_inflight *t)
+{
+	struct api_infl *a = arg;
+	struct iotrace_rec rec;
+	size_t k;
+
+	if (t->at_ns > a->info->at_ns)
+		a->info->at_ns = t->at_ns;
+	a->info->torn += t->torn;
+	for (k = 0; k < t->nr; k++) {
+		to_rec(&t->recs[k], t->disk, &rec);
+		a->info->requests++;
+		a->stop = a->fn(a->arg, &rec);
+		if (a->stop)
+			return 1;
+	}
+	return 0;
+}
+
+int iotrace_source_inflight(struct iotrace_source *h, iotrace_rec_fn fn,
+			    void *arg, struct iotrace_inflight_info *info)
+{
+	struct iotrace_inflight_info none;
+	struct api_infl a;
+	unsigned int damaged = 0;
+
+	if (api_closed(h))
+		return -1;
+	if (!fn) {
+		snprintf(h->err, sizeof(h->err), "no function to call");
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.fn = fn;
+	a.arg = arg;
+	a.info = info ? info : &none;
+	memset(a.info, 0, sizeof(*a.info));
+	if (!h->src.is_file)
+		return 0;	/* a ring: none */
+	if (iot_file_inflight(h->src.buf, h->src.len, h->src.fi,
+			      api_infl_table, &a, &damaged) < 0) {
+		if (h->src.fi->rd_err)
+			iot_src_read_error(&h->src, h->err, sizeof(h->err));
+		else
+			snprintf(h->err, sizeof(h->err), "out of memory");
+		return -1;
+	}
+	a.info->damaged = damaged;
+	return a.stop;
+}

@@ -610,6 +610,7 @@ int iot_preg_inflight(const struct iot_preg *r, const uint64_t *disk_gens,
 	const struct iotrace_preg_slot *sl;
 	const struct iotrace_preg_disk *e;
 	struct iot_inflight *v, *t;
+	struct iotrace_record *rec;
 	unsigned int i, d;
 	uint32_t j;
 	int dmg;
@@ -652,9 +653,14 @@ int iot_preg_inflight(const struct iot_preg *r, const uint64_t *disk_gens,
 					goto oom;
 				t->recs = nr2;
 			}
+			rec = &t->recs[t->nr++];
 			iot_rec2_read((const uint8_t *)&sl[j] +
 				      offsetof(struct iotrace_preg_slot, rec),
-				      UINT16_MAX, &t->recs[t->nr++]);
+				      UINT16_MAX, rec);
+			/* as abi.rst has it, whatever the slot holds */
+			rec->seq = 0;
+			rec->complete_ns = 0;
+			rec->rflags &= ~IOTRACE_RF_COMPLETE;
 		}
 	}
 	for (d = 0; d < nr; d++)

@@ -33,20 +33,23 @@ trap 'rm -rf "$T"' EXIT
 echo "KTAP version 1"
 
 # 1. the exports: the header's functions, each of version LIBIOTRACE_1,
-# those after the header's line that names LIBIOTRACE_1.1 of that
-# version, and nothing else
+# those after the header's lines that name LIBIOTRACE_1.1 and 1.2 of
+# those versions, and nothing else
 awk '/symbol version LIBIOTRACE_1\.1/ { v = "1.1" }
+	/symbol version LIBIOTRACE_1\.2/ { v = "1.2" }
 	match($0, /^[a-z].*[ *]iotrace_[a-z0-9_]*\(/) {
 		f = substr($0, RSTART, RLENGTH - 1); sub(/.*[ *]/, "", f)
 		print f "@@LIBIOTRACE_" (v ? v : "1") }' \
 	include/iotrace/libiotrace.h | sort -u > "$T/header"
 nm -D --defined-only "$SO" | awk '{ print $NF }' | sort > "$T/exports"
-{ cat "$T/header"; echo LIBIOTRACE_1; echo LIBIOTRACE_1.1; } | sort > "$T/want"
+{ cat "$T/header"; echo LIBIOTRACE_1; echo LIBIOTRACE_1.1; echo LIBIOTRACE_1.2; } |
+	sort > "$T/want"
 echo "# $(grep -c '@@LIBIOTRACE_1$' "$T/header") functions of LIBIOTRACE_1" \
-	"and $(grep -c '@@LIBIOTRACE_1.1$' "$T/header") of LIBIOTRACE_1.1" \
+	"$(grep -c '@@LIBIOTRACE_1.1$' "$T/header") of LIBIOTRACE_1.1" \
+	"and $(grep -c '@@LIBIOTRACE_1.2$' "$T/header") of LIBIOTRACE_1.2" \
 	"in libiotrace.h, $(wc -l < "$T/exports") symbols exported by $SO"
 diff "$T/want" "$T/exports" > "$T/why" 2>&1
-result $? "libapi_exports_are_the_header_functions_of_LIBIOTRACE_1_and_1.1" "$T/why"
+result $? "libapi_exports_are_the_header_functions_of_LIBIOTRACE_1_1.1_and_1.2" "$T/why"
 # the 18 functions of LIBIOTRACE_1 stay there
 [ "$(grep -c '@@LIBIOTRACE_1$' "$T/exports")" = 18 ] &&
 	objdump -T "$SO" | grep -q 'LIBIOTRACE_1\.1 *iotrace_source_read$'
@@ -190,6 +193,25 @@ compare previous_region_asan_ubsan "$T/san" previous
 grep -q "$(printf '^source\t1\t1\t[^\t]*\t6.12.0-test\t5000000000$')" \
 	"$T/out"
 result $? "libapi_previous_is_a_trace_file_of_that_boot" "$T/out"
+# the requests in flight at its end (iotrace_source_inflight()): those
+# "iotracectl inflight" lists, from the region and from the trace file
+# "previous -o" writes of it
+iotracectl/iotracectl previous -o "$T/prev.iot" > /dev/null 2>&1
+for s in previous "$T/prev.iot"; do
+	for p in dyn san; do
+		"$T/$p" inflight "$s" > "$T/api" 2> "$T/why"
+		rc=$?
+		iotracectl/iotracectl inflight -o csv "$s" > "$T/csv" 2>> "$T/why"
+		[ $rc = 0 ] && grep -v '^#' "$T/api" | diff - "$T/csv" >> "$T/why" &&
+			grep -q '^# requests 1 at 5000000000 torn 1 damaged 0$' "$T/api" &&
+			[ "$(wc -l < "$T/csv")" = 2 ]
+		result $? "libapi_inflight_${p}_$(basename "$s") ($(sed -n 2p "$T/csv"))" "$T/why"
+	done
+done
+# a source without any: none, and no error
+"$T/dyn" inflight "$T/f2.trace" > "$T/api" 2> "$T/why" &&
+	grep -q '^# requests 0 at 0 torn 0 damaged 0$' "$T/api"
+result $? "libapi_inflight_none_in_a_recording" "$T/api"
 unset IOTRACE_DEBUGFS
 compare truncated_asan_ubsan "$T/san" "$T/cut.trace"
 compare ring_2_0_asan_ubsan "$T/san" "$T/r2.ring"

@@ -24,6 +24,11 @@
  *   libapi_test threads SOURCE N            N threads, a handle each, read
  *                                           SOURCE at once: their counts
  *                                           and sums must agree
+ *   libapi_test inflight SOURCE             the requests in flight at its
+ *                                           end as "iotracectl inflight -o
+ *                                           csv" prints them, then a line
+ *                                           "# requests R at A torn T
+ *                                           damaged D"
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -300,6 +305,71 @@ static int order_of(const char *s)
 	return -1;
 }
 
+static int infl_rec_count(void *arg, const struct iotrace_rec *r)
+{
+	(void)arg;
+	(void)r;
+	return 0;
+}
+
+/* what "inflight" prints requests with */
+struct infl {
+	struct iotrace_disk *disks;
+	uint64_t at_ns;
+};
+
+static int infl_rec(void *arg, const struct iotrace_rec *r)
+{
+	struct infl *f = arg;
+	char cmd[256];
+
+	iotrace_rec_command(r, cmd, sizeof(cmd));
+	printf("%s,%llu,%.1f,%s,", f->disks[r->disk].name,
+	       (unsigned long long)r->issue_ns,
+	       f->at_ns > r->issue_ns ?
+	       (double)((f->at_ns - r->issue_ns) / 1000) : 0.0,
+	       iotrace_op_name(r->op));
+	if (r->sector != UINT64_MAX)
+		printf("%llu", (unsigned long long)r->sector);
+	printf(",%u,%u,%u,%u,%u,%s\n", r->bytes, r->hwq, r->tag, r->issue_cpu,
+	       r->pid, cmd);
+	return (r->rflags & IOTRACE_REC_COMPLETE) || r->complete_ns ? 1 : 0;
+}
+
+static int cmd_inflight(struct iotrace_source *src)
+{
+	struct iotrace_inflight_info fi;
+	struct iotrace_source_info info;
+	struct infl f = { 0 };
+	unsigned int i;
+	int ret;
+
+	if (iotrace_source_info(src, &info))
+		return -1;
+	f.disks = calloc(info.nr_disks + 1, sizeof(*f.disks));
+	if (!f.disks)
+		return -1;
+	for (i = 0; i < info.nr_disks; i++)
+		if (iotrace_source_disk(src, i, &f.disks[i]))
+			goto err;
+	/* a first pass for the time (the ages), a second prints */
+	if (iotrace_source_inflight(src, infl_rec_count, NULL, &fi))
+		goto err;
+	f.at_ns = fi.at_ns;
+	printf("disk,issue_ns,age_us,op,sector,bytes,hwq,tag,cpu,pid,command\n");
+	ret = iotrace_source_inflight(src, infl_rec, &f, &fi);
+	free(f.disks);
+	if (ret)
+		return ret > 0 ? -2 : -1;
+	printf("# requests %llu at %llu torn %llu damaged %u\n",
+	       (unsigned long long)fi.requests, (unsigned long long)fi.at_ns,
+	       (unsigned long long)fi.torn, fi.damaged);
+	return 0;
+err:
+	free(f.disks);
+	return -1;
+}
+
 static int cmd_show(struct iotrace_source *src, int order, unsigned long max,
 		    size_t batch)
 {
@@ -488,6 +558,13 @@ int main(int argc, char **argv)
 			       argc > 4 ? strtoul(argv[4], NULL, 0) : ~0ul,
 			       argc > 5 ? strtoul(argv[5], NULL, 0) : 0);
 		if (ret == -2) {
+			iotrace_source_free(src);
+			return 2;
+		}
+	} else if (!strcmp(argv[1], "inflight")) {
+		ret = cmd_inflight(src);
+		if (ret == -2) {
+			fprintf(stderr, "libapi_test: a request in flight with a completion\n");
 			iotrace_source_free(src);
 			return 2;
 		}

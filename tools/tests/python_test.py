@@ -400,6 +400,43 @@ def test_install():
            p.stderr + "\n".join(left))
 
 
+def test_inflight():
+    """Trace.inflight(): the requests in flight of a previous boot's
+    region (tests/pregcheck.py's) and of the trace file "previous -o"
+    writes of it, against "iotracectl inflight -o csv"."""
+    reg = path("region")
+    subprocess.run([sys.executable, os.path.join(TOOLS, "tests",
+                                                 "pregcheck.py"),
+                    "--region", path("r2.ring"), reg], check=True)
+    prev = path("prev.iot")
+    subprocess.run([CTL, "previous", reg, "-o", prev], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for name, src in (("region", reg), ("trace_file", prev)):
+        want = list(csv.DictReader(io.StringIO(ctl_csv(
+            "inflight", "-o", "csv", src).decode())))
+        try:
+            got, meta = iotrace.open(src).inflight()
+        except iotrace.IotraceError as e:
+            result(False, "inflight_" + name, e)
+            continue
+        rows = [{"disk": r.disk, "issue_ns": str(r.issue_ns),
+                 "age_us": "%.1f" % ((meta["at_ns"] - r.issue_ns) // 1000),
+                 "op": r.op, "sector": str(r.sector), "bytes": str(r.bytes),
+                 "hwq": str(r.hwq), "tag": str(r.tag),
+                 "cpu": str(r.issue_cpu), "pid": str(r.pid),
+                 "command": r.command} for r in got]
+        result(len(want) == 1 and rows == want and meta["torn"] == 1 and
+               meta["damaged"] == 0 and
+               all(r.complete_ns is None and r.latency_ns is None
+                   for r in got),
+               "inflight_%s (%s)" % (name, want[0]["command"] if want
+                                     else "none"),
+               "%s\n%s\n%s" % (rows, want, meta))
+    got, meta = iotrace.open(path("f2.trace")).inflight()
+    result(got == [] and meta == {"at_ns": 0, "torn": 0, "damaged": 0},
+           "inflight_none_in_a_recording", "%s %s" % (got, meta))
+
+
 def main():
     print("KTAP version 1")
     make_inputs()
@@ -412,6 +449,7 @@ def main():
         test_errors()
         test_truncated_warning()
         test_source_info()
+        test_inflight()
         test_doc_example()
         test_install()
     finally:

@@ -9,7 +9,7 @@
  *
  * Link with "pkg-config --cflags --libs libiotrace".  The shared library
  * is libiotrace.so.1: every function below has the symbol version
- * LIBIOTRACE_1, but those at the end, of LIBIOTRACE_1.1.  This header
+ * LIBIOTRACE_1, but those at the end, of LIBIOTRACE_1.1 and 1.2.  This header
  * stands alone: it needs neither the kernel's nor iotrace's uapi header,
  * and names nothing of the library's insides.
  *
@@ -678,6 +678,50 @@ int iotrace_rec_columns(struct iotrace_source *src,
 			const struct iotrace_rec *recs, size_t n,
 			const struct iotrace_column *cols, unsigned int nr_cols,
 			struct iotrace_strtab *tab);
+
+/*
+ * The function below has the symbol version LIBIOTRACE_1.2: the requests
+ * in flight at the end of a trace (a previous boot's).
+ */
+
+/**
+ * struct iotrace_inflight_info - what iotrace_source_inflight() found.
+ * @requests: the requests handed out.
+ * @at_ns: CLOCK_MONOTONIC ns they were still in flight at (the newest
+ *	time known of that boot; 0 when there is none): a request's age is
+ *	@at_ns - issue_ns.
+ * @torn: in-flight slots that were being written when it stopped
+ *	(counted, not handed out).
+ * @damaged: in-flight sections of the file left out (a checksum that does
+ *	not match, sizes no writer makes).
+ * @reserved: zero.
+ */
+struct iotrace_inflight_info {
+	uint64_t requests;
+	uint64_t at_ns;
+	uint64_t torn;
+	uint32_t damaged;
+	uint32_t reserved;
+};
+
+/**
+ * iotrace_source_inflight() - the requests in flight when a trace ended.
+ * @src: the handle, open: a trace file that "iotracectl previous -o"
+ *	wrote, a persistent region (the module's copy, "previous"), a copy
+ *	of one or a crash dump; any other source has none (a live disk's
+ *	are not read here: "iotracectl inflight DISK" lists them).
+ * @fn: called for each request, oldest issue first, disk by disk; it
+ *	must not use @src.  A request's record is as its completion would
+ *	have written it without a completion: complete_ns 0, rflags without
+ *	IOTRACE_REC_COMPLETE, seq 0.
+ * @arg: its first argument.
+ * @info: NULL, or filled.
+ *
+ * Return: 0 after the last request, @fn's positive value when it
+ * stopped, or -1 (iotrace_source_error() says why).
+ */
+int iotrace_source_inflight(struct iotrace_source *src, iotrace_rec_fn fn,
+			    void *arg, struct iotrace_inflight_info *info);
 
 #ifdef __cplusplus
 }

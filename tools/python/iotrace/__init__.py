@@ -322,6 +322,39 @@ class Trace:
     def __iter__(self):
         return self.records()
 
+    def inflight(self):
+        """The requests in flight when the trace ended (a previous boot's:
+        its persistent region, or the trace file "iotracectl previous -o"
+        wrote), as Record tuples without a completion (complete_ns and
+        latency_ns None), oldest issue first, disk by disk; and a dict:
+        at_ns (the time they were still in flight at: age = at_ns -
+        issue_ns), torn (slots being written, not given), damaged
+        (sections of the file left out).  Other sources have none."""
+        got = []
+
+        def keep(_arg, rec):
+            got.append(ctypes.string_at(rec, _REC_SIZE))
+            return 0
+        fn = _lib.REC_FN(keep)
+        info = _lib.InflightInfo()
+        self._check(lib.iotrace_source_inflight(self._handle(), fn, None,
+                                                ctypes.byref(info)))
+        meta = {"at_ns": info.at_ns, "torn": info.torn,
+                "damaged": info.damaged}
+        if not got:
+            return [], meta
+        buf = ctypes.create_string_buffer(b"".join(got))
+        tab = lib.iotrace_strtab_new()
+        if not tab:
+            raise MemoryError("iotrace: out of memory")
+        try:
+            cols = _Columns(len(got))
+            cols.fill(self, ctypes.addressof(buf), len(got), tab)
+            strings = [s or None for s in self._strings(tab)]
+            return list(self._batch_records(cols, strings)), meta
+        finally:
+            lib.iotrace_strtab_free(tab)
+
     @staticmethod
     def _batch_records(cols, strings):
         fields = []

@@ -113,6 +113,19 @@ class Rec(ctypes.Structure):
                 ("cmd", ctypes.c_uint8 * REC_CMD_LEN)]
 
 
+class InflightInfo(ctypes.Structure):
+    _fields_ = [("requests", ctypes.c_uint64),
+                ("at_ns", ctypes.c_uint64),
+                ("torn", ctypes.c_uint64),
+                ("damaged", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32)]
+
+
+# typedef iotrace_rec_fn
+REC_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
+                          ctypes.POINTER(Rec))
+
+
 class Column(ctypes.Structure):
     _fields_ = [("field", ctypes.c_uint32),
                 ("type", ctypes.c_uint32),
@@ -146,6 +159,9 @@ _SIGNATURES = {
                             [_P, ctypes.POINTER(ctypes.c_size_t)]),
     "iotrace_rec_columns": (ctypes.c_int, [_P, _P, ctypes.c_size_t, _P,
                                            ctypes.c_uint, _P]),
+    # LIBIOTRACE_1.2
+    "iotrace_source_inflight": (ctypes.c_int, [_P, REC_FN, _P,
+                                               ctypes.POINTER(InflightInfo)]),
 }
 
 
@@ -172,7 +188,7 @@ def _load():
                 fn.restype = res
                 fn.argtypes = args
         except AttributeError as e:
-            tried.append("%s: %s (libiotrace older than 1.1)" % (path, e))
+            tried.append("%s: %s (libiotrace older than 1.2)" % (path, e))
             continue
         return lib
     raise ImportError("iotrace: cannot load %s: %s" %
