@@ -83,6 +83,23 @@ static void fuzz_stacks(struct iot_src *s)
 	iot_stack_free(&st);
 }
 
+/* a table of "inflight FILE": its disk in the file's table, its records */
+static int fuzz_inflight_table(void *arg, const struct iot_inflight *t)
+{
+	const struct iot_src *s = arg;
+	char cmd[256];
+	size_t k;
+
+	if (t->disk >= s->nr_disks)
+		abort();
+	for (k = 0; k < t->nr; k++) {
+		iot_decode_cmd(&t->recs[k], cmd, sizeof(cmd));
+		if (strnlen(cmd, sizeof(cmd)) == sizeof(cmd))
+			abort();
+	}
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[IOT_ERR_LEN];
@@ -120,6 +137,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_triggers(&s);
 		/* show --stack's tables */
 		fuzz_stacks(&s);
+		/* inflight FILE: a previous boot's requests in flight */
+		{
+			unsigned int dmg;
+
+			if (iot_file_inflight(s.buf, s.len, s.fi,
+					      fuzz_inflight_table, &s,
+					      &dmg) < 0 &&
+			    s.fi->rd_err)
+				abort();
+		}
 		/* show and export -f csv: the (disk, part) streams merged */
 		iot_src_read_merged(&s, size & 1, fuzz_record, NULL, err,
 				    sizeof(err));
