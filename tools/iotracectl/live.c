@@ -731,6 +731,23 @@ static int infl_file(struct iot_opts *o, const char *arg)
 	return iot_salvaged ? 3 : 0;
 }
 
+/*
+ * Is inflight's argument a trace (as the readers take it): standard
+ * input, a path, a regular file or pipe, or "previous" when no such file
+ * exists?  Else it is a disk's name (a block device node in the current
+ * directory too).
+ */
+static int infl_is_file(const char *arg)
+{
+	struct stat st;
+
+	if (!strcmp(arg, "-") || strchr(arg, '/'))
+		return 1;
+	if (stat(arg, &st))
+		return !strcmp(arg, "previous");
+	return S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode);
+}
+
 int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 {
 	struct infl *v = NULL;
@@ -738,15 +755,11 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 	size_t n = 0, k;
 	int ret, eno, j;
 
-	struct stat st;
-
 	if (argc != 1) {
 		iot_err("inflight needs one DISK or FILE argument");
 		return 2;
 	}
-	/* a file, standard input or the previous boot: as every reader */
-	if (!strcmp(argv[0], "-") || !stat(argv[0], &st) ||
-	    !strcmp(argv[0], "previous"))
+	if (infl_is_file(argv[0]))
 		return infl_file(o, argv[0]);
 	/* debugfs, else the device (debugfs not mounted) */
 	ret = infl_debugfs(argv[0], &v, &n);

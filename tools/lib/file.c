@@ -776,6 +776,23 @@ static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 	return 0;
 }
 
+/* Keep the offset of an in-flight chunk the parse took: 0, -1 (ENOMEM). */
+static int note_inflight(struct iot_file_info *fi, uint64_t off)
+{
+	uint64_t *v;
+
+	if (!(fi->nr_infl & (fi->nr_infl + 1))) {
+		/* full at 2^k - 1 entries: double */
+		v = realloc(fi->infl, (2 * (size_t)fi->nr_infl + 1) *
+			    sizeof(*v));
+		if (!v)
+			return -1;
+		fi->infl = v;
+	}
+	fi->infl[fi->nr_infl++] = off;
+	return 0;
+}
+
 /**
  * iot_file_parse() - validate a trace file and hand its records to @cb.
  * @buf: file bytes.
@@ -864,6 +881,8 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 			fi->skips[fi->nr_skips].off = off;
 			fi->skips[fi->nr_skips++].end = nxt;
 			fi->bad_chunks++;
+			if (ch.magic == IOTRACE_CHUNK_INFLIGHT)
+				fi->bad_infl++;
 			fi->bad_bytes += nxt - off;
 			off = nxt;
 			continue;
@@ -877,6 +896,13 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		if (ch.magic == IOTRACE_CHUNK_COMMS && fi->hdr.minor >= 2) {
 			if (!cb)
 				parse_comms(fi->comms, &ch, payload);
+			goto next;
+		}
+		if (ch.magic == IOTRACE_CHUNK_INFLIGHT) {
+			if (note_inflight(fi, off)) {
+				ERR("out of memory");
+				goto out;
+			}
 			goto next;
 		}
 		if (ch.magic != IOTRACE_CHUNK_RECORDS)
@@ -975,6 +1001,9 @@ void iot_file_info_free(struct iot_file_info *fi)
 		free(fi->parts[i]);
 		fi->parts[i] = NULL;
 	}
+	free(fi->infl);
+	fi->infl = NULL;
+	fi->nr_infl = 0;
 }
 
 /**
@@ -1087,12 +1116,16 @@ int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
  *	previous boot's), handed to @cb a disk at a time.
  * @buf: the file.
  * @len: its length.
- * @fi: its information (read as iot_file_triggers() reads it).
+ * @fi: its information: the chunks are those the parse took (checked
+ *	whole, found past damage where it resynced); they are read again as
+ *	iot_file_triggers() reads, and checked again (a file cut or changed
+ *	since).
  * @cb: called with each chunk's table; a non-zero return stops the walk
  *	and is returned.
  * @arg: passed to @cb.
- * @damaged: set to the chunks left out (a checksum that does not match,
- *	sizes no writer makes).
+ * @damaged: set to the in-flight chunks left out: damaged ones the parse
+ *	skipped (among those iot_file_salvage_str() counts) and those found
+ *	changed since.
  *
  * Return: 0, @cb's non-zero return, or -1 when the file could not be read
  * (@fi->rd_err) or memory ran out (errno ENOMEM).
@@ -1104,22 +1137,24 @@ int iot_file_inflight(const void *buf, size_t len, struct iot_file_info *fi,
 	struct iotrace_file_inflight h;
 	struct iotrace_file_chunk ch;
 	struct iot_inflight t;
-	uint8_t *p = NULL;
+	unsigned int i;
+	uint8_t *p;
 	uint64_t off;
 	size_t k;
-	int r;
+	int r = 0;
 
-	*damaged = 0;
-	r = iot_file_chunks_begin(buf, len, fi, &off);
-	if (r <= 0)
-		return r;
-	for (;; off += ch.hdr_size + ch.payload_size) {
-		r = iot_file_chunk_at(buf, len, fi, off, &ch);
-		if (r <= 0)
-			break;
-		if (ch.magic != IOTRACE_CHUNK_INFLIGHT)
+	*damaged = fi->bad_infl;
+	for (i = 0; i < fi->nr_infl && !r; i++) {
+		off = fi->infl[i];
+		if (iot_file_chunk_at(buf, len, fi, off, &ch) <= 0 ||
+		    ch.magic != IOTRACE_CHUNK_INFLIGHT ||
+		    ch.hdr_size < (fi->crc ? sizeof(ch) : 16) ||
+		    ch.hdr_size % 8 || ch.payload_size % 8) {
+			if (fi->rd_err)
+				return -1;
+			(*damaged)++;
 			continue;
-		free(p);
+		}
 		p = malloc(ch.hdr_size + ch.payload_size);
 		if (!p) {
 			errno = ENOMEM;
@@ -1127,13 +1162,14 @@ int iot_file_inflight(const void *buf, size_t len, struct iot_file_info *fi,
 		}
 		if (iot_file_copy(fi, buf, off, p,
 				  ch.hdr_size + ch.payload_size)) {
-			r = -1;
-			break;
+			free(p);
+			return -1;
 		}
 		if ((fi->crc && iot_file_chunk_crc(p, ch.hdr_size,
 						   p + ch.hdr_size,
 						   ch.payload_size) != ch.crc) ||
 		    !inflight_ok(&ch, p + ch.hdr_size, fi)) {
+			free(p);
 			(*damaged)++;
 			continue;
 		}
@@ -1149,15 +1185,20 @@ int iot_file_inflight(const void *buf, size_t len, struct iot_file_info *fi,
 			errno = ENOMEM;
 			return -1;
 		}
-		for (k = 0; k < t.nr; k++)
+		for (k = 0; k < t.nr; k++) {
+			struct iotrace_record *rec = &t.recs[k];
+
 			file_rec(&fi->hdr, p + ch.hdr_size + h.rec_offset +
-				 k * fi->hdr.record_size, &t.recs[k]);
+				 k * fi->hdr.record_size, rec);
+			/* not completed, whatever the file says */
+			rec->seq = 0;
+			rec->complete_ns = 0;
+			rec->rflags &= ~IOTRACE_RF_COMPLETE;
+		}
+		free(p);
 		r = cb(arg, &t);
 		free(t.recs);
-		if (r)
-			break;
 	}
-	free(p);
 	return r;
 }
 

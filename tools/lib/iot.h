@@ -262,6 +262,12 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  * @comms: the table the submitters' names of the file go to (set by the
  *	caller before iot_file_parse(), kept by it); NULL: the thread's
  *	(iot_comm_set()).
+ * @infl: offsets of the IOTRACE_CHUNK_INFLIGHT chunks the parse took
+ *	(checked whole: sizes and checksum), @nr_infl of them; freed by
+ *	iot_file_info_free().
+ * @nr_infl: how many.
+ * @bad_infl: damaged chunks among @bad_chunks that held an in-flight
+ *	chunk's magic.
  */
 struct iot_file_info {
 	struct iotrace_file_hdr hdr;
@@ -280,6 +286,8 @@ struct iot_file_info {
 	} skips[IOT_MAX_SKIPS];
 	struct iot_file_part *parts[IOT_MAX_DISKS];
 	struct iot_comms *comms;
+	uint64_t *infl;
+	unsigned int nr_infl, bad_infl;
 };
 
 /**

@@ -15,8 +15,9 @@
  * <disk>/ring maps) or an in-flight table; a resize leaves a disk's older
  * rings behind, the newest has the highest allocation number.
  * iot_preg_write() writes the newest ring of each disk to a trace file,
- * dated by the region's clock anchor, with the requests in flight: "iotracectl previous -o" and the
- * record sources (input.c) read a region so.
+ * dated by the region's clock anchor, with the requests in flight:
+ * "iotracectl previous -o" and the record sources (input.c) read a
+ * region so.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -869,8 +869,11 @@ int iot_file_stacks(const void *buf, size_t len, struct iot_file_info *fi,
 			return -1;
 		if (!r)
 			break;
+		/* a header no writer makes: its checksum cannot be taken */
 		if (ch.magic != IOTRACE_CHUNK_STACK ||
-		    ch.payload_size > (64u << 20))
+		    ch.payload_size > (64u << 20) ||
+		    ch.hdr_size < (fi->crc ? sizeof(ch) : 16) ||
+		    ch.hdr_size % 8)
 			goto next;
 		p = malloc(ch.hdr_size + ch.payload_size);
 		if (!p)

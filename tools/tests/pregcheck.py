@@ -481,7 +481,7 @@ def inflight(reg, trace, cf):
     # the section damaged: skipped and said, exit 3; the records stay
     b = bytearray(open(trace, "rb").read())
     at = b.find(struct.pack("<I", 0x544c4649))
-    b[at + 48 + 32 + 20] ^= 0x40
+    b[at + 40 + 32 + 20] ^= 0x40    # a record's byte: its checksum fails
     p = os.path.join(TMP, "infl-damaged.iot")
     open(p, "wb").write(b)
     rc, o, err = cmd("inflight", p)
@@ -491,6 +491,28 @@ def inflight(reg, trace, cf):
     a = cmd("show", "-o", "csv", p)
     check("inflight_damaged_section_records_read",
           a[0] == 3 and a[1] == cmd("show", "-o", "csv", trace)[1], a[2])
+    # a header no writer makes (16 bytes: its checksum cannot be taken)
+    b = bytearray(open(trace, "rb").read())
+    struct.pack_into("<I", b, at + 4, 16)
+    p = os.path.join(TMP, "infl-hdr16.iot")
+    open(p, "wb").write(b)
+    rc, o, err = cmd("inflight", p)
+    ri, oi, erri = cmd("info", p)
+    check("inflight_short_chunk_header_said_not_read",
+          rc == 3 and len(o.splitlines()) == 1 and "damaged trace file"
+          in err and ri == 3 and b"salvaged:" in oi, err + erri)
+    # damage before it: the parse resyncs, the section is still read
+    b = bytearray(open(trace, "rb").read())
+    rec = b.find(struct.pack("<I", 0x4b4e4843))
+    struct.pack_into("<I", b, rec + 4, 48)
+    p = os.path.join(TMP, "infl-after-damage.iot")
+    open(p, "wb").write(b)
+    rc, o, err = cmd("inflight", "-o", "csv", p)
+    ri, oi, erri = cmd("info", p)
+    check("inflight_read_past_damage_before_it",
+          rc == 3 and o == want[1] and "damaged trace file" in err and
+          ri == 3 and b"in flight at its end 1, torn slots 1\n" in oi,
+          o.decode() + err + erri)
     # a table whose disk has no ring in the region: said, not lost silently
     b = region()
     off = struct.unpack_from("<Q", b, 4608 + 440)[0]
