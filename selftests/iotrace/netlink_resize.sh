@@ -101,7 +101,10 @@ ktap_check "four resizes under fio accepted" test $ok = 1
 sed 's/^/# /' "$out/state"
 delta=$((after - before))
 log "/sys/block stat delta $delta"
-ktap_check "fio did I/O ($delta)" test "$delta" -gt 1000
+# enough I/O that the resizes ran under it: the KASAN kernel did 376
+# requests in these 12 s, the others several thousand
+min_ios=$(kdebug_or 1000 100)
+ktap_check "fio did I/O ($delta > $min_ios)" test "$delta" -gt "$min_ios"
 ktap_check "total_completed ($(st total_completed)) = /sys/block stat delta ($delta)" \
 	test "$(st total_completed)" -eq "$delta"
 ktap_check "total_completed = total_recorded + total_dropped + total_filtered" \
