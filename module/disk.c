@@ -42,6 +42,7 @@ static void iotrace_disk_release(struct kref *kref)
 	kfree(d->rb);
 	/* NULL: the detach disabled the disk */
 	iotrace_slots_put(d->slot_table);
+	iotrace_preg_forget(d);
 	kfree(d);
 }
 

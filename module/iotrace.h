@@ -420,6 +420,9 @@ struct iotrace_totals {
  * @nr_pslots: slots of @pslots.
  * @preg_disk_gen: with persist=: the disk's number in the region's
  *	entries, given at its first allocation there.
+ * @preg_id: with persist=: the disk's identity as user space gave it
+ *	(IOTRACE_CMD_SET_IDENTITY), written beside each of its entries, or
+ *	NULL; set and read under preg.c's lock.
  */
 struct iotrace_disk {
 	struct kref		kref;
@@ -485,6 +488,7 @@ struct iotrace_disk {
 	struct iotrace_preg_slot *pslots;
 	u32			nr_pslots;
 	u64			preg_disk_gen;
+	struct iotrace_preg_ident *preg_id;
 };
 
 /* iotrace_disk.state: the probes keep the in-flight table (enabled) */
@@ -623,6 +627,9 @@ void iotrace_preg_unwind(void);
 void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots);
 bool iotrace_preg_owns(const void *p);
 void iotrace_preg_free(void *p);
+int iotrace_preg_set_ident(struct iotrace_disk *d, const char *model,
+			   const char *serial, const char *wwn);
+void iotrace_preg_forget(struct iotrace_disk *d);
 int iotrace_preg_mmap(struct vm_area_struct *vma, void *p,
 		      unsigned long pgoff);
 void iotrace_preg_cmd(struct iotrace_slot *s, struct request *rq);

@@ -123,6 +123,12 @@ static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_MEM_RING]		= { .type = NLA_REJECT },
 	[IOTRACE_A_MEM_SLOTS]		= { .type = NLA_REJECT },
 	[IOTRACE_A_MEM_METRICS]		= { .type = NLA_REJECT },
+	[IOTRACE_A_ID_MODEL]		= { .type = NLA_NUL_STRING,
+					    .len = IOTRACE_FILE_ID_LEN - 1 },
+	[IOTRACE_A_ID_SERIAL]		= { .type = NLA_NUL_STRING,
+					    .len = IOTRACE_FILE_ID_LEN - 1 },
+	[IOTRACE_A_ID_WWN]		= { .type = NLA_NUL_STRING,
+					    .len = IOTRACE_FILE_ID_LEN - 1 },
 };
 
 /**
@@ -1145,6 +1151,36 @@ static int iotrace_nl_set_nvme_layout(struct sk_buff *skb,
 				       info->extack);
 }
 
+/* A string attribute of a request, "" when absent. */
+static const char *iotrace_nl_str(struct genl_info *info, int attr)
+{
+	return info->attrs[attr] ? nla_data(info->attrs[attr]) : "";
+}
+
+/*
+ * SET_IDENTITY: who the disk is (sysfs, by way of user space), kept in
+ * the persistent region for the next boot.
+ */
+static int iotrace_nl_set_identity(struct sk_buff *skb,
+				   struct genl_info *info)
+{
+	struct iotrace_disk *d;
+	int ret;
+
+	ret = iotrace_nl_admin(skb, info);
+	if (ret)
+		return ret;
+	d = iotrace_nl_disk(info, &ret);
+	if (!d)
+		return ret;
+	ret = iotrace_preg_set_ident(d,
+				     iotrace_nl_str(info, IOTRACE_A_ID_MODEL),
+				     iotrace_nl_str(info, IOTRACE_A_ID_SERIAL),
+				     iotrace_nl_str(info, IOTRACE_A_ID_WWN));
+	iotrace_disk_put(d);
+	return ret;
+}
+
 /* Limits of the trigger attributes (Documentation/netlink.rst). */
 #define IOTRACE_TRIG_LAT_MAX	(3600ULL * NSEC_PER_SEC)
 #define IOTRACE_TRIG_STUCK_MIN	(100ULL * NSEC_PER_MSEC)
@@ -1423,6 +1459,11 @@ static const struct genl_small_ops iotrace_nl_ops[] = {
 		.cmd	= IOTRACE_CMD_RELEASE_HOLD,
 		.flags	= GENL_ADMIN_PERM,
 		.doit	= iotrace_nl_release_hold,
+	},
+	{
+		.cmd	= IOTRACE_CMD_SET_IDENTITY,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= iotrace_nl_set_identity,
 	},
 };
 

@@ -55,10 +55,25 @@ MODULE_PARM_DESC(persist,
 
 /* Allocations the region's table has room for. */
 #define IOTRACE_PREG_MAX_DISKS	128
-/* The smallest region: the header, the table and one 64K ring. */
-#define IOTRACE_PREG_MIN_SIZE	(IOTRACE_PREG_HDR_SIZE + \
-				 IOTRACE_PREG_MAX_DISKS * \
-				 IOTRACE_PREG_DISK_SIZE + SZ_64K)
+/* The disk table's bytes, and the identity table's after it. */
+#define IOTRACE_PREG_TABLE	(IOTRACE_PREG_MAX_DISKS * IOTRACE_PREG_DISK_SIZE)
+#define IOTRACE_PREG_ID_TABLE	(IOTRACE_PREG_MAX_DISKS * IOTRACE_PREG_ID_SIZE)
+/* The smallest region: the header, the tables and one 64K ring. */
+#define IOTRACE_PREG_MIN_SIZE	(IOTRACE_PREG_HDR_SIZE + IOTRACE_PREG_TABLE + \
+				 IOTRACE_PREG_ID_TABLE + SZ_64K)
+
+/**
+ * struct iotrace_preg_ident - a disk's identity as user space gave it
+ *	(IOTRACE_CMD_SET_IDENTITY), kept with persist= only.
+ * @model: the model, NUL-padded.
+ * @serial: the serial number, NUL-padded.
+ * @wwn: the world wide name, NUL-padded.
+ */
+struct iotrace_preg_ident {
+	char	model[IOTRACE_FILE_ID_LEN];
+	char	serial[IOTRACE_FILE_ID_LEN];
+	char	wwn[IOTRACE_FILE_ID_LEN];
+};
 
 /**
  * struct iotrace_preg - the region of this module instance.
@@ -67,6 +82,7 @@ MODULE_PARM_DESC(persist,
  * @va: its kernel mapping (write-back).
  * @hdr: the header, at @va.
  * @disks: the allocation table.
+ * @ids: the identity table, one entry per allocation entry.
  * @gen: allocations made so far (the next entry's number less one).
  * @anchor: rewrites the clock anchor every second.
  * @panic_nb: marks the header at a panic.
@@ -84,6 +100,7 @@ struct iotrace_preg {
 	void				*va;
 	struct iotrace_preg_hdr		*hdr;
 	struct iotrace_preg_disk	*disks;
+	struct iotrace_preg_id		*ids;
 	u64				gen;
 	struct delayed_work		anchor;
 	struct notifier_block		panic_nb;
@@ -120,6 +137,12 @@ static u32 iotrace_preg_entry_crc(const struct iotrace_preg_disk *e)
 {
 	return ~iotrace_preg_crc(~0U, e, offsetof(struct iotrace_preg_disk,
 						  entry_crc));
+}
+
+static u32 iotrace_preg_id_crc(const struct iotrace_preg_id *p)
+{
+	return ~iotrace_preg_crc(~0U, (const u8 *)p + sizeof(p->id_crc),
+				 sizeof(*p) - sizeof(p->id_crc));
 }
 
 /* ---- finding and mapping the region ------------------------------------- */
@@ -202,6 +225,7 @@ static int iotrace_preg_map(void)
 	r->size = size;
 	r->hdr = r->va;
 	r->disks = r->va + IOTRACE_PREG_HDR_SIZE;
+	r->ids = r->va + IOTRACE_PREG_HDR_SIZE + IOTRACE_PREG_TABLE;
 	return 0;
 }
 
@@ -247,6 +271,20 @@ static bool iotrace_preg_span_ok(const struct iotrace_preg_hdr *h,
 {
 	return off >= h->data_off && off <= size && len <= size - off &&
 	       PAGE_ALIGNED(off);
+}
+
+/*
+ * Whether the identity table of @h (minor 1) lies between its disk table
+ * and its data, as this module lays it out.
+ */
+static bool iotrace_preg_ids_ok(const struct iotrace_preg_hdr *h)
+{
+	u64 table = (u64)h->max_disks * h->disk_entry_size;
+
+	return h->id_entry_size == IOTRACE_PREG_ID_SIZE &&
+	       h->id_off >= h->disk_off + table && h->id_off <= h->data_off &&
+	       (u64)h->max_disks * IOTRACE_PREG_ID_SIZE <=
+	       h->data_off - h->id_off;
 }
 
 /*
@@ -338,6 +376,10 @@ static void iotrace_preg_take_previous(void)
 		}
 		used++;
 	}
+	if (ch->id_off && !iotrace_preg_ids_ok(ch)) {
+		pr_warn("iotrace: persist: the previous boot's identity table is outside its tables: left out\n");
+		ch->id_off = 0;
+	}
 	ch->state = IOTRACE_PREG_KEPT;
 	ch->damaged = damaged;
 	ch->nr_disks = used;
@@ -405,13 +447,13 @@ static void iotrace_preg_format(void)
 {
 	struct iotrace_preg *r = &iotrace_preg;
 	struct iotrace_preg_hdr *h = r->hdr;
-	u64 table = (u64)IOTRACE_PREG_MAX_DISKS * IOTRACE_PREG_DISK_SIZE;
 
 	BUILD_BUG_ON(sizeof(struct iotrace_preg_hdr) != IOTRACE_PREG_HDR_SIZE);
 	BUILD_BUG_ON(sizeof(struct iotrace_preg_disk) !=
 		     IOTRACE_PREG_DISK_SIZE);
 	BUILD_BUG_ON(sizeof(struct iotrace_preg_slot) !=
 		     IOTRACE_PREG_SLOT_SIZE);
+	BUILD_BUG_ON(sizeof(struct iotrace_preg_id) != IOTRACE_PREG_ID_SIZE);
 	/* the magic last: a crash while formatting leaves no region */
 	WRITE_ONCE(h->magic, 0);
 	/* no magic before the header and table are cleared */
@@ -428,7 +470,9 @@ static void iotrace_preg_format(void)
 	h->max_disks = IOTRACE_PREG_MAX_DISKS;
 	h->disk_entry_size = IOTRACE_PREG_DISK_SIZE;
 	h->disk_off = IOTRACE_PREG_HDR_SIZE;
-	h->data_off = PAGE_ALIGN(IOTRACE_PREG_HDR_SIZE + table);
+	h->id_off = IOTRACE_PREG_HDR_SIZE + IOTRACE_PREG_TABLE;
+	h->id_entry_size = IOTRACE_PREG_ID_SIZE;
+	h->data_off = PAGE_ALIGN(h->id_off + IOTRACE_PREG_ID_TABLE);
 	h->loaded_ns = ktime_get_ns();
 	iotrace_preg_anchor_write(h);
 	h->magic = IOTRACE_PREG_MAGIC;
@@ -488,6 +532,33 @@ static u64 iotrace_preg_gap(struct iotrace_preg_span *spans, u64 len)
 	return at;
 }
 
+/*
+ * Write the identity of entry @i (@e) of the table: @id's, or none.  The
+ * checksum last: a crash before it leaves no identity, and the entry,
+ * checked on its own, whole.
+ * Context: iotrace_preg_lock held.
+ */
+static void iotrace_preg_id_write(unsigned int i,
+				  const struct iotrace_preg_disk *e,
+				  const struct iotrace_preg_ident *id)
+{
+	struct iotrace_preg_id *p = &iotrace_preg.ids[i];
+
+	WRITE_ONCE(p->id_crc, 0);
+	/* the old checksum is gone before any byte it covered changes */
+	wmb();
+	memset(p, 0, sizeof(*p));
+	if (!id)
+		return;
+	p->gen = e->gen;
+	memcpy(p->model, id->model, sizeof(p->model));
+	memcpy(p->serial, id->serial, sizeof(p->serial));
+	memcpy(p->wwn, id->wwn, sizeof(p->wwn));
+	/* the checksum after what it covers */
+	wmb();
+	WRITE_ONCE(p->id_crc, iotrace_preg_id_crc(p));
+}
+
 /**
  * iotrace_preg_alloc() - zeroed memory of the region for a ring or an
  *	in-flight table of @d.
@@ -533,6 +604,8 @@ void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots)
 	e->dev_major = d->dev_major;
 	e->dev_minor = d->dev_minor;
 	e->lbs = d->lbs;
+	if (d->gd)
+		e->sectors = get_capacity(d->gd);
 	if (!d->preg_disk_gen)
 		d->preg_disk_gen = ++r->gen;
 	e->disk_gen = d->preg_disk_gen;
@@ -553,6 +626,7 @@ void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots)
 		e->ring_size = bytes;
 	}
 	e->entry_crc = iotrace_preg_entry_crc(e);
+	iotrace_preg_id_write(e - r->disks, e, d->preg_id);
 	r->hdr->nr_disks++;
 	r->hdr->data_used = max(r->hdr->data_used,
 				off + len - r->hdr->data_off);
@@ -608,11 +682,65 @@ void iotrace_preg_free(void *p)
 				break;
 			WRITE_ONCE(e->flags, 0);
 			memset(e, 0, sizeof(*e));
+			iotrace_preg_id_write(i, e, NULL);
 			r->hdr->nr_disks--;
 			break;
 		}
 	}
 	mutex_unlock(&iotrace_preg_lock);
+}
+
+/**
+ * iotrace_preg_set_ident() - keep who @d is, beside its rings and
+ *	in-flight table in the region, for the next boot.
+ * @d: the disk.
+ * @model: its model ("" if unknown).
+ * @serial: its serial number (the same).
+ * @wwn: its world wide name (the same).
+ *
+ * Written now beside each of its entries, and beside those it gets later
+ * (a resize, the next enable).  Without persist= nothing is kept.
+ * Context: process, may sleep.
+ * Return: 0, or -ENOMEM.
+ */
+int iotrace_preg_set_ident(struct iotrace_disk *d, const char *model,
+			   const char *serial, const char *wwn)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	struct iotrace_preg_ident *id, *old;
+	unsigned int i;
+
+	if (!static_key_enabled(&iotrace_preg_key))
+		return 0;
+	id = kzalloc(sizeof(*id), GFP_KERNEL);
+	if (!id)
+		return -ENOMEM;
+	strscpy_pad(id->model, model, sizeof(id->model));
+	strscpy_pad(id->serial, serial, sizeof(id->serial));
+	strscpy_pad(id->wwn, wwn, sizeof(id->wwn));
+	mutex_lock(&iotrace_preg_lock);
+	old = d->preg_id;
+	d->preg_id = id;
+	for (i = 0; i < IOTRACE_PREG_MAX_DISKS && d->preg_disk_gen; i++) {
+		struct iotrace_preg_disk *e = &r->disks[i];
+
+		if ((e->flags & IOTRACE_PREG_D_USED) &&
+		    e->disk_gen == d->preg_disk_gen)
+			iotrace_preg_id_write(i, e, id);
+	}
+	mutex_unlock(&iotrace_preg_lock);
+	kfree(old);
+	return 0;
+}
+
+/**
+ * iotrace_preg_forget() - free what iotrace_preg_set_ident() kept of @d.
+ * @d: the disk, being freed.
+ */
+void iotrace_preg_forget(struct iotrace_disk *d)
+{
+	kfree(d->preg_id);
+	d->preg_id = NULL;
 }
 
 /**

@@ -13,7 +13,9 @@
 # Phase 2: the next boot's module offers the previous boot's region:
 # every I/O fio logged is in the previous rings exactly once with its op,
 # sector and length, nothing else, the counts equal the stat deltas, the
-# stuck read is in the in-flight table with its READ CDB; the dump gives
+# stuck read is in the in-flight table with its READ CDB, each disk's
+# capacity, model, serial and wwn (given by iotracectl identify, as the
+# udev rule gives them) are sysfs's of the boot that died; the dump gives
 # the same records and the stuck read.  A second fio run, then a reset
 # without sync (sysrq b, as a watchdog's).
 # Phase 3: the second run's records after the reset; then regions the
@@ -146,9 +148,9 @@ stuck_line() {
 case "$VM_PHASE" in
 1)
 	if [ "$PERSIST_CORE" = 1 ]; then
-		ktap_header 19
+		ktap_header 20
 	else
-		ktap_header 38
+		ktap_header 39
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -157,6 +159,24 @@ case "$VM_PHASE" in
 		sh -c "dmesg | grep -q 'iotrace: persist: rings and in-flight tables in'"
 	ktap_check "a fresh region: nothing offered as a previous boot's" \
 		test ! -e "$IOT/previous"
+	# who the disks are, as the udev rule gives it; and as sysfs says
+	"$IOTRACECTL" identify $nb $nv $sd 2>&1 | sed 's/^/# /'
+	python3 -c '
+import json, sys
+def rd(p):
+    try:
+        return open(p, errors="replace").read().strip()
+    except OSError:
+        return ""
+out = {}
+for d in sys.argv[2:]:
+    b = "/sys/block/" + d
+    out[d] = {"sectors": int(rd(b + "/size")), "model": rd(b + "/device/model"),
+              "serial": rd(b + "/device/serial"),
+              "wwn": rd(b + "/wwid") or rd(b + "/device/wwid")}
+json.dump(out, open(sys.argv[1], "w"))
+' "$st/ident1.json" $nb $nv $sd
+	sed 's/^/# sysfs: /' "$st/ident1.json"; echo
 	if [ "$PERSIST" = "$RANGE" ] && [ -r /sys/kernel/debug/x86/pat_memtype_list ]; then
 		pat=$(grep -i "0x0*10000000-" /sys/kernel/debug/x86/pat_memtype_list)
 		log "PAT: $pat"
@@ -222,6 +242,17 @@ case "$VM_PHASE" in
 	done | sort > "$st/file2"
 	cat "$st/prev1.$nb.all" "$st/prev1.$nv.all" | sort > "$st/rings2"
 	same_ios "the trace file written from them" "$st/rings2" "$st/file2"
+	"$IOTRACECTL" info -o json "$st/prev2.iot" > "$st/info2.json" 2>&1
+	ktap_check "each disk's capacity, model, serial and wwn, as sysfs said before the panic" \
+		python3 -c '
+import json, sys
+want = json.load(open(sys.argv[2]))
+got = {d["name"]: d.get("identity") for d in json.load(open(sys.argv[1]))["disks"]}
+bad = [(n, w, got.get(n)) for n, w in want.items() if got.get(n) != w]
+for b in bad:
+    print("# %s: sysfs %s, previous boot %s" % b)
+sys.exit(1 if bad or not want else 0)
+' "$st/info2.json" "$st/ident1.json"
 	line=$(stuck_line "$st/prev2.txt")
 	log "stuck: $line"
 	ktap_check "the stuck read is in the in-flight table" test -n "$line"

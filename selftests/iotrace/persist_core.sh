@@ -7,7 +7,8 @@
 # write_iolog on the first two; one read stuck in scsi_debug; a panic.
 # Phase 2: the previous boot's trace holds every I/O fio logged exactly
 # once with its op, sector and length, the counts equal the stat deltas,
-# the stuck read is in the in-flight table with its READ(10) CDB, and the
+# the stuck read is in the in-flight table with its READ(10) CDB, each
+# disk's capacity, model, serial and wwn are sysfs's of before, and the
 # trace file written from it holds the same records and the stuck read.
 # persist.sh (make check-all) adds QEMU's dump, a reset without sync and
 # refused regions.

@@ -92,6 +92,10 @@ fi
 rule=$d/etc/udev/rules.d/60-iotrace.rules
 check "install: udev rule runs $prefix/sbin/iotracectl nvme-layout --quiet when nvme_core or iotrace loads" \
 	grep -qF 'ACTION=="add", SUBSYSTEM=="module", KERNEL=="nvme_core|iotrace", RUN+="'"$prefix"'/sbin/iotracectl nvme-layout --quiet"' "$rule"
+check "install: udev rule runs $prefix/sbin/iotracectl identify --quiet when a disk, an NVMe controller or iotrace comes" \
+	eval 'grep -qF "ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", RUN+=\"$prefix/sbin/iotracectl identify --quiet %k\"" "$rule" &&
+	      grep -qF "ACTION==\"add\", SUBSYSTEM==\"nvme\", RUN+=\"$prefix/sbin/iotracectl identify --quiet %k\"" "$rule" &&
+	      grep -qF "ACTION==\"add\", SUBSYSTEM==\"module\", KERNEL==\"iotrace\", RUN+=\"$prefix/sbin/iotracectl identify --quiet\"" "$rule"'
 unit=$d/etc/systemd/system/iotrace.service
 check "install: iotrace.service loads the module and runs $prefix/sbin/iotracectl watch" \
 	eval 'grep -qx "ExecStartPre=+/sbin/modprobe iotrace" "$unit" &&

@@ -38,6 +38,9 @@ if [ "$VM_PHASE" = 2 ]; then
 		banner "the last requests on $d before the panic: iotracectl show /tmp/prev/$d.ring | tail -n 5"
 		"$IOTRACECTL" show /tmp/prev/$d.ring | tail -n 5
 	done
+	banner "iotracectl previous -o /tmp/prev.iot (what iotrace.service saves); info and inflight of the file"
+	"$IOTRACECTL" previous -o /tmp/prev.iot > /dev/null &&
+		"$IOTRACECTL" info /tmp/prev.iot && "$IOTRACECTL" inflight /tmp/prev.iot
 	rmmod iotrace
 	echo
 	echo "demo done"
@@ -62,6 +65,10 @@ if [ -x "$IOTRACECTL" ]; then
 	# completion status
 	banner "iotracectl nvme-layout (the installed udev rule runs it when iotrace or nvme_core loads)"
 	"$IOTRACECTL" nvme-layout 2>&1 || echo "(nvme-layout failed: exit $?)"
+	# and, as a disk or the module comes: who each disk is, which the
+	# module keeps beside its rings for the boot after a crash
+	banner "iotracectl identify (the installed udev rule runs it as a disk or iotrace comes)"
+	"$IOTRACECTL" identify nullb0 $nvme 2>&1 || echo "(identify failed: exit $?)"
 fi
 [ -r $IOT/status ] && cat $IOT/status
 ls $IOT
@@ -219,6 +226,7 @@ crash_demo() {
 	[ -n "$sd" ] || { echo "(no scsi_debug disk: no crash demo)"; return; }
 	banner "the crash: one read stuck in $sd (scsi_debug delay 2 min), then echo c > /proc/sysrq-trigger"
 	echo "$sd" > "$IOTRACE_OUT/demo.stuck"
+	"$IOTRACECTL" identify --quiet $sd
 	echo 600 > /sys/block/$sd/device/timeout
 	echo 30000 > $sdbg/delay
 	dd if=/dev/$sd of=/dev/null bs=4k count=1 skip=1234 iflag=direct 2> /dev/null &

@@ -15,6 +15,30 @@
 #include "trigger.h"
 #include "stack.h"
 
+static void fuzz_idents(struct iot_src *s)
+{
+	unsigned int n = s->fi->nr_disks ? s->fi->nr_disks : 1, i;
+	struct iotrace_file_ident *id = calloc(n, sizeof(*id));
+	unsigned char *have = calloc(n, 1);
+	int k;
+
+	if (!id || !have)
+		abort();
+	k = iot_file_idents(s->buf, s->len, s->fi, id, have);
+	if (k > (int)s->fi->nr_disks)
+		abort();
+	for (i = 0; i < s->fi->nr_disks; i++)
+		if (strnlen(id[i].model, IOTRACE_FILE_ID_LEN) ==
+		    IOTRACE_FILE_ID_LEN ||
+		    strnlen(id[i].serial, IOTRACE_FILE_ID_LEN) ==
+		    IOTRACE_FILE_ID_LEN ||
+		    strnlen(id[i].wwn, IOTRACE_FILE_ID_LEN) ==
+		    IOTRACE_FILE_ID_LEN || (!have[i] && id[i].sectors))
+			abort();
+	free(id);
+	free(have);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
@@ -144,6 +168,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			iot_file_inflight(s.buf, s.len, s.fi,
 					  fuzz_inflight_table, &s, &dmg);
 		}
+		/* info's identities: each NUL-terminated, a disk of the file */
+		fuzz_idents(&s);
 		/* show and export -f csv: the (disk, part) streams merged */
 		iot_src_read_merged(&s, size & 1, fuzz_record, NULL, err,
 				    sizeof(err));

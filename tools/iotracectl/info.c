@@ -123,6 +123,71 @@ static void info_infl_free(struct info_infl *v)
 	free(v->have);
 }
 
+/* who the disks of a file are (its identity chunks), per disk */
+struct info_ids {
+	struct iotrace_file_ident *id;
+	unsigned char *have;
+};
+
+/* 0, or -1 with @err set; free with info_ids_free() either way */
+static int info_ids_read(const struct iot_src *src, struct info_ids *v,
+			 char *err, size_t errlen)
+{
+	unsigned int n = src->fi->nr_disks ? src->fi->nr_disks : 1;
+
+	v->id = calloc(n, sizeof(*v->id));
+	v->have = calloc(n, 1);
+	if (!v->id || !v->have) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (iot_file_idents(src->buf, src->len, src->fi, v->id, v->have) < 0) {
+		if (src->fi->rd_err)
+			iot_src_read_error(src, err, errlen);
+		else
+			snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void info_ids_free(struct info_ids *v)
+{
+	free(v->id);
+	free(v->have);
+}
+
+/* disk @i's identity, as text or members of @jw's disk object */
+static void info_ident(const struct info_ids *v, unsigned int i,
+		       struct iot_jw *jw)
+{
+	char m[IOT_TEXT_ROOM(IOTRACE_FILE_ID_LEN)];
+	char s[IOT_TEXT_ROOM(IOTRACE_FILE_ID_LEN)];
+	char w[IOT_TEXT_ROOM(IOTRACE_FILE_ID_LEN)];
+	const struct iotrace_file_ident *id = &v->id[i];
+
+	if (!v->have[i])
+		return;
+	if (jw) {
+		jw_key(jw, "identity");
+		jw_obj_start(jw);
+		jw_kv_u64(jw, "sectors", id->sectors);
+		jw_kv_str(jw, "model", id->model);
+		jw_kv_str(jw, "serial", id->serial);
+		jw_kv_str(jw, "wwn", id->wwn);
+		jw_obj_end(jw);
+		return;
+	}
+	printf("    %llu sectors", (unsigned long long)id->sectors);
+	if (!id->model[0] && !id->serial[0] && !id->wwn[0])
+		printf(" (model, serial and wwn not known)\n");
+	else
+		printf(", model \"%s\", serial \"%s\", wwn \"%s\"\n",
+		       iot_text_str(m, sizeof(m), id->model),
+		       iot_text_str(s, sizeof(s), id->serial),
+		       iot_text_str(w, sizeof(w), id->wwn));
+}
+
 /*
  * The records of disk @i in the file and what was lost of its requests:
  * the trailer's counts (none without a trailer) and the sequence gaps
@@ -319,11 +384,13 @@ static int info_json(const char *file, const struct iot_src *src,
 	char host[IOTRACE_FILE_STR_LEN + 1], rel[IOTRACE_FILE_STR_LEN + 1];
 	char buf[32];
 	struct info_infl infl = { 0 };
+	struct info_ids ids = { 0 };
 	struct iot_jw jw;
 	unsigned int i;
 	int ret = -1;
 
-	if (info_infl_read(src, &infl, err, errlen))
+	if (info_infl_read(src, &infl, err, errlen) ||
+	    info_ids_read(src, &ids, err, errlen))
 		goto out;
 	hdr_str(host, sizeof(host), h->host, sizeof(h->host));
 	hdr_str(rel, sizeof(rel), h->release, sizeof(h->release));
@@ -367,6 +434,7 @@ static int info_json(const char *file, const struct iot_src *src,
 		jw_kv_u64(&jw, "logical_block_size", d->lbs);
 		jw_kv_u64(&jw, "nr_parts", d->nr_parts);
 		jw_kv_u64(&jw, "part_records", d->part_records);
+		info_ident(&ids, i, &jw);
 		info_counts_json(&jw, fi, i);
 		if (infl.have[i]) {
 			jw_kv_u64(&jw, "in_flight", infl.nr[i]);
@@ -384,6 +452,7 @@ static int info_json(const char *file, const struct iot_src *src,
 	ret = 0;
 out:
 	info_infl_free(&infl);
+	info_ids_free(&ids);
 	return ret;
 }
 
@@ -395,6 +464,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 	const struct iotrace_file_hdr *h;
 	const struct iot_file_info *fi;
 	struct info_infl infl = { 0 };
+	struct info_ids ids = { 0 };
 	struct iot_src src;
 	unsigned int i;
 	int ret;
@@ -456,6 +526,8 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 	if (fi->salvaged)
 		printf("salvaged: %s\n", salvage);
 	ret = info_infl_read(&src, &infl, err, sizeof(err));
+	if (!ret)
+		ret = info_ids_read(&src, &ids, err, sizeof(err));
 	if (ret)
 		goto out;
 	printf("disks:    %u\n", fi->nr_disks);
@@ -466,6 +538,7 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 		       iot_text_str(text, sizeof(text), d->name),
 		       d->dev_major, d->dev_minor, d->lbs, d->nr_parts,
 		       d->part_records);
+		info_ident(&ids, i, NULL);
 		info_counts_text(fi, i);
 		if (infl.have[i])
 			printf("    in flight at its end %llu, torn slots %llu\n",
@@ -481,6 +554,7 @@ out:
 	if (ret)
 		iot_err("%s", err);
 	info_infl_free(&infl);
+	info_ids_free(&ids);
 	iot_src_close(&src);
 	return ret ? 1 : 0;
 }

@@ -59,7 +59,7 @@ enum {
 #define O_JSONL		(1u << 16)	/* --jsonl: JSON Lines */
 #define O_FOLLOW	(1u << 17)	/* -f, --follow (show) */
 #define O_SHOW		(1u << 18)	/* nvme-layout --show */
-#define O_QUIET		(1u << 19)	/* nvme-layout --quiet */
+#define O_QUIET		(1u << 19)	/* nvme-layout, identify --quiet */
 #define O_KERNEL	(1u << 20)	/* stats --kernel */
 #define O_LISTEN	(1u << 21)	/* exporter --listen */
 #define O_INCLUDE	(1u << 22)	/* exporter --disk-include */
@@ -263,6 +263,8 @@ static const struct iot_cmd cmds[] = {
 	{ "nvme-layout", cmd_nl_nvme_layout, O_SHOW | O_QUIET, 0, NULL,
 	  "[--show] [--quiet]",
 	  "give the module NVMe status offsets from nvme_core's BTF" },
+	{ "identify", cmd_nl_identify, O_QUIET, 0, NULL, "[--quiet] [DISK...]",
+	  "give the module each disk's model, serial and wwn, kept for the next boot" },
 	{ "export", cmd_export, O_FORMAT | O_OUTFILE | O_FILTERS | O_STRICT, 0,
 	  "blktrace, fio, fio3, perfetto, pftrace, csv",
 	  "DISK|FILE|- -f blktrace|fio|fio3|perfetto|pftrace|csv [-o OUT] [filters]",

@@ -243,6 +243,31 @@ static int prev_release(const char *arg)
 	return 0;
 }
 
+/*
+ * Under the newest ring of a disk: its capacity and who it is, as the
+ * module kept them (iotracectl identify gave the model, serial and wwn).
+ */
+static void print_ident(const struct iot_preg *c,
+			const struct iotrace_preg_disk *e)
+{
+	char m[IOT_TEXT_ROOM(IOTRACE_FILE_ID_LEN)];
+	char s[IOT_TEXT_ROOM(IOTRACE_FILE_ID_LEN)];
+	char w[IOT_TEXT_ROOM(IOTRACE_FILE_ID_LEN)];
+	struct iotrace_file_ident id;
+	int k = iot_preg_disk_ident(c, e->disk_gen, &id);
+
+	printf("  %llu sectors", (unsigned long long)id.sectors);
+	if (k > 0)
+		printf(", model \"%s\", serial \"%s\", wwn \"%s\"\n",
+		       iot_text_str(m, sizeof(m), id.model),
+		       iot_text_str(s, sizeof(s), id.serial),
+		       iot_text_str(w, sizeof(w), id.wwn));
+	else
+		printf(", %s\n", k < 0 ?
+		       "identity torn by the crash (its checksum fails)" :
+		       "no identity given ('iotracectl identify', the udev rule, gives it)");
+}
+
 int cmd_previous(struct iot_opts *o, int argc, char **argv)
 {
 	struct iot_preg c = { 0 };
@@ -309,6 +334,8 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 		       (unsigned long long)s.counts.torn,
 		       (unsigned long long)s.last_ns,
 		       iot_preg_newest(&c, e) ? "" : " (replaced by a resize)");
+		if (iot_preg_newest(&c, e))
+			print_ident(&c, e);
 		if (o->rings && write_ring(o->rings, &c, e,
 					   iot_preg_newest(&c, e)))
 			ret = 1;

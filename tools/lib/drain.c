@@ -219,6 +219,12 @@ void iot_drain_counts(const struct iot_ring *ring,
 	c->lost = c->recorded - c->written;
 }
 
+/* Whether @id says anything. */
+static int ident_known(const struct iotrace_file_ident *id)
+{
+	return id->sectors || id->model[0] || id->serial[0] || id->wwn[0];
+}
+
 /**
  * iot_rings_write() - write rings that no longer change (images in
  *	memory: a persistent region's) to a trace file, in one final pass,
@@ -274,6 +280,10 @@ int iot_rings_write(const struct iot_ring *rings, const struct iot_disk *disks,
 	if (iot_writer_start(&w, fp, rs, disks, nr, org->mono_ns, org->real_ns,
 			     u.release, u.nodename))
 		goto wfail;
+	for (i = 0; org->ids && i < nr; i++)
+		if (ident_known(&org->ids[i]) &&
+		    iot_writer_ident(&w, i, &org->ids[i]))
+			goto wfail;
 	for (i = 0; i < nr; i++) {
 		gen = iot_ring_generation(&rings[i]);
 		for (p = 0; p < rings[i].nr_parts; p++)

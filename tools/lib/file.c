@@ -766,7 +766,7 @@ static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 		memcpy(&m, b + o, sizeof(m));
 		if (m != IOTRACE_CHUNK_RECORDS && m != IOTRACE_CHUNK_COMMS &&
 		    m != IOTRACE_CHUNK_STACK && m != IOTRACE_CHUNK_TRIGGER &&
-		    m != IOTRACE_CHUNK_INFLIGHT &&
+		    m != IOTRACE_CHUNK_INFLIGHT && m != IOTRACE_CHUNK_IDENT &&
 		    m != IOTRACE_CHUNK_TRAILER)
 			continue;
 		k = chunk_check(b, len, o, fi, &c, pc, &w);
@@ -1057,6 +1057,53 @@ int iot_file_chunk_at(const void *buf, size_t len, struct iot_file_info *fi,
 		 ch->magic == IOTRACE_CHUNK_TRAILER);
 }
 
+/*
+ * The payloads of the @magic chunks of a trace file that iot_file_parse()
+ * accepted, each into @esize bytes at @out (a shorter payload zero-filled,
+ * a longer one cut), their disk index into @disks; at most @max.
+ * Return: how many, or -1 when the file could not be read (@fi->rd_err).
+ */
+static int chunks_of(const void *buf, size_t len, struct iot_file_info *fi,
+		     uint32_t magic, void *out, size_t esize,
+		     unsigned int *disks, unsigned int max)
+{
+	struct iotrace_file_chunk ch;
+	unsigned int n = 0;
+	uint64_t off;
+	uint8_t *o;
+	int r;
+
+	r = iot_file_chunks_begin(buf, len, fi, &off);
+	if (r <= 0)
+		return r;
+	while (n < max) {
+		r = iot_file_chunk_at(buf, len, fi, off, &ch);
+		if (r < 0)
+			return -1;
+		if (!r)
+			break;
+		if (ch.magic == magic) {
+			size_t k = ch.payload_size < esize ?
+				   ch.payload_size : esize;
+
+			o = (uint8_t *)out + (size_t)n * esize;
+			memset(o, 0, esize);
+			if (iot_file_copy(fi, buf, off + ch.hdr_size, o, k))
+				return -1;
+			disks[n++] = ch.disk;
+		}
+		off += ch.hdr_size + ch.payload_size;
+	}
+	return (int)n;
+}
+
+/* model, serial and wwn NUL-terminated, whatever the file held */
+#define ID_TERMINATE(x) do {					\
+		(x)->model[IOTRACE_FILE_ID_LEN - 1] = 0;	\
+		(x)->serial[IOTRACE_FILE_ID_LEN - 1] = 0;	\
+		(x)->wwn[IOTRACE_FILE_ID_LEN - 1] = 0;		\
+	} while (0)
+
 /**
  * iot_file_triggers() - the trigger chunks of a trace file that
  *	iot_file_parse() accepted.
@@ -1078,36 +1125,59 @@ int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
 		      struct iotrace_file_trigger *out, unsigned int *disks,
 		      unsigned int max)
 {
-	struct iotrace_file_chunk ch;
-	unsigned int n = 0;
-	uint64_t off;
-	int r;
+	int i, n;
 
-	r = iot_file_chunks_begin(buf, len, fi, &off);
-	if (r <= 0)
-		return r;
-	while (n < max) {
-		r = iot_file_chunk_at(buf, len, fi, off, &ch);
-		if (r < 0)
-			return -1;
-		if (!r)
-			break;
-		if (ch.magic == IOTRACE_CHUNK_TRIGGER) {
-			size_t k = ch.payload_size < sizeof(*out) ?
-				   ch.payload_size : sizeof(*out);
+	n = chunks_of(buf, len, fi, IOTRACE_CHUNK_TRIGGER, out, sizeof(*out),
+		      disks, max);
+	for (i = 0; i < n; i++)
+		ID_TERMINATE(&out[i]);
+	return n;
+}
 
-			memset(&out[n], 0, sizeof(*out));
-			if (iot_file_copy(fi, buf, off + ch.hdr_size, &out[n],
-					  k))
-				return -1;
-			out[n].model[IOTRACE_FILE_ID_LEN - 1] = 0;
-			out[n].serial[IOTRACE_FILE_ID_LEN - 1] = 0;
-			out[n].wwn[IOTRACE_FILE_ID_LEN - 1] = 0;
-			disks[n++] = ch.disk;
-		}
-		off += ch.hdr_size + ch.payload_size;
+/**
+ * iot_file_idents() - who the disks of a trace file are: its identity
+ *	chunks (IOTRACE_CHUNK_IDENT) that iot_file_parse() accepted.
+ * @buf: the file.
+ * @len: its length.
+ * @fi: its information (read as iot_file_triggers() reads it).
+ * @out: one entry per disk of @fi (@fi->nr_disks), zeroed first; a disk
+ *	without a chunk keeps its zeros.
+ * @have: per disk, set to 1 when a chunk gave its entry, else 0.
+ *
+ * Return: the number of disks with an identity, or -1 when the file
+ * could not be read (@fi->rd_err) or on ENOMEM.
+ */
+int iot_file_idents(const void *buf, size_t len, struct iot_file_info *fi,
+		    struct iotrace_file_ident *out, unsigned char *have)
+{
+	unsigned int nd = fi->nr_disks, *disks, i;
+	struct iotrace_file_ident *v;
+	int n, k = 0;
+
+	memset(out, 0, nd * sizeof(*out));
+	memset(have, 0, nd);
+	if (!nd)
+		return 0;
+	v = calloc(nd, sizeof(*v));
+	disks = calloc(nd, sizeof(*disks));
+	if (!v || !disks) {
+		free(v);
+		free(disks);
+		return -1;
 	}
-	return (int)n;
+	n = chunks_of(buf, len, fi, IOTRACE_CHUNK_IDENT, v, sizeof(*v), disks,
+		      nd);
+	for (i = 0; n > 0 && i < (unsigned int)n; i++) {
+		if (disks[i] >= nd)
+			continue;
+		out[disks[i]] = v[i];
+		ID_TERMINATE(&out[disks[i]]);
+		k += !have[disks[i]];
+		have[disks[i]] = 1;
+	}
+	free(v);
+	free(disks);
+	return n < 0 ? -1 : k;
 }
 
 /**
@@ -1450,6 +1520,28 @@ int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t)
 		       w->record_size : sizeof(t->recs[k]));
 	wr_chunk(w, &ch, p);
 	free(p);
+	return w->error ? -1 : 0;
+}
+
+/**
+ * iot_writer_ident() - write who disk @disk is as an IOTRACE_CHUNK_IDENT
+ *	chunk (before its records).
+ * @w: the writer (before iot_writer_finish()).
+ * @disk: its index in the file's disk table.
+ * @id: its identity.
+ *
+ * Return: 0 or -1 on a write error.
+ */
+int iot_writer_ident(struct iot_writer *w, unsigned int disk,
+		     const struct iotrace_file_ident *id)
+{
+	struct iotrace_file_chunk ch;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.magic = IOTRACE_CHUNK_IDENT;
+	ch.disk = disk;
+	ch.payload_size = sizeof(*id);
+	wr_chunk(w, &ch, id);
 	return w->error ? -1 : 0;
 }
 

@@ -337,6 +337,8 @@ int iot_fwalk_new(const void *buf, struct iot_file_info *fi,
 int iot_fwalk_next(struct iot_fwalk *fw, unsigned int *disk,
 		   const struct iotrace_record **r);
 void iot_fwalk_free(struct iot_fwalk *fw);
+int iot_file_idents(const void *buf, size_t len, struct iot_file_info *fi,
+		    struct iotrace_file_ident *out, unsigned char *have);
 int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
 		      struct iotrace_file_trigger *out, unsigned int *disks,
 		      unsigned int max);
@@ -387,6 +389,8 @@ int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 		     unsigned int part, uint64_t first_seq, const void *recs,
 		     uint32_t nr);
 int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t);
+int iot_writer_ident(struct iot_writer *w, unsigned int disk,
+		     const struct iotrace_file_ident *id);
 int iot_writer_comms(struct iot_writer *w,
 		     const struct iotrace_file_comm *v, uint32_t nr);
 int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
@@ -418,12 +422,16 @@ struct iot_drain_part {
  * @infl: its requests in flight, a table per disk (@nr_infl of them),
  *	written before the trailer (iot_writer_inflight()).
  * @nr_infl: how many tables.
+ * @ids: NULL, or who each disk is (one per disk, as the disks given):
+ *	written as an identity chunk (iot_writer_ident()) for each that is
+ *	not all zero.
  */
 struct iot_rec_origin {
 	uint64_t mono_ns, real_ns, end_ns;
 	char release[65];
 	const struct iot_inflight *infl;
 	unsigned int nr_infl;
+	const struct iotrace_file_ident *ids;
 };
 
 void iot_drain_init(const struct iot_ring *ring, struct iot_drain_part *parts);
@@ -482,6 +490,8 @@ int iot_preg_open(struct iot_preg *r, const char *path, const char *debugfs,
 void iot_preg_free(struct iot_preg *r);
 const struct iotrace_preg_disk *iot_preg_entry(const struct iot_preg *r,
 					       unsigned int i, int *damaged);
+int iot_preg_disk_ident(const struct iot_preg *r, uint64_t disk_gen,
+			struct iotrace_file_ident *out);
 int iot_preg_newest(const struct iot_preg *r,
 		    const struct iotrace_preg_disk *e);
 int iot_preg_ring_read(const struct iot_preg *r,

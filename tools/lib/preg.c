@@ -138,6 +138,114 @@ const struct iotrace_preg_disk *iot_preg_entry(const struct iot_preg *r,
 	return e;
 }
 
+static uint32_t id_crc(const struct iotrace_preg_id *p)
+{
+	return iot_crc32c(0, (const uint8_t *)p + sizeof(p->id_crc),
+			  sizeof(*p) - sizeof(p->id_crc));
+}
+
+/*
+ * The identity beside entry @e (minor 1), if it checks and is @e's; NULL
+ * else, with *@torn set when there was one that its checksum refutes (a
+ * crash while it was written).
+ */
+static const struct iotrace_preg_id *id_of(const struct iot_preg *r,
+					   const struct iotrace_preg_disk *e,
+					   int *torn)
+{
+	const struct iotrace_preg_hdr *h = r->h;
+	const struct iotrace_preg_id *p;
+	uint64_t table = (uint64_t)h->max_disks * h->disk_entry_size, i;
+	size_t k;
+
+	*torn = 0;
+	if (h->minor < 1 || !h->id_off ||
+	    h->id_entry_size != IOTRACE_PREG_ID_SIZE ||
+	    h->id_off < h->disk_off + table || h->data_off > r->len ||
+	    h->id_off > h->data_off ||
+	    (uint64_t)h->max_disks * IOTRACE_PREG_ID_SIZE >
+	    h->data_off - h->id_off)
+		return NULL;
+	i = (uint64_t)((const uint8_t *)e - (r->buf + h->disk_off)) /
+	    h->disk_entry_size;
+	p = (const void *)(r->buf + h->id_off + i * IOTRACE_PREG_ID_SIZE);
+	if (id_crc(p) != p->id_crc) {
+		for (k = 0; k < sizeof(*p); k++)
+			if (((const uint8_t *)p)[k])
+				break;
+		*torn = k < sizeof(*p);
+		return NULL;
+	}
+	return p->gen == e->gen ? p : NULL;
+}
+
+/*
+ * Who the disk of entry @e is: its capacity (the entry's) and the model,
+ * serial and wwn user space gave the module (the identity beside it,
+ * minor 1) into @out, "" for what is not known.  Return: 1 with an
+ * identity, 0 without, -1 when the one beside @e was torn by the crash
+ * (its checksum fails): the entry itself is whole.
+ */
+static int entry_ident(const struct iot_preg *r,
+		       const struct iotrace_preg_disk *e,
+		       struct iotrace_file_ident *out)
+{
+	const struct iotrace_preg_id *p;
+	int torn;
+
+	memset(out, 0, sizeof(*out));
+	out->sectors = e->sectors;
+	p = id_of(r, e, &torn);
+	if (!p)
+		return torn ? -1 : 0;
+	memcpy(out->model, p->model, sizeof(out->model));
+	memcpy(out->serial, p->serial, sizeof(out->serial));
+	memcpy(out->wwn, p->wwn, sizeof(out->wwn));
+	out->model[IOTRACE_FILE_ID_LEN - 1] = 0;
+	out->serial[IOTRACE_FILE_ID_LEN - 1] = 0;
+	out->wwn[IOTRACE_FILE_ID_LEN - 1] = 0;
+	return 1;
+}
+
+/**
+ * iot_preg_disk_ident() - who the disk of attach number @disk_gen is: the
+ *	capacity of its newest entry, the identity beside the newest entry
+ *	that has one (its ring's or its in-flight table's); entry_ident().
+ * @r: the region.
+ * @disk_gen: the disk's attach number (iotrace_preg_disk.disk_gen).
+ * @out: filled; "" for what is not known.
+ *
+ * Return: 1 with an identity, 0 without, -1 when the only one was torn.
+ */
+int iot_preg_disk_ident(const struct iot_preg *r, uint64_t disk_gen,
+			struct iotrace_file_ident *out)
+{
+	const struct iotrace_preg_disk *e, *newest = NULL, *best = NULL;
+	struct iotrace_file_ident t;
+	unsigned int i;
+	int dmg, ret = 0, k;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < r->h->max_disks; i++) {
+		e = iot_preg_entry(r, i, &dmg);
+		if (!e || e->disk_gen != disk_gen)
+			continue;
+		if (!newest || e->gen > newest->gen)
+			newest = e;
+		k = entry_ident(r, e, &t);
+		if (k < 0 && !ret)
+			ret = -1;
+		if (k > 0 && (!best || e->gen > best->gen)) {
+			best = e;
+			*out = t;
+			ret = 1;
+		}
+	}
+	if (newest)
+		out->sectors = newest->sectors;
+	return ret;
+}
+
 /**
  * iot_preg_newest() - whether @e is the newest ring of its disk (a resize
  *	leaves the older ones in the region).
@@ -719,7 +827,9 @@ int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
 		   size_t errlen)
 {
 	struct iot_rec_origin org = { 0 };
+	struct iotrace_file_ident *ids;
 	struct iot_inflight *infl;
+	unsigned int i;
 	uint64_t lone;
 	int ret;
 
@@ -727,15 +837,23 @@ int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
 	org.real_ns = r->h->anchor_real_ns;
 	org.end_ns = end_ns > org.mono_ns ? end_ns : org.mono_ns;
 	snprintf(org.release, sizeof(org.release), "%.64s", r->h->release);
-	if (iot_preg_inflight(r, disk_gens, nr, org.end_ns, &infl, &lone))
+	ids = calloc(nr ? nr : 1, sizeof(*ids));
+	if (!ids || iot_preg_inflight(r, disk_gens, nr, org.end_ns, &infl,
+				      &lone)) {
+		free(ids);
 		return ERR("out of memory"), -1;
+	}
+	for (i = 0; i < nr; i++)
+		iot_preg_disk_ident(r, disk_gens[i], &ids[i]);
 	org.infl = infl;
 	org.nr_infl = nr;
+	org.ids = ids;
 	if (orphans)
 		*orphans = lone;
 	ret = iot_rings_write(rings, disks, nr, fp, &org, counts, err,
 			      errlen);
 	iot_preg_inflight_free(infl, nr);
+	free(ids);
 	return ret;
 }
 

@@ -52,9 +52,14 @@ for i in range(256):
 assert crc32c(b"123456789") == 0xe3069283
 
 
-def header(size, nr, data_used, boot_id, panicked=True, major=1):
+ID_OFF = 4096 + 128 * 512
+
+
+def header(size, nr, data_used, boot_id, panicked=True, major=1, minor=0):
+    """Layout 1.@minor; 1.1 has the identity table at ID_OFF."""
+    data_off = ID_OFF + (128 * 512 if minor else 0)
     h = bytearray(4096)
-    struct.pack_into("<QHHIQII", h, 0, MAGIC, major, 0, 4096, size, 1,
+    struct.pack_into("<QHHIQII", h, 0, MAGIC, major, minor, 4096, size, 1,
                      1 if panicked else 0)
     h[32:48] = boot_id
     rel = b"6.12.0-test"
@@ -63,8 +68,10 @@ def header(size, nr, data_used, boot_id, panicked=True, major=1):
     struct.pack_into("<IIII", h, 112, 2, 128, 512, nr)
     # anchor mono, real; disk_off, data_off, data_used; refused
     struct.pack_into("<QQQQQI", h, 128, 5_000_000_000,
-                     1_767_225_600_000_000_000, 4096, 4096 + 128 * 512,
+                     1_767_225_600_000_000_000, 4096, data_off,
                      data_used, 0)
+    if minor:
+        struct.pack_into("<QI", h, 192, ID_OFF, 512)
     hc = crc32c(bytes(h[0:24]))
     hc = crc32c_cont(hc, bytes(h[32:112]))
     struct.pack_into("<I", h, 172, hc)
@@ -82,10 +89,10 @@ def crc32c_cont(prev, data):
 
 
 def entry(name, flags, slots_off=0, nr_slots=0, ring_off=0, ring_size=0,
-          gen=1, disk_gen=1):
+          gen=1, disk_gen=1, sectors=0):
     e = bytearray(512)
     e[0:len(name)] = name
-    struct.pack_into("<IIII", e, 32, 251, 0, flags, 512)
+    struct.pack_into("<IIIIQ", e, 32, 251, 0, flags, 512, sectors)
     struct.pack_into("<QII", e, 440, slots_off, nr_slots,
                      192 if nr_slots else 0)
     struct.pack_into("<QQQQ", e, 456, ring_off, ring_size, gen, disk_gen)
@@ -108,9 +115,21 @@ def slot(gen, op, sector, nbytes, issue_ns, cmd):
     return s
 
 
-def region():
+def ident(gen, model, serial, wwn):
+    """An identity of the table (layout 1.1), its checksum first."""
+    b = bytearray(512)
+    struct.pack_into("<Q", b, 8, gen)
+    b[16:16 + len(model)] = model
+    b[144:144 + len(serial)] = serial
+    b[272:272 + len(wwn)] = wwn
+    struct.pack_into("<I", b, 0, crc32c(bytes(b[4:])))
+    return b
+
+
+def region(minor=0, ids=None, sectors=0):
+    """@ids: {table index: an ident()} (layout 1.1, @minor 1)."""
     ring = open(RING, "rb").read()
-    data_off = 4096 + 128 * 512
+    data_off = ID_OFF + (128 * 512 if minor else 0)
     ring_off = data_off
     ring_pages = (len(ring) + PAGE - 1) // PAGE * PAGE
     slots_off = ring_off + ring_pages
@@ -123,11 +142,13 @@ def region():
     size = end + 8 * PAGE
     img = bytearray(size)
     boot_id = bytes(range(16))
-    img[0:4096] = header(size, 2, end - data_off, boot_id)
+    img[0:4096] = header(size, 2, end - data_off, boot_id, minor=minor)
     img[4096:4608] = entry(b"sdq", 1 | 2, ring_off=ring_off,
-                           ring_size=len(ring))
+                           ring_size=len(ring), sectors=sectors)
     img[4608:5120] = entry(b"sdq", 1 | 4, slots_off=slots_off, nr_slots=4,
-                           gen=2)
+                           gen=2, sectors=sectors)
+    for i, b in (ids or {}).items():
+        img[ID_OFF + i * 512:ID_OFF + (i + 1) * 512] = b
     img[ring_off:ring_off + len(ring)] = ring
     img[slots_off:slots_off + len(slots)] = slots
     return img
@@ -310,6 +331,7 @@ def main():
           err + o)
     sources(img, reg, trace, cf)
     inflight(reg, trace, cf)
+    identity()
 
 
 def cmd(*args, env=None, stdin=None):
@@ -524,6 +546,84 @@ def inflight(reg, trace, cf):
     check("inflight_without_ring_said",
           rc == 0 and "1 request in flight of disks without a ring in the "
           "region (listed above) not in" in err and "READ(10)" in o, err)
+
+
+MODEL, SERIAL, WWN = b"QEMU HARDDISK", b"QM00001", b"naa.5000c500a1b2c3d4"
+ID_LINE = ('2097152 sectors, model "QEMU HARDDISK", serial "QM00001", '
+           'wwn "naa.5000c500a1b2c3d4"')
+
+
+def identity():
+    """Layout 1.1: who the disk is, beside its entries, with a checksum of
+    its own: shown by previous, kept in the trace file (info), and a torn
+    or stale one costs the identity, never the ring."""
+    def prev(name, img):
+        p = os.path.join(TMP, name + ".region")
+        t = os.path.join(TMP, name + ".iot")
+        open(p, "wb").write(img)
+        rc, o, err = run(p, "-o", t)
+        return rc, o, err, t
+
+    good = ident(1, MODEL, SERIAL, WWN)
+    rc, o, err, t = prev("id", region(1, {0: good}, 2097152))
+    check("identity_previous_shows_it",
+          rc == 0 and ("\n  " + ID_LINE + "\n") in o, err + o)
+    ri, oi, ei = cmd("info", t)
+    check("identity_trace_file_keeps_it",
+          ri == 0 and ("\n    " + ID_LINE + "\n").encode() in oi,
+          oi.decode() + ei)
+    ri, oj, ei = cmd("info", "-o", "json", t)
+    check("identity_info_json",
+          ri == 0 and b'"identity":{"sectors":2097152,"model":"QEMU HARDDISK",'
+          b'"serial":"QM00001","wwn":"naa.5000c500a1b2c3d4"}' in oj,
+          oj.decode() + ei)
+    recs = cmd("show", "-o", "csv", t)
+    check("identity_records_unchanged",
+          recs[0] == 0 and recs[1] == cmd("show", "-o", "csv",
+                                          os.path.join(TMP, "prev.iot"))[1],
+          recs[2])
+    # beside the in-flight table's entry only: still the disk's
+    rc, o, err, _ = prev("id-table", region(1, {1: ident(2, MODEL, SERIAL,
+                                                         WWN)}, 2097152))
+    check("identity_of_the_table_entry_is_the_disks",
+          rc == 0 and ("\n  " + ID_LINE + "\n") in o, err + o)
+    # core: found by the magic, the same
+    img = region(1, {0: good}, 2097152)
+    p = os.path.join(TMP, "id.core")
+    open(p, "wb").write(core(img, 5 * PAGE))
+    rc, o, err = run(p)
+    check("identity_from_a_core", rc == 0 and ("\n  " + ID_LINE + "\n") in o,
+          err + o)
+    # torn by the crash: said; the ring and the table whole
+    torn = bytearray(good)
+    torn[20] ^= 1
+    rc, o, err, t = prev("id-torn", region(1, {0: torn}, 2097152))
+    ri, oi, ei = cmd("info", t)
+    check("identity_torn_said_ring_kept",
+          rc == 0 and "2097152 sectors, identity torn by the crash" in o and
+          "1 in flight, 1 torn in-flight slots, 0 damaged entries" in o and
+          cmd("show", "-o", "csv", t)[1] == recs[1] and
+          b"    2097152 sectors (model, serial and wwn not known)\n" in oi,
+          err + o + oi.decode())
+    # another entry's (a stale gen): not this disk's
+    rc, o, err, _ = prev("id-stale", region(1, {0: ident(9, MODEL, SERIAL,
+                                                         WWN)}, 2097152))
+    check("identity_of_another_gen_ignored",
+          rc == 0 and "2097152 sectors, no identity given" in o and
+          "QEMU" not in o, err + o)
+    # the table where the data is (a foreign header): not read
+    img = region(1, {0: good}, 2097152)
+    struct.pack_into("<Q", img, 192, 4096 + 128 * 512 + 8 * PAGE)
+    rc, o, err, _ = prev("id-off", img)
+    check("identity_table_outside_its_place_ignored",
+          rc == 0 and "no identity given" in o and "QEMU" not in o and
+          "1 in flight," in o, err + o)
+    # layout 1.0 (no table): nothing, no chunk in the trace file
+    rc, o, err, t = prev("id-10", region())
+    ri, oi, ei = cmd("info", t)
+    check("identity_layout_1_0_none",
+          rc == 0 and "  0 sectors, no identity given" in o and
+          b"sectors" not in oi and ri == 0, err + o + oi.decode())
 
 
 if MAKE:

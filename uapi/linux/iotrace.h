@@ -681,6 +681,35 @@ struct iotrace_file_inflight {
 	__u64	reserved[2];
 };
 
+/*
+ * File minor 2: who the disk is.
+ *
+ * IOTRACE_CHUNK_IDENT: one struct iotrace_file_ident (payload_size bytes;
+ * a newer minor may make it longer) for a disk whose identity the writer
+ * knew (a previous boot's region keeps it), the chunk's @disk naming it;
+ * nr_records, part and first_seq are zero.  Written before the first
+ * records chunk.  A reader that does not know the chunk skips it.
+ */
+#define IOTRACE_CHUNK_IDENT	0x544e4449U	/* "IDNT", file minor 2 */
+
+/**
+ * struct iotrace_file_ident - payload of an IOTRACE_CHUNK_IDENT chunk.
+ * @sectors: the disk's capacity in 512-byte sectors (0: unknown).
+ * @reserved0: zero.
+ * @model: its model (sysfs), NUL-terminated, "" if unknown.
+ * @serial: its serial number, the same.
+ * @wwn: its world wide name (sysfs wwid), the same.
+ * @reserved: zero.
+ */
+struct iotrace_file_ident {
+	__u64	sectors;
+	__u64	reserved0;
+	char	model[IOTRACE_FILE_ID_LEN];
+	char	serial[IOTRACE_FILE_ID_LEN];
+	char	wwn[IOTRACE_FILE_ID_LEN];
+	__u64	reserved[4];
+};
+
 /**
  * struct iotrace_file_trigger - payload of an IOTRACE_CHUNK_TRIGGER chunk:
  *	why a snapshot of a disk was taken, and which disk it is.
@@ -1012,9 +1041,10 @@ struct iotrace_file_counts {
  * IOTRACE_CMD_EVT_TRIGGER; version 7 IOTRACE_A_TRIG_EPOCH; version 8
  * IOTRACE_A_MEM_RING, IOTRACE_A_MEM_SLOTS and IOTRACE_A_MEM_METRICS, and
  * enum iotrace_mop the kernel's accounting groups (same layout, same
- * attributes).  Commands and attributes are only ever added at the end.
+ * attributes); version 9 IOTRACE_CMD_SET_IDENTITY and IOTRACE_A_ID_*.
+ * Commands and attributes are only ever added at the end.
  */
-#define IOTRACE_GENL_VERSION	8
+#define IOTRACE_GENL_VERSION	9
 #define IOTRACE_GENL_MCGRP	"events"
 
 /**
@@ -1073,6 +1103,13 @@ struct iotrace_file_counts {
  *	held chunks may be recycled again); with IOTRACE_A_HOLD_HI only if
  *	that is still the hold (else nothing).  No hold: nothing, not an
  *	error.  Version 5.
+ * @IOTRACE_CMD_SET_IDENTITY: who IOTRACE_A_DISK_NAME is, as user space
+ *	reads it from sysfs (the udev rule gives it when a disk or the
+ *	module comes): IOTRACE_A_ID_MODEL, IOTRACE_A_ID_SERIAL and
+ *	IOTRACE_A_ID_WWN, each optional (absent: "").  Kept only with
+ *	persist=, in the region beside the disk's rings and in-flight table
+ *	(struct iotrace_preg_id), for the next boot; without it, accepted
+ *	and not kept.  Version 9.
  * @__IOTRACE_CMD_MAX: number of commands.
  */
 enum iotrace_genl_cmd {
@@ -1092,6 +1129,7 @@ enum iotrace_genl_cmd {
 	IOTRACE_CMD_SET_TRIGGER,
 	IOTRACE_CMD_EVT_TRIGGER,
 	IOTRACE_CMD_RELEASE_HOLD,
+	IOTRACE_CMD_SET_IDENTITY,
 	__IOTRACE_CMD_MAX,
 };
 
@@ -1241,6 +1279,10 @@ enum iotrace_genl_cmd {
  * @IOTRACE_A_MEM_METRICS: u64, LIST replies (genl version 8): bytes of its
  *	metrics (the per-CPU part counted for every possible CPU), 0 before
  *	the disk was first enabled and with metrics=N.
+ * @IOTRACE_A_ID_MODEL: string, SET_IDENTITY (genl version 9): the
+ *	disk's model, at most IOTRACE_FILE_ID_LEN - 1 bytes.
+ * @IOTRACE_A_ID_SERIAL: string, SET_IDENTITY: its serial number, the same.
+ * @IOTRACE_A_ID_WWN: string, SET_IDENTITY: its world wide name, the same.
  * @__IOTRACE_A_MAX: number of attributes.
  *
  * A request passes the filter when its operation is in the mask, its start
@@ -1326,6 +1368,9 @@ enum iotrace_genl_attr {
 	IOTRACE_A_MEM_RING,
 	IOTRACE_A_MEM_SLOTS,
 	IOTRACE_A_MEM_METRICS,
+	IOTRACE_A_ID_MODEL,
+	IOTRACE_A_ID_SERIAL,
+	IOTRACE_A_ID_WWN,
 	__IOTRACE_A_MAX,
 };
 
@@ -1512,10 +1557,11 @@ struct iotrace_inflight_req {
  */
 #define IOTRACE_PREG_MAGIC	0x4745525052544f49ULL	/* "IOTRPREG" */
 #define IOTRACE_PREG_MAJOR	1
-#define IOTRACE_PREG_MINOR	0
+#define IOTRACE_PREG_MINOR	1
 #define IOTRACE_PREG_HDR_SIZE	4096
 #define IOTRACE_PREG_DISK_SIZE	512
 #define IOTRACE_PREG_SLOT_SIZE	192
+#define IOTRACE_PREG_ID_SIZE	512	/* minor 1 */
 
 /* iotrace_preg_hdr.state */
 #define IOTRACE_PREG_LIVE	1	/* a module writes it */
@@ -1552,6 +1598,11 @@ struct iotrace_inflight_req {
  * @damaged: in a region found at load: entries whose checksum or offsets
  *	failed, zeroed in the copy offered (0 in a live region).
  * @reserved2: zero.
+ * @id_off: minor 1: the identity table's offset (@max_disks entries of
+ *	@id_entry_size bytes, between the disk table and @data_off); 0
+ *	before (no identities).
+ * @id_entry_size: minor 1: IOTRACE_PREG_ID_SIZE.
+ * @reserved3: zero.
  * @reserved: zero.
  */
 struct iotrace_preg_hdr {
@@ -1578,7 +1629,10 @@ struct iotrace_preg_hdr {
 	__u64	loaded_ns;
 	__u32	damaged;
 	__u32	reserved2;
-	__u8	reserved[3904];
+	__u64	id_off;
+	__u32	id_entry_size;
+	__u32	reserved3;
+	__u8	reserved[3888];
 };
 
 /* iotrace_preg_disk.flags */
@@ -1596,10 +1650,11 @@ struct iotrace_preg_hdr {
  * @dev_minor: its device number.
  * @flags: IOTRACE_PREG_D_*.
  * @lbs: logical block size.
- * @sectors: 0 (reserved for the capacity in 512-byte sectors).
- * @model: "" (reserved for the disk's model).
- * @serial: "" (reserved for its serial number).
- * @wwn: "" (reserved for its world wide name).
+ * @sectors: minor 1: the disk's capacity in 512-byte sectors when the
+ *	allocation was made (0 for a controller, and before minor 1).
+ * @model: "" (the identity is in struct iotrace_preg_id).
+ * @serial: "".
+ * @wwn: "".
  * @slots_off: the in-flight table's offset in the region.
  * @nr_slots: its slots.
  * @slot_size: IOTRACE_PREG_SLOT_SIZE.
@@ -1632,6 +1687,32 @@ struct iotrace_preg_disk {
 	__u64	disk_gen;
 	__u8	reserved[20];
 	__u32	entry_crc;
+};
+
+/**
+ * struct iotrace_preg_id - minor 1: the identity of the disk of the entry
+ *	at the same index of the disk table, as user space read it from
+ *	sysfs and gave it (IOTRACE_CMD_SET_IDENTITY).  Kept apart from the
+ *	entry, with its own checksum, so that a crash while it is rewritten
+ *	costs the identity, never the ring.
+ * @id_crc: CRC-32C of the 508 bytes after it; one that does not match
+ *	(a crash while it was written) is no identity.
+ * @reserved0: zero.
+ * @gen: the entry's @gen: an identity of another @gen (an entry used
+ *	again) is not that entry's.  0: none.
+ * @model: the disk's model (sysfs device/model), NUL-terminated.
+ * @serial: its serial number (device/serial), NUL-terminated.
+ * @wwn: its world wide name (wwid or device/wwid), NUL-terminated.
+ * @reserved: zero.
+ */
+struct iotrace_preg_id {
+	__u32	id_crc;
+	__u32	reserved0;
+	__u64	gen;
+	char	model[IOTRACE_FILE_ID_LEN];
+	char	serial[IOTRACE_FILE_ID_LEN];
+	char	wwn[IOTRACE_FILE_ID_LEN];
+	__u8	reserved[112];
 };
 
 /* iotrace_preg_slot.flags */

@@ -141,6 +141,7 @@ int cmd_nl_trigger(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_state(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_events(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_nvme_layout(struct iot_opts *o, int argc, char **argv);
+int cmd_nl_identify(struct iot_opts *o, int argc, char **argv);
 int cmd_nl_reset_metrics(struct iot_opts *o, int argc, char **argv);
 int iot_nl_enable(struct iot_opts *o, const char *disk, char *err,
 		  size_t errlen);

@@ -343,26 +343,65 @@ static void sysfs_str(const char *path, char *out, size_t len)
 }
 
 /**
- * iot_metrics_sysfs_info() - model, serial and wwn of @m->disk from
- * @sysfs/block/<disk>/device/{model,serial,wwid} or .../block/<disk>/wwid.
- * @m: the disk.
+ * iot_sysfs_identity() - who disk @name is, from
+ *	@sysfs/block/<name>/device/{model,serial,wwid} or
+ *	.../block/<name>/wwid.  Printable ASCII, trimmed; "" for what is
+ *	not there.
  * @sysfs: the sysfs mount ("/sys"; the host tests give a fake one).
+ * @name: the disk.
+ * @model: @len bytes.
+ * @serial: @len bytes.
+ * @wwn: @len bytes.
+ * @len: room in each.
  */
-void iot_metrics_sysfs_info(struct iot_metrics *m, const char *sysfs)
+void iot_sysfs_identity(const char *sysfs, const char *name, char *model,
+			char *serial, char *wwn, size_t len)
 {
 	char p[512];
 
-	snprintf(p, sizeof(p), "%s/block/%s/device/model", sysfs, m->disk);
-	sysfs_str(p, m->model, sizeof(m->model));
-	snprintf(p, sizeof(p), "%s/block/%s/device/serial", sysfs, m->disk);
-	sysfs_str(p, m->serial, sizeof(m->serial));
-	snprintf(p, sizeof(p), "%s/block/%s/wwid", sysfs, m->disk);
-	sysfs_str(p, m->wwn, sizeof(m->wwn));
-	if (!m->wwn[0]) {
-		snprintf(p, sizeof(p), "%s/block/%s/device/wwid", sysfs,
-			 m->disk);
-		sysfs_str(p, m->wwn, sizeof(m->wwn));
+	snprintf(p, sizeof(p), "%s/block/%s/device/model", sysfs, name);
+	sysfs_str(p, model, len);
+	snprintf(p, sizeof(p), "%s/block/%s/device/serial", sysfs, name);
+	sysfs_str(p, serial, len);
+	snprintf(p, sizeof(p), "%s/block/%s/wwid", sysfs, name);
+	sysfs_str(p, wwn, len);
+	if (!wwn[0]) {
+		snprintf(p, sizeof(p), "%s/block/%s/device/wwid", sysfs, name);
+		sysfs_str(p, wwn, len);
 	}
+}
+
+/**
+ * iot_sysfs_ctrl_identity() - who NVMe controller @name is (the ring of
+ *	its admin commands; no block device): @sysfs/class/nvme/<name>/
+ *	{model,serial}, as iot_sysfs_identity() reads a disk's.
+ * @sysfs: the sysfs mount.
+ * @name: the controller.
+ * @model: @len bytes.
+ * @serial: @len bytes.
+ * @len: room in each.
+ */
+void iot_sysfs_ctrl_identity(const char *sysfs, const char *name,
+			     char *model, char *serial, size_t len)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/class/nvme/%s/model", sysfs, name);
+	sysfs_str(p, model, len);
+	snprintf(p, sizeof(p), "%s/class/nvme/%s/serial", sysfs, name);
+	sysfs_str(p, serial, len);
+}
+
+/**
+ * iot_metrics_sysfs_info() - model, serial and wwn of @m->disk
+ *	(iot_sysfs_identity()).
+ * @m: the disk.
+ * @sysfs: the sysfs mount.
+ */
+void iot_metrics_sysfs_info(struct iot_metrics *m, const char *sysfs)
+{
+	iot_sysfs_identity(sysfs, m->disk, m->model, m->serial, m->wwn,
+			   sizeof(m->model));
 }
 
 /* ---- exposition -------------------------------------------------------- */

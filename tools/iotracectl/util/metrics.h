@@ -62,6 +62,10 @@ double iot_hist_max_ns(const __u64 *h);
 void iot_metrics_status(const struct iotrace_metrics_error *e, char *out,
 			size_t len);
 void iot_metrics_sysfs_info(struct iot_metrics *m, const char *sysfs);
+void iot_sysfs_identity(const char *sysfs, const char *name, char *model,
+			char *serial, char *wwn, size_t len);
+void iot_sysfs_ctrl_identity(const char *sysfs, const char *name,
+			     char *model, char *serial, size_t len);
 
 /* exposition formats of iot_prom_write() */
 enum iot_prom_fmt { IOT_PROM_TEXT, IOT_PROM_OPENMETRICS };

@@ -613,6 +613,94 @@ int cmd_nl_nvme_layout(struct iot_opts *o, int argc, char **argv)
 	return ret ? 1 : 0;
 }
 
+/* ---- identify --------------------------------------------------------- */
+
+static const char *sysfs_root(void)
+{
+	const char *s = getenv("IOTRACE_SYSFS");
+
+	return s && *s ? s : "/sys";
+}
+
+/* who a disk is, as sysfs says */
+struct nl_ident {
+	char model[IOTRACE_FILE_ID_LEN];
+	char serial[IOTRACE_FILE_ID_LEN];
+	char wwn[IOTRACE_FILE_ID_LEN];
+};
+
+static int add_ident(struct nl_msg *m, void *arg)
+{
+	const struct nl_ident *id = arg;
+
+	return nla_put_string(m, IOTRACE_A_ID_MODEL, id->model) < 0 ||
+	       nla_put_string(m, IOTRACE_A_ID_SERIAL, id->serial) < 0 ||
+	       nla_put_string(m, IOTRACE_A_ID_WWN, id->wwn) < 0;
+}
+
+/* Give the module who @name is (nl open).  Return: 0 or the errno. */
+static int ident_one(struct iot_nl *nl, const char *name, int quiet)
+{
+	struct nl_ident id;
+	char t[3][IOT_TEXT_ROOM(IOTRACE_FILE_ID_LEN)];
+	int ret;
+
+	iot_sysfs_identity(sysfs_root(), name, id.model, id.serial, id.wwn,
+			   sizeof(id.model));
+	if (!id.model[0] && !id.serial[0] && !id.wwn[0])
+		iot_sysfs_ctrl_identity(sysfs_root(), name, id.model,
+					id.serial, sizeof(id.model));
+	ret = iot_nl_request(nl, IOTRACE_CMD_SET_IDENTITY, 0, name, add_ident,
+			     &id);
+	if (ret) {
+		if (!quiet)
+			nl_report(nl, "identify", ret);
+		return ret;
+	}
+	if (!quiet)
+		printf("%s: model \"%s\", serial \"%s\", wwn \"%s\"\n", name,
+		       iot_text_str(t[0], sizeof(t[0]), id.model),
+		       iot_text_str(t[1], sizeof(t[1]), id.serial),
+		       iot_text_str(t[2], sizeof(t[2]), id.wwn));
+	return 0;
+}
+
+/*
+ * identify [--quiet] [DISK...]: give the module each disk's model, serial
+ * and wwn from sysfs (every disk it knows without DISK), for the
+ * persistent region: the udev rule runs it when a disk or the module
+ * comes.
+ */
+int cmd_nl_identify(struct iot_opts *o, int argc, char **argv)
+{
+	struct iot_nl_disk *rows = NULL;
+	size_t n = 0, i;
+	struct iot_nl nl;
+	int k, rc = 0;
+
+	k = iot_nl_open(&nl);
+	/* --quiet (udev): no module, nothing to give it, nothing to say */
+	if (k > 0 && o->quiet)
+		return 0;
+	if (k > 0)
+		iot_err("the iotrace generic netlink family is not registered (is the iotrace module loaded? 'modprobe iotrace' or insmod iotrace.ko)");
+	if (k)
+		return 1;
+	if (!argc && iot_nl_list(&rows, &n)) {
+		iot_nl_close(&nl);
+		return 1;
+	}
+	for (k = 0; k < argc; k++)
+		if (ident_one(&nl, argv[k], o->quiet))
+			rc = 1;
+	for (i = 0; i < n; i++)
+		if (ident_one(&nl, rows[i].name, o->quiet))
+			rc = 1;
+	iot_nl_close(&nl);
+	free(rows);
+	return rc;
+}
+
 /* enable/disable/clear: through netlink, else the debugfs files. */
 static int nl_simple(int argc, char **argv, uint8_t cmd, const char *what,
 		     int (*fallback)(struct iot_opts *, int, char **),
