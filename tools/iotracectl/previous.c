@@ -89,49 +89,51 @@ static int infl_cmp(const void *a, const void *b)
 }
 
 /*
- * The requests in flight of every table, oldest issue first, one line
- * each; the torn slots (odd generation) counted in *@torn.  Return: how
- * many, or -1 (out of memory, said).
+ * The requests in flight of every table (iot_preg_inflight(), one table
+ * per disk, those without a ring too), oldest issue first, one line each;
+ * the torn slots counted in *@torn.  Return: how many, or -1 (out of
+ * memory, said).
  */
 static long print_inflight(const struct iot_preg *c, uint64_t last_ns,
 			   unsigned int *torn)
 {
-	const struct iotrace_preg_disk *e;
-	const struct iotrace_preg_slot *s;
-	struct infl *v = NULL, *nv;
-	size_t n = 0, cap = 0, k;
+	const struct iotrace_preg_disk *e, **ent;
+	struct iot_inflight *t = NULL;
+	uint64_t *gens, orphans;
+	struct infl *v = NULL;
+	size_t n = 0, k;
+	unsigned int i, d, nd = 0;
 	char cmd[256];
-	unsigned int i;
-	uint32_t j;
 	int dmg;
 
+	/* one table per disk that has one, named by its entry */
+	gens = calloc(c->h->max_disks, sizeof(*gens));
+	ent = calloc(c->h->max_disks, sizeof(*ent));
+	if (!gens || !ent)
+		goto oom;
 	for (i = 0; i < c->h->max_disks; i++) {
 		e = iot_preg_entry(c, i, &dmg);
 		if (!e || !(e->flags & IOTRACE_PREG_D_SLOTS))
 			continue;
-		s = (const void *)(c->buf + e->slots_off);
-		for (j = 0; j < e->nr_slots; j++) {
-			if (!s[j].gen)
-				continue;
-			if (s[j].gen & 1) {
-				(*torn)++;
-				continue;
-			}
-			if (n == cap) {
-				cap = cap ? 2 * cap : 64;
-				nv = realloc(v, cap * sizeof(*v));
-				if (!nv) {
-					free(v);
-					iot_err("previous: out of memory");
-					return -1;
-				}
-				v = nv;
-			}
-			v[n].name = e->name;
-			iot_rec2_read((const uint8_t *)&s[j] +
-				      offsetof(struct iotrace_preg_slot, rec),
-				      UINT16_MAX, &v[n].r);
-			n++;
+		for (d = 0; d < nd && gens[d] != e->disk_gen; d++)
+			;
+		if (d == nd) {
+			ent[nd] = e;
+			gens[nd++] = e->disk_gen;
+		}
+	}
+	if (iot_preg_inflight(c, gens, nd, last_ns, &t, &orphans))
+		goto oom;
+	for (d = 0; d < nd; d++)
+		n += t[d].nr;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		goto oom;
+	for (d = 0, n = 0; d < nd; d++) {
+		*torn += t[d].torn;
+		for (k = 0; k < t[d].nr; k++) {
+			v[n].name = ent[d]->name;
+			v[n++].r = t[d].recs[k];
 		}
 	}
 	if (n)
@@ -147,8 +149,17 @@ static long print_inflight(const struct iot_preg *c, uint64_t last_ns,
 		       iot_op_name(r->op), (unsigned long long)r->sector,
 		       r->bytes, r->hwq, r->tag, r->pid, cmd);
 	}
+	iot_preg_inflight_free(t, nd);
 	free(v);
+	free(gens);
+	free(ent);
 	return (long)n;
+oom:
+	iot_err("previous: out of memory");
+	iot_preg_inflight_free(t, nd);
+	free(gens);
+	free(ent);
+	return -1;
 }
 
 /*
