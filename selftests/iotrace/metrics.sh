@@ -287,6 +287,9 @@ nullb_destroy nbbad
 # ---- 6b. errors: scsi_debug's medium error, SCSI status CHECK CONDITION
 modprobe scsi_debug dev_size_mb=8 opts=2 || die "modprobe scsi_debug failed"
 settle
+# the host's scan is asynchronous (minutes on a KASAN kernel)
+until_ok "$(kdebug_or 30 300)" \
+	sh -c 'grep -qs scsi_debug /sys/block/sd*/device/model'
 sdbg=
 for d in /sys/block/sd*; do
 	grep -q scsi_debug "$d/device/model" 2> /dev/null && sdbg=$(basename "$d")

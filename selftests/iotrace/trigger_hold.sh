@@ -101,12 +101,12 @@ ktap_check "the watcher set the trigger" \
 for cpu in 0 1; do
 	fio --name=j$cpu --filename=/dev/"$bd" --direct=1 --ioengine=libaio \
 	    --iodepth=16 --rw=randread --bs=4k --offset=1m --size=120m \
-	    --time_based --runtime=600 --cpus_allowed=$cpu \
+	    --time_based --runtime="$(kdebug_or 600 3600)" --cpus_allowed=$cpu \
 	    --write_iolog="$out/iolog.$cpu" --output="$out/fio.$cpu" &
 	fpid[cpu]=$!
 done
 # the ring wraps: several times its records overwritten
-wait_until 60 ow_above $((3 * ring_recs)) ||
+wait_until "$(kdebug_or 60 300)" ow_above $((3 * ring_recs)) ||
 	ktap_fail "fio wraps the ring"
 
 kill -STOP "$wpid"
@@ -119,7 +119,7 @@ log "hold at the hit: $hlo..$hhi, overwritten $ow0"
 ktap_check "the hit set a hold of the most allowed ($hlo..$hhi: half of $chunks chunks)" \
 	test "$hhi" -gt 0 -a $((hhi - hlo + 1)) -eq $((chunks / 2))
 # fio overwrites the rest of the ring several times while the watcher sleeps
-wait_until 120 ow_above $((ow0 + 3 * ring_recs))
+wait_until "$(kdebug_or 120 600)" ow_above $((ow0 + 3 * ring_recs))
 ow1=$(iot_stat "$bd" overwritten)
 ktap_check "the ring wrapped while the watcher was stopped (overwritten $ow0 -> $ow1, ring $ring_recs records)" \
 	test $((ow1 - ow0)) -gt "$ring_recs"
