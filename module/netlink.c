@@ -582,6 +582,20 @@ static int iotrace_nl_admin(struct sk_buff *skb, struct genl_info *info)
 }
 
 /*
+ * The disk a state-changing request names, referenced, once its sender is
+ * found to have CAP_SYS_ADMIN; NULL with *@err set else.
+ */
+static struct iotrace_disk *iotrace_nl_admin_disk(struct sk_buff *skb,
+						  struct genl_info *info,
+						  int *err)
+{
+	*err = iotrace_nl_admin(skb, info);
+	if (*err)
+		return NULL;
+	return iotrace_nl_disk(info, err);
+}
+
+/*
  * The list of disks changes (a disk attached or detached): a LIST dump
  * that resumes by index across the change is marked NLM_F_DUMP_INTR.
  * Never 0, which a dump's callback reads as "no sequence yet".
@@ -722,10 +736,7 @@ static int iotrace_nl_enable(struct sk_buff *skb, struct genl_info *info)
 	struct iotrace_disk *d;
 	int ret;
 
-	ret = iotrace_nl_admin(skb, info);
-	if (ret)
-		return ret;
-	d = iotrace_nl_disk(info, &ret);
+	d = iotrace_nl_admin_disk(skb, info, &ret);
 	if (!d)
 		return ret;
 	ret = iotrace_disk_set_enabled(d, info->genlhdr->cmd ==
@@ -739,10 +750,7 @@ static int iotrace_nl_clear(struct sk_buff *skb, struct genl_info *info)
 	struct iotrace_disk *d;
 	int ret;
 
-	ret = iotrace_nl_admin(skb, info);
-	if (ret)
-		return ret;
-	d = iotrace_nl_disk(info, &ret);
+	d = iotrace_nl_admin_disk(skb, info, &ret);
 	if (!d)
 		return ret;
 	ret = iotrace_disk_clear(d);
@@ -1100,10 +1108,7 @@ static int iotrace_nl_reset_metrics(struct sk_buff *skb,
 	struct iotrace_disk *d;
 	int ret;
 
-	ret = iotrace_nl_admin(skb, info);
-	if (ret)
-		return ret;
-	d = iotrace_nl_disk(info, &ret);
+	d = iotrace_nl_admin_disk(skb, info, &ret);
 	if (!d)
 		return ret;
 	if (iotrace_disk_metrics(d))
@@ -1167,10 +1172,7 @@ static int iotrace_nl_set_identity(struct sk_buff *skb,
 	struct iotrace_disk *d;
 	int ret;
 
-	ret = iotrace_nl_admin(skb, info);
-	if (ret)
-		return ret;
-	d = iotrace_nl_disk(info, &ret);
+	d = iotrace_nl_admin_disk(skb, info, &ret);
 	if (!d)
 		return ret;
 	ret = iotrace_preg_set_ident(d,
@@ -1389,10 +1391,7 @@ static int iotrace_nl_release_hold(struct sk_buff *skb, struct genl_info *info)
 	struct iotrace_disk *d;
 	int ret;
 
-	ret = iotrace_nl_admin(skb, info);
-	if (ret)
-		return ret;
-	d = iotrace_nl_disk(info, &ret);
+	d = iotrace_nl_admin_disk(skb, info, &ret);
 	if (!d)
 		return ret;
 	mutex_lock(&iotrace_mutex);

@@ -88,6 +88,17 @@ static int info_infl_table(void *arg, const struct iot_inflight *t)
 	return 0;
 }
 
+/* A section of @src could not be read: why, in @err; -1. */
+static int info_read_failed(const struct iot_src *src, char *err,
+			    size_t errlen)
+{
+	if (src->fi->rd_err)
+		iot_src_read_error(src, err, errlen);
+	else
+		snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
 /*
  * The requests in flight at the end of @src (a previous boot's), per
  * disk: 0; -1 with @err set.  Free with info_infl_free().
@@ -106,13 +117,8 @@ static int info_infl_read(const struct iot_src *src, struct info_infl *v,
 		return -1;
 	}
 	if (iot_file_inflight(src->buf, src->len, src->fi, info_infl_table, v,
-			      &damaged) < 0) {
-		if (src->fi->rd_err)
-			iot_src_read_error(src, err, errlen);
-		else
-			snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+			      &damaged) < 0)
+		return info_read_failed(src, err, errlen);
 	return 0;
 }
 
@@ -141,13 +147,8 @@ static int info_ids_read(const struct iot_src *src, struct info_ids *v,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (iot_file_idents(src->buf, src->len, src->fi, v->id, v->have) < 0) {
-		if (src->fi->rd_err)
-			iot_src_read_error(src, err, errlen);
-		else
-			snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if (iot_file_idents(src->buf, src->len, src->fi, v->id, v->have) < 0)
+		return info_read_failed(src, err, errlen);
 	return 0;
 }
 
