@@ -150,7 +150,7 @@ case "$VM_PHASE" in
 	if [ "$PERSIST_CORE" = 1 ]; then
 		ktap_header 20
 	else
-		ktap_header 39
+		ktap_header 41
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -177,6 +177,19 @@ for d in sys.argv[2:]:
 json.dump(out, open(sys.argv[1], "w"))
 ' "$st/ident1.json" $nb $nv $sd
 	sed 's/^/# sysfs: /' "$st/ident1.json"; echo
+	if [ "$PERSIST_CORE" != 1 ]; then
+		out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$IOTRACECTL" identify $nb 2>&1)
+		rc=$?
+		log "as nobody: $out"
+		ktap_check "identify without CAP_SYS_ADMIN: refused (EPERM)" \
+			sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'not permitted'"
+		out=$("$IOTRACECTL" identify nosuchdisk 2>&1)
+		rc=$?
+		log "unknown disk: $out"
+		ktap_check "identify of a disk the module does not know: said (ENODEV)" \
+			sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'no such traced disk'"
+	fi
 	if [ "$PERSIST" = "$RANGE" ] && [ -r /sys/kernel/debug/x86/pat_memtype_list ]; then
 		pat=$(grep -i "0x0*10000000-" /sys/kernel/debug/x86/pat_memtype_list)
 		log "PAT: $pat"

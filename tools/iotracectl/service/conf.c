@@ -26,7 +26,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include "metrics.h"
 #include "trigger.h"
 #include "watch.h"
 
@@ -561,6 +560,24 @@ int watch_conf_load(struct watch_conf *c, const char *path, int must_exist)
 	return ret;
 }
 
+static void sysfs_str(const char *path, char *out, size_t len)
+{
+	FILE *fp = fopen(path, "re");
+	size_t n;
+
+	out[0] = 0;
+	if (!fp)
+		return;
+	if (!fgets(out, (int)len, fp))
+		out[0] = 0;
+	fclose(fp);
+	n = strlen(out);
+	while (n && isspace((unsigned char)out[n - 1]))
+		out[--n] = 0;
+	n = strspn(out, " \t");
+	memmove(out, out + n, strlen(out + n) + 1);
+}
+
 static const char *sysfs_root(void)
 {
 	const char *s = getenv("IOTRACE_SYSFS");
@@ -579,8 +596,19 @@ static const char *sysfs_root(void)
  */
 void watch_identity(const char *name, char *model, char *serial, char *wwn)
 {
-	iot_sysfs_identity(sysfs_root(), name, model, serial, wwn,
-			   IOTRACE_FILE_ID_LEN);
+	char p[1024];
+	const char *sys = sysfs_root();
+
+	snprintf(p, sizeof(p), "%s/block/%s/device/model", sys, name);
+	sysfs_str(p, model, IOTRACE_FILE_ID_LEN);
+	snprintf(p, sizeof(p), "%s/block/%s/device/serial", sys, name);
+	sysfs_str(p, serial, IOTRACE_FILE_ID_LEN);
+	snprintf(p, sizeof(p), "%s/block/%s/wwid", sys, name);
+	sysfs_str(p, wwn, IOTRACE_FILE_ID_LEN);
+	if (!wwn[0]) {
+		snprintf(p, sizeof(p), "%s/block/%s/device/wwid", sys, name);
+		sysfs_str(p, wwn, IOTRACE_FILE_ID_LEN);
+	}
 }
 
 /*
