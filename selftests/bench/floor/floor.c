@@ -10,7 +10,10 @@
  *   1  preempt_disable()/preempt_enable(), iotrace's guard, in each probe;
  *   2  and one ktime_get_ns() at issue and one at completion;
  *   3  and 128 bytes stored per request at completion into a per-CPU
- *      slot picked by a per-CPU counter: no lookup, no reservation.
+ *      slot picked by a per-CPU counter: no lookup, no reservation;
+ *   4  and one ktime_get_ns() at block_io_start: the allocation stamp
+ *      iotrace's queue time starts from on 6.9+ (IOTRACE_QUEUE_STAMP),
+ *      which makes it the floor of iotrace's design on those kernels.
  * Everything is attached at load and detached at unload.
  */
 #include <linux/module.h>
@@ -30,9 +33,9 @@
 
 static unsigned int level;
 module_param(level, uint, 0444);
-MODULE_PARM_DESC(level, "0 empty probes, 1 + preemption guard, 2 + two clock reads, 3 + a 128-byte store");
+MODULE_PARM_DESC(level, "0 empty probes, 1 + preemption guard, 2 + two clock reads, 3 + a 128-byte store, 4 + a clock read at block_io_start");
 
-#define FLOOR_LEVELS	4
+#define FLOOR_LEVELS	5
 #define FLOOR_SLOTS	64	/* records per CPU, a power of two */
 
 /* A record's worth of bytes: two cache lines. */
@@ -41,6 +44,7 @@ struct floor_rec {
 } __aligned(64);
 
 struct floor_cpu {
+	u64		start_ns;
 	u64		issue_ns;
 	u64		complete_ns;
 	unsigned long	n;
@@ -56,6 +60,13 @@ static void floor_rq_empty(void *data, struct request *rq)
 static void floor_rq_guard(void *data, struct request *rq)
 {
 	preempt_disable();
+	preempt_enable();
+}
+
+static void floor_start_clock(void *data, struct request *rq)
+{
+	preempt_disable();
+	this_cpu_write(floor_cpu->start_ns, ktime_get_ns());
 	preempt_enable();
 }
 
@@ -105,7 +116,7 @@ static void floor_complete_record(void *data, struct request *rq,
 	r->w[5] = (__force u64)error;
 	r->w[6] = rq->tag;
 	r->w[7] = smp_processor_id();
-	r->w[8] = 0;
+	r->w[8] = c->start_ns;
 	r->w[9] = 0;
 	r->w[10] = 0;
 	r->w[11] = 0;
@@ -124,16 +135,20 @@ struct floor_tp {
 };
 
 #define FLOOR_RQ_PROBES { floor_rq_empty, floor_rq_guard, floor_rq_guard, \
-			  floor_rq_guard }
+			  floor_rq_guard, floor_rq_guard }
 
 static struct floor_tp floor_tps[] = {
-	{ "block_io_start",	FLOOR_RQ_PROBES },
+	{ "block_io_start",	{ floor_rq_empty, floor_rq_guard,
+				  floor_rq_guard, floor_rq_guard,
+				  floor_start_clock } },
 	{ "block_rq_merge",	FLOOR_RQ_PROBES },
 	{ "block_rq_issue",	{ floor_rq_empty, floor_rq_guard,
-				  floor_issue_clock, floor_issue_clock } },
+				  floor_issue_clock, floor_issue_clock,
+				  floor_issue_clock } },
 	{ "block_rq_requeue",	FLOOR_RQ_PROBES },
 	{ "block_rq_complete",	{ floor_complete_empty, floor_complete_guard,
 				  floor_complete_clock,
+				  floor_complete_record,
 				  floor_complete_record } },
 };
 
