@@ -800,6 +800,11 @@ enum iotrace_prof_part {
 	IOTRACE_PF_C_FILL,	/* of which the fill and slot release */
 	IOTRACE_PF_NVME_CMD,	/* nvme_setup_cmd probe: the command noted */
 	IOTRACE_PF_NVME_STATUS,	/* nvme_complete_rq probe: the status noted */
+	IOTRACE_PF_IO_START_LOOKUP,	/* block_io_start: disk, state, slot */
+	IOTRACE_PF_IO_START_CLOCK,	/* its allocation stamp (6.9+) */
+	IOTRACE_PF_ISSUE_LOOKUP,	/* block_rq_issue: disk, state, slot */
+	IOTRACE_PF_C_RESERVE,	/* the record's reserve */
+	IOTRACE_PF_C_COMMIT,	/* its publication */
 	IOTRACE_PF_NR
 };
 

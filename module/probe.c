@@ -285,12 +285,17 @@ static __always_inline void iotrace_slot_start(struct iotrace_slot *s,
 					       struct request *rq, u32 pid,
 					       u16 rflags)
 {
+	IOTRACE_PROF_P(t1);
+
 	iotrace_assert_cpu_held();
 	WRITE_ONCE(s->sub_rq, NULL);
 	/* old owner gone before the fields change */
 	smp_wmb();
-	if (IOTRACE_QUEUE_STAMP)
+	if (IOTRACE_QUEUE_STAMP) {
+		iotrace_prof_pstart(t1);
 		s->start_ns = iotrace_start_stamp(rq);
+		iotrace_prof_part(IOTRACE_PF_IO_START_CLOCK, t1);
+	}
 	s->pid = pid;
 	s->sub_rflags = rflags;
 	/* fields complete before they are tagged with their request */
@@ -308,14 +313,17 @@ static __always_inline void iotrace_slot_start(struct iotrace_slot *s,
 static void iotrace_probe_io_start(void *data, struct request *rq)
 {
 	IOTRACE_PROF_T(t0);
+	IOTRACE_PROF_P(t1);
 	struct iotrace_slot *s;
 	u16 rflags = 0;
 	u32 pid = 0;
 
 	preempt_disable_notrace();
+	iotrace_prof_pstart(t1);
 	s = iotrace_rq_slot(rq);
 	if (!s)
 		goto out;
+	iotrace_prof_part(IOTRACE_PF_IO_START_LOOKUP, t1);
 	iotrace_assert_cpu_held();
 	if (in_task()) {
 		if (current->flags & PF_KTHREAD) {
@@ -500,10 +508,12 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	u8 retries = 0;
 
 	preempt_disable_notrace();
+	iotrace_prof_pstart(t1);
 	d = iotrace_rq_disk(rq);
 	s = d ? iotrace_slot_of(d, rq) : NULL;
 	if (!s)
 		goto out;
+	iotrace_prof_part(IOTRACE_PF_ISSUE_LOOKUP, t1);
 	iotrace_assert_cpu_held();
 	iotrace_prof_pstart(t1);
 	now = ktime_get_ns();
@@ -922,11 +932,13 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 		return false;
 	}
 	/* Reserve (marked busy): IRQ-safe on this CPU, no LOCK prefix. */
+	iotrace_prof_pstart(t1);
 	if (unlikely(!iotrace_ring_reserve(d, cpu, &w))) {
 		/* counted as dropped */
 		iotrace_unrecorded(s, rq, seq_data, path);
 		return false;
 	}
+	iotrace_prof_part(IOTRACE_PF_C_RESERVE, t1);
 	iotrace_prof_pstart(t1);
 	iotrace_fill(w.r, rq, s, error, d->rec_rflags | rflags,
 		     READ_ONCE(d->cmds), seq_data, now, path);
@@ -943,7 +955,9 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 		ev->retries = w.r->retries;
 	}
 	/* publish: the body is visible before the sequence number */
+	iotrace_prof_pstart(t1);
 	iotrace_ring_commit(d, cpu, &w);
+	iotrace_prof_part(IOTRACE_PF_C_COMMIT, t1);
 	return true;
 }
 

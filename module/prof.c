@@ -52,6 +52,11 @@ static const char * const iotrace_prof_names[IOTRACE_PF_NR] = {
 	[IOTRACE_PF_C_FILL]	= "complete.record.fill",
 	[IOTRACE_PF_NVME_CMD]	= "nvme.cmd",
 	[IOTRACE_PF_NVME_STATUS] = "nvme.status",
+	[IOTRACE_PF_IO_START_LOOKUP] = "io_start.lookup",
+	[IOTRACE_PF_IO_START_CLOCK] = "io_start.clock",
+	[IOTRACE_PF_ISSUE_LOOKUP] = "issue.lookup",
+	[IOTRACE_PF_C_RESERVE]	= "complete.record.reserve",
+	[IOTRACE_PF_C_COMMIT]	= "complete.record.commit",
 };
 
 u64 notrace iotrace_prof_now(void)

@@ -310,15 +310,20 @@ def floor_report(cf, pre='', kernel=None):
 # prof_parts=0, the parts from the one with prof_parts=1.
 PROF_ROWS = [
     (0, 'io_start', 'block_io_start, whole'),
+    (1, 'io_start.lookup', '- lookup'),
+    (1, 'io_start.clock', '- allocation stamp (6.9+)'),
     (0, 'issue', 'block_rq_issue, whole'),
-    (1, 'issue.clock', '- of which ktime_get_ns()'),
+    (1, 'issue.lookup', '- lookup'),
+    (1, 'issue.clock', '- ktime_get_ns()'),
     (0, 'complete', 'block_rq_complete, whole'),
     (1, 'complete.lookup', '- lookup'),
     (1, 'complete.clock', '- clock'),
     (1, 'complete.metrics', '- metrics'),
     (1, 'complete.trigger', '- trigger test'),
     (1, 'complete.record', '- record (reserve, fill, publish)'),
+    (1, 'complete.record.reserve', '- of which reserve'),
     (1, 'complete.record.fill', '- of which fill'),
+    (1, 'complete.record.commit', '- of which publish'),
     (0, 'nvme.cmd', 'nvme_setup_cmd (command noted)'),
     (0, 'nvme.status', 'nvme_complete_rq (status noted)'),
 ]
