@@ -26,11 +26,12 @@
 #   bpftrace  a bpftrace script pairing issue and completion per request,
 #             one printf per request, into tmpfs
 #   ftrace    block_rq_issue + block_rq_complete events into the ftrace ring
-#   floor0..floor4  iotrace not loaded; the floor module (selftests/bench/
+#   floor0..floor5  iotrace not loaded; the floor module (selftests/bench/
 #             floor) on iotrace's tracepoints instead: empty probes (0),
 #             + the preemption guard (1), + a clock read at issue and at
 #             completion (2), + 128 bytes stored per request (3), + a clock
-#             read at block_io_start (4: the queue stamp of 6.9+)
+#             read at block_io_start (4: the queue stamp of 6.9+), the
+#             stamps carried in a per-tag slot to the record (5)
 # then 16 null_blk disks at once (none16 / enabled16); then the cheapest
 # submission path, polled io_uring (BENCH_URING_CONFIGS, runs named
 # uring-<config>): null_blk with 2 poll queues, fio io_uring with
@@ -70,9 +71,9 @@
 BENCH_RUNTIME=3
 BENCH_RAMP=500ms
 BENCH_ROUNDS=3
-BENCH_CONFIGS="none loaded nosub nometrics lean enabled persist triggers record blktrace bpftrace ftrace floor0 floor1 floor2 floor3 floor4"
+BENCH_CONFIGS="none loaded nosub nometrics lean enabled persist triggers record blktrace bpftrace ftrace floor0 floor1 floor2 floor3 floor4 floor5"
 BENCH_MULTI=1
-BENCH_URING_CONFIGS="none loaded nosub nometrics lean enabled record ftrace floor0 floor1 floor2 floor3 floor4"
+BENCH_URING_CONFIGS="none loaded nosub nometrics lean enabled record ftrace floor0 floor1 floor2 floor3 floor4 floor5"
 BENCH_STATS_RECORDS=1000000
 BENCH_BPF_SESSION=1
 params=$IOTRACE_SRC/build/bench/params.env
@@ -82,7 +83,7 @@ params=$IOTRACE_SRC/build/bench/params.env
 require_cmd fio blktrace bpftrace
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
 case " $BENCH_CONFIGS $BENCH_URING_CONFIGS " in
-*" floor"[0-4]" "*)
+*" floor"[0-5]" "*)
 	[ -f "${IOTRACE_FLOOR_KO:-}" ] ||
 		die "no floor module (selftests/bench/run builds it: IOTRACE_BUILD_FLOOR=1)" ;;
 esac

@@ -15,14 +15,14 @@ CONFIGS = ['none', 'loaded', 'metricsonly', 'nosub', 'nometrics', 'lean',
            'enabled', 'persist', 'triggers',
            'record',
            'blktrace', 'bpftrace', 'ftrace', 'floor0', 'floor1', 'floor2',
-           'floor3', 'floor4']
+           'floor3', 'floor4', 'floor5']
 # the configurations whose figures are those of an enabled ring
 RING = ('enabled', 'persist', 'triggers', 'enabled16', 'nosub', 'nometrics',
         'lean')
 PEERS = ['blktrace', 'bpftrace', 'ftrace']
 # the configurations that store nothing, lose nothing (bench.sh)
 NOTHING = ('none', 'loaded', 'none16', 'floor0', 'floor1', 'floor2',
-           'floor3', 'floor4')
+           'floor3', 'floor4', 'floor5')
 LABEL = {
     'none': 'no tracing',
     'loaded': 'iotrace loaded, disk disabled',
@@ -42,6 +42,7 @@ LABEL = {
     'floor2': 'floor: + ktime_get_ns at issue and completion',
     'floor3': 'floor: + 128 bytes stored per request',
     'floor4': 'floor: + ktime_get_ns at block_io_start',
+    'floor5': 'floor: + per-tag slots carrying the issue',
     'none16': '16 disks, no tracing',
     'enabled16': '16 disks, iotrace enabled on all',
 }
@@ -50,7 +51,7 @@ LABEL = {
 URING = 'uring-'
 URING_CONFIGS = ['none', 'loaded', 'nosub', 'nometrics', 'lean', 'enabled',
                  'record', 'ftrace', 'floor0', 'floor1', 'floor2', 'floor3',
-                 'floor4']
+                 'floor4', 'floor5']
 PASSES = ((URING, 'io_uring polled: ', URING_CONFIGS),)
 for _pre, _what, _cfgs in PASSES:
     for _c in _cfgs:
@@ -191,7 +192,7 @@ def triggers_cost(runs, cf):
 # before; issue 52 gives iotrace's own work above it 150 instructions.
 FLOOR = [('floor0', 'tracepoint dispatch'), ('floor1', 'preemption guard'),
          ('floor2', 'two clock reads'), ('floor3', '128-byte store'),
-         ('floor4', 'allocation stamp')]
+         ('floor4', 'allocation stamp'), ('floor5', 'per-tag slots')]
 BUDGET = 150
 QUEUE_STAMP_SINCE = (6, 9)
 

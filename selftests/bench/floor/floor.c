@@ -13,7 +13,12 @@
  *      slot picked by a per-CPU counter: no lookup, no reservation;
  *   4  and one ktime_get_ns() at block_io_start: the allocation stamp
  *      iotrace's queue time starts from on 6.9+ (IOTRACE_QUEUE_STAMP),
- *      which makes it the floor of iotrace's design on those kernels.
+ *      which makes it the floor of iotrace's design on those kernels;
+ *   5  as 4, the stamps and the issue's sector, length and flags kept
+ *      per request, in a slot found from the request's hardware queue
+ *      and tag (no disk lookup, no bounds but masks), and the record
+ *      filled from it: the least a tracer pays to carry a request's
+ *      issue to its completion.
  * Everything is attached at load and detached at unload.
  */
 #include <linux/module.h>
@@ -22,6 +27,8 @@
 #include <linux/blkdev.h>
 #include <linux/timekeeping.h>
 #include <linux/percpu.h>
+#include <linux/vmalloc.h>
+#include <linux/overflow.h>
 #include <trace/events/block.h>
 
 /* block_rq_complete's error, as module/compat.h has it */
@@ -33,9 +40,9 @@
 
 static unsigned int level;
 module_param(level, uint, 0444);
-MODULE_PARM_DESC(level, "0 empty probes, 1 + preemption guard, 2 + two clock reads, 3 + a 128-byte store, 4 + a clock read at block_io_start");
+MODULE_PARM_DESC(level, "0 empty probes, 1 + preemption guard, 2 + two clock reads, 3 + a 128-byte store, 4 + a clock read at block_io_start, 5 + per-request slots");
 
-#define FLOOR_LEVELS	5
+#define FLOOR_LEVELS	6
 #define FLOOR_SLOTS	64	/* records per CPU, a power of two */
 
 /* A record's worth of bytes: two cache lines. */
@@ -52,6 +59,48 @@ struct floor_cpu {
 };
 
 static struct floor_cpu __percpu *floor_cpu;
+
+/* level 5: a slot per (hardware queue, tag), masks in place of bounds */
+#define FLOOR_HWQS	16
+#define FLOOR_TAGS	1024
+
+struct floor_slot {
+	u64	start_ns;
+	u64	issue_ns;
+	u64	sector;
+	u64	flags;
+	u32	bytes;
+} __aligned(64);
+
+static struct floor_slot *floor_slots;
+
+static __always_inline struct floor_slot *floor_slot_of(struct request *rq)
+{
+	u32 hwq = rq->mq_hctx ? rq->mq_hctx->queue_num : 0;
+
+	return &floor_slots[(hwq & (FLOOR_HWQS - 1)) * FLOOR_TAGS +
+			    (rq->tag & (FLOOR_TAGS - 1))];
+}
+
+static void floor_slot_start(void *data, struct request *rq)
+{
+	preempt_disable();
+	floor_slot_of(rq)->start_ns = ktime_get_ns();
+	preempt_enable();
+}
+
+static void floor_slot_issue(void *data, struct request *rq)
+{
+	struct floor_slot *s;
+
+	preempt_disable();
+	s = floor_slot_of(rq);
+	s->issue_ns = ktime_get_ns();
+	s->sector = blk_rq_pos(rq);
+	s->bytes = blk_rq_bytes(rq);
+	s->flags = rq->cmd_flags;
+	preempt_enable();
+}
 
 static void floor_rq_empty(void *data, struct request *rq)
 {
@@ -127,6 +176,38 @@ static void floor_complete_record(void *data, struct request *rq,
 	preempt_enable();
 }
 
+static void floor_slot_complete(void *data, struct request *rq,
+				floor_error_t error, unsigned int nr_bytes)
+{
+	struct floor_slot *s;
+	struct floor_cpu *c;
+	struct floor_rec *r;
+	u64 now;
+
+	preempt_disable();
+	now = ktime_get_ns();
+	s = floor_slot_of(rq);
+	c = this_cpu_ptr(floor_cpu);
+	r = &c->rec[c->n++ & (FLOOR_SLOTS - 1)];
+	r->w[0] = now;
+	r->w[1] = s->issue_ns;
+	r->w[2] = s->sector;
+	r->w[3] = s->bytes;
+	r->w[4] = s->flags;
+	r->w[5] = (__force u64)error;
+	r->w[6] = rq->tag;
+	r->w[7] = smp_processor_id();
+	r->w[8] = s->start_ns;
+	r->w[9] = 0;
+	r->w[10] = 0;
+	r->w[11] = 0;
+	r->w[12] = 0;
+	r->w[13] = 0;
+	r->w[14] = 0;
+	r->w[15] = c->n;
+	preempt_enable();
+}
+
 /* A tracepoint and its probe at each level; NULL where the kernel has none. */
 struct floor_tp {
 	const char		*name;
@@ -135,21 +216,22 @@ struct floor_tp {
 };
 
 #define FLOOR_RQ_PROBES { floor_rq_empty, floor_rq_guard, floor_rq_guard, \
-			  floor_rq_guard, floor_rq_guard }
+			  floor_rq_guard, floor_rq_guard, floor_rq_guard }
 
 static struct floor_tp floor_tps[] = {
 	{ "block_io_start",	{ floor_rq_empty, floor_rq_guard,
 				  floor_rq_guard, floor_rq_guard,
-				  floor_start_clock } },
+				  floor_start_clock, floor_slot_start } },
 	{ "block_rq_merge",	FLOOR_RQ_PROBES },
 	{ "block_rq_issue",	{ floor_rq_empty, floor_rq_guard,
 				  floor_issue_clock, floor_issue_clock,
-				  floor_issue_clock } },
+				  floor_issue_clock, floor_slot_issue } },
 	{ "block_rq_requeue",	FLOOR_RQ_PROBES },
 	{ "block_rq_complete",	{ floor_complete_empty, floor_complete_guard,
 				  floor_complete_clock,
 				  floor_complete_record,
-				  floor_complete_record } },
+				  floor_complete_record,
+				  floor_slot_complete } },
 };
 
 static void floor_find_tp(struct tracepoint *tp, void *priv)
@@ -182,6 +264,12 @@ static int __init floor_init(void)
 	floor_cpu = alloc_percpu(struct floor_cpu);
 	if (!floor_cpu)
 		return -ENOMEM;
+	floor_slots = vzalloc(array_size(FLOOR_HWQS * FLOOR_TAGS,
+					 sizeof(*floor_slots)));
+	if (!floor_slots) {
+		ret = -ENOMEM;
+		goto free_cpu;
+	}
 	for_each_kernel_tracepoint(floor_find_tp, NULL);
 	/* iotrace attaches block_rq_merge only beside block_io_start */
 	if (!floor_tps[0].tp)
@@ -195,16 +283,21 @@ static int __init floor_init(void)
 			pr_err("iotrace_floor: cannot attach to %s: %d\n",
 			       floor_tps[i].name, ret);
 			floor_detach(i);
-			free_percpu(floor_cpu);
-			return ret;
+			goto free_slots;
 		}
 	}
 	return 0;
+free_slots:
+	vfree(floor_slots);
+free_cpu:
+	free_percpu(floor_cpu);
+	return ret;
 }
 
 static void __exit floor_exit(void)
 {
 	floor_detach(ARRAY_SIZE(floor_tps));
+	vfree(floor_slots);
 	free_percpu(floor_cpu);
 }
 
