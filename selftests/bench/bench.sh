@@ -26,12 +26,8 @@
 #   bpftrace  a bpftrace script pairing issue and completion per request,
 #             one printf per request, into tmpfs
 #   ftrace    block_rq_issue + block_rq_complete events into the ftrace ring
-#   floor0..floor5  iotrace not loaded; the floor module (selftests/bench/
-#             floor) on iotrace's tracepoints instead: empty probes (0),
-#             + the preemption guard (1), + a clock read at issue and at
-#             completion (2), + 128 bytes stored per request (3), + a clock
-#             read at block_io_start (4: the queue stamp of 6.9+), the
-#             stamps carried in a per-tag slot to the record (5)
+#   floor0..floor5  the floor module (selftests/bench/floor/floor.c,
+#             its levels) on iotrace's tracepoints instead of iotrace
 # then 16 null_blk disks at once (none16 / enabled16); then the cheapest
 # submission path, polled io_uring (BENCH_URING_CONFIGS, runs named
 # uring-<config>): null_blk with 2 poll queues, fio io_uring with
