@@ -388,9 +388,6 @@ def prof_report(d, name):
     for k in ('records', 'cmd_records', 'status_records'):
         if k in files[1]['keys']:
             out[k] = num(files[1]['keys'][k])
-    if 'with_command' in out:
-        out['with_command_le_%d' % COST_CMD] = \
-            out['with_command'] <= COST_CMD
     return out
 
 
@@ -479,6 +476,9 @@ def kernel_report(d):
         rep['features'] = ft
     prof = {name: prof_report(d, name) for name in PROF_RUNS}
     rep['prof'] = {k: v for k, v in prof.items() if v}
+    nv = nvme_report(rep['prof'], cf)
+    if nv:
+        cf['nvme-enabled'] = nv
     if prof_triggers_diff(rep['prof']) is not None:
         rep['prof_triggers_vs_enabled'] = prof_triggers_diff(rep['prof'])
     if 'none' in cf:
@@ -527,6 +527,8 @@ def table(rep):
     lines.append(hdr)
     lines.append('-' * len(hdr))
     for cfg, c in rep['configs'].items():
+        if 'iops_median' not in c:
+            continue    # nvme-enabled: no IOPS (nvme_report())
         lost_s = 'n/a'
         k = kind(cfg)
         if k in RING:
@@ -608,6 +610,14 @@ def table(rep):
         lines.append(line)
     if rep.get('prof'):
         lines.extend(prof_table(rep['prof']))
+    nv = rep['configs'].get('nvme-enabled')
+    if nv:
+        lines.append('issue 52, NVMe, every command and status captured: '
+                     '%+d instructions/request (<= %d %s): the probes and '
+                     'hooks %.1f, their five dispatches %.1f' % (
+                         nv['extra_instr_per_io'], nv['limit'],
+                         'met' if nv['met'] else 'NOT met',
+                         nv['probes_and_hooks'], nv['dispatch']))
     pd = prof_triggers_diff(rep.get('prof', {}))
     if pd is not None:
         lines.append('triggers armed vs enabled, probe profile: %+.1f '
@@ -619,6 +629,26 @@ def table(rep):
                      'records per guest second (per 1e9 guest instructions)'
                      % (s['records'], s['file_bytes'], s['records_per_s']))
     return '\n'.join(lines)
+
+
+def nvme_report(prof, cf):
+    """The NVMe pass: the emulated NVMe disk completes in host time, so
+    its IOPS are not the inverse of guest instructions; its extra
+    instructions per request are the profile's (the three probes and the
+    two command hooks, prof-nvme) plus the dispatch of those five
+    tracepoints (floor0's three, per tracepoint).  None without them."""
+    p = prof.get('prof-nvme', {})
+    f0 = cf.get('floor0')
+    if 'with_command' not in p or not f0 or \
+       f0['extra_instr_per_io'] is None:
+        return None
+    dispatch = f0['extra_instr_per_io'] * 5 / 3.0
+    extra = round(p['with_command'] + dispatch)
+    return {'extra_instr_per_io': extra,
+            'probes_and_hooks': p['with_command'],
+            'dispatch': round(dispatch, 1),
+            'method': 'profile (prof-nvme) + 5 x floor0 / 3',
+            'limit': COST_CMD, 'met': extra <= COST_CMD}
 
 
 def prof_triggers_diff(prof):
@@ -670,12 +700,6 @@ def prof_table(prof):
                          'command, %d their status' % (
                              PROF_RUNS[k], p['records'], p['cmd_records'],
                              p['status_records']))
-        if 'with_command' in p:
-            lines.append('issue 52, %s: with the command captured %.1f '
-                         '(<= %d %s)' % (
-                             PROF_RUNS[k], p['with_command'], COST_CMD,
-                             'met' if p['with_command'] <= COST_CMD
-                             else 'NOT met'))
     return lines
 
 
