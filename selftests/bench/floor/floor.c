@@ -146,26 +146,28 @@ static void floor_complete_clock(void *data, struct request *rq,
 	preempt_enable();
 }
 
-static void floor_complete_record(void *data, struct request *rq,
-				  floor_error_t error, unsigned int nr_bytes)
+/*
+ * The 128 bytes of a record into the next slot of @c, this CPU's: the
+ * completion time @now, the issue's @issue_ns, @sector, @bytes and
+ * @flags, the allocation stamp @start_ns, @rq's error, tag and CPU, a
+ * counter.
+ */
+static __always_inline void floor_store(struct floor_cpu *c,
+					struct request *rq, u64 now,
+					u64 issue_ns, u64 sector, u64 bytes,
+					u64 flags, u64 error, u64 start_ns)
 {
-	struct floor_cpu *c;
-	struct floor_rec *r;
-	u64 now;
+	struct floor_rec *r = &c->rec[c->n++ & (FLOOR_SLOTS - 1)];
 
-	preempt_disable();
-	now = ktime_get_ns();
-	c = this_cpu_ptr(floor_cpu);
-	r = &c->rec[c->n++ & (FLOOR_SLOTS - 1)];
 	r->w[0] = now;
-	r->w[1] = c->issue_ns;
-	r->w[2] = blk_rq_pos(rq);
-	r->w[3] = nr_bytes;
-	r->w[4] = rq->cmd_flags;
-	r->w[5] = (__force u64)error;
+	r->w[1] = issue_ns;
+	r->w[2] = sector;
+	r->w[3] = bytes;
+	r->w[4] = flags;
+	r->w[5] = error;
 	r->w[6] = rq->tag;
 	r->w[7] = smp_processor_id();
-	r->w[8] = c->start_ns;
+	r->w[8] = start_ns;
 	r->w[9] = 0;
 	r->w[10] = 0;
 	r->w[11] = 0;
@@ -173,6 +175,19 @@ static void floor_complete_record(void *data, struct request *rq,
 	r->w[13] = 0;
 	r->w[14] = 0;
 	r->w[15] = c->n;
+}
+
+static void floor_complete_record(void *data, struct request *rq,
+				  floor_error_t error, unsigned int nr_bytes)
+{
+	struct floor_cpu *c;
+	u64 now;
+
+	preempt_disable();
+	now = ktime_get_ns();
+	c = this_cpu_ptr(floor_cpu);
+	floor_store(c, rq, now, c->issue_ns, blk_rq_pos(rq), nr_bytes,
+		    rq->cmd_flags, (__force u64)error, c->start_ns);
 	preempt_enable();
 }
 
@@ -180,31 +195,13 @@ static void floor_slot_complete(void *data, struct request *rq,
 				floor_error_t error, unsigned int nr_bytes)
 {
 	struct floor_slot *s;
-	struct floor_cpu *c;
-	struct floor_rec *r;
 	u64 now;
 
 	preempt_disable();
 	now = ktime_get_ns();
 	s = floor_slot_of(rq);
-	c = this_cpu_ptr(floor_cpu);
-	r = &c->rec[c->n++ & (FLOOR_SLOTS - 1)];
-	r->w[0] = now;
-	r->w[1] = s->issue_ns;
-	r->w[2] = s->sector;
-	r->w[3] = s->bytes;
-	r->w[4] = s->flags;
-	r->w[5] = (__force u64)error;
-	r->w[6] = rq->tag;
-	r->w[7] = smp_processor_id();
-	r->w[8] = s->start_ns;
-	r->w[9] = 0;
-	r->w[10] = 0;
-	r->w[11] = 0;
-	r->w[12] = 0;
-	r->w[13] = 0;
-	r->w[14] = 0;
-	r->w[15] = c->n;
+	floor_store(this_cpu_ptr(floor_cpu), rq, now, s->issue_ns, s->sector,
+		    s->bytes, s->flags, (__force u64)error, s->start_ns);
 	preempt_enable();
 }
 
