@@ -796,8 +796,8 @@ enum iotrace_prof_part {
 	IOTRACE_PF_C_CLOCK,	/* its ktime_get_ns() */
 	IOTRACE_PF_C_COUNT,	/* the metrics */
 	IOTRACE_PF_C_TRIG,	/* the trigger test */
-	IOTRACE_PF_C_RECORD,	/* reserve, fill, commit, slot release */
-	IOTRACE_PF_C_FILL,	/* of which the fill and slot release */
+	IOTRACE_PF_C_RECORD,	/* the record's tests: state, CPU, filter */
+	IOTRACE_PF_C_FILL,	/* the record's fill and slot release */
 	IOTRACE_PF_NVME_CMD,	/* nvme_setup_cmd probe: the command noted */
 	IOTRACE_PF_NVME_STATUS,	/* nvme_complete_rq probe: the status noted */
 	IOTRACE_PF_IO_START_LOOKUP,	/* block_io_start: disk, state, slot */

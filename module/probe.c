@@ -911,6 +911,7 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 
 	/* The chunk is this CPU's until the record is published. */
 	iotrace_assert_cpu_held();
+	iotrace_prof_pstart(t1);
 	cpu = smp_processor_id();
 	if (unlikely(!(state & IOTRACE_ST_RECORD) || cpu >= d->nr_cpus)) {
 		/* the ring is being reset or replaced: counted as dropped */
@@ -931,6 +932,7 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 		iotrace_unrecorded(s, rq, seq_data, path);
 		return false;
 	}
+	iotrace_prof_part(IOTRACE_PF_C_RECORD, t1);
 	/* Reserve (marked busy): IRQ-safe on this CPU, no LOCK prefix. */
 	iotrace_prof_pstart(t1);
 	if (unlikely(!iotrace_ring_reserve(d, cpu, &w))) {
@@ -1100,9 +1102,7 @@ static __always_inline void iotrace_complete_at(struct iotrace_disk *d,
 		}
 	}
 	iotrace_prof_part(IOTRACE_PF_C_TRIG, t1);
-	iotrace_prof_pstart(t1);
 	iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL, path);
-	iotrace_prof_part(IOTRACE_PF_C_RECORD, t1);
 }
 
 /*
