@@ -148,9 +148,9 @@ stuck_line() {
 case "$VM_PHASE" in
 1)
 	if [ "$PERSIST_CORE" = 1 ]; then
-		ktap_header 20
+		ktap_header 21
 	else
-		ktap_header 41
+		ktap_header 42
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -266,6 +266,21 @@ for b in bad:
     print("# %s: sysfs %s, previous boot %s" % b)
 sys.exit(1 if bad or not want else 0)
 ' "$st/info2.json" "$st/ident1.json"
+	# the file still names the boot that died once the region is freed:
+	# its boot_id as /proc said then, and the span of its records
+	ktap_check "the trace file names the boot that died ($id1), panicked, and its records' span" \
+		python3 -c '
+import csv, json, subprocess, sys
+pb = json.load(open(sys.argv[1])).get("previous_boot", {})
+print("# previous_boot: %s" % pb)
+rows = csv.DictReader(subprocess.run([sys.argv[3], "show", "-o", "csv",
+                                      sys.argv[4]], capture_output=True,
+                                     text=True).stdout.splitlines())
+done = [int(r["complete_ns"]) for r in rows]
+sys.exit(0 if pb.get("boot_id") == sys.argv[2] and pb.get("panicked") and
+         done and pb.get("first_mono_ns") == min(done) and
+         pb.get("last_mono_ns") == max(done) else 1)
+' "$st/info2.json" "$id1" "$IOTRACECTL" "$st/prev2.iot"
 	line=$(stuck_line "$st/prev2.txt")
 	log "stuck: $line"
 	ktap_check "the stuck read is in the in-flight table" test -n "$line"

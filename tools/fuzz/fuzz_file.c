@@ -15,6 +15,15 @@
 #include "trigger.h"
 #include "stack.h"
 
+static void fuzz_boot(struct iot_src *s)
+{
+	struct iotrace_file_boot b;
+	int k = iot_file_boot(s->buf, s->len, s->fi, &b);
+
+	if (k < -1 || k > 1 || (k <= 0 && (b.flags || b.last_ns)))
+		abort();
+}
+
 static void fuzz_idents(struct iot_src *s)
 {
 	unsigned int n = s->fi->nr_disks ? s->fi->nr_disks : 1, i;
@@ -170,6 +179,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		/* info's identities: each NUL-terminated, a disk of the file */
 		fuzz_idents(&s);
+		/* info's previous boot: one chunk, zeros without */
+		fuzz_boot(&s);
 		/* show and export -f csv: the (disk, part) streams merged */
 		iot_src_read_merged(&s, size & 1, fuzz_record, NULL, err,
 				    sizeof(err));

@@ -43,17 +43,41 @@ static void utc_str(char *out, size_t len, uint64_t real_ns)
 		 (unsigned long long)(real_ns % 1000000000ull) / 1000);
 }
 
-/*
- * A persistent region's source (@p, its header): the previous boot it
- * holds, as text or as a "previous_boot" object of @jw's.
- */
-static void info_previous(const struct iotrace_preg_hdr *p, struct iot_jw *jw)
+/* CLOCK_REALTIME of @mono_ns by the file's anchor (its boot's clocks). */
+static uint64_t real_of(const struct iotrace_file_hdr *h, uint64_t mono_ns)
 {
-	char id[40], rel[65], text[IOT_TEXT_ROOM(64)];
-	int panicked = !!(p->flags & IOTRACE_PREG_PANICKED);
+	if (mono_ns <= h->anchor_mono_ns)
+		return h->anchor_real_ns - (h->anchor_mono_ns - mono_ns);
+	return h->anchor_real_ns + (mono_ns - h->anchor_mono_ns);
+}
 
-	iot_uuid_str(p->boot_id, id);
-	hdr_str(rel, sizeof(rel), p->release, sizeof(p->release));
+/* @ns as seconds, "S.uuuuuu", into @out */
+static const char *sec_us(char *out, size_t len, uint64_t ns)
+{
+	snprintf(out, len, "%llu.%06llu",
+		 (unsigned long long)(ns / 1000000000ull),
+		 (unsigned long long)(ns % 1000000000ull) / 1000);
+	return out;
+}
+
+/*
+ * The previous boot a file's records come from (@b, its boot chunk): a
+ * persistent region read as the trace file previous -o writes (@src
+ * ->preg), or such a file; as text or as a "previous_boot" object of
+ * @jw's, with the wall-clock span of its records.
+ */
+static void info_previous(const struct iot_src *src,
+			  const struct iotrace_file_boot *b, struct iot_jw *jw)
+{
+	const struct iotrace_file_hdr *h = &src->fi->hdr;
+	char id[40], rel[65], text[IOT_TEXT_ROOM(64)], first[48], last[48];
+	char a[32], z[32];
+	int panicked = !!(b->flags & IOTRACE_FILE_BOOT_PANICKED);
+
+	iot_uuid_str(b->boot_id, id);
+	hdr_str(rel, sizeof(rel), h->release, sizeof(h->release));
+	utc_str(first, sizeof(first), real_of(h, b->first_ns));
+	utc_str(last, sizeof(last), real_of(h, b->last_ns));
 	if (jw) {
 		jw_key(jw, "previous_boot");
 		jw_obj_start(jw);
@@ -61,12 +85,27 @@ static void info_previous(const struct iotrace_preg_hdr *p, struct iot_jw *jw)
 		jw_kv_str(jw, "release", rel);
 		jw_key(jw, "panicked");
 		jw_bool(jw, panicked);
+		if (b->last_ns) {
+			jw_kv_str(jw, "first_utc", first);
+			jw_kv_u64(jw, "first_mono_ns", b->first_ns);
+			jw_kv_str(jw, "last_utc", last);
+			jw_kv_u64(jw, "last_mono_ns", b->last_ns);
+		}
 		jw_obj_end(jw);
 		return;
 	}
-	printf("previous: boot %s, kernel %s%s (its persistent region)\n", id,
+	printf("previous: boot %s, kernel %s%s (%s)\n", id,
 	       iot_text_str(text, sizeof(text), rel),
-	       panicked ? ", panicked" : "");
+	       panicked ? ", panicked" : "",
+	       src->preg ? "its persistent region" :
+	       "saved from its persistent region");
+	if (b->last_ns)
+		printf("records:  %s to %s (%.3f s; that boot's CLOCK_MONOTONIC %s to %s s)\n",
+		       first, last, (b->last_ns - b->first_ns) / 1e9,
+		       sec_us(a, sizeof(a), b->first_ns),
+		       sec_us(z, sizeof(z), b->last_ns));
+	else
+		printf("records:  none\n");
 }
 
 /* the in-flight sections of a file, per disk (iot_file_inflight()) */
@@ -97,6 +136,17 @@ static int info_read_failed(const struct iot_src *src, char *err,
 	else
 		snprintf(err, errlen, "out of memory");
 	return -1;
+}
+
+/* The file's boot chunk into @b: 1, 0 (none), -1 (@err says why). */
+static int info_boot_read(const struct iot_src *src,
+			  struct iotrace_file_boot *b, char *err, size_t errlen)
+{
+	int r = iot_file_boot(src->buf, src->len, src->fi, b);
+
+	if (r < 0)
+		info_read_failed(src, err, errlen);
+	return r;
 }
 
 /*
@@ -386,20 +436,25 @@ static int info_json(const char *file, const struct iot_src *src,
 	char buf[32];
 	struct info_infl infl = { 0 };
 	struct info_ids ids = { 0 };
+	struct iotrace_file_boot boot;
 	struct iot_jw jw;
 	unsigned int i;
+	int have_boot;
 	int ret = -1;
 
 	if (info_infl_read(src, &infl, err, errlen) ||
 	    info_ids_read(src, &ids, err, errlen))
+		goto out;
+	have_boot = info_boot_read(src, &boot, err, errlen);
+	if (have_boot < 0)
 		goto out;
 	hdr_str(host, sizeof(host), h->host, sizeof(h->host));
 	hdr_str(rel, sizeof(rel), h->release, sizeof(h->release));
 	jw_init(&jw, stdout);
 	jw_obj_start(&jw);
 	jw_kv_str(&jw, "file", file);
-	if (src->preg)
-		info_previous(src->preg, &jw);
+	if (have_boot)
+		info_previous(src, &boot, &jw);
 	snprintf(buf, sizeof(buf), "%u.%u", h->major, h->minor);
 	jw_kv_str(&jw, "version", buf);
 	jw_kv_str(&jw, "host", host);
@@ -462,12 +517,15 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 	char err[IOT_ERR_LEN], host[IOTRACE_FILE_STR_LEN + 1];
 	char rel[IOTRACE_FILE_STR_LEN + 1], start[48], end[48];
 	char salvage[IOT_ERR_LEN], text[IOT_TEXT_ROOM(IOTRACE_FILE_STR_LEN)];
+	char secs[32];
 	const struct iotrace_file_hdr *h;
 	const struct iot_file_info *fi;
 	struct info_infl infl = { 0 };
 	struct info_ids ids = { 0 };
+	struct iotrace_file_boot boot;
 	struct iot_src src;
 	unsigned int i;
+	int have_boot;
 	int ret;
 
 	if (argc != 1) {
@@ -495,19 +553,28 @@ int cmd_info(struct iot_opts *o, int argc, char **argv)
 				sizeof(err));
 		goto out;
 	}
+	have_boot = info_boot_read(&src, &boot, err, sizeof(err));
+	if (have_boot < 0) {
+		ret = -1;
+		goto out;
+	}
 	printf("file:     %s\n", argv[0]);
-	if (src.preg)
-		info_previous(src.preg, NULL);
+	if (have_boot)
+		info_previous(&src, &boot, NULL);
 	printf("version:  %u.%u\n", h->major, h->minor);
 	/* names as text: no byte of theirs a terminal acts on */
 	printf("host:     %s\n", *host ? iot_text_str(text, sizeof(text), host) :
 	       "unknown");
 	printf("kernel:   %s\n", *rel ? iot_text_str(text, sizeof(text), rel) :
 	       "unknown");
-	printf("start:    %s (CLOCK_MONOTONIC %llu.%06llu s)\n", start,
-	       (unsigned long long)(h->anchor_mono_ns / 1000000000ull),
-	       (unsigned long long)(h->anchor_mono_ns % 1000000000ull) / 1000);
-	if (fi->has_trailer)
+	/* a previous boot's file: its last clock anchor, not a start */
+	printf("%s %s (CLOCK_MONOTONIC %s s)\n",
+	       have_boot ? "anchor:  " : "start:   ", start,
+	       sec_us(secs, sizeof(secs), h->anchor_mono_ns));
+	if (fi->has_trailer && have_boot)
+		printf("end:      %s (CLOCK_MONOTONIC %s s)\n", end,
+		       sec_us(secs, sizeof(secs), fi->trailer.end_mono_ns));
+	else if (fi->has_trailer)
 		printf("end:      %s (CLOCK_MONOTONIC %llu.%06llu s, %.3f s recorded)\n",
 		       end,
 		       (unsigned long long)(fi->trailer.end_mono_ns / 1000000000ull),

@@ -767,7 +767,7 @@ static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 		if (m != IOTRACE_CHUNK_RECORDS && m != IOTRACE_CHUNK_COMMS &&
 		    m != IOTRACE_CHUNK_STACK && m != IOTRACE_CHUNK_TRIGGER &&
 		    m != IOTRACE_CHUNK_INFLIGHT && m != IOTRACE_CHUNK_IDENT &&
-		    m != IOTRACE_CHUNK_TRAILER)
+		    m != IOTRACE_CHUNK_BOOT && m != IOTRACE_CHUNK_TRAILER)
 			continue;
 		k = chunk_check(b, len, o, fi, &c, pc, &w);
 		if (k == CK_OK || k == CK_UNREAD)
@@ -1097,6 +1097,33 @@ static int chunks_of(const void *buf, size_t len, struct iot_file_info *fi,
 	return (int)n;
 }
 
+/**
+ * iot_file_boot() - the boot a trace file's records come from when it is
+ *	not the writer's: its boot chunk (IOTRACE_CHUNK_BOOT) that
+ *	iot_file_parse() accepted, the first if there are several.
+ * @buf: the file.
+ * @len: its length.
+ * @fi: its information (read as iot_file_triggers() reads it).
+ * @out: the chunk's payload (a shorter one zero-filled); zeroed when
+ *	there is none.
+ *
+ * Return: 1, 0 without a boot chunk, or -1 when the file could not be
+ * read (@fi->rd_err).
+ */
+int iot_file_boot(const void *buf, size_t len, struct iot_file_info *fi,
+		  struct iotrace_file_boot *out)
+{
+	unsigned int disk;
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	n = chunks_of(buf, len, fi, IOTRACE_CHUNK_BOOT, out, sizeof(*out),
+		      &disk, 1);
+	if (n <= 0)
+		memset(out, 0, sizeof(*out));
+	return n;
+}
+
 /* model, serial and wwn NUL-terminated, whatever the file held */
 #define ID_TERMINATE(x) do {					\
 		(x)->model[IOTRACE_FILE_ID_LEN - 1] = 0;	\
@@ -1424,6 +1451,23 @@ static void wr_chunk(struct iot_writer *w, struct iotrace_file_chunk *ch,
 	wr(w, payload, ch->payload_size);
 }
 
+/* The oldest and newest completion times among @nr records at @recs. */
+static void note_span(struct iot_writer *w, const void *recs, uint32_t nr)
+{
+	const uint8_t *p = recs;
+	uint64_t t;
+	uint32_t i;
+
+	for (i = 0; i < nr; i++, p += w->record_size) {
+		memcpy(&t, p + offsetof(struct iotrace_record, complete_ns),
+		       sizeof(t));
+		if (t < w->first_ns)
+			w->first_ns = t;
+		if (t > w->last_ns)
+			w->last_ns = t;
+	}
+}
+
 /* Write @nr records (record_size bytes each) of sequences first_seq... */
 int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 		     unsigned int part, uint64_t first_seq, const void *recs,
@@ -1442,6 +1486,8 @@ int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 	ch.first_seq = first_seq;
 	wr_chunk(w, &ch, recs);
 	w->chunks++;
+	if (w->span)
+		note_span(w, recs, nr);
 	return w->error ? -1 : 0;
 }
 
@@ -1542,6 +1588,36 @@ int iot_writer_ident(struct iot_writer *w, unsigned int disk,
 	ch.disk = disk;
 	ch.payload_size = sizeof(*id);
 	wr_chunk(w, &ch, id);
+	return w->error ? -1 : 0;
+}
+
+/**
+ * iot_writer_boot() - write the boot the records came from as an
+ *	IOTRACE_CHUNK_BOOT chunk, with the span of the records written
+ *	(after them; @w->span set before the first).
+ * @w: the writer (before iot_writer_finish()).
+ * @boot_id: that boot's id, 16 bytes.
+ * @flags: IOTRACE_FILE_BOOT_* bits.
+ *
+ * Return: 0 or -1 on a write error.
+ */
+int iot_writer_boot(struct iot_writer *w, const uint8_t *boot_id,
+		    uint32_t flags)
+{
+	struct iotrace_file_chunk ch;
+	struct iotrace_file_boot b;
+
+	memset(&b, 0, sizeof(b));
+	memcpy(b.boot_id, boot_id, sizeof(b.boot_id));
+	b.flags = flags;
+	if (w->last_ns) {
+		b.first_ns = w->first_ns;
+		b.last_ns = w->last_ns;
+	}
+	memset(&ch, 0, sizeof(ch));
+	ch.magic = IOTRACE_CHUNK_BOOT;
+	ch.payload_size = sizeof(b);
+	wr_chunk(w, &ch, &b);
 	return w->error ? -1 : 0;
 }
 

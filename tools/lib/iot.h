@@ -339,6 +339,8 @@ int iot_fwalk_next(struct iot_fwalk *fw, unsigned int *disk,
 void iot_fwalk_free(struct iot_fwalk *fw);
 int iot_file_idents(const void *buf, size_t len, struct iot_file_info *fi,
 		    struct iotrace_file_ident *out, unsigned char *have);
+int iot_file_boot(const void *buf, size_t len, struct iot_file_info *fi,
+		  struct iotrace_file_boot *out);
 int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,
 		      struct iotrace_file_trigger *out, unsigned int *disks,
 		      unsigned int max);
@@ -372,6 +374,10 @@ int iot_file_inflight(const void *buf, size_t len, struct iot_file_info *fi,
  * @chunks: records chunks written.
  * @bytes: bytes written.
  * @error: an I/O error happened.
+ * @span: keep @first_ns and @last_ns (set after iot_writer_start()).
+ * @first_ns: with @span, the oldest completion time written (U64_MAX:
+ *	none yet).
+ * @last_ns: with @span, the newest (0: none yet).
  */
 struct iot_writer {
 	FILE *fp;
@@ -379,6 +385,8 @@ struct iot_writer {
 	unsigned int nr_disks;
 	uint64_t chunks, bytes;
 	int error;
+	int span;
+	uint64_t first_ns, last_ns;
 };
 
 int iot_writer_start(struct iot_writer *w, FILE *fp, uint32_t record_size,
@@ -391,6 +399,8 @@ int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t);
 int iot_writer_ident(struct iot_writer *w, unsigned int disk,
 		     const struct iotrace_file_ident *id);
+int iot_writer_boot(struct iot_writer *w, const uint8_t *boot_id,
+		    uint32_t flags);
 int iot_writer_comms(struct iot_writer *w,
 		     const struct iotrace_file_comm *v, uint32_t nr);
 int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
@@ -425,6 +435,10 @@ struct iot_drain_part {
  * @ids: NULL, or who each disk is (one per disk, as the disks given):
  *	written as an identity chunk (iot_writer_ident()) for each that is
  *	not all zero.
+ * @boot_id: NULL, or the boot the rings are of when it is not this one
+ *	(a previous boot's region): written as a boot chunk
+ *	(iot_writer_boot()) after the records.
+ * @boot_flags: IOTRACE_FILE_BOOT_* of that boot.
  */
 struct iot_rec_origin {
 	uint64_t mono_ns, real_ns, end_ns;
@@ -432,6 +446,8 @@ struct iot_rec_origin {
 	const struct iot_inflight *infl;
 	unsigned int nr_infl;
 	const struct iotrace_file_ident *ids;
+	const uint8_t *boot_id;
+	uint32_t boot_flags;
 };
 
 void iot_drain_init(const struct iot_ring *ring, struct iot_drain_part *parts);

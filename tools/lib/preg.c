@@ -837,6 +837,9 @@ int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
 	org.real_ns = r->h->anchor_real_ns;
 	org.end_ns = end_ns > org.mono_ns ? end_ns : org.mono_ns;
 	snprintf(org.release, sizeof(org.release), "%.64s", r->h->release);
+	org.boot_id = r->h->boot_id;
+	if (r->h->flags & IOTRACE_PREG_PANICKED)
+		org.boot_flags |= IOTRACE_FILE_BOOT_PANICKED;
 	ids = calloc(nr ? nr : 1, sizeof(*ids));
 	if (!ids || iot_preg_inflight(r, disk_gens, nr, org.end_ns, &infl,
 				      &lone)) {

@@ -11,11 +11,15 @@ usage: pregcheck.py IOTRACECTL RING2 TMPDIR
        pregcheck.py --region RING2 OUT   (writes the region to OUT)
 Prints "PASS name" or "FAIL name why" per check (run-host-tests.sh).
 """
+import csv
+import io
+import json
 import os
 import shutil
 import struct
 import subprocess
 import sys
+import time
 
 MAKE = sys.argv[1] == "--region"
 IOT, RING, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -355,6 +359,37 @@ def same(name, a, b, label_a=None, label_b=None):
                                              a[2] + b[2]))
 
 
+def boot_span(kind, tf):
+    """The previous boot's span in trace file @tf (its boot chunk), in
+    info's JSON and text: the oldest and newest completion of its records
+    (show's), dated by the header's anchor."""
+    rc, o, err = cmd("show", "-o", "csv", tf)
+    rows = list(csv.DictReader(io.StringIO(o.decode())))
+    done = [int(r["complete_ns"]) for r in rows]
+    rj, oj, errj = cmd("info", "-o", "json", tf)
+    try:
+        pb = json.loads(oj)["previous_boot"]
+        hdr = json.loads(oj)
+    except (ValueError, KeyError):
+        pb, hdr = {}, {}
+    ok = rc == 0 and rj == 0 and done and \
+        pb.get("first_mono_ns") == min(done) and \
+        pb.get("last_mono_ns") == max(done)
+    if ok:
+        real0 = hdr["start_real_ns"] - (hdr["start_mono_ns"] - min(done))
+        t = time.strftime("%Y-%m-%dT%H:%M:%S",
+                          time.gmtime(real0 // 1000000000))
+        ok = pb.get("first_utc") == "%s.%06dZ" % (
+            t, real0 % 1000000000 // 1000)
+    check("source_%s_saved_file_span_is_its_records" % kind, ok,
+          err + errj + oj.decode())
+    rc, o, err = cmd("info", tf)
+    check("source_%s_saved_file_says_anchor_not_start" % kind,
+          rc == 0 and b"\nanchor:   " in o and b"\nstart:" not in o and
+          b"\nrecords:  " in o and b"s recorded" not in o,
+          err + o.decode())
+
+
 def sources(img, reg, trace, cf):
     """A region as the source of the commands that read a trace."""
     ctrace = os.path.join(TMP, "core.iot")
@@ -380,6 +415,12 @@ def sources(img, reg, trace, cf):
               rc == 0 and b"previous: boot 00010203-0405-0607-0809-"
               b"0a0b0c0d0e0f, kernel 6.12.0-test, panicked" in o and
               b"kernel:   6.12.0-test" in o, err + o.decode())
+        # what iotrace.service keeps once the region is freed: the file
+        check("source_%s_saved_file_names_the_previous_boot" % kind,
+              rt == 0 and b"previous: boot 00010203-0405-0607-0809-"
+              b"0a0b0c0d0e0f, kernel 6.12.0-test, panicked (saved from "
+              b"its persistent region)" in ot, errt + ot.decode())
+        boot_span(kind, tf)
     same("source_region_on_standard_input", cmd("show", "-o", "csv", "-",
                                                 stdin=open(reg, "rb")),
          cmd("show", "-o", "csv", trace))
@@ -397,7 +438,7 @@ def sources(img, reg, trace, cf):
     rc, o, err = cmd("info", "-o", "json", "previous", env=env)
     check("source_previous_info_json_names_the_boot",
           rc == 0 and b'"previous_boot":{"boot_id":"00010203-0405-0607-'
-          b'0809-0a0b0c0d0e0f","release":"6.12.0-test","panicked":true}'
+          b'0809-0a0b0c0d0e0f","release":"6.12.0-test","panicked":true,'
           in o, err + o.decode())
     os.rename(os.path.join(dfs, "previous"), os.path.join(dev, "previous"))
     same("source_previous_from_the_device_under_lockdown",

@@ -710,6 +710,44 @@ struct iotrace_file_ident {
 	__u64	reserved[4];
 };
 
+/*
+ * File minor 2: the boot the records come from, when it is not the
+ * writer's: a previous boot's persistent region ("iotracectl previous
+ * -o", what iotrace.service saves at start).
+ *
+ * IOTRACE_CHUNK_BOOT: one struct iotrace_file_boot (payload_size bytes;
+ * a newer minor may make it longer); disk, nr_records, part and
+ * first_seq are zero.  Written once, after the records.  A file without
+ * it holds records of the boot that wrote it.
+ */
+#define IOTRACE_CHUNK_BOOT	0x544f4f42U	/* "BOOT", file minor 2 */
+
+/* iotrace_file_boot.flags */
+#define IOTRACE_FILE_BOOT_PANICKED	0x1U	/* that boot ended in a panic */
+
+/**
+ * struct iotrace_file_boot - payload of an IOTRACE_CHUNK_BOOT chunk.
+ * @boot_id: that boot's /proc/sys/kernel/random/boot_id, 16 bytes.
+ * @flags: IOTRACE_FILE_BOOT_* bits.
+ * @reserved0: zero.
+ * @first_ns: CLOCK_MONOTONIC ns (that boot's) of the oldest completion
+ *	the file holds; 0 without records.
+ * @last_ns: the same of the newest completion.
+ * @reserved: zero.
+ *
+ * The header's anchor is that boot's last clock anchor (its time of day
+ * at @first_ns is anchor_real_ns - (anchor_mono_ns - @first_ns)), its
+ * release that boot's.
+ */
+struct iotrace_file_boot {
+	__u8	boot_id[16];
+	__u32	flags;
+	__u32	reserved0;
+	__u64	first_ns;
+	__u64	last_ns;
+	__u64	reserved[3];
+};
+
 /**
  * struct iotrace_file_trigger - payload of an IOTRACE_CHUNK_TRIGGER chunk:
  *	why a snapshot of a disk was taken, and which disk it is.
