@@ -196,9 +196,51 @@ static void api_str(char *d, const char *s, size_t n)
 	d[n] = 0;
 }
 
+/* @o's model, serial number and WWN from those given (an empty one: kept). */
+static void api_ident(struct iotrace_disk *o, const char *model,
+		      const char *serial, const char *wwn)
+{
+	if (model[0])
+		api_str(o->model, model, IOTRACE_FILE_ID_LEN - 1);
+	if (serial[0])
+		api_str(o->serial, serial, IOTRACE_FILE_ID_LEN - 1);
+	if (wwn[0])
+		api_str(o->wwn, wwn, IOTRACE_FILE_ID_LEN - 1);
+}
+
+/*
+ * The identity chunks of a previous boot's trace file (or of a region
+ * read as one) into the disk table of @h: 0, or -1 on ENOMEM.
+ */
+static int api_idents(struct iotrace_source *h)
+{
+	const struct iot_src *s = &h->src;
+	struct iotrace_file_ident *id;
+	unsigned char *have;
+	unsigned int i;
+
+	id = calloc(s->nr_disks ? s->nr_disks : 1, sizeof(*id));
+	have = calloc(s->nr_disks ? s->nr_disks : 1, 1);
+	if (!id || !have) {
+		free(id);
+		free(have);
+		return -1;
+	}
+	/* a file that cannot be read now fails when its records are read */
+	if (iot_file_idents(s->buf, s->len, s->fi, id, have) > 0)
+		for (i = 0; i < s->nr_disks; i++)
+			if (have[i])
+				api_ident(&h->disks[i], id[i].model,
+					  id[i].serial, id[i].wwn);
+	free(id);
+	free(have);
+	return 0;
+}
+
 /*
  * The disk table of the source just opened: the reader's, with the
- * model, serial number and WWN the trigger chunks of a snapshot give.
+ * model, serial number and WWN that the identity chunks of a previous
+ * boot's trace file and the trigger chunks of a snapshot give.
  */
 static int api_disks(struct iotrace_source *h)
 {
@@ -226,6 +268,8 @@ static int api_disks(struct iotrace_source *h)
 	}
 	if (!s->is_file)
 		return 0;
+	if (api_idents(h))
+		return -1;
 	t = malloc(API_MAX_TRIGS * sizeof(*t));
 	tdisk = malloc(API_MAX_TRIGS * sizeof(*tdisk));
 	if (!t || !tdisk) {
@@ -241,13 +285,7 @@ static int api_disks(struct iotrace_source *h)
 		if (tdisk[i] >= s->nr_disks)
 			continue;
 		o = &h->disks[tdisk[i]];
-		if (t[i].model[0])
-			api_str(o->model, t[i].model, IOTRACE_FILE_ID_LEN - 1);
-		if (t[i].serial[0])
-			api_str(o->serial, t[i].serial,
-				IOTRACE_FILE_ID_LEN - 1);
-		if (t[i].wwn[0])
-			api_str(o->wwn, t[i].wwn, IOTRACE_FILE_ID_LEN - 1);
+		api_ident(o, t[i].model, t[i].serial, t[i].wwn);
 	}
 	free(t);
 	free(tdisk);

@@ -212,6 +212,17 @@ done
 "$T/dyn" inflight "$T/f2.trace" > "$T/api" 2> "$T/why" &&
 	grep -q '^# requests 0 at 0 torn 0 damaged 0$' "$T/api"
 result $? "libapi_inflight_none_in_a_recording" "$T/api"
+# who the disk was: the region's identity, from the region and from the
+# trace file written of it, in the disk table (as info says it)
+python3 tests/pregcheck.py --region-id "$T/r2.ring" "$T/dfs/previous"
+iotracectl/iotracectl previous -o "$T/prev-id.iot" > /dev/null 2>&1
+for s in previous "$T/prev-id.iot"; do
+	"$T/dyn" show "$s" > "$T/api" 2> "$T/why"
+	grep '^disk' "$T/api" > "$T/disk"
+	printf 'disk\t0\tnullb0\t252:0\t512\tQEMU HARDDISK\tQM00001\tnaa.5000c500a1b2c3d4\n' |
+		diff - "$T/disk" >> "$T/why"
+	result $? "libapi_identity_$(basename "$s")" "$T/why"
+done
 unset IOTRACE_DEBUGFS
 compare truncated_asan_ubsan "$T/san" "$T/cut.trace"
 compare ring_2_0_asan_ubsan "$T/san" "$T/r2.ring"

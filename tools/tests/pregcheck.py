@@ -9,6 +9,8 @@ they show is what they show of the trace file "previous -o" writes.
 
 usage: pregcheck.py IOTRACECTL RING2 TMPDIR
        pregcheck.py --region RING2 OUT   (writes the region to OUT)
+       pregcheck.py --region-id RING2 OUT   (the same, layout 1.1, with
+                                             the disk's identity)
 Prints "PASS name" or "FAIL name why" per check (run-host-tests.sh).
 """
 import csv
@@ -21,7 +23,7 @@ import subprocess
 import sys
 import time
 
-MAKE = sys.argv[1] == "--region"
+MAKE = sys.argv[1] in ("--region", "--region-id")
 IOT, RING, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
 PAGE = 4096
 MAGIC = 0x4745525052544f49
@@ -667,7 +669,10 @@ def identity():
           b"sectors" not in oi and ri == 0, err + o + oi.decode())
 
 
-if MAKE:
+if MAKE and sys.argv[1] == "--region-id":
+    open(TMP, "wb").write(region(1, {0: ident(1, MODEL, SERIAL, WWN)},
+                                 2097152))
+elif MAKE:
     open(TMP, "wb").write(region())
 else:
     main()

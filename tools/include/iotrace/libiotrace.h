@@ -106,7 +106,8 @@ struct iotrace_source_info {
  * @ring_flags: the ring's flags (Documentation/abi.rst, IOTRACE_RING_*).
  * @generation: the ring's generation.
  * @model: the disk's model, "" when the source does not say (a snapshot
- *	of "iotracectl watch" does).
+ *	of "iotracectl watch" does, and a previous boot's trace file, or its
+ *	persistent region, where it was given).
  * @serial: its serial number, the same.
  * @wwn: its world wide name, the same.
  */
