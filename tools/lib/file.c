@@ -1116,7 +1116,7 @@ int iot_file_boot(const void *buf, size_t len, struct iot_file_info *fi,
 	unsigned int disk;
 	int n;
 
-	memset(out, 0, sizeof(*out));
+	/* chunks_of() zeroes what it fills; nothing, or a failed read: zero */
 	n = chunks_of(buf, len, fi, IOTRACE_CHUNK_BOOT, out, sizeof(*out),
 		      &disk, 1);
 	if (n <= 0)
