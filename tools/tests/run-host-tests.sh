@@ -553,9 +553,15 @@ assert c == {"type": "crypt", "start": 0, "len": 40000000, "lower": "252:0",
 		grep -q '^nullb0: 256 records written' "$T/err"
 	result $? "record_sigterm_writes_the_trailer$SFX (exit $rc, info $rc2)" "$T/err"
 	# SIGKILL: what was synced (--sync-interval) is read, said, exit 3
+	# (killed once the file holds every record: a loaded machine may
+	# take longer than any fixed wait to read and sync them)
 	"$BIN" record nullb0 -o "$T/kill.trace" --sync-interval 50ms 2> "$T/err" &
 	rpid=$!
-	sleep 1
+	for _ in $(seq 300); do
+		"$BIN" show "$T/kill.trace" 2>&1 > /dev/null |
+			grep -q '; 256 records read in 2 chunks;' && break
+		sleep 0.1
+	done
 	kill -KILL $rpid
 	wait $rpid
 	"$BIN" show "$T/kill.trace" > "$T/a" 2> "$T/e2"
