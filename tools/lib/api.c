@@ -1412,3 +1412,31 @@ int iotrace_source_inflight(struct iotrace_source *h, iotrace_rec_fn fn,
 	a.info->damaged = damaged;
 	return a.stop;
 }
+
+int iotrace_source_boot(struct iotrace_source *h, struct iotrace_boot *boot)
+{
+	struct iotrace_file_boot b;
+	int r;
+
+	if (api_closed(h))
+		return -1;
+	memset(boot, 0, sizeof(*boot));
+	if (!h->src.is_file)
+		return 0;	/* a ring: this boot's */
+	r = iot_file_boot(h->src.buf, h->src.len, h->src.fi, &b);
+	if (r < 0) {
+		if (h->src.fi->rd_err)
+			iot_src_read_error(&h->src, h->err, sizeof(h->err));
+		else
+			snprintf(h->err, sizeof(h->err), "out of memory");
+		return -1;
+	}
+	if (!r)
+		return 0;
+	iot_uuid_str(b.boot_id, boot->boot_id);
+	if (b.flags & IOTRACE_FILE_BOOT_PANICKED)
+		boot->flags |= IOTRACE_BOOT_PANICKED;
+	boot->first_ns = b.first_ns;
+	boot->last_ns = b.last_ns;
+	return 1;
+}

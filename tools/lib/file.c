@@ -1098,6 +1098,20 @@ static int chunks_of(const void *buf, size_t len, struct iot_file_info *fi,
 }
 
 /**
+ * iot_uuid_str() - a boot id as text, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
+ * @u: its 16 bytes.
+ * @out: room for 37 bytes.
+ */
+void iot_uuid_str(const uint8_t *u, char *out)
+{
+	static const int dash[16] = { [4] = 1, [6] = 1, [8] = 1, [10] = 1 };
+	int i;
+
+	for (i = 0; i < 16; i++)
+		out += sprintf(out, "%s%02x", dash[i] ? "-" : "", u[i]);
+}
+
+/**
  * iot_file_boot() - the boot a trace file's records come from when it is
  *	not the writer's: its boot chunk (IOTRACE_CHUNK_BOOT) that
  *	iot_file_parse() accepted, the first if there are several.

@@ -339,6 +339,7 @@ int iot_fwalk_next(struct iot_fwalk *fw, unsigned int *disk,
 void iot_fwalk_free(struct iot_fwalk *fw);
 int iot_file_idents(const void *buf, size_t len, struct iot_file_info *fi,
 		    struct iotrace_file_ident *out, unsigned char *have);
+void iot_uuid_str(const uint8_t *u, char *out);
 int iot_file_boot(const void *buf, size_t len, struct iot_file_info *fi,
 		  struct iotrace_file_boot *out);
 int iot_file_triggers(const void *buf, size_t len, struct iot_file_info *fi,

@@ -33,23 +33,26 @@ trap 'rm -rf "$T"' EXIT
 echo "KTAP version 1"
 
 # 1. the exports: the header's functions, each of version LIBIOTRACE_1,
-# those after the header's lines that name LIBIOTRACE_1.1 and 1.2 of
+# those after the header's lines that name LIBIOTRACE_1.1, 1.2 and 1.3 of
 # those versions, and nothing else
 awk '/symbol version LIBIOTRACE_1\.1/ { v = "1.1" }
 	/symbol version LIBIOTRACE_1\.2/ { v = "1.2" }
+	/symbol version LIBIOTRACE_1\.3/ { v = "1.3" }
 	match($0, /^[a-z].*[ *]iotrace_[a-z0-9_]*\(/) {
 		f = substr($0, RSTART, RLENGTH - 1); sub(/.*[ *]/, "", f)
 		print f "@@LIBIOTRACE_" (v ? v : "1") }' \
 	include/iotrace/libiotrace.h | sort -u > "$T/header"
 nm -D --defined-only "$SO" | awk '{ print $NF }' | sort > "$T/exports"
-{ cat "$T/header"; echo LIBIOTRACE_1; echo LIBIOTRACE_1.1; echo LIBIOTRACE_1.2; } |
+{ cat "$T/header"; echo LIBIOTRACE_1; echo LIBIOTRACE_1.1; echo LIBIOTRACE_1.2
+	echo LIBIOTRACE_1.3; } |
 	sort > "$T/want"
 echo "# $(grep -c '@@LIBIOTRACE_1$' "$T/header") functions of LIBIOTRACE_1" \
 	"$(grep -c '@@LIBIOTRACE_1.1$' "$T/header") of LIBIOTRACE_1.1" \
-	"and $(grep -c '@@LIBIOTRACE_1.2$' "$T/header") of LIBIOTRACE_1.2" \
+	"$(grep -c '@@LIBIOTRACE_1.2$' "$T/header") of LIBIOTRACE_1.2" \
+	"and $(grep -c '@@LIBIOTRACE_1.3$' "$T/header") of LIBIOTRACE_1.3" \
 	"in libiotrace.h, $(wc -l < "$T/exports") symbols exported by $SO"
 diff "$T/want" "$T/exports" > "$T/why" 2>&1
-result $? "libapi_exports_are_the_header_functions_of_LIBIOTRACE_1_1.1_and_1.2" "$T/why"
+result $? "libapi_exports_are_the_header_functions_of_LIBIOTRACE_1_to_1.3" "$T/why"
 # the 18 functions of LIBIOTRACE_1 stay there
 [ "$(grep -c '@@LIBIOTRACE_1$' "$T/exports")" = 18 ] &&
 	objdump -T "$SO" | grep -q 'LIBIOTRACE_1\.1 *iotrace_source_read$'
@@ -222,6 +225,30 @@ for s in previous "$T/prev-id.iot"; do
 	printf 'disk\t0\tnullb0\t252:0\t512\tQEMU HARDDISK\tQM00001\tnaa.5000c500a1b2c3d4\n' |
 		diff - "$T/disk" >> "$T/why"
 	result $? "libapi_identity_$(basename "$s")" "$T/why"
+done
+# which boot (iotrace_source_boot()): the region's and the file's, as
+# "iotracectl info" says it; a recording and a ring are this boot's
+for s in previous "$T/prev-id.iot"; do
+	for p in dyn san; do
+		"$T/$p" boot "$s" > "$T/api" 2> "$T/why"
+		rc=$?
+		iotracectl/iotracectl info -o json "$s" > "$T/info" 2>> "$T/why"
+		[ $rc = 0 ] && python3 -c 'import json, sys
+b = json.load(open(sys.argv[1]))["previous_boot"]
+want = "boot %s %s %d %d" % (b["boot_id"], "panicked" if b["panicked"] else "-",
+			     b.get("first_mono_ns", 0), b.get("last_mono_ns", 0))
+got = open(sys.argv[2]).read().strip()
+assert got == want and b["boot_id"] != "00000000-0000-0000-0000-000000000000", (got, want)' \
+			"$T/info" "$T/api" >> "$T/why" 2>&1
+		result $? "libapi_boot_${p}_$(basename "$s") ($(cat "$T/api"))" "$T/why"
+	done
+done
+for s in "$T/f2.trace" "$T/r2.ring" "$T/cut.trace"; do
+	"$T/dyn" boot "$s" > "$T/api" 2> "$T/why"
+	rc=$?
+	cat "$T/api" >> "$T/why"
+	[ $rc = 0 ] && [ "$(cat "$T/api")" = "boot none" ]
+	result $? "libapi_boot_none_$(basename "$s")" "$T/why"
 done
 unset IOTRACE_DEBUGFS
 compare truncated_asan_ubsan "$T/san" "$T/cut.trace"

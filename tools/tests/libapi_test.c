@@ -29,6 +29,9 @@
  *                                           csv" prints them, then a line
  *                                           "# requests R at A torn T
  *                                           damaged D"
+ *   libapi_test boot SOURCE                 "boot ID FLAGS FIRST LAST" of
+ *                                           a previous boot's source,
+ *                                           "boot none" of another
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -370,6 +373,24 @@ err:
 	return -1;
 }
 
+static int cmd_boot(struct iotrace_source *src)
+{
+	struct iotrace_boot b;
+	int r = iotrace_source_boot(src, &b);
+
+	if (r < 0)
+		return -1;
+	if (!r) {
+		printf("boot none\n");
+		return b.boot_id[0] || b.flags || b.first_ns || b.last_ns ?
+		       -2 : 0;
+	}
+	printf("boot %s %s %llu %llu\n", b.boot_id,
+	       b.flags & IOTRACE_BOOT_PANICKED ? "panicked" : "-",
+	       (unsigned long long)b.first_ns, (unsigned long long)b.last_ns);
+	return 0;
+}
+
 static int cmd_show(struct iotrace_source *src, int order, unsigned long max,
 		    size_t batch)
 {
@@ -565,6 +586,13 @@ int main(int argc, char **argv)
 		ret = cmd_inflight(src);
 		if (ret == -2) {
 			fprintf(stderr, "libapi_test: a request in flight with a completion\n");
+			iotrace_source_free(src);
+			return 2;
+		}
+	} else if (!strcmp(argv[1], "boot")) {
+		ret = cmd_boot(src);
+		if (ret == -2) {
+			fprintf(stderr, "libapi_test: not a previous boot's, yet not zeroed\n");
 			iotrace_source_free(src);
 			return 2;
 		}

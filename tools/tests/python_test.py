@@ -11,6 +11,7 @@ exceptions with libiotrace's message; make install-python.  Prints KTAP.
 """
 import csv
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -435,6 +436,19 @@ def test_inflight():
     got, meta = iotrace.open(path("f2.trace")).inflight()
     result(got == [] and meta == {"at_ns": 0, "torn": 0, "damaged": 0},
            "inflight_none_in_a_recording", "%s %s" % (got, meta))
+    # which boot: as "iotracectl info -o json" says it
+    for name, src in (("region", reg), ("trace_file", prev)):
+        b = json.loads(ctl_csv("info", "-o", "json", src))["previous_boot"]
+        want = {"boot_id": b["boot_id"], "panicked": b["panicked"],
+                "first_ns": b.get("first_mono_ns", 0),
+                "last_ns": b.get("last_mono_ns", 0)}
+        got = iotrace.open(src).previous_boot
+        result(got == want and
+               want["boot_id"] != "00000000-0000-0000-0000-000000000000",
+               "previous_boot_%s (%s)" % (name, want["boot_id"]),
+               "%s\n%s" % (got, want))
+    got = iotrace.open(path("f2.trace")).previous_boot
+    result(got is None, "previous_boot_none_in_a_recording", str(got))
 
 
 def main():

@@ -724,6 +724,53 @@ struct iotrace_inflight_info {
 int iotrace_source_inflight(struct iotrace_source *src, iotrace_rec_fn fn,
 			    void *arg, struct iotrace_inflight_info *info);
 
+/*
+ * The function below has the symbol version LIBIOTRACE_1.3: which boot
+ * a source's records come from.
+ */
+
+/* iotrace_boot.flags */
+#define IOTRACE_BOOT_PANICKED	(1u << 0)	/* that boot ended in a panic */
+
+/* the room for a boot id as text with its NUL */
+#define IOTRACE_BOOT_ID_SIZE	37
+
+/**
+ * struct iotrace_boot - the boot a source's records come from when it
+ *	is not the boot that wrote the source: a previous boot's.
+ * @boot_id: that boot's /proc/sys/kernel/random/boot_id, as text.
+ * @flags: IOTRACE_BOOT_* bits.
+ * @first_ns: that boot's CLOCK_MONOTONIC ns of the oldest completion
+ *	the source holds; 0 without records.
+ * @last_ns: the same of the newest completion.
+ *
+ * iotrace_source_info() gives that boot's kernel release and clock
+ * anchor: a time of that boot, @ns, is the wall-clock time
+ * anchor_real_ns + (@ns - start_ns).
+ */
+struct iotrace_boot {
+	char boot_id[IOTRACE_BOOT_ID_SIZE];
+	uint32_t flags;
+	uint64_t first_ns;
+	uint64_t last_ns;
+};
+
+/**
+ * iotrace_source_boot() - whether a source's records are a previous
+ *	boot's, and which.
+ * @src: the handle, open.
+ * @boot: filled when they are, zeroed when they are not.
+ *
+ * A persistent region (the module's copy, "previous", a copy of one or a
+ * crash dump) is a previous boot's, and so is the trace file "iotracectl
+ * previous -o" wrote of one (its boot chunk, Documentation/abi.rst); a
+ * ring or any other trace file is not.
+ *
+ * Return: 1 when they are, 0 when they are not, or -1
+ * (iotrace_source_error() says why).
+ */
+int iotrace_source_boot(struct iotrace_source *src, struct iotrace_boot *boot);
+
 #ifdef __cplusplus
 }
 #endif

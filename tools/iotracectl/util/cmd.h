@@ -123,7 +123,6 @@ int cmd_list(struct iot_opts *o, int argc, char **argv);
 int cmd_inflight(struct iot_opts *o, int argc, char **argv);
 int cmd_info(struct iot_opts *o, int argc, char **argv);
 int cmd_previous(struct iot_opts *o, int argc, char **argv);
-void iot_uuid_str(const uint8_t *u, char *out);
 /* export.c, plot.c */
 int cmd_export(struct iot_opts *o, int argc, char **argv);
 int cmd_plot(struct iot_opts *o, int argc, char **argv);

@@ -413,20 +413,6 @@ FILE *x_open_out(const char *path)
 }
 
 /**
- * iot_uuid_str() - a boot id as text, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
- * @u: its 16 bytes.
- * @out: room for 37 bytes.
- */
-void iot_uuid_str(const uint8_t *u, char *out)
-{
-	static const int dash[16] = { [4] = 1, [6] = 1, [8] = 1, [10] = 1 };
-	int i;
-
-	for (i = 0; i < 16; i++)
-		out += sprintf(out, "%s%02x", dash[i] ? "-" : "", u[i]);
-}
-
-/**
  * iot_nl_hint() - what to do about a netlink request the kernel refused.
  * @err: its positive errno.
  *

@@ -207,6 +207,14 @@ class Trace:
         self.anchor_real_ns = info.anchor_real_ns
         self.host = _text(info.host)
         self.release = _text(info.release)
+        boot = _lib.Boot()
+        if self._check(lib.iotrace_source_boot(self._h, ctypes.byref(boot))):
+            self.previous_boot = {
+                "boot_id": _text(boot.boot_id),
+                "panicked": bool(boot.flags & _lib.BOOT_PANICKED),
+                "first_ns": boot.first_ns, "last_ns": boot.last_ns}
+        else:
+            self.previous_boot = None
         self.warning = _text(lib.iotrace_source_warning(self._h))
         self.disks = []
         for i in range(info.nr_disks):

@@ -121,6 +121,16 @@ class InflightInfo(ctypes.Structure):
                 ("reserved", ctypes.c_uint32)]
 
 
+class Boot(ctypes.Structure):
+    _fields_ = [("boot_id", ctypes.c_char * 37),
+                ("flags", ctypes.c_uint32),
+                ("first_ns", ctypes.c_uint64),
+                ("last_ns", ctypes.c_uint64)]
+
+
+BOOT_PANICKED = 1 << 0
+
+
 # typedef iotrace_rec_fn
 REC_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
                           ctypes.POINTER(Rec))
@@ -162,6 +172,8 @@ _SIGNATURES = {
     # LIBIOTRACE_1.2
     "iotrace_source_inflight": (ctypes.c_int, [_P, REC_FN, _P,
                                                ctypes.POINTER(InflightInfo)]),
+    # LIBIOTRACE_1.3
+    "iotrace_source_boot": (ctypes.c_int, [_P, ctypes.POINTER(Boot)]),
 }
 
 
@@ -188,7 +200,7 @@ def _load():
                 fn.restype = res
                 fn.argtypes = args
         except AttributeError as e:
-            tried.append("%s: %s (libiotrace older than 1.2)" % (path, e))
+            tried.append("%s: %s (libiotrace older than 1.3)" % (path, e))
             continue
         return lib
     raise ImportError("iotrace: cannot load %s: %s" %
