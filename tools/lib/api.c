@@ -1381,6 +1381,16 @@ static int api_infl_table(void *arg, const struct iot_inflight *t)
 	return 0;
 }
 
+/* A section of @h's trace file could not be read: why, in @h->err; -1. */
+static int api_file_read_failed(struct iotrace_source *h)
+{
+	if (h->src.fi->rd_err)
+		iot_src_read_error(&h->src, h->err, sizeof(h->err));
+	else
+		snprintf(h->err, sizeof(h->err), "out of memory");
+	return -1;
+}
+
 int iotrace_source_inflight(struct iotrace_source *h, iotrace_rec_fn fn,
 			    void *arg, struct iotrace_inflight_info *info)
 {
@@ -1403,11 +1413,7 @@ int iotrace_source_inflight(struct iotrace_source *h, iotrace_rec_fn fn,
 		return 0;	/* a ring: none */
 	if (iot_file_inflight(h->src.buf, h->src.len, h->src.fi,
 			      api_infl_table, &a, &damaged) < 0) {
-		if (h->src.fi->rd_err)
-			iot_src_read_error(&h->src, h->err, sizeof(h->err));
-		else
-			snprintf(h->err, sizeof(h->err), "out of memory");
-		return -1;
+		return api_file_read_failed(h);
 	}
 	a.info->damaged = damaged;
 	return a.stop;
@@ -1425,11 +1431,7 @@ int iotrace_source_boot(struct iotrace_source *h, struct iotrace_boot *boot)
 		return 0;	/* a ring: this boot's */
 	r = iot_file_boot(h->src.buf, h->src.len, h->src.fi, &b);
 	if (r < 0) {
-		if (h->src.fi->rd_err)
-			iot_src_read_error(&h->src, h->err, sizeof(h->err));
-		else
-			snprintf(h->err, sizeof(h->err), "out of memory");
-		return -1;
+		return api_file_read_failed(h);
 	}
 	if (!r)
 		return 0;

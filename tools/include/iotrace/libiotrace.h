@@ -732,14 +732,15 @@ int iotrace_source_inflight(struct iotrace_source *src, iotrace_rec_fn fn,
 /* iotrace_boot.flags */
 #define IOTRACE_BOOT_PANICKED	(1u << 0)	/* that boot ended in a panic */
 
-/* the room for a boot id as text with its NUL */
-#define IOTRACE_BOOT_ID_SIZE	37
+/* the room for a boot id as text with its NUL (36 + 1, to 8 bytes) */
+#define IOTRACE_BOOT_ID_SIZE	40
 
 /**
  * struct iotrace_boot - the boot a source's records come from when it
  *	is not the boot that wrote the source: a previous boot's.
  * @boot_id: that boot's /proc/sys/kernel/random/boot_id, as text.
  * @flags: IOTRACE_BOOT_* bits.
+ * @reserved: zero.
  * @first_ns: that boot's CLOCK_MONOTONIC ns of the oldest completion
  *	the source holds; 0 without records.
  * @last_ns: the same of the newest completion.
@@ -751,6 +752,7 @@ int iotrace_source_inflight(struct iotrace_source *src, iotrace_rec_fn fn,
 struct iotrace_boot {
 	char boot_id[IOTRACE_BOOT_ID_SIZE];
 	uint32_t flags;
+	uint32_t reserved;
 	uint64_t first_ns;
 	uint64_t last_ns;
 };

@@ -122,8 +122,9 @@ class InflightInfo(ctypes.Structure):
 
 
 class Boot(ctypes.Structure):
-    _fields_ = [("boot_id", ctypes.c_char * 37),
+    _fields_ = [("boot_id", ctypes.c_char * 40),
                 ("flags", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32),
                 ("first_ns", ctypes.c_uint64),
                 ("last_ns", ctypes.c_uint64)]
 
