@@ -41,6 +41,7 @@ def whole(buf, m, digits):
 NVME, SEQ_BUSY = 1, 0xffffffff
 REC_CMD_TYPE, REC_CMD = 60, 64	# offsets in struct iotrace_record_v1
 REC2_CMD_TYPE = 58		# in struct iotrace_record (ABI 2.0)
+FILE_REC, FILE_REC_CMD = 144, 80	# a trace file's major 2 record
 
 
 def kernel_shaped(v):
@@ -103,12 +104,25 @@ def records(buf):
                 if off + rsz <= len(buf):
                     out.append((off, buf[off:off + rsz]))
     elif buf[:8] == b'\x89IOTRC\r\n':
+        major, = struct.unpack_from('<H', buf, 8)
         hdr_size, rsz = struct.unpack_from('<II', buf, 12)
         off = hdr_size
         while off + 32 <= len(buf):
             magic, chsz, psz, disk, part, nrec, first = \
                 struct.unpack_from('<IIQHHIQ', buf, off)
-            if magic == 0x4b4e4843:  # CHNK
+            if magic == 0x4b4e4843 and major >= 2 and chsz >= 40:  # CHNK
+                # major 2: the chunk's own record size; the 1.x record's
+                # first 64 bytes, the submitter (16), the command.  As
+                # the 1.x layout, at the offset that puts its command
+                # where the file has it (exempt_words() goes by that).
+                crs, = struct.unpack_from('<I', buf, off + 36)
+                for i in range(nrec):
+                    r = off + chsz + i * crs
+                    b = buf[r:r + crs].ljust(FILE_REC, b'\0')
+                    out.append((r + FILE_REC_CMD - REC_CMD,
+                                b[:REC_CMD] + b[FILE_REC_CMD:] +
+                                b[REC_CMD:FILE_REC_CMD]))
+            elif magic == 0x4b4e4843:
                 for i in range(nrec):
                     r = off + chsz + i * rsz
                     out.append((r, buf[r:r + rsz]))

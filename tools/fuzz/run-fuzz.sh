@@ -197,7 +197,10 @@ seeds)
 	../build/gen file corpus/file/seed-crc-minor2 12 1 &&
 	../build/gen minor1 corpus/file/seed-minor1 12 1 &&
 	../build/gen gaps corpus/file/seed-crc-gaps 70 1 &&
-	../build/gen trig corpus/file/seed-triggers 12 2 || exit 1
+	../build/gen trig corpus/file/seed-triggers 12 2 &&
+	../build/gen mixed corpus/file/seed-major2-short 12 2 &&
+	../build/gen major1 corpus/file/seed-major2-short \
+		corpus/file/seed-major1-minor2 || exit 1
 	# the salvage path: checksummed files cut short, without a trailer,
 	# with a damaged chunk (a flipped payload bit, a wrong nr_records)
 	python3 - <<'PY' || exit 1

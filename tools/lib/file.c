@@ -262,13 +262,41 @@ static void copy_str(char *dst, size_t dlen, const char *src, size_t slen)
 	dst[n] = 0;
 }
 
+/* Is the file of header @h of major 1 minor 2 or later? */
+static int file_1_2(const struct iotrace_file_hdr *h)
+{
+	return h->major > 1 || h->minor >= 2;
+}
+
 /*
- * The record at @p of a file described by @h as the tool's record: a 1.x
- * record, then (minor 2 and later) the submitter; earlier minors have none.
+ * The record at @p (@rs bytes: its chunk's record size) of a file
+ * described by @h as the tool's record.  Major 1: a 1.x record, then
+ * (minor 2 and later) the submitter; earlier minors have none.  Major 2:
+ * the 1.x record's first IOTRACE_FILE_REC_HEAD bytes, the submitter and
+ * the command, cut after @rs bytes (the rest zero).
  */
 static void file_rec(const struct iotrace_file_hdr *h, const uint8_t *p,
-		     struct iotrace_record *r)
+		     uint32_t rs, struct iotrace_record *r)
 {
+	uint32_t n;
+
+	if (h->major >= 2) {
+		memcpy(r, p, IOTRACE_FILE_REC_HEAD);
+		n = rs - IOTRACE_FILE_REC_HEAD;
+		if (n > sizeof(struct iotrace_file_rec_ext))
+			n = sizeof(struct iotrace_file_rec_ext);
+		memcpy(&r->pid, p + IOTRACE_FILE_REC_EXT_OFF, n);
+		memset((uint8_t *)&r->pid + n, 0,
+		       sizeof(struct iotrace_file_rec_ext) - n);
+		n = rs > IOTRACE_FILE_REC_CMD_OFF ?
+			rs - IOTRACE_FILE_REC_CMD_OFF : 0;
+		if (n > IOTRACE_CMD_LEN)
+			n = IOTRACE_CMD_LEN;
+		memcpy(r->cmd, p + IOTRACE_FILE_REC_CMD_OFF, n);
+		memset(r->cmd + n, 0, IOTRACE_CMD_LEN - n);
+		r->reserved2 = 0;
+		return;
+	}
 	/* (no memset of the whole: the two parts are all of it) */
 	memcpy(r, p, IOTRACE_RECORD_SIZE);
 	if (h->minor >= 2 && h->record_size >= IOTRACE_FILE_RECORD_SIZE)
@@ -277,6 +305,35 @@ static void file_rec(const struct iotrace_file_hdr *h, const uint8_t *p,
 	else
 		memset(&r->pid, 0, sizeof(struct iotrace_file_rec_ext));
 	r->reserved2 = 0;
+}
+
+_Static_assert(offsetof(struct iotrace_record, cmd) == IOTRACE_FILE_REC_HEAD &&
+	       IOTRACE_FILE_REC_EXT_OFF + sizeof(struct iotrace_file_rec_ext) ==
+	       IOTRACE_FILE_REC_CMD_OFF &&
+	       IOTRACE_FILE_REC_CMD_OFF + IOTRACE_CMD_LEN ==
+	       IOTRACE_FILE_RECORD_SIZE,
+	       "a major 2 record holds a 1.x record and its submitter");
+
+/*
+ * The size of each record of records chunk @ch of the file @fi (major 2:
+ * the chunk's own, checked by chunk_check()).
+ */
+static uint32_t chunk_rs(const struct iot_file_info *fi,
+			 const struct iotrace_file_chunk *ch)
+{
+	return fi->hdr.major >= 2 ? ch->record_size : fi->hdr.record_size;
+}
+
+/* Is the record size a major 2 records chunk states one a writer makes? */
+static int chunk_rs_ok(const struct iot_file_info *fi,
+		       const struct iotrace_file_chunk *ch)
+{
+	uint32_t rs = ch->record_size;
+
+	if (fi->hdr.major < 2)
+		return 1;
+	return ch->hdr_size >= sizeof(*ch) && rs >= IOTRACE_FILE_REC_HEAD &&
+		!(rs % 8) && rs <= fi->hdr.record_size;
 }
 
 _Static_assert(offsetof(struct iotrace_record, pid) == IOTRACE_RECORD_SIZE &&
@@ -324,8 +381,8 @@ static int parse_header(const uint8_t *b, size_t len,
 			struct iot_file_info *fi, char *err, size_t errlen)
 {
 	struct iotrace_file_hdr *h = &fi->hdr;
+	unsigned int i, rmin;
 	uint64_t end;
-	unsigned int i;
 
 	if (len < IOTRACE_FILE_MAGIC_LEN ||
 	    memcmp(b, IOTRACE_FILE_MAGIC, IOTRACE_FILE_MAGIC_LEN))
@@ -333,8 +390,10 @@ static int parse_header(const uint8_t *b, size_t len,
 	if (len < 12)
 		return ERR("truncated trace file: %zu bytes, no version", len), -1;
 	memcpy(h, b, len < sizeof(*h) ? len : sizeof(*h));
-	if (h->major != IOTRACE_FILE_MAJOR)
-		return ERR("trace file format version %u.%u is not supported: this iotracectl reads major version %u only; use an iotracectl that knows version %u",
+	if (!h->major)
+		return ERR("corrupt trace file header: major version 0"), -1;
+	if (h->major > IOTRACE_FILE_MAJOR)
+		return ERR("trace file format version %u.%u is not supported: this iotracectl reads major versions 1 to %u; use an iotracectl that knows version %u",
 			   h->major, h->minor, IOTRACE_FILE_MAJOR,
 			   h->major), -1;
 	if (len < sizeof(*h))
@@ -346,11 +405,11 @@ static int parse_header(const uint8_t *b, size_t len,
 	if (h->hdr_size > len)
 		return ERR("truncated trace file: header is %u bytes, file has %zu",
 			   h->hdr_size, len), -1;
-	if (h->record_size < IOTRACE_RECORD_SIZE || h->record_size % 8 ||
+	rmin = h->major >= 2 ? IOTRACE_FILE_RECORD_SIZE : IOTRACE_RECORD_SIZE;
+	if (h->record_size < rmin || h->record_size % 8 ||
 	    h->record_size > IOT_MAX_RECORD)
 		return ERR("corrupt trace file header: record_size %u (must be a multiple of 8 between %u and %u)",
-			   h->record_size, IOTRACE_RECORD_SIZE,
-			   IOT_MAX_RECORD), -1;
+			   h->record_size, rmin, IOT_MAX_RECORD), -1;
 	if (!h->nr_disks || h->nr_disks > IOT_MAX_DISKS)
 		return ERR("corrupt trace file header: %u disks", h->nr_disks),
 			-1;
@@ -618,16 +677,15 @@ static uint32_t chunk_crc_at(struct iot_file_info *fi, const uint8_t *b,
 
 /*
  * Records @idx.. of the records chunk at @off (header @hdr_size bytes, @nr
- * records) in memory, as many as @pc holds (all where they are without
+ * records of @rs bytes) in memory, as many as @pc holds (all where they are without
  * it): *@cnt of them; NULL: the read failed (fi->rd_err).
  */
 static const uint8_t *chunk_recs(struct iot_file_info *fi,
 				 const uint8_t *b, uint64_t off,
-				 uint32_t hdr_size, uint32_t idx, uint32_t nr,
-				 const struct fpiece *pc, uint32_t *cnt)
+				 uint32_t hdr_size, uint32_t rs, uint32_t idx,
+				 uint32_t nr, const struct fpiece *pc,
+				 uint32_t *cnt)
 {
-	uint32_t rs = fi->hdr.record_size;
-
 	*cnt = nr - idx;
 	if (pc->buf && *cnt > pc->size / rs)
 		*cnt = pc->size / rs;
@@ -708,12 +766,12 @@ static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
 		if (ch->hdr_size < IOTRACE_FILE_CHUNK_SIZE_V0 ||
 		    ch->disk >= fi->nr_disks ||
 		    ch->part >= fi->disks[ch->disk].nr_parts ||
-		    ch->payload_size !=
-		    (uint64_t)ch->nr_records * fi->hdr.record_size)
+		    !chunk_rs_ok(fi, ch) || ch->payload_size !=
+		    (uint64_t)ch->nr_records * chunk_rs(fi, ch))
 			return CK_BAD;
 		break;
 	case IOTRACE_CHUNK_COMMS:
-		if (fi->hdr.minor >= 2 && !comms_esize(ch))
+		if (file_1_2(&fi->hdr) && !comms_esize(ch))
 			return CK_BAD;
 		break;
 	case IOTRACE_CHUNK_TRAILER:
@@ -840,7 +898,7 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		goto unread;
 	if (parse_header(b, len, fi, err, errlen))
 		return -1;
-	fi->crc = fi->hdr.minor >= 2 && (fi->hdr.flags & IOTRACE_FILE_CRC32C);
+	fi->crc = file_1_2(&fi->hdr) && (fi->hdr.flags & IOTRACE_FILE_CRC32C);
 	if (fpiece_init(&pc, fi, FPIECE_MAX)) {
 		ERR("out of memory");
 		goto out;
@@ -893,7 +951,7 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 			fi->end = off;
 			break;
 		}
-		if (ch.magic == IOTRACE_CHUNK_COMMS && fi->hdr.minor >= 2) {
+		if (ch.magic == IOTRACE_CHUNK_COMMS && file_1_2(&fi->hdr)) {
 			if (!cb)
 				parse_comms(fi->comms, &ch, payload);
 			goto next;
@@ -927,7 +985,7 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		fi->counts[ch.disk].present += ch.nr_records;
 		fi->counts[ch.disk].valid += ch.nr_records;
 		for (n = 0; cb && n < ch.nr_records; ) {
-			uint32_t rs = fi->hdr.record_size, k, cnt;
+			uint32_t rs = chunk_rs(fi, &ch), k, cnt;
 			const uint8_t *p;
 
 			/* the records: read with the checksum, or now */
@@ -935,13 +993,13 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 				p = payload;
 				cnt = ch.nr_records;
 			} else {
-				p = chunk_recs(fi, b, off, ch.hdr_size, n,
+				p = chunk_recs(fi, b, off, ch.hdr_size, rs, n,
 					       ch.nr_records, &pc, &cnt);
 				if (!p)
 					goto unread;
 			}
 			for (k = 0; k < cnt; k++, n++) {
-				file_rec(&fi->hdr, p + (uint64_t)k * rs,
+				file_rec(&fi->hdr, p + (uint64_t)k * rs, rs,
 					 (struct iotrace_record *)rec);
 				ret = cb(arg, ch.disk,
 					 (const struct iotrace_record *)rec);
@@ -1026,7 +1084,7 @@ int iot_file_chunks_begin(const void *buf, size_t len,
 		return 0;
 	if (iot_file_copy(fi, buf, 0, &h, sizeof(h)))
 		return -1;
-	if (h.minor < 2)
+	if (!file_1_2(&h))
 		return 0;
 	*off = h.hdr_size;
 	return 1;
@@ -1300,7 +1358,8 @@ int iot_file_inflight(const void *buf, size_t len, struct iot_file_info *fi,
 			struct iotrace_record *rec = &t.recs[k];
 
 			file_rec(&fi->hdr, p + ch.hdr_size + h.rec_offset +
-				 k * fi->hdr.record_size, rec);
+				 k * fi->hdr.record_size, fi->hdr.record_size,
+				 rec);
 			/* not completed, whatever the file says */
 			rec->seq = 0;
 			rec->complete_ns = 0;
@@ -1420,10 +1479,12 @@ int iot_writer_start(struct iot_writer *w, FILE *fp, uint32_t record_size,
 	w->fp = fp;
 	w->record_size = record_size;
 	w->nr_disks = nr_disks;
+	w->major = record_size == sizeof(struct iotrace_record) ?
+		IOTRACE_FILE_MAJOR : 1;
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, IOTRACE_FILE_MAGIC, IOTRACE_FILE_MAGIC_LEN);
-	h.major = IOTRACE_FILE_MAJOR;
-	h.minor = IOTRACE_FILE_MINOR;
+	h.major = w->major;
+	h.minor = w->major == IOTRACE_FILE_MAJOR ? IOTRACE_FILE_MINOR : 2;
 	h.disk_offset = sizeof(h);
 	h.disk_size = sizeof(struct iotrace_file_disk);
 	h.nr_disks = nr_disks;
@@ -1482,23 +1543,115 @@ static void note_span(struct iot_writer *w, const void *recs, uint32_t nr)
 	}
 }
 
-/* Write @nr records (record_size bytes each) of sequences first_seq... */
+/* 16 bytes, ORed as one (two words where the CPU has no vector unit) */
+typedef uint64_t iot_v2 __attribute__((vector_size(16)));
+
+/*
+ * The bytes of the @nr records at @r that the major 2 layout needs: up
+ * to the last 8 bytes that are not all zero in any of them
+ * (IOTRACE_FILE_REC_HEAD at least).  One pass ORs each record's
+ * submitter and command, 16 bytes at a time and without a branch.
+ */
+static uint32_t recs_used(const struct iotrace_record *r, uint32_t nr)
+{
+	iot_v2 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, a4 = { 0 }, v;
+	uint64_t w[10];
+	unsigned int i;
+	uint32_t k;
+
+	for (k = 0; k < nr; k++) {
+		const uint8_t *c = r[k].cmd;
+
+		memcpy(&v, &r[k].pid, sizeof(v));
+		a0 |= v;
+		memcpy(&v, c, sizeof(v));
+		a1 |= v;
+		memcpy(&v, c + 16, sizeof(v));
+		a2 |= v;
+		memcpy(&v, c + 32, sizeof(v));
+		a3 |= v;
+		memcpy(&v, c + 48, sizeof(v));
+		a4 |= v;
+	}
+	memcpy(w, &a0, 16);
+	memcpy(w + 2, &a1, 16);
+	memcpy(w + 4, &a2, 16);
+	memcpy(w + 6, &a3, 16);
+	memcpy(w + 8, &a4, 16);
+	for (i = 10; i && !w[i - 1]; i--)
+		;
+	return IOTRACE_FILE_REC_EXT_OFF + i * 8;
+}
+
+_Static_assert(sizeof(struct iotrace_file_rec_ext) == 16 &&
+	       IOTRACE_CMD_LEN == 64, "recs_used(): five times 16 bytes");
+
+/*
+ * The @nr records at @r in the major 2 layout at @o, @rs bytes apart
+ * (recs_used()), each written whole by copies of fixed size: the bytes
+ * of a record past @rs are zeros, overwritten by the next record's
+ * first ones; the last record's fall into the IOTRACE_FILE_RECORD_SIZE -
+ * @rs bytes of room the buffer has past @nr * @rs.
+ */
+static void recs_pack(uint8_t *o, const struct iotrace_record *r,
+		      uint32_t nr, uint32_t rs)
+{
+	uint32_t k;
+
+	/* the most common size, no command: nothing to cover */
+	if (rs == IOTRACE_FILE_REC_CMD_OFF) {
+		for (k = 0; k < nr; k++, o += rs) {
+			memcpy(o, &r[k], IOTRACE_FILE_REC_HEAD);
+			memcpy(o + IOTRACE_FILE_REC_EXT_OFF, &r[k].pid,
+			       sizeof(struct iotrace_file_rec_ext));
+		}
+		return;
+	}
+	for (k = 0; k < nr; k++, o += rs) {
+		memcpy(o, &r[k], IOTRACE_FILE_REC_HEAD);
+		memcpy(o + IOTRACE_FILE_REC_EXT_OFF, &r[k].pid,
+		       sizeof(struct iotrace_file_rec_ext));
+		memcpy(o + IOTRACE_FILE_REC_CMD_OFF, r[k].cmd, IOTRACE_CMD_LEN);
+	}
+}
+
+/*
+ * Write @nr records (record_size bytes each) of sequences first_seq...
+ * Major 2: as short as the records allow, the same size for all of them
+ * (the longest one's).
+ */
 int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 		     unsigned int part, uint64_t first_seq, const void *recs,
 		     uint32_t nr)
 {
+	const struct iotrace_record *r = recs;
 	struct iotrace_file_chunk ch;
+	uint8_t *packed = NULL;
+	uint32_t rs;
 
 	if (!nr)
 		return 0;
 	memset(&ch, 0, sizeof(ch));
 	ch.magic = IOTRACE_CHUNK_RECORDS;
-	ch.payload_size = (uint64_t)nr * w->record_size;
 	ch.disk = disk;
 	ch.part = part;
 	ch.nr_records = nr;
 	ch.first_seq = first_seq;
-	wr_chunk(w, &ch, recs);
+	rs = w->record_size;
+	if (w->major >= 2) {
+		rs = recs_used(r, nr);
+		packed = malloc((size_t)nr * rs + IOTRACE_FILE_RECORD_SIZE - rs);
+		if (!packed) {
+			errno = ENOMEM;
+			w->error = 1;
+			return -1;
+		}
+		recs_pack(packed, r, nr, rs);
+		ch.record_size = rs;
+	}
+	ch.payload_size = (uint64_t)nr * rs;
+	wr_chunk(w, &ch, packed ? packed : recs);
+	free(packed);
 	w->chunks++;
 	if (w->span)
 		note_span(w, recs, nr);
@@ -1574,10 +1727,16 @@ int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t)
 		return -1;
 	}
 	memcpy(p, &h, sizeof(h));
-	for (k = 0; k < t->nr; k++)
-		memcpy(p + sizeof(h) + k * w->record_size, &t->recs[k],
-		       w->record_size < sizeof(t->recs[k]) ?
-		       w->record_size : sizeof(t->recs[k]));
+	for (k = 0; k < t->nr; k++) {
+		uint8_t *o = p + sizeof(h) + k * w->record_size;
+
+		if (w->major >= 2)
+			recs_pack(o, &t->recs[k], 1, w->record_size);
+		else
+			memcpy(o, &t->recs[k],
+			       w->record_size < sizeof(t->recs[k]) ?
+			       w->record_size : sizeof(t->recs[k]));
+	}
 	wr_chunk(w, &ch, p);
 	free(p);
 	return w->error ? -1 : 0;
@@ -1703,17 +1862,19 @@ int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
  * @off: its offset.
  * @hdr_size: its header size.
  * @nr: its records.
+ * @rs: their size.
  * @next: the next entry of the part's queue, or of the free list.
  */
 struct mqent {
 	uint64_t off;
-	uint32_t hdr_size, nr, next;
+	uint32_t hdr_size, nr, rs, next;
 };
 
 /**
  * struct mstream - one (disk, part) of a trace file, read in file order.
  * @off: offset of its current records chunk.
  * @hdr_size: that chunk's header size.
+ * @rs: the size of its records.
  * @payload: the records @first.. of the chunk in memory (@pc, or where
  *	they are in the file's buffer).
  * @first: the chunk's record at @payload.
@@ -1736,7 +1897,7 @@ struct mqent {
  */
 struct mstream {
 	uint64_t off;
-	uint32_t hdr_size;
+	uint32_t hdr_size, rs;
 	const uint8_t *payload;
 	uint32_t first, cnt;
 	uint32_t idx, nr, disk, part;
@@ -1771,20 +1932,24 @@ struct mscan {
 static void mstream_load(const uint8_t *b, struct iot_file_info *fi,
 			 struct mstream *m)
 {
-	m->payload = chunk_recs(fi, b, m->off, m->hdr_size, m->idx, m->nr,
-				&m->pc, &m->cnt);
+	m->payload = chunk_recs(fi, b, m->off, m->hdr_size, m->rs, m->idx,
+				m->nr, &m->pc, &m->cnt);
 	m->first = m->idx;
 	if (!m->payload)
 		m->done = 1;
 }
 
-/* @m's current chunk: the records chunk at @off (@hdr_size, @nr records) */
+/*
+ * @m's current chunk: the records chunk at @off (@hdr_size, @nr records
+ * of @rs bytes)
+ */
 static void mstream_set(const uint8_t *b, struct iot_file_info *fi,
 			struct mstream *m, uint64_t off, uint32_t hdr_size,
-			uint32_t nr)
+			uint32_t nr, uint32_t rs)
 {
 	m->off = off;
 	m->hdr_size = hdr_size;
+	m->rs = rs;
 	m->idx = 0;
 	m->nr = nr;
 	mstream_load(b, fi, m);
@@ -1855,6 +2020,7 @@ static int mscan_step(const uint8_t *b, struct iot_file_info *fi,
 	sc->q[e].off = off;
 	sc->q[e].hdr_size = ch.hdr_size;
 	sc->q[e].nr = ch.nr_records;
+	sc->q[e].rs = chunk_rs(fi, &ch);
 	sc->q[e].next = MQ_NONE;
 	if (s->qhead == MQ_NONE)
 		s->qhead = e;
@@ -1884,7 +2050,7 @@ static void mstream_next(const uint8_t *b, struct iot_file_info *fi,
 	if (e != MQ_NONE) {
 		s->qhead = sc->q[e].next;
 		mstream_set(b, fi, s, sc->q[e].off, sc->q[e].hdr_size,
-			    sc->q[e].nr);
+			    sc->q[e].nr, sc->q[e].rs);
 		sc->q[e].next = sc->free;
 		sc->free = e;
 		return;
@@ -1903,7 +2069,8 @@ static void mstream_next(const uint8_t *b, struct iot_file_info *fi,
 		/* ahead of the scan: it queues this part's next chunks */
 		if (off >= sc->off)
 			s->own = 0;
-		mstream_set(b, fi, s, off, ch.hdr_size, ch.nr_records);
+		mstream_set(b, fi, s, off, ch.hdr_size, ch.nr_records,
+			    chunk_rs(fi, &ch));
 		return;
 	}
 	s->done = 1;
@@ -1925,7 +2092,8 @@ static void mstream_start(const uint8_t *b, struct iot_file_info *fi,
 	}
 	s->known = off;
 	s->known_end = off + ch.hdr_size + ch.payload_size;
-	mstream_set(b, fi, s, off, ch.hdr_size, ch.nr_records);
+	mstream_set(b, fi, s, off, ch.hdr_size, ch.nr_records,
+		    chunk_rs(fi, &ch));
 }
 
 /* the merge key of the record at @p, read in place (no file_rec()) */
@@ -2092,7 +2260,6 @@ int iot_fmerge_next(struct iot_fmerge *fm, unsigned int *disk,
 		    const struct iotrace_record **r)
 {
 	struct iot_file_info *fi = fm->fi;
-	uint32_t rs = fi->hdr.record_size;
 	struct mstream *s;
 	unsigned int si = 0, i;
 
@@ -2106,8 +2273,8 @@ int iot_fmerge_next(struct iot_fmerge *fm, unsigned int *disk,
 			s = fm->act[i];
 			si = i;
 		}
-	file_rec(&fi->hdr, s->payload + (uint64_t)(s->idx - s->first) * rs,
-		 (struct iotrace_record *)fm->rec);
+	file_rec(&fi->hdr, s->payload + (uint64_t)(s->idx - s->first) * s->rs,
+		 s->rs, (struct iotrace_record *)fm->rec);
 	*disk = s->disk;
 	*r = (const struct iotrace_record *)fm->rec;
 	if (++s->idx == s->nr)
@@ -2125,7 +2292,7 @@ int iot_fmerge_next(struct iot_fmerge *fm, unsigned int *disk,
 		fm->na--;
 		return 1;
 	}
-	s->key = mkey(s->payload + (uint64_t)(s->idx - s->first) * rs,
+	s->key = mkey(s->payload + (uint64_t)(s->idx - s->first) * s->rs,
 		      fm->by_start);
 	return 1;
 }
@@ -2267,7 +2434,8 @@ int iot_fwalk_next(struct iot_fwalk *fw, unsigned int *disk,
 			continue;
 		s->disk = ch.disk;
 		s->done = 0;
-		mstream_set(fw->b, fi, s, off, ch.hdr_size, ch.nr_records);
+		mstream_set(fw->b, fi, s, off, ch.hdr_size, ch.nr_records,
+			    chunk_rs(fi, &ch));
 		if (s->done)
 			return -3;
 	}
@@ -2277,7 +2445,7 @@ int iot_fwalk_next(struct iot_fwalk *fw, unsigned int *disk,
 			return -3;
 	}
 	file_rec(&fi->hdr, s->payload + (uint64_t)(s->idx - s->first) *
-		 fi->hdr.record_size, (struct iotrace_record *)fw->rec);
+		 s->rs, s->rs, (struct iotrace_record *)fw->rec);
 	s->idx++;
 	*disk = s->disk;
 	*r = (const struct iotrace_record *)fw->rec;

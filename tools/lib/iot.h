@@ -371,6 +371,9 @@ int iot_file_inflight(const void *buf, size_t len, struct iot_file_info *fi,
  * struct iot_writer - trace-file writer state.
  * @fp: output stream.
  * @record_size: bytes per record.
+ * @major: the file's major: IOTRACE_FILE_MAJOR for records of the tool's
+ *	size (struct iotrace_record), 1 for another size (a test's 1.x
+ *	records), written as they are.
  * @nr_disks: disks.
  * @chunks: records chunks written.
  * @bytes: bytes written.
@@ -382,7 +385,7 @@ int iot_file_inflight(const void *buf, size_t len, struct iot_file_info *fi,
  */
 struct iot_writer {
 	FILE *fp;
-	uint32_t record_size;
+	uint32_t record_size, major;
 	unsigned int nr_disks;
 	uint64_t chunks, bytes;
 	int error;

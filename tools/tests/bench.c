@@ -34,7 +34,8 @@
  * pass of iot_record_rings() (record's drain of every part, the file
  * written to /dev/null) over an ABI 2.0 ring of BENCH_RECORDS records
  * (default 1000000) laid out as the module lays it out (2 CPUs, chunks
- * of 512 records), in user instructions per record where
+ * of 512 records; a third of them with a command, or with
+ * BENCH_RECORDER_NOCMD=1 none), in user instructions per record where
  * perf_event_open() counts them, and CPU ns per record
  * (tests/bench-recorder.sh counts instructions with callgrind).
  */
@@ -439,6 +440,7 @@ static void bench_recorder(uint64_t n)
 	size_t len;
 	uint8_t *b = synth_ring2_new(cpus, recs, chunks, "bench0", &len);
 	FILE *fp = fopen("/dev/null", "wb");
+	int nocmd = !!getenv("BENCH_RECORDER_NOCMD");
 	double t0, t;
 	int fd;
 
@@ -447,6 +449,12 @@ static void bench_recorder(uint64_t n)
 	for (i = 0; i < n; i++) {
 		synth_rec(&r, i);
 		r.complete_cpu = i % cpus;
+		if (nocmd) {
+			/* as a null_blk or virtio-blk disk's: no command */
+			r.cmd_type = IOTRACE_CMD_NONE;
+			r.cmd_len = 0;
+			memset(r.cmd, 0, sizeof(r.cmd));
+		}
 		synth_ring2_push(b, i % cpus, &r, 1);
 	}
 	if (iot_ring_init(&ring, b, len, err, sizeof(err))) {

@@ -75,6 +75,11 @@
  *                                           bigger structures, records,
  *                                           chunk headers (checksummed),
  *                                           and an unknown chunk type
+ *   gen major1 IN OUT                       the trace file IN (major 2) as
+ *                                           major 1 minor 2 wrote it:
+ *                                           every record 144 bytes, the
+ *                                           1.x record then the submitter;
+ *                                           checksums made again
  *   gen set IN OUT IDX FIELD=VALUE...       the trace file IN with the
  *                                           IDX-th record (from 0, in the
  *                                           file's order) changed, as OUT:
@@ -305,6 +310,7 @@ static int downgrade(const char *path, uint16_t minor)
 	n = fread(b, 1, 1 << 24, fp);
 	if (n < sizeof(*h) || n == 1 << 24)
 		goto out;
+	h->major = 1;
 	h->minor = minor;
 	h->flags = 0;
 	memcpy(o, b, h->hdr_size);
@@ -634,11 +640,16 @@ static int gen_newer(const char *out, uint64_t n)
 		synth_rec(&x, i);
 		x.complete_cpu = p;
 		x.seq = (uint32_t)seq[p];
+		/* the major 2 layout, then a future minor's fields */
 		memset(rec, 0xab, sizeof(rec));
-		memcpy(rec, &x, sizeof(x));
+		memcpy(rec, &x, IOTRACE_FILE_REC_HEAD);
+		memcpy(rec + IOTRACE_FILE_REC_EXT_OFF, &x.pid,
+		       sizeof(struct iotrace_file_rec_ext));
+		memcpy(rec + IOTRACE_FILE_REC_CMD_OFF, x.cmd, IOTRACE_CMD_LEN);
 		memset(ch, 0, sizeof(ch));
 		c->magic = IOTRACE_CHUNK_RECORDS;
 		c->hdr_size = sizeof(ch);
+		c->record_size = NEW_REC;
 		c->payload_size = NEW_REC;
 		c->disk = 0;
 		c->part = p;
@@ -664,6 +675,93 @@ static int gen_newer(const char *out, uint64_t n)
 	memcpy(tc + sizeof(tr), cnt, sizeof(cnt));
 	newer_chunk(fp, ch, sizeof(ch), tc, sizeof(tc));
 	return fclose(fp) ? 1 : 0;
+}
+
+static void chunk_crc(const struct iotrace_file_hdr *h, uint8_t *c);
+
+/* Major 2 record @p (@rs bytes) at @o as major 1 minor 2 has it. */
+static void major1_rec(uint8_t *o, const uint8_t *p, uint32_t rs)
+{
+	uint8_t full[IOTRACE_FILE_RECORD_SIZE] = { 0 };
+
+	memcpy(full, p, rs < sizeof(full) ? rs : sizeof(full));
+	memcpy(o, full, IOTRACE_FILE_REC_HEAD);
+	memcpy(o + IOTRACE_FILE_REC_HEAD, full + IOTRACE_FILE_REC_CMD_OFF,
+	       IOTRACE_CMD_LEN);
+	memcpy(o + IOTRACE_RECORD_SIZE, full + IOTRACE_FILE_REC_EXT_OFF,
+	       sizeof(struct iotrace_file_rec_ext));
+}
+
+/* gen major1: a major 2 file of 144-byte records rewritten as major 1 */
+static int gen_major1(const char *in, const char *out)
+{
+	const struct iotrace_file_chunk *k;
+	struct iotrace_file_chunk c;
+	struct iotrace_file_hdr h;
+	char err[256];
+	uint8_t *b, *o = NULL, *p;
+	size_t n, off, at;
+	uint32_t i, rs;
+	int ret = 1;
+
+	if (iot_read_all(in, &b, &n, err, sizeof(err))) {
+		fprintf(stderr, "gen major1: %s\n", err);
+		return 1;
+	}
+	memcpy(&h, b, sizeof(h));
+	if (n < sizeof(h) || h.major != 2 ||
+	    h.record_size != IOTRACE_FILE_RECORD_SIZE) {
+		fprintf(stderr, "gen major1: %s: not a major 2 file of %u-byte records\n",
+			in, IOTRACE_FILE_RECORD_SIZE);
+		goto out;
+	}
+	/* records never grow by more than 144 / 64 */
+	o = malloc(n * 3);
+	if (!o)
+		goto out;
+	h.major = 1;
+	h.minor = 2;
+	memcpy(o, b, h.hdr_size);
+	memcpy(o, &h, sizeof(h));
+	at = h.hdr_size;
+	for (off = h.hdr_size; off + sizeof(c) <= n;
+	     off += k->hdr_size + k->payload_size) {
+		k = (const void *)(b + off);
+		memcpy(&c, k, sizeof(c));
+		p = o + at + c.hdr_size;
+		if (c.magic == IOTRACE_CHUNK_RECORDS) {
+			rs = c.record_size;
+			for (i = 0; i < c.nr_records; i++)
+				major1_rec(p + (size_t)i * IOTRACE_FILE_RECORD_SIZE,
+					   b + off + c.hdr_size +
+					   (size_t)i * rs, rs);
+			c.payload_size = (uint64_t)c.nr_records *
+				IOTRACE_FILE_RECORD_SIZE;
+			c.record_size = 0;
+		} else if (c.magic == IOTRACE_CHUNK_INFLIGHT) {
+			struct iotrace_file_inflight f;
+
+			memcpy(&f, b + off + c.hdr_size, sizeof(f));
+			memcpy(p, b + off + c.hdr_size, c.payload_size);
+			for (i = 0; i < c.nr_records; i++)
+				major1_rec(p + f.rec_offset +
+					   (size_t)i * IOTRACE_FILE_RECORD_SIZE,
+					   b + off + c.hdr_size + f.rec_offset +
+					   (size_t)i * IOTRACE_FILE_RECORD_SIZE,
+					   IOTRACE_FILE_RECORD_SIZE);
+		} else {
+			memcpy(p, b + off + c.hdr_size, c.payload_size);
+		}
+		memcpy(o + at, k, c.hdr_size);
+		memcpy(o + at, &c, sizeof(c));
+		chunk_crc(&h, o + at);
+		at += c.hdr_size + c.payload_size;
+	}
+	ret = write_bytes(out, o, at);
+out:
+	free(o);
+	free(b);
+	return ret;
 }
 
 /* the fields gen set changes: name, offset and size in the record */
@@ -723,7 +821,9 @@ static int set_chunk(const struct iotrace_file_hdr *h, uint8_t *c, void *arg)
 {
 	const struct iotrace_file_chunk *k = (const void *)c;
 	struct set_ctx *x = arg;
+	uint32_t rs;
 	uint8_t *r;
+	size_t off;
 	int i;
 
 	if (k->magic != IOTRACE_CHUNK_RECORDS)
@@ -732,7 +832,8 @@ static int set_chunk(const struct iotrace_file_hdr *h, uint8_t *c, void *arg)
 		x->seen += k->nr_records;
 		return 0;
 	}
-	r = c + k->hdr_size + (x->idx - x->seen) * h->record_size;
+	rs = h->major >= 2 ? k->record_size : h->record_size;
+	r = c + k->hdr_size + (x->idx - x->seen) * rs;
 	for (i = 0; i < x->nsets; i++) {
 		const char *eq = strchr(x->sets[i], '=');
 		uint64_t v;
@@ -751,7 +852,16 @@ static int set_chunk(const struct iotrace_file_hdr *h, uint8_t *c, void *arg)
 			return -1;
 		}
 		v = strtoull(eq + 1, NULL, 0);
-		memcpy(r + set_fields[f].off, &v, set_fields[f].size);
+		off = set_fields[f].off;
+		/* major 2: the submitter after the 1.x record's first bytes */
+		if (h->major >= 2 && off >= IOTRACE_RECORD_SIZE)
+			off += IOTRACE_FILE_REC_EXT_OFF - IOTRACE_RECORD_SIZE;
+		if (off + set_fields[f].size > rs) {
+			fprintf(stderr, "gen set: %s: not in the chunk's %u-byte records\n",
+				x->sets[i], rs);
+			return -1;
+		}
+		memcpy(r + off, &v, set_fields[f].size);
 	}
 	chunk_crc(h, c);
 	return 1;
@@ -970,6 +1080,8 @@ int main(int argc, char **argv)
 		return gen_push(argv[2], strtoull(argv[3], NULL, 0), 1);
 	if (argc == 3 && !strcmp(argv[1], "clear"))
 		return gen_clear(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "major1"))
+		return gen_major1(argv[2], argv[3]);
 	if (argc >= 6 && !strcmp(argv[1], "set"))
 		return gen_set(argv[2], argv[3], strtoull(argv[4], NULL, 0),
 			       argv + 5, argc - 5);

@@ -211,6 +211,22 @@ for s in previous "$T/prev.iot"; do
 		result $? "libapi_inflight_${p}_$(basename "$s") ($(sed -n 2p "$T/csv"))" "$T/why"
 	done
 done
+# the same file as major 1 minor 2 wrote it (build/gen major1, 144-byte
+# in-flight and records): the same requests in flight, the same records
+build/gen major1 "$T/prev.iot" "$T/prev.m1" > "$T/why" 2>&1
+rc=$?
+for c in "inflight -o csv" "show -o hex" "info -o json"; do
+	# shellcheck disable=SC2086
+	iotracectl/iotracectl $c "$T/prev.iot" 2>&1 |
+		sed 's/"version":"2\.0"//; s/prev\.iot/X/g' > "$T/a"
+	# shellcheck disable=SC2086
+	iotracectl/iotracectl $c "$T/prev.m1" 2>&1 |
+		sed 's/"version":"1\.2"//; s/prev\.m1/X/g' > "$T/b"
+	diff "$T/a" "$T/b" >> "$T/why" || rc=1
+done
+[ $rc = 0 ] && iotracectl/iotracectl inflight -o csv "$T/prev.m1" |
+	diff - "$T/csv" >> "$T/why" && [ "$(wc -l < "$T/csv")" = 2 ]
+result $? "libapi_inflight_major1_file_reads_the_same" "$T/why"
 # a source without any: none, and no error
 "$T/dyn" inflight "$T/f2.trace" > "$T/api" 2> "$T/why" &&
 	grep -q '^# requests 0 at 0 torn 0 damaged 0$' "$T/api"

@@ -1180,11 +1180,16 @@ static void test_file_format(void)
 	m = malloc(len);
 	CHECK(m, "no memory");
 	memcpy(m, b, len);
-	((struct iotrace_file_hdr *)m)->major = 2;
+	((struct iotrace_file_hdr *)m)->major = IOTRACE_FILE_MAJOR + 1;
 	((struct iotrace_file_hdr *)m)->minor = 0;
 	ret = iot_file_parse(m, len, fi, NULL, NULL, err, sizeof(err));
-	CHECK(ret && strstr(err, "version 2.0 is not supported"),
-	      "major 2: %s", err);
+	CHECK(ret && strstr(err, "version 3.0 is not supported"),
+	      "major 3: %s", err);
+	memcpy(m, b, len);
+	((struct iotrace_file_hdr *)m)->major = 0;
+	ret = iot_file_parse(m, len, fi, NULL, NULL, err, sizeof(err));
+	CHECK(ret && strstr(err, "corrupt trace file header: major version 0"),
+	      "major 0: %s", err);
 	memcpy(m, b, len);
 	m[1] = 'X';
 	ret = iot_file_parse(m, len, fi, NULL, NULL, err, sizeof(err));
@@ -1199,6 +1204,163 @@ static void test_file_format(void)
 	}
 	free(m);
 	free(b);
+	iot_file_info_free(fi);
+	free(fi);
+}
+
+struct sctx {
+	struct iotrace_record r[32];
+	unsigned int n;
+};
+
+static int short_cb(void *arg, unsigned int disk,
+		    const struct iotrace_record *r)
+{
+	struct sctx *x = arg;
+
+	(void)disk;
+	if (x->n < 32)
+		x->r[x->n] = *r;
+	x->n++;
+	return 0;
+}
+
+/*
+ * File major 2: each records chunk as short as its records allow (the
+ * bytes after the last non-zero 8 of the longest one), and every reader
+ * (parse, merge, walk) gives the records back byte for byte.  A chunk
+ * whose stated record size no writer makes is damaged, not misread.
+ */
+static void test_file_short_records(void)
+{
+	/* records per chunk, and the size each chunk's records must have */
+	static const unsigned int nr[] = { 3, 3, 3, 3, 3, 3 };
+	static const uint32_t want[] = { 64, 72, 80, 96, 144, 96 };
+	static const uint32_t bad[] = { 56, 100, 152, 0 };
+	struct iot_file_info *fi = calloc(1, sizeof(*fi));
+	struct iotrace_record in[18];
+	const struct iotrace_record *r;
+	struct iotrace_file_chunk ch;
+	char err[IOT_ERR_LEN], *buf = NULL;
+	struct iot_counts c = { 0 };
+	struct iot_fmerge *fm;
+	struct iot_fwalk *fw;
+	struct sctx x = { 0 };
+	struct iot_writer w;
+	struct iot_disk d;
+	unsigned int k, i, n = 0, disk;
+	uint64_t off, full = 0;
+	size_t sz = 0;
+	FILE *fp = open_memstream(&buf, &sz);
+	uint8_t *m;
+
+	CHECK(fi && fp, "no memory");
+	memset(&d, 0, sizeof(d));
+	snprintf(d.name, sizeof(d.name), "s");
+	d.nr_parts = 1;
+	memset(in, 0, sizeof(in));
+	for (i = 0; i < 18; i++) {
+		in[i].seq = i;
+		in[i].bytes = 4096;
+		in[i].issue_ns = 1000 + i;
+		in[i].complete_ns = 2000 + i;
+		in[i].rflags = IOTRACE_RF_COMPLETE;
+		switch (i / 3 == 5 ? i % 3 : i / 3) {
+		case 1:	/* a submitter without a cgroup */
+			in[i].pid = 100 + i;
+			break;
+		case 2:	/* a cgroup, pid 0: the kernel's */
+			in[i].cgroup = 0x1234 + i;
+			break;
+		case 3:	/* a 16-byte CDB */
+			in[i].cmd_type = IOTRACE_CMD_SCSI;
+			in[i].cmd_len = 16;
+			memset(in[i].cmd, 0x28 + i, 16);
+			in[i].pid = 5;
+			break;
+		case 4:	/* a command up to its last byte */
+			in[i].cmd_type = IOTRACE_CMD_NVME;
+			in[i].cmd_len = IOTRACE_CMD_LEN;
+			in[i].cmd[IOTRACE_CMD_LEN - 1] = 1;
+			break;
+		}
+	}
+	/* the mixed chunk: head only, a submitter, a CDB */
+	memset(in[16].cmd, 0x30, 13);
+	in[16].cmd_type = IOTRACE_CMD_SCSI;
+	iot_writer_start(&w, fp, sizeof(struct iotrace_record), &d, 1, 1, 2,
+			 "rel", "host");
+	for (k = 0; k < 6; k++) {
+		iot_writer_chunk(&w, 0, 0, n, &in[n], nr[k]);
+		n += nr[k];
+		full += nr[k] * (uint64_t)IOTRACE_FILE_RECORD_SIZE;
+	}
+	c.written = n;
+	c.recorded = n;
+	c.completed = n;
+	iot_writer_finish(&w, &c, 3, 4);
+	fclose(fp);
+	m = (uint8_t *)buf;
+	CHECK(((struct iotrace_file_hdr *)m)->major == 2 &&
+	      ((struct iotrace_file_hdr *)m)->record_size ==
+	      IOTRACE_FILE_RECORD_SIZE, "a major 2 file of 144-byte records");
+	off = ((struct iotrace_file_hdr *)m)->hdr_size;
+	for (k = 0; k < 6; k++) {
+		memcpy(&ch, m + off, sizeof(ch));
+		CHECK(ch.magic == IOTRACE_CHUNK_RECORDS &&
+		      ch.record_size == want[k] &&
+		      ch.payload_size == (uint64_t)nr[k] * want[k],
+		      "chunk %u: records of %u bytes, want %u", k,
+		      ch.record_size, want[k]);
+		off += ch.hdr_size + ch.payload_size;
+	}
+	printf("# %llu bytes of records where major 1 wrote %llu\n",
+	       (unsigned long long)(off - sizeof(ch) * 6 -
+				    ((struct iotrace_file_hdr *)m)->hdr_size),
+	       (unsigned long long)full);
+	CHECK(!iot_file_parse(m, sz, fi, short_cb, &x, err, sizeof(err)),
+	      "parse: %s", err);
+	CHECK(x.n == n && !memcmp(x.r, in, sizeof(in)),
+	      "parse read %u records, %s", x.n,
+	      x.n == n ? "not the ones written" : "");
+	CHECK(!iot_fmerge_new(m, sz, fi, 0, &fm), "merge");
+	for (i = 0; iot_fmerge_next(fm, &disk, &r) == 1; i++)
+		CHECK(i < n && !memcmp(r, &in[i], sizeof(*r)),
+		      "merge: record %u", i);
+	CHECK(i == n, "merge read %u records", i);
+	iot_fmerge_free(fm);
+	CHECK(!iot_fwalk_new(m, fi, &fw), "walk");
+	for (i = 0; iot_fwalk_next(fw, &disk, &r) == 1; i++)
+		CHECK(i < n && !memcmp(r, &in[i], sizeof(*r)),
+		      "walk: record %u", i);
+	CHECK(i == n, "walk read %u records", i);
+	iot_fwalk_free(fw);
+	/* a record size no writer makes: the chunk is damaged */
+	off = ((struct iotrace_file_hdr *)m)->hdr_size;
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		uint8_t *v = malloc(sz);
+
+		CHECK(v, "no memory");
+		memcpy(v, m, sz);
+		memcpy(&ch, v + off, sizeof(ch));
+		ch.record_size = bad[k];
+		ch.crc = 0;
+		memcpy(v + off, &ch, sizeof(ch));
+		ch.crc = iot_file_chunk_crc(v + off, sizeof(ch),
+					    v + off + sizeof(ch),
+					    ch.payload_size);
+		memcpy(v + off, &ch, sizeof(ch));
+		iot_file_info_free(fi);
+		memset(fi, 0, sizeof(*fi));
+		x.n = 0;
+		CHECK(!iot_file_parse(v, sz, fi, short_cb, &x, err,
+				      sizeof(err)) &&
+		      fi->bad_chunks == 1 && x.n == n - nr[0],
+		      "record size %u: %u records read, %llu damaged chunks",
+		      bad[k], x.n, (unsigned long long)fi->bad_chunks);
+		free(v);
+	}
+	free(buf);
 	iot_file_info_free(fi);
 	free(fi);
 }
@@ -2861,6 +3023,7 @@ static const struct {
 	{ "unit_ring_v2_copy_unbounded_stride_no_overflow",
 	  test_ring2_copy_unbounded_stride },
 	{ "unit_file_format_roundtrip_and_refusals", test_file_format },
+	{ "unit_file_major2_short_records_exact", test_file_short_records },
 	{ "unit_crc32c_known_answers_hw_sw", test_crc32c },
 	{ "unit_file_salvage_every_cut_and_damaged_chunks", test_file_salvage },
 	{ "unit_file_cut_while_read_said_no_sigbus",

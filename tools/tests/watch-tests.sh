@@ -330,9 +330,13 @@ for i in 1 2 3 4 5 6; do
 done
 wsettle
 total=$(cat "$W/snap"/iotrace-*.iot | wc -c)
+# as many of the newest as fit, and no fewer: one more would not
+one=$(wc -c < "$(ls "$W/snap"/iotrace-*.iot | tail -n 1)")
 wstop
-[ "$(nfiles)" = 2 ] && [ "$total" -le 102400 ]
-result $? "watch_max_bytes_oldest_removed$SFX ($(nfiles) files, $total bytes)" "$W/log"
+[ "$(nfiles)" -ge 1 ] && [ "$(nfiles)" -lt 6 ] && [ "$total" -le 102400 ] &&
+	[ $((total + one)) -gt 102400 ] &&
+	[ "$(grep -c 'removed iotrace-' "$W/log")" = $((6 - $(nfiles))) ]
+result $? "watch_max_bytes_oldest_removed$SFX ($(nfiles) files of $one bytes, $total bytes)" "$W/log"
 wstart rate "" -- --post 0 --episode 0 --max-per-hour 3 nullb0
 i=0
 while [ $i -lt 50 ]; do

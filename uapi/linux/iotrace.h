@@ -530,7 +530,8 @@ struct iotrace_part_hdr_v1 {
  *   hdr_size           chunks, back to back, each a struct iotrace_file_chunk
  *                      followed by payload_size bytes:
  *                        IOTRACE_CHUNK_RECORDS: nr_records records of
- *                          record_size bytes, part sequence numbers
+ *                          the chunk's record_size bytes (major 1: the
+ *                          header's), part sequence numbers
  *                          first_seq .. first_seq + nr_records - 1 of
  *                          (disk, part); a gap between two chunks of the
  *                          same (disk, part) is provable loss.
@@ -545,11 +546,20 @@ struct iotrace_part_hdr_v1 {
  *                          without it is truncated.
  *                      A reader skips chunks of a type it does not know.
  *
- * A reader refuses a file whose major differs from IOTRACE_FILE_MAJOR; a
- * newer minor only ever adds fields at the end of structures (hdr_size,
- * disk_size, record_size, counts_size and the chunk hdr_size grow), so a
- * reader steps by the sizes stated in the file.  All sizes and offsets are
- * multiples of 8.
+ * A reader refuses a file whose major it does not know; a newer minor
+ * only ever adds fields at the end of structures (hdr_size, disk_size,
+ * record_size, counts_size and the chunk hdr_size grow), so a reader steps
+ * by the sizes stated in the file.  All sizes and offsets are multiples
+ * of 8.
+ *
+ * Major 2 is major 1 minor 2 with shorter records: a record is laid out
+ * as its 1.x record's first 64 bytes (IOTRACE_FILE_REC_HEAD), then struct
+ * iotrace_file_rec_ext, then the 1.x record's command (IOTRACE_CMD_LEN
+ * bytes, at IOTRACE_FILE_REC_CMD_OFF), record_size bytes in all; and a
+ * records chunk states its own record size (iotrace_file_chunk
+ * .record_size): each of its records is the first that many bytes of the
+ * record, every byte after them zero.  A record without a command and
+ * with a submitter is 80 bytes where major 1 needs 144.
  *
  * Checksums (minor 2, IOTRACE_FILE_CRC32C in the header's flags): every
  * chunk's header is at least 40 bytes and its crc field holds the CRC-32C
@@ -563,8 +573,8 @@ struct iotrace_part_hdr_v1 {
  */
 #define IOTRACE_FILE_MAGIC	"\x89IOTRC\r\n"	/* 8 bytes, no NUL */
 #define IOTRACE_FILE_MAGIC_LEN	8
-#define IOTRACE_FILE_MAJOR	1
-#define IOTRACE_FILE_MINOR	2
+#define IOTRACE_FILE_MAJOR	2
+#define IOTRACE_FILE_MINOR	0
 #define IOTRACE_FILE_STR_LEN	128
 
 /* iotrace_file_chunk.magic: "CHNK" and "TRLR", little-endian */
@@ -576,15 +586,25 @@ struct iotrace_part_hdr_v1 {
 #define IOTRACE_FILE_CRC32C	0x1U	/* every chunk has its crc (minor 2) */
 
 /*
- * File minor 2: a record in a records chunk is a struct iotrace_record_v1
- * followed by struct iotrace_file_rec_ext (record_size >= 144); a reader
- * of minor 0 or 1 files takes pid and cgroup as unknown.
+ * File major 1 minor 2: a record in a records chunk is a struct
+ * iotrace_record_v1 followed by struct iotrace_file_rec_ext (record_size
+ * >= 144); a reader of minor 0 or 1 files takes pid and cgroup as
+ * unknown.  Major 2 holds the same 144 bytes in another order (see the
+ * format above).
  */
 #define IOTRACE_FILE_RECORD_SIZE	144
 
+/*
+ * File major 2: the record's layout (its 1.x fields before the submitter,
+ * its command after it) and the shortest record a records chunk may hold.
+ */
+#define IOTRACE_FILE_REC_HEAD		64
+#define IOTRACE_FILE_REC_EXT_OFF	64
+#define IOTRACE_FILE_REC_CMD_OFF	80
+
 /**
  * struct iotrace_file_rec_ext - what a trace file (minor 2) adds to each
- *	1.x record, at offset 128.
+ *	1.x record, at offset 128 (major 2: IOTRACE_FILE_REC_EXT_OFF).
  * @pid: iotrace_record.pid of the 2.x record (0: unknown or the kernel's
  *	own I/O, see IOTRACE_RF_KERNEL).
  * @reserved: zero.
@@ -919,7 +939,8 @@ struct iotrace_file_stack_seg {
  * @major: IOTRACE_FILE_MAJOR; a reader refuses a major it does not know.
  * @minor: IOTRACE_FILE_MINOR; fields are only ever added at the end.
  * @hdr_size: offset of the first chunk (header and disk table included).
- * @record_size: bytes per record in every chunk (>= IOTRACE_RECORD_SIZE).
+ * @record_size: bytes of a whole record (>= IOTRACE_RECORD_SIZE; major 1:
+ *	of every record; major 2: a records chunk's may be fewer).
  * @nr_disks: entries in the disk table.
  * @disk_size: bytes between two disk table entries.
  * @flags: IOTRACE_FILE_CRC32C (minor 2), else zero.
@@ -984,7 +1005,10 @@ struct iotrace_file_disk {
  * @crc: minor 2, with IOTRACE_FILE_CRC32C: the CRC-32C of this header
  *	(hdr_size bytes, @crc as zero) and the payload; absent (a header of
  *	32 bytes) before.
- * @reserved: zero.
+ * @record_size: major 2, records chunks: bytes per record in this chunk,
+ *	a multiple of 8 from IOTRACE_FILE_REC_HEAD to the file header's
+ *	record_size; zero in other chunks and in major 1 (where the header's
+ *	applies).
  */
 struct iotrace_file_chunk {
 	__u32	magic;
@@ -995,7 +1019,7 @@ struct iotrace_file_chunk {
 	__u32	nr_records;
 	__u64	first_seq;
 	__u32	crc;
-	__u32	reserved;
+	__u32	record_size;
 };
 
 /* The chunk header before the checksum (file minor 0 and 1): 32 bytes. */
