@@ -32,13 +32,15 @@
  * that contain WORDS.
  * BENCH_ONLY_RECORDER=1: the recorder's userspace cost per record: one
  * pass of iot_record_rings() (record's drain of every part, the file
- * written to /dev/null) over an ABI 2.0 ring of BENCH_RECORDS records
- * (default 1000000) laid out as the module lays it out (2 CPUs, chunks
- * of 512 records; a third of them with a command, or with
- * BENCH_RECORDER_NOCMD=1 none), in user instructions per record where
- * perf_event_open() counts them, and CPU ns per record
- * (tests/bench-recorder.sh counts instructions with callgrind).
+ * written to /dev/null, or to BENCH_RECORDER_OUT: a file of a tmpfs
+ * counts the kernel's copy into the page cache too) over an ABI 2.0 ring
+ * of BENCH_RECORDS records (default 1000000) laid out as the module lays
+ * it out (2 CPUs, chunks of 512 records; a third of them with a command,
+ * or with BENCH_RECORDER_NOCMD=1 none), in user instructions per record
+ * where perf_event_open() counts them, and CPU ns per record, user and
+ * system (tests/bench-recorder.sh counts instructions with callgrind).
  */
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -439,12 +441,18 @@ static void bench_recorder(uint64_t n)
 	uint64_t i, i0, i1;
 	size_t len;
 	uint8_t *b = synth_ring2_new(cpus, recs, chunks, "bench0", &len);
-	FILE *fp = fopen("/dev/null", "wb");
+	const char *out = getenv("BENCH_RECORDER_OUT");
+	FILE *fp = fopen(out ? out : "/dev/null", "wb");
 	int nocmd = !!getenv("BENCH_RECORDER_NOCMD");
 	double t0, t;
 	int fd;
 
-	if (!b || !fp || n >= (uint64_t)UINT32_MAX * recs)
+	if (!fp) {
+		printf("recorder: %s: %s\n", out, strerror(errno));
+		free(b);
+		return;
+	}
+	if (!b || n >= (uint64_t)UINT32_MAX * recs)
 		return;
 	for (i = 0; i < n; i++) {
 		synth_rec(&r, i);
