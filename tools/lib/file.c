@@ -1947,6 +1947,15 @@ static void mstream_set(const uint8_t *b, struct iot_file_info *fi,
 			struct mstream *m, uint64_t off, uint32_t hdr_size,
 			uint32_t nr, uint32_t rs)
 {
+	/*
+	 * The header is read again here: a size the parse would not have
+	 * taken means the file changed since (as a read error would).
+	 */
+	if (rs < IOTRACE_FILE_REC_HEAD || rs % 8 || rs > fi->hdr.record_size) {
+		fi->rd_err = EIO;
+		m->done = 1;
+		return;
+	}
 	m->off = off;
 	m->hdr_size = hdr_size;
 	m->rs = rs;

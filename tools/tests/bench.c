@@ -448,12 +448,15 @@ static void bench_recorder(uint64_t n)
 	int fd;
 
 	if (!fp) {
-		printf("recorder: %s: %s\n", out, strerror(errno));
+		printf("recorder: %s: %s\n", out ? out : "/dev/null",
+		       strerror(errno));
 		free(b);
 		return;
 	}
-	if (!b || n >= (uint64_t)UINT32_MAX * recs)
+	if (!b || n >= (uint64_t)UINT32_MAX * recs) {
+		fclose(fp);
 		return;
+	}
 	for (i = 0; i < n; i++) {
 		synth_rec(&r, i);
 		r.complete_cpu = i % cpus;

@@ -708,7 +708,8 @@ static int gen_major1(const char *in, const char *out)
 		fprintf(stderr, "gen major1: %s\n", err);
 		return 1;
 	}
-	memcpy(&h, b, sizeof(h));
+	if (n >= sizeof(h))
+		memcpy(&h, b, sizeof(h));
 	if (n < sizeof(h) || h.major != 2 ||
 	    h.record_size != IOTRACE_FILE_RECORD_SIZE) {
 		fprintf(stderr, "gen major1: %s: not a major 2 file of %u-byte records\n",
@@ -728,6 +729,12 @@ static int gen_major1(const char *in, const char *out)
 	     off += k->hdr_size + k->payload_size) {
 		k = (const void *)(b + off);
 		memcpy(&c, k, sizeof(c));
+		if (c.hdr_size < sizeof(c) || c.hdr_size > n - off ||
+		    c.payload_size > n - off - c.hdr_size) {
+			fprintf(stderr, "gen major1: %s: a chunk at %zu does not fit\n",
+				in, off);
+			goto out;
+		}
 		p = o + at + c.hdr_size;
 		if (c.magic == IOTRACE_CHUNK_RECORDS) {
 			rs = c.record_size;

@@ -1250,6 +1250,7 @@ static void test_file_short_records(void)
 	struct iot_disk d;
 	unsigned int k, i, n = 0, disk;
 	uint64_t off, full = 0;
+	int ret;
 	size_t sz = 0;
 	FILE *fp = open_memstream(&buf, &sz);
 	uint8_t *m;
@@ -1335,6 +1336,28 @@ static void test_file_short_records(void)
 		      "walk: record %u", i);
 	CHECK(i == n, "walk read %u records", i);
 	iot_fwalk_free(fw);
+	/*
+	 * A chunk's record size changed after the parse (the file rewritten
+	 * under the reader): a failed read (-3), not a division by zero
+	 */
+	off = ((struct iotrace_file_hdr *)m)->hdr_size;
+	memcpy(&ch, m + off, sizeof(ch));
+	off += ch.hdr_size + ch.payload_size;
+	memcpy(&ch, m + off, sizeof(ch));
+	ch.record_size = 0;
+	memcpy(m + off, &ch, sizeof(ch));
+	CHECK(!iot_fmerge_new(m, sz, fi, 0, &fm), "merge");
+	while ((ret = iot_fmerge_next(fm, &disk, &r)) == 1)
+		;
+	CHECK(ret == -3, "merge of a changed chunk: %d", ret);
+	iot_fmerge_free(fm);
+	CHECK(!iot_fwalk_new(m, fi, &fw), "walk");
+	while ((ret = iot_fwalk_next(fw, &disk, &r)) == 1)
+		;
+	CHECK(ret == -3, "walk of a changed chunk: %d", ret);
+	iot_fwalk_free(fw);
+	ch.record_size = want[1];
+	memcpy(m + off, &ch, sizeof(ch));
 	/* a record size no writer makes: the chunk is damaged */
 	off = ((struct iotrace_file_hdr *)m)->hdr_size;
 	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
