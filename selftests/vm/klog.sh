@@ -26,3 +26,15 @@ klog_clean() {
 	rm -rf "$d"
 	return "$rc"
 }
+
+# klog_before_iotrace LOG PATTERN - true when the first line of the kernel
+# log LOG matching PATTERN comes before anything iotrace wrote or ran (a
+# message "iotrace: ...", a frame "[iotrace]"): the kernel met it before
+# the module was loaded, in this boot or in an earlier one of the log.
+klog_before_iotrace() {
+	local log=$1 at mod
+	at=$(grep -anE -m1 "$2" "$log" | cut -d: -f1)
+	[ -n "$at" ] || return 1
+	mod=$(grep -anE -m1 '\] iotrace: |\[iotrace\]' "$log" | cut -d: -f1)
+	[ -z "$mod" ] || [ "$at" -lt "$mod" ]
+}
