@@ -324,16 +324,20 @@ static uint32_t chunk_rs(const struct iot_file_info *fi,
 	return fi->hdr.major >= 2 ? ch->record_size : fi->hdr.record_size;
 }
 
+/* Is @rs a size of the records of a chunk of @fi that a writer makes? */
+static int rs_ok(const struct iot_file_info *fi, uint32_t rs)
+{
+	return rs >= IOTRACE_FILE_REC_HEAD && !(rs % 8) &&
+		rs <= fi->hdr.record_size;
+}
+
 /* Is the record size a major 2 records chunk states one a writer makes? */
 static int chunk_rs_ok(const struct iot_file_info *fi,
 		       const struct iotrace_file_chunk *ch)
 {
-	uint32_t rs = ch->record_size;
-
 	if (fi->hdr.major < 2)
 		return 1;
-	return ch->hdr_size >= sizeof(*ch) && rs >= IOTRACE_FILE_REC_HEAD &&
-		!(rs % 8) && rs <= fi->hdr.record_size;
+	return ch->hdr_size >= sizeof(*ch) && rs_ok(fi, ch->record_size);
 }
 
 _Static_assert(offsetof(struct iotrace_record, pid) == IOTRACE_RECORD_SIZE &&
@@ -677,8 +681,8 @@ static uint32_t chunk_crc_at(struct iot_file_info *fi, const uint8_t *b,
 
 /*
  * Records @idx.. of the records chunk at @off (header @hdr_size bytes, @nr
- * records of @rs bytes) in memory, as many as @pc holds (all where they are without
- * it): *@cnt of them; NULL: the read failed (fi->rd_err).
+ * records of @rs bytes) in memory, as many as @pc holds (all where they
+ * are without it): *@cnt of them; NULL: the read failed (fi->rd_err).
  */
 static const uint8_t *chunk_recs(struct iot_file_info *fi,
 				 const uint8_t *b, uint64_t off,
@@ -1727,13 +1731,12 @@ int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t)
 		return -1;
 	}
 	memcpy(p, &h, sizeof(h));
-	for (k = 0; k < t->nr; k++) {
-		uint8_t *o = p + sizeof(h) + k * w->record_size;
-
-		if (w->major >= 2)
-			recs_pack(o, &t->recs[k], 1, w->record_size);
-		else
-			memcpy(o, &t->recs[k],
+	if (w->major >= 2) {
+		/* whole records: no room needed past the last */
+		recs_pack(p + sizeof(h), t->recs, t->nr, w->record_size);
+	} else {
+		for (k = 0; k < t->nr; k++)
+			memcpy(p + sizeof(h) + k * w->record_size, &t->recs[k],
 			       w->record_size < sizeof(t->recs[k]) ?
 			       w->record_size : sizeof(t->recs[k]));
 	}
@@ -1951,7 +1954,7 @@ static void mstream_set(const uint8_t *b, struct iot_file_info *fi,
 	 * The header is read again here: a size the parse would not have
 	 * taken means the file changed since (as a read error would).
 	 */
-	if (rs < IOTRACE_FILE_REC_HEAD || rs % 8 || rs > fi->hdr.record_size) {
+	if (!rs_ok(fi, rs)) {
 		fi->rd_err = EIO;
 		m->done = 1;
 		return;
