@@ -601,18 +601,6 @@ struct iotrace_geom {
 	u64	ring_size;
 };
 
-/**
- * struct iotrace_wslot - a slot reserved by iotrace_ring_reserve().
- * @r: the record.
- * @seq: its CPU sequence number.
- * @chunk: its chunk.
- */
-struct iotrace_wslot {
-	struct iotrace_record	*r;
-	u64			seq;
-	u32			chunk;
-};
-
 /* ring.c */
 int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size);
 void iotrace_ring_free(struct iotrace_disk *d);
@@ -681,46 +669,50 @@ static __always_inline void iotrace_ring_leave(struct iotrace_disk *d,
 }
 
 /*
- * Reserve the next slot of chunk @j, CPU header @h's current one, in @w
- * (marked busy); false when the chunk is full.
+ * Reserve the next slot of chunk @j, CPU header @h's current one, and
+ * mark it busy, its CPU sequence number in @seq; NULL when the chunk is
+ * full.
  */
-static __always_inline bool iotrace_ring_slot(struct iotrace_disk *d,
-					      struct iotrace_cpu_hdr *h, u32 j,
-					      struct iotrace_wslot *w)
+static __always_inline struct iotrace_record *
+iotrace_ring_slot(struct iotrace_disk *d, struct iotrace_cpu_hdr *h, u32 j,
+		  u64 *seq)
 {
 	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, j);
 	u64 i = local64_inc_return((local64_t *)&c->reserved_slots) - 1;
+	struct iotrace_record *r;
 
 	if (unlikely(i >= d->chunk_records))
-		return false;
-	w->chunk = j;
-	w->seq = c->first_seq + i;
-	w->r = iotrace_chunk_rec(d, j, i);
+		return NULL;
+	*seq = c->first_seq + i;
+	r = iotrace_chunk_rec(d, j, i);
 	local64_inc((local64_t *)&h->head);
-	WRITE_ONCE(w->r->seq, IOTRACE_SEQ_BUSY(w->seq));
+	WRITE_ONCE(r->seq, IOTRACE_SEQ_BUSY(*seq));
 	/* busy visible before any byte of the body changes */
 	smp_wmb();
-	return true;
+	return r;
 }
 
 /**
  * iotrace_ring_reserve() - reserve the next slot of this CPU.
  * @d: the disk.
  * @cpu: this CPU (held: preemption disabled until iotrace_ring_commit()).
- * @w: out, the slot, its chunk and its CPU sequence number.
+ * @seq: out, the record's CPU sequence number.
+ * @chunk: out, its chunk.
  *
  * Marks the slot busy (~seq).  Every successful reserve must be followed
  * by iotrace_ring_commit() on the same CPU.  IRQ-safe on this CPU: local64
- * operations, no LOCK prefix.
+ * operations, no LOCK prefix.  The outs are scalars, not a structure: an
+ * inline function's scalar outs stay in registers, where a structure would
+ * be zeroed in memory first (Debian's kernels initialize every local).
  *
- * Return: true, or false when the completion could not be recorded
+ * Return: the record, or NULL when the completion could not be recorded
  * (counted in the CPU's dropped).
  */
-static __always_inline bool iotrace_ring_reserve(struct iotrace_disk *d,
-						 u32 cpu,
-						 struct iotrace_wslot *w)
+static __always_inline struct iotrace_record *
+iotrace_ring_reserve(struct iotrace_disk *d, u32 cpu, u64 *seq, u32 *chunk)
 {
 	struct iotrace_cpu_hdr *h = iotrace_cpu_hdr(d, cpu);
+	struct iotrace_record *r;
 	int tries;
 	u32 j;
 
@@ -729,12 +721,16 @@ static __always_inline bool iotrace_ring_reserve(struct iotrace_disk *d,
 	barrier();
 	j = READ_ONCE(h->cur);
 	for (tries = 0; ; tries++) {
-		if (likely(j != IOTRACE_CHUNK_NONE) &&
-		    iotrace_ring_slot(d, h, j, w))
-			return true;
-		/* @w's address stays here: the switch is out of line */
+		if (likely(j != IOTRACE_CHUNK_NONE)) {
+			r = iotrace_ring_slot(d, h, j, seq);
+			if (likely(r)) {
+				*chunk = j;
+				return r;
+			}
+		}
+		/* the outs' addresses stay here: the switch is out of line */
 		if (!iotrace_ring_switch(d, h, cpu, j, tries))
-			return false;
+			return NULL;
 		j = READ_ONCE(h->cur);
 	}
 }
@@ -744,17 +740,20 @@ static __always_inline bool iotrace_ring_reserve(struct iotrace_disk *d,
  *	iotrace_ring_reserve().
  * @d: the disk.
  * @cpu: the CPU that reserved it (still held).
- * @w: the slot.
+ * @r: the record.
+ * @seq: its CPU sequence number.
+ * @chunk: its chunk.
  */
 static __always_inline void iotrace_ring_commit(struct iotrace_disk *d,
 						u32 cpu,
-						const struct iotrace_wslot *w)
+						struct iotrace_record *r,
+						u64 seq, u32 chunk)
 {
-	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, w->chunk);
-	u64 t = w->r->complete_ns;
+	struct iotrace_chunk_hdr *c = iotrace_chunk_hdr(d, chunk);
+	u64 t = r->complete_ns;
 
 	/* publish: the body is visible before the sequence number */
-	smp_store_release(&w->r->seq, (u32)w->seq);
+	smp_store_release(&r->seq, (u32)seq);
 	WRITE_ONCE(c->last_ns, t);
 	if (unlikely(!local64_sub_return(1, (local64_t *)&c->refs)))
 		iotrace_chunk_full(c);

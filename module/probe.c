@@ -687,10 +687,29 @@ static void iotrace_slot_done(struct iotrace_slot *s, struct request *rq,
 		WRITE_ONCE(s->status_rq, NULL);
 }
 
-/* The end of a flush sequence whose data phase @s recorded. */
-static bool iotrace_seq_end(struct iotrace_slot *s, struct request *rq)
+/*
+ * iotrace_slot_done() for a completion that owns its slot (@own: @s is
+ * not NULL and its request is @rq): the common case, inline, where the
+ * slot is freed in place; else, and for the data phase of a flush
+ * sequence, out of line.
+ */
+static __always_inline void iotrace_slot_consume(struct iotrace_slot *s,
+						 struct request *rq,
+						 bool own, bool seq_data)
 {
-	return s && READ_ONCE(s->rq) == rq && s->seq_wait;
+	if (!own || seq_data) {
+		iotrace_slot_done(s, rq, seq_data);
+		return;
+	}
+	/* no generation bump, as in iotrace_slot_release() */
+	s->seq_wait = 0;
+	WRITE_ONCE(s->rq, NULL);
+	if (READ_ONCE(s->sub_rq) == rq)
+		WRITE_ONCE(s->sub_rq, NULL);
+	if (READ_ONCE(s->cmd_rq) == rq)
+		WRITE_ONCE(s->cmd_rq, NULL);
+	if (READ_ONCE(s->status_rq) == rq)
+		WRITE_ONCE(s->status_rq, NULL);
 }
 
 /*
@@ -722,7 +741,8 @@ static u64 iotrace_empty_flush_start(const struct request *rq,
 
 /*
  * Fill @r from @rq and its slot @s (may be NULL), consuming the slot (see
- * iotrace_slot_done() for @seq_data); @rec_rflags are the ring's own
+ * iotrace_slot_done() for @seq_data); @own: @s is @rq's (not NULL, its
+ * issue noted), known by the caller; @rec_rflags are the ring's own
  * record flags, @now the completion time.  Without @cmds (no command
  * ever noted on the disk) the record's command area is left as it is:
  * zero, as no record of the ring ever had a command.  With @path (the
@@ -731,19 +751,18 @@ static u64 iotrace_empty_flush_start(const struct request *rq,
  */
 static __always_inline void iotrace_fill(struct iotrace_record *r,
 					 struct request *rq,
-					 struct iotrace_slot *s,
+					 struct iotrace_slot *s, bool own,
 					 iotrace_rq_error_t error,
 					 u16 rec_rflags, bool cmds,
 					 bool seq_data, u64 now, u32 path)
 {
-	bool own = s && READ_ONCE(s->rq) == rq;
 	u16 rflags = IOTRACE_RF_COMPLETE | rec_rflags;
 	__le64 cgroup;
 
 	r->complete_ns = now;
 	r->hwq = rq->mq_hctx ? rq->mq_hctx->queue_num : 0;
 	r->error = error ? iotrace_rq_errno(error) : 0;
-	if (iotrace_slot_sub(s, rq)) {
+	if ((own || s) && iotrace_slot_sub(s, rq)) {
 		r->pid = s->pid;
 		rflags |= s->sub_rflags;
 	} else {
@@ -778,7 +797,7 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 		}
 		cgroup = cpu_to_le64(rq->bio ? iotrace_bio_cgroup_id(rq->bio) : 0);
 	}
-	if (s && READ_ONCE(s->cmd_rq) == rq) {
+	if ((own || s) && READ_ONCE(s->cmd_rq) == rq) {
 		/* pairs with the smp_wmb() before cmd_rq is set */
 		smp_rmb();
 		r->cmd_type = s->cmd_type;
@@ -796,7 +815,7 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 	 * probe a stack canary (-fstack-protector-strong).
 	 */
 	*(__le64 *)(r->cmd + IOTRACE_CMD_CGROUP_OFF) = cgroup;
-	if (s && READ_ONCE(s->status_rq) == rq) {
+	if ((own || s) && READ_ONCE(s->status_rq) == rq) {
 		/* pairs with the smp_wmb() before status_rq is set */
 		smp_rmb();
 		r->dev_status = s->dev_status;
@@ -818,7 +837,7 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 		*(__le32 *)(r->cmd + IOTRACE_CMD_PATH_OFF) = cpu_to_le32(path);
 		return;
 	}
-	iotrace_slot_done(s, rq, seq_data);
+	iotrace_slot_consume(s, rq, own, seq_data);
 }
 
 /* Device status class of the metrics: see IOTRACE_MSTATUS_*. */
@@ -834,17 +853,17 @@ static u16 iotrace_mstatus(u8 kind, u32 st)
 
 /*
  * Sum up the final completion of @rq at @now in @x (zeroed by the caller)
- * for the metrics and the triggers, from its slot @s (may be NULL) before
- * the record consumes it.
+ * for the metrics and the triggers, from its slot @s (may be NULL; @own:
+ * @rq's, see iotrace_fill()) before the record consumes it.
  */
 static __always_inline void iotrace_count(struct request *rq,
 					  const struct iotrace_slot *s,
-					  iotrace_rq_error_t error, u64 now,
-					  struct iotrace_mdone *x)
+					  bool own, iotrace_rq_error_t error,
+					  u64 now, struct iotrace_mdone *x)
 {
 	x->errno_val = error ? -iotrace_rq_errno(error) : 0;
 	x->mop = iotrace_rq_mop(rq);
-	if (s && READ_ONCE(s->rq) == rq) {
+	if (own) {
 		x->op = s->op;
 		x->bytes = s->bytes;
 		if (likely(now >= s->issue_ns)) {
@@ -864,7 +883,7 @@ static __always_inline void iotrace_count(struct request *rq,
 	if (rq->rq_flags & RQF_TIMED_OUT)
 		x->flags |= IOTRACE_MD_TIMEOUT;
 	/* zeroed: no device status (IOTRACE_MSTATUS_NONE), dev_ns 0, ... */
-	if (s && READ_ONCE(s->status_rq) == rq) {
+	if ((own || s) && READ_ONCE(s->status_rq) == rq) {
 		/* pairs with the smp_wmb() before status_rq is set */
 		smp_rmb();
 		if (s->status_rflags & IOTRACE_RF_ERROR) {
@@ -880,24 +899,25 @@ static __always_inline void iotrace_count(struct request *rq,
 
 /* The slot of a record not written: consumed, unless for a head (@path). */
 static __always_inline void iotrace_unrecorded(struct iotrace_slot *s,
-					       struct request *rq,
+					       struct request *rq, bool own,
 					       bool seq_data, u32 path)
 {
 	if (!path)
-		iotrace_slot_done(s, rq, seq_data);
+		iotrace_slot_consume(s, rq, own, seq_data);
 }
 
 /*
  * Record the final completion of @rq at @now in the ring of @d (in
- * state @state), consuming its slot @s unless @path (a multipath head's
- * record, see iotrace_fill()); @rflags are added to the record.
+ * state @state), consuming its slot @s (@own: see iotrace_fill()) unless
+ * @path (a multipath head's record, see iotrace_fill()); @rflags are
+ * added to the record.
  * With @ev, the record's CPU and sequence number are stored there.
  *
  * Return: true when the record was written.
  */
 static __always_inline bool iotrace_record(struct iotrace_disk *d,
 					   struct request *rq,
-					   struct iotrace_slot *s,
+					   struct iotrace_slot *s, bool own,
 					   iotrace_rq_error_t error,
 					   unsigned int state, bool seq_data,
 					   u64 now, u16 rflags,
@@ -906,7 +926,9 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 {
 	IOTRACE_PROF_P(t1);
 	const struct iotrace_filter *f;
-	struct iotrace_wslot w;
+	struct iotrace_record *r;
+	u64 seq;
+	u32 chunk;
 	u32 cpu;
 
 	/* The chunk is this CPU's until the record is published. */
@@ -916,12 +938,12 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 	if (unlikely(!(state & IOTRACE_ST_RECORD) || cpu >= d->nr_cpus)) {
 		/* the ring is being reset or replaced: counted as dropped */
 		this_cpu_inc(*d->held);
-		iotrace_unrecorded(s, rq, seq_data, path);
+		iotrace_unrecorded(s, rq, own, seq_data, path);
 		return false;
 	}
 	/* metrics only (buf_size 0): counted above, nothing to record */
 	if (unlikely(!d->nr_chunks)) {
-		iotrace_unrecorded(s, rq, seq_data, path);
+		iotrace_unrecorded(s, rq, own, seq_data, path);
 		return false;
 	}
 	f = rcu_dereference_sched(d->filter);
@@ -929,36 +951,37 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 	    !iotrace_filter_pass(f, iotrace_op(rq), blk_rq_pos(rq),
 				 blk_rq_bytes(rq))) {
 		local64_inc((local64_t *)&iotrace_cpu_hdr(d, cpu)->filtered);
-		iotrace_unrecorded(s, rq, seq_data, path);
+		iotrace_unrecorded(s, rq, own, seq_data, path);
 		return false;
 	}
 	iotrace_prof_part(IOTRACE_PF_C_RECORD, t1);
 	/* Reserve (marked busy): IRQ-safe on this CPU, no LOCK prefix. */
 	iotrace_prof_pstart(t1);
-	if (unlikely(!iotrace_ring_reserve(d, cpu, &w))) {
+	r = iotrace_ring_reserve(d, cpu, &seq, &chunk);
+	if (unlikely(!r)) {
 		/* counted as dropped */
-		iotrace_unrecorded(s, rq, seq_data, path);
+		iotrace_unrecorded(s, rq, own, seq_data, path);
 		return false;
 	}
 	iotrace_prof_part(IOTRACE_PF_C_RESERVE, t1);
 	iotrace_prof_pstart(t1);
-	iotrace_fill(w.r, rq, s, error, d->rec_rflags | rflags,
+	iotrace_fill(r, rq, s, own, error, d->rec_rflags | rflags,
 		     READ_ONCE(d->cmds), seq_data, now, path);
 	iotrace_prof_part(IOTRACE_PF_C_FILL, t1);
 	if (ev) {
 		ev->cpu = cpu;
-		ev->seq = w.seq;
+		ev->seq = seq;
 		ev->generation = READ_ONCE(d->hdr->generation);
 		ev->has |= IOTRACE_TE_SEQ;
-		if (w.r->rflags & IOTRACE_RF_STATUS_VALID) {
-			ev->dev_status = w.r->dev_status;
+		if (r->rflags & IOTRACE_RF_STATUS_VALID) {
+			ev->dev_status = r->dev_status;
 			ev->has |= IOTRACE_TE_STATUS;
 		}
-		ev->retries = w.r->retries;
+		ev->retries = r->retries;
 	}
 	/* publish: the body is visible before the sequence number */
 	iotrace_prof_pstart(t1);
-	iotrace_ring_commit(d, cpu, &w);
+	iotrace_ring_commit(d, cpu, r, seq, chunk);
 	iotrace_prof_part(IOTRACE_PF_C_COMMIT, t1);
 	return true;
 }
@@ -966,27 +989,29 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 /*
  * A completion that may fire a trigger of @d (out of the hot path): the
  * precise test, the record with IOTRACE_RF_TRIGGER, the hold, the event.
- * @xv comes by value: a pointer to the probe's copy would make it a local
- * whose address is taken, which keeps it in memory and gives the hot path
- * a stack canary.
+ * Its summary is made again here from the slot, still intact: the
+ * caller's stays in registers (neither its address nor a copy of it
+ * leaves the probe, which would keep it in memory, zeroed and stored
+ * field by field, on every completion).
  */
 static noinline void iotrace_complete_trig(struct iotrace_disk *d,
 					   const struct iotrace_trig *t,
 					   struct request *rq,
-					   struct iotrace_slot *s,
+					   struct iotrace_slot *s, bool own,
 					   iotrace_rq_error_t error,
 					   unsigned int state, bool seq_data,
-					   u64 now,
-					   const struct iotrace_mdone xv,
-					   u32 path)
+					   u64 now, u32 path)
 {
+	struct iotrace_mdone xv = { };
 	const struct iotrace_mdone *x = &xv;
 	struct iotrace_trig_evt ev = { };
 
+	iotrace_count(rq, s, own, error, now, &xv);
+
 	ev.reason = iotrace_trig_reason(t, x);
 	if (!ev.reason) {
-		iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL,
-			       path);
+		iotrace_record(d, rq, s, own, error, state, seq_data, now, 0,
+			       NULL, path);
 		return;
 	}
 	/* the request's facts, from its slot before the record consumes it */
@@ -999,7 +1024,7 @@ static noinline void iotrace_complete_trig(struct iotrace_disk *d,
 		ev.lat_ns = x->dev_ns;
 		ev.has |= IOTRACE_TE_LAT;
 	}
-	if (s && READ_ONCE(s->rq) == rq) {
+	if (own) {
 		ev.issue_ns = s->issue_ns;
 		ev.sector = s->sector;
 		ev.tag = s->tag;
@@ -1009,7 +1034,7 @@ static noinline void iotrace_complete_trig(struct iotrace_disk *d,
 		ev.sector = blk_rq_pos(rq);
 		ev.tag = rq->tag;
 	}
-	iotrace_record(d, rq, s, error, state, seq_data, now,
+	iotrace_record(d, rq, s, own, error, state, seq_data, now,
 		       IOTRACE_RF_TRIGGER, &ev, path);
 	/* after the record: its chunk is in the hold the event sets */
 	iotrace_trig_post(d, t, &ev);
@@ -1036,6 +1061,7 @@ static noinline void iotrace_complete_nometrics(struct iotrace_disk *d,
 						const struct iotrace_trig *t,
 						struct request *rq,
 						struct iotrace_slot *s,
+						bool own,
 						iotrace_rq_error_t error,
 						unsigned int state,
 						bool seq_data, u64 now,
@@ -1043,24 +1069,25 @@ static noinline void iotrace_complete_nometrics(struct iotrace_disk *d,
 {
 	struct iotrace_mdone x = { };
 
-	iotrace_count(rq, s, error, now, &x);
+	iotrace_count(rq, s, own, error, now, &x);
 	if (unlikely(iotrace_trig_test(t, &x)))
-		iotrace_complete_trig(d, t, rq, s, error, state, seq_data,
-				      now, x, path);
+		iotrace_complete_trig(d, t, rq, s, own, error, state,
+				      seq_data, now, path);
 	else
-		iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL,
-			       path);
+		iotrace_record(d, rq, s, own, error, state, seq_data, now, 0,
+			       NULL, path);
 }
 
 /*
  * The final completion of @rq at @now, in slot @s of the enabled disk @d
- * (state @state): count it, test the triggers, record it.  With @path,
- * @d is the multipath head of @rq's disk and the slot is left to the
- * path's own record (iotrace_fill()).
+ * (state @state; @own: see iotrace_fill()): count it, test the triggers,
+ * record it.  With @path, @d is the multipath head of @rq's disk and the
+ * slot is left to the path's own record (iotrace_fill()).
  */
 static __always_inline void iotrace_complete_at(struct iotrace_disk *d,
 						struct request *rq,
 						struct iotrace_slot *s,
+						bool own,
 						iotrace_rq_error_t error,
 						unsigned int state,
 						bool seq_data, u64 now,
@@ -1079,16 +1106,16 @@ static __always_inline void iotrace_complete_at(struct iotrace_disk *d,
 	if (iotrace_metrics_kept()) {
 		struct iotrace_mdone x = { };
 
-		iotrace_count(rq, s, error, now, &x);
+		iotrace_count(rq, s, own, error, now, &x);
 		iotrace_metrics_complete(d->metrics, &x);
 		iotrace_prof_part(IOTRACE_PF_C_COUNT, t1);
 		/* triggers: one branch without, two compares with (module.rst) */
 		iotrace_prof_pstart(t1);
 		t = rcu_dereference_sched(d->trig);
 		if (unlikely(t) && unlikely(iotrace_trig_test(t, &x))) {
-			/* by value: see iotrace_complete_trig() */
-			iotrace_complete_trig(d, t, rq, s, error, state,
-					      seq_data, now, x, path);
+			/* made again there: see iotrace_complete_trig() */
+			iotrace_complete_trig(d, t, rq, s, own, error, state,
+					      seq_data, now, path);
 			return;
 		}
 	} else {
@@ -1096,13 +1123,14 @@ static __always_inline void iotrace_complete_at(struct iotrace_disk *d,
 		iotrace_prof_pstart(t1);
 		t = rcu_dereference_sched(d->trig);
 		if (unlikely(t)) {
-			iotrace_complete_nometrics(d, t, rq, s, error, state,
-						   seq_data, now, path);
+			iotrace_complete_nometrics(d, t, rq, s, own, error,
+						   state, seq_data, now, path);
 			return;
 		}
 	}
 	iotrace_prof_part(IOTRACE_PF_C_TRIG, t1);
-	iotrace_record(d, rq, s, error, state, seq_data, now, 0, NULL, path);
+	iotrace_record(d, rq, s, own, error, state, seq_data, now, 0, NULL,
+		       path);
 }
 
 /*
@@ -1136,7 +1164,7 @@ static bool iotrace_failed_over(const struct iotrace_slot *s,
  */
 static noinline void iotrace_head_complete(struct iotrace_disk *d,
 					   struct request *rq,
-					   struct iotrace_slot *s,
+					   struct iotrace_slot *s, bool own,
 					   iotrace_rq_error_t error,
 					   bool seq_data, u64 now)
 {
@@ -1152,17 +1180,18 @@ static noinline void iotrace_head_complete(struct iotrace_disk *d,
 	/* before a command reaches the head's ring (iotrace_cmd_slot_of()) */
 	if (unlikely(READ_ONCE(d->cmds) && !READ_ONCE(h->cmds)))
 		WRITE_ONCE(h->cmds, true);
-	iotrace_complete_at(h, rq, s, error, state, seq_data, now,
+	iotrace_complete_at(h, rq, s, own, error, state, seq_data, now,
 			    d->path_id);
 }
 
 /*
  * The final completion of @rq, in slot @s of the enabled disk @d (state
- * @state): for its multipath head if it has one, then for itself.
+ * @state; @own: see iotrace_fill()): for its multipath head if it has
+ * one, then for itself.
  */
 static __always_inline void iotrace_complete(struct iotrace_disk *d,
 					     struct request *rq,
-					     struct iotrace_slot *s,
+					     struct iotrace_slot *s, bool own,
 					     iotrace_rq_error_t error,
 					     unsigned int state)
 {
@@ -1175,8 +1204,22 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 	now = ktime_get_ns();
 	iotrace_prof_part(IOTRACE_PF_C_CLOCK, t1);
 	if (unlikely(rcu_access_pointer(d->head)))
-		iotrace_head_complete(d, rq, s, error, seq_data, now);
-	iotrace_complete_at(d, rq, s, error, state, seq_data, now, 0);
+		iotrace_head_complete(d, rq, s, own, error, seq_data, now);
+	iotrace_complete_at(d, rq, s, own, error, state, seq_data, now, 0);
+}
+
+/*
+ * iotrace_complete() of a request that does not own a slot (none kept,
+ * or issued before its disk was enabled): out of line, so that the
+ * probe's inline copy is the common case's, where @s is known.
+ */
+static noinline void iotrace_complete_unowned(struct iotrace_disk *d,
+					      struct request *rq,
+					      struct iotrace_slot *s,
+					      iotrace_rq_error_t error,
+					      unsigned int state)
+{
+	iotrace_complete(d, rq, s, false, error, state);
 }
 
 static void iotrace_probe_complete(void *data, struct request *rq,
@@ -1205,18 +1248,25 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	if (!(state & IOTRACE_ST_SLOTS))
 		goto out;
 	s = iotrace_slot_of(d, rq);
-	if (unlikely(iotrace_seq_end(s, rq))) {
-		/* its data phase made the record, the kernel counts it once */
-		iotrace_slot_release(s, rq);
-		goto out;
+	if (likely(s && READ_ONCE(s->rq) == rq)) {
+		if (unlikely(s->seq_wait)) {
+			/*
+			 * The end of a flush sequence: its data phase made
+			 * the record, the kernel counts it once.
+			 */
+			iotrace_slot_release(s, rq);
+			goto out;
+		}
+		iotrace_prof_part(IOTRACE_PF_C_LOOKUP, t1);
+		pown = static_branch_unlikely(&iotrace_preg_key);
+		iotrace_complete(d, rq, s, true, error, state);
+		/* recorded before its persistent copy goes */
+		if (unlikely(pown))
+			iotrace_preg_done(d, s);
+	} else {
+		iotrace_prof_part(IOTRACE_PF_C_LOOKUP, t1);
+		iotrace_complete_unowned(d, rq, s, error, state);
 	}
-	iotrace_prof_part(IOTRACE_PF_C_LOOKUP, t1);
-	pown = static_branch_unlikely(&iotrace_preg_key) && s &&
-	       READ_ONCE(s->rq) == rq;
-	iotrace_complete(d, rq, s, error, state);
-	/* recorded before its persistent copy goes */
-	if (unlikely(pown))
-		iotrace_preg_done(d, s);
 out:
 	preempt_enable_notrace();
 	iotrace_prof(IOTRACE_PF_COMPLETE, t0);
