@@ -473,9 +473,10 @@ static noinline void iotrace_preg_done(struct iotrace_disk *d,
 {
 	size_t i = s - d->slots;
 
+	if (!d->pslots || i >= d->nr_pslots)
+		return;
 	/* the record written before the copy goes */
-	if (d->pslots && i < d->nr_pslots)
-		smp_store_release(&d->pslots[i].gen, 0);
+	smp_store_release(&d->pslots[i].gen, 0);
 }
 
 /**
@@ -639,6 +640,21 @@ out:
 	preempt_enable_notrace();
 }
 
+/*
+ * Untag what @rq noted in slot @s beside its issue: its submitter,
+ * command and device status.
+ */
+static __always_inline void iotrace_slot_untag(struct iotrace_slot *s,
+					       struct request *rq)
+{
+	if (READ_ONCE(s->sub_rq) == rq)
+		WRITE_ONCE(s->sub_rq, NULL);
+	if (READ_ONCE(s->cmd_rq) == rq)
+		WRITE_ONCE(s->cmd_rq, NULL);
+	if (READ_ONCE(s->status_rq) == rq)
+		WRITE_ONCE(s->status_rq, NULL);
+}
+
 /* The request is done: nothing of it may be seen by the next one. */
 static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
 {
@@ -658,12 +674,7 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
 		s->seq_wait = 0;
 		WRITE_ONCE(s->rq, NULL);
 	}
-	if (READ_ONCE(s->sub_rq) == rq)
-		WRITE_ONCE(s->sub_rq, NULL);
-	if (READ_ONCE(s->cmd_rq) == rq)
-		WRITE_ONCE(s->cmd_rq, NULL);
-	if (READ_ONCE(s->status_rq) == rq)
-		WRITE_ONCE(s->status_rq, NULL);
+	iotrace_slot_untag(s, rq);
 }
 
 /*
@@ -704,12 +715,7 @@ static __always_inline void iotrace_slot_consume(struct iotrace_slot *s,
 	/* no generation bump, as in iotrace_slot_release() */
 	s->seq_wait = 0;
 	WRITE_ONCE(s->rq, NULL);
-	if (READ_ONCE(s->sub_rq) == rq)
-		WRITE_ONCE(s->sub_rq, NULL);
-	if (READ_ONCE(s->cmd_rq) == rq)
-		WRITE_ONCE(s->cmd_rq, NULL);
-	if (READ_ONCE(s->status_rq) == rq)
-		WRITE_ONCE(s->status_rq, NULL);
+	iotrace_slot_untag(s, rq);
 }
 
 /*
