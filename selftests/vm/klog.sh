@@ -29,12 +29,16 @@ klog_clean() {
 
 # klog_before_iotrace LOG PATTERN - true when the first line of the kernel
 # log LOG matching PATTERN comes before anything iotrace wrote or ran (a
-# message "iotrace: ...", a frame "[iotrace]"): the kernel met it before
-# the module was loaded, in this boot or in an earlier one of the log.
+# message "iotrace: ...", a frame "[iotrace]") in the boot it is in (from
+# that boot's "Linux version" line, or the top of the log): the kernel met
+# it before the module was loaded, whatever earlier boots of a test that
+# reboots did.
 klog_before_iotrace() {
-	local log=$1 at mod
+	local log=$1 at boot
 	at=$(grep -anE -m1 "$2" "$log" | cut -d: -f1)
 	[ -n "$at" ] || return 1
-	mod=$(grep -anE -m1 '\] iotrace: |\[iotrace\]' "$log" | cut -d: -f1)
-	[ -z "$mod" ] || [ "$at" -lt "$mod" ]
+	boot=$(head -n "$at" "$log" | grep -anE '\] Linux version ' |
+	       tail -n 1 | cut -d: -f1)
+	! sed -n "${boot:-1},${at}p" "$log" |
+		grep -aqE '\] iotrace: |\[iotrace\]'
 }
