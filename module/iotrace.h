@@ -771,13 +771,15 @@ const char *iotrace_op_name(u8 op);
  * Every probe holds its CPU (preempt_disable_notrace()) from choosing a
  * per-CPU part or writing a slot to publishing: since 7.x tracepoint
  * probes run under SRCU, preemptible.  IOTRACE_DEBUG builds check it where
- * the CPU is needed.
+ * the CPU is needed, and what iotrace_assert() says (release builds do
+ * not evaluate it).
  */
 #ifdef IOTRACE_DEBUG
-#define iotrace_assert_cpu_held()	WARN_ON_ONCE(preemptible())
+#define iotrace_assert(cond)		WARN_ON_ONCE(!(cond))
 #else
-#define iotrace_assert_cpu_held()	do { } while (0)
+#define iotrace_assert(cond)		BUILD_BUG_ON_INVALID(cond)
 #endif
+#define iotrace_assert_cpu_held()	iotrace_assert(!preemptible())
 
 /*
  * IOTRACE_PROF=y (a profiling build, never a release one): the probes
@@ -1171,7 +1173,8 @@ static __always_inline unsigned int iotrace_hist_bucket(u64 ns)
 
 	if (ns < BIT_ULL(IOTRACE_HIST_MIN_SHIFT))
 		return 0;
-	o = fls64(ns) - 1;
+	/* ns is not 0 */
+	o = BITS_PER_LONG == 64 ? __fls(ns) : fls64(ns) - 1;
 	if (o >= IOTRACE_HIST_MAX_SHIFT)
 		return IOTRACE_HIST_BUCKETS - 1;
 	return 1 + ((o - IOTRACE_HIST_MIN_SHIFT) << IOTRACE_HIST_SUB_SHIFT) +
@@ -1192,13 +1195,11 @@ void iotrace_metrics_error(struct iotrace_metrics *m, u8 mop, u32 errno_val,
  * every completion.
  */
 static __always_inline void iotrace_metrics_hist(struct iotrace_metrics *m,
-						 struct iotrace_mcpu __percpu *pc,
-						 u8 mop, unsigned int h, u64 ns)
+						 u16 __percpu *hop, u8 mop,
+						 unsigned int h, u64 ns)
 {
 	unsigned int b = iotrace_hist_bucket(ns);
-	u16 __percpu *p = &pc->hist[0][0][0] +
-		((unsigned int)mop * IOTRACE_NR_MH + h) * IOTRACE_HIST_BUCKETS +
-		b;
+	u16 __percpu *p = hop + h * IOTRACE_HIST_BUCKETS + b;
 
 	if (unlikely(this_cpu_inc_return(*p) >= IOTRACE_MFOLD))
 		iotrace_metrics_fold(m, mop, h, b);
@@ -1224,17 +1225,21 @@ iotrace_metrics_complete(struct iotrace_metrics *m,
 	struct iotrace_mcpu __percpu *pc = m->pcpu;
 	u8 mop = x->mop;
 	struct iotrace_mcpu_op __percpu *o = pc->op + mop;
+	/* the op's histograms, hist[mop] */
+	u16 __percpu *hop = &pc->hist[0][0][0] +
+		(unsigned int)mop * IOTRACE_NR_MH * IOTRACE_HIST_BUCKETS;
 
 	iotrace_assert_cpu_held();
 	this_cpu_inc(o->requests);
 	this_cpu_add(o->bytes, x->bytes);
 	if (x->flags & IOTRACE_MD_DEV) {
 		this_cpu_add(o->dev_sum_ns, x->dev_ns);
-		iotrace_metrics_hist(m, pc, mop, IOTRACE_MH_DEV, x->dev_ns);
+		iotrace_metrics_hist(m, hop, mop, IOTRACE_MH_DEV, x->dev_ns);
 	}
 	if (x->flags & IOTRACE_MD_QUEUE) {
 		this_cpu_add(o->queue_sum_ns, x->queue_ns);
-		iotrace_metrics_hist(m, pc, mop, IOTRACE_MH_QUEUE, x->queue_ns);
+		iotrace_metrics_hist(m, hop, mop, IOTRACE_MH_QUEUE,
+				     x->queue_ns);
 	}
 	if (unlikely(x->flags & IOTRACE_MD_TIMEOUT))
 		this_cpu_inc(pc->timeouts);

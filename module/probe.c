@@ -123,6 +123,41 @@ static u8 iotrace_op(const struct request *rq)
 	}
 }
 
+/*
+ * The metrics op (iotrace_rq_mop()) of each op iotrace_op() gives: the
+ * kernel's direction of its REQ_OP_* number (op_is_write()) where the op
+ * is not a group of its own.  The completion of a request that owns its
+ * slot reads it from the op its issue noted.
+ */
+#define IOTRACE_MOP_DIR(op)	(((__force u32)(op) & 1) ? IOTRACE_MOP_WRITE : \
+				 IOTRACE_MOP_READ)
+static const u8 iotrace_op_mops[] = {
+	[IOTRACE_OP_READ]		= IOTRACE_MOP_READ,
+	[IOTRACE_OP_WRITE]		= IOTRACE_MOP_WRITE,
+	[IOTRACE_OP_FLUSH]		= IOTRACE_MOP_FLUSH,
+	[IOTRACE_OP_DISCARD]		= IOTRACE_MOP_DISCARD,
+	[IOTRACE_OP_SECURE_ERASE]	= IOTRACE_MOP_DIR(REQ_OP_SECURE_ERASE),
+	[IOTRACE_OP_WRITE_ZEROES]	= IOTRACE_MOP_DIR(REQ_OP_WRITE_ZEROES),
+	[IOTRACE_OP_ZONE_OPEN]		= IOTRACE_MOP_DIR(REQ_OP_ZONE_OPEN),
+	[IOTRACE_OP_ZONE_CLOSE]		= IOTRACE_MOP_DIR(REQ_OP_ZONE_CLOSE),
+	[IOTRACE_OP_ZONE_FINISH]	= IOTRACE_MOP_DIR(REQ_OP_ZONE_FINISH),
+	[IOTRACE_OP_ZONE_APPEND]	= IOTRACE_MOP_DIR(REQ_OP_ZONE_APPEND),
+	[IOTRACE_OP_ZONE_RESET]		= IOTRACE_MOP_DIR(REQ_OP_ZONE_RESET),
+	[IOTRACE_OP_ZONE_RESET_ALL]	= IOTRACE_MOP_DIR(REQ_OP_ZONE_RESET_ALL),
+	[IOTRACE_OP_DRV_IN]		= IOTRACE_MOP_PASSTHRU,
+	[IOTRACE_OP_DRV_OUT]		= IOTRACE_MOP_PASSTHRU,
+};
+
+/* The metrics op of @rq, whose op @op its issue noted. */
+static __always_inline u8 iotrace_op_mop(struct request *rq, u8 op)
+{
+	u8 mop = likely(op < ARRAY_SIZE(iotrace_op_mops)) ?
+		iotrace_op_mops[op] : iotrace_rq_mop(rq);
+
+	iotrace_assert(mop == iotrace_rq_mop(rq));
+	return mop;
+}
+
 static __always_inline u16 iotrace_opflags(const struct request *rq)
 {
 	typeof(rq->cmd_flags) f = rq->cmd_flags;
@@ -763,18 +798,24 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 					 bool seq_data, u64 now, u32 path)
 {
 	u16 rflags = IOTRACE_RF_COMPLETE | rec_rflags;
+	/* what @rq noted in @s, read once: its tags stay until it ends */
+	bool sub = (own || s) && READ_ONCE(s->sub_rq) == rq;
+	bool cmd = (own || s) && READ_ONCE(s->cmd_rq) == rq;
+	bool status = (own || s) && READ_ONCE(s->status_rq) == rq;
 	__le64 cgroup;
 
+	/* pairs with the smp_wmb() before each of them is set */
+	smp_rmb();
 	r->complete_ns = now;
-	r->hwq = rq->mq_hctx ? rq->mq_hctx->queue_num : 0;
 	r->error = error ? iotrace_rq_errno(error) : 0;
-	if ((own || s) && iotrace_slot_sub(s, rq)) {
+	if (sub) {
 		r->pid = s->pid;
 		rflags |= s->sub_rflags;
 	} else {
 		r->pid = 0;
 	}
 	if (own) {
+		r->hwq = s->hwq;
 		r->issue_ns = s->issue_ns;
 		r->sector = s->sector;
 		r->bytes = s->bytes;
@@ -787,6 +828,7 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 		rflags |= s->rflags;
 		cgroup = cpu_to_le64(s->cgroup);
 	} else {
+		r->hwq = rq->mq_hctx ? rq->mq_hctx->queue_num : 0;
 		r->issue_ns = 0;
 		r->sector = blk_rq_pos(rq);
 		r->bytes = blk_rq_bytes(rq);
@@ -803,9 +845,7 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 		}
 		cgroup = cpu_to_le64(rq->bio ? iotrace_bio_cgroup_id(rq->bio) : 0);
 	}
-	if ((own || s) && READ_ONCE(s->cmd_rq) == rq) {
-		/* pairs with the smp_wmb() before cmd_rq is set */
-		smp_rmb();
+	if (cmd) {
 		r->cmd_type = s->cmd_type;
 		r->cmd_len = s->cmd_len;
 		iotrace_cmd_copy(r->cmd, s->cmd);
@@ -821,9 +861,7 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 	 * probe a stack canary (-fstack-protector-strong).
 	 */
 	*(__le64 *)(r->cmd + IOTRACE_CMD_CGROUP_OFF) = cgroup;
-	if ((own || s) && READ_ONCE(s->status_rq) == rq) {
-		/* pairs with the smp_wmb() before status_rq is set */
-		smp_rmb();
+	if (status) {
 		r->dev_status = s->dev_status;
 		r->dev_result = s->dev_result;
 		rflags |= s->status_rflags | IOTRACE_RF_STATUS_VALID;
@@ -843,7 +881,19 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 		*(__le32 *)(r->cmd + IOTRACE_CMD_PATH_OFF) = cpu_to_le32(path);
 		return;
 	}
-	iotrace_slot_consume(s, rq, own, seq_data);
+	if (!own || seq_data) {
+		iotrace_slot_done(s, rq, seq_data);
+		return;
+	}
+	/* iotrace_slot_consume() with the tags as read above */
+	s->seq_wait = 0;
+	WRITE_ONCE(s->rq, NULL);
+	if (sub)
+		WRITE_ONCE(s->sub_rq, NULL);
+	if (cmd)
+		WRITE_ONCE(s->cmd_rq, NULL);
+	if (status)
+		WRITE_ONCE(s->status_rq, NULL);
 }
 
 /* Device status class of the metrics: see IOTRACE_MSTATUS_*. */
@@ -868,9 +918,9 @@ static __always_inline void iotrace_count(struct request *rq,
 					  u64 now, struct iotrace_mdone *x)
 {
 	x->errno_val = error ? -iotrace_rq_errno(error) : 0;
-	x->mop = iotrace_rq_mop(rq);
 	if (own) {
 		x->op = s->op;
+		x->mop = iotrace_op_mop(rq, s->op);
 		x->bytes = s->bytes;
 		if (likely(now >= s->issue_ns)) {
 			x->dev_ns = now - s->issue_ns;
@@ -884,6 +934,7 @@ static __always_inline void iotrace_count(struct request *rq,
 			x->flags |= IOTRACE_MD_TIMEOUT;
 	} else {
 		x->op = iotrace_op(rq);
+		x->mop = iotrace_rq_mop(rq);
 		x->bytes = blk_rq_bytes(rq);
 	}
 	if (rq->rq_flags & RQF_TIMED_OUT)
