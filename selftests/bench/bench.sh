@@ -26,7 +26,7 @@
 #   bpftrace  a bpftrace script pairing issue and completion per request,
 #             one printf per request, into tmpfs
 #   ftrace    block_rq_issue + block_rq_complete events into the ftrace ring
-#   floor0..floor5  the floor module (selftests/bench/floor/floor.c,
+#   floor0..floor6  the floor module (selftests/bench/floor/floor.c,
 #             its levels) on iotrace's tracepoints instead of iotrace
 # then 16 null_blk disks at once (none16 / enabled16); then the cheapest
 # submission path, polled io_uring (BENCH_URING_CONFIGS, runs named
@@ -79,7 +79,7 @@ params=$IOTRACE_SRC/build/bench/params.env
 require_cmd fio blktrace bpftrace
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
 case " $BENCH_CONFIGS $BENCH_URING_CONFIGS " in
-*" floor"[0-5]" "*)
+*" floor"[0-6]" "*)
 	[ -f "${IOTRACE_FLOOR_KO:-}" ] ||
 		die "no floor module (selftests/bench/run builds it: IOTRACE_BUILD_FLOOR=1)" ;;
 esac

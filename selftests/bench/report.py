@@ -15,14 +15,14 @@ CONFIGS = ['none', 'loaded', 'metricsonly', 'nosub', 'nometrics', 'lean',
            'enabled', 'persist', 'triggers',
            'record',
            'blktrace', 'bpftrace', 'ftrace', 'floor0', 'floor1', 'floor2',
-           'floor3', 'floor4', 'floor5']
+           'floor3', 'floor4', 'floor5', 'floor6']
 # the configurations whose figures are those of an enabled ring
 RING = ('enabled', 'persist', 'triggers', 'enabled16', 'nosub', 'nometrics',
         'lean')
 PEERS = ['blktrace', 'bpftrace', 'ftrace']
 # the configurations that store nothing, lose nothing (bench.sh)
 NOTHING = ('none', 'loaded', 'none16', 'floor0', 'floor1', 'floor2',
-           'floor3', 'floor4', 'floor5')
+           'floor3', 'floor4', 'floor5', 'floor6')
 LABEL = {
     'none': 'no tracing',
     'loaded': 'iotrace loaded, disk disabled',
@@ -43,6 +43,7 @@ LABEL = {
     'floor3': 'floor: + 128 bytes stored per request',
     'floor4': 'floor: + ktime_get_ns at block_io_start',
     'floor5': 'floor: + per-tag slots carrying the issue',
+    'floor6': 'floor4 + the default features at their least (spike)',
     'none16': '16 disks, no tracing',
     'enabled16': '16 disks, iotrace enabled on all',
 }
@@ -51,7 +52,7 @@ LABEL = {
 URING = 'uring-'
 URING_CONFIGS = ['none', 'loaded', 'nosub', 'nometrics', 'lean', 'enabled',
                  'record', 'ftrace', 'floor0', 'floor1', 'floor2', 'floor3',
-                 'floor4', 'floor5']
+                 'floor4', 'floor5', 'floor6']
 PASSES = ((URING, 'io_uring polled: ', URING_CONFIGS),)
 for _pre, _what, _cfgs in PASSES:
     for _c in _cfgs:
@@ -304,6 +305,14 @@ def floor_report(cf, pre='', kernel=None):
             own = en['extra_instr_per_io'] - got[0]['extra_instr_per_io']
             out['own_work'] = {'extra_instr_per_io': own, 'limit': BUDGET,
                                'met': own <= BUDGET}
+        # floor6: the default features at their least, above the same floor
+        f6 = cf.get(pre + 'floor6')
+        if f6 and f6['extra_instr_per_io'] is not None:
+            out['least_features'] = {
+                'config': pre + 'floor6',
+                'extra_instr_per_io': f6['extra_instr_per_io'],
+                'above_design_floor': (f6['extra_instr_per_io'] -
+                                       got[0]['extra_instr_per_io'])}
     return out
 
 
@@ -616,6 +625,10 @@ def table(rep):
             line += '; iotrace\'s own work above it %+d (<= %d %s)' % (
                 ow['extra_instr_per_io'], ow['limit'],
                 'met' if ow['met'] else 'NOT met')
+        lf = fl.get('least_features')
+        if lf:
+            line += '; the default features at their least (%s) %+d above ' \
+                'it' % (lf['config'], lf['above_design_floor'])
         lines.append(line)
     if rep.get('prof'):
         lines.extend(prof_table(rep['prof']))
