@@ -76,6 +76,7 @@ static void iotrace_slots_geometry(struct iotrace_disk *d)
 	d->nr_flush = nr_hwq;
 	d->nr_hwq = d->tags_shared ? 1 : nr_hwq;
 	d->depth = depth;
+	d->hwq_stride = d->tags_shared ? 0 : depth;
 }
 
 /**
@@ -479,6 +480,7 @@ struct iotrace_disk *iotrace_disk_alloc(const char *name, u32 nr_hwq,
 	d->nr_hwq = nr_hwq;
 	d->nr_flush = nr_hwq;
 	d->depth = depth;
+	d->hwq_stride = depth;
 	return d;
 }
 

@@ -382,6 +382,8 @@ struct iotrace_totals {
  * @nr_flush: flush slots after the tag slots, one per hardware queue.
  * @tags_shared: the tag set's tags (driver and scheduler) are shared by
  *	its hardware queues: the tag slots are one table of @depth.
+ * @hwq_stride: tag slots between two hardware queues' first ones: @depth,
+ *	0 when @tags_shared.
  * @dev_major: device number (the ring header's copy is made with the ring).
  * @dev_minor: device number.
  * @lbs: logical block size, for the ring header.
@@ -461,6 +463,7 @@ struct iotrace_disk {
 	u32			depth;
 	u32			nr_flush;
 	bool			tags_shared;
+	u32			hwq_stride;
 	u32			dev_major;
 	u32			dev_minor;
 	u32			lbs;

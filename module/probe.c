@@ -220,24 +220,40 @@ static u16 iotrace_flush_rflags(const struct request *rq)
  * slot until its own flush sequence ends: it has a slot per hardware
  * queue of its own.
  */
-static __always_inline struct iotrace_slot *
-iotrace_slot_of(struct iotrace_disk *d, struct request *rq)
+static __always_inline bool
+iotrace_slot_find(struct iotrace_disk *d, struct request *rq,
+		  struct iotrace_slot **sp)
 {
 	u32 hwq, tag;
 
 	if (!rq->mq_hctx || !d->slots)
-		return NULL;
+		return false;
 	hwq = rq->mq_hctx->queue_num;
-	if (unlikely(iotrace_is_flush_rq(rq)))
-		return hwq < d->nr_flush ?
-			&d->slots[d->nr_hwq * d->depth + hwq] : NULL;
+	/* nr_flush: the disk's hardware queues, a flush slot each */
+	if (hwq >= d->nr_flush)
+		return false;
+	if (unlikely(iotrace_is_flush_rq(rq))) {
+		*sp = &d->slots[d->nr_hwq * d->depth + hwq];
+		return true;
+	}
 	tag = rq->internal_tag >= 0 ? rq->internal_tag : rq->tag;
-	/* a shared tag set's tags are unique across its queues */
-	if (d->tags_shared)
-		hwq = 0;
-	if (hwq >= d->nr_hwq || tag >= d->depth)
-		return NULL;
-	return &d->slots[hwq * d->depth + tag];
+	if (tag >= d->depth)
+		return false;
+	/* a shared tag set's tags are unique across its queues: stride 0 */
+	*sp = &d->slots[hwq * d->hwq_stride + tag];
+	return true;
+}
+
+/*
+ * The slot of @rq on @d, NULL if none.  The probes' own paths use
+ * iotrace_slot_find(), whose success needs no NULL test of the slot.
+ */
+static __always_inline struct iotrace_slot *
+iotrace_slot_of(struct iotrace_disk *d, struct request *rq)
+{
+	struct iotrace_slot *s;
+
+	return iotrace_slot_find(d, rq, &s) ? s : NULL;
 }
 
 /*
@@ -349,14 +365,15 @@ static void iotrace_probe_io_start(void *data, struct request *rq)
 {
 	IOTRACE_PROF_T(t0);
 	IOTRACE_PROF_P(t1);
+	struct iotrace_disk *d;
 	struct iotrace_slot *s;
 	u16 rflags = 0;
 	u32 pid = 0;
 
 	preempt_disable_notrace();
 	iotrace_prof_pstart(t1);
-	s = iotrace_rq_slot(rq);
-	if (!s)
+	d = iotrace_rq_disk(rq);
+	if (!d || !iotrace_slot_find(d, rq, &s))
 		goto out;
 	iotrace_prof_part(IOTRACE_PF_IO_START_LOOKUP, t1);
 	iotrace_assert_cpu_held();
@@ -546,8 +563,7 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	preempt_disable_notrace();
 	iotrace_prof_pstart(t1);
 	d = iotrace_rq_disk(rq);
-	s = d ? iotrace_slot_of(d, rq) : NULL;
-	if (!s)
+	if (!d || !iotrace_slot_find(d, rq, &s))
 		goto out;
 	iotrace_prof_part(IOTRACE_PF_ISSUE_LOOKUP, t1);
 	iotrace_assert_cpu_held();
@@ -1304,8 +1320,9 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	state = smp_load_acquire(&d->state);
 	if (!(state & IOTRACE_ST_SLOTS))
 		goto out;
-	s = iotrace_slot_of(d, rq);
-	if (likely(s && READ_ONCE(s->rq) == rq)) {
+	if (!iotrace_slot_find(d, rq, &s)) {
+		s = NULL;
+	} else if (likely(READ_ONCE(s->rq) == rq)) {
 		if (unlikely(s->seq_wait)) {
 			/*
 			 * The end of a flush sequence: its data phase made
@@ -1320,10 +1337,10 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		/* recorded before its persistent copy goes */
 		if (unlikely(pown))
 			iotrace_preg_done(d, s);
-	} else {
-		iotrace_prof_part(IOTRACE_PF_C_LOOKUP, t1);
-		iotrace_complete_unowned(d, rq, s, error, state);
+		goto out;
 	}
+	iotrace_prof_part(IOTRACE_PF_C_LOOKUP, t1);
+	iotrace_complete_unowned(d, rq, s, error, state);
 out:
 	preempt_enable_notrace();
 	iotrace_prof(IOTRACE_PF_COMPLETE, t0);
