@@ -67,9 +67,9 @@
 BENCH_RUNTIME=3
 BENCH_RAMP=500ms
 BENCH_ROUNDS=3
-BENCH_CONFIGS="none loaded nosub nometrics lean enabled persist triggers record blktrace bpftrace ftrace floor0 floor1 floor2 floor3 floor4 floor5"
+BENCH_CONFIGS="none loaded nosub nometrics lean enabled persist triggers record blktrace bpftrace ftrace floor0 floor1 floor2 floor3 floor4 floor5 floor6"
 BENCH_MULTI=1
-BENCH_URING_CONFIGS="none loaded nosub nometrics lean enabled record ftrace floor0 floor1 floor2 floor3 floor4 floor5"
+BENCH_URING_CONFIGS="none loaded nosub nometrics lean enabled record ftrace floor0 floor1 floor2 floor3 floor4 floor5 floor6"
 BENCH_STATS_RECORDS=1000000
 BENCH_BPF_SESSION=1
 params=$IOTRACE_SRC/build/bench/params.env

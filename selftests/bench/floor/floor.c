@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iotrace_floor - the floor under iotrace's per-request cost, for the
- * bench only (selftests/bench/bench.sh, configurations floor0..floor3).
+ * bench only (selftests/bench/bench.sh, configurations floor0..floor6).
  *
  * Attaches probes to the block tracepoints iotrace attaches to (found and
  * registered as module/probe.c does), doing no more than @level says:
@@ -23,12 +23,13 @@
  *      (Documentation/benchmark.rst, "The floor"): as 4, and in each probe
  *      the disk (@disk) found in a hash by its gendisk and its state
  *      tested, the request's slot found from its hardware queue and tag
- *      with bounds; at block_io_start the submitter's pid; at issue the
- *      queue time, the op and its flags translated, the cgroup id; at
- *      completion the owner tested, the metrics (four per-CPU counters,
- *      two histogram buckets) and the record written in a per-CPU ring
- *      marked busy, then published.  None of iotrace's chunks, nesting
- *      counts, generations, requeue, flush or command handling.
+ *      with bounds; at block_io_start the submitter's pid (not its
+ *      command name); at issue the queue time, the op and its flags
+ *      translated, the cgroup id; at completion the owner tested, the
+ *      metrics (four per-CPU counters, two histogram buckets) and the
+ *      record written in a per-CPU ring marked busy, then published.
+ *      None of iotrace's chunks, nesting counts, generations, requeue,
+ *      flush or command handling.
  * Everything is attached at load and detached at unload.
  */
 #include <linux/module.h>
