@@ -165,6 +165,17 @@ static void floor_complete_clock(void *data, struct request *rq,
 	preempt_enable();
 }
 
+/* Words 9 to 14 of a record, which no level fills: stored zero. */
+static __always_inline void floor_zero_tail(struct floor_rec *r)
+{
+	r->w[9] = 0;
+	r->w[10] = 0;
+	r->w[11] = 0;
+	r->w[12] = 0;
+	r->w[13] = 0;
+	r->w[14] = 0;
+}
+
 /*
  * The 128 bytes of a record into the next slot of @c, this CPU's: the
  * completion time @now, the issue's @issue_ns, @sector, @bytes and
@@ -187,12 +198,7 @@ static __always_inline void floor_store(struct floor_cpu *c,
 	r->w[6] = rq->tag;
 	r->w[7] = smp_processor_id();
 	r->w[8] = start_ns;
-	r->w[9] = 0;
-	r->w[10] = 0;
-	r->w[11] = 0;
-	r->w[12] = 0;
-	r->w[13] = 0;
-	r->w[14] = 0;
+	floor_zero_tail(r);
 	r->w[15] = c->n;
 }
 
@@ -463,12 +469,7 @@ static void floor_complete6(void *data, struct request *rq,
 	r->w[6] = (u64)s->op << 56 | (u64)(__force u32)error << 16;
 	r->w[7] = READ_ONCE(s->sub_rq) == rq ? s->pid : 0;
 	r->w[8] = s->cgroup;
-	r->w[9] = 0;
-	r->w[10] = 0;
-	r->w[11] = 0;
-	r->w[12] = 0;
-	r->w[13] = 0;
-	r->w[14] = 0;
+	floor_zero_tail(r);
 	r->w[15] = 0;
 	WRITE_ONCE(s->rq, NULL);
 	/* publish: the body before the sequence number */
