@@ -20,13 +20,16 @@
 #
 # Checks: twice during the run (40 s and 100 s into it), "iotracectl
 # inflight -o json" lists the read first (the oldest), once, with its
-# sector, length, an issue time in that window and an age of at
-# least the time since; the debugfs inflight file lists it.  The stuck
-# trigger (stuck=30s rate=0) sends exactly one event, for it.  Its record
-# at the end: TIMEOUT and REQUEUED, no error, dd's pid (where the kernel
-# has block_io_start), completed at least STUCK_S after dd started.  The ring: every completion the stat
-# counted, none dropped or overwritten, no other record timed out,
-# requeued or failed; nothing in flight at the end; no kernel warning.
+# sector, length, an issue time in that window and an age of at least
+# the time since; the debugfs inflight file lists it; "iotracectl stats
+# --kernel" counts it in flight, its oldest request at least that old.
+# The stuck trigger (stuck=30s rate=0) sends exactly one event, for it.
+# Its record at the end: TIMEOUT and REQUEUED, no error, dd's pid (where
+# the kernel has block_io_start), completed at least STUCK_S after dd
+# started.  The ring: every completion the stat counted, none dropped or
+# overwritten, no other record timed out, requeued or failed; the
+# metrics count one timeout and one requeue; nothing in flight at the
+# end; no kernel warning.
 # VM-CHECK: all
 # VM-CHECK: alone
 # VM-TIMEOUT: 600
@@ -35,7 +38,7 @@
 
 require_cmd fio dd python3
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-ktap_header 16
+ktap_header 19
 out=$(mktemp -d)
 STUCK_S=150
 RUN_S=120
@@ -60,6 +63,16 @@ snap() {
 	"$IOTRACECTL" inflight -o json "$sd" > "$out/infl.$1.json" ||
 		log "iotracectl inflight $sd failed"
 	cat "$IOT/$sd/inflight" > "$out/infl.$1.txt"
+	"$IOTRACECTL" stats --kernel -o json "$sd" > "$out/met.$1.json" ||
+		log "iotracectl stats --kernel $sd failed"
+}
+
+# metric KEY - a top-level value of the disk's metrics at the end
+metric() {
+	python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+print((m[0] if isinstance(m, list) else m)[sys.argv[2]])' "$out/met.3.json" "$1"
 }
 
 load_iotrace buf_size=4M
@@ -149,6 +162,12 @@ for n, when in ((1, '40 s'), (2, '100 s')):
         all(r['issue_ns'] > t_have for r in rows[1:]),
         'at %s: its age at least the %.1f s since the device had it, every '
         'other one issued after it' % (when, (t_snap - t_have) / 1e9))
+    m = json.load(open('%s/met.%d.json' % (out, n)))
+    m = m[0] if isinstance(m, list) else m
+    res(m['inflight'] >= 1 and m['oldest_age_ns'] is not None and
+        m['oldest_age_ns'] >= t_snap - t_have,
+        'at %s: the metrics count %d in flight, the oldest %.1f s old' %
+        (when, m['inflight'], (m['oldest_age_ns'] or 0) / 1e9))
     txt = open('%s/infl.%d.txt' % (out, n)).read().split()
     res(str(sector) in txt,
         'at %s: the debugfs inflight file lists sector %d' % (when, sector))
@@ -216,6 +235,8 @@ bad = int(sys.argv[3])
 sys.exit(any(int(f[1]) != int(sys.argv[2]) and int(f[3]) & bad
              for f in (l.split() for l in open(sys.argv[1]) if l[0] != "#")))' \
 	"$out/recs.t" "$SECTOR" $((RF_TIMEOUT | RF_REQUEUED | RF_ERROR))
+ktap_check "the metrics count one timeout and one requeue ($(metric timeouts), $(metric requeues))" \
+	test "$(metric timeouts)" = 1 -a "$(metric requeues)" = 1
 ktap_check "nothing in flight at the end" \
 	test "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' \
 		"$out/infl.3.json")" -eq 0
