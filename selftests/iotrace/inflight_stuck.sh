@@ -123,7 +123,6 @@ fiopid=$!
 t0=$SECONDS
 sleep 40
 snap 1
-task_show $fiopid
 log "stat $(cat /sys/block/"$sd"/stat), inflight $(cat /sys/block/"$sd"/inflight)"
 sleep $((100 - (SECONDS - t0)))
 snap 2
