@@ -203,7 +203,6 @@ sys.exit(not (int(f["sector"]) == int(sys.argv[2]) and f["op"] == "read" and
 	ktap_fail "ringcheck check"
 "$RINGCHECK" dumpt "$IOT/$sd/ring" > "$out/recs.t"
 "$RINGCHECK" dumpp "$IOT/$sd/ring" > "$out/recs.p"
-"$IOTRACECTL" show "$sd" | head -n 60 | sed 's/^/# rec: /'
 delta=$((stat1 - stat0))
 nfio=$(python3 -c '
 import json, sys
