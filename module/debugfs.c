@@ -122,17 +122,23 @@ static int iotrace_inflight_show(struct seq_file *m, void *v)
 	u32 i, n;
 	u64 now;
 
-	seq_puts(m, "ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU\n");
+	seq_puts(m, "ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU PID\n");
 	e = iotrace_inflight_collect(m->private, &n);
 	if (!e)
 		return -ENOMEM;
 	now = ktime_get_ns();
-	for (i = 0; i < n; i++)
-		seq_printf(m, "%llu %llu %s %llu %u %u %u %u\n", e[i].issue_ns,
+	for (i = 0; i < n; i++) {
+		seq_printf(m, "%llu %llu %s %llu %u %u %u %u ", e[i].issue_ns,
 			   now > e[i].issue_ns ?
 			   div_u64(now - e[i].issue_ns, NSEC_PER_USEC) : 0,
 			   iotrace_op_name(e[i].op), e[i].sector, e[i].bytes,
 			   e[i].hwq, e[i].tag, e[i].cpu);
+		/* the submitter: unknown "-", the kernel's own I/O 0 */
+		if (e[i].flags & IOTRACE_INFL_SUBMITTER)
+			seq_printf(m, "%u\n", e[i].pid);
+		else
+			seq_puts(m, "-\n");
+	}
 	kvfree(e);
 	return 0;
 }

@@ -206,6 +206,7 @@ struct iotrace_trig {
 #define IOTRACE_TE_ISSUE	BIT(1)	/* @issue_ns */
 #define IOTRACE_TE_LAT		BIT(2)	/* @lat_ns */
 #define IOTRACE_TE_STATUS	BIT(3)	/* @dev_status */
+#define IOTRACE_TE_PID		BIT(4)	/* @pid */
 
 /**
  * struct iotrace_trig_evt - the facts of one trigger event.
@@ -220,6 +221,7 @@ struct iotrace_trig {
  * @dev_status: the record's device status.
  * @bytes: length.
  * @cpu: the CPU of @seq.
+ * @pid: the submitter's pid, 0 for the kernel's own I/O.
  * @hwq: hardware queue.
  * @tag: tag.
  * @op: enum iotrace_op.
@@ -240,6 +242,7 @@ struct iotrace_trig_evt {
 	u32	dev_status;
 	u32	bytes;
 	u32	cpu;
+	u32	pid;
 	u16	hwq;
 	u16	tag;
 	u8	op;
@@ -547,6 +550,9 @@ struct iotrace_disk_mem {
  * @tag: its tag.
  * @op: enum iotrace_op.
  * @retries: requeues so far.
+ * @pid: the submitter's pid (with IOTRACE_INFL_SUBMITTER in @sub).
+ * @sub: IOTRACE_INFL_* bits: whether the submitter was noted, and whether
+ *	it is the kernel.
  */
 struct iotrace_slot_issue {
 	u64	issue_ns;
@@ -557,6 +563,8 @@ struct iotrace_slot_issue {
 	u16	hwq;
 	u8	op;
 	u8	retries;
+	u32	pid;
+	u8	sub;
 };
 
 bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v);

@@ -129,6 +129,7 @@ static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 					    .len = IOTRACE_FILE_ID_LEN - 1 },
 	[IOTRACE_A_ID_WWN]		= { .type = NLA_NUL_STRING,
 					    .len = IOTRACE_FILE_ID_LEN - 1 },
+	[IOTRACE_A_TRIG_PID]		= { .type = NLA_REJECT },
 };
 
 /**
@@ -529,6 +530,9 @@ void iotrace_nl_trig_send(struct iotrace_disk *d,
 		goto err_cancel;
 	if ((ev->has & IOTRACE_TE_STATUS) &&
 	    nla_put_u32(skb, IOTRACE_A_TRIG_DEV_STATUS, ev->dev_status))
+		goto err_cancel;
+	if ((ev->has & IOTRACE_TE_PID) &&
+	    nla_put_u32(skb, IOTRACE_A_TRIG_PID, ev->pid))
 		goto err_cancel;
 hold:
 	if (iotrace_nl_fill_hold(skb, d))

@@ -642,6 +642,13 @@ static noinline void iotrace_trig_requeue(struct iotrace_disk *d,
 	};
 
 	ev.lat_ns = ev.time_ns > ev.issue_ns ? ev.time_ns - ev.issue_ns : 0;
+	/* its submitter, as iotrace_fill() takes it (the probe holds @s) */
+	if (READ_ONCE(s->sub_rq) == rq) {
+		/* pairs with the smp_wmb() before sub_rq is set */
+		smp_rmb();
+		ev.pid = s->pid;
+		ev.has |= IOTRACE_TE_PID;
+	}
 	iotrace_trig_post(d, t, &ev);
 }
 
@@ -1051,6 +1058,11 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 			ev->has |= IOTRACE_TE_STATUS;
 		}
 		ev->retries = r->retries;
+		/* pid 0 without IOTRACE_RF_KERNEL: no submitter noted */
+		if (r->pid || (r->rflags & IOTRACE_RF_KERNEL)) {
+			ev->pid = r->pid;
+			ev->has |= IOTRACE_TE_PID;
+		}
 	}
 	/* publish: the body is visible before the sequence number */
 	iotrace_prof_pstart(t1);

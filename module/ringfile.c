@@ -227,6 +227,30 @@ static bool iotrace_slot_fields(const struct iotrace_slot *s,
 	return true;
 }
 
+/*
+ * The submitter block_io_start noted for @rq in @s (iotrace_slot_start()),
+ * as they are: no flag when it noted none for @rq.  The tag sub_rq is set
+ * after the fields it covers (smp_wmb()); a request that ends meanwhile
+ * fails the checks of iotrace_slot_read() after it.
+ */
+static void iotrace_slot_submitter(const struct iotrace_slot *s,
+				   const struct request *rq,
+				   struct iotrace_slot_issue *v)
+{
+	v->pid = 0;
+	v->sub = 0;
+	if (READ_ONCE(s->sub_rq) != rq)
+		return;
+	/* pairs with the smp_wmb() before sub_rq is set */
+	smp_rmb();
+	/* the tag's next request may write it: the caller's checks drop it */
+	v->pid = data_race(s->pid);
+	v->sub = IOTRACE_INFL_SUBMITTER;
+	/* as the pid */
+	if (data_race(s->sub_rflags) & IOTRACE_RF_KERNEL)
+		v->sub |= IOTRACE_INFL_KERNEL;
+}
+
 /**
  * iotrace_slot_read() - copy the issue of the request in flight in a slot.
  * @s: the slot.
@@ -244,18 +268,23 @@ bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v)
 {
 	/* pairs with the smp_wmb() after an odd generation */
 	u32 gen = smp_load_acquire(&s->gen);
+	struct request *rq = READ_ONCE(s->rq);
 
-	if ((gen & 1) || !READ_ONCE(s->rq))
+	if ((gen & 1) || !rq)
 		return false;
 	/*
 	 * A seqlock's read: the next issue on the slot's tag may write it
 	 * meanwhile (plain stores, probe.c), and a torn copy is dropped by
-	 * the checks of gen and rq after it.
+	 * the checks of gen and rq after it.  The submitter is @rq's when
+	 * they pass: a request that reuses @rq (the tag's next) notes its
+	 * own only after @rq completed, which empties the slot, and its
+	 * issue moves the generation on.
 	 */
 	data_race(iotrace_slot_fields(s, v));
+	iotrace_slot_submitter(s, rq, v);
 	/* copy done before the generation is read again */
 	smp_rmb();
-	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq);
+	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq) == rq;
 }
 
 /*
@@ -303,6 +332,8 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 		e[n].tag = v.tag;
 		e[n].cpu = v.issue_cpu;
 		e[n].op = v.op;
+		e[n].flags = v.sub;
+		e[n].pid = v.pid;
 		n++;
 	}
 out:

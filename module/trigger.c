@@ -392,6 +392,10 @@ static void iotrace_trig_scan_disk(struct iotrace_disk *d,
 		ev.time_ns = now;
 		ev.lat_ns = now - ev.issue_ns;
 		ev.has = IOTRACE_TE_ISSUE | IOTRACE_TE_LAT;
+		if (v.sub & IOTRACE_INFL_SUBMITTER) {
+			ev.pid = v.pid;
+			ev.has |= IOTRACE_TE_PID;
+		}
 		iotrace_trig_stuck(d, t, &ev);
 	}
 	ts->scan_ns = now;

@@ -36,7 +36,7 @@ inflight_ok=1
 for i in 1 2 3 4 5; do
 	sleep 2
 	head -1 "$IOT/$disk/inflight" |
-		grep -qx 'ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU' ||
+		grep -qx 'ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU PID' ||
 		inflight_ok=0
 	cat "$IOT/$disk/stats" > /dev/null || inflight_ok=0
 done

@@ -182,7 +182,7 @@ inflight() {
 		"$out/iolog" | tr '\n' ' ' > "$out/order"
 	log "fio submission order (sectors): $(cat "$out/order")"
 	ktap_check "header line" test "$(head -1 "$out/inflight")" = \
-		"ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU"
+		"ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU PID"
 	ktap_check "stats: 4 in flight ($n)" test "$n" = 4
 	ktap_check "inflight lists 4" test "$(wc -l < "$out/inflight")" = 5
 	ktap_check "oldest first: fio's submission order" test \

@@ -40,7 +40,7 @@
 
 require_cmd fio dd python3
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-ktap_header 19
+ktap_header 22
 out=$(mktemp -d)
 # a debug kernel (make check-debug) runs each command several times
 # slower: the read stays stuck longer, for the views at 90 s to see it
@@ -151,9 +151,14 @@ sed 's/^/# event: /' "$out/ev" | head -n 5
 echo 0 > "$IOT/$sd/enable"
 
 # ---- the in-flight views during the run --------------------------------
-python3 - "$out" "$SECTOR" "$t_before" "$t_have" > "$out/verdict" <<'EOF_PY'
+# a kernel without block_io_start (before 6.5) notes no submitter: null
+sub=0
+[ "$(iot_status submitter)" != 1 ] || sub=1
+python3 - "$out" "$SECTOR" "$t_before" "$t_have" "$ddpid" "$sub" \
+	> "$out/verdict" <<'EOF_PY'
 import json, sys
-out, sector, t_before, t_have = sys.argv[1], *map(int, sys.argv[2:])
+out, sector, t_before, t_have, ddpid, sub = \
+    sys.argv[1], *map(int, sys.argv[2:])
 def res(ok, what):
     print(('ok' if ok else 'FAIL') + ' ' + what)
 for n, when in ((1, '40 s'), (2, '90 s')):
@@ -170,6 +175,10 @@ for n, when in ((1, '40 s'), (2, '90 s')):
         all(r['issue_ns'] > t_have for r in rows[1:]),
         'at %s: its age at least the %.1f s since the device had it, every '
         'other one issued after it' % (when, (t_snap - t_have) / 1e9))
+    pid = mine[0].get('pid', 'absent') if len(mine) == 1 else 'absent'
+    res(pid == (ddpid if sub else None),
+        'at %s: its submitter %s, dd is %d (noted: %d)' %
+        (when, pid, ddpid, sub))
     m = json.load(open('%s/met.%d.json' % (out, n)))
     m = m[0] if isinstance(m, list) else m
     res(m['inflight'] >= 1 and m['oldest_age_ns'] is not None and
@@ -197,6 +206,11 @@ f = dict(kv.split("=", 1) for kv in open(sys.argv[1]).read().split() if "=" in k
 sys.exit(not (int(f["sector"]) == int(sys.argv[2]) and f["op"] == "read" and
               int(f["latency_ns"]) >= int(sys.argv[3]) * 10**9))' \
 	"$out/ev.sd" "$SECTOR" "$STUCK_TRIG_S"
+ev_pid=$(sed -n 's/.* pid=\([0-9]*\).*/\1/p' "$out/ev.sd")
+want=
+[ "$sub" != 1 ] || want=$ddpid
+ktap_check "the stuck event's submitter: '$ev_pid', dd is $ddpid (noted: $sub)" \
+	test "$ev_pid" = "$want"
 
 # ---- the records --------------------------------------------------------
 "$RINGCHECK" check "$IOT/$sd/ring" > "$out/check" ||

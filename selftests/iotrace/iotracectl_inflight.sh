@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # iotracectl_inflight: "iotracectl inflight" lists the commands a slow
-# device still holds, oldest first, with their op, sector and length.
+# device still holds, oldest first, with their op, sector, length and
+# submitter, from debugfs and from the device's IOTRACE_IOC_INFLIGHT.
 #
 # Oracles: the offsets and sizes dd was told to use, the order the two dd
-# were started in, and null_blk's configured completion time (5 s, so both
-# are outstanding when listed).
+# were started in, their pids (/proc: the child of each timeout), and
+# null_blk's configured completion time (5 s, so both are outstanding when
+# listed).  A kernel without block_io_start (before 6.5) notes no
+# submitter: the pid is null there.
 #
 # Everything between the first held request and the listing must take
 # less than that completion time, on a loaded host too: the in-flight count
@@ -21,7 +24,7 @@
 
 require_cmd python3
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-ktap_header 4
+ktap_header 7
 out=$(mktemp -d)
 # tlog MSG - log line with the guest's uptime
 tlog() {
@@ -55,30 +58,75 @@ wait_inflight() {
 	done
 	return 1
 }
+# child_of PID - the pid of PID's child (dd under timeout), from /proc
+child_of() {
+	local f st rest
+
+	for f in /proc/[0-9]*/stat; do
+		read -r st < "$f" 2> /dev/null || continue
+		rest=${st##*) }
+		set -- $rest
+		if [ "$2" = "$PARENT" ]; then
+			st=${f#/proc/}
+			echo "${st%/stat}"
+			return 0
+		fi
+	done 2> /dev/null
+	return 1
+}
 timeout 60 dd if=/dev/$disk of=/dev/null bs=4096 skip=100 count=1 iflag=direct 2> /dev/null &
+rd_t=$!
 wait_inflight 1 || tlog "the read did not show up in stats"
 tlog "read in flight"
 timeout 60 dd if=/dev/zero of=/dev/$disk bs=8192 seek=300 count=1 oflag=direct 2> /dev/null &
+wr_t=$!
 wait_inflight 2 || tlog "the write did not show up in stats"
 tlog "write in flight"
 "$IOTRACECTL" inflight $disk > "$out/infl.txt"
 rc=$?
 "$IOTRACECTL" inflight -o json $disk > "$out/infl.json"
+# no debugfs there: the device's ioctl
+IOTRACE_DEBUGFS=/nonexistent "$IOTRACECTL" inflight -o json $disk \
+	> "$out/infl-dev.json" 2> "$out/infl-dev.err"
+rc_dev=$?
+rd_pid=$(PARENT=$rd_t child_of)
+wr_pid=$(PARENT=$wr_t child_of)
 tlog "listed; waiting for the requests to complete"
 wait
 sed 's/^/# /' "$out/infl.txt"
+sed 's/^/# device: /' "$out/infl-dev.err"
 ktap_check "inflight exited 0" test $rc -eq 0
-python3 - "$out/infl.json" > "$out/verdict" <<'EOF_PY'
+ktap_check "inflight through the device exited 0" test $rc_dev -eq 0
+sub=0
+[ "$(iot_status submitter)" != 1 ] || sub=1
+log "dd read pid ${rd_pid:-?}, write pid ${wr_pid:-?}; submitter noted: $sub"
+python3 - "$out/infl.json" "$out/infl-dev.json" "${rd_pid:-0}" \
+	"${wr_pid:-0}" $sub > "$out/verdict" <<'EOF_PY'
 import json, sys
-rows = [r for r in json.load(open(sys.argv[1]))
-        if (r['op'], r['sector'], r['bytes']) in
-        (('read', 800, 4096), ('write', 4800, 8192))]
+def mine(p):
+    try:
+        return [r for r in json.load(open(p))
+                if (r['op'], r['sector'], r['bytes']) in
+                (('read', 800, 4096), ('write', 4800, 8192))]
+    except ValueError:
+        return []
+rows, dev = mine(sys.argv[1]), mine(sys.argv[2])
+rd, wr, sub = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == '1'
 def res(ok, what):
     print(('ok' if ok else 'FAIL') + ' ' + what)
 res(len(rows) == 2, 'both dd requests listed (read 800+4096, write 4800+8192): %s' % rows)
 res(len(rows) == 2 and rows[0]['op'] == 'read' and rows[1]['op'] == 'write' and
     rows[0]['issue_ns'] < rows[1]['issue_ns'] and rows[0]['age_us'] > rows[1]['age_us'],
     'oldest first, the older one has the larger age')
+want = [rd, wr] if sub else [None, None]
+res(len(rows) == 2 and rd > 0 and wr > 0 and
+    [r.get('pid', 'absent') for r in rows] == want,
+    'submitters: %s, dd read %d and write %d (noted: %s)' %
+    ([r.get('pid', 'absent') for r in rows], rd, wr, sub))
+key = lambda r: (r['op'], r['issue_ns'], r['sector'], r['bytes'], r['hwq'],
+                 r['tag'], r['cpu'], r.get('pid', 'absent'))
+res(len(dev) == 2 and [key(r) for r in dev] == [key(r) for r in rows],
+    'the device gives the same requests and submitters: %s' % dev)
 EOF_PY
 sed 's/^/# /' "$out/verdict"
 while read -r v what; do

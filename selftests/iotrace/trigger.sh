@@ -304,7 +304,9 @@ echo "+0-7" > "/sys/kernel/config/nullb/nbtrbad/badblocks" ||
 "$IOTRACECTL" trigger "$bdk" error rate=0 || ktap_fail "trigger error"
 "$IOTRACECTL" clear "$bdk"
 listen "$out/ev.err"
-dd if=/dev/"$bdk" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
+dd if=/dev/"$bdk" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null &
+e1=$!
+wait $e1
 dd if=/dev/"$bdk" of=/dev/null bs=4k count=1 skip=8 iflag=direct 2> /dev/null
 dd if=/dev/"$bdk" of=/dev/null bs=4k count=1 skip=16 iflag=direct 2> /dev/null
 sleep 2
@@ -316,6 +318,13 @@ ktap_check "one error event, reason error, errno 5 (EIO), sector 0, op read" \
 	test "$(echo "$ev" | grep -c .)" -eq 1 -a \
 	"$(field "$ev" reason)" = error -a "$(field "$ev" errno)" = 5 -a \
 	"$(field "$ev" sector)" = 0 -a "$(field "$ev" op)" = read
+# the submitter, where block_io_start notes it (6.5+): else no pid=
+sub=0
+[ "$(iot_status submitter)" != 1 ] || sub=1
+want=
+[ $sub = 0 ] || want=$e1
+ktap_check "the error event's submitter: '$(field "$ev" pid)', dd was $e1 (noted: $sub)" \
+	test "$(field "$ev" pid)" = "$want"
 ktap_check "the EIO record is flagged, the good reads are not" \
 	test "$(awk -v f=$RF_TRIGGER '$8 == -5 && int($6 / f) % 2 == 1' "$out/r.err" | wc -l)" -eq 1 -a \
 	"$(awk -v f=$RF_TRIGGER '$8 == 0 && int($6 / f) % 2 == 1' "$out/r.err" | wc -l)" -eq 0 -a \
@@ -364,6 +373,16 @@ ktap_check "exactly one stuck event per request (2)" \
 	"$(wc -l < "$out/ev.stk.$stk")" -eq 2
 secs=$(for l in $(tr ' ' '\n' < "$out/ev.stk.$stk" | sed -n 's/^sector=//p'); do echo "$l"; done | sort -n | tr '\n' ' ')
 ktap_check "one for each request: sectors 0 and 800 ($secs)" test "$secs" = "0 800 "
+ktap_check "their submitters: dd $d1 read sector 0, dd $d2 sector 800 (noted: $sub)" \
+	python3 -c '
+import sys
+evs = [dict(kv.split("=", 1) for kv in l.split() if "=" in kv)
+       for l in open(sys.argv[1])]
+got = sorted((int(e["sector"]), e.get("pid")) for e in evs)
+sub = sys.argv[2] == "1"
+want = [(0, sys.argv[3] if sub else None), (800, sys.argv[4] if sub else None)]
+print("# got %s, want %s" % (got, want))
+sys.exit(got != want)' "$out/ev.stk.$stk" $sub $d1 $d2
 ktap_check "their age is at least the threshold, op read" \
 	test "$(awk '{ for (i = 1; i <= NF; i++) { if ($i ~ /^latency_ns=/) { sub(/.*=/, "", $i); if ($i >= 1000000000) n++ } } } END { print n + 0 }' "$out/ev.stk.$stk")" -eq 2 -a \
 	"$(grep -c ' op=read ' "$out/ev.stk.$stk")" -eq 2

@@ -428,19 +428,28 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
  * @age_us: age when the kernel printed it.
  * @f: the other columns, as text.
  */
+/*
+ * A request in flight: its fields after age as text, f[6] the submitter's
+ * pid ("-": unknown, as from a module older than the column).
+ */
 struct infl {
 	unsigned long long issue_ns;
 	double age_us;
-	char f[6][40];
+	char f[7][40];
 };
 
+#define INFL_F		7	/* struct infl's f[] */
+#define INFL_NEED	8	/* the columns every module's debugfs file has */
+
+/* debugfs inflight's columns: the first INFL_NEED, then PID (optional) */
 static const char *const infl_cols[] = {
 	"ISSUE_NS", "AGE_US", "OP", "SECTOR", "BYTES", "HWQ", "TAG", "CPU",
+	"PID",
 };
 
 /* the JSON keys of struct infl's f[] */
 static const char *const infl_keys[] = {
-	"op", "sector", "bytes", "hwq", "tag", "cpu",
+	"op", "sector", "bytes", "hwq", "tag", "cpu", "pid",
 };
 
 static int cmp_infl(const void *a, const void *b)
@@ -457,7 +466,7 @@ static int cmp_infl(const void *a, const void *b)
 static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 {
 	char path[512], line[1024];
-	int col[8], ncols = 0, i, j;
+	int col[INFL_F + 2], ncols = 0, i, j;
 	struct infl *v = NULL;
 	size_t n = 0, cap = 0;
 	FILE *fp;
@@ -466,7 +475,7 @@ static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 	fp = fopen(path, "re");
 	if (!fp)
 		return 1;
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < INFL_F + 2; i++)
 		col[i] = -1;
 	if (!fgets(line, sizeof(line), fp)) {
 		iot_err("%s: empty, expected a header line", path);
@@ -478,11 +487,11 @@ static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 
 		for (tok = strtok_r(line, " \t\n", &save); tok;
 		     tok = strtok_r(NULL, " \t\n", &save), ncols++)
-			for (i = 0; i < 8; i++)
+			for (i = 0; i < INFL_F + 2; i++)
 				if (!strcmp(tok, infl_cols[i]))
 					col[i] = ncols;
 	}
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < INFL_NEED; i++)
 		if (col[i] < 0) {
 			iot_err("%s: no %s column in the header: the module and iotracectl do not match",
 				path, infl_cols[i]);
@@ -518,9 +527,9 @@ static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 		}
 		v[n].issue_ns = strtoull(f[col[0]], NULL, 10);
 		v[n].age_us = strtod(f[col[1]], NULL);
-		for (j = 0; j < 6; j++)
+		for (j = 0; j < INFL_F; j++)
 			snprintf(v[n].f[j], sizeof(v[n].f[j]), "%s",
-				 f[col[j + 2]]);
+				 col[j + 2] < 0 ? "-" : f[col[j + 2]]);
 		/* op names as show and stats print them */
 		for (j = 0; v[n].f[0][j]; j++)
 			v[n].f[0][j] = tolower((unsigned char)v[n].f[0][j]);
@@ -589,6 +598,12 @@ static int infl_dev(const char *disk, struct infl **out, size_t *outn)
 		snprintf(v[k].f[3], sizeof(v[k].f[3]), "%u", e[k].hwq);
 		snprintf(v[k].f[4], sizeof(v[k].f[4]), "%u", e[k].tag);
 		snprintf(v[k].f[5], sizeof(v[k].f[5]), "%u", e[k].cpu);
+		/* zero flags: no submitter noted, or a module before them */
+		if (e[k].flags & IOTRACE_INFL_SUBMITTER)
+			snprintf(v[k].f[6], sizeof(v[k].f[6]), "%u",
+				 e[k].pid);
+		else
+			snprintf(v[k].f[6], sizeof(v[k].f[6]), "-");
 	}
 	free(e);
 	*out = v;
@@ -780,18 +795,19 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 		return 1;
 	qsort(v, n, sizeof(*v), cmp_infl);
 	if (o->fmt == FMT_NORMAL)
-		printf("%-20s %12s %-10s %12s %8s %4s %5s %4s\n", "ISSUE_NS",
-		       "AGE_US", "OP", "SECTOR", "BYTES", "HWQ", "TAG", "CPU");
+		printf("%-20s %12s %-10s %12s %8s %4s %5s %4s %7s\n",
+		       "ISSUE_NS", "AGE_US", "OP", "SECTOR", "BYTES", "HWQ",
+		       "TAG", "CPU", "PID");
 	else if (o->fmt == FMT_CSV)
-		printf("issue_ns,age_us,op,sector,bytes,hwq,tag,cpu\n");
+		printf("issue_ns,age_us,op,sector,bytes,hwq,tag,cpu,pid\n");
 	else
 		iot_out_begin(&doc, stdout, FMT_JSON, o->jsonl);
 	for (k = 0; k < n; k++) {
-		uint64_t num[6];
-		int have[6];
+		uint64_t num[INFL_F];
+		int have[INFL_F];
 
 		/* the columns after op are numbers (JSON: else null) */
-		for (j = 1; j < 6; j++)
+		for (j = 1; j < INFL_F; j++)
 			have[j] = col_num(v[k].f[j], &num[j]);
 		/* no media address (a passthrough command): none, as show */
 		if (have[1] && num[1] == UINT64_MAX) {
@@ -799,14 +815,14 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 			strcpy(v[k].f[1], "-");
 		}
 		if (o->fmt == FMT_NORMAL) {
-			printf("%-20llu %12.1f %-10s %12s %8s %4s %5s %4s\n",
+			printf("%-20llu %12.1f %-10s %12s %8s %4s %5s %4s %7s\n",
 			       v[k].issue_ns, v[k].age_us, v[k].f[0],
 			       v[k].f[1], v[k].f[2], v[k].f[3], v[k].f[4],
-			       v[k].f[5]);
+			       v[k].f[5], v[k].f[6]);
 		} else if (o->fmt == FMT_CSV) {
 			printf("%llu,%.1f,", v[k].issue_ns, v[k].age_us);
 			iot_csv_str(stdout, v[k].f[0]);
-			for (j = 1; j < 6; j++) {
+			for (j = 1; j < INFL_F; j++) {
 				putchar(',');
 				if (have[j])
 					printf("%llu",
@@ -818,7 +834,7 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 			jw_kv_u64(&doc.jw, "issue_ns", v[k].issue_ns);
 			jw_kv_float(&doc.jw, "age_us", "%.1f", v[k].age_us);
 			jw_kv_str(&doc.jw, "op", v[k].f[0]);
-			for (j = 1; j < 6; j++) {
+			for (j = 1; j < INFL_F; j++) {
 				jw_key(&doc.jw, infl_keys[j]);
 				if (have[j])
 					jw_u64(&doc.jw, num[j]);

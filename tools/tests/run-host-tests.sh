@@ -1265,7 +1265,7 @@ assert js == {k: (v or None) for k, v in heads.items()}, js' \
 	wd='we"ird\disk' && mkdir "$T/dfs5/$wd" &&
 	cp "$T/dfs/sda/ring" "$T/dfs5/$wd/ring" &&
 	printf 'enabled: 1\nrecorded: 12abc\npresent: -\ndropped: 7\n' > "$T/dfs5/$wd/stats" &&
-	printf 'ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU\n5000 1.5 drv_in 18446744073709551615 512 ? 2 0\n6000 0.5 read 8 4096 1 3 -1\n' > "$T/dfs5/$wd/inflight" &&
+	printf 'ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU PID\n5000 1.5 drv_in 18446744073709551615 512 ? 2 0 -\n6000 0.5 read 8 4096 1 3 -1 4242\n' > "$T/dfs5/$wd/inflight" &&
 	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" list -o json > "$T/l.json" 2> "$T/err" &&
 	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" list -o json --jsonl > "$T/l.jsonl" 2>> "$T/err" &&
 	IOTRACE_DEBUGFS="$T/dfs5" "$BIN" list -o csv > "$T/l.csv" 2>> "$T/err" &&
@@ -1308,8 +1308,10 @@ for x in i:
 		else:
 			assert v is None or type(v) is int, (k, v)
 assert i[0]["op"] == "drv_in" and i[0]["sector"] is None and \
-	i[0]["hwq"] is None and i[0]["bytes"] == 512, i[0]
-assert i[1]["sector"] == 8 and i[1]["cpu"] is None, i[1]
+	i[0]["hwq"] is None and i[0]["bytes"] == 512 and \
+	i[0]["pid"] is None, i[0]
+assert i[1]["sector"] == 8 and i[1]["cpu"] is None and \
+	i[1]["pid"] == 4242, i[1]
 c = rows(sys.argv[7])
 assert len(c) == 2, c
 for r, x in zip(c, i):

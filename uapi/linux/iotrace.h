@@ -1103,10 +1103,11 @@ struct iotrace_file_counts {
  * IOTRACE_CMD_EVT_TRIGGER; version 7 IOTRACE_A_TRIG_EPOCH; version 8
  * IOTRACE_A_MEM_RING, IOTRACE_A_MEM_SLOTS and IOTRACE_A_MEM_METRICS, and
  * enum iotrace_mop the kernel's accounting groups (same layout, same
- * attributes); version 9 IOTRACE_CMD_SET_IDENTITY and IOTRACE_A_ID_*.
+ * attributes); version 9 IOTRACE_CMD_SET_IDENTITY and IOTRACE_A_ID_*;
+ * version 10 IOTRACE_A_TRIG_PID in IOTRACE_CMD_EVT_TRIGGER.
  * Commands and attributes are only ever added at the end.
  */
-#define IOTRACE_GENL_VERSION	9
+#define IOTRACE_GENL_VERSION	10
 #define IOTRACE_GENL_MCGRP	"events"
 
 /**
@@ -1345,6 +1346,10 @@ enum iotrace_genl_cmd {
  *	disk's model, at most IOTRACE_FILE_ID_LEN - 1 bytes.
  * @IOTRACE_A_ID_SERIAL: string, SET_IDENTITY: its serial number, the same.
  * @IOTRACE_A_ID_WWN: string, SET_IDENTITY: its world wide name, the same.
+ * @IOTRACE_A_TRIG_PID: u32, EVT_TRIGGER (genl version 10): the process
+ *	(thread group id) that submitted the request, 0 for the kernel's
+ *	own I/O (the record's pid and IOTRACE_RF_KERNEL); absent when the
+ *	submitter was not noted (see IOTRACE_INFL_SUBMITTER).
  * @__IOTRACE_A_MAX: number of attributes.
  *
  * A request passes the filter when its operation is in the mask, its start
@@ -1433,6 +1438,7 @@ enum iotrace_genl_attr {
 	IOTRACE_A_ID_MODEL,
 	IOTRACE_A_ID_SERIAL,
 	IOTRACE_A_ID_WWN,
+	IOTRACE_A_TRIG_PID,
 	__IOTRACE_A_MAX,
 };
 
@@ -1581,7 +1587,12 @@ struct iotrace_metrics_error {
  * @tag: driver tag.
  * @cpu: CPU that issued it.
  * @op: enum iotrace_op.
- * @pad: zero.
+ * @flags: IOTRACE_INFL_* bits (zero from a module before they came: the
+ *	submitter unknown).
+ * @pid: with IOTRACE_INFL_SUBMITTER, the process (thread group id) that
+ *	submitted the request, 0 for the kernel's own I/O
+ *	(IOTRACE_INFL_KERNEL); as iotrace_record.pid says once it completes.
+ *	0 otherwise.
  */
 struct iotrace_inflight_entry {
 	__u64	issue_ns;
@@ -1591,8 +1602,19 @@ struct iotrace_inflight_entry {
 	__u16	tag;
 	__u16	cpu;
 	__u8	op;
-	__u8	pad[5];
+	__u8	flags;
+	__u32	pid;
 };
+
+/*
+ * iotrace_inflight_entry.flags.  The submitter is noted where the request
+ * starts (block_io_start, Linux 6.5 and later, module parameter
+ * submitter=Y): without IOTRACE_INFL_SUBMITTER it is unknown (an older
+ * kernel or module, submitter=N, a flush or passthrough request of the
+ * kernel's, a request issued before the disk was enabled).
+ */
+#define IOTRACE_INFL_SUBMITTER	(1U << 0)	/* @pid is the submitter */
+#define IOTRACE_INFL_KERNEL	(1U << 1)	/* the kernel's own I/O: pid 0 */
 
 /**
  * struct iotrace_inflight_req - argument of IOTRACE_IOC_INFLIGHT.

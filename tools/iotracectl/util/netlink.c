@@ -149,6 +149,7 @@ static const char *const ev_trig_names[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_TRIG_HWQ] = "hwq",
 	[IOTRACE_A_TRIG_TAG] = "tag",
 	[IOTRACE_A_TRIG_RETRIES] = "retries",
+	[IOTRACE_A_TRIG_PID] = "pid",
 	[IOTRACE_A_HOLD_LO] = "hold_lo",
 	[IOTRACE_A_HOLD_HI] = "hold_hi",
 	[IOTRACE_A_HOLD_NS] = "hold_ns",
