@@ -403,9 +403,12 @@ if [ -n "$sd" ]; then
 	listen "$out/ev.rq"
 	echo 2 > $sdbg/every_nth
 	echo 0x8000 > $sdbg/opts
+	rqpids=
 	for i in 100 200 300 400; do
 		dd if=/dev/"$sd" of=/dev/null bs=4096 skip=$i count=1 \
-			iflag=direct 2> /dev/null
+			iflag=direct 2> /dev/null &
+		rqpids="$rqpids $!"
+		wait $!
 	done
 	echo 0 > $sdbg/opts
 	echo 0 > $sdbg/every_nth
@@ -423,6 +426,16 @@ if [ -n "$sd" ]; then
 	ktap_check "requeues=1: events ($nev) + suppressed ($supp) = requeued records, retries=1" \
 		test "$nev" -ge 1 -a $((nev + supp)) -eq "$rq" -a \
 		"$(grep -cE ' retries=1( |$)' "$out/ev.rq.$sd")" -eq "$nev"
+	ktap_check "requeues=1: each event's submitter one of the dd ($rqpids) (noted: $sub)" \
+		python3 -c '
+import sys
+evs = [dict(kv.split("=", 1) for kv in l.split() if "=" in kv)
+       for l in open(sys.argv[1])]
+dds = sys.argv[3].split()
+got = [e.get("pid") for e in evs]
+print("# pids of the events: %s" % got)
+sys.exit(not evs or not all(p in dds if sys.argv[2] == "1" else p is None
+                            for p in got))' "$out/ev.rq.$sd" $sub "$rqpids"
 
 	"$IOTRACECTL" clear "$sd"
 	listen "$out/ev.ds"
