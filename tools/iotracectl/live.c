@@ -426,11 +426,8 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
  * struct infl - one in-flight command from debugfs <disk>/inflight.
  * @issue_ns: issue time.
  * @age_us: age when the kernel printed it.
- * @f: the other columns, as text.
- */
-/*
- * A request in flight: its fields after age as text, f[6] the submitter's
- * pid ("-": unknown, as from a module older than the column).
+ * @f: the other columns, as text (infl_keys[]); f[6] the submitter's pid,
+ *	"-" when unknown (a module older than the column too).
  */
 struct infl {
 	unsigned long long issue_ns;
@@ -439,6 +436,7 @@ struct infl {
 };
 
 #define INFL_F		7	/* struct infl's f[] */
+#define INFL_COLS	(INFL_F + 2)	/* infl_cols[]: issue_ns, age_us, f[] */
 #define INFL_NEED	8	/* the columns every module's debugfs file has */
 
 /* debugfs inflight's columns: the first INFL_NEED, then PID (optional) */
@@ -451,6 +449,10 @@ static const char *const infl_cols[] = {
 static const char *const infl_keys[] = {
 	"op", "sector", "bytes", "hwq", "tag", "cpu", "pid",
 };
+
+_Static_assert(sizeof(infl_cols) / sizeof(infl_cols[0]) == INFL_COLS &&
+	       sizeof(infl_keys) / sizeof(infl_keys[0]) == INFL_F,
+	       "a name for each column of struct infl");
 
 static int cmp_infl(const void *a, const void *b)
 {
@@ -466,7 +468,7 @@ static int cmp_infl(const void *a, const void *b)
 static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 {
 	char path[512], line[1024];
-	int col[INFL_F + 2], ncols = 0, i, j;
+	int col[INFL_COLS], ncols = 0, i, j;
 	struct infl *v = NULL;
 	size_t n = 0, cap = 0;
 	FILE *fp;
@@ -475,7 +477,7 @@ static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 	fp = fopen(path, "re");
 	if (!fp)
 		return 1;
-	for (i = 0; i < INFL_F + 2; i++)
+	for (i = 0; i < INFL_COLS; i++)
 		col[i] = -1;
 	if (!fgets(line, sizeof(line), fp)) {
 		iot_err("%s: empty, expected a header line", path);
@@ -487,7 +489,7 @@ static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 
 		for (tok = strtok_r(line, " \t\n", &save); tok;
 		     tok = strtok_r(NULL, " \t\n", &save), ncols++)
-			for (i = 0; i < INFL_F + 2; i++)
+			for (i = 0; i < INFL_COLS; i++)
 				if (!strcmp(tok, infl_cols[i]))
 					col[i] = ncols;
 	}
