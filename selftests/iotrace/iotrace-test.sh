@@ -22,6 +22,28 @@ iot_stat() {
 	sed -n "s/^$2: //p" "$IOT/$1/stats"
 }
 
+# watch_start CONF [ARGS...] - "iotracectl watch" with configuration CONF
+# (written to $out/conf) and ARGS, snapshots in $out/snap, run dir
+# $out/run, its standard error in $out/log, through ${wrap[@]} when the
+# test sets it (a capability set), as $wpid; true once it said "ready",
+# false (its log printed) if it ended or did not within 30 s
+watch_start() {
+	printf '%s\n' "$1" > "$out/conf"
+	shift
+	: > "$out/log"
+	IOTRACE_RUN_DIR=$out/run "${wrap[@]:-env}" "$IOTRACECTL" watch \
+		--config "$out/conf" --dir "$out/snap" "$@" 2> "$out/log" &
+	wpid=$!
+	local end=$((SECONDS + 30))
+	until grep -q 'ready:' "$out/log"; do
+		if [ "$SECONDS" -ge "$end" ] || ! kill -0 "$wpid" 2> /dev/null; then
+			sed 's/^/# watch: /' "$out/log"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
 # iot_status KEY - one value of the top-level status file.
 iot_status() {
 	sed -n "s/^$1: //p" "$IOT/status"

@@ -37,25 +37,8 @@ nullb_mod nr_devices=1 submit_queues=2 irqmode=1 gb=1
 quiet_disk nullb0
 load_iotrace disks=none buf_size=256K
 
-# start CONF ARGS...: a watcher with configuration CONF, ready (run
-# through ${wrap[@]}: env by default)
+# the watcher runs through ${wrap[@]} (watch_start): env by default
 wrap=(env)
-start() {
-	printf '%s\n' "$1" > "$out/conf"
-	shift
-	: > "$out/log"
-	IOTRACE_RUN_DIR=$out/run "${wrap[@]}" "$IOTRACECTL" watch \
-		--config "$out/conf" --dir "$out/snap" "$@" 2> "$out/log" &
-	wpid=$!
-	local end=$((SECONDS + 20))
-	until grep -q 'ready:' "$out/log"; do
-		if [ "$SECONDS" -ge "$end" ] || ! kill -0 "$wpid" 2> /dev/null; then
-			sed 's/^/# watch: /' "$out/log"
-			return 1
-		fi
-		sleep 0.2
-	done
-}
 
 stop() {
 	kill -TERM "$wpid" 2> /dev/null
@@ -74,7 +57,7 @@ files() {
 }
 
 # ---- resize ----------------------------------------------------------
-start "post = 0
+watch_start "post = 0
 [disk nullb0]
 ring-size = 1M" || die "watch did not start"
 buf=$("$IOTRACECTL" state nullb0 | sed -n 's/^buf_size: //p')
@@ -85,7 +68,7 @@ dd if=/dev/nullb0 of=/dev/null bs=4k count=200 iflag=direct 2> /dev/null
 sleep 1
 stop
 n1=$("$IOTRACECTL" show -o csv nullb0 | grep -c '^nullb0,')
-start "post = 0
+watch_start "post = 0
 [disk nullb0]
 ring-size = 1M" || die "watch did not start again"
 n2=$("$IOTRACECTL" show -o csv nullb0 | grep -c '^nullb0,')
@@ -114,7 +97,7 @@ if ! "$IOTRACECTL" --help | grep -q '^  trigger '; then
 	ktap_finish
 fi
 rm -rf "$out/snap"
-start "post = 1
+watch_start "post = 1
 [disk nullb0]
 trigger = read-lat=1ns" || die "watch did not start with a trigger"
 ktap_check "the conditions were given to the module" \
@@ -165,7 +148,7 @@ log "iotrace.service: CapabilityBoundingSet=$caps (setpriv --bounding-set=$bset)
 rm -rf "$out/snap"
 wrap=(setpriv --bounding-set="$bset" --inh-caps=-all --no-new-privs)
 ok=1
-start "post = 0
+watch_start "post = 0
 [disk nullb0]
 ring-size = 512K
 trigger = read-lat=1s" || ok=0

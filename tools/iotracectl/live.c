@@ -12,11 +12,9 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include "cmd.h"
 #include "out.h"
@@ -549,72 +547,46 @@ static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
  */
 static int infl_dev(const char *disk, struct infl **out, size_t *outn)
 {
-	struct iotrace_inflight_entry *e = NULL, *ne;
-	struct iotrace_inflight_req req;
+	struct iot_inflight t;
+	char err[IOT_ERR_LEN];
 	struct infl *v;
-	char path[512];
-	uint32_t max = 256;
 	size_t k;
-	int fd;
+	int ret;
 
-	snprintf(path, sizeof(path), "%s/%s", iot_devdir(), disk);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	for (;;) {
-		ne = realloc(e, max * sizeof(*e));
-		if (!ne) {
-			iot_err("out of memory");
-			goto err;
-		}
-		e = ne;
-		memset(&req, 0, sizeof(req));
-		req.entries = (uintptr_t)e;
-		req.max = max;
-		if (ioctl(fd, IOTRACE_IOC_INFLIGHT, &req)) {
-			iot_err("%s: IOTRACE_IOC_INFLIGHT: %s%s", path,
-				strerror(errno), errno == ENOTTY ?
-				" (the module is older than iotracectl)" : "");
-			goto err;
-		}
-		if (req.count <= max)
-			break;
-		max = req.count + 64;
-	}
-	close(fd);
-	v = calloc(req.count ? req.count : 1, sizeof(*v));
+	ret = iot_dev_inflight(iot_devdir(), disk, &t, err, sizeof(err));
+	if (ret < 0)
+		iot_err("%s", err);
+	if (ret)
+		return ret;
+	v = calloc(t.nr ? t.nr : 1, sizeof(*v));
 	if (!v) {
 		iot_err("out of memory");
-		free(e);
+		free(t.recs);
 		return -1;
 	}
-	for (k = 0; k < req.count; k++) {
-		v[k].issue_ns = e[k].issue_ns;
-		v[k].age_us = req.now_ns > e[k].issue_ns ?
-			(double)((req.now_ns - e[k].issue_ns) / 1000) : 0;
+	for (k = 0; k < t.nr; k++) {
+		const struct iotrace_record *r = &t.recs[k];
+
+		v[k].issue_ns = r->issue_ns;
+		v[k].age_us = t.at_ns > r->issue_ns ?
+			(double)((t.at_ns - r->issue_ns) / 1000) : 0;
 		snprintf(v[k].f[0], sizeof(v[k].f[0]), "%s",
-			 iot_op_name(e[k].op));
+			 iot_op_name(r->op));
 		snprintf(v[k].f[1], sizeof(v[k].f[1]), "%llu",
-			 (unsigned long long)e[k].sector);
-		snprintf(v[k].f[2], sizeof(v[k].f[2]), "%u", e[k].bytes);
-		snprintf(v[k].f[3], sizeof(v[k].f[3]), "%u", e[k].hwq);
-		snprintf(v[k].f[4], sizeof(v[k].f[4]), "%u", e[k].tag);
-		snprintf(v[k].f[5], sizeof(v[k].f[5]), "%u", e[k].cpu);
-		/* zero flags: no submitter noted, or a module before them */
-		if (e[k].flags & IOTRACE_INFL_SUBMITTER)
-			snprintf(v[k].f[6], sizeof(v[k].f[6]), "%u",
-				 e[k].pid);
+			 (unsigned long long)r->sector);
+		snprintf(v[k].f[2], sizeof(v[k].f[2]), "%u", r->bytes);
+		snprintf(v[k].f[3], sizeof(v[k].f[3]), "%u", r->hwq);
+		snprintf(v[k].f[4], sizeof(v[k].f[4]), "%u", r->tag);
+		snprintf(v[k].f[5], sizeof(v[k].f[5]), "%u", r->issue_cpu);
+		if (r->pid || (r->rflags & IOTRACE_RF_KERNEL))
+			snprintf(v[k].f[6], sizeof(v[k].f[6]), "%u", r->pid);
 		else
 			snprintf(v[k].f[6], sizeof(v[k].f[6]), "-");
 	}
-	free(e);
+	free(t.recs);
 	*out = v;
-	*outn = req.count;
+	*outn = t.nr;
 	return 0;
-err:
-	free(e);
-	close(fd);
-	return -1;
 }
 
 /* inflight FILE: the state of the walk over the file's in-flight tables */

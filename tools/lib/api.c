@@ -1391,6 +1391,28 @@ static int api_file_read_failed(struct iotrace_source *h)
 	return -1;
 }
 
+/*
+ * A live disk's requests in flight now, from its device (the ring's
+ * source names it): each to @a->fn; as iotrace_source_inflight().
+ */
+static int api_live_inflight(struct iotrace_source *h, struct api_infl *a)
+{
+	struct iot_inflight t;
+	int ret;
+
+	ret = iot_dev_inflight(h->src.opts.devdir, h->src.label, &t, h->err,
+			       sizeof(h->err));
+	if (ret > 0)
+		snprintf(h->err, sizeof(h->err),
+			 "%s/%s: %s (a live disk's requests in flight come from its iotrace device)",
+			 h->src.opts.devdir, h->src.label, strerror(errno));
+	if (ret)
+		return -1;
+	api_infl_table(a, &t);
+	free(t.recs);
+	return a->stop;
+}
+
 int iotrace_source_inflight(struct iotrace_source *h, iotrace_rec_fn fn,
 			    void *arg, struct iotrace_inflight_info *info)
 {
@@ -1409,8 +1431,10 @@ int iotrace_source_inflight(struct iotrace_source *h, iotrace_rec_fn fn,
 	a.arg = arg;
 	a.info = info ? info : &none;
 	memset(a.info, 0, sizeof(*a.info));
+	if (h->src.live)
+		return api_live_inflight(h, &a);
 	if (!h->src.is_file)
-		return 0;	/* a ring: none */
+		return 0;	/* a copy of a ring: none */
 	if (iot_file_inflight(h->src.buf, h->src.len, h->src.fi,
 			      api_infl_table, &a, &damaged) < 0) {
 		return api_file_read_failed(h);

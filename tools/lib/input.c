@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -312,6 +313,94 @@ const char *iot_devdir(void)
 	const char *d = getenv("IOTRACE_DEV");
 
 	return d && *d ? d : IOTRACE_DEV_DIR;
+}
+
+/**
+ * iot_dev_inflight() - the requests in flight on a traced disk now, from
+ *	its device (IOTRACE_IOC_INFLIGHT), as records.
+ * @devdir: the directory of the iotrace devices (iot_devdir()).
+ * @disk: the disk's name.
+ * @t: out: the table; @t->recs (free()) as a completion would write them
+ *	without a completion, oldest issue first: issue time, sector,
+ *	length, op, queue, tag, CPU and the submitter (pid 0 without
+ *	IOTRACE_RF_KERNEL: not noted); @t->at_ns the time the module
+ *	collected them; @t->disk and @t->torn 0.
+ * @err: what failed.
+ * @errlen: its room.
+ *
+ * Return: 0; 1 when the device cannot be opened (errno set, @err
+ * empty); -1 with @err set.
+ */
+int iot_dev_inflight(const char *devdir, const char *disk,
+		     struct iot_inflight *t, char *err, size_t errlen)
+{
+	struct iotrace_inflight_entry *e = NULL, *ne;
+	struct iotrace_inflight_req req;
+	char path[512];
+	uint32_t max = 256;
+	size_t k;
+	int fd, eno;
+
+	memset(t, 0, sizeof(*t));
+	if (errlen)
+		err[0] = 0;
+	snprintf(path, sizeof(path), "%s/%s", devdir, disk);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	for (;;) {
+		ne = realloc(e, max * sizeof(*e));
+		if (!ne) {
+			snprintf(err, errlen, "out of memory");
+			goto err;
+		}
+		e = ne;
+		memset(&req, 0, sizeof(req));
+		req.entries = (uintptr_t)e;
+		req.max = max;
+		if (ioctl(fd, IOTRACE_IOC_INFLIGHT, &req)) {
+			eno = errno;
+			snprintf(err, errlen, "%s: IOTRACE_IOC_INFLIGHT: %s%s",
+				 path, strerror(eno), eno == ENOTTY ?
+				 " (the module is older than iotracectl)" : "");
+			goto err;
+		}
+		if (req.count <= max)
+			break;
+		max = req.count + 64;
+	}
+	close(fd);
+	t->recs = calloc(req.count ? req.count : 1, sizeof(*t->recs));
+	if (!t->recs) {
+		snprintf(err, errlen, "out of memory");
+		free(e);
+		return -1;
+	}
+	for (k = 0; k < req.count; k++) {
+		struct iotrace_record *r = &t->recs[k];
+
+		r->issue_ns = e[k].issue_ns;
+		r->sector = e[k].sector;
+		r->bytes = e[k].bytes;
+		r->hwq = e[k].hwq;
+		r->tag = e[k].tag;
+		r->issue_cpu = e[k].cpu;
+		r->op = e[k].op;
+		/* zero flags: no submitter noted, or a module before them */
+		if (e[k].flags & IOTRACE_INFL_SUBMITTER) {
+			r->pid = e[k].pid;
+			if (e[k].flags & IOTRACE_INFL_KERNEL)
+				r->rflags |= IOTRACE_RF_KERNEL;
+		}
+	}
+	t->nr = req.count;
+	t->at_ns = req.now_ns;
+	free(e);
+	return 0;
+err:
+	free(e);
+	close(fd);
+	return -1;
 }
 
 /*

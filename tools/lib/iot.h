@@ -720,6 +720,8 @@ int iot_comm_load_kernel(void);
 int iot_comm_take_dirty(struct iotrace_file_comm **out);
 void iot_comm_reset(void);
 const char *iot_devdir(void);
+int iot_dev_inflight(const char *devdir, const char *disk,
+		     struct iot_inflight *t, char *err, size_t errlen);
 /*
  * Whether the record is an empty PREFLUSH write never issued itself (the
  * flush machinery ends it after its flush) that carries its allocation

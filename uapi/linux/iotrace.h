@@ -670,7 +670,9 @@ struct iotrace_file_comm {
 
 /*
  * File minor 2: the requests in flight when the trace ends (written for a
- * previous boot's persistent region, whose in-flight tables survive it).
+ * previous boot's persistent region, whose in-flight tables survive it,
+ * and by the snapshot service from IOTRACE_IOC_INFLIGHT as a snapshot
+ * ends: a stuck request has no record yet).
  *
  * IOTRACE_CHUNK_INFLIGHT: one per disk that had a request in flight (or a
  * slot being written), the chunk's @disk naming it and @nr_records the
@@ -688,7 +690,8 @@ struct iotrace_file_comm {
  *	chunk.
  * @at_ns: CLOCK_MONOTONIC ns the requests were still in flight at (the
  *	newest time known of that boot: its clock anchor or its newest
- *	completion): a request's age is @at_ns - issue_ns.
+ *	completion; a snapshot's: when the module collected them): a
+ *	request's age is @at_ns - issue_ns.
  * @torn: slots of the disk that were being written when it stopped:
  *	counted, not given.
  * @rec_offset: offset of the first record from the start of the payload.

@@ -299,6 +299,7 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
  * @nr: disks.
  * @idx: their index in the configuration.
  * @fidx: their index in the file (the rings that could be mapped).
+ * @name: their names then, whose rings and devices are read.
  * @end_ns: the end of --post.
  * @save_ns: when the copy began.
  * @number: the snapshot's ordinal.
@@ -312,6 +313,7 @@ struct job {
 	unsigned int all[WATCH_MAX_DISKS];
 	unsigned int idx[WATCH_MAX_DISKS];
 	unsigned int fidx[WATCH_MAX_DISKS];
+	char name[WATCH_MAX_DISKS][IOTRACE_NAME_LEN + 1];
 	uint64_t end_ns, save_ns, number;
 };
 
@@ -339,7 +341,40 @@ static const struct watch_th *disk_th(const struct watch_conf *c,
 	return &c->th;
 }
 
-/* record's hook: the trigger chunks, before the trailer */
+/*
+ * The requests still in flight on the job's disk @k as the snapshot ends
+ * (a stuck request has no record yet: this is where the file names it),
+ * from the disk's device, an IOTRACE_CHUNK_INFLIGHT chunk when there are
+ * any.  A table that cannot be read is said and left out (a ring without
+ * a device, silently); only a write error fails the snapshot.
+ */
+static int write_inflight(struct iot_writer *wr, const struct job *j,
+			  unsigned int k)
+{
+	struct iot_inflight t;
+	char err[IOT_ERR_LEN];
+	int ret;
+
+	ret = iot_dev_inflight(iot_devdir(), j->name[k], &t, err,
+			       sizeof(err));
+	/* a ring without its device: the module said so when it failed */
+	if (ret > 0 && errno == ENOENT)
+		return 0;
+	if (ret) {
+		if (ret > 0)
+			snprintf(err, sizeof(err), "%s/%s: %s", iot_devdir(),
+				 j->name[k], strerror(errno));
+		say("snapshot %llu: %s: no requests in flight saved: %s",
+		    (unsigned long long)j->number, j->name[k], err);
+		return 0;
+	}
+	t.disk = j->fidx[k];
+	ret = iot_writer_inflight(wr, &t);
+	free(t.recs);
+	return ret;
+}
+
+/* record's hook: the trigger and in-flight chunks, before the trailer */
 static int write_triggers(struct iot_writer *wr, void *arg)
 {
 	struct job *j = arg;
@@ -387,6 +422,8 @@ static int write_triggers(struct iot_writer *wr, void *arg)
 	for (k = 0; k < j->nr && !ret; k++)
 		ret = iot_writer_trigger(wr, j->fidx[k], &t[k]);
 	free(t);
+	for (k = 0; k < j->nr && !ret; k++)
+		ret = write_inflight(wr, j, k);
 	return ret;
 }
 
@@ -568,6 +605,7 @@ static void save(struct job *j)
 				 name);
 		j->idx[nr] = j->idx[k];
 		j->fidx[nr] = nr;
+		memcpy(j->name[nr], name, sizeof(j->name[nr]));
 		if (tm < first_ns)
 			first_ns = tm;
 		if (!nr)

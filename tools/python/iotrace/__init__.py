@@ -333,11 +333,12 @@ class Trace:
     def inflight(self):
         """The requests in flight when the trace ended (a previous boot's:
         its persistent region, or the trace file "iotracectl previous -o"
-        wrote), as Record tuples without a completion (complete_ns and
-        latency_ns None), oldest issue first, disk by disk; and a dict:
-        at_ns (the time they were still in flight at: age = at_ns -
-        issue_ns), torn (slots being written, not given), damaged
-        (sections of the file left out).  Other sources have none."""
+        wrote; a snapshot of "iotracectl watch"), or a live disk's now, as
+        Record tuples without a completion (complete_ns and latency_ns
+        None), oldest issue first, disk by disk; and a dict: at_ns (the
+        time they were still in flight at: age = at_ns - issue_ns), torn
+        (slots being written, not given), damaged (sections of the file
+        left out).  A ring copy and a recording have none."""
         got = []
 
         def keep(_arg, rec):
