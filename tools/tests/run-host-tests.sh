@@ -108,7 +108,7 @@ golden() {
 	fi
 }
 
-# follower_ready PID FILE [RING]: wait (up to 30 s) until the live reader
+# follower_ready PID FILE [RING]: wait (up to 120 s) until the live reader
 # PID has begun: FILE (its output) is not empty (show -f -o csv prints its
 # header once it has read the ring's position), or, with RING, PID has
 # mapped RING (output formats without a header; then 0.3 s more).  A
@@ -118,7 +118,7 @@ golden() {
 # the child, after the parent has gone on, so an old FILE said "ready"
 # before the reader had even opened the ring.
 follower_ready() {
-	for _ in $(seq 300); do
+	for _ in $(seq 1200); do
 		kill -0 "$1" 2> /dev/null || return 1
 		[ -s "$2" ] && return 0
 		if [ -n "${3:-}" ] && grep -qF "$3" "/proc/$1/maps" 2> /dev/null; then
@@ -130,9 +130,9 @@ follower_ready() {
 	return 1
 }
 
-# lines_at_least N FILE: wait (up to 30 s) until FILE has N lines
+# lines_at_least N FILE: wait (up to 120 s) until FILE has N lines
 lines_at_least() {
-	for _ in $(seq 300); do
+	for _ in $(seq 1200); do
 		[ "$(wc -l < "$2")" -ge "$1" ] && return 0
 		sleep 0.1
 	done
@@ -582,7 +582,7 @@ assert c == {"type": "crypt", "start": 0, "len": 40000000, "lower": "252:0",
 	# take longer than any fixed wait to read and sync them)
 	"$BIN" record nullb0 -o "$T/kill.trace" --sync-interval 50ms 2> "$T/err" &
 	rpid=$!
-	for _ in $(seq 300); do
+	for _ in $(seq 1200); do
 		"$BIN" show "$T/kill.trace" 2>&1 > /dev/null |
 			grep -q '; 256 records read in 2 chunks;' && break
 		sleep 0.1
