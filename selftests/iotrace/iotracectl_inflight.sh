@@ -8,7 +8,10 @@
 # were started in, their pids (/proc: the child of each timeout), and
 # null_blk's configured completion time (5 s, so both are outstanding when
 # listed).  A kernel without block_io_start (before 6.5) notes no
-# submitter: the pid is null there.
+# submitter: the pid is null there.  "iotracectl record", stopped while
+# both are outstanding, saves them at the end of its file: "inflight FILE"
+# lists the same two requests, "info" counts them, and the file has no
+# record of either (they complete after it ends).
 #
 # Everything between the first held request and the listing must take
 # less than that completion time, on a loaded host too: the in-flight count
@@ -24,7 +27,7 @@
 
 require_cmd python3
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-ktap_header 7
+ktap_header 9
 out=$(mktemp -d)
 # tlog MSG - log line with the guest's uptime
 tlog() {
@@ -74,6 +77,13 @@ child_of() {
 	done 2> /dev/null
 	return 1
 }
+"$IOTRACECTL" record $disk -o "$out/rec.trace" 2> "$out/rec.err" &
+rec_pid=$!
+# its signal handler is set once it has mapped the ring
+for _ in $(seq 100); do
+	grep -q "$disk" /proc/$rec_pid/maps 2> /dev/null && break
+	sleep 0.1
+done
 timeout 60 dd if=/dev/$disk of=/dev/null bs=4096 skip=100 count=1 iflag=direct 2> /dev/null &
 rd_t=$!
 wait_inflight 1 || tlog "the read did not show up in stats"
@@ -89,20 +99,31 @@ rc=$?
 IOTRACE_DEBUGFS=/nonexistent "$IOTRACECTL" inflight -o json $disk \
 	> "$out/infl-dev.json" 2> "$out/infl-dev.err"
 rc_dev=$?
+# the recording ends while both are outstanding
+kill -TERM $rec_pid
+wait $rec_pid
+rc_rec=$?
 rd_pid=$(PARENT=$rd_t child_of)
 wr_pid=$(PARENT=$wr_t child_of)
 tlog "listed; waiting for the requests to complete"
 wait
 sed 's/^/# /' "$out/infl.txt"
 sed 's/^/# device: /' "$out/infl-dev.err"
+sed 's/^/# record: /' "$out/rec.err"
+"$IOTRACECTL" inflight -o json "$out/rec.trace" > "$out/rec-infl.json" \
+	2> "$out/rec-infl.err"
+"$IOTRACECTL" info "$out/rec.trace" > "$out/rec-info.txt" 2>&1
+"$IOTRACECTL" show -o csv "$out/rec.trace" > "$out/rec.csv" 2>&1
+sed 's/^/# record inflight: /' "$out/rec-infl.json" "$out/rec-infl.err"
+grep 'in flight' "$out/rec-info.txt" | sed 's/^/# record info: /'
 ktap_check "inflight exited 0" test $rc -eq 0
 ktap_check "inflight through the device exited 0" test $rc_dev -eq 0
 sub=0
 [ "$(iot_status submitter)" != 1 ] || sub=1
 log "dd read pid ${rd_pid:-?}, write pid ${wr_pid:-?}; submitter noted: $sub"
 python3 - "$out/infl.json" "$out/infl-dev.json" "${rd_pid:-0}" \
-	"${wr_pid:-0}" $sub > "$out/verdict" <<'EOF_PY'
-import json, sys
+	"${wr_pid:-0}" $sub "$out" $rc_rec > "$out/verdict" <<'EOF_PY'
+import csv, json, sys
 def mine(p):
     try:
         return [r for r in json.load(open(p))
@@ -127,6 +148,20 @@ key = lambda r: (r['op'], r['issue_ns'], r['sector'], r['bytes'], r['hwq'],
                  r['tag'], r['cpu'], r.get('pid', 'absent'))
 res(len(dev) == 2 and [key(r) for r in dev] == [key(r) for r in rows],
     'the device gives the same requests and submitters: %s' % dev)
+out, rc_rec = sys.argv[6], int(sys.argv[7])
+rec = mine(out + '/rec-infl.json')
+info = open(out + '/rec-info.txt').read()
+res(rc_rec == 0 and len(rows) == 2 and
+    [key(r) for r in rec] == [key(r) for r in rows] and
+    all(r['age_us'] >= x['age_us'] for r, x in zip(rec, rows)) and
+    'in flight at its end 2, torn slots 0' in info,
+    'record stopped with both outstanding (exit %d): its file lists them '
+    'as inflight did, info counts 2: %s' % (rc_rec, rec))
+done = [r for r in csv.DictReader(open(out + '/rec.csv'))
+        if r.get('sector') in ('800', '4800')]
+res(not done and 'no requests in flight saved' not in
+    open(out + '/rec.err').read(),
+    'and has no record of either (%d)' % len(done))
 EOF_PY
 sed 's/^/# /' "$out/verdict"
 while read -r v what; do

@@ -550,6 +550,7 @@ static int infl_dev(const char *disk, struct infl **out, size_t *outn)
 	struct iot_inflight t;
 	char err[IOT_ERR_LEN];
 	struct infl *v;
+	char pid[16];
 	size_t k;
 	int ret;
 
@@ -578,10 +579,8 @@ static int infl_dev(const char *disk, struct infl **out, size_t *outn)
 		snprintf(v[k].f[3], sizeof(v[k].f[3]), "%u", r->hwq);
 		snprintf(v[k].f[4], sizeof(v[k].f[4]), "%u", r->tag);
 		snprintf(v[k].f[5], sizeof(v[k].f[5]), "%u", r->issue_cpu);
-		if (r->pid || (r->rflags & IOTRACE_RF_KERNEL))
-			snprintf(v[k].f[6], sizeof(v[k].f[6]), "%u", r->pid);
-		else
-			snprintf(v[k].f[6], sizeof(v[k].f[6]), "-");
+		snprintf(v[k].f[6], sizeof(v[k].f[6]), "%s",
+			 iot_rec_pid(r, pid, sizeof(pid)));
 	}
 	free(t.recs);
 	*out = v;
@@ -611,6 +610,8 @@ static int infl_file_table(void *arg, const struct iot_inflight *t)
 		double age = t->at_ns > r->issue_ns ?
 			     (double)((t->at_ns - r->issue_ns) / 1000) : 0;
 		int media = r->sector != UINT64_MAX;
+		int sub = iot_rec_has_pid(r);
+		char pid[16];
 
 		iot_decode_cmd(r, cmd, sizeof(cmd));
 		f->shown++;
@@ -622,8 +623,9 @@ static int infl_file_table(void *arg, const struct iot_inflight *t)
 				printf("%12llu", (unsigned long long)r->sector);
 			else
 				printf("%12s", "-");
-			printf(" %8u %4u %5u %4u %7u %s\n", r->bytes, r->hwq,
-			       r->tag, r->issue_cpu, r->pid, cmd);
+			printf(" %8u %4u %5u %4u %7s %s\n", r->bytes, r->hwq,
+			       r->tag, r->issue_cpu,
+			       iot_rec_pid(r, pid, sizeof(pid)), cmd);
 		} else if (f->o->fmt == FMT_CSV) {
 			iot_csv_str(stdout, disk);
 			printf(",%llu,%.1f,", (unsigned long long)r->issue_ns,
@@ -632,8 +634,11 @@ static int infl_file_table(void *arg, const struct iot_inflight *t)
 			putchar(',');
 			if (media)
 				printf("%llu", (unsigned long long)r->sector);
-			printf(",%u,%u,%u,%u,%u,", r->bytes, r->hwq, r->tag,
-			       r->issue_cpu, r->pid);
+			printf(",%u,%u,%u,%u,", r->bytes, r->hwq, r->tag,
+			       r->issue_cpu);
+			if (sub)
+				printf("%u", r->pid);
+			putchar(',');
 			iot_csv_str(stdout, cmd);
 			putchar('\n');
 		} else {
@@ -653,7 +658,11 @@ static int infl_file_table(void *arg, const struct iot_inflight *t)
 			jw_kv_u64(w, "hwq", r->hwq);
 			jw_kv_u64(w, "tag", r->tag);
 			jw_kv_u64(w, "cpu", r->issue_cpu);
-			jw_kv_u64(w, "pid", r->pid);
+			jw_key(w, "pid");
+			if (sub)
+				jw_u64(w, r->pid);
+			else
+				jw_null(w);
 			jw_kv_str(w, "command", cmd);
 			jw_obj_end(w);
 			iot_out_item_end(&f->doc);

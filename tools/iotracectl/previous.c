@@ -103,7 +103,7 @@ static long print_inflight(const struct iot_preg *c, uint64_t last_ns,
 	struct infl *v = NULL;
 	size_t n = 0, k;
 	unsigned int i, d, nd = 0;
-	char cmd[256];
+	char cmd[256], pid[16];
 	int dmg;
 
 	/* one table per disk that has one, named by its entry */
@@ -142,12 +142,13 @@ static long print_inflight(const struct iot_preg *c, uint64_t last_ns,
 		const struct iotrace_record *r = &v[k].r;
 
 		iot_decode_cmd(r, cmd, sizeof(cmd));
-		printf("  %-12.32s %17llu %12.1f %-8s %12llu %8u %4u %5u %7u %s\n",
+		printf("  %-12.32s %17llu %12.1f %-8s %12llu %8u %4u %5u %7s %s\n",
 		       v[k].name, (unsigned long long)r->issue_ns,
 		       last_ns > r->issue_ns ?
 		       (double)(last_ns - r->issue_ns) / 1000.0 : 0.0,
 		       iot_op_name(r->op), (unsigned long long)r->sector,
-		       r->bytes, r->hwq, r->tag, r->pid, cmd);
+		       r->bytes, r->hwq, r->tag,
+		       iot_rec_pid(r, pid, sizeof(pid)), cmd);
 	}
 	iot_preg_inflight_free(t, nd);
 	free(v);

@@ -4,7 +4,8 @@
  * a duration, a size, or SIGINT/SIGTERM.
  *
  * The recording itself is util/recorder.c's iot_record_rings().  SIGINT
- * and SIGTERM finish the file (the last records, the trailer) and stop.
+ * and SIGTERM finish the file (the last records, the requests still in
+ * flight, the trailer) and stop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +43,7 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 	struct iot_ring *rings = NULL;
 	struct iot_disk *disks = NULL;
 	struct iot_counts *counts = NULL;
-	struct iot_rec_stop st = { .stop = &stop_flag };
+	struct iot_rec_stop st = { .stop = &stop_flag, .inflight = 1 };
 	struct sigaction sa;
 	char err[IOT_ERR_LEN];
 	FILE *fp = NULL;

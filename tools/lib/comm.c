@@ -147,6 +147,31 @@ const char *iot_rec_comm(const struct iotrace_record *r)
 }
 
 /**
+ * iot_rec_has_pid() - does @r name its submitter?
+ * @r: a record, completed or in flight.
+ *
+ * Return: nonzero if its pid was noted (the kernel's own I/O is pid 0 with
+ * IOTRACE_RF_KERNEL); pid 0 without that flag is no submitter noted.
+ */
+int iot_rec_has_pid(const struct iotrace_record *r)
+{
+	return r->pid || (r->rflags & IOTRACE_RF_KERNEL);
+}
+
+/*
+ * The submitter's pid of @r for people, in @buf of @len bytes: the number,
+ * or "-" when none was noted (iot_rec_has_pid()).
+ */
+const char *iot_rec_pid(const struct iotrace_record *r, char *buf,
+			size_t len)
+{
+	if (!iot_rec_has_pid(r))
+		return "-";
+	snprintf(buf, len, "%u", r->pid);
+	return buf;
+}
+
+/**
  * iot_comms_load_kernel() - add to @t what the kernel noted (debugfs
  *	iotrace/comms, "PID COMM" per line after a header).
  * @t: the table.

@@ -716,6 +716,9 @@ void iot_comms_free(struct iot_comms *t);
 int iot_comm_set(uint32_t pid, const char *comm, size_t len);
 const char *iot_comm_get(uint32_t pid);
 const char *iot_rec_comm(const struct iotrace_record *r);
+int iot_rec_has_pid(const struct iotrace_record *r);
+const char *iot_rec_pid(const struct iotrace_record *r, char *buf,
+			size_t len);
 int iot_comm_load_kernel(void);
 int iot_comm_take_dirty(struct iotrace_file_comm **out);
 void iot_comm_reset(void);

@@ -337,6 +337,7 @@ def main():
           err + o)
     sources(img, reg, trace, cf)
     inflight(reg, trace, cf)
+    inflight_pid()
     identity()
 
 
@@ -589,6 +590,38 @@ def inflight(reg, trace, cf):
     check("inflight_without_ring_said",
           rc == 0 and "1 request in flight of disks without a ring in the "
           "region (listed above) not in" in err and "READ(10)" in o, err)
+
+
+def inflight_pid():
+    """A request in flight whose submitter was not noted (pid 0) is shown
+    without one, as "inflight DISK" shows it; the kernel's own (pid 0,
+    IOTRACE_RF_KERNEL) is pid 0."""
+    img = region()
+    slots = struct.unpack_from("<Q", img, 4608 + 440)[0]
+    for kind, rflags, text, csv, js in (
+            ("unnoted", 0, "-", "", "null"),
+            ("kernel", 1 << 14, "0", "0", "0")):
+        b = bytearray(img)
+        # the record's rflags and pid (slot(): the record at 64)
+        rflags |= struct.unpack_from("<H", b, slots + 64 + 46)[0]
+        struct.pack_into("<H", b, slots + 64 + 46, rflags)
+        struct.pack_into("<I", b, slots + 64 + 60, 0)
+        reg = os.path.join(TMP, "pid-%s.region" % kind)
+        trace = os.path.join(TMP, "pid-%s.iot" % kind)
+        open(reg, "wb").write(b)
+        rc, o, err = run(reg, "-o", trace)
+        infl = [ln.split() for ln in o.splitlines() if ln.startswith("  sdq")]
+        check("previous_inflight_pid_%s" % kind,
+              rc == 0 and len(infl) == 1 and infl[0][8] == text, err + o)
+        a = cmd("inflight", trace)
+        rows = [ln.split() for ln in a[1].decode().splitlines()[1:]]
+        c = cmd("inflight", "-o", "csv", trace)
+        j = cmd("inflight", "-o", "json", trace)
+        check("inflight_pid_%s" % kind,
+              a[0] == 0 and len(rows) == 1 and rows[0][9] == text and
+              c[0] == 0 and c[1].decode().splitlines()[1].split(",")[9] == csv
+              and j[0] == 0 and ('"pid":%s,' % js) in j[1].decode(),
+              (a[1] + c[1] + j[1]).decode() + a[2] + c[2] + j[2])
 
 
 MODEL, SERIAL, WWN = b"QEMU HARDDISK", b"QM00001", b"naa.5000c500a1b2c3d4"

@@ -671,8 +671,9 @@ struct iotrace_file_comm {
 /*
  * File minor 2: the requests in flight when the trace ends (written for a
  * previous boot's persistent region, whose in-flight tables survive it,
- * and by the snapshot service from IOTRACE_IOC_INFLIGHT as a snapshot
- * ends: a stuck request has no record yet).
+ * and by "iotracectl record" and the snapshot service from
+ * IOTRACE_IOC_INFLIGHT as a recording or snapshot ends: a stuck request
+ * has no record yet).
  *
  * IOTRACE_CHUNK_INFLIGHT: one per disk that had a request in flight (or a
  * slot being written), the chunk's @disk naming it and @nr_records the
@@ -690,7 +691,8 @@ struct iotrace_file_comm {
  *	chunk.
  * @at_ns: CLOCK_MONOTONIC ns the requests were still in flight at (the
  *	newest time known of that boot: its clock anchor or its newest
- *	completion; a snapshot's: when the module collected them): a
+ *	completion; a recording's or snapshot's: when the module
+ *	collected them): a
  *	request's age is @at_ns - issue_ns.
  * @torn: slots of the disk that were being written when it stopped:
  *	counted, not given.

@@ -710,10 +710,11 @@ struct iotrace_inflight_info {
  *	or a live disk's now.
  * @src: the handle, open: a trace file that "iotracectl previous -o"
  *	wrote, a persistent region (the module's copy, "previous"), a copy
- *	of one or a crash dump; a snapshot of "iotracectl watch"; a live
- *	disk (its device's IOTRACE_IOC_INFLIGHT, in @opts->devdir: the
- *	requests in flight now, @info's at_ns the time the module collected
- *	them); a copy of a ring and a recording have none.
+ *	of one or a crash dump; a recording of "iotracectl record" or a
+ *	snapshot of "iotracectl watch" (those in flight as it ended); a
+ *	live disk (its device's IOTRACE_IOC_INFLIGHT, in @opts->devdir:
+ *	the requests in flight now, @info's at_ns the time the module
+ *	collected them); a copy of a ring has none.
  * @fn: called for each request, oldest issue first, disk by disk; it
  *	must not use @src.  A request's record is as its completion would
  *	have written it without a completion: complete_ns 0, rflags without

@@ -299,7 +299,6 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
  * @nr: disks.
  * @idx: their index in the configuration.
  * @fidx: their index in the file (the rings that could be mapped).
- * @name: their names then, whose rings and devices are read.
  * @end_ns: the end of --post.
  * @save_ns: when the copy began.
  * @number: the snapshot's ordinal.
@@ -313,7 +312,6 @@ struct job {
 	unsigned int all[WATCH_MAX_DISKS];
 	unsigned int idx[WATCH_MAX_DISKS];
 	unsigned int fidx[WATCH_MAX_DISKS];
-	char name[WATCH_MAX_DISKS][IOTRACE_NAME_LEN + 1];
 	uint64_t end_ns, save_ns, number;
 };
 
@@ -342,39 +340,19 @@ static const struct watch_th *disk_th(const struct watch_conf *c,
 }
 
 /*
- * The requests still in flight on the job's disk @k as the snapshot ends
- * (a stuck request has no record yet: this is where the file names it),
- * from the disk's device, an IOTRACE_CHUNK_INFLIGHT chunk when there are
- * any.  A table that cannot be read is said and left out (a ring without
- * a device, silently); only a write error fails the snapshot.
+ * record's: the requests still in flight on @disk as the snapshot ends (a
+ * stuck request has no record yet: the snapshot names it in its in-flight
+ * chunk) could not be read; the snapshot is saved without them.
  */
-static int write_inflight(struct iot_writer *wr, const struct job *j,
-			  unsigned int k)
+static void inflight_err(void *arg, const char *disk, const char *why)
 {
-	struct iot_inflight t;
-	char err[IOT_ERR_LEN];
-	int ret;
+	const struct job *j = arg;
 
-	ret = iot_dev_inflight(iot_devdir(), j->name[k], &t, err,
-			       sizeof(err));
-	/* a ring without its device: the module said so when it failed */
-	if (ret > 0 && errno == ENOENT)
-		return 0;
-	if (ret) {
-		if (ret > 0)
-			snprintf(err, sizeof(err), "%s/%s: %s", iot_devdir(),
-				 j->name[k], strerror(errno));
-		say("snapshot %llu: %s: no requests in flight saved: %s",
-		    (unsigned long long)j->number, j->name[k], err);
-		return 0;
-	}
-	t.disk = j->fidx[k];
-	ret = iot_writer_inflight(wr, &t);
-	free(t.recs);
-	return ret;
+	say("snapshot %llu: %s: no requests in flight saved: %s",
+	    (unsigned long long)j->number, disk, why);
 }
 
-/* record's hook: the trigger and in-flight chunks, before the trailer */
+/* record's hook: the trigger chunks, before the trailer */
 static int write_triggers(struct iot_writer *wr, void *arg)
 {
 	struct job *j = arg;
@@ -422,8 +400,6 @@ static int write_triggers(struct iot_writer *wr, void *arg)
 	for (k = 0; k < j->nr && !ret; k++)
 		ret = iot_writer_trigger(wr, j->fidx[k], &t[k]);
 	free(t);
-	for (k = 0; k < j->nr && !ret; k++)
-		ret = write_inflight(wr, j, k);
 	return ret;
 }
 
@@ -605,7 +581,6 @@ static void save(struct job *j)
 				 name);
 		j->idx[nr] = j->idx[k];
 		j->fidx[nr] = nr;
-		memcpy(j->name[nr], name, sizeof(j->name[nr]));
 		if (tm < first_ns)
 			first_ns = tm;
 		if (!nr)
@@ -631,6 +606,8 @@ static void save(struct job *j)
 	st.end_mono_ns = j->end_ns;
 	st.before_finish = write_triggers;
 	st.arg = j;
+	st.inflight = 1;
+	st.infl_err = inflight_err;
 	name_time(when, sizeof(when), first_ns);
 	snprintf(path, sizeof(path), "%s/" SNAP_PREFIX "%s-%s-%06llu" SNAP_SUFFIX,
 		 w->c->dir, when, names, (unsigned long long)j->number);

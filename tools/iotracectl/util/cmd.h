@@ -220,6 +220,11 @@ void iot_out_no_sigpipe(void);
  * @before_finish: if set, called with the writer before the trailer is
  *	written (watch: its trigger chunks); non-zero fails the write.
  * @arg: its argument.
+ * @inflight: save the requests each disk has in flight at the end (its
+ *	device's IOTRACE_IOC_INFLIGHT, taken before the last pass over the
+ *	rings) as in-flight chunks before the trailer.
+ * @infl_err: if set, says (with @arg) that @disk's table could not be
+ *	read and why; else record says it on standard error.
  */
 struct iot_rec_stop {
 	volatile int *stop;
@@ -229,6 +234,8 @@ struct iot_rec_stop {
 	uint64_t sync_ns, sync_bytes;
 	int (*before_finish)(struct iot_writer *w, void *arg);
 	void *arg;
+	int inflight;
+	void (*infl_err)(void *arg, const char *disk, const char *why);
 };
 
 int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,

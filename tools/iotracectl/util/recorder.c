@@ -136,6 +136,49 @@ static void say_detached(const struct iot_disk *d)
 		iot_text_str(text, sizeof(text), d->name));
 }
 
+/*
+ * The requests in flight on each of the @nr disks, into @t (zeroed by the
+ * caller), before the last pass over their rings: a request that
+ * completes after its table was taken is in both (its completion after
+ * the table's at_ns), none is in neither.  A ring already detached
+ * (@done) and a disk without a device (its registration failed, or it
+ * was removed) have none; another failure is said and the recording goes
+ * on.
+ */
+static void rec_take_inflight(const struct iot_disk *disks,
+			      const uint8_t *done, unsigned int nr,
+			      const struct iot_rec_stop *st,
+			      struct iot_inflight *t)
+{
+	char err[IOT_ERR_LEN], text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		if (done[i])
+			continue;
+		ret = iot_dev_inflight(iot_devdir(), disks[i].name, &t[i], err,
+				       sizeof(err));
+		if (!ret) {
+			t[i].disk = i;
+			continue;
+		}
+		memset(&t[i], 0, sizeof(t[i]));
+		if (ret > 0 && errno == ENOENT)
+			continue;
+		if (ret > 0)
+			snprintf(err, sizeof(err), "%s/%s: %s", iot_devdir(),
+				 disks[i].name, strerror(errno));
+		if (st->infl_err)
+			st->infl_err(st->arg, disks[i].name, err);
+		else
+			fprintf(stderr,
+				"record: %s: no requests in flight saved: %s\n",
+				iot_text_str(text, sizeof(text), disks[i].name),
+				err);
+	}
+}
+
 /**
  * iot_record_rings() - record rings to @fp until told to stop.
  * @rings: ring views (live mmaps or in-memory rings being written).
@@ -155,6 +198,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		     struct iot_counts *counts, char *err, size_t errlen)
 {
 	struct iot_drain_part **parts = calloc(nr, sizeof(*parts));
+	struct iot_inflight *infl = calloc(nr, sizeof(*infl));
 	uint64_t *gen = calloc(nr, sizeof(*gen));
 	uint8_t *done = calloc(nr, 1);
 	uint32_t rs = sizeof(struct iotrace_record), p;
@@ -167,7 +211,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	int ret = -1, last = 0, live, werr = 0;
 
 	memset(&stk, 0, sizeof(stk));
-	if (!parts || !gen || !done)
+	if (!parts || !infl || !gen || !done)
 		goto nomem;
 	buf = calloc(IOT_DRAIN_CHUNK, rs);
 	if (!buf)
@@ -194,6 +238,8 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			(st->end_mono_ns &&
 			 iot_now(CLOCK_MONOTONIC) >= st->end_mono_ns) ||
 			(st->max_bytes && w.bytes >= st->max_bytes);
+		if (last && st->inflight)
+			rec_take_inflight(disks, done, nr, st, infl);
 		live = 0;
 		if (write_comms(&w, &comms_ns, last))
 			goto wfail;
@@ -273,6 +319,9 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		iot_drain_counts(&rings[i], parts[i], &counts[i]);
 	if (st->before_finish && st->before_finish(&w, st->arg))
 		goto wfail;
+	for (i = 0; i < nr; i++)
+		if (iot_writer_inflight(&w, &infl[i]))
+			goto wfail;
 	if (iot_writer_finish(&w, counts, iot_now(CLOCK_MONOTONIC),
 			      iot_now(CLOCK_REALTIME)))
 		goto wfail;
@@ -293,6 +342,10 @@ out:
 		for (i = 0; i < nr; i++)
 			free(parts[i]);
 	free(parts);
+	if (infl)
+		for (i = 0; i < nr; i++)
+			free(infl[i].recs);
+	free(infl);
 	free(gen);
 	free(done);
 	free(buf);

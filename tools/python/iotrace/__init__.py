@@ -333,12 +333,13 @@ class Trace:
     def inflight(self):
         """The requests in flight when the trace ended (a previous boot's:
         its persistent region, or the trace file "iotracectl previous -o"
-        wrote; a snapshot of "iotracectl watch"), or a live disk's now, as
+        wrote; a recording of "iotracectl record" or a snapshot of
+        "iotracectl watch", as it ended), or a live disk's now, as
         Record tuples without a completion (complete_ns and latency_ns
         None), oldest issue first, disk by disk; and a dict: at_ns (the
         time they were still in flight at: age = at_ns - issue_ns), torn
         (slots being written, not given), damaged (sections of the file
-        left out).  A ring copy and a recording have none."""
+        left out).  A ring copy has none."""
         got = []
 
         def keep(_arg, rec):
