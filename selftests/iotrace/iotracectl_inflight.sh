@@ -11,7 +11,8 @@
 # submitter: the pid is null there.  "iotracectl record", stopped while
 # both are outstanding, saves them at the end of its file: "inflight FILE"
 # lists the same two requests, "info" counts them, and the file has no
-# record of either (they complete after it ends).
+# record of either (they complete after it ends); one that ends at --size
+# has none (the records after its cut stay in the ring).
 #
 # Everything between the first held request and the listing must take
 # less than that completion time, on a loaded host too: the in-flight count
@@ -27,7 +28,7 @@
 
 require_cmd python3
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-ktap_header 9
+ktap_header 10
 out=$(mktemp -d)
 # tlog MSG - log line with the guest's uptime
 tlog() {
@@ -103,6 +104,9 @@ rc_dev=$?
 kill -TERM $rec_pid
 wait $rec_pid
 rc_rec=$?
+# one ended at --size keeps no table: what was cut is still in the ring
+"$IOTRACECTL" record $disk -o "$out/size.trace" --size 1 2> "$out/size.err"
+rc_size=$?
 rd_pid=$(PARENT=$rd_t child_of)
 wr_pid=$(PARENT=$wr_t child_of)
 tlog "listed; waiting for the requests to complete"
@@ -113,6 +117,8 @@ sed 's/^/# record: /' "$out/rec.err"
 "$IOTRACECTL" inflight -o json "$out/rec.trace" > "$out/rec-infl.json" \
 	2> "$out/rec-infl.err"
 "$IOTRACECTL" info "$out/rec.trace" > "$out/rec-info.txt" 2>&1
+n_size=$("$IOTRACECTL" inflight -o csv "$out/size.trace" 2> "$out/size.err2" | grep -c "^$disk,")
+sed 's/^/# record --size: /' "$out/size.err" "$out/size.err2"
 "$IOTRACECTL" show -o csv "$out/rec.trace" > "$out/rec.csv" 2>&1
 sed 's/^/# record inflight: /' "$out/rec-infl.json" "$out/rec-infl.err"
 grep 'in flight' "$out/rec-info.txt" | sed 's/^/# record info: /'
@@ -172,6 +178,8 @@ for i in $(seq 100); do
 	[ "$(iot_stat $disk inflight)" = 0 ] && break
 	sleep 0.1
 done
+ktap_check "a recording ended at --size has no table ($n_size rows, exit $rc_size)" \
+	test "$rc_size" = 0 -a "$n_size" = 0
 ktap_check "nothing in flight once both completed" \
 	test "$(grep -c -v ISSUE_NS "$out/after.txt")" -eq 0
 unload_iotrace

@@ -208,7 +208,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	uint64_t comms_ns = 0, sync_ns, synced = 0;
 	struct rec_stack stk;
 	unsigned int i;
-	int ret = -1, last = 0, live, werr = 0;
+	int ret = -1, last = 0, live, werr = 0, cut;
 
 	memset(&stk, 0, sizeof(stk));
 	if (!parts || !infl || !gen || !done)
@@ -238,7 +238,8 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			(st->end_mono_ns &&
 			 iot_now(CLOCK_MONOTONIC) >= st->end_mono_ns) ||
 			(st->max_bytes && w.bytes >= st->max_bytes);
-		if (last && st->inflight)
+		if (last && st->inflight &&
+		    !(st->max_bytes && w.bytes >= st->max_bytes))
 			rec_take_inflight(disks, done, nr, st, infl);
 		live = 0;
 		if (write_comms(&w, &comms_ns, last))
@@ -319,7 +320,9 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		iot_drain_counts(&rings[i], parts[i], &counts[i]);
 	if (st->before_finish && st->before_finish(&w, st->arg))
 		goto wfail;
-	for (i = 0; i < nr; i++)
+	/* at --size the records after the cut are still in the ring: none */
+	cut = st->max_bytes && w.bytes >= st->max_bytes;
+	for (i = 0; i < nr && !cut; i++)
 		if (iot_writer_inflight(&w, &infl[i]))
 			goto wfail;
 	if (iot_writer_finish(&w, counts, iot_now(CLOCK_MONOTONIC),
