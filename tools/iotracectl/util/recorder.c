@@ -136,6 +136,12 @@ static void say_detached(const struct iot_disk *d)
 		iot_text_str(text, sizeof(text), d->name));
 }
 
+/* Has @w reached --size (@st->max_bytes)? */
+static int rec_full(const struct iot_rec_stop *st, const struct iot_writer *w)
+{
+	return st->max_bytes && w->bytes >= st->max_bytes;
+}
+
 /*
  * The requests in flight on each of the @nr disks, into @t (zeroed by the
  * caller), before the last pass over their rings: a request that
@@ -208,7 +214,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	uint64_t comms_ns = 0, sync_ns, synced = 0;
 	struct rec_stack stk;
 	unsigned int i;
-	int ret = -1, last = 0, live, werr = 0, cut;
+	int ret = -1, last = 0, live, werr = 0;
 
 	memset(&stk, 0, sizeof(stk));
 	if (!parts || !infl || !gen || !done)
@@ -237,9 +243,8 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 		last = *st->stop ||
 			(st->end_mono_ns &&
 			 iot_now(CLOCK_MONOTONIC) >= st->end_mono_ns) ||
-			(st->max_bytes && w.bytes >= st->max_bytes);
-		if (last && st->inflight &&
-		    !(st->max_bytes && w.bytes >= st->max_bytes))
+			rec_full(st, &w);
+		if (last && st->inflight && !rec_full(st, &w))
 			rec_take_inflight(disks, done, nr, st, infl);
 		live = 0;
 		if (write_comms(&w, &comms_ns, last))
@@ -290,7 +295,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 						   &counts[i], final,
 						   st->max_bytes, gen[i]))
 					goto wfail;
-				if (st->max_bytes && w.bytes >= st->max_bytes)
+				if (rec_full(st, &w))
 					break;
 			}
 		}
@@ -321,10 +326,10 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	if (st->before_finish && st->before_finish(&w, st->arg))
 		goto wfail;
 	/* at --size the records after the cut are still in the ring: none */
-	cut = st->max_bytes && w.bytes >= st->max_bytes;
-	for (i = 0; i < nr && !cut; i++)
-		if (iot_writer_inflight(&w, &infl[i]))
-			goto wfail;
+	if (!rec_full(st, &w))
+		for (i = 0; i < nr; i++)
+			if (iot_writer_inflight(&w, &infl[i]))
+				goto wfail;
 	if (iot_writer_finish(&w, counts, iot_now(CLOCK_MONOTONIC),
 			      iot_now(CLOCK_REALTIME)))
 		goto wfail;
