@@ -79,6 +79,59 @@ out:
 	return ret;
 }
 
+/*
+ * Copy the records @v of the in-flight requests to @req's user buffer,
+ * @req->record_size bytes apart, each padded with zeroes to it.
+ */
+static int iotrace_cdev_put_records(const struct iotrace_inflight_records *req,
+				    const struct iotrace_record *v, u32 n)
+{
+	char __user *p = u64_to_user_ptr(req->records);
+	size_t pad = req->record_size - sizeof(*v);
+	u32 i;
+
+	for (i = 0; i < n; i++, p += req->record_size) {
+		if (copy_to_user(p, &v[i], sizeof(*v)))
+			return -EFAULT;
+		if (pad && clear_user(p + sizeof(*v), pad))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/*
+ * IOTRACE_IOC_INFLIGHT_RECORDS: the requests in flight on @d, each as the
+ * record its completion would write, without the completion.
+ */
+static long iotrace_cdev_inflight_records(struct iotrace_disk *d,
+					  struct iotrace_inflight_records __user *ureq)
+{
+	struct iotrace_inflight_records req;
+	struct iotrace_record *v;
+	u32 n, torn;
+	long ret;
+
+	if (copy_from_user(&req, ureq, sizeof(req)))
+		return -EFAULT;
+	if (req.record_size < sizeof(*v) || req.record_size > PAGE_SIZE ||
+	    req.reserved[0] || req.reserved[1])
+		return -EINVAL;
+	v = iotrace_inflight_records(d, &n, &torn);
+	if (!v)
+		return -ENOMEM;
+	req.now_ns = ktime_get_ns();
+	ret = iotrace_cdev_put_records(&req, v, min(n, req.max));
+	kvfree(v);
+	if (ret)
+		return ret;
+	req.count = n;
+	req.torn = torn;
+	req.record_size = sizeof(*v);
+	if (copy_to_user(ureq, &req, sizeof(req)))
+		return -EFAULT;
+	return 0;
+}
+
 static long iotrace_cdev_ioctl(struct file *file, unsigned int cmd,
 			       unsigned long arg)
 {
@@ -86,6 +139,9 @@ static long iotrace_cdev_ioctl(struct file *file, unsigned int cmd,
 	case IOTRACE_IOC_INFLIGHT:
 		return iotrace_cdev_inflight(file->private_data,
 					     (void __user *)arg);
+	case IOTRACE_IOC_INFLIGHT_RECORDS:
+		return iotrace_cdev_inflight_records(file->private_data,
+						     (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

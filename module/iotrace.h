@@ -41,11 +41,13 @@
 /**
  * struct iotrace_slot - issue-side state of one request in flight.
  * @gen: even while stable, odd while the owner rewrites the slot; lets the
- *	inflight reader tell a consistent copy (of the issue's fields: the
- *	submitter's, the command's and the status's are written without
- *	it, see iotrace_probe_io_start() and iotrace_cmd_slot(), and the
- *	release at completion is one store of @rq, which the reader checks
- *	again after its copy).
+ *	inflight reader tell a consistent copy (of the issue's fields, and
+ *	of the command, which is written under it when its request owns the
+ *	slot already, iotrace_cmd_slot(); the submitter's, written before
+ *	the issue, and the status's, which no reader copies, are written
+ *	without it, see iotrace_probe_io_start(); the release at
+ *	completion is one store of @rq, which the reader checks again after
+ *	its copy).
  * @rq: request that owns the slot, NULL when free.  Compared, never shown.
  * @issue_ns: time of the (last) issue.
  * @sector: start sector at issue.
@@ -568,6 +570,8 @@ struct iotrace_slot_issue {
 };
 
 bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v);
+bool iotrace_slot_read_rec(struct iotrace_slot *s, u16 rec_rflags,
+			   struct iotrace_record *r);
 
 /**
  * struct iotrace_counts - a consistent-enough sum of a ring's counters.
@@ -631,7 +635,6 @@ int iotrace_preg_set_ident(struct iotrace_disk *d, const char *model,
 void iotrace_preg_forget(struct iotrace_disk *d);
 int iotrace_preg_mmap(struct vm_area_struct *vma, void *p,
 		      unsigned long pgoff);
-void iotrace_preg_cmd(struct iotrace_slot *s, struct request *rq);
 unsigned long iotrace_ring_min_size(void);
 int iotrace_ring_geometry(unsigned long buf_size, struct iotrace_geom *g);
 void iotrace_ring_reset(struct iotrace_disk *d);
@@ -897,9 +900,42 @@ static __always_inline void iotrace_cmd_clear(u8 *dst)
 	WRITE_ONCE(q[7], 0);
 }
 
+/**
+ * iotrace_slot_rec() - the issue that slot @s holds, in record @r as its
+ *	completion would fill it, without the completion.
+ * @r: the record: complete_ns, seq, error and the device status zero.
+ * @s: the slot.
+ *
+ * The issue's fields and the cgroup id only: the caller adds the
+ * submitter, the command and the record's flags, which are tagged with
+ * their request (see struct iotrace_slot), the command before this (the
+ * cgroup id is stored in the command area, at IOTRACE_CMD_CGROUP_OFF).
+ */
+static __always_inline void iotrace_slot_rec(struct iotrace_record *r,
+					     const struct iotrace_slot *s)
+{
+	r->seq = 0;
+	r->bytes = s->bytes;
+	r->issue_ns = s->issue_ns;
+	r->complete_ns = 0;
+	r->sector = s->sector;
+	r->queue_ns = s->queue_ns;
+	r->dev_status = 0;
+	r->dev_result = 0;
+	r->error = 0;
+	r->opflags = s->opflags;
+	r->issue_cpu = s->issue_cpu;
+	r->hwq = s->hwq;
+	r->tag = s->tag;
+	r->op = s->op;
+	r->retries = s->retries;
+	*(__le64 *)(r->cmd + IOTRACE_CMD_CGROUP_OFF) = cpu_to_le64(s->cgroup);
+}
+
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 		      u16 rflags);
 struct iotrace_slot *iotrace_cmd_slot(struct request *rq);
+void iotrace_cmd_issued(struct iotrace_slot *s, struct request *rq);
 struct iotrace_slot *iotrace_ata_cmd_slot(struct request *rq);
 
 /**
@@ -923,9 +959,9 @@ static __always_inline void iotrace_cmd_publish(struct iotrace_slot *s,
 	/* command complete before it is tagged with its request */
 	smp_wmb();
 	WRITE_ONCE(s->cmd_rq, rq);
-	/* a command captured after the issue: into the persistent copy too */
-	if (static_branch_unlikely(&iotrace_preg_key))
-		iotrace_preg_cmd(s, rq);
+	/* odd: written while @rq owns the slot, see iotrace_cmd_slot() */
+	if (unlikely(READ_ONCE(s->gen) & 1))
+		iotrace_cmd_issued(s, rq);
 }
 
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
@@ -1351,6 +1387,8 @@ loff_t iotrace_ringf_llseek(struct file *file, loff_t off, int whence);
 int iotrace_ringf_mmap(struct file *file, struct vm_area_struct *vma);
 struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 							u32 *nr);
+struct iotrace_record *iotrace_inflight_records(struct iotrace_disk *d, u32 *nr,
+						u32 *torn);
 u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns);
 u64 iotrace_slots_busy(struct iotrace_disk *d);
 

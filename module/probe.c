@@ -475,21 +475,6 @@ static noinline void iotrace_preg_issue(struct iotrace_disk *d,
 	/* odd generation before the copy changes */
 	smp_wmb();
 	rflags = (s->rflags | d->rec_rflags) & ~IOTRACE_RF_COMPLETE;
-	r->seq = 0;
-	r->bytes = s->bytes;
-	r->issue_ns = s->issue_ns;
-	r->complete_ns = 0;
-	r->sector = s->sector;
-	r->queue_ns = s->queue_ns;
-	r->dev_status = 0;
-	r->dev_result = 0;
-	r->error = 0;
-	r->opflags = s->opflags;
-	r->issue_cpu = s->issue_cpu;
-	r->hwq = s->hwq;
-	r->tag = s->tag;
-	r->op = s->op;
-	r->retries = s->retries;
 	if (iotrace_slot_sub(s, rq)) {
 		r->pid = s->pid;
 		rflags |= s->sub_rflags;
@@ -510,7 +495,7 @@ static noinline void iotrace_preg_issue(struct iotrace_disk *d,
 		r->cmd_len = 0;
 		iotrace_cmd_clear(r->cmd);
 	}
-	*(__le64 *)(r->cmd + IOTRACE_CMD_CGROUP_OFF) = cpu_to_le64(s->cgroup);
+	iotrace_slot_rec(r, s);
 	if (blk_rq_is_passthrough(rq))
 		rflags |= IOTRACE_RF_PASSTHRU;
 	r->rflags = rflags;
@@ -532,19 +517,28 @@ static noinline void iotrace_preg_done(struct iotrace_disk *d,
 }
 
 /**
- * iotrace_preg_cmd() - persist=: a command was captured in @rq's slot @s;
- *	if @rq is already issued (SCSI), its persistent copy gets it too.
+ * iotrace_cmd_issued() - a command was written into @rq's slot @s while
+ *	@rq owns it (captured after the issue, SCSI; or again before a
+ *	re-issue).
  * @s: the slot.
  * @rq: the request.
  *
+ * Ends the odd generation iotrace_cmd_slot_of() began for it (only the
+ * tag's owner, the caller, writes the generation, and it is even outside
+ * the owner's updates), so that a reader of the slot
+ * (iotrace_slot_read_rec()) keeps no command half rewritten; with
+ * persist=, the request's persistent copy gets it too.
+ *
  * Context: a probe, preemption disabled (iotrace_cmd_publish()).
  */
-void iotrace_preg_cmd(struct iotrace_slot *s, struct request *rq)
+void iotrace_cmd_issued(struct iotrace_slot *s, struct request *rq)
 {
 	struct iotrace_disk *d;
 
-	if (READ_ONCE(s->rq) != rq)
-		return;	/* not issued yet: the issue copies it */
+	iotrace_slot_end(s);
+	if (!static_branch_unlikely(&iotrace_preg_key) ||
+	    READ_ONCE(s->rq) != rq)
+		return;
 	d = iotrace_rq_disk(rq);
 	if (d && d->slots && s >= d->slots && s < d->slots + d->nr_pslots)
 		iotrace_preg_issue(d, s, rq);
@@ -1376,7 +1370,8 @@ out:
  * no completion reads it.
  *
  * Context: a probe, preemption disabled; the request's tag owned by the
- * caller, before @rq is issued or completed.
+ * caller, before @rq is completed (after its issue for a SCSI CDB or an
+ * ATA taskfile).
  * Return: the slot, its command untagged, or NULL when @rq's disk keeps
  * no slots (not enabled).
  */
@@ -1404,6 +1399,13 @@ iotrace_cmd_slot_of(struct request *rq, bool ata)
 	 */
 	if (unlikely(!READ_ONCE(d->cmds)))
 		WRITE_ONCE(d->cmds, true);
+	/*
+	 * A request that owns its slot already (issued, or requeued and
+	 * being dispatched again) gets its command under an odd
+	 * generation: iotrace_cmd_publish() ends it (iotrace_cmd_issued()).
+	 */
+	if (unlikely(READ_ONCE(s->rq) == rq))
+		iotrace_slot_begin(s);
 	WRITE_ONCE(s->cmd_rq, NULL);
 	/* old owner gone before the command changes */
 	smp_wmb();

@@ -2,8 +2,8 @@
 /*
  * iotrace - the file operations of a ring, shared by debugfs <disk>/ring
  * and the character device /dev/iotrace/<disk> (chardev.c), and the
- * in-flight table snapshot shared by debugfs <disk>/inflight and the
- * device's IOTRACE_IOC_INFLIGHT.
+ * in-flight table snapshots of debugfs <disk>/inflight and the device's
+ * IOTRACE_IOC_INFLIGHT and IOTRACE_IOC_INFLIGHT_RECORDS.
  *
  * An open ring file holds a reference on the disk (the mapping keeps it
  * through the file until the last unmap); each read and each mapping
@@ -288,6 +288,74 @@ bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v)
 }
 
 /*
+ * The record @rq's completion would write, without the completion, from
+ * the slot @s it owns, as it is (iotrace_slot_read_rec()); @rec_rflags are
+ * the ring's own record flags.  A passthrough request is told by its op:
+ * the slot keeps no pointer a reader may follow.  Return: true.
+ */
+static bool iotrace_slot_rec_copy(const struct iotrace_slot *s,
+				  const struct request *rq, u16 rec_rflags,
+				  struct iotrace_record *r)
+{
+	u16 rflags = (s->rflags | rec_rflags) & ~IOTRACE_RF_COMPLETE;
+
+	r->pid = 0;
+	if (READ_ONCE(s->sub_rq) == rq) {
+		/* pairs with the smp_wmb() before sub_rq is set */
+		smp_rmb();
+		r->pid = s->pid;
+		rflags |= s->sub_rflags;
+	}
+	if (READ_ONCE(s->cmd_rq) == rq) {
+		/* pairs with the smp_wmb() before cmd_rq is set */
+		smp_rmb();
+		r->cmd_type = s->cmd_type;
+		r->cmd_len = s->cmd_len;
+		iotrace_cmd_copy(r->cmd, s->cmd);
+		rflags |= s->cmd_rflags;
+	} else {
+		r->cmd_type = IOTRACE_CMD_NONE;
+		r->cmd_len = 0;
+		iotrace_cmd_clear(r->cmd);
+	}
+	iotrace_slot_rec(r, s);
+	if (r->op == IOTRACE_OP_DRV_IN || r->op == IOTRACE_OP_DRV_OUT)
+		rflags |= IOTRACE_RF_PASSTHRU;
+	r->rflags = rflags;
+	return true;
+}
+
+/**
+ * iotrace_slot_read_rec() - the request in flight in a slot, as a record.
+ * @s: the slot.
+ * @rec_rflags: the ring's own record flags (struct iotrace_disk).
+ * @r: the record, as the request's completion would write it without the
+ *	completion (struct iotrace_inflight_records).
+ *
+ * iotrace_slot_read() of the whole issue: its queue time, op flags,
+ * cgroup and command too.  A command rewritten while its request owns the
+ * slot is written under an odd generation (iotrace_cmd_slot()).
+ *
+ * Return: true when @s held a request issued and not completed, and @r is
+ * a whole copy of it.
+ */
+bool iotrace_slot_read_rec(struct iotrace_slot *s, u16 rec_rflags,
+			   struct iotrace_record *r)
+{
+	/* pairs with the smp_wmb() after an odd generation */
+	u32 gen = smp_load_acquire(&s->gen);
+	struct request *rq = READ_ONCE(s->rq);
+
+	if ((gen & 1) || !rq)
+		return false;
+	/* a seqlock's read, as in iotrace_slot_read() */
+	data_race(iotrace_slot_rec_copy(s, rq, rec_rflags, r));
+	/* copy done before the generation is read again */
+	smp_rmb();
+	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq) == rq;
+}
+
+/*
  * Slots a walk reads between two cond_resched(): a table can have
  * millions (hardware queues times tags), and its readers need no
  * privilege (LIST, GET_METRICS).
@@ -343,6 +411,98 @@ out:
 	sort(e, n, sizeof(*e), iotrace_inflight_cmp, NULL);
 	*nr = n;
 	return e;
+}
+
+static int iotrace_rec_issue_cmp(const void *a, const void *b)
+{
+	const struct iotrace_record *x = a, *y = b;
+
+	if (x->issue_ns != y->issue_ns)
+		return x->issue_ns < y->issue_ns ? -1 : 1;
+	return 0;
+}
+
+/* Reads of a slot being written before it counts as torn. */
+#define IOTRACE_SLOT_TRIES	3
+
+/*
+ * Room for @n records in *@v, which holds *@cap: doubled when full (a
+ * table may have millions of slots, with a few requests in flight).
+ * Return: false when out of memory (*@v is kept).
+ */
+static bool iotrace_recs_room(struct iotrace_record **v, u32 *cap, u32 n)
+{
+	struct iotrace_record *nv;
+	u32 ncap;
+
+	if (n < *cap)
+		return true;
+	ncap = max(2 * *cap, 64U);
+	nv = kvmalloc_array(ncap, sizeof(*nv), GFP_KERNEL);
+	if (!nv)
+		return false;
+	if (n)
+		memcpy(nv, *v, (size_t)n * sizeof(*nv));
+	kvfree(*v);
+	*v = nv;
+	*cap = ncap;
+	return true;
+}
+
+/**
+ * iotrace_inflight_records() - the requests of a disk in flight now, as
+ *	records (IOTRACE_IOC_INFLIGHT_RECORDS).
+ * @d: the disk.
+ * @nr: set to the number of records returned.
+ * @torn: set to the slots held by a request that were being written on
+ *	each of IOTRACE_SLOT_TRIES reads.
+ *
+ * The walk of iotrace_inflight_collect(), each request copied whole
+ * (iotrace_slot_read_rec()).
+ *
+ * Context: process, may sleep; iotrace_mutex not held.
+ * Return: a kvmalloc()ed array of *@nr records, oldest issue first (free
+ * it with kvfree()), or NULL when out of memory.
+ */
+struct iotrace_record *iotrace_inflight_records(struct iotrace_disk *d, u32 *nr,
+						u32 *torn)
+{
+	struct iotrace_slot_table *t = iotrace_slots_get(d);
+	u16 rec_rflags = READ_ONCE(d->rec_rflags);
+	struct iotrace_record *v = NULL;
+	u32 i, n = 0, cap = 0, nt = 0;
+	bool ok = iotrace_recs_room(&v, &cap, 0);
+
+	for (i = 0; ok && t && i < t->nr; i++) {
+		struct iotrace_slot *s = &t->slots[i];
+		int k;
+
+		if (!((i + 1) % IOTRACE_SLOT_BATCH))
+			cond_resched();
+		if (!READ_ONCE(s->rq))
+			continue;
+		ok = iotrace_recs_room(&v, &cap, n);
+		if (!ok)
+			break;
+		for (k = 0; k < IOTRACE_SLOT_TRIES; k++) {
+			if (iotrace_slot_read_rec(s, rec_rflags, &v[n]))
+				break;
+			cpu_relax();
+		}
+		if (k < IOTRACE_SLOT_TRIES)
+			n++;
+		else if (READ_ONCE(s->rq))
+			nt++;
+	}
+	iotrace_slots_put(t);
+	if (!ok) {
+		kvfree(v);
+		return NULL;
+	}
+	sort(v, n, sizeof(*v), iotrace_rec_issue_cmp, NULL);
+	*nr = n;
+	*torn = nt;
+	return v;
 }
 
 /**

@@ -6,9 +6,10 @@
 #   seq op sector bytes error rflags dev_status dev_result cmd_type cmd_len cmdhex
 # (numbers in decimal except rflags/dev_status/dev_result, which are 0x-hex;
 # cmdhex is cmd_len bytes, no separator; with CMD_DUMP_WHOLE=1 all 64 bytes
-# of the command area, the cgroup's 32-39 as zeros).  The ring is decoded here with
-# python's struct module straight from the layout in uapi/linux/iotrace.h,
-# independently of iotracectl.
+# of the command area, the cgroup's 32-39 as zeros; with CMD_DUMP_RAW=1, a
+# ring of major 2 only, each record's 128 bytes in hex, as they are).  The
+# ring is decoded here with python's struct module straight from the
+# layout in uapi/linux/iotrace.h, independently of iotracectl.
 
 IOTRACE_RF_COMPLETE=$((1 << 0))
 IOTRACE_RF_ERROR=$((1 << 1))
@@ -48,6 +49,9 @@ if major == 2:
              icpu, hwq, tag, op, retries, ctype, clen, pid,
              cmd) = struct.unpack_from(REC, buf, off)
             if seq != ((first + i) & 0xffffffff):
+                continue
+            if os.environ.get('CMD_DUMP_RAW') == '1':
+                print(buf[off:off + 128].hex())
                 continue
             # bytes 32-39 are the cgroup id, not the command (NVMe: PRP2)
             cmd = cmd[:32] + bytes(8) + cmd[40:]

@@ -117,7 +117,7 @@ cat "$out"/root.[0-9]* |
 		    END { for (k in n) printf "%s: %d\n", k, n[k] }' > "$out/root.txt"
 sed 's/^/# root: /' "$out/root.txt"
 log "$batches batches of requests beside $rounds rounds of control"
-grep -E '^(writable|mmap|ioctl|open)' "$out/dev.txt" |
+grep -E '^(writable|mmap|ioctl|records|open)' "$out/dev.txt" |
 	awk -F': ' '{ n[$1] += $2 } END { for (k in n) printf "# dev: %s: %d\n", k, n[k] }' |
 	sort
 ktap_check "root: every request answered, the family lists the disks after" \

@@ -20,8 +20,9 @@
   nlfuzz.py dev SEED COUNT DISK...
       COUNT rounds on /dev/iotrace/DISK: open, mmap read-only at random
       lengths and offsets (a writable mapping must be refused), read at
-      random offsets, IOTRACE_IOC_INFLIGHT with random and invalid
-      arguments (bad user pointers, huge counts), random ioctl numbers.
+      random offsets, IOTRACE_IOC_INFLIGHT and IOTRACE_IOC_INFLIGHT_RECORDS
+      with random and invalid arguments (bad user pointers, huge counts,
+      record sizes), random ioctl numbers.
       A disk removed meanwhile is skipped.  Exit 1 on a writable mapping.
 
 Numbers from uapi/linux/iotrace.h ($IOTRACE_SRC, read at start).  The same SEED gives
@@ -106,6 +107,7 @@ SIZES = {"BUF_SIZE": 8, "FILTER_OPS": 4, "FILTER_SECTOR_MIN": 8,
 WELL = [(A["IOTRACE_A_" + k], n) for k, n in SIZES.items()]
 
 IOC_INFLIGHT = (3 << 30) | (24 << 16) | (0xb9 << 8) | 1
+IOC_INFLIGHT_RECORDS = (3 << 30) | (48 << 16) | (0xb9 << 8) | 2
 
 
 INTERESTING = [0, 1, 2, 7, 8, 31, 32, 63, 64, 255, 256, 4095, 4096, 65535,
@@ -363,6 +365,13 @@ class InflightReq(ctypes.Structure):
                 ("count", ctypes.c_uint32), ("now_ns", ctypes.c_uint64)]
 
 
+class InflightRecords(ctypes.Structure):
+    _fields_ = [("records", ctypes.c_uint64), ("max", ctypes.c_uint32),
+                ("record_size", ctypes.c_uint32), ("count", ctypes.c_uint32),
+                ("torn", ctypes.c_uint32), ("now_ns", ctypes.c_uint64),
+                ("reserved", ctypes.c_uint64 * 2)]
+
+
 def dev(seed, count, disks):
     r = random.Random(seed)
     outcomes, writable = {}, 0
@@ -417,6 +426,22 @@ def dev(seed, count, disks):
                 note("ioctl ok")
             except OSError as e:
                 note("ioctl " + errno.errorcode.get(e.errno, str(e.errno)))
+            rreq = InflightRecords()
+            k = r.randrange(5)
+            rreq.records = [0, 1, 0xffff800000000000, 0xdeadbeef000,
+                            ctypes.addressof(buf)][k]
+            rreq.record_size = r.choice([0, 64, 127, 128, 136, 4096, 4097,
+                                         (1 << 32) - 1])
+            rreq.max = r.choice([0, 1, 16, 1 << 20, (1 << 32) - 1])
+            if k == 4 and rreq.record_size:
+                rreq.max = min(rreq.max, len(buf) // rreq.record_size)
+            rreq.reserved[r.randrange(2)] = r.choice([0, 0, 0, 1])
+            try:
+                fcntl.ioctl(fd, IOC_INFLIGHT_RECORDS, rreq)
+                note("records ioctl ok")
+            except OSError as e:
+                note("records ioctl " +
+                     errno.errorcode.get(e.errno, str(e.errno)))
             try:
                 fcntl.ioctl(fd, r.getrandbits(32), buf)
                 note("ioctl(random) ok")

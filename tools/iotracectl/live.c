@@ -5,7 +5,7 @@
  *
  * list and inflight read debugfs when they can; without it (debugfs not
  * mounted, $IOTRACE_DEBUGFS elsewhere) list asks netlink and inflight the
- * device /dev/iotrace/<disk> (IOTRACE_IOC_INFLIGHT).  Under kernel lockdown
+ * device /dev/iotrace/<disk> (iot_dev_inflight()).  Under kernel lockdown
  * debugfs still gives these two (read-only files); only the ring is
  * refused there, and input.c maps it from the device instead.
  */

@@ -315,39 +315,76 @@ const char *iot_devdir(void)
 	return d && *d ? d : IOTRACE_DEV_DIR;
 }
 
-/**
- * iot_dev_inflight() - the requests in flight on a traced disk now, from
- *	its device (IOTRACE_IOC_INFLIGHT), as records.
- * @devdir: the directory of the iotrace devices (iot_devdir()).
- * @disk: the disk's name.
- * @t: out: the table; @t->recs (free()) as a completion would write them
- *	without a completion, oldest issue first: issue time, sector,
- *	length, op, queue, tag, CPU and the submitter (pid 0 without
- *	IOTRACE_RF_KERNEL: not noted); @t->at_ns the time the module
- *	collected them; @t->disk and @t->torn 0.
- * @err: what failed.
- * @errlen: its room.
- *
- * Return: 0; 1 when the device cannot be opened (errno set, @err
- * empty); -1 with @err set.
+/*
+ * IOTRACE_IOC_INFLIGHT_RECORDS on @fd (the device @path) into @t, its 2.0
+ * records as the tool's: 0; 1 when the module is older than the ioctl
+ * (ENOTTY); -1 with @err set.
  */
-int iot_dev_inflight(const char *devdir, const char *disk,
-		     struct iot_inflight *t, char *err, size_t errlen)
+static int dev_inflight_records(int fd, const char *path,
+				struct iot_inflight *t, char *err,
+				size_t errlen)
+{
+	struct iotrace_inflight_records req;
+	iot_record2 *v = NULL, *nv;
+	uint32_t max = 256, k;
+
+	for (;;) {
+		nv = realloc(v, max * sizeof(*v));
+		if (!nv) {
+			snprintf(err, errlen, "out of memory");
+			free(v);
+			return -1;
+		}
+		v = nv;
+		memset(&req, 0, sizeof(req));
+		req.records = (uintptr_t)v;
+		req.max = max;
+		req.record_size = sizeof(*v);
+		if (ioctl(fd, IOTRACE_IOC_INFLIGHT_RECORDS, &req)) {
+			int eno = errno;
+
+			free(v);
+			if (eno == ENOTTY)
+				return 1;
+			snprintf(err, errlen,
+				 "%s: IOTRACE_IOC_INFLIGHT_RECORDS: %s", path,
+				 strerror(eno));
+			return -1;
+		}
+		if (req.count <= max)
+			break;
+		max = req.count + 64;
+	}
+	t->recs = calloc(req.count ? req.count : 1, sizeof(*t->recs));
+	if (!t->recs) {
+		snprintf(err, errlen, "out of memory");
+		free(v);
+		return -1;
+	}
+	/* not completed: no completion CPU */
+	for (k = 0; k < req.count; k++)
+		iot_rec2_read(&v[k], UINT16_MAX, &t->recs[k]);
+	free(v);
+	t->nr = req.count;
+	t->torn = req.torn;
+	t->at_ns = req.now_ns;
+	return 0;
+}
+
+/*
+ * IOTRACE_IOC_INFLIGHT (a module before IOTRACE_IOC_INFLIGHT_RECORDS) on
+ * @fd into @t: its entries' fields as records.  0, or -1 with @err set.
+ */
+static int dev_inflight_entries(int fd, const char *path,
+				struct iot_inflight *t, char *err,
+				size_t errlen)
 {
 	struct iotrace_inflight_entry *e = NULL, *ne;
 	struct iotrace_inflight_req req;
-	char path[512];
 	uint32_t max = 256;
 	size_t k;
-	int fd, eno;
+	int eno;
 
-	memset(t, 0, sizeof(*t));
-	if (errlen)
-		err[0] = 0;
-	snprintf(path, sizeof(path), "%s/%s", devdir, disk);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
 	for (;;) {
 		ne = realloc(e, max * sizeof(*e));
 		if (!ne) {
@@ -369,12 +406,10 @@ int iot_dev_inflight(const char *devdir, const char *disk,
 			break;
 		max = req.count + 64;
 	}
-	close(fd);
 	t->recs = calloc(req.count ? req.count : 1, sizeof(*t->recs));
 	if (!t->recs) {
 		snprintf(err, errlen, "out of memory");
-		free(e);
-		return -1;
+		goto err;
 	}
 	for (k = 0; k < req.count; k++) {
 		struct iotrace_record *r = &t->recs[k];
@@ -399,8 +434,46 @@ int iot_dev_inflight(const char *devdir, const char *disk,
 	return 0;
 err:
 	free(e);
-	close(fd);
 	return -1;
+}
+
+/**
+ * iot_dev_inflight() - the requests in flight on a traced disk now, from
+ *	its device, as records.
+ * @devdir: the directory of the iotrace devices (iot_devdir()).
+ * @disk: the disk's name.
+ * @t: out: the table; @t->recs (free()) as a completion would write them
+ *	without a completion, oldest issue first (IOTRACE_IOC_INFLIGHT_RECORDS:
+ *	every field of the issue, the submitter and the command); @t->at_ns
+ *	the time the module collected them; @t->torn the slots it found
+ *	being written; @t->disk 0.  From a module before that ioctl
+ *	(IOTRACE_IOC_INFLIGHT): issue time, sector, length, op, queue, tag,
+ *	CPU and the submitter only (pid 0 without IOTRACE_RF_KERNEL: not
+ *	noted).
+ * @err: what failed.
+ * @errlen: its room.
+ *
+ * Return: 0; 1 when the device cannot be opened (errno set, @err
+ * empty); -1 with @err set.
+ */
+int iot_dev_inflight(const char *devdir, const char *disk,
+		     struct iot_inflight *t, char *err, size_t errlen)
+{
+	char path[512];
+	int fd, ret;
+
+	memset(t, 0, sizeof(*t));
+	if (errlen)
+		err[0] = 0;
+	snprintf(path, sizeof(path), "%s/%s", devdir, disk);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	ret = dev_inflight_records(fd, path, t, err, errlen);
+	if (ret > 0)
+		ret = dev_inflight_entries(fd, path, t, err, errlen);
+	close(fd);
+	return ret;
 }
 
 /*

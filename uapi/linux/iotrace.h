@@ -1578,8 +1578,10 @@ struct iotrace_metrics_error {
 /*
  * The character device /dev/iotrace/<disk> (one per ring, mode 0400):
  * read() and a read-only mmap() give the same bytes as debugfs
- * <disk>/ring, and the device also works under kernel lockdown.  Its one
- * ioctl gives the requests in flight (debugfs <disk>/inflight).
+ * <disk>/ring, and the device also works under kernel lockdown.  Its two
+ * ioctls give the requests in flight: IOTRACE_IOC_INFLIGHT what debugfs
+ * <disk>/inflight shows of each, IOTRACE_IOC_INFLIGHT_RECORDS (a module
+ * before it: ENOTTY) each as a record.
  */
 #define IOTRACE_DEV_DIR		"/dev/iotrace"
 
@@ -1634,6 +1636,40 @@ struct iotrace_inflight_req {
 	__u32	max;
 	__u32	count;
 	__u64	now_ns;
+};
+
+/**
+ * struct iotrace_inflight_records - argument of IOTRACE_IOC_INFLIGHT_RECORDS:
+ *	the requests in flight as records.
+ * @records: user address of room for @max records, @record_size bytes
+ *	apart.
+ * @max: in: records that fit at @records.
+ * @record_size: in: the distance between two records at @records, at least
+ *	sizeof(struct iotrace_record); out: the bytes of each that the
+ *	module filled (sizeof(struct iotrace_record)), the rest of each
+ *	zeroed.
+ * @count: out: requests in flight, oldest issue first; the first
+ *	min(@count, @max) are copied.
+ * @torn: out: slots held by a request that were being written on each
+ *	read of them (a request being issued or requeued): not counted in
+ *	@count.
+ * @now_ns: out: CLOCK_MONOTONIC when they were collected.
+ * @reserved: zero in; zero out.
+ *
+ * Each record is the one the request's completion would write, without
+ * the completion: complete_ns, seq, error and the device status zero, no
+ * IOTRACE_RF_COMPLETE; its issue time, sector, length, op and op flags,
+ * queue time, hardware queue, tag, CPU, requeues, cgroup, submitter and,
+ * where a hook captured it, its command, with their IOTRACE_RF_* flags.
+ */
+struct iotrace_inflight_records {
+	__u64	records;
+	__u32	max;
+	__u32	record_size;
+	__u32	count;
+	__u32	torn;
+	__u64	now_ns;
+	__u64	reserved[2];
 };
 
 /*
@@ -1827,5 +1863,7 @@ struct iotrace_preg_slot {
 #define IOTRACE_IOC_MAGIC	0xb9	/* free in ioctl-number.rst (6.12) */
 #define IOTRACE_IOC_INFLIGHT	_IOWR(IOTRACE_IOC_MAGIC, 1, \
 				      struct iotrace_inflight_req)
+#define IOTRACE_IOC_INFLIGHT_RECORDS	_IOWR(IOTRACE_IOC_MAGIC, 2, \
+					      struct iotrace_inflight_records)
 
 #endif /* _UAPI_LINUX_IOTRACE_H */

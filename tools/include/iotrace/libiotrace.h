@@ -712,9 +712,11 @@ struct iotrace_inflight_info {
  *	wrote, a persistent region (the module's copy, "previous"), a copy
  *	of one or a crash dump; a recording of "iotracectl record" or a
  *	snapshot of "iotracectl watch" (those in flight as it ended); a
- *	live disk (its device's IOTRACE_IOC_INFLIGHT, in @opts->devdir:
- *	the requests in flight now, @info's at_ns the time the module
- *	collected them); a copy of a ring has none.
+ *	live disk (its device's IOTRACE_IOC_INFLIGHT_RECORDS, in
+ *	@opts->devdir: the requests in flight now, @info's at_ns the time
+ *	the module collected them; from a module before that ioctl,
+ *	IOTRACE_IOC_INFLIGHT's fields only: no queue time, op flags,
+ *	cgroup or command); a copy of a ring has none.
  * @fn: called for each request, oldest issue first, disk by disk; it
  *	must not use @src.  A request's record is as its completion would
  *	have written it without a completion: complete_ns 0, rflags without

@@ -221,8 +221,8 @@ void iot_out_no_sigpipe(void);
  *	written (watch: its trigger chunks); non-zero fails the write.
  * @arg: its argument.
  * @inflight: save the requests each disk has in flight at the end (its
- *	device's IOTRACE_IOC_INFLIGHT, taken before the last pass over the
- *	rings) as in-flight chunks before the trailer; not when it ends at
+ *	device's in-flight records, iot_dev_inflight(), taken before the
+ *	last pass over the rings) as in-flight chunks before the trailer; not when it ends at
  *	@max_bytes (the records after the cut are still in the rings).
  * @infl_err: if set, says (with @arg) that @disk's table could not be
  *	read and why; else record says it on standard error.
