@@ -901,19 +901,43 @@ static __always_inline void iotrace_cmd_clear(u8 *dst)
 }
 
 /**
- * iotrace_slot_rec() - the issue that slot @s holds, in record @r as its
- *	completion would fill it, without the completion.
+ * iotrace_slot_rec() - the request @rq that slot @s holds, in record @r as
+ *	its completion would fill it, without the completion.
  * @r: the record: complete_ns, seq, error and the device status zero.
  * @s: the slot.
+ * @rq: its request: the submitter and the command are taken only when
+ *	tagged with it (see struct iotrace_slot).
  *
- * The issue's fields and the cgroup id only: the caller adds the
- * submitter, the command and the record's flags, which are tagged with
- * their request (see struct iotrace_slot), the command before this (the
- * cgroup id is stored in the command area, at IOTRACE_CMD_CGROUP_OFF).
+ * The caller adds the ring's flags, the slot's and IOTRACE_RF_PASSTHRU.
+ *
+ * Return: the IOTRACE_RF_* flags the submitter and the command add
+ * (IOTRACE_RF_CMD_VALID when the command was taken).
  */
-static __always_inline void iotrace_slot_rec(struct iotrace_record *r,
-					     const struct iotrace_slot *s)
+static __always_inline u16 iotrace_slot_rec(struct iotrace_record *r,
+					    const struct iotrace_slot *s,
+					    const struct request *rq)
 {
+	u16 rflags = 0;
+
+	r->pid = 0;
+	if (READ_ONCE(s->sub_rq) == rq) {
+		/* pairs with the smp_wmb() before sub_rq is set */
+		smp_rmb();
+		r->pid = s->pid;
+		rflags |= s->sub_rflags;
+	}
+	if (READ_ONCE(s->cmd_rq) == rq) {
+		/* pairs with the smp_wmb() before cmd_rq is set */
+		smp_rmb();
+		r->cmd_type = s->cmd_type;
+		r->cmd_len = s->cmd_len;
+		iotrace_cmd_copy(r->cmd, s->cmd);
+		rflags |= s->cmd_rflags;
+	} else {
+		r->cmd_type = IOTRACE_CMD_NONE;
+		r->cmd_len = 0;
+		iotrace_cmd_clear(r->cmd);
+	}
 	r->seq = 0;
 	r->bytes = s->bytes;
 	r->issue_ns = s->issue_ns;
@@ -929,7 +953,9 @@ static __always_inline void iotrace_slot_rec(struct iotrace_record *r,
 	r->tag = s->tag;
 	r->op = s->op;
 	r->retries = s->retries;
+	/* after the command: its area holds the cgroup id */
 	*(__le64 *)(r->cmd + IOTRACE_CMD_CGROUP_OFF) = cpu_to_le64(s->cgroup);
+	return rflags;
 }
 
 void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,

@@ -474,28 +474,9 @@ static noinline void iotrace_preg_issue(struct iotrace_disk *d,
 	WRITE_ONCE(p->gen, 1);
 	/* odd generation before the copy changes */
 	smp_wmb();
-	rflags = (s->rflags | d->rec_rflags) & ~IOTRACE_RF_COMPLETE;
-	if (iotrace_slot_sub(s, rq)) {
-		r->pid = s->pid;
-		rflags |= s->sub_rflags;
-	} else {
-		r->pid = 0;
-	}
-	p->flags = 0;
-	if (READ_ONCE(s->cmd_rq) == rq) {
-		/* pairs with the smp_wmb() before cmd_rq is set */
-		smp_rmb();
-		r->cmd_type = s->cmd_type;
-		r->cmd_len = s->cmd_len;
-		iotrace_cmd_copy(r->cmd, s->cmd);
-		rflags |= s->cmd_rflags;
-		p->flags = IOTRACE_PREG_S_CMD;
-	} else {
-		r->cmd_type = IOTRACE_CMD_NONE;
-		r->cmd_len = 0;
-		iotrace_cmd_clear(r->cmd);
-	}
-	iotrace_slot_rec(r, s);
+	rflags = iotrace_slot_rec(r, s, rq);
+	p->flags = rflags & IOTRACE_RF_CMD_VALID ? IOTRACE_PREG_S_CMD : 0;
+	rflags |= (s->rflags | d->rec_rflags) & ~IOTRACE_RF_COMPLETE;
 	if (blk_rq_is_passthrough(rq))
 		rflags |= IOTRACE_RF_PASSTHRU;
 	r->rflags = rflags;

@@ -299,26 +299,7 @@ static bool iotrace_slot_rec_copy(const struct iotrace_slot *s,
 {
 	u16 rflags = (s->rflags | rec_rflags) & ~IOTRACE_RF_COMPLETE;
 
-	r->pid = 0;
-	if (READ_ONCE(s->sub_rq) == rq) {
-		/* pairs with the smp_wmb() before sub_rq is set */
-		smp_rmb();
-		r->pid = s->pid;
-		rflags |= s->sub_rflags;
-	}
-	if (READ_ONCE(s->cmd_rq) == rq) {
-		/* pairs with the smp_wmb() before cmd_rq is set */
-		smp_rmb();
-		r->cmd_type = s->cmd_type;
-		r->cmd_len = s->cmd_len;
-		iotrace_cmd_copy(r->cmd, s->cmd);
-		rflags |= s->cmd_rflags;
-	} else {
-		r->cmd_type = IOTRACE_CMD_NONE;
-		r->cmd_len = 0;
-		iotrace_cmd_clear(r->cmd);
-	}
-	iotrace_slot_rec(r, s);
+	rflags |= iotrace_slot_rec(r, s, rq);
 	if (r->op == IOTRACE_OP_DRV_IN || r->op == IOTRACE_OP_DRV_OUT)
 		rflags |= IOTRACE_RF_PASSTHRU;
 	r->rflags = rflags;

@@ -54,13 +54,7 @@ ktap_check "status says submitter: $have_sub" \
 	grep -qx "submitter: $have_sub" "$IOT/status"
 
 # The cgroup: its own io controller, so that its bios are charged to it.
-grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts ||
-	mount -t cgroup2 none /sys/fs/cgroup || die "cannot mount cgroup2"
-echo +io > /sys/fs/cgroup/cgroup.subtree_control ||
-	die "cannot enable the io controller"
-cg=/sys/fs/cgroup/iotrace-attr
-mkdir -p $cg
-cgid=$(stat -c %i $cg)
+io_cgroup iotrace-attr
 log "cgroup $cg has id $cgid"
 
 # Two fio processes (jobs as threads: the submitter is fio's own tgid), a

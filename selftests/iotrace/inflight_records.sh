@@ -35,13 +35,7 @@ DELAY_J=2500
 RD_SKIP=300	# 4 KiB blocks: sector 2400
 WR_SEEK=700	# sector 5600
 
-grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts ||
-	mount -t cgroup2 none /sys/fs/cgroup || die "cannot mount cgroup2"
-echo +io > /sys/fs/cgroup/cgroup.subtree_control ||
-	die "cannot enable the io controller"
-cg=/sys/fs/cgroup/iotrace-infl
-mkdir -p $cg
-cgid=$(stat -c %i $cg)
+io_cgroup iotrace-infl
 
 load_iotrace
 scsi_debug_load 120 dev_size_mb=16
@@ -51,18 +45,6 @@ quiet_disk "$sd"
 cmd_enable "$sd"
 log "scsi_debug disk $sd, cgroup $cg id $cgid"
 
-# wait_inflight N - until the kernel counts N requests in flight (bounded)
-wait_inflight() {
-	local k v n end=$((SECONDS + 30))
-	while [ $SECONDS -lt $end ]; do
-		n=0
-		while read -r k v; do
-			[ "$k" = inflight: ] && n=$v
-		done < "$IOT/$sd/stats"
-		[ "$n" -ge "$1" ] && return 0
-	done
-	return 1
-}
 
 "$IOTRACECTL" record "$sd" -o "$out/rec.trace" 2> "$out/rec.err" &
 rec_pid=$!
@@ -74,11 +56,11 @@ echo $DELAY_J > $sdbg/delay || die "cannot set scsi_debug's delay"
 sh -c "echo \$\$ > $cg/cgroup.procs && exec dd if=/dev/$sd of=/dev/null \
 	bs=4096 skip=$RD_SKIP count=1 iflag=direct status=none" &
 rd_pid=$!
-wait_inflight 1 || log "the read did not show up in stats"
+wait_inflight "$sd" 1 || log "the read did not show up in stats"
 dd if=/dev/zero of=/dev/"$sd" bs=4096 seek=$WR_SEEK count=1 oflag=direct \
 	status=none &
 wr_pid=$!
-wait_inflight 2 || log "the write did not show up in stats"
+wait_inflight "$sd" 2 || log "the write did not show up in stats"
 # the ioctl, from an independent decoder of the uapi layout
 python3 - /dev/iotrace/"$sd" > "$out/ioctl.json" 2> "$out/ioctl.err" <<'EOF_PY'
 import ctypes, errno, fcntl, json, os, struct, sys
@@ -173,7 +155,8 @@ res(len(infl) == 2 and cg[0] == cgid and cg[1] != cgid and
     (pids == [rd, wr] if sub else pids == [0, 0]),
     'the read is charged to the cgroup (%d), the write not; submitters %s '
     '(dd %d, %d; noted: %s): %s' % (cgid, pids, rd, wr, sub, cg))
-res(all(r['complete'] == 0 and r['seq'] == 0 and not r['rf'] & 1 and
+res(len(infl) == 2 and
+    all(r['complete'] == 0 and r['seq'] == 0 and not r['rf'] & 1 and
         r['st'] == 0 and r['err'] == 0 and r['rf'] & 0x100 for r in infl),
     'no completion in them, their queue time valid')
 # each one's completion record: the same record but for the completion
@@ -184,7 +167,7 @@ for r in infl:
     done.append(m[0] if len(m) == 1 else None)
 same = lambda a, b: all(a[k] == b[k] for k in F
                         if k not in ('seq', 'complete', 'rf', 'st', 'res'))
-res(all(done) and all(same(r, c) and (c['rf'] & ~0x201) == r['rf']
+res(len(done) == 2 and all(done) and all(same(r, c) and (c['rf'] & ~0x201) == r['rf']
                       for r, c in zip(infl, done)),
     'each equals its completion record but for the completion: %s' %
     [(r['rf'], c and c['rf'], r['queue'], c and c['queue']) for r, c in zip(infl, done)])

@@ -22,6 +22,34 @@ iot_stat() {
 	sed -n "s/^$2: //p" "$IOT/$1/stats"
 }
 
+# wait_inflight DISK N - until iotrace counts N requests of DISK in flight
+# (60 s at most).  Polled with shell builtins, no fork per poll: a loop of
+# sed and sleep forks outlived a slow device's requests on a loaded guest.
+wait_inflight() {
+	local k v n end=$((SECONDS + 60))
+	while [ $SECONDS -lt $end ]; do
+		n=0
+		while read -r k v; do
+			[ "$k" = inflight: ] && n=$v
+		done < "$IOT/$1/stats"
+		[ "$n" -ge "$2" ] && return 0
+	done
+	return 1
+}
+
+# io_cgroup NAME - set $cg to the cgroup /sys/fs/cgroup/NAME (made, with
+# the io controller for its bios to be charged to it) and $cgid to its id
+# (its inode number, as the kernel's cgroup_id())
+io_cgroup() {
+	grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts ||
+		mount -t cgroup2 none /sys/fs/cgroup || die "cannot mount cgroup2"
+	echo +io > /sys/fs/cgroup/cgroup.subtree_control ||
+		die "cannot enable the io controller"
+	cg=/sys/fs/cgroup/$1
+	mkdir -p "$cg"
+	cgid=$(stat -c %i "$cg")
+}
+
 # watch_start CONF [ARGS...] - "iotracectl watch" with configuration CONF
 # (written to $out/conf) and ARGS, snapshots in $out/snap, run dir
 # $out/run, its standard error in $out/log, through ${wrap[@]} when the

@@ -50,18 +50,6 @@ load_iotrace disks=$disk
 tlog "iotrace loaded"
 wait_for "$IOT/$disk/ring" 10 || die "no ring for $disk"
 echo 1 > "$IOT/$disk/enable"
-# wait_inflight N - until the kernel counts N requests in flight (bounded)
-wait_inflight() {
-	local k v n end=$((SECONDS + 60))
-	while [ $SECONDS -lt $end ]; do
-		n=0
-		while read -r k v; do
-			[ "$k" = inflight: ] && n=$v
-		done < "$IOT/$disk/stats"
-		[ "$n" -ge "$1" ] && return 0
-	done
-	return 1
-}
 # child_of PID - the pid of PID's child (dd under timeout), from /proc
 child_of() {
 	local f st rest
@@ -87,11 +75,11 @@ for _ in $(seq 100); do
 done
 timeout 60 dd if=/dev/$disk of=/dev/null bs=4096 skip=100 count=1 iflag=direct 2> /dev/null &
 rd_t=$!
-wait_inflight 1 || tlog "the read did not show up in stats"
+wait_inflight $disk 1 || tlog "the read did not show up in stats"
 tlog "read in flight"
 timeout 60 dd if=/dev/zero of=/dev/$disk bs=8192 seek=300 count=1 oflag=direct 2> /dev/null &
 wr_t=$!
-wait_inflight 2 || tlog "the write did not show up in stats"
+wait_inflight $disk 2 || tlog "the write did not show up in stats"
 tlog "write in flight"
 "$IOTRACECTL" inflight $disk > "$out/infl.txt"
 rc=$?

@@ -315,6 +315,19 @@ const char *iot_devdir(void)
 	return d && *d ? d : IOTRACE_DEV_DIR;
 }
 
+/* Room in @t for the tool's records of @n requests: 0, or -1 with @err set. */
+static int infl_alloc(struct iot_inflight *t, uint32_t n, char *err,
+		      size_t errlen)
+{
+	t->recs = calloc(n ? n : 1, sizeof(*t->recs));
+	if (!t->recs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	t->nr = n;
+	return 0;
+}
+
 /*
  * IOTRACE_IOC_INFLIGHT_RECORDS on @fd (the device @path) into @t, its 2.0
  * records as the tool's: 0; 1 when the module is older than the ioctl
@@ -355,9 +368,7 @@ static int dev_inflight_records(int fd, const char *path,
 			break;
 		max = req.count + 64;
 	}
-	t->recs = calloc(req.count ? req.count : 1, sizeof(*t->recs));
-	if (!t->recs) {
-		snprintf(err, errlen, "out of memory");
+	if (infl_alloc(t, req.count, err, errlen)) {
 		free(v);
 		return -1;
 	}
@@ -365,7 +376,6 @@ static int dev_inflight_records(int fd, const char *path,
 	for (k = 0; k < req.count; k++)
 		iot_rec2_read(&v[k], UINT16_MAX, &t->recs[k]);
 	free(v);
-	t->nr = req.count;
 	t->torn = req.torn;
 	t->at_ns = req.now_ns;
 	return 0;
@@ -406,11 +416,8 @@ static int dev_inflight_entries(int fd, const char *path,
 			break;
 		max = req.count + 64;
 	}
-	t->recs = calloc(req.count ? req.count : 1, sizeof(*t->recs));
-	if (!t->recs) {
-		snprintf(err, errlen, "out of memory");
+	if (infl_alloc(t, req.count, err, errlen))
 		goto err;
-	}
 	for (k = 0; k < req.count; k++) {
 		struct iotrace_record *r = &t->recs[k];
 
@@ -428,7 +435,6 @@ static int dev_inflight_entries(int fd, const char *path,
 				r->rflags |= IOTRACE_RF_KERNEL;
 		}
 	}
-	t->nr = req.count;
 	t->at_ns = req.now_ns;
 	free(e);
 	return 0;
