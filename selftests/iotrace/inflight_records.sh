@@ -7,8 +7,10 @@
 #
 # scsi_debug answers every command DELAY_J jiffies late (its delay
 # parameter, set once the disk is quiet and traced: 10 s at Debian's
-# HZ=250).  A 4 KiB read from a cgroup of its own and a 4 KiB write
-# outside it, each one dd with direct I/O, are held meanwhile.
+# HZ=250, 40 s on a debug kernel, where the listing takes longer; the
+# disk's command timeout is raised to 120 s).  A 4 KiB read from a cgroup
+# of its own and a 4 KiB write outside it, each one dd with direct I/O,
+# are held meanwhile.
 #
 # Oracles: the offsets and sizes dd was told to use (sector, length, and
 # the CDB sd built for them: READ(10) 0x28 / WRITE(10) 0x2a with that LBA
@@ -31,7 +33,7 @@ require_cmd python3 dd
 ktap_header 10
 out=$(mktemp -d)
 sdbg=/sys/bus/pseudo/drivers/scsi_debug
-DELAY_J=2500
+DELAY_J=$(kdebug_or 2500 10000)
 RD_SKIP=300	# 4 KiB blocks: sector 2400
 WR_SEEK=700	# sector 5600
 
@@ -42,6 +44,8 @@ scsi_debug_load 120 dev_size_mb=16
 [ -n "$sd" ] || die "no scsi_debug disk appeared"
 pkill -STOP -x systemd-udevd
 quiet_disk "$sd"
+echo 120 > /sys/block/"$sd"/device/timeout ||
+	die "cannot set the command timeout of $sd"
 cmd_enable "$sd"
 log "scsi_debug disk $sd, cgroup $cg id $cgid"
 
