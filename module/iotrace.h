@@ -570,8 +570,6 @@ struct iotrace_slot_issue {
 };
 
 bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v);
-bool iotrace_slot_read_rec(struct iotrace_slot *s, u16 rec_rflags,
-			   struct iotrace_record *r);
 
 /**
  * struct iotrace_counts - a consistent-enough sum of a ring's counters.

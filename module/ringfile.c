@@ -320,8 +320,8 @@ static bool iotrace_slot_rec_copy(const struct iotrace_slot *s,
  * Return: true when @s held a request issued and not completed, and @r is
  * a whole copy of it.
  */
-bool iotrace_slot_read_rec(struct iotrace_slot *s, u16 rec_rflags,
-			   struct iotrace_record *r)
+static bool iotrace_slot_read_rec(struct iotrace_slot *s, u16 rec_rflags,
+				  struct iotrace_record *r)
 {
 	/* pairs with the smp_wmb() after an odd generation */
 	u32 gen = smp_load_acquire(&s->gen);
