@@ -320,6 +320,88 @@ static struct iotrace_disk *iotrace_mpath_head_of(struct iotrace_disk *d)
 					 lockdep_is_held(&iotrace_mutex));
 }
 
+/* Take the in-flight tables of the paths of the enabled head @h into @w. */
+static int iotrace_mpath_tables_get(struct iotrace_disk *h,
+				    struct iotrace_slot_tables *w)
+{
+	struct iotrace_disk *p;
+	u32 n = 0;
+	int ret = 0;
+
+	mutex_lock(&iotrace_mutex);
+	if (!(h->state & IOTRACE_ST_SLOTS))
+		goto out;
+	list_for_each_entry(p, &iotrace_disks, node)
+		n += iotrace_mpath_head_of(p) == h;
+	if (n > 1) {
+		w->v = kmalloc_array(n, sizeof(*w->v), GFP_KERNEL);
+		if (!w->v) {
+			w->v = &w->one;
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	list_for_each_entry(p, &iotrace_disks, node) {
+		struct iotrace_slot_table *t;
+
+		if (iotrace_mpath_head_of(p) != h)
+			continue;
+		t = iotrace_slots_get(p);
+		if (!t)
+			continue;	/* a disabled path feeds no record */
+		w->v[w->nr].t = t;
+		w->v[w->nr].path = p->path_id;
+		w->nr++;
+	}
+out:
+	mutex_unlock(&iotrace_mutex);
+	return ret;
+}
+
+/**
+ * iotrace_slot_tables_get() - the in-flight tables holding the requests
+ *	of a disk, for a walk without iotrace_mutex.
+ * @d: the disk, referenced.
+ * @w: set to the tables, each with a reference (iotrace_slot_tables_put()).
+ *
+ * A disk's own table (iotrace_slots_get()), or for an enabled NVMe
+ * multipath head, which has none, the tables of its enabled paths: their
+ * requests are the head's, each table with the path id the head's
+ * records carry.  iotrace_mutex is taken only for a head, to find its
+ * paths, and not held during the walk.
+ *
+ * Context: process, iotrace_mutex not held.
+ * Return: 0 (@w->nr may be 0: nothing in flight), or -ENOMEM.
+ */
+int iotrace_slot_tables_get(struct iotrace_disk *d,
+			    struct iotrace_slot_tables *w)
+{
+	w->v = &w->one;
+	w->nr = 0;
+	if (d->mpath_head)
+		return iotrace_mpath_tables_get(d, w);
+	w->one.t = iotrace_slots_get(d);
+	w->one.path = 0;
+	w->nr = w->one.t ? 1 : 0;
+	return 0;
+}
+
+/**
+ * iotrace_slot_tables_put() - drop the tables iotrace_slot_tables_get() took.
+ * @w: the tables.
+ */
+void iotrace_slot_tables_put(struct iotrace_slot_tables *w)
+{
+	u32 i;
+
+	for (i = 0; i < w->nr; i++)
+		iotrace_slots_put(w->v[i].t);
+	if (w->v != &w->one)
+		kfree(w->v);
+	w->v = &w->one;
+	w->nr = 0;
+}
+
 /*
  * The multipath head @h was enabled: so are its paths, whose completions
  * make its records (a path that cannot be is logged and left out).

@@ -143,6 +143,23 @@ struct iotrace_slot_table {
 };
 
 /**
+ * struct iotrace_slot_tables - the in-flight tables holding the requests
+ *	of one disk, each referenced (iotrace_slot_tables_get()).
+ * @nr: tables at @v.
+ * @v: per table, the table and the path id that the records of a
+ *	multipath head carry for its requests (IOTRACE_CMD_PATH_OFF; 0 for
+ *	a disk's own table).
+ * @one: @v's room for one table.
+ */
+struct iotrace_slot_tables {
+	u32				nr;
+	struct iotrace_slot_ref {
+		struct iotrace_slot_table	*t;
+		u32				path;
+	}				*v, one;
+};
+
+/**
  * struct iotrace_filter - which completed requests are recorded.
  * @ops: IOTRACE_FILTER_OPS_ALL bits of the operations recorded.
  * @min_bytes: smallest byte count recorded.
@@ -1382,6 +1399,9 @@ void iotrace_disk_set_state(struct iotrace_disk *d, unsigned int state);
 void iotrace_disk_put(struct iotrace_disk *d);
 struct iotrace_slot_table *iotrace_slots_get(struct iotrace_disk *d);
 void iotrace_slots_put(struct iotrace_slot_table *t);
+int iotrace_slot_tables_get(struct iotrace_disk *d,
+			    struct iotrace_slot_tables *w);
+void iotrace_slot_tables_put(struct iotrace_slot_tables *w);
 int iotrace_disks_init(void);
 void iotrace_disks_exit(void);
 bool iotrace_disk_selected(const char *name);

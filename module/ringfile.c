@@ -343,30 +343,14 @@ static bool iotrace_slot_read_rec(struct iotrace_slot *s, u16 rec_rflags,
  */
 #define IOTRACE_SLOT_BATCH	4096
 
-/**
- * iotrace_inflight_collect() - the requests of a disk in flight now.
- * @d: the disk.
- * @nr: set to the number of entries returned.
- *
- * The table is walked with a reference on it (iotrace_slots_get()), no
- * lock held, the CPU yielded every IOTRACE_SLOT_BATCH slots.
- *
- * Return: a kvmalloc()ed array of *@nr entries, oldest issue first (free
- * it with kvfree()), or NULL when out of memory.  A disk that keeps no
- * slot table (not enabled) has none in flight.
- */
-struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
-							u32 *nr)
+/* Entries of the requests in flight in @t from @n on, @e's room. */
+static u32 iotrace_inflight_walk(struct iotrace_slot_table *t,
+				 struct iotrace_inflight_entry *e, u32 n,
+				 u32 room)
 {
-	struct iotrace_inflight_entry *e;
-	struct iotrace_slot_table *t;
-	u32 i, n = 0;
+	u32 i;
 
-	t = iotrace_slots_get(d);
-	e = kvmalloc_array(t ? max(t->nr, 1U) : 1, sizeof(*e), GFP_KERNEL);
-	if (!e || !t)
-		goto out;
-	for (i = 0; i < t->nr; i++) {
+	for (i = 0; i < t->nr && n < room; i++) {
 		struct iotrace_slot_issue v;
 
 		if (!((i + 1) % IOTRACE_SLOT_BATCH))
@@ -385,8 +369,37 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 		e[n].pid = v.pid;
 		n++;
 	}
-out:
-	iotrace_slots_put(t);
+	return n;
+}
+
+/**
+ * iotrace_inflight_collect() - the requests of a disk in flight now.
+ * @d: the disk.
+ * @nr: set to the number of entries returned.
+ *
+ * The tables holding them (iotrace_slot_tables_get(): a multipath head's
+ * are its paths') are walked with references on them, no lock held, the
+ * CPU yielded every IOTRACE_SLOT_BATCH slots.
+ *
+ * Return: a kvmalloc()ed array of *@nr entries, oldest issue first (free
+ * it with kvfree()), or NULL when out of memory.  A disk that keeps no
+ * slot table (not enabled) has none in flight.
+ */
+struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
+							u32 *nr)
+{
+	struct iotrace_inflight_entry *e = NULL;
+	struct iotrace_slot_tables w;
+	u32 i, n = 0, room = 0;
+
+	if (iotrace_slot_tables_get(d, &w))
+		return NULL;
+	for (i = 0; i < w.nr; i++)
+		room += w.v[i].t->nr;
+	e = kvmalloc_array(max(room, 1U), sizeof(*e), GFP_KERNEL);
+	for (i = 0; e && i < w.nr; i++)
+		n = iotrace_inflight_walk(w.v[i].t, e, n, room);
+	iotrace_slot_tables_put(&w);
 	if (!e)
 		return NULL;
 	sort(e, n, sizeof(*e), iotrace_inflight_cmp, NULL);
@@ -430,6 +443,48 @@ static bool iotrace_recs_room(struct iotrace_record **v, u32 *cap, u32 n)
 	return true;
 }
 
+/*
+ * Append the requests in flight in @t to *@v (*@n of *@cap used), each
+ * stamped with @path (struct iotrace_slot_tables); count in *@torn the
+ * slots torn on every read.  Return: false when out of memory.
+ */
+static bool iotrace_inflight_recs_walk(struct iotrace_slot_table *t, u32 path,
+				       u16 rec_rflags, struct iotrace_record **v,
+				       u32 *n, u32 *cap, u32 *torn)
+{
+	u32 i;
+
+	for (i = 0; i < t->nr; i++) {
+		struct iotrace_slot *s = &t->slots[i];
+		struct iotrace_record *r;
+		int k;
+
+		if (!((i + 1) % IOTRACE_SLOT_BATCH))
+			cond_resched();
+		if (!READ_ONCE(s->rq))
+			continue;
+		if (!iotrace_recs_room(v, cap, *n))
+			return false;
+		r = &(*v)[*n];
+		for (k = 0; k < IOTRACE_SLOT_TRIES; k++) {
+			if (iotrace_slot_read_rec(s, rec_rflags, r))
+				break;
+			cpu_relax();
+		}
+		if (k == IOTRACE_SLOT_TRIES) {
+			if (READ_ONCE(s->rq))
+				(*torn)++;
+			continue;
+		}
+		/* as the head's record of its completion (iotrace_fill()) */
+		if (path)
+			*(__le32 *)(r->cmd + IOTRACE_CMD_PATH_OFF) =
+				cpu_to_le32(path);
+		(*n)++;
+	}
+	return true;
+}
+
 /**
  * iotrace_inflight_records() - the requests of a disk in flight now, as
  *	records (IOTRACE_IOC_INFLIGHT_RECORDS).
@@ -439,7 +494,8 @@ static bool iotrace_recs_room(struct iotrace_record **v, u32 *cap, u32 n)
  *	each of IOTRACE_SLOT_TRIES reads.
  *
  * The walk of iotrace_inflight_collect(), each request copied whole
- * (iotrace_slot_read_rec()).
+ * (iotrace_slot_read_rec()); a multipath head's carry their path's id at
+ * IOTRACE_CMD_PATH_OFF, as its completion's record will.
  *
  * Context: process, may sleep; iotrace_mutex not held.
  * Return: a kvmalloc()ed array of *@nr records, oldest issue first (free
@@ -448,34 +504,20 @@ static bool iotrace_recs_room(struct iotrace_record **v, u32 *cap, u32 n)
 struct iotrace_record *iotrace_inflight_records(struct iotrace_disk *d, u32 *nr,
 						u32 *torn)
 {
-	struct iotrace_slot_table *t = iotrace_slots_get(d);
 	u16 rec_rflags = READ_ONCE(d->rec_rflags);
 	struct iotrace_record *v = NULL;
+	struct iotrace_slot_tables w;
 	u32 i, n = 0, cap = 0, nt = 0;
 	bool ok = iotrace_recs_room(&v, &cap, 0);
 
-	for (i = 0; ok && t && i < t->nr; i++) {
-		struct iotrace_slot *s = &t->slots[i];
-		int k;
-
-		if (!((i + 1) % IOTRACE_SLOT_BATCH))
-			cond_resched();
-		if (!READ_ONCE(s->rq))
-			continue;
-		ok = iotrace_recs_room(&v, &cap, n);
-		if (!ok)
-			break;
-		for (k = 0; k < IOTRACE_SLOT_TRIES; k++) {
-			if (iotrace_slot_read_rec(s, rec_rflags, &v[n]))
-				break;
-			cpu_relax();
-		}
-		if (k < IOTRACE_SLOT_TRIES)
-			n++;
-		else if (READ_ONCE(s->rq))
-			nt++;
+	if (iotrace_slot_tables_get(d, &w)) {
+		kvfree(v);
+		return NULL;
 	}
-	iotrace_slots_put(t);
+	for (i = 0; ok && i < w.nr; i++)
+		ok = iotrace_inflight_recs_walk(w.v[i].t, w.v[i].path,
+						rec_rflags, &v, &n, &cap, &nt);
+	iotrace_slot_tables_put(&w);
 	if (!ok) {
 		kvfree(v);
 		return NULL;
@@ -487,33 +529,37 @@ struct iotrace_record *iotrace_inflight_records(struct iotrace_disk *d, u32 *nr,
 }
 
 /**
- * iotrace_slots_busy() - requests of a disk in flight, per its slot table.
+ * iotrace_slots_busy() - requests of a disk in flight, per its slot tables.
  * @d: the disk, referenced.
  *
- * Walks the table with a reference on it (iotrace_slots_get()), no lock
- * held, and yields the CPU every IOTRACE_SLOT_BATCH slots: call it without
- * iotrace_mutex, so that a reader without privilege never holds anything
- * that disk hotplug or control waits for while it walks (a disable drops
- * the table without waiting for the walk).
+ * Walks the tables (iotrace_slot_tables_get()) with references on them, no
+ * lock held, and yields the CPU every IOTRACE_SLOT_BATCH slots: call it
+ * without iotrace_mutex, so that a reader without privilege never holds
+ * anything that disk hotplug or control waits for while it walks (a
+ * disable drops the table without waiting for the walk).
  *
  * Context: process, may sleep; iotrace_mutex not held.
  * Return: the slots that hold a request.
  */
 u64 iotrace_slots_busy(struct iotrace_disk *d)
 {
-	struct iotrace_slot_table *t = iotrace_slots_get(d);
+	struct iotrace_slot_tables w;
 	u64 n = 0;
-	u32 i;
+	u32 i, j;
 
-	if (!t)
+	if (iotrace_slot_tables_get(d, &w))
 		return 0;
-	for (i = 0; i < t->nr; i++) {
-		if (READ_ONCE(t->slots[i].rq))
-			n++;
-		if (!((i + 1) % IOTRACE_SLOT_BATCH))
-			cond_resched();
+	for (j = 0; j < w.nr; j++) {
+		struct iotrace_slot_table *t = w.v[j].t;
+
+		for (i = 0; i < t->nr; i++) {
+			if (READ_ONCE(t->slots[i].rq))
+				n++;
+			if (!((i + 1) % IOTRACE_SLOT_BATCH))
+				cond_resched();
+		}
 	}
-	iotrace_slots_put(t);
+	iotrace_slot_tables_put(&w);
 	return n;
 }
 
@@ -524,9 +570,10 @@ u64 iotrace_slots_busy(struct iotrace_disk *d)
  * @oldest_ns: set to the oldest one's issue time (0 when none).
  *
  * The pass over the slots of iotrace_inflight_collect(), without its
- * array: nothing allocated, nothing sorted, whatever the disk's tags (a
- * scrape of the metrics needs no privilege), no lock held, the CPU
- * yielded as iotrace_slots_busy() does.
+ * array: nothing allocated (but a multipath head's list of its paths),
+ * nothing sorted, whatever the disk's tags (a scrape of the metrics needs
+ * no privilege), no lock held, the CPU yielded as iotrace_slots_busy()
+ * does.
  *
  * Context: process, may sleep; iotrace_mutex not held.
  *
@@ -534,21 +581,27 @@ u64 iotrace_slots_busy(struct iotrace_disk *d)
  */
 u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns)
 {
-	struct iotrace_slot_table *t = iotrace_slots_get(d);
-	u32 i, n = 0;
+	struct iotrace_slot_tables w;
+	u32 i, j, n = 0;
 	u64 oldest = 0;
 
-	for (i = 0; t && i < t->nr; i++) {
-		struct iotrace_slot_issue v;
+	if (iotrace_slot_tables_get(d, &w))
+		w.nr = 0;
+	for (j = 0; j < w.nr; j++) {
+		struct iotrace_slot_table *t = w.v[j].t;
 
-		if (!((i + 1) % IOTRACE_SLOT_BATCH))
-			cond_resched();
-		if (!iotrace_slot_read(&t->slots[i], &v))
-			continue;
-		if (!n++ || v.issue_ns < oldest)
-			oldest = v.issue_ns;
+		for (i = 0; i < t->nr; i++) {
+			struct iotrace_slot_issue v;
+
+			if (!((i + 1) % IOTRACE_SLOT_BATCH))
+				cond_resched();
+			if (!iotrace_slot_read(&t->slots[i], &v))
+				continue;
+			if (!n++ || v.issue_ns < oldest)
+				oldest = v.issue_ns;
+		}
 	}
-	iotrace_slots_put(t);
+	iotrace_slot_tables_put(&w);
 	*oldest_ns = oldest;
 	return n;
 }

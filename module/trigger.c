@@ -360,22 +360,24 @@ static void iotrace_trig_stuck(struct iotrace_disk *d,
 }
 
 /*
- * Scan the in-flight table of @d for requests whose age passed
- * @t->stuck_ns since the previous scan: each is found once per issue.
+ * Scan the in-flight table @slots (@total slots) of @d, or of a path of
+ * the multipath head @d, for requests whose age passed @t->stuck_ns
+ * since the previous scan: each is found once per issue.
  */
-static void iotrace_trig_scan_disk(struct iotrace_disk *d,
-				   const struct iotrace_trig *t, u64 now)
+static void iotrace_trig_scan_slots(struct iotrace_disk *d,
+				    const struct iotrace_trig *t,
+				    struct iotrace_slot *slots, u32 total,
+				    u64 now)
 {
-	/* iotrace_mutex held: a disable cannot free the table meanwhile */
-	u32 i, total = iotrace_nr_slots(d);
 	struct iotrace_trig_state *ts = &d->tstate;
 	struct iotrace_trig_evt ev;
+	u32 i;
 
 	for (i = 0; i < total; i++) {
 		struct iotrace_slot_issue v;
 		u64 due;
 
-		if (!iotrace_slot_read(&d->slots[i], &v))
+		if (!iotrace_slot_read(&slots[i], &v))
 			continue;
 		memset(&ev, 0, sizeof(ev));
 		ev.issue_ns = v.issue_ns;
@@ -398,7 +400,31 @@ static void iotrace_trig_scan_disk(struct iotrace_disk *d,
 		}
 		iotrace_trig_stuck(d, t, &ev);
 	}
-	ts->scan_ns = now;
+}
+
+/*
+ * Scan the requests of @d in flight: its own table, or a multipath
+ * head's, which has none, its enabled paths' (their requests are its).
+ */
+static void iotrace_trig_scan_disk(struct iotrace_disk *d,
+				   const struct iotrace_trig *t, u64 now)
+{
+	struct iotrace_disk *p;
+
+	/* iotrace_mutex held: a disable cannot free a table meanwhile */
+	if (!d->mpath_head) {
+		iotrace_trig_scan_slots(d, t, d->slots, iotrace_nr_slots(d),
+					now);
+	} else {
+		list_for_each_entry(p, &iotrace_disks, node) {
+			if (rcu_access_pointer(p->head) != d ||
+			    !(p->state & IOTRACE_ST_SLOTS))
+				continue;
+			iotrace_trig_scan_slots(d, t, p->slots,
+						iotrace_nr_slots(p), now);
+		}
+	}
+	d->tstate.scan_ns = now;
 }
 
 static void iotrace_trig_scan_fn(struct work_struct *work)

@@ -221,6 +221,16 @@ need_nlsend() {
 		die "cannot build nlsend (make -C selftests/iotrace)"
 }
 
+# need_pollhold - set POLLHOLD to the polled-read holder (built by make -C
+# selftests/iotrace; built here if it is missing)
+need_pollhold() {
+	POLLHOLD=$IOTRACE_SRC/selftests/iotrace/pollhold
+	[ -x "$POLLHOLD" ] && return
+	POLLHOLD=$(mktemp -d)/pollhold
+	cc -O2 -Wall -o "$POLLHOLD" "$IOTRACE_SRC/selftests/iotrace/pollhold.c" ||
+		die "cannot build pollhold (make -C selftests/iotrace)"
+}
+
 # nullb_mod ARGS... - (re)load null_blk with module parameters.
 nullb_mod() {
 	rmmod null_blk 2> /dev/null

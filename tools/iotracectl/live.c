@@ -601,7 +601,7 @@ static int infl_file_table(void *arg, const struct iot_inflight *t)
 {
 	struct infl_file *f = arg;
 	const char *disk = f->src->disks[t->disk].name;
-	char cmd[256];
+	char cmd[256], path[64];
 	size_t k;
 
 	f->torn += t->torn;
@@ -613,7 +613,10 @@ static int infl_file_table(void *arg, const struct iot_inflight *t)
 		int sub = iot_rec_has_pid(r);
 		char pid[16];
 
-		iot_decode_cmd(r, cmd, sizeof(cmd));
+		iot_decode_cmd(r, cmd, sizeof(cmd) - sizeof(path));
+		/* a multipath head's request: the path it was sent down */
+		if (iot_rec_path(disk, r, path, sizeof(path) - 8))
+			sprintf(cmd + strlen(cmd), " [path %s]", path);
 		f->shown++;
 		if (f->o->fmt == FMT_NORMAL) {
 			printf("%-12.32s %-20llu %12.1f %-10s ", disk,

@@ -1661,6 +1661,8 @@ struct iotrace_inflight_req {
  * IOTRACE_RF_COMPLETE; its issue time, sector, length, op and op flags,
  * queue time, hardware queue, tag, CPU, requeues, cgroup, submitter and,
  * where a hook captured it, its command, with their IOTRACE_RF_* flags.
+ * An NVMe multipath head's are its paths' requests, each with its path at
+ * IOTRACE_CMD_PATH_OFF as in the head's records.
  */
 struct iotrace_inflight_records {
 	__u64	records;
