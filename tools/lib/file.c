@@ -1457,6 +1457,59 @@ static void wr(struct iot_writer *w, const void *p, size_t n)
 	w->bytes += n;
 }
 
+/*
+ * The request of in-flight table @t (oldest issue first) with @r's issue
+ * time, queue, tag and sector, or -1: a request's in-flight copy and the
+ * record of its completion share them.
+ */
+static long infl_find(const struct iot_inflight *t,
+		      const struct iotrace_record *r)
+{
+	size_t lo = 0, hi = t->nr, k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->recs[mid].issue_ns < r->issue_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k < t->nr && t->recs[k].issue_ns == r->issue_ns; k++)
+		if (t->recs[k].hwq == r->hwq && t->recs[k].tag == r->tag &&
+		    t->recs[k].sector == r->sector)
+			return (long)k;
+	return -1;
+}
+
+/**
+ * iot_inflight_drop_done() - take out of an in-flight table the requests
+ *	whose completed records are at hand.
+ * @t: the table (oldest issue first, as the module gives it), taken
+ *	before the pass that copies @recs.
+ * @recs: completed records.
+ * @nr: their number.
+ *
+ * A request that completes between a recording's in-flight table and its
+ * last pass is in both: it is kept once, as completed.  A request
+ * requeued meanwhile has a new issue time and stays in both.
+ */
+void iot_inflight_drop_done(struct iot_inflight *t,
+			    const struct iotrace_record *recs, uint32_t nr)
+{
+	uint32_t i;
+
+	for (i = 0; i < nr && t->nr; i++) {
+		long k = infl_find(t, &recs[i]);
+
+		if (k < 0)
+			continue;
+		memmove(&t->recs[k], &t->recs[k + 1],
+			(t->nr - (size_t)k - 1) * sizeof(*t->recs));
+		t->nr--;
+	}
+}
+
 /**
  * iot_writer_start() - write a trace file's header and disk table.
  * @w: writer state to set up.
@@ -1635,6 +1688,8 @@ int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 
 	if (!nr)
 		return 0;
+	if (w->pending && disk < w->nr_disks)
+		iot_inflight_drop_done(&w->pending[disk], r, nr);
 	memset(&ch, 0, sizeof(ch));
 	ch.magic = IOTRACE_CHUNK_RECORDS;
 	ch.disk = disk;

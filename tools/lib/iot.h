@@ -383,6 +383,11 @@ int iot_file_inflight(const void *buf, size_t len, struct iot_file_info *fi,
  *	none yet).
  * @last_ns: with @span, the newest (0: none yet).
  */
+/*
+ * @pending: NULL, or per disk (@nr_disks) the in-flight table a recording
+ * took before its last pass: a request of it whose completed record a
+ * chunk written meanwhile carries leaves the table (iot_writer_chunk()).
+ */
 struct iot_writer {
 	FILE *fp;
 	uint32_t record_size, major;
@@ -391,6 +396,7 @@ struct iot_writer {
 	int error;
 	int span;
 	uint64_t first_ns, last_ns;
+	struct iot_inflight *pending;
 };
 
 int iot_writer_start(struct iot_writer *w, FILE *fp, uint32_t record_size,
@@ -401,6 +407,8 @@ int iot_writer_chunk(struct iot_writer *w, unsigned int disk,
 		     unsigned int part, uint64_t first_seq, const void *recs,
 		     uint32_t nr);
 int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t);
+void iot_inflight_drop_done(struct iot_inflight *t,
+			    const struct iotrace_record *recs, uint32_t nr);
 int iot_writer_ident(struct iot_writer *w, unsigned int disk,
 		     const struct iotrace_file_ident *id);
 int iot_writer_boot(struct iot_writer *w, const uint8_t *boot_id,

@@ -3024,6 +3024,86 @@ static void test_stack_map(void)
 	iot_stack_free(&st);
 }
 
+/* iot_file_inflight() callback: the table of the file, copied */
+static int infl_copy_cb(void *arg, const struct iot_inflight *t)
+{
+	struct iot_inflight *out = arg;
+
+	out->nr = t->nr < 8 ? t->nr : 8;
+	memcpy(out->recs, t->recs, out->nr * sizeof(*t->recs));
+	return 0;
+}
+
+/*
+ * A recording's in-flight table taken before its last pass: a request of
+ * it whose completed record that pass writes leaves the table (once in
+ * the file, as completed); one that only shares its issue time, or was
+ * issued again (a new issue time), stays.
+ */
+static void test_infl_drop_done(void)
+{
+	struct iot_file_info *fi = calloc(1, sizeof(*fi));
+	struct iotrace_record in[5], done[3], back[8];
+	struct iot_inflight t, got = { .recs = back };
+	char err[IOT_ERR_LEN] = "";
+	struct iot_counts c = { 0 };
+	unsigned int damaged = 0, i;
+	struct sctx x = { 0 };
+	struct iot_writer w;
+	struct iot_disk d;
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *fp = open_memstream(&buf, &sz);
+
+	CHECK(fi && fp, "no memory");
+	memset(&d, 0, sizeof(d));
+	snprintf(d.name, sizeof(d.name), "s");
+	d.nr_parts = 1;
+	memset(in, 0, sizeof(in));
+	for (i = 0; i < 5; i++) {
+		in[i].issue_ns = 1000 + 10 * (i / 2);	/* 2 share each */
+		in[i].sector = 8 * i;
+		in[i].bytes = 4096;
+		in[i].hwq = 1;
+		in[i].tag = i;
+	}
+	memcpy(done, &in[1], 2 * sizeof(*in));	/* requests 1 and 2 end */
+	memcpy(&done[2], &in[3], sizeof(*in));
+	done[2].issue_ns += 5;			/* 3: issued again */
+	for (i = 0; i < 3; i++) {
+		done[i].seq = i;
+		done[i].complete_ns = 5000 + i;
+		done[i].rflags = IOTRACE_RF_COMPLETE;
+	}
+	memset(&t, 0, sizeof(t));
+	t.recs = in;
+	t.nr = 5;
+	t.at_ns = 4000;
+	iot_writer_start(&w, fp, sizeof(struct iotrace_record), &d, 1, 1, 2,
+			 "rel", "host");
+	w.pending = &t;
+	iot_writer_chunk(&w, 0, 0, 0, done, 3);
+	w.pending = NULL;
+	iot_writer_inflight(&w, &t);
+	c.written = c.recorded = c.completed = 3;
+	iot_writer_finish(&w, &c, 3, 4);
+	fclose(fp);
+	CHECK(t.nr == 3 && t.recs[0].tag == 0 && t.recs[1].tag == 3 &&
+	      t.recs[2].tag == 4, "the table keeps %zu: tags %u %u %u", t.nr,
+	      t.recs[0].tag, t.recs[1].tag, t.recs[2].tag);
+	CHECK(!iot_file_parse(buf, sz, fi, short_cb, &x, err, sizeof(err)) &&
+	      x.n == 3, "the file: %s, %u records", err, x.n);
+	CHECK(iot_file_inflight(buf, sz, fi, infl_copy_cb, &got,
+				&damaged) >= 0 && !damaged,
+	      "the file's in-flight table unreadable");
+	CHECK(got.nr == 3 && back[0].tag == 0 && back[1].tag == 3 &&
+	      back[2].tag == 4 && back[1].sector == 24,
+	      "the file's in-flight table has %zu", got.nr);
+	free(buf);
+	iot_file_info_free(fi);
+	free(fi);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -3063,6 +3143,8 @@ static const struct {
 	{ "unit_record_clear_mid_pass_once_and_exact",
 	  test_record_clear_mid_pass },
 	{ "unit_follow_clear_mid_poll_once", test_follow_clear_mid_poll },
+	{ "unit_record_inflight_completed_in_last_pass_once",
+	  test_infl_drop_done },
 	{ "unit_filters", test_filters },
 	{ "unit_trigger_reason_names_every_bit", test_trig_reason_names },
 	{ "unit_watch_netlink_reply_result_and_message", test_watch_nl_reply },

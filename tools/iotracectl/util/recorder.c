@@ -244,8 +244,11 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			(st->end_mono_ns &&
 			 iot_now(CLOCK_MONOTONIC) >= st->end_mono_ns) ||
 			rec_full(st, &w);
-		if (last && st->inflight && !rec_full(st, &w))
+		if (last && st->inflight && !rec_full(st, &w)) {
 			rec_take_inflight(disks, done, nr, st, infl);
+			/* what completes before the pass below: once */
+			w.pending = infl;
+		}
 		live = 0;
 		if (write_comms(&w, &comms_ns, last))
 			goto wfail;
@@ -321,6 +324,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			nanosleep(&ts, NULL);
 		}
 	}
+	w.pending = NULL;
 	for (i = 0; i < nr; i++)
 		iot_drain_counts(&rings[i], parts[i], &counts[i]);
 	if (st->before_finish && st->before_finish(&w, st->arg))
