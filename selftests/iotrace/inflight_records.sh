@@ -30,7 +30,7 @@
 
 require_cmd python3 dd
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-ktap_header 10
+ktap_header 11
 out=$(mktemp -d)
 sdbg=/sys/bus/pseudo/drivers/scsi_debug
 DELAY_J=$(kdebug_or 2500 10000)
@@ -50,12 +50,7 @@ cmd_enable "$sd"
 log "scsi_debug disk $sd, cgroup $cg id $cgid"
 
 
-"$IOTRACECTL" record "$sd" -o "$out/rec.trace" 2> "$out/rec.err" &
-rec_pid=$!
-for _ in $(seq 100); do
-	grep -q "$sd" /proc/$rec_pid/maps 2> /dev/null && break
-	sleep 0.1
-done
+record_start "$sd" "$out/rec.trace"
 echo $DELAY_J > $sdbg/delay || die "cannot set scsi_debug's delay"
 sh -c "echo \$\$ > $cg/cgroup.procs && exec dd if=/dev/$sd of=/dev/null \
 	bs=4096 skip=$RD_SKIP count=1 iflag=direct status=none" &
@@ -100,6 +95,7 @@ res['einval_rsv'] = call(4, 128, reserved=1)[0] == errno.EINVAL
 json.dump(res, sys.stdout)
 EOF_PY
 rc_py=$?
+"$IOTRACECTL" inflight -o json "$sd" > "$out/live.json" 2> "$out/live.err"
 kill -TERM $rec_pid
 wait $rec_pid
 rc_rec=$?
@@ -114,11 +110,12 @@ CMD_DUMP_RAW=1 cmd_dump "$sd" > "$out/ring.hex" || die "cannot decode the ring o
 "$IOTRACECTL" inflight -o json "$out/rec.trace" > "$out/rec-infl.json" \
 	2> "$out/rec-infl.err"
 sed 's/^/# ioctl: /' "$out/ioctl.err"
-sed 's/^/# record: /' "$out/rec.err" "$out/rec-infl.err"
+sed 's/^/# record: /' "$out/rec.trace.err" "$out/rec-infl.err"
 sed 's/^/# record inflight: /' "$out/rec-infl.json"
+sed 's/^/# inflight: /' "$out/live.json" "$out/live.err"
 log "dd read pid $rd_pid (exit $rc_rd), write pid $wr_pid (exit $rc_wr), submitter noted: $(iot_status submitter)"
 python3 - "$out" $rd_pid $wr_pid "$cgid" "$(iot_status submitter)" \
-	$RD_SKIP $WR_SEEK > "$out/verdict" <<'EOF_PY'
+	$RD_SKIP $WR_SEEK "$sd" > "$out/verdict" <<'EOF_PY'
 import json, struct, sys
 out, rd, wr, cgid, sub = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
     int(sys.argv[4]), sys.argv[5] == '1'
@@ -189,11 +186,17 @@ res(cmds == [('read', rsec, 'READ(10) lba=%d len=8' % rsec),
              ('write', wsec, 'WRITE(10) lba=%d len=8' % wsec)],
     'record, stopped while both were held, saved them with their CDBs: %s'
     % cmds)
+try:
+    live = json.load(open(out + '/live.json'))
+except ValueError:
+    live = []
+cmds = [(r['op'], r['sector'], r['command']) for r in live]
+res(cmds == [('read', rsec, 'READ(10) lba=%d len=8' % rsec),
+             ('write', wsec, 'WRITE(10) lba=%d len=8' % wsec)],
+    'iotracectl inflight %s, while both were held, lists them with their '
+    'CDBs: %s' % (sys.argv[8], cmds))
 EOF_PY
-sed 's/^/# /' "$out/verdict"
-while read -r v what; do
-	if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
-done < "$out/verdict"
+ktap_verdict "$out/verdict"
 ktap_check "no kernel warning" no_kernel_splat
 unload_iotrace
 rmmod scsi_debug 2> /dev/null

@@ -189,10 +189,7 @@ for n, when in ((1, '40 s'), (2, '90 s')):
     res(str(sector) in txt,
         'at %s: the debugfs inflight file lists sector %d' % (when, sector))
 EOF_PY
-sed 's/^/# /' "$out/verdict"
-while read -r v what; do
-	if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
-done < "$out/verdict"
+ktap_verdict "$out/verdict"
 
 # ---- the stuck trigger --------------------------------------------------
 grep "^trigger $sd " "$out/ev" > "$out/ev.sd"

@@ -221,6 +221,28 @@ need_nlsend() {
 		die "cannot build nlsend (make -C selftests/iotrace)"
 }
 
+# record_start DISK FILE - "iotracectl record DISK -o FILE" in the
+# background (standard error in FILE.err), as $rec_pid, once it has
+# mapped the ring (its signal handler is set by then)
+record_start() {
+	"$IOTRACECTL" record "$1" -o "$2" 2> "$2.err" &
+	rec_pid=$!
+	for _ in $(seq 100); do
+		grep -q "$1" /proc/$rec_pid/maps 2> /dev/null && break
+		sleep 0.1
+	done
+}
+
+# ktap_verdict FILE - the checks a test's Python verdict wrote into FILE,
+# one per line ("ok WHAT" or "FAIL WHAT"): printed, then reported as KTAP
+ktap_verdict() {
+	local v what
+	sed 's/^/# /' "$1"
+	while read -r v what; do
+		if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
+	done < "$1"
+}
+
 # need_pollhold - set POLLHOLD to the polled-read holder (built by make -C
 # selftests/iotrace; built here if it is missing)
 need_pollhold() {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # iotracectl_inflight: "iotracectl inflight" lists the commands a slow
 # device still holds, oldest first, with their op, sector, length and
-# submitter, from debugfs and from the device's IOTRACE_IOC_INFLIGHT.
+# submitter, from the device's ioctl and from debugfs.
 #
 # Oracles: the offsets and sizes dd was told to use, the order the two dd
 # were started in, their pids (/proc: the child of each timeout), and
@@ -66,13 +66,7 @@ child_of() {
 	done 2> /dev/null
 	return 1
 }
-"$IOTRACECTL" record $disk -o "$out/rec.trace" 2> "$out/rec.err" &
-rec_pid=$!
-# its signal handler is set once it has mapped the ring
-for _ in $(seq 100); do
-	grep -q "$disk" /proc/$rec_pid/maps 2> /dev/null && break
-	sleep 0.1
-done
+record_start $disk "$out/rec.trace"
 timeout 60 dd if=/dev/$disk of=/dev/null bs=4096 skip=100 count=1 iflag=direct 2> /dev/null &
 rd_t=$!
 wait_inflight $disk 1 || tlog "the read did not show up in stats"
@@ -84,9 +78,9 @@ tlog "write in flight"
 "$IOTRACECTL" inflight $disk > "$out/infl.txt"
 rc=$?
 "$IOTRACECTL" inflight -o json $disk > "$out/infl.json"
-# no debugfs there: the device's ioctl
-IOTRACE_DEBUGFS=/nonexistent "$IOTRACECTL" inflight -o json $disk \
-	> "$out/infl-dev.json" 2> "$out/infl-dev.err"
+# no device there: debugfs
+IOTRACE_DEV=/nonexistent "$IOTRACECTL" inflight -o json $disk \
+	> "$out/infl-dfs.json" 2> "$out/infl-dfs.err"
 rc_dev=$?
 # the recording ends while both are outstanding
 kill -TERM $rec_pid
@@ -100,8 +94,8 @@ wr_pid=$(PARENT=$wr_t child_of)
 tlog "listed; waiting for the requests to complete"
 wait
 sed 's/^/# /' "$out/infl.txt"
-sed 's/^/# device: /' "$out/infl-dev.err"
-sed 's/^/# record: /' "$out/rec.err"
+sed 's/^/# debugfs: /' "$out/infl-dfs.err"
+sed 's/^/# record: /' "$out/rec.trace.err"
 "$IOTRACECTL" inflight -o json "$out/rec.trace" > "$out/rec-infl.json" \
 	2> "$out/rec-infl.err"
 "$IOTRACECTL" info "$out/rec.trace" > "$out/rec-info.txt" 2>&1
@@ -111,11 +105,11 @@ sed 's/^/# record --size: /' "$out/size.err" "$out/size.err2"
 sed 's/^/# record inflight: /' "$out/rec-infl.json" "$out/rec-infl.err"
 grep 'in flight' "$out/rec-info.txt" | sed 's/^/# record info: /'
 ktap_check "inflight exited 0" test $rc -eq 0
-ktap_check "inflight through the device exited 0" test $rc_dev -eq 0
+ktap_check "inflight through debugfs exited 0" test $rc_dev -eq 0
 sub=0
 [ "$(iot_status submitter)" != 1 ] || sub=1
 log "dd read pid ${rd_pid:-?}, write pid ${wr_pid:-?}; submitter noted: $sub"
-python3 - "$out/infl.json" "$out/infl-dev.json" "${rd_pid:-0}" \
+python3 - "$out/infl.json" "$out/infl-dfs.json" "${rd_pid:-0}" \
 	"${wr_pid:-0}" $sub "$out" $rc_rec > "$out/verdict" <<'EOF_PY'
 import csv, json, sys
 def mine(p):
@@ -140,8 +134,10 @@ res(len(rows) == 2 and rd > 0 and wr > 0 and
     ([r.get('pid', 'absent') for r in rows], rd, wr, sub))
 key = lambda r: (r['op'], r['issue_ns'], r['sector'], r['bytes'], r['hwq'],
                  r['tag'], r['cpu'], r.get('pid', 'absent'))
-res(len(dev) == 2 and [key(r) for r in dev] == [key(r) for r in rows],
-    'the device gives the same requests and submitters: %s' % dev)
+res(len(dev) == 2 and [key(r) for r in dev] == [key(r) for r in rows] and
+    [r['command'] for r in rows + dev] == ['-'] * 4,
+    'debugfs gives the same requests and submitters (null_blk: no '
+    'command): %s' % dev)
 out, rc_rec = sys.argv[6], int(sys.argv[7])
 rec = mine(out + '/rec-infl.json')
 info = open(out + '/rec-info.txt').read()
@@ -154,13 +150,10 @@ res(rc_rec == 0 and len(rows) == 2 and
 done = [r for r in csv.DictReader(open(out + '/rec.csv'))
         if r.get('sector') in ('800', '4800')]
 res(not done and 'no requests in flight saved' not in
-    open(out + '/rec.err').read(),
+    open(out + '/rec.trace.err').read(),
     'and has no record of either (%d)' % len(done))
 EOF_PY
-sed 's/^/# /' "$out/verdict"
-while read -r v what; do
-	if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
-done < "$out/verdict"
+ktap_verdict "$out/verdict"
 "$IOTRACECTL" inflight $disk > "$out/after.txt"
 for i in $(seq 100); do
 	[ "$(iot_stat $disk inflight)" = 0 ] && break

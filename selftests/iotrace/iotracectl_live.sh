@@ -107,10 +107,7 @@ res(snap > 0 and not sbad,
     'live snapshots showed %d records, all I/Os fio did (%d not: %s)'
     % (snap, len(sbad), sbad[:3]))
 EOF_PY
-sed 's/^/# /' "$out/verdict"
-while read -r v what; do
-	if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
-done < "$out/verdict"
+ktap_verdict "$out/verdict"
 ktap_check "no errors from show/stats while the ring was written" \
 	test ! -s "$out/snap.err" -o -z "$(grep -v 'torn or overwritten' "$out/snap.err")"
 unload_iotrace

@@ -73,10 +73,7 @@ bad = [x for x in fio
 res(not bad, 'every fio I/O decoded with opcode, SLBA and length '
     '(%d of %d not found, e.g. %s)' % (len(bad), len(fio), bad[:3]))
 EOF_PY
-sed 's/^/# /' "$out/verdict"
-while read -r v what; do
-	if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
-done < "$out/verdict"
+ktap_verdict "$out/verdict"
 
 # The controller's ring: admin commands.
 ctrl=$(basename "$(readlink -f /sys/block/$ns/device)")

@@ -77,10 +77,7 @@ print('%s %s: every fio I/O decoded with its LBA and length '
       '(%d of %d not found, e.g. %s)' %
       ('ok' if fio and not bad else 'FAIL', kind, len(bad), len(fio), bad[:3]))
 EOF_PY
-	sed 's/^/# /' "$out/verdict"
-	while read -r v what; do
-		if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
-	done < "$out/verdict"
+	ktap_verdict "$out/verdict"
 }
 
 log "scsi disk: ${scsi:-none}, libata disk: ${ata:-none}"

@@ -53,19 +53,14 @@ echo round-robin > "/sys/class/nvme-subsystem/$subsys/iopolicy" 2> /dev/null ||
 	log "iopolicy stays $(cat "/sys/class/nvme-subsystem/$subsys/iopolicy" 2> /dev/null)"
 settle
 udevadm control --stop-exec-queue 2> /dev/null
-ktap_header 12
+ktap_header 13
 
 load_iotrace disks="$head"
 "$IOTRACECTL" trigger "$head" stuck=${STUCK_S}s rate=0 ||
 	die "iotracectl trigger $head stuck=${STUCK_S}s failed"
 events_listen "$out/ev" || die "the event listener did not start"
 echo 1 > "$IOT/$head/clear"
-"$IOTRACECTL" record "$head" -o "$out/rec.trace" 2> "$out/rec.err" &
-rec_pid=$!
-for _ in $(seq 100); do
-	grep -q "$head" /proc/$rec_pid/maps 2> /dev/null && break
-	sleep 0.1
-done
+record_start "$head" "$out/rec.trace"
 
 # shellcheck disable=SC2086
 "$POLLHOLD" "/dev/$head" "$HOLD_S" $OFFS > "$out/hold" 2>&1 &
@@ -100,6 +95,7 @@ for disk in sys.argv[1:]:
     os.close(fd)
 json.dump(res, sys.stdout)
 EOF_PY
+"$IOTRACECTL" inflight -o json "$head" > "$out/live.json" 2> "$out/live.err"
 # the stuck trigger: one event per read once it is STUCK_S old
 until_ok 20 test "$(grep -c "^trigger $head .*reason=stuck" "$out/ev")" -ge 4 ||
 	log "fewer than 4 stuck events for $head"
@@ -122,8 +118,9 @@ sed 's/^/# head inflight: /' "$out/head.infl"
 for p in $paths; do
 	log "$p: block layer in flight $(cat "$out/$p.blk"); iotrace: $(wc -l < "$out/$p.infl")"
 done
-sed 's/^/# /' "$out/ioctl.err" "$out/rec.err" "$out/rec-infl.err"
+sed 's/^/# /' "$out/ioctl.err" "$out/rec.trace.err" "$out/rec-infl.err"
 sed 's/^/# record inflight: /' "$out/rec-infl.json"
+sed 's/^/# inflight: /' "$out/live.json" "$out/live.err"
 grep "^trigger $head " "$out/ev" | sed 's/^/# event: /'
 log "pollhold pid $hold_pid exit $rc_hold, record exit $rc_rec, submitter noted: $(iot_status submitter)"
 
@@ -229,11 +226,19 @@ res(len(rec) == 4 and got == want and
     all(r['command'].startswith('Read ') for r in rec),
     'a recording stopped while they were held lists them, with their '
     'paths: %s' % [r.get('command') for r in rec])
+try:
+    live = json.load(open(out + '/live.json'))
+except ValueError:
+    live = []
+got = sorted((r['sector'], r['command'].split('[path ')[-1].rstrip(']'))
+             for r in live)
+res(len(live) == 4 and got == want and
+    all(r['command'].startswith('Read nsid=1 slba=%d len=8 ' % r['sector'])
+        for r in live),
+    'iotracectl inflight %s lists them with their commands and paths: %s'
+    % (head, [r.get('command') for r in live]))
 EOF_PY
-sed 's/^/# /' "$out/verdict"
-while read -r v what; do
-	if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
-done < "$out/verdict"
+ktap_verdict "$out/verdict"
 ktap_check "nothing in flight on $head after the hold" \
 	test "$(sed 1d "$out/head.after" | wc -l)" -eq 0
 ktap_check "no kernel warning" no_kernel_splat

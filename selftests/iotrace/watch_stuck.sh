@@ -158,10 +158,7 @@ res(len(py['recs']) == 1 and p.get('sector') == sector and
     'the library on the live disk: the read in flight, as its record '
     'later says (%s, %s)' % (py['recs'], py['meta']))
 EOF_PY
-sed 's/^/# /' "$out/verdict"
-while read -r v what; do
-	if [ "$v" = ok ]; then ktap_ok "$what"; else ktap_fail "$what"; fi
-done < "$out/verdict"
+ktap_verdict "$out/verdict"
 
 # ---- nothing in flight: no table --------------------------------------
 IOTRACE_RUN_DIR=$out/run "$IOTRACECTL" snapshot --config "$out/conf" "$stk" > "$out/reply"

@@ -3,11 +3,12 @@
  * Commands on live disks: list and inflight (enable, disable and clear,
  * and their debugfs fallbacks, are util/netlink.c's).
  *
- * list and inflight read debugfs when they can; without it (debugfs not
- * mounted, $IOTRACE_DEBUGFS elsewhere) list asks netlink and inflight the
- * device /dev/iotrace/<disk> (iot_dev_inflight()).  Under kernel lockdown
- * debugfs still gives these two (read-only files); only the ring is
- * refused there, and input.c maps it from the device instead.
+ * list reads debugfs when it can; without it (debugfs not mounted,
+ * $IOTRACE_DEBUGFS elsewhere) it asks netlink.  inflight asks the device
+ * /dev/iotrace/<disk> (iot_dev_inflight(): the requests as records, their
+ * commands too), else reads debugfs (no commands).  Under kernel lockdown
+ * debugfs still gives both (read-only files); only the ring is refused
+ * there, and input.c maps it from the device instead.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -421,16 +422,21 @@ int cmd_list(struct iot_opts *o, int argc, char **argv)
 }
 
 /**
- * struct infl - one in-flight command from debugfs <disk>/inflight.
+ * struct infl - one in-flight command, from the device or debugfs
+ *	<disk>/inflight.
  * @issue_ns: issue time.
- * @age_us: age when the kernel printed it.
+ * @age_us: age when the kernel listed it.
  * @f: the other columns, as text (infl_keys[]); f[6] the submitter's pid,
  *	"-" when unknown (a module older than the column too).
+ * @cmd: the decoded command (and a multipath head's path), as "inflight
+ *	FILE" gives it; "-" when the source has none (debugfs, a module
+ *	before IOTRACE_IOC_INFLIGHT_RECORDS).
  */
 struct infl {
 	unsigned long long issue_ns;
 	double age_us;
 	char f[7][40];
+	char cmd[256];
 };
 
 #define INFL_F		7	/* struct infl's f[] */
@@ -530,6 +536,7 @@ static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 		for (j = 0; j < INFL_F; j++)
 			snprintf(v[n].f[j], sizeof(v[n].f[j]), "%s",
 				 col[j + 2] < 0 ? "-" : f[col[j + 2]]);
+		strcpy(v[n].cmd, "-");
 		/* op names as show and stats print them */
 		for (j = 0; v[n].f[0][j]; j++)
 			v[n].f[0][j] = tolower((unsigned char)v[n].f[0][j]);
@@ -542,28 +549,29 @@ static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 }
 
 /*
- * The in-flight table from the device /dev/iotrace/<disk>: 0; 1 when the
- * device cannot be opened (errno set, nothing said); -1 on an error (said).
+ * The in-flight table from the device /dev/iotrace/<disk>, each request
+ * with its command: 0; else 1 with @err set, nothing said.
  */
-static int infl_dev(const char *disk, struct infl **out, size_t *outn)
+static int infl_dev(const char *disk, struct infl **out, size_t *outn,
+		    char *err, size_t errlen)
 {
 	struct iot_inflight t;
-	char err[IOT_ERR_LEN];
 	struct infl *v;
-	char pid[16];
+	char pid[16], path[64];
 	size_t k;
 	int ret;
 
-	ret = iot_dev_inflight(iot_devdir(), disk, &t, err, sizeof(err));
-	if (ret < 0)
-		iot_err("%s", err);
+	ret = iot_dev_inflight(iot_devdir(), disk, &t, err, errlen);
+	if (ret > 0)
+		snprintf(err, errlen, "%s/%s: %s", iot_devdir(), disk,
+			 strerror(errno));
 	if (ret)
-		return ret;
+		return 1;
 	v = calloc(t.nr ? t.nr : 1, sizeof(*v));
 	if (!v) {
-		iot_err("out of memory");
+		snprintf(err, errlen, "out of memory");
 		free(t.recs);
-		return -1;
+		return 1;
 	}
 	for (k = 0; k < t.nr; k++) {
 		const struct iotrace_record *r = &t.recs[k];
@@ -581,6 +589,10 @@ static int infl_dev(const char *disk, struct infl **out, size_t *outn)
 		snprintf(v[k].f[5], sizeof(v[k].f[5]), "%u", r->issue_cpu);
 		snprintf(v[k].f[6], sizeof(v[k].f[6]), "%s",
 			 iot_rec_pid(r, pid, sizeof(pid)));
+		iot_decode_cmd(r, v[k].cmd, sizeof(v[k].cmd) - sizeof(path));
+		/* a multipath head's request: the path it was sent down */
+		if (iot_rec_path(disk, r, path, sizeof(path) - 8))
+			sprintf(v[k].cmd + strlen(v[k].cmd), " [path %s]", path);
 	}
 	free(t.recs);
 	*out = v;
@@ -751,10 +763,11 @@ static int infl_is_file(const char *arg)
 
 int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 {
+	char derr[IOT_ERR_LEN];
 	struct infl *v = NULL;
 	struct iot_out doc;
 	size_t n = 0, k;
-	int ret, eno, j;
+	int ret, j;
 
 	if (argc != 1) {
 		iot_err("inflight needs one DISK or FILE argument");
@@ -762,15 +775,16 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 	}
 	if (infl_is_file(argv[0]))
 		return infl_file(o, argv[0]);
-	/* debugfs, else the device (debugfs not mounted) */
-	ret = infl_debugfs(argv[0], &v, &n);
-	if (ret > 0) {
-		eno = errno;
-		ret = infl_dev(argv[0], &v, &n);
+	/* the device (the commands), else debugfs (no commands) */
+	ret = infl_dev(argv[0], &v, &n, derr, sizeof(derr));
+	if (ret) {
+		int eno = errno;
+
+		ret = infl_debugfs(argv[0], &v, &n);
 		if (ret > 0) {
-			iot_err("inflight %s: cannot open %s/%s/inflight (%s) nor %s/%s (%s)%s",
-				argv[0], iot_debugfs(), argv[0], strerror(eno),
-				iot_devdir(), argv[0], strerror(errno),
+			iot_err("inflight %s: %s; cannot open %s/%s/inflight either (%s)%s",
+				argv[0], derr, iot_debugfs(), argv[0],
+				strerror(errno),
 				errno == ENOENT && eno == ENOENT ?
 				": no traced disk of that name ('iotracectl list' shows them)" :
 				"");
@@ -781,11 +795,11 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 		return 1;
 	qsort(v, n, sizeof(*v), cmp_infl);
 	if (o->fmt == FMT_NORMAL)
-		printf("%-20s %12s %-10s %12s %8s %4s %5s %4s %7s\n",
+		printf("%-20s %12s %-10s %12s %8s %4s %5s %4s %7s %s\n",
 		       "ISSUE_NS", "AGE_US", "OP", "SECTOR", "BYTES", "HWQ",
-		       "TAG", "CPU", "PID");
+		       "TAG", "CPU", "PID", "COMMAND");
 	else if (o->fmt == FMT_CSV)
-		printf("issue_ns,age_us,op,sector,bytes,hwq,tag,cpu,pid\n");
+		printf("issue_ns,age_us,op,sector,bytes,hwq,tag,cpu,pid,command\n");
 	else
 		iot_out_begin(&doc, stdout, FMT_JSON, o->jsonl);
 	for (k = 0; k < n; k++) {
@@ -801,10 +815,10 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 			strcpy(v[k].f[1], "-");
 		}
 		if (o->fmt == FMT_NORMAL) {
-			printf("%-20llu %12.1f %-10s %12s %8s %4s %5s %4s %7s\n",
+			printf("%-20llu %12.1f %-10s %12s %8s %4s %5s %4s %7s %s\n",
 			       v[k].issue_ns, v[k].age_us, v[k].f[0],
 			       v[k].f[1], v[k].f[2], v[k].f[3], v[k].f[4],
-			       v[k].f[5], v[k].f[6]);
+			       v[k].f[5], v[k].f[6], v[k].cmd);
 		} else if (o->fmt == FMT_CSV) {
 			printf("%llu,%.1f,", v[k].issue_ns, v[k].age_us);
 			iot_csv_str(stdout, v[k].f[0]);
@@ -814,6 +828,8 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 					printf("%llu",
 					       (unsigned long long)num[j]);
 			}
+			putchar(',');
+			iot_csv_str(stdout, v[k].cmd);
 			putchar('\n');
 		} else {
 			jw_obj_start(&doc.jw);
@@ -827,6 +843,7 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 				else
 					jw_null(&doc.jw);
 			}
+			jw_kv_str(&doc.jw, "command", v[k].cmd);
 			jw_obj_end(&doc.jw);
 			iot_out_item_end(&doc);
 		}

@@ -1301,7 +1301,7 @@ i = load(sys.argv[5])
 assert i == lines(sys.argv[6]) and len(i) == 2, i
 for x in i:
 	for k, v in x.items():
-		if k == "op":
+		if k in ("op", "command"):
 			assert type(v) is str, (k, v)
 		elif k == "age_us":
 			assert type(v) is float, (k, v)
@@ -1309,7 +1309,7 @@ for x in i:
 			assert v is None or type(v) is int, (k, v)
 assert i[0]["op"] == "drv_in" and i[0]["sector"] is None and \
 	i[0]["hwq"] is None and i[0]["bytes"] == 512 and \
-	i[0]["pid"] is None, i[0]
+	i[0]["pid"] is None and i[0]["command"] == "-", i[0]
 assert i[1]["sector"] == 8 and i[1]["cpu"] is None and \
 	i[1]["pid"] == 4242, i[1]
 c = rows(sys.argv[7])
