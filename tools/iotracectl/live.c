@@ -536,7 +536,7 @@ static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 		for (j = 0; j < INFL_F; j++)
 			snprintf(v[n].f[j], sizeof(v[n].f[j]), "%s",
 				 col[j + 2] < 0 ? "-" : f[col[j + 2]]);
-		strcpy(v[n].cmd, "-");
+		snprintf(v[n].cmd, sizeof(v[n].cmd), "-");
 		/* op names as show and stats print them */
 		for (j = 0; v[n].f[0][j]; j++)
 			v[n].f[0][j] = tolower((unsigned char)v[n].f[0][j]);

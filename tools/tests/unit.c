@@ -3085,7 +3085,9 @@ static void test_infl_drop_done(void)
 	iot_writer_chunk(&w, 0, 0, 0, done, 3);
 	w.pending = NULL;
 	iot_writer_inflight(&w, &t);
-	c.written = c.recorded = c.completed = 3;
+	c.written = 3;
+	c.recorded = 3;
+	c.completed = 3;
 	iot_writer_finish(&w, &c, 3, 4);
 	fclose(fp);
 	CHECK(t.nr == 3 && t.recs[0].tag == 0 && t.recs[1].tag == 3 &&
