@@ -69,6 +69,15 @@ t_before=$(mono)
 dd if=/dev/"$stk" of=/dev/null bs=4096 skip=$((SECTOR / 8)) count=1 \
 	iflag=direct 2> /dev/null &
 ddpid=$!
+# the library's view of the live disk while the read is in flight, beside
+# the wait for the snapshot: Python starts slowly on a loaded guest
+wait_inflight "$stk" 1 || log "the read did not show up in stats"
+PYTHONPATH=$IOTRACE_SRC/tools/python IOTRACE_LIBRARY=$pylib python3 -c '
+import json, sys, iotrace
+got, meta = iotrace.open(sys.argv[1]).inflight()
+json.dump({"recs": [r._asdict() for r in got], "meta": meta}, sys.stdout)
+' "$stk" > "$out/py.json" 2> "$out/py.err" &
+pypid=$!
 end=$((SECONDS + 30))
 until [ -n "$(snapfiles)" ] || [ $SECONDS -ge $end ]; do
 	sleep 0.1
@@ -78,13 +87,7 @@ f=$(snapfiles | head -1)
 log "dd is pid $ddpid; snapshot ${f##*/}"
 alive=0
 ! kill -0 $ddpid 2> /dev/null || alive=1
-# the library's view of the live disk while the read is in flight
-PYTHONPATH=$IOTRACE_SRC/tools/python IOTRACE_LIBRARY=$pylib python3 -c '
-import json, sys, iotrace
-got, meta = iotrace.open(sys.argv[1]).inflight()
-json.dump({"recs": [r._asdict() for r in got], "meta": meta}, sys.stdout)
-' "$stk" > "$out/py.json" 2> "$out/py.err" ||
-	log "python inflight(): $(tail -n 3 "$out/py.err")"
+wait $pypid || log "python inflight(): $(tail -n 3 "$out/py.err")"
 wait_gone $ddpid $((DELAY_S + 60)) || ktap_fail "dd's read ended"
 sleep 1
 "$IOTRACECTL" inflight -o json "${f:-/nonexistent}" > "$out/infl.json" 2> "$out/infl.err"
