@@ -522,6 +522,14 @@ struct iotrace_disk {
 #define IOTRACE_ST_RECORD	BIT(1)
 
 /*
+ * Slots a walk of an in-flight table reads between two cond_resched(): a
+ * table can have millions (hardware queues times tags), its readers need
+ * no privilege (LIST, GET_METRICS), and the stuck scan walks every armed
+ * disk's under iotrace_mutex.
+ */
+#define IOTRACE_SLOT_BATCH	4096
+
+/*
  * Slots of @d: one per (hardware queue, tag), one flush slot per queue;
  * none while @d keeps no slot table.
  */

@@ -582,7 +582,7 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	s->hwq = rq->mq_hctx->queue_num;
 	s->retries = retries;
 	s->rflags = rflags;
-	s->seq_wait = 0;
+	WRITE_ONCE(s->seq_wait, 0);
 	s->cgroup = rq->bio ? iotrace_bio_cgroup_id(rq->bio) : 0;
 	WRITE_ONCE(s->rq, rq);
 	iotrace_slot_end(s);
@@ -704,7 +704,7 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
 	 * owner again after its copy, and the next owner's issue bumps it.
 	 */
 	if (own) {
-		s->seq_wait = 0;
+		WRITE_ONCE(s->seq_wait, 0);
 		WRITE_ONCE(s->rq, NULL);
 	}
 	iotrace_slot_untag(s, rq);
@@ -724,7 +724,7 @@ static void iotrace_slot_done(struct iotrace_slot *s, struct request *rq,
 		return;
 	}
 	/* no generation bump, as in iotrace_slot_release() */
-	s->seq_wait = 1;
+	WRITE_ONCE(s->seq_wait, 1);
 	if (READ_ONCE(s->cmd_rq) == rq)
 		WRITE_ONCE(s->cmd_rq, NULL);
 	if (READ_ONCE(s->status_rq) == rq)
@@ -746,7 +746,7 @@ static __always_inline void iotrace_slot_consume(struct iotrace_slot *s,
 		return;
 	}
 	/* no generation bump, as in iotrace_slot_release() */
-	s->seq_wait = 0;
+	WRITE_ONCE(s->seq_wait, 0);
 	WRITE_ONCE(s->rq, NULL);
 	iotrace_slot_untag(s, rq);
 }
@@ -884,7 +884,7 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 		return;
 	}
 	/* iotrace_slot_consume() with the tags as read above */
-	s->seq_wait = 0;
+	WRITE_ONCE(s->seq_wait, 0);
 	WRITE_ONCE(s->rq, NULL);
 	if (sub)
 		WRITE_ONCE(s->sub_rq, NULL);

@@ -251,6 +251,25 @@ static void iotrace_slot_submitter(const struct iotrace_slot *s,
 		v->sub |= IOTRACE_INFL_KERNEL;
 }
 
+/*
+ * Whether the request owning slot @s has its record already: the data
+ * phase of a flush sequence completed (seq_wait) and was recorded, and
+ * the request waits only for its post-flush, a request of its own in
+ * flight (its hardware queue's flush slot).  The readers of the requests
+ * in flight leave it out: each request in flight is one whose record is
+ * still to come, and a recording or snapshot keeps it once.
+ */
+static bool iotrace_slot_recorded(const struct iotrace_slot *s)
+{
+	return READ_ONCE(s->seq_wait);
+}
+
+/* Whether slot @s holds a request in flight, as the readers count them. */
+static bool iotrace_slot_in_flight(const struct iotrace_slot *s)
+{
+	return READ_ONCE(s->rq) && !iotrace_slot_recorded(s);
+}
+
 /**
  * iotrace_slot_read() - copy the issue of the request in flight in a slot.
  * @s: the slot.
@@ -261,8 +280,8 @@ static void iotrace_slot_submitter(const struct iotrace_slot *s,
  * owner, and kept only when neither changed (a completion frees the slot
  * without a generation bump; the next issue bumps it before it writes).
  *
- * Return: true when @s held a request issued and not completed, and @v is
- * a whole copy of its issue.
+ * Return: true when @s held a request issued and not completed nor
+ * recorded (iotrace_slot_recorded()), and @v is a whole copy of its issue.
  */
 bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v)
 {
@@ -284,7 +303,8 @@ bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v)
 	iotrace_slot_submitter(s, rq, v);
 	/* copy done before the generation is read again */
 	smp_rmb();
-	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq) == rq;
+	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq) == rq &&
+		!iotrace_slot_recorded(s);
 }
 
 /*
@@ -317,8 +337,8 @@ static bool iotrace_slot_rec_copy(const struct iotrace_slot *s,
  * cgroup and command too.  A command rewritten while its request owns the
  * slot is written under an odd generation (iotrace_cmd_slot()).
  *
- * Return: true when @s held a request issued and not completed, and @r is
- * a whole copy of it.
+ * Return: true when @s held a request issued and not completed nor
+ * recorded (iotrace_slot_recorded()), and @r is a whole copy of it.
  */
 static bool iotrace_slot_read_rec(struct iotrace_slot *s, u16 rec_rflags,
 				  struct iotrace_record *r)
@@ -333,15 +353,9 @@ static bool iotrace_slot_read_rec(struct iotrace_slot *s, u16 rec_rflags,
 	data_race(iotrace_slot_rec_copy(s, rq, rec_rflags, r));
 	/* copy done before the generation is read again */
 	smp_rmb();
-	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq) == rq;
+	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq) == rq &&
+		!iotrace_slot_recorded(s);
 }
-
-/*
- * Slots a walk reads between two cond_resched(): a table can have
- * millions (hardware queues times tags), and its readers need no
- * privilege (LIST, GET_METRICS).
- */
-#define IOTRACE_SLOT_BATCH	4096
 
 /* Entries of the requests in flight in @t from @n on, @e's room. */
 static u32 iotrace_inflight_walk(struct iotrace_slot_table *t,
@@ -461,7 +475,7 @@ static bool iotrace_inflight_recs_walk(struct iotrace_slot_table *t, u32 path,
 
 		if (!((i + 1) % IOTRACE_SLOT_BATCH))
 			cond_resched();
-		if (!READ_ONCE(s->rq))
+		if (!iotrace_slot_in_flight(s))
 			continue;
 		if (!iotrace_recs_room(v, cap, *n))
 			return false;
@@ -472,7 +486,7 @@ static bool iotrace_inflight_recs_walk(struct iotrace_slot_table *t, u32 path,
 			cpu_relax();
 		}
 		if (k == IOTRACE_SLOT_TRIES) {
-			if (READ_ONCE(s->rq))
+			if (iotrace_slot_in_flight(s))
 				(*torn)++;
 			continue;
 		}
@@ -553,7 +567,7 @@ u64 iotrace_slots_busy(struct iotrace_disk *d)
 		struct iotrace_slot_table *t = w.v[j].t;
 
 		for (i = 0; i < t->nr; i++) {
-			if (READ_ONCE(t->slots[i].rq))
+			if (iotrace_slot_in_flight(&t->slots[i]))
 				n++;
 			if (!((i + 1) % IOTRACE_SLOT_BATCH))
 				cond_resched();

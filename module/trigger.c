@@ -377,6 +377,9 @@ static void iotrace_trig_scan_slots(struct iotrace_disk *d,
 		struct iotrace_slot_issue v;
 		u64 due;
 
+		/* iotrace_mutex held: the table stays, only control waits */
+		if (!((i + 1) % IOTRACE_SLOT_BATCH))
+			cond_resched();
 		if (!iotrace_slot_read(&slots[i], &v))
 			continue;
 		memset(&ev, 0, sizeof(ev));
