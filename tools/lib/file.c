@@ -1458,9 +1458,16 @@ static void wr(struct iot_writer *w, const void *p, size_t n)
 }
 
 /*
+ * An in-flight table's mark of a request whose completed record is
+ * written (iot_inflight_drop_done()): no in-flight copy carries it, the
+ * module's nor a file's.
+ */
+#define INFL_DONE	IOTRACE_RF_COMPLETE
+
+/*
  * The request of in-flight table @t (oldest issue first) with @r's issue
- * time, queue, tag and sector, or -1: a request's in-flight copy and the
- * record of its completion share them.
+ * time, queue, tag and sector, not marked done, or -1: a request's
+ * in-flight copy and the record of its completion share them.
  */
 static long infl_find(const struct iot_inflight *t,
 		      const struct iotrace_record *r)
@@ -1477,7 +1484,8 @@ static long infl_find(const struct iot_inflight *t,
 	}
 	for (k = lo; k < t->nr && t->recs[k].issue_ns == r->issue_ns; k++)
 		if (t->recs[k].hwq == r->hwq && t->recs[k].tag == r->tag &&
-		    t->recs[k].sector == r->sector)
+		    t->recs[k].sector == r->sector &&
+		    !(t->recs[k].rflags & INFL_DONE))
 			return (long)k;
 	return -1;
 }
@@ -1492,7 +1500,10 @@ static long infl_find(const struct iot_inflight *t,
  *
  * A request that completes between a recording's in-flight table and its
  * last pass is in both: it is kept once, as completed.  A request
- * requeued meanwhile has a new issue time and stays in both.
+ * requeued meanwhile has a new issue time and stays in both.  Each is
+ * marked here, in its place (the table stays sorted for the next
+ * chunk's lookups), and left out by iot_writer_inflight(): a table of
+ * many requests that mostly complete costs no quadratic time.
  */
 void iot_inflight_drop_done(struct iot_inflight *t,
 			    const struct iotrace_record *recs, uint32_t nr)
@@ -1502,12 +1513,37 @@ void iot_inflight_drop_done(struct iot_inflight *t,
 	for (i = 0; i < nr && t->nr; i++) {
 		long k = infl_find(t, &recs[i]);
 
-		if (k < 0)
-			continue;
-		memmove(&t->recs[k], &t->recs[k + 1],
-			(t->nr - (size_t)k - 1) * sizeof(*t->recs));
-		t->nr--;
+		if (k >= 0)
+			t->recs[k].rflags |= INFL_DONE;
 	}
+}
+
+/*
+ * The records of @t not marked done (iot_inflight_drop_done()) in *@recs:
+ * @t's own when none is, else a copy (*@copy, free() it) of those; their
+ * number in *@nr.  Return: 0, or -1 when out of memory.
+ */
+static int infl_kept(const struct iot_inflight *t,
+		     const struct iotrace_record **recs,
+		     struct iotrace_record **copy, size_t *nr)
+{
+	size_t k, n = 0;
+
+	*copy = NULL;
+	*recs = t->recs;
+	for (k = 0; k < t->nr; k++)
+		n += !(t->recs[k].rflags & INFL_DONE);
+	*nr = n;
+	if (n == t->nr)
+		return 0;
+	*copy = malloc((n ? n : 1) * sizeof(**copy));
+	if (!*copy)
+		return -1;
+	for (k = 0, n = 0; k < t->nr; k++)
+		if (!(t->recs[k].rflags & INFL_DONE))
+			(*copy)[n++] = t->recs[k];
+	*recs = *copy;
+	return 0;
 }
 
 /**
@@ -1759,18 +1795,28 @@ int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
  *	no torn slot).
  * @w: the writer (before iot_writer_finish()).
  * @t: the table; its records are written as records chunks hold them.
+ *	Those whose completion the file has (iot_inflight_drop_done()) are
+ *	left out.
  *
  * Return: 0 or -1 on a write error (or ENOMEM).
  */
 int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t)
 {
+	const struct iotrace_record *recs;
+	struct iotrace_record *copy;
 	struct iotrace_file_inflight h;
 	struct iotrace_file_chunk ch;
 	uint8_t *p;
-	size_t k;
+	size_t k, nr;
 
-	if (!t->nr && !t->torn)
+	if (infl_kept(t, &recs, &copy, &nr)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (!nr && !t->torn) {
+		free(copy);
 		return 0;
+	}
 	memset(&h, 0, sizeof(h));
 	h.at_ns = t->at_ns;
 	h.torn = t->torn;
@@ -1778,25 +1824,27 @@ int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t)
 	memset(&ch, 0, sizeof(ch));
 	ch.magic = IOTRACE_CHUNK_INFLIGHT;
 	ch.disk = t->disk;
-	ch.nr_records = t->nr;
-	ch.payload_size = sizeof(h) + (uint64_t)t->nr * w->record_size;
+	ch.nr_records = nr;
+	ch.payload_size = sizeof(h) + (uint64_t)nr * w->record_size;
 	p = calloc(1, ch.payload_size);
 	if (!p) {
+		free(copy);
 		errno = ENOMEM;
 		return -1;
 	}
 	memcpy(p, &h, sizeof(h));
 	if (w->major >= 2) {
 		/* whole records: no room needed past the last */
-		recs_pack(p + sizeof(h), t->recs, t->nr, w->record_size);
+		recs_pack(p + sizeof(h), recs, nr, w->record_size);
 	} else {
-		for (k = 0; k < t->nr; k++)
-			memcpy(p + sizeof(h) + k * w->record_size, &t->recs[k],
-			       w->record_size < sizeof(t->recs[k]) ?
-			       w->record_size : sizeof(t->recs[k]));
+		for (k = 0; k < nr; k++)
+			memcpy(p + sizeof(h) + k * w->record_size, &recs[k],
+			       w->record_size < sizeof(recs[k]) ?
+			       w->record_size : sizeof(recs[k]));
 	}
 	wr_chunk(w, &ch, p);
 	free(p);
+	free(copy);
 	return w->error ? -1 : 0;
 }
 
