@@ -550,7 +550,9 @@ static int infl_debugfs(const char *disk, struct infl **out, size_t *outn)
 
 /*
  * The in-flight table from the device /dev/iotrace/<disk>, each request
- * with its command: 0; else 1 with @err set, nothing said.
+ * with its command: 0; else, with @err set and nothing said, 1 when the
+ * device is not there (no such disk, no devices: debugfs is the source)
+ * and 2 when it failed (refused, an error of the module, no memory).
  */
 static int infl_dev(const char *disk, struct infl **out, size_t *outn,
 		    char *err, size_t errlen)
@@ -562,16 +564,21 @@ static int infl_dev(const char *disk, struct infl **out, size_t *outn,
 	int ret;
 
 	ret = iot_dev_inflight(iot_devdir(), disk, &t, err, errlen);
-	if (ret > 0)
+	if (ret > 0) {
+		int eno = errno;
+
 		snprintf(err, errlen, "%s/%s: %s", iot_devdir(), disk,
-			 strerror(errno));
+			 strerror(eno));
+		errno = eno;
+		return eno == ENOENT || eno == ENODEV || eno == ENXIO ? 1 : 2;
+	}
 	if (ret)
-		return 1;
+		return 2;
 	v = calloc(t.nr ? t.nr : 1, sizeof(*v));
 	if (!v) {
 		snprintf(err, errlen, "out of memory");
 		free(t.recs);
-		return 1;
+		return 2;
 	}
 	for (k = 0; k < t.nr; k++) {
 		const struct iotrace_record *r = &t.recs[k];
@@ -775,10 +782,13 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 	}
 	if (infl_is_file(argv[0]))
 		return infl_file(o, argv[0]);
-	/* the device (the commands), else debugfs (no commands) */
+	/*
+	 * The device (the commands), else debugfs (no commands): silently
+	 * when the device is not there, said when it failed.
+	 */
 	ret = infl_dev(argv[0], &v, &n, derr, sizeof(derr));
 	if (ret) {
-		int eno = errno;
+		int eno = errno, dev_failed = ret == 2;
 
 		ret = infl_debugfs(argv[0], &v, &n);
 		if (ret > 0) {
@@ -790,9 +800,16 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 				"");
 			return 1;
 		}
+		if (ret) {
+			/* debugfs said what it found; what the device gave too */
+			iot_err("inflight %s: and the device: %s", argv[0],
+				derr);
+			return 1;
+		}
+		if (dev_failed)
+			iot_err("inflight: warning: %s: %s; read from %s/%s/inflight instead, without the commands",
+				argv[0], derr, iot_debugfs(), argv[0]);
 	}
-	if (ret)
-		return 1;
 	qsort(v, n, sizeof(*v), cmp_infl);
 	if (o->fmt == FMT_NORMAL)
 		printf("%-20s %12s %-10s %12s %8s %4s %5s %4s %7s %s\n",

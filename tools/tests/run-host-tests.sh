@@ -350,6 +350,26 @@ for op, o in s["ops"].items():
 	golden list.json list -o json
 	golden inflight.txt inflight nullb0
 	golden inflight.csv inflight -o csv nullb0
+	# inflight DISK: a device that is not there is not said; one that
+	# fails (here no ioctl: ENOTTY) is, and debugfs is read instead; when
+	# debugfs fails too, the error says what each gave
+	mkdir -p "$T/devf" "$T/dfsbad/nullb0"
+	: > "$T/devf/nullb0"
+	echo 'FOO BAR' > "$T/dfsbad/nullb0/inflight"
+	(cd "$T" && IOTRACE_DEV="$T/nodev" "$ROOT/$BIN" inflight nullb0) \
+		> "$T/out" 2> "$T/err"
+	[ $? = 0 ] && [ ! -s "$T/err" ] && cmp -s "$T/out" "$GOLD/inflight.txt"
+	result $? "inflight_no_device_debugfs_silently$SFX" "$T/err"
+	(cd "$T" && IOTRACE_DEV="$T/devf" "$ROOT/$BIN" inflight nullb0) \
+		> "$T/out" 2> "$T/err"
+	[ $? = 0 ] && cmp -s "$T/out" "$GOLD/inflight.txt" &&
+		grep -q "inflight: warning: nullb0: $T/devf/nullb0: IOTRACE_IOC_INFLIGHT: .*; read from $T/dfs/nullb0/inflight instead, without the commands" "$T/err"
+	result $? "inflight_device_error_said_debugfs_read$SFX" "$T/err"
+	(cd "$T" && IOTRACE_DEV="$T/devf" IOTRACE_DEBUGFS="$T/dfsbad" \
+		"$ROOT/$BIN" inflight nullb0) > "$T/out" 2> "$T/err"
+	[ $? = 1 ] && grep -q 'no ISSUE_NS column' "$T/err" &&
+		grep -q "inflight nullb0: and the device: $T/devf/nullb0: IOTRACE_IOC_INFLIGHT" "$T/err"
+	result $? "inflight_both_sources_fail_both_said$SFX" "$T/err"
 	golden show_live_disk.txt show nullb0
 	# submitters (file minor 2): columns, filters, per-process stats
 	golden show_file_minor1.txt show o.trace
