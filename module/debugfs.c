@@ -116,14 +116,59 @@ DEFINE_SHOW_ATTRIBUTE(iotrace_stats);
 
 /* ---- inflight -------------------------------------------------------- */
 
+/*
+ * inflight of an NVMe multipath head: its paths' requests (their hardware
+ * queues and tags are the paths'), each with the path it was sent down
+ * (nvmeXcCnY) in a last column, from the records its completions will
+ * write (iotrace_inflight_records()).
+ */
+static int iotrace_inflight_head_show(struct seq_file *m,
+				      struct iotrace_disk *d)
+{
+	struct iotrace_record *r;
+	u32 i, n, torn;
+	u64 now;
+
+	seq_puts(m, "ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU PID PATH\n");
+	r = iotrace_inflight_records(d, &n, &torn);
+	if (!r)
+		return -ENOMEM;
+	now = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		u32 path = le32_to_cpu(*(__le32 *)(r[i].cmd +
+						   IOTRACE_CMD_PATH_OFF));
+
+		seq_printf(m, "%llu %llu %s %llu %u %u %u %u ", r[i].issue_ns,
+			   now > r[i].issue_ns ?
+			   div_u64(now - r[i].issue_ns, NSEC_PER_USEC) : 0,
+			   iotrace_op_name(r[i].op), r[i].sector, r[i].bytes,
+			   r[i].hwq, r[i].tag, r[i].issue_cpu);
+		/* as below: pid 0 without IOTRACE_RF_KERNEL is none noted */
+		if (r[i].pid || (r[i].rflags & IOTRACE_RF_KERNEL))
+			seq_printf(m, "%u ", r[i].pid);
+		else
+			seq_puts(m, "- ");
+		if (path)
+			seq_printf(m, "nvme%uc%un%u\n", d->mp_subsys, path - 1,
+				   d->mp_ns);
+		else
+			seq_puts(m, "-\n");
+	}
+	kvfree(r);
+	return 0;
+}
+
 static int iotrace_inflight_show(struct seq_file *m, void *v)
 {
+	struct iotrace_disk *d = m->private;
 	struct iotrace_inflight_entry *e;
 	u32 i, n;
 	u64 now;
 
+	if (d->mpath_head)
+		return iotrace_inflight_head_show(m, d);
 	seq_puts(m, "ISSUE_NS AGE_US OP SECTOR BYTES HWQ TAG CPU PID\n");
-	e = iotrace_inflight_collect(m->private, &n);
+	e = iotrace_inflight_collect(d, &n);
 	if (!e)
 		return -ENOMEM;
 	now = ktime_get_ns();

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # nvme_mpath_inflight: an NVMe multipath head (nvme0n1) has no requests of
 # its own; the requests in flight on its paths are its.  The head's
-# in-flight views list them: debugfs inflight and stats, its metrics,
+# in-flight views list them: debugfs inflight (each line with its path)
+# and stats, its metrics,
 # IOTRACE_IOC_INFLIGHT_RECORDS (each record naming its path, as its
 # completion's record will), a recording stopped while they are held;
 # and a stuck trigger armed on the head fires for each.
@@ -180,13 +181,17 @@ res(sum(len(v) for v in named.values()) == 4 and
     {p: (len(named[p]), blk[p], len(own[p])) for p in paths})
 res(sum(1 for p in paths if blk[p]) == 2,
     'round-robin: both paths hold some: %s' % blk)
-# debugfs: the head's table is its paths' tables together
-hl = sorted(l.split() for l in open(out + '/head.infl').read().splitlines()[1:])
-pl = sorted(l.split() for p in paths for l in open('%s/%s.infl' % (out, p)))
+# debugfs: the head's table is its paths' tables together, each line
+# with a last column, the path that holds it
+hd = open(out + '/head.infl').read().splitlines()
+hl = sorted(l.split() for l in hd[1:])
+pl = sorted(l.split() + [p] for p in paths
+            for l in open('%s/%s.infl' % (out, p)))
 cols = lambda v: [x[:1] + x[2:] for x in v]	# all but the age
-res(len(hl) == 4 and cols(hl) == cols(pl) and
+res(len(hl) == 4 and cols(hl) == cols(pl) and hd[0].split()[-1] == 'PATH' and
     sorted(int(x[3]) for x in hl) == secs,
-    "debugfs inflight of the head: its paths' lines: %s" % cols(hl))
+    "debugfs inflight of the head: its paths' lines, each with its path: "
+    "%s" % cols(hl))
 st = open(out + '/head.stat').read().split()
 mt = open(out + '/head.metrics').read().split()
 res(st == ['4'] and len(mt) == 2 and mt[0] == '4' and int(mt[1]) > 0,
