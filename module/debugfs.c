@@ -117,6 +117,23 @@ DEFINE_SHOW_ATTRIBUTE(iotrace_stats);
 /* ---- inflight -------------------------------------------------------- */
 
 /*
+ * The columns of a request in flight, ISSUE_NS to PID, at @now: the
+ * submitter @pid if @sub (0: the kernel's own I/O), else unknown, "-".
+ */
+static void iotrace_inflight_cols(struct seq_file *m, u64 now, u64 issue_ns,
+				  u8 op, u64 sector, u32 bytes, u16 hwq,
+				  u16 tag, u16 cpu, bool sub, u32 pid)
+{
+	seq_printf(m, "%llu %llu %s %llu %u %u %u %u ", issue_ns,
+		   now > issue_ns ? div_u64(now - issue_ns, NSEC_PER_USEC) : 0,
+		   iotrace_op_name(op), sector, bytes, hwq, tag, cpu);
+	if (sub)
+		seq_printf(m, "%u", pid);
+	else
+		seq_putc(m, '-');
+}
+
+/*
  * inflight of an NVMe multipath head: its paths' requests (their hardware
  * queues and tags are the paths'), each with the path it was sent down
  * (nvmeXcCnY) in a last column, from the records its completions will
@@ -138,16 +155,14 @@ static int iotrace_inflight_head_show(struct seq_file *m,
 		u32 path = le32_to_cpu(*(__le32 *)(r[i].cmd +
 						   IOTRACE_CMD_PATH_OFF));
 
-		seq_printf(m, "%llu %llu %s %llu %u %u %u %u ", r[i].issue_ns,
-			   now > r[i].issue_ns ?
-			   div_u64(now - r[i].issue_ns, NSEC_PER_USEC) : 0,
-			   iotrace_op_name(r[i].op), r[i].sector, r[i].bytes,
-			   r[i].hwq, r[i].tag, r[i].issue_cpu);
-		/* as below: pid 0 without IOTRACE_RF_KERNEL is none noted */
-		if (r[i].pid || (r[i].rflags & IOTRACE_RF_KERNEL))
-			seq_printf(m, "%u ", r[i].pid);
-		else
-			seq_puts(m, "- ");
+		/* pid 0 without IOTRACE_RF_KERNEL: none noted */
+		iotrace_inflight_cols(m, now, r[i].issue_ns, r[i].op,
+				      r[i].sector, r[i].bytes, r[i].hwq,
+				      r[i].tag, r[i].issue_cpu,
+				      r[i].pid ||
+				      (r[i].rflags & IOTRACE_RF_KERNEL),
+				      r[i].pid);
+		seq_putc(m, ' ');
 		if (path)
 			seq_printf(m, "nvme%uc%un%u\n", d->mp_subsys, path - 1,
 				   d->mp_ns);
@@ -173,16 +188,12 @@ static int iotrace_inflight_show(struct seq_file *m, void *v)
 		return -ENOMEM;
 	now = ktime_get_ns();
 	for (i = 0; i < n; i++) {
-		seq_printf(m, "%llu %llu %s %llu %u %u %u %u ", e[i].issue_ns,
-			   now > e[i].issue_ns ?
-			   div_u64(now - e[i].issue_ns, NSEC_PER_USEC) : 0,
-			   iotrace_op_name(e[i].op), e[i].sector, e[i].bytes,
-			   e[i].hwq, e[i].tag, e[i].cpu);
-		/* the submitter: unknown "-", the kernel's own I/O 0 */
-		if (e[i].flags & IOTRACE_INFL_SUBMITTER)
-			seq_printf(m, "%u\n", e[i].pid);
-		else
-			seq_puts(m, "-\n");
+		iotrace_inflight_cols(m, now, e[i].issue_ns, e[i].op,
+				      e[i].sector, e[i].bytes, e[i].hwq,
+				      e[i].tag, e[i].cpu,
+				      e[i].flags & IOTRACE_INFL_SUBMITTER,
+				      e[i].pid);
+		seq_putc(m, '\n');
 	}
 	kvfree(e);
 	return 0;
