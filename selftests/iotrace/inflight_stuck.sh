@@ -140,8 +140,9 @@ wait_gone $ddpid $((STUCK_S + 120)) || ktap_fail "dd's read ended"
 wait $ddpid
 ddrc=$?
 log "dd: rc $ddrc, $(tr '\n' ' ' < "$out/dd")"
-until_ok 30 test "$(iot_stat "$sd" inflight)" = 0 ||
-	log "still in flight: $(iot_stat "$sd" inflight)"
+# read at each try (a "$(...)" argument would be read once, before them)
+none_inflight() { [ "$(iot_stat "$sd" inflight)" = 0 ]; }
+until_ok 30 none_inflight || log "still in flight: $(iot_stat "$sd" inflight)"
 snap 3
 stat1=$(blk_ios "$sd")
 sleep 1

@@ -97,9 +97,12 @@ for disk in sys.argv[1:]:
 json.dump(res, sys.stdout)
 EOF_PY
 "$IOTRACECTL" inflight -o json "$head" > "$out/live.json" 2> "$out/live.err"
-# the stuck trigger: one event per read once it is STUCK_S old
-until_ok 20 test "$(grep -c "^trigger $head .*reason=stuck" "$out/ev")" -ge 4 ||
-	log "fewer than 4 stuck events for $head"
+# the stuck trigger: one event per read once it is STUCK_S old (counted
+# at each try: a "$(...)" argument would be counted once, before them)
+stuck_events() {
+	[ "$(grep -c "^trigger $head .*reason=stuck" "$out/ev")" -ge 4 ]
+}
+until_ok 20 stuck_events || log "fewer than 4 stuck events for $head"
 kill -TERM $rec_pid
 wait $rec_pid
 rc_rec=$?
