@@ -584,7 +584,8 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	s->rflags = rflags;
 	WRITE_ONCE(s->seq_wait, 0);
 	s->cgroup = rq->bio ? iotrace_bio_cgroup_id(rq->bio) : 0;
-	WRITE_ONCE(s->rq, rq);
+	/* seq_wait cleared before: see iotrace_slot_recorded() */
+	smp_store_release(&s->rq, rq);
 	iotrace_slot_end(s);
 	if (static_branch_unlikely(&iotrace_preg_key))
 		iotrace_preg_issue(d, s, rq);
@@ -702,11 +703,13 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
 	/*
 	 * No generation bump: a reader of the issue's fields checks the
 	 * owner again after its copy, and the next owner's issue bumps it.
+	 * seq_wait stays as it is (1 at the end of a flush sequence): it
+	 * never goes back to 0 under an owner, so that a reader that saw
+	 * the owner and seq_wait 0 saw a request in flight (ringfile.c); the
+	 * next issue clears it.
 	 */
-	if (own) {
-		WRITE_ONCE(s->seq_wait, 0);
+	if (own)
 		WRITE_ONCE(s->rq, NULL);
-	}
 	iotrace_slot_untag(s, rq);
 }
 
@@ -745,8 +748,7 @@ static __always_inline void iotrace_slot_consume(struct iotrace_slot *s,
 		iotrace_slot_done(s, rq, seq_data);
 		return;
 	}
-	/* no generation bump, as in iotrace_slot_release() */
-	WRITE_ONCE(s->seq_wait, 0);
+	/* no generation bump, as in iotrace_slot_release(); seq_wait is 0 */
 	WRITE_ONCE(s->rq, NULL);
 	iotrace_slot_untag(s, rq);
 }
@@ -884,7 +886,6 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 		return;
 	}
 	/* iotrace_slot_consume() with the tags as read above */
-	WRITE_ONCE(s->seq_wait, 0);
 	WRITE_ONCE(s->rq, NULL);
 	if (sub)
 		WRITE_ONCE(s->sub_rq, NULL);
@@ -1310,7 +1311,7 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	if (!iotrace_slot_find(d, rq, &s)) {
 		s = NULL;
 	} else if (likely(READ_ONCE(s->rq) == rq)) {
-		if (unlikely(s->seq_wait)) {
+		if (unlikely(READ_ONCE(s->seq_wait))) {
 			/*
 			 * The end of a flush sequence: its data phase made
 			 * the record, the kernel counts it once.

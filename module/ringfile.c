@@ -229,9 +229,11 @@ static bool iotrace_slot_fields(const struct iotrace_slot *s,
 
 /*
  * The submitter block_io_start noted for @rq in @s (iotrace_slot_start()),
- * as they are: no flag when it noted none for @rq.  The tag sub_rq is set
- * after the fields it covers (smp_wmb()); a request that ends meanwhile
- * fails the checks of iotrace_slot_read() after it.
+ * as they are: no flag when it noted none for @rq, nor when @rq started
+ * outside a task (pid 0 without IOTRACE_RF_KERNEL: unknown, as in a
+ * record).  The tag sub_rq is set after the fields it covers (smp_wmb());
+ * a request that ends meanwhile fails the checks of iotrace_slot_read()
+ * after it.
  */
 static void iotrace_slot_submitter(const struct iotrace_slot *s,
 				   const struct request *rq,
@@ -245,19 +247,24 @@ static void iotrace_slot_submitter(const struct iotrace_slot *s,
 	smp_rmb();
 	/* the tag's next request may write it: the caller's checks drop it */
 	v->pid = data_race(s->pid);
-	v->sub = IOTRACE_INFL_SUBMITTER;
 	/* as the pid */
 	if (data_race(s->sub_rflags) & IOTRACE_RF_KERNEL)
-		v->sub |= IOTRACE_INFL_KERNEL;
+		v->sub = IOTRACE_INFL_SUBMITTER | IOTRACE_INFL_KERNEL;
+	else if (v->pid)
+		v->sub = IOTRACE_INFL_SUBMITTER;
 }
 
 /*
- * Whether the request owning slot @s has its record already: the data
- * phase of a flush sequence completed (seq_wait) and was recorded, and
- * the request waits only for its post-flush, a request of its own in
- * flight (its hardware queue's flush slot).  The readers of the requests
- * in flight leave it out: each request in flight is one whose record is
- * still to come, and a recording or snapshot keeps it once.
+ * Whether the request owning slot @s is through with its record: the data
+ * phase of a flush sequence completed (seq_wait; its record written, or
+ * counted as filtered or dropped) and the request waits only for its
+ * post-flush, a request of its own in flight (its hardware queue's flush
+ * slot).  The readers of the requests in flight leave it out: each
+ * request in flight is one whose record is still to come, and a recording
+ * or snapshot keeps it once.  seq_wait only goes from 0 to 1 while the
+ * slot has its owner; the end of the sequence empties the slot and leaves
+ * it set, and the next issue clears it before it stores the new owner
+ * (store-release): a reader that sees an owner sees its seq_wait.
  */
 static bool iotrace_slot_recorded(const struct iotrace_slot *s)
 {
@@ -267,7 +274,8 @@ static bool iotrace_slot_recorded(const struct iotrace_slot *s)
 /* Whether slot @s holds a request in flight, as the readers count them. */
 static bool iotrace_slot_in_flight(const struct iotrace_slot *s)
 {
-	return READ_ONCE(s->rq) && !iotrace_slot_recorded(s);
+	/* pairs with the store-release of the owner at issue */
+	return smp_load_acquire(&s->rq) && !iotrace_slot_recorded(s);
 }
 
 /**
@@ -288,6 +296,7 @@ bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v)
 	/* pairs with the smp_wmb() after an odd generation */
 	u32 gen = smp_load_acquire(&s->gen);
 	struct request *rq = READ_ONCE(s->rq);
+	bool done;
 
 	if ((gen & 1) || !rq)
 		return false;
@@ -301,10 +310,11 @@ bool iotrace_slot_read(struct iotrace_slot *s, struct iotrace_slot_issue *v)
 	 */
 	data_race(iotrace_slot_fields(s, v));
 	iotrace_slot_submitter(s, rq, v);
+	/* in the copy: @rq's, when the checks after it pass */
+	done = iotrace_slot_recorded(s);
 	/* copy done before the generation is read again */
 	smp_rmb();
-	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq) == rq &&
-		!iotrace_slot_recorded(s);
+	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq) == rq && !done;
 }
 
 /*
@@ -346,15 +356,16 @@ static bool iotrace_slot_read_rec(struct iotrace_slot *s, u16 rec_rflags,
 	/* pairs with the smp_wmb() after an odd generation */
 	u32 gen = smp_load_acquire(&s->gen);
 	struct request *rq = READ_ONCE(s->rq);
+	bool done;
 
 	if ((gen & 1) || !rq)
 		return false;
 	/* a seqlock's read, as in iotrace_slot_read() */
 	data_race(iotrace_slot_rec_copy(s, rq, rec_rflags, r));
+	done = iotrace_slot_recorded(s);
 	/* copy done before the generation is read again */
 	smp_rmb();
-	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq) == rq &&
-		!iotrace_slot_recorded(s);
+	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq) == rq && !done;
 }
 
 /* Entries of the requests in flight in @t from @n on, @e's room. */

@@ -1618,7 +1618,8 @@ struct iotrace_inflight_entry {
  * starts (block_io_start, Linux 6.5 and later, module parameter
  * submitter=Y): without IOTRACE_INFL_SUBMITTER it is unknown (an older
  * kernel or module, submitter=N, a flush or passthrough request of the
- * kernel's, a request issued before the disk was enabled).
+ * kernel's, a request issued before the disk was enabled or started
+ * outside a task).
  */
 #define IOTRACE_INFL_SUBMITTER	(1U << 0)	/* @pid is the submitter */
 #define IOTRACE_INFL_KERNEL	(1U << 1)	/* the kernel's own I/O: pid 0 */
