@@ -570,7 +570,7 @@ static int infl_dev(const char *disk, struct infl **out, size_t *outn,
 		snprintf(err, errlen, "%s/%s: %s", iot_devdir(), disk,
 			 strerror(eno));
 		errno = eno;
-		return eno == ENOENT || eno == ENODEV || eno == ENXIO ? 1 : 2;
+		return iot_dev_absent(eno) ? 1 : 2;
 	}
 	if (ret)
 		return 2;

@@ -444,6 +444,21 @@ err:
 }
 
 /**
+ * iot_dev_absent() - whether iot_dev_inflight()'s failure to open a disk's
+ *	device (return 1, errno @eno) means that it has none: no node
+ *	(ENOENT), no disk or module behind it (ENODEV, ENXIO; a node that is
+ *	not a device gives ENXIO too).  Any other error is the device's and
+ *	worth saying.
+ * @eno: the errno.
+ *
+ * Return: non-zero when the disk has no device.
+ */
+int iot_dev_absent(int eno)
+{
+	return eno == ENOENT || eno == ENODEV || eno == ENXIO;
+}
+
+/**
  * iot_dev_inflight() - the requests in flight on a traced disk now, from
  *	its device, as records.
  * @devdir: the directory of the iotrace devices (iot_devdir()).

@@ -733,6 +733,7 @@ void iot_comm_reset(void);
 const char *iot_devdir(void);
 int iot_dev_inflight(const char *devdir, const char *disk,
 		     struct iot_inflight *t, char *err, size_t errlen);
+int iot_dev_absent(int eno);
 /*
  * Whether the record is an empty PREFLUSH write never issued itself (the
  * flush machinery ends it after its flush) that carries its allocation

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include "synth.h"
 #include "cmd.h"
@@ -1572,6 +1575,97 @@ static void concurrent_record(int v2)
 	free(w.ring);
 	iot_file_info_free(fi);
 	free(fi);
+}
+
+/* What record said of the in-flight tables it could not read. */
+struct infl_said {
+	int n;
+	char why[IOT_ERR_LEN];
+};
+
+static void infl_said_cb(void *arg, const char *disk, const char *why)
+{
+	struct infl_said *x = arg;
+
+	x->n++;
+	snprintf(x->why, sizeof(x->why), "%s: %s", disk, why);
+}
+
+/* One recording of a 2-CPU ring of disk "t" into /dev/null. */
+static int infl_record_once(struct infl_said *x, char *err, size_t errlen)
+{
+	volatile int stop = 1;
+	struct iot_rec_stop st = { .stop = &stop, .inflight = 1,
+				   .infl_err = infl_said_cb, .arg = x };
+	struct iot_counts c = { 0 };
+	struct iot_ring ring;
+	struct iot_disk d;
+	size_t len;
+	void *mem = synth_ring_new(2, 64, 128, "t", &len);
+	FILE *fp = fopen("/dev/null", "w");
+	int ret = -1;
+
+	memset(x, 0, sizeof(*x));
+	if (!mem || !fp)
+		snprintf(err, errlen, "no memory or no /dev/null");
+	else if (!iot_ring_init(&ring, mem, len, err, errlen)) {
+		iot_ring_disk(&ring, &d);
+		ret = iot_record_rings(&ring, &d, 1, fp, &st, &c, err, errlen);
+	}
+	if (fp)
+		fclose(fp);
+	free(mem);
+	return ret;
+}
+
+/*
+ * record's in-flight tables: a disk without a device is not said, like
+ * inflight DISK's fallback (iot_dev_absent()): no node (ENOENT), a node
+ * that is not a device (a socket: ENXIO); a device that fails (a regular
+ * file: no ioctl) is.
+ */
+static void test_record_inflight_absent_device(void)
+{
+	char dir[] = "/tmp/iot-unit-devXXXXXX", node[64], err[IOT_ERR_LEN];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct infl_said x;
+	int fd = -1, ret;
+
+	CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	snprintf(node, sizeof(node), "%s/t", dir);
+	setenv("IOTRACE_DEV", dir, 1);
+	ret = infl_record_once(&x, err, sizeof(err));
+	if (ret || x.n) {
+		fail("no node: record %d (%s), said %d: %s", ret, err, x.n,
+		     x.why);
+		goto out;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", node);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fail("socket: %s", strerror(errno));
+		goto out;
+	}
+	ret = infl_record_once(&x, err, sizeof(err));
+	if (ret || x.n) {
+		fail("a socket (ENXIO): record %d (%s), said %d: %s", ret,
+		     err, x.n, x.why);
+		goto out;
+	}
+	close(fd);
+	fd = -1;
+	unlink(node);
+	fd = open(node, O_CREAT | O_WRONLY, 0600);
+	ret = infl_record_once(&x, err, sizeof(err));
+	if (fd < 0 || ret || x.n != 1 || !strstr(x.why, "t: "))
+		fail("a file (no ioctl): record %d (%s), said %d: %s", ret,
+		     err, x.n, x.why);
+out:
+	if (fd >= 0)
+		close(fd);
+	unlink(node);
+	rmdir(dir);
+	unsetenv("IOTRACE_DEV");
 }
 
 static void test_concurrent_record(void)
@@ -3140,6 +3234,8 @@ static const struct {
 	{ "unit_file_triggers_cut_while_read_said_no_sigbus",
 	  test_file_triggers_cut_while_read },
 	{ "unit_ring_concurrent_snapshot_no_torn", test_concurrent_snapshot },
+	{ "unit_record_inflight_absent_device_not_said",
+	  test_record_inflight_absent_device },
 	{ "unit_record_concurrent_writer_exact_loss", test_concurrent_record },
 	{ "unit_record_v2_concurrent_writer_exact_loss",
 	  test_concurrent_record2 },

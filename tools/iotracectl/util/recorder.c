@@ -170,7 +170,7 @@ static void rec_take_inflight(const struct iot_disk *disks,
 			continue;
 		}
 		memset(&t[i], 0, sizeof(t[i]));
-		if (ret > 0 && errno == ENOENT)
+		if (ret > 0 && iot_dev_absent(errno))
 			continue;
 		if (ret > 0)
 			snprintf(err, sizeof(err), "%s/%s: %s", iot_devdir(),
