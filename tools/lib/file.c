@@ -1518,32 +1518,14 @@ void iot_inflight_drop_done(struct iot_inflight *t,
 	}
 }
 
-/*
- * The records of @t not marked done (iot_inflight_drop_done()) in *@recs:
- * @t's own when none is, else a copy (*@copy, free() it) of those; their
- * number in *@nr.  Return: 0, or -1 when out of memory.
- */
-static int infl_kept(const struct iot_inflight *t,
-		     const struct iotrace_record **recs,
-		     struct iotrace_record **copy, size_t *nr)
+/* The records of @t not marked done (iot_inflight_drop_done()). */
+static size_t infl_kept(const struct iot_inflight *t)
 {
 	size_t k, n = 0;
 
-	*copy = NULL;
-	*recs = t->recs;
 	for (k = 0; k < t->nr; k++)
 		n += !(t->recs[k].rflags & INFL_DONE);
-	*nr = n;
-	if (n == t->nr)
-		return 0;
-	*copy = malloc((n ? n : 1) * sizeof(**copy));
-	if (!*copy)
-		return -1;
-	for (k = 0, n = 0; k < t->nr; k++)
-		if (!(t->recs[k].rflags & INFL_DONE))
-			(*copy)[n++] = t->recs[k];
-	*recs = *copy;
-	return 0;
+	return n;
 }
 
 /**
@@ -1802,21 +1784,13 @@ int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
  */
 int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t)
 {
-	const struct iotrace_record *recs;
-	struct iotrace_record *copy;
 	struct iotrace_file_inflight h;
 	struct iotrace_file_chunk ch;
-	uint8_t *p;
-	size_t k, nr;
+	size_t k, j, nr = infl_kept(t);
+	uint8_t *p, *o;
 
-	if (infl_kept(t, &recs, &copy, &nr)) {
-		errno = ENOMEM;
-		return -1;
-	}
-	if (!nr && !t->torn) {
-		free(copy);
+	if (!nr && !t->torn)
 		return 0;
-	}
 	memset(&h, 0, sizeof(h));
 	h.at_ns = t->at_ns;
 	h.torn = t->torn;
@@ -1828,23 +1802,26 @@ int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t)
 	ch.payload_size = sizeof(h) + (uint64_t)nr * w->record_size;
 	p = calloc(1, ch.payload_size);
 	if (!p) {
-		free(copy);
 		errno = ENOMEM;
 		return -1;
 	}
 	memcpy(p, &h, sizeof(h));
-	if (w->major >= 2) {
-		/* whole records: no room needed past the last */
-		recs_pack(p + sizeof(h), recs, nr, w->record_size);
-	} else {
-		for (k = 0; k < nr; k++)
-			memcpy(p + sizeof(h) + k * w->record_size, &recs[k],
-			       w->record_size < sizeof(recs[k]) ?
-			       w->record_size : sizeof(recs[k]));
+	/* those not marked done, packed in place from the table */
+	for (k = 0, j = 0; k < t->nr; k++) {
+		if (t->recs[k].rflags & INFL_DONE)
+			continue;
+		o = p + sizeof(h) + j++ * w->record_size;
+		if (w->major >= 2) {
+			/* whole records: no room needed past the last */
+			recs_pack(o, &t->recs[k], 1, w->record_size);
+		} else {
+			memcpy(o, &t->recs[k],
+			       w->record_size < sizeof(t->recs[k]) ?
+			       w->record_size : sizeof(t->recs[k]));
+		}
 	}
 	wr_chunk(w, &ch, p);
 	free(p);
-	free(copy);
 	return w->error ? -1 : 0;
 }
 

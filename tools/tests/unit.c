@@ -3202,6 +3202,31 @@ static void test_infl_drop_done(void)
 	free(buf);
 	iot_file_info_free(fi);
 	free(fi);
+	/*
+	 * Two entries alike (issue time, queue, tag, sector): each
+	 * completion takes one, the second the one left, as a marked entry
+	 * is not matched again.
+	 */
+	memset(in, 0, sizeof(in));
+	for (i = 0; i < 3; i++) {
+		in[i].issue_ns = 2000;
+		in[i].sector = i < 2 ? 64 : 72;
+		in[i].hwq = 1;
+	}
+	memset(&t, 0, sizeof(t));
+	t.recs = in;
+	t.nr = 3;
+	memcpy(done, in, sizeof(*in));
+	done[0].rflags = IOTRACE_RF_COMPLETE;
+	iot_inflight_drop_done(&t, done, 1);
+	CHECK((in[0].rflags & IOTRACE_RF_COMPLETE) &&
+	      !(in[1].rflags & IOTRACE_RF_COMPLETE),
+	      "the first completion marked %u %u", in[0].rflags, in[1].rflags);
+	iot_inflight_drop_done(&t, done, 1);
+	CHECK((in[1].rflags & IOTRACE_RF_COMPLETE) &&
+	      !(in[2].rflags & IOTRACE_RF_COMPLETE),
+	      "the second completion marked %u %u", in[1].rflags,
+	      in[2].rflags);
 }
 
 static const struct {
