@@ -11,7 +11,7 @@
 #
 # null_blk, memory backed, with a write cache and fua=0 (Linux 6.12 and
 # later have the parameter; skipped before), timer completions of 6 s
-# (20 s on a debug kernel):
+# (30 s on a debug kernel):
 # dd writes 4 KiB with O_DIRECT|O_DSYNC (REQ_FUA), the data phase ends
 # after 6 s, the post-flush after 12.  Once the write's record is in the
 # ring, while the flush is held:
@@ -29,9 +29,9 @@
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
-# 20 s on a debug kernel: its guest is slow enough that reading the ring
+# 30 s on a debug kernel: its guest is slow enough that reading the ring
 # and the in-flight views takes longer than 6 s (the post-flush had ended)
-cns=$(kdebug_or 6000000000 20000000000)
+cns=$(kdebug_or 6000000000 30000000000)
 # before loading it: an older null_blk ignores the parameter, and its
 # 6 s reads of the partition table only take time
 modinfo -p null_blk 2> /dev/null | grep -q '^fua:' ||
