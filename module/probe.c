@@ -618,12 +618,18 @@ static noinline void iotrace_trig_requeue(struct iotrace_disk *d,
 	};
 
 	ev.lat_ns = ev.time_ns > ev.issue_ns ? ev.time_ns - ev.issue_ns : 0;
-	/* its submitter, as iotrace_fill() takes it (the probe holds @s) */
+	/*
+	 * Its submitter, as iotrace_fill() takes it (the probe holds @s):
+	 * pid 0 without IOTRACE_RF_KERNEL is none noted (submitter=N, or a
+	 * request started outside a task), no pid in the event.
+	 */
 	if (READ_ONCE(s->sub_rq) == rq) {
 		/* pairs with the smp_wmb() before sub_rq is set */
 		smp_rmb();
-		ev.pid = s->pid;
-		ev.has |= IOTRACE_TE_PID;
+		if (s->pid || (s->sub_rflags & IOTRACE_RF_KERNEL)) {
+			ev.pid = s->pid;
+			ev.has |= IOTRACE_TE_PID;
+		}
 	}
 	iotrace_trig_post(d, t, &ev);
 }

@@ -21,7 +21,8 @@
 # requeues: scsi_debug's "host busy" on every second command: every
 #   requeued record (IOTRACE_RF_REQUEUED) flagged and no other, requeue
 #   events + suppressed = requeued records; requeues=255 (a count that
-#   stops at 255) hits once for a read requeued 300 times.
+#   stops at 255) hits once for a read requeued 300 times.  Loaded
+#   submitter=N, requeue and stuck events name no submitter.
 # devstatus: scsi_debug's medium error: the failed read flagged, an event
 #   with its device status.
 # permissions: SET_TRIGGER as uid 65534 is EPERM (iotracectl and raw);
@@ -484,12 +485,43 @@ sys.exit(not evs or not all(p in dds if sys.argv[2] == "1" else p is None
 	log "requeues=255: hits $h0, 5 s later $h1 (read still refused: $busy)"
 	ktap_check "requeues=255: a read requeued for 5 s more hits once ($h1)" \
 		test "$h0" = 1 -a "$h1" = 1 -a "$busy" = 1
+
+	# submitter=N: where block_io_start still stamps each request's
+	# allocation (6.9+), a slot notes pid 0 with no submitter; the
+	# requeue and stuck events name none (no pid=), as the records
+	load_iotrace disks=none buf_size=1M submitter=N
+	echo 1 > "$IOT/$sd/enable"
+	echo 1 > "$IOT/$stk/enable"
+	"$IOTRACECTL" trigger "$sd" requeues=1 rate=0 ||
+		ktap_fail "trigger requeues=1 (submitter=N)"
+	"$IOTRACECTL" trigger "$stk" stuck=1s rate=0 ||
+		ktap_fail "trigger stuck=1s (submitter=N)"
+	listen "$out/ev.nosub"
+	echo 2 > $sdbg/every_nth
+	echo 0x8000 > $sdbg/opts
+	for i in 100 200; do
+		dd if=/dev/"$sd" of=/dev/null bs=4096 skip=$i count=1 \
+			iflag=direct 2> /dev/null
+	done
+	echo 0 > $sdbg/opts
+	echo 0 > $sdbg/every_nth
+	# 5 s: stuck after 1
+	dd if=/dev/"$stk" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
+	sleep 2
+	unlisten "$out/ev.nosub"
+	nrq=$(grep -c "^trigger $sd reason=requeues" "$out/ev.nosub")
+	nstk=$(grep -c "^trigger $stk reason=stuck" "$out/ev.nosub")
+	ktap_check "submitter=N: requeue ($nrq) and stuck ($nstk) events, none with a submitter" \
+		test "$nrq" -ge 1 -a "$nstk" -ge 1 -a \
+		"$(grep -c '^trigger .* pid=' "$out/ev.nosub")" -eq 0
+	load_iotrace disks=all buf_size=1M
 	echo 0 > "$IOT/$sd/enable"
 	rmmod scsi_debug 2> /dev/null
 else
 	ktap_skip "requeues=1: no scsi_debug"
 	ktap_skip "requeues=1: events"
 	ktap_skip "requeues=255: hits once"
+	ktap_skip "submitter=N: events"
 	ktap_skip "devstatus: records"
 	ktap_skip "devstatus: event"
 fi
