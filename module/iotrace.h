@@ -62,9 +62,11 @@
  * @retries: requeue count, saturating.
  * @cgroup: cgroup id of the request's first bio at issue, 0 if none.
  * @seq_wait: the data phase of a flush sequence completed (its record
- *	written, or counted as filtered or dropped); the request's last
- *	completion (no bytes left, when the block layer ends the sequence)
- *	only frees the slot and leaves it set; the next issue clears it.
+ *	written, counted as filtered or dropped, or on a disk without a
+ *	ring counted in its metrics only); the request's last completion
+ *	(no bytes left, when the block layer ends the sequence) only frees
+ *	the slot and leaves it set; the next issue clears it.  A request
+ *	issued before its disk was enabled takes the slot with it set.
  * @cmd_rq: request the captured command belongs to, NULL if none.
  * @cmd_type: enum iotrace_cmd_type of @cmd.
  * @cmd_len: valid bytes of @cmd.

@@ -720,16 +720,40 @@ static void iotrace_slot_release(struct iotrace_slot *s, struct request *rq)
 }
 
 /*
+ * The data phase of @rq, a flush sequence's request that does not own its
+ * slot @s (issued before its disk was enabled), completed: @rq takes the
+ * slot, marked, for the end of its sequence to be told from a request of
+ * its own (iotrace_slot_done()).  No other request holds its tag meanwhile
+ * (the flush request has a slot of its own).  Under an odd generation, as
+ * an issue: the readers see the owner with seq_wait set and list nothing.
+ */
+static void iotrace_slot_wait_unowned(struct iotrace_slot *s,
+				      struct request *rq)
+{
+	iotrace_slot_begin(s);
+	WRITE_ONCE(s->seq_wait, 1);
+	/* seq_wait set before: see iotrace_slot_recorded() */
+	smp_store_release(&s->rq, rq);
+	iotrace_slot_end(s);
+	iotrace_slot_untag(s, rq);
+}
+
+/*
  * A completion of @rq is through with its slot: free it, unless it is the
  * data phase of a flush sequence (@seq_data), whose request still ends
  * once more, with no bytes left, when the sequence ends: then the slot is
- * kept, marked, for that end to be told from a request of its own.
+ * kept, marked, for that end to be told from a request of its own (and
+ * taken, marked, by such a request issued before its disk was enabled).
  */
 static void iotrace_slot_done(struct iotrace_slot *s, struct request *rq,
 			      bool seq_data)
 {
-	if (!seq_data || !s || READ_ONCE(s->rq) != rq) {
+	if (!seq_data || !s) {
 		iotrace_slot_release(s, rq);
+		return;
+	}
+	if (READ_ONCE(s->rq) != rq) {
+		iotrace_slot_wait_unowned(s, rq);
 		return;
 	}
 	/* no generation bump, as in iotrace_slot_release() */

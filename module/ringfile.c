@@ -256,15 +256,18 @@ static void iotrace_slot_submitter(const struct iotrace_slot *s,
 
 /*
  * Whether the request owning slot @s is through with its record: the data
- * phase of a flush sequence completed (seq_wait; its record written, or
- * counted as filtered or dropped) and the request waits only for its
- * post-flush, a request of its own in flight (its hardware queue's flush
- * slot).  The readers of the requests in flight leave it out: each
- * request in flight is one whose record is still to come, and a recording
- * or snapshot keeps it once.  seq_wait only goes from 0 to 1 while the
- * slot has its owner; the end of the sequence empties the slot and leaves
- * it set, and the next issue clears it before it stores the new owner
- * (store-release): a reader that sees an owner sees its seq_wait.
+ * phase of a flush sequence completed (seq_wait; its record written,
+ * counted as filtered or dropped, or on a disk without a ring counted in
+ * its metrics only) and the request waits only for its post-flush, a
+ * request of its own in flight (its hardware queue's flush slot).  The
+ * readers of the requests in flight leave it out: each request in flight
+ * is one whose record is still to come, and a recording or snapshot keeps
+ * it once.  seq_wait only goes from 0 to 1 while the slot has its owner,
+ * or with the owner's store-release after it (a request issued before its
+ * disk was enabled, at its data phase's end); the end of the sequence
+ * empties the slot and leaves it set, and the next issue clears it before
+ * it stores the new owner (store-release): a reader that sees an owner
+ * sees its seq_wait.
  */
 static bool iotrace_slot_recorded(const struct iotrace_slot *s)
 {

@@ -21,8 +21,14 @@
 # 3. a recording stopped then has the write once, as completed, and the
 #    flush alone in its in-flight table, no slot torn;
 # 4. when the flush ends: the write ended (dd), the write once and the
-#    flush issued after it in the ring, nothing in flight; no kernel
-#    warning.
+#    flush issued after it in the ring, nothing in flight;
+# 5. a write in flight when its disk is enabled (iotrace loaded with
+#    disks=none, the disk enabled once /sys/block/DISK/inflight has the
+#    write): its data phase is recorded with IOTRACE_RF_NO_ISSUE, and the
+#    end of its sequence is neither a second record nor a second count:
+#    the ring has it once, the metrics count the writes that
+#    /sys/block/DISK/stat counts, nothing in flight at the end;
+# no kernel warning.
 # VM-CHECK: newest
 # VM-TIMEOUT: 300
 # VM-SMP: 2
@@ -51,7 +57,7 @@ wc=$(cat /sys/block/$disk/queue/write_cache)
 fua=$(cat /sys/block/$disk/queue/fua)
 [ "$wc" = "write back" ] && [ "$fua" = 0 ] ||
 	skip "$disk: write cache '$wc', fua $fua: no post-flush"
-ktap_header 8
+ktap_header 11
 out=$(mktemp -d)
 load_iotrace disks=$disk buf_size=4M
 record_start $disk "$out/rec.trace"
@@ -143,6 +149,49 @@ res(rc_dd == '0' and after == '0' and len(w2) == 1 and fl and
     (rc_dd, after, [(r['op'], r['bytes'], r['issue_ns']) for r in ring2]))
 EOF_PY
 ktap_verdict "$out/verdict"
+
+# 5. the write issued before its disk was enabled
+load_iotrace disks=none buf_size=4M
+w0=$(blk_stat $disk 5)
+dd if=/dev/zero of=/dev/$disk bs=4k count=1 seek=200 oflag=direct,dsync \
+	status=none &
+dd_pid=$!
+# the write in flight (reads writes), then the disk enabled
+until_ok 30 awk '$2 == 0 { exit 1 }' /sys/block/$disk/inflight ||
+	log "the write was not seen in flight"
+echo 1 > "$IOT/$disk/enable"
+log "enabled with $(cat /sys/block/$disk/inflight) in flight"
+wait $dd_pid
+rc_dd=$?
+"$IOTRACECTL" show -o json $disk > "$out/ring3.json" 2> /dev/null
+sed "s/^/# ring3.json: /" "$out/ring3.json"
+mw=$(awk '$1 == "write" && $2 == "requests" { print $3 }' "$IOT/$disk/metrics")
+sw=$(($(blk_stat $disk 5) - w0))
+after=$(iot_stat $disk inflight)
+python3 - "$out/ring3.json" "$rc_dd" "$mw" "$sw" "$after" \
+	> "$out/verdict2" <<'EOF_PY'
+import json, sys
+ring, rc_dd, mw, sw, after = sys.argv[1:]
+NO_ISSUE, PREFLUSH = 1 << 7, 1 << 12
+def res(ok, what):
+    print(('ok' if ok else 'FAIL') + ' ' + what)
+try:
+    recs = json.load(open(ring))
+except (OSError, ValueError):
+    recs = []
+# the writes but dd's close's flush (an empty PREFLUSH write); the end of
+# a sequence comes with no bytes, at the sector after them
+w = [(r['sector'], r['bytes'], bool(r['rflags'] & NO_ISSUE)) for r in recs
+     if r['op'] == 'write' and (r['bytes'] or not r['rflags'] & PREFLUSH)]
+res(rc_dd == '0' and w[:1] == [(1600, 4096, True)],
+    'a write issued before the enable: dd exit %s, its data phase recorded '
+    '(sector 1600, 4096 bytes, NO_ISSUE): %s' % (rc_dd, w))
+res(len(w) == 1, 'the end of its flush sequence is no second record: %s' % w)
+res(mw == sw and after == '0',
+    'the metrics count the writes /sys/block counts (%s, %s), %s in flight'
+    % (mw, sw, after))
+EOF_PY
+ktap_verdict "$out/verdict2"
 ktap_check "no kernel warning" no_kernel_splat
 pkill -CONT -x systemd-udevd
 udevadm control --start-exec-queue 2> /dev/null
