@@ -407,9 +407,10 @@ static int dev_inflight_entries(int fd, const char *path,
 		req.max = max;
 		if (ioctl(fd, IOTRACE_IOC_INFLIGHT, &req)) {
 			eno = errno;
+			/* every module with a device answers this one */
 			snprintf(err, errlen, "%s: IOTRACE_IOC_INFLIGHT: %s%s",
 				 path, strerror(eno), eno == ENOTTY ?
-				 " (the module is older than iotracectl)" : "");
+				 " (not an iotrace device)" : "");
 			goto err;
 		}
 		if (req.count <= max)
@@ -446,9 +447,9 @@ err:
 /**
  * iot_dev_absent() - whether iot_dev_inflight()'s failure to open a disk's
  *	device (return 1, errno @eno) means that it has none: no node
- *	(ENOENT), no disk or module behind it (ENODEV, ENXIO; a node that is
- *	not a device gives ENXIO too).  Any other error is the device's and
- *	worth saying.
+ *	(ENOENT), no disk or module behind it (ENODEV, ENXIO; a socket
+ *	gives ENXIO too).  Any other error is the device's and worth
+ *	saying.
  * @eno: the errno.
  *
  * Return: non-zero when the disk has no device.
@@ -487,7 +488,8 @@ int iot_dev_inflight(const char *devdir, const char *disk,
 	if (errlen)
 		err[0] = 0;
 	snprintf(path, sizeof(path), "%s/%s", devdir, disk);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO there must not hold the caller */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 1;
 	ret = dev_inflight_records(fd, path, t, err, errlen);

@@ -1622,12 +1622,15 @@ static int infl_record_once(struct infl_said *x, char *err, size_t errlen)
  * record's in-flight tables: a disk without a device is not said, like
  * inflight DISK's fallback (iot_dev_absent()): no node (ENOENT), a node
  * that is not a device (a socket: ENXIO); a device that fails (a regular
- * file: no ioctl) is.
+ * file or a FIFO: no ioctl; a FIFO opened without O_NONBLOCK would wait
+ * for a writer, killed here by SIGALRM) is, as not an iotrace device.
  */
 static void test_record_inflight_absent_device(void)
 {
-	char dir[] = "/tmp/iot-unit-devXXXXXX", node[64], err[IOT_ERR_LEN];
+	char dir[] = "/tmp/iot-unit-devXXXXXX", node[64], err[IOT_ERR_LEN] = "";
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *dev0 = getenv("IOTRACE_DEV");
+	char *saved = dev0 ? strdup(dev0) : NULL;
 	struct infl_said x;
 	int fd = -1, ret;
 
@@ -1657,15 +1660,36 @@ static void test_record_inflight_absent_device(void)
 	unlink(node);
 	fd = open(node, O_CREAT | O_WRONLY, 0600);
 	ret = infl_record_once(&x, err, sizeof(err));
-	if (fd < 0 || ret || x.n != 1 || !strstr(x.why, "t: "))
+	if (fd < 0 || ret || x.n != 1 ||
+	    !strstr(x.why, "IOTRACE_IOC_INFLIGHT: ") ||
+	    !strstr(x.why, "(not an iotrace device)")) {
 		fail("a file (no ioctl): record %d (%s), said %d: %s", ret,
+		     err, x.n, x.why);
+		goto out;
+	}
+	close(fd);
+	fd = -1;
+	unlink(node);
+	if (mkfifo(node, 0600)) {
+		fail("mkfifo: %s", strerror(errno));
+		goto out;
+	}
+	alarm(30);
+	ret = infl_record_once(&x, err, sizeof(err));
+	alarm(0);
+	if (ret || x.n != 1 || !strstr(x.why, "(not an iotrace device)"))
+		fail("a FIFO (no ioctl): record %d (%s), said %d: %s", ret,
 		     err, x.n, x.why);
 out:
 	if (fd >= 0)
 		close(fd);
 	unlink(node);
 	rmdir(dir);
-	unsetenv("IOTRACE_DEV");
+	if (saved)
+		setenv("IOTRACE_DEV", saved, 1);
+	else
+		unsetenv("IOTRACE_DEV");
+	free(saved);
 }
 
 static void test_concurrent_record(void)
