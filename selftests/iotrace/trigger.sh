@@ -520,6 +520,7 @@ sys.exit(not evs or not all(p in dds if sys.argv[2] == "1" else p is None
 else
 	ktap_skip "requeues=1: no scsi_debug"
 	ktap_skip "requeues=1: events"
+	ktap_skip "requeues=1: submitters"
 	ktap_skip "requeues=255: hits once"
 	ktap_skip "submitter=N: events"
 	ktap_skip "devstatus: records"
