@@ -1771,6 +1771,23 @@ int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
 	return w->error ? -1 : 0;
 }
 
+/*
+ * In-flight record @r of @w's file at @o (IOT_MAX_RECORD bytes of room),
+ * as records chunks hold it: its first @w->record_size bytes.
+ */
+static void infl_rec(const struct iot_writer *w,
+		     const struct iotrace_record *r, uint8_t *o)
+{
+	memset(o, 0, w->record_size > IOTRACE_FILE_RECORD_SIZE ?
+	       w->record_size : IOTRACE_FILE_RECORD_SIZE);
+	if (w->major >= 2)
+		/* whole records: no room needed past the last */
+		recs_pack(o, r, 1, w->record_size);
+	else
+		memcpy(o, r, w->record_size < sizeof(*r) ?
+		       w->record_size : sizeof(*r));
+}
+
 /**
  * iot_writer_inflight() - write a disk's requests in flight at the file's
  *	end as an IOTRACE_CHUNK_INFLIGHT chunk (nothing when it has none and
@@ -1780,17 +1797,26 @@ int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
  *	Those whose completion the file has (iot_inflight_drop_done()) are
  *	left out.
  *
- * Return: 0 or -1 on a write error (or ENOMEM).
+ * The chunk is written a record at a time, its checksum taken in a first
+ * pass: a table of any size needs no memory of its own.
+ *
+ * Return: 0 or -1 on a write error (EINVAL: a record size past
+ * IOT_MAX_RECORD).
  */
 int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t)
 {
+	uint8_t o[IOT_MAX_RECORD];
 	struct iotrace_file_inflight h;
 	struct iotrace_file_chunk ch;
-	size_t k, j, nr = infl_kept(t);
-	uint8_t *p, *o;
+	size_t k, nr = infl_kept(t);
+	uint32_t crc;
 
 	if (!nr && !t->torn)
 		return 0;
+	if (w->record_size > sizeof(o)) {
+		errno = EINVAL;
+		return -1;
+	}
 	memset(&h, 0, sizeof(h));
 	h.at_ns = t->at_ns;
 	h.torn = t->torn;
@@ -1800,28 +1826,24 @@ int iot_writer_inflight(struct iot_writer *w, const struct iot_inflight *t)
 	ch.disk = t->disk;
 	ch.nr_records = nr;
 	ch.payload_size = sizeof(h) + (uint64_t)nr * w->record_size;
-	p = calloc(1, ch.payload_size);
-	if (!p) {
-		errno = ENOMEM;
-		return -1;
-	}
-	memcpy(p, &h, sizeof(h));
-	/* those not marked done, packed in place from the table */
-	for (k = 0, j = 0; k < t->nr; k++) {
+	ch.hdr_size = sizeof(ch);
+	/* those not marked done, in the table's order */
+	crc = iot_file_chunk_crc(&ch, sizeof(ch), &h, sizeof(h));
+	for (k = 0; k < t->nr; k++) {
 		if (t->recs[k].rflags & INFL_DONE)
 			continue;
-		o = p + sizeof(h) + j++ * w->record_size;
-		if (w->major >= 2) {
-			/* whole records: no room needed past the last */
-			recs_pack(o, &t->recs[k], 1, w->record_size);
-		} else {
-			memcpy(o, &t->recs[k],
-			       w->record_size < sizeof(t->recs[k]) ?
-			       w->record_size : sizeof(t->recs[k]));
-		}
+		infl_rec(w, &t->recs[k], o);
+		crc = iot_crc32c(crc, o, w->record_size);
 	}
-	wr_chunk(w, &ch, p);
-	free(p);
+	ch.crc = crc;
+	wr(w, &ch, sizeof(ch));
+	wr(w, &h, sizeof(h));
+	for (k = 0; k < t->nr && !w->error; k++) {
+		if (t->recs[k].rflags & INFL_DONE)
+			continue;
+		infl_rec(w, &t->recs[k], o);
+		wr(w, o, w->record_size);
+	}
 	return w->error ? -1 : 0;
 }
 
