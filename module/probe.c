@@ -623,13 +623,10 @@ static noinline void iotrace_trig_requeue(struct iotrace_disk *d,
 	 * pid 0 without IOTRACE_RF_KERNEL is none noted (submitter=N, or a
 	 * request started outside a task), no pid in the event.
 	 */
-	if (READ_ONCE(s->sub_rq) == rq) {
-		/* pairs with the smp_wmb() before sub_rq is set */
-		smp_rmb();
-		if (s->pid || (s->sub_rflags & IOTRACE_RF_KERNEL)) {
-			ev.pid = s->pid;
-			ev.has |= IOTRACE_TE_PID;
-		}
+	if (iotrace_slot_sub(s, rq) &&
+	    (s->pid || (s->sub_rflags & IOTRACE_RF_KERNEL))) {
+		ev.pid = s->pid;
+		ev.has |= IOTRACE_TE_PID;
 	}
 	iotrace_trig_post(d, t, &ev);
 }
