@@ -177,6 +177,30 @@ def exchange(s, raw):
     return (int(m.group(1)) if m else None), hdrs, body
 
 
+def read_response(s, buf=b''):
+    """One response read from the connection @s (@buf: bytes of it read
+    before): (status or None, headers, body, the bytes after it)."""
+    while b'\r\n\r\n' not in buf:
+        c = s.recv(65536)
+        if not c:
+            return None, {}, b'', b''
+        buf += c
+    head, _, rest = buf.partition(b'\r\n\r\n')
+    lines = head.decode('latin-1').split('\r\n')
+    m = re.match(r'HTTP/1\.[01] (\d+)', lines[0])
+    hdrs = {}
+    for ln in lines[1:]:
+        k, _, v = ln.partition(':')
+        hdrs[k.strip().lower()] = v.strip()
+    n = int(hdrs.get('content-length', '0'))
+    while len(rest) < n:
+        c = s.recv(65536)
+        if not c:
+            break
+        rest += c
+    return (int(m.group(1)) if m else None), hdrs, rest[:n], rest[n:]
+
+
 def request(path='/metrics', method='GET', extra=''):
     return ('%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n%s\r\n'
             % (method, path, extra)).encode()
@@ -509,6 +533,28 @@ def main():
            (st, h))
     st, h, body = get(port, method='DELETE')
     result(st == 405, 'exporter_http_405_delete', st)
+    # keep-alive: requests of HTTP/1.1 without "Connection: close" on one
+    # connection, one after the other and then two sent at once
+    # (pipelined), each answered with the exposition, the connection kept
+    # open after each
+    one = b'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'
+    got = []
+    s = socket.create_connection(('127.0.0.1', port), timeout=20)
+    try:
+        s.sendall(one)
+        st, h, body, rest = read_response(s)
+        got.append((st, h.get('connection'), body.decode() == prom))
+        s.sendall(one + one)
+        for _ in range(2):
+            st, h, body, rest = read_response(s, rest)
+            got.append((st, h.get('connection'), body.decode() == prom))
+    except OSError as e:
+        got.append(str(e))
+    finally:
+        s.close()
+    result(len(got) == 3 and all(g[0] == 200 and g[2] for g in got) and
+           all((g[1] or '').lower() != 'close' for g in got),
+           'exporter_http_keep_alive_and_pipelining', got)
     # a 1 MB header: refused (4xx) or the connection closed, never served
     big = 'X-Big: ' + 'a' * (1 << 20) + '\r\n'
     st, h, body = get(port, extra=big)

@@ -235,6 +235,18 @@ static int wants_openmetrics(const char *accept)
 	return 0;
 }
 
+/* *con_cls of a GET or HEAD whose headers were seen (on_request()) */
+static char exp_headers_seen;
+
+/*
+ * libmicrohttpd calls on_request() first with the headers, then with the
+ * body (if any) and once more when the request is complete.  A response
+ * queued at the first call ends the connection after it (the request's
+ * body and any request after it are not read), so a GET or HEAD is
+ * answered at the last call: the connection stays open for the next
+ * request (keep-alive, pipelining).  Other methods, which may carry a
+ * body, get their 405 at once and the connection is closed.
+ */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -249,12 +261,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	(void)upload;
-	(void)upload_size;
-	(void)con_cls;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 			     "only GET and HEAD\n", "GET, HEAD");
+	if (!*con_cls) {
+		*con_cls = &exp_headers_seen;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0;	/* a body of a GET: ignored */
+		return MHD_YES;
+	}
 	if (strcmp(url, "/metrics"))
 		return reply(c, MHD_HTTP_NOT_FOUND,
 			     "not found: the metrics are at /metrics\n", NULL);
