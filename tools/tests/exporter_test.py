@@ -521,6 +521,40 @@ def main():
                       'text/plain\r\n')
     result(st == 200 and not body.decode().endswith('# EOF\n'),
            'exporter_http_openmetrics_q0_refused', (st, h))
+    # Accept: the q of each media range (any case), OpenMetrics when its
+    # q is above 0 and at least that of the text format's most specific
+    # range; Prometheus' own header first
+    pad = ';x-pad=' + 'a' * 300
+    for name, accept, want in (
+            ('prometheus', 'application/openmetrics-text;version=1.0.0,'
+             'application/openmetrics-text;version=0.0.1;q=0.75,'
+             'text/plain;version=0.0.4;q=0.5,*/*;q=0.1', 'om'),
+            ('text_preferred', 'text/plain;version=0.0.4;q=0.9,'
+             'application/openmetrics-text;version=1.0.0;q=0.1', 'text'),
+            ('q0_uppercase', 'application/openmetrics-text;Q=0', 'text'),
+            ('type_any_case', 'Application/OpenMetrics-Text', 'om'),
+            ('long_range_q0', 'application/openmetrics-text;version=1.0.0' +
+             pad + ';q=0,text/plain;q=0.2', 'text'),
+            ('long_text_range', 'text/plain' + pad + ';q=0.9,'
+             'application/openmetrics-text;q=0.5', 'text'),
+            ('blanks', 'text/plain ; q=0.5 , application/openmetrics-text '
+             '; q=0.6', 'om'),
+            ('text_star', 'text/*;q=0.5,application/openmetrics-text;q=0.4',
+             'text'),
+            ('text_plain_q0', 'text/plain;q=0,*/*,'
+             'application/openmetrics-text;q=0.3', 'om'),
+            ('star_star', '*/*', 'text'),
+            ('nothing_acceptable', 'application/json', 'text'),
+            ('bad_q_ignored', 'application/openmetrics-text;q=2', 'text')):
+        st, h, body = get(port, extra='Accept: %s\r\n' % accept)
+        ct = h.get('content-type', '')
+        got = ('om' if ct.startswith('application/openmetrics-text') and
+               body.decode().endswith('# EOF\n') else
+               'text' if ct.startswith('text/plain; version=0.0.4') and
+               body.decode() == prom else ct)
+        result(st == 200 and got == want,
+               'exporter_http_accept_%s_gets_%s' % (name, want),
+               (st, got, accept[:100]))
     st, h, body = get(port, method='HEAD')
     result(st == 200 and body == b'', 'exporter_http_head', (st, body[:80]))
     st, h, body = get(port, '/nope')

@@ -35,6 +35,7 @@
  * them all and starve the scrapes of the others.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -43,6 +44,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -208,31 +210,114 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code,
 	return ret;
 }
 
+#define EXP_BLANKS	" \t"
+
+/* @s to @e without the blanks either side: its start, its length in @n */
+static const char *trim(const char *s, const char *e, size_t *n)
+{
+	s += strspn(s, EXP_BLANKS);
+	if (s > e)
+		s = e;
+	while (e > s && strchr(EXP_BLANKS, e[-1]))
+		e--;
+	*n = (size_t)(e - s);
+	return s;
+}
+
+/* @s (@n bytes) is @word, in any case */
+static int word_is(const char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && !strncasecmp(s, word, n);
+}
+
 /*
- * The scraper asks for OpenMetrics: one of the Accept header's media
- * ranges is application/openmetrics-text and not with q=0 (Prometheus
- * sends it first).  Everything else gets the text format 0.0.4.
+ * A qvalue ("0" to "1", at most three decimals: RFC 9110 section 12.4.2)
+ * in thousandths, or -1 when @s (@n bytes) is not one.
+ */
+static int qvalue(const char *s, size_t n)
+{
+	int q, scale = 100;
+	size_t i;
+
+	if (!n || (s[0] != '0' && s[0] != '1'))
+		return -1;
+	q = (s[0] - '0') * 1000;
+	if (n == 1)
+		return q;
+	if (s[1] != '.' || n > 5)
+		return -1;
+	for (i = 2; i < n; i++, scale /= 10) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		q += (s[i] - '0') * scale;
+	}
+	return q > 1000 ? -1 : q;
+}
+
+/*
+ * The q of one media range of an Accept header, @s to @e (its
+ * parameters split on ';', "q" in any case, 1 when not given), or -1
+ * when its q is not a qvalue; its type/subtype in @type, @tl.
+ */
+static int range_q(const char *s, const char *e, const char **type,
+		   size_t *tl)
+{
+	const char *semi = memchr(s, ';', (size_t)(e - s));
+	int q = 1000;
+
+	*type = trim(s, semi ? semi : e, tl);
+	while (semi) {
+		const char *par = semi + 1, *pe, *eq, *name, *val;
+		size_t nl, vl;
+
+		semi = memchr(par, ';', (size_t)(e - par));
+		pe = semi ? semi : e;
+		eq = memchr(par, '=', (size_t)(pe - par));
+		if (!eq)
+			continue;
+		name = trim(par, eq, &nl);
+		if (nl == 1 && (*name == 'q' || *name == 'Q')) {
+			val = trim(eq + 1, pe, &vl);
+			q = qvalue(val, vl);
+		}
+	}
+	return q;
+}
+
+/*
+ * The scraper prefers OpenMetrics (Prometheus asks for it first), going
+ * by the q of the Accept header's media ranges (types and parameter
+ * names in any case; q=0 is "not acceptable"; a range whose q is not a
+ * qvalue is ignored): the best q of application/openmetrics-text is
+ * above 0 and at least that of the text format 0.0.4, which is the q of
+ * its most specific range: text/plain (whatever its version), else the
+ * range of all text subtypes, else that of all types.  Everything else
+ * gets the text format, also when nothing in the header is acceptable.
  */
 static int wants_openmetrics(const char *accept)
 {
-	const char *p = accept;
+	int om = 0, text[3] = { -1, -1, -1 }, tq, q, k;
+	static const char *const texts[3] = {
+		"text/plain", "text/*", "*/*"
+	};
+	const char *p = accept, *type;
+	size_t l, tl;
 
 	while (p && *p) {
-		size_t l = strcspn(p, ",");
-		char range[256];
-
-		snprintf(range, sizeof(range), "%.*s", (int)l, p);
-		if (strstr(range, "application/openmetrics-text")) {
-			const char *q = strstr(range, "q=");
-
-			if (!q || strtod(q + 2, NULL) > 0)
-				return 1;
-		}
+		l = strcspn(p, ",");
+		q = range_q(p, p + l, &type, &tl);
+		if (word_is(type, tl, "application/openmetrics-text") &&
+		    q > om)
+			om = q;
+		for (k = 0; k < 3; k++)
+			if (word_is(type, tl, texts[k]) && q > text[k])
+				text[k] = q;
 		p += l;
 		if (*p)
 			p++;
 	}
-	return 0;
+	tq = text[0] >= 0 ? text[0] : text[1] >= 0 ? text[1] : text[2];
+	return om > 0 && om >= tq;
 }
 
 /* *con_cls of a GET or HEAD whose headers were seen (on_request()) */
