@@ -695,6 +695,12 @@ def main():
            'exporter_http_1000_idle_connections', why)
     for s in idle:
         s.close()
+    # 500 connections that send part of a request and close: each is a
+    # message of libmicrohttpd, said a few times, not 500
+    for _ in range(500):
+        s = socket.create_connection(('127.0.0.1', port), timeout=20)
+        s.sendall(b'G')
+        s.close()
     st, h, body = get(port)
     result(st == 200 and p.poll() is None, 'exporter_http_still_serving', st)
     rc = stop(p)
@@ -704,6 +710,9 @@ def main():
     err = p.stderr.read().decode('utf-8', 'replace') if rc == 0 else ''
     n = err.count('connection limit reached (16 from one client address')
     result(1 <= n < 10, 'exporter_http_limit_said_not_per_connection',
+           (n, err[-300:]))
+    n = err.count('closed by remote side with incomplete request')
+    result(1 <= n <= 10, 'exporter_http_incomplete_requests_said_not_each',
            (n, err[-300:]))
 
 

@@ -57,6 +57,7 @@
 #define EXP_CONN_LIMIT		4000
 #define EXP_CONN_PER_IP		16	/* a scraper needs one or two */
 #define EXP_LIMIT_LOG_S		60	/* "limit reached" said at most this often */
+#define EXP_MHD_LOG_BURST	5	/* other messages, per EXP_LIMIT_LOG_S */
 #define EXP_CONN_TIMEOUT_S	10
 #define EXP_MEM_LIMIT		(32 * 1024)	/* request line + headers */
 #define EXP_TEXTFILE_NAME	"iotrace.prom"
@@ -380,9 +381,48 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	return ret;
 }
 
-static pthread_mutex_t limit_mu = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t limit_said_ns;	/* CLOCK_MONOTONIC, 0: never said */
-static unsigned long limit_more;	/* closed since, not said yet */
+/**
+ * struct exp_ratelog - a kind of log line, said at most @burst times in
+ * EXP_LIMIT_LOG_S seconds.
+ * @burst: lines said in a period, at most.
+ * @period_ns: when the current period began (CLOCK_MONOTONIC), 0: never.
+ * @said: lines said in it.
+ * @more: lines not said since the last one said.
+ */
+struct exp_ratelog {
+	unsigned int burst;
+	uint64_t period_ns;
+	unsigned int said;
+	unsigned long more;
+};
+
+static pthread_mutex_t exp_log_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct exp_ratelog limit_rl = { .burst = 1 };
+static struct exp_ratelog mhd_rl = { .burst = EXP_MHD_LOG_BURST };
+
+/*
+ * Under exp_log_mu: 1 when a line of @rl is said now, with *@more the
+ * number of its lines not said before it; 0 when it is not (counted).
+ * A period begins with the first line said after the previous one ended.
+ */
+static int ratelog_ok(struct exp_ratelog *rl, unsigned long *more)
+{
+	uint64_t now = iot_now(CLOCK_MONOTONIC);
+
+	if (!rl->period_ns ||
+	    now - rl->period_ns >= EXP_LIMIT_LOG_S * 1000000000ull) {
+		rl->period_ns = now;
+		rl->said = 0;
+	}
+	if (rl->said >= rl->burst) {
+		rl->more++;
+		return 0;
+	}
+	rl->said++;
+	*more = rl->more;
+	rl->more = 0;
+	return 1;
+}
 
 /*
  * libmicrohttpd says "Server reached connection limit" for every
@@ -394,34 +434,50 @@ static unsigned long limit_more;	/* closed since, not said yet */
  */
 static void limit_log(void)
 {
-	uint64_t now = iot_now(CLOCK_MONOTONIC);
+	unsigned long more;
 
-	pthread_mutex_lock(&limit_mu);
-	if (limit_said_ns &&
-	    now - limit_said_ns < EXP_LIMIT_LOG_S * 1000000000ull) {
-		limit_more++;
-	} else {
+	pthread_mutex_lock(&exp_log_mu);
+	if (ratelog_ok(&limit_rl, &more)) {
 		fprintf(stderr, "iotracectl: exporter: connection limit reached (%d from one client address, %d in all): new connections are closed at once",
 			EXP_CONN_PER_IP, EXP_CONN_LIMIT);
-		if (limit_more)
+		if (more)
 			fprintf(stderr, " (%lu more since this was last said)",
-				limit_more);
+				more);
 		fputc('\n', stderr);
-		limit_said_ns = now;
-		limit_more = 0;
 	}
-	pthread_mutex_unlock(&limit_mu);
+	pthread_mutex_unlock(&exp_log_mu);
 }
 
+/*
+ * libmicrohttpd's other messages are mostly about one connection ("closed
+ * by remote side with incomplete request"), which any client can cause
+ * as often as it connects: at most EXP_MHD_LOG_BURST of them every
+ * EXP_LIMIT_LOG_S seconds, the next one said with the number left out.
+ */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	unsigned long more;
+	char msg[512];
+	size_t l;
+
 	(void)cls;
 	if (strstr(fmt, "reached connection limit")) {
 		limit_log();
 		return;
 	}
-	fprintf(stderr, "iotracectl: exporter: ");
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	l = strlen(msg);
+	while (l && msg[l - 1] == '\n')
+		msg[--l] = 0;
+	pthread_mutex_lock(&exp_log_mu);
+	if (ratelog_ok(&mhd_rl, &more)) {
+		fprintf(stderr, "iotracectl: exporter: %s", msg);
+		if (more)
+			fprintf(stderr, " (%lu more messages left out before this one)",
+				more);
+		fputc('\n', stderr);
+	}
+	pthread_mutex_unlock(&exp_log_mu);
 }
 
 /*
