@@ -322,6 +322,28 @@ def main():
     result(rc == 0 and ok, 'exporter_textfile_golden', why + err)
     result(os.listdir(tf) == ['iotrace.prom'], 'exporter_textfile_no_temp',
            os.listdir(tf))
+    # the temporary file is a new one: a symbolic link planted at the name
+    # the exporter would have used if it went by its pid alone is not
+    # followed, the file it points to stays as it was
+    tf2 = os.path.join(T, 'tf2')
+    os.mkdir(tf2)
+    victim = os.path.join(T, 'victim')
+    with open(victim, 'w') as f:
+        f.write('not for the exporter\n')
+    os.chmod(victim, 0o600)
+    p = subprocess.run(['sh', '-c', 'ln -s "$1" "$2/.iotrace.prom.$$.tmp" '
+                        '&& exec "$3" exporter --textfile "$2" --once', 'sh',
+                        victim, tf2, BIN], env=ENV, capture_output=True,
+                       timeout=60)
+    out = os.path.join(tf2, 'iotrace.prom')
+    st = os.lstat(out) if os.path.lexists(out) else None
+    got = (p.returncode, open(victim).read()[:40],
+           oct(os.stat(victim).st_mode & 0o777),
+           st and oct(st.st_mode), open(out).read() == prom if st else None,
+           p.stderr.decode('utf-8', 'replace'))
+    result(got[:5] == (0, 'not for the exporter\n', '0o600', '0o100644',
+                       True), 'exporter_textfile_temporary_follows_no_symlink',
+           got)
     try:
         samples = parse(prom)
         why = check_histograms(samples)

@@ -153,6 +153,28 @@ wstop
 	grep -q 'stopped: 1 snapshots saved' "$W/log"
 result $? "watch_sigterm_clean_exit$SFX (exit $WRC)" "$W/log"
 
+# 1a. the temporary file of a snapshot is a new file: a symbolic link
+# planted at the name the watcher would have used if it went by its pid
+# and the snapshot's number alone is not followed, the file it points to
+# stays as it was, and the snapshot is a file of its own
+wstart symlink "" -- --post 0 nullb0
+WS=$?
+echo "not for the watcher" > "$W/victim"
+chmod 600 "$W/victim"
+ln -s "$W/victim" "$W/snap/.iotrace-000001.$WPID.tmp"
+kill -USR1 $WPID
+wfiles 1
+wsettle
+F=$(ls "$W/snap"/iotrace-*.iot 2> /dev/null | head -1)
+wstop
+{
+	ls -lA "$W/snap" "$W/victim"; cat "$W/log"
+} > "$W/why" 2>&1
+[ $WS = 0 ] && [ "$(cat "$W/victim")" = "not for the watcher" ] &&
+	[ "$(stat -c %a "$W/victim")" = 600 ] && [ -f "$F" ] && [ ! -L "$F" ] &&
+	[ "$(stat -c %a "$F")" = 640 ] && wcli info "$F" > /dev/null 2>> "$W/why"
+result $? "watch_snapshot_temporary_file_follows_no_symlink$SFX" "$W/why"
+
 # 1b. SIGUSR1 with 30 disks: one snapshot, saved under a name that stays
 # short (the first disk's and "+29-more"), that holds every disk
 WDISKS=30 wstart many "" -- --post 0 $(seq -f 'nullb%g' 0 29)
@@ -593,7 +615,7 @@ while [ $i -lt 50 ] && ! ls -A "$W/snap" | grep -q '^\.iotrace-.*\.tmp$'; do
 done
 ls -A "$W/snap" > "$W/tmp-before"
 dead=$(sh -c 'echo $$')
-: > "$W/snap/.iotrace-000007.$dead.tmp"
+: > "$W/snap/.iotrace-000007.$dead.Xy12Zw.tmp"
 IOTRACE_DEBUGFS="$W/dfs" IOTRACE_SYSFS="$W/sys" IOTRACE_RUN_DIR="$W/run" \
 	"$ROOT/$BIN" watch --config "$W/conf" --dir "$W/snap" --post 0 nullb0 \
 	> "$W/out2" 2> "$W/log2"
@@ -623,10 +645,10 @@ wstop
 } > "$W/why"
 [ $rc2 = 1 ] && [ "$(wc -l < "$W/log2")" = 1 ] &&
 	grep -q 'another watcher' "$W/log2" &&
-	grep -q '^\.iotrace-000001\.[0-9]*\.tmp$' "$W/tmp-before" &&
-	grep -q '^\.iotrace-000001\.[0-9]*\.tmp$' "$W/tmp-mid" &&
-	grep -q "^\.iotrace-000007\.$dead\.tmp$" "$W/tmp-mid" &&
-	grep -q "removed .*/\.iotrace-000007\.$dead\.tmp, left by a watcher that did not finish" "$W/log3" &&
+	grep -q '^\.iotrace-000001\.[0-9]*\.[A-Za-z0-9]\{6\}\.tmp$' "$W/tmp-before" &&
+	grep -q '^\.iotrace-000001\.[0-9]*\.[A-Za-z0-9]\{6\}\.tmp$' "$W/tmp-mid" &&
+	grep -q "^\.iotrace-000007\.$dead\.Xy12Zw\.tmp$" "$W/tmp-mid" &&
+	grep -q "removed .*/\.iotrace-000007\.$dead\.Xy12Zw\.tmp, left by a" "$W/log3" &&
 	[ "$(grep -c 'removed' "$W/log3")" = 1 ] &&
 	grep -q ': snapshot 1: ' "$W/log" && ! grep -q 'not saved' "$W/log" &&
 	[ "$(nfiles)" = 1 ] && [ "$(ls -A "$W/snap" | grep -c tmp)" = 0 ]

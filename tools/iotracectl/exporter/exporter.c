@@ -581,7 +581,13 @@ static int serve(struct exp *x, const char *listen, sigset_t *sigs)
 
 /* ---- --textfile ---------------------------------------------------------- */
 
-/* DIR/iotrace.prom, atomically: a temporary file, fsync, rename. */
+/*
+ * DIR/iotrace.prom, atomically: a temporary file, fsync, rename.  The
+ * temporary file is a new one (mkostemp(): O_EXCL, under a name no one
+ * can guess, so that nothing planted in DIR, a symbolic link, is
+ * followed), named .iotrace.prom.XXXXXX: not *.prom, the collector never
+ * reads a half-written file.
+ */
 static int write_textfile(const struct exp *x, const char *dir)
 {
 	char tmp[4096], path[4096];
@@ -594,17 +600,16 @@ static int write_textfile(const struct exp *x, const char *dir)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, EXP_TEXTFILE_NAME);
-	/* not *.prom: the collector must never read a half-written file */
-	snprintf(tmp, sizeof(tmp), "%s/.%s.%d.tmp", dir, EXP_TEXTFILE_NAME,
-		 (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, EXP_TEXTFILE_NAME);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		iot_err("exporter: cannot create %s: %s", tmp, strerror(errno));
 		free(buf);
 		return -1;
 	}
-	fchmod(fd, 0644);
-	while (off < len) {
+	if (fchmod(fd, 0644))
+		ret = -1;
+	while (!ret && off < len) {
 		ssize_t w = write(fd, buf + off, len - off);
 
 		if (w < 0 && errno == EINTR)

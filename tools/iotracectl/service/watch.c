@@ -65,6 +65,7 @@
 #define SNAP_PREFIX	"iotrace-"
 #define SNAP_SUFFIX	".iot"
 #define TMP_PREFIX	".iotrace-"
+#define TMP_SUFFIX	".tmp"
 /*
  * The disks' part of a snapshot's file name, at most: their names joined
  * by '+', else the first one's and "+N-more" (the file lists them all), so
@@ -611,9 +612,23 @@ static void save(struct job *j)
 	name_time(when, sizeof(when), first_ns);
 	snprintf(path, sizeof(path), "%s/" SNAP_PREFIX "%s-%s-%06llu" SNAP_SUFFIX,
 		 w->c->dir, when, names, (unsigned long long)j->number);
-	snprintf(tmp, sizeof(tmp), "%s/" TMP_PREFIX "%06llu.%d.tmp", w->c->dir,
+	/*
+	 * A new file (O_EXCL: nothing planted in the directory, a symbolic
+	 * link, is followed) under a name no one can guess:
+	 * .iotrace-NUMBER.PID.XXXXXX.tmp, which clean_tmp() knows.
+	 */
+	snprintf(tmp, sizeof(tmp),
+		 "%s/" TMP_PREFIX "%06llu.%d.XXXXXX" TMP_SUFFIX, w->c->dir,
 		 (unsigned long long)j->number, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	fd = mkostemps(tmp, strlen(TMP_SUFFIX), O_CLOEXEC);
+	if (fd >= 0 && fchmod(fd, 0640)) {
+		int e = errno;
+
+		close(fd);
+		unlink(tmp);
+		fd = -1;
+		errno = e;
+	}
 	fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	if (!fp) {
 		say("cannot create %s: %s", tmp, strerror(errno));
@@ -1176,9 +1191,9 @@ static int watcher_alive(long pid)
 
 /*
  * Stale temporary files of a watcher that did not finish go:
- * ".iotrace-NUMBER.PID.tmp", PID the watcher that writes it (save());
- * that of a watcher still running (another run dir, the same snapshot
- * directory) stays.
+ * ".iotrace-NUMBER.PID.XXXXXX.tmp", PID the watcher that writes it
+ * (save()); that of a watcher still running (another run dir, the same
+ * snapshot directory) stays.
  */
 static void clean_tmp(const char *dir)
 {
@@ -1194,14 +1209,17 @@ static void clean_tmp(const char *dir)
 		long pid = 0;
 
 		if (strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) ||
-		    l < 4 || strcmp(de->d_name + l - 4, ".tmp"))
+		    l < strlen(TMP_SUFFIX) ||
+		    strcmp(de->d_name + l - strlen(TMP_SUFFIX), TMP_SUFFIX))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		/* the PID, between the number and ".tmp" */
+		/* the PID, between the number and ".XXXXXX.tmp" */
 		dot = strchr(de->d_name + strlen(TMP_PREFIX), '.');
 		if (dot && isdigit((unsigned char)dot[1]))
 			pid = strtol(dot + 1, &end, 10);
-		if (end && !strcmp(end, ".tmp") && watcher_alive(pid)) {
+		if (end && *end == '.' &&
+		    strlen(end) == strlen(".XXXXXX" TMP_SUFFIX) &&
+		    watcher_alive(pid)) {
 			say("%s: kept, a running watcher's (pid %ld)", p, pid);
 			continue;
 		}
