@@ -175,6 +175,72 @@ wstop
 	[ "$(stat -c %a "$F")" = 640 ] && wcli info "$F" > /dev/null 2>> "$W/why"
 result $? "watch_snapshot_temporary_file_follows_no_symlink$SFX" "$W/why"
 
+# 1c. a client of the control socket that trickles its line, a byte
+# every 0.8 s, is answered with an error once its time (1 s in all) is
+# up: another client's "snapshot nullb0" is answered meanwhile, and
+# SIGTERM while a second one trickles stops the watcher (bounds, not
+# measures: a watcher that waited for the trickling clients took 30 s)
+trickle() { # trickle SECONDS OUT: a slow client, in the background
+	python3 - "$W/run/watch.sock" "$1" > "$2" 2>&1 <<'EOF_PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+print("connected", flush=True)
+s.settimeout(0.8)
+end = time.monotonic() + float(sys.argv[2])
+got = b"(no reply)"
+try:
+    while time.monotonic() < end:
+        s.send(b"s")
+        try:
+            got = s.recv(1024)
+            break
+        except socket.timeout:
+            pass
+except OSError as e:
+    got = str(e).encode()
+print("slow client: %r" % got)
+EOF_PY
+	TRICKLE=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q connected "$2" 2> /dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+wstart slow "" -- --post 0 nullb0
+WS=$?
+trickle 30 "$W/slow1"
+S1=$TRICKLE
+t0=$(ms)
+wsnap nullb0 > "$W/reply" 2>&1
+t1=$(ms)
+trickle 30 "$W/slow2"
+S2=$TRICKLE
+t2=$(ms)
+kill -TERM $WPID
+i=0
+while [ $i -lt 300 ] && kill -0 $WPID 2> /dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
+t3=$(ms)
+wstop
+wait $S1 $S2
+{
+	echo "snapshot answered after $((t1 - t0)) ms: $(cat "$W/reply")"
+	echo "SIGTERM: the watcher gone after $((t3 - t2)) ms"
+	cat "$W/slow1" "$W/slow2" "$W/log"
+} > "$W/why"
+[ $WS = 0 ] && [ $((t1 - t0)) -lt 10000 ] &&
+	[ "$(cat "$W/reply")" = "nullb0: started" ] &&
+	[ $((t3 - t2)) -lt 10000 ] && [ $WRC = 0 ] &&
+	grep -q "^slow client: b'error: no request line within 1000 ms" "$W/slow1"
+result $? "watch_slow_client_holds_neither_clients_nor_sigterm$SFX" "$W/why"
+
 # 1b. SIGUSR1 with 30 disks: one snapshot, saved under a name that stays
 # short (the first disk's and "+29-more"), that holds every disk
 WDISKS=30 wstart many "" -- --post 0 $(seq -f 'nullb%g' 0 29)

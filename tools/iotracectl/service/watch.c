@@ -66,6 +66,8 @@
 #define SNAP_SUFFIX	".iot"
 #define TMP_PREFIX	".iotrace-"
 #define TMP_SUFFIX	".tmp"
+/* a client of the control socket sends its line within this, in all */
+#define CLIENT_DEADLINE_MS	1000
 /*
  * The disks' part of a snapshot's file name, at most: their names joined
  * by '+', else the first one's and "+N-more" (the file lists them all), so
@@ -1316,23 +1318,42 @@ static int open_sock(const struct watch_conf *c)
 	return fd;
 }
 
-/* One client of the control socket: a "snapshot [DISK]" line, a reply. */
+/*
+ * One client of the control socket: a "snapshot [DISK]" line, a reply.
+ * The main loop serves it, so the whole line must come within
+ * CLIENT_DEADLINE_MS of its accept (a deadline for all of it, not for
+ * each byte: a client trickling bytes would hold the signals, the
+ * triggers and the other clients); a client late with it is told so
+ * and closed, its part of a line not acted on.
+ */
 static void serve_client(struct watch *w, int lfd)
 {
 	char line[256], reply[1024];
 	struct watch_trig t;
+	uint64_t end, now;
 	size_t n = 0;
-	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), late = 0;
 
 	if (fd < 0)
 		return;
+	end = iot_now(CLOCK_MONOTONIC) + CLIENT_DEADLINE_MS * 1000000ull;
 	while (n < sizeof(line) - 1) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t r;
+		int pr;
 
-		if (poll(&p, 1, 1000) <= 0)
+		now = iot_now(CLOCK_MONOTONIC);
+		pr = now < end ? poll(&p, 1, (int)((end - now + 999999) /
+						    1000000)) : 0;
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (!pr)
+			late = 1;
+		if (pr <= 0)
 			break;
 		r = read(fd, line + n, sizeof(line) - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r <= 0)
 			break;
 		n += (size_t)r;
@@ -1342,14 +1363,18 @@ static void serve_client(struct watch *w, int lfd)
 	line[n] = 0;
 	line[strcspn(line, "\n")] = 0;
 	/* closed without a word: open_sock()'s look for a watcher */
-	if (!n) {
+	if (!n && !late) {
 		close(fd);
 		return;
 	}
 	memset(&t, 0, sizeof(t));
 	t.reason = IOTRACE_FILE_TRIG_MANUAL;
 	t.mono_ns = iot_now(CLOCK_MONOTONIC);
-	if (!strcmp(line, "snapshot")) {
+	if (late) {
+		snprintf(reply, sizeof(reply),
+			 "error: no request line within %d ms",
+			 CLIENT_DEADLINE_MS);
+	} else if (!strcmp(line, "snapshot")) {
 		watch_on_trigger(w, &t, reply, sizeof(reply));
 	} else if (!strncmp(line, "snapshot ", 9) && line[9] &&
 		   strlen(line + 9) < sizeof(t.disk)) {
