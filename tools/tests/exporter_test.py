@@ -717,6 +717,74 @@ def main():
            'exporter_http_1000_idle_connections', why)
     for s in idle:
         s.close()
+    # a client trickling its request, a header byte every 0.5 s (each
+    # starts libmicrohttpd's idle timeout again): the server closes its
+    # connection once the request is not answered 15 s after the accept
+    # (the 25 s here: a bound, not a measure)
+    s = socket.create_connection(('127.0.0.1', port), timeout=20)
+    t0 = time.monotonic()
+    closed = None
+    try:
+        s.sendall(b'GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ')
+        while closed is None and time.monotonic() - t0 < 25:
+            s.sendall(b'a')
+            if select.select([s], [], [], 0.5)[0] and not s.recv(1):
+                closed = time.monotonic() - t0
+    except OSError:
+        closed = time.monotonic() - t0
+    s.close()
+    result(closed is not None, 'exporter_http_trickled_request_deadline',
+           'closed after %.1f s' % closed if closed else
+           'still open after 25 s')
+    # 4,000 connections (16 from each of 250 client addresses) holding half
+    # a request, a byte every 2 s (not idle): a scrape from another
+    # address is answered within 10 s (the oldest connection is closed to
+    # make room for it), and once they are closed the server serves on
+    held, got = [], None
+    try:
+        for i in range(4000):
+            src = '127.0.%d.%d' % (2 + i // 2000, 1 + i % 2000 // 16)
+            c = socket.create_connection(('127.0.0.1', port), timeout=20,
+                                         source_address=(src, 0))
+            c.sendall(b'GET /metrics HTTP/1.1\r\nHost: x\r\nX-Hold: ')
+            held.append(c)
+        s = socket.create_connection(('127.0.0.1', port), timeout=20,
+                                     source_address=('127.0.4.1', 0))
+        s.sendall(request())
+        pl = select.poll()	# not select(): more than FD_SETSIZE
+        pl.register(s, select.POLLIN)
+        data, t0, fed = b'', time.monotonic(), 0
+        while time.monotonic() - t0 < 10:
+            if time.monotonic() - fed >= 2:
+                fed = time.monotonic()
+                for c in held:
+                    try:
+                        c.send(b'a')
+                    except OSError:
+                        pass
+            if pl.poll(200):
+                d = s.recv(65536)
+                if not d:
+                    break
+                data += d
+        s.close()
+        m = re.match(rb'HTTP/1\.1 (\d+)', data)
+        got = (int(m.group(1)) if m else None,
+               data.endswith(prom.encode()),
+               'after %.1f s' % (time.monotonic() - t0))
+    except OSError as e:
+        got = (None, str(e), len(held))
+    for c in held:
+        c.close()
+    after = None
+    for _ in range(100):
+        after, _, body = get(port)
+        if after == 200:
+            break
+        time.sleep(0.1)
+    result(got[:2] == (200, True) and after == 200,
+           'exporter_http_4000_held_connections_scrape_served',
+           (got, after))
     # 500 connections that send part of a request and close: each is a
     # message of libmicrohttpd, said a few times, not 500
     for _ in range(500):
@@ -732,6 +800,11 @@ def main():
     err = p.stderr.read().decode('utf-8', 'replace') if rc == 0 else ''
     n = err.count('connection limit reached (16 from one client address')
     result(1 <= n < 10, 'exporter_http_limit_said_not_per_connection',
+           (n, err[-300:]))
+    n = (err.count('the oldest one closed to make room'),
+         err.count('not answered within 15 s: its connection closed'))
+    result(1 <= min(n) and max(n) < 10,
+           'exporter_http_evictions_and_deadline_said_not_each',
            (n, err[-300:]))
     n = err.count('closed by remote side with incomplete request')
     result(1 <= n <= 10, 'exporter_http_incomplete_requests_said_not_each',

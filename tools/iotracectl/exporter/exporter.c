@@ -25,14 +25,27 @@
  * thousand sockets, not a thousand stacks; reads and writes never block (a
  * slow reader's response waits in its buffer), and a scrape keeps a pool
  * thread only while it builds the exposition, so one slow client cannot
- * stall the others.  Requests are
- * bounded: headers must fit MHD_OPTION_CONNECTION_MEMORY_LIMIT (larger
- * ones are refused), idle connections are closed after
- * MHD_OPTION_CONNECTION_TIMEOUT, and at most EXP_CONN_LIMIT connections
- * are open, at most EXP_CONN_PER_IP of them from one client address
+ * stall the others.  Requests are bounded: headers must fit
+ * MHD_OPTION_CONNECTION_MEMORY_LIMIT (larger ones are refused), and at
+ * most EXP_CONN_PER_IP connections are open from one client address
  * (MHD_OPTION_PER_IP_CONNECTION_LIMIT: one more is closed as soon as it
- * is accepted), so that one client holding connections open cannot take
- * them all and starve the scrapes of the others.
+ * is accepted).  Time is bounded too: idle connections are closed after
+ * MHD_OPTION_CONNECTION_TIMEOUT, but every byte starts that again, so
+ * the exporter keeps its own clock of each connection (the
+ * MHD_OPTION_NOTIFY_CONNECTION and MHD_OPTION_NOTIFY_COMPLETED
+ * callbacks), started at the accept and again when a response is done:
+ * the main thread shuts down, once a second, every connection whose
+ * request was not answered within EXP_REQ_DEADLINE_S of it, so that a
+ * client trickling its request holds a connection that long at most.
+ * At EXP_CONN_LIMIT connections, the accept policy shuts down the oldest
+ * one (by that clock) to make room for the new one: clients holding
+ * connections from many addresses cannot keep a scraper out, and its
+ * connection, the newest, is the last to go.  libmicrohttpd's own limit,
+ * checked before the accept policy, is a little higher
+ * (EXP_MHD_CONN_LIMIT), for the connections shut down that their threads
+ * have not closed yet; it is split among the pool's threads, and a
+ * thread at its share leaves the listening socket to the others, so a
+ * new connection is accepted while the total is under it.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -58,7 +71,10 @@
 #define EXP_CONN_PER_IP		16	/* a scraper needs one or two */
 #define EXP_LIMIT_LOG_S		60	/* "limit reached" said at most this often */
 #define EXP_MHD_LOG_BURST	5	/* other messages, per EXP_LIMIT_LOG_S */
-#define EXP_CONN_TIMEOUT_S	10
+#define EXP_CONN_TIMEOUT_S	10	/* idle: no byte read or written */
+#define EXP_REQ_DEADLINE_S	15	/* a request answered, from its start */
+/* libmicrohttpd's own limit: room for connections shut down, not closed */
+#define EXP_MHD_CONN_LIMIT	(EXP_CONN_LIMIT + 16 * EXP_THREADS)
 #define EXP_MEM_LIMIT		(32 * 1024)	/* request line + headers */
 #define EXP_TEXTFILE_NAME	"iotrace.prom"
 #define EXP_DEFAULT_INTERVAL	15.0
@@ -399,6 +415,8 @@ struct exp_ratelog {
 static pthread_mutex_t exp_log_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct exp_ratelog limit_rl = { .burst = 1 };
 static struct exp_ratelog mhd_rl = { .burst = EXP_MHD_LOG_BURST };
+static struct exp_ratelog evict_rl = { .burst = 1 };
+static struct exp_ratelog late_rl = { .burst = 1 };
 
 /*
  * Under exp_log_mu: 1 when a line of @rl is said now, with *@more the
@@ -427,10 +445,11 @@ static int ratelog_ok(struct exp_ratelog *rl, unsigned long *more)
 /*
  * libmicrohttpd says "Server reached connection limit" for every
  * connection it closes at once because a limit is reached (mostly
- * EXP_CONN_PER_IP: one client address holding that many), so that a
- * client reconnecting in a loop would fill the log: said at most once
- * every EXP_LIMIT_LOG_S seconds, with how many connections were closed
- * in between.
+ * EXP_CONN_PER_IP: one client address holding that many; its
+ * EXP_MHD_CONN_LIMIT only while connections shut down to make room are
+ * not closed yet), so that a client reconnecting in a loop would fill
+ * the log: said at most once every EXP_LIMIT_LOG_S seconds, with how
+ * many connections were closed in between.
  */
 static void limit_log(void)
 {
@@ -438,13 +457,35 @@ static void limit_log(void)
 
 	pthread_mutex_lock(&exp_log_mu);
 	if (ratelog_ok(&limit_rl, &more)) {
-		fprintf(stderr, "iotracectl: exporter: connection limit reached (%d from one client address, %d in all): new connections are closed at once",
-			EXP_CONN_PER_IP, EXP_CONN_LIMIT);
+		fprintf(stderr,
+			"iotracectl: exporter: connection limit reached (%d from one client address, or %d in all): new connections are closed at once",
+			EXP_CONN_PER_IP, EXP_MHD_CONN_LIMIT);
 		if (more)
 			fprintf(stderr, " (%lu more since this was last said)",
 				more);
 		fputc('\n', stderr);
 	}
+	pthread_mutex_unlock(&exp_log_mu);
+}
+
+/*
+ * @n connections closed by the exporter for one reason (@rl): @what said
+ * at most once a period, with how many were closed that were not said.
+ */
+static void conn_log(struct exp_ratelog *rl, unsigned long n,
+		     const char *what)
+{
+	unsigned long more;
+
+	pthread_mutex_lock(&exp_log_mu);
+	if (ratelog_ok(rl, &more)) {
+		fprintf(stderr, "iotracectl: exporter: %s", what);
+		if (more)
+			fprintf(stderr, " (%lu more since this was last said)",
+				more);
+		fputc('\n', stderr);
+	}
+	rl->more += n - 1;
 	pthread_mutex_unlock(&exp_log_mu);
 }
 
@@ -478,6 +519,186 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 		fputc('\n', stderr);
 	}
 	pthread_mutex_unlock(&exp_log_mu);
+}
+
+/**
+ * struct exp_conn - a connection of the HTTP server, for its deadline and
+ * for eviction.
+ * @fd: its socket.
+ * @since_ns: when it was accepted or its last response was done
+ *	(CLOCK_MONOTONIC).
+ * @shut: shut down by the exporter (late or evicted): not in the list.
+ * @prev: in the list, the connection of the next older @since_ns.
+ * @next: the next newer one.
+ */
+struct exp_conn {
+	int fd;
+	uint64_t since_ns;
+	int shut;
+	struct exp_conn *prev, *next;
+};
+
+/*
+ * The connections libmicrohttpd has (between its STARTED and CLOSED
+ * notifications), but for those the exporter shut down: a list, oldest
+ * @since_ns first (a connection moves to its end when its clock starts
+ * again), of conn_live entries.  libmicrohttpd closes a connection's
+ * socket only after the CLOSED notification, which takes conn_mu: a
+ * shutdown(2) under conn_mu is of the connection's socket, never of a
+ * descriptor that was reused since.
+ */
+static pthread_mutex_t conn_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct exp_conn *conn_head, *conn_tail;
+static unsigned int conn_live;
+
+/* Under conn_mu: @k out of the list. */
+static void conn_unlink(struct exp_conn *k)
+{
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		conn_head = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	else
+		conn_tail = k->prev;
+	k->prev = NULL;
+	k->next = NULL;
+	conn_live--;
+}
+
+/* Under conn_mu: @k at the end of the list, its clock started now. */
+static void conn_append(struct exp_conn *k)
+{
+	k->since_ns = iot_now(CLOCK_MONOTONIC);
+	k->prev = conn_tail;
+	k->next = NULL;
+	if (conn_tail)
+		conn_tail->next = k;
+	else
+		conn_head = k;
+	conn_tail = k;
+	conn_live++;
+}
+
+/*
+ * Under conn_mu: @k shut down (its reads and writes fail, so that its
+ * thread closes it) and out of the list.
+ */
+static void conn_shut(struct exp_conn *k)
+{
+	shutdown(k->fd, SHUT_RDWR);
+	conn_unlink(k);
+	k->shut = 1;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct exp_conn *k = *socket_context;
+
+	(void)cls;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c,
+					     MHD_CONNECTION_INFO_CONNECTION_FD);
+		k = ci ? calloc(1, sizeof(*k)) : NULL;
+		if (!k)
+			return;	/* not tracked: its idle timeout only */
+		k->fd = ci->connect_fd;
+		pthread_mutex_lock(&conn_mu);
+		conn_append(k);
+		pthread_mutex_unlock(&conn_mu);
+		*socket_context = k;
+	} else if (k) {
+		pthread_mutex_lock(&conn_mu);
+		if (!k->shut)
+			conn_unlink(k);
+		pthread_mutex_unlock(&conn_mu);
+		free(k);
+		*socket_context = NULL;
+	}
+}
+
+/* A request done (its response sent, or failed): the clock starts again. */
+static void on_completed(void *cls, struct MHD_Connection *c,
+			 void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct exp_conn *k;
+
+	(void)cls;
+	(void)con_cls;
+	(void)toe;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	k = ci ? ci->socket_context : NULL;
+	if (!k)
+		return;
+	pthread_mutex_lock(&conn_mu);
+	if (!k->shut) {
+		conn_unlink(k);
+		conn_append(k);
+	}
+	pthread_mutex_unlock(&conn_mu);
+}
+
+/*
+ * The accept policy: at EXP_CONN_LIMIT connections, the oldest one (by
+ * its clock) is shut down to make room, so that a new client, a scraper,
+ * is always served.  libmicrohttpd checks its own limit,
+ * EXP_MHD_CONN_LIMIT, and the one per client address before.
+ */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
+				 socklen_t addrlen)
+{
+	int evicted = 0;
+
+	(void)cls;
+	(void)addr;
+	(void)addrlen;
+	pthread_mutex_lock(&conn_mu);
+	if (conn_live >= EXP_CONN_LIMIT && conn_head) {
+		conn_shut(conn_head);
+		evicted = 1;
+	}
+	pthread_mutex_unlock(&conn_mu);
+	if (evicted) {
+		char what[160];
+
+		snprintf(what, sizeof(what),
+			 "%d connections open: the oldest one closed to make room for a new one",
+			 EXP_CONN_LIMIT);
+		conn_log(&evict_rl, 1, what);
+	}
+	return MHD_YES;
+}
+
+/*
+ * Once a second: the connections whose request was not answered within
+ * EXP_REQ_DEADLINE_S of their clock's start are shut down, however
+ * busily they send (libmicrohttpd's idle timeout is reset by every byte).
+ */
+static void conn_sweep(void)
+{
+	uint64_t now = iot_now(CLOCK_MONOTONIC);
+	unsigned long n = 0;
+
+	pthread_mutex_lock(&conn_mu);
+	while (conn_head && now - conn_head->since_ns >=
+	       EXP_REQ_DEADLINE_S * 1000000000ull) {
+		conn_shut(conn_head);
+		n++;
+	}
+	pthread_mutex_unlock(&conn_mu);
+	if (n) {
+		char what[160];
+
+		snprintf(what, sizeof(what),
+			 "a request not answered within %d s: its connection closed",
+			 EXP_REQ_DEADLINE_S);
+		conn_log(&late_rl, n, what);
+	}
 }
 
 /*
@@ -538,6 +759,7 @@ static void raise_nofile(void)
 
 static int serve(struct exp *x, const char *listen, sigset_t *sigs)
 {
+	struct timespec one_s = { .tv_sec = 1 };
 	struct sockaddr_storage ss;
 	struct MHD_Daemon *d;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
@@ -553,11 +775,14 @@ static int serve(struct exp *x, const char *listen, sigset_t *sigs)
 		flags |= MHD_USE_IPv6;
 	raise_nofile();
 	/* the logger first: MHD warns about options before it otherwise */
-	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, x,
+	d = MHD_start_daemon(flags, 0, on_accept, NULL, on_request, x,
 			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXP_THREADS,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXP_CONN_LIMIT,
+			     MHD_OPTION_CONNECTION_LIMIT,
+			     (unsigned int)EXP_MHD_CONN_LIMIT,
+			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 			     MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 			     (unsigned int)EXP_CONN_PER_IP,
 			     MHD_OPTION_CONNECTION_TIMEOUT,
@@ -572,9 +797,12 @@ static int serve(struct exp *x, const char *listen, sigset_t *sigs)
 	}
 	fprintf(stderr, "iotracectl: exporter: serving http://%s/metrics\n",
 		listen);
-	while (sigwait(sigs, &sig) == 0)
+	for (;;) {
+		sig = sigtimedwait(sigs, NULL, &one_s);
 		if (sig == SIGINT || sig == SIGTERM)
 			break;
+		conn_sweep();
+	}
 	MHD_stop_daemon(d);
 	return 0;
 }
