@@ -2046,21 +2046,12 @@ static void mstream_load(const uint8_t *b, struct iot_file_info *fi,
 
 /*
  * @m's current chunk: the records chunk at @off (@hdr_size, @nr records
- * of @rs bytes)
+ * of @rs bytes), its header checked again (chunk_hdr_read())
  */
 static void mstream_set(const uint8_t *b, struct iot_file_info *fi,
 			struct mstream *m, uint64_t off, uint32_t hdr_size,
 			uint32_t nr, uint32_t rs)
 {
-	/*
-	 * The header is read again here: a size the parse would not have
-	 * taken means the file changed since (as a read error would).
-	 */
-	if (!rs_ok(fi, rs)) {
-		fi->rd_err = EIO;
-		m->done = 1;
-		return;
-	}
 	m->off = off;
 	m->hdr_size = hdr_size;
 	m->rs = rs;
@@ -2070,11 +2061,45 @@ static void mstream_set(const uint8_t *b, struct iot_file_info *fi,
 }
 
 /*
+ * The header of a chunk iot_file_parse() took, at @o (before fi->end),
+ * read again into @ch.  The file may have changed in place since: a
+ * header the parse would not have taken (a size too small, not a
+ * multiple of 8 or past fi->end; a records chunk whose disk, part or
+ * record size no writer makes) fails the read with EIO, as a failed
+ * read does, so that the walks after it, which move on by the chunk's
+ * size, always move on.  Return: 0, or -1 (fi->rd_err).
+ */
+static int chunk_hdr_read(const uint8_t *b, struct iot_file_info *fi,
+			  uint64_t o, struct iotrace_file_chunk *ch)
+{
+	uint64_t left = fi->end - o;
+	uint32_t min = fi->crc ? sizeof(*ch) : 16;
+
+	memset(ch, 0, sizeof(*ch));
+	if (fcopy(fi, b, o, ch, left < sizeof(*ch) ? left : sizeof(*ch)))
+		return -1;
+	if (ch->hdr_size < min || ch->hdr_size % 8 || ch->payload_size % 8 ||
+	    ch->hdr_size > left || ch->payload_size > left - ch->hdr_size)
+		goto changed;
+	if (ch->magic == IOTRACE_CHUNK_RECORDS &&
+	    (ch->hdr_size < IOTRACE_FILE_CHUNK_SIZE_V0 ||
+	     ch->disk >= fi->nr_disks ||
+	     ch->part >= fi->disks[ch->disk].nr_parts ||
+	     !chunk_rs_ok(fi, ch) ||
+	     ch->payload_size != (uint64_t)ch->nr_records * chunk_rs(fi, ch)))
+		goto changed;
+	return 0;
+changed:
+	fi->rd_err = EIO;
+	return -1;
+}
+
+/*
  * The header of the chunk at @*off, or of the next one after a damaged
  * range iot_file_parse() skipped (fi->skips; @*skip: the next range ahead,
  * moved on), up to where it stopped (fi->end): the chunks in between are
- * valid.  Return: 0 with @ch and @*off set, -1 at the end (or a trailer,
- * or a failed read: fi->rd_err).
+ * valid (chunk_hdr_read()).  Return: 0 with @ch and @*off set, -1 at the
+ * end (or a trailer, or a failed read or changed file: fi->rd_err).
  */
 static int chunk_hdr_at(const uint8_t *b, struct iot_file_info *fi,
 			uint64_t *off, unsigned int *skip,
@@ -2091,9 +2116,7 @@ static int chunk_hdr_at(const uint8_t *b, struct iot_file_info *fi,
 		}
 		if (o >= fi->end)
 			return -1;
-		memset(ch, 0, sizeof(*ch));
-		if (fcopy(fi, b, o, ch, fi->end - o < sizeof(*ch) ?
-			  fi->end - o : sizeof(*ch)) ||
+		if (chunk_hdr_read(b, fi, o, ch) ||
 		    ch->magic == IOTRACE_CHUNK_TRAILER)
 			return -1;
 		*off = o;
@@ -2198,9 +2221,12 @@ static void mstream_start(const uint8_t *b, struct iot_file_info *fi,
 
 	s->qhead = s->qtail = MQ_NONE;
 	s->last = last;
-	memset(&ch, 0, sizeof(ch));
-	if (!off || fcopy(fi, b, off, &ch, fi->end - off < sizeof(ch) ?
-			  fi->end - off : sizeof(ch))) {
+	if (!off || chunk_hdr_read(b, fi, off, &ch)) {
+		s->done = 1;
+		return;
+	}
+	if (ch.magic != IOTRACE_CHUNK_RECORDS || !ch.nr_records) {
+		fi->rd_err = EIO;	/* changed since the parse */
 		s->done = 1;
 		return;
 	}

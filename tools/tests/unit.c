@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <iotrace/libiotrace.h>
 #include "synth.h"
 #include "cmd.h"
 #include "out.h"
@@ -1154,6 +1156,159 @@ static void test_file_triggers_cut_while_read(void)
 	unlink(path);
 	fclose(null);
 	free(b);
+}
+
+/* The offset of the @k-th chunk (from 0) of the file @b (@len bytes), 0. */
+static size_t chunk_nr_at(const uint8_t *b, size_t len, unsigned int k)
+{
+	struct iotrace_file_chunk ch;
+	size_t off;
+
+	for (off = ((const struct iotrace_file_hdr *)b)->hdr_size;
+	     off + sizeof(ch) <= len; off += ch.hdr_size + ch.payload_size) {
+		if (!k--)
+			return off;
+		memcpy(&ch, b + off, sizeof(ch));
+	}
+	return 0;
+}
+
+static int count_rec(void *arg, const struct iotrace_rec *rec)
+{
+	(void)rec;
+	++*(long *)arg;
+	return 0;
+}
+
+/*
+ * Run the test body @fn in a child process, under alarm(@secs) and (with
+ * @as_mb, not under ASan, whose shadow needs the address space) with
+ * @as_mb MB of address space to spare: what it finds wrong is the test's,
+ * and so is a child killed (SIGALRM: it did not finish in time).
+ */
+static void in_child(void (*fn)(void), unsigned int secs, unsigned int as_mb)
+{
+	char msg[sizeof(why)];
+	ssize_t k, n = 0;
+	int p[2], status;
+	pid_t pid;
+
+	CHECK(!pipe(p), "pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		close(p[0]);
+		alarm(secs);
+#if !defined(__SANITIZE_ADDRESS__)
+		if (as_mb) {
+			unsigned long pages = 0;
+			FILE *sm = fopen("/proc/self/statm", "r");
+			struct rlimit rl;
+
+			if (!sm || fscanf(sm, "%lu", &pages) != 1)
+				_exit(3);
+			fclose(sm);
+			rl.rlim_cur = pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+				      ((rlim_t)as_mb << 20);
+			rl.rlim_max = rl.rlim_cur;
+			if (setrlimit(RLIMIT_AS, &rl))
+				_exit(3);
+		}
+#else
+		(void)as_mb;
+#endif
+		fn();
+		if (failed_now && write(p[1], why, strlen(why)) < 0)
+			_exit(2);
+		_exit(failed_now ? 1 : 0);
+	}
+	close(p[1]);
+	while (n < (ssize_t)sizeof(msg) - 1 &&
+	       (k = read(p[0], msg + n, sizeof(msg) - 1 - n)) > 0)
+		n += k;
+	msg[n] = 0;
+	close(p[0]);
+	CHECK(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
+	CHECK(!WIFSIGNALED(status), "killed by signal %d%s",
+	      WTERMSIG(status), WTERMSIG(status) == SIGALRM ?
+	      " (SIGALRM: it did not finish in time)" : "");
+	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "%s (exit status %d)",
+	      n ? msg : "failed", WEXITSTATUS(status));
+}
+
+/*
+ * A trace file changed in place after iotrace_source_open() validated
+ * it: a later chunk's header (the 4th: not a part's first) overwritten
+ * with zeros, then read by completion, by start, and as stored (the
+ * merge's scan of the chunk headers, the walk in file order).  The read
+ * fails with EIO, as for a record size the parse would not have taken;
+ * it never loops on a chunk of size 0 (in a child, under alarm()).
+ */
+static void file_changed_in_place(void)
+{
+	static const int order[] = { IOTRACE_ORDER_COMPLETE,
+				     IOTRACE_ORDER_START,
+				     IOTRACE_ORDER_STORED };
+	char path[] = "/tmp/iotracectl-unit.XXXXXX";
+	static const uint8_t zero[sizeof(struct iotrace_file_chunk)];
+	struct iotrace_rec recs[64];
+	struct iotrace_source *h;
+	size_t len, at;
+	uint8_t *b = mem_file(200, &len);
+	unsigned int k;
+	long n, r;
+	int fd, ret;
+
+	CHECK(b, "no memory");
+	at = chunk_nr_at(b, len, 3);
+	CHECK(at, "no 4th chunk");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp: %s", strerror(errno));
+	/* k < 2: iotrace_source_foreach(); then rewind and read, each order */
+	for (k = 0; k < 5; k++) {
+		const char *e;
+
+		CHECK(!ftruncate(fd, 0) &&
+		      pwrite(fd, b, len, 0) == (ssize_t)len,
+		      "write: %s", strerror(errno));
+		h = iotrace_source_new();
+		CHECK(h, "no memory");
+		if (iotrace_source_open(h, path, NULL)) {
+			fail("open: %s", iotrace_source_error(h));
+			break;
+		}
+		ret = k < 2 ? 0 : iotrace_source_rewind(h, order[k - 2]);
+		if (pwrite(fd, zero, sizeof(zero), at) != sizeof(zero))
+			ret = -2;
+		n = 0;
+		if (!ret && k < 2) {
+			ret = iotrace_source_foreach(h, order[k], count_rec,
+						     &n);
+		} else {
+			while (!ret && (r = iotrace_source_read(h, recs, 64)))
+				if (r < 0)
+					ret = -1;
+				else
+					n += r;
+		}
+		e = iotrace_source_error(h);
+		if (ret != -1 || !strstr(e, "Input/output error") || n >= 200)
+			fail("%s order %d: %d after %ld records: %s",
+			     k < 2 ? "foreach" : "rewind and read",
+			     order[k < 2 ? k : k - 2], ret, n, e);
+		iotrace_source_free(h);
+		if (failed_now)
+			break;
+	}
+	close(fd);
+	unlink(path);
+	free(b);
+}
+
+static void test_file_changed_in_place(void)
+{
+	in_child(file_changed_in_place, 60, 0);
 }
 
 /* Round trip, unknown major, foreign file, flipped bytes. */
@@ -3398,6 +3553,8 @@ static const struct {
 	  test_file_shrinks_while_read },
 	{ "unit_file_triggers_cut_while_read_said_no_sigbus",
 	  test_file_triggers_cut_while_read },
+	{ "unit_file_changed_in_place_read_fails_eio",
+	  test_file_changed_in_place },
 	{ "unit_ring_concurrent_snapshot_no_torn", test_concurrent_snapshot },
 	{ "unit_record_inflight_absent_device_not_said",
 	  test_record_inflight_absent_device },
