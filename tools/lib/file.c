@@ -727,13 +727,20 @@ static int inflight_ok(const struct iotrace_file_chunk *ch, const uint8_t *p,
  * checksums), or a chunk that does not fit the file's header; CK_UNREAD
  * when it could not be read (fi->rd_err).  @ch: the chunk header
  * (zero-padded).
+ *
+ * What the header alone tells is checked before the checksum, which
+ * reads the whole chunk.  The checksums that do not match cost at most
+ * fi->crc_left bytes in all (iot_file_parse()): a chunk larger than what
+ * is left of it is CK_BAD unread, so that a file of many chunk headers
+ * that each claim the rest of the file (the resync tries each) is read
+ * in time linear in its size.
  */
 static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
 		       struct iot_file_info *fi,
 		       struct iotrace_file_chunk *ch, const struct fpiece *pc,
 		       const uint8_t **whole)
 {
-	uint64_t left = len - off;
+	uint64_t left = len - off, total;
 	uint32_t min = fi->crc ? sizeof(*ch) : 16;
 	const uint8_t *payload;
 
@@ -747,24 +754,7 @@ static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
 		return CK_BAD;
 	if (ch->hdr_size > left || ch->payload_size > left - ch->hdr_size)
 		return CK_SHORT;
-	if (fi->crc) {
-		uint32_t c = chunk_crc_at(fi, b, off, ch->hdr_size,
-					  ch->hdr_size + ch->payload_size, pc,
-					  whole);
-
-		if (fi->rd_err)
-			return CK_UNREAD;
-		if (c != ch->crc)
-			return CK_BAD;
-	}
-	/* what is read of a payload here: a trailer's, a comms chunk's */
-	if (!*whole && ch->magic != IOTRACE_CHUNK_RECORDS) {
-		*whole = fbytes(fi, b, off, ch->hdr_size + ch->payload_size,
-				pc);
-		if (!*whole)
-			return CK_UNREAD;
-	}
-	payload = *whole ? *whole + ch->hdr_size : NULL;
+	total = ch->hdr_size + ch->payload_size;
 	switch (ch->magic) {
 	case IOTRACE_CHUNK_RECORDS:
 		if (ch->hdr_size < IOTRACE_FILE_CHUNK_SIZE_V0 ||
@@ -779,14 +769,41 @@ static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
 			return CK_BAD;
 		break;
 	case IOTRACE_CHUNK_TRAILER:
-		if (!trailer_ok(payload, ch->payload_size, fi))
+		if (ch->payload_size < sizeof(struct iotrace_file_trailer))
 			return CK_BAD;
 		break;
 	case IOTRACE_CHUNK_INFLIGHT:
-		if (!inflight_ok(ch, payload, fi))
+		if (ch->payload_size < sizeof(struct iotrace_file_inflight) ||
+		    ch->disk >= fi->nr_disks)
 			return CK_BAD;
 		break;
 	}
+	if (fi->crc) {
+		uint32_t c;
+
+		if (total > fi->crc_left)
+			return CK_BAD;
+		c = chunk_crc_at(fi, b, off, ch->hdr_size, total, pc, whole);
+		if (fi->rd_err)
+			return CK_UNREAD;
+		if (c != ch->crc) {
+			fi->crc_left -= total;
+			return CK_BAD;
+		}
+	}
+	/* the payloads read here: trailers, comms and in-flight chunks */
+	if (!*whole && ch->magic != IOTRACE_CHUNK_RECORDS) {
+		*whole = fbytes(fi, b, off, total, pc);
+		if (!*whole)
+			return CK_UNREAD;
+	}
+	payload = *whole ? *whole + ch->hdr_size : NULL;
+	if (ch->magic == IOTRACE_CHUNK_TRAILER &&
+	    !trailer_ok(payload, ch->payload_size, fi))
+		return CK_BAD;
+	if (ch->magic == IOTRACE_CHUNK_INFLIGHT &&
+	    !inflight_ok(ch, payload, fi))
+		return CK_BAD;
 	return CK_OK;
 }
 
@@ -903,6 +920,8 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 	if (parse_header(b, len, fi, err, errlen))
 		return -1;
 	fi->crc = file_1_2(&fi->hdr) && (fi->hdr.flags & IOTRACE_FILE_CRC32C);
+	/* checksums that do not match: as many bytes as the file, and 64 MB */
+	fi->crc_left = len + IOT_CRC_SLACK;
 	if (fpiece_init(&pc, fi, FPIECE_MAX)) {
 		ERR("out of memory");
 		goto out;

@@ -81,6 +81,7 @@ _Static_assert(sizeof(struct iotrace_record_v1) == IOTRACE_RECORD_SIZE,
 #define IOT_MAX_DISKS	256
 #define IOT_MAX_RECORD	4096	/* largest record_size accepted */
 #define IOT_MAX_SKIPS	1024	/* damaged ranges a file reader skips */
+#define IOT_CRC_SLACK	(64ull << 20)	/* see iot_file_info.crc_left */
 
 /**
  * struct iot_disk - a disk a record source holds records of.
@@ -242,6 +243,9 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  *	before the bytes (cut while it was read); 0: none
  *	(iot_file_read_error()).
  * @crc: the chunks have checksums (IOTRACE_FILE_CRC32C), checked.
+ * @crc_left: while parsing, the bytes that checksums which do not match
+ *	may still cost: the file's length and IOT_CRC_SLACK at first; a
+ *	chunk larger than that is taken as damaged unread (chunk_check()).
  * @salvaged: the file is not whole: no trailer, damaged chunks skipped,
  *	or records missing that the trailer counts (iot_file_salvage_str()).
  * @end: offset where reading stopped: the trailer's, or the end of the
@@ -279,6 +283,7 @@ struct iot_file_info {
 	struct iotrace_file_trailer trailer;
 	int drop_behind, fd, rd_err;
 	int crc, salvaged, cut_why, mismatch;
+	uint64_t crc_left;
 	uint64_t end, cut, bad_chunks, bad_bytes, bad_off, unread;
 	unsigned int nr_skips;
 	struct {

@@ -1311,6 +1311,81 @@ static void test_file_changed_in_place(void)
 	in_child(file_changed_in_place, 60, 0);
 }
 
+/*
+ * A file with checksums whose first chunk is damaged, followed by chunk
+ * headers that each claim the rest of the file (@len bytes): 16 bytes
+ * apart, no more than a magic and sizes (@whole 0); 40 bytes apart, each
+ * a records chunk of the header's disk 0, part 0 and record size but for
+ * its checksum (@whole 1).  From the header of the file @base.
+ */
+static uint8_t *resync_fakes(const uint8_t *base, size_t len, int whole)
+{
+	const struct iotrace_file_hdr *h = (const void *)base;
+	struct iotrace_file_chunk ch;
+	uint8_t *b = calloc(1, len);
+	size_t o = h->hdr_size + 16, step = whole ? sizeof(ch) : 16;
+
+	if (!b)
+		return NULL;
+	memcpy(b, base, h->hdr_size);
+	memset(b + h->hdr_size, 0xde, 16);
+	for (; o + step + 16 <= len; o += step) {
+		memset(&ch, 0, sizeof(ch));
+		ch.magic = IOTRACE_CHUNK_RECORDS;
+		ch.hdr_size = sizeof(ch);
+		ch.payload_size = (len - o - sizeof(ch)) / 8 * 8;
+		if (whole) {
+			ch.record_size = h->record_size;
+			ch.nr_records = (len - o - sizeof(ch)) / h->record_size;
+			ch.payload_size = (uint64_t)ch.nr_records *
+					  h->record_size;
+			ch.crc = (uint32_t)o;
+		}
+		memcpy(b + o, &ch, whole ? sizeof(ch) : 16);
+	}
+	return b;
+}
+
+/*
+ * The resync of a file with checksums takes time linear in its size: a
+ * 16 MB file of chunk headers that each claim the rest of the file, every
+ * one of them tried by the resync (resync_fakes()), is read in time (in
+ * a child, under alarm()) and said damaged from its first chunk on.
+ */
+static void file_resync_linear(void)
+{
+	enum { LEN = 16 << 20 };
+	struct iot_file_info *fi = calloc(1, sizeof(*fi));
+	char err[IOT_ERR_LEN];
+	struct fctx f = { 0 };
+	size_t len;
+	uint8_t *base = mem_file(20, &len), *b;
+	int whole, ret;
+
+	CHECK(fi && base, "no memory");
+	for (whole = 0; whole < 2; whole++) {
+		b = resync_fakes(base, LEN, whole);
+		CHECK(b, "no memory");
+		ret = iot_file_parse(b, LEN, fi, file_cb, &f, err, sizeof(err));
+		free(b);
+		CHECK(!ret, "%s fakes: %s", whole ? "whole" : "16-byte", err);
+		iot_file_salvage_str(fi, err, sizeof(err));
+		CHECK(!f.n && fi->cut_why == IOT_CUT_DAMAGED &&
+		      fi->end == ((const struct iotrace_file_hdr *)base)->hdr_size &&
+		      strstr(err, "are no valid chunk"),
+		      "%s fakes: %llu records: %s", whole ? "whole" : "16-byte",
+		      (unsigned long long)f.n, err);
+	}
+	free(base);
+	iot_file_info_free(fi);
+	free(fi);
+}
+
+static void test_file_resync_linear(void)
+{
+	in_child(file_resync_linear, 60, 0);
+}
+
 /* Round trip, unknown major, foreign file, flipped bytes. */
 static void test_file_format(void)
 {
@@ -3555,6 +3630,8 @@ static const struct {
 	  test_file_triggers_cut_while_read },
 	{ "unit_file_changed_in_place_read_fails_eio",
 	  test_file_changed_in_place },
+	{ "unit_file_resync_of_many_fake_chunks_linear",
+	  test_file_resync_linear },
 	{ "unit_ring_concurrent_snapshot_no_torn", test_concurrent_snapshot },
 	{ "unit_record_inflight_absent_device_not_said",
 	  test_record_inflight_absent_device },
