@@ -442,9 +442,10 @@ static int parse_header(const uint8_t *b, size_t len,
 		d->part_records = fd.part_records;
 		d->flags = fd.ring_flags;
 		d->generation = fd.generation;
-		if (!d->nr_parts || d->nr_parts > 65536)
-			return ERR("corrupt trace file: disk %u has %u parts",
-				   i, d->nr_parts), -1;
+		/* a part per CPU: as many as the kernel may have at most */
+		if (!d->nr_parts || d->nr_parts > IOT_MAX_PARTS)
+			return ERR("corrupt trace file: disk %u (%s) has %u parts (at most %u)",
+				   i, d->name, d->nr_parts, IOT_MAX_PARTS), -1;
 	}
 	h->release[IOTRACE_FILE_STR_LEN - 1] = 0;
 	h->host[IOTRACE_FILE_STR_LEN - 1] = 0;
@@ -926,14 +927,6 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		ERR("out of memory");
 		goto out;
 	}
-	for (i = 0; i < fi->nr_disks; i++) {
-		fi->parts[i] = calloc(fi->disks[i].nr_parts,
-				      sizeof(*fi->parts[i]));
-		if (!fi->parts[i]) {
-			ERR("out of memory");
-			goto out;
-		}
-	}
 	off = fi->hdr.hdr_size;
 	fi->end = len;
 	while (off < len) {
@@ -989,6 +982,15 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		if (ch.magic != IOTRACE_CHUNK_RECORDS)
 			goto next;	/* a newer minor's chunk: skip it */
 		fi->chunks++;
+		/* a disk's parts: from its first records chunk on */
+		if (!fi->parts[ch.disk]) {
+			fi->parts[ch.disk] = calloc(fi->disks[ch.disk].nr_parts,
+						    sizeof(*pt));
+			if (!fi->parts[ch.disk]) {
+				ERR("out of memory");
+				goto out;
+			}
+		}
 		pt = &fi->parts[ch.disk][ch.part];
 		if (ch.nr_records) {
 			if (!pt->first)
@@ -1968,7 +1970,7 @@ int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
  * headers, shared by all: a cursor that needs its part's next chunk moves
  * the scan on to it, and the chunks of other parts the scan passes on the
  * way are queued for their cursors (a pool of MQ_MAX entries in all).  A
- * part with no chunk is done at once, one is done after its last chunk
+ * part with no records has no cursor, one is done after its last chunk
  * (fi->parts), and every chunk header is read once by the scan.  Should
  * the pool be full (parts whose chunks come in the file far from where
  * their records come in time: a part after another), a part's cursor
@@ -2039,14 +2041,12 @@ struct mstream {
  * @skip: the next damaged range (fi->skips) ahead of @off.
  * @q: the pool of queue entries.
  * @free: its free list, MQ_NONE: full.
- * @base: per disk, the index of its part 0's cursor.
  */
 struct mscan {
 	uint64_t off;
 	unsigned int skip;
 	struct mqent *q;
 	uint32_t free;
-	unsigned int base[IOT_MAX_DISKS];
 };
 
 /*
@@ -2151,6 +2151,7 @@ static int chunk_hdr_at(const uint8_t *b, struct iot_file_info *fi,
 static int mscan_step(const uint8_t *b, struct iot_file_info *fi,
 		      struct mscan *sc, struct mstream *m)
 {
+	const struct iot_file_part *pt;
 	struct iotrace_file_chunk ch;
 	struct mstream *s;
 	uint64_t off = sc->off;
@@ -2162,9 +2163,12 @@ static int mscan_step(const uint8_t *b, struct iot_file_info *fi,
 	}
 	sc->off = off + ch.hdr_size + ch.payload_size;
 	if (ch.magic != IOTRACE_CHUNK_RECORDS || !ch.nr_records ||
-	    ch.disk >= fi->nr_disks || ch.part >= fi->disks[ch.disk].nr_parts)
+	    !fi->parts[ch.disk])
 		return 0;
-	s = &m[sc->base[ch.disk] + ch.part];
+	pt = &fi->parts[ch.disk][ch.part];
+	if (!pt->first)
+		return 0;	/* (the file changed: the parse found none) */
+	s = &m[pt->cursor];
 	if (s->own || off <= s->known)
 		return 0;	/* its own walk finds it, or it has it */
 	e = sc->free;
@@ -2280,7 +2284,7 @@ static uint64_t mkey(const uint8_t *p, int by_start)
  * @by_start: merged by start time, else by completion time.
  * @err: the read failed after the record handed out last: -3 next.
  * @sc: the scan of the chunk headers.
- * @m: the cursors, one per (disk, part).
+ * @m: the cursors, one per (disk, part) with records.
  * @act: the cursors with records left, in the order of @m.
  * @n: cursors in @m.
  * @na: cursors in @act.
@@ -2319,7 +2323,8 @@ void iot_fmerge_free(struct iot_fmerge *fm)
  *	completion (or start) time, as iot_file_merge() gives them.
  * @buf: the file.
  * @len: its length.
- * @fi: what iot_file_parse() found in it (all of it).
+ * @fi: what iot_file_parse() found in it (all of it); its parts' cursor
+ *	indexes are set here.
  * @by_start: merge by start (issue) time, else by completion time.
  * @out: the merge, for iot_fmerge_next() and iot_fmerge_free().
  *
@@ -2333,7 +2338,7 @@ int iot_fmerge_new(const void *buf, size_t len, struct iot_file_info *fi,
 	uint32_t rs = fi->hdr.record_size;
 	struct iot_fmerge *fm;
 	struct mstream *m;
-	unsigned int n = 0, used = 0, i, d, p;
+	unsigned int n = 0, i, d, p;
 	size_t piece, nq;
 	int ret = 0;
 
@@ -2350,16 +2355,11 @@ int iot_fmerge_new(const void *buf, size_t len, struct iot_file_info *fi,
 	fm->by_start = by_start;
 	fm->sc.off = fi->hdr.hdr_size;
 	fm->sc.free = MQ_NONE;
-	for (d = 0; d < fi->nr_disks; d++) {
-		if (!fi->parts[d]) {
-			ret = -2;	/* iot_file_parse() ran out */
-			goto fail;
-		}
-		fm->sc.base[d] = n;
-		n += fi->disks[d].nr_parts;
-		for (p = 0; p < fi->disks[d].nr_parts; p++)
-			used += !!fi->parts[d][p].first;
-	}
+	/* a cursor per part with records, in disk and part order */
+	for (d = 0; d < fi->nr_disks; d++)
+		for (p = 0; fi->parts[d] && p < fi->disks[d].nr_parts; p++)
+			if (fi->parts[d][p].first)
+				fi->parts[d][p].cursor = n++;
 	fm->m = m = calloc(n ? n : 1, sizeof(*m));
 	fm->act = calloc(n ? n : 1, sizeof(*fm->act));
 	nq = fi->chunks < MQ_MAX ? fi->chunks : MQ_MAX;
@@ -2371,21 +2371,24 @@ int iot_fmerge_new(const void *buf, size_t len, struct iot_file_info *fi,
 	for (i = 0; i < nq; i++)
 		fm->sc.q[i].next = i + 1 < nq ? i + 1 : MQ_NONE;
 	fm->sc.free = nq ? 0 : MQ_NONE;
-	/* the buffers of the parts with chunks: FPIECE_MAX each, 16 MB in all */
-	piece = (16u << 20) / (used ? used : 1);
+	/* the buffers of the cursors: FPIECE_MAX each, 16 MB in all */
+	piece = (16u << 20) / (n ? n : 1);
 	if (piece > FPIECE_MAX)
 		piece = FPIECE_MAX;
 	piece = piece / rs * rs;
 	if (piece < rs)
 		piece = rs;
 	for (d = 0; d < fi->nr_disks; d++)
-		for (p = 0; p < fi->disks[d].nr_parts; p++) {
+		for (p = 0; fi->parts[d] && p < fi->disks[d].nr_parts; p++) {
 			const struct iot_file_part *pt = &fi->parts[d][p];
-			struct mstream *s = &m[fm->n++];
+			struct mstream *s;
 
+			if (!pt->first)
+				continue;
+			s = &m[fm->n++];
 			s->disk = d;
 			s->part = p;
-			if (pt->first && fpiece_init(&s->pc, fi, piece)) {
+			if (fpiece_init(&s->pc, fi, piece)) {
 				ret = -2;
 				goto fail;
 			}
@@ -2475,9 +2478,10 @@ int iot_fmerge_next(struct iot_fmerge *fm, unsigned int *disk,
  * their part's first chunk and find the next ones with one scan of the
  * chunk headers they share (struct mscan): reading the file takes time in
  * proportion to its chunks, not to its chunks times its parts.  Memory: a
- * cursor per part, a mapped file's records read into a buffer per cursor
- * that has chunks (16 MB in all at most), and the scan's queues (1.5 MB
- * at most).  iot_fmerge_new() and iot_fmerge_next() give the same records
+ * cursor per part with records (a disk's parts are as many as its CPUs,
+ * few of which may have completed a request), a mapped file's records
+ * read into a buffer per cursor (16 MB in all at most), and the scan's
+ * queues (1.5 MB at most).  iot_fmerge_new() and iot_fmerge_next() give the same records
  * one at a time.
  *
  * A mapped file (@fi->drop_behind) is read as iot_file_parse() reads it;

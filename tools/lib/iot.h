@@ -81,6 +81,8 @@ _Static_assert(sizeof(struct iotrace_record_v1) == IOTRACE_RECORD_SIZE,
 #define IOT_MAX_DISKS	256
 #define IOT_MAX_RECORD	4096	/* largest record_size accepted */
 #define IOT_MAX_SKIPS	1024	/* damaged ranges a file reader skips */
+/* a disk's parts in a file: a part per CPU, the kernel's NR_CPUS at most */
+#define IOT_MAX_PARTS	8192
 #define IOT_CRC_SLACK	(64ull << 20)	/* see iot_file_info.crc_left */
 
 /**
@@ -262,7 +264,8 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  * @skips: the damaged ranges, in file order.
  * @parts: per disk, its disks[].nr_parts parts: where their records
  *	chunks are (iot_file_merge() starts and ends each part's cursor
- *	there); freed by iot_file_info_free().
+ *	there); NULL for a disk without records chunks; freed by
+ *	iot_file_info_free().
  * @comms: the table the submitters' names of the file go to (set by the
  *	caller before iot_file_parse(), kept by it); NULL: the thread's
  *	(iot_comm_set()).
@@ -301,9 +304,12 @@ struct iot_file_info {
  * @first: offset of its first records chunk with records, 0: none.
  * @last: offset of its last.
  * @want: while parsing, 1 + the sequence number expected next, 0: none.
+ * @cursor: with @first, the index of its cursor in a merge (among the
+ *	parts with records, in disk and part order: iot_fmerge_new()).
  */
 struct iot_file_part {
 	uint64_t first, last, want;
+	uint32_t cursor;
 };
 
 #define IOT_CUT_INCOMPLETE	1

@@ -1386,6 +1386,87 @@ static void test_file_resync_linear(void)
 	in_child(file_resync_linear, 60, 0);
 }
 
+/*
+ * A file of @nd disks of @np parts each and one records chunk (disk 0's
+ * first of mem_file(): 10 records of part 1), no trailer; *@len its size.
+ */
+static uint8_t *many_parts_file(unsigned int nd, uint32_t np, size_t *len)
+{
+	struct iotrace_file_hdr h;
+	struct iotrace_file_disk d;
+	struct iotrace_file_chunk ch;
+	size_t blen, at, clen, i;
+	uint8_t *base = mem_file(20, &blen), *b;
+
+	if (!base)
+		return NULL;
+	memcpy(&h, base, sizeof(h));
+	memcpy(&d, base + h.disk_offset, sizeof(d));
+	at = chunk_nr_at(base, blen, 0);
+	memcpy(&ch, base + at, sizeof(ch));
+	clen = ch.hdr_size + ch.payload_size;
+	h.nr_disks = nd;
+	h.hdr_size = h.disk_offset + nd * h.disk_size;
+	*len = h.hdr_size + clen;
+	b = calloc(1, *len);
+	if (b) {
+		memcpy(b, &h, sizeof(h));
+		d.nr_parts = np;
+		for (i = 0; i < nd; i++) {
+			snprintf(d.name, sizeof(d.name), "d%zu", i);
+			memcpy(b + h.disk_offset + i * h.disk_size, &d,
+			       sizeof(d));
+		}
+		memcpy(b + h.hdr_size, base + at, clen);
+	}
+	free(base);
+	return b;
+}
+
+/*
+ * The parts a file declares cost no memory unless they have records: a
+ * 25 KB file of 256 disks of 65,536 parts each is refused (a part per
+ * CPU, 8192 at most, the kernel's most), one of 256 disks of 8192 parts
+ * and a single records chunk is read, parsed and merged, with 16 MB of
+ * address space to spare (in a child, RLIMIT_AS).
+ */
+static void file_many_parts(void)
+{
+	static const char want[] =
+		"corrupt trace file: disk 0 (d0) has 65536 parts (at most 8192)";
+	struct iot_file_info *fi = calloc(1, sizeof(*fi));
+	char err[IOT_ERR_LEN] = "";
+	struct fctx f = { 0 };
+	size_t len;
+	uint8_t *b = many_parts_file(256, 65536, &len);
+	int ret;
+
+	CHECK(fi && b, "no memory");
+	ret = iot_file_parse(b, len, fi, NULL, NULL, err, sizeof(err));
+	free(b);
+	CHECK(ret == -1 && strstr(err, want),
+	      "256 disks of 65536 parts (%zu bytes): %d: %s", len, ret, err);
+	b = many_parts_file(256, 8192, &len);
+	CHECK(b, "no memory");
+	ret = iot_file_parse(b, len, fi, file_cb, &f, err, sizeof(err));
+	CHECK(!ret && f.n == 10 && !f.bad,
+	      "256 disks of 8192 parts: %d, %llu records: %s", ret,
+	      (unsigned long long)f.n, err);
+	f.n = 0;
+	ret = iot_file_merge(b, len, fi, 0, file_cb, &f);
+	CHECK(!ret && f.n == 10 && !f.bad,
+	      "256 disks of 8192 parts, merged: %d, %llu records", ret,
+	      (unsigned long long)f.n);
+	free(b);
+	iot_file_info_free(fi);
+	free(fi);
+}
+
+static void test_file_many_parts(void)
+{
+	in_child(file_many_parts, 60, 16);
+}
+
 /* Round trip, unknown major, foreign file, flipped bytes. */
 static void test_file_format(void)
 {
@@ -3632,6 +3713,7 @@ static const struct {
 	  test_file_changed_in_place },
 	{ "unit_file_resync_of_many_fake_chunks_linear",
 	  test_file_resync_linear },
+	{ "unit_file_parts_declared_cost_no_memory", test_file_many_parts },
 	{ "unit_ring_concurrent_snapshot_no_torn", test_concurrent_snapshot },
 	{ "unit_record_inflight_absent_device_not_said",
 	  test_record_inflight_absent_device },
