@@ -810,10 +810,13 @@ static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
 
 /*
  * Where reading goes on after a chunk at @off that chunk_check() did not
- * take (@r, @ch): in a file with checksums, the chunk after it when its
- * sizes are sane and lead to a valid chunk (or to the end of the file),
- * else the next valid chunk found 8 bytes at a time; 0 when there is
- * none, or the file has no checksums to tell a chunk from other bytes.
+ * take (@r, @ch): in a file with checksums, the first valid chunk after
+ * it, found 8 bytes at a time (a chunk magic, then chunk_check()).  The
+ * chunk's own sizes, when sane, name one more place: where it would end,
+ * taken when a valid chunk of any magic is there or the file ends there,
+ * unless a valid chunk comes before it (the sizes may be what is
+ * damaged: intact chunks in between are read).  0 when there is none,
+ * or the file has no checksums to tell a chunk from other bytes.
  */
 static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 		       const struct iotrace_file_chunk *ch,
@@ -821,7 +824,7 @@ static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 {
 	struct iotrace_file_chunk c;
 	const uint8_t *w;
-	uint64_t o;
+	uint64_t o, jump = 0;
 	int k;
 
 	if (!fi->crc || r == CK_UNREAD)
@@ -834,17 +837,14 @@ static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 	}
 	if (r == CK_BAD && ch->hdr_size >= sizeof(c) && !(ch->hdr_size % 8) &&
 	    !(ch->payload_size % 8) && ch->hdr_size <= len - off &&
-	    ch->payload_size <= len - off - ch->hdr_size) {
-		o = off + ch->hdr_size + ch->payload_size;
-		k = o == len ? CK_OK : chunk_check(b, len, o, fi, &c, pc, &w);
-		if (k == CK_OK || k == CK_UNREAD)
-			return k == CK_OK ? o : 0;
-	}
+	    ch->payload_size <= len - off - ch->hdr_size)
+		jump = off + ch->hdr_size + ch->payload_size;
 	for (o = off + 8; o < len && len - o >= sizeof(c); o += 8) {
 		uint32_t m;
 
 		memcpy(&m, b + o, sizeof(m));
-		if (m != IOTRACE_CHUNK_RECORDS && m != IOTRACE_CHUNK_COMMS &&
+		if (o != jump &&
+		    m != IOTRACE_CHUNK_RECORDS && m != IOTRACE_CHUNK_COMMS &&
 		    m != IOTRACE_CHUNK_STACK && m != IOTRACE_CHUNK_TRIGGER &&
 		    m != IOTRACE_CHUNK_INFLIGHT && m != IOTRACE_CHUNK_IDENT &&
 		    m != IOTRACE_CHUNK_BOOT && m != IOTRACE_CHUNK_TRAILER)
@@ -853,7 +853,7 @@ static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 		if (k == CK_OK || k == CK_UNREAD)
 			return k == CK_OK ? o : 0;
 	}
-	return 0;
+	return jump == len ? len : 0;
 }
 
 /* Keep the offset of an in-flight chunk the parse took: 0, -1 (ENOMEM). */

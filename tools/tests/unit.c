@@ -1467,6 +1467,56 @@ static void test_file_many_parts(void)
 	in_child(file_many_parts, 60, 16);
 }
 
+/*
+ * A damaged chunk whose sizes lead past intact chunks to a valid one
+ * (the 3rd chunk of mem_file(200), its payload_size made to span the 4th
+ * and 5th): reading goes on at the first valid chunk after it, so the
+ * records of every other chunk are read, in the parse and in the merge.
+ */
+static void test_file_resync_earliest(void)
+{
+	struct iot_file_info *fi = calloc(1, sizeof(*fi));
+	struct iotrace_file_chunk ch;
+	uint8_t seen[200];
+	struct seenctx c = { .seen = seen };
+	char err[IOT_ERR_LEN];
+	size_t len, at, at5, i;
+	uint8_t *b = mem_file(200, &len);
+	int ret, by_start;
+
+	CHECK(fi && b, "no memory");
+	at = chunk_nr_at(b, len, 2);
+	at5 = chunk_nr_at(b, len, 5);
+	CHECK(at && at5, "no 6th chunk");
+	memcpy(&ch, b + at, sizeof(ch));
+	ch.payload_size = at5 - at - ch.hdr_size;
+	memcpy(b + at, &ch, sizeof(ch));
+	memset(seen, 0, sizeof(seen));
+	ret = iot_file_parse(b, len, fi, seen_cb, &c, err, sizeof(err));
+	CHECK(!ret, "parse: %s", err);
+	iot_file_salvage_str(fi, err, sizeof(err));
+	for (i = 0; i < 200 && seen[i] == (i / 10 != 2); i++)
+		;
+	CHECK(i == 200 && c.n == 190 && !c.bad && fi->bad_chunks == 1,
+	      "%llu records, the first wrong seq %zu: %s",
+	      (unsigned long long)c.n, i, err);
+	for (by_start = 0; by_start < 2; by_start++) {
+		memset(seen, 0, sizeof(seen));
+		c.n = 0;
+		c.bad = 0;
+		ret = iot_file_merge(b, len, fi, by_start, seen_cb, &c);
+		for (i = 0; i < 200 && seen[i] == (i / 10 != 2); i++)
+			;
+		CHECK(!ret && i == 200 && c.n == 190 && !c.bad,
+		      "merged by %s: %d, %llu records, the first wrong seq %zu",
+		      by_start ? "start" : "completion", ret,
+		      (unsigned long long)c.n, i);
+	}
+	free(b);
+	iot_file_info_free(fi);
+	free(fi);
+}
+
 /* Round trip, unknown major, foreign file, flipped bytes. */
 static void test_file_format(void)
 {
@@ -3714,6 +3764,8 @@ static const struct {
 	{ "unit_file_resync_of_many_fake_chunks_linear",
 	  test_file_resync_linear },
 	{ "unit_file_parts_declared_cost_no_memory", test_file_many_parts },
+	{ "unit_file_resync_at_the_first_valid_chunk",
+	  test_file_resync_earliest },
 	{ "unit_ring_concurrent_snapshot_no_torn", test_concurrent_snapshot },
 	{ "unit_record_inflight_absent_device_not_said",
 	  test_record_inflight_absent_device },
