@@ -1089,29 +1089,111 @@ void iot_file_info_free(struct iot_file_info *fi)
 	fi->nr_infl = 0;
 }
 
-/**
- * iot_file_chunks_begin() - where the chunks of a trace file held in @buf
- *	begin, for iot_file_chunk_at().
- * @buf: the file's bytes (@fi says how they are read).
- * @len: their length.
- * @fi: the file's reading state.
- * @off: set to the first chunk's offset.
- *
- * Return: 1, 0 for a file without chunks (shorter than its header, or of
- * a minor version before 2), or -1 when it could not be read.
+/*
+ * The header of a chunk iot_file_parse() took, at @o (before fi->end),
+ * read again into @ch.  The file may have changed in place since: a
+ * header the parse would not have taken (a size too small, not a
+ * multiple of 8 or past fi->end; a records chunk whose disk, part or
+ * record size no writer makes) fails the read with EIO, as a failed
+ * read does, so that the walks after it, which move on by the chunk's
+ * size, always move on.  Return: 0, or -1 (fi->rd_err).
  */
-int iot_file_chunks_begin(const void *buf, size_t len,
-			  struct iot_file_info *fi, uint64_t *off)
+static int chunk_hdr_read(const uint8_t *b, struct iot_file_info *fi,
+			  uint64_t o, struct iotrace_file_chunk *ch)
 {
-	struct iotrace_file_hdr h;
+	uint64_t left = fi->end - o;
+	uint32_t min = fi->crc ? sizeof(*ch) : 16;
 
-	if (len < sizeof(h))
-		return 0;
-	if (iot_file_copy(fi, buf, 0, &h, sizeof(h)))
+	memset(ch, 0, sizeof(*ch));
+	if (fcopy(fi, b, o, ch, left < sizeof(*ch) ? left : sizeof(*ch)))
 		return -1;
-	if (!file_1_2(&h))
+	if (ch->hdr_size < min || ch->hdr_size % 8 || ch->payload_size % 8 ||
+	    ch->hdr_size > left || ch->payload_size > left - ch->hdr_size)
+		goto changed;
+	if (ch->magic == IOTRACE_CHUNK_RECORDS &&
+	    (ch->hdr_size < IOTRACE_FILE_CHUNK_SIZE_V0 ||
+	     ch->disk >= fi->nr_disks ||
+	     ch->part >= fi->disks[ch->disk].nr_parts ||
+	     !chunk_rs_ok(fi, ch) ||
+	     ch->payload_size != (uint64_t)ch->nr_records * chunk_rs(fi, ch)))
+		goto changed;
+	return 0;
+changed:
+	fi->rd_err = EIO;
+	return -1;
+}
+
+/*
+ * The header of the chunk at @*off, or of the next one after a damaged
+ * range iot_file_parse() skipped (fi->skips; @*skip: the next range ahead,
+ * moved on), up to where it stopped (fi->end): the chunks in between are
+ * valid (chunk_hdr_read()).  Return: 0 with @ch and @*off set, -1 at the
+ * end (or a trailer, or a failed read or changed file: fi->rd_err).
+ */
+static int chunk_hdr_at(const uint8_t *b, struct iot_file_info *fi,
+			uint64_t *off, unsigned int *skip,
+			struct iotrace_file_chunk *ch)
+{
+	uint64_t o = *off;
+
+	for (;;) {
+		while (*skip < fi->nr_skips && fi->skips[*skip].end <= o)
+			(*skip)++;
+		if (*skip < fi->nr_skips && fi->skips[*skip].off == o) {
+			o = fi->skips[*skip].end;
+			continue;
+		}
+		if (o >= fi->end)
+			return -1;
+		if (chunk_hdr_read(b, fi, o, ch) ||
+		    ch->magic == IOTRACE_CHUNK_TRAILER)
+			return -1;
+		*off = o;
 		return 0;
-	*off = h.hdr_size;
+	}
+}
+
+/**
+ * iot_file_chunks_begin() - begin a walk of the chunks of a trace file
+ *	that iot_file_parse() took, for iot_file_chunk_next().
+ * @fi: what the parse found in the file (all of it).
+ * @w: the walk, set up here.
+ *
+ * Return: 1, or 0 for a file of a minor version before 2 (records chunks
+ * only, and chunks of later minors it does not know).
+ */
+int iot_file_chunks_begin(const struct iot_file_info *fi,
+			  struct iot_chunk_walk *w)
+{
+	w->off = fi->hdr.hdr_size;
+	w->skip = 0;
+	return file_1_2(&fi->hdr);
+}
+
+/**
+ * iot_file_chunk_next() - the next chunk of a walk begun by
+ *	iot_file_chunks_begin(): in file order, those iot_file_parse() took
+ *	(whole, sizes and checksum checked), none of the damaged ranges it
+ *	skipped, up to the trailer or where it stopped.
+ * @buf: the file's bytes (@fi says how they are read: iot_file_copy()).
+ * @fi: its information.
+ * @w: the walk.
+ * @off: set to the chunk's offset.
+ * @ch: set to its header, read again (chunk_hdr_read()).
+ *
+ * Return: 1 with a chunk, 0 after the last, -1 when the file could not be
+ * read or changed since the parse (@fi->rd_err).
+ */
+int iot_file_chunk_next(const void *buf, struct iot_file_info *fi,
+			struct iot_chunk_walk *w, uint64_t *off,
+			struct iotrace_file_chunk *ch)
+{
+	uint64_t o = w->off;
+
+	if (chunk_hdr_at(buf, fi, &o, &w->skip, ch))
+		return fi->rd_err ? -1 : 0;
+	*off = o;
+	w->off = o + ch->hdr_size + ch->payload_size;
 	return 1;
 }
 
@@ -1151,16 +1233,17 @@ static int chunks_of(const void *buf, size_t len, struct iot_file_info *fi,
 		     unsigned int *disks, unsigned int max)
 {
 	struct iotrace_file_chunk ch;
+	struct iot_chunk_walk w;
 	unsigned int n = 0;
 	uint64_t off;
 	uint8_t *o;
 	int r;
 
-	r = iot_file_chunks_begin(buf, len, fi, &off);
-	if (r <= 0)
-		return r;
+	(void)len;
+	if (!iot_file_chunks_begin(fi, &w))
+		return 0;
 	while (n < max) {
-		r = iot_file_chunk_at(buf, len, fi, off, &ch);
+		r = iot_file_chunk_next(buf, fi, &w, &off, &ch);
 		if (r < 0)
 			return -1;
 		if (!r)
@@ -1175,7 +1258,6 @@ static int chunks_of(const void *buf, size_t len, struct iot_file_info *fi,
 				return -1;
 			disks[n++] = ch.disk;
 		}
-		off += ch.hdr_size + ch.payload_size;
 	}
 	return (int)n;
 }
@@ -2077,70 +2159,6 @@ static void mstream_set(const uint8_t *b, struct iot_file_info *fi,
 	m->idx = 0;
 	m->nr = nr;
 	mstream_load(b, fi, m);
-}
-
-/*
- * The header of a chunk iot_file_parse() took, at @o (before fi->end),
- * read again into @ch.  The file may have changed in place since: a
- * header the parse would not have taken (a size too small, not a
- * multiple of 8 or past fi->end; a records chunk whose disk, part or
- * record size no writer makes) fails the read with EIO, as a failed
- * read does, so that the walks after it, which move on by the chunk's
- * size, always move on.  Return: 0, or -1 (fi->rd_err).
- */
-static int chunk_hdr_read(const uint8_t *b, struct iot_file_info *fi,
-			  uint64_t o, struct iotrace_file_chunk *ch)
-{
-	uint64_t left = fi->end - o;
-	uint32_t min = fi->crc ? sizeof(*ch) : 16;
-
-	memset(ch, 0, sizeof(*ch));
-	if (fcopy(fi, b, o, ch, left < sizeof(*ch) ? left : sizeof(*ch)))
-		return -1;
-	if (ch->hdr_size < min || ch->hdr_size % 8 || ch->payload_size % 8 ||
-	    ch->hdr_size > left || ch->payload_size > left - ch->hdr_size)
-		goto changed;
-	if (ch->magic == IOTRACE_CHUNK_RECORDS &&
-	    (ch->hdr_size < IOTRACE_FILE_CHUNK_SIZE_V0 ||
-	     ch->disk >= fi->nr_disks ||
-	     ch->part >= fi->disks[ch->disk].nr_parts ||
-	     !chunk_rs_ok(fi, ch) ||
-	     ch->payload_size != (uint64_t)ch->nr_records * chunk_rs(fi, ch)))
-		goto changed;
-	return 0;
-changed:
-	fi->rd_err = EIO;
-	return -1;
-}
-
-/*
- * The header of the chunk at @*off, or of the next one after a damaged
- * range iot_file_parse() skipped (fi->skips; @*skip: the next range ahead,
- * moved on), up to where it stopped (fi->end): the chunks in between are
- * valid (chunk_hdr_read()).  Return: 0 with @ch and @*off set, -1 at the
- * end (or a trailer, or a failed read or changed file: fi->rd_err).
- */
-static int chunk_hdr_at(const uint8_t *b, struct iot_file_info *fi,
-			uint64_t *off, unsigned int *skip,
-			struct iotrace_file_chunk *ch)
-{
-	uint64_t o = *off;
-
-	for (;;) {
-		while (*skip < fi->nr_skips && fi->skips[*skip].end <= o)
-			(*skip)++;
-		if (*skip < fi->nr_skips && fi->skips[*skip].off == o) {
-			o = fi->skips[*skip].end;
-			continue;
-		}
-		if (o >= fi->end)
-			return -1;
-		if (chunk_hdr_read(b, fi, o, ch) ||
-		    ch->magic == IOTRACE_CHUNK_TRAILER)
-			return -1;
-		*off = o;
-		return 0;
-	}
 }
 
 /*

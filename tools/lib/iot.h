@@ -331,8 +331,22 @@ void iot_file_read_error(const struct iot_file_info *fi, size_t len,
 			 char *err, size_t errlen);
 int iot_file_copy(struct iot_file_info *fi, const void *buf, uint64_t off,
 		  void *dst, size_t n);
-int iot_file_chunks_begin(const void *buf, size_t len,
-			  struct iot_file_info *fi, uint64_t *off);
+/**
+ * struct iot_chunk_walk - a walk of the chunks a trace file's parse took
+ *	(iot_file_chunks_begin(), iot_file_chunk_next()).
+ * @off: where it goes on.
+ * @skip: the next damaged range (iot_file_info.skips) ahead of @off.
+ */
+struct iot_chunk_walk {
+	uint64_t off;
+	unsigned int skip;
+};
+
+int iot_file_chunks_begin(const struct iot_file_info *fi,
+			  struct iot_chunk_walk *w);
+int iot_file_chunk_next(const void *buf, struct iot_file_info *fi,
+			struct iot_chunk_walk *w, uint64_t *off,
+			struct iotrace_file_chunk *ch);
 int iot_file_chunk_at(const void *buf, size_t len, struct iot_file_info *fi,
 		      uint64_t off, struct iotrace_file_chunk *ch);
 /* the merge of iot_file_merge() and a walk in file order, pulled */

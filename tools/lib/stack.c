@@ -853,28 +853,26 @@ int iot_writer_stack(struct iot_writer *w, const struct iot_stack_tab *t)
 int iot_file_stacks(const void *buf, size_t len, struct iot_file_info *fi,
 		    struct iot_stack *st)
 {
+	struct iot_chunk_walk w;
 	uint64_t off;
 	int n = 0, r;
 
-	r = iot_file_chunks_begin(buf, len, fi, &off);
-	if (r <= 0)
-		return r;
+	(void)len;
+	if (!iot_file_chunks_begin(fi, &w))
+		return 0;
 	for (;;) {
 		struct iotrace_file_chunk ch;
 		struct iot_stack_tab t, *v;
 		uint8_t *p;
 
-		r = iot_file_chunk_at(buf, len, fi, off, &ch);
+		r = iot_file_chunk_next(buf, fi, &w, &off, &ch);
 		if (r < 0)
 			return -1;
 		if (!r)
 			break;
-		/* a header no writer makes: its checksum cannot be taken */
 		if (ch.magic != IOTRACE_CHUNK_STACK ||
-		    ch.payload_size > (64u << 20) ||
-		    ch.hdr_size < (fi->crc ? sizeof(ch) : 16) ||
-		    ch.hdr_size % 8)
-			goto next;
+		    ch.payload_size > (64u << 20))
+			continue;
 		p = malloc(ch.hdr_size + ch.payload_size);
 		if (!p)
 			return -1;
@@ -883,16 +881,17 @@ int iot_file_stacks(const void *buf, size_t len, struct iot_file_info *fi,
 			free(p);
 			return -1;
 		}
+		/* (the file may have changed since the parse checked it) */
 		if (fi->crc && iot_file_chunk_crc(p, ch.hdr_size,
 						  p + ch.hdr_size,
 						  ch.payload_size) != ch.crc) {
 			free(p);
-			goto next;
+			continue;
 		}
 		r = iot_stack_decode(&t, p + ch.hdr_size, ch.payload_size);
 		free(p);
 		if (r)
-			goto next;
+			continue;
 		v = realloc(st->t, (st->n + 1) * sizeof(*v));
 		if (!v) {
 			iot_stack_tab_free(&t);
@@ -901,8 +900,6 @@ int iot_file_stacks(const void *buf, size_t len, struct iot_file_info *fi,
 		st->t = v;
 		st->t[st->n++] = t;
 		n++;
-next:
-		off += ch.hdr_size + ch.payload_size;
 	}
 	return n;
 }

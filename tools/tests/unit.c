@@ -1517,6 +1517,48 @@ static void test_file_resync_earliest(void)
 	free(fi);
 }
 
+/*
+ * The trigger chunks of a snapshot file are those the parse took: the
+ * first one's payload damaged (its checksum fails), it is left out; a
+ * records chunk's header before them zeroed (the parse resyncs past
+ * it), both are found.
+ */
+static void test_file_triggers_past_damage(void)
+{
+	struct iot_file_info *fi = calloc(1, sizeof(*fi));
+	struct iotrace_file_trigger t[4];
+	char err[IOT_ERR_LEN];
+	unsigned int disks[4];
+	size_t len, trig, at;
+	uint8_t *b = mem_file_trig(100, 1, &len), *m = malloc(len);
+	int n;
+
+	CHECK(fi && b && m, "no memory");
+	trig = trig_chunk_at(b, len);
+	at = chunk_nr_at(b, len, 2);
+	CHECK(trig && at, "no trigger chunk");
+	memcpy(m, b, len);
+	m[trig + sizeof(struct iotrace_file_chunk) + 8] ^= 1;
+	CHECK(!iot_file_parse(m, len, fi, NULL, NULL, err, sizeof(err)),
+	      "parse: %s", err);
+	n = iot_file_triggers(m, len, fi, t, disks, 4);
+	CHECK(n == 1 && disks[0] == 1 && !strcmp(t[0].model, "model 1"),
+	      "the first trigger damaged: %d triggers, the first of disk %u",
+	      n, n > 0 ? disks[0] : 0);
+	memcpy(m, b, len);
+	memset(m + at, 0, sizeof(struct iotrace_file_chunk));
+	CHECK(!iot_file_parse(m, len, fi, NULL, NULL, err, sizeof(err)),
+	      "parse: %s", err);
+	n = iot_file_triggers(m, len, fi, t, disks, 4);
+	CHECK(n == 2 && disks[0] == 0 && disks[1] == 1 &&
+	      !strcmp(t[1].model, "model 1"),
+	      "a chunk header before them zeroed: %d triggers", n);
+	free(m);
+	free(b);
+	iot_file_info_free(fi);
+	free(fi);
+}
+
 /* Round trip, unknown major, foreign file, flipped bytes. */
 static void test_file_format(void)
 {
@@ -3766,6 +3808,8 @@ static const struct {
 	{ "unit_file_parts_declared_cost_no_memory", test_file_many_parts },
 	{ "unit_file_resync_at_the_first_valid_chunk",
 	  test_file_resync_earliest },
+	{ "unit_file_triggers_those_the_parse_took",
+	  test_file_triggers_past_damage },
 	{ "unit_ring_concurrent_snapshot_no_torn", test_concurrent_snapshot },
 	{ "unit_record_inflight_absent_device_not_said",
 	  test_record_inflight_absent_device },
