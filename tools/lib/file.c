@@ -381,6 +381,15 @@ static void parse_comms(struct iot_comms *t,
 	}
 }
 
+static int fcopy(struct iot_file_info *fi, const uint8_t *b, uint64_t off,
+		 void *dst, size_t n);
+
+/*
+ * The header and disk table of the file @b (@len bytes) into @fi, read as
+ * the chunks are (fcopy()).  Return: 0; -1 with @err set for a foreign,
+ * newer-major, cut short or corrupt header; -2 when the read failed
+ * (fi->rd_err).
+ */
 static int parse_header(const uint8_t *b, size_t len,
 			struct iot_file_info *fi, char *err, size_t errlen)
 {
@@ -388,12 +397,14 @@ static int parse_header(const uint8_t *b, size_t len,
 	unsigned int i, rmin;
 	uint64_t end;
 
+	memset(h, 0, sizeof(*h));
+	if (fcopy(fi, b, 0, h, len < sizeof(*h) ? len : sizeof(*h)))
+		return -2;
 	if (len < IOTRACE_FILE_MAGIC_LEN ||
-	    memcmp(b, IOTRACE_FILE_MAGIC, IOTRACE_FILE_MAGIC_LEN))
+	    memcmp(h->magic, IOTRACE_FILE_MAGIC, IOTRACE_FILE_MAGIC_LEN))
 		return ERR("not an iotrace trace file (bad magic)"), -1;
 	if (len < 12)
 		return ERR("truncated trace file: %zu bytes, no version", len), -1;
-	memcpy(h, b, len < sizeof(*h) ? len : sizeof(*h));
 	if (!h->major)
 		return ERR("corrupt trace file header: major version 0"), -1;
 	if (h->major > IOTRACE_FILE_MAJOR)
@@ -431,8 +442,9 @@ static int parse_header(const uint8_t *b, size_t len,
 		struct iotrace_file_disk fd;
 		struct iot_disk *d = &fi->disks[i];
 
-		memcpy(&fd, b + h->disk_offset + (uint64_t)i * h->disk_size,
-		       sizeof(fd));
+		if (fcopy(fi, b, h->disk_offset + (uint64_t)i * h->disk_size,
+			  &fd, sizeof(fd)))
+			return -2;
 		memset(d, 0, sizeof(*d));
 		copy_str(d->name, sizeof(d->name), fd.name, sizeof(fd.name));
 		d->dev_major = fd.dev_major;
@@ -503,17 +515,26 @@ static void parse_trailer(const uint8_t *p, struct iot_file_info *fi)
  * where it is.  Should pread() fail, or the file end before the bytes
  * (another process cut it: the pages of the mapping past its new end
  * would be SIGBUS), the read fails (fi->rd_err) and so do the parse and
- * the merge: the mapping is never read then.
+ * the merge.  The mapping of such a file is never read: every byte the
+ * readers look at comes from pread(), a piece at a time (records, the
+ * checksums) or a chunk at a time into a buffer of its size (the chunks
+ * parsed whole: trailer, command names, in-flight table), whose size the
+ * IOT_MAX_* caps bound.
  */
 
 /**
  * struct fpiece - a buffer the bytes of a mapped trace file are read into.
  * @buf: the buffer; NULL: read the bytes where they are.
  * @size: its size.
+ * @whole: the buffer of a chunk read whole (chunk_whole()), grown as
+ *	needed; NULL until then.
+ * @whole_size: its size.
  */
 struct fpiece {
 	uint8_t *buf;
 	size_t size;
+	uint8_t *whole;
+	size_t whole_size;
 };
 
 #define FPIECE_MAX	(256u << 10)	/* L2-sized: copied, then read */
@@ -585,6 +606,8 @@ static int fpiece_init(struct fpiece *pc, const struct iot_file_info *fi,
 {
 	pc->size = size;
 	pc->buf = NULL;
+	pc->whole = NULL;
+	pc->whole_size = 0;
 	if (!fi->drop_behind)
 		return 0;
 	pc->buf = malloc(size);
@@ -628,30 +651,60 @@ int iot_file_copy(struct iot_file_info *fi, const void *buf, uint64_t off,
 }
 
 /*
- * @n bytes of the file at @off: read into @pc (when they fit), else where
- * they are in @b (a mapped file that still has them); NULL: the read
- * failed (fi->rd_err).
+ * @n bytes of the file at @off: those of a buffer in memory where they
+ * are, those of a mapped file read into @pc; NULL: the read failed
+ * (fi->rd_err).  Callers ask a mapped file for at most a piece (@pc->size
+ * bytes); more fails the read (EIO) rather than read the mapping.
  */
 static const uint8_t *fbytes(struct iot_file_info *fi, const uint8_t *b,
 			     uint64_t off, uint64_t n, const struct fpiece *pc)
 {
-	int in_pc = pc->buf && n <= pc->size, e;
+	int e;
 
 	if (!fi->drop_behind)
 		return b + off;
-	e = in_pc ? pread_all(fi->fd, pc->buf, n, off) : fhas(fi, off + n);
+	e = pc->buf && n <= pc->size ? pread_all(fi->fd, pc->buf, n, off) :
+		EIO;
 	if (e) {
 		fi->rd_err = e;
 		return NULL;
 	}
-	return in_pc ? pc->buf : b + off;
+	return pc->buf;
+}
+
+/*
+ * The @n bytes of the chunk at @off, all in memory: those of a buffer in
+ * memory where they are, those of a mapped file read into @pc->whole
+ * (grown to @n); NULL: the read failed (fi->rd_err, ENOMEM when the buffer
+ * could not grow).  @n is bounded by the caller (IOT_MAX_*).
+ */
+static const uint8_t *chunk_whole(struct iot_file_info *fi, const uint8_t *b,
+				  uint64_t off, uint64_t n, struct fpiece *pc)
+{
+	uint8_t *v;
+
+	if (!fi->drop_behind)
+		return b + off;
+	if (n > pc->whole_size) {
+		v = realloc(pc->whole, n);
+		if (!v) {
+			fi->rd_err = ENOMEM;
+			return NULL;
+		}
+		pc->whole = v;
+		pc->whole_size = n;
+	}
+	if (fcopy(fi, b, off, pc->whole, n))
+		return NULL;
+	return pc->whole;
 }
 
 /*
  * The checksum of the chunk of @total bytes at @off whose header is
- * @hdr_size bytes (iot_file_chunk_crc()), read a piece at a time; *@whole:
- * all its bytes, when they were in memory at once, else NULL.  A failed
- * read (fi->rd_err) gives 0.
+ * @hdr_size bytes (iot_file_chunk_crc(); at most IOT_MAX_CHUNK_HDR, so in
+ * the first piece), read a piece at a time; *@whole: all its bytes, when
+ * they were in memory at once, else NULL.  A failed read (fi->rd_err)
+ * gives 0.
  */
 static uint32_t chunk_crc_at(struct iot_file_info *fi, const uint8_t *b,
 			     uint64_t off, uint32_t hdr_size, uint64_t total,
@@ -661,13 +714,16 @@ static uint32_t chunk_crc_at(struct iot_file_info *fi, const uint8_t *b,
 	const uint8_t *p;
 	uint32_t c;
 
-	/* the first piece holds the header (else the mapping is read) */
-	if (pc->buf && n > pc->size && hdr_size <= pc->size)
+	if (pc->buf && n > pc->size)
 		n = pc->size;
-	p = fbytes(fi, b, off, n, pc);
+	/* (a piece, FPIECE_MAX, holds any header chunk_check() takes) */
+	p = n >= hdr_size ? fbytes(fi, b, off, n, pc) : NULL;
 	*whole = NULL;
-	if (!p)
+	if (!p) {
+		if (!fi->rd_err)
+			fi->rd_err = EIO;
 		return 0;
+	}
 	c = iot_file_chunk_crc(p, hdr_size, p + hdr_size, n - hdr_size);
 	*whole = n == total ? p : NULL;
 	for (done = n; done < total; done += n) {
@@ -730,18 +786,22 @@ static int inflight_ok(const struct iotrace_file_chunk *ch, const uint8_t *p,
  * (zero-padded).
  *
  * What the header alone tells is checked before the checksum, which
- * reads the whole chunk.  The checksums that do not match cost at most
- * fi->crc_left bytes in all (iot_file_parse()): a chunk larger than what
- * is left of it is CK_BAD unread, so that a file of many chunk headers
- * that each claim the rest of the file (the resync tries each) is read
- * in time linear in its size.
+ * reads the whole chunk: a header larger than IOT_MAX_CHUNK_HDR, or a
+ * chunk read whole (trailer, COMMS, in-flight: *@whole, in @pc->whole)
+ * whose payload is past its IOT_MAX_* cap, is CK_BAD unread.  The
+ * checksums that do not match cost at most fi->crc_left bytes in all
+ * (iot_file_parse()): a chunk larger than what is left of it is CK_BAD
+ * unread, so that a file of many chunk headers that each claim the rest
+ * of the file (the resync tries each) is read in time linear in its size.
+ * Other chunks are checksummed a piece at a time (*@whole: the chunk,
+ * when it fit in one piece, else NULL).
  */
 static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
 		       struct iot_file_info *fi,
-		       struct iotrace_file_chunk *ch, const struct fpiece *pc,
+		       struct iotrace_file_chunk *ch, struct fpiece *pc,
 		       const uint8_t **whole)
 {
-	uint64_t left = len - off, total;
+	uint64_t left = len - off, total, cap = 0;
 	uint32_t min = fi->crc ? sizeof(*ch) : 16;
 	const uint8_t *payload;
 
@@ -751,7 +811,8 @@ static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
 		return CK_SHORT;
 	if (fcopy(fi, b, off, ch, left < sizeof(*ch) ? left : sizeof(*ch)))
 		return CK_UNREAD;
-	if (ch->hdr_size < min || ch->hdr_size % 8 || ch->payload_size % 8)
+	if (ch->hdr_size < min || ch->hdr_size > IOT_MAX_CHUNK_HDR ||
+	    ch->hdr_size % 8 || ch->payload_size % 8)
 		return CK_BAD;
 	if (ch->hdr_size > left || ch->payload_size > left - ch->hdr_size)
 		return CK_SHORT;
@@ -766,37 +827,51 @@ static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
 			return CK_BAD;
 		break;
 	case IOTRACE_CHUNK_COMMS:
-		if (file_1_2(&fi->hdr) && !comms_esize(ch))
+		if (!file_1_2(&fi->hdr))
+			break;	/* not read */
+		if (!comms_esize(ch))
 			return CK_BAD;
+		cap = IOT_MAX_COMMS;
 		break;
 	case IOTRACE_CHUNK_TRAILER:
 		if (ch->payload_size < sizeof(struct iotrace_file_trailer))
 			return CK_BAD;
+		cap = IOT_MAX_TRAILER;
 		break;
 	case IOTRACE_CHUNK_INFLIGHT:
 		if (ch->payload_size < sizeof(struct iotrace_file_inflight) ||
 		    ch->disk >= fi->nr_disks)
 			return CK_BAD;
+		cap = IOT_MAX_INFLIGHT;
 		break;
+	}
+	if (cap && ch->payload_size > cap)
+		return CK_BAD;
+	if (fi->crc && total > fi->crc_left)
+		return CK_BAD;
+	if (cap) {
+		/* read whole: checksummed, then parsed, in one buffer */
+		*whole = chunk_whole(fi, b, off, total, pc);
+		if (!*whole)
+			return CK_UNREAD;
 	}
 	if (fi->crc) {
 		uint32_t c;
 
-		if (total > fi->crc_left)
-			return CK_BAD;
-		c = chunk_crc_at(fi, b, off, ch->hdr_size, total, pc, whole);
+		if (*whole)
+			c = iot_file_chunk_crc(*whole, ch->hdr_size,
+					       *whole + ch->hdr_size,
+					       ch->payload_size);
+		else
+			c = chunk_crc_at(fi, b, off, ch->hdr_size, total, pc,
+					 whole);
 		if (fi->rd_err)
 			return CK_UNREAD;
 		if (c != ch->crc) {
 			fi->crc_left -= total;
+			*whole = NULL;
 			return CK_BAD;
 		}
-	}
-	/* the payloads read here: trailers, comms and in-flight chunks */
-	if (!*whole && ch->magic != IOTRACE_CHUNK_RECORDS) {
-		*whole = fbytes(fi, b, off, total, pc);
-		if (!*whole)
-			return CK_UNREAD;
 	}
 	payload = *whole ? *whole + ch->hdr_size : NULL;
 	if (ch->magic == IOTRACE_CHUNK_TRAILER &&
@@ -816,24 +891,26 @@ static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
  * taken when a valid chunk of any magic is there or the file ends there,
  * unless a valid chunk comes before it (the sizes may be what is
  * damaged: intact chunks in between are read).  0 when there is none,
- * or the file has no checksums to tell a chunk from other bytes.
+ * or the file has no checksums to tell a chunk from other bytes.  The
+ * magics of a mapped file are read with pread(), RESYNC_WIN bytes at a
+ * time (fi->rd_err when that fails).
  */
 static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 		       const struct iotrace_file_chunk *ch,
-		       struct iot_file_info *fi, const struct fpiece *pc)
+		       struct iot_file_info *fi, struct fpiece *pc)
 {
+	enum { RESYNC_WIN = 4096 };
+	uint8_t win[RESYNC_WIN];
 	struct iotrace_file_chunk c;
-	const uint8_t *w;
-	uint64_t o, jump = 0;
+	const uint8_t *w, *at = b;
+	uint64_t o, jump = 0, wo = 0, wn = len;
 	int k;
 
 	if (!fi->crc || r == CK_UNREAD)
 		return 0;
-	/* the scan below reads the mapping: the file must still be whole */
-	k = fi->drop_behind ? fhas(fi, len) : 0;
-	if (k) {
-		fi->rd_err = k;
-		return 0;
+	if (fi->drop_behind) {
+		at = win;
+		wn = 0;
 	}
 	if (r == CK_BAD && ch->hdr_size >= sizeof(c) && !(ch->hdr_size % 8) &&
 	    !(ch->payload_size % 8) && ch->hdr_size <= len - off &&
@@ -842,7 +919,14 @@ static uint64_t resync(const uint8_t *b, size_t len, uint64_t off, int r,
 	for (o = off + 8; o < len && len - o >= sizeof(c); o += 8) {
 		uint32_t m;
 
-		memcpy(&m, b + o, sizeof(m));
+		/* (in memory: the window is the whole buffer) */
+		if (o - wo + sizeof(m) > wn) {
+			wo = o;
+			wn = len - o < RESYNC_WIN ? len - o : RESYNC_WIN;
+			if (fcopy(fi, b, wo, win, wn))
+				return 0;
+		}
+		memcpy(&m, at + (o - wo), sizeof(m));
 		if (o != jump &&
 		    m != IOTRACE_CHUNK_RECORDS && m != IOTRACE_CHUNK_COMMS &&
 		    m != IOTRACE_CHUNK_STACK && m != IOTRACE_CHUNK_TRIGGER &&
@@ -905,20 +989,23 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 	uint64_t off, dropped = 0;
 	int drop_behind = fi->drop_behind, fd = fi->fd;
 	struct iot_comms *comms = fi->comms;
-	struct fpiece pc = { NULL, 0 };
+	struct fpiece pc = { NULL, 0, NULL, 0 };
 	unsigned int i;
-	int ret = -1;
+	int ret = -1, hr;
 
 	iot_file_info_free(fi);
 	memset(fi, 0, sizeof(*fi));
 	fi->drop_behind = drop_behind;
 	fi->fd = drop_behind ? fd : -1;
 	fi->comms = comms;
-	/* the header is read where it is: a mapped file must still have it */
+	/* a mapped file cut before the parse: said as such at once */
 	fi->rd_err = drop_behind ? fhas(fi, len) : 0;
 	if (fi->rd_err)
 		goto unread;
-	if (parse_header(b, len, fi, err, errlen))
+	hr = parse_header(b, len, fi, err, errlen);
+	if (hr == -2)
+		goto unread;
+	if (hr)
 		return -1;
 	fi->crc = file_1_2(&fi->hdr) && (fi->hdr.flags & IOTRACE_FILE_CRC32C);
 	/* checksums that do not match: as many bytes as the file, and 64 MB */
@@ -1065,6 +1152,7 @@ next:
 	ret = 0;
 out:
 	free(pc.buf);
+	free(pc.whole);
 	return ret;
 unread:
 	iot_file_read_error(fi, len, err, errlen);
@@ -1107,7 +1195,8 @@ static int chunk_hdr_read(const uint8_t *b, struct iot_file_info *fi,
 	memset(ch, 0, sizeof(*ch));
 	if (fcopy(fi, b, o, ch, left < sizeof(*ch) ? left : sizeof(*ch)))
 		return -1;
-	if (ch->hdr_size < min || ch->hdr_size % 8 || ch->payload_size % 8 ||
+	if (ch->hdr_size < min || ch->hdr_size > IOT_MAX_CHUNK_HDR ||
+	    ch->hdr_size % 8 || ch->payload_size % 8 ||
 	    ch->hdr_size > left || ch->payload_size > left - ch->hdr_size)
 		goto changed;
 	if (ch->magic == IOTRACE_CHUNK_RECORDS &&
@@ -1206,7 +1295,8 @@ int iot_file_chunk_next(const void *buf, struct iot_file_info *fi,
  * @ch: its header, read here.
  *
  * Return: 1 for a chunk that fits in the file, 0 at the trailer, the end
- * or a header that does not fit, -1 when the file could not be read.
+ * or a header that does not fit (or is larger than IOT_MAX_CHUNK_HDR), -1
+ * when the file could not be read.
  */
 int iot_file_chunk_at(const void *buf, size_t len, struct iot_file_info *fi,
 		      uint64_t off, struct iotrace_file_chunk *ch)
@@ -1217,7 +1307,8 @@ int iot_file_chunk_at(const void *buf, size_t len, struct iot_file_info *fi,
 	if (iot_file_copy(fi, buf, off, ch, len - off < sizeof(*ch) ?
 			  len - off : sizeof(*ch)))
 		return -1;
-	return !(ch->hdr_size < 16 || ch->hdr_size > len - off ||
+	return !(ch->hdr_size < 16 || ch->hdr_size > IOT_MAX_CHUNK_HDR ||
+		 ch->hdr_size > len - off ||
 		 ch->payload_size > len - off - ch->hdr_size ||
 		 ch->magic == IOTRACE_CHUNK_TRAILER);
 }
@@ -1425,7 +1516,8 @@ int iot_file_inflight(const void *buf, size_t len, struct iot_file_info *fi,
 		if (iot_file_chunk_at(buf, len, fi, off, &ch) <= 0 ||
 		    ch.magic != IOTRACE_CHUNK_INFLIGHT ||
 		    ch.hdr_size < (fi->crc ? sizeof(ch) : 16) ||
-		    ch.hdr_size % 8 || ch.payload_size % 8) {
+		    ch.hdr_size % 8 || ch.payload_size % 8 ||
+		    ch.payload_size > IOT_MAX_INFLIGHT) {
 			if (fi->rd_err)
 				return -1;
 			(*damaged)++;

@@ -84,6 +84,18 @@ _Static_assert(sizeof(struct iotrace_record_v1) == IOTRACE_RECORD_SIZE,
 /* a disk's parts in a file: a part per CPU, the kernel's NR_CPUS at most */
 #define IOT_MAX_PARTS	8192
 #define IOT_CRC_SLACK	(64ull << 20)	/* see iot_file_info.crc_left */
+/*
+ * The largest chunk header a file reader takes (a writer makes 40 bytes:
+ * room for later minors' fields), and the largest payloads of the chunks
+ * it reads whole: a trailer (256 disks of 4 KB of counts), a COMMS chunk
+ * (a writer's: at most 1M names of 24 bytes, 24 MB) and an in-flight
+ * chunk (a disk's whole in-flight table: 262,144 records of 144 bytes,
+ * 36 MB).  A larger chunk is damaged (Documentation/abi.rst).
+ */
+#define IOT_MAX_CHUNK_HDR	4096u
+#define IOT_MAX_TRAILER		(1024u * 1024)
+#define IOT_MAX_COMMS		(64u << 20)
+#define IOT_MAX_INFLIGHT	(64u << 20)
 
 /**
  * struct iot_disk - a disk a record source holds records of.

@@ -1237,6 +1237,243 @@ static void in_child(void (*fn)(void), unsigned int secs, unsigned int as_mb)
 	      n ? msg : "failed", WEXITSTATUS(status));
 }
 
+enum { BIG_HDR, BIG_COMMS, BIG_INFL };
+
+/* records of the file big_chunk_file() makes, before its big chunk */
+#define BIG_RECS	100
+/* entries of its COMMS chunk, records of its in-flight chunk: 288 KB */
+#define BIG_N		12000
+#define BIG_INFL_N	2000
+/* the header size of its huge chunk header */
+#define BIG_HDR_SIZE	(1024u * 1024)
+
+/*
+ * A trace file (with checksums) of BIG_RECS records, then a chunk larger
+ * than a piece of the reader (FPIECE_MAX, 256 KB) of kind @kind: a BOOT
+ * chunk header of BIG_HDR_SIZE bytes (the file ends with it), a COMMS
+ * chunk of BIG_N names, an in-flight chunk of BIG_INFL_N records; NULL
+ * when out of memory.
+ */
+static uint8_t *big_chunk_file(int kind, size_t *len)
+{
+	struct iotrace_file_comm *v = NULL;
+	struct iotrace_file_chunk ch;
+	struct iot_inflight t;
+	struct iotrace_record r[10];
+	struct iot_counts c;
+	struct iot_writer w;
+	struct iot_disk d;
+	char *buf = NULL;
+	size_t sz = 0, k;
+	FILE *fp = open_memstream(&buf, &sz);
+	uint8_t *out;
+	int i;
+
+	if (!fp)
+		return NULL;
+	memset(&d, 0, sizeof(d));
+	memset(&c, 0, sizeof(c));
+	memset(&t, 0, sizeof(t));
+	snprintf(d.name, sizeof(d.name), "a");
+	d.nr_parts = 1;
+	iot_writer_start(&w, fp, sizeof(struct iotrace_record), &d, 1, 1, 2,
+			 "rel", "host");
+	for (i = 0; i < BIG_RECS; i += 10) {
+		for (k = 0; k < 10; k++) {
+			synth_stamp(&r[k], i + k + 1);
+			r[k].seq = (uint32_t)(i + k);
+		}
+		iot_writer_chunk(&w, 0, 0, i, r, 10);
+		c.written += 10;
+	}
+	if (kind == BIG_COMMS) {
+		v = calloc(BIG_N, sizeof(*v));
+		for (k = 0; v && k < BIG_N; k++) {
+			v[k].pid = 1000 + k;
+			snprintf(v[k].comm, sizeof(v[k].comm), "big%zu", k);
+		}
+		if (v)
+			iot_writer_comms(&w, v, BIG_N);
+	} else if (kind == BIG_INFL) {
+		t.recs = calloc(BIG_INFL_N, sizeof(*t.recs));
+		t.nr = BIG_INFL_N;
+		t.at_ns = 9;
+		for (k = 0; t.recs && k < BIG_INFL_N; k++) {
+			t.recs[k].issue_ns = 1000 + k;
+			t.recs[k].sector = 8 * k;
+			t.recs[k].bytes = 4096;
+		}
+		if (t.recs)
+			iot_writer_inflight(&w, &t);
+	}
+	if (kind != BIG_HDR)
+		iot_writer_finish(&w, &c, 3, 4);
+	fclose(fp);
+	out = kind == BIG_HDR ? realloc(buf, sz + BIG_HDR_SIZE) : (uint8_t *)buf;
+	if (out && kind == BIG_HDR) {
+		memset(&ch, 0, sizeof(ch));
+		ch.magic = IOTRACE_CHUNK_BOOT;
+		ch.hdr_size = BIG_HDR_SIZE;
+		memset(out + sz, 0, BIG_HDR_SIZE);
+		memcpy(out + sz, &ch, sizeof(ch));
+		sz += BIG_HDR_SIZE;
+	}
+	if (!out || (kind == BIG_COMMS && !v) || (kind == BIG_INFL && !t.recs)) {
+		free(out ? (void *)out : (void *)buf);
+		out = NULL;
+	}
+	free(v);
+	free(t.recs);
+	*len = sz;
+	return out;
+}
+
+static int big_infl_cb(void *arg, const struct iot_inflight *t)
+{
+	*(size_t *)arg += t->nr;
+	return 0;
+}
+
+/*
+ * A trace file whose chunk after its records is larger than a piece of
+ * the reader (big_chunk_file() @kind), mapped and read with pread() as
+ * iot_src_open() reads one, cut while it is read:
+ *  - the mapping cut (to a page, after the first records: the callback
+ *    cuts it; before the parse for the COMMS chunk, which the parse reads
+ *    only without a callback) but not the file the reader's pread() and
+ *    fstat() see: what a cut between the reader's check of the size and
+ *    its read of the mapping is, made certain.  The big chunk is read,
+ *    from pread() alone: never SIGBUS;
+ *  - the file cut (the same): "truncated trace file: cut while it was
+ *    read", by the parse, or for the in-flight chunk by
+ *    iot_file_inflight() after it.
+ * Run in a child: a SIGBUS is the test's failure.
+ */
+static void file_big_chunk_cut(int kind)
+{
+	static const char *const what[] = { "a huge chunk header",
+					    "a big COMMS chunk",
+					    "a big in-flight chunk" };
+	struct iot_file_info *fi = calloc(1, sizeof(*fi));
+	char pa[] = "/tmp/iotracectl-unit.XXXXXX", err[IOT_ERR_LEN];
+	char pb[] = "/tmp/iotracectl-unit.XXXXXX";
+	unsigned int damaged;
+	struct shrinkctx s;
+	size_t len, infl;
+	uint8_t *b = big_chunk_file(kind, &len), *m;
+	int fa, fb, cut, ret;
+
+	CHECK(fi && b, "no memory");
+	fa = mkstemp(pa);
+	fb = mkstemp(pb);
+	CHECK(fa >= 0 && fb >= 0, "mkstemp: %s", strerror(errno));
+	unlink(pa);
+	unlink(pb);
+	CHECK(pwrite(fb, b, len, 0) == (ssize_t)len, "write: %s",
+	      strerror(errno));
+	for (cut = 0; cut < 2; cut++) {
+		err[0] = 0;
+		CHECK(!ftruncate(fa, 0) &&
+		      pwrite(fa, b, len, 0) == (ssize_t)len,
+		      "write: %s", strerror(errno));
+		m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fa, 0);
+		CHECK(m != MAP_FAILED, "mmap: %s", strerror(errno));
+		memset(&s, 0, sizeof(s));
+		s.fd = fa;
+		s.to = 4096;
+		s.at = 5;
+		fi->drop_behind = 1;
+		/* cut 0: pread() sees a copy the cut does not reach */
+		fi->fd = cut ? fa : fb;
+		if (kind == BIG_COMMS && !cut) {
+			CHECK(!ftruncate(fa, s.to), "cut");
+			ret = iot_file_parse(m, len, fi, NULL, NULL, err,
+					     sizeof(err));
+		} else {
+			ret = iot_file_parse(m, len, fi, shrink_cb, &s, err,
+					     sizeof(err));
+		}
+		if (!cut) {
+			CHECK(!ret && (kind == BIG_COMMS || s.n == BIG_RECS) &&
+			      fi->bad_chunks == (kind == BIG_HDR) &&
+			      fi->has_trailer == (kind != BIG_HDR),
+			      "%s, the mapping cut: %d, %llu records, %llu damaged: %s",
+			      what[kind], ret, (unsigned long long)s.n,
+			      (unsigned long long)fi->bad_chunks, err);
+			if (kind == BIG_INFL) {
+				infl = 0;
+				ret = iot_file_inflight(m, len, fi, big_infl_cb,
+							&infl, &damaged);
+				CHECK(!ret && infl == BIG_INFL_N && !damaged,
+				      "%s, the mapping cut: %d, %zu in flight, %u damaged",
+				      what[kind], ret, infl, damaged);
+			}
+		} else {
+			CHECK(ret == -1 &&
+			      strstr(err, "truncated trace file: cut while it was read"),
+			      "%s, the file cut: %d: %s", what[kind], ret, err);
+		}
+		if (cut && kind == BIG_INFL) {
+			/* parsed whole, then cut before the table is read */
+			err[0] = 0;
+			CHECK(!ftruncate(fa, 0) &&
+			      pwrite(fa, b, len, 0) == (ssize_t)len,
+			      "write: %s", strerror(errno));
+			ret = iot_file_parse(m, len, fi, NULL, NULL, err,
+					     sizeof(err));
+			CHECK(!ret && fi->nr_infl == 1, "%s, whole: %d: %s",
+			      what[kind], ret, err);
+			CHECK(!ftruncate(fa, s.to), "cut");
+			infl = 0;
+			ret = iot_file_inflight(m, len, fi, big_infl_cb, &infl,
+						&damaged);
+			if (ret == -1)
+				iot_file_read_error(fi, len, err, sizeof(err));
+			CHECK(ret == -1 && !infl &&
+			      strstr(err, "truncated trace file: cut while it was read"),
+			      "%s, the file cut after the parse: %d, %zu in flight: %s",
+			      what[kind], ret, infl, err);
+		}
+		munmap(m, len);
+	}
+	close(fa);
+	close(fb);
+	free(b);
+	iot_file_info_free(fi);
+	free(fi);
+}
+
+static void file_huge_hdr_cut(void)
+{
+	file_big_chunk_cut(BIG_HDR);
+}
+
+static void file_big_comms_cut(void)
+{
+	file_big_chunk_cut(BIG_COMMS);
+}
+
+static void file_big_infl_cut(void)
+{
+	file_big_chunk_cut(BIG_INFL);
+}
+
+/* file_big_chunk_cut() in a child, for each big chunk */
+static void test_file_huge_hdr_cut(void)
+{
+	in_child(file_huge_hdr_cut, 60, 0);
+}
+
+static void test_file_big_comms_cut(void)
+{
+	in_child(file_big_comms_cut, 60, 0);
+}
+
+static void test_file_big_infl_cut(void)
+{
+	in_child(file_big_infl_cut, 60, 0);
+}
+
 /*
  * A trace file changed in place after iotrace_source_open() validated
  * it: a later chunk's header (the 4th: not a part's first) overwritten
@@ -3801,6 +4038,12 @@ static const struct {
 	  test_file_shrinks_while_read },
 	{ "unit_file_triggers_cut_while_read_said_no_sigbus",
 	  test_file_triggers_cut_while_read },
+	{ "unit_file_huge_chunk_header_cut_while_read_no_sigbus",
+	  test_file_huge_hdr_cut },
+	{ "unit_file_big_comms_cut_while_read_no_sigbus",
+	  test_file_big_comms_cut },
+	{ "unit_file_big_inflight_cut_while_read_no_sigbus",
+	  test_file_big_infl_cut },
 	{ "unit_file_changed_in_place_read_fails_eio",
 	  test_file_changed_in_place },
 	{ "unit_file_resync_of_many_fake_chunks_linear",
