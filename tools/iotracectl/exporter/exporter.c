@@ -45,7 +45,11 @@
  * (EXP_MHD_CONN_LIMIT), for the connections shut down that their threads
  * have not closed yet; it is split among the pool's threads, and a
  * thread at its share leaves the listening socket to the others, so a
- * new connection is accepted while the total is under it.
+ * new connection is accepted while the total is under it.  The accept
+ * policy counts the connections set up (STARTED): while the pool's
+ * threads accept a backlog at once, up to EXP_THREADS - 1 others may be
+ * half-way, so that the oldest is shut down a few connections late, in
+ * that room too.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
