@@ -359,6 +359,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  size_t *upload_size, void **con_cls)
 {
 	const struct exp *x = cls;
+	const char *accept;
 	enum iot_prom_fmt fmt;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
@@ -382,9 +383,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (strcmp(url, "/metrics"))
 		return reply(c, MHD_HTTP_NOT_FOUND,
 			     "not found: the metrics are at /metrics\n", NULL);
-	fmt = wants_openmetrics(MHD_lookup_connection_value(c,
-			MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT)) ?
-		IOT_PROM_OPENMETRICS : IOT_PROM_TEXT;
+	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					     MHD_HTTP_HEADER_ACCEPT);
+	fmt = wants_openmetrics(accept) ? IOT_PROM_OPENMETRICS : IOT_PROM_TEXT;
 	if (exp_collect(x, fmt, &buf, &len))
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     "out of memory\n", NULL);
