@@ -344,6 +344,19 @@ def main():
     result(got[:5] == (0, 'not for the exporter\n', '0o600', '0o100644',
                        True), 'exporter_textfile_temporary_follows_no_symlink',
            got)
+    # a write that fails (no room: a file size limit of 0, SIGXFSZ
+    # ignored): the error names the file and the write's own errno, and
+    # neither the file nor the temporary one is left
+    tf3 = os.path.join(T, 'tf3')
+    os.mkdir(tf3)
+    p = subprocess.run(['bash', '-c', 'trap "" XFSZ; ulimit -f 0 && '
+                        'exec "$1" exporter --textfile "$2" --once', 'sh',
+                        BIN, tf3], env=ENV, capture_output=True, timeout=60)
+    err = p.stderr.decode('utf-8', 'replace')
+    result(p.returncode == 1 and 'cannot write %s/iotrace.prom: File too '
+           'large' % tf3 in err and os.listdir(tf3) == [],
+           'exporter_textfile_write_error_said', (p.returncode, err,
+                                                  os.listdir(tf3)))
     try:
         samples = parse(prom)
         why = check_histograms(samples)

@@ -825,8 +825,8 @@ static int write_textfile(const struct exp *x, const char *dir)
 {
 	char tmp[4096], path[4096];
 	size_t len, off = 0;
+	int fd, err = 0;
 	char *buf;
-	int fd, ret = 0;
 
 	if (exp_collect(x, IOT_PROM_TEXT, &buf, &len)) {
 		iot_err("exporter: out of memory");
@@ -841,30 +841,30 @@ static int write_textfile(const struct exp *x, const char *dir)
 		return -1;
 	}
 	if (fchmod(fd, 0644))
-		ret = -1;
-	while (!ret && off < len) {
+		err = errno;
+	while (!err && off < len) {
 		ssize_t w = write(fd, buf + off, len - off);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			ret = -1;
-			break;
-		}
-		off += (size_t)w;
+		if (w <= 0)
+			err = w ? errno : ENOSPC;
+		else
+			off += (size_t)w;
 	}
-	if (!ret && fsync(fd))
-		ret = -1;
-	if (close(fd))
-		ret = -1;
+	if (!err && fsync(fd))
+		err = errno;
+	if (close(fd) && !err)
+		err = errno;
 	free(buf);
-	if (!ret && rename(tmp, path))
-		ret = -1;
-	if (ret) {
-		iot_err("exporter: cannot write %s: %s", path, strerror(errno));
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (err) {
+		iot_err("exporter: cannot write %s: %s", path, strerror(err));
 		unlink(tmp);
+		return -1;
 	}
-	return ret;
+	return 0;
 }
 
 static int textfile_loop(struct exp *x, const char *dir, double interval,
