@@ -590,6 +590,11 @@ void iot_file_read_error(const struct iot_file_info *fi, size_t len,
 {
 	struct stat st;
 
+	if (fi->changed_off) {
+		ERR("trace file changed while it was read: the chunk at byte %llu is not one it held when it was opened",
+		    (unsigned long long)fi->changed_off);
+		return;
+	}
 	if (fi->rd_err > 0) {
 		ERR("cannot read the trace file: %s", strerror(fi->rd_err));
 		return;
@@ -1209,6 +1214,7 @@ static int chunk_hdr_read(const uint8_t *b, struct iot_file_info *fi,
 	return 0;
 changed:
 	fi->rd_err = EIO;
+	fi->changed_off = o;
 	return -1;
 }
 
@@ -2360,6 +2366,7 @@ static void mstream_start(const uint8_t *b, struct iot_file_info *fi,
 	}
 	if (ch.magic != IOTRACE_CHUNK_RECORDS || !ch.nr_records) {
 		fi->rd_err = EIO;	/* changed since the parse */
+		fi->changed_off = off;
 		s->done = 1;
 		return;
 	}

@@ -122,7 +122,8 @@ static const char *file_hint(int cli, const char *e)
 {
 	if (!cli)
 		return "";
-	if (strstr(e, "cut while it was read"))
+	if (strstr(e, "cut while it was read") ||
+	    strstr(e, "changed while it was read"))
 		return " (something truncated or rewrote the file in place while it was read: read it again once nothing writes to it, or read a copy)";
 	if (!strncmp(e, "truncated", 9))
 		return " (the file was cut short: if 'iotracectl record' is still writing it, wait for it to stop; otherwise copy the file again in full, or record again)";

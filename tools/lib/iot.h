@@ -256,6 +256,9 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  * @rd_err: a read of @fd failed: its errno, or -1 when the file ended
  *	before the bytes (cut while it was read); 0: none
  *	(iot_file_read_error()).
+ * @changed_off: the offset of a chunk whose header, read again after the
+ *	parse, is not one the parse would have taken (the file was written
+ *	in place; @rd_err is EIO); 0: none.
  * @crc: the chunks have checksums (IOTRACE_FILE_CRC32C), checked.
  * @crc_left: while parsing, the bytes that checksums which do not match
  *	may still cost: the file's length and IOT_CRC_SLACK at first; a
@@ -297,6 +300,7 @@ struct iot_file_info {
 	uint64_t chunks, gaps, gap_records;
 	struct iotrace_file_trailer trailer;
 	int drop_behind, fd, rd_err;
+	uint64_t changed_off;
 	int crc, salvaged, cut_why, mismatch;
 	uint64_t crc_left;
 	uint64_t end, cut, bad_chunks, bad_bytes, bad_off, unread;
