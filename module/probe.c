@@ -794,6 +794,21 @@ static u16 iotrace_empty_flush_rflags(const struct request *rq)
 }
 
 /*
+ * The end of a flush sequence whose data phase made the record, told
+ * without a slot (@rq's tag is above the in-flight table, see
+ * iotrace_slot_find()): a write with PREFLUSH or FUA (its bio keeps them)
+ * out of the sequence, with no bytes left of the segments it had.  An
+ * empty PREFLUSH write (blkdev_issue_flush()) never had one: its end is
+ * its only record.  Out of line: only a request without a slot comes here.
+ */
+static noinline bool iotrace_flush_end_unslotted(const struct request *rq)
+{
+	return !(rq->rq_flags & RQF_FLUSH_SEQ) && !blk_rq_bytes(rq) &&
+	       rq->nr_phys_segments && req_op(rq) == REQ_OP_WRITE && rq->bio &&
+	       (rq->bio->bi_opf & (REQ_PREFLUSH | REQ_FUA));
+}
+
+/*
  * The allocation time of @rq (slot @s, may be NULL), an empty PREFLUSH
  * write that completed at @now, for its record's issue_ns: its record
  * then gives the wait for its flush (complete_ns - issue_ns).  0 when
@@ -1336,6 +1351,9 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	if (!(state & IOTRACE_ST_SLOTS))
 		goto out;
 	if (!iotrace_slot_find(d, rq, &s)) {
+		/* the data phase of its flush sequence made the record */
+		if (iotrace_flush_end_unslotted(rq))
+			goto out;
 		s = NULL;
 	} else if (likely(READ_ONCE(s->rq) == rq)) {
 		if (unlikely(READ_ONCE(s->seq_wait))) {

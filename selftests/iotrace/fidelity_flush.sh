@@ -13,13 +13,21 @@
 # on the same disk at the same time as the oracle: every data completion
 # blktrace saw is in the ring once with its op, sector and length, the
 # FLUSH completions agree in number, and completed = /sys/block stat delta.
+#
+# Then the same writes with tags above the in-flight table: mq-deadline,
+# nr_requests raised to 2,048 while the disk is enabled (its table was
+# sized for 256 tags) and 1,000 O_DSYNC writes at once (fio, 3,000 in
+# all).  A write whose scheduler tag has no slot is recorded without its
+# issue (IOTRACE_RF_NO_ISSUE), still once: no empty record at the end of
+# its flush sequence; the ring's writes and the metrics' are the writes
+# /sys/block/DISK/stat counts.
 # VM-DEVICES: virtio-blk
 # VM-TIMEOUT: 300
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
-require_cmd blktrace blkparse mkfs.ext4 dd
-ktap_header 9
+require_cmd blktrace blkparse mkfs.ext4 dd fio
+ktap_header 13
 out=$(mktemp -d)
 mnt=$(mktemp -d)
 disk=
@@ -133,6 +141,44 @@ else
 	ktap_check "PREFLUSH ($pre) + POSTFLUSH ($post) data records + empty writes ($empty) = stat flushes ($((f1 - f0)))" \
 		test "$pre" -gt 0 -a "$post" -gt 0 -a $((pre + post + empty)) -eq $((f1 - f0))
 fi
+
+# tags above the in-flight table
+modprobe mq-deadline 2> /dev/null
+echo mq-deadline > "/sys/block/$disk/queue/scheduler" ||
+	die "$disk: no mq-deadline"
+echo 1 > "$IOT/$disk/clear"
+echo 1 > "$IOT/$disk/enable"
+nr0=$(cat "/sys/block/$disk/queue/nr_requests")
+echo 2048 > "/sys/block/$disk/queue/nr_requests"
+log "nr_requests $nr0 at the enable, $(cat "/sys/block/$disk/queue/nr_requests") now"
+mw() {
+	awk '$1 == "write" && $2 == "requests" { print $3 }' "$IOT/$disk/metrics"
+}
+w0=$(blk_stat $disk 5)
+m0=$(mw)
+fio --name=dsync --filename=/dev/$disk --rw=randwrite --bs=4k --direct=1 \
+	--sync=1 --ioengine=libaio --iodepth=1000 --iodepth_batch_submit=1000 \
+	--number_ios=3000 --size=32M --output="$out/fio.out" ||
+	log "fio failed: $(tail -3 "$out/fio.out")"
+sw=$(($(blk_stat $disk 5) - w0))
+mwd=$(($(mw) - m0))
+echo 0 > "$IOT/$disk/enable"
+"$RINGCHECK" dumpx "$IOT/$disk/ring" |
+	awk '{ $1 = toupper($1); print }' > "$out/ring2"
+# rflags (decimal): NO_ISSUE 0x80
+rw=$(awk '$1 == "WRITE" && $3 > 0' "$out/ring2" | wc -l)
+rempty=$(awk '$1 == "WRITE" && $3 == 0' "$out/ring2" | wc -l)
+noissue=$(awk '$1 == "WRITE" && int($4 / 128) % 2' "$out/ring2" | wc -l)
+log "stat writes $sw; ring: $rw writes ($noissue without their issue), $rempty empty; metrics $mwd"
+ktap_check "tags above the table: $noissue of the writes without a slot (NO_ISSUE)" \
+	test "$noissue" -gt 0
+ktap_check "no empty WRITE record at the end of their flush sequences ($rempty)" \
+	test "$rempty" -eq 0
+ktap_check "WRITE records ($rw) = /sys/block stat writes ($sw)" \
+	test "$rw" -eq "$sw" -a "$sw" -ge 3000
+ktap_check "metrics writes ($mwd) = /sys/block stat writes ($sw)" \
+	test "$mwd" -eq "$sw"
+echo none > "/sys/block/$disk/queue/scheduler" 2> /dev/null
 unload_iotrace
 ktap_check "no kernel warnings" no_kernel_splat
 rm -rf "$out" "$mnt"
