@@ -591,7 +591,7 @@ void iot_file_read_error(const struct iot_file_info *fi, size_t len,
 	struct stat st;
 
 	if (fi->changed_off) {
-		ERR("trace file changed while it was read: the chunk at byte %llu is not one it held when it was opened",
+		ERR("trace file changed while it was read (its chunk at byte %llu)",
 		    (unsigned long long)fi->changed_off);
 		return;
 	}
