@@ -14,6 +14,8 @@
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 #include <linux/hash.h>
+#include <linux/irq_work.h>
+#include <linux/workqueue.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
 #include <linux/device.h>
@@ -51,32 +53,70 @@ void iotrace_disk_put(struct iotrace_disk *d)
 	kref_put(&d->kref, iotrace_disk_release);
 }
 
-/*
- * The in-flight table's geometry for @d now: the tag set as it is at the
- * enable (a disk's queue count and depths may change while it is disabled).
- * A tag set whose driver and scheduler tags are shared by its hardware
- * queues (a host-wide tag space) has one table of its depth, not one per
- * queue.  The IOTRACE_MIN_TAGS floor covers a scheduler switched on later
- * (its nr_requests is twice the depth, up to 256).
+/**
+ * struct iotrace_slots_geo - the shape of an in-flight table: the fields
+ *	of the same names in struct iotrace_disk.
+ * @nr_hwq: hardware queues its tag slots cover.
+ * @depth: tags per hardware queue.
+ * @nr_flush: flush slots, one per hardware queue.
+ * @hwq_stride: tag slots between two hardware queues' first ones.
+ * @tags_shared: one table of @depth for every queue.
  */
-static void iotrace_slots_geometry(struct iotrace_disk *d)
+struct iotrace_slots_geo {
+	u32	nr_hwq;
+	u32	depth;
+	u32	nr_flush;
+	u32	hwq_stride;
+	bool	tags_shared;
+};
+
+/* Slots of a table of geometry @g (tag slots, then flush slots). */
+static u64 iotrace_slots_geo_nr(const struct iotrace_slots_geo *g)
+{
+	return (u64)g->nr_hwq * g->depth + g->nr_flush;
+}
+
+/* The geometry of @d's table (or of the one its next enable makes). */
+static void iotrace_slots_geo_cur(const struct iotrace_disk *d,
+				  struct iotrace_slots_geo *g)
+{
+	g->nr_hwq = d->nr_hwq;
+	g->depth = d->depth;
+	g->nr_flush = d->nr_flush;
+	g->hwq_stride = d->hwq_stride;
+	g->tags_shared = d->tags_shared;
+}
+
+/*
+ * The in-flight table's geometry for @d now: the tag set as it is (a
+ * disk's queue count and depths may change while it is disabled, and
+ * while it is enabled, see iotrace_slots_regrow()).  A tag set whose
+ * driver and scheduler tags are shared by its hardware queues (a
+ * host-wide tag space) has one table of its depth, not one per queue.
+ * The IOTRACE_MIN_TAGS floor covers a scheduler switched on later (its
+ * nr_requests is twice the depth, up to 256).  A controller's and a
+ * multipath head's are @d's own (set at the attach).
+ */
+static void iotrace_slots_geometry(const struct iotrace_disk *d,
+				   struct iotrace_slots_geo *g)
 {
 	struct request_queue *q;
 	struct blk_mq_tag_set *set;
 	u32 nr_hwq, depth;
 
+	iotrace_slots_geo_cur(d, g);
 	if (!d->gd || d->mpath_head)
-		return;		/* a controller: set at attach; a head: none */
+		return;
 	q = d->gd->queue;
 	set = q->tag_set;
 	nr_hwq = max(q->nr_hw_queues, set->nr_hw_queues);
 	depth = max_t(u32, set->queue_depth, IOTRACE_MIN_TAGS);
 	depth = max_t(u32, depth, q->nr_requests);
-	d->tags_shared = iotrace_tags_shared(q);
-	d->nr_flush = nr_hwq;
-	d->nr_hwq = d->tags_shared ? 1 : nr_hwq;
-	d->depth = depth;
-	d->hwq_stride = d->tags_shared ? 0 : depth;
+	g->tags_shared = iotrace_tags_shared(q);
+	g->nr_flush = nr_hwq;
+	g->nr_hwq = g->tags_shared ? 1 : nr_hwq;
+	g->depth = depth;
+	g->hwq_stride = g->tags_shared ? 0 : depth;
 }
 
 /**
@@ -118,25 +158,26 @@ void iotrace_slots_put(struct iotrace_slot_table *t)
 }
 
 /*
- * A new, empty in-flight table for @d, sized now; refused past
+ * A new, empty in-flight table of geometry @g for @d, and with persist=
+ * its copy in the region (*@pslots, NULL without); refused past
  * IOTRACE_MAX_SLOTS_BYTES (never kvmalloc's warning for a huge tag set).
- * Context: iotrace_mutex held, @d disabled.
+ * Context: iotrace_mutex held.
  */
-static int iotrace_slots_alloc(struct iotrace_disk *d)
+static int iotrace_slots_make(struct iotrace_disk *d,
+			      const struct iotrace_slots_geo *g,
+			      struct iotrace_slot_table **tp, void **pslots)
 {
 	struct iotrace_slot_table *t;
 	struct iotrace_slot *slots;
 	u64 n, bytes;
 
 	lockdep_assert_held(&iotrace_mutex);
-	if (d->mpath_head)
-		return 0;	/* its paths' tables hold its requests */
-	iotrace_slots_geometry(d);
-	n = (u64)d->nr_hwq * d->depth + d->nr_flush;
+	n = iotrace_slots_geo_nr(g);
 	bytes = n * sizeof(*slots);
 	if (bytes > IOTRACE_MAX_SLOTS_BYTES) {
-		pr_warn("iotrace: %s: in-flight table of %llu slots (%llu bytes) over the %lu-byte limit: not enabled\n",
-			d->name, n, bytes, IOTRACE_MAX_SLOTS_BYTES);
+		pr_warn("iotrace: %s: in-flight table of %llu slots (%llu bytes) over the %lu-byte limit: %s\n",
+			d->name, n, bytes, IOTRACE_MAX_SLOTS_BYTES,
+			d->enabled ? "not regrown" : "not enabled");
 		return -E2BIG;
 	}
 	t = kmalloc(sizeof(*t), GFP_KERNEL);
@@ -150,32 +191,83 @@ static int iotrace_slots_alloc(struct iotrace_disk *d)
 		slots = kzalloc(bytes, GFP_KERNEL | __GFP_NOWARN);
 	else
 		slots = __vmalloc(bytes, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
-	if (!slots) {
-		kfree(t);
-		return -ENOMEM;
-	}
+	if (!slots)
+		goto err_table;
 	/*
 	 * persist=: a copy of the table in the region, written at issue and
 	 * cleared at completion, for the next boot (no kernel address in
-	 * it).  A disk whose copy finds no room is not enabled.
+	 * it).  A table whose copy finds no room is not made.
 	 */
+	*pslots = NULL;
 	if (static_branch_unlikely(&iotrace_preg_key)) {
-		d->pslots = iotrace_preg_alloc(d, n * IOTRACE_PREG_SLOT_SIZE,
-					       n);
-		if (!d->pslots) {
-			kvfree(slots);
-			kfree(t);
-			return -ENOSPC;
-		}
-		d->nr_pslots = n;
+		*pslots = iotrace_preg_alloc(d, n * IOTRACE_PREG_SLOT_SIZE, n);
+		if (!*pslots)
+			goto err_slots;
 	}
 	refcount_set(&t->users, 1);
 	t->nr = n;
 	t->slots = slots;
+	*tp = t;
+	return 0;
+
+err_slots:
+	kvfree(slots);
+	kfree(t);
+	return -ENOSPC;
+err_table:
+	kfree(t);
+	return -ENOMEM;
+}
+
+/*
+ * Make @t (geometry @g, persistent copy @pslots) the in-flight table of
+ * @d, and return the one it replaces (NULL at an enable).
+ * Context: iotrace_mutex held, no probe uses the slots of @d.
+ */
+static struct iotrace_slot_table *
+iotrace_slots_install(struct iotrace_disk *d, const struct iotrace_slots_geo *g,
+		      struct iotrace_slot_table *t, void *pslots)
+{
+	struct iotrace_slot_table *old;
+
+	lockdep_assert_held(&iotrace_mutex);
+	d->nr_hwq = g->nr_hwq;
+	d->depth = g->depth;
+	d->nr_flush = g->nr_flush;
+	d->hwq_stride = g->hwq_stride;
+	d->tags_shared = g->tags_shared;
+	d->pslots = pslots;
+	d->nr_pslots = pslots ? t->nr : 0;
 	spin_lock(&d->slots_lock);
+	old = d->slot_table;
 	d->slot_table = t;
-	d->slots = slots;
+	d->slots = t->slots;
 	spin_unlock(&d->slots_lock);
+	return old;
+}
+
+/*
+ * A new, empty in-flight table for @d, sized now.
+ * Context: iotrace_mutex held, @d disabled.
+ */
+static int iotrace_slots_alloc(struct iotrace_disk *d)
+{
+	struct iotrace_slots_geo g;
+	struct iotrace_slot_table *t;
+	void *pslots;
+	int ret;
+
+	lockdep_assert_held(&iotrace_mutex);
+	if (d->mpath_head)
+		return 0;	/* its paths' tables hold its requests */
+	iotrace_slots_geometry(d, &g);
+	ret = iotrace_slots_make(d, &g, &t, &pslots);
+	if (ret)
+		return ret;
+	/* a request the new table misses asks for a regrowth again */
+	clear_bit(IOTRACE_SLOTS_OUTGROWN, &d->slots_flags);
+	WRITE_ONCE(d->slots_regrown, false);
+	iotrace_slots_install(d, &g, t, pslots);
 	return 0;
 }
 
@@ -198,6 +290,127 @@ static void iotrace_slots_free(struct iotrace_disk *d)
 	iotrace_preg_free(d->pslots);
 	d->pslots = NULL;
 	d->nr_pslots = 0;
+}
+
+/*
+ * Whether geometry @g has a slot for every request of geometry @now.
+ */
+static bool iotrace_slots_geo_covers(const struct iotrace_slots_geo *g,
+				     const struct iotrace_slots_geo *now)
+{
+	return g->tags_shared == now->tags_shared &&
+	       g->nr_hwq >= now->nr_hwq && g->depth >= now->depth &&
+	       g->nr_flush >= now->nr_flush;
+}
+
+/**
+ * iotrace_slots_regrow() - give the enabled disk @d an in-flight table
+ *	for its tag set as it is now.
+ * @d: the disk.
+ *
+ * A probe met a request above the table (iotrace_slots_outgrown()):
+ * nr_requests was raised past the table's tags, or hardware queues were
+ * added, since the enable.  The new table is made first; then the probes
+ * stop using the slots for one RCU grace period, recording every
+ * completion meanwhile without its issue (IOTRACE_ST_RECORD without
+ * IOTRACE_ST_SLOTS), and the new table takes the old one's place.  A
+ * request in flight across the change completes without its issue
+ * fields (IOTRACE_RF_NO_ISSUE), as one in flight at an enable does;
+ * every completion is recorded and counted once.  The table never
+ * shrinks while the disk stays enabled.  A table that cannot be made is
+ * logged once, and the disk keeps the one it has until its next enable.
+ *
+ * Context: iotrace_mutex held.
+ */
+static void iotrace_slots_regrow(struct iotrace_disk *d)
+{
+	struct iotrace_slots_geo g, now;
+	struct iotrace_slot_table *t, *old;
+	void *pslots, *old_pslots;
+	unsigned int state;
+	int ret;
+
+	lockdep_assert_held(&iotrace_mutex);
+	if (!d->enabled || !d->slots || d->mpath_head)
+		return;
+	iotrace_slots_geo_cur(d, &g);
+	iotrace_slots_geometry(d, &now);
+	if (iotrace_slots_geo_covers(&g, &now)) {
+		/* lowered again since: a later raise asks again */
+		clear_bit(IOTRACE_SLOTS_OUTGROWN, &d->slots_flags);
+		return;
+	}
+	/* never smaller than the table it replaces */
+	if (g.tags_shared == now.tags_shared) {
+		g.nr_hwq = max(g.nr_hwq, now.nr_hwq);
+		g.depth = max(g.depth, now.depth);
+		g.nr_flush = max(g.nr_flush, now.nr_flush);
+		g.hwq_stride = g.tags_shared ? 0 : g.depth;
+	} else {
+		g = now;
+	}
+	ret = iotrace_slots_make(d, &g, &t, &pslots);
+	if (ret) {
+		pr_warn("iotrace: %s: in-flight table not regrown for %u queues of %u tags (%d): requests above it are recorded without their issue until the disk is enabled again\n",
+			d->name, g.nr_flush, g.depth, ret);
+		return;
+	}
+	state = d->state;
+	iotrace_disk_set_state(d, state & IOTRACE_ST_RECORD);
+	old_pslots = d->pslots;
+	old = iotrace_slots_install(d, &g, t, pslots);
+	WRITE_ONCE(d->slots_regrown, true);
+	/* the new table and geometry seen with the state */
+	iotrace_disk_set_state(d, state);
+	iotrace_slots_put(old);
+	iotrace_preg_free(old_pslots);
+	clear_bit(IOTRACE_SLOTS_OUTGROWN, &d->slots_flags);
+	pr_info("iotrace: %s: in-flight table regrown to %u queues of %u tags\n",
+		d->name, g.nr_flush, g.depth);
+}
+
+/*
+ * Regrowths asked by the probes: probe -> irq_work -> work, which takes
+ * iotrace_mutex and regrows each disk that asked.
+ */
+static void iotrace_slots_regrow_workfn(struct work_struct *work)
+{
+	struct iotrace_disk *d;
+
+	mutex_lock(&iotrace_mutex);
+	list_for_each_entry(d, &iotrace_disks, node)
+		if (test_bit(IOTRACE_SLOTS_OUTGROWN, &d->slots_flags))
+			iotrace_slots_regrow(d);
+	mutex_unlock(&iotrace_mutex);
+}
+
+static DECLARE_WORK(iotrace_slots_regrow_work, iotrace_slots_regrow_workfn);
+
+static void iotrace_slots_regrow_irq(struct irq_work *w)
+{
+	queue_work(IOTRACE_WQ, &iotrace_slots_regrow_work);
+}
+
+static struct irq_work iotrace_slots_regrow_irq_work;
+
+/**
+ * iotrace_slots_outgrown() - a request of the enabled disk @d has no slot
+ *	in its in-flight table.
+ * @d: the disk.
+ *
+ * Its tag or hardware queue is above the table (nr_requests was raised,
+ * or queues added, since the enable): the table is regrown from a work
+ * item (iotrace_slots_regrow()).  Only the first call until then does
+ * more than a test_bit().
+ *
+ * Context: a probe, preemption disabled.
+ */
+void iotrace_slots_outgrown(struct iotrace_disk *d)
+{
+	if (test_bit(IOTRACE_SLOTS_OUTGROWN, &d->slots_flags) ||
+	    test_and_set_bit(IOTRACE_SLOTS_OUTGROWN, &d->slots_flags))
+		return;
+	irq_work_queue(&iotrace_slots_regrow_irq_work);
 }
 
 /**
@@ -814,6 +1027,7 @@ int iotrace_disks_init(void)
 	struct gendisk *probe;
 	int ret;
 
+	init_irq_work(&iotrace_slots_regrow_irq_work, iotrace_slots_regrow_irq);
 	probe = iotrace_alloc_probe_disk();
 	if (!probe)
 		return -ENOMEM;
@@ -876,4 +1090,7 @@ void iotrace_disks_exit(void)
 {
 	iotrace_ctrls_exit();
 	class_interface_unregister(&iotrace_class_intf);
+	/* every disk detached, no probe attached: no regrowth is asked */
+	irq_work_sync(&iotrace_slots_regrow_irq_work);
+	cancel_work_sync(&iotrace_slots_regrow_work);
 }

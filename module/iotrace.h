@@ -400,7 +400,12 @@ struct iotrace_totals {
  *	that do not hold iotrace_mutex (iotrace_slots_get()); NULL while
  *	disabled.
  * @slots_lock: protects @slot_table against a reader taking its
- *	reference while an enable or disable changes it.
+ *	reference while an enable, a regrowth or a disable changes it.
+ * @slots_flags: IOTRACE_SLOTS_* bits: a probe saw a request the table
+ *	does not cover (iotrace_slots_outgrown()).
+ * @slots_regrown: the table was regrown since the enable: a request in
+ *	flight across the regrowth that ends a flush sequence without
+ *	owning its slot had its data phase recorded (probe.c).
  * @nr_hwq: hardware queues covered by @slots (1 for a tag set whose tags
  *	are shared by its hardware queues: a tag is unique across them).
  * @depth: tags per hardware queue covered by @slots.
@@ -484,6 +489,8 @@ struct iotrace_disk {
 	struct iotrace_slot	*slots;
 	struct iotrace_slot_table *slot_table;
 	spinlock_t		slots_lock;	/* @slot_table */
+	unsigned long		slots_flags;
+	bool			slots_regrown;
 	u32			nr_hwq;
 	u32			depth;
 	u32			nr_flush;
@@ -523,6 +530,9 @@ struct iotrace_disk {
 #define IOTRACE_ST_SLOTS	BIT(0)
 /* iotrace_disk.state: the completion probe writes the ring */
 #define IOTRACE_ST_RECORD	BIT(1)
+
+/* iotrace_disk.slots_flags: a regrowth of the in-flight table is asked */
+#define IOTRACE_SLOTS_OUTGROWN	0
 
 /*
  * Slots a walk of an in-flight table reads between two cond_resched(): a
@@ -1410,6 +1420,7 @@ void iotrace_disk_set_state(struct iotrace_disk *d, unsigned int state);
 void iotrace_disk_put(struct iotrace_disk *d);
 struct iotrace_slot_table *iotrace_slots_get(struct iotrace_disk *d);
 void iotrace_slots_put(struct iotrace_slot_table *t);
+void iotrace_slots_outgrown(struct iotrace_disk *d);
 int iotrace_slot_tables_get(struct iotrace_disk *d,
 			    struct iotrace_slot_tables *w);
 void iotrace_slot_tables_put(struct iotrace_slot_tables *w);

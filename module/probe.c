@@ -245,6 +245,24 @@ iotrace_slot_find(struct iotrace_disk *d, struct request *rq,
 }
 
 /*
+ * @rq of the enabled disk @d found no slot at its issue: if its tag or its
+ * hardware queue is above the table (not a request the table never
+ * covers), ask for a table that covers it.  Out of line: only a request
+ * without a slot comes here.
+ */
+static noinline void iotrace_slot_missed(struct iotrace_disk *d,
+					 struct request *rq)
+{
+	u32 tag;
+
+	if (!rq->mq_hctx || !d->slots)
+		return;
+	tag = rq->internal_tag >= 0 ? rq->internal_tag : rq->tag;
+	if (rq->mq_hctx->queue_num >= d->nr_flush || tag >= d->depth)
+		iotrace_slots_outgrown(d);
+}
+
+/*
  * The slot of @rq on @d, NULL if none.  The probes' own paths use
  * iotrace_slot_find(), whose success needs no NULL test of the slot.
  */
@@ -538,8 +556,12 @@ static void iotrace_probe_issue(void *data, struct request *rq)
 	preempt_disable_notrace();
 	iotrace_prof_pstart(t1);
 	d = iotrace_rq_disk(rq);
-	if (!d || !iotrace_slot_find(d, rq, &s))
+	if (!d)
 		goto out;
+	if (!iotrace_slot_find(d, rq, &s)) {
+		iotrace_slot_missed(d, rq);
+		goto out;
+	}
 	iotrace_prof_part(IOTRACE_PF_ISSUE_LOOKUP, t1);
 	iotrace_assert_cpu_held();
 	iotrace_prof_pstart(t1);
@@ -795,11 +817,13 @@ static u16 iotrace_empty_flush_rflags(const struct request *rq)
 
 /*
  * The end of a flush sequence whose data phase made the record, told
- * without a slot (@rq's tag is above the in-flight table, see
- * iotrace_slot_find()): a write with PREFLUSH or FUA (its bio keeps them)
- * out of the sequence, with no bytes left of the segments it had.  An
- * empty PREFLUSH write (blkdev_issue_flush()) never had one: its end is
- * its only record.  Out of line: only a request without a slot comes here.
+ * without a slot of its own (@rq's tag is above the in-flight table, see
+ * iotrace_slot_find(), or the table was regrown since its data phase, see
+ * iotrace_complete_unowned()): a write with PREFLUSH or FUA (its bio keeps
+ * them) out of the sequence, with no bytes left of the segments it had.
+ * An empty PREFLUSH write (blkdev_issue_flush()) never had one: its end is
+ * its only record.  Out of line: only a request without a slot of its own
+ * comes here.
  */
 static noinline bool iotrace_flush_end_unslotted(const struct request *rq)
 {
@@ -1322,6 +1346,16 @@ static noinline void iotrace_complete_unowned(struct iotrace_disk *d,
 					      iotrace_rq_error_t error,
 					      unsigned int state)
 {
+	/*
+	 * The end of a flush sequence whose data phase made the record: in a
+	 * slot it does not own only on a table regrown since that data phase
+	 * (iotrace_slots_regrow()), which a request issued since owns.
+	 */
+	if ((!s || READ_ONCE(d->slots_regrown)) &&
+	    iotrace_flush_end_unslotted(rq)) {
+		iotrace_slot_release(s, rq);
+		return;
+	}
 	iotrace_complete(d, rq, s, false, error, state);
 }
 
@@ -1348,12 +1382,13 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	 * store-release in iotrace_disk_set_state().
 	 */
 	state = smp_load_acquire(&d->state);
-	if (!(state & IOTRACE_ST_SLOTS))
+	if (unlikely(!(state & IOTRACE_ST_SLOTS))) {
+		/* the table is being regrown: recorded without its issue */
+		if (state & IOTRACE_ST_RECORD)
+			iotrace_complete_unowned(d, rq, NULL, error, state);
 		goto out;
+	}
 	if (!iotrace_slot_find(d, rq, &s)) {
-		/* the data phase of its flush sequence made the record */
-		if (iotrace_flush_end_unslotted(rq))
-			goto out;
 		s = NULL;
 	} else if (likely(READ_ONCE(s->rq) == rq)) {
 		if (unlikely(READ_ONCE(s->seq_wait))) {
