@@ -16,18 +16,23 @@
 #
 # Then the same writes with tags above the in-flight table: mq-deadline,
 # nr_requests raised to 2,048 while the disk is enabled (its table was
-# sized for 256 tags) and 1,000 O_DSYNC writes at once (fio, 3,000 in
-# all).  A write whose scheduler tag has no slot is recorded without its
-# issue (IOTRACE_RF_NO_ISSUE), still once: no empty record at the end of
-# its flush sequence; the ring's writes and the metrics' are the writes
-# /sys/block/DISK/stat counts.
+# sized for 256 tags) and fio writes 6,000 blocks O_DSYNC (up to 1,000 at
+# once, 2,000 a second).  The first write above the table asks for a
+# larger one, which replaces it while the writes go on: a write in flight
+# until then is recorded without its issue (IOTRACE_RF_NO_ISSUE), still
+# once: no empty record at the end of its flush sequence; the ring's
+# writes and the metrics' are the writes /sys/block/DISK/stat counts.
+# Then the table covers 2,048 tags, the kernel log says so, and 3,000
+# writes again (merges off, fio's write_iolog the oracle) are each
+# recorded once with their issue: sector, length, issue, queue and
+# completion times.
 # VM-DEVICES: virtio-blk
 # VM-TIMEOUT: 300
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd blktrace blkparse mkfs.ext4 dd fio
-ktap_header 13
+ktap_header 20
 out=$(mktemp -d)
 mnt=$(mktemp -d)
 disk=
@@ -149,8 +154,6 @@ echo mq-deadline > "/sys/block/$disk/queue/scheduler" ||
 echo 1 > "$IOT/$disk/clear"
 echo 1 > "$IOT/$disk/enable"
 nr0=$(cat "/sys/block/$disk/queue/nr_requests")
-echo 2048 > "/sys/block/$disk/queue/nr_requests"
-log "nr_requests $nr0 at the enable, $(cat "/sys/block/$disk/queue/nr_requests") now"
 mw() {
 	awk '$1 == "write" && $2 == "requests" { print $3 }' "$IOT/$disk/metrics"
 }
@@ -158,11 +161,20 @@ w0=$(blk_stat $disk 5)
 m0=$(mw)
 fio --name=dsync --filename=/dev/$disk --rw=randwrite --bs=4k --direct=1 \
 	--sync=1 --ioengine=libaio --iodepth=1000 --iodepth_batch_submit=1000 \
-	--number_ios=3000 --size=32M --output="$out/fio.out" ||
-	log "fio failed: $(tail -3 "$out/fio.out")"
+	--number_ios=6000 --size=32M --rate_iops=2000 --output="$out/fio.out" &
+fiopid=$!
+# raised while fio writes (3 s at least: the rate): the writes after it
+# take tags above the table
+end=$((SECONDS + 60))
+while [ $(($(blk_stat $disk 5) - w0)) -lt 300 ] && [ "$SECONDS" -lt "$end" ]; do
+	sleep 0.05
+done
+at=$(($(blk_stat $disk 5) - w0))
+echo 2048 > "/sys/block/$disk/queue/nr_requests"
+wait $fiopid || log "fio failed: $(tail -3 "$out/fio.out")"
+log "nr_requests $nr0 at the enable, $(cat "/sys/block/$disk/queue/nr_requests") from write $at on"
 sw=$(($(blk_stat $disk 5) - w0))
 mwd=$(($(mw) - m0))
-echo 0 > "$IOT/$disk/enable"
 "$RINGCHECK" dumpx "$IOT/$disk/ring" |
 	awk '{ $1 = toupper($1); print }' > "$out/ring2"
 # rflags (decimal): NO_ISSUE 0x80
@@ -170,14 +182,56 @@ rw=$(awk '$1 == "WRITE" && $3 > 0' "$out/ring2" | wc -l)
 rempty=$(awk '$1 == "WRITE" && $3 == 0' "$out/ring2" | wc -l)
 noissue=$(awk '$1 == "WRITE" && int($4 / 128) % 2' "$out/ring2" | wc -l)
 log "stat writes $sw; ring: $rw writes ($noissue without their issue), $rempty empty; metrics $mwd"
-ktap_check "tags above the table: $noissue of the writes without a slot (NO_ISSUE)" \
-	test "$noissue" -gt 0
+ktap_check "raised while fio wrote ($at of $sw writes), $noissue of them without their issue (NO_ISSUE)" \
+	test "$at" -lt 6000 -a "$noissue" -gt 0
 ktap_check "no empty WRITE record at the end of their flush sequences ($rempty)" \
 	test "$rempty" -eq 0
 ktap_check "WRITE records ($rw) = /sys/block stat writes ($sw)" \
-	test "$rw" -eq "$sw" -a "$sw" -ge 3000
+	test "$rw" -eq "$sw" -a "$sw" -ge 6000
 ktap_check "metrics writes ($mwd) = /sys/block stat writes ($sw)" \
 	test "$mwd" -eq "$sw"
+
+# the regrown table
+tags=0
+end=$((SECONDS + 10))
+while [ "$SECONDS" -lt "$end" ]; do
+	tags=$(kv "$IOT/$disk/stats" tags)
+	[ "$tags" -ge 2048 ] && break
+	sleep 0.2
+done
+log "$(dmesg | grep 'in-flight table' | tail -2)"
+ktap_check "the in-flight table covers 2048 tags now ($tags)" \
+	test "$tags" -ge 2048
+ktap_check "the kernel log says the table was regrown" \
+	sh -c "dmesg | grep -q 'iotrace: $disk: in-flight table regrown to [0-9]* queues of 2048 tags'"
+echo 2 > "/sys/block/$disk/queue/nomerges"
+echo 1 > "$IOT/$disk/clear"
+w0=$(blk_stat $disk 5)
+m0=$(mw)
+fio --name=dsync2 --filename=/dev/$disk --rw=randwrite --bs=4k --direct=1 \
+	--sync=1 --ioengine=libaio --iodepth=1000 --iodepth_batch_submit=1000 \
+	--number_ios=3000 --size=32M --write_iolog="$out/iolog" \
+	--output="$out/fio2.out" ||
+	log "fio failed: $(tail -3 "$out/fio2.out")"
+sw=$(($(blk_stat $disk 5) - w0))
+mwd=$(($(mw) - m0))
+echo 0 > "$IOT/$disk/enable"
+echo 0 > "/sys/block/$disk/queue/nomerges"
+"$RINGCHECK" dump "$IOT/$disk/ring" | awk '$1 == "write"' | sort > "$out/ring"
+# OP SECTOR BYTES RFLAGS ISSUE_NS QUEUE_NS COMPLETE_NS
+"$RINGCHECK" dumpt "$IOT/$disk/ring" | awk '$1 == "write"' > "$out/ring3"
+noissue=$(awk 'int($4 / 128) % 2' "$out/ring3" | wc -l)
+# with an issue: issue <= complete, the queue time valid (0x100)
+bad=$(awk '!(int($4 / 128) % 2 == 0 && int($4 / 256) % 2 == 1 &&
+	     $5 > 0 && $5 <= $7)' "$out/ring3" | wc -l)
+awk '!(int($4 / 128) % 2 == 0 && int($4 / 256) % 2 == 1 && $5 > 0 &&
+       $5 <= $7)' "$out/ring3" | head -3 | sed 's/^/# without issue: /'
+log "stat writes $sw; ring: $(wc -l < "$out/ring3") writes ($noissue without their issue); metrics $mwd"
+fio_log_vs_ring "$out" 3000 "$out/iolog"
+ktap_check "every write recorded with its issue, queue and completion times ($bad not)" \
+	test "$bad" -eq 0 -a "$noissue" -eq 0
+ktap_check "WRITE records ($(wc -l < "$out/ring3")) = metrics writes ($mwd) = /sys/block stat writes ($sw)" \
+	test "$(wc -l < "$out/ring3")" -eq "$sw" -a "$mwd" -eq "$sw"
 echo none > "/sys/block/$disk/queue/scheduler" 2> /dev/null
 unload_iotrace
 ktap_check "no kernel warnings" no_kernel_splat
