@@ -315,10 +315,13 @@ static bool iotrace_slots_geo_covers(const struct iotrace_slots_geo *g,
  * completion meanwhile without its issue (IOTRACE_ST_RECORD without
  * IOTRACE_ST_SLOTS), and the new table takes the old one's place.  A
  * request in flight across the change completes without its issue
- * fields (IOTRACE_RF_NO_ISSUE), as one in flight at an enable does;
- * every completion is recorded and counted once.  The table never
- * shrinks while the disk stays enabled.  A table that cannot be made is
- * logged once, and the disk keeps the one it has until its next enable.
+ * fields (IOTRACE_RF_NO_ISSUE), as one in flight at an enable does, and
+ * without what the old table held for it (its command, device status,
+ * requeue count; with persist= its copy in the region); every
+ * completion is recorded and counted once.  The table never shrinks
+ * while the disk stays enabled.  A table that cannot be made is logged,
+ * and the disk keeps the one it has, asking for no other until its next
+ * enable.
  *
  * Context: iotrace_mutex held.
  */
@@ -359,11 +362,12 @@ static void iotrace_slots_regrow(struct iotrace_disk *d)
 	iotrace_disk_set_state(d, state & IOTRACE_ST_RECORD);
 	old_pslots = d->pslots;
 	old = iotrace_slots_install(d, &g, t, pslots);
+	/* the old copy no longer says what is in flight */
+	iotrace_preg_free(old_pslots);
 	WRITE_ONCE(d->slots_regrown, true);
 	/* the new table and geometry seen with the state */
 	iotrace_disk_set_state(d, state);
 	iotrace_slots_put(old);
-	iotrace_preg_free(old_pslots);
 	clear_bit(IOTRACE_SLOTS_OUTGROWN, &d->slots_flags);
 	pr_info("iotrace: %s: in-flight table regrown to %u queues of %u tags\n",
 		d->name, g.nr_flush, g.depth);
@@ -502,7 +506,9 @@ void iotrace_disk_mem(struct iotrace_disk *d, struct iotrace_disk_mem *m)
  * @d: the disk.
  * @state: IOTRACE_ST_* bits: 0 (disabled), IOTRACE_ST_SLOTS (the slots are
  *	kept, completions counted in @d->held while the ring is reset or
- *	replaced) or IOTRACE_ST_SLOTS | IOTRACE_ST_RECORD (recording).
+ *	replaced), IOTRACE_ST_RECORD (recording without the slots, while
+ *	the in-flight table is regrown, iotrace_slots_regrow()) or
+ *	IOTRACE_ST_SLOTS | IOTRACE_ST_RECORD (recording).
  *
  * One store-release of one word: a probe's load-acquire of it sees
  * everything written before (slots wiped, the new ring), and either the
@@ -683,9 +689,10 @@ static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
  *
  * The probes are attached while at least one disk is enabled.  The ring
  * and the metrics are made at the first enable and kept; the slot table
- * is made (empty, sized by the tag set as it is then) at every enable and
- * freed at every disable, so a request issued while disabled is recorded
- * with IOTRACE_RF_NO_ISSUE, never with another one's issue.
+ * is made (empty, sized by the tag set as it is then) at every enable,
+ * regrown while enabled if the tag set grows (iotrace_slots_regrow()),
+ * and freed at every disable, so a request issued while disabled is
+ * recorded with IOTRACE_RF_NO_ISSUE, never with another one's issue.
  *
  * Return: 0, -ENODEV for a detached disk, -ENOMEM, -E2BIG for a slot table
  * over IOTRACE_MAX_SLOTS_BYTES, or the probe registration errno.

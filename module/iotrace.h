@@ -127,8 +127,9 @@ struct iotrace_slot {
 
 /**
  * struct iotrace_slot_table - an in-flight table, for its readers.
- * @users: the disk's reference (from the enable that made the table to
- *	the disable that drops it) and one per walk in progress.
+ * @users: the disk's reference (from the enable or regrowth that made
+ *	the table to the disable or regrowth that drops it) and one per
+ *	walk in progress.
  * @nr: slots in @slots.
  * @slots: the table (iotrace_disk.slots while the disk has it).
  *
@@ -393,16 +394,15 @@ struct iotrace_totals {
  * @seq_base: the CPU heads' value after the last reset (0 but for the
  *	debug_seq_start test hook).
  * @slots: in-flight table, iotrace_nr_slots() slots, allocated by each
- *	enable and dropped by each disable (NULL while disabled); changed
- *	under iotrace_mutex and @slots_lock, read by the probes (when their
- *	state says IOTRACE_ST_SLOTS) and under iotrace_mutex.
+ *	enable, replaced by a regrowth and dropped by each disable (NULL
+ *	while disabled); changed under iotrace_mutex and @slots_lock, read
+ *	by the probes (when their state says IOTRACE_ST_SLOTS) and under
+ *	iotrace_mutex.
  * @slot_table: @slots with its size and users count, for the readers
  *	that do not hold iotrace_mutex (iotrace_slots_get()); NULL while
  *	disabled.
  * @slots_lock: protects @slot_table against a reader taking its
  *	reference while an enable, a regrowth or a disable changes it.
- * @slots_flags: IOTRACE_SLOTS_* bits: a probe saw a request the table
- *	does not cover (iotrace_slots_outgrown()).
  * @slots_regrown: the table was regrown since the enable: a request in
  *	flight across the regrowth that ends a flush sequence without
  *	owning its slot had its data phase recorded (probe.c).
@@ -427,6 +427,8 @@ struct iotrace_totals {
  *	swapped (IOTRACE_ST_SLOTS without IOTRACE_ST_RECORD); never reset.
  * @held_base: sum of @held at the last clear.
  * @nl_flags: IOTRACE_NL_* bits (overflow event state).
+ * @slots_flags: IOTRACE_SLOTS_* bits: a probe saw a request the table
+ *	does not cover (iotrace_slots_outgrown()).
  * @metrics: in-kernel metrics (metrics.c), from the first enable as long
  *	as the disk lives (store-released once, iotrace_disk_metrics());
  *	NULL before and with metrics=N.
@@ -448,7 +450,8 @@ struct iotrace_totals {
  *	freed when its own last user goes.
  * @pslots: with persist=: the in-flight table's copy in the persistent
  *	region (preg.c), @nr_pslots slots indexed as @slots; set with
- *	@slots while disabled, NULL without.
+ *	@slots (at an enable, or a regrowth while the probes keep no
+ *	slots), NULL without.
  * @nr_pslots: slots of @pslots.
  * @preg_disk_gen: with persist=: the disk's number in the region's
  *	entries, given at its first allocation there.
@@ -489,7 +492,6 @@ struct iotrace_disk {
 	struct iotrace_slot	*slots;
 	struct iotrace_slot_table *slot_table;
 	spinlock_t		slots_lock;	/* @slot_table */
-	unsigned long		slots_flags;
 	bool			slots_regrown;
 	u32			nr_hwq;
 	u32			depth;
@@ -509,6 +511,7 @@ struct iotrace_disk {
 	u64 __percpu		*held;
 	u64			held_base;
 	unsigned long		nl_flags;
+	unsigned long		slots_flags;
 	struct iotrace_metrics	*metrics;
 	struct iotrace_trig __rcu *trig;
 	struct iotrace_trig_state tstate;

@@ -591,10 +591,11 @@ void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots)
 		off = iotrace_preg_gap(spans, len);
 	if (!e || !off) {
 		r->hdr->refused++;
-		pr_warn("iotrace: %s: no room in the persistent region for its %s of %llu bytes (%zu bytes in all, %s): not enabled\n",
+		pr_warn("iotrace: %s: no room in the persistent region for its %s of %llu bytes (%zu bytes in all, %s): %s\n",
 			d->name, nr_slots ? "in-flight table" : "ring", len,
 			r->size, e ? "the rest is in use" :
-			"every allocation entry is in use");
+			"every allocation entry is in use",
+			nr_slots && d->enabled ? "not regrown" : "not enabled");
 		goto out;
 	}
 	p = r->va + off;

@@ -294,8 +294,9 @@ iotrace_rq_lookup(struct request *rq)
 }
 
 /*
- * Look the ring of @rq up if its slots are kept (the disk is enabled,
- * whatever happens to the ring); the caller has preemption disabled.
+ * Look the ring of @rq up if its slots are kept (the disk is enabled and
+ * its table not being regrown, whatever happens to the ring); the caller
+ * has preemption disabled.
  */
 static __always_inline struct iotrace_disk *
 iotrace_rq_disk(struct request *rq)
@@ -659,12 +660,20 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	struct iotrace_disk *d;
 	struct iotrace_slot *s;
 	bool counted, fire;
+	unsigned int state;
 
 	preempt_disable_notrace();
-	d = iotrace_rq_disk(rq);
+	d = iotrace_rq_lookup(rq);
 	if (!d)
 		goto out;
+	/* pairs with the store-release in iotrace_disk_set_state() */
+	state = smp_load_acquire(&d->state);
+	if (!state)
+		goto out;
+	/* counted while the table is regrown too (IOTRACE_ST_RECORD only) */
 	iotrace_metrics_requeue(d->metrics);
+	if (!(state & IOTRACE_ST_SLOTS))
+		goto out;
 	s = iotrace_slot_of(d, rq);
 	if (!s || READ_ONCE(s->rq) != rq)
 		goto out;
@@ -1271,7 +1280,16 @@ static __always_inline void iotrace_complete_at(struct iotrace_disk *d,
 static bool iotrace_failed_over(const struct iotrace_slot *s,
 				struct request *rq, iotrace_rq_error_t error)
 {
-	if (error || !s)
+	if (error)
+		return false;
+	/*
+	 * Without its slot (none, or the table was regrown since its issue):
+	 * its bios taken, none left of a request mapped with some (the end
+	 * of a flush sequence has its bio back, blk_flush_restore_request()).
+	 */
+	if (!rq->bio && !blk_rq_bytes(rq) && rq->nr_phys_segments)
+		return true;
+	if (!s)
 		return false;
 	if (READ_ONCE(s->rq) == rq && s->bytes && !blk_rq_bytes(rq))
 		return true;
@@ -1337,8 +1355,9 @@ static __always_inline void iotrace_complete(struct iotrace_disk *d,
 
 /*
  * iotrace_complete() of a request that does not own a slot (none kept,
- * or issued before its disk was enabled): out of line, so that the
- * probe's inline copy is the common case's, where @s is known.
+ * none while the table is regrown, or issued before its disk was enabled
+ * or its table regrown): out of line, so that the probe's inline copy is
+ * the common case's, where @s is known.
  */
 static noinline void iotrace_complete_unowned(struct iotrace_disk *d,
 					      struct request *rq,
