@@ -1401,9 +1401,9 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 	 * store-release in iotrace_disk_set_state().
 	 */
 	state = smp_load_acquire(&d->state);
-	if (unlikely(!(state & IOTRACE_ST_SLOTS))) {
-		/* the table is being regrown: recorded without its issue */
-		if (state & IOTRACE_ST_RECORD)
+	if (!(state & IOTRACE_ST_SLOTS)) {
+		/* RECORD alone: the table is regrown, recorded without issue */
+		if (state)
 			iotrace_complete_unowned(d, rq, NULL, error, state);
 		goto out;
 	}

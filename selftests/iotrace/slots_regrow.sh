@@ -51,13 +51,20 @@ fio_both() {
 	wait
 }
 
+# counted_fio N - fio_both N on a cleared ring; sw and mwd: the writes
+# /sys/block and the metrics counted meanwhile
+counted_fio() {
+	local w0 m0
+	echo 1 > "$IOT/$disk/clear"
+	w0=$(blk_stat "$disk" 5)
+	m0=$(mw)
+	fio_both "$1"
+	sw=$(($(blk_stat "$disk" 5) - w0))
+	mwd=$(($(mw) - m0))
+}
+
 udevadm control --stop-exec-queue 2> /dev/null
-echo 1 > "$IOT/$disk/clear"
-w0=$(blk_stat "$disk" 5)
-m0=$(mw)
-fio_both 1
-sw=$(($(blk_stat "$disk" 5) - w0))
-mwd=$(($(mw) - m0))
+counted_fio 1
 "$RINGCHECK" dumpx "$IOT/$disk/ring" | awk '$1 == "write"' > "$out/ring1"
 rw=$(wc -l < "$out/ring1")
 # rflags (decimal): NO_ISSUE 0x80
@@ -73,12 +80,7 @@ ktap_check "the in-flight table covers the $q1 queues ($t1)" test "$t1" -ge "$q1
 ktap_check "the kernel log says the table was regrown" \
 	sh -c "dmesg | grep -q 'iotrace: $disk: in-flight table regrown to $q1 queues'"
 
-echo 1 > "$IOT/$disk/clear"
-w0=$(blk_stat "$disk" 5)
-m0=$(mw)
-fio_both 2
-sw=$(($(blk_stat "$disk" 5) - w0))
-mwd=$(($(mw) - m0))
+counted_fio 2
 echo 0 > "$IOT/$disk/enable"
 "$RINGCHECK" check "$IOT/$disk/ring" > "$out/check"
 rc=$?
