@@ -659,6 +659,7 @@ struct iotrace_geom {
 int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size);
 void iotrace_ring_free(struct iotrace_disk *d);
 void iotrace_ring_mem_free(void *mem);
+void iotrace_ring_mem_discard(void *mem);
 
 /* preg.c: the persistent region (persist=) */
 DECLARE_STATIC_KEY_FALSE(iotrace_preg_key);
@@ -669,6 +670,8 @@ void iotrace_preg_unwind(void);
 void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots);
 bool iotrace_preg_owns(const void *p);
 void iotrace_preg_free(void *p);
+void iotrace_preg_discard(void *p);
+void iotrace_preg_adopt(struct iotrace_disk *d);
 int iotrace_preg_set_ident(struct iotrace_disk *d, const char *model,
 			   const char *serial, const char *wwn);
 void iotrace_preg_forget(struct iotrace_disk *d);

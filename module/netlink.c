@@ -889,7 +889,7 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 		unsigned long old_size = d->buf_size;
 
 		/* never enabled: the ring is made at this size, and only once */
-		iotrace_ring_mem_free(tmp->ring);
+		iotrace_ring_mem_discard(tmp->ring);
 		tmp->ring = NULL;
 		d->buf_size = nla_get_u64(a);
 		ret = iotrace_disk_ring_alloc(d);
@@ -904,13 +904,16 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 	iotrace_hold_release(d, 0);
 	iotrace_nl_swap(d, tmp, &node);
 	tmp->ring = NULL;
+	/* its entry in the region names the disk, as the old one did */
+	iotrace_preg_adopt(d);
 	/* the new ring visible before probes record again */
 	iotrace_disk_set_state(d, state);
 out_unlock:
 	mutex_unlock(&iotrace_mutex);
 out:
+	/* a ring no disk had: not kept in the region, even by an unload */
 	if (tmp)
-		iotrace_ring_mem_free(tmp->ring);
+		iotrace_ring_mem_discard(tmp->ring);
 	kfree(tmp);
 	kfree(node);
 	iotrace_disk_put(d);

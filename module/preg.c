@@ -175,13 +175,25 @@ static int iotrace_preg_find(phys_addr_t *addr, size_t *size)
 
 	if (!iotrace_preg_parse_range(iotrace_persist, addr, size)) {
 		/* the kernel's RAM is not ours: memmap= takes it out */
-		if (*size && *addr + *size > *addr &&
+		if (!*size || *addr + *size <= *addr ||
 		    region_intersects(*addr, *size, IORESOURCE_SYSTEM_RAM,
-				      IORES_DESC_NONE) == REGION_DISJOINT)
-			return 0;
-		pr_err("iotrace: persist=%s: the range is not reserved (it is, or holds, System RAM in /proc/iomem, or wraps): boot with memmap=SIZE$ADDR for it\n",
-		       iotrace_persist);
-		return -EINVAL;
+				      IORES_DESC_NONE) != REGION_DISJOINT) {
+			pr_err("iotrace: persist=%s: the range is not reserved (it is, or holds, System RAM in /proc/iomem, or wraps): boot with memmap=SIZE$ADDR for it\n",
+			       iotrace_persist);
+			return -EINVAL;
+		}
+		/*
+		 * Nor a device's, the firmware's or a pmem disk's: the whole
+		 * range is zeroed next, so only what memmap=SIZE$ADDR makes
+		 * ("Reserved" in /proc/iomem) is taken.
+		 */
+		if (region_intersects(*addr, *size, IORESOURCE_MEM,
+				      IORES_DESC_RESERVED) != REGION_INTERSECTS) {
+			pr_err("iotrace: persist=%s: the range is not wholly \"Reserved\" in /proc/iomem (a device's, the firmware's or persistent memory, or not all reserved): boot with memmap=SIZE$ADDR for it\n",
+			       iotrace_persist);
+			return -EINVAL;
+		}
+		return 0;
 	}
 	ret = iotrace_reserve_mem_find(iotrace_persist, addr, size);
 	if (ret == -EOPNOTSUPP)
@@ -319,9 +331,11 @@ static const char *iotrace_preg_entry_bad(const struct iotrace_preg_hdr *h,
 /*
  * Copy what the previous boot left in the region, if it checks, to
  * iotrace_preg.prev; say in the log what was found.  The region itself is
- * formatted afterwards.
+ * formatted afterwards, only if this returns 0: -ENOMEM when a previous
+ * boot's trace is there and cannot be copied (the load fails, the region
+ * is left as it is).
  */
-static void iotrace_preg_take_previous(void)
+static int iotrace_preg_take_previous(void)
 {
 	struct iotrace_preg *r = &iotrace_preg;
 	const struct iotrace_preg_hdr *h = r->hdr;
@@ -340,7 +354,7 @@ static void iotrace_preg_take_previous(void)
 		else
 			pr_warn("iotrace: persist: the region's contents were refused (%s): not read, formatted anew\n",
 				bad);
-		return;
+		return 0;
 	}
 	len = h->data_off;
 	for (i = 0; i < h->max_disks; i++) {
@@ -355,9 +369,9 @@ static void iotrace_preg_take_previous(void)
 	}
 	r->prev = __vmalloc(len, GFP_KERNEL | __GFP_NOWARN);
 	if (!r->prev) {
-		pr_warn("iotrace: persist: the previous boot's trace (%llu bytes) not kept: %d\n",
-			len, -ENOMEM);
-		return;
+		pr_err("iotrace: persist: the previous boot's trace (%llu bytes) cannot be copied out of the region (out of memory): not loaded, the region left as it is; load with more memory free to read it, or without persist=\n",
+		       len);
+		return -ENOMEM;
 	}
 	memcpy(r->prev, r->va, len);
 	r->prev_size = len;
@@ -386,6 +400,7 @@ static void iotrace_preg_take_previous(void)
 	pr_info("iotrace: persist: the previous boot's trace (%.64s, %u rings and tables, %u refused, %zu bytes%s) is in previous\n",
 		ch->release, used, damaged, r->prev_size,
 		(ch->flags & IOTRACE_PREG_PANICKED) ? ", it panicked" : "");
+	return 0;
 }
 
 /* ---- this boot's region --------------------------------------------------- */
@@ -581,8 +596,11 @@ void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots)
 
 	spans = kmalloc_array(IOTRACE_PREG_MAX_DISKS, sizeof(*spans),
 			      GFP_KERNEL);
-	if (!spans)
+	if (!spans) {
+		pr_warn("iotrace: %s: no memory to place its %s in the persistent region\n",
+			d->name, nr_slots ? "in-flight table" : "ring");
 		return NULL;
+	}
 	mutex_lock(&iotrace_preg_lock);
 	for (i = 0; i < IOTRACE_PREG_MAX_DISKS && !e; i++)
 		if (!(r->disks[i].flags & IOTRACE_PREG_D_USED))
@@ -650,14 +668,13 @@ bool iotrace_preg_owns(const void *p)
 	return r->va && p >= r->va && p < r->va + r->size;
 }
 
-/**
- * iotrace_preg_free() - give back what iotrace_preg_alloc() gave.
- * @p: the memory; NULL does nothing.
- *
- * Its entry is cleared: the next boot does not see it.
- * Context: process.
+/*
+ * Give back @p, iotrace_preg_alloc()ed: its entry is cleared, unless
+ * @keep (a ring a disk had) and the module is being unloaded: that ring
+ * stays for the next load (nothing is in flight for a module that is
+ * gone: a table always goes).
  */
-void iotrace_preg_free(void *p)
+static void iotrace_preg_put(void *p, bool keep)
 {
 	struct iotrace_preg *r = &iotrace_preg;
 	u64 off;
@@ -674,12 +691,8 @@ void iotrace_preg_free(void *p)
 			continue;
 		if (((e->flags & IOTRACE_PREG_D_RING) && e->ring_off == off) ||
 		    ((e->flags & IOTRACE_PREG_D_SLOTS) && e->slots_off == off)) {
-			/*
-			 * Unloading: a ring stays for the next load; an
-			 * in-flight table goes (nothing is in flight for
-			 * a module that is gone).
-			 */
-			if (r->exiting && (e->flags & IOTRACE_PREG_D_RING))
+			if (keep && r->exiting &&
+			    (e->flags & IOTRACE_PREG_D_RING))
 				break;
 			WRITE_ONCE(e->flags, 0);
 			memset(e, 0, sizeof(*e));
@@ -687,6 +700,73 @@ void iotrace_preg_free(void *p)
 			r->hdr->nr_disks--;
 			break;
 		}
+	}
+	mutex_unlock(&iotrace_preg_lock);
+}
+
+/**
+ * iotrace_preg_free() - give back what iotrace_preg_alloc() gave.
+ * @p: the memory; NULL does nothing.
+ *
+ * Its entry is cleared: the next boot does not see it; but a ring freed
+ * while the module is unloaded stays for the next load.
+ * Context: process.
+ */
+void iotrace_preg_free(void *p)
+{
+	iotrace_preg_put(p, true);
+}
+
+/**
+ * iotrace_preg_discard() - give back a ring no disk ever had (a resize
+ *	that did not happen): its entry is cleared, unloading or not.
+ * @p: the memory; NULL does nothing.
+ *
+ * Context: process.
+ */
+void iotrace_preg_discard(void *p)
+{
+	iotrace_preg_put(p, false);
+}
+
+/**
+ * iotrace_preg_adopt() - the ring of @d in the region (a resize made it
+ *	for a stand-in) says whose it is: the disk's number, capacity and
+ *	identity, as iotrace_preg_alloc() writes them for the disk itself.
+ * @d: the disk, attached, its new ring installed.
+ *
+ * Context: iotrace_mutex held (the disk stays attached).
+ */
+void iotrace_preg_adopt(struct iotrace_disk *d)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	u64 off;
+	unsigned int i;
+
+	lockdep_assert_held(&iotrace_mutex);
+	if (!iotrace_preg_owns(d->ring))
+		return;
+	off = d->ring - r->va;
+	mutex_lock(&iotrace_preg_lock);
+	for (i = 0; i < IOTRACE_PREG_MAX_DISKS; i++) {
+		struct iotrace_preg_disk *e = &r->disks[i];
+
+		if (!(e->flags & IOTRACE_PREG_D_RING) || e->ring_off != off)
+			continue;
+		/* a disk whose first ring in the region this is */
+		if (!d->preg_disk_gen)
+			d->preg_disk_gen = e->disk_gen;
+		WRITE_ONCE(e->entry_crc, 0);
+		/* the old checksum is gone before any byte it covered changes */
+		wmb();
+		e->disk_gen = d->preg_disk_gen;
+		if (d->gd)
+			e->sectors = get_capacity(d->gd);
+		/* the checksum after what it covers */
+		wmb();
+		WRITE_ONCE(e->entry_crc, iotrace_preg_entry_crc(e));
+		iotrace_preg_id_write(i, e, d->preg_id);
+		break;
 	}
 	mutex_unlock(&iotrace_preg_lock);
 }
@@ -809,6 +889,9 @@ static void iotrace_prev_drop(void)
 	debugfs_remove(iotrace_preg.prev_file);
 	iotrace_preg.prev_file = NULL;
 	mutex_lock(&iotrace_prev_lock);
+	/* no region header left in free pages for a crash dump's scan */
+	if (iotrace_preg.prev)
+		((struct iotrace_preg_hdr *)iotrace_preg.prev)->magic = 0;
 	vfree(iotrace_preg.prev);
 	iotrace_preg.prev = NULL;
 	iotrace_preg.prev_size = 0;
@@ -873,7 +956,12 @@ int iotrace_preg_init(void)
 	ret = iotrace_preg_map();
 	if (ret)
 		return ret;
-	iotrace_preg_take_previous();
+	ret = iotrace_preg_take_previous();
+	if (ret) {
+		memunmap(r->va);
+		r->va = NULL;
+		return ret;
+	}
 	iotrace_preg_format();
 	INIT_DELAYED_WORK(&r->anchor, iotrace_preg_anchor_fn);
 	queue_delayed_work(IOTRACE_WQ, &r->anchor, HZ);
@@ -928,12 +1016,10 @@ void iotrace_preg_unwind(void)
 	iotrace_preg_stop();
 	mutex_lock(&iotrace_prev_lock);
 	if (r->prev) {
-		struct iotrace_preg_hdr *h = r->prev;
-
 		/* as it was: live, its entries (those that checked) */
-		h->state = IOTRACE_PREG_LIVE;
-		h->damaged = 0;
 		memcpy(r->va, r->prev, r->prev_size);
+		r->hdr->state = IOTRACE_PREG_LIVE;
+		r->hdr->damaged = 0;
 		pr_info("iotrace: persist: the load failed: the previous boot's trace is put back in the region\n");
 	}
 	mutex_unlock(&iotrace_prev_lock);

@@ -299,6 +299,15 @@ void iotrace_ring_mem_free(void *mem)
 		vfree(mem);
 }
 
+/* iotrace_ring_mem_free() of a ring no disk had: never kept in the region */
+void iotrace_ring_mem_discard(void *mem)
+{
+	if (iotrace_preg_owns(mem))
+		iotrace_preg_discard(mem);
+	else
+		vfree(mem);
+}
+
 void iotrace_ring_free(struct iotrace_disk *d)
 {
 	iotrace_ring_mem_free(d->ring);

@@ -150,7 +150,7 @@ case "$VM_PHASE" in
 	if [ "$PERSIST_CORE" = 1 ]; then
 		ktap_header 21
 	else
-		ktap_header 42
+		ktap_header 43
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -198,6 +198,9 @@ json.dump(out, open(sys.argv[1], "w"))
 	else
 		ktap_skip "the memmap= range is mapped write-back (a reserve_mem= region is RAM in the direct map)"
 	fi
+	# the NVMe disk's ring is a resize's: its entry in the region must
+	# still name the disk (capacity and identity, checked in phase 2)
+	"$IOTRACECTL" resize $nv 2M || die "resize $nv 2M failed"
 	for d in $nb $nv; do
 		# only fio's I/O from here (the ring keeps what came before)
 		echo 1 > "$IOT/$d/clear"
@@ -380,6 +383,17 @@ EOF
 	sed 's/^/# /' "$st/reload.txt"
 	ktap_check "the resized ring (2M) holds the 10 reads" \
 		sh -c "awk '\$1 == \"$nb\" && \$2 > 2000000 && \$3 == 10' '$st/reload.txt' | grep -q ."
+	# the module unloaded took the in-flight table's entry with it: the
+	# resized ring's own entry says whose it is
+	"$IOTRACECTL" previous -o "$st/reload.iot" > /dev/null 2>&1
+	"$IOTRACECTL" info -o json "$st/reload.iot" > "$st/reload.json" 2>&1
+	ktap_check "the resized ring's entry has $nb's capacity ($(cat /sys/block/$nb/size) sectors)" \
+		python3 -c '
+import json, sys
+got = {d["name"]: d.get("identity") for d in json.load(open(sys.argv[1]))["disks"]}
+print("# identity: %s" % got.get(sys.argv[2]))
+sys.exit(0 if (got.get(sys.argv[2]) or {}).get("sectors") == int(sys.argv[3]) else 1)
+' "$st/reload.json" $nb "$(cat /sys/block/$nb/size)"
 	dd if=/dev/$nb of=/dev/null bs=4096 count=5 skip=50 iflag=direct 2> /dev/null
 	unload_iotrace
 	# a load that fails after the region was read puts it back
