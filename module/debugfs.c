@@ -12,6 +12,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/capability.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/sched/signal.h>
@@ -619,6 +620,9 @@ static ssize_t iotrace_enable_write(struct file *file, const char __user *buf,
 	bool on;
 	int ret;
 
+	/* control, as over netlink: not the file's mode alone */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	ret = kstrtobool_from_user(buf, count, &on);
 	if (ret)
 		return ret;
@@ -637,8 +641,11 @@ static const struct file_operations iotrace_enable_fops = {
 static ssize_t iotrace_clear_write(struct file *file, const char __user *buf,
 				   size_t count, loff_t *ppos)
 {
-	int ret = iotrace_disk_clear(file->private_data);
+	int ret;
 
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = iotrace_disk_clear(file->private_data);
 	return ret ? ret : count;
 }
 
@@ -726,6 +733,8 @@ static int iotrace_prof_open(struct inode *inode, struct file *file)
 static ssize_t iotrace_prof_write(struct file *file, const char __user *buf,
 				  size_t len, loff_t *ppos)
 {
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	iotrace_prof_clear();
 	return len;
 }

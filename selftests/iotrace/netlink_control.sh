@@ -4,7 +4,8 @@
 #
 # perm: a process without capabilities (uid/gid 65534, no groups, via
 # setpriv) is refused with EPERM for every state change, through iotracectl
-# and through raw requests, and nothing changes; it may still list.
+# and through raw requests, and nothing changes; it may still list.  Root
+# without capabilities is refused the debugfs enable and clear files.
 #
 # inval: malformed or out-of-range attributes (missing or too long disk
 # name, a name without its NUL, unknown attribute, attribute 0, reply-only
@@ -79,6 +80,21 @@ done
 got=$(nobody "$NLSEND" resize "$A_NAME:str:$disk" "$A_BUF:u64:1")
 ktap_check "raw malformed resize as nobody: EPERM ($got)" \
 	sh -c "echo '$got' | grep -q '^errno 1 EPERM'"
+# debugfs's control files: root with every capability dropped is
+# refused as over netlink, whatever the files' modes let it open
+for c in "enable 0" "clear 1"; do
+	# shellcheck disable=SC2086
+	set -- $c
+	setpriv --bounding-set=-all --inh-caps=-all \
+		bash -c "echo $2 > '$IOT/$disk/$1'" 2> "$out/err"
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q 'Operation not permitted' "$out/err"; then
+		ktap_ok "debugfs $1 written without CAP_SYS_ADMIN: EPERM"
+	else
+		sed 's/^/# /' "$out/err"
+		ktap_fail "debugfs $1 written without CAP_SYS_ADMIN: EPERM (rc $rc)"
+	fi
+done
 after=$(state_key)
 if [ "$before" = "$after" ]; then
 	ktap_ok "refused requests changed nothing"
