@@ -70,8 +70,11 @@ static int iotrace_buf_size_set(const char *val, const struct kernel_param *kp)
 	char buf[32];
 	int ret;
 
-	/* a longer value is cut, then not a size or out of range */
-	strscpy(buf, val ? val : "", sizeof(buf));
+	if (strscpy(buf, val ? val : "", sizeof(buf)) < 0) {
+		pr_err("iotrace: buf_size=%s: not a size (longer than %zu characters); range %lu..%lu\n",
+		       val, sizeof(buf) - 1, min, IOTRACE_MAX_BUF_SIZE);
+		return -EINVAL;
+	}
 	ret = iotrace_parse_size(strim(buf), &v);
 	if (ret == -ERANGE) {
 		pr_err("iotrace: buf_size=%s: too large for 64 bits, out of range %lu..%lu\n",

@@ -33,7 +33,8 @@ badparams() {
 	bad=(buf_size=1k buf_size=63K buf_size=2G buf_size=12Q buf_size=-1
 	     buf_size= buf_size=4M5 buf_size=17179869185G
 	     buf_size=99999999999999999999 disks=nosuchdisk disks=nullb0,nosuchdisk
-	     'disks=a/b' disks=,nullb0 disks=abcdefghijklmnopqrstuvwxyz0123456789)
+	     'disks=a/b' disks=,nullb0 disks=abcdefghijklmnopqrstuvwxyz0123456789
+	     buf_size=000000000000000000000000000000004M)
 	for p in "${bad[@]}"; do
 		dmesg -C
 		if insmod "$IOTRACE_KO" "$p" 2> /dev/null; then
