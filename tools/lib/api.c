@@ -74,7 +74,8 @@ _Static_assert(IOTRACE_DISK_NAME_SIZE == IOTRACE_NAME_LEN + 1 &&
  * @late: per disk, records the last foreach or read handed out late.
  * @rd: the read iotrace_source_rewind() began, NULL: none.
  * @err: the last failure's message.
- * @warn: what a salvaged trace file is missing.
+ * @warn: what a salvaged trace file is missing, or what of a persistent
+ *	region was left out.
  */
 struct iotrace_source {
 	struct iot_src src;
@@ -301,7 +302,9 @@ static int api_opened(struct iotrace_source *h)
 		snprintf(h->err, sizeof(h->err), "out of memory");
 		return -1;
 	}
-	if (h->src.is_file)
+	if (h->src.preg_left[0])
+		snprintf(h->warn, sizeof(h->warn), "%s", h->src.preg_left);
+	else if (h->src.is_file)
 		iot_file_salvage_str(h->src.fi, h->warn, sizeof(h->warn));
 	return 0;
 }

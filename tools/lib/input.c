@@ -150,7 +150,8 @@ static void drop_bytes(struct iot_src *s)
  * @s reads the region @r (its own, freed here): it becomes the trace file
  * of @r's rings that "iotracectl previous -o" writes, made in memory,
  * which replaces the bytes @s had (a region copy's, a core's) and is
- * classified as a trace file is.  Return: 0, or -1 with @err set.
+ * classified as a trace file is; the rings left out, which do not
+ * validate, in s->preg_left.  Return: 0, or -1 with @err set.
  */
 static int region_source(struct iot_src *s, struct iot_preg *r, char *err,
 			 size_t errlen)
@@ -160,7 +161,8 @@ static int region_source(struct iot_src *s, struct iot_preg *r, char *err,
 	size_t n;
 	int ret;
 
-	ret = iot_preg_trace(r, &t, &n, e, sizeof(e));
+	ret = iot_preg_trace(r, &t, &n, s->preg_left, sizeof(s->preg_left),
+			     e, sizeof(e));
 	if (!ret) {
 		s->preg = malloc(sizeof(*s->preg));
 		if (s->preg)

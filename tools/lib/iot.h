@@ -548,6 +548,20 @@ struct iot_preg_ring {
 	struct iot_counts counts;
 };
 
+/**
+ * struct iot_preg_left - a disk whose newest ring iot_preg_rings() left
+ *	out: it does not validate (bytes written over it, a crash between
+ *	its entry and its header).
+ * @e: that ring's entry.
+ * @instead: the entry of the disk's ring a resize replaced read in its
+ *	place (the newest of them that validates), NULL: none.
+ * @why: what is wrong with the ring of @e (iot_ring_init()).
+ */
+struct iot_preg_left {
+	const struct iotrace_preg_disk *e, *instead;
+	char why[IOT_ERR_LEN];
+};
+
 int iot_preg_is_region(const void *buf, size_t len);
 int iot_preg_is_core(const void *buf, size_t len);
 int iot_preg_open_buf(struct iot_preg *r, const char *label, const void *buf,
@@ -569,7 +583,9 @@ int iot_preg_ring_read(const struct iot_preg *r,
 uint64_t iot_preg_end(const struct iot_preg *r);
 int iot_preg_rings(const struct iot_preg *r, struct iot_ring *rings,
 		   struct iot_disk *disks, uint64_t *disk_gens,
-		   unsigned int *nr, char *err, size_t errlen);
+		   unsigned int *nr, struct iot_preg_left *left,
+		   unsigned int *nr_left, char *err, size_t errlen);
+void iot_preg_left_str(const struct iot_preg_left *l, char *out, size_t len);
 int iot_preg_inflight(const struct iot_preg *r, const uint64_t *disk_gens,
 		      unsigned int nr, uint64_t at_ns,
 		      struct iot_inflight **out, uint64_t *orphans);
@@ -580,7 +596,7 @@ int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
 		   struct iot_counts *counts, uint64_t *orphans, char *err,
 		   size_t errlen);
 int iot_preg_trace(const struct iot_preg *r, uint8_t **out, size_t *len,
-		   char *err, size_t errlen);
+		   char *warn, size_t warnlen, char *err, size_t errlen);
 
 /* decode.c and decode_*.c: all write a NUL-terminated string to out */
 struct iot_name {
@@ -673,6 +689,8 @@ struct iot_src_opts {
  *	"previous"), read as the trace file "iotracectl previous -o" writes
  *	of it (@is_file, @buf holds that file): a copy of the region's
  *	header, the previous boot's identity; NULL for other sources.
+ * @preg_left: what of that region was left out (rings that do not
+ *	validate, iot_preg_trace()), "" for nothing.
  */
 struct iot_src {
 	char label[256];
@@ -688,6 +706,7 @@ struct iot_src {
 	struct iot_counts *counts;
 	struct iot_src_opts opts;
 	struct iotrace_preg_hdr *preg;
+	char preg_left[IOT_ERR_LEN];
 };
 
 /*

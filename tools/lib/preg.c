@@ -17,7 +17,8 @@
  * iot_preg_write() writes the newest ring of each disk to a trace file,
  * dated by the region's clock anchor, with the requests in flight:
  * "iotracectl previous -o" and the record sources (input.c) read a
- * region so.
+ * region so.  A ring that does not validate costs its disk's records
+ * only: it is left out and said (iot_preg_rings()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -626,6 +627,23 @@ uint64_t iot_preg_end(const struct iot_preg *r)
 	return last;
 }
 
+/*
+ * Of the entries @v (@k, each holding a ring), the ring of @v[@i]'s disk
+ * replaced by the resize that made @v[@i]: the newest older one.
+ * Return: its index in @v, or @k for none.
+ */
+static unsigned int ring_before(const struct iotrace_preg_disk **v,
+				unsigned int k, unsigned int i)
+{
+	unsigned int j, b = k;
+
+	for (j = 0; j < k; j++)
+		if (v[j]->disk_gen == v[i]->disk_gen &&
+		    v[j]->gen < v[i]->gen && (b == k || v[j]->gen > v[b]->gen))
+			b = j;
+	return b;
+}
+
 /**
  * iot_preg_rings() - the newest ring of each disk of the region, as ring
  *	views (in the order of the disk table).
@@ -635,22 +653,33 @@ uint64_t iot_preg_end(const struct iot_preg *r)
  * @disk_gens: NULL, or room for as many: each ring's disk number (its
  *	in-flight table has the same).
  * @nr: set to the rings found.
+ * @left: room for as many: the disks whose newest ring does not validate,
+ *	left out; in its place among @rings, the newest of the disk's rings
+ *	a resize replaced that validates, if any.
+ * @nr_left: set to how many.
  * @err: error message buffer.
  * @errlen: its size.
  *
- * Return: 0; -1 with @err set (a ring that does not validate); -2 when
- * the region holds no ring (only in-flight tables; @err says so).
+ * A ring that does not validate costs its disk's records, not the other
+ * disks': the caller says @left (iot_preg_left_str()).
+ *
+ * Return: 0; -1 with @err set (no ring validates: the first's reason;
+ * out of memory); -2 when the region holds no ring (only in-flight
+ * tables; @err says so).
  */
 int iot_preg_rings(const struct iot_preg *r, struct iot_ring *rings,
 		   struct iot_disk *disks, uint64_t *disk_gens,
-		   unsigned int *nr, char *err, size_t errlen)
+		   unsigned int *nr, struct iot_preg_left *left,
+		   unsigned int *nr_left, char *err, size_t errlen)
 {
 	const struct iotrace_preg_disk **v, *e;
-	unsigned int i, j, k = 0, n = 0;
+	unsigned int i, j, k = 0, n = 0, nl = 0;
+	struct iot_preg_left *l = NULL;
 	char e2[IOT_ERR_LEN];
 	int dmg, ret = -1;
 
 	*nr = 0;
+	*nr_left = 0;
 	/* the entries holding a ring, each checked once */
 	v = calloc(r->h->max_disks, sizeof(*v));
 	if (!v)
@@ -668,15 +697,31 @@ int iot_preg_rings(const struct iot_preg *r, struct iot_ring *rings,
 				break;
 		if (j < k)
 			continue;
-		if (iot_ring_init(&rings[n], r->buf + v[i]->ring_off,
-				  v[i]->ring_size, e2, sizeof(e2))) {
-			ERR("ring of %.32s: %s", v[i]->name, e2);
-			goto out;
+		/* one that does not validate: the one it replaced, if whole */
+		for (j = i; j < k; j = ring_before(v, k, j)) {
+			if (!iot_ring_init(&rings[n], r->buf + v[j]->ring_off,
+					   v[j]->ring_size, e2, sizeof(e2)))
+				break;
+			if (j == i) {
+				l = &left[nl++];
+				l->e = v[i];
+				l->instead = NULL;
+				snprintf(l->why, sizeof(l->why), "%s", e2);
+			}
 		}
+		if (j == k)
+			continue;
+		if (j != i)
+			l->instead = v[j];
 		iot_ring_disk(&rings[n], &disks[n]);
 		if (disk_gens)
-			disk_gens[n] = v[i]->disk_gen;
+			disk_gens[n] = v[j]->disk_gen;
 		n++;
+	}
+	*nr_left = nl;
+	if (!n && nl) {
+		ERR("ring of %.32s: %s", left[0].e->name, left[0].why);
+		goto out;
 	}
 	if (!n) {
 		ERR("no ring in the persistent region");
@@ -688,6 +733,26 @@ int iot_preg_rings(const struct iot_preg *r, struct iot_ring *rings,
 out:
 	free(v);
 	return ret;
+}
+
+/**
+ * iot_preg_left_str() - what a ring left out (iot_preg_rings()) costs,
+ *	for a message: "ring of DISK left out: WHY", and the ring read in
+ *	its place, if any.
+ * @l: the ring left out.
+ * @out: the message (one line).
+ * @len: its size.
+ */
+void iot_preg_left_str(const struct iot_preg_left *l, char *out, size_t len)
+{
+	if (l->instead)
+		snprintf(out, len,
+			 "ring of %.32s left out: %s; its ring a resize replaced (allocation %llu) read instead",
+			 l->e->name, l->why,
+			 (unsigned long long)l->instead->gen);
+	else
+		snprintf(out, len, "ring of %.32s left out: %s", l->e->name,
+			 l->why);
 }
 
 static int infl_cmp(const void *a, const void *b)
@@ -867,37 +932,51 @@ int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
  * @r: the region.
  * @out: set to the file's bytes (malloc()ed: the caller frees them).
  * @len: set to their length.
+ * @warn: set to what of the region was left out, the rings that do not
+ *	validate (iot_preg_left_str(), "; " between them), "" for nothing.
+ * @warnlen: its size.
  * @err: error message buffer.
  * @errlen: its size.
  *
  * Return: 0; -1 with @err set; -2 when the region holds no ring.
  */
 int iot_preg_trace(const struct iot_preg *r, uint8_t **out, size_t *len,
-		   char *err, size_t errlen)
+		   char *warn, size_t warnlen, char *err, size_t errlen)
 {
-	unsigned int max = r->h->max_disks, n;
+	unsigned int max = r->h->max_disks, n, nl, i;
+	struct iot_preg_left *left;
 	struct iot_counts *counts;
 	struct iot_disk *disks;
 	struct iot_ring *rings;
+	char one[IOT_ERR_LEN];
 	uint64_t *gens;
 	char *mem = NULL;
-	size_t size = 0;
+	size_t size = 0, at;
 	FILE *fp = NULL;
 	int ret = -1;
 
 	*out = NULL;
 	*len = 0;
+	if (warnlen)
+		*warn = 0;
 	rings = calloc(max, sizeof(*rings));
 	disks = calloc(max, sizeof(*disks));
 	counts = calloc(max, sizeof(*counts));
 	gens = calloc(max, sizeof(*gens));
-	if (!rings || !disks || !counts || !gens) {
+	left = calloc(max, sizeof(*left));
+	if (!rings || !disks || !counts || !gens || !left) {
 		ERR("out of memory");
 		goto out;
 	}
-	ret = iot_preg_rings(r, rings, disks, gens, &n, err, errlen);
+	ret = iot_preg_rings(r, rings, disks, gens, &n, left, &nl, err,
+			     errlen);
 	if (ret)
 		goto out;
+	for (i = 0, at = 0; i < nl && at < warnlen; i++) {
+		iot_preg_left_str(&left[i], one, sizeof(one));
+		at += snprintf(warn + at, warnlen - at, "%s%s", i ? "; " : "",
+			       one);
+	}
 	fp = open_memstream(&mem, &size);
 	if (!fp) {
 		ERR("out of memory");
@@ -928,5 +1007,6 @@ out:
 	free(disks);
 	free(counts);
 	free(gens);
+	free(left);
 	return ret;
 }

@@ -349,6 +349,13 @@ check_err unknown_disk "holds no disk named sdz (it holds: disk0, disk1)" \
 "$T/dyn" open "$T/cut.trace" > "$T/out" 2>&1 &&
 	grep -q "^ok: truncated trace file" "$T/out"
 result $? "libapi_truncated_file_opens_with_a_warning" "$T/out"
+# a persistent region one disk's ring of which does not validate: the
+# other disk's records read, the ring left out the warning
+python3 tests/pregcheck.py --region-left "$T/r2.ring" "$T/left.region"
+"$T/dyn" open "$T/left.region" > "$T/out" 2>&1 &&
+	grep -q "^ok: ring of sdr left out: not an iotrace ring" "$T/out"
+result $? "libapi_region_ring_left_out_opens_with_a_warning" "$T/out"
+compare region_ring_left_out_other_disk_read "$T/dyn" "$T/left.region"
 "$T/dyn" stop "$T/m.trace" 7 > "$T/out" 2>&1 && grep -qx "42 0" "$T/out"
 result $? "libapi_callback_stops_the_walk_with_its_value" "$T/out"
 

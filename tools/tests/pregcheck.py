@@ -11,6 +11,8 @@ usage: pregcheck.py IOTRACECTL RING2 TMPDIR
        pregcheck.py --region RING2 OUT   (writes the region to OUT)
        pregcheck.py --region-id RING2 OUT   (the same, layout 1.1, with
                                              the disk's identity)
+       pregcheck.py --region-left RING2 OUT   (two disks, the ring of
+                                               sdr overwritten)
 Prints "PASS name" or "FAIL name why" per check (run-host-tests.sh).
 """
 import csv
@@ -23,7 +25,7 @@ import subprocess
 import sys
 import time
 
-MAKE = sys.argv[1] in ("--region", "--region-id")
+MAKE = sys.argv[1] in ("--region", "--region-id", "--region-left")
 IOT, RING, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
 PAGE = 4096
 MAGIC = 0x4745525052544f49
@@ -339,6 +341,7 @@ def main():
     inflight(reg, trace, cf)
     inflight_pid()
     identity()
+    left_out(trace)
 
 
 def cmd(*args, env=None, stdin=None):
@@ -624,6 +627,91 @@ def inflight_pid():
               (a[1] + c[1] + j[1]).decode() + a[2] + c[2] + j[2])
 
 
+def two_disks(bad=(), older=False):
+    """A region of two disks, sdq (disk 1, the ring RING) and sdr (disk 2,
+    RING renamed nullb1); the rings of those in @bad do not validate
+    (their magic zeroed, as bytes written over them would leave them).
+    @older: sdr's ring is also in the region as it was before a resize
+    (allocation 1, valid), its newest allocation 3."""
+    ring = open(RING, "rb").read()
+    other = bytearray(ring)
+    other[104:136] = b"nullb1".ljust(32, b"\0")
+    pages = (len(ring) + PAGE - 1) // PAGE * PAGE
+    data_off = ID_OFF
+    offs = [data_off + i * pages for i in range(3)]
+    end = offs[2] + pages
+    size = end + 2 * PAGE
+    img = bytearray(size)
+    img[0:4096] = header(size, 3 if older else 2, end - data_off,
+                         bytes(range(16)))
+    # name, disk number, allocation number, bytes, the disk's newest
+    rings = [(b"sdq", 1, 1, ring, 1), (b"sdr", 2, 3, other, 1)]
+    if older:
+        rings.append((b"sdr", 2, 1, other, 0))
+    for i, (name, dgen, gen, data, newest) in enumerate(rings):
+        img[4096 + i * 512:4096 + (i + 1) * 512] = entry(
+            name, 1 | 2, ring_off=offs[i], ring_size=len(data), gen=gen,
+            disk_gen=dgen)
+        img[offs[i]:offs[i] + len(data)] = data
+        if name in bad and newest:
+            img[offs[i]:offs[i] + 4] = bytes(4)
+    return img
+
+
+def left_out(trace):
+    """A ring that does not validate (overwritten: kexec segments, a crash
+    between its entry and its header) is left out and said, naming its
+    disk; the other disks' records are read, exit 0."""
+    rows = cmd("show", "-o", "csv", trace)[1].decode().splitlines()[1:]
+    p = os.path.join(TMP, "left.region")
+    t = os.path.join(TMP, "left.iot")
+    open(p, "wb").write(two_disks((b"sdr",)))
+    rc, o, err = run(p, "-o", t)
+    said = "iotracectl: previous: ring of sdr left out: not an iotrace ring"
+    got = cmd("show", "-o", "csv", t) if os.path.exists(t) else (1, b"", "")
+    check("previous_ring_left_out_other_disks_written",
+          rc == 0 and said in err and "sdq " in o and
+          "nullb0: %d records written to " % len(rows) in err and
+          got[0] == 0 and got[1].decode().splitlines()[1:] == rows,
+          "rc %d: %s" % (rc, err))
+    check("previous_ring_left_out_said_once",
+          err.count("ring of sdr") == 1 and "sdq" not in err, err)
+    rc, o, err = run(p)
+    check("previous_ring_left_out_listed_exit_0",
+          rc == 0 and "ring of sdr" in err and "sdq " in o, err + o)
+    # as a source: the same records, the same words, exit 0
+    rc, o, err = cmd("show", "-o", "csv", p)
+    check("source_ring_left_out_others_read",
+          rc == 0 and o.decode().splitlines()[1:] == rows and
+          p + ": ring of sdr left out: not an iotrace ring" in err,
+          "rc %d: %s" % (rc, err))
+    # the newest ring bad, the one a resize replaced whole: read instead
+    open(p, "wb").write(two_disks((b"sdr",), older=True))
+    if os.path.exists(t):
+        os.unlink(t)
+    rc, o, err = run(p, "-o", t)
+    got = cmd("show", "-o", "csv", t) if os.path.exists(t) else (1, b"", "")
+    mine = [ln.split(",", 1)[1] for ln in got[1].decode().splitlines()[1:]
+            if ln.startswith("nullb1,")]
+    check("previous_ring_left_out_older_ring_read",
+          rc == 0 and said in err and "its ring a resize replaced "
+          "(allocation 1) read instead" in err and
+          sorted(mine) == sorted(ln.split(",", 1)[1] for ln in rows),
+          "rc %d: %s" % (rc, err))
+    # every ring bad: refused as before, naming one
+    open(p, "wb").write(two_disks((b"sdq", b"sdr")))
+    if os.path.exists(t):
+        os.unlink(t)
+    rc, o, err = run(p, "-o", t)
+    check("previous_every_ring_left_out_refused",
+          rc == 1 and "not an iotrace ring" in err and
+          not os.path.exists(t), "rc %d: %s" % (rc, err))
+    rc, o, err = cmd("show", p)
+    check("source_every_ring_left_out_refused",
+          rc == 1 and not o and "ring of sdq: not an iotrace ring" in err,
+          "rc %d: %s" % (rc, err))
+
+
 MODEL, SERIAL, WWN = b"QEMU HARDDISK", b"QM00001", b"naa.5000c500a1b2c3d4"
 ID_LINE = ('2097152 sectors, model "QEMU HARDDISK", serial "QM00001", '
            'wwn "naa.5000c500a1b2c3d4"')
@@ -705,6 +793,8 @@ def identity():
 if MAKE and sys.argv[1] == "--region-id":
     open(TMP, "wb").write(region(1, {0: ident(1, MODEL, SERIAL, WWN)},
                                  2097152))
+elif MAKE and sys.argv[1] == "--region-left":
+    open(TMP, "wb").write(two_disks((b"sdr",)))
 elif MAKE:
     open(TMP, "wb").write(region())
 else:

@@ -330,8 +330,11 @@ void iotrace_source_free(struct iotrace_source *src);
  * persist= kept it; Documentation/abi.rst) is read as the trace file
  * "iotracectl previous -o" writes of it, made in memory here: the newest
  * ring of each disk, dated by the region's clock anchor, of kind
- * IOTRACE_KIND_FILE.  One whose header does not check, a dump without
- * one and a region without a ring are refused.
+ * IOTRACE_KIND_FILE.  A disk's ring that does not validate is left out
+ * (the ring a resize replaced read instead if whole), the other disks'
+ * read (iotrace_source_warning()).  One whose header does not check, a
+ * dump without one and a region without a ring that validates are
+ * refused.
  *
  * Return: 0, or -1 (iotrace_source_error() says why).
  */
@@ -372,11 +375,12 @@ const char *iotrace_source_error(const struct iotrace_source *src);
 /**
  * iotrace_source_warning() - what a trace file read as far as it goes is
  *	missing (cut short, damaged chunks, records its trailer counts that
- *	were not found).
+ *	were not found), or what of a persistent region was left out (a
+ *	disk's ring that does not validate: "ring of DISK left out: WHY").
  * @src: the handle, open.
  *
- * Return: one line without a newline, "" for a whole file or a ring;
- * valid until the source is closed.
+ * Return: one line without a newline, "" for a whole file or region or a
+ * ring; valid until the source is closed.
  */
 const char *iotrace_source_warning(const struct iotrace_source *src);
 

@@ -12,6 +12,23 @@
 /* trace files opened that were not whole, each said once (exit status 3) */
 unsigned int iot_salvaged;
 
+/*
+ * Say @what of source @s on standard error, once per source (a command
+ * may open one twice, as diff FILE FILE does).
+ */
+static void say_once(const struct iot_src *s, const char *what)
+{
+	static char said[4][sizeof(s->label)];
+	unsigned int i;
+
+	for (i = 0; i < 4 && said[i][0]; i++)
+		if (!strcmp(said[i], s->label))
+			return;
+	iot_err("%s: %s", s->label, what);
+	if (i < 4)
+		memcpy(said[i], s->label, sizeof(s->label));
+}
+
 /**
  * cmd_src_open() - open a command's DISK|FILE argument (iot_src_open()).
  * @s: source to fill.
@@ -20,30 +37,25 @@ unsigned int iot_salvaged;
  *
  * A trace file that is not whole is said on standard error, once per file
  * (a command may open one twice, as diff FILE FILE does), and counted in
- * iot_salvaged (exit status 3).
+ * iot_salvaged (exit status 3).  A persistent region's rings left out
+ * (they do not validate) are said the same way; the trace of the others
+ * is whole: not counted.
  *
  * Return: 0, or -1 after saying what failed and what to do.
  */
 int cmd_src_open(struct iot_src *s, const char *arg)
 {
-	static char said[4][sizeof(s->label)];
 	char err[IOT_ERR_LEN], e[IOT_ERR_LEN];
-	unsigned int i;
 
 	if (iot_src_open(s, arg, err, sizeof(err))) {
 		iot_err("%s", err);
 		return -1;
 	}
+	if (s->preg_left[0])
+		say_once(s, s->preg_left);
 	if (!s->is_file || !iot_file_salvage_str(s->fi, e, sizeof(e)))
 		return 0;
-	for (i = 0; i < 4 && said[i][0]; i++)
-		if (!strcmp(said[i], s->label))
-			break;
-	if (i == 4 || !said[i][0]) {
-		iot_err("%s: %s", s->label, e);
-		if (i < 4)
-			memcpy(said[i], s->label, sizeof(s->label));
-	}
+	say_once(s, e);
 	iot_salvaged++;
 	return 0;
 }
