@@ -169,6 +169,28 @@ static int iotrace_preg_parse_range(const char *s, phys_addr_t *addr,
 	return 0;
 }
 
+/*
+ * Whether [@addr, @addr + @size), which holds no System RAM, is free for
+ * the module to zero: what /proc/iomem lists there is "Reserved" only
+ * (what memmap=SIZE$ADDR makes, and holes), or nothing at all (x86
+ * lists its reserved ranges once PCI is set up: none with pci=off).  A
+ * device's, ACPI's or persistent memory's range is not.  The firmware's
+ * own reserved ranges cannot be told from memmap='s.
+ */
+static bool iotrace_preg_range_free(phys_addr_t addr, size_t size)
+{
+	switch (region_intersects(addr, size, IORESOURCE_MEM,
+				  IORES_DESC_RESERVED)) {
+	case REGION_INTERSECTS:
+		return true;
+	case REGION_DISJOINT:
+		return region_intersects(addr, size, IORESOURCE_MEM,
+					 IORES_DESC_NONE) == REGION_DISJOINT;
+	default:
+		return false;
+	}
+}
+
 static int iotrace_preg_find(phys_addr_t *addr, size_t *size)
 {
 	int ret;
@@ -182,14 +204,8 @@ static int iotrace_preg_find(phys_addr_t *addr, size_t *size)
 			       iotrace_persist);
 			return -EINVAL;
 		}
-		/*
-		 * Nor a device's, the firmware's or a pmem disk's: the whole
-		 * range is zeroed next, so only what memmap=SIZE$ADDR makes
-		 * ("Reserved" in /proc/iomem) is taken.
-		 */
-		if (region_intersects(*addr, *size, IORESOURCE_MEM,
-				      IORES_DESC_RESERVED) != REGION_INTERSECTS) {
-			pr_err("iotrace: persist=%s: the range is not wholly \"Reserved\" in /proc/iomem (a device's, the firmware's or persistent memory, or not all reserved): boot with memmap=SIZE$ADDR for it\n",
+		if (!iotrace_preg_range_free(*addr, *size)) {
+			pr_err("iotrace: persist=%s: the range holds what /proc/iomem lists as other than \"Reserved\" (a device's, ACPI's or persistent memory): boot with memmap=SIZE$ADDR for it\n",
 			       iotrace_persist);
 			return -EINVAL;
 		}
@@ -367,9 +383,12 @@ static int iotrace_preg_take_previous(void)
 			continue;
 		len = max(len, end);
 	}
-	r->prev = __vmalloc(len, GFP_KERNEL | __GFP_NOWARN);
+	/* not at the cost of the OOM killer's victims: fail instead */
+	if (len >> PAGE_SHIFT < si_mem_available())
+		r->prev = __vmalloc(len, GFP_KERNEL | __GFP_NOWARN |
+				    __GFP_RETRY_MAYFAIL);
 	if (!r->prev) {
-		pr_err("iotrace: persist: the previous boot's trace (%llu bytes) cannot be copied out of the region (out of memory): not loaded, the region left as it is; load with more memory free to read it, or without persist=\n",
+		pr_err("iotrace: persist: the previous boot's trace (%llu bytes) cannot be copied out of the region (more than the memory available): not loaded, the region left as it is; load with more memory free to read it, or without persist=\n",
 		       len);
 		return -ENOMEM;
 	}

@@ -62,7 +62,7 @@ case "$VM_PHASE" in
 	ktap_check "the load fails (its trace is larger than the RAM)" \
 		test $rc != 0
 	ktap_check "the log says why and what to do" \
-		sh -c "echo \"\$0\" | grep -q 'cannot be copied out of the region (out of memory): not loaded, the region left as it is'" "$msg"
+		sh -c "echo \"\$0\" | grep -q 'cannot be copied out of the region (more than the memory available): not loaded, the region left as it is'" "$msg"
 	ktap_check "nothing left behind" test ! -e /sys/module/iotrace
 	after=$(region_hash)
 	log "region after: $after"
