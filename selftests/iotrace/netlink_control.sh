@@ -52,17 +52,25 @@ before=$(state_key)
 ktap_check "state readable over netlink" test -n "$before"
 ktap_check "an unprivileged process may list" \
 	sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups $IOTRACECTL state $disk | grep -q '^disk: $disk'"
+# eperm WHAT CMD... - one check: CMD fails, saying EPERM on stderr
+eperm() {
+	local what=$1 rc
+
+	shift
+	"$@" > /dev/null 2> "$out/err"
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q 'Operation not permitted' "$out/err"; then
+		ktap_ok "$what: EPERM"
+	else
+		sed 's/^/# /' "$out/err"
+		ktap_fail "$what: EPERM (rc $rc)"
+	fi
+}
+
 for c in "disable $disk" "enable $disk" "clear $disk" "resize $disk 2M" \
 	 "filter $disk ops=read" "filter $disk off"; do
 	# shellcheck disable=SC2086
-	nobody "$IOTRACECTL" $c > /dev/null 2> "$out/err"
-	rc=$?
-	if [ $rc -ne 0 ] && grep -q 'Operation not permitted' "$out/err"; then
-		ktap_ok "unprivileged '$c' refused with EPERM"
-	else
-		sed 's/^/# /' "$out/err"
-		ktap_fail "unprivileged '$c' refused with EPERM (rc $rc)"
-	fi
+	eperm "unprivileged '$c' refused" nobody "$IOTRACECTL" $c
 done
 for c in enable disable clear "resize $A_BUF:u64:2097152" "filter $A_FOPS:u32:1"; do
 	# shellcheck disable=SC2086
@@ -85,15 +93,9 @@ ktap_check "raw malformed resize as nobody: EPERM ($got)" \
 for c in "enable 0" "clear 1"; do
 	# shellcheck disable=SC2086
 	set -- $c
-	setpriv --bounding-set=-all --inh-caps=-all \
-		bash -c "echo $2 > '$IOT/$disk/$1'" 2> "$out/err"
-	rc=$?
-	if [ $rc -ne 0 ] && grep -q 'Operation not permitted' "$out/err"; then
-		ktap_ok "debugfs $1 written without CAP_SYS_ADMIN: EPERM"
-	else
-		sed 's/^/# /' "$out/err"
-		ktap_fail "debugfs $1 written without CAP_SYS_ADMIN: EPERM (rc $rc)"
-	fi
+	eperm "debugfs $1 written without CAP_SYS_ADMIN" \
+		setpriv --bounding-set=-all --inh-caps=-all \
+		bash -c "echo $2 > '$IOT/$disk/$1'"
 done
 after=$(state_key)
 if [ "$before" = "$after" ]; then
