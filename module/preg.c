@@ -529,13 +529,17 @@ static int iotrace_preg_span_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* iotrace_preg_gap()'s, one per table entry; under iotrace_preg_lock */
+static struct iotrace_preg_span iotrace_preg_spans[IOTRACE_PREG_MAX_DISKS];
+
 /*
- * The first gap of @len bytes in the data area; @spans is room for the
- * table's entries.  Return: its offset, or 0 for none.
+ * The first gap of @len bytes in the data area.  Return: its offset, or 0
+ * for none.
  * Context: iotrace_preg_lock held.
  */
-static u64 iotrace_preg_gap(struct iotrace_preg_span *spans, u64 len)
+static u64 iotrace_preg_gap(u64 len)
 {
+	struct iotrace_preg_span *spans = iotrace_preg_spans;
 	struct iotrace_preg *r = &iotrace_preg;
 	struct iotrace_preg_hdr *h = r->hdr;
 	unsigned int i, n = 0;
@@ -607,25 +611,17 @@ static void iotrace_preg_id_write(unsigned int i,
 void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots)
 {
 	struct iotrace_preg *r = &iotrace_preg;
-	struct iotrace_preg_span *spans;
 	struct iotrace_preg_disk *e = NULL;
 	u64 len = PAGE_ALIGN(bytes), off = 0;
 	unsigned int i;
 	void *p = NULL;
 
-	spans = kmalloc_array(IOTRACE_PREG_MAX_DISKS, sizeof(*spans),
-			      GFP_KERNEL);
-	if (!spans) {
-		pr_warn("iotrace: %s: no memory to place its %s in the persistent region\n",
-			d->name, nr_slots ? "in-flight table" : "ring");
-		return NULL;
-	}
 	mutex_lock(&iotrace_preg_lock);
 	for (i = 0; i < IOTRACE_PREG_MAX_DISKS && !e; i++)
 		if (!(r->disks[i].flags & IOTRACE_PREG_D_USED))
 			e = &r->disks[i];
 	if (e)
-		off = iotrace_preg_gap(spans, len);
+		off = iotrace_preg_gap(len);
 	if (!e || !off) {
 		r->hdr->refused++;
 		pr_warn("iotrace: %s: no room in the persistent region for its %s of %llu bytes (%zu bytes in all, %s): %s\n",
@@ -670,7 +666,6 @@ void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots)
 				off + len - r->hdr->data_off);
 out:
 	mutex_unlock(&iotrace_preg_lock);
-	kfree(spans);
 	return p;
 }
 
