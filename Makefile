@@ -58,6 +58,11 @@ check-all:
 check-debug:
 	TESTS="$(TESTS)" $(CURDIR)/selftests/vm/check-debug
 
+# checkpatch.pl --strict on every C file (make check runs it too): the
+# module clean, userspace without the kernel-only checks.
+checkpatch:
+	$(CURDIR)/selftests/style/checkpatch
+
 # Has Debian published a kernel newer than the matrix's newest?
 kernels-check:
 	$(CURDIR)/selftests/vm/kernels-check
@@ -240,7 +245,8 @@ clean:
 	-[ ! -f tools/fuzz/Makefile ] || $(MAKE) -C tools/fuzz clean
 	rm -rf build
 
-.PHONY: all module tools modules-all deps check check-all check-debug kernels-check kernels
+.PHONY: all module tools modules-all deps check check-all check-debug checkpatch
+.PHONY: kernels-check kernels
 .PHONY: soak demo bench fuzz vm-shell clean
 .PHONY: man install install-module-build install-module install-tools install-lib
 .PHONY: uninstall uninstall-lib
