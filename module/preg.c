@@ -424,21 +424,39 @@ static int iotrace_preg_take_previous(void)
 
 /* ---- this boot's region --------------------------------------------------- */
 
-static void iotrace_preg_anchor_write(struct iotrace_preg_hdr *h)
+/*
+ * iotrace_preg_anchor_write() - rewrite the clock anchor so that a crash at
+ * any point leaves a whole pair to date the records by: the pair the next
+ * boot reads is the anchor while @anchor_seq is even, the previous one
+ * (copied before the count turns odd) while it is odd.  A count found odd
+ * (the panic notifier on a CPU stopped in the middle of a rewrite) keeps
+ * the previous pair, which is whole, and only the anchor is written.
+ */
+static void iotrace_preg_anchor_write(struct iotrace_preg_hdr *h, u64 mono,
+				      u64 real)
 {
-	WRITE_ONCE(h->anchor_seq, h->anchor_seq + 1);
-	/* odd before the anchor changes */
-	smp_wmb();
-	h->anchor_mono_ns = ktime_get_ns();
-	h->anchor_real_ns = ktime_get_real_ns();
+	u32 seq = READ_ONCE(h->anchor_seq);
+
+	if (!(seq & 1)) {
+		h->anchor_prev_mono_ns = h->anchor_mono_ns;
+		h->anchor_prev_real_ns = h->anchor_real_ns;
+		/* the previous pair whole before the count is odd */
+		smp_wmb();
+		WRITE_ONCE(h->anchor_seq, ++seq);
+		/* odd before the anchor changes */
+		smp_wmb();
+	}
+	h->anchor_mono_ns = mono;
+	h->anchor_real_ns = real;
 	/* anchor whole before the even number */
 	smp_wmb();
-	WRITE_ONCE(h->anchor_seq, h->anchor_seq + 1);
+	WRITE_ONCE(h->anchor_seq, seq + 1);
 }
 
 static void iotrace_preg_anchor_fn(struct work_struct *w)
 {
-	iotrace_preg_anchor_write(iotrace_preg.hdr);
+	iotrace_preg_anchor_write(iotrace_preg.hdr, ktime_get_ns(),
+				  ktime_get_real_ns());
 	queue_delayed_work(IOTRACE_WQ, &iotrace_preg.anchor, HZ);
 }
 
@@ -448,8 +466,9 @@ static int iotrace_preg_panic(struct notifier_block *nb, unsigned long ev,
 	struct iotrace_preg_hdr *h = iotrace_preg.hdr;
 
 	WRITE_ONCE(h->flags, h->flags | IOTRACE_PREG_PANICKED);
-	h->anchor_mono_ns = ktime_get_mono_fast_ns();
-	h->anchor_real_ns = ktime_get_real_fast_ns();
+	/* the other CPUs are stopped: no rewrite runs beside this one */
+	iotrace_preg_anchor_write(h, ktime_get_mono_fast_ns(),
+				  ktime_get_real_fast_ns());
 	return NOTIFY_DONE;
 }
 
@@ -508,7 +527,7 @@ static void iotrace_preg_format(void)
 	h->id_entry_size = IOTRACE_PREG_ID_SIZE;
 	h->data_off = PAGE_ALIGN(h->id_off + IOTRACE_PREG_ID_TABLE);
 	h->loaded_ns = ktime_get_ns();
-	iotrace_preg_anchor_write(h);
+	iotrace_preg_anchor_write(h, ktime_get_ns(), ktime_get_real_ns());
 	h->magic = IOTRACE_PREG_MAGIC;
 	h->hdr_crc = iotrace_preg_hdr_crc(h);
 	/* the region formatted before any ring is allocated in it */

@@ -239,6 +239,21 @@ json.dump(out, open(sys.argv[1], "w"))
 	ktap_check "iotracectl previous reads it" test $rc = 0
 	ktap_check "it is the boot that died, and it panicked" \
 		sh -c "grep -q 'previous boot $id1, kernel $(uname -r), panicked' '$st/prev2.txt'"
+	# the clock anchor (abi.rst): the panic notifier's, rewritten with
+	# its count even and the pair before it kept whole (minor 2)
+	ktap_check "its clock anchor: layout 1.2, count even, the previous pair kept and earlier" \
+		python3 -c '
+import struct, sys
+h = open(sys.argv[1], "rb").read(4096)
+minor, = struct.unpack_from("<H", h, 10)
+seq, = struct.unpack_from("<I", h, 112)
+mono, real = struct.unpack_from("<QQ", h, 128)
+pmono, preal = struct.unpack_from("<QQ", h, 208)
+print("# minor %d seq %d anchor %d %d previous %d %d" %
+      (minor, seq, mono, real, pmono, preal))
+sys.exit(0 if minor == 2 and seq % 2 == 0 and 0 < pmono < mono and
+         abs((real - preal) - (mono - pmono)) < 100_000_000 else 1)
+' "$IOT/previous"
 	for d in $nb $nv; do
 		fio_ios "$st/iolog1.$d" > "$st/fio1.$d"
 		pid_ios "$st/prev2/$d.ring" "$(cat "$st/iolog1.$d.pid")" \

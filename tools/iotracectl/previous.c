@@ -325,7 +325,7 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 		       (unsigned long long)c.phys);
 	iot_uuid_str(c.h->boot_id, id);
 	{
-		time_t sec = (time_t)(c.h->anchor_real_ns / 1000000000ull);
+		time_t sec = (time_t)(c.anchor_real_ns / 1000000000ull);
 		struct tm tm;
 
 		gmtime_r(&sec, &tm);
@@ -334,10 +334,12 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 	printf("previous boot %s, kernel %.64s%s\n", id, c.h->release,
 	       (c.h->flags & IOTRACE_PREG_PANICKED) ? ", panicked" : "");
 	printf("last clock anchor %s = %llu.%09llu s monotonic; %llu bytes from %s\n",
-	       when, (unsigned long long)(c.h->anchor_mono_ns / 1000000000ull),
-	       (unsigned long long)(c.h->anchor_mono_ns % 1000000000ull),
+	       when, (unsigned long long)(c.anchor_mono_ns / 1000000000ull),
+	       (unsigned long long)(c.anchor_mono_ns % 1000000000ull),
 	       (unsigned long long)c.h->region_size, c.label);
-	last_ns = c.h->anchor_mono_ns;
+	if (c.anchor_prev)
+		printf("(the one before the last: the crash came while the anchor was rewritten)\n");
+	last_ns = c.anchor_mono_ns;
 	printf("%-12s %10s %10s %12s %8s %s\n", "DISK", "RING", "RECORDS",
 	       "OVERWRITTEN", "TORN", "NEWEST_NS");
 	for (i = 0; i < c.h->max_disks; i++) {

@@ -526,6 +526,11 @@ int iot_rings_write(const struct iot_ring *rings, const struct iot_disk *disks,
  * @in_core: it was found in an ELF core's memory, at physical address
  *	@phys.
  * @phys: that address.
+ * @anchor_mono_ns: the clock anchor that dates its records: the header's,
+ *	or its previous one (minor 2) when the crash came while the anchor
+ *	was rewritten (@anchor_seq odd).
+ * @anchor_real_ns: CLOCK_REALTIME at @anchor_mono_ns.
+ * @anchor_prev: the previous anchor is the one.
  */
 struct iot_preg {
 	const uint8_t *buf;
@@ -535,6 +540,8 @@ struct iot_preg {
 	char label[300];
 	int in_core;
 	uint64_t phys;
+	uint64_t anchor_mono_ns, anchor_real_ns;
+	int anchor_prev;
 };
 
 /**

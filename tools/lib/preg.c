@@ -413,6 +413,23 @@ out:
 	return ret;
 }
 
+/*
+ * The pair of clock readings that dates the records: while anchor_seq is
+ * odd the crash came in the middle of the anchor's rewrite, and the anchor
+ * may be half old, half new; minor 2 keeps the previous one, whole.
+ */
+static void anchor(struct iot_preg *r)
+{
+	const struct iotrace_preg_hdr *h = r->h;
+
+	r->anchor_prev = (h->anchor_seq & 1) && h->minor >= 2 &&
+			 h->anchor_prev_mono_ns;
+	r->anchor_mono_ns = r->anchor_prev ? h->anchor_prev_mono_ns :
+					     h->anchor_mono_ns;
+	r->anchor_real_ns = r->anchor_prev ? h->anchor_prev_real_ns :
+					     h->anchor_real_ns;
+}
+
 /* The region at r->buf (r->len bytes) checks: 0, or -1 with @err set. */
 static int check(struct iot_preg *r, char *err, size_t errlen)
 {
@@ -425,6 +442,7 @@ static int check(struct iot_preg *r, char *err, size_t errlen)
 			   r->label, bad), -1;
 	if (r->h->region_size < r->len)
 		r->len = r->h->region_size;
+	anchor(r);
 	return 0;
 }
 
@@ -612,7 +630,7 @@ uint64_t iot_preg_end(const struct iot_preg *r)
 	const struct iotrace_preg_disk *e;
 	char err[IOT_ERR_LEN];
 	struct iot_preg_ring s;
-	uint64_t last = r->h->anchor_mono_ns;
+	uint64_t last = r->anchor_mono_ns;
 	unsigned int i;
 	int dmg;
 
@@ -898,8 +916,8 @@ int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
 	uint64_t lone;
 	int ret;
 
-	org.mono_ns = r->h->anchor_mono_ns;
-	org.real_ns = r->h->anchor_real_ns;
+	org.mono_ns = r->anchor_mono_ns;
+	org.real_ns = r->anchor_real_ns;
 	org.end_ns = end_ns > org.mono_ns ? end_ns : org.mono_ns;
 	snprintf(org.release, sizeof(org.release), "%.64s", r->h->release);
 	org.boot_id = r->h->boot_id;

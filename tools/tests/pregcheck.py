@@ -63,8 +63,12 @@ assert crc32c(b"123456789") == 0xe3069283
 ID_OFF = 4096 + 128 * 512
 
 
-def header(size, nr, data_used, boot_id, panicked=True, major=1, minor=0):
-    """Layout 1.@minor; 1.1 has the identity table at ID_OFF."""
+def header(size, nr, data_used, boot_id, panicked=True, major=1, minor=0,
+           anchor=None):
+    """Layout 1.@minor; 1.1 has the identity table at ID_OFF.  @anchor:
+    (anchor_seq, mono, real, previous mono, previous real; 1.2)."""
+    seq, mono, real, pmono, preal = anchor or (
+        2, 5_000_000_000, 1_767_225_600_000_000_000, 0, 0)
     data_off = ID_OFF + (128 * 512 if minor else 0)
     h = bytearray(4096)
     struct.pack_into("<QHHIQII", h, 0, MAGIC, major, minor, 4096, size, 1,
@@ -73,13 +77,14 @@ def header(size, nr, data_used, boot_id, panicked=True, major=1, minor=0):
     rel = b"6.12.0-test"
     h[48:48 + len(rel)] = rel
     # anchor_seq, max_disks, disk_entry_size, nr_disks
-    struct.pack_into("<IIII", h, 112, 2, 128, 512, nr)
+    struct.pack_into("<IIII", h, 112, seq, 128, 512, nr)
     # anchor mono, real; disk_off, data_off, data_used; refused
-    struct.pack_into("<QQQQQI", h, 128, 5_000_000_000,
-                     1_767_225_600_000_000_000, 4096, data_off,
+    struct.pack_into("<QQQQQI", h, 128, mono, real, 4096, data_off,
                      data_used, 0)
     if minor:
         struct.pack_into("<QI", h, 192, ID_OFF, 512)
+    if minor >= 2:
+        struct.pack_into("<QQ", h, 208, pmono, preal)
     hc = crc32c(bytes(h[0:24]))
     hc = crc32c_cont(hc, bytes(h[32:112]))
     struct.pack_into("<I", h, 172, hc)
@@ -134,8 +139,9 @@ def ident(gen, model, serial, wwn):
     return b
 
 
-def region(minor=0, ids=None, sectors=0):
-    """@ids: {table index: an ident()} (layout 1.1, @minor 1)."""
+def region(minor=0, ids=None, sectors=0, anchor=None):
+    """@ids: {table index: an ident()} (layout 1.1, @minor 1); @anchor as
+    header()'s."""
     ring = open(RING, "rb").read()
     data_off = ID_OFF + (128 * 512 if minor else 0)
     ring_off = data_off
@@ -150,7 +156,8 @@ def region(minor=0, ids=None, sectors=0):
     size = end + 8 * PAGE
     img = bytearray(size)
     boot_id = bytes(range(16))
-    img[0:4096] = header(size, 2, end - data_off, boot_id, minor=minor)
+    img[0:4096] = header(size, 2, end - data_off, boot_id, minor=minor,
+                         anchor=anchor)
     img[4096:4608] = entry(b"sdq", 1 | 2, ring_off=ring_off,
                            ring_size=len(ring), sectors=sectors)
     img[4608:5120] = entry(b"sdq", 1 | 4, slots_off=slots_off, nr_slots=4,
@@ -342,6 +349,7 @@ def main():
     inflight_pid()
     identity()
     left_out(trace)
+    anchor_torn()
 
 
 def cmd(*args, env=None, stdin=None):
@@ -788,6 +796,28 @@ def identity():
     check("identity_layout_1_0_none",
           rc == 0 and "  0 sectors, no identity given" in o and
           b"sectors" not in oi and ri == 0, err + o + oi.decode())
+
+
+def anchor_torn():
+    """Layout 1.2: a crash in the middle of the clock anchor's rewrite
+    (anchor_seq odd) leaves the anchor half written; the previous one,
+    whole, dates the records.  An even count: the anchor itself."""
+    jan1, mar1 = 1_767_225_600_000_000_000, 1_772_323_200_000_000_000
+    for seq, when, mono, said in ((3, "2026-01-01", "5.000000000", True),
+                                  (4, "2026-03-01", "6.000000000", False)):
+        p = os.path.join(TMP, "anchor%d.region" % seq)
+        t = os.path.join(TMP, "anchor%d.iot" % seq)
+        open(p, "wb").write(region(2, anchor=(seq, 6_000_000_000, mar1,
+                                              5_000_000_000, jan1)))
+        rc, o, err = run(p, "-o", t)
+        ri, oi, ei = cmd("info", t)
+        check("anchor_seq_%s_dates_by_%s" % (
+            "odd" if seq & 1 else "even",
+            "the_previous_one" if said else "the_anchor"),
+              rc == 0 and ("last clock anchor %sT00:00:00Z = %s s monotonic"
+                           % (when, mono)) in o and
+              ("the crash came while the anchor was rewritten" in o) == said
+              and ri == 0 and when.encode() in oi, err + o + oi.decode())
 
 
 if MAKE and sys.argv[1] == "--region-id":

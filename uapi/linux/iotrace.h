@@ -1685,7 +1685,7 @@ struct iotrace_inflight_records {
  */
 #define IOTRACE_PREG_MAGIC	0x4745525052544f49ULL	/* "IOTRPREG" */
 #define IOTRACE_PREG_MAJOR	1
-#define IOTRACE_PREG_MINOR	1
+#define IOTRACE_PREG_MINOR	2
 #define IOTRACE_PREG_HDR_SIZE	4096
 #define IOTRACE_PREG_DISK_SIZE	512
 #define IOTRACE_PREG_SLOT_SIZE	192
@@ -1710,7 +1710,9 @@ struct iotrace_inflight_records {
  * @boot_id: the writing boot's /proc/sys/kernel/random/boot_id (16
  *	bytes), zero if it could not be read.
  * @release: the writing kernel's release, NUL padded.
- * @anchor_seq: odd while the anchor is rewritten.
+ * @anchor_seq: odd while the anchor is rewritten: then the anchor may be
+ *	half written, and (minor 2) @anchor_prev_mono_ns and
+ *	@anchor_prev_real_ns date the records.
  * @max_disks: entries at @disk_off.
  * @disk_entry_size: IOTRACE_PREG_DISK_SIZE.
  * @nr_disks: entries in use (a hint; the entries' flags are the truth).
@@ -1731,6 +1733,9 @@ struct iotrace_inflight_records {
  *	before (no identities).
  * @id_entry_size: minor 1: IOTRACE_PREG_ID_SIZE.
  * @reserved3: zero.
+ * @anchor_prev_mono_ns: minor 2: the anchor before the one being
+ *	rewritten, copied while @anchor_seq is even; 0 before the first.
+ * @anchor_prev_real_ns: minor 2: its CLOCK_REALTIME.
  * @reserved: zero.
  */
 struct iotrace_preg_hdr {
@@ -1760,7 +1765,9 @@ struct iotrace_preg_hdr {
 	__u64	id_off;
 	__u32	id_entry_size;
 	__u32	reserved3;
-	__u8	reserved[3888];
+	__u64	anchor_prev_mono_ns;
+	__u64	anchor_prev_real_ns;
+	__u8	reserved[3872];
 };
 
 /* iotrace_preg_disk.flags */
