@@ -434,6 +434,24 @@ sys.exit(0 if (got.get(sys.argv[2]) or {}).get("sectors") == int(sys.argv[3]) el
 	log "$(dmesg | grep 'persist=64M@0x14000000' | tail -n 1)"
 	ktap_check "persist= on System RAM: refused" \
 		sh -c "[ $rc != 0 ] && dmesg | grep -q 'the range is not reserved'"
+	# a range /proc/iomem gives to devices (the PCI bus's window) is
+	# refused too, not formatted
+	pci=
+	while IFS=' -' read -r a b _ name; do
+		case "$name" in
+		"PCI Bus"*) [ $((0x$b - 0x$a)) -ge $((1 << 20)) ] && { pci=$a; break; } ;;
+		esac
+	done <<< "$(grep -E '^[0-9a-f]+-[0-9a-f]+ : ' /proc/iomem)"
+	if [ -n "$pci" ]; then
+		insmod "$IOTRACE_KO" persist=1M@0x$pci disks=none 2> /dev/null
+		rc=$?
+		[ $rc = 0 ] && unload_iotrace
+		log "$(dmesg | grep "persist=1M@0x$pci" | tail -n 1)"
+		ktap_check "persist= on the PCI window (0x$pci): refused" \
+			sh -c "[ $rc != 0 ] && dmesg | grep -q 'lists as other than \"Reserved\"'"
+	else
+		ktap_skip "persist= on the PCI window: no PCI Bus in /proc/iomem"
+	fi
 	poke 8 0200 || die "cannot write the region through /dev/mem"
 	refused "another layout major version" "another layout major version"
 	unload_iotrace
