@@ -148,9 +148,9 @@ stuck_line() {
 case "$VM_PHASE" in
 1)
 	if [ "$PERSIST_CORE" = 1 ]; then
-		ktap_header 21
+		ktap_header 22
 	else
-		ktap_header 43
+		ktap_header 45
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
