@@ -15,12 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "macros.h"
 #include "metrics.h"
 #include "out.h"
 
 static const double pcts[] = { 0.5, 0.9, 0.99, 0.999 };
 static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9" };
-#define NR_PCTS	(sizeof(pcts) / sizeof(pcts[0]))
+#define NR_PCTS	ARRAY_SIZE(pcts)
 
 static uint64_t since_reset_ns(const struct iot_metrics *m)
 {

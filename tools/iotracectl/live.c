@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cmd.h"
+#include "macros.h"
 #include "out.h"
 
 static const char *const list_keys[] = {
@@ -26,7 +27,7 @@ static const char *const list_keys[] = {
 	"mem_ring", "mem_slots", "mem_metrics",
 };
 
-#define NR_KEYS (sizeof(list_keys) / sizeof(list_keys[0]))
+#define NR_KEYS ARRAY_SIZE(list_keys)
 /* room for every trigger word with 8 errno names */
 #define IOT_TRIG_WORDS	384
 
@@ -123,7 +124,7 @@ static char *put_dur(char *p, char *end, uint64_t ns)
 	};
 	size_t i;
 
-	for (i = 0; ns && i < sizeof(units) / sizeof(units[0]); i++)
+	for (i = 0; ns && i < ARRAY_SIZE(units); i++)
 		if (!(ns % units[i].ns))
 			return iot_put_s(iot_put_u(p, end, ns / units[i].ns),
 					 end, units[i].u);
@@ -454,8 +455,8 @@ static const char *const infl_keys[] = {
 	"op", "sector", "bytes", "hwq", "tag", "cpu", "pid",
 };
 
-_Static_assert(sizeof(infl_cols) / sizeof(infl_cols[0]) == INFL_COLS &&
-	       sizeof(infl_keys) / sizeof(infl_keys[0]) == INFL_F,
+_Static_assert(ARRAY_SIZE(infl_cols) == INFL_COLS &&
+	       ARRAY_SIZE(infl_keys) == INFL_F,
 	       "a name for each column of struct infl");
 
 static int cmp_infl(const void *a, const void *b)

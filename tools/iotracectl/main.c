@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include "cmd.h"
+#include "macros.h"
 #include "stats.h"
 #include "watch.h"
 #include "trigger.h"
@@ -190,7 +191,7 @@ static const struct iot_optdef optdefs[] = {
 	  "write each ring as DIR/DISK.ring (a ring copy)" },
 };
 
-#define NR_OPTDEFS	(sizeof(optdefs) / sizeof(optdefs[0]))
+#define NR_OPTDEFS	ARRAY_SIZE(optdefs)
 
 /**
  * struct iot_cmd - one subcommand.
@@ -282,14 +283,14 @@ static const struct iot_cmd cmds[] = {
 	  "ask the running watcher for a snapshot (of every watched disk without DISK)" },
 };
 
-#define NR_CMDS	(sizeof(cmds) / sizeof(cmds[0]))
+#define NR_CMDS	ARRAY_SIZE(cmds)
 
 static const char *const fmt_names[] = {
 	[FMT_NORMAL] = "normal", [FMT_JSON] = "json", [FMT_CSV] = "csv",
 	[FMT_HEX] = "hex", [FMT_BINARY] = "binary", [FMT_TRACE] = "trace",
 };
 
-#define NR_FMTS	(sizeof(fmt_names) / sizeof(fmt_names[0]))
+#define NR_FMTS	ARRAY_SIZE(fmt_names)
 
 static void usage(FILE *fp)
 {
@@ -499,7 +500,7 @@ static int parse_dur(const char *opt, const char *s, double hi, double *v)
 	char num[64], *end;
 	size_t i, n = strlen(s);
 
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		size_t ul = strlen(units[i].u);
 
 		if (n <= ul || n - ul >= sizeof(num) ||
@@ -572,7 +573,7 @@ static int parse_status(struct iot_opts *o, const char *s)
 		return 0;
 	}
 	o->status = 3;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcasecmp(s, names[i].n)) {
 			o->status_errno = names[i].e;
 			return 0;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export.h"
+#include "macros.h"
 #include "out.h"
 
 /* Trace */
@@ -69,8 +70,6 @@
 #define F_ID_STRING_VALUES	29	/* debug_annotation_string_values */
 #define F_IID			1
 #define F_IID_NAME		2
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define WT_VARINT	0
 #define WT_LEN		2

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include "macros.h"
 #include "trigger.h"
 #include "watch.h"
 
@@ -73,10 +74,10 @@ static int parse_dur_ns(const char *s, double bare, uint64_t *ns)
 	v = strtod(s, &end);
 	if (errno || end != num || !isfinite(v) || v < 0)
 		return -1;
-	for (i = 0; *end && i < sizeof(units) / sizeof(units[0]); i++)
+	for (i = 0; *end && i < ARRAY_SIZE(units); i++)
 		if (!strcmp(end, units[i].u))
 			break;
-	if (*end && i == sizeof(units) / sizeof(units[0]))
+	if (*end && i == ARRAY_SIZE(units))
 		return -1;
 	if (*end)
 		f = units[i].f;

@@ -57,6 +57,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include "macros.h"
 #include "trigger.h"
 #include "watch.h"
 
@@ -113,7 +114,7 @@ struct watch {
 /* the longest line say() prints whole (before its escapes) */
 #define SAY_MAX		4096
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static __printf(1, 2) void say(const char *fmt, ...);
 
 /*
  * One line of the log.  What it names came from the kernel (disk names),
@@ -815,7 +816,7 @@ static int load_conf(struct iot_opts *o, struct watch_conf *c, int argc,
 	if (watch_conf_load(c, o->w_config ? o->w_config : WATCH_CONF_DEFAULT,
 			    !!o->w_config))
 		return -1;
-	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
 		const char *v = *(const char **)((char *)o + flags[i].off);
 
 		char abs[1024];

@@ -4,6 +4,7 @@
 #define IOT_CMD_H
 
 #include "iot.h"
+#include "macros.h"
 
 enum iot_fmt { FMT_NORMAL, FMT_JSON, FMT_CSV, FMT_HEX, FMT_BINARY, FMT_TRACE };
 
@@ -194,7 +195,7 @@ void cmd_src_times(struct iot_opts *o, struct iot_src *src);
 /* cmdutil.c: output streams, JSON and CSV strings, messages */
 void iot_json_str(FILE *fp, const char *s);
 void iot_csv_str(FILE *fp, const char *s);
-void iot_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__printf(1, 2) void iot_err(const char *fmt, ...);
 int iot_write_error(const char *what, int err);
 int iot_out_flush(FILE *fp, const char *what);
 int iot_out_close(FILE *fp, const char *what);

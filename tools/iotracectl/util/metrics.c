@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/netlink.h>
+#include "macros.h"
 #include "metrics.h"
 
 static const char *const mop_names[IOTRACE_NR_MOPS] = {
@@ -778,7 +779,7 @@ int iot_prom_write(FILE *fp, const struct iot_metrics *m, size_t n, int up,
 		}
 	}
 	free(rows);
-	for (k = 0; k < sizeof(disk_families) / sizeof(disk_families[0]); k++) {
+	for (k = 0; k < ARRAY_SIZE(disk_families); k++) {
 		put_family(fp, fmt, disk_families[k].name, disk_families[k].type,
 			   disk_families[k].help);
 		for (i = 0; i < n; i++) {

@@ -31,6 +31,7 @@
 #include <dirent.h>
 #include "btf.h"
 #include "cmd.h"
+#include "macros.h"
 #include "metrics.h"
 #include "out.h"
 #include "trigger.h"
@@ -916,10 +917,10 @@ static int parse_filter_ops(const char *s, uint32_t *mask)
 			*mask |= IOTRACE_FILTER_OP_OTHER;
 			continue;
 		}
-		for (i = 0; i < sizeof(filter_ops) / sizeof(filter_ops[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(filter_ops); i++)
 			if (filter_ops[i] && !strcasecmp(tok, filter_ops[i]))
 				break;
-		if (i == sizeof(filter_ops) / sizeof(filter_ops[0]))
+		if (i == ARRAY_SIZE(filter_ops))
 			return -1;
 		*mask |= 1u << i;
 	}
@@ -1181,7 +1182,7 @@ static int ev_on_valid(struct nl_msg *msg, void *arg)
 		sv[ns++] = rs;
 		/* no op: a notice, the kernel lets anyone join the group */
 		sv[ns++] = !tb[IOTRACE_A_TRIG_OP] ? "-" :
-			op < sizeof(filter_ops) / sizeof(filter_ops[0]) &&
+			op < ARRAY_SIZE(filter_ops) &&
 			filter_ops[op] ? filter_ops[op] : "other";
 	}
 	for (i = IOTRACE_A_DEV_MAJOR; i <= IOTRACE_A_MAX; i++) {

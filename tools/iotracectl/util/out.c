@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "macros.h"
 #include "numfmt.h"
 #include "out.h"
 
@@ -258,7 +259,7 @@ static const char *const rec_fields[] = {
 	"dev_status", "dev_status_str", "command", "pid", "comm", "cgroup",
 };
 
-#define NR_REC_FIELDS	(sizeof(rec_fields) / sizeof(rec_fields[0]))
+#define NR_REC_FIELDS	ARRAY_SIZE(rec_fields)
 
 /* the decoded strings of a record, which the values point into */
 struct rec_bufs {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "macros.h"
 #include "out.h"
 #include "trigger.h"
 
@@ -58,7 +59,7 @@ const char *iot_trig_reason_name(unsigned int bit)
 		[16] = "manual", [17] = "events-lost",
 	};
 
-	return bit < sizeof(names) / sizeof(names[0]) ? names[bit] : NULL;
+	return bit < ARRAY_SIZE(names) ? names[bit] : NULL;
 }
 
 /* The reason bits as "latency+error" (an unknown bit as bitN). */

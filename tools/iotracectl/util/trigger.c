@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include "iot.h"
+#include "macros.h"
 #include "trigger.h"
 
 #define NS_PER_S	1000000000ULL
@@ -78,7 +79,7 @@ int iot_parse_duration(const char *s, uint64_t *ns)
 	v = strtod(s, &end);
 	if (errno || end != num || !isfinite(v) || v < 0)
 		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].sfx))
 			continue;
 		v = v * units[i].mul + 0.5;
@@ -107,7 +108,7 @@ static int parse_errno(const char *s, uint32_t *v)
 	char *end;
 	size_t i;
 
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(errno_names); i++)
 		if (!strcasecmp(s, errno_names[i].name)) {
 			*v = errno_names[i].val;
 			return 0;
