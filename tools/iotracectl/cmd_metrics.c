@@ -118,7 +118,8 @@ static void print_normal(FILE *fp, const struct iot_metrics *m)
 			m->err[i].errno_val ? en : "-",
 			(uint64_t)m->err[i].count);
 	}
-	fprintf(fp, "(percentiles interpolated inside the kernel's histogram buckets, each at most 25%% wide; max: the upper bound of the highest bucket used)\n");
+	fprintf(fp,
+		"(percentiles interpolated inside the kernel's histogram buckets, each at most 25%% wide; max: the upper bound of the highest bucket used)\n");
 }
 
 static void json_lat(struct iot_jw *w, const char *key, const __u64 *h,

@@ -143,11 +143,11 @@ static void proc_report(struct proc_tab *t, unsigned int top, FILE *fp,
 {
 	size_t n = t->cap ? proc_sort(t) : 0, i;
 
+	if (!w && (!n || (n == 1 && t->v[0].key == PROC_UNKNOWN) || !top))
+		return;
 	if (w) {
 		jw_key(w, "processes");
 		jw_arr_start(w);
-	} else if (!n || (n == 1 && t->v[0].key == PROC_UNKNOWN) || !top) {
-		return;
 	} else {
 		fprintf(fp, "processes: top %zu of %zu by requests\n",
 			n < top ? n : (size_t)top, n);
@@ -453,7 +453,8 @@ static int stats_interval(struct iot_opts *o, struct iot_src *src)
 		if (iot_out_flush(stdout, "standard output"))
 			break;
 		if (detached) {
-			fprintf(stderr, "stats: %s: the ring was detached (disk removed or ring resized): its reports end here\n",
+			fprintf(stderr,
+				"stats: %s: the ring was detached (disk removed or ring resized): its reports end here\n",
 				src->label);
 			break;
 		}
@@ -568,7 +569,8 @@ int cmd_stats(struct iot_opts *o, int argc, char **argv)
 		if (err[0])
 			fprintf(stderr, "iotracectl: %s\n", err);
 		if (!c.stk.n)
-			fprintf(stderr, "iotracectl: %s: no device stack %s: no logical device's table\n",
+			fprintf(stderr,
+				"iotracectl: %s: no device stack %s: no logical device's table\n",
 				argv[0], src.is_file ?
 				"saved in it that this iotracectl reads" :
 				"(a ring copy: only a trace file or a live disk has one)");

@@ -183,7 +183,8 @@ static int side_to_lh(struct dside *s)
 			return -1;
 	free(s->v);
 	s->v = NULL;
-	s->n = s->cap = 0;
+	s->n = 0;
+	s->cap = 0;
 	return 0;
 }
 
@@ -193,7 +194,8 @@ static int side_key(struct dside *s, uint32_t key, int lat, uint64_t ns)
 	struct dcount *c = s->c[key];
 
 	if (!c) {
-		c = s->c[key] = calloc(1, sizeof(*c));
+		c = calloc(1, sizeof(*c));
+		s->c[key] = c;
 		if (!c)
 			return -1;
 		c->h.min = UINT64_MAX;
@@ -518,12 +520,13 @@ static double ks_p(double d, size_t n, size_t m)
 	double fac = 2, sum = 0, prev = 0, term;
 	int j;
 
-	if (lam < 1e-3)
+	if (lam < 0.001)
 		return 1;
 	for (j = 1; j <= 100; j++) {
 		term = fac * exp(a2 * j * j);
 		sum += term;
-		if (fabs(term) <= 0.001 * prev || fabs(term) <= 1e-8 * sum)
+		if (fabs(term) <= 0.001 * prev ||
+		    fabs(term) <= 0.00000001 * sum)
 			return sum < 0 ? 0 : sum > 1 ? 1 : sum;
 		fac = -fac;
 		prev = fabs(term);

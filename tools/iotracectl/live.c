@@ -63,7 +63,7 @@ static int read_stats(const char *disk, char val[NR_KEYS][32])
 	size_t i;
 
 	for (i = 0; i < NR_KEYS; i++)
-		strcpy(val[i], "-");
+		memcpy(val[i], "-", 2);
 	snprintf(path, sizeof(path), "%s/%s/stats", iot_debugfs(), disk);
 	fp = fopen(path, "re");
 	if (!fp)
@@ -79,9 +79,9 @@ static int read_stats(const char *disk, char val[NR_KEYS][32])
 		v[strcspn(v, " \t\n")] = 0;
 		/* ABI 2.0 names what netlink still calls parts (uapi) */
 		if (!strcmp(line, "nr_cpus"))
-			strcpy(line, "nr_parts");
+			memcpy(line, "nr_parts", sizeof("nr_parts"));
 		else if (!strcmp(line, "chunk_records"))
-			strcpy(line, "part_records");
+			memcpy(line, "part_records", sizeof("part_records"));
 		for (i = 0; i < NR_KEYS; i++)
 			if (!strcmp(line, list_keys[i]))
 				snprintf(val[i], sizeof(val[i]), "%s", v);
@@ -103,7 +103,7 @@ static void nl_stats(const struct iot_nl_disk *r, char val[NR_KEYS][32])
 	size_t i;
 
 	for (i = 0; i < NR_KEYS; i++) {
-		strcpy(val[i], "-");
+		memcpy(val[i], "-", 2);
 		if (attr[i] >= 0 && r->have[attr[i]])
 			snprintf(val[i], sizeof(val[i]), "%llu",
 				 (unsigned long long)r->v[attr[i]]);
@@ -830,7 +830,7 @@ int cmd_inflight(struct iot_opts *o, int argc, char **argv)
 		/* no media address (a passthrough command): none, as show */
 		if (have[1] && num[1] == UINT64_MAX) {
 			have[1] = 0;
-			strcpy(v[k].f[1], "-");
+			memcpy(v[k].f[1], "-", 2);
 		}
 		if (o->fmt == FMT_NORMAL) {
 			printf("%-20llu %12.1f %-10s %12s %8s %4s %5s %4s %7s %s\n",

@@ -132,7 +132,8 @@ static const struct iot_optdef optdefs[] = {
 	{ { "top", required_argument, NULL, OPT_TOP }, O_TOP, "N",
 	  "processes in the per-process table (0 to 1000, default 10)" },
 	{ { "strict", no_argument, NULL, OPT_STRICT }, O_STRICT, "",
-	  "refuse a trace FILE that is cut short or damaged (default: read what it holds, exit 3)" },
+	  "refuse a trace FILE that is cut short or damaged (default: read what it holds, exit 3)"
+	},
 	{ { "realtime", no_argument, NULL, OPT_REALTIME }, O_REALTIME, "",
 	  "a trace FILE's times as UTC (normal output)" },
 	{ { "jsonl", no_argument, NULL, OPT_JSONL }, O_JSONL, "",
@@ -146,9 +147,13 @@ static const struct iot_optdef optdefs[] = {
 	{ { "size", required_argument, NULL, OPT_SIZE }, O_SIZE, "BYTES",
 	  "stop once the file reaches BYTES (K, M, G suffixes)" },
 	{ { "sync-interval", required_argument, NULL, OPT_SYNC_INTERVAL },
-	  O_DURABLE, "S", "fdatasync what was written within S seconds (default 1; s, ms, m; 0: at the end only)" },
+	  O_DURABLE, "S",
+	  "fdatasync what was written within S seconds (default 1; s, ms, m; 0: at the end only)"
+	},
 	{ { "sync-bytes", required_argument, NULL, OPT_SYNC_BYTES }, O_DURABLE,
-	  "BYTES", "and once BYTES were written since the last (default 64M, K, M, G; 0: no such bound)" },
+	  "BYTES",
+	  "and once BYTES were written since the last (default 64M, K, M, G; 0: no such bound)"
+	},
 	{ { "poll-ms", required_argument, NULL, OPT_POLL }, O_POLL, "MS",
 	  "poll the rings every MS milliseconds (1 to 10000, default 2)" },
 	{ { "show", no_argument, NULL, OPT_SHOW }, O_SHOW, "",
@@ -221,7 +226,8 @@ static const struct iot_cmd cmds[] = {
 	{ "show", cmd_show, O_FMT | O_JSONL | O_FILTERS | O_REALTIME |
 	  O_FOLLOW | O_COUNT | O_STRICT | O_AROUND | O_STACK,
 	  F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV) | F(FMT_HEX) |
-	  F(FMT_BINARY) | F(FMT_TRACE), NULL, "DISK|FILE|- [filters] [--realtime] [--stack] | -f DISK [--count N] | FILE --around-trigger[=N]",
+	  F(FMT_BINARY) | F(FMT_TRACE), NULL,
+	  "DISK|FILE|- [filters] [--realtime] [--stack] | -f DISK [--count N] | FILE --around-trigger[=N]",
 	  "one line per request, decoded" },
 	{ "stats", cmd_stats, O_FMT | O_JSONL | O_FILTERS | O_INTERVAL | O_COUNT |
 	  O_KERNEL | O_TOP | O_STRICT | O_STACK, F(FMT_NORMAL) | F(FMT_JSON) | F(FMT_CSV), NULL,
@@ -235,7 +241,8 @@ static const struct iot_cmd cmds[] = {
 	  "commands outstanding now, oldest first (FILE: at a previous boot's end)" },
 	{ "previous", cmd_previous, O_OUTFILE | O_RELEASE | O_RINGS, 0, NULL,
 	  "[FILE] [-o TRACEFILE] [--rings DIR] [--release]",
-	  "the boot that died: its rings and the requests in flight (persist=), or from a crash dump" },
+	  "the boot that died: its rings and the requests in flight (persist=), or from a crash dump"
+	},
 	{ "record", cmd_record, O_OUTFILE | O_WRITE | O_DURATION | O_SIZE |
 	  O_POLL | O_DURABLE, 0, NULL,
 	  "DISK... -o FILE [--duration S] [--size BYTES] [--poll-ms MS] [--sync-interval S] [--sync-bytes BYTES]",
@@ -272,13 +279,15 @@ static const struct iot_cmd cmds[] = {
 	  "write the records for blkparse/btt, fio --read_iolog, Perfetto, CSV" },
 	{ "diff", cmd_diff, O_FMT | O_FILTERS | O_STRICT, F(FMT_NORMAL) | F(FMT_JSON),
 	  NULL, "A B [filters]",
-	  "two DISKs or FILEs side by side per op and size: counts, IOPS, percentiles, histograms, KS test" },
+	  "two DISKs or FILEs side by side per op and size: counts, IOPS, percentiles, histograms, KS test"
+	},
 	{ "plot", cmd_plot, O_FORMAT | O_OUTFILE | O_FILTERS | O_STRICT, 0, "svg",
 	  "DISK|FILE|- [-f svg] [-o OUT.svg] [filters]",
 	  "latency heat map, seek plot and latency histogram as SVG" },
 	{ "watch", cmd_watch, O_CONFIG | O_WATCH | O_LIMITS, 0, NULL,
 	  "[--config FILE] [--dir DIR] [--post S] [--episode S] [--max-per-hour N] [--max-files N] [--max-bytes SIZE] [DISK...]",
-	  "the snapshot service: on each trigger, the ring before it and --post after it to a file" },
+	  "the snapshot service: on each trigger, the ring before it and --post after it to a file"
+	},
 	{ "snapshot", cmd_snapshot, O_CONFIG, 0, NULL, "[--config FILE] [DISK]",
 	  "ask the running watcher for a snapshot (of every watched disk without DISK)" },
 };
@@ -292,7 +301,7 @@ static const char *const fmt_names[] = {
 
 #define NR_FMTS	ARRAY_SIZE(fmt_names)
 
-static void usage(FILE *fp)
+static void print_usage(FILE *fp)
 {
 	size_t i;
 
@@ -494,8 +503,8 @@ static int parse_range(const char *opt, const char *s, double lo, int lo_open,
 static int parse_dur(const char *opt, const char *s, double hi, double *v)
 {
 	static const struct { const char *u; double f; } units[] = {
-		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 },
-		{ "ns", 1e-9 }, { "m", 60 }, { "h", 3600 },
+		{ "", 1 }, { "s", 1 }, { "ms", 0.001 }, { "us", 0.000001 },
+		{ "ns", 0.000000001 }, { "m", 60 }, { "h", 3600 },
 	};
 	char num[64], *end;
 	size_t i, n = strlen(s);
@@ -674,7 +683,6 @@ static int parse_ops(struct iot_opts *o, const char *s)
 	return ret;
 }
 
-
 /* -o FMT: a format the command has */
 static int parse_fmt(const struct iot_cmd *cmd, struct iot_opts *o,
 		     const char *fmt)
@@ -737,7 +745,7 @@ int main(int argc, char **argv)
 	iot_out_stdout();
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
-		usage(argc < 2 ? stderr : stdout);
+		print_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : iot_out_close(stdout, "standard output");
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {

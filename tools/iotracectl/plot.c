@@ -66,7 +66,8 @@ static void text_at(struct svg *g, const char *kind, double x, double y,
 /* An axis title rotated along the left edge of a plot area @h high. */
 static void text_yaxis(struct svg *g, int h, const char *s)
 {
-	fprintf(g->fp, "<text id=\"axis-%d\" transform=\"translate(18,%d) rotate(-90)\" class=\"c\">%s</text>\n",
+	fprintf(g->fp,
+		"<text id=\"axis-%d\" transform=\"translate(18,%d) rotate(-90)\" class=\"c\">%s</text>\n",
 		++g->id, h / 2, s);
 }
 
@@ -248,7 +249,8 @@ static int panel_open(struct svg *g, int y0, int legend_rows, const char *title)
 /* a plot area's frame, its top at @y */
 static void frame(struct svg *g, int y, int h)
 {
-	fprintf(g->fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n",
+	fprintf(g->fp,
+		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n",
 		PL, y, PW, h);
 }
 
@@ -270,7 +272,8 @@ static void time_axis(struct svg *g, int h, double span_ns)
 	for (i = 0; (t = i * a.step) * a.u->f <= a.top * (1 + TINY); i++) {
 		double x = PL + t * a.u->f / a.top * PW;
 
-		fprintf(g->fp, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>",
+		fprintf(g->fp,
+			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>",
 			x, h, x, h + 5);
 		axis_label(&a, t, lab, sizeof(lab));
 		text_at(g, "tick", x, h + 18, "c", lab);
@@ -289,7 +292,8 @@ static void value_ticks(struct svg *g, const struct axis *a, int y0, int h)
 	for (i = 0; (v = i * a->step) * a->u->f <= a->top * (1 + TINY); i++) {
 		double y = y0 + h - v * a->u->f / a->top * h;
 
-		fprintf(g->fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#000\"/>",
+		fprintf(g->fp,
+			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#000\"/>",
 			PL - 5, y, PL, y);
 		axis_label(a, v, lab, sizeof(lab));
 		text_at(g, "tick", PL - 7, y + 4, "r", lab);
@@ -313,7 +317,8 @@ static void log_ticks(struct svg *g, double llo, double lhi)
 
 			if (l > lhi + TINY)
 				break;
-			fprintf(g->fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#000\"/>",
+			fprintf(g->fp,
+				"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#000\"/>",
 				PL - 5, y, PL, y);
 			human(U_DUR, v, lab, sizeof(lab));
 			text_at(g, "tick", PL - 7, y + 4, "r", lab);
@@ -468,7 +473,8 @@ static int heat_map(struct svg *g, const struct plot *p, int y0)
 				continue;
 			heat_color(0.15 + 0.85 * log1p((double)p->cnt[a][b]) /
 				   log1p((double)mx), col, sizeof(col));
-			fprintf(fp, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>%llu requests</title></rect>\n",
+			fprintf(fp,
+				"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>%llu requests</title></rect>\n",
 				PL + (double)a * PW / TB,
 				PH - (double)(b + 1) * PH / LB,
 				(double)PW / TB + 0.3, (double)PH / LB + 0.3,
@@ -478,7 +484,8 @@ static int heat_map(struct svg *g, const struct plot *p, int y0)
 		double y = PH - (a - llo) / (lhi - llo) * PH;
 
 		human(U_DUR, pow(10, a), lab, sizeof(lab));
-		fprintf(fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#bbb\" stroke-dasharray=\"3,3\"/>",
+		fprintf(fp,
+			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#bbb\" stroke-dasharray=\"3,3\"/>",
 			PL, y, PL + PW, y);
 		text_at(g, "tick", PL - 7, y + 4, "r", lab);
 	}
@@ -583,7 +590,8 @@ static void seek_strip(FILE *fp, const unsigned int *v, unsigned int mx, int y,
 				y0 = y0 - 1 < y ? y : y0 - 1;
 				y1 = y1 + 1 > y + SEEK_SH ? y + SEEK_SH : y1 + 1;
 			}
-			fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill-opacity=\"%.2f\"/>\n",
+			fprintf(fp,
+				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill-opacity=\"%.2f\"/>\n",
 				x0, y0, x1 - x0, y1 - y0,
 				0.3 + 0.7 * lv / SEEK_LEVELS);
 		}
@@ -759,7 +767,8 @@ static int ts_legend(struct svg *g, const struct iot_src *src,
 			if (!ts_count(&s[d], k))
 				continue;
 			ts_label(src, &s[d], k, lab, sizeof(lab));
-			fprintf(g->fp, "<line id=\"sw-%d\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\"/>",
+			fprintf(g->fp,
+				"<line id=\"sw-%d\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\"/>",
 				g->id + 1, x, ly + 9, x + 24, ly + 9,
 				ts_color(k), ts_dashes[d % 4]);
 			text_at(g, "lg", x + 28, ly + 13, NULL, lab);
@@ -856,12 +865,14 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 						 s[d].width, what, &next);
 				/* a value alone between gaps: a dot */
 				if (!prev && !next) {
-					fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+					fprintf(fp,
+						"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
 						px, py, ts_color(k));
 					continue;
 				}
 				if (!open)
-					fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"%s\" points=\"",
+					fprintf(fp,
+						"<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"%s\" points=\"",
 						ts_color(k), ts_dashes[d % 4]);
 				fprintf(fp, "%s%.1f,%.1f", open ? " " : "", px, py);
 				open = 1;
@@ -922,7 +933,8 @@ static int hist_panel(struct svg *g, const uint64_t *h, int y0)
 
 		iot_lat_bin_range((unsigned int)k, &blo, &bhi);
 		human(U_DUR, (double)blo, lab, sizeof(lab));
-		fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#1f5fbf\"><title>%s",
+		fprintf(fp,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#1f5fbf\"><title>%s",
 			bx + 1, PH - bh, bw - 2, bh, lab);
 		human(U_DUR, (double)bhi, lab, sizeof(lab));
 		fprintf(fp, " to %s: %llu requests</title></rect>", lab,
@@ -933,14 +945,16 @@ static int hist_panel(struct svg *g, const uint64_t *h, int y0)
 		if (!h[k])
 			;	/* no count over an empty bin */
 		else if (vert)
-			fprintf(fp, "<text id=\"count-%d\" transform=\"translate(%.1f,%.1f) rotate(-90)\" class=\"v\">%llu</text>",
+			fprintf(fp,
+				"<text id=\"count-%d\" transform=\"translate(%.1f,%.1f) rotate(-90)\" class=\"v\">%llu</text>",
 				++g->id, bx + bw / 2 + 4, PH - bh - 4,
 				(unsigned long long)h[k]);
 		else
 			text_at(g, "count", bx + bw / 2, PH - bh - 4, "c", full);
 		if ((k - lo) % every == 0) {
 			human(U_DUR, (double)blo, lab, sizeof(lab));
-			fprintf(fp, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>",
+			fprintf(fp,
+				"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>",
 				bx, PH, bx, PH + 5);
 			text_at(g, "tick", bx, PH + 18, "c", lab);
 		}

@@ -338,7 +338,7 @@ static void normal_rec(struct show_ctx *c, const struct xrec *sr, int multi)
 	if (r->rflags & IOTRACE_RF_COMPLETE)
 		iot_errno_name(r->error, t, 32);
 	else
-		strcpy(t, "-");	/* no status yet */
+		memcpy(t, "-", 2);	/* no status yet */
 	p = tab_l(p, t, 10);
 	*p++ = ' ';
 	/* "%u>%u", "%7s" */
@@ -501,8 +501,10 @@ static void trace_start(struct show_ctx *c)
 		if (uname(&u))
 			memset(&u, 0, sizeof(u));
 	}
-	if (!c->n)	/* no record: an empty span, now for a live ring */
-		lo = hi = src->live ? mono : 0;
+	if (!c->n) {	/* no record: an empty span, now for a live ring */
+		lo = src->live ? mono : 0;
+		hi = lo;
+	}
 	c->tr->end_mono = hi;
 	c->tr->end_real = src->live ? hi + real : 0;
 	iot_writer_start(&c->tr->w, stdout, sizeof(struct iotrace_record),
@@ -557,7 +559,7 @@ static void trace_triggers(struct show_ctx *c)
 			      IOT_MAX_DISKS);
 	if (n < 0)
 		iot_err("%s: its trigger chunks could not be read: the trace file lacks them",
-			 src->label);
+			src->label);
 	for (i = 0; i < n; i++)
 		if (disks[i] < src->nr_disks &&
 		    (c->disk < 0 || (int)disks[i] == c->disk))
@@ -612,11 +614,11 @@ static void emit_header_only(struct show_ctx *c)
 		trace_start(c);
 		return;
 	}
-	if (c->o->fmt == FMT_NORMAL)
+	if (c->o->fmt == FMT_NORMAL) {
 		normal_header(c, c->multi);
-	else if (c->o->fmt == FMT_HEX)
+	} else if (c->o->fmt == FMT_HEX) {
 		hex_header();
-	else if (c->o->fmt != FMT_BINARY) {
+	} else if (c->o->fmt != FMT_BINARY) {
 		iot_out_begin(&c->doc, stdout, c->o->fmt, c->o->jsonl);
 		/* cmd_show() ends it */
 		iot_out_batch(&c->doc, "standard output");
@@ -730,13 +732,15 @@ static int show_follow(struct show_ctx *c, struct iot_src *src)
 			break;
 		}
 		if (detached) {
-			fprintf(stderr, "show: %s: the ring was detached (disk removed or ring resized): following it ends here\n",
+			fprintf(stderr,
+				"show: %s: the ring was detached (disk removed or ring resized): following it ends here\n",
 				src->label);
 			break;
 		}
 	}
 	if (f.lost)
-		fprintf(stderr, "iotracectl: %s: %llu records overwritten or torn before they could be read\n",
+		fprintf(stderr,
+			"iotracectl: %s: %llu records overwritten or torn before they could be read\n",
 			src->label, (unsigned long long)f.lost);
 out:
 	iot_out_end(&doc);
@@ -814,10 +818,11 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 		if (err[0])
 			fprintf(stderr, "iotracectl: %s\n", err);
 		if (!c.stk.n)
-			fprintf(stderr, "iotracectl: %s: no device stack %s: LOGICAL is - throughout\n",
+			fprintf(stderr,
+				"iotracectl: %s: no device stack %s: LOGICAL is - throughout\n",
 				argv[0], src.is_file ?
-				"saved in it that this iotracectl reads (recorded where no dm or md device was, or by an older iotracectl)" :
-				"(a ring copy: only a trace file or a live disk has one)");
+				"saved in it that this iotracectl reads (recorded where no dm or md device was, or by an older iotracectl)"
+				: "(a ring copy: only a trace file or a live disk has one)");
 	}
 	if (o->follow || o->count) {
 		if (!o->follow) {
@@ -912,7 +917,8 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 	}
 	free(c.tr);
 	if (c.ooo)
-		fprintf(stderr, "iotracectl: %s: %llu records came more than %u records late in the file and were printed out of order\n",
+		fprintf(stderr,
+			"iotracectl: %s: %llu records came more than %u records late in the file and were printed out of order\n",
 			argv[0], (unsigned long long)c.ooo, SHOW_WINDOW);
 	for (i = 0; i < src.nr_disks; i++)
 		skipped += src.counts[i].torn;

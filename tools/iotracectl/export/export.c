@@ -125,7 +125,8 @@ int xstream_run(struct xstream *xs, xrec_fn fn, void *arg)
 		if (xstream_out(xs, e))
 			return 1;
 	if (xs->ooo)
-		fprintf(stderr, "iotracectl: %s: %llu records came more than %u records late in the file and were written out of order\n",
+		fprintf(stderr,
+			"iotracectl: %s: %llu records came more than %u records late in the file and were written out of order\n",
 			xs->label, (unsigned long long)xs->ooo, XWINDOW);
 	return 0;
 }
@@ -342,12 +343,15 @@ int export_fio(struct xstream *xs, FILE *fp, int version)
 		fprintf(fp, "/dev/%s close\n", x->src.disks[d].name);
 	}
 	if (f.skipped)
-		fprintf(stderr, "iotracectl: export: %llu requests with no fio equivalent (passthrough, zone, write-zeroes, ...) left out\n",
+		fprintf(stderr,
+			"iotracectl: export: %llu requests with no fio equivalent (passthrough, zone, write-zeroes, ...) left out\n",
 			(unsigned long long)f.skipped);
 	if (f.trims)
-		fprintf(stderr, "iotracectl: export: %llu trims (discards) in the iolog, which fio replays onto a block device only: fio 3.34 and newer replay them; 3.33 and older do not (\"bad ddir: 2\") but replay a blktrace log's, that log's writes through the page cache (before 3.34 a job with trims ignores --direct): iotracectl export -f blktrace --disk DISK -o PREFIX FILE; blkparse -i PREFIX -d PREFIX.bin -O; fio --name=replay --read_iolog=PREFIX.bin --replay_redirect=/dev/SCRATCH --ioengine=psync --direct=1\n",
+		fprintf(stderr,
+			"iotracectl: export: %llu trims (discards) in the iolog, which fio replays onto a block device only: fio 3.34 and newer replay them; 3.33 and older do not (\"bad ddir: 2\") but replay a blktrace log's, that log's writes through the page cache (before 3.34 a job with trims ignores --direct): iotracectl export -f blktrace --disk DISK -o PREFIX FILE; blkparse -i PREFIX -d PREFIX.bin -O; fio --name=replay --read_iolog=PREFIX.bin --replay_redirect=/dev/SCRATCH --ioengine=psync --direct=1\n",
 			(unsigned long long)f.trims);
-	fprintf(stderr, "iotracectl: export: the iolog names /dev/DISK and fio replays onto it, whatever --filename says: replay with fio --read_iolog=LOG --replay_redirect=TARGET (a scratch device or file)\n");
+	fprintf(stderr,
+		"iotracectl: export: the iolog names /dev/DISK and fio replays onto it, whatever --filename says: replay with fio --read_iolog=LOG --replay_redirect=TARGET (a scratch device or file)\n");
 	return 0;
 }
 
@@ -393,7 +397,8 @@ static int perfetto_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	iot_opflags_str(r, f, sizeof(f));
 	iot_decode_cmd(r, cmd, sizeof(cmd));
 	iot_decode_status(r, st, sizeof(st));
-	fprintf(fp, ",\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
+	fprintf(fp,
+		",\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
 		r->hwq, i + 1, pid);
 	json_us(fp, s > *t0 ? s - *t0 : 0);
 	fprintf(fp, ",\"args\":{\"op\":\"%s\",\"sector\":",
@@ -404,7 +409,8 @@ static int perfetto_rec(struct xstream *xs, const struct xrec *e, size_t i)
 		fprintf(fp, "%llu", (unsigned long long)r->sector);
 	fprintf(fp, ",\"bytes\":%u,\"opflags\":", r->bytes);
 	iot_json_str(fp, f);
-	fprintf(fp, ",\"hwq\":%u,\"tag\":%u,\"seq\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"error\":%d,\"complete\":%s",
+	fprintf(fp,
+		",\"hwq\":%u,\"tag\":%u,\"seq\":%u,\"issue_cpu\":%u,\"complete_cpu\":%u,\"error\":%d,\"complete\":%s",
 		r->hwq, r->tag, r->seq, r->issue_cpu, r->complete_cpu,
 		r->error, r->rflags & IOTRACE_RF_COMPLETE ? "true" : "false");
 	if (r->rflags & IOTRACE_RF_QUEUE_VALID)
@@ -422,7 +428,8 @@ static int perfetto_rec(struct xstream *xs, const struct xrec *e, size_t i)
 		fprintf(fp, ",\"dev_status_str\":");
 		iot_json_str(fp, st);
 	}
-	fprintf(fp, "}},\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"e\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
+	fprintf(fp,
+		"}},\n{\"name\":\"hwq %u\",\"cat\":\"io\",\"ph\":\"e\",\"id\":\"0x%zx\",\"pid\":%u,\"tid\":0,\"ts\":",
 		r->hwq, i + 1, pid);
 	json_us(fp, end > *t0 ? end - *t0 : 0);
 	fprintf(fp, "}");
@@ -440,7 +447,8 @@ int export_perfetto(struct xstream *xs, FILE *fp)
 	for (d = 0; d < x->src.nr_disks; d++) {
 		if (x->disk >= 0 && (int)d != x->disk)
 			continue;
-		fprintf(fp, "%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":",
+		fprintf(fp,
+			"%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":",
 			first ? "" : ",", d + 1);
 		iot_json_str(fp, x->src.disks[d].name);
 		fprintf(fp, "}}");

@@ -377,7 +377,8 @@ static void bt_notify_comm(struct bt_ctx *c, uint32_t device, uint32_t cpu,
 	};
 	char comm[16] = { 0 };
 
-	strncpy(comm, name, sizeof(comm) - 1);
+	/* at most 15 bytes of @name, the rest NULs */
+	memcpy(comm, name, strnlen(name, sizeof(comm) - 1));
 	bt_put(c, cpu, &t, sizeof(t));
 	bt_put(c, cpu, comm, sizeof(comm));
 }
@@ -905,7 +906,8 @@ int export_blktrace(struct xstream *xs, const char *prefix)
 	if (c.err || bt_remove_stale(&c))
 		goto out;
 	if (c.ooo)
-		fprintf(stderr, "iotracectl: %s: %llu events came after a later one (a queue time longer than those before it) and were written out of order\n",
+		fprintf(stderr,
+			"iotracectl: %s: %llu events came after a later one (a queue time longer than those before it) and were written out of order\n",
 			xs->label, (unsigned long long)c.ooo);
 	if (c.badcpu)
 		bt_say_badcpu(xs, &c);

@@ -225,9 +225,12 @@ int watch_th_parse(struct watch_th *th, const char *words, char *err,
 			    strncmp(tok, lat_keys[m], kl))
 				continue;
 			if (!v || parse_th_ns(v, &th->lat_ns[m]) ||
-			    th->lat_ns[m] > LAT_MAX_NS)
-				return ERR("%s: a latency up to 1 hour (a number with ns, us, ms or s; a bare number is ns)",
-					   tok), -1;
+			    th->lat_ns[m] > LAT_MAX_NS) {
+				snprintf(err, errlen,
+					 "%s: a latency up to 1 hour (a number with ns, us, ms or s; a bare number is ns)",
+					 tok);
+				return -1;
+			}
 			done = 1;
 		}
 		if (done)
@@ -246,9 +249,12 @@ int watch_th_parse(struct watch_th *th, const char *words, char *err,
 				if (th->nr_errnos == IOTRACE_FILE_TH_ERRNOS)
 					return ERR("%s: at most %d errnos", tok,
 						   IOTRACE_FILE_TH_ERRNOS), -1;
-				if (parse_errno(e, &th->errnos[th->nr_errnos++]))
-					return ERR("%s: '%s' is not an errno (EIO, ETIMEDOUT, ... or 1 to 4095)",
-						   tok, e), -1;
+				if (parse_errno(e, &th->errnos[th->nr_errnos++])) {
+					snprintf(err, errlen,
+						 "%s: '%s' is not an errno (EIO, ETIMEDOUT, ... or 1 to 4095)",
+						 tok, e);
+					return -1;
+				}
 			}
 			if (!th->nr_errnos)
 				return ERR("%s: give errnos (error=EIO,ETIMEDOUT) or none (error)",
@@ -267,31 +273,45 @@ int watch_th_parse(struct watch_th *th, const char *words, char *err,
 		} else if (kl == 5 && !strncmp(tok, "stuck", 5) && v) {
 			if (parse_th_ns(v, &th->stuck_ns) ||
 			    th->stuck_ns < STUCK_MIN_NS ||
-			    th->stuck_ns > STUCK_MAX_NS)
-				return ERR("%s: a time in flight from 100ms to 1 day (e.g. stuck=5s)",
-					   tok), -1;
+			    th->stuck_ns > STUCK_MAX_NS) {
+				snprintf(err, errlen,
+					 "%s: a time in flight from 100ms to 1 day (e.g. stuck=5s)",
+					 tok);
+				return -1;
+			}
 		} else if (kl == 4 && !strncmp(tok, "rate", 4) && v) {
 			if (parse_th_ns(v, &th->rate_ns) ||
-			    th->rate_ns > LAT_MAX_NS)
-				return ERR("%s: the least time between two events, up to 1 hour (e.g. rate=1s)",
-					   tok), -1;
+			    th->rate_ns > LAT_MAX_NS) {
+				snprintf(err, errlen,
+					 "%s: the least time between two events, up to 1 hour (e.g. rate=1s)",
+					 tok);
+				return -1;
+			}
 			th->have_rate = 1;
 		} else if (kl == 4 && !strncmp(tok, "hold", 4) && v) {
-			if (iot_parse_hold(v, &th->hold_chunks))
-				return ERR("%s: chunks to hold at a hit: a number, max (half the ring) or off",
-					   tok), -1;
+			if (iot_parse_hold(v, &th->hold_chunks)) {
+				snprintf(err, errlen,
+					 "%s: chunks to hold at a hit: a number, max (half the ring) or off",
+					 tok);
+				return -1;
+			}
 			th->have_hold = 1;
 			n--;	/* not a condition */
 		} else if (kl == 11 && !strncmp(tok, "hold-expire", 11) && v) {
 			if (parse_th_ns(v, &th->hold_ns) ||
 			    th->hold_ns < 1000000000ULL ||
-			    th->hold_ns > LAT_MAX_NS)
-				return ERR("%s: a hold nobody released ends after this, 1s to 1 hour (e.g. hold-expire=30s)",
-					   tok), -1;
+			    th->hold_ns > LAT_MAX_NS) {
+				snprintf(err, errlen,
+					 "%s: a hold nobody released ends after this, 1s to 1 hour (e.g. hold-expire=30s)",
+					 tok);
+				return -1;
+			}
 			n--;	/* not a condition */
 		} else {
-			return ERR("unknown condition '%s' (read-lat=, write-lat=, flush-lat=, discard-lat=, other-lat=, error[=LIST], devstatus, timeout, requeues=, stuck=, rate=, hold=, hold-expire= or off)",
-				   tok), -1;
+			snprintf(err, errlen,
+				 "unknown condition '%s' (read-lat=, write-lat=, flush-lat=, discard-lat=, other-lat=, error[=LIST], devstatus, timeout, requeues=, stuck=, rate=, hold=, hold-expire= or off)",
+				 tok);
+			return -1;
 		}
 	}
 	/* "off hold=max" too: the hold of no trigger */

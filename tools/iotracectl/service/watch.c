@@ -111,10 +111,10 @@ struct watch {
 	int running;
 };
 
-/* the longest line say() prints whole (before its escapes) */
-#define SAY_MAX		4096
+/* the longest line watch_info() prints whole (before its escapes) */
+#define WATCH_INFO_MAX	4096
 
-static __printf(1, 2) void say(const char *fmt, ...);
+static __printf(1, 2) void watch_info(const char *fmt, ...);
 
 /*
  * One line of the log.  What it names came from the kernel (disk names),
@@ -122,9 +122,9 @@ static __printf(1, 2) void say(const char *fmt, ...);
  * line is printed as the text outputs print a name (iot_text_str()), so
  * that none of it can end the line or send a terminal an escape.
  */
-static void say(const char *fmt, ...)
+static void watch_info(const char *fmt, ...)
 {
-	char line[SAY_MAX], text[IOT_TEXT_ROOM(SAY_MAX)];
+	char line[WATCH_INFO_MAX], text[IOT_TEXT_ROOM(WATCH_INFO_MAX)];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -147,9 +147,9 @@ static int rate_ok(struct watch *w, uint64_t now, const char *what)
 			w->refused_total++;
 			if (!w->refuse_said_ns ||
 			    now - w->refuse_said_ns >= HOUR_NS) {
-				say("%s: trigger refused: %llu snapshots began in the last hour (max-per-hour); %llu refused since this was last said; the next refusals are said in an hour",
-				    what, (unsigned long long)max,
-				    (unsigned long long)w->refused);
+				watch_info("%s: trigger refused: %llu snapshots began in the last hour (max-per-hour); %llu refused since this was last said; the next refusals are said in an hour",
+					   what, (unsigned long long)max,
+					   (unsigned long long)w->refused);
 				w->refuse_said_ns = now;
 				w->refused = 0;
 			}
@@ -277,20 +277,22 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	if (t->kevents)
-		say("trigger (kernel, event %llu of %s): %s",
-		    (unsigned long long)t->kevents, t->disk, reply);
+		watch_info("trigger (kernel, event %llu of %s): %s",
+			   (unsigned long long)t->kevents, t->disk, reply);
 	else
-		say("trigger (%s): %s", t->reason & IOTRACE_FILE_TRIG_MANUAL ?
-		    "manual" : t->reason & IOTRACE_FILE_TRIG_LOST ?
-		    "kernel, events lost" : "kernel", reply);
+		watch_info("trigger (%s): %s",
+			   t->reason & IOTRACE_FILE_TRIG_MANUAL ? "manual" :
+			   t->reason & IOTRACE_FILE_TRIG_LOST ?
+			   "kernel, events lost" : "kernel", reply);
 	/* no snapshot will copy the hold the kernel set: the ring gets it back */
 	if (release) {
 		if (watch_nl_release_hold(t->disk, t->hold_hi, err, sizeof(err)))
-			say("%s: cannot release the hold %llu: %s (it expires by itself)",
-			    t->disk, (unsigned long long)t->hold_hi, err);
+			watch_info("%s: cannot release the hold %llu: %s (it expires by itself)",
+				   t->disk, (unsigned long long)t->hold_hi,
+				   err);
 		else
-			say("%s: hold %llu released (no snapshot)", t->disk,
-			    (unsigned long long)t->hold_hi);
+			watch_info("%s: hold %llu released (no snapshot)",
+				   t->disk, (unsigned long long)t->hold_hi);
 	}
 	return 0;
 }
@@ -352,8 +354,8 @@ static void inflight_err(void *arg, const char *disk, const char *why)
 {
 	const struct job *j = arg;
 
-	say("snapshot %llu: %s: no requests in flight saved: %s",
-	    (unsigned long long)j->number, disk, why);
+	watch_info("snapshot %llu: %s: no requests in flight saved: %s",
+		   (unsigned long long)j->number, disk, why);
 }
 
 /* record's hook: the trigger chunks, before the trailer */
@@ -490,12 +492,12 @@ static void retention(struct watch *w)
 
 		snprintf(p, sizeof(p), "%s/%s", w->c->dir, v[i].name);
 		if (unlink(p) && errno != ENOENT) {
-			say("cannot remove %s: %s", p, strerror(errno));
+			watch_info("cannot remove %s: %s", p, strerror(errno));
 			continue;
 		}
 		bytes -= v[i].size;
-		say("removed %s (oldest; %zu files, %llu bytes left)", v[i].name,
-		    n - i - 1, (unsigned long long)bytes);
+		watch_info("removed %s (oldest; %zu files, %llu bytes left)",
+			   v[i].name, n - i - 1, (unsigned long long)bytes);
 	}
 	free(v);
 	pthread_mutex_unlock(&w->rmu);
@@ -553,7 +555,7 @@ static void save(struct job *j)
 		 * trigger chunk.
 		 */
 		if (watch_recheck(&now, err, sizeof(err))) {
-			say("%s: no snapshot: %s", name, err);
+			watch_info("%s: no snapshot: %s", name, err);
 			continue;
 		}
 		pthread_mutex_lock(&w->mu);
@@ -561,9 +563,9 @@ static void save(struct job *j)
 		    (strcmp(cd->model, now.model) ||
 		     strcmp(cd->serial, now.serial) ||
 		     strcmp(cd->wwn, now.wwn))) {
-			say("%s (%s) is another disk now: model \"%s\", serial \"%s\", wwn \"%s\" (was \"%s\", \"%s\", \"%s\")",
-			    name, cd->spec, now.model, now.serial, now.wwn,
-			    cd->model, cd->serial, cd->wwn);
+			watch_info("%s (%s) is another disk now: model \"%s\", serial \"%s\", wwn \"%s\" (was \"%s\", \"%s\", \"%s\")",
+				   name, cd->spec, now.model, now.serial,
+				   now.wwn, cd->model, cd->serial, cd->wwn);
 			memcpy(cd->model, now.model, sizeof(cd->model));
 			memcpy(cd->serial, now.serial, sizeof(cd->serial));
 			memcpy(cd->wwn, now.wwn, sizeof(cd->wwn));
@@ -573,7 +575,7 @@ static void save(struct job *j)
 		if (iot_map_live(name, &src[nr], err, sizeof(err)) ||
 		    iot_ring_init(&rings[nr], src[nr].buf, src[nr].len, err,
 				  sizeof(err))) {
-			say("%s: no snapshot: %s", name, err);
+			watch_info("%s: no snapshot: %s", name, err);
 			if (src[nr].mapped == 1)
 				iot_src_close(&src[nr]);
 			memset(&src[nr], 0, sizeof(src[nr]));
@@ -634,7 +636,7 @@ static void save(struct job *j)
 	}
 	fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	if (!fp) {
-		say("cannot create %s: %s", tmp, strerror(errno));
+		watch_info("cannot create %s: %s", tmp, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		goto out;
@@ -649,9 +651,9 @@ static void save(struct job *j)
 	if (!ret && rename(tmp, path))
 		ret = -3;
 	if (ret) {
-		say("snapshot %llu not saved: %s: %s",
-		    (unsigned long long)j->number, path,
-		    ret == -3 ? strerror(errno) : err);
+		watch_info("snapshot %llu not saved: %s: %s",
+			   (unsigned long long)j->number, path,
+			   ret == -3 ? strerror(errno) : err);
 		unlink(tmp);
 		goto out;
 	}
@@ -665,9 +667,9 @@ static void save(struct job *j)
 
 		for (k = 0; k < nr; k++)
 			recs += counts[k].written;
-		say("snapshot %llu: %s (%s, %llu records)",
-		    (unsigned long long)j->number, path, reason,
-		    (unsigned long long)recs);
+		watch_info("snapshot %llu: %s (%s, %llu records)",
+			   (unsigned long long)j->number, path, reason,
+			   (unsigned long long)recs);
 	}
 	retention(w);
 out:
@@ -695,11 +697,11 @@ static void release_holds(struct job *j)
 		if (!hi)
 			continue;
 		if (watch_nl_release_hold(name, hi, err, sizeof(err)))
-			say("%s: cannot release the hold %llu: %s (it expires by itself)",
-			    name, (unsigned long long)hi, err);
+			watch_info("%s: cannot release the hold %llu: %s (it expires by itself)",
+				   name, (unsigned long long)hi, err);
 		else
-			say("%s: hold %llu released", name,
-			    (unsigned long long)hi);
+			watch_info("%s: hold %llu released", name,
+				   (unsigned long long)hi);
 	}
 }
 
@@ -758,7 +760,7 @@ static void *dispatcher(void *arg)
 			break;
 		j = calloc(1, sizeof(*j));
 		if (!j) {
-			say("out of memory: pending snapshots wait");
+			watch_info("out of memory: pending snapshots wait");
 			pthread_mutex_unlock(&w->mu);
 			sleep(1);
 			pthread_mutex_lock(&w->mu);
@@ -786,8 +788,8 @@ static void *dispatcher(void *arg)
 		pthread_cond_wait(&w->cv, &w->mu);
 	for (i = 0; i < w->c->nr_disks; i++)
 		if (w->d[i].in_job || w->d[i].have_next)
-			say("%s: stopping: a queued snapshot is not taken",
-			    w->c->disks[i].name);
+			watch_info("%s: stopping: a queued snapshot is not taken",
+				   w->c->disks[i].name);
 	pthread_mutex_unlock(&w->mu);
 	pthread_attr_destroy(&at);
 	return NULL;
@@ -942,14 +944,14 @@ static int prepare_disk(struct iot_opts *o, const struct watch_conf *c,
 					   refusedlen))
 			return -1;
 		if (r > 0)
-			say("%s: ring-size %llu not applied: %s", d->name,
-			    (unsigned long long)size, err);
+			watch_info("%s: ring-size %llu not applied: %s",
+				   d->name, (unsigned long long)size, err);
 		else if (r)
-			say("%s: ring-size %llu not applied (see above)",
-			    d->name, (unsigned long long)size);
+			watch_info("%s: ring-size %llu not applied (see above)",
+				   d->name, (unsigned long long)size);
 		else
-			say("%s: ring resized to %llu bytes", d->name,
-			    (unsigned long long)size);
+			watch_info("%s: ring resized to %llu bytes", d->name,
+				   (unsigned long long)size);
 	}
 	if (th || d->th.set < 0) {
 		static const struct watch_th off;
@@ -961,8 +963,8 @@ static int prepare_disk(struct iot_opts *o, const struct watch_conf *c,
 			return -1;
 		/* "off" on a module without triggers: nothing to do */
 		if (r && (th || r != -EOPNOTSUPP))
-			say("%s: trigger conditions '%s' not given to the kernel: %s",
-			    d->name, th ? th->words : "off", err);
+			watch_info("%s: trigger conditions '%s' not given to the kernel: %s",
+				   d->name, th ? th->words : "off", err);
 		if (!r) {
 			/* the module's count starts again, in a new epoch */
 			d->kevents = 0;
@@ -974,11 +976,11 @@ static int prepare_disk(struct iot_opts *o, const struct watch_conf *c,
 				   refusedlen))
 		return -1;
 	if (r > 0)
-		say("%s: could not enable tracing: %s; watching anyway",
-		    d->name, err);
+		watch_info("%s: could not enable tracing: %s; watching anyway",
+			   d->name, err);
 	else if (r)
-		say("%s: could not enable tracing (see above); watching anyway",
-		    d->name);
+		watch_info("%s: could not enable tracing (see above); watching anyway",
+			   d->name);
 	return 0;
 }
 
@@ -1074,8 +1076,8 @@ void watch_added(struct watch *w, const char *name)
 		return;
 	pthread_mutex_lock(&w->mu);
 	if (strcmp(c->disks[i].name, nd.name))
-		say("%s (%s) is %s now, was %s", nd.spec, nd.where, nd.name,
-		    c->disks[i].name);
+		watch_info("%s (%s) is %s now, was %s", nd.spec, nd.where,
+			   nd.name, c->disks[i].name);
 	c->disks[i] = nd;
 	pthread_mutex_unlock(&w->mu);
 	if (iot_nl_list(&rows, &nrows)) {
@@ -1083,16 +1085,17 @@ void watch_added(struct watch *w, const char *name)
 		rows = NULL;
 		nrows = 0;
 	}
-	say("%s came back: enabling it again", name);
+	watch_info("%s came back: enabling it again", name);
 	if (prepare_disk(w->o, c, &c->disks[i], rows, nrows, refused,
 			 sizeof(refused))) {
-		say("%s; %s came back but is not made ready", refused, name);
+		watch_info("%s; %s came back but is not made ready", refused,
+			   name);
 		free(rows);
 		return;
 	}
 	free(rows);
-	say("watching %s again (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
-	    nd.name, nd.spec, nd.model, nd.serial, nd.wwn);
+	watch_info("watching %s again (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
+		   nd.name, nd.spec, nd.model, nd.serial, nd.wwn);
 }
 
 /**
@@ -1122,9 +1125,9 @@ void watch_events_lost(struct watch *w)
 	size_t nrows = 0;
 	unsigned int i;
 
-	say("events from the module were lost (the socket's receive buffer overflowed): checking the watched disks");
+	watch_info("events from the module were lost (the socket's receive buffer overflowed): checking the watched disks");
 	if (iot_nl_list(&rows, &nrows)) {
-		say("cannot list the module's disks: a disk that came back or a kernel trigger may have been missed");
+		watch_info("cannot list the module's disks: a disk that came back or a kernel trigger may have been missed");
 		free(rows);
 		return;
 	}
@@ -1155,9 +1158,9 @@ void watch_events_lost(struct watch *w)
 		got = epoch && epoch != d->kepoch ? 0 : d->kevents;
 		if (!th || sent <= got)
 			continue;
-		say("%s: %llu kernel trigger events sent, %llu received",
-		    d->name, (unsigned long long)sent,
-		    (unsigned long long)got);
+		watch_info("%s: %llu kernel trigger events sent, %llu received",
+			   d->name, (unsigned long long)sent,
+			   (unsigned long long)got);
 		d->kevents = sent;
 		d->kepoch = epoch;
 		snprintf(t.disk, sizeof(t.disk), "%s", d->name);
@@ -1223,12 +1226,13 @@ static void clean_tmp(const char *dir)
 		if (end && *end == '.' &&
 		    strlen(end) == strlen(".XXXXXX" TMP_SUFFIX) &&
 		    watcher_alive(pid)) {
-			say("%s: kept, a running watcher's (pid %ld)", p, pid);
+			watch_info("%s: kept, a running watcher's (pid %ld)",
+				   p, pid);
 			continue;
 		}
 		if (!unlink(p))
-			say("removed %s, left by a watcher that did not finish",
-			    p);
+			watch_info("removed %s, left by a watcher that did not finish",
+				   p);
 	}
 	closedir(dp);
 }
@@ -1390,7 +1394,7 @@ static void serve_client(struct watch *w, int lfd)
 		n--;	/* room for the newline */
 	reply[n++] = '\n';
 	if (write(fd, reply, n) < 0)
-		say("control socket: %s", strerror(errno));
+		watch_info("control socket: %s", strerror(errno));
 	close(fd);
 }
 
@@ -1492,15 +1496,16 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 	}
 	started = 1;
 	for (i = 0; i < c->nr_disks; i++)
-		say("watching %s (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
-		    c->disks[i].name, c->disks[i].spec, c->disks[i].model,
-		    c->disks[i].serial, c->disks[i].wwn);
-	say("ready: snapshots in %s (post %.3f s, episode %.3f s, at most %llu an hour, %llu files, %llu bytes); triggers: SIGUSR1, iotracectl snapshot (%s/%s)%s",
-	    c->dir, c->post_ns / 1e9, c->episode_ns / 1e9,
-	    (unsigned long long)c->max_per_hour,
-	    (unsigned long long)c->max_files,
-	    (unsigned long long)c->max_bytes, c->run_dir, WATCH_SOCK_NAME,
-	    nl ? ", kernel trigger events" : "");
+		watch_info("watching %s (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
+			   c->disks[i].name, c->disks[i].spec,
+			   c->disks[i].model, c->disks[i].serial,
+			   c->disks[i].wwn);
+	watch_info("ready: snapshots in %s (post %.3f s, episode %.3f s, at most %llu an hour, %llu files, %llu bytes); triggers: SIGUSR1, iotracectl snapshot (%s/%s)%s",
+		   c->dir, c->post_ns / 1e9, c->episode_ns / 1e9,
+		   (unsigned long long)c->max_per_hour,
+		   (unsigned long long)c->max_files,
+		   (unsigned long long)c->max_bytes, c->run_dir,
+		   WATCH_SOCK_NAME, nl ? ", kernel trigger events" : "");
 	while (!w->stop) {
 		struct pollfd p[3] = {
 			{ .fd = sfd, .events = POLLIN },
@@ -1512,7 +1517,7 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 		if (poll(p, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			say("poll: %s", strerror(errno));
+			watch_info("poll: %s", strerror(errno));
 			break;
 		}
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
@@ -1525,7 +1530,8 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 
 				watch_on_trigger(w, &t, reply, sizeof(reply));
 			} else {
-				say("%s: stopping", strsignal((int)si.ssi_signo));
+				watch_info("%s: stopping",
+					   strsignal((int)si.ssi_signo));
 				pthread_mutex_lock(&w->mu);
 				w->stop = 1;
 				pthread_cond_broadcast(&w->cv);
@@ -1546,9 +1552,9 @@ out:
 		pthread_cond_broadcast(&w->cv);
 		pthread_mutex_unlock(&w->mu);
 		pthread_join(th, NULL);
-		say("stopped: %llu snapshots saved, %llu triggers refused by max-per-hour",
-		    (unsigned long long)w->saved,
-		    (unsigned long long)w->refused_total);
+		watch_info("stopped: %llu snapshots saved, %llu triggers refused by max-per-hour",
+			   (unsigned long long)w->saved,
+			   (unsigned long long)w->refused_total);
 	}
 	watch_nl_close(nl);
 	if (lfd >= 0) {
@@ -1635,7 +1641,10 @@ int cmd_snapshot(struct iot_opts *o, int argc, char **argv)
 	for (;;) {
 		ssize_t r = read(fd, reply + n, sizeof(reply) - 1 - n);
 
-		if (r <= 0 || (n += (size_t)r) == sizeof(reply) - 1)
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (n == sizeof(reply) - 1)
 			break;
 	}
 	reply[n] = 0;

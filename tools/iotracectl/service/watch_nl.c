@@ -135,7 +135,8 @@ struct watch_nl *watch_nl_open(void)
 	grp = genl_ctrl_resolve_grp(n->sk, IOTRACE_GENL_NAME,
 				    IOTRACE_GENL_MCGRP);
 	if (grp < 0) {
-		fprintf(stderr, "iotracectl watch: no iotrace netlink family (module not loaded?): manual snapshots only\n");
+		fprintf(stderr,
+			"iotracectl watch: no iotrace netlink family (module not loaded?): manual snapshots only\n");
 		goto fail;
 	}
 	nl_socket_disable_seq_check(n->sk);
@@ -200,7 +201,8 @@ void watch_nl_recv(struct watch_nl *n, struct watch *w)
 		return;
 	}
 	if (ret < 0 && ret != -NLE_AGAIN && ret != -NLE_INTR)
-		fprintf(stderr, "iotracectl watch: receiving events: %s (events may have been lost)\n",
+		fprintf(stderr,
+			"iotracectl watch: receiving events: %s (events may have been lost)\n",
 			nl_geterror(ret));
 }
 

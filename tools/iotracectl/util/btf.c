@@ -36,9 +36,9 @@ static const struct btf_type *resolved(const struct btf *btf, __u32 id)
  * Member @name of struct @t: its byte offset and size.  Return: 0, or -1
  * with the reason in @err.
  */
-static int member(const struct btf *btf, const struct btf_type *t,
-		  const char *name, __u32 *off, __u32 *size,
-		  const struct btf_type **mt, char *err, size_t errlen)
+static int find_member(const struct btf *btf, const struct btf_type *t,
+		       const char *name, __u32 *off, __u32 *size,
+		       const struct btf_type **mt, char *err, size_t errlen)
 {
 	const struct btf_member *m = btf_members(t);
 	int i, n = btf_vlen(t);
@@ -141,10 +141,10 @@ int iot_nvme_btf_layout(const char *dir, struct iot_nvme_layout *l,
 		goto out;
 	}
 	t = btf__type_by_id(btf ? btf : base, id);
-	if (member(btf ? btf : base, t, "status", &l->status_off,
-		   &l->status_size, &st, err, errlen) ||
-	    member(btf ? btf : base, t, "result", &l->result_off,
-		   &l->result_size, &rt, err, errlen))
+	if (find_member(btf ? btf : base, t, "status", &l->status_off,
+			&l->status_size, &st, err, errlen) ||
+	    find_member(btf ? btf : base, t, "result", &l->result_off,
+			&l->result_size, &rt, err, errlen))
 		goto out;
 	if (!btf_is_int(st) || l->status_size != 2) {
 		ERR("struct nvme_request.status is not a 16-bit integer");

@@ -225,7 +225,8 @@ static int stream_start(struct iot_btt *b)
 			return -2;
 	free(b->v);
 	b->v = NULL;
-	b->n = b->cap = 0;
+	b->n = 0;
+	b->cap = 0;
 	return 0;
 }
 
@@ -620,13 +621,15 @@ static int stream_report(struct iot_btt *b, FILE *fp, struct iot_jw *w)
 				bh_rank(&g->d2c, 99) / 1e3);
 		}
 	}
-	fprintf(fp, "seeks (issue order, sectors): %llu, mean %.1f, p50 %llu, p90 %llu; sequential %llu (%.1f%%)\n",
+	fprintf(fp,
+		"seeks (issue order, sectors): %llu, mean %.1f, p50 %llu, p90 %llu; sequential %llu (%.1f%%)\n",
 		(unsigned long long)d->n, d->n ? b->seek->sum / d->n : 0,
 		(unsigned long long)bh_rank(d, 50),
 		(unsigned long long)bh_rank(d, 90),
 		(unsigned long long)b->seek->seq,
 		d->n ? 100.0 * b->seek->seq / d->n : 0);
-	fprintf(fp, "(more than %u requests: seeks through a window of %u requests in issue order)\n",
+	fprintf(fp,
+		"(more than %u requests: seeks through a window of %u requests in issue order)\n",
 		IOT_BTT_EXACT, BTT_WIN);
 	return 0;
 }
@@ -679,10 +682,12 @@ int iot_btt_report(struct iot_btt *b, FILE *fp, struct iot_jw *w)
 		jw_obj_end(w);
 		jw_obj_end(w);
 	} else {
-		fprintf(fp, "btt breakdown (us; Q2D: queued to issued, D2C: issued to completed):\n");
+		fprintf(fp,
+			"btt breakdown (us; Q2D: queued to issued, D2C: issued to completed):\n");
 		for (by = BY_OP; by <= BY_CPU; by++)
 			grp_text(fp, head[by], g[by], ng[by], by);
-		fprintf(fp, "seeks (issue order, sectors): %llu, mean %.1f, p50 %llu, p90 %llu; sequential %llu (%.1f%%)\n",
+		fprintf(fp,
+			"seeks (issue order, sectors): %llu, mean %.1f, p50 %llu, p90 %llu; sequential %llu (%.1f%%)\n",
 			(unsigned long long)s.n, s.mean,
 			(unsigned long long)s.p50, (unsigned long long)s.p90,
 			(unsigned long long)s.seq,

@@ -412,6 +412,9 @@ FILE *x_open_out(const char *path)
 	return iot_out_fopen(path);	/* says why it could not */
 }
 
+/* iot_nl_hint()'s for EPERM */
+#define NL_HINT_EPERM " (needs CAP_NET_ADMIN, for generic netlink, and CAP_SYS_ADMIN, for the module: root has both unless its capability bounding set drops them, see capsh --print)"
+
 /**
  * iot_nl_hint() - what to do about a netlink request the kernel refused.
  * @err: its positive errno.
@@ -427,7 +430,7 @@ const char *iot_nl_hint(int err)
 {
 	switch (err) {
 	case EPERM:
-		return " (needs CAP_NET_ADMIN, for generic netlink, and CAP_SYS_ADMIN, for the module: root has both unless its capability bounding set drops them, see capsh --print)";
+		return NL_HINT_EPERM;
 	case EACCES:
 		return " (refused by a security module, SELinux or AppArmor: see the audit log)";
 	case ENODEV:

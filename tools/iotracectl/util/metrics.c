@@ -71,12 +71,17 @@ int iot_metrics_parse(struct iot_metrics *m, const void *attrs, size_t len,
 	size_t off = 0;
 
 	memset(m->disk, 0, sizeof(m->disk));
-	m->reset_ns = m->now_ns = 0;
+	m->reset_ns = 0;
+	m->now_ns = 0;
 	memset(m->op, 0, sizeof(m->op));
-	m->timeouts = m->requeues = m->inflight = m->oldest_ns = 0;
+	m->timeouts = 0;
+	m->requeues = 0;
+	m->inflight = 0;
+	m->oldest_ns = 0;
 	m->have_oldest = 0;
 	m->nr_err = 0;
-	m->overwritten = m->dropped = 0;
+	m->overwritten = 0;
+	m->dropped = 0;
 	m->have_ring = 0;
 	while (off + NLA_HDRLEN <= len) {
 		struct nlattr a;
@@ -130,7 +135,8 @@ int iot_metrics_parse(struct iot_metrics *m, const void *attrs, size_t len,
 			struct iotrace_metrics_op op;
 
 			if (dl < sizeof(op)) {
-				snprintf(err, errlen, "metrics reply: operation of %zu bytes, want %zu (an older module?)",
+				snprintf(err, errlen,
+					 "metrics reply: operation of %zu bytes, want %zu (an older module?)",
 					 dl, sizeof(op));
 				return -1;
 			}
@@ -144,7 +150,8 @@ int iot_metrics_parse(struct iot_metrics *m, const void *attrs, size_t len,
 			struct iotrace_metrics_error e;
 
 			if (dl < sizeof(e)) {
-				snprintf(err, errlen, "metrics reply: error entry of %zu bytes, want %zu",
+				snprintf(err, errlen,
+					 "metrics reply: error entry of %zu bytes, want %zu",
 					 dl, sizeof(e));
 				return -1;
 			}

@@ -399,8 +399,8 @@ static void iot_nl_close(struct iot_nl *nl)
  * send it and wait for the answer.  Return: 0 or the kernel's errno.
  */
 static int iot_nl_request(struct iot_nl *nl, uint8_t cmd, int flags,
-		      const char *disk,
-		      int (*add)(struct nl_msg *m, void *arg), void *arg)
+			  const char *disk,
+			  int (*add)(struct nl_msg *m, void *arg), void *arg)
 {
 	struct nl_msg *m;
 	struct nl_cb *cb;
@@ -597,9 +597,10 @@ int cmd_nl_nvme_layout(struct iot_opts *o, int argc, char **argv)
 		return 1;
 	}
 	if (o->show || !o->quiet)
-		printf("struct nvme_request (%u bytes) in %s: status @%u (%u bytes), result @%u (%u bytes)\n",
-		       l.struct_size, l.source, l.status_off, l.status_size,
-		       l.result_off, l.result_size);
+		fprintf(stdout,
+			"struct nvme_request (%u bytes) in %s: status @%u (%u bytes), result @%u (%u bytes)\n",
+			l.struct_size, l.source, l.status_off, l.status_size,
+			l.result_off, l.result_size);
 	if (o->show)
 		return 0;
 	if (nl_need(&nl))
@@ -609,7 +610,8 @@ int cmd_nl_nvme_layout(struct iot_opts *o, int argc, char **argv)
 		if (!o->quiet)
 			nl_report(&nl, "nvme-layout", ret);
 	} else if (!o->quiet) {
-		printf("given to the iotrace module: NVMe commands completed from now on carry their status\n");
+		fprintf(stdout,
+			"given to the iotrace module: NVMe commands completed from now on carry their status\n");
 	}
 	iot_nl_close(&nl);
 	return ret ? 1 : 0;
@@ -978,7 +980,7 @@ int cmd_nl_filter(struct iot_opts *o, int argc, char **argv)
 	if (nl_need(&nl))
 		return 1;
 	ret = iot_nl_request(&nl, IOTRACE_CMD_SET_FILTER, 0, argv[0], add_filter,
-			 &f);
+			     &f);
 	if (ret)
 		nl_report(&nl, "filter", ret);
 	iot_nl_close(&nl);
@@ -1069,7 +1071,7 @@ int cmd_nl_state(struct iot_opts *o, int argc, char **argv)
 	nl.fmt = o->fmt;
 	if (!argc) {
 		ret = iot_nl_request(&nl, IOTRACE_CMD_LIST, NLM_F_DUMP, NULL, NULL,
-				 NULL);
+				     NULL);
 		if (ret) {
 			nl_report(&nl, "state", ret);
 			rc = 1;
@@ -1301,7 +1303,8 @@ int cmd_nl_events(struct iot_opts *o, int argc, char **argv)
 			continue;
 		ret = nl_recvmsgs(nl.sk, cb);
 		if (ret == -NLE_NOMEM) {	/* ENOBUFS: said, not fatal */
-			fprintf(stderr, "iotracectl: events lost: the socket's receive buffer overflowed (a burst faster than this reader)\n");
+			fprintf(stderr,
+				"iotracectl: events lost: the socket's receive buffer overflowed (a burst faster than this reader)\n");
 			continue;
 		}
 		if (ret < 0 && ret != -NLE_INTR && ret != -NLE_AGAIN) {
@@ -1382,9 +1385,11 @@ struct iot_msrc *iot_msrc_open(char *err, size_t errlen)
 	s->dir = NULL;
 	ret = iot_nl_open(&s->nl);
 	if (ret) {
-		snprintf(err, errlen, ret > 0 ?
-			 "the iotrace generic netlink family is not registered (is the iotrace module loaded?)" :
-			 "cannot open a generic netlink socket");
+		if (ret > 0)
+			snprintf(err, errlen,
+				 "the iotrace generic netlink family is not registered (is the iotrace module loaded?)");
+		else
+			snprintf(err, errlen, "cannot open a generic netlink socket");
 		free(s);
 		return NULL;
 	}
@@ -1478,6 +1483,7 @@ static int iot_msrc_unsupported(struct iot_msrc *s, char *err, size_t errlen)
 		 nl_family_version(&s->nl));
 	return -EOPNOTSUPP;
 }
+
 /**
  * iot_msrc_get() - the metrics of @disk.
  * @s: the source.
@@ -1544,7 +1550,9 @@ int iot_msrc_reset(struct iot_msrc *s, const char *disk, char *err,
 	int ret;
 
 	if (s->dir) {
-		snprintf(err, errlen, "%s: canned metrics (IOTRACE_METRICS_DIR) cannot be reset", disk);
+		snprintf(err, errlen,
+			 "%s: canned metrics (IOTRACE_METRICS_DIR) cannot be reset",
+			 disk);
 		return -EOPNOTSUPP;
 	}
 	ret = iot_nl_request(&s->nl, IOTRACE_CMD_RESET_METRICS, 0, disk, NULL,

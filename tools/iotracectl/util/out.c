@@ -441,54 +441,68 @@ static inline int csv_special(char *s, char **end)
 }
 
 /* a number, a digit without a call (most of a record's small fields) */
-#define PUT_U(p, v)							\
-	do {								\
-		uint64_t v_ = (v);					\
-									\
-		if (v_ < 10)						\
-			*(p)++ = (char)('0' + v_);			\
-		else							\
-			(p) = iot_fmt_u64((p), v_);				\
-	} while (0)
+static __always_inline char *put_u(char *p, uint64_t v)
+{
+	if (v < 10) {
+		*p++ = (char)('0' + v);
+		return p;
+	}
+	return iot_fmt_u64(p, v);
+}
+
+/* a string of a record's field, written as iot_decode_cmd() writes it */
+typedef void (*csv_dec_fn)(const struct iotrace_record *r, char *out,
+			   size_t len);
+
+/* iot_errno_name() of the record's error, as a csv_dec_fn */
+static void dec_errno(const struct iotrace_record *r, char *out, size_t len)
+{
+	iot_errno_name(r->error, out, len);
+}
 
 /*
  * A string none of whose possible values needs quotes (the names of the
  * request flags and errnos, the operations, digits, '+' and '-'): written
- * by @dec at @p (at most @cap bytes with its NUL, within @end), no scan
- * for quotes.
+ * by @dec from @r at @p (at most @cap bytes with its NUL, within @end),
+ * no scan for quotes.  Return: its end (@p when there is no room).
  */
-#define CSV_PLAIN(p, end, cap, dec)					\
-	do {								\
-		ptrdiff_t r_ = (end) - (p);				\
-									\
-		if (r_ < 2)						\
-			break;						\
-		dec((p), (size_t)(r_ + 1 < (cap) ? r_ + 1 : (cap)));	\
-		(p) = csv_end(p);					\
-	} while (0)
+static __always_inline char *
+csv_plain(char *p, char *end, ptrdiff_t cap, csv_dec_fn dec,
+	  const struct iotrace_record *r)
+{
+	ptrdiff_t room = end - p;
+
+	if (room < 2)
+		return p;
+	dec(r, p, (size_t)(room + 1 < cap ? room + 1 : cap));
+	return csv_end(p);
+}
+
+/* the largest @cap of csv_dec() */
+#define CSV_DEC_MAX	256
 
 /*
- * A decoded string as a CSV field: @dec writes it (at most @cap bytes
- * with its NUL, as into the buffer of struct rec_bufs) straight into the
- * line at @p, before @end; moved aside and quoted in the rare case it
- * needs quotes.
+ * A decoded string as a CSV field: @dec writes it from @r (at most @cap
+ * bytes with its NUL, as into the buffer of struct rec_bufs; @cap at most
+ * CSV_DEC_MAX) straight into the line at @p, before @end; moved aside and
+ * quoted in the rare case it needs quotes.  Return: the field's end (@p
+ * when there is no room).
  */
-#define CSV_DEC(p, end, cap, dec)					\
-	do {								\
-		ptrdiff_t r_ = (end) - (p);				\
-		size_t c_ = (size_t)(r_ + 1 < (cap) ? r_ + 1 : (cap));	\
-		char t_[cap], *q_;					\
-									\
-		if (r_ < 2)						\
-			break;						\
-		dec((p), c_);						\
-		if (!csv_special((p), &q_)) {				\
-			(p) = q_;					\
-			break;						\
-		}							\
-		memcpy(t_, (p), strlen(p) + 1);				\
-		(p) = put_csv_str((p), r_, t_);				\
-	} while (0)
+static __always_inline char *
+csv_dec(char *p, char *end, ptrdiff_t cap, csv_dec_fn dec,
+	const struct iotrace_record *r)
+{
+	ptrdiff_t room = end - p;
+	char t[CSV_DEC_MAX], *q;
+
+	if (room < 2)
+		return p;
+	dec(r, p, (size_t)(room + 1 < cap ? room + 1 : cap));
+	if (!csv_special(p, &q))
+		return q;
+	memcpy(t, p, strlen(p) + 1);
+	return put_csv_str(p, room, t);
+}
 
 /* the most a CSV line takes (its strings are cut to fit) */
 #define CSV_LINE	2048
@@ -504,10 +518,6 @@ static char *csv_rec(struct iot_out *out, char *line, size_t size,
 	char *p = line, *end = line + size - 8;
 	const char *comm, *op;
 
-#define DEC_OPF(q, n)	iot_opflags_str(r, (q), (n))
-#define DEC_ERR(q, n)	iot_errno_name(r->error, (q), (n))
-#define DEC_DS(q, n)	iot_decode_status(r, (q), (n))
-#define DEC_CMD(q, n)	iot_decode_cmd(r, (q), (n))
 	/* the disk's field, made once per disk */
 	if (disk != out->disk) {
 		out->disk = disk;
@@ -535,12 +545,12 @@ static char *csv_rec(struct iot_out *out, char *line, size_t size,
 		*p++ = *op++;
 	*p++ = ',';
 	if (r->opflags)
-		CSV_PLAIN(p, end, 128, DEC_OPF);
+		p = csv_plain(p, end, 128, iot_opflags_str, r);
 	*p++ = ',';
 	if (r->sector != UINT64_MAX)
 		p = iot_fmt_u64(p, r->sector);
 	*p++ = ',';
-	PUT_U(p, r->bytes);
+	p = put_u(p, r->bytes);
 	*p++ = ',';
 	if (!(r->rflags & IOTRACE_RF_COMPLETE)) {
 		p = put_s64(p, r->error);
@@ -551,41 +561,37 @@ static char *csv_rec(struct iot_out *out, char *line, size_t size,
 	} else {
 		p = put_s64(p, r->error);
 		*p++ = ',';
-		CSV_PLAIN(p, end, 32, DEC_ERR);
+		p = csv_plain(p, end, 32, dec_errno, r);
 	}
 	*p++ = ',';
-	PUT_U(p, r->rflags);
+	p = put_u(p, r->rflags);
 	*p++ = ',';
-	PUT_U(p, r->issue_cpu);
+	p = put_u(p, r->issue_cpu);
 	*p++ = ',';
-	PUT_U(p, r->complete_cpu);
+	p = put_u(p, r->complete_cpu);
 	*p++ = ',';
-	PUT_U(p, r->hwq);
+	p = put_u(p, r->hwq);
 	*p++ = ',';
-	PUT_U(p, r->tag);
+	p = put_u(p, r->tag);
 	*p++ = ',';
-	PUT_U(p, r->retries);
+	p = put_u(p, r->retries);
 	*p++ = ',';
-	PUT_U(p, r->cmd_type);
+	p = put_u(p, r->cmd_type);
 	*p++ = ',';
-	PUT_U(p, r->dev_status);
+	p = put_u(p, r->dev_status);
 	*p++ = ',';
-	CSV_DEC(p, end, 160, DEC_DS);
+	p = csv_dec(p, end, 160, iot_decode_status, r);
 	*p++ = ',';
-	CSV_DEC(p, end, 256, DEC_CMD);
+	p = csv_dec(p, end, 256, iot_decode_cmd, r);
 	*p++ = ',';
-	PUT_U(p, r->pid);
+	p = put_u(p, r->pid);
 	*p++ = ',';
 	comm = iot_comm_get(r->pid);
 	if (comm)
 		p = put_csv_str(p, end - p, comm);
 	*p++ = ',';
-	PUT_U(p, r->cgroup);
+	p = put_u(p, r->cgroup);
 	*p++ = '\n';
-#undef DEC_OPF
-#undef DEC_ERR
-#undef DEC_DS
-#undef DEC_CMD
 	return p;
 }
 

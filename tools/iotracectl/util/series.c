@@ -766,7 +766,8 @@ void iot_ival_text(FILE *fp, const char *disk, uint64_t time_ns,
 void iot_series_late(const struct iot_series_set *ss, const char *label)
 {
 	if (ss->late_out || ss->late_pct)
-		fprintf(stderr, "iotracectl: %s: %llu requests came more than %u records out of completion order in the file: %llu left out of the intervals, %llu out of their interval's P50 and P99\n",
+		fprintf(stderr,
+			"iotracectl: %s: %llu requests came more than %u records out of completion order in the file: %llu left out of the intervals, %llu out of their interval's P50 and P99\n",
 			label,
 			(unsigned long long)(ss->late_out + ss->late_pct),
 			SWEEP_WINDOW, (unsigned long long)ss->late_out,

@@ -737,10 +737,12 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s,
 		(unsigned long long)s->incomplete, sec);
 	if (c && file && c->no_trailer)
 		/* the recording did not finish: the trailer's counts unknown */
-		fprintf(fp, "loss: unknown (no trailer: the recording did not finish), %llu records read",
+		fprintf(fp,
+			"loss: unknown (no trailer: the recording did not finish), %llu records read",
 			(unsigned long long)c->present);
 	else if (c && file)
-		fprintf(fp, "loss: completed %llu, recorded %llu, written %llu, lost %llu (overwritten %llu, torn %llu), dropped by kernel %llu",
+		fprintf(fp,
+			"loss: completed %llu, recorded %llu, written %llu, lost %llu (overwritten %llu, torn %llu), dropped by kernel %llu",
 			(unsigned long long)c->completed,
 			(unsigned long long)c->recorded,
 			(unsigned long long)c->written,
@@ -759,7 +761,8 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s,
 				(unsigned long long)c->unread);
 		fputc('\n', fp);
 	} else if (c)
-		fprintf(fp, "loss: completed %llu, present %llu, overwritten %llu, dropped %llu, torn/skipped %llu\n",
+		fprintf(fp,
+			"loss: completed %llu, present %llu, overwritten %llu, dropped %llu, torn/skipped %llu\n",
 			(unsigned long long)c->completed,
 			(unsigned long long)c->present,
 			(unsigned long long)c->overwritten,

@@ -130,12 +130,15 @@ static const char *const lat_keys[IOTRACE_NR_MOPS] = {
 	[IOTRACE_MOP_OTHER] = "other-lat",
 };
 
-/* KEY=VALUE: the value if @a starts with KEY=, else NULL. */
-static const char *value_of(const char *a, const char *key)
+/* KEY=VALUE: 1 with the value in @v if @a starts with KEY=, else 0. */
+static int value_of(const char *a, const char *key, const char **v)
 {
 	size_t n = strlen(key);
 
-	return !strncmp(a, key, n) && a[n] == '=' ? a + n + 1 : NULL;
+	if (strncmp(a, key, n) || a[n] != '=')
+		return 0;
+	*v = a + n + 1;
+	return 1;
 }
 
 /**
@@ -151,7 +154,7 @@ static const char *value_of(const char *a, const char *key)
 int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 		   char *err, size_t errlen)
 {
-	const char *v;
+	const char *v = NULL;
 	int i, m, any = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -163,8 +166,7 @@ int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 		const char *a = argv[i];
 
 		for (m = 0; m < IOTRACE_NR_MOPS; m++) {
-			v = value_of(a, lat_keys[m]);
-			if (!v)
+			if (!value_of(a, lat_keys[m], &v))
 				continue;
 			if (iot_parse_duration(v, &t->lat_ns[m]) ||
 			    t->lat_ns[m] > LAT_MAX_NS) {
@@ -180,7 +182,7 @@ int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 			continue;
 		if (!strcmp(a, "error")) {
 			t->error = 1;
-		} else if ((v = value_of(a, "error"))) {
+		} else if (value_of(a, "error", &v)) {
 			char buf[256], *tok, *save = NULL;
 
 			snprintf(buf, sizeof(buf), "%s", v);
@@ -208,7 +210,7 @@ int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 			t->devstatus = 1;
 		} else if (!strcmp(a, "timeout")) {
 			t->timeout = 1;
-		} else if ((v = value_of(a, "requeues"))) {
+		} else if (value_of(a, "requeues", &v)) {
 			char *end;
 			unsigned long n;
 
@@ -221,7 +223,7 @@ int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 				return -1;
 			}
 			t->requeues = (uint32_t)n;
-		} else if ((v = value_of(a, "stuck"))) {
+		} else if (value_of(a, "stuck", &v)) {
 			if (iot_parse_duration(v, &t->stuck_ns) ||
 			    t->stuck_ns < STUCK_MIN_NS ||
 			    t->stuck_ns > STUCK_MAX_NS) {
@@ -230,7 +232,7 @@ int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 					 a);
 				return -1;
 			}
-		} else if ((v = value_of(a, "rate"))) {
+		} else if (value_of(a, "rate", &v)) {
 			if (iot_parse_duration(v, &t->rate_ns) ||
 			    t->rate_ns > RATE_MAX_NS) {
 				snprintf(err, errlen,
@@ -239,7 +241,7 @@ int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 				return -1;
 			}
 			t->have_rate = 1;
-		} else if ((v = value_of(a, "hold"))) {
+		} else if (value_of(a, "hold", &v)) {
 			if (iot_parse_hold(v, &t->hold_chunks)) {
 				snprintf(err, errlen,
 					 "%s: chunks to hold at a hit: a number, max (half the ring) or off",
@@ -247,7 +249,7 @@ int iot_trig_parse(int argc, char **argv, struct iot_trig_req *t,
 				return -1;
 			}
 			t->have_hold = 1;
-		} else if ((v = value_of(a, "hold-expire"))) {
+		} else if (value_of(a, "hold-expire", &v)) {
 			if (iot_parse_duration(v, &t->hold_ns) ||
 			    t->hold_ns < HOLD_MIN_NS || t->hold_ns > HOLD_MAX_NS) {
 				snprintf(err, errlen,
