@@ -657,8 +657,7 @@ struct iotrace_file_comm {
 /* iotrace_file_trigger.flags */
 #define IOTRACE_FILE_TRIGF_SEQ		(1U << 0) /* @cpu and @seq are known */
 #define IOTRACE_FILE_TRIGF_POST_CUT	(1U << 1) /* stopped before @post_ns */
-#define IOTRACE_FILE_TRIGF_QUEUED	(1U << 2) /* waited for the previous
-						   * snapshot to be saved */
+#define IOTRACE_FILE_TRIGF_QUEUED	(1U << 2) /* waited for the previous snapshot to be saved */
 
 /* iotrace_file_trigger.th_flags: the conditions set besides latency */
 #define IOTRACE_FILE_TH_ERROR		(1U << 0)
