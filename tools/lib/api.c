@@ -16,49 +16,48 @@
 #include "window.h"
 
 /* the public values are the ABI's: the same numbers under other names */
-_Static_assert(IOTRACE_REC_OP_READ == IOTRACE_OP_READ &&
-	       IOTRACE_REC_OP_WRITE == IOTRACE_OP_WRITE &&
-	       IOTRACE_REC_OP_FLUSH == IOTRACE_OP_FLUSH &&
-	       IOTRACE_REC_OP_DISCARD == IOTRACE_OP_DISCARD &&
-	       IOTRACE_REC_OP_SECURE_ERASE == IOTRACE_OP_SECURE_ERASE &&
-	       IOTRACE_REC_OP_WRITE_ZEROES == IOTRACE_OP_WRITE_ZEROES &&
-	       IOTRACE_REC_OP_ZONE_OPEN == IOTRACE_OP_ZONE_OPEN &&
-	       IOTRACE_REC_OP_ZONE_CLOSE == IOTRACE_OP_ZONE_CLOSE &&
-	       IOTRACE_REC_OP_ZONE_FINISH == IOTRACE_OP_ZONE_FINISH &&
-	       IOTRACE_REC_OP_ZONE_APPEND == IOTRACE_OP_ZONE_APPEND &&
-	       IOTRACE_REC_OP_ZONE_RESET == IOTRACE_OP_ZONE_RESET &&
-	       IOTRACE_REC_OP_ZONE_RESET_ALL == IOTRACE_OP_ZONE_RESET_ALL &&
-	       IOTRACE_REC_OP_DRV_IN == IOTRACE_OP_DRV_IN &&
-	       IOTRACE_REC_OP_DRV_OUT == IOTRACE_OP_DRV_OUT &&
-	       IOTRACE_REC_OP_UNKNOWN == IOTRACE_OP_UNKNOWN,
-	       "libiotrace.h: operations differ from the ABI's");
-_Static_assert(IOTRACE_REC_COMPLETE == IOTRACE_RF_COMPLETE &&
-	       IOTRACE_REC_ERROR == IOTRACE_RF_ERROR &&
-	       IOTRACE_REC_TIMEOUT == IOTRACE_RF_TIMEOUT &&
-	       IOTRACE_REC_REQUEUED == IOTRACE_RF_REQUEUED &&
-	       IOTRACE_REC_PASSTHRU == IOTRACE_RF_PASSTHRU &&
-	       IOTRACE_REC_CMD_VALID == IOTRACE_RF_CMD_VALID &&
-	       IOTRACE_REC_CMD_TRUNC == IOTRACE_RF_CMD_TRUNC &&
-	       IOTRACE_REC_NO_ISSUE == IOTRACE_RF_NO_ISSUE &&
-	       IOTRACE_REC_QUEUE_VALID == IOTRACE_RF_QUEUE_VALID &&
-	       IOTRACE_REC_STATUS_VALID == IOTRACE_RF_STATUS_VALID &&
-	       IOTRACE_REC_ADMIN == IOTRACE_RF_ADMIN &&
-	       IOTRACE_REC_QUEUE_SAT == IOTRACE_RF_QUEUE_SAT &&
-	       IOTRACE_REC_PREFLUSH == IOTRACE_RF_PREFLUSH &&
-	       IOTRACE_REC_POSTFLUSH == IOTRACE_RF_POSTFLUSH &&
-	       IOTRACE_REC_KERNEL == IOTRACE_RF_KERNEL &&
-	       IOTRACE_REC_TRIGGER == IOTRACE_RF_TRIGGER,
-	       "libiotrace.h: record flags differ from the ABI's");
-_Static_assert(IOTRACE_REC_CMD_NONE == IOTRACE_CMD_NONE &&
-	       IOTRACE_REC_CMD_NVME == IOTRACE_CMD_NVME &&
-	       IOTRACE_REC_CMD_SCSI == IOTRACE_CMD_SCSI &&
-	       IOTRACE_REC_CMD_ATA == IOTRACE_CMD_ATA &&
-	       IOTRACE_REC_CMD_LEN == IOTRACE_CMD_LEN,
-	       "libiotrace.h: command types differ from the ABI's");
-_Static_assert(IOTRACE_DISK_NAME_SIZE == IOTRACE_NAME_LEN + 1 &&
-	       IOTRACE_DISK_ID_SIZE == IOTRACE_FILE_ID_LEN &&
-	       IOTRACE_INFO_STR_SIZE == IOTRACE_FILE_STR_LEN + 1,
-	       "libiotrace.h: string sizes differ from the ABI's");
+#define IOT_ABI_SAME(pub, abi, what) \
+	_Static_assert((pub) == (abi), "libiotrace.h: " what " differ from the ABI's")
+
+IOT_ABI_SAME(IOTRACE_REC_OP_READ, IOTRACE_OP_READ, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_WRITE, IOTRACE_OP_WRITE, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_FLUSH, IOTRACE_OP_FLUSH, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_DISCARD, IOTRACE_OP_DISCARD, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_SECURE_ERASE, IOTRACE_OP_SECURE_ERASE, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_WRITE_ZEROES, IOTRACE_OP_WRITE_ZEROES, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_ZONE_OPEN, IOTRACE_OP_ZONE_OPEN, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_ZONE_CLOSE, IOTRACE_OP_ZONE_CLOSE, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_ZONE_FINISH, IOTRACE_OP_ZONE_FINISH, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_ZONE_APPEND, IOTRACE_OP_ZONE_APPEND, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_ZONE_RESET, IOTRACE_OP_ZONE_RESET, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_ZONE_RESET_ALL, IOTRACE_OP_ZONE_RESET_ALL, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_DRV_IN, IOTRACE_OP_DRV_IN, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_DRV_OUT, IOTRACE_OP_DRV_OUT, "operations");
+IOT_ABI_SAME(IOTRACE_REC_OP_UNKNOWN, IOTRACE_OP_UNKNOWN, "operations");
+IOT_ABI_SAME(IOTRACE_REC_COMPLETE, IOTRACE_RF_COMPLETE, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_ERROR, IOTRACE_RF_ERROR, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_TIMEOUT, IOTRACE_RF_TIMEOUT, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_REQUEUED, IOTRACE_RF_REQUEUED, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_PASSTHRU, IOTRACE_RF_PASSTHRU, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_CMD_VALID, IOTRACE_RF_CMD_VALID, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_CMD_TRUNC, IOTRACE_RF_CMD_TRUNC, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_NO_ISSUE, IOTRACE_RF_NO_ISSUE, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_QUEUE_VALID, IOTRACE_RF_QUEUE_VALID, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_STATUS_VALID, IOTRACE_RF_STATUS_VALID, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_ADMIN, IOTRACE_RF_ADMIN, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_QUEUE_SAT, IOTRACE_RF_QUEUE_SAT, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_PREFLUSH, IOTRACE_RF_PREFLUSH, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_POSTFLUSH, IOTRACE_RF_POSTFLUSH, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_KERNEL, IOTRACE_RF_KERNEL, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_TRIGGER, IOTRACE_RF_TRIGGER, "record flags");
+IOT_ABI_SAME(IOTRACE_REC_CMD_NONE, IOTRACE_CMD_NONE, "command types");
+IOT_ABI_SAME(IOTRACE_REC_CMD_NVME, IOTRACE_CMD_NVME, "command types");
+IOT_ABI_SAME(IOTRACE_REC_CMD_SCSI, IOTRACE_CMD_SCSI, "command types");
+IOT_ABI_SAME(IOTRACE_REC_CMD_ATA, IOTRACE_CMD_ATA, "command types");
+IOT_ABI_SAME(IOTRACE_REC_CMD_LEN, IOTRACE_CMD_LEN, "command types");
+IOT_ABI_SAME(IOTRACE_DISK_NAME_SIZE, IOTRACE_NAME_LEN + 1, "string sizes");
+IOT_ABI_SAME(IOTRACE_DISK_ID_SIZE, IOTRACE_FILE_ID_LEN, "string sizes");
+IOT_ABI_SAME(IOTRACE_INFO_STR_SIZE, IOTRACE_FILE_STR_LEN + 1, "string sizes");
 
 /* trigger chunks looked at for the disks' identities */
 #define API_MAX_TRIGS	256
@@ -532,7 +531,7 @@ struct api_walk {
 	iotrace_rec_fn fn;
 	void *arg;
 	int stop;
-	int (*cmp)(const void *, const void *);
+	int (*cmp)(const void *a, const void *b);
 	struct iot_win win;
 	int windowed;
 	struct xrec *v;
@@ -806,7 +805,7 @@ static int read_next(struct iotrace_source *h, struct api_read *rd,
 		}
 		if (ret >= 0) {
 			*e = iot_win_pop(&rd->win);
-			ret = *e != NULL;
+			ret = !!*e;
 		}
 	} else {
 		ret = rd->pos < rd->n;
@@ -1457,9 +1456,8 @@ int iotrace_source_boot(struct iotrace_source *h, struct iotrace_boot *boot)
 	if (!h->src.is_file)
 		return 0;	/* a ring: this boot's */
 	r = iot_file_boot(h->src.buf, h->src.len, h->src.fi, &b);
-	if (r < 0) {
+	if (r < 0)
 		return api_file_read_failed(h);
-	}
 	if (!r)
 		return 0;
 	iot_uuid_str(b.boot_id, boot->boot_id);

@@ -9,18 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include "iot.h"
-
-extern const struct iot_name iot_nvme_admin_ops[], iot_nvme_io_ops[],
-	iot_nvme_sc_generic[], iot_nvme_sc_cmd[], iot_nvme_sc_media[],
-	iot_nvme_sc_path[], iot_nvme_sct[], iot_scsi_ops[], iot_scsi_sai16[],
-	iot_scsi_sense_keys[], iot_scsi_status[], iot_ata_smart[],
-	iot_ata_setfeatures[];
-extern struct iot_name iot_ata_ops[];
-extern const size_t iot_nvme_admin_ops_nr, iot_nvme_io_ops_nr,
-	iot_nvme_sc_generic_nr, iot_nvme_sc_cmd_nr, iot_nvme_sc_media_nr,
-	iot_nvme_sc_path_nr, iot_nvme_sct_nr, iot_scsi_ops_nr,
-	iot_scsi_sai16_nr, iot_scsi_sense_keys_nr, iot_scsi_status_nr,
-	iot_ata_ops_nr, iot_ata_smart_nr, iot_ata_setfeatures_nr;
+#include "macros.h"
 
 static const struct iot_name op_names[] = {
 	{ IOTRACE_OP_READ, "read" },
@@ -64,8 +53,6 @@ static const struct iot_name errnos[] = {
 	{ EINTR, "EINTR" },
 	{ EROFS, "EROFS" },
 };
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct iot_table iot_tables[] = {
 	{ "op", op_names, ARRAY_SIZE(op_names) },

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include "iot.h"
+#include "macros.h"
 
 /* Kinds of command: how LBA and count are found. */
 enum { ATA_K_OTHER, ATA_K_LBA28, ATA_K_LBA48, ATA_K_NCQ };
@@ -73,8 +74,8 @@ static const struct ata_cmd ata_cmds[] = {
 };
 
 /* Name table view of ata_cmds for tests and lookups. */
-struct iot_name iot_ata_ops[sizeof(ata_cmds) / sizeof(ata_cmds[0])];
-const size_t iot_ata_ops_nr = sizeof(ata_cmds) / sizeof(ata_cmds[0]);
+struct iot_name iot_ata_ops[ARRAY_SIZE(ata_cmds)];
+const size_t iot_ata_ops_nr = ARRAY_SIZE(ata_cmds);
 
 static void __attribute__((constructor)) ata_names_init(void)
 {
@@ -111,10 +112,8 @@ const struct iot_name iot_ata_setfeatures[] = {
 	{ 0xcc, "enable defaults on reset" },
 };
 
-const size_t iot_ata_smart_nr = sizeof(iot_ata_smart) /
-	sizeof(iot_ata_smart[0]);
-const size_t iot_ata_setfeatures_nr = sizeof(iot_ata_setfeatures) /
-	sizeof(iot_ata_setfeatures[0]);
+const size_t iot_ata_smart_nr = ARRAY_SIZE(iot_ata_smart);
+const size_t iot_ata_setfeatures_nr = ARRAY_SIZE(iot_ata_setfeatures);
 
 /* ata_cmds by code: the first entry of each */
 static const struct ata_cmd *cmd_idx[256];

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include "iot.h"
+#include "macros.h"
 
 const struct iot_name iot_nvme_admin_ops[] = {
 	{ 0x00, "Delete I/O SQ" },
@@ -163,19 +164,13 @@ const struct iot_name iot_nvme_sct[] = {
 	{ 7, "Vendor Specific" },
 };
 
-const size_t iot_nvme_admin_ops_nr = sizeof(iot_nvme_admin_ops) /
-	sizeof(iot_nvme_admin_ops[0]);
-const size_t iot_nvme_io_ops_nr = sizeof(iot_nvme_io_ops) /
-	sizeof(iot_nvme_io_ops[0]);
-const size_t iot_nvme_sc_generic_nr = sizeof(iot_nvme_sc_generic) /
-	sizeof(iot_nvme_sc_generic[0]);
-const size_t iot_nvme_sc_cmd_nr = sizeof(iot_nvme_sc_cmd) /
-	sizeof(iot_nvme_sc_cmd[0]);
-const size_t iot_nvme_sc_media_nr = sizeof(iot_nvme_sc_media) /
-	sizeof(iot_nvme_sc_media[0]);
-const size_t iot_nvme_sc_path_nr = sizeof(iot_nvme_sc_path) /
-	sizeof(iot_nvme_sc_path[0]);
-const size_t iot_nvme_sct_nr = sizeof(iot_nvme_sct) / sizeof(iot_nvme_sct[0]);
+const size_t iot_nvme_admin_ops_nr = ARRAY_SIZE(iot_nvme_admin_ops);
+const size_t iot_nvme_io_ops_nr = ARRAY_SIZE(iot_nvme_io_ops);
+const size_t iot_nvme_sc_generic_nr = ARRAY_SIZE(iot_nvme_sc_generic);
+const size_t iot_nvme_sc_cmd_nr = ARRAY_SIZE(iot_nvme_sc_cmd);
+const size_t iot_nvme_sc_media_nr = ARRAY_SIZE(iot_nvme_sc_media);
+const size_t iot_nvme_sc_path_nr = ARRAY_SIZE(iot_nvme_sc_path);
+const size_t iot_nvme_sct_nr = ARRAY_SIZE(iot_nvme_sct);
 
 /* the opcode tables by opcode (iot_index8()) */
 static const char *admin_idx[256], *io_idx[256];

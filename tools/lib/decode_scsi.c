@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include "iot.h"
+#include "macros.h"
 
 const struct iot_name iot_scsi_ops[] = {
 	{ 0x00, "TEST UNIT READY" },
@@ -91,13 +92,10 @@ const struct iot_name iot_scsi_status[] = {
 	{ 0x40, "TASK ABORTED" },
 };
 
-const size_t iot_scsi_ops_nr = sizeof(iot_scsi_ops) / sizeof(iot_scsi_ops[0]);
-const size_t iot_scsi_sai16_nr = sizeof(iot_scsi_sai16) /
-	sizeof(iot_scsi_sai16[0]);
-const size_t iot_scsi_sense_keys_nr = sizeof(iot_scsi_sense_keys) /
-	sizeof(iot_scsi_sense_keys[0]);
-const size_t iot_scsi_status_nr = sizeof(iot_scsi_status) /
-	sizeof(iot_scsi_status[0]);
+const size_t iot_scsi_ops_nr = ARRAY_SIZE(iot_scsi_ops);
+const size_t iot_scsi_sai16_nr = ARRAY_SIZE(iot_scsi_sai16);
+const size_t iot_scsi_sense_keys_nr = ARRAY_SIZE(iot_scsi_sense_keys);
+const size_t iot_scsi_status_nr = ARRAY_SIZE(iot_scsi_status);
 
 /* the opcode table by opcode (iot_index8()) */
 static const char *ops_idx[256];

@@ -74,7 +74,8 @@ static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
 	/* 2.x: whole chunks, found by iot_ring_next() (a hold keeps old ones) */
 	if (!ring->v2 && head - rp->cur > ring->part_records) {
 		c->overwritten += head - ring->part_records - rp->cur;
-		rp->cur = first = head - ring->part_records;
+		first = head - ring->part_records;
+		rp->cur = first;
 	}
 	while (rp->cur < head) {
 		uint32_t room = IOT_DRAIN_CHUNK - n, got, left;
@@ -124,7 +125,8 @@ static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
 			if (nx > head)
 				nx = head;
 			c->overwritten += nx - rp->cur;
-			first = rp->cur = nx;
+			rp->cur = nx;
+			first = nx;
 			continue;
 		}
 		c->torn++;	/* never completed before the end */

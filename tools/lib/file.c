@@ -408,9 +408,10 @@ static int parse_header(const uint8_t *b, size_t len,
 	if (!h->major)
 		return ERR("corrupt trace file header: major version 0"), -1;
 	if (h->major > IOTRACE_FILE_MAJOR)
-		return ERR("trace file format version %u.%u is not supported: this iotracectl reads major versions 1 to %u; use an iotracectl that knows version %u",
-			   h->major, h->minor, IOTRACE_FILE_MAJOR,
-			   h->major), -1;
+		return snprintf(err, errlen,
+				"trace file format version %u.%u is not supported: this iotracectl reads major versions 1 to %u; use an iotracectl that knows version %u",
+				h->major, h->minor, IOTRACE_FILE_MAJOR,
+				h->major), -1;
 	if (len < sizeof(*h))
 		return ERR("truncated trace file: %zu bytes, the header alone is %zu",
 			   len, sizeof(*h)), -1;
@@ -423,8 +424,9 @@ static int parse_header(const uint8_t *b, size_t len,
 	rmin = h->major >= 2 ? IOTRACE_FILE_RECORD_SIZE : IOTRACE_RECORD_SIZE;
 	if (h->record_size < rmin || h->record_size % 8 ||
 	    h->record_size > IOT_MAX_RECORD)
-		return ERR("corrupt trace file header: record_size %u (must be a multiple of 8 between %u and %u)",
-			   h->record_size, rmin, IOT_MAX_RECORD), -1;
+		return snprintf(err, errlen,
+				"corrupt trace file header: record_size %u (must be a multiple of 8 between %u and %u)",
+				h->record_size, rmin, IOT_MAX_RECORD), -1;
 	if (!h->nr_disks || h->nr_disks > IOT_MAX_DISKS)
 		return ERR("corrupt trace file header: %u disks", h->nr_disks),
 			-1;
@@ -434,9 +436,10 @@ static int parse_header(const uint8_t *b, size_t len,
 	    __builtin_mul_overflow((uint64_t)h->nr_disks, h->disk_size, &end) ||
 	    __builtin_add_overflow(end, h->disk_offset, &end) ||
 	    end > h->hdr_size)
-		return ERR("corrupt trace file header: disk table (offset %llu, %u entries of %u bytes) does not fit in the %u-byte header",
-			   (unsigned long long)h->disk_offset, h->nr_disks,
-			   h->disk_size, h->hdr_size), -1;
+		return snprintf(err, errlen,
+				"corrupt trace file header: disk table (offset %llu, %u entries of %u bytes) does not fit in the %u-byte header",
+				(unsigned long long)h->disk_offset, h->nr_disks,
+				h->disk_size, h->hdr_size), -1;
 	fi->nr_disks = h->nr_disks;
 	for (i = 0; i < h->nr_disks; i++) {
 		struct iotrace_file_disk fd;
@@ -1402,9 +1405,11 @@ int iot_file_boot(const void *buf, size_t len, struct iot_file_info *fi,
 
 /* model, serial and wwn NUL-terminated, whatever the file held */
 #define ID_TERMINATE(x) do {					\
-		(x)->model[IOTRACE_FILE_ID_LEN - 1] = 0;	\
-		(x)->serial[IOTRACE_FILE_ID_LEN - 1] = 0;	\
-		(x)->wwn[IOTRACE_FILE_ID_LEN - 1] = 0;		\
+		__typeof__(x) id_ = (x);			\
+								\
+		id_->model[IOTRACE_FILE_ID_LEN - 1] = 0;	\
+		id_->serial[IOTRACE_FILE_ID_LEN - 1] = 0;	\
+		id_->wwn[IOTRACE_FILE_ID_LEN - 1] = 0;		\
 	} while (0)
 
 /**
@@ -1615,9 +1620,11 @@ int iot_file_salvage_str(const struct iot_file_info *fi, char *out,
 			    (unsigned long long)fi->cut,
 			    (unsigned long long)fi->end);
 		else if (fi->cut)
-			PUT(": %llu bytes from offset %llu are no valid chunk (damaged, or never written) and were not read",
-			    (unsigned long long)fi->cut,
-			    (unsigned long long)fi->end);
+			/* PUT() spelled out: its string on a line of its own */
+			n += snprintf(out + n, n < len ? len - n : 0,
+				      ": %llu bytes from offset %llu are no valid chunk (damaged, or never written) and were not read",
+				      (unsigned long long)fi->cut,
+				      (unsigned long long)fi->end);
 		else
 			PUT(": the file ends after a complete chunk");
 	} else {
@@ -2358,7 +2365,8 @@ static void mstream_start(const uint8_t *b, struct iot_file_info *fi,
 {
 	struct iotrace_file_chunk ch;
 
-	s->qhead = s->qtail = MQ_NONE;
+	s->qhead = MQ_NONE;
+	s->qtail = MQ_NONE;
 	s->last = last;
 	if (!off || chunk_hdr_read(b, fi, off, &ch)) {
 		s->done = 1;
@@ -2477,7 +2485,8 @@ int iot_fmerge_new(const void *buf, size_t len, struct iot_file_info *fi,
 		for (p = 0; fi->parts[d] && p < fi->disks[d].nr_parts; p++)
 			if (fi->parts[d][p].first)
 				fi->parts[d][p].cursor = n++;
-	fm->m = m = calloc(n ? n : 1, sizeof(*m));
+	m = calloc(n ? n : 1, sizeof(*m));
+	fm->m = m;
 	fm->act = calloc(n ? n : 1, sizeof(*fm->act));
 	nq = fi->chunks < MQ_MAX ? fi->chunks : MQ_MAX;
 	fm->sc.q = malloc((nq ? nq : 1) * sizeof(*fm->sc.q));

@@ -114,6 +114,11 @@ const char *iot_src_input(const struct stat *st)
 	return NULL;
 }
 
+/* file_hint()'s hints */
+#define HINT_CHANGED	" (something truncated or rewrote the file in place while it was read: read it again once nothing writes to it, or read a copy)"
+#define HINT_TRUNCATED	" (the file was cut short: if 'iotracectl record' is still writing it, wait for it to stop; otherwise copy the file again in full, or record again)"
+#define HINT_DAMAGED	" (the file is damaged: copy it again from where it was recorded, or record again)"
+
 /*
  * What to do about a trace file the reader refused (its message in @e);
  * "" without @cli (for programs other than iotracectl).
@@ -124,11 +129,11 @@ static const char *file_hint(int cli, const char *e)
 		return "";
 	if (strstr(e, "cut while it was read") ||
 	    strstr(e, "changed while it was read"))
-		return " (something truncated or rewrote the file in place while it was read: read it again once nothing writes to it, or read a copy)";
+		return HINT_CHANGED;
 	if (!strncmp(e, "truncated", 9))
-		return " (the file was cut short: if 'iotracectl record' is still writing it, wait for it to stop; otherwise copy the file again in full, or record again)";
+		return HINT_TRUNCATED;
 	if (!strncmp(e, "corrupt", 7) || !strncmp(e, "damaged", 7))
-		return " (the file is damaged: copy it again from where it was recorded, or record again)";
+		return HINT_DAMAGED;
 	return "";
 }
 
@@ -208,6 +213,9 @@ static int region_bytes(struct iot_src *s, char *err, size_t errlen)
 	return region_source(s, &r, err, errlen);
 }
 
+/* classify()'s hint for bytes of an unknown magic */
+#define HINT_UNKNOWN	"; expected a file written by 'iotracectl record' or a copy of a debugfs ring"
+
 /*
  * Classify and validate bytes already in memory: a trace file, a
  * persistent region (a copy of one, an ELF core) or a ring.  @s->buf and
@@ -263,8 +271,7 @@ static int classify(struct iot_src *s, char *err, size_t errlen)
 	return ERR("%s: not an iotrace trace file or ring (unknown magic %02x %02x %02x %02x)%s",
 		   s->label, s->buf[0], s->len > 1 ? s->buf[1] : 0,
 		   s->len > 2 ? s->buf[2] : 0, s->len > 3 ? s->buf[3] : 0,
-		   cli ? "; expected a file written by 'iotracectl record' or a copy of a debugfs ring" :
-		   ""), -1;
+		   cli ? HINT_UNKNOWN : ""), -1;
 }
 
 /**
@@ -503,7 +510,7 @@ int iot_dev_inflight(const char *devdir, const char *disk,
 }
 
 /*
- * Map the ring at @path: 0, or an errno with @err saying what failed
+ * Map the ring at @path: 0, or a negative errno with @err saying what failed
  * (with what to do when @cli).
  */
 static int map_ring(const char *path, struct iot_src *s, int cli, char *err,
@@ -520,7 +527,7 @@ static int map_ring(const char *path, struct iot_src *s, int cli, char *err,
 		ERR("cannot open %s: %s%s", path, strerror(eno),
 		    !cli ? "" : eno == EACCES ? " (run as root)" :
 		    eno == EPERM ? " (refused: kernel lockdown?)" : "");
-		return eno;
+		return -eno;
 	}
 	r = pread(fd, &h, sizeof(h), 0);
 	if (r == 0) {
@@ -528,20 +535,20 @@ static int map_ring(const char *path, struct iot_src *s, int cli, char *err,
 		ERR("%s: no ring yet: the disk was never enabled%s", path,
 		    cli ? " (iotracectl enable DISK)" : "");
 		close(fd);
-		return ENODATA;
+		return -ENODATA;
 	}
 	if (r != (ssize_t)sizeof(h)) {
 		eno = r < 0 ? errno : EIO;
 		ERR("%s: cannot read the ring header: %s", path,
 		    r < 0 ? strerror(eno) : "short read");
 		close(fd);
-		return eno;
+		return -eno;
 	}
 	if (h.magic != IOTRACE_RING_MAGIC || !h.ring_size ||
 	    h.ring_size > (1ull << 40)) {
 		ERR("%s: not an iotrace ring (magic 0x%08x)", path, h.magic);
 		close(fd);
-		return EINVAL;
+		return -EINVAL;
 	}
 	m = mmap(NULL, h.ring_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
@@ -549,7 +556,7 @@ static int map_ring(const char *path, struct iot_src *s, int cli, char *err,
 		ERR("cannot map %s (%llu bytes): %s", path,
 		    (unsigned long long)h.ring_size, strerror(eno));
 		close(fd);
-		return eno;
+		return -eno;
 	}
 	close(fd);
 	s->buf = m;
@@ -558,6 +565,9 @@ static int map_ring(const char *path, struct iot_src *s, int cli, char *err,
 	s->live = 1;
 	return 0;
 }
+
+/* map_live()'s hint for a disk of neither path */
+#define HINT_NO_DISK	": is the iotrace module loaded? 'iotracectl list' shows the traced disks"
 
 /*
  * Map the live ring of @disk: <debugfs>/<disk>/ring, else (debugfs not
@@ -580,13 +590,11 @@ static int map_live(const char *disk, struct iot_src *s,
 	eno2 = map_ring(cpath, s, o->cli, err, errlen);
 	if (!eno2)
 		return 0;
-	if (eno2 != ENOENT)
+	if (eno2 != -ENOENT)
 		return -1;
-	if (eno1 == ENOENT)
+	if (eno1 == -ENOENT)
 		return ERR("%s: no traced disk of that name (neither %s nor %s exists)%s",
-			   disk, dpath, cpath, o->cli ?
-			   ": is the iotrace module loaded? 'iotracectl list' shows the traced disks" :
-			   ""), -1;
+			   disk, dpath, cpath, o->cli ? HINT_NO_DISK : ""), -1;
 	return ERR("%s (and %s does not exist)", e1, cpath), -1;
 }
 

@@ -645,6 +645,18 @@ void iot_decode_status(const struct iotrace_record *r, char *out,
 void iot_opflags_str(const struct iotrace_record *r, char *out, size_t len);
 extern struct iot_table iot_tables[];
 extern const size_t iot_nr_tables;
+/* the decoders' tables (decode_*.c) and their sizes, iot_tables' entries */
+extern const struct iot_name iot_nvme_admin_ops[], iot_nvme_io_ops[],
+	iot_nvme_sc_generic[], iot_nvme_sc_cmd[], iot_nvme_sc_media[],
+	iot_nvme_sc_path[], iot_nvme_sct[], iot_scsi_ops[], iot_scsi_sai16[],
+	iot_scsi_sense_keys[], iot_scsi_status[], iot_ata_smart[],
+	iot_ata_setfeatures[];
+extern struct iot_name iot_ata_ops[];
+extern const size_t iot_nvme_admin_ops_nr, iot_nvme_io_ops_nr,
+	iot_nvme_sc_generic_nr, iot_nvme_sc_cmd_nr, iot_nvme_sc_media_nr,
+	iot_nvme_sc_path_nr, iot_nvme_sct_nr, iot_scsi_ops_nr,
+	iot_scsi_sai16_nr, iot_scsi_sense_keys_nr, iot_scsi_status_nr,
+	iot_ata_ops_nr, iot_ata_smart_nr, iot_ata_setfeatures_nr;
 
 /* util */
 uint64_t iot_now(int clock);

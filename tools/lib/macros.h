@@ -12,4 +12,7 @@
 /* printf-like arguments: @a the format's position, @b the first argument's */
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 
+/* ends a case that goes on into the next one on purpose */
+#define fallthrough	__attribute__((__fallthrough__))
+
 #endif

@@ -44,7 +44,9 @@ void iot_pq_free(struct iot_pq *q)
 	free(q->h);
 	q->node = NULL;
 	q->h = NULL;
-	q->cap = q->n = q->count = 0;
+	q->cap = 0;
+	q->n = 0;
+	q->count = 0;
 }
 
 /* @e into the hole at @i, moving the parents it is less than down */
@@ -160,7 +162,8 @@ void iot_pq_push(struct iot_pq *q, uint32_t slot, uint64_t key, uint64_t aux)
 		return;
 	}
 	q->live[r] = 1;
-	q->head[r] = q->tail[r] = slot;
+	q->head[r] = slot;
+	q->tail[r] = slot;
 	e.run = (int32_t)r;
 	heap_up(q, e);
 }

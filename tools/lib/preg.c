@@ -406,8 +406,9 @@ static int from_core(struct iot_preg *r, const struct core_rd *c, char *err,
 			}
 		}
 	}
-	ERR("%s: no iotrace persistent region in the core's memory (was the module loaded with persist=, and does the dump hold the reserved range?)",
-	    r->label);
+	snprintf(err, errlen,
+		 "%s: no iotrace persistent region in the core's memory (was the module loaded with persist=, and does the dump hold the reserved range?)",
+		 r->label);
 out:
 	free(blk);
 	return ret;
@@ -558,8 +559,9 @@ int iot_preg_open(struct iot_preg *r, const char *path, const char *debugfs,
 			snprintf(r->label, sizeof(r->label), "%s/previous",
 				 devdir);
 			if (iot_read_all(r->label, &buf, &len, err, errlen))
-				return ERR("no previous boot's trace: neither %s/previous nor %s/previous can be read (%s); the module offers one only when it was loaded with persist= in the boot before and in this one",
-					   debugfs, devdir, e), -1;
+				return snprintf(err, errlen,
+						"no previous boot's trace: neither %s/previous nor %s/previous can be read (%s); the module offers one only when it was loaded with persist= in the boot before and in this one",
+						debugfs, devdir, e), -1;
 		}
 	}
 	r->own = buf;

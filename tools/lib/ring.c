@@ -54,8 +54,9 @@ int iot_ring_init(struct iot_ring *ring, const void *buf, size_t len,
 	if (h->abi_major == IOT_ABI_MAJOR2)
 		return ring2_init(ring, buf, len, err, errlen);
 	if (h->abi_major != IOTRACE_ABI_MAJOR)
-		return ERR("ring ABI major version %u is not supported (this iotracectl reads %u.x and %u.x): use a matching iotracectl",
-			   h->abi_major, IOTRACE_ABI_MAJOR, IOT_ABI_MAJOR2), -1;
+		return snprintf(err, errlen,
+				"ring ABI major version %u is not supported (this iotracectl reads %u.x and %u.x): use a matching iotracectl",
+				h->abi_major, IOTRACE_ABI_MAJOR, IOT_ABI_MAJOR2), -1;
 	if (len < sizeof(*h))
 		return ERR("truncated ring: %zu bytes, the header alone is %zu",
 			   len, sizeof(*h)), -1;
@@ -76,8 +77,9 @@ int iot_ring_init(struct iot_ring *ring, const void *buf, size_t len,
 		return ERR("corrupt ring header: misaligned part geometry"), -1;
 	if (mul_ovf(h->nr_parts, h->part_hdr_size, &t) ||
 	    add_ovf(t, h->part_hdr_offset, &end) || end > len)
-		return ERR("truncated or corrupt ring: part headers end at %llu, ring has %zu bytes",
-			   (unsigned long long)end, len), -1;
+		return snprintf(err, errlen,
+				"truncated or corrupt ring: part headers end at %llu, ring has %zu bytes",
+				(unsigned long long)end, len), -1;
 	if (mul_ovf(h->part_records, h->record_size, &t) || t > h->part_stride)
 		return ERR("corrupt ring header: part_stride %llu < %u records of %u bytes",
 			   (unsigned long long)h->part_stride, h->part_records,
@@ -134,8 +136,9 @@ static int ring2_init(struct iot_ring *ring, const void *buf, size_t len,
 			   (unsigned long long)end, len), -1;
 	if (mul_ovf(h.nr_chunks, h.chunk_hdr_size, &t) ||
 	    add_ovf(t, h.chunk_hdr_offset, &end) || end > len)
-		return ERR("truncated or corrupt ring: chunk headers end at %llu, ring has %zu bytes",
-			   (unsigned long long)end, len), -1;
+		return snprintf(err, errlen,
+				"truncated or corrupt ring: chunk headers end at %llu, ring has %zu bytes",
+				(unsigned long long)end, len), -1;
 	if (mul_ovf(h.chunk_records, h.record_size, &t) || t > h.chunk_stride)
 		return ERR("corrupt ring header: chunk_stride %llu < %u records of %u bytes",
 			   (unsigned long long)h.chunk_stride, h.chunk_records,
@@ -648,9 +651,8 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 			from = lo2(ring, p);
 			if (head - from > ring->part_records)
 				from = head - ring->part_records;
-			c->overwritten += __atomic_load_n(
-				&cpu_hdr2(ring, p)->overwritten,
-				__ATOMIC_RELAXED);
+			c->overwritten += __atomic_load_n(&cpu_hdr2(ring, p)->overwritten,
+							  __ATOMIC_RELAXED);
 		} else {
 			c->overwritten += from;
 		}

@@ -534,8 +534,9 @@ int iot_stack_read_system(struct iot_stack_tab *t, char *err, size_t errlen)
 			ERR("a device-mapper table of %s could not be read",
 			    blk);
 		else
-			ERR("device-mapper tables not read (/dev/mapper/control: %s): dm devices shown without their tables",
-			    strerror(ctl_errno ? ctl_errno : EINVAL));
+			snprintf(err, errlen,
+				 "device-mapper tables not read (/dev/mapper/control: %s): dm devices shown without their tables",
+				 strerror(ctl_errno ? ctl_errno : EINVAL));
 	}
 	ret = 0;
 	goto out;

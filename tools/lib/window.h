@@ -115,8 +115,8 @@ struct iot_win {
 	int nstaged, nout;
 	uint32_t *free;
 	size_t cap, slots, used, nfree;
-	uint64_t (*key)(const struct xrec *);
-	int (*cmp)(const void *, const void *);
+	uint64_t (*key)(const struct xrec *e);
+	int (*cmp)(const void *a, const void *b);
 };
 
 int iot_win_init(struct iot_win *w, size_t cap,
