@@ -28,8 +28,8 @@
  *     disks with every histogram bucket non-zero; the target: 10 ms.
  * BENCH_RECORDS (default 20000000) sets the size of the file, BENCH_RUNS
  * the runs of a command with a target;
- * BENCH_ONLY_READERS=1 runs 3. alone, BENCH_ONLY_EXPORTER=1 4. alone, BENCH_CMD=WORDS only its commands
- * that contain WORDS.
+ * BENCH_ONLY_READERS=1 runs 3. alone, BENCH_ONLY_EXPORTER=1 4. alone,
+ * BENCH_CMD=WORDS only its commands that contain WORDS.
  * BENCH_ONLY_RECORDER=1: the recorder's userspace cost per record: one
  * pass of iot_record_rings() (record's drain of every part, the file
  * written to /dev/null, or to BENCH_RECORDER_OUT: a file of a tmpfs
@@ -56,6 +56,7 @@
 #include "synth.h"
 #include "cmd.h"
 #include "metrics.h"
+#include "macros.h"
 
 static double now_s(void)
 {
@@ -111,8 +112,9 @@ static void bench_stats(uint64_t n)
 	if (system(cmd))
 		printf("stats: %s failed\n", cmd);
 	t1 = now_s();
-	printf("stats: iotracectl stats FILE (open, validate, read, print): %.2f s = %.2f M records/s\n",
-	       t1 - t0, n / (t1 - t0) / 1e6);
+	fprintf(stdout,
+		"stats: iotracectl stats FILE (open, validate, read, print): %.2f s = %.2f M records/s\n",
+		t1 - t0, n / (t1 - t0) / 1e6);
 out:
 	unlink(path);
 	iot_stats_free(st);
@@ -237,7 +239,7 @@ static void bench_readers(uint64_t n, int issue_order)
 	snprintf(cmd, sizeof(cmd), "cat %s > /dev/null", path);
 	if (system(cmd))	/* into the page cache: CPU, not disk */
 		printf("readers: %s failed\n", cmd);
-	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(what); i++) {
 		const char *w = what[i].cmd;
 		char *p = cmd;
 		double cpu;
@@ -277,10 +279,11 @@ static void bench_readers(uint64_t n, int issue_order)
 			printf("readers: %s failed\n", what[i].cmd);
 			continue;
 		}
-		printf("readers: %-36s %6.2f s CPU = %5.2f M records/s of CPU%s, peak RSS %4ld MB (target 64)\n",
-		       what[i].cmd, cpu, what[i].mult * n / cpu / 1e6,
-		       what[i].target ? " (target 5)" : "           ",
-		       rss / 1024);
+		fprintf(stdout,
+			"readers: %-36s %6.2f s CPU = %5.2f M records/s of CPU%s, peak RSS %4ld MB (target 64)\n",
+			what[i].cmd, cpu, what[i].mult * n / cpu / 1e6,
+			what[i].target ? " (target 5)" : "           ",
+			rss / 1024);
 		/* the size of the Perfetto trace, then gone */
 		snprintf(cmd, sizeof(cmd), "%s/t.pftrace", dir);
 		if (strstr(what[i].cmd, "pftrace") && !stat(cmd, &st)) {
@@ -312,8 +315,9 @@ static void bench_readers(uint64_t n, int issue_order)
 	if (*verdict) {
 		printf("readers: target 5 M records/s of CPU: %s: %s\n",
 		       met ? "met" : "NOT met", verdict);
-		printf("readers: target 64 MB of RSS for show -o csv, export -f csv|blktrace: %s (largest %ld MB)\n",
-		       rss_met ? "met" : "NOT met", rss_max / 1024);
+		fprintf(stdout,
+			"readers: target 64 MB of RSS for show -o csv, export -f csv|blktrace: %s (largest %ld MB)\n",
+			rss_met ? "met" : "NOT met", rss_max / 1024);
 	}
 	if (*big)
 		printf("readers: above 64 MB of RSS (not bounded yet): %s\n",
@@ -390,12 +394,13 @@ static void bench_record(double rate, uint32_t part_records)
 	pthread_join(t, NULL);
 	t1 = now_s();
 	fclose(fp);
-	printf("record: writer %s%-9.0f rec/s, ring %u records: recorder wrote %.2f M rec/s, lost %llu of %llu (%.3f%%); recorder CPU %.2f s = %.1f M rec per CPU-second\n",
-	       rate ? "at " : "unthrottled ", w.n / (t1 - t0), part_records,
-	       c.written / (t1 - t0) / 1e6, (unsigned long long)c.lost,
-	       (unsigned long long)c.recorded,
-	       c.recorded ? 100.0 * c.lost / c.recorded : 0, cpu,
-	       cpu > 0 ? c.written / cpu / 1e6 : 0);
+	fprintf(stdout,
+		"record: writer %s%-9.0f rec/s, ring %u records: recorder wrote %.2f M rec/s, lost %llu of %llu (%.3f%%); recorder CPU %.2f s = %.1f M rec per CPU-second\n",
+		rate ? "at " : "unthrottled ", w.n / (t1 - t0), part_records,
+		c.written / (t1 - t0) / 1e6, (unsigned long long)c.lost,
+		(unsigned long long)c.recorded,
+		c.recorded ? 100.0 * c.lost / c.recorded : 0, cpu,
+		cpu > 0 ? c.written / cpu / 1e6 : 0);
 	free(w.ring);
 }
 
@@ -480,9 +485,10 @@ static void bench_recorder(uint64_t n)
 	t = iot_now(CLOCK_THREAD_CPUTIME_ID) - t0;
 	i1 = user_insns(fd);
 	fclose(fp);
-	printf("recorder: %llu records of a 2.0 ring (%u CPUs, chunks of %u) written, %llu lost: %.1f ns CPU per record",
-	       (unsigned long long)c.written, cpus, recs,
-	       (unsigned long long)c.lost, c.written ? t / c.written : 0);
+	fprintf(stdout,
+		"recorder: %llu records of a 2.0 ring (%u CPUs, chunks of %u) written, %llu lost: %.1f ns CPU per record",
+		(unsigned long long)c.written, cpus, recs,
+		(unsigned long long)c.lost, c.written ? t / c.written : 0);
 	if (fd >= 0 && c.written)
 		printf(", %.1f user instructions per record\n",
 		       (double)(i1 - i0) / c.written);
@@ -545,8 +551,9 @@ static void bench_exporter(unsigned int disks)
 			best = t;
 		free(buf);
 	}
-	printf("exporter: /metrics of %u disks, %zu bytes: %.2f ms CPU per scrape (best of %u; mean %.2f ms), target 10 ms\n",
-	       disks, len, best * 1e3, rounds, sum / rounds * 1e3);
+	fprintf(stdout,
+		"exporter: /metrics of %u disks, %zu bytes: %.2f ms CPU per scrape (best of %u; mean %.2f ms), target 10 ms\n",
+		disks, len, best * 1e3, rounds, sum / rounds * 1e3);
 	free(m);
 }
 
@@ -558,8 +565,9 @@ int main(void)
 	double load[3] = { 0 };
 
 	getloadavg(load, 3);
-	printf("# figures from this machine (load average %.1f on %ld CPUs), one core each; nothing is asserted\n",
-	       load[0], sysconf(_SC_NPROCESSORS_ONLN));
+	fprintf(stdout,
+		"# figures from this machine (load average %.1f on %ld CPUs), one core each; nothing is asserted\n",
+		load[0], sysconf(_SC_NPROCESSORS_ONLN));
 	if (getenv("BENCH_ONLY_EXPORTER")) {
 		bench_exporter(64);
 		return 0;

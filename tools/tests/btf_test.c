@@ -134,10 +134,11 @@ err:
 /* Make DIR with vmlinux (and nvme_core unless @variant < 0). */
 static int make_dir(char *dir, int with_request, int variant)
 {
+	static const char tmpl[] = "/tmp/iotracectl-btf.XXXXXX";
 	struct btf *base, *split = NULL;
 	int ret = -1;
 
-	strcpy(dir, "/tmp/iotracectl-btf.XXXXXX");
+	memcpy(dir, tmpl, sizeof(tmpl));
 	if (!mkdtemp(dir))
 		return -1;
 	base = base_btf(with_request);
@@ -165,6 +166,9 @@ static void clean_dir(const char *dir)
 	unlink(p);
 	rmdir(dir);
 }
+
+/* what a kernel without module BTF (5.10) is said to be */
+#define NO_MODULE_BTF	"/nvme_core: this kernel has no module BTF; NVMe status is not recorded"
 
 int main(void)
 {
@@ -219,8 +223,7 @@ int main(void)
 	if (!make_dir(dir, 0, -1)) {
 		ret = iot_nvme_btf_layout(dir, &l, err, sizeof(err));
 		result("btf_no_module_btf", ret == IOT_BTF_NONE &&
-		       strstr(err, "/nvme_core: this kernel has no module BTF; NVMe status is not recorded"),
-		       err);
+		       strstr(err, NO_MODULE_BTF), err);
 		clean_dir(dir);
 	}
 

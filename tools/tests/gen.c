@@ -114,6 +114,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "synth.h"
+#include "macros.h"
 
 static int write_bytes(const char *path, const void *b, size_t n)
 {
@@ -606,10 +607,10 @@ static int gen_newer(const char *out, uint64_t n)
 	h->flags = IOTRACE_FILE_CRC32C;
 	h->anchor_mono_ns = 1000000000ull;
 	h->anchor_real_ns = 1700000000000000000ull;
-	strcpy(h->release, "6.12.0-test");
-	strcpy(h->host, "testhost");
+	snprintf(h->release, sizeof(h->release), "%s", "6.12.0-test");
+	snprintf(h->host, sizeof(h->host), "%s", "testhost");
 	memset(hdr + sizeof(*h), 0xee, 64);
-	strcpy(d->name, "disk0");
+	snprintf(d->name, sizeof(d->name), "%s", "disk0");
 	d->dev_major = 259;
 	d->logical_block_size = 512;
 	d->nr_parts = 2;
@@ -846,14 +847,13 @@ static int set_chunk(const struct iotrace_file_hdr *h, uint8_t *c, void *arg)
 		uint64_t v;
 		size_t f;
 
-		for (f = 0; eq && f < sizeof(set_fields) / sizeof(set_fields[0]);
-		     f++)
+		for (f = 0; eq && f < ARRAY_SIZE(set_fields); f++)
 			if (strlen(set_fields[f].name) ==
 			    (size_t)(eq - x->sets[i]) &&
 			    !strncmp(set_fields[f].name, x->sets[i],
 				     eq - x->sets[i]))
 				break;
-		if (!eq || f == sizeof(set_fields) / sizeof(set_fields[0])) {
+		if (!eq || f == ARRAY_SIZE(set_fields)) {
 			fprintf(stderr, "gen set: %s: no such field\n",
 				x->sets[i]);
 			return -1;

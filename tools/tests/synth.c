@@ -54,7 +54,7 @@ uint8_t *synth_ring_new(uint32_t nr_parts, uint32_t part_records,
 	h->logical_block_size = 512;
 	h->dev_major = 252;
 	h->dev_minor = 0;
-	strncpy(h->name, name, IOTRACE_NAME_LEN - 1);
+	snprintf(h->name, IOTRACE_NAME_LEN, "%s", name);
 	*len = size;
 	return b;
 }
@@ -160,7 +160,7 @@ uint8_t *synth_ring2_new(uint32_t nr_cpus, uint32_t chunk_records,
 	h->logical_block_size = 512;
 	h->dev_major = 252;
 	h->nr_chunks = nr_chunks;
-	strncpy(h->name, name, IOTRACE_NAME_LEN - 1);
+	snprintf(h->name, IOTRACE_NAME_LEN, "%s", name);
 	h->chunk_hdr_offset = chunk_off;
 	h->chunk_hdr_size = 64;
 	for (c = 0; c < nr_cpus; c++) {

@@ -26,6 +26,7 @@
 #include "trigger.h"
 #include "watch.h"
 #include "stack.h"
+#include "macros.h"
 
 static int failed_now;
 static char why[512];
@@ -60,6 +61,9 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* test_percentiles()'s message for a percentile beyond its bound */
+#define PCT_TOL_FMT	"dist %u n %zu p%g: histogram %llu, sorted %llu (tolerance %llu)"
+
 /* Percentiles from the histogram against a brute-force sort. */
 static void test_percentiles(void)
 {
@@ -70,7 +74,7 @@ static void test_percentiles(void)
 
 	CHECK(!iot_hist_init(&h), "no memory");
 	for (dist = 0; dist < 4; dist++)
-		for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		for (si = 0; si < ARRAY_SIZE(sizes); si++) {
 			size_t n = sizes[si], i;
 			uint64_t *v = malloc(n * sizeof(*v));
 
@@ -97,7 +101,7 @@ static void test_percentiles(void)
 				iot_hist_add(&h, x);
 			}
 			qsort(v, n, sizeof(*v), cmp_u64);
-			for (k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+			for (k = 0; k < ARRAY_SIZE(ps); k++) {
 				/* nearest rank: ceil(p/100 n), 1-based */
 				double want_rank = ps[k] / 100.0 * n;
 				size_t rank = (size_t)want_rank;
@@ -119,8 +123,7 @@ static void test_percentiles(void)
 				      "the first rank is not the minimum");
 				tol = exact / 2048;	/* documented bound */
 				if ((got > exact ? got - exact : exact - got) > tol) {
-					fail("dist %u n %zu p%g: histogram %llu, sorted %llu (tolerance %llu)",
-					     dist, n, ps[k],
+					fail(PCT_TOL_FMT, dist, n, ps[k],
 					     (unsigned long long)got,
 					     (unsigned long long)exact,
 					     (unsigned long long)tol);
@@ -134,8 +137,6 @@ static void test_percentiles(void)
 		}
 	iot_hist_free(&h);
 }
-
-extern const struct iot_name iot_nvme_admin_ops[], iot_nvme_io_ops[];
 
 /* Build a command that makes the decoder use table entry @code of @t. */
 static void decode_entry(const char *t, uint32_t code, char *out, size_t len)
@@ -770,9 +771,10 @@ static uint8_t *mem_file_trig(uint64_t nrec, int trig, size_t *len)
 
 	memset(d, 0, sizeof(d));
 	memset(c, 0, sizeof(c));
-	strcpy(d[0].name, "a");
-	strcpy(d[1].name, "b");
-	d[0].nr_parts = d[1].nr_parts = 2;
+	snprintf(d[0].name, sizeof(d[0].name), "%s", "a");
+	snprintf(d[1].name, sizeof(d[1].name), "%s", "b");
+	d[0].nr_parts = 2;
+	d[1].nr_parts = 2;
 	iot_writer_start(&w, fp, sizeof(struct iotrace_record), d, 2, 1, 2,
 			 "rel", "host");
 	for (i = 0; i < nrec; i += 10) {
@@ -912,7 +914,8 @@ static void test_file_salvage(void)
 		memcpy(m, b, cut);
 		memset(want, 0, sizeof(want));
 		memset(seen, 0, sizeof(seen));
-		c.n = c.bad = 0;
+		c.n = 0;
+		c.bad = 0;
 		n = chunks_before(b, len, cut, want);
 		ret = iot_file_parse(m, cut, fi, seen_cb, &c, err, sizeof(err));
 		if (cut < hs) {
@@ -935,7 +938,8 @@ static void test_file_salvage(void)
 		      (fi->end == cut ? !fi->cut : fi->cut == cut - fi->end),
 		      "cut at %zu: %s", cut, err);
 		memset(seen, 0, sizeof(seen));
-		c.n = c.bad = 0;
+		c.n = 0;
+		c.bad = 0;
 		ret = iot_file_merge(m, cut, fi, cut & 1, seen_cb, &c);
 		CHECK(!ret && c.n == n && !c.bad &&
 		      !memcmp(want, seen, sizeof(seen)),
@@ -953,13 +957,15 @@ static void test_file_salvage(void)
 		memcpy(m, b, len);
 		m[at] ^= 0x10;
 		memset(seen, 0, sizeof(seen));
-		c.n = c.bad = 0;
+		c.n = 0;
+		c.bad = 0;
 		ret = iot_file_parse(m, len, fi, seen_cb, &c, err, sizeof(err));
 		CHECK(!ret && c.n == 190 && !c.bad && !seen[60] && !seen[69] &&
 		      seen[59] && seen[70] && fi->bad_chunks == 1 &&
 		      fi->bad_off == off && fi->has_trailer &&
 		      fi->unread == 10 && fi->counts[0].unread == 10 &&
-		      fi->salvaged, "byte %llu flipped: %llu read (%llu bad), %llu damaged, %llu unread: %s",
+		      fi->salvaged,
+		      "byte %llu flipped: %llu read (%llu bad), %llu damaged, %llu unread: %s",
 		      (unsigned long long)at, (unsigned long long)c.n,
 		      (unsigned long long)c.bad,
 		      (unsigned long long)fi->bad_chunks,
@@ -970,7 +976,8 @@ static void test_file_salvage(void)
 		      strstr(err, "the trailer says 200 were written: 10 missing"),
 		      "%s", err);
 		memset(seen, 0, sizeof(seen));
-		c.n = c.bad = 0;
+		c.n = 0;
+		c.bad = 0;
 		ret = iot_file_merge(m, len, fi, 0, seen_cb, &c);
 		CHECK(!ret && c.n == 190 && !c.bad && !seen[60] && seen[70],
 		      "merge past a damaged chunk: %llu", (unsigned long long)c.n);
@@ -1051,7 +1058,7 @@ static void test_file_shrinks_while_read(void)
 		switch (k / 2) {
 		case 0:
 			s.at = 5;
-			/* fallthrough */
+			fallthrough;
 		case 1:
 			if (k / 2 == 1)
 				CHECK(!ftruncate(fd, s.to), "cut");
@@ -2006,7 +2013,7 @@ static void test_file_short_records(void)
 	memcpy(m + off, &ch, sizeof(ch));
 	/* a record size no writer makes: the chunk is damaged */
 	off = ((struct iotrace_file_hdr *)m)->hdr_size;
-	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+	for (k = 0; k < ARRAY_SIZE(bad); k++) {
 		uint8_t *v = malloc(sz);
 
 		CHECK(v, "no memory");
@@ -2209,11 +2216,12 @@ static void concurrent_record(int v2)
 	      (unsigned long long)f.n, (unsigned long long)f.bad,
 	      (unsigned long long)c.written);
 	CHECK(fi->counts[0].recorded == c.recorded, "trailer recorded");
-	printf("# record%s: %llu written, %llu lost (%llu overwritten, %llu torn), %llu chunks, %llu gaps\n",
-	       v2 == 2 ? " (2.0 ring, 4 CPUs)" : v2 ? " (2.0 ring)" : "",
-	       (unsigned long long)c.written, (unsigned long long)c.lost,
-	       (unsigned long long)c.overwritten, (unsigned long long)c.torn,
-	       (unsigned long long)fi->chunks, (unsigned long long)fi->gaps);
+	fprintf(stdout,
+		"# record%s: %llu written, %llu lost (%llu overwritten, %llu torn), %llu chunks, %llu gaps\n",
+		v2 == 2 ? " (2.0 ring, 4 CPUs)" : v2 ? " (2.0 ring)" : "",
+		(unsigned long long)c.written, (unsigned long long)c.lost,
+		(unsigned long long)c.overwritten, (unsigned long long)c.torn,
+		(unsigned long long)fi->chunks, (unsigned long long)fi->gaps);
 	free(buf);
 	free(w.ring);
 	iot_file_info_free(fi);
@@ -2249,9 +2257,9 @@ static int infl_record_once(struct infl_said *x, char *err, size_t errlen)
 	int ret = -1;
 
 	memset(x, 0, sizeof(*x));
-	if (!mem || !fp)
+	if (!mem || !fp) {
 		snprintf(err, errlen, "no memory or no /dev/null");
-	else if (!iot_ring_init(&ring, mem, len, err, errlen)) {
+	} else if (!iot_ring_init(&ring, mem, len, err, errlen)) {
 		iot_ring_disk(&ring, &d);
 		ret = iot_record_rings(&ring, &d, 1, fp, &st, &c, err, errlen);
 	}
@@ -2506,7 +2514,8 @@ static int clr_compare(const struct clrctx *x, const uint8_t *want,
 	}
 	if (!dup && !missing && !extra && !x->bad)
 		return 0;
-	snprintf(msg, len, "%llu duplicated, %llu missing, %llu not wanted, %llu bad (first at id %llu)",
+	snprintf(msg, len,
+		 "%llu duplicated, %llu missing, %llu not wanted, %llu bad (first at id %llu)",
 		 (unsigned long long)dup, (unsigned long long)missing,
 		 (unsigned long long)extra, (unsigned long long)x->bad,
 		 (unsigned long long)first);
@@ -2598,7 +2607,8 @@ static int clr_record(int v2, uint32_t per, uint32_t at, uint64_t old_n,
 	    fi->counts[0].written != c.written) {
 		size_t l = ret ? strlen(msg) : 0;
 
-		snprintf(msg + l, mlen - l, "%srecorded %llu (want %llu), written %llu, lost %llu (%llu overwritten, %llu torn)",
+		snprintf(msg + l, mlen - l,
+			 "%srecorded %llu (want %llu), written %llu, lost %llu (%llu overwritten, %llu torn)",
 			 l ? "; " : "", (unsigned long long)c.recorded,
 			 (unsigned long long)expect,
 			 (unsigned long long)c.written,
@@ -2647,7 +2657,7 @@ static void test_record_clear_mid_pass(void)
 	size_t i;
 	int bad = 0;
 
-	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
 		if (!clr_record(c[i].v2, c[i].per, c[i].at, c[i].old_n,
 				c[i].new_n, msg, sizeof(msg)))
 			continue;
@@ -2658,7 +2668,7 @@ static void test_record_clear_mid_pass(void)
 		       (unsigned long long)c[i].new_n, msg);
 		bad++;
 	}
-	CHECK(!bad, "%d of %zu cases (above)", bad, sizeof(c) / sizeof(c[0]));
+	CHECK(!bad, "%d of %zu cases (above)", bad, ARRAY_SIZE(c));
 }
 
 /* show -f's callback: the clear at the first record of part 0. */
@@ -2741,7 +2751,7 @@ static void test_follow_clear_mid_poll(void)
 	size_t i;
 	int bad = 0;
 
-	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
 		if (!clr_follow(c[i].v2, c[i].old_n, c[i].new_n, msg,
 				sizeof(msg)))
 			continue;
@@ -2751,7 +2761,7 @@ static void test_follow_clear_mid_poll(void)
 		       (unsigned long long)c[i].new_n, msg);
 		bad++;
 	}
-	CHECK(!bad, "%d of %zu cases (above)", bad, sizeof(c) / sizeof(c[0]));
+	CHECK(!bad, "%d of %zu cases (above)", bad, ARRAY_SIZE(c));
 }
 
 #define PX_CPUS		3
@@ -3071,8 +3081,10 @@ static void test_out_kv(void)
 	static const struct iot_kv kv[] = {
 		{ "major", 259 }, { "seq", UINT64_MAX },
 	};
-	const char *sv[] = { "trigger", "nv\"me\\0n1\n", "latency", "read" };
-	const char *plain[] = { "added", "nvme0n1" };
+	static const char *const sv[] = {
+		"trigger", "nv\"me\\0n1\n", "latency", "read"
+	};
+	static const char *const plain[] = { "added", "nvme0n1" };
 	struct iot_jw w;
 	char *buf = NULL;
 	size_t sz = 0;
@@ -3086,10 +3098,9 @@ static void test_out_kv(void)
 	jw_init(&w, fp);
 	iot_kv_json(&w, skeys, plain, 2, kv, 1);
 	fclose(fp);
-	CHECK(!strcmp(buf, "{\"event\":\"trigger\",\"disk\":\"nv\\\"me\\\\0n1\\u000a\","
-		   "\"reason\":\"latency\",\"op\":\"read\",\"major\":259,"
-		   "\"seq\":18446744073709551615}\n"
-		   "{\"event\":\"added\",\"disk\":\"nvme0n1\",\"major\":259}"),
+	CHECK(!strcmp(buf,
+		      "{\"event\":\"trigger\",\"disk\":\"nv\\\"me\\\\0n1\\u000a\",\"reason\":\"latency\",\"op\":\"read\",\"major\":259,\"seq\":18446744073709551615}\n"
+		      "{\"event\":\"added\",\"disk\":\"nvme0n1\",\"major\":259}"),
 	      "state/events object: %s", buf);
 	free(buf);
 }
@@ -3118,7 +3129,7 @@ static size_t wellformed(const unsigned char *s, size_t n)
 	};
 	size_t k, i;
 
-	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+	for (k = 0; k < ARRAY_SIZE(t); k++) {
 		if (s[0] < t[k].lead_lo || s[0] > t[k].lead_hi)
 			continue;
 		if (t[k].len > n)
@@ -3158,12 +3169,12 @@ static void test_out_json_utf8(void)
 		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
 		{ "caf\xc3", "\"caf\\ufffd\"" },		/* cut */
 		{ "\xe2\x82\xac\xf0\x9f\x98\x80", "\"\xe2\x82\xac\xf0\x9f\x98\x80\"" },
-		{ "a\xff\xfe" "b", "\"a\\ufffd\\ufffdb\"" },
+		{ "a\377\376b", "\"a\\ufffd\\ufffdb\"" },
 		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },		/* overlong '/' */
 		{ "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"" },
 		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },	/* surrogate */
 		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
-		{ "\xe2\x82" "x", "\"\\ufffd\\ufffdx\"" },
+		{ "\xe2\x82x", "\"\\ufffd\\ufffdx\"" },
 		{ "\x1b[31m\n\x7f", "\"\\u001b[31m\\u000a\\u007f\"" },
 		{ "\xc2\x85\xc2\xa0", "\"\\u0085\xc2\xa0\"" },	/* C1, NBSP */
 		{ "q\"b\\", "\"q\\\"b\\\\\"" },
@@ -3172,7 +3183,7 @@ static void test_out_json_utf8(void)
 	size_t i, k, n, len;
 	int j;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		CHECK(!json_of(cases[i][0], out, sizeof(out)), "case %zu", i);
 		CHECK(!strcmp(out, cases[i][1]), "case %zu: %s, want %s", i,
 		      out, cases[i][1]);
@@ -3214,7 +3225,7 @@ static void test_text_str(void)
 	char out[IOT_TEXT_ROOM(255)], in[256];
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		iot_text_str(out, sizeof(out), cases[i][0]);
 		CHECK(!strcmp(out, cases[i][1]), "case %zu: %s, want %s", i,
 		      out, cases[i][1]);
@@ -3294,7 +3305,7 @@ static void test_numfmt(void)
 		v[nv++] = t - 1;
 		v[nv++] = t + 1;
 	}
-	while (nv < sizeof(v) / sizeof(v[0]))
+	while (nv < ARRAY_SIZE(v))
 		v[nv++] = rnd() >> (rnd() % 64);
 	for (i = 0; i < nv; i++) {
 		char want[32], got[64], *e;
@@ -3311,17 +3322,16 @@ static void test_numfmt(void)
 			memset(got, 'x', sizeof(got));
 			e = iot_put_u(got, got + room, v[i]);
 			snprintf(ref, room ? room : 1, "%s", want);
-			CHECK(room ? !strcmp(got, ref) &&
-				     e == got + strlen(ref) : e == got &&
-				     got[0] == 'x',
+			CHECK(room ? (!strcmp(got, ref) && e == got + strlen(ref)) :
+			      (e == got && got[0] == 'x'),
 			      "iot_put_u(%s) in %zu bytes: %.*s", want, room,
 			      (int)room, got);
 			CHECK(got[room] == 'x', "iot_put_u(%s) in %zu bytes wrote past them",
 			      want, room);
 			memset(got, 'x', sizeof(got));
 			e = iot_put_s(got, got + room, want);
-			CHECK(room ? !strcmp(got, ref) &&
-				     e == got + strlen(ref) : e == got,
+			CHECK(room ? (!strcmp(got, ref) && e == got + strlen(ref)) :
+			      e == got,
 			      "iot_put_s(%s) in %zu bytes: %.*s", want, room,
 			      (int)room, got);
 			CHECK(got[room] == 'x', "iot_put_s(%s) in %zu bytes wrote past them",
@@ -3348,6 +3358,9 @@ static void test_numfmt(void)
 	}
 }
 
+/* the names of every known reason, of bit 6 and of bit 31 */
+#define ALL_REASONS	"latency+error+devstatus+timeout+requeues+stuck+bit6+manual+events-lost+bit31"
+
 /*
  * The reason names of trace files and kernel events, from one table: every
  * known bit by the name Documentation/iotracectl.rst gives it, an unknown
@@ -3372,15 +3385,14 @@ static void test_trig_reason_names(void)
 	uint32_t all = 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(known); i++) {
 		iot_trig_reason_names(known[i].bit, buf, sizeof(buf));
 		CHECK(!strcmp(buf, known[i].name), "bit 0x%x: %s, not %s",
 		      known[i].bit, buf, known[i].name);
 		all |= known[i].bit;
 	}
 	iot_trig_reason_names(all | 1u << 6 | 1u << 31, buf, sizeof(buf));
-	CHECK(!strcmp(buf, "latency+error+devstatus+timeout+requeues+stuck+"
-		      "bit6+manual+events-lost+bit31"), "all: %s", buf);
+	CHECK(!strcmp(buf, ALL_REASONS), "all: %s", buf);
 	iot_trig_reason_names(0, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "none"), "0: %s", buf);
 	memset(small, 'x', sizeof(small));
@@ -3425,7 +3437,7 @@ static void test_watch_nl_reply(void)
 	size_t i;
 	int ret;
 
-	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
 		watch_nl_reply_init(&r);
 		if (c[i].error == 1)
 			watch_nl_reply_ack(&r);
@@ -3474,7 +3486,7 @@ static void test_watch_refused(void)
 	size_t i;
 	int r;
 
-	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
 		snprintf(msg, sizeof(msg), "untouched");
 		r = watch_refused(c[i].err, "nullb0", c[i].what, c[i].why, msg,
 				  sizeof(msg));
@@ -3507,7 +3519,7 @@ static void test_nl_hint(void)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
 		const char *h = iot_nl_hint(c[i].err);
 
 		CHECK(strstr(h, c[i].has) && strstr(h, c[i].has2) &&
@@ -3560,7 +3572,7 @@ static void test_watch_episodes(void)
 	size_t i;
 
 	memset(&d, 0, sizeof(d));
-	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
 		struct watch_trig t = {
 			.mono_ns = c[i].ms * 1000000ull,
 			.hold_lo = c[i].lo, .hold_hi = c[i].hi,
@@ -3770,7 +3782,7 @@ static void test_stack_map(void)
 	CHECK(iot_stack_at(&st, 0) == &st.t[0] && iot_stack_at(&st, 99) ==
 	      &st.t[0] && iot_stack_at(&st, 100) == &st.t[1], "table in force");
 	memset(&dk, 0, sizeof(dk));
-	strcpy(dk.name, "nullb0");
+	snprintf(dk.name, sizeof(dk.name), "%s", "nullb0");
 	dk.dev_major = 252;
 	memset(&r, 0, sizeof(r));
 	r.sector = 4096 + 8;
@@ -4084,7 +4096,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int bad = 0;
 
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
 		if (argc > 1 && strcmp(argv[1], tests[i].name))
 			continue;
 		failed_now = 0;
