@@ -55,7 +55,7 @@ TEST(variables)
 TEST(output_dir_writable)
 {
 	char path[4096];
-	const char msg[] = "written by the guest\n";
+	static const char msg[] = "written by the guest\n";
 	int fd;
 
 	ASSERT_NE(NULL, env("IOTRACE_OUT"));
@@ -102,9 +102,12 @@ TEST(modprobe_from_host_tree)
 	 * udev probes the new disk (blkid) and holds it open meanwhile: let it
 	 * finish before unloading.
 	 */
-	ASSERT_EQ(0, system("modprobe null_blk nr_devices=1 && test -b /dev/nullb0 && "
-			    "udevadm settle && for i in 1 2 3 4 5; do "
-			    "rmmod null_blk && exit 0; sleep 1; done; exit 1"));
+	static const char cmd[] =
+		"modprobe null_blk nr_devices=1 && test -b /dev/nullb0 && udevadm settle && for i in 1 2 3 4 5;"
+		" do rmmod null_blk && exit 0;"
+		" sleep 1; done; exit 1";
+
+	ASSERT_EQ(0, system(cmd));
 }
 
 /*

@@ -40,6 +40,8 @@
 #define SOL_NETLINK 270
 #endif
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static int answer_err = -1;
 static char answer_msg[256];
 static atomic_int stop;	/* set by the signal handler (lock-free) */
@@ -108,7 +110,7 @@ static int cmd_of(const char *s)
 	};
 	unsigned int i;
 
-	for (i = 1; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 1; i < ARRAY_SIZE(names); i++)
 		if (names[i] && !strcmp(s, names[i]))
 			return (int)i;
 	return atoi(s);
@@ -119,7 +121,10 @@ static int put_attr(struct nl_msg *m, char *spec)
 	char *t = strchr(spec, ':'), *v;
 	int type;
 
-	if (!t || !(v = strchr(t + 1, ':')))
+	if (!t)
+		return -1;
+	v = strchr(t + 1, ':');
+	if (!v)
 		return -1;
 	*t++ = 0;
 	*v++ = 0;

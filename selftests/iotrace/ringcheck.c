@@ -347,15 +347,17 @@ static int do_check(struct ring *r, int dump)
 						continue;
 					}
 					if (!dump)
-						printf("# cpu %u chunk %u seq %llu missing (slot seq 0x%x)\n",
-						       p, c->k,
-						       (unsigned long long)(c->first + i), sv);
+						fprintf(stdout,
+							"# cpu %u chunk %u seq %llu missing (slot seq 0x%x)\n",
+							p, c->k,
+							(unsigned long long)(c->first + i), sv);
 					bad++;
 					continue;
 				}
 				if (ended) {
-					printf("# cpu %u chunk %u seq %llu: a record after an unwritten slot\n",
-					       p, c->k, (unsigned long long)(c->first + i));
+					fprintf(stdout,
+						"# cpu %u chunk %u seq %llu: a record after an unwritten slot\n",
+						p, c->k, (unsigned long long)(c->first + i));
 					bad++;
 				}
 				why = rec_insane(r, p, &x);
