@@ -801,7 +801,7 @@ int main(int argc, char **argv)
 				break;
 			}
 			/* -o FILE */
-			__attribute__((fallthrough));
+			fallthrough;
 		case 'w':
 			if (o.out) {
 				iot_err("%s: give the output file once (-o FILE%s)",

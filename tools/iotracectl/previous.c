@@ -338,7 +338,7 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 	       (unsigned long long)(c.anchor_mono_ns % 1000000000ull),
 	       (unsigned long long)c.h->region_size, c.label);
 	if (c.anchor_prev)
-		printf("(the one before the last: the crash came while the anchor was rewritten)\n");
+		printf("(the one before: the crash came while the anchor was rewritten)\n");
 	last_ns = c.anchor_mono_ns;
 	printf("%-12s %10s %10s %12s %8s %s\n", "DISK", "RING", "RECORDS",
 	       "OVERWRITTEN", "TORN", "NEWEST_NS");
