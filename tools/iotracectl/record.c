@@ -29,12 +29,12 @@ static void say_counts(const struct iot_disk *d, const struct iot_counts *c)
 		(unsigned long long)c->torn, (unsigned long long)c->dropped);
 }
 
-static volatile int stop_flag;
+static atomic_int stop_flag;
 
 static void on_sig(int sig)
 {
 	(void)sig;
-	stop_flag = 1;
+	atomic_store(&stop_flag, 1);
 }
 
 int cmd_record(struct iot_opts *o, int argc, char **argv)

@@ -341,7 +341,7 @@ struct wctx {
 	uint8_t *ring;
 	double rate, secs;
 	uint64_t n;
-	volatile int done;
+	atomic_int done;
 };
 
 static void *writer(void *arg)
@@ -364,7 +364,7 @@ static void *writer(void *arg)
 			while (w->n > w->rate * (now_s() - t0))
 				;
 	}
-	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	atomic_store_explicit(&w->done, 1, memory_order_release);
 	return NULL;
 }
 
@@ -436,8 +436,8 @@ static void bench_recorder(uint64_t n)
 {
 	uint32_t cpus = 2, recs = 512;
 	uint32_t chunks = n / recs + 2 * cpus;
-	volatile int stop = 1;
-	struct iot_rec_stop st = { .stop = (int *)&stop };
+	atomic_int stop = 1;
+	struct iot_rec_stop st = { .stop = &stop };
 	struct iotrace_record r;
 	struct iot_counts c;
 	struct iot_ring ring;

@@ -2053,7 +2053,7 @@ static void test_file_short_records(void)
 struct wctx {
 	uint8_t *ring;
 	uint64_t n;
-	volatile int done;
+	atomic_int done;
 	uint32_t parts;
 	int *go;
 	int v2;
@@ -2076,7 +2076,7 @@ static void *writer(void *arg)
 			synth_ring_push(w->ring, i % w->parts, &r);
 		}
 	}
-	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	atomic_store_explicit(&w->done, 1, memory_order_release);
 	return NULL;
 }
 
@@ -2102,7 +2102,8 @@ static void test_concurrent_snapshot(void)
 	CHECK(w.ring, "no memory");
 	CHECK(!iot_ring_init(&ring, w.ring, len, err, sizeof(err)), "%s", err);
 	pthread_create(&t, NULL, writer, &w);
-	while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE) || rounds < 3) {
+	while (!atomic_load_explicit(&w.done, memory_order_acquire) ||
+	       rounds < 3) {
 		memset(&c, 0, sizeof(c));
 		iot_ring_snapshot(&ring, 0, snap_cb, &f, &c);
 		rounds++;
@@ -2245,7 +2246,7 @@ static void infl_said_cb(void *arg, const char *disk, const char *why)
 /* One recording of a 2-CPU ring of disk "t" into /dev/null. */
 static int infl_record_once(struct infl_said *x, char *err, size_t errlen)
 {
-	volatile int stop = 1;
+	atomic_int stop = 1;
 	struct iot_rec_stop st = { .stop = &stop, .inflight = 1,
 				   .infl_err = infl_said_cb, .arg = x };
 	struct iot_counts c = { 0 };
@@ -2391,7 +2392,7 @@ struct clrctx {
 	uint64_t next_id, new_n;
 	uint32_t at;
 	int cleared;
-	volatile int stop;
+	atomic_int stop;
 	char *b;
 	size_t n, cap;
 	uint8_t seen[CLR_MAXID + 1];
@@ -2425,7 +2426,7 @@ static void clr_clear(struct clrctx *x)
 		return;
 	synth_ring_clear(x->ring);
 	clr_push(x, x->new_n);
-	x->stop = 1;
+	atomic_store(&x->stop, 1);
 }
 
 /* Count a record handed out; check it is the record of its id. */

@@ -102,7 +102,7 @@ struct watch {
 	pthread_cond_t cv;
 	struct watch_ep d[WATCH_MAX_DISKS];
 	int pending;
-	volatile int stop;
+	atomic_int stop;
 	uint64_t number;
 	uint64_t *starts;
 	uint64_t nstarts;
@@ -386,7 +386,7 @@ static int write_triggers(struct iot_writer *wr, void *arg)
 		}
 		if (d->cur.queued)
 			t[k].flags |= IOTRACE_FILE_TRIGF_QUEUED;
-		if (w->stop && now_mono < j->end_ns)
+		if (atomic_load(&w->stop) && now_mono < j->end_ns)
 			t[k].flags |= IOTRACE_FILE_TRIGF_POST_CUT;
 		t[k].extra = d->cur.extra;
 		t[k].mono_ns = tr->mono_ns;
@@ -754,9 +754,9 @@ static void *dispatcher(void *arg)
 		struct job *j;
 		pthread_t th;
 
-		while (!w->pending && !w->stop)
+		while (!w->pending && !atomic_load(&w->stop))
 			pthread_cond_wait(&w->cv, &w->mu);
-		if (w->stop)
+		if (atomic_load(&w->stop))
 			break;
 		j = calloc(1, sizeof(*j));
 		if (!j) {
@@ -1506,7 +1506,7 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 		   (unsigned long long)c->max_files,
 		   (unsigned long long)c->max_bytes, c->run_dir,
 		   WATCH_SOCK_NAME, nl ? ", kernel trigger events" : "");
-	while (!w->stop) {
+	while (!atomic_load(&w->stop)) {
 		struct pollfd p[3] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = lfd, .events = POLLIN },
@@ -1533,7 +1533,7 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 				watch_info("%s: stopping",
 					   strsignal((int)si.ssi_signo));
 				pthread_mutex_lock(&w->mu);
-				w->stop = 1;
+				atomic_store(&w->stop, 1);
 				pthread_cond_broadcast(&w->cv);
 				pthread_mutex_unlock(&w->mu);
 			}
@@ -1548,7 +1548,7 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 out:
 	if (started) {
 		pthread_mutex_lock(&w->mu);
-		w->stop = 1;
+		atomic_store(&w->stop, 1);
 		pthread_cond_broadcast(&w->cv);
 		pthread_mutex_unlock(&w->mu);
 		pthread_join(th, NULL);

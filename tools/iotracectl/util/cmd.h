@@ -3,6 +3,7 @@
 #ifndef IOT_CMD_H
 #define IOT_CMD_H
 
+#include <stdatomic.h>
 #include "iot.h"
 #include "macros.h"
 
@@ -210,7 +211,8 @@ void iot_out_no_sigpipe(void);
 /**
  * struct iot_rec_stop - when record stops, and how it makes its file
  *	durable.
- * @stop: set (by a signal handler) to finish the file and stop.
+ * @stop: set (by a signal handler or another thread) to finish the file
+ *	and stop; lock-free, so a signal handler may set it.
  * @max_bytes: stop once the file is this large (0: no limit).
  * @end_mono_ns: stop at this CLOCK_MONOTONIC time (0: none).
  * @poll_ms: the rings are polled this often.
@@ -229,7 +231,7 @@ void iot_out_no_sigpipe(void);
  *	read and why; else record says it on standard error.
  */
 struct iot_rec_stop {
-	volatile int *stop;
+	const atomic_int *stop;
 	uint64_t max_bytes;
 	uint64_t end_mono_ns;
 	unsigned int poll_ms;

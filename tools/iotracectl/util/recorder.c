@@ -240,7 +240,7 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 	while (!last) {
 		uint64_t before = w.bytes;
 
-		last = *st->stop ||
+		last = atomic_load(st->stop) ||
 			(st->end_mono_ns &&
 			 iot_now(CLOCK_MONOTONIC) >= st->end_mono_ns) ||
 			rec_full(st, &w);
