@@ -863,7 +863,7 @@ int cmd_nl_resize(struct iot_opts *o, int argc, char **argv)
 	(void)o;
 	/* the kernel checks the range (and says so): only refuse garbage */
 	if (argc != 2 || parse_size(argv[1], &size)) {
-		iot_err("resize DISK SIZE: SIZE in bytes, K, M or G suffixes (64K to 1G, at least a page per CPU)");
+		iot_err("resize DISK SIZE: SIZE in bytes, K, M or G suffixes (64K to 1G and at least two 4K chunks per possible CPU, or 0: metrics only)");
 		return 2;
 	}
 	ret = iot_nl_resize(argv[0], size, err, sizeof(err));
