@@ -19,6 +19,15 @@
 # over netlink. Then, from an idle clear, a fixed fio run with two resizes
 # in it: the netlink totals equal fio's own count and the /sys/block stat
 # delta.
+#
+# unload race: FAULT_UNLOAD_LOOPS (default 4, 2 on a debug kernel; make
+# soak: 50) rounds of rmmod retried in a tight loop while, under two fio
+# jobs, two loops each resize one disk's ring over netlink (iotracectl
+# resize), clear the other's through debugfs and read its state over
+# netlink: rmmod waits for, or is refused by, whatever control operation
+# is running and gets in between two; every round unloads, after at least
+# one resize, and the storm's operations then fail with a message, not
+# an oops.  The resize phase then loads the module again.
 # VM-CHECK: all
 # (make check-all only: a soak of its kind; lifetime, in the core set,
 #   removes traced, mapped disks and unloads the module under a mapping
@@ -32,6 +41,7 @@ require_cmd fio python3
 [ -x "$IOTRACECTL" ] || die "no iotracectl at $IOTRACECTL (make -C tools)"
 loops=${FAULT_MODULE_LOOPS:-$(kdebug_or 4 2)}
 rloops=${FAULT_RESIZE_LOOPS:-$(kdebug_or 6 2)}
+uloops=${FAULT_UNLOAD_LOOPS:-$(kdebug_or 4 2)}
 ktap_header
 out=$(mktemp -d)
 nullb_mod nr_devices=3 submit_queues=2 irqmode=1 gb=1
@@ -108,6 +118,63 @@ ktap_check "rmmod succeeded under fio once the reader had gone ($unloaded)" \
 	test "$unloaded" -eq "$loops"
 ktap_check "fio kept running on both disks ($(fault_fio_ios l0), $(fault_fio_ios l1))" \
 	test "$(fault_fio_ios l0)" -gt 0 -a "$(fault_fio_ios l1)" -gt 0
+
+# ---- unload race ---------------------------------------------------------
+# control_storm STOP LOG DISK OTHER - resize DISK over netlink, clear
+# OTHER through debugfs and read its state over netlink until STOP exists;
+# one line in LOG per resize accepted.
+control_storm() {
+	local i=0 sizes=(64K 128K 256K 32K)
+
+	until [ -e "$1" ]; do
+		"$IOTRACECTL" resize "$3" "${sizes[$((i % 4))]}" \
+			> /dev/null 2>> "$2.err" && echo resized >> "$2"
+		{ echo 1 > "$IOT/$4/clear"; } 2> /dev/null
+		"$IOTRACECTL" state "$4" > /dev/null 2>> "$2.err"
+		i=$((i + 1))
+	done
+}
+
+fault_fio u0 nullb0 0
+fault_fio u1 nullb1 1
+urounds=0 raced=0
+for i in $(seq "$uloops"); do
+	insmod "$IOTRACE_KO" disks=nullb0,nullb1 buf_size=64K ||
+		{ log "round $i: insmod failed"; continue; }
+	wait_for "$IOT/nullb1/clear" 10 || log "round $i: nullb1 has no ring"
+	control_storm "$out/ustop.$i" "$out/u.$i" nullb0 nullb1 &
+	storm=$!
+	control_storm "$out/ustop.$i" "$out/v.$i" nullb1 nullb0 &
+	storm2=$!
+	fault_wait_line "$out/u.$i" resized 30 ||
+		log "round $i: no resize accepted in 30 s"
+	tries=0
+	until rmmod iotrace 2> /dev/null; do
+		tries=$((tries + 1))
+		[ "$tries" -lt 600 ] || break
+		sleep 0.05
+	done
+	touch "$out/ustop.$i"
+	wait $storm $storm2
+	n=$(cat "$out/u.$i" "$out/v.$i" 2> /dev/null | grep -c resized)
+	if [ -e /sys/module/iotrace ]; then
+		log "round $i: rmmod still refused after $tries tries"
+		sed "s/^/# round $i: storm: /" "$out/u.$i.err" | tail -n 5
+		break
+	fi
+	urounds=$((urounds + 1))
+	[ "$n" -gt 0 ] && raced=$((raced + 1))
+	log "round $i: unloaded after $tries refusals, $n resizes;" \
+	    "the storm's last message: $(tail -n 1 "$out/u.$i.err")"
+done
+fault_fio_stop
+ktap_check "rmmod under a storm of resizes, clears and state reads: unloaded $urounds of $uloops" \
+	test "$urounds" -eq "$uloops"
+ktap_check "every round resized the ring before the unload ($raced)" \
+	test "$raced" -eq "$uloops"
+ktap_check "fio kept running on both disks ($(fault_fio_ios u0), $(fault_fio_ios u1))" \
+	test "$(fault_fio_ios u0)" -gt 0 -a "$(fault_fio_ios u1)" -gt 0
+ktap_check "no oops, WARN, BUG or corruption report after the unloads" fault_splat
 
 # ---- resize --------------------------------------------------------------
 disk=nullb0

@@ -6,4 +6,5 @@
 # VM-ACCEL: single
 export FAULT_MODULE_LOOPS=${FAULT_MODULE_LOOPS:-50}
 export FAULT_RESIZE_LOOPS=${FAULT_RESIZE_LOOPS:-50}
+export FAULT_UNLOAD_LOOPS=${FAULT_UNLOAD_LOOPS:-50}
 exec "$IOTRACE_SRC/selftests/iotrace/fault_module.sh"
