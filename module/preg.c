@@ -616,12 +616,59 @@ static void iotrace_preg_id_write(unsigned int i,
 	WRITE_ONCE(p->id_crc, iotrace_preg_id_crc(p));
 }
 
+/*
+ * Clear entry @i of the table: the next boot does not see it.
+ * Context: iotrace_preg_lock held.
+ */
+static void iotrace_preg_clear(unsigned int i)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	struct iotrace_preg_disk *e = &r->disks[i];
+
+	WRITE_ONCE(e->flags, 0);
+	memset(e, 0, sizeof(*e));
+	iotrace_preg_id_write(i, e, NULL);
+	r->hdr->nr_disks--;
+}
+
+/*
+ * Make room: clear the oldest ring of a removed disk (IOTRACE_PREG_D_REMOVED,
+ * kept for a crash that follows its removal).
+ * @name: the disk that needs the room.
+ * Context: iotrace_preg_lock held.
+ * Return: true if one was cleared, false if there is none.
+ */
+static bool iotrace_preg_evict(const char *name)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	unsigned int i, old = IOTRACE_PREG_MAX_DISKS;
+
+	for (i = 0; i < IOTRACE_PREG_MAX_DISKS; i++) {
+		const struct iotrace_preg_disk *e = &r->disks[i];
+
+		if ((e->flags & IOTRACE_PREG_D_USED) &&
+		    (e->flags & IOTRACE_PREG_D_REMOVED) &&
+		    (old == IOTRACE_PREG_MAX_DISKS ||
+		     e->gen < r->disks[old].gen))
+			old = i;
+	}
+	if (old == IOTRACE_PREG_MAX_DISKS)
+		return false;
+	pr_info("iotrace: persist: the ring of %.32s, kept since its disk was removed, gives its room to %s\n",
+		r->disks[old].name, name);
+	iotrace_preg_clear(old);
+	return true;
+}
+
 /**
  * iotrace_preg_alloc() - zeroed memory of the region for a ring or an
  *	in-flight table of @d.
  * @d: the disk (its name, device number, block size and kind).
  * @bytes: the ring's bytes, or the table's.
  * @nr_slots: 0 for a ring, else the table's slots.
+ *
+ * The rings of removed disks the region keeps give their room, the oldest
+ * first, when there is no other.
  *
  * Context: process, may sleep.
  * Return: the memory, or NULL (said in the log) when the region has no
@@ -630,17 +677,21 @@ static void iotrace_preg_id_write(unsigned int i,
 void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots)
 {
 	struct iotrace_preg *r = &iotrace_preg;
-	struct iotrace_preg_disk *e = NULL;
-	u64 len = PAGE_ALIGN(bytes), off = 0;
+	struct iotrace_preg_disk *e;
+	u64 len = PAGE_ALIGN(bytes), off;
 	unsigned int i;
 	void *p = NULL;
 
 	mutex_lock(&iotrace_preg_lock);
-	for (i = 0; i < IOTRACE_PREG_MAX_DISKS && !e; i++)
-		if (!(r->disks[i].flags & IOTRACE_PREG_D_USED))
-			e = &r->disks[i];
-	if (e)
-		off = iotrace_preg_gap(len);
+	do {
+		e = NULL;
+		off = 0;
+		for (i = 0; i < IOTRACE_PREG_MAX_DISKS && !e; i++)
+			if (!(r->disks[i].flags & IOTRACE_PREG_D_USED))
+				e = &r->disks[i];
+		if (e)
+			off = iotrace_preg_gap(len);
+	} while ((!e || !off) && iotrace_preg_evict(d->name));
 	if (!e || !off) {
 		r->hdr->refused++;
 		pr_warn("iotrace: %s: no room in the persistent region for its %s of %llu bytes (%zu bytes in all, %s): %s\n",
@@ -702,12 +753,39 @@ bool iotrace_preg_owns(const void *p)
 }
 
 /*
- * Give back @p, iotrace_preg_alloc()ed: its entry is cleared, unless
- * @keep (a ring a disk had) and the module is being unloaded: that ring
- * stays for the next load (nothing is in flight for a module that is
- * gone: a table always goes).
+ * How iotrace_preg_put() gives a ring back (an in-flight table always
+ * goes: nothing is in flight on a disk that is gone or a module unloaded).
+ * @IOTRACE_PREG_DROP: its entry is cleared.
+ * @IOTRACE_PREG_KEEP_UNLOAD: kept if the module is being unloaded, for the
+ *	next load; else cleared.
+ * @IOTRACE_PREG_KEEP_REMOVED: kept: the last ring of a disk that was
+ *	removed, IOTRACE_PREG_D_REMOVED unless the module is being unloaded.
  */
-static void iotrace_preg_put(void *p, bool keep)
+enum iotrace_preg_put_how {
+	IOTRACE_PREG_DROP,
+	IOTRACE_PREG_KEEP_UNLOAD,
+	IOTRACE_PREG_KEEP_REMOVED,
+};
+
+/*
+ * Mark entry @e, a ring kept after its disk was removed: for a reader of
+ * the next boot, and so that it gives its room when an allocation needs
+ * it (iotrace_preg_evict()).
+ * Context: iotrace_preg_lock held.
+ */
+static void iotrace_preg_mark_removed(struct iotrace_preg_disk *e)
+{
+	WRITE_ONCE(e->entry_crc, 0);
+	/* the old checksum is gone before any byte it covered changes */
+	wmb();
+	e->flags |= IOTRACE_PREG_D_REMOVED;
+	/* the checksum after what it covers */
+	wmb();
+	WRITE_ONCE(e->entry_crc, iotrace_preg_entry_crc(e));
+}
+
+/* Give back @p, iotrace_preg_alloc()ed, as @how says. */
+static void iotrace_preg_put(void *p, enum iotrace_preg_put_how how)
 {
 	struct iotrace_preg *r = &iotrace_preg;
 	u64 off;
@@ -724,13 +802,14 @@ static void iotrace_preg_put(void *p, bool keep)
 			continue;
 		if (((e->flags & IOTRACE_PREG_D_RING) && e->ring_off == off) ||
 		    ((e->flags & IOTRACE_PREG_D_SLOTS) && e->slots_off == off)) {
-			if (keep && r->exiting &&
-			    (e->flags & IOTRACE_PREG_D_RING))
+			if ((e->flags & IOTRACE_PREG_D_RING) &&
+			    how != IOTRACE_PREG_DROP &&
+			    (r->exiting || how == IOTRACE_PREG_KEEP_REMOVED)) {
+				if (!r->exiting)
+					iotrace_preg_mark_removed(e);
 				break;
-			WRITE_ONCE(e->flags, 0);
-			memset(e, 0, sizeof(*e));
-			iotrace_preg_id_write(i, e, NULL);
-			r->hdr->nr_disks--;
+			}
+			iotrace_preg_clear(i);
 			break;
 		}
 	}
@@ -747,7 +826,22 @@ static void iotrace_preg_put(void *p, bool keep)
  */
 void iotrace_preg_free(void *p)
 {
-	iotrace_preg_put(p, true);
+	iotrace_preg_put(p, IOTRACE_PREG_KEEP_UNLOAD);
+}
+
+/**
+ * iotrace_preg_free_removed() - give back the last ring of a disk that is
+ *	gone (removed, or the module unloaded).
+ * @p: the memory; NULL does nothing.
+ *
+ * The ring stays in the region: for the next load after an unload, and
+ * after a removal (IOTRACE_PREG_D_REMOVED) for a crash that follows it,
+ * until an allocation needs its room.
+ * Context: process.
+ */
+void iotrace_preg_free_removed(void *p)
+{
+	iotrace_preg_put(p, IOTRACE_PREG_KEEP_REMOVED);
 }
 
 /**
@@ -759,7 +853,7 @@ void iotrace_preg_free(void *p)
  */
 void iotrace_preg_discard(void *p)
 {
-	iotrace_preg_put(p, false);
+	iotrace_preg_put(p, IOTRACE_PREG_DROP);
 }
 
 /**

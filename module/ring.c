@@ -308,9 +308,20 @@ void iotrace_ring_mem_discard(void *mem)
 		vfree(mem);
 }
 
+/**
+ * iotrace_ring_free() - free the ring of a disk that is gone (removed, or
+ *	the module unloaded): in the persistent region it stays, for the
+ *	next boot to read after a crash (iotrace_preg_free_removed()).
+ * @d: the disk, unreferenced.
+ *
+ * Context: process.
+ */
 void iotrace_ring_free(struct iotrace_disk *d)
 {
-	iotrace_ring_mem_free(d->ring);
+	if (iotrace_preg_owns(d->ring))
+		iotrace_preg_free_removed(d->ring);
+	else
+		vfree(d->ring);
 	d->ring = NULL;
 	d->hdr = NULL;
 	d->cpu_hdrs = NULL;

@@ -1684,7 +1684,7 @@ struct iotrace_inflight_records {
  */
 #define IOTRACE_PREG_MAGIC	0x4745525052544f49ULL	/* "IOTRPREG" */
 #define IOTRACE_PREG_MAJOR	1
-#define IOTRACE_PREG_MINOR	2
+#define IOTRACE_PREG_MINOR	3
 #define IOTRACE_PREG_HDR_SIZE	4096
 #define IOTRACE_PREG_DISK_SIZE	512
 #define IOTRACE_PREG_SLOT_SIZE	192
@@ -1775,6 +1775,8 @@ struct iotrace_preg_hdr {
 #define IOTRACE_PREG_D_SLOTS	(1U << 2) /* an in-flight table */
 #define IOTRACE_PREG_D_MPATH	(1U << 3) /* an NVMe multipath head's */
 #define IOTRACE_PREG_D_CTRL	(1U << 4) /* a controller's (admin) */
+/* minor 3: the ring's disk was removed; kept until its room is needed */
+#define IOTRACE_PREG_D_REMOVED	(1U << 5)
 
 /**
  * struct iotrace_preg_disk - one allocation of the region: a disk's ring
