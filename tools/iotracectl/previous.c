@@ -12,7 +12,8 @@
  * ring with its record counts and each request in flight when it stopped;
  * -o FILE writes the rings to a trace file (record's format, with that
  * boot's clock anchor and release), --rings DIR each ring as
- * DIR/<disk>.ring, a ring copy: every command that reads a FILE reads
+ * DIR/<disk>.ring (a removed disk's DIR/<disk>.removed.<allocation>.ring),
+ * a ring copy: every command that reads a FILE reads
  * either (and reads a region as the trace file -o writes of it).  The
  * region is parsed by the library (lib/preg.c).
  */
@@ -41,7 +42,10 @@ static int write_ring(const char *dir, const struct iot_preg *c,
 			name[i] = '!';
 	if (!name[0])
 		snprintf(name, sizeof(name), "unnamed");
-	if (newest)
+	if (e->flags & IOTRACE_PREG_D_REMOVED)
+		snprintf(path, sizeof(path), "%s/%s.removed.%llu.ring", dir,
+			 name, (unsigned long long)e->gen);
+	else if (newest)
 		snprintf(path, sizeof(path), "%s/%s.ring", dir, name);
 	else
 		snprintf(path, sizeof(path), "%s/%s.%llu.ring", dir, name,
@@ -365,7 +369,9 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 		       (unsigned long long)s.counts.overwritten,
 		       (unsigned long long)s.counts.torn,
 		       (unsigned long long)s.last_ns,
-		       iot_preg_newest(&c, e) ? "" : " (replaced by a resize)");
+		       !iot_preg_newest(&c, e) ? " (replaced by a resize)" :
+		       (e->flags & IOTRACE_PREG_D_REMOVED) ?
+		       " (its disk was removed)" : "");
 		if (iot_preg_newest(&c, e))
 			print_ident(&c, e);
 		if (o->rings && write_ring(o->rings, &c, e,

@@ -350,6 +350,7 @@ def main():
     identity()
     left_out(trace)
     anchor_torn()
+    removed_disk(trace)
 
 
 def cmd(*args, env=None, stdin=None):
@@ -635,12 +636,13 @@ def inflight_pid():
               (a[1] + c[1] + j[1]).decode() + a[2] + c[2] + j[2])
 
 
-def two_disks(bad=(), older=False):
+def two_disks(bad=(), older=False, removed=False):
     """A region of two disks, sdq (disk 1, the ring RING) and sdr (disk 2,
     RING renamed nullb1); the rings of those in @bad do not validate
     (their magic zeroed, as bytes written over them would leave them).
     @older: sdr's ring is also in the region as it was before a resize
-    (allocation 1, valid), its newest allocation 3."""
+    (allocation 1, valid), its newest allocation 3.  @removed: sdr's
+    newest ring is kept after its disk was removed (layout 1.3)."""
     ring = open(RING, "rb").read()
     other = bytearray(ring)
     other[104:136] = b"nullb1".ljust(32, b"\0")
@@ -657,9 +659,10 @@ def two_disks(bad=(), older=False):
     if older:
         rings.append((b"sdr", 2, 1, other, 0))
     for i, (name, dgen, gen, data, newest) in enumerate(rings):
+        gone = 32 if removed and name == b"sdr" and newest else 0
         img[4096 + i * 512:4096 + (i + 1) * 512] = entry(
-            name, 1 | 2, ring_off=offs[i], ring_size=len(data), gen=gen,
-            disk_gen=dgen)
+            name, 1 | 2 | gone, ring_off=offs[i], ring_size=len(data),
+            gen=gen, disk_gen=dgen)
         img[offs[i]:offs[i] + len(data)] = data
         if name in bad and newest:
             img[offs[i]:offs[i] + 4] = bytes(4)
@@ -818,6 +821,38 @@ def anchor_torn():
                            % (when, mono)) in o and
               ("the crash came while the anchor was rewritten" in o) == said
               and ri == 0 and when.encode() in oi, err + o + oi.decode())
+
+
+def removed_disk(trace):
+    """Layout 1.3: the ring of a disk removed before the crash, kept
+    (IOTRACE_PREG_D_REMOVED): listed as such, its ring copy named apart
+    from a disk of the same name that came back, its records in the trace
+    file as any disk's."""
+    rows = cmd("show", "-o", "csv", trace)[1].decode().splitlines()[1:]
+    p = os.path.join(TMP, "removed.region")
+    t = os.path.join(TMP, "removed.iot")
+    d = os.path.join(TMP, "removed.rings")
+    shutil.rmtree(d, ignore_errors=True)
+    open(p, "wb").write(two_disks(removed=True))
+    rc, o, err = run(p, "--rings", d, "-o", t)
+    lines = {ln.split()[0]: ln for ln in o.splitlines()
+             if ln.startswith(("sdq ", "sdr "))}
+    check("previous_removed_disk_listed_as_removed",
+          rc == 0 and lines.get("sdr", "").endswith(
+              " (its disk was removed)") and
+          "removed" not in lines.get("sdq", "removed"), err + o)
+    check("previous_removed_disk_ring_named_apart",
+          os.path.exists(os.path.join(d, "sdr.removed.3.ring")) and
+          not os.path.exists(os.path.join(d, "sdr.ring")) and
+          os.path.exists(os.path.join(d, "sdq.ring")),
+          " ".join(sorted(os.listdir(d))) if os.path.isdir(d) else "no dir")
+    got = cmd("show", "-o", "csv", t) if os.path.exists(t) else (1, b"", "")
+    mine = [ln.split(",", 1)[1] for ln in got[1].decode().splitlines()[1:]
+            if ln.startswith("nullb1,")]
+    check("previous_removed_disk_records_in_trace_file",
+          rc == 0 and got[0] == 0 and mine and
+          sorted(mine) == sorted(ln.split(",", 1)[1] for ln in rows),
+          "rc %d: %s" % (rc, err))
 
 
 if MAKE and sys.argv[1] == "--region-id":
