@@ -148,7 +148,7 @@ static const struct iot_optdef optdefs[] = {
 	  "stop once the file reaches BYTES (K, M, G suffixes)" },
 	{ { "sync-interval", required_argument, NULL, OPT_SYNC_INTERVAL },
 	  O_DURABLE, "S",
-	  "fdatasync what was written within S seconds (default 1; s, ms, m; 0: at the end only)"
+	  "fdatasync what was written within S seconds (default 1; s, ms, us, ns, m, h; 0: at the end only)"
 	},
 	{ { "sync-bytes", required_argument, NULL, OPT_SYNC_BYTES }, O_DURABLE,
 	  "BYTES",
@@ -307,7 +307,7 @@ static void print_usage(FILE *fp)
 
 	fprintf(fp, "usage: iotracectl COMMAND [options] ARGS\n\ncommands:\n");
 	for (i = 0; i < NR_CMDS; i++)
-		fprintf(fp, "  %-11s %-44s %s\n", cmds[i].name, cmds[i].usage,
+		fprintf(fp, "  %-13s %-44s %s\n", cmds[i].name, cmds[i].usage,
 			cmds[i].help);
 	fprintf(fp, "\n'iotracectl COMMAND --help' lists the options of COMMAND.\n"
 		"iotracectl --version prints the tool's version and the ABI versions it reads.\n"

@@ -385,7 +385,7 @@ int watch_conf_set(struct watch_conf *c, struct watch_disk *d,
 	}
 	if (!strcmp(key, "post") || !strcmp(key, "episode")) {
 		if (watch_parse_ns(val, &v) || v > POST_MAX_NS) {
-			iot_err("%s: %s '%s': a duration from 0 to 1h (s, ms, m, h; a bare number is seconds)",
+			iot_err("%s: %s '%s': a duration from 0 to 1h (s, ms, us, ns, m, h; a bare number is seconds)",
 				where, key, val);
 			return -1;
 		}
