@@ -24,6 +24,9 @@
 # traces normally.
 # persist_core.sh runs phases 1 and 2 without the dump (PERSIST_CORE=1):
 # make check on every kernel; this whole test is make check-all's.
+# Both also trace a disk that is removed before the panic: phase 2 finds
+# its ring kept and marked removed, with fio's I/O; phase 3 checks that
+# such a ring gives its room to a disk that needs it.
 # VM-REBOOTS: 2
 # VM-DUMP: yes
 # VM-MEM: 512
@@ -148,9 +151,9 @@ stuck_line() {
 case "$VM_PHASE" in
 1)
 	if [ "$PERSIST_CORE" = 1 ]; then
-		ktap_header 22
+		ktap_header 24
 	else
-		ktap_header 45
+		ktap_header 48
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -212,6 +215,15 @@ json.dump(out, open(sys.argv[1], "w"))
 	for d in $nb $nv; do
 		ring_ios "$IOT/$d/ring" > "$st/live1.$d"
 	done
+	# a disk traced, then removed before the crash: its ring stays
+	gone=$(nullb_create gone size=64 submit_queues=1)
+	quiet_disk $gone
+	wait_for "$IOT/$gone/enable" 10 || die "$gone has no ring"
+	echo 1 > "$IOT/$gone/enable" || die "cannot enable $gone"
+	fio_run $gone "$st/iolog1.gone" 300
+	nullb_destroy gone
+	until_ok 10 test ! -e "$IOT/$gone" || die "$gone's ring stayed attached"
+	echo "$gone" > "$st/gone"
 	# one read left in the device: scsi_debug answers after 30,000 jiffies
 	echo 600 > /sys/block/$sd/device/timeout
 	echo 30000 > /sys/bus/pseudo/drivers/scsi_debug/delay ||
@@ -241,7 +253,7 @@ json.dump(out, open(sys.argv[1], "w"))
 		sh -c "grep -q 'previous boot $id1, kernel $(uname -r), panicked' '$st/prev2.txt'"
 	# the clock anchor (abi.rst): the panic notifier's, rewritten with
 	# its count even and the pair before it kept whole (minor 2)
-	ktap_check "its clock anchor: layout 1.2, count even, the previous pair kept and earlier" \
+	ktap_check "its clock anchor: layout 1.3, count even, the previous pair kept and earlier" \
 		python3 -c '
 import struct, sys
 h = open(sys.argv[1], "rb").read(4096)
@@ -251,7 +263,7 @@ mono, real = struct.unpack_from("<QQ", h, 128)
 pmono, preal = struct.unpack_from("<QQ", h, 208)
 print("# minor %d seq %d anchor %d %d previous %d %d" %
       (minor, seq, mono, real, pmono, preal))
-sys.exit(0 if minor == 2 and seq % 2 == 0 and 0 < pmono < mono and
+sys.exit(0 if minor == 3 and seq % 2 == 0 and 0 < pmono < mono and
          abs((real - preal) - (mono - pmono)) < 100_000_000 else 1)
 ' "$IOT/previous"
 	for d in $nb $nv; do
@@ -265,6 +277,15 @@ sys.exit(0 if minor == 2 and seq % 2 == 0 and 0 < pmono < mono and
 		ktap_check "$d: records ($n) = its stat delta ($(cat "$st/delta1.$d"))" \
 			test "$n" = "$(cat "$st/delta1.$d")"
 	done
+	# the disk removed before the panic: kept, said, with fio's I/O
+	gone=$(cat "$st/gone")
+	ktap_check "$gone, removed before the panic: its ring listed as removed" \
+		grep -q "^$gone .* (its disk was removed)\$" "$st/prev2.txt"
+	fio_ios "$st/iolog1.gone" > "$st/fio1.gone"
+	pid_ios "$(ls "$st/prev2/$gone.removed."*.ring 2> /dev/null | head -n 1)" \
+		"$(cat "$st/iolog1.gone.pid")" "$st/prev1.gone"
+	same_ios "$gone, removed before the panic: fio's I/O" \
+		"$st/fio1.gone" "$st/prev1.gone"
 	# -o: a trace file of the same records (what iotrace.service saves)
 	"$IOTRACECTL" previous -o "$st/prev2.iot" > /dev/null 2>&1
 	for d in $nb $nv; do
@@ -387,6 +408,19 @@ EOF
 	log "resize to 100M: $(cat "$st/full.txt"); $(dmesg | grep 'no room' | tail -n 1)"
 	ktap_check "a ring larger than the region: the resize fails, said by disk" \
 		sh -c "[ $rc != 0 ] && dmesg | grep -q '$nb: no room in the persistent region for its ring'"
+	# a removed disk's ring (40M) gives its room to a resize that needs it
+	gone=$(nullb_create gone3 size=64 submit_queues=1)
+	wait_for "$IOT/$gone/enable" 10 || die "$gone has no ring"
+	"$IOTRACECTL" resize $gone 40M || die "resize $gone 40M failed"
+	echo 1 > "$IOT/$gone/enable" || die "cannot enable $gone"
+	nullb_destroy gone3
+	until_ok 10 test ! -e "$IOT/$gone" || die "$gone's ring stayed attached"
+	dmesg -C
+	"$IOTRACECTL" resize $nb 40M > "$st/evict.txt" 2>&1
+	rc=$?
+	log "resize to 40M: rc $rc $(cat "$st/evict.txt"); $(dmesg | grep 'iotrace: persist' | tail -n 1)"
+	ktap_check "a removed disk's ring gives its room to a resize that needs it" \
+		sh -c "[ $rc = 0 ] && dmesg | grep -q 'the ring of $gone, kept since its disk was removed, gives its room to $nb'"
 	"$IOTRACECTL" resize $nb 2M || die "resize $nb 2M failed"
 	dd if=/dev/$nb of=/dev/null bs=4096 count=10 iflag=direct 2> /dev/null
 	unload_iotrace
