@@ -671,6 +671,7 @@ void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots);
 bool iotrace_preg_owns(const void *p);
 void iotrace_preg_free(void *p);
 void iotrace_preg_free_removed(void *p);
+void iotrace_preg_abort(void);
 void iotrace_preg_discard(void *p);
 void iotrace_preg_adopt(struct iotrace_disk *d);
 int iotrace_preg_set_ident(struct iotrace_disk *d, const char *model,

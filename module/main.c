@@ -262,6 +262,7 @@ static int __init iotrace_init(void)
 	return 0;
 
 err_disks:
+	iotrace_preg_abort();
 	iotrace_disks_exit();
 err_netlink:
 	iotrace_netlink_exit();

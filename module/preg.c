@@ -93,6 +93,7 @@ struct iotrace_preg_ident {
  * @prev_cdev: /dev/iotrace/previous registered.
  * @exiting: the module is being unloaded: what it frees stays in the
  *	table, for the next load to read as the previous trace.
+ * @aborting: the load failed: no ring it made is kept as a removed disk's.
  */
 struct iotrace_preg {
 	phys_addr_t			phys;
@@ -110,6 +111,7 @@ struct iotrace_preg {
 	struct dentry			*prev_rel;
 	bool				prev_cdev;
 	bool				exiting;
+	bool				aborting;
 };
 
 static struct iotrace_preg iotrace_preg;
@@ -133,10 +135,39 @@ static u32 iotrace_preg_hdr_crc(const struct iotrace_preg_hdr *h)
 	return ~c;
 }
 
+/* The checksum of entry @e as if its flags were @flags. */
+static u32 iotrace_preg_entry_crc_as(const struct iotrace_preg_disk *e,
+				     u32 flags)
+{
+	const size_t at = offsetof(struct iotrace_preg_disk, flags);
+	const size_t end = offsetof(struct iotrace_preg_disk, entry_crc);
+	__le32 f = cpu_to_le32(flags);
+	u32 c;
+
+	c = iotrace_preg_crc(~0U, e, at);
+	c = iotrace_preg_crc(c, &f, sizeof(f));
+	c = iotrace_preg_crc(c, (const u8 *)e + at + sizeof(f),
+			     end - at - sizeof(f));
+	return ~c;
+}
+
 static u32 iotrace_preg_entry_crc(const struct iotrace_preg_disk *e)
 {
-	return ~iotrace_preg_crc(~0U, e, offsetof(struct iotrace_preg_disk,
-						  entry_crc));
+	return iotrace_preg_entry_crc_as(e, e->flags);
+}
+
+/*
+ * Whether the checksum of entry @e holds: as written, or for a ring marked
+ * removed without the mark (a crash between the mark and its checksum,
+ * iotrace_preg_mark_removed()).
+ */
+static bool iotrace_preg_entry_whole(const struct iotrace_preg_disk *e)
+{
+	return iotrace_preg_entry_crc(e) == e->entry_crc ||
+	       ((e->flags & IOTRACE_PREG_D_REMOVED) &&
+		iotrace_preg_entry_crc_as(e, e->flags &
+					  ~IOTRACE_PREG_D_REMOVED) ==
+		e->entry_crc);
 }
 
 static u32 iotrace_preg_id_crc(const struct iotrace_preg_id *p)
@@ -325,7 +356,7 @@ static const char *iotrace_preg_entry_bad(const struct iotrace_preg_hdr *h,
 					  u64 *end)
 {
 	*end = 0;
-	if (iotrace_preg_entry_crc(e) != e->entry_crc)
+	if (!iotrace_preg_entry_whole(e))
 		return "checksum";
 	if ((e->flags & IOTRACE_PREG_D_RING) &&
 	    (!iotrace_preg_span_ok(h, size, e->ring_off, e->ring_size) ||
@@ -552,11 +583,12 @@ static int iotrace_preg_span_cmp(const void *a, const void *b)
 static struct iotrace_preg_span iotrace_preg_spans[IOTRACE_PREG_MAX_DISKS];
 
 /*
- * The first gap of @len bytes in the data area.  Return: its offset, or 0
- * for none.
+ * The first gap of @len bytes in the data area; with @removed_free, as if
+ * the rings of removed disks had given their room.  Return: its offset,
+ * or 0 for none.
  * Context: iotrace_preg_lock held.
  */
-static u64 iotrace_preg_gap(u64 len)
+static u64 iotrace_preg_gap(u64 len, bool removed_free)
 {
 	struct iotrace_preg_span *spans = iotrace_preg_spans;
 	struct iotrace_preg *r = &iotrace_preg;
@@ -567,7 +599,8 @@ static u64 iotrace_preg_gap(u64 len)
 	for (i = 0; i < IOTRACE_PREG_MAX_DISKS; i++) {
 		struct iotrace_preg_disk *e = &r->disks[i];
 
-		if (!(e->flags & IOTRACE_PREG_D_USED))
+		if (!(e->flags & IOTRACE_PREG_D_USED) ||
+		    (removed_free && (e->flags & IOTRACE_PREG_D_REMOVED)))
 			continue;
 		if (e->flags & IOTRACE_PREG_D_RING)
 			spans[n++] = (struct iotrace_preg_span)
@@ -631,6 +664,33 @@ static void iotrace_preg_clear(unsigned int i)
 	r->hdr->nr_disks--;
 }
 
+/* A free entry of the table, or NULL.  Context: iotrace_preg_lock held. */
+static struct iotrace_preg_disk *iotrace_preg_entry_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < IOTRACE_PREG_MAX_DISKS; i++)
+		if (!(iotrace_preg.disks[i].flags & IOTRACE_PREG_D_USED))
+			return &iotrace_preg.disks[i];
+	return NULL;
+}
+
+/*
+ * Whether an allocation of @len bytes would find an entry and a gap once
+ * every ring of a removed disk gave its room.
+ * Context: iotrace_preg_lock held.
+ */
+static bool iotrace_preg_fits_evicting(u64 len)
+{
+	unsigned int i;
+	bool entry = false;
+
+	for (i = 0; i < IOTRACE_PREG_MAX_DISKS && !entry; i++)
+		entry = !(iotrace_preg.disks[i].flags & IOTRACE_PREG_D_USED) ||
+			(iotrace_preg.disks[i].flags & IOTRACE_PREG_D_REMOVED);
+	return entry && iotrace_preg_gap(len, true);
+}
+
 /*
  * Make room: clear the oldest ring of a removed disk (IOTRACE_PREG_D_REMOVED,
  * kept for a crash that follows its removal).
@@ -668,7 +728,7 @@ static bool iotrace_preg_evict(const char *name)
  * @nr_slots: 0 for a ring, else the table's slots.
  *
  * The rings of removed disks the region keeps give their room, the oldest
- * first, when there is no other.
+ * first, when there is no other and that is enough; else none goes.
  *
  * Context: process, may sleep.
  * Return: the memory, or NULL (said in the log) when the region has no
@@ -679,19 +739,18 @@ void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots)
 	struct iotrace_preg *r = &iotrace_preg;
 	struct iotrace_preg_disk *e;
 	u64 len = PAGE_ALIGN(bytes), off;
-	unsigned int i;
 	void *p = NULL;
 
 	mutex_lock(&iotrace_preg_lock);
-	do {
-		e = NULL;
-		off = 0;
-		for (i = 0; i < IOTRACE_PREG_MAX_DISKS && !e; i++)
-			if (!(r->disks[i].flags & IOTRACE_PREG_D_USED))
-				e = &r->disks[i];
-		if (e)
-			off = iotrace_preg_gap(len);
-	} while ((!e || !off) && iotrace_preg_evict(d->name));
+	e = iotrace_preg_entry_free();
+	off = e ? iotrace_preg_gap(len, false) : 0;
+	/* removed disks' rings give their room only if that is enough */
+	if ((!e || !off) && iotrace_preg_fits_evicting(len)) {
+		while ((!e || !off) && iotrace_preg_evict(d->name)) {
+			e = iotrace_preg_entry_free();
+			off = e ? iotrace_preg_gap(len, false) : 0;
+		}
+	}
 	if (!e || !off) {
 		r->hdr->refused++;
 		pr_warn("iotrace: %s: no room in the persistent region for its %s of %llu bytes (%zu bytes in all, %s): %s\n",
@@ -770,16 +829,16 @@ enum iotrace_preg_put_how {
 /*
  * Mark entry @e, a ring kept after its disk was removed: for a reader of
  * the next boot, and so that it gives its room when an allocation needs
- * it (iotrace_preg_evict()).
+ * it (iotrace_preg_evict()).  The old checksum stays until the new one
+ * is written: a crash in between leaves an entry whose checksum holds
+ * without the mark, which a reader takes as whole
+ * (iotrace_preg_entry_whole()), so the ring is never lost to it.
  * Context: iotrace_preg_lock held.
  */
 static void iotrace_preg_mark_removed(struct iotrace_preg_disk *e)
 {
-	WRITE_ONCE(e->entry_crc, 0);
-	/* the old checksum is gone before any byte it covered changes */
-	wmb();
-	e->flags |= IOTRACE_PREG_D_REMOVED;
-	/* the checksum after what it covers */
+	WRITE_ONCE(e->flags, e->flags | IOTRACE_PREG_D_REMOVED);
+	/* the mark before the checksum that covers it */
 	wmb();
 	WRITE_ONCE(e->entry_crc, iotrace_preg_entry_crc(e));
 }
@@ -803,7 +862,7 @@ static void iotrace_preg_put(void *p, enum iotrace_preg_put_how how)
 		if (((e->flags & IOTRACE_PREG_D_RING) && e->ring_off == off) ||
 		    ((e->flags & IOTRACE_PREG_D_SLOTS) && e->slots_off == off)) {
 			if ((e->flags & IOTRACE_PREG_D_RING) &&
-			    how != IOTRACE_PREG_DROP &&
+			    how != IOTRACE_PREG_DROP && !r->aborting &&
 			    (r->exiting || how == IOTRACE_PREG_KEEP_REMOVED)) {
 				if (!r->exiting)
 					iotrace_preg_mark_removed(e);
@@ -1113,6 +1172,18 @@ void iotrace_preg_quiesce(void)
 {
 	mutex_lock(&iotrace_preg_lock);
 	iotrace_preg.exiting = true;
+	mutex_unlock(&iotrace_preg_lock);
+}
+
+/**
+ * iotrace_preg_abort() - the load is failing after disks were enabled:
+ *	the rings they give back are not kept as removed disks' (the load's
+ *	error path, before the disks are freed).
+ */
+void iotrace_preg_abort(void)
+{
+	mutex_lock(&iotrace_preg_lock);
+	iotrace_preg.aborting = true;
 	mutex_unlock(&iotrace_preg_lock);
 }
 
