@@ -26,6 +26,29 @@
 #include <unistd.h>
 #include "cmd.h"
 
+/*
+ * Whether a later disk of @e's name has a ring in @c that is not a removed
+ * disk's (the disk went, unmarked while a reader still held it, and came
+ * back): @e's copy is then named by its allocation, not DISK.ring.
+ */
+static int name_taken(const struct iot_preg *c,
+		      const struct iotrace_preg_disk *e)
+{
+	const struct iotrace_preg_disk *o;
+	unsigned int i;
+	int dmg;
+
+	for (i = 0; i < c->h->max_disks; i++) {
+		o = iot_preg_entry(c, i, &dmg);
+		if (o && o != e && (o->flags & IOTRACE_PREG_D_RING) &&
+		    !(o->flags & IOTRACE_PREG_D_REMOVED) &&
+		    o->disk_gen > e->disk_gen &&
+		    !strncmp(o->name, e->name, sizeof(o->name)))
+			return 1;
+	}
+	return 0;
+}
+
 static int write_ring(const char *dir, const struct iot_preg *c,
 		      const struct iotrace_preg_disk *e, int newest)
 {
@@ -375,7 +398,8 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 		if (iot_preg_newest(&c, e))
 			print_ident(&c, e);
 		if (o->rings && write_ring(o->rings, &c, e,
-					   iot_preg_newest(&c, e)))
+					   iot_preg_newest(&c, e) &&
+					   !name_taken(&c, e)))
 			ret = 1;
 	}
 	/* a ring left out costs its disk's records; none read fails */

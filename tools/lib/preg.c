@@ -38,9 +38,30 @@ static uint32_t hdr_crc(const struct iotrace_preg_hdr *h)
 	return iot_crc32c(c, (const uint8_t *)h + 32, 80);
 }
 
-static uint32_t entry_crc(const struct iotrace_preg_disk *e)
+/* The checksum of entry @e as if its flags were @flags (little-endian). */
+static uint32_t entry_crc_as(const struct iotrace_preg_disk *e,
+			     uint32_t flags)
 {
-	return iot_crc32c(0, e, offsetof(struct iotrace_preg_disk, entry_crc));
+	const size_t at = offsetof(struct iotrace_preg_disk, flags);
+	const size_t end = offsetof(struct iotrace_preg_disk, entry_crc);
+	uint32_t c = iot_crc32c(0, e, at);
+
+	c = iot_crc32c(c, &flags, sizeof(flags));
+	return iot_crc32c(c, (const uint8_t *)e + at + sizeof(flags),
+			  end - at - sizeof(flags));
+}
+
+/*
+ * Whether the checksum of entry @e holds: as written, or for a ring marked
+ * removed without the mark (a crash between the mark and its checksum:
+ * the module writes the mark first, then the checksum over it).
+ */
+static int entry_whole(const struct iotrace_preg_disk *e)
+{
+	return entry_crc_as(e, e->flags) == e->entry_crc ||
+	       ((e->flags & IOTRACE_PREG_D_REMOVED) &&
+		entry_crc_as(e, e->flags & ~IOTRACE_PREG_D_REMOVED) ==
+		e->entry_crc);
 }
 
 /* The header's checks (the module's at load): NULL, or what failed. */
@@ -126,7 +147,7 @@ const struct iotrace_preg_disk *iot_preg_entry(const struct iot_preg *r,
 	*damaged = 0;
 	if (!(e->flags & IOTRACE_PREG_D_USED))
 		return NULL;
-	if (entry_crc(e) != e->entry_crc ||
+	if (!entry_whole(e) ||
 	    ((e->flags & IOTRACE_PREG_D_RING) &&
 	     !span_ok(r->h, r->len, e->ring_off, e->ring_size)) ||
 	    ((e->flags & IOTRACE_PREG_D_SLOTS) &&
@@ -666,7 +687,8 @@ static unsigned int ring_before(const struct iotrace_preg_disk **v,
 
 /**
  * iot_preg_rings() - the newest ring of each disk of the region, as ring
- *	views (in the order of the disk table).
+ *	views (in the order of the disk table, the rings of removed disks
+ *	last: a disk of the same name that came after one is found first).
  * @r: the region.
  * @rings: room for r->h->max_disks rings, filled.
  * @disks: room for as many disks: the rings' (iot_ring_disk()).
@@ -693,21 +715,26 @@ int iot_preg_rings(const struct iot_preg *r, struct iot_ring *rings,
 		   unsigned int *nr_left, char *err, size_t errlen)
 {
 	const struct iotrace_preg_disk **v, *e;
-	unsigned int i, j, k = 0, n = 0, nl = 0;
+	unsigned int i, j, k = 0, n = 0, nl = 0, pass;
+	uint32_t removed;
 	struct iot_preg_left *l = NULL;
 	char e2[IOT_ERR_LEN];
 	int dmg, ret = -1;
 
 	*nr = 0;
 	*nr_left = 0;
-	/* the entries holding a ring, each checked once */
+	/* the entries holding a ring, those of removed disks last */
 	v = calloc(r->h->max_disks, sizeof(*v));
 	if (!v)
 		return ERR("out of memory"), -1;
-	for (i = 0; i < r->h->max_disks; i++) {
-		e = iot_preg_entry(r, i, &dmg);
-		if (e && (e->flags & IOTRACE_PREG_D_RING))
-			v[k++] = e;
+	for (pass = 0; pass < 2; pass++) {
+		removed = pass ? IOTRACE_PREG_D_REMOVED : 0;
+		for (i = 0; i < r->h->max_disks; i++) {
+			e = iot_preg_entry(r, i, &dmg);
+			if (e && (e->flags & IOTRACE_PREG_D_RING) &&
+			    (e->flags & IOTRACE_PREG_D_REMOVED) == removed)
+				v[k++] = e;
+		}
 	}
 	for (i = 0; i < k; i++) {
 		/* not the newest of its disk: replaced by a resize */

@@ -102,14 +102,18 @@ def crc32c_cont(prev, data):
 
 
 def entry(name, flags, slots_off=0, nr_slots=0, ring_off=0, ring_size=0,
-          gen=1, disk_gen=1, sectors=0):
+          gen=1, disk_gen=1, sectors=0, torn_mark=False):
+    """@torn_mark: the checksum is of the entry without flag 32, as a
+    crash between the module's mark and its checksum leaves it."""
     e = bytearray(512)
     e[0:len(name)] = name
-    struct.pack_into("<IIIIQ", e, 32, 251, 0, flags, 512, sectors)
+    struct.pack_into("<IIIIQ", e, 32, 251, 0,
+                     flags & ~32 if torn_mark else flags, 512, sectors)
     struct.pack_into("<QII", e, 440, slots_off, nr_slots,
                      192 if nr_slots else 0)
     struct.pack_into("<QQQQ", e, 456, ring_off, ring_size, gen, disk_gen)
     struct.pack_into("<I", e, 508, crc32c_fast(bytes(e[0:508])))
+    struct.pack_into("<I", e, 40, flags)
     return e
 
 
@@ -636,13 +640,17 @@ def inflight_pid():
               (a[1] + c[1] + j[1]).decode() + a[2] + c[2] + j[2])
 
 
-def two_disks(bad=(), older=False, removed=False):
+def two_disks(bad=(), older=False, removed=False, torn_mark=False,
+              came_back=False):
     """A region of two disks, sdq (disk 1, the ring RING) and sdr (disk 2,
     RING renamed nullb1); the rings of those in @bad do not validate
     (their magic zeroed, as bytes written over them would leave them).
     @older: sdr's ring is also in the region as it was before a resize
     (allocation 1, valid), its newest allocation 3.  @removed: sdr's
-    newest ring is kept after its disk was removed (layout 1.3)."""
+    newest ring is kept after its disk was removed (layout 1.3), its mark
+    not covered by its checksum with @torn_mark; @came_back: the first
+    sdr (disk 2, minor 7) at table entry 0, a later sdr (disk 4, minor 9)
+    at entry 2."""
     ring = open(RING, "rb").read()
     other = bytearray(ring)
     other[104:136] = b"nullb1".ljust(32, b"\0")
@@ -658,11 +666,19 @@ def two_disks(bad=(), older=False, removed=False):
     rings = [(b"sdq", 1, 1, ring, 1), (b"sdr", 2, 3, other, 1)]
     if older:
         rings.append((b"sdr", 2, 1, other, 0))
+    if came_back:
+        gone = bytearray(other)
+        struct.pack_into("<I", gone, 80, 7)
+        back = bytearray(other)
+        struct.pack_into("<I", back, 80, 9)
+        rings = [(b"sdr", 2, 3, gone, 1), (b"sdq", 1, 1, ring, 1),
+                 (b"sdr", 4, 4, back, 1)]
+        img[0:4096] = header(size, 3, end - data_off, bytes(range(16)))
     for i, (name, dgen, gen, data, newest) in enumerate(rings):
-        gone = 32 if removed and name == b"sdr" and newest else 0
+        gone = 32 if removed and name == b"sdr" and dgen == 2 else 0
         img[4096 + i * 512:4096 + (i + 1) * 512] = entry(
             name, 1 | 2 | gone, ring_off=offs[i], ring_size=len(data),
-            gen=gen, disk_gen=dgen)
+            gen=gen, disk_gen=dgen, torn_mark=torn_mark and gone)
         img[offs[i]:offs[i] + len(data)] = data
         if name in bad and newest:
             img[offs[i]:offs[i] + 4] = bytes(4)
@@ -853,6 +869,37 @@ def removed_disk(trace):
           rc == 0 and got[0] == 0 and mine and
           sorted(mine) == sorted(ln.split(",", 1)[1] for ln in rows),
           "rc %d: %s" % (rc, err))
+    # a crash between the mark and its checksum: the entry is whole
+    open(p, "wb").write(two_disks(removed=True, torn_mark=True))
+    rc, o, err = run(p)
+    check("previous_removed_mark_torn_entry_whole",
+          rc == 0 and "(its disk was removed)" in o and
+          " 0 damaged entries" in o, err + o)
+    # a disk of the same name came back: found first by its name, its
+    # copy DISK.ring, the removed one's apart; both in the trace file
+    shutil.rmtree(d, ignore_errors=True)
+    open(p, "wb").write(two_disks(removed=True, came_back=True))
+    if os.path.exists(t):
+        os.unlink(t)
+    rc, o, err = run(p, "--rings", d, "-o", t)
+    ri, oi, ei = cmd("info", "-o", "json", t)
+    devs = [x.get("dev") for x in json.loads(oi or b"{}").get("disks", [])
+            if x.get("name") == "nullb1"] if ri == 0 else []
+    check("previous_removed_disk_after_the_one_that_came_back",
+          rc == 0 and devs == ["252:9", "252:7"], "%s %s" % (devs, err))
+    check("previous_removed_disk_copy_apart_from_the_one_that_came_back",
+          sorted(os.listdir(d)) == ["sdq.ring", "sdr.removed.3.ring",
+                                    "sdr.ring"] if os.path.isdir(d) else 0,
+          " ".join(sorted(os.listdir(d))) if os.path.isdir(d) else "no dir")
+    # unmarked (removed while a reader held it, then the crash): the
+    # first one's copy is named by its allocation, not overwritten
+    shutil.rmtree(d, ignore_errors=True)
+    open(p, "wb").write(two_disks(came_back=True))
+    rc, o, err = run(p, "--rings", d)
+    check("previous_same_name_unmarked_copies_apart",
+          rc == 0 and sorted(os.listdir(d)) == ["sdq.ring", "sdr.3.ring",
+                                                "sdr.ring"],
+          " ".join(sorted(os.listdir(d))) if os.path.isdir(d) else "no dir")
 
 
 if MAKE and sys.argv[1] == "--region-id":
