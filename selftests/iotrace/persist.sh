@@ -153,7 +153,7 @@ case "$VM_PHASE" in
 	if [ "$PERSIST_CORE" = 1 ]; then
 		ktap_header 24
 	else
-		ktap_header 48
+		ktap_header 49
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -416,6 +416,10 @@ EOF
 	nullb_destroy gone3
 	until_ok 10 test ! -e "$IOT/$gone" || die "$gone's ring stayed attached"
 	dmesg -C
+	"$IOTRACECTL" resize $nb 100M > /dev/null 2>&1
+	rc=$?
+	ktap_check "a resize the removed disk's room would not make fit: fails, and that ring stays" \
+		sh -c "[ $rc != 0 ] && ! dmesg | grep -q 'gives its room'"
 	"$IOTRACECTL" resize $nb 40M > "$st/evict.txt" 2>&1
 	rc=$?
 	log "resize to 40M: rc $rc $(cat "$st/evict.txt"); $(dmesg | grep 'iotrace: persist' | tail -n 1)"
