@@ -677,6 +677,8 @@ static int iotrace_status_show(struct seq_file *m, void *v)
 	list_for_each_entry(d, &iotrace_disks, node)
 		seq_printf(m, "disk: %s %d\n", d->name, d->enabled ? 1 : 0);
 	mutex_unlock(&iotrace_mutex);
+	/* persist=: the region's room and what it gave up */
+	iotrace_preg_show(m);
 	/* command probes: attached with the block probes; NVMe status guard */
 	iotrace_cmd_show(m);
 	return 0;

@@ -661,6 +661,8 @@ void iotrace_ring_free(struct iotrace_disk *d);
 void iotrace_ring_mem_free(void *mem);
 void iotrace_ring_mem_discard(void *mem);
 
+struct seq_file;
+
 /* preg.c: the persistent region (persist=) */
 DECLARE_STATIC_KEY_FALSE(iotrace_preg_key);
 int iotrace_preg_init(void);
@@ -668,6 +670,7 @@ void iotrace_preg_quiesce(void);
 void iotrace_preg_exit(void);
 void iotrace_preg_unwind(void);
 void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots);
+void iotrace_preg_show(struct seq_file *m);
 bool iotrace_preg_owns(const void *p);
 void iotrace_preg_free(void *p);
 void iotrace_preg_free_removed(void *p);
@@ -866,8 +869,6 @@ enum iotrace_prof_part {
 	IOTRACE_PF_C_COMMIT,	/* its publication */
 	IOTRACE_PF_NR
 };
-
-struct seq_file;
 
 #ifdef IOTRACE_PROF
 extern bool iotrace_prof_parts;

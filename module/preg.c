@@ -41,6 +41,7 @@
 #include <linux/utsname.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
+#include <linux/seq_file.h>
 #include <linux/sort.h>
 #include <linux/uuid.h>
 #include "iotrace.h"
@@ -717,6 +718,7 @@ static bool iotrace_preg_evict(const char *name)
 	pr_info("iotrace: persist: the ring of %.32s, kept since its disk was removed, gives its room to %s\n",
 		r->disks[old].name, name);
 	iotrace_preg_clear(old);
+	r->hdr->evicted++;
 	return true;
 }
 
@@ -796,6 +798,44 @@ void *iotrace_preg_alloc(struct iotrace_disk *d, size_t bytes, u32 nr_slots)
 out:
 	mutex_unlock(&iotrace_preg_lock);
 	return p;
+}
+
+/**
+ * iotrace_preg_show() - the region's lines of debugfs "status": its size,
+ *	the bytes its allocations hold, the rings of removed disks it keeps,
+ *	and its header's counts of allocations refused and rings evicted.
+ * @m: the status file.
+ *
+ * Nothing without persist=.  Context: process, may sleep.
+ */
+void iotrace_preg_show(struct seq_file *m)
+{
+	struct iotrace_preg *r = &iotrace_preg;
+	u64 used = 0;
+	unsigned int i, kept = 0;
+
+	mutex_lock(&iotrace_preg_lock);
+	/* formatted (the key), not yet unmapped (@va, NULLed under the lock) */
+	if (!r->va || !static_key_enabled(&iotrace_preg_key))
+		goto out;
+	for (i = 0; i < IOTRACE_PREG_MAX_DISKS; i++) {
+		const struct iotrace_preg_disk *e = &r->disks[i];
+
+		if (!(e->flags & IOTRACE_PREG_D_USED))
+			continue;
+		if (e->flags & IOTRACE_PREG_D_RING)
+			used += PAGE_ALIGN(e->ring_size);
+		if (e->flags & IOTRACE_PREG_D_SLOTS)
+			used += PAGE_ALIGN((u64)e->nr_slots * e->slot_size);
+		kept += !!(e->flags & IOTRACE_PREG_D_REMOVED);
+	}
+	seq_printf(m, "persist_size: %zu\n", r->size);
+	seq_printf(m, "persist_used: %llu\n", used);
+	seq_printf(m, "persist_removed_kept: %u\n", kept);
+	seq_printf(m, "persist_refused: %u\n", r->hdr->refused);
+	seq_printf(m, "persist_evicted: %u\n", r->hdr->evicted);
+out:
+	mutex_unlock(&iotrace_preg_lock);
 }
 
 /**
@@ -1233,12 +1273,16 @@ void iotrace_preg_unwind(void)
 void iotrace_preg_exit(void)
 {
 	struct iotrace_preg *r = &iotrace_preg;
+	void *va = r->va;
 
-	if (!r->va)
+	if (!va)
 		return;
 	iotrace_preg_stop();
 	debugfs_remove(r->prev_rel);
 	iotrace_prev_drop();
-	memunmap(r->va);
+	/* status (iotrace_preg_show()) may be read while a load fails */
+	mutex_lock(&iotrace_preg_lock);
 	r->va = NULL;
+	mutex_unlock(&iotrace_preg_lock);
+	memunmap(va);
 }

@@ -148,12 +148,24 @@ stuck_line() {
 	awk -v d="$sd" '$1 == d && $4 == "read" && $5 == 616 && $6 == 4096' "$1"
 }
 
+# pstat "REFUSED EVICTED KEPT" - debugfs status's counts of the region
+# (the header's refused and evicted, abi.rst; the removed disks' rings kept)
+pstat() {
+	local got
+	got=$(awk '$1 == "persist_refused:" { r = $2 }
+		$1 == "persist_evicted:" { e = $2 }
+		$1 == "persist_removed_kept:" { k = $2 }
+		END { print r, e, k }' "$IOT/status")
+	log "status: persist_refused, _evicted, _removed_kept: $got"
+	[ "$got" = "$1" ]
+}
+
 case "$VM_PHASE" in
 1)
 	if [ "$PERSIST_CORE" = 1 ]; then
-		ktap_header 24
+		ktap_header 25
 	else
-		ktap_header 49
+		ktap_header 54
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -223,6 +235,8 @@ json.dump(out, open(sys.argv[1], "w"))
 	fio_run $gone "$st/iolog1.gone" 300
 	nullb_destroy gone
 	until_ok 10 test ! -e "$IOT/$gone" || die "$gone's ring stayed attached"
+	ktap_check "status: $gone's ring kept in the region after its removal" \
+		pstat "0 0 1"
 	echo "$gone" > "$st/gone"
 	# one read left in the device: scsi_debug answers after 30,000 jiffies
 	echo 600 > /sys/block/$sd/device/timeout
@@ -253,7 +267,7 @@ json.dump(out, open(sys.argv[1], "w"))
 		sh -c "grep -q 'previous boot $id1, kernel $(uname -r), panicked' '$st/prev2.txt'"
 	# the clock anchor (abi.rst): the panic notifier's, rewritten with
 	# its count even and the pair before it kept whole (minor 2)
-	ktap_check "its clock anchor: layout 1.3, count even, the previous pair kept and earlier" \
+	ktap_check "its clock anchor: layout 1.4, count even, the previous pair kept and earlier" \
 		python3 -c '
 import struct, sys
 h = open(sys.argv[1], "rb").read(4096)
@@ -263,7 +277,7 @@ mono, real = struct.unpack_from("<QQ", h, 128)
 pmono, preal = struct.unpack_from("<QQ", h, 208)
 print("# minor %d seq %d anchor %d %d previous %d %d" %
       (minor, seq, mono, real, pmono, preal))
-sys.exit(0 if minor == 3 and seq % 2 == 0 and 0 < pmono < mono and
+sys.exit(0 if minor == 4 and seq % 2 == 0 and 0 < pmono < mono and
          abs((real - preal) - (mono - pmono)) < 100_000_000 else 1)
 ' "$IOT/previous"
 	for d in $nb $nv; do
@@ -408,6 +422,8 @@ EOF
 	log "resize to 100M: $(cat "$st/full.txt"); $(dmesg | grep 'no room' | tail -n 1)"
 	ktap_check "a ring larger than the region: the resize fails, said by disk" \
 		sh -c "[ $rc != 0 ] && dmesg | grep -q '$nb: no room in the persistent region for its ring'"
+	ktap_check "status: one allocation refused, none evicted, none kept" \
+		pstat "1 0 0"
 	# a removed disk's ring (40M) gives its room to a resize that needs it
 	gone=$(nullb_create gone3 size=64 submit_queues=1)
 	wait_for "$IOT/$gone/enable" 10 || die "$gone has no ring"
@@ -415,6 +431,7 @@ EOF
 	echo 1 > "$IOT/$gone/enable" || die "cannot enable $gone"
 	nullb_destroy gone3
 	until_ok 10 test ! -e "$IOT/$gone" || die "$gone's ring stayed attached"
+	ktap_check "status: the removed disk's ring kept" pstat "1 0 1"
 	dmesg -C
 	"$IOTRACECTL" resize $nb 100M > /dev/null 2>&1
 	rc=$?
@@ -425,6 +442,8 @@ EOF
 	log "resize to 40M: rc $rc $(cat "$st/evict.txt"); $(dmesg | grep 'iotrace: persist' | tail -n 1)"
 	ktap_check "a removed disk's ring gives its room to a resize that needs it" \
 		sh -c "[ $rc = 0 ] && dmesg | grep -q 'the ring of $gone, kept since its disk was removed, gives its room to $nb'"
+	ktap_check "status: two allocations refused, the removed disk's ring evicted" \
+		pstat "2 1 0"
 	"$IOTRACECTL" resize $nb 2M || die "resize $nb 2M failed"
 	dd if=/dev/$nb of=/dev/null bs=4096 count=10 iflag=direct 2> /dev/null
 	unload_iotrace
@@ -434,6 +453,8 @@ EOF
 		test -e "$IOT/previous"
 	"$IOTRACECTL" previous --rings "$st/reload" > "$st/reload.txt" 2>&1
 	sed 's/^/# /' "$st/reload.txt"
+	ktap_check "previous counts the two refused and the one evicted" \
+		grep -q '^2 allocations refused for want of room, 1 rings of removed disks evicted for room$' "$st/reload.txt"
 	ktap_check "the resized ring (2M) holds the 10 reads" \
 		sh -c "awk '\$1 == \"$nb\" && \$2 > 2000000 && \$3 == 10' '$st/reload.txt' | grep -q ."
 	# the module unloaded took the in-flight table's entry with it: the

@@ -64,9 +64,11 @@ ID_OFF = 4096 + 128 * 512
 
 
 def header(size, nr, data_used, boot_id, panicked=True, major=1, minor=0,
-           anchor=None):
+           anchor=None, refused=0, evicted=0):
     """Layout 1.@minor; 1.1 has the identity table at ID_OFF.  @anchor:
-    (anchor_seq, mono, real, previous mono, previous real; 1.2)."""
+    (anchor_seq, mono, real, previous mono, previous real; 1.2).
+    @refused: allocations that found no room; @evicted: removed disks'
+    rings cleared for room (1.4; written whatever @minor)."""
     seq, mono, real, pmono, preal = anchor or (
         2, 5_000_000_000, 1_767_225_600_000_000_000, 0, 0)
     data_off = ID_OFF + (128 * 512 if minor else 0)
@@ -80,7 +82,8 @@ def header(size, nr, data_used, boot_id, panicked=True, major=1, minor=0,
     struct.pack_into("<IIII", h, 112, seq, 128, 512, nr)
     # anchor mono, real; disk_off, data_off, data_used; refused
     struct.pack_into("<QQQQQI", h, 128, mono, real, 4096, data_off,
-                     data_used, 0)
+                     data_used, refused)
+    struct.pack_into("<I", h, 188, evicted)
     if minor:
         struct.pack_into("<QI", h, 192, ID_OFF, 512)
     if minor >= 2:
@@ -143,9 +146,9 @@ def ident(gen, model, serial, wwn):
     return b
 
 
-def region(minor=0, ids=None, sectors=0, anchor=None):
-    """@ids: {table index: an ident()} (layout 1.1, @minor 1); @anchor as
-    header()'s."""
+def region(minor=0, ids=None, sectors=0, anchor=None, counts=(0, 0)):
+    """@ids: {table index: an ident()} (layout 1.1, @minor 1); @anchor and
+    @counts (refused, evicted) as header()'s."""
     ring = open(RING, "rb").read()
     data_off = ID_OFF + (128 * 512 if minor else 0)
     ring_off = data_off
@@ -161,7 +164,8 @@ def region(minor=0, ids=None, sectors=0, anchor=None):
     img = bytearray(size)
     boot_id = bytes(range(16))
     img[0:4096] = header(size, 2, end - data_off, boot_id, minor=minor,
-                         anchor=anchor)
+                         anchor=anchor, refused=counts[0],
+                         evicted=counts[1])
     img[4096:4608] = entry(b"sdq", 1 | 2, ring_off=ring_off,
                            ring_size=len(ring), sectors=sectors)
     img[4608:5120] = entry(b"sdq", 1 | 4, slots_off=slots_off, nr_slots=4,
@@ -229,6 +233,18 @@ def main():
     check("previous_region_counts",
           "1 in flight, 1 torn in-flight slots, 0 damaged entries" in out,
           out)
+    check("previous_region_room_counts_before_1_4",
+          "\n0 allocations refused for want of room\n" in out, out)
+    # layout 1.4 counts the removed disks' rings evicted; before, a
+    # reader does not take the reserved word for a count
+    for minor, want in ((4, "3 allocations refused for want of room, "
+                            "2 rings of removed disks evicted for room"),
+                        (3, "3 allocations refused for want of room")):
+        p = os.path.join(TMP, "counts.region")
+        open(p, "wb").write(region(minor=minor, counts=(3, 2)))
+        rc, o, err = run(p)
+        check("previous_region_room_counts_1_%d" % minor,
+              rc == 0 and ("\n%s\n" % want) in o, err + o)
     ring = open(RING, "rb").read()
     got = open(os.path.join(TMP, "prevout", "sdq.ring"), "rb").read()
     check("previous_region_ring_copy_is_the_ring", got == ring)

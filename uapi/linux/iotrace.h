@@ -1684,7 +1684,7 @@ struct iotrace_inflight_records {
  */
 #define IOTRACE_PREG_MAGIC	0x4745525052544f49ULL	/* "IOTRPREG" */
 #define IOTRACE_PREG_MAJOR	1
-#define IOTRACE_PREG_MINOR	3
+#define IOTRACE_PREG_MINOR	4
 #define IOTRACE_PREG_HDR_SIZE	4096
 #define IOTRACE_PREG_DISK_SIZE	512
 #define IOTRACE_PREG_SLOT_SIZE	192
@@ -1726,7 +1726,9 @@ struct iotrace_inflight_records {
  * @loaded_ns: CLOCK_MONOTONIC when the module formatted the region.
  * @damaged: in a region found at load: entries whose checksum or offsets
  *	failed, zeroed in the copy offered (0 in a live region).
- * @reserved2: zero.
+ * @evicted: minor 4: rings of removed disks (IOTRACE_PREG_D_REMOVED)
+ *	cleared to give their room to another allocation (each said in the
+ *	log); 0 before.
  * @id_off: minor 1: the identity table's offset (@max_disks entries of
  *	@id_entry_size bytes, between the disk table and @data_off); 0
  *	before (no identities).
@@ -1760,7 +1762,7 @@ struct iotrace_preg_hdr {
 	__u32	hdr_crc;
 	__u64	loaded_ns;
 	__u32	damaged;
-	__u32	reserved2;
+	__u32	evicted;
 	__u64	id_off;
 	__u32	id_entry_size;
 	__u32	reserved3;
