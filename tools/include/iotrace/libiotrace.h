@@ -219,7 +219,8 @@ struct iotrace_loss {
 /**
  * struct iotrace_rec - one request: its issue and its completion.
  * @disk: the index of its disk in the source's disk table.
- * @seq: its sequence number in its ring part.
+ * @seq: its sequence number among its CPU's records (a 1.x ring's: its
+ *	part's).
  * @issue_ns: CLOCK_MONOTONIC ns of its issue (see IOTRACE_REC_NO_ISSUE).
  * @complete_ns: of its completion (IOTRACE_REC_COMPLETE).
  * @sector: its first 512-byte sector; UINT64_MAX: none (a flush, most
@@ -280,7 +281,7 @@ struct iotrace_rec {
 #define IOTRACE_ORDER_COMPLETE	0
 /* by start: issue time, or completion time without an issue */
 #define IOTRACE_ORDER_START	1
-/* as stored: a trace file's chunks in file order, a ring part by part */
+/* as stored: a trace file's chunks in file order, a ring CPU by CPU */
 #define IOTRACE_ORDER_STORED	2
 
 /**
