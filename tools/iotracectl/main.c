@@ -83,6 +83,7 @@ enum {
 #define O_STACK		(1ull << 44)	/* show --stack (issue 49) */
 #define O_RELEASE	(1ull << 45)	/* previous --release (issue 53) */
 #define O_RINGS		(1ull << 46)	/* previous --rings DIR */
+#define O_TEXTINT	(1ull << 47)	/* exporter --interval (--textfile's) */
 
 /**
  * struct iot_optdef - one option: its getopt_long() entry and its help.
@@ -170,6 +171,9 @@ static const struct iot_optdef optdefs[] = {
 	  "REGEX", "leave out disks whose name matches" },
 	{ { "textfile", required_argument, NULL, OPT_TEXTFILE }, O_TEXTFILE,
 	  "DIR", "write DIR/iotrace.prom (atomic rename) every --interval (default 15s), no HTTP" },
+	{ { "interval", required_argument, NULL, OPT_INTERVAL }, O_TEXTINT, "S",
+	  "with --textfile: rewrite the file every S (default 15s, at least 1ms; s, ms, us, ns, m, h)"
+	},
 	{ { "once", no_argument, NULL, OPT_ONCE }, O_ONCE, "",
 	  "with --textfile: write the file once and exit" },
 	{ { "config", required_argument, NULL, OPT_CONFIG }, O_CONFIG, "FILE",
@@ -265,7 +269,7 @@ static const struct iot_cmd cmds[] = {
 	{ "reset-metrics", cmd_nl_reset_metrics, 0, 0, NULL, "DISK...",
 	  "zero the in-kernel metrics (not the ring)" },
 	{ "exporter", cmd_exporter, O_LISTEN | O_INCLUDE | O_EXCLUDE |
-	  O_TEXTFILE | O_ONCE | O_INTERVAL, 0, NULL,
+	  O_TEXTFILE | O_ONCE | O_TEXTINT, 0, NULL,
 	  "[--listen ADDR:PORT] [--disk-include RE] [--disk-exclude RE] | --textfile DIR [--interval S] [--once]",
 	  "the in-kernel metrics for Prometheus: HTTP /metrics or a textfile" },
 	{ "nvme-layout", cmd_nl_nvme_layout, O_SHOW | O_QUIET, 0, NULL,

@@ -2050,6 +2050,20 @@ print(os.waitstatus_to_exitcode(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(s
 	done
 	[ -n "$cmdlist" ] && [ ! -s "$T/why" ]
 	result $? "every_command_has_its_help$SFX" "$T/why"
+	# an option shared by commands is described as each takes it:
+	# exporter's --interval is --textfile's period, stats' a report's
+	: > "$T/why"
+	for c in $cmdlist; do
+		"$BIN" $c --help | sed -n '/^options:/,$p' |
+			awk '$1 ~ /^--/ { print $1 } $2 ~ /^--/ { print $2 }' |
+			sort | uniq -d | sed "s/^/$c: twice: /" >> "$T/why"
+	done
+	"$BIN" exporter --help | grep -q -- '--interval S *with --textfile: rewrite the file every S' ||
+		echo "exporter --help: $("$BIN" exporter --help | grep -- --interval)" >> "$T/why"
+	"$BIN" stats --help | grep -q -- '--interval S *report every S seconds' ||
+		echo "stats --help: $("$BIN" stats --help | grep -- --interval)" >> "$T/why"
+	[ ! -s "$T/why" ]
+	result $? "help_says_each_option_as_its_command_takes_it$SFX" "$T/why"
 	# --op other: what stats counts in its "other" row
 	"$BIN" show --op other "$T/r.ring" > /dev/null 2> "$T/err" &&
 		"$BIN" stats --op other,read "$T/r.ring" > /dev/null 2>> "$T/err"
