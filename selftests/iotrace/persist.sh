@@ -165,7 +165,7 @@ case "$VM_PHASE" in
 	if [ "$PERSIST_CORE" = 1 ]; then
 		ktap_header 25
 	else
-		ktap_header 54
+		ktap_header 55
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -455,6 +455,9 @@ EOF
 	sed 's/^/# /' "$st/reload.txt"
 	ktap_check "previous counts the two refused and the one evicted" \
 		grep -q '^2 allocations refused for want of room, 1 rings of removed disks evicted for room$' "$st/reload.txt"
+	"$IOTRACECTL" previous -o "$st/reload.iot" > /dev/null 2>&1
+	ktap_check "so does info of the trace file written from it (the service's)" \
+		sh -c "'$IOTRACECTL' info '$st/reload.iot' | grep -q '^region:   2 allocations refused for want of room, 1 rings of removed disks evicted for room\$'"
 	ktap_check "the resized ring (2M) holds the 10 reads" \
 		sh -c "awk '\$1 == \"$nb\" && \$2 > 2000000 && \$3 == 10' '$st/reload.txt' | grep -q ."
 	# the module unloaded took the in-flight table's entry with it: the

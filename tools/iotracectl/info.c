@@ -91,6 +91,10 @@ static void info_previous(const struct iot_src *src,
 			jw_kv_str(jw, "last_utc", last);
 			jw_kv_u64(jw, "last_mono_ns", b->last_ns);
 		}
+		if (b->flags & IOTRACE_FILE_BOOT_REFUSED)
+			jw_kv_u64(jw, "refused", b->refused);
+		if (b->flags & IOTRACE_FILE_BOOT_EVICTED)
+			jw_kv_u64(jw, "evicted", b->evicted);
 		jw_obj_end(jw);
 		return;
 	}
@@ -106,6 +110,15 @@ static void info_previous(const struct iot_src *src,
 		       sec_us(z, sizeof(z), b->last_ns));
 	else
 		printf("records:  none\n");
+	/* what its region had no room for (previous's line) */
+	if (b->flags & IOTRACE_FILE_BOOT_REFUSED) {
+		printf("region:   %u allocations refused for want of room",
+		       b->refused);
+		if (b->flags & IOTRACE_FILE_BOOT_EVICTED)
+			printf(", %u rings of removed disks evicted for room",
+			       b->evicted);
+		printf("\n");
+	}
 }
 
 /* the in-flight sections of a file, per disk (iot_file_inflight()) */

@@ -286,7 +286,7 @@ int iot_rings_write(const struct iot_ring *rings, const struct iot_disk *disks,
 		if (ident_known(&org->ids[i]) &&
 		    iot_writer_ident(&w, i, &org->ids[i]))
 			goto wfail;
-	if (org->boot_id) {
+	if (org->boot) {
 		w.span = 1;
 		w.first_ns = UINT64_MAX;
 	}
@@ -298,7 +298,7 @@ int iot_rings_write(const struct iot_ring *rings, const struct iot_disk *disks,
 					   &counts[i], 1, 0, gen))
 				goto wfail;
 	}
-	if (org->boot_id && iot_writer_boot(&w, org->boot_id, org->boot_flags))
+	if (org->boot && iot_writer_boot(&w, org->boot))
 		goto wfail;
 	for (i = 0; i < org->nr_infl; i++)
 		if (iot_writer_inflight(&w, &org->infl[i]))

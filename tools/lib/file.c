@@ -2082,20 +2082,17 @@ int iot_writer_ident(struct iot_writer *w, unsigned int disk,
  *	IOTRACE_CHUNK_BOOT chunk, with the span of the records written
  *	(after them; @w->span set before the first).
  * @w: the writer (before iot_writer_finish()).
- * @boot_id: that boot's id, 16 bytes.
- * @flags: IOTRACE_FILE_BOOT_* bits.
+ * @boot: that boot's id, flags and counts (its span is the writer's).
  *
  * Return: 0 or -1 on a write error.
  */
-int iot_writer_boot(struct iot_writer *w, const uint8_t *boot_id,
-		    uint32_t flags)
+int iot_writer_boot(struct iot_writer *w, const struct iotrace_file_boot *boot)
 {
 	struct iotrace_file_chunk ch;
-	struct iotrace_file_boot b;
+	struct iotrace_file_boot b = *boot;
 
-	memset(&b, 0, sizeof(b));
-	memcpy(b.boot_id, boot_id, sizeof(b.boot_id));
-	b.flags = flags;
+	b.first_ns = 0;
+	b.last_ns = 0;
 	if (w->last_ns) {
 		b.first_ns = w->first_ns;
 		b.last_ns = w->last_ns;

@@ -452,8 +452,7 @@ void iot_inflight_drop_done(struct iot_inflight *t,
 			    const struct iotrace_record *recs, uint32_t nr);
 int iot_writer_ident(struct iot_writer *w, unsigned int disk,
 		     const struct iotrace_file_ident *id);
-int iot_writer_boot(struct iot_writer *w, const uint8_t *boot_id,
-		    uint32_t flags);
+int iot_writer_boot(struct iot_writer *w, const struct iotrace_file_boot *b);
 int iot_writer_comms(struct iot_writer *w,
 		     const struct iotrace_file_comm *v, uint32_t nr);
 int iot_writer_finish(struct iot_writer *w, const struct iot_counts *counts,
@@ -488,10 +487,9 @@ struct iot_drain_part {
  * @ids: NULL, or who each disk is (one per disk, as the disks given):
  *	written as an identity chunk (iot_writer_ident()) for each that is
  *	not all zero.
- * @boot_id: NULL, or the boot the rings are of when it is not this one
- *	(a previous boot's region): written as a boot chunk
- *	(iot_writer_boot()) after the records.
- * @boot_flags: IOTRACE_FILE_BOOT_* of that boot.
+ * @boot: NULL, or the boot the rings are of when it is not this one (a
+ *	previous boot's region): its id, flags and counts, written as a
+ *	boot chunk (iot_writer_boot()) after the records.
  */
 struct iot_rec_origin {
 	uint64_t mono_ns, real_ns, end_ns;
@@ -499,8 +497,7 @@ struct iot_rec_origin {
 	const struct iot_inflight *infl;
 	unsigned int nr_infl;
 	const struct iotrace_file_ident *ids;
-	const uint8_t *boot_id;
-	uint32_t boot_flags;
+	const struct iotrace_file_boot *boot;
 };
 
 void iot_drain_init(const struct iot_ring *ring, struct iot_drain_part *parts);

@@ -939,6 +939,7 @@ int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
 		   size_t errlen)
 {
 	struct iot_rec_origin org = { 0 };
+	struct iotrace_file_boot boot = { 0 };
 	struct iotrace_file_ident *ids;
 	struct iot_inflight *infl;
 	unsigned int i;
@@ -949,9 +950,16 @@ int iot_preg_write(const struct iot_preg *r, const struct iot_ring *rings,
 	org.real_ns = r->anchor_real_ns;
 	org.end_ns = end_ns > org.mono_ns ? end_ns : org.mono_ns;
 	snprintf(org.release, sizeof(org.release), "%.64s", r->h->release);
-	org.boot_id = r->h->boot_id;
+	memcpy(boot.boot_id, r->h->boot_id, sizeof(boot.boot_id));
+	boot.flags = IOTRACE_FILE_BOOT_REFUSED;
 	if (r->h->flags & IOTRACE_PREG_PANICKED)
-		org.boot_flags |= IOTRACE_FILE_BOOT_PANICKED;
+		boot.flags |= IOTRACE_FILE_BOOT_PANICKED;
+	boot.refused = r->h->refused;
+	if (r->h->minor >= 4) {
+		boot.flags |= IOTRACE_FILE_BOOT_EVICTED;
+		boot.evicted = r->h->evicted;
+	}
+	org.boot = &boot;
 	ids = calloc(nr ? nr : 1, sizeof(*ids));
 	if (!ids || iot_preg_inflight(r, disk_gens, nr, org.end_ns, &infl,
 				      &lone)) {

@@ -241,10 +241,26 @@ def main():
                             "2 rings of removed disks evicted for room"),
                         (3, "3 allocations refused for want of room")):
         p = os.path.join(TMP, "counts.region")
+        t = os.path.join(TMP, "counts.iot")
         open(p, "wb").write(region(minor=minor, counts=(3, 2)))
-        rc, o, err = run(p)
+        if os.path.exists(t):
+            os.unlink(t)
+        rc, o, err = run(p, "-o", t)
         check("previous_region_room_counts_1_%d" % minor,
               rc == 0 and ("\n%s\n" % want) in o, err + o)
+        # kept in the trace file's boot chunk, after the region is gone:
+        # info of the file, and of the region read as that file
+        for what, src in (("file", t), ("region", p)):
+            ri, oi, ei = cmd("info", src)
+            rj, oj, ej = cmd("info", "-o", "json", src)
+            pb = json.loads(oj or b"{}").get("previous_boot", {}) \
+                if rj == 0 else {}
+            keys = {k: pb.get(k) for k in ("refused", "evicted") if k in pb}
+            check("info_%s_room_counts_1_%d" % (what, minor),
+                  ri == 0 and ("\nregion:   %s\n" % want) in oi.decode()
+                  and keys == ({"refused": 3, "evicted": 2} if minor >= 4
+                               else {"refused": 3}),
+                  "%s %s %s" % (keys, ei, oi.decode()))
     ring = open(RING, "rb").read()
     got = open(os.path.join(TMP, "prevout", "sdq.ring"), "rb").read()
     check("previous_region_ring_copy_is_the_ring", got == ring)

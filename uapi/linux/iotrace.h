@@ -748,6 +748,10 @@ struct iotrace_file_ident {
 
 /* iotrace_file_boot.flags */
 #define IOTRACE_FILE_BOOT_PANICKED	0x1U	/* that boot ended in a panic */
+/* @refused is known (written from a region) */
+#define IOTRACE_FILE_BOOT_REFUSED	0x2U
+/* @evicted is known (a region of layout 1.4 and later) */
+#define IOTRACE_FILE_BOOT_EVICTED	0x4U
 
 /**
  * struct iotrace_file_boot - payload of an IOTRACE_CHUNK_BOOT chunk.
@@ -757,6 +761,11 @@ struct iotrace_file_ident {
  * @first_ns: CLOCK_MONOTONIC ns (that boot's) of the oldest completion
  *	the file holds; 0 without records.
  * @last_ns: the same of the newest completion.
+ * @refused: with IOTRACE_FILE_BOOT_REFUSED: allocations of that boot's
+ *	region that found no room (iotrace_preg_hdr.refused): disks not
+ *	kept in it, resizes refused.
+ * @evicted: with IOTRACE_FILE_BOOT_EVICTED: rings of removed disks its
+ *	region cleared to make room (iotrace_preg_hdr.evicted).
  * @reserved: zero.
  *
  * The header's anchor is that boot's last clock anchor (its time of day
@@ -769,7 +778,9 @@ struct iotrace_file_boot {
 	__u32	reserved0;
 	__u64	first_ns;
 	__u64	last_ns;
-	__u64	reserved[3];
+	__u32	refused;
+	__u32	evicted;
+	__u64	reserved[2];
 };
 
 /**
