@@ -112,12 +112,10 @@ static void info_previous(const struct iot_src *src,
 		printf("records:  none\n");
 	/* what its region had no room for (previous's line) */
 	if (b->flags & IOTRACE_FILE_BOOT_REFUSED) {
-		printf("region:   %u allocations refused for want of room",
-		       b->refused);
-		if (b->flags & IOTRACE_FILE_BOOT_EVICTED)
-			printf(", %u rings of removed disks evicted for room",
+		printf("region:   ");
+		iot_print_room(b->refused,
+			       !!(b->flags & IOTRACE_FILE_BOOT_EVICTED),
 			       b->evicted);
-		printf("\n");
 	}
 }
 

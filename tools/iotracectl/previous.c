@@ -367,11 +367,7 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 	if (c.anchor_prev)
 		printf("(the one before: the crash came while the anchor was rewritten)\n");
 	/* what did not fit: disks left out, removed disks' rings given up */
-	printf("%u allocations refused for want of room", c.h->refused);
-	if (c.h->minor >= 4)
-		printf(", %u rings of removed disks evicted for room",
-		       c.h->evicted);
-	printf("\n");
+	iot_print_room(c.h->refused, c.h->minor >= 4, c.h->evicted);
 	last_ns = c.anchor_mono_ns;
 	printf("%-12s %10s %10s %12s %8s %s\n", "DISK", "RING", "RECORDS",
 	       "OVERWRITTEN", "TORN", "NEWEST_NS");

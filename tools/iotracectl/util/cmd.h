@@ -193,6 +193,8 @@ extern unsigned int iot_salvaged;
 int cmd_src_open(struct iot_src *s, const char *arg);
 int cmd_src_disk(const struct iot_src *s, const char *name);
 void cmd_src_times(struct iot_opts *o, struct iot_src *src);
+/* cmdutil.c: a region's counts of what it had no room for, one line */
+void iot_print_room(uint32_t refused, int have_evicted, uint32_t evicted);
 /* cmdutil.c: output streams, JSON and CSV strings, messages */
 void iot_json_str(FILE *fp, const char *s);
 void iot_csv_str(FILE *fp, const char *s);

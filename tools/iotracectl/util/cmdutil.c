@@ -20,6 +20,19 @@ static const unsigned char json_plain[256] = {
 	[0x5d ... 0x7e] = 1,
 };
 
+/*
+ * What a persistent region had no room for (previous, info's region:
+ * line): allocations refused, and with @have_evicted (layout 1.4 on)
+ * the rings of removed disks it evicted; one line to stdout.
+ */
+void iot_print_room(uint32_t refused, int have_evicted, uint32_t evicted)
+{
+	printf("%u allocations refused for want of room", refused);
+	if (have_evicted)
+		printf(", %u rings of removed disks evicted for room", evicted);
+	printf("\n");
+}
+
 /**
  * iot_json_str() - print @s as a JSON string, always valid UTF-8.
  * @fp: stream.
