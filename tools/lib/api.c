@@ -1445,6 +1445,22 @@ int iotrace_source_inflight(struct iotrace_source *h, iotrace_rec_fn fn,
 	return a.stop;
 }
 
+/*
+ * The boot chunk of @h's file into @b: 1, 0 (not a previous boot's
+ * source: a ring, or a file without one), -1 with @h's error set.
+ */
+static int api_boot_chunk(struct iotrace_source *h, struct iotrace_file_boot *b)
+{
+	int r;
+
+	if (!h->src.is_file)
+		return 0;	/* a ring: this boot's */
+	r = iot_file_boot(h->src.buf, h->src.len, h->src.fi, b);
+	if (r < 0)
+		return api_file_read_failed(h);
+	return r;
+}
+
 int iotrace_source_boot(struct iotrace_source *h, struct iotrace_boot *boot)
 {
 	struct iotrace_file_boot b;
@@ -1453,17 +1469,35 @@ int iotrace_source_boot(struct iotrace_source *h, struct iotrace_boot *boot)
 	if (api_closed(h))
 		return -1;
 	memset(boot, 0, sizeof(*boot));
-	if (!h->src.is_file)
-		return 0;	/* a ring: this boot's */
-	r = iot_file_boot(h->src.buf, h->src.len, h->src.fi, &b);
-	if (r < 0)
-		return api_file_read_failed(h);
-	if (!r)
-		return 0;
+	r = api_boot_chunk(h, &b);
+	if (r <= 0)
+		return r;
 	iot_uuid_str(b.boot_id, boot->boot_id);
 	if (b.flags & IOTRACE_FILE_BOOT_PANICKED)
 		boot->flags |= IOTRACE_BOOT_PANICKED;
 	boot->first_ns = b.first_ns;
 	boot->last_ns = b.last_ns;
+	return 1;
+}
+
+int iotrace_source_room(struct iotrace_source *h, struct iotrace_room *room)
+{
+	struct iotrace_file_boot b;
+	int r;
+
+	if (api_closed(h))
+		return -1;
+	memset(room, 0, sizeof(*room));
+	r = api_boot_chunk(h, &b);
+	if (r <= 0)
+		return r;
+	if (b.flags & IOTRACE_FILE_BOOT_REFUSED) {
+		room->flags |= IOTRACE_ROOM_REFUSED;
+		room->refused = b.refused;
+	}
+	if (b.flags & IOTRACE_FILE_BOOT_EVICTED) {
+		room->flags |= IOTRACE_ROOM_EVICTED;
+		room->evicted = b.evicted;
+	}
 	return 1;
 }

@@ -33,26 +33,28 @@ trap 'rm -rf "$T"' EXIT
 echo "KTAP version 1"
 
 # 1. the exports: the header's functions, each of version LIBIOTRACE_1,
-# those after the header's lines that name LIBIOTRACE_1.1, 1.2 and 1.3 of
+# those after the header's lines that name LIBIOTRACE_1.1 to 1.4 of
 # those versions, and nothing else
 awk '/symbol version LIBIOTRACE_1\.1/ { v = "1.1" }
 	/symbol version LIBIOTRACE_1\.2/ { v = "1.2" }
 	/symbol version LIBIOTRACE_1\.3/ { v = "1.3" }
+	/symbol version LIBIOTRACE_1\.4/ { v = "1.4" }
 	match($0, /^[a-z].*[ *]iotrace_[a-z0-9_]*\(/) {
 		f = substr($0, RSTART, RLENGTH - 1); sub(/.*[ *]/, "", f)
 		print f "@@LIBIOTRACE_" (v ? v : "1") }' \
 	include/iotrace/libiotrace.h | sort -u > "$T/header"
 nm -D --defined-only "$SO" | awk '{ print $NF }' | sort > "$T/exports"
 { cat "$T/header"; echo LIBIOTRACE_1; echo LIBIOTRACE_1.1; echo LIBIOTRACE_1.2
-	echo LIBIOTRACE_1.3; } |
+	echo LIBIOTRACE_1.3; echo LIBIOTRACE_1.4; } |
 	sort > "$T/want"
 echo "# $(grep -c '@@LIBIOTRACE_1$' "$T/header") functions of LIBIOTRACE_1" \
 	"$(grep -c '@@LIBIOTRACE_1.1$' "$T/header") of LIBIOTRACE_1.1" \
 	"$(grep -c '@@LIBIOTRACE_1.2$' "$T/header") of LIBIOTRACE_1.2" \
-	"and $(grep -c '@@LIBIOTRACE_1.3$' "$T/header") of LIBIOTRACE_1.3" \
+	"$(grep -c '@@LIBIOTRACE_1.3$' "$T/header") of LIBIOTRACE_1.3" \
+	"and $(grep -c '@@LIBIOTRACE_1.4$' "$T/header") of LIBIOTRACE_1.4" \
 	"in libiotrace.h, $(wc -l < "$T/exports") symbols exported by $SO"
 diff "$T/want" "$T/exports" > "$T/why" 2>&1
-result $? "libapi_exports_are_the_header_functions_of_LIBIOTRACE_1_to_1.3" "$T/why"
+result $? "libapi_exports_are_the_header_functions_of_LIBIOTRACE_1_to_1.4" "$T/why"
 # the 18 functions of LIBIOTRACE_1 stay there
 [ "$(grep -c '@@LIBIOTRACE_1$' "$T/exports")" = 18 ] &&
 	objdump -T "$SO" | grep -q 'LIBIOTRACE_1\.1 *iotrace_source_read$'
@@ -265,6 +267,35 @@ for s in "$T/f2.trace" "$T/r2.ring" "$T/cut.trace"; do
 	cat "$T/api" >> "$T/why"
 	[ $rc = 0 ] && [ "$(cat "$T/api")" = "boot none" ]
 	result $? "libapi_boot_none_$(basename "$s")" "$T/why"
+done
+# what its region had no room for (iotrace_source_room()): the counts
+# "iotracectl info" gives, "-" for one the source does not hold; none
+# for a recording and a ring
+room() { # room SOURCE TEST-NAME: a previous boot's
+	for p in dyn san; do
+		"$T/$p" room "$1" > "$T/api" 2> "$T/why"
+		rc=$?
+		iotracectl/iotracectl info -o json "$1" > "$T/info" 2>> "$T/why"
+		[ $rc = 0 ] && python3 -c 'import json, sys
+b = json.load(open(sys.argv[1]))["previous_boot"]
+want = "room %s %s" % (b.get("refused", "-"), b.get("evicted", "-"))
+got = open(sys.argv[2]).read().strip()
+assert got == want, (got, want)' "$T/info" "$T/api" >> "$T/why" 2>&1
+		result $? "libapi_room_${p}_$2 ($(cat "$T/api"))" "$T/why"
+	done
+}
+python3 tests/pregcheck.py --region-room "$T/r2.ring" "$T/room.region"
+iotracectl/iotracectl previous "$T/room.region" -o "$T/room.iot" \
+	> /dev/null 2>&1
+for s in previous "$T/prev-id.iot" "$T/room.region" "$T/room.iot"; do
+	room "$s" "$(basename "$s")"
+done
+for s in "$T/f2.trace" "$T/r2.ring"; do
+	"$T/dyn" room "$s" > "$T/api" 2> "$T/why"
+	rc=$?
+	cat "$T/api" >> "$T/why"
+	[ $rc = 0 ] && [ "$(cat "$T/api")" = "room none" ]
+	result $? "libapi_room_none_$(basename "$s")" "$T/why"
 done
 unset IOTRACE_DEBUGFS
 compare truncated_asan_ubsan "$T/san" "$T/cut.trace"

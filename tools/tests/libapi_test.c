@@ -391,6 +391,34 @@ static int cmd_boot(struct iotrace_source *src)
 	return 0;
 }
 
+/* "room REFUSED EVICTED", "-" for a count the source does not hold */
+static int cmd_room(struct iotrace_source *src)
+{
+	struct iotrace_room m;
+	int r = iotrace_source_room(src, &m);
+	unsigned int i;
+
+	if (r < 0)
+		return -1;
+	if (!r) {
+		printf("room none\n");
+		return m.flags || m.refused || m.evicted ? -2 : 0;
+	}
+	for (i = 0; i < sizeof(m.reserved) / sizeof(m.reserved[0]); i++)
+		if (m.reserved[i])
+			return -2;
+	printf("room");
+	if (m.flags & IOTRACE_ROOM_REFUSED)
+		printf(" %u", m.refused);
+	else
+		printf(" -");
+	if (m.flags & IOTRACE_ROOM_EVICTED)
+		printf(" %u\n", m.evicted);
+	else
+		printf(" -\n");
+	return 0;
+}
+
 static int cmd_show(struct iotrace_source *src, int order, unsigned long max,
 		    size_t batch)
 {
@@ -593,6 +621,13 @@ int main(int argc, char **argv)
 		ret = cmd_boot(src);
 		if (ret == -2) {
 			fprintf(stderr, "libapi_test: not a previous boot's, yet not zeroed\n");
+			iotrace_source_free(src);
+			return 2;
+		}
+	} else if (!strcmp(argv[1], "room")) {
+		ret = cmd_room(src);
+		if (ret == -2) {
+			fprintf(stderr, "libapi_test: room not zeroed where it should be\n");
 			iotrace_source_free(src);
 			return 2;
 		}

@@ -13,6 +13,8 @@ usage: pregcheck.py IOTRACECTL RING2 TMPDIR
                                              the disk's identity)
        pregcheck.py --region-left RING2 OUT   (two disks, the ring of
                                                sdr overwritten)
+       pregcheck.py --region-room RING2 OUT   (layout 1.4: 3 allocations
+                                               refused, 2 rings evicted)
 Prints "PASS name" or "FAIL name why" per check (run-host-tests.sh).
 """
 import csv
@@ -25,7 +27,8 @@ import subprocess
 import sys
 import time
 
-MAKE = sys.argv[1] in ("--region", "--region-id", "--region-left")
+MAKE = sys.argv[1] in ("--region", "--region-id", "--region-left",
+                       "--region-room")
 IOT, RING, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
 PAGE = 4096
 MAGIC = 0x4745525052544f49
@@ -939,6 +942,8 @@ if MAKE and sys.argv[1] == "--region-id":
                                  2097152))
 elif MAKE and sys.argv[1] == "--region-left":
     open(TMP, "wb").write(two_disks((b"sdr",)))
+elif MAKE and sys.argv[1] == "--region-room":
+    open(TMP, "wb").write(region(minor=4, counts=(3, 2)))
 elif MAKE:
     open(TMP, "wb").write(region())
 else:

@@ -442,13 +442,32 @@ def test_inflight():
         want = {"boot_id": b["boot_id"], "panicked": b["panicked"],
                 "first_ns": b.get("first_mono_ns", 0),
                 "last_ns": b.get("last_mono_ns", 0)}
-        got = iotrace.open(src).previous_boot
+        got = {k: v for k, v in iotrace.open(src).previous_boot.items()
+               if k in want}
         result(got == want and
                want["boot_id"] != "00000000-0000-0000-0000-000000000000",
                "previous_boot_%s (%s)" % (name, want["boot_id"]),
                "%s\n%s" % (got, want))
     got = iotrace.open(path("f2.trace")).previous_boot
     result(got is None, "previous_boot_none_in_a_recording", str(got))
+    # what the region had no room for (iotrace_source_room()): a layout
+    # 1.4 region's counts and the file saved of it; layout 1.0 counts no
+    # evictions
+    room = path("room.region")
+    subprocess.run([sys.executable, os.path.join(TOOLS, "tests",
+                                                 "pregcheck.py"),
+                    "--region-room", path("r2.ring"), room], check=True)
+    roomf = path("room.iot")
+    subprocess.run([CTL, "previous", room, "-o", roomf], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for name, src, want in (("region_1_4", room, (3, 2)),
+                            ("trace_file_1_4", roomf, (3, 2)),
+                            ("region_1_0", reg, (0, None)),
+                            ("trace_file_1_0", prev, (0, None))):
+        b = iotrace.open(src).previous_boot
+        got = (b["refused"], b["evicted"])
+        result(got == want, "previous_boot_room_%s %s" % (name, got),
+               "%s, want %s" % (got, want))
 
 
 def main():

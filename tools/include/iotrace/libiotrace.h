@@ -784,6 +784,49 @@ struct iotrace_boot {
  */
 int iotrace_source_boot(struct iotrace_source *src, struct iotrace_boot *boot);
 
+/*
+ * The function below has the symbol version LIBIOTRACE_1.4: what a
+ * previous boot's persistent region had no room for.
+ */
+
+/* iotrace_room.flags: which counts the source holds */
+#define IOTRACE_ROOM_REFUSED	(1u << 0)	/* @refused is known */
+#define IOTRACE_ROOM_EVICTED	(1u << 1)	/* @evicted is known */
+
+/**
+ * struct iotrace_room - what a previous boot's persistent region had no
+ *	room for, as its header counted it.
+ * @flags: IOTRACE_ROOM_* bits: the counts the source holds (a trace file
+ *	written by an older iotracectl holds neither; a region of layout
+ *	1.3 or older, or a file saved of one, no @evicted).
+ * @refused: rings and in-flight tables that boot could not place in the
+ *	region (their disks were not enabled).
+ * @evicted: rings of removed disks that gave their room to another
+ *	disk's allocation (those rings are not in the source).
+ * @reserved: zero.
+ */
+struct iotrace_room {
+	uint32_t flags;
+	uint32_t refused;
+	uint32_t evicted;
+	uint32_t reserved[5];
+};
+
+/**
+ * iotrace_source_room() - what the persistent region of a previous
+ *	boot's source had no room for.
+ * @src: the handle, open.
+ * @room: filled when the source is a previous boot's (as
+ *	iotrace_source_boot() says it), zeroed when it is not.
+ *
+ * A count the source does not hold has its flag clear and reads 0: no
+ * room was refused is @flags & IOTRACE_ROOM_REFUSED with @refused 0.
+ *
+ * Return: 1 when the source is a previous boot's, 0 when it is not, or
+ * -1 (iotrace_source_error() says why).
+ */
+int iotrace_source_room(struct iotrace_source *src, struct iotrace_room *room);
+
 #ifdef __cplusplus
 }
 #endif

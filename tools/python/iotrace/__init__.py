@@ -213,6 +213,13 @@ class Trace:
                 "boot_id": _text(boot.boot_id),
                 "panicked": bool(boot.flags & _lib.BOOT_PANICKED),
                 "first_ns": boot.first_ns, "last_ns": boot.last_ns}
+            room = _lib.Room()
+            self._check(lib.iotrace_source_room(self._h,
+                                                ctypes.byref(room)))
+            self.previous_boot["refused"] = \
+                room.refused if room.flags & _lib.ROOM_REFUSED else None
+            self.previous_boot["evicted"] = \
+                room.evicted if room.flags & _lib.ROOM_EVICTED else None
         else:
             self.previous_boot = None
         self.warning = _text(lib.iotrace_source_warning(self._h))

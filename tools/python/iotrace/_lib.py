@@ -132,6 +132,17 @@ class Boot(ctypes.Structure):
 BOOT_PANICKED = 1 << 0
 
 
+class Room(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint32),
+                ("refused", ctypes.c_uint32),
+                ("evicted", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32 * 5)]
+
+
+ROOM_REFUSED = 1 << 0
+ROOM_EVICTED = 1 << 1
+
+
 # typedef iotrace_rec_fn
 REC_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
                           ctypes.POINTER(Rec))
@@ -175,6 +186,8 @@ _SIGNATURES = {
                                                ctypes.POINTER(InflightInfo)]),
     # LIBIOTRACE_1.3
     "iotrace_source_boot": (ctypes.c_int, [_P, ctypes.POINTER(Boot)]),
+    # LIBIOTRACE_1.4
+    "iotrace_source_room": (ctypes.c_int, [_P, ctypes.POINTER(Room)]),
 }
 
 
@@ -201,7 +214,7 @@ def _load():
                 fn.restype = res
                 fn.argtypes = args
         except AttributeError as e:
-            tried.append("%s: %s (libiotrace older than 1.3)" % (path, e))
+            tried.append("%s: %s (libiotrace older than 1.4)" % (path, e))
             continue
         return lib
     raise ImportError("iotrace: cannot load %s: %s" %
