@@ -448,9 +448,16 @@ static int iotrace_preg_take_previous(void)
 	ch->state = IOTRACE_PREG_KEPT;
 	ch->damaged = damaged;
 	ch->nr_disks = used;
-	pr_info("iotrace: persist: the previous boot's trace (%.64s, %u rings and tables, %u refused, %zu bytes%s) is in previous\n",
+	pr_info("iotrace: persist: the previous boot's trace (%.64s, %u rings and tables, %u refused as damaged, %zu bytes%s) is in previous\n",
 		ch->release, used, damaged, r->prev_size,
 		(ch->flags & IOTRACE_PREG_PANICKED) ? ", it panicked" : "");
+	/* layout 1.3 and older: the word of @evicted was reserved */
+	if (ch->minor < 4 && ch->refused)
+		pr_info("iotrace: persist: that boot's region refused %u allocations for want of room\n",
+			ch->refused);
+	else if (ch->minor >= 4 && (ch->refused || ch->evicted))
+		pr_info("iotrace: persist: that boot's region refused %u allocations for want of room and evicted %u rings of removed disks\n",
+			ch->refused, ch->evicted);
 	return 0;
 }
 

@@ -165,7 +165,7 @@ case "$VM_PHASE" in
 	if [ "$PERSIST_CORE" = 1 ]; then
 		ktap_header 25
 	else
-		ktap_header 55
+		ktap_header 56
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -451,6 +451,8 @@ EOF
 	load_iotrace persist=$RANGE disks=$nb buf_size=1M
 	ktap_check "a reload offers the rings of the module unloaded" \
 		test -e "$IOT/previous"
+	ktap_check "the load's kernel log gives the two refused and the one evicted" \
+		sh -c "dmesg | grep -q 'iotrace: persist: that boot.s region refused 2 allocations for want of room and evicted 1 rings of removed disks'"
 	"$IOTRACECTL" previous --rings "$st/reload" > "$st/reload.txt" 2>&1
 	sed 's/^/# /' "$st/reload.txt"
 	ktap_check "previous counts the two refused and the one evicted" \
