@@ -463,7 +463,11 @@ int iotrace_disk_ring_alloc(struct iotrace_disk *d)
 
 /*
  * What @d's recording needs, made at its (first) enable: the ring and the
- * metrics once, the in-flight table at every enable.
+ * metrics once, the in-flight table at every enable.  The table first,
+ * the one thing an enable that fails gives back: a ring made for an
+ * enable then refused for want of room for the table (in the persistent
+ * region, or under IOTRACE_MAX_SLOTS_BYTES) would hold its memory for a
+ * disk that records nothing.
  * Context: iotrace_mutex held, @d disabled.
  */
 static int iotrace_disk_provision(struct iotrace_disk *d)
@@ -471,18 +475,27 @@ static int iotrace_disk_provision(struct iotrace_disk *d)
 	struct iotrace_metrics *m;
 	int ret;
 
-	ret = iotrace_disk_ring_alloc(d);
+	ret = iotrace_slots_alloc(d);
 	if (ret)
 		return ret;
+	ret = iotrace_disk_ring_alloc(d);
+	if (ret)
+		goto err_slots;
 	/* metrics=N: none (every user of d->metrics checks for NULL) */
 	if (iotrace_metrics_on && !d->metrics) {
 		m = iotrace_metrics_alloc();
-		if (!m)
-			return -ENOMEM;
+		if (!m) {
+			ret = -ENOMEM;
+			goto err_slots;
+		}
 		/* initialized before a reader sees it */
 		smp_store_release(&d->metrics, m);
 	}
-	return iotrace_slots_alloc(d);
+	return 0;
+
+err_slots:
+	iotrace_slots_free(d);
+	return ret;
 }
 
 /**

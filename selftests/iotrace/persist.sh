@@ -165,7 +165,7 @@ case "$VM_PHASE" in
 	if [ "$PERSIST_CORE" = 1 ]; then
 		ktap_header 25
 	else
-		ktap_header 56
+		ktap_header 57
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -491,6 +491,32 @@ sys.exit(0 if (got.get(sys.argv[2]) or {}).get("sectors") == int(sys.argv[3]) el
 	ktap_check "a ring larger than the region at load: the disk stays disabled, the module loads" \
 		sh -c "[ \"\$(cat $IOT/$nb/enable)\" = 0 ] && dmesg | grep -q '$nb: no room in the persistent region'"
 	unload_iotrace
+	# a disk refused for want of room keeps none: about 2 MiB left, its
+	# ring (1M, made at its enable) fits, its in-flight table (2 x 4096
+	# tags, over 2 MiB) does not
+	load_iotrace persist=$RANGE disks=none buf_size=1M
+	fill=$(nullb_create fill3 size=64 submit_queues=1)
+	tight=$(nullb_create tight3 size=64 submit_queues=2 hw_queue_depth=4096)
+	wait_for "$IOT/$tight/enable" 10 && wait_for "$IOT/$fill/enable" 10 ||
+		die "no ring files for $fill, $tight"
+	# the data after the header and its two tables (132 KiB), less 2 MiB
+	# (the resize of a disk never enabled makes its ring)
+	left=$(awk '$1 == "persist_size:" { s = $2 } $1 == "persist_used:" { u = $2 }
+		END { printf "%d", int((s - u - 135168 - 2097152) / 4096) * 4096 }' "$IOT/status")
+	"$IOTRACECTL" resize $fill "$left" || die "resize $fill $left failed"
+	echo 1 > "$IOT/$fill/enable" || die "cannot enable $fill"
+	used=$(awk '$1 == "persist_used:" { print $2 }' "$IOT/status")
+	dmesg -C
+	echo 1 > "$IOT/$tight/enable" 2> /dev/null
+	rc=$?
+	log "enable $tight: rc $rc; $(dmesg | grep 'no room' | tail -n 1); persist_used $used, then $(awk '$1 == "persist_used:" { print $2 }' "$IOT/status")"
+	ktap_check "a disk whose ring and in-flight table do not both fit: not enabled, and it holds none of the region" \
+		sh -c "[ $rc != 0 ] && [ \"\$(cat $IOT/$tight/enable)\" = 0 ] &&
+		       dmesg | grep -q '$tight: no room in the persistent region' &&
+		       [ \"\$(awk '\$1 == \"persist_used:\" { print \$2 }' $IOT/status)\" = $used ]"
+	unload_iotrace
+	nullb_destroy tight3
+	nullb_destroy fill3
 	# a range the kernel uses as RAM is refused
 	insmod "$IOTRACE_KO" persist=64M@0x14000000 disks=none 2> /dev/null
 	rc=$?
