@@ -1261,10 +1261,22 @@ void iotrace_preg_unwind(void)
 	iotrace_preg_stop();
 	mutex_lock(&iotrace_prev_lock);
 	if (r->prev) {
-		/* as it was: live, its entries (those that checked) */
-		memcpy(r->va, r->prev, r->prev_size);
+		const struct iotrace_preg_hdr *ph = r->prev;
+		size_t m = sizeof(ph->magic);
+
+		/*
+		 * As it was: live, its entries (those that checked).  The
+		 * magic goes first and comes back last: a crash while this
+		 * load's rings are overwritten leaves no region, never the
+		 * previous header over some of this load's records.
+		 */
+		WRITE_ONCE(r->hdr->magic, 0);
+		wmb();	/* no magic before any byte of the copy */
+		memcpy(r->va + m, r->prev + m, r->prev_size - m);
 		r->hdr->state = IOTRACE_PREG_LIVE;
 		r->hdr->damaged = 0;
+		wmb();	/* the whole copy before the magic */
+		WRITE_ONCE(r->hdr->magic, ph->magic);
 		pr_info("iotrace: persist: the load failed: the previous boot's trace is put back in the region\n");
 	}
 	mutex_unlock(&iotrace_prev_lock);
