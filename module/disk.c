@@ -180,7 +180,7 @@ static int iotrace_slots_make(struct iotrace_disk *d,
 			d->enabled ? "not regrown" : "not enabled");
 		return -E2BIG;
 	}
-	t = kmalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc(struct_size(t, flush_keys, g->nr_flush), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
 	/*
@@ -234,6 +234,7 @@ iotrace_slots_install(struct iotrace_disk *d, const struct iotrace_slots_geo *g,
 	d->nr_hwq = g->nr_hwq;
 	d->depth = g->depth;
 	d->nr_flush = g->nr_flush;
+	d->flush_keys = t->flush_keys;
 	d->hwq_stride = g->hwq_stride;
 	d->tags_shared = g->tags_shared;
 	d->pslots = pslots;
@@ -265,6 +266,7 @@ static int iotrace_slots_alloc(struct iotrace_disk *d)
 	if (ret)
 		return ret;
 	/* a request the new table misses asks for a regrowth again */
+	clear_bit(IOTRACE_SLOTS_REKEY, &d->slots_flags);
 	clear_bit(IOTRACE_SLOTS_OUTGROWN, &d->slots_flags);
 	WRITE_ONCE(d->slots_regrown, false);
 	iotrace_slots_install(d, &g, t, pslots);
@@ -285,6 +287,7 @@ static void iotrace_slots_free(struct iotrace_disk *d)
 	t = d->slot_table;
 	d->slot_table = NULL;
 	d->slots = NULL;
+	d->flush_keys = NULL;
 	spin_unlock(&d->slots_lock);
 	iotrace_slots_put(t);
 	iotrace_preg_free(d->pslots);
@@ -338,7 +341,9 @@ static void iotrace_slots_regrow(struct iotrace_disk *d)
 		return;
 	iotrace_slots_geo_cur(d, &g);
 	iotrace_slots_geometry(d, &now);
-	if (iotrace_slots_geo_covers(&g, &now)) {
+	/* a flush request without a flush slot: new keys, same geometry */
+	if (iotrace_slots_geo_covers(&g, &now) &&
+	    !test_and_clear_bit(IOTRACE_SLOTS_REKEY, &d->slots_flags)) {
 		/* lowered again since: a later raise asks again */
 		clear_bit(IOTRACE_SLOTS_OUTGROWN, &d->slots_flags);
 		return;
@@ -368,6 +373,7 @@ static void iotrace_slots_regrow(struct iotrace_disk *d)
 	/* the new table and geometry seen with the state */
 	iotrace_disk_set_state(d, state);
 	iotrace_slots_put(old);
+	clear_bit(IOTRACE_SLOTS_REKEY, &d->slots_flags);
 	clear_bit(IOTRACE_SLOTS_OUTGROWN, &d->slots_flags);
 	pr_info("iotrace: %s: in-flight table regrown to %u queues of %u tags\n",
 		d->name, g.nr_flush, g.depth);

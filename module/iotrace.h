@@ -132,6 +132,9 @@ struct iotrace_slot {
  *	walk in progress.
  * @nr: slots in @slots.
  * @slots: the table (iotrace_disk.slots while the disk has it).
+ * @flush_keys: per flush slot, the flush request it is kept for (NULL:
+ *	free), claimed by the first probe that meets that request
+ *	(iotrace_disk.flush_keys while the disk has the table).
  *
  * A reader without iotrace_mutex (LIST, GET_METRICS, the in-flight views)
  * walks a table it holds a reference on, for as long as the walk takes,
@@ -144,6 +147,7 @@ struct iotrace_slot_table {
 	refcount_t		users;
 	u32			nr;
 	struct iotrace_slot	*slots;
+	struct request		*flush_keys[];
 };
 
 /**
@@ -409,7 +413,10 @@ struct iotrace_totals {
  * @nr_hwq: hardware queues covered by @slots (1 for a tag set whose tags
  *	are shared by its hardware queues: a tag is unique across them).
  * @depth: tags per hardware queue covered by @slots.
- * @nr_flush: flush slots after the tag slots, one per hardware queue.
+ * @nr_flush: flush slots after the tag slots, one per hardware queue
+ *	(and so per flush queue), each kept for one flush request.
+ * @flush_keys: which flush request each flush slot is kept for (the
+ *	table's, see struct iotrace_slot_table).
  * @tags_shared: the tag set's tags (driver and scheduler) are shared by
  *	its hardware queues: the tag slots are one table of @depth.
  * @hwq_stride: tag slots between two hardware queues' first ones: @depth,
@@ -496,6 +503,7 @@ struct iotrace_disk {
 	u32			nr_hwq;
 	u32			depth;
 	u32			nr_flush;
+	struct request		**flush_keys;
 	bool			tags_shared;
 	u32			hwq_stride;
 	u32			dev_major;
@@ -536,6 +544,12 @@ struct iotrace_disk {
 
 /* iotrace_disk.slots_flags: a regrowth of the in-flight table is asked */
 #define IOTRACE_SLOTS_OUTGROWN	0
+/*
+ * iotrace_disk.slots_flags: a flush request found every flush slot kept
+ * for another (hardware queues replaced): a new table even if the tag set
+ * did not grow
+ */
+#define IOTRACE_SLOTS_REKEY	1
 
 /*
  * Slots a walk of an in-flight table reads between two cond_resched(): a

@@ -212,13 +212,44 @@ static u16 iotrace_flush_rflags(const struct request *rq)
 }
 
 /*
+ * The slot of the flush request @rq of @d: the flush slot kept for it, or
+ * the first free one, claimed; NULL if none is left.  The block layer keeps a flush request per
+ * flush queue (one per hardware queue, chosen by the submitting CPU), but
+ * runs it on the hardware queue of the write it borrows its tag from
+ * (blk_kick_flush()): two CPUs' polled writes go to one poll queue, and
+ * their flush queues' requests can be in flight on it at the same time.
+ * So a flush slot is kept for a flush request, not for a hardware queue;
+ * there are as many as hardware queues, so as flush queues.  None left
+ * (the queues were replaced, and their new flush requests are not those
+ * the slots are kept for): a new table is asked for.  Out of line: flush
+ * requests are few.
+ */
+static noinline struct iotrace_slot *
+iotrace_flush_slot(struct iotrace_disk *d, struct request *rq)
+{
+	struct request **keys = d->flush_keys;
+	u32 i;
+
+	for (i = 0; i < d->nr_flush; i++) {
+		struct request *k = READ_ONCE(keys[i]);
+
+		/* claimed once, by whichever CPU meets it first */
+		if (!k)
+			k = cmpxchg(&keys[i], NULL, rq);
+		if (!k || k == rq)
+			return &d->slots[d->nr_hwq * d->depth + i];
+	}
+	return NULL;
+}
+
+/*
  * The slot key must stay the same from issue to completion: the scheduler
  * tag when there is one (the driver tag is given back on requeue), else the
  * driver tag (kept across requeue).  Both are per hardware queue; no tag
  * is -1 (BLK_MQ_NO_TAG, private to the block layer).  The flush request
  * borrows the tag of the first request waiting for it, which keeps its
- * slot until its own flush sequence ends: it has a slot per hardware
- * queue of its own.
+ * slot until its own flush sequence ends: it has a flush slot of its own
+ * (iotrace_flush_slot()).
  */
 static __always_inline bool
 iotrace_slot_find(struct iotrace_disk *d, struct request *rq,
@@ -228,14 +259,15 @@ iotrace_slot_find(struct iotrace_disk *d, struct request *rq,
 
 	if (!rq->mq_hctx || !d->slots)
 		return false;
+	/* the slot returned, not stored through @sp: no stack canary */
+	if (unlikely(iotrace_is_flush_rq(rq))) {
+		*sp = iotrace_flush_slot(d, rq);
+		return !!*sp;
+	}
 	hwq = rq->mq_hctx->queue_num;
-	/* nr_flush: the disk's hardware queues, a flush slot each */
+	/* nr_flush: the disk's hardware queues */
 	if (hwq >= d->nr_flush)
 		return false;
-	if (unlikely(iotrace_is_flush_rq(rq))) {
-		*sp = &d->slots[d->nr_hwq * d->depth + hwq];
-		return true;
-	}
 	tag = rq->internal_tag >= 0 ? rq->internal_tag : rq->tag;
 	if (tag >= d->depth)
 		return false;
@@ -247,8 +279,9 @@ iotrace_slot_find(struct iotrace_disk *d, struct request *rq,
 /*
  * @rq of the enabled disk @d found no slot at its issue: if its tag or its
  * hardware queue is above the table (not a request the table never
- * covers), ask for a table that covers it.  Out of line: only a request
- * without a slot comes here.
+ * covers), ask for a table that covers it; if it is a flush request that
+ * found every flush slot kept for another, for a table with new flush
+ * slots.  Out of line: only a request without a slot comes here.
  */
 static noinline void iotrace_slot_missed(struct iotrace_disk *d,
 					 struct request *rq)
@@ -257,6 +290,12 @@ static noinline void iotrace_slot_missed(struct iotrace_disk *d,
 
 	if (!rq->mq_hctx || !d->slots)
 		return;
+	if (iotrace_is_flush_rq(rq)) {
+		/* every flush slot kept for another flush request */
+		set_bit(IOTRACE_SLOTS_REKEY, &d->slots_flags);
+		iotrace_slots_outgrown(d);
+		return;
+	}
 	tag = rq->internal_tag >= 0 ? rq->internal_tag : rq->tag;
 	if (rq->mq_hctx->queue_num >= d->nr_flush || tag >= d->depth)
 		iotrace_slots_outgrown(d);
