@@ -693,6 +693,20 @@ static noinline void iotrace_trig_requeue(struct iotrace_disk *d,
 	iotrace_trig_post(d, t, &ev);
 }
 
+/*
+ * The command of @rq's attempt that is requeued is captured again when it
+ * is re-issued, and the status of this attempt must not outlive it: a
+ * retry that succeeds records no stale failure.
+ */
+static void iotrace_slot_untag_attempt(struct iotrace_slot *s,
+				       struct request *rq)
+{
+	if (READ_ONCE(s->cmd_rq) == rq)
+		WRITE_ONCE(s->cmd_rq, NULL);
+	if (READ_ONCE(s->status_rq) == rq)
+		WRITE_ONCE(s->status_rq, NULL);
+}
+
 static void iotrace_probe_requeue(void *data, struct request *rq)
 {
 	const struct iotrace_trig *t;
@@ -714,8 +728,18 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	if (!(state & IOTRACE_ST_SLOTS))
 		goto out;
 	s = iotrace_slot_of(d, rq);
-	if (!s || READ_ONCE(s->rq) != rq)
+	if (!s)
 		goto out;
+	if (READ_ONCE(s->rq) != rq) {
+		/*
+		 * Issued before the enable or the table's regrowth: its
+		 * retry takes the slot at its issue, where the command and
+		 * status of this attempt must not be taken for the retry's
+		 * (libata notes no status of a command that succeeds).
+		 */
+		iotrace_slot_untag_attempt(s, rq);
+		goto out;
+	}
 	iotrace_assert_cpu_held();
 	iotrace_slot_begin(s);
 	s->rflags |= IOTRACE_RF_REQUEUED;
@@ -725,15 +749,7 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	counted = s->retries < U8_MAX;
 	if (counted)
 		s->retries++;
-	/*
-	 * The command is captured again when the request is re-issued, and
-	 * the status of this attempt must not outlive it: a retry that
-	 * succeeds records no stale failure.
-	 */
-	if (READ_ONCE(s->cmd_rq) == rq)
-		WRITE_ONCE(s->cmd_rq, NULL);
-	if (READ_ONCE(s->status_rq) == rq)
-		WRITE_ONCE(s->status_rq, NULL);
+	iotrace_slot_untag_attempt(s, rq);
 	t = rcu_dereference_sched(d->trig);
 	/* once: a count that stops at 255 stays equal to 255 */
 	fire = unlikely(t) && t->requeues && counted &&
