@@ -9,9 +9,12 @@
  *                                           oldest chunks recycled); BAD,
  *                                           a comma-separated list of
  *                                           record indexes: left busy
- *                                           (~seq), or with a "j" before
+ *                                           (~seq), with a "j" before
  *                                           the index, published and then
- *                                           given another sequence number
+ *                                           given another sequence number,
+ *                                           or with an "i", published
+ *                                           without a completion (in
+ *                                           flight: no RF_COMPLETE)
  *   gen file OUT N NR_DISKS                 trace file (iot_writer)
  *   gen minor1 OUT N NR_DISKS               the same as file minor 1 wrote
  *                                           it (no submitters)
@@ -150,20 +153,24 @@ static int gen_ring(const char *out, uint64_t n, uint32_t parts,
 	return ret;
 }
 
-/* Whether record @i is in the list @bad: 1 busy, 2 junk, 0 not there. */
+/*
+ * Whether record @i is in the list @bad: 1 busy, 2 junk, 3 in flight, 0 not
+ * there.
+ */
 static int bad_rec(const char *bad, uint64_t i)
 {
 	const char *p = bad;
 	char *end;
 
 	while (p && *p) {
-		int junk = *p == 'j';
-		uint64_t v = strtoull(p + junk, &end, 0);
+		int kind = *p == 'j' ? 2 : *p == 'i' ? 3 : 1;
+		const char *q = p + (kind > 1);
+		uint64_t v = strtoull(q, &end, 0);
 
-		if (end == p + junk)
+		if (end == q)
 			break;
 		if (v == i)
-			return 1 + junk;
+			return kind;
 		p = *end == ',' ? end + 1 : NULL;
 	}
 	return 0;
@@ -195,6 +202,10 @@ static int gen_ring2(const char *out, uint64_t n, uint32_t cpus,
 
 		synth_rec(&r, i);
 		r.complete_cpu = i % cpus;
+		if (b == 3) {
+			r.rflags &= ~IOTRACE_RF_COMPLETE;
+			r.complete_ns = 0;
+		}
 		if (synth_ring2_push(ring, i % cpus, &r, b != 1) || b != 2)
 			continue;
 		/* the slot just written: another number than its own */

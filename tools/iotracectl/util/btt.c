@@ -420,7 +420,9 @@ static int seeks(struct iot_btt *b, struct btt_seek *s)
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
-	qsort(b->v, b->n, sizeof(*b->v), cmp_issue);
+	/* none issued and completed: no array, and qsort() must not see NULL */
+	if (b->n)
+		qsort(b->v, b->n, sizeof(*b->v), cmp_issue);
 	d = malloc((b->n ? b->n : 1) * sizeof(*d));
 	if (!d)
 		return -1;
