@@ -965,6 +965,27 @@ static int note_inflight(struct iot_file_info *fi, uint64_t off)
 	return 0;
 }
 
+/*
+ * The bytes after the trailer, which ends at @off: how many (fi->after,
+ * not read: the file ends at its trailer), and whether they begin with a
+ * trace file's magic (another file appended).  0, or -1 when that could
+ * not be read (fi->rd_err).
+ */
+static int note_after(const uint8_t *b, size_t len, uint64_t off,
+		      struct iot_file_info *fi)
+{
+	uint8_t magic[IOTRACE_FILE_MAGIC_LEN];
+
+	fi->after = len - off;
+	fi->after_off = off;
+	if (fi->after < sizeof(magic))
+		return 0;
+	if (fcopy(fi, b, off, magic, sizeof(magic)))
+		return -1;
+	fi->after_file = !memcmp(magic, IOTRACE_FILE_MAGIC, sizeof(magic));
+	return 0;
+}
+
 /**
  * iot_file_parse() - validate a trace file and hand its records to @cb.
  * @buf: file bytes.
@@ -980,7 +1001,9 @@ static int note_inflight(struct iot_file_info *fi, uint64_t off)
  * A file that is not whole is read as far as it can be (salvaged): one
  * cut short (no trailer) up to its last complete chunk; in a file with
  * checksums, a damaged chunk is skipped and reading goes on at the next
- * valid chunk; in one without, reading stops at a damaged chunk.
+ * valid chunk; in one without, reading stops at a damaged chunk.  Bytes
+ * after the trailer (another file appended, or garbage) are not read:
+ * the file is salvaged too.
  * @fi says what is missing (fi->salvaged, iot_file_salvage_str()); the
  * same bytes give the same records and the same @fi on every call.
  *
@@ -1060,6 +1083,9 @@ int iot_file_parse(const void *buf, size_t len, struct iot_file_info *fi,
 		if (ch.magic == IOTRACE_CHUNK_TRAILER) {
 			parse_trailer(payload, fi);
 			fi->end = off;
+			if (note_after(b, len, off + ch.hdr_size +
+				       ch.payload_size, fi))
+				goto unread;
 			break;
 		}
 		if (ch.magic == IOTRACE_CHUNK_COMMS && file_1_2(&fi->hdr)) {
@@ -1156,7 +1182,7 @@ next:
 			fi->mismatch = 1;
 	}
 	fi->salvaged = !fi->has_trailer || fi->bad_chunks || fi->unread ||
-		fi->mismatch;
+		fi->mismatch || fi->after;
 	ret = 0;
 out:
 	free(pc.buf);
@@ -1601,6 +1627,7 @@ int iot_file_salvage_str(const struct iot_file_info *fi, char *out,
 			 size_t len)
 {
 	uint64_t recs = 0, written = 0;
+	const char *sep;
 	unsigned int i;
 	size_t n = 0;
 
@@ -1630,15 +1657,28 @@ int iot_file_salvage_str(const struct iot_file_info *fi, char *out,
 	} else {
 		PUT("damaged trace file");
 	}
-	if (fi->bad_chunks)
+	sep = fi->has_trailer ? ": " : "; ";
+	if (fi->bad_chunks) {
 		PUT("%s%llu damaged chunk%s skipped (%llu bytes, the first at offset %llu)",
-		    fi->has_trailer ? ": " : "; ",
-		    (unsigned long long)fi->bad_chunks, plural(fi->bad_chunks),
-		    (unsigned long long)fi->bad_bytes,
+		    sep, (unsigned long long)fi->bad_chunks,
+		    plural(fi->bad_chunks), (unsigned long long)fi->bad_bytes,
 		    (unsigned long long)fi->bad_off);
+		sep = "; ";
+	}
+	if (fi->after) {
+		PUT("%s%llu byte%s after the trailer (from offset %llu) not read",
+		    sep, (unsigned long long)fi->after, plural(fi->after),
+		    (unsigned long long)fi->after_off);
+		if (fi->after_file)
+			/* PUT() spelled out: its string on a line of its own */
+			n += snprintf(out + n, n < len ? len - n : 0,
+				      ": they begin with another trace file (files joined end to end are not one trace: read each on its own)");
+		else
+			PUT(": a trace file ends at its trailer");
+		sep = "; ";
+	}
 	PUT("%s%llu record%s read in %llu chunk%s",
-	    fi->has_trailer && !fi->bad_chunks ? ": " : "; ",
-	    (unsigned long long)recs, plural(recs),
+	    sep, (unsigned long long)recs, plural(recs),
 	    (unsigned long long)fi->chunks, plural(fi->chunks));
 	if (fi->gaps)
 		PUT(", %llu sequence gap%s (%llu record%s missing)",

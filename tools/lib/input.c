@@ -125,8 +125,8 @@ const char *iot_src_input(const struct stat *st)
  */
 static const char *file_hint(int cli, const char *e)
 {
-	if (!cli)
-		return "";
+	if (!cli || strstr(e, "files joined end to end"))
+		return "";	/* (that one says what to do) */
 	if (strstr(e, "cut while it was read") ||
 	    strstr(e, "changed while it was read"))
 		return HINT_CHANGED;

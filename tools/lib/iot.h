@@ -264,10 +264,16 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  *	may still cost: the file's length and IOT_CRC_SLACK at first; a
  *	chunk larger than that is taken as damaged unread (chunk_check()).
  * @salvaged: the file is not whole: no trailer, damaged chunks skipped,
- *	or records missing that the trailer counts (iot_file_salvage_str()).
+ *	records missing that the trailer counts, or bytes after the trailer
+ *	(iot_file_salvage_str()).
  * @end: offset where reading stopped: the trailer's, or the end of the
  *	last chunk read.
  * @cut: bytes from @end to the end of the file that were not read.
+ * @after: bytes after the trailer (from @after_off to the end of the
+ *	file), not read.
+ * @after_off: where they begin: the end of the trailer.
+ * @after_file: those bytes begin with a trace file's magic (another file
+ *	appended: files joined end to end).
  * @cut_why: IOT_CUT_INCOMPLETE (a chunk cut short) or IOT_CUT_DAMAGED
  *	(no valid chunk there).
  * @bad_chunks: damaged ranges skipped (a chunk, or several in a row).
@@ -301,9 +307,10 @@ struct iot_file_info {
 	struct iotrace_file_trailer trailer;
 	int drop_behind, fd, rd_err;
 	uint64_t changed_off;
-	int crc, salvaged, cut_why, mismatch;
+	int crc, salvaged, cut_why, mismatch, after_file;
 	uint64_t crc_left;
-	uint64_t end, cut, bad_chunks, bad_bytes, bad_off, unread;
+	uint64_t end, cut, after, after_off, bad_chunks, bad_bytes, bad_off;
+	uint64_t unread;
 	unsigned int nr_skips;
 	struct {
 		uint64_t off, end;

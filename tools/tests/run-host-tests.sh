@@ -2720,6 +2720,37 @@ EOF_PY
 		[ "$(tail -n +2 "$T/out" | wc -l)" = $((nall - 32)) ] &&
 		grep -qF 'dropped by kernel 2; 1 sequence gap between chunks: 32 records missing; 32 written records not read (damaged chunks)' "$T/st"
 	result $? "salvage_damaged_chunk_skipped_and_said$SFX ($nall records, 32 damaged)" "$T/err"
+	# bytes after the trailer: not read, said, exit 3 (--strict: refused);
+	# another trace file appended (cat a b) is named as such
+	cat "$T/f.trace" "$T/f2.trace" > "$T/cat.trace"
+	{ cat "$T/f.trace" && head -c 100 /dev/zero; } > "$T/tail.trace"
+	fsz=$(wc -c < "$T/f.trace")
+	f2sz=$(wc -c < "$T/f2.trace")
+	"$BIN" show -o csv "$T/f.trace" > "$T/a" 2> "$T/err"
+	(cd "$T" && "$ROOT/$BIN" show -o csv cat.trace) > "$T/b" 2> "$T/e2"
+	rc=$?
+	(cd "$T" && "$ROOT/$BIN" info cat.trace) > "$T/out" 2>> "$T/e2"
+	rc2=$?
+	(cd "$T" && "$ROOT/$BIN" info -o json cat.trace) > "$T/i.json" 2>> "$T/e2"
+	rc3=$?
+	(cd "$T" && "$ROOT/$BIN" stats tail.trace) > /dev/null 2> "$T/e3"
+	rc4=$?
+	(cd "$T" && "$ROOT/$BIN" show --strict cat.trace) > "$T/s" 2> "$T/e4"
+	rc5=$?
+	cat "$T/e2" "$T/e3" "$T/e4" "$T/out" >> "$T/err"
+	echo "exit $rc $rc2 $rc3 $rc4 $rc5" >> "$T/err"
+	want="damaged trace file: $f2sz bytes after the trailer (from offset $fsz) not read: they begin with another trace file (files joined end to end are not one trace: read each on its own); 40 records read in 2 chunks"
+	[ $rc = 3 ] && [ $rc2 = 3 ] && [ $rc3 = 3 ] && [ $rc4 = 3 ] && [ $rc5 = 1 ] &&
+		diff -u "$T/a" "$T/b" >> "$T/err" 2>&1 &&
+		[ "$(sort -u "$T/e2")" = "iotracectl: cat.trace: $want" ] &&
+		[ "$(grep -c . "$T/e2")" = 3 ] &&
+		grep -qxF "salvaged: $want" "$T/out" &&
+		python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["salvaged"] == sys.argv[2]' "$T/i.json" "$want" >> "$T/err" 2>&1 &&
+		[ "$(cat "$T/e3")" = "iotracectl: tail.trace: damaged trace file: 100 bytes after the trailer (from offset $fsz) not read: a trace file ends at its trailer; 40 records read in 2 chunks" ] &&
+		[ ! -s "$T/s" ] &&
+		[ "$(cat "$T/e4")" = "iotracectl: cat.trace: $want; without --strict, what it holds is read" ]
+	result $? "salvage_bytes_after_the_trailer_said$SFX" "$T/err"
 	# provable loss: a gap between two chunks of a part
 	"$BIN" stats "$T/g.trace" > "$T/out" 2> "$T/err" &&
 		grep -q '^loss: .*, lost 5 (overwritten 5, torn 0), dropped by kernel 2; 1 sequence gap between chunks: 5 records missing$' "$T/out" &&

@@ -905,7 +905,10 @@ static void test_file_salvage(void)
 	char err[IOT_ERR_LEN];
 	size_t len, cut;
 	uint8_t *b = mem_file(200, &len), *m = malloc(len);
+	/* after the trailer: a byte, less than a magic, a magic, more, a file */
+	static const uint64_t extra[] = { 1, 7, 8, 9, 0 };
 	uint64_t n, off, hs;
+	unsigned int k;
 	int ret;
 
 	CHECK(fi && b && m, "no memory");
@@ -991,6 +994,26 @@ static void test_file_salvage(void)
 	CHECK(!ret && c.n == 200 && !fi->has_trailer && fi->bad_chunks == 1 &&
 	      fi->salvaged, "damaged trailer: %llu read",
 	      (unsigned long long)c.n);
+	/* bytes after the trailer: every record read, those bytes not */
+	free(m);
+	m = calloc(1, 2 * len);
+	CHECK(m, "no memory");
+	memcpy(m, b, len);
+	memcpy(m + len, b, len);
+	for (k = 0; k < ARRAY_SIZE(extra); k++) {
+		n = extra[k] ? extra[k] : len;
+		c.n = 0;
+		ret = iot_file_parse(m, len + n, fi, seen_cb, &c, err,
+				     sizeof(err));
+		CHECK(!ret && c.n == 200 && fi->has_trailer && fi->salvaged &&
+		      fi->after == n && fi->after_off == len &&
+		      fi->after_file == (n >= 8) && !fi->bad_chunks &&
+		      iot_file_salvage_str(fi, err, sizeof(err)) &&
+		      strstr(err, "after the trailer"),
+		      "%llu bytes after the trailer: %llu read, after %llu: %s",
+		      (unsigned long long)n, (unsigned long long)c.n,
+		      (unsigned long long)fi->after, err);
+	}
 	free(m);
 	free(b);
 	iot_file_info_free(fi);
