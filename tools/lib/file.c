@@ -786,6 +786,18 @@ static int inflight_ok(const struct iotrace_file_chunk *ch, const uint8_t *p,
 }
 
 /*
+ * A chunk of @total bytes checksummed and not taken: its bytes charged to
+ * fi->crc_left (chunk_check() checked that they are left); CK_BAD.
+ */
+static int crc_charge(struct iot_file_info *fi, uint64_t total,
+		      const uint8_t **whole)
+{
+	fi->crc_left -= total;
+	*whole = NULL;
+	return CK_BAD;
+}
+
+/*
  * Is a whole, valid chunk at @off?  CK_OK; CK_SHORT when the file ends
  * before the chunk does (by its header, if it has one); CK_BAD for a
  * header no writer makes, a checksum that does not match (files with
@@ -797,7 +809,9 @@ static int inflight_ok(const struct iotrace_file_chunk *ch, const uint8_t *p,
  * reads the whole chunk: a header larger than IOT_MAX_CHUNK_HDR, or a
  * chunk read whole (trailer, COMMS, in-flight: *@whole, in @pc->whole)
  * whose payload is past its IOT_MAX_* cap, is CK_BAD unread.  The
- * checksums that do not match cost at most fi->crc_left bytes in all
+ * chunks checksummed and not taken (a checksum that does not match, or a
+ * trailer or in-flight chunk whose checksum matches and whose payload is
+ * not one a writer makes) cost at most fi->crc_left bytes in all
  * (iot_file_parse()): a chunk larger than what is left of it is CK_BAD
  * unread, so that a file of many chunk headers that each claim the rest
  * of the file (the resync tries each) is read in time linear in its size.
@@ -875,19 +889,16 @@ static int chunk_check(const uint8_t *b, size_t len, uint64_t off,
 					 whole);
 		if (fi->rd_err)
 			return CK_UNREAD;
-		if (c != ch->crc) {
-			fi->crc_left -= total;
-			*whole = NULL;
-			return CK_BAD;
-		}
+		fi->crc_bytes += total;
+		if (c != ch->crc)
+			return crc_charge(fi, total, whole);
 	}
 	payload = *whole ? *whole + ch->hdr_size : NULL;
-	if (ch->magic == IOTRACE_CHUNK_TRAILER &&
-	    !trailer_ok(payload, ch->payload_size, fi))
-		return CK_BAD;
-	if (ch->magic == IOTRACE_CHUNK_INFLIGHT &&
-	    !inflight_ok(ch, payload, fi))
-		return CK_BAD;
+	if ((ch->magic == IOTRACE_CHUNK_TRAILER &&
+	     !trailer_ok(payload, ch->payload_size, fi)) ||
+	    (ch->magic == IOTRACE_CHUNK_INFLIGHT &&
+	     !inflight_ok(ch, payload, fi)))
+		return fi->crc ? crc_charge(fi, total, whole) : CK_BAD;
 	return CK_OK;
 }
 

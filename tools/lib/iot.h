@@ -260,9 +260,13 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  *	parse, is not one the parse would have taken (the file was written
  *	in place; @rd_err is EIO); 0: none.
  * @crc: the chunks have checksums (IOTRACE_FILE_CRC32C), checked.
- * @crc_left: while parsing, the bytes that checksums which do not match
- *	may still cost: the file's length and IOT_CRC_SLACK at first; a
- *	chunk larger than that is taken as damaged unread (chunk_check()).
+ * @crc_left: while parsing, the bytes that chunks checksummed and not
+ *	taken (a checksum that does not match, or a trailer or in-flight
+ *	chunk that matches and is not one a writer makes) may still cost:
+ *	the file's length and IOT_CRC_SLACK at first; a chunk larger than
+ *	that is taken as damaged unread (chunk_check()).
+ * @crc_bytes: the bytes the parse checksummed (the measure of its cost
+ *	the tests check).
  * @salvaged: the file is not whole: no trailer, damaged chunks skipped,
  *	records missing that the trailer counts, or bytes after the trailer
  *	(iot_file_salvage_str()).
@@ -308,7 +312,7 @@ struct iot_file_info {
 	int drop_behind, fd, rd_err;
 	uint64_t changed_off;
 	int crc, salvaged, cut_why, mismatch, after_file;
-	uint64_t crc_left;
+	uint64_t crc_left, crc_bytes;
 	uint64_t end, cut, after, after_off, bad_chunks, bad_bytes, bad_off;
 	uint64_t unread;
 	unsigned int nr_skips;

@@ -1655,6 +1655,84 @@ static void test_file_resync_linear(void)
 }
 
 /*
+ * A file with checksums (the header of @base) whose bytes after the disk
+ * table are in-flight chunk headers 40 bytes apart, each claiming the rest
+ * of the file (@len bytes), each with its checksum right and none one a
+ * writer makes (rec_offset 0: the next header's high payload_size word).
+ * Made from the last back, each checksum over the ones after it.
+ */
+static uint8_t *iflt_fakes(const uint8_t *base, size_t len)
+{
+	const struct iotrace_file_hdr *h = (const void *)base;
+	struct iotrace_file_chunk ch;
+	uint8_t *b = calloc(1, len);
+	size_t o, n = 0;
+
+	if (!b)
+		return NULL;
+	memcpy(b, base, h->hdr_size);
+	while (h->hdr_size + (n + 1) * sizeof(ch) + 32 <= len)
+		n++;
+	while (n--) {
+		o = h->hdr_size + n * sizeof(ch);
+		memset(&ch, 0, sizeof(ch));
+		ch.magic = IOTRACE_CHUNK_INFLIGHT;
+		ch.hdr_size = sizeof(ch);
+		ch.payload_size = (len - o - sizeof(ch)) / 8 * 8;
+		ch.nr_records = 1;
+		ch.crc = iot_file_chunk_crc(&ch, sizeof(ch), b + o + sizeof(ch),
+					    ch.payload_size);
+		memcpy(b + o, &ch, sizeof(ch));
+	}
+	return b;
+}
+
+/*
+ * What the parse checksums of such a file grows linearly with its size:
+ * the chunks whose checksum matches and that are not taken are charged
+ * to the budget (fi->crc_left) as those whose checksum does not match.
+ * The bytes checksummed (fi->crc_bytes, not a time): at most the file's
+ * three times (a chunk the resync finds is checksummed again when it is
+ * read) and IOT_CRC_SLACK, and twice the file costs at most about twice
+ * as much.  (Before, each header was checksummed over the rest of the
+ * file: len^2 / 80 bytes, 4 times as much for twice the file.)
+ */
+static void test_file_crc_budget_linear(void)
+{
+	struct iot_file_info *fi = calloc(1, sizeof(*fi));
+	uint64_t cost[2], lens[2] = { 128 << 10, 256 << 10 };
+	char err[IOT_ERR_LEN];
+	struct fctx f = { 0 };
+	size_t len;
+	uint8_t *base = mem_file(20, &len), *b;
+	unsigned int k;
+	int ret;
+
+	CHECK(fi && base, "no memory");
+	for (k = 0; k < 2; k++) {
+		b = iflt_fakes(base, lens[k]);
+		CHECK(b, "no memory");
+		ret = iot_file_parse(b, lens[k], fi, file_cb, &f, err,
+				     sizeof(err));
+		free(b);
+		CHECK(!ret && fi->crc && !f.n && fi->salvaged,
+		      "%llu bytes of in-flight fakes: %s",
+		      (unsigned long long)lens[k], ret ? err : "taken");
+		cost[k] = fi->crc_bytes;
+		CHECK(cost[k] <= 3 * lens[k] + IOT_CRC_SLACK,
+		      "%llu bytes of in-flight fakes: %llu bytes checksummed",
+		      (unsigned long long)lens[k], (unsigned long long)cost[k]);
+	}
+	CHECK(cost[1] <= cost[0] * 22 / 10,
+	      "twice the file, %.2f times the bytes checksummed (%llu, %llu)",
+	      (double)cost[1] / cost[0], (unsigned long long)cost[0],
+	      (unsigned long long)cost[1]);
+	free(base);
+	iot_file_info_free(fi);
+	free(fi);
+}
+
+/*
  * A file of @nd disks of @np parts each and one records chunk (disk 0's
  * first of mem_file(): 10 records of part 1), no trailer; *@len its size.
  */
@@ -4085,6 +4163,8 @@ static const struct {
 	  test_file_changed_in_place },
 	{ "unit_file_resync_of_many_fake_chunks_linear",
 	  test_file_resync_linear },
+	{ "unit_file_inflight_fakes_checksummed_linear",
+	  test_file_crc_budget_linear },
 	{ "unit_file_parts_declared_cost_no_memory", test_file_many_parts },
 	{ "unit_file_resync_at_the_first_valid_chunk",
 	  test_file_resync_earliest },
