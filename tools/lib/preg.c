@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "iot.h"
 
@@ -333,16 +334,68 @@ static int rd_at(const struct core_rd *c, void *dst, size_t n, uint64_t off)
 }
 
 /*
+ * The bytes the core @c holds: its file's size (a regular file), or its
+ * length in memory; UINT64_MAX when that is not known.
+ */
+static uint64_t core_size(const struct core_rd *c)
+{
+	struct stat st;
+
+	if (c->fd < 0)
+		return c->len;
+	if (fstat(c->fd, &st) || !S_ISREG(st.st_mode))
+		return UINT64_MAX;
+	return (uint64_t)st.st_size;
+}
+
+/**
+ * struct core_past - what of an ELF core its file does not hold.
+ * @seg: the first PT_LOAD segment whose bytes go past the end of the file.
+ * @seg_past: how many bytes past the end it claims; 0: none does.
+ * @reg_off: the file offset of the first region header that checks and
+ *	whose region goes past the end of the file.
+ * @reg_past: how many bytes past the end that region claims; 0: none.
+ */
+struct core_past {
+	uint64_t seg, seg_past, reg_off, reg_past;
+};
+
+/* Why no region was found in the core (@p: what its file does not hold). */
+static void core_none(const struct iot_preg *r, const struct core_past *p,
+		      char *err, size_t errlen)
+{
+	if (p->reg_past)
+		snprintf(err, errlen,
+			 "%s: the persistent region at byte %llu claims %llu bytes past the end of the file: cut short or not an ELF core of this machine",
+			 r->label, (unsigned long long)p->reg_off,
+			 (unsigned long long)p->reg_past);
+	else if (p->seg_past)
+		snprintf(err, errlen,
+			 "%s: no iotrace persistent region in the core's memory it holds, and its ELF segment %llu claims %llu bytes past the end of the file: cut short or not an ELF core of this machine",
+			 r->label, (unsigned long long)p->seg,
+			 (unsigned long long)p->seg_past);
+	else
+		snprintf(err, errlen,
+			 "%s: no iotrace persistent region in the core's memory (was the module loaded with persist=, and does the dump hold the reserved range?)",
+			 r->label);
+}
+
+/*
  * Find the region in the ELF64 core @c: the first page-aligned physical
  * address of a PT_LOAD segment holding a header that checks, of a region
  * a module writes (LIVE); copy region_size bytes from there into r->own.
+ * Only what the file holds is looked at: a segment or a region that
+ * claims more (a core cut short, or a header's sizes that are not this
+ * file's) is said as such, and nothing is allocated for bytes the file
+ * does not have.
  * Return: 0, or -1 with @err set.
  */
 static int from_core(struct iot_preg *r, const struct core_rd *c, char *err,
 		     size_t errlen)
 {
 	uint8_t eh[64], ph[56], *blk;
-	uint64_t phoff, i, k;
+	uint64_t phoff, i, k, size = core_size(c);
+	struct core_past past = { 0, 0, 0, 0 };
 	uint16_t phentsize, phnum;
 	int ret = -1;
 
@@ -358,7 +411,7 @@ static int from_core(struct iot_preg *r, const struct core_rd *c, char *err,
 	if (!blk)
 		return ERR("out of memory"), -1;
 	for (i = 0; i < phnum; i++) {
-		uint64_t off, paddr, filesz, start;
+		uint64_t off, paddr, filesz, start, held;
 		uint32_t type;
 
 		if (rd_at(c, ph, sizeof(ph), phoff + i * phentsize)) {
@@ -371,6 +424,15 @@ static int from_core(struct iot_preg *r, const struct core_rd *c, char *err,
 		memcpy(&filesz, ph + 32, 8);
 		if (type != 1)
 			continue;
+		/* what of the segment the file holds */
+		held = off < size ? size - off : 0;
+		if (filesz > held) {
+			if (!past.seg_past) {
+				past.seg = i;
+				past.seg_past = filesz - held;
+			}
+			filesz = held;
+		}
 		start = (PREG_PAGE - paddr % PREG_PAGE) % PREG_PAGE;
 		for (k = start; k + IOTRACE_PREG_HDR_SIZE <= filesz;
 		     k += SCAN_BLOCK) {
@@ -397,16 +459,17 @@ static int from_core(struct iot_preg *r, const struct core_rd *c, char *err,
 				 */
 				if (h->magic != IOTRACE_PREG_MAGIC ||
 				    h->state != IOTRACE_PREG_LIVE ||
-				    hdr_bad(h, h->region_size) ||
-				    h->region_size > filesz - at)
+				    hdr_bad(h, h->region_size))
 					continue;
-				/* bytes in memory: no more than they hold */
-				if (c->fd < 0 &&
-				    (off + at > c->len ||
-				     h->region_size > c->len - (off + at))) {
-					ERR("%s: cut short in the region",
-					    r->label);
-					goto out;
+				/* no more than the file holds (filesz) */
+				if (h->region_size > filesz - at) {
+					if (!past.reg_past &&
+					    h->region_size > size - (off + at)) {
+						past.reg_off = off + at;
+						past.reg_past = h->region_size -
+							(size - (off + at));
+					}
+					continue;
 				}
 				r->len = h->region_size;
 				r->own = malloc(r->len);
@@ -427,9 +490,7 @@ static int from_core(struct iot_preg *r, const struct core_rd *c, char *err,
 			}
 		}
 	}
-	snprintf(err, errlen,
-		 "%s: no iotrace persistent region in the core's memory (was the module loaded with persist=, and does the dump hold the reserved range?)",
-		 r->label);
+	core_none(r, &past, err, errlen);
 out:
 	free(blk);
 	return ret;

@@ -206,6 +206,23 @@ def core(img, at):
     return bytes(f + seg1 + seg2)
 
 
+def huge_core():
+    """A core of 1 MiB whose one PT_LOAD segment claims 64 GiB, holding at
+    its start a region header that claims 48 GiB."""
+    seg = bytearray(1 << 20)
+    seg[0:4096] = header(48 << 30, 0, 0, bytes(range(16)))
+    eh = bytearray(64)
+    eh[0:4] = b"\x7fELF"
+    eh[4], eh[5], eh[6] = 2, 1, 1
+    struct.pack_into("<HHIQQQIHHHHHH", eh, 16, 4, 62, 1, 0, 64, 0, 0,
+                     64, 56, 1, 0, 0, 0)
+    ph = struct.pack("<IIQQQQQQ", 1, 7, 4096, 0, 0, 64 << 30, 64 << 30,
+                     PAGE)
+    f = eh + ph
+    f += bytes(4096 - len(f))
+    return bytes(f + seg)
+
+
 def run(path, *args):
     p = subprocess.run([IOT, "previous", *args, path], capture_output=True,
                        text=True, check=False)
@@ -383,6 +400,28 @@ def main():
     rc, o, err = run(p)
     check("previous_core_truncated", rc == 1 and "cut short" in err,
           err + o)
+    # a core cut in the region: the region's bytes past the end said
+    c = core(img, 5 * PAGE)
+    at = 4096 + 3 * PAGE + 5 * PAGE
+    cut = at + len(img) // 2
+    open(p, "wb").write(c[:cut])
+    rc, o, err = run(p)
+    want = ("cut.core: the persistent region at byte %d claims %d bytes "
+            "past the end of the file: cut short or not an ELF core of "
+            "this machine" % (at, len(img) - len(img) // 2))
+    check("previous_core_cut_in_the_region", rc == 1 and want in err,
+          err + o)
+    # a 1 MiB core whose segment claims 64 GiB and whose region header
+    # 48 GiB: said as such, nothing allocated for what is not there (it
+    # was "out of memory", an abort under ASan)
+    p = os.path.join(TMP, "huge.core")
+    open(p, "wb").write(huge_core())
+    rc, o, err = run(p)
+    want = ("huge.core: the persistent region at byte 4096 claims %d "
+            "bytes past the end of the file: cut short or not an ELF core "
+            "of this machine" % ((48 << 30) - (1 << 20)))
+    check("previous_core_claims_more_than_the_file",
+          rc == 1 and want in err and "memory" not in err, err + o)
     sources(img, reg, trace, cf)
     inflight(reg, trace, cf)
     inflight_pid()
