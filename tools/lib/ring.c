@@ -614,6 +614,42 @@ int iot_ring_copy_run(const struct iot_ring *ring, uint32_t part,
 	return r;
 }
 
+/*
+ * The lowest first sequence number above @seq of CPU @cpu's chunks (one
+ * scan of the chunk headers), or UINT64_MAX when none is above.
+ */
+static uint64_t next2(const struct iot_ring *ring, uint32_t cpu, uint64_t seq)
+{
+	uint64_t best = UINT64_MAX;
+	struct iot_chunk_ref r;
+	uint32_t k;
+
+	((struct iot_ring *)ring)->cache.nscan++;
+	for (k = 0; k < ring->nr_chunks; k++)
+		if (!chunk_read2(ring, k, &r) && r.cpu == cpu &&
+		    r.first > seq && r.first < best)
+			best = r.first;
+	return best;
+}
+
+/*
+ * Past record @seq of @part, found gone (iot_ring_gone()), below @head:
+ * where the gap it begins ends, so that a reader steps over it at once.
+ * 2.x: the next chunk of the CPU's above @seq, or @head when none is
+ * above: no chunk holds a number in between (one that did would hold
+ * @seq too, or be above it), so each is gone as @seq is.  1.x: @seq + 1.
+ */
+static uint64_t gap_end(const struct iot_ring *ring, uint32_t part,
+			uint64_t seq, uint64_t head)
+{
+	uint64_t nx;
+
+	if (!ring->v2)
+		return seq + 1;
+	nx = next2(ring, part, seq);
+	return nx < head ? nx : head;
+}
+
 /**
  * iot_ring_snapshot() - hand every record present in the ring to @cb.
  * @ring: the ring.
@@ -662,14 +698,20 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 		c->completed += head + dropped + filtered;
 		for (s = from; s < head && !ret; s++) {
 			if (iot_ring_copy(ring, p, s, buf)) {
+				uint64_t nx;
+
 				/*
-				 * Overwritten since we read head, or not yet
+				 * Overwritten since we read head (the whole
+				 * gap it begins, in one step), or not yet
 				 * published (head counts records started).
 				 */
-				if (iot_ring_gone(ring, p, s))
-					c->overwritten++;
-				else
+				if (!iot_ring_gone(ring, p, s)) {
 					c->torn++;
+					continue;
+				}
+				nx = gap_end(ring, p, s, head);
+				c->overwritten += nx - s;
+				s = nx - 1;
 				continue;
 			}
 			c->present++;
@@ -850,17 +892,11 @@ uint64_t iot_ring_lo(const struct iot_ring *ring, uint32_t part)
 uint64_t iot_ring_next(const struct iot_ring *ring, uint32_t part,
 		       uint64_t seq)
 {
-	uint64_t best = UINT64_MAX;
-	struct iot_chunk_ref r;
-	uint32_t k;
+	uint64_t best;
 
 	if (!ring->v2)
 		return seq + 1;
-	((struct iot_ring *)ring)->cache.nscan++;
-	for (k = 0; k < ring->nr_chunks; k++)
-		if (!chunk_read2(ring, k, &r) && r.cpu == part &&
-		    r.first > seq && r.first < best)
-			best = r.first;
+	best = next2(ring, part, seq);
 	return best == UINT64_MAX ? seq + 1 : best;
 }
 
@@ -953,7 +989,8 @@ int iot_ring_follow_poll(struct iot_ring_follow *f, iot_rec_cb cb, void *arg)
 			f->cur[p] = head - ring->part_records;
 		}
 		for (s = f->cur[p]; s < head; s++) {
-			int r = iot_ring_copy(ring, p, s, rec);
+			int r = iot_ring_copy(ring, p, s, rec), gone;
+			uint64_t nx;
 
 			/*
 			 * A clear during the copy: the record may be the next
@@ -964,10 +1001,18 @@ int iot_ring_follow_poll(struct iot_ring_follow *f, iot_rec_cb cb, void *arg)
 				cleared = 1;
 				break;
 			}
-			if (r == 2 && !iot_ring_gone(ring, p, s))
+			gone = r && iot_ring_gone(ring, p, s);
+			if (r == 2 && !gone)
 				break;	/* being written: next time */
+			if (r && !gone) {
+				f->lost++;	/* torn */
+				continue;
+			}
 			if (r) {
-				f->lost++;
+				/* the whole gap it begins, in one step */
+				nx = gap_end(ring, p, s, head);
+				f->lost += nx - s;
+				s = nx - 1;
 				continue;
 			}
 			ret = cb(arg, 0, (const struct iotrace_record *)rec);
