@@ -401,17 +401,24 @@ def test_install():
            p.stderr + "\n".join(left))
 
 
+def region_and_file(kind, name, saved):
+    """A region of tests/pregcheck.py (its option @kind) at @name, and
+    the trace file "previous -o" writes of it at @saved: both paths."""
+    reg = path(name)
+    subprocess.run([sys.executable, os.path.join(TOOLS, "tests",
+                                                 "pregcheck.py"),
+                    kind, path("r2.ring"), reg], check=True)
+    prev = path(saved)
+    subprocess.run([CTL, "previous", reg, "-o", prev], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return reg, prev
+
+
 def test_inflight():
     """Trace.inflight(): the requests in flight of a previous boot's
     region (tests/pregcheck.py's) and of the trace file "previous -o"
     writes of it, against "iotracectl inflight -o csv"."""
-    reg = path("region")
-    subprocess.run([sys.executable, os.path.join(TOOLS, "tests",
-                                                 "pregcheck.py"),
-                    "--region", path("r2.ring"), reg], check=True)
-    prev = path("prev.iot")
-    subprocess.run([CTL, "previous", reg, "-o", prev], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    reg, prev = region_and_file("--region", "region", "prev.iot")
     for name, src in (("region", reg), ("trace_file", prev)):
         want = list(csv.DictReader(io.StringIO(ctl_csv(
             "inflight", "-o", "csv", src).decode())))
@@ -453,13 +460,7 @@ def test_inflight():
     # what the region had no room for (iotrace_source_room()): a layout
     # 1.4 region's counts and the file saved of it; layout 1.0 counts no
     # evictions
-    room = path("room.region")
-    subprocess.run([sys.executable, os.path.join(TOOLS, "tests",
-                                                 "pregcheck.py"),
-                    "--region-room", path("r2.ring"), room], check=True)
-    roomf = path("room.iot")
-    subprocess.run([CTL, "previous", room, "-o", roomf], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    room, roomf = region_and_file("--region-room", "room.region", "room.iot")
     for name, src, want in (("region_1_4", room, (3, 2)),
                             ("trace_file_1_4", roomf, (3, 2)),
                             ("region_1_0", reg, (0, None)),
