@@ -404,8 +404,8 @@ static int cmd_room(struct iotrace_source *src)
 		printf("room none\n");
 		return m.flags || m.refused || m.evicted ? -2 : 0;
 	}
-	for (i = 0; i < sizeof(m.reserved) / sizeof(m.reserved[0]); i++)
-		if (m.reserved[i])
+	for (i = 0; i < sizeof(m.reserved); i++)
+		if (((const unsigned char *)m.reserved)[i])
 			return -2;
 	printf("room");
 	if (m.flags & IOTRACE_ROOM_REFUSED)
