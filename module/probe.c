@@ -213,11 +213,12 @@ static u16 iotrace_flush_rflags(const struct request *rq)
 
 /*
  * The slot of the flush request @rq of @d: the flush slot kept for it, or
- * the first free one, claimed; NULL if none is left.  The block layer keeps a flush request per
- * flush queue (one per hardware queue, chosen by the submitting CPU), but
- * runs it on the hardware queue of the write it borrows its tag from
- * (blk_kick_flush()): two CPUs' polled writes go to one poll queue, and
- * their flush queues' requests can be in flight on it at the same time.
+ * the first free one, claimed; NULL if none is left.  The block layer
+ * keeps a flush request per flush queue (one per hardware queue, chosen
+ * by the submitting CPU), but runs it on the hardware queue of the write
+ * it borrows its tag from (blk_kick_flush()): two CPUs' polled writes go
+ * to one poll queue, and their flush queues' requests can be in flight
+ * on it at the same time.
  * So a flush slot is kept for a flush request, not for a hardware queue;
  * there are as many as hardware queues, so as flush queues.  None left
  * (the queues were replaced, and their new flush requests are not those
@@ -698,8 +699,8 @@ static noinline void iotrace_trig_requeue(struct iotrace_disk *d,
  * is re-issued, and the status of this attempt must not outlive it: a
  * retry that succeeds records no stale failure.
  */
-static void iotrace_slot_untag_attempt(struct iotrace_slot *s,
-				       struct request *rq)
+static __always_inline void iotrace_slot_untag_attempt(struct iotrace_slot *s,
+						       struct request *rq)
 {
 	if (READ_ONCE(s->cmd_rq) == rq)
 		WRITE_ONCE(s->cmd_rq, NULL);
@@ -772,10 +773,7 @@ static __always_inline void iotrace_slot_untag(struct iotrace_slot *s,
 {
 	if (READ_ONCE(s->sub_rq) == rq)
 		WRITE_ONCE(s->sub_rq, NULL);
-	if (READ_ONCE(s->cmd_rq) == rq)
-		WRITE_ONCE(s->cmd_rq, NULL);
-	if (READ_ONCE(s->status_rq) == rq)
-		WRITE_ONCE(s->status_rq, NULL);
+	iotrace_slot_untag_attempt(s, rq);
 }
 
 /* The request is done: nothing of it may be seen by the next one. */
