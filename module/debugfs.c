@@ -759,9 +759,10 @@ static const struct file_operations iotrace_prof_fops = {
  * are reached through /dev/iotrace and netlink (iotrace_debugfs_root stays
  * NULL, and no disk gets a directory).
  *
- * Return: 0.
+ * Context: module load, after every step that can fail (an open file
+ * holds a reference to the module that a failing load does not wait for).
  */
-int iotrace_debugfs_init(void)
+void iotrace_debugfs_init(void)
 {
 	struct dentry *root;
 
@@ -769,7 +770,7 @@ int iotrace_debugfs_init(void)
 	if (IS_ERR_OR_NULL(root)) {
 		pr_info("iotrace: no debugfs (%ld): rings through /dev/iotrace and netlink only\n",
 			PTR_ERR(root));
-		return 0;
+		return;
 	}
 	iotrace_debugfs_root = root;
 	debugfs_create_file("status", 0400, root, NULL, &iotrace_status_fops);
@@ -777,7 +778,6 @@ int iotrace_debugfs_init(void)
 #ifdef IOTRACE_PROF
 	debugfs_create_file("prof", 0600, root, NULL, &iotrace_prof_fops);
 #endif
-	return 0;
 }
 
 void iotrace_debugfs_exit(void)

@@ -32,6 +32,11 @@ struct hlist_head iotrace_disk_hash[1 << IOTRACE_HASH_BITS];
 static const struct device_type *iotrace_disk_type;
 /* Until the disks= selection was checked, nothing is enabled. */
 static bool iotrace_loading = true;
+/*
+ * Disks get their files at attach (iotrace_mutex): set by
+ * iotrace_disks_publish() once the load cannot fail.
+ */
+static bool iotrace_files_on;
 
 static void iotrace_disk_release(struct kref *kref)
 {
@@ -871,12 +876,37 @@ static void iotrace_mpath_unlink(struct iotrace_disk *h)
 			RCU_INIT_POINTER(p->head, NULL);
 }
 
+/*
+ * Give @d its debugfs directory and its device.  Without the directory,
+ * @need_dir: none of them; else the device all the same (said).
+ * Context: iotrace_mutex held.
+ * Return: 0 or the errno of the debugfs directory, with @need_dir.
+ */
+static int iotrace_disk_add_files(struct iotrace_disk *d, bool need_dir)
+{
+	int ret;
+
+	lockdep_assert_held(&iotrace_mutex);
+	ret = iotrace_debugfs_add_disk(d);
+	if (ret && need_dir)
+		return ret;
+	if (ret)
+		pr_warn("iotrace: %s: no debugfs directory: %d\n", d->name,
+			ret);
+	ret = iotrace_chardev_add(d);
+	if (ret)
+		pr_warn("iotrace: %s: no /dev/iotrace device: %d\n", d->name,
+			ret);
+	return 0;
+}
+
 /**
  * iotrace_disk_publish() - make a new ring visible: debugfs, its device, the list,
  *	the probes' lookup list @head; enable it if selected; announce it.
  * @d: from iotrace_disk_alloc(), its key (@gd or controller keys) set.
  * @head: hash bucket (disks) or controller list, RCU.
  *
+ * While the module loads, the files are left to iotrace_disks_publish().
  * On failure @d is freed.
  *
  * Return: 0 or the errno of the debugfs directory.
@@ -886,16 +916,14 @@ int iotrace_disk_publish(struct iotrace_disk *d, struct hlist_head *head)
 	int ret;
 
 	mutex_lock(&iotrace_mutex);
-	ret = iotrace_debugfs_add_disk(d);
-	if (ret) {
-		mutex_unlock(&iotrace_mutex);
-		iotrace_disk_put(d);
-		return ret;
+	if (iotrace_files_on) {
+		ret = iotrace_disk_add_files(d, true);
+		if (ret) {
+			mutex_unlock(&iotrace_mutex);
+			iotrace_disk_put(d);
+			return ret;
+		}
 	}
-	ret = iotrace_chardev_add(d);
-	if (ret)
-		pr_warn("iotrace: %s: no /dev/iotrace device: %d\n", d->name,
-			ret);
 	d->attached = true;
 	list_add_tail(&d->node, &iotrace_disks);
 	iotrace_nl_list_changed();
@@ -1109,6 +1137,27 @@ int iotrace_disks_check_selection(void)
 out:
 	mutex_unlock(&iotrace_mutex);
 	return ret;
+}
+
+/**
+ * iotrace_disks_publish() - the load cannot fail any more: give every disk
+ *	and controller attached so far its files, and each later one its own
+ *	at attach.
+ *
+ * A file opened during a load that then failed would hold the module's
+ * code past its unloading: the load creates no file before this.  A disk
+ * whose debugfs directory cannot be made stays traced, through its device
+ * and netlink.
+ */
+void iotrace_disks_publish(void)
+{
+	struct iotrace_disk *d;
+
+	mutex_lock(&iotrace_mutex);
+	iotrace_files_on = true;
+	list_for_each_entry(d, &iotrace_disks, node)
+		iotrace_disk_add_files(d, false);
+	mutex_unlock(&iotrace_mutex);
 }
 
 /* Detach everything; the rings live on while files still hold them. */

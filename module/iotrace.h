@@ -689,6 +689,7 @@ bool iotrace_preg_owns(const void *p);
 void iotrace_preg_free(void *p);
 void iotrace_preg_free_removed(void *p);
 void iotrace_preg_abort(void);
+void iotrace_preg_publish(void);
 void iotrace_preg_discard(void *p);
 void iotrace_preg_adopt(struct iotrace_disk *d);
 int iotrace_preg_set_ident(struct iotrace_disk *d, const char *model,
@@ -1448,6 +1449,7 @@ int iotrace_slot_tables_get(struct iotrace_disk *d,
 			    struct iotrace_slot_tables *w);
 void iotrace_slot_tables_put(struct iotrace_slot_tables *w);
 int iotrace_disks_init(void);
+void iotrace_disks_publish(void);
 void iotrace_disks_exit(void);
 bool iotrace_disk_selected(const char *name);
 int iotrace_disks_check_selection(void);
@@ -1460,7 +1462,7 @@ void iotrace_ctrls_exit(void);
 unsigned int iotrace_ctrls_count(void);
 
 /* debugfs.c */
-int iotrace_debugfs_init(void);
+void iotrace_debugfs_init(void);
 void iotrace_debugfs_exit(void);
 int iotrace_debugfs_add_disk(struct iotrace_disk *d);
 void iotrace_debugfs_remove_disk(struct iotrace_disk *d);
@@ -1488,7 +1490,8 @@ void iotrace_chardev_remove(struct iotrace_disk *d);
 /* netlink.c: control over generic netlink, events */
 #define IOTRACE_NL_OVERFLOW	0	/* nl_flags: overwrote since reset */
 #define IOTRACE_NL_OVF_SENT	1	/* nl_flags: overflow announced */
-int iotrace_netlink_init(void);
+void iotrace_netlink_init(void);
+int iotrace_netlink_register(void);
 void iotrace_netlink_exit(void);
 void iotrace_nl_disk_event(struct iotrace_disk *d, bool added);
 void iotrace_nl_note_overflow(struct iotrace_disk *d);

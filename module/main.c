@@ -241,38 +241,40 @@ static int __init iotrace_init(void)
 	ret = iotrace_comm_init();
 	if (ret)
 		return ret;
-	ret = iotrace_debugfs_init();
-	if (ret)
-		goto err_comm;
+	iotrace_netlink_init();
 	ret = iotrace_preg_init();
 	if (ret)
-		goto err_debugfs;
+		goto err_netlink;
 	ret = iotrace_nvme_init();
 	if (ret)
 		goto err_preg;
-	ret = iotrace_netlink_init();
-	if (ret)
-		goto err_nvme;
 	ret = iotrace_disks_init();
 	if (ret)
-		goto err_netlink;
+		goto err_nvme;
 	ret = iotrace_disks_check_selection();
 	if (ret)
 		goto err_disks;
+	ret = iotrace_netlink_register();
+	if (ret)
+		goto err_disks;
+	/*
+	 * Nothing below fails: a file or netlink dump opened during a load
+	 * that fails would call the module's code after it is freed.
+	 */
+	iotrace_debugfs_init();
+	iotrace_preg_publish();
+	iotrace_disks_publish();
 	return 0;
 
 err_disks:
 	iotrace_preg_abort();
 	iotrace_disks_exit();
-err_netlink:
-	iotrace_netlink_exit();
 err_nvme:
 	iotrace_nvme_exit();
 err_preg:
 	iotrace_preg_unwind();
-err_debugfs:
-	iotrace_debugfs_exit();
-err_comm:
+err_netlink:
+	iotrace_netlink_exit();
 	iotrace_comm_exit();
 	return ret;
 }

@@ -36,6 +36,8 @@
 #include "cmd.h"
 
 static struct genl_family iotrace_nl_family;
+/* set once the family is registered: events before it have no listener */
+static bool iotrace_nl_registered;
 
 static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_PAD]			= { .type = NLA_REJECT },
@@ -427,6 +429,8 @@ static void iotrace_nl_send_event(struct iotrace_disk *d, u8 cmd, bool full)
 	struct sk_buff *skb;
 
 	lockdep_assert_held(&iotrace_mutex);
+	if (!READ_ONCE(iotrace_nl_registered))
+		return;
 	skb = genlmsg_new(full ? NLMSG_GOODSIZE : NLMSG_DEFAULT_SIZE,
 			  GFP_KERNEL);
 	if (!skb)
@@ -488,6 +492,8 @@ void iotrace_nl_trig_send(struct iotrace_disk *d,
 	void *hdr;
 
 	lockdep_assert_held(&iotrace_mutex);
+	if (!READ_ONCE(iotrace_nl_registered))
+		return;
 	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!skb)
 		return;
@@ -1503,24 +1509,40 @@ static struct genl_family iotrace_nl_family = {
 };
 
 /**
- * iotrace_netlink_init() - register the family (before disks attach, whose
- *	events it carries).
+ * iotrace_netlink_init() - set up the work that sends events (before any
+ *	disk is enabled, whose probes queue it).  The family itself is
+ *	registered by iotrace_netlink_register(), once the load cannot fail.
+ */
+void iotrace_netlink_init(void)
+{
+	init_irq_work(&iotrace_nl_ovf_irq_work, iotrace_nl_ovf_irq);
+	iotrace_trig_init();
+}
+
+/**
+ * iotrace_netlink_register() - register the family: the last step of the
+ *	load that can fail.
+ *
+ * A request or dump started on the family holds a reference to the module
+ * that a failing load does not wait for, so nothing after this may fail.
+ * Events of disks attached before it are not sent: nobody can listen yet.
  *
  * Return: 0 or a negative errno.
  */
-int iotrace_netlink_init(void)
+int iotrace_netlink_register(void)
 {
 	int ret;
 
-	init_irq_work(&iotrace_nl_ovf_irq_work, iotrace_nl_ovf_irq);
-	iotrace_trig_init();
 	/* every command: strict attributes, reserved header field zero */
 	iotrace_genl_resv_start_op(&iotrace_nl_family, IOTRACE_CMD_LIST);
 	ret = genl_register_family(&iotrace_nl_family);
-	if (ret)
+	if (ret) {
 		pr_err("iotrace: cannot register generic netlink family: %d\n",
 		       ret);
-	return ret;
+		return ret;
+	}
+	WRITE_ONCE(iotrace_nl_registered, true);
+	return 0;
 }
 
 /* After the disks are gone: no probe can queue an overflow any more. */
@@ -1529,5 +1551,8 @@ void iotrace_netlink_exit(void)
 	iotrace_trig_exit();
 	irq_work_sync(&iotrace_nl_ovf_irq_work);
 	cancel_work_sync(&iotrace_nl_ovf_work);
+	if (!iotrace_nl_registered)
+		return;
+	WRITE_ONCE(iotrace_nl_registered, false);
 	genl_unregister_family(&iotrace_nl_family);
 }

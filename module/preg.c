@@ -1150,11 +1150,25 @@ static const struct file_operations iotrace_prev_release_fops = {
 	.llseek		= noop_llseek,
 };
 
-static void iotrace_prev_publish(void)
+/**
+ * iotrace_preg_publish() - create the files of the previous boot's trace:
+ *	previous and previous_release in debugfs, /dev/iotrace/previous.
+ *
+ * Context: module load, after every step that can fail (an open file
+ * holds a reference to the module that a failing load does not wait for),
+ * after iotrace_debugfs_init().
+ */
+void iotrace_preg_publish(void)
 {
 	struct iotrace_preg *r = &iotrace_preg;
 	int ret;
 
+	if (!r->va)
+		return;
+	if (iotrace_debugfs_root)
+		r->prev_rel = debugfs_create_file("previous_release", 0200,
+						  iotrace_debugfs_root, NULL,
+						  &iotrace_prev_release_fops);
 	if (!r->prev)
 		return;
 	if (iotrace_debugfs_root)
@@ -1200,11 +1214,6 @@ int iotrace_preg_init(void)
 	queue_delayed_work(IOTRACE_WQ, &r->anchor, HZ);
 	r->panic_nb.notifier_call = iotrace_preg_panic;
 	atomic_notifier_chain_register(&panic_notifier_list, &r->panic_nb);
-	iotrace_prev_publish();
-	if (iotrace_debugfs_root)
-		r->prev_rel = debugfs_create_file("previous_release", 0200,
-						  iotrace_debugfs_root, NULL,
-						  &iotrace_prev_release_fops);
 	static_branch_enable(&iotrace_preg_key);
 	pr_info("iotrace: persist: rings and in-flight tables in %zu bytes of persistent memory\n",
 		r->size);

@@ -4,7 +4,11 @@
 #
 # badparams: an unparsable or out-of-range buf_size, or a bad disks= value,
 # fails the load with a kernel log line naming the parameter, the value and
-# (for buf_size) the range; nothing stays behind.  Good values load.
+# (for buf_size) the range; nothing stays behind.  Good values load.  A
+# refused load never showed iotrace's debugfs directory, a device or its
+# netlink family, not even for a moment (loadwatch.py: inotify on debugfs
+# and /dev, and nlctrl's notify group, around the insmod); the same watch
+# sees all three of a load that succeeds.
 #
 # idle: with no disk enabled no probe is attached.  Observable independent of
 # iotrace's own status file: the function tracer counts calls of iotrace's
@@ -28,6 +32,9 @@ ktap_header
 
 # ---- badparams ---------------------------------------------------
 badparams() {
+	local out watch
+
+	out=$(mktemp -d)
 	nullb_mod nr_devices=1
 	unload_iotrace
 	bad=(buf_size=1k buf_size=63K buf_size=2G buf_size=12Q buf_size=-1
@@ -35,13 +42,17 @@ badparams() {
 	     buf_size=99999999999999999999 disks=nosuchdisk disks=nullb0,nosuchdisk
 	     'disks=a/b' disks=,nullb0 disks=abcdefghijklmnopqrstuvwxyz0123456789
 	     buf_size=000000000000000000000000000000004M)
+	watch="$IOTRACE_SRC/selftests/iotrace/loadwatch.py"
+	: > "$out/seen"
 	for p in "${bad[@]}"; do
 		dmesg -C
-		if insmod "$IOTRACE_KO" "$p" 2> /dev/null; then
+		if python3 "$watch" insmod "$IOTRACE_KO" "$p" \
+			> "$out/seen.1" 2> /dev/null; then
 			ktap_fail "insmod $p refused"
 			rmmod iotrace
 			continue
 		fi
+		sed "s|^|$p: |" "$out/seen.1" >> "$out/seen"
 		ktap_ok "insmod $p refused"
 		key=${p%%=*}
 		val=${p#*=}
@@ -55,6 +66,22 @@ badparams() {
 	ktap_check "range in the message" sh -c \
 		"insmod $IOTRACE_KO buf_size=2G 2>/dev/null; dmesg | grep -q 'out of range 65536..1073741824'"
 	ktap_check "nothing left behind" test ! -e /sys/module/iotrace -a ! -e "$IOT"
+	# A refused load (here: disks= names a missing disk, refused after
+	# every disk was attached) must not have shown a debugfs file, a
+	# device or the netlink family even for a moment: one opened then
+	# would run the module's code after the failed load freed it.
+	sed 's/^/# /' "$out/seen"
+	ktap_check "a refused load never showed a file, device or netlink family" \
+		test ! -s "$out/seen"
+	# The watch itself sees all three of a load that succeeds.
+	python3 "$watch" insmod "$IOTRACE_KO" buf_size=64K disks=none \
+		> "$out/seen.ok" 2> /dev/null
+	sed 's/^/# loaded: /' "$out/seen.ok"
+	ktap_check "the watch sees the files, device and family of a load" \
+		sh -c "grep -qx 'debugfs iotrace' $out/seen.ok &&
+		       grep -qx 'genl new iotrace' $out/seen.ok &&
+		       grep -Eqx 'dev iotrace|dev/iotrace nullb0' $out/seen.ok"
+	unload_iotrace
 	load_iotrace buf_size=64K disks=none
 	ktap_check "buf_size=64K disks=none loads, no probe attached" \
 		test "$(iot_status probes)" = 0 -a "$(iot_stat nullb0 enabled)" = 0
