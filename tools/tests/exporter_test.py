@@ -533,6 +533,40 @@ def main():
            om.endswith('# EOF\n') and why[-1] == 0,
            'exporter_http_up_0_when_unreachable', why)
 
+    # a scrape's errors are said at most once a minute, not at every
+    # scrape (any client can scrape in a loop), the first one at once:
+    # 30 scrapes without the module, each answered with iotrace_up 0, and
+    # one line saying why; 30 with a disk whose reply is refused, each
+    # counting it in iotrace_scrape_errors, and a few lines (at most 5)
+    def scrape_30(env):
+        """30 scrapes of an exporter with @env: ([(status, scrape_state)],
+        its exit status, its stderr)."""
+        p, port = start_http(env)
+        got = []
+        if port:
+            for _ in range(30):
+                st, h, body = get(port)
+                got.append((st, scrape_state_of(body.decode())))
+        rc = stop(p) if port else 'did not listen'
+        return got, rc, p.stderr.read().decode('utf-8', 'replace')
+
+    if os.path.exists('/sys/module/iotrace'):
+        print('PASS exporter_http_no_module_said_once # SKIP the iotrace '
+              'module is loaded')
+    else:
+        got, rc, err = scrape_30({k: v for k, v in ENV.items()
+                                  if k != 'IOTRACE_METRICS_DIR'})
+        said = [ln for ln in err.splitlines() if 'serving http' not in ln]
+        result(rc == 0 and got == [(200, ([0], [0], set()))] * 30 and
+               len(said) == 1 and 'iotrace module loaded?' in said[0],
+               'exporter_http_no_module_said_once',
+               (rc, sorted(set(map(str, got))), len(said), said[-2:]))
+    got, rc, err = scrape_30(dict(ENV, IOTRACE_METRICS_DIR=edir))
+    n = err.count('bad length')
+    result(rc == 0 and got == [(200, ([1], [1], {'nullb0'}))] * 30 and
+           1 <= n <= 5, 'exporter_http_disk_error_said_not_each_scrape',
+           (rc, sorted(set(map(str, got))), n, err[-300:]))
+
     # HTTP
     p, port = start_http()
     result(port, 'exporter_http_listens')

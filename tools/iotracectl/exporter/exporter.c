@@ -11,7 +11,9 @@
  * again after a scrape that had metrics).  The scrape says itself whether
  * the LIST was answered (iotrace_up) and how many GET_METRICS failed
  * otherwise (iotrace_scrape_errors), so that an exporter that cannot see
- * the kernel is not taken for a host without disks.
+ * the kernel is not taken for a host without disks.  Why is logged at
+ * most once a minute (a few lines for disks), the first time at once:
+ * any client can scrape in a loop (scrape_log()).
  *
  * The HTTP server runs in libmicrohttpd's own threads: a small pool of
  * poll(2) loops (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL with
@@ -73,8 +75,9 @@
 #define EXP_THREADS		4
 #define EXP_CONN_LIMIT		4000
 #define EXP_CONN_PER_IP		16	/* a scraper needs one or two */
-#define EXP_LIMIT_LOG_S		60	/* "limit reached" said at most this often */
+#define EXP_LIMIT_LOG_S		60	/* a rate-limited log line's period */
 #define EXP_MHD_LOG_BURST	5	/* other messages, per EXP_LIMIT_LOG_S */
+#define EXP_DISK_LOG_BURST	5	/* disk read errors, per EXP_LIMIT_LOG_S */
 #define EXP_CONN_TIMEOUT_S	10	/* idle: no byte read or written */
 #define EXP_REQ_DEADLINE_S	15	/* a request answered, from its start */
 /* libmicrohttpd's own limit: room for connections shut down, not closed */
@@ -106,6 +109,79 @@ struct exp {
  */
 static int exp_said_nodata;
 
+/**
+ * struct exp_ratelog - a kind of log line, said at most @burst times in
+ * EXP_LIMIT_LOG_S seconds.
+ * @burst: lines said in a period, at most.
+ * @period_ns: when the current period began (CLOCK_MONOTONIC), 0: never.
+ * @said: lines said in it.
+ * @more: lines not said since the last one said.
+ */
+struct exp_ratelog {
+	unsigned int burst;
+	uint64_t period_ns;
+	unsigned int said;
+	unsigned long more;
+};
+
+static pthread_mutex_t exp_log_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Under exp_log_mu: 1 when a line of @rl is said now, with *@more the
+ * number of its lines not said before it; 0 when it is not (counted).
+ * A period begins with the first line said after the previous one ended.
+ */
+static int ratelog_ok(struct exp_ratelog *rl, unsigned long *more)
+{
+	uint64_t now = iot_now(CLOCK_MONOTONIC);
+
+	if (!rl->period_ns ||
+	    now - rl->period_ns >= EXP_LIMIT_LOG_S * 1000000000ull) {
+		rl->period_ns = now;
+		rl->said = 0;
+	}
+	if (rl->said >= rl->burst) {
+		rl->more++;
+		return 0;
+	}
+	rl->said++;
+	*more = rl->more;
+	rl->more = 0;
+	return 1;
+}
+
+static struct exp_ratelog src_rl = { .burst = 1 };
+static struct exp_ratelog disk_rl = { .burst = EXP_DISK_LOG_BURST };
+
+/*
+ * A scrape's error @err, of the kind @rl: said unless the kind has said
+ * its lines of the period (then counted), the next line said ending with
+ * the count and @more_what.  Every scrape reads the kernel afresh and any
+ * client that reaches the port can scrape in a loop, so that a source
+ * that cannot be reached (src_rl: the module not loaded, the LIST
+ * failing) would be said at every scrape: it is said at most once every
+ * EXP_LIMIT_LOG_S seconds, the first time at once (the reason for
+ * iotrace_up 0; --once says it too).  A disk whose metrics cannot be
+ * read (disk_rl) would be said at every scrape too, and disks may fail
+ * for different reasons: up to EXP_DISK_LOG_BURST lines a period, so
+ * that the first scrape names a few failing disks, not only the first
+ * (iotrace_scrape_errors counts them all).
+ */
+static void scrape_log(struct exp_ratelog *rl, const char *err,
+		       const char *more_what)
+{
+	unsigned long more;
+
+	pthread_mutex_lock(&exp_log_mu);
+	if (ratelog_ok(rl, &more)) {
+		fprintf(stderr, "iotracectl: exporter: %s", err);
+		if (more)
+			fprintf(stderr, " (%lu %s)", more, more_what);
+		fputc('\n', stderr);
+	}
+	pthread_mutex_unlock(&exp_log_mu);
+}
+
 static int disk_wanted(const struct exp *x, const char *name)
 {
 	if (x->have_inc && regexec(&x->inc, name, 0, NULL, 0))
@@ -122,10 +198,11 @@ static int disk_wanted(const struct exp *x, const char *name)
  * @buf: set to a malloc()ed buffer, free() it.
  * @len: set to its length.
  *
- * Problems with one disk are logged and leave it out, counted in
- * iotrace_scrape_errors unless the disk is gone or the module keeps no
- * metrics; a module that is not loaded (or a LIST that fails) gives an
- * exposition without disks and iotrace_up 0.
+ * Problems with one disk are logged (rate-limited: scrape_log()) and
+ * leave it out, counted in iotrace_scrape_errors unless the disk is gone
+ * or the module keeps no metrics; a module that is not loaded (or a LIST
+ * that fails) gives an exposition without disks and iotrace_up 0, and is
+ * logged the same way.
  *
  * Return: 0, or -1 when out of memory.
  */
@@ -142,12 +219,10 @@ static int exp_collect(const struct exp *x, enum iot_prom_fmt fmt,
 	int ret = 0, up = 0;
 
 	s = iot_msrc_open(err, sizeof(err));
-	if (!s)
-		iot_err("exporter: %s", err);
-	else if (iot_msrc_list(s, &rows, &nrows, err, sizeof(err)))
-		iot_err("exporter: %s", err);
-	else
+	if (s && !iot_msrc_list(s, &rows, &nrows, err, sizeof(err)))
 		up = 1;
+	else
+		scrape_log(&src_rl, err, "more since this was last said");
 	if (nrows) {
 		m = calloc(nrows, sizeof(*m));
 		if (!m) {
@@ -173,7 +248,8 @@ static int exp_collect(const struct exp *x, enum iot_prom_fmt fmt,
 			break;
 		}
 		if (r) {
-			iot_err("exporter: %s", err);
+			scrape_log(&disk_rl, err,
+				   "more disk errors left out before this one");
 			errors++;
 			if (r == -EOPNOTSUPP)
 				break;
@@ -402,50 +478,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	return ret;
 }
 
-/**
- * struct exp_ratelog - a kind of log line, said at most @burst times in
- * EXP_LIMIT_LOG_S seconds.
- * @burst: lines said in a period, at most.
- * @period_ns: when the current period began (CLOCK_MONOTONIC), 0: never.
- * @said: lines said in it.
- * @more: lines not said since the last one said.
- */
-struct exp_ratelog {
-	unsigned int burst;
-	uint64_t period_ns;
-	unsigned int said;
-	unsigned long more;
-};
-
-static pthread_mutex_t exp_log_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct exp_ratelog limit_rl = { .burst = 1 };
 static struct exp_ratelog mhd_rl = { .burst = EXP_MHD_LOG_BURST };
 static struct exp_ratelog evict_rl = { .burst = 1 };
 static struct exp_ratelog late_rl = { .burst = 1 };
-
-/*
- * Under exp_log_mu: 1 when a line of @rl is said now, with *@more the
- * number of its lines not said before it; 0 when it is not (counted).
- * A period begins with the first line said after the previous one ended.
- */
-static int ratelog_ok(struct exp_ratelog *rl, unsigned long *more)
-{
-	uint64_t now = iot_now(CLOCK_MONOTONIC);
-
-	if (!rl->period_ns ||
-	    now - rl->period_ns >= EXP_LIMIT_LOG_S * 1000000000ull) {
-		rl->period_ns = now;
-		rl->said = 0;
-	}
-	if (rl->said >= rl->burst) {
-		rl->more++;
-		return 0;
-	}
-	rl->said++;
-	*more = rl->more;
-	rl->more = 0;
-	return 1;
-}
 
 /*
  * libmicrohttpd says "Server reached connection limit" for every
