@@ -621,7 +621,7 @@ static ssize_t iotrace_enable_write(struct file *file, const char __user *buf,
 	int ret;
 
 	/* control, as over netlink: not the file's mode alone */
-	if (!capable(CAP_SYS_ADMIN))
+	if (!iotrace_file_admin(file))
 		return -EPERM;
 	ret = kstrtobool_from_user(buf, count, &on);
 	if (ret)
@@ -643,7 +643,7 @@ static ssize_t iotrace_clear_write(struct file *file, const char __user *buf,
 {
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
+	if (!iotrace_file_admin(file))
 		return -EPERM;
 	ret = iotrace_disk_clear(file->private_data);
 	return ret ? ret : count;
@@ -735,7 +735,7 @@ static int iotrace_prof_open(struct inode *inode, struct file *file)
 static ssize_t iotrace_prof_write(struct file *file, const char __user *buf,
 				  size_t len, loff_t *ppos)
 {
-	if (!capable(CAP_SYS_ADMIN))
+	if (!iotrace_file_admin(file))
 		return -EPERM;
 	iotrace_prof_clear();
 	return len;

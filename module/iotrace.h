@@ -6,6 +6,8 @@
 #define _IOTRACE_INTERNAL_H
 
 #include <linux/types.h>
+#include <linux/capability.h>
+#include <linux/user_namespace.h>
 #include <linux/sizes.h>
 #include <linux/kref.h>
 #include <linux/refcount.h>
@@ -1460,6 +1462,23 @@ struct iotrace_disk *iotrace_ctrl_lookup(const void *key);
 int iotrace_ctrls_init(void);
 void iotrace_ctrls_exit(void);
 unsigned int iotrace_ctrls_count(void);
+
+/**
+ * iotrace_file_admin() - may a write to @file change iotrace's state?
+ * @file: a control file (debugfs enable, clear, previous_release, prof).
+ *
+ * As over netlink (netlink_capable()), both the process that opened
+ * @file and the one writing must have CAP_SYS_ADMIN: a descriptor opened
+ * without it gains nothing when passed to a process that has it, nor one
+ * opened with it when passed to a process without.
+ *
+ * Return: true if both have it.
+ */
+static inline bool iotrace_file_admin(const struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN) &&
+	       capable(CAP_SYS_ADMIN);
+}
 
 /* debugfs.c */
 void iotrace_debugfs_init(void);

@@ -1136,7 +1136,7 @@ static ssize_t iotrace_prev_release_write(struct file *file,
 					  const char __user *buf,
 					  size_t count, loff_t *ppos)
 {
-	if (!capable(CAP_SYS_ADMIN))
+	if (!iotrace_file_admin(file))
 		return -EPERM;
 	if (iotrace_preg.prev)
 		pr_info("iotrace: persist: the previous boot's trace released\n");

@@ -176,6 +176,36 @@ idle() {
 	return 0
 }
 
+# ---- fdpass ------------------------------------------------------
+# A control file opened without CAP_SYS_ADMIN (uid 0, the capability out
+# of the bounding set: the 0600 mode lets it open) and passed to a process
+# that has it changes nothing, as over netlink; one opened with it works.
+fdpass() {
+	local fp="$IOTRACE_SRC/selftests/iotrace/fdpass.py" got
+	local noadm=(setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin)
+
+	if ! "${noadm[@]}" true 2> /dev/null; then
+		ktap_skip "fdpass: setpriv cannot drop CAP_SYS_ADMIN"
+		return
+	fi
+	nullb_mod nr_devices=1 irqmode=0
+	load_iotrace disks=none
+	got=$(python3 "$fp" "${noadm[@]}" -- "$IOT/nullb0/enable" 1)
+	ktap_check "enable opened without CAP_SYS_ADMIN, written with it: $got" \
+		test "$got" = EPERM -a "$(iot_stat nullb0 enabled)" = 0
+	got=$(python3 "$fp" -- "$IOT/nullb0/enable" 1)
+	ktap_check "enable opened and written with CAP_SYS_ADMIN: $got" \
+		test "$got" = ok -a "$(iot_stat nullb0 enabled)" = 1
+	dd if=/dev/nullb0 of=/dev/null bs=4k count=8 iflag=direct 2> /dev/null
+	got=$(python3 "$fp" "${noadm[@]}" -- "$IOT/nullb0/clear" 1)
+	ktap_check "clear opened without CAP_SYS_ADMIN, written with it: $got" \
+		test "$got" = EPERM -a "$(iot_stat nullb0 completed)" -ge 8
+	got=$(python3 "$fp" -- "$IOT/nullb0/clear" 1)
+	ktap_check "clear opened and written with CAP_SYS_ADMIN: $got" \
+		test "$got" = ok -a "$(iot_stat nullb0 completed)" = 0
+	unload_iotrace
+}
+
 # ---- inflight ----------------------------------------------------
 inflight() {
 	out=$(mktemp -d)
@@ -235,5 +265,6 @@ inflight() {
 
 badparams
 idle
+fdpass
 inflight
 ktap_finish
