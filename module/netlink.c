@@ -344,6 +344,7 @@ static int iotrace_nl_fill(struct sk_buff *skb, struct iotrace_disk *d,
 	struct iotrace_disk_mem mem;
 	u64 held, rec, ovw, drop, filt;
 	u32 soff, roff, rsize;
+	unsigned int prev_seq = cb ? cb->prev_seq : 0;
 	bool layout;
 	void *hdr;
 
@@ -419,6 +420,13 @@ done:
 	genlmsg_end(skb, hdr);
 	return 0;
 err:
+	/*
+	 * The check marked this message, which is not sent, and noted the
+	 * generation as seen: put it back, so that the message that takes
+	 * this one's place in the next part of the dump is marked.
+	 */
+	if (cb)
+		cb->prev_seq = prev_seq;
 	genlmsg_cancel(skb, hdr);
 	return -EMSGSIZE;
 }
