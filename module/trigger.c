@@ -157,10 +157,14 @@ static void iotrace_trig_workfn(struct work_struct *work)
 		n = atomic_long_inc_return(&ts->events);
 		iotrace_nl_trig_send(d, &ev, supp, n);
 	}
-	mutex_unlock(&iotrace_mutex);
-	/* a new hold: the expiry work finds when it ends */
+	/*
+	 * A new hold: the expiry work finds when it ends.  Under the mutex,
+	 * as the expiry work arms itself: its later call would put this one
+	 * off until the end of another disk's hold.
+	 */
 	if (hold)
 		mod_delayed_work(IOTRACE_WQ, &iotrace_hold_work, 0);
+	mutex_unlock(&iotrace_mutex);
 }
 
 /* ---- the hold ------------------------------------------------------------ */
@@ -326,10 +330,14 @@ static void iotrace_hold_expire_fn(struct work_struct *work)
 		if (!next || left < next)
 			next = left;
 	}
-	mutex_unlock(&iotrace_mutex);
+	/*
+	 * Armed under the mutex: a hold the trigger work sees after this
+	 * scan arms the work at once after this (iotrace_trig_workfn()).
+	 */
 	if (next)
 		mod_delayed_work(IOTRACE_WQ, &iotrace_hold_work,
 				 nsecs_to_jiffies(next) + 1);
+	mutex_unlock(&iotrace_mutex);
 }
 
 /*
