@@ -2244,7 +2244,6 @@ struct mqent {
  * @nr: records in the chunk.
  * @disk: disk index.
  * @part: ring part.
- * @key: sort key of the record at @idx.
  * @done: no record left.
  * @own: the part's chunks after @known are found by walking the file
  *	from @known_end, not by the scan (its chunk could not be queued).
@@ -2262,7 +2261,6 @@ struct mstream {
 	const uint8_t *payload;
 	uint32_t first, cnt;
 	uint32_t idx, nr, disk, part;
-	uint64_t key;
 	int done, own;
 	uint64_t known, known_end, last;
 	uint32_t qhead, qtail;
@@ -2432,6 +2430,12 @@ static void mstream_start(const uint8_t *b, struct iot_file_info *fi,
 		    chunk_rs(fi, &ch));
 }
 
+/* @s's record @s->idx, in memory */
+static const uint8_t *mstream_at(const struct mstream *s)
+{
+	return s->payload + (uint64_t)(s->idx - s->first) * s->rs;
+}
+
 /* the merge key of the record at @p, read in place (no file_rec()) */
 static uint64_t mkey(const uint8_t *p, int by_start)
 {
@@ -2450,6 +2454,61 @@ static uint64_t mkey(const uint8_t *p, int by_start)
 }
 
 /**
+ * struct mhent - a cursor with records left, in the merge's heap.
+ * @key: the merge key of its next record (mkey()).
+ * @cur: its index in iot_fmerge.m.
+ */
+struct mhent {
+	uint64_t key;
+	uint32_t cur;
+};
+
+/*
+ * Whether @a's record comes before @b's: the smaller key first, and of
+ * equal keys the cursor of the lower index (the lower disk, then part),
+ * so that the heap's first is the record a search of the cursors in
+ * their order for the first of the smallest key would find.
+ */
+static int mh_before(const struct mhent *a, const struct mhent *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key;
+	return a->cur < b->cur;
+}
+
+/**
+ * mh_down() - sift an entry of a binary min-heap down to its place.
+ * @h: the heap: every entry before its two children (mh_before()), but
+ *	for @h[@i], which may come after those below it.
+ * @n: entries in @h.
+ * @i: the entry out of place.
+ *
+ * Return: the comparisons it made (iot_file_info.merge_cmps): two a level
+ * at most, 2 log2(@n) in all.
+ */
+static unsigned int mh_down(struct mhent *h, uint32_t n, uint32_t i)
+{
+	struct mhent e = h[i];
+	unsigned int cmps = 0;
+	uint32_t c;
+
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n) {
+			cmps++;
+			if (mh_before(&h[c + 1], &h[c]))
+				c++;
+		}
+		cmps++;
+		if (!mh_before(&h[c], &e))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = e;
+	return cmps;
+}
+
+/**
  * struct iot_fmerge - a merge of a trace file's (disk, part) streams, read
  *	one record at a time (iot_fmerge_next()).
  * @b: the file.
@@ -2457,10 +2516,12 @@ static uint64_t mkey(const uint8_t *p, int by_start)
  * @by_start: merged by start time, else by completion time.
  * @err: the read failed after the record handed out last: -3 next.
  * @sc: the scan of the chunk headers.
- * @m: the cursors, one per (disk, part) with records.
- * @act: the cursors with records left, in the order of @m.
+ * @m: the cursors, one per (disk, part) with records, in disk and part
+ *	order.
+ * @h: the cursors with records left, a binary min-heap by their next
+ *	record's key, then their index (mh_before()): @h[0] comes next.
  * @n: cursors in @m.
- * @na: cursors in @act.
+ * @nh: cursors in @h.
  * @rec: the record handed out last.
  */
 struct iot_fmerge {
@@ -2468,8 +2529,9 @@ struct iot_fmerge {
 	struct iot_file_info *fi;
 	int by_start, err;
 	struct mscan sc;
-	struct mstream *m, **act;
-	unsigned int n, na;
+	struct mstream *m;
+	struct mhent *h;
+	uint32_t n, nh;
 	uint64_t rec[IOT_MAX_RECORD / 8];
 };
 
@@ -2486,7 +2548,7 @@ void iot_fmerge_free(struct iot_fmerge *fm)
 	for (i = 0; fm->m && i < fm->n; i++)
 		free(fm->m[i].pc.buf);
 	free(fm->m);
-	free(fm->act);
+	free(fm->h);
 	free(fm->sc.q);
 	free(fm);
 }
@@ -2535,10 +2597,10 @@ int iot_fmerge_new(const void *buf, size_t len, struct iot_file_info *fi,
 				fi->parts[d][p].cursor = n++;
 	m = calloc(n ? n : 1, sizeof(*m));
 	fm->m = m;
-	fm->act = calloc(n ? n : 1, sizeof(*fm->act));
+	fm->h = calloc(n ? n : 1, sizeof(*fm->h));
 	nq = fi->chunks < MQ_MAX ? fi->chunks : MQ_MAX;
 	fm->sc.q = malloc((nq ? nq : 1) * sizeof(*fm->sc.q));
-	if (!m || !fm->act || !fm->sc.q) {
+	if (!m || !fm->h || !fm->sc.q) {
 		ret = -2;
 		goto fail;
 	}
@@ -2573,9 +2635,12 @@ int iot_fmerge_new(const void *buf, size_t len, struct iot_file_info *fi,
 			}
 			if (s->done)
 				continue;
-			s->key = mkey(s->payload, by_start);
-			fm->act[fm->na++] = s;
+			fm->h[fm->nh].key = mkey(s->payload, by_start);
+			fm->h[fm->nh++].cur = fm->n - 1;
 		}
+	/* in index order, not yet a heap: made one (2 comparisons a cursor) */
+	for (i = fm->nh / 2; i-- > 0;)
+		fi->merge_cmps += mh_down(fm->h, fm->nh, i);
 	*out = fm;
 	return 0;
 fail:
@@ -2597,20 +2662,14 @@ int iot_fmerge_next(struct iot_fmerge *fm, unsigned int *disk,
 {
 	struct iot_file_info *fi = fm->fi;
 	struct mstream *s;
-	unsigned int si = 0, i;
 
 	if (fm->err)
 		return fm->err;
-	if (!fm->na)
+	if (!fm->nh)
 		return 0;
-	s = fm->act[0];
-	for (i = 1; i < fm->na; i++)
-		if (fm->act[i]->key < s->key) {
-			s = fm->act[i];
-			si = i;
-		}
-	file_rec(&fi->hdr, s->payload + (uint64_t)(s->idx - s->first) * s->rs,
-		 s->rs, (struct iotrace_record *)fm->rec);
+	s = &fm->m[fm->h[0].cur];
+	file_rec(&fi->hdr, mstream_at(s), s->rs,
+		 (struct iotrace_record *)fm->rec);
 	*disk = s->disk;
 	*r = (const struct iotrace_record *)fm->rec;
 	if (++s->idx == s->nr)
@@ -2622,14 +2681,12 @@ int iot_fmerge_next(struct iot_fmerge *fm, unsigned int *disk,
 		fm->err = -3;
 		return 1;
 	}
-	if (s->done) {
-		memmove(&fm->act[si], &fm->act[si + 1],
-			(fm->na - si - 1) * sizeof(*fm->act));
-		fm->na--;
-		return 1;
-	}
-	s->key = mkey(s->payload + (uint64_t)(s->idx - s->first) * s->rs,
-		      fm->by_start);
+	/* its next record, or the heap's last cursor, in its place */
+	if (s->done)
+		fm->h[0] = fm->h[--fm->nh];
+	else
+		fm->h[0].key = mkey(mstream_at(s), fm->by_start);
+	fi->merge_cmps += mh_down(fm->h, fm->nh, 0);
 	return 1;
 }
 
@@ -2646,17 +2703,20 @@ int iot_fmerge_next(struct iot_fmerge *fm, unsigned int *disk,
  *
  * Each part holds the requests that completed on one CPU, in about that
  * order: a cursor per part walks the file's chunks of that part and the
- * record with the smallest key of all cursors comes next, so the output
- * is in order up to the disorder within a part, whatever order the
- * chunks of the parts and disks have in the file.  The cursors start at
- * their part's first chunk and find the next ones with one scan of the
- * chunk headers they share (struct mscan): reading the file takes time in
- * proportion to its chunks, not to its chunks times its parts.  Memory: a
- * cursor per part with records (a disk's parts are as many as its CPUs,
- * few of which may have completed a request), a mapped file's records
- * read into a buffer per cursor (16 MB in all at most), and the scan's
- * queues (1.5 MB at most).  iot_fmerge_new() and iot_fmerge_next() give the same records
- * one at a time.
+ * record with the smallest key of all cursors comes next (of equal keys,
+ * that of the lowest disk, then part), so the output is in order up to
+ * the disorder within a part, whatever order the chunks of the parts and
+ * disks have in the file.  The cursors start at their part's first chunk
+ * and find the next ones with one scan of the chunk headers they share
+ * (struct mscan): reading the file takes time in proportion to its
+ * chunks, not to its chunks times its parts.  The cursors with records
+ * left are in a binary heap by their next record's key (struct mhent):
+ * a record costs at most 2 log2 of them key comparisons, not a search of
+ * them all.  Memory: a cursor per part with records (a disk's parts are
+ * as many as its CPUs, few of which may have completed a request), a
+ * mapped file's records read into a buffer per cursor (16 MB in all at
+ * most), and the scan's queues (1.5 MB at most).  iot_fmerge_new() and
+ * iot_fmerge_next() give the same records one at a time.
  *
  * A mapped file (@fi->drop_behind) is read as iot_file_parse() reads it;
  * should a read fail (the file cut while it is read), the merge stops

@@ -267,6 +267,9 @@ void iot_ring_follow_free(struct iot_ring_follow *f);
  *	that is taken as damaged unread (chunk_check()).
  * @crc_bytes: the bytes the parse checksummed (the measure of its cost
  *	the tests check).
+ * @merge_cmps: the comparisons of two records' merge keys the merges of
+ *	the file made (iot_fmerge_next(): the measure of their cost the
+ *	tests check).
  * @salvaged: the file is not whole: no trailer, damaged chunks skipped,
  *	records missing that the trailer counts, or bytes after the trailer
  *	(iot_file_salvage_str()).
@@ -312,7 +315,7 @@ struct iot_file_info {
 	int drop_behind, fd, rd_err;
 	uint64_t changed_off;
 	int crc, salvaged, cut_why, mismatch, after_file;
-	uint64_t crc_left, crc_bytes;
+	uint64_t crc_left, crc_bytes, merge_cmps;
 	uint64_t end, cut, after, after_off, bad_chunks, bad_bytes, bad_off;
 	uint64_t unread;
 	unsigned int nr_skips;

@@ -1813,6 +1813,249 @@ static void test_file_many_parts(void)
 	in_child(file_many_parts, 60, 16);
 }
 
+/* records a chunk of mp_file() */
+#define MP_CHUNK	3
+
+/**
+ * struct mparts - a file of many parts (mp_file()) and the order its merge
+ *	is to give (mp_ref()).
+ * @nd: disks.
+ * @np: parts a disk.
+ * @per: records a part.
+ * @empty: every fifth part, from the fourth (part 3, 8, ...), has none.
+ * @key: per (disk, part, record), its completion and issue time.
+ * @next: per (disk, part), mp_ref()'s next record.
+ * @want: the records' ids (disk << 48 | part << 32 | record: their
+ *	sectors) in the merge's order.
+ * @n: records.
+ * @cursors: parts with records.
+ * @got: records the merge gave.
+ * @wrong: the first of them out of place + 1, 0: none.
+ */
+struct mparts {
+	uint32_t nd, np, per;
+	int empty;
+	uint64_t (*key)[2];
+	uint32_t *next;
+	uint64_t *want, n, cursors, got, wrong;
+};
+
+/* The records of (disk, part) @s (@s / @m->np, @s % @m->np) of @m. */
+static uint32_t mp_recs(const struct mparts *m, uint32_t s)
+{
+	return m->empty && s % m->np % 5 == 3 ? 0 : m->per;
+}
+
+/* The id of record @k of (disk, part) @s of @m. */
+static uint64_t mp_id(const struct mparts *m, uint32_t s, uint32_t k)
+{
+	return (uint64_t)(s / m->np) << 48 | (uint64_t)(s % m->np) << 32 | k;
+}
+
+/*
+ * The order the merge is defined to give by completion (or start) time:
+ * the record of the smallest key of the (disk, part)s' next ones, on
+ * equal keys the first (disk, part) in disk and part order.  A search of
+ * every part for every record: the definition, not a merge to use.
+ */
+static void mp_ref(struct mparts *m, int by_start)
+{
+	uint32_t ns = m->nd * m->np, s, best;
+	uint64_t i, k, bk = 0;
+
+	memset(m->next, 0, ns * sizeof(*m->next));
+	for (i = 0; i < m->n; i++) {
+		best = ns;
+		for (s = 0; s < ns; s++) {
+			if (m->next[s] == mp_recs(m, s))
+				continue;
+			k = m->key[(size_t)s * m->per + m->next[s]][by_start];
+			if (best == ns || k < bk) {
+				best = s;
+				bk = k;
+			}
+		}
+		m->want[i] = mp_id(m, best, m->next[best]++);
+	}
+}
+
+static int mp_cb(void *arg, unsigned int disk, const struct iotrace_record *r)
+{
+	struct mparts *m = arg;
+
+	(void)disk;
+	if (!m->wrong && (m->got >= m->n || r->sector != m->want[m->got]))
+		m->wrong = m->got + 1;
+	m->got++;
+	return 0;
+}
+
+/* Chunk @k (of MP_CHUNK records from record @k on) of @s, @m's keys. */
+static void mp_chunk(struct iot_writer *w, const struct mparts *m,
+		     uint32_t s, uint32_t k)
+{
+	struct iotrace_record r[MP_CHUNK];
+	uint32_t j, nr = mp_recs(m, s);
+	size_t x;
+
+	nr = nr > k + MP_CHUNK ? MP_CHUNK : nr > k ? nr - k : 0;
+	for (j = 0; j < nr; j++) {
+		x = (size_t)s * m->per + k + j;
+		synth_rec(&r[j], x);
+		r[j].complete_ns = m->key[x][0];
+		r[j].issue_ns = m->key[x][1];
+		r[j].rflags &= ~IOTRACE_RF_NO_ISSUE;
+		r[j].sector = mp_id(m, s, k + j);
+		r[j].seq = k + j;
+		r[j].issue_cpu = s % m->np;
+		r[j].complete_cpu = s % m->np;
+	}
+	if (nr)
+		iot_writer_chunk(w, s / m->np, s % m->np, k, r, nr);
+}
+
+/*
+ * @m's file, *@len its size: its keys drawn (a part's records a little
+ * out of order, most keys those of many parts), the parts' first chunks
+ * first, then their second ones...
+ */
+static uint8_t *mp_file(struct mparts *m, size_t *len)
+{
+	struct iot_counts *c = calloc(m->nd, sizeof(*c));
+	struct iot_disk *d = calloc(m->nd, sizeof(*d));
+	struct iot_writer w;
+	char *buf = NULL;
+	FILE *fp = open_memstream(&buf, len);
+	uint32_t s, k;
+	size_t x;
+
+	if (!c || !d || !fp) {
+		if (fp)
+			fclose(fp);
+		free(buf);
+		free(c);
+		free(d);
+		return NULL;
+	}
+	for (s = 0; s < m->nd; s++) {
+		snprintf(d[s].name, sizeof(d[s].name), "m%u", s);
+		d[s].nr_parts = m->np;
+	}
+	for (s = 0; s < m->nd * m->np; s++) {
+		m->cursors += mp_recs(m, s) > 0;
+		c[s / m->np].written += mp_recs(m, s);
+		for (k = 0; k < mp_recs(m, s); k++, m->n++) {
+			x = (size_t)s * m->per + k;
+			m->key[x][1] = 1000000 + 8 * k + rnd() % 16;
+			m->key[x][0] = m->key[x][1] + 1000 + rnd() % 16;
+		}
+	}
+	iot_writer_start(&w, fp, sizeof(struct iotrace_record), d, m->nd, 1,
+			 2, "rel", "host");
+	for (k = 0; k < m->per; k += MP_CHUNK)
+		for (s = 0; s < m->nd * m->np; s++)
+			mp_chunk(&w, m, s, k);
+	iot_writer_finish(&w, c, 3, 4);
+	fclose(fp);
+	free(c);
+	free(d);
+	return (uint8_t *)buf;
+}
+
+/*
+ * The merge of @m's file by completion and by start time: the records in
+ * the order mp_ref() defines, the comparisons of two keys it made a
+ * record in @per_rec[by_start].  Return: 0, else why not in @msg.
+ */
+static int mp_merge(struct mparts *m, double per_rec[2], char *msg,
+		    size_t len)
+{
+	struct iot_file_info *fi = calloc(1, sizeof(*fi));
+	uint8_t *b = NULL;
+	size_t flen = 0;
+	uint64_t cmps;
+	int by_start, ret = -2;
+
+	m->key = calloc((size_t)m->nd * m->np * m->per, sizeof(*m->key));
+	m->next = calloc((size_t)m->nd * m->np, sizeof(*m->next));
+	m->want = calloc((size_t)m->nd * m->np * m->per, sizeof(*m->want));
+	if (fi && m->key && m->next && m->want)
+		b = mp_file(m, &flen);
+	snprintf(msg, len, "no memory");
+	if (b)
+		ret = iot_file_parse(b, flen, fi, NULL, NULL, msg, len);
+	for (by_start = 0; !ret && by_start < 2; by_start++) {
+		mp_ref(m, by_start);
+		m->got = 0;
+		m->wrong = 0;
+		cmps = fi->merge_cmps;
+		ret = iot_file_merge(b, flen, fi, by_start, mp_cb, m);
+		per_rec[by_start] = (double)(fi->merge_cmps - cmps) / m->n;
+		if (!ret && (m->wrong || m->got != m->n))
+			ret = -1;
+		if (ret)
+			snprintf(msg, len,
+				 "by %s: %d, %llu records of %llu, the first out of place %llu",
+				 by_start ? "start" : "completion", ret,
+				 (unsigned long long)m->got,
+				 (unsigned long long)m->n,
+				 (unsigned long long)m->wrong);
+	}
+	free(b);
+	free(m->key);
+	free(m->next);
+	free(m->want);
+	if (fi)
+		iot_file_info_free(fi);
+	free(fi);
+	return ret;
+}
+
+/*
+ * A file's parts are merged as defined (mp_ref(): ties to the lowest disk
+ * and part, parts without records among the others), by completion and by
+ * start time, at a cost that grows with the logarithm of the parts: the
+ * comparisons of two keys (fi->merge_cmps, not a time) at most 2 log2 of
+ * the parts with records a record, and 2 a part to begin.  (Before, every
+ * record took a search of the parts with records left: 3,624 comparisons
+ * a record here for 4,096 parts, 8 s of CPU to show a million records of
+ * as many parts, 0.6 s with the heap.)
+ */
+static void test_file_merge_many_parts(void)
+{
+	static const struct {
+		uint32_t nd, np, per;
+		int empty;
+	} cs[] = { { 1, 4096, 6, 0 }, { 1, 512, 6, 0 }, { 2, 64, 8, 1 } };
+	double per_rec[ARRAY_SIZE(cs)][2] = { { 0 } }, most;
+	char msg[IOT_ERR_LEN + 128];
+	struct mparts m;
+	unsigned int i, lg;
+	int by_start;
+
+	for (i = 0; i < ARRAY_SIZE(cs); i++) {
+		memset(&m, 0, sizeof(m));
+		m.nd = cs[i].nd;
+		m.np = cs[i].np;
+		m.per = cs[i].per;
+		m.empty = cs[i].empty;
+		CHECK(!mp_merge(&m, per_rec[i], msg, sizeof(msg)),
+		      "%u parts (%u a disk): %s", m.nd * m.np, m.np, msg);
+		for (lg = 0; (1ull << lg) < m.cursors; lg++)
+			;
+		most = 2.0 * lg + 2.0 * m.cursors / m.n;
+		for (by_start = 0; by_start < 2; by_start++)
+			CHECK(per_rec[i][by_start] <= most,
+			      "%u parts (%u a disk) by %s: %.1f comparisons a record (at most %.1f)",
+			      m.nd * m.np, m.np,
+			      by_start ? "start" : "completion",
+			      per_rec[i][by_start], most);
+	}
+	for (i = 0; i < ARRAY_SIZE(cs); i++)
+		printf("# merge, %u parts: comparisons a record %.1f (completion), %.1f (start)\n",
+		       cs[i].nd * cs[i].np, per_rec[i][0], per_rec[i][1]);
+}
+
 /*
  * A damaged chunk whose sizes lead past intact chunks to a valid one
  * (the 3rd chunk of mem_file(200), its payload_size made to span the 4th
@@ -4264,6 +4507,8 @@ static const struct {
 	{ "unit_file_inflight_fakes_checksummed_linear",
 	  test_file_crc_budget_linear },
 	{ "unit_file_parts_declared_cost_no_memory", test_file_many_parts },
+	{ "unit_file_merge_of_many_parts_logarithmic",
+	  test_file_merge_many_parts },
 	{ "unit_file_resync_at_the_first_valid_chunk",
 	  test_file_resync_earliest },
 	{ "unit_file_triggers_those_the_parse_took",
