@@ -713,7 +713,7 @@ static uint64_t ts_count(const struct iot_series *s, int k)
 	size_t b;
 
 	for (b = 0; b < s->nb; b++)
-		n += s->b[b * IOT_NR_OPS + k].n;
+		n += iot_series_ops(s, b)[k].n;
 	return n;
 }
 
@@ -809,7 +809,7 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 	for (d = 0; d < nd; d++)
 		for (b = 0; b < s[d].nb; b++)
 			for (k = 0; k < IOT_NR_OPS; k++) {
-				v = ts_value(&s[d].b[b * IOT_NR_OPS + k],
+				v = ts_value(&iot_series_ops(&s[d], b)[k],
 					     s[d].width, what, &ok);
 				if (ok && v > vmax)
 					vmax = v;
@@ -844,7 +844,7 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 				if (t > span)
 					t = span;
 				px = PL + (span > 0 ? t / span : 0.5) * PW;
-				v = ts_value(&s[d].b[b * IOT_NR_OPS + k],
+				v = ts_value(&iot_series_ops(&s[d], b)[k],
 					     s[d].width, what, &ok);
 				if (!ok) {
 					if (open)
@@ -861,7 +861,7 @@ static int series_panel(struct svg *g, const struct plot *p, int what, int y0)
 					py = PH;
 				next = 0;
 				if (b + 1 < s[d].nb)
-					ts_value(&s[d].b[(b + 1) * IOT_NR_OPS + k],
+					ts_value(&iot_series_ops(&s[d], b + 1)[k],
 						 s[d].width, what, &next);
 				/* a value alone between gaps: a dot */
 				if (!prev && !next) {
@@ -1010,7 +1010,7 @@ static int plot_start(void *arg)
 	if (!w)
 		w = 1;
 	if (iot_series_init(&p->ss, p->src, p->disk, p->t0, p->t0,
-			    p->t1, w, p->sw.maxlat, NULL, NULL))
+			    p->t1, w, p->sw.maxlat, 0, NULL, NULL))
 		goto nomem;
 	p->seek = calloc((size_t)p->ss.nd * NCLASS * SEEK_W * SEEK_H,
 			 sizeof(*p->seek));

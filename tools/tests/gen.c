@@ -61,6 +61,10 @@
  *                                           tie, bursts, four CPUs' parts
  *                                           (the blktrace export's queue
  *                                           of events at its hardest)
+ *   gen longlat OUT N LAT                   a request a millisecond, three
+ *                                           in four in flight LAT to 2 x
+ *                                           LAT ns (stats --interval's
+ *                                           queue depth over hours)
  *   gen wide OUT N PARTS CHUNK [USED [ORDER]]
  *                                           one disk, the records dealt
  *                                           to PARTS parts in turn (to
@@ -1075,6 +1079,10 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "spread"))
 		return synth_write_spread(argv[2],
 					  strtoull(argv[3], NULL, 0)) ? 1 : 0;
+	if (argc == 5 && !strcmp(argv[1], "longlat"))
+		return synth_write_longlat(argv[2],
+					   strtoull(argv[3], NULL, 0),
+					   strtoull(argv[4], NULL, 0)) ? 1 : 0;
 	if (argc >= 6 && argc <= 8 && !strcmp(argv[1], "wide")) {
 		static const char *const orders[] = { "turn", "parts",
 						      "rparts" };

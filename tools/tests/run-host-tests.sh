@@ -965,6 +965,48 @@ for x in ts:
 		assert abs(float(row[0][9]) - o["queue_depth"]) <= 0.006, (row, o)' \
 		"$T/out" "$T/ts.json" >> "$T/err" 2>&1
 	result $? "stats_file_interval_sub_ms_and_qd_per_op$SFX" "$T/err"
+	# requests in flight for 30 to 48 minutes, over an --interval of
+	# 20 ms (145,000 intervals, three requests in four through 90,000
+	# or more): what is held is a slot per interval and those with a
+	# request beginning, ending or completing in them, not 1.7 KB per
+	# interval (250 MB here; the plain build's peak RSS, ASan's is no
+	# figure);
+	# --count N prints the first N intervals of the same, and holds
+	# those only: a grid of more than 1,000,000 intervals is refused,
+	# but not with a --count that cuts it
+	[ -s "$T/ll.trace" ] || build/gen longlat "$T/ll.trace" 2000 1800000000000
+	python3 - "$BIN" "$T/ll.trace" "$SFX" > "$T/why" 2>&1 <<'EOF_PY'
+import os, subprocess, sys
+b, f, sfx = sys.argv[1:]
+pid = os.fork()
+if not pid:
+	fd = os.open("/dev/null", os.O_WRONLY)
+	os.dup2(fd, 1)
+	os.execv(b, [b, "stats", "--interval", "20ms", f])
+_, st, ru = os.wait4(pid, 0)
+mb = ru.ru_maxrss / 1024
+print("# stats --interval 20ms: peak RSS %.0f MB" % mb)
+assert os.waitstatus_to_exitcode(st) == 0, st
+assert sfx or mb < 48, "peak RSS %.0f MB (limit 48)" % mb
+full = subprocess.run([b, "stats", "--interval", "20ms", "-o", "csv", f],
+		      capture_output=True, check=True).stdout.split(b"\n")
+assert len(full) > 280000, len(full)
+n = 0
+for c in ("1", "1000"):
+	out = subprocess.run([b, "stats", "--interval", "20ms", "-o", "csv",
+			      "--count", c, f], capture_output=True, check=True)
+	got = out.stdout.split(b"\n")[:-1]
+	assert got == full[:len(got)], "--count %s: not the first lines" % c
+	assert len(set(r.split(b",")[1] for r in got[1:])) == int(c), c
+r = subprocess.run([b, "stats", "--interval", "1us", f], capture_output=True)
+assert r.returncode == 2 and b"more than 1000000 intervals over the" in r.stderr, r
+r = subprocess.run([b, "stats", "--interval", "1us", "--count", "3", "-o",
+		    "json", f], capture_output=True, text=True)
+assert r.returncode == 0 and r.stdout.count("time_ns") == 3, r
+EOF_PY
+	rc=$?
+	grep '^#' "$T/why"
+	result $rc "stats_file_interval_long_requests_held_by_interval$SFX" "$T/why"
 	"$BIN" plot "$T/f2.trace" -o "$T/ts.svg" 2> "$T/err" &&
 	python3 -c 'import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()

@@ -728,3 +728,66 @@ int synth_write_spread(const char *path, uint64_t n)
 	free(pt);
 	return ret;
 }
+
+/**
+ * synth_write_longlat() - write the trace file of "gen longlat": @n
+ *	requests in flight for a long time.
+ * @path: the file to create.
+ * @n: records.
+ * @lat: the shortest long latency, ns.
+ *
+ * A request is issued every millisecond; three in four are in flight
+ * @lat to 2 x @lat (a stuck device: hours against a --interval of
+ * milliseconds), the others 50 us to 5 ms.  Reads and writes, two CPUs'
+ * parts, written as the recorder does: in completion order.
+ *
+ * Return: 0, or non-zero when the file could not be written.
+ */
+int synth_write_longlat(const char *path, uint64_t n, uint64_t lat)
+{
+	size_t cap = 1024;
+	struct big_heap h = { malloc(cap * sizeof(*h.v)), 0 };
+	struct big_part *pt = calloc(2, sizeof(*pt));
+	struct iotrace_record r, x;
+	struct iot_writer w;
+	FILE *fp = fopen(path, "wb");
+	uint64_t i;
+	int ret = 0;
+
+	if (!fp || !h.v || !pt || !lat) {
+		free(h.v);
+		free(pt);
+		if (fp)
+			fclose(fp);
+		return -1;
+	}
+	big_start(&w, fp, "long0", 2, "longlat");
+	for (i = 0; i < n && !ret; i++) {
+		uint64_t g = mix(i + 1);
+
+		memset(&r, 0, sizeof(r));
+		r.op = g & 1 ? IOTRACE_OP_WRITE : IOTRACE_OP_READ;
+		r.bytes = 4096u << ((g >> 4) % 4);
+		r.sector = (g >> 8) % (1u << 24) * 8;
+		r.issue_ns = 1000000000ull + i * 1000000;
+		if (i % 4)
+			r.complete_ns = r.issue_ns + lat + (g >> 24) % lat;
+		else
+			r.complete_ns = r.issue_ns + 50000 +
+					(g >> 24) % 5000000;
+		r.rflags = IOTRACE_RF_COMPLETE | IOTRACE_RF_QUEUE_VALID;
+		r.queue_ns = (g >> 16) % 20000;
+		r.issue_cpu = i % 2;
+		r.complete_cpu = (g >> 12) % 2;
+		/* what completed before this one was issued */
+		while (h.n && h.v[0].complete_ns <= r.issue_ns) {
+			big_pop(&h, &x);
+			big_out(&w, pt, x.complete_cpu, &x);
+		}
+		ret = spread_push(&h, &cap, &r);
+	}
+	ret |= big_finish(&w, fp, &h, pt, 2, n);
+	free(h.v);
+	free(pt);
+	return ret;
+}

@@ -20,5 +20,6 @@ uint64_t synth_check(const struct iotrace_record *r);
 void synth_stamp(struct iotrace_record *r, uint64_t id);
 int synth_write_big(const char *path, uint64_t n, int issue_order);
 int synth_write_spread(const char *path, uint64_t n);
+int synth_write_longlat(const char *path, uint64_t n, uint64_t lat);
 
 #endif

@@ -26,6 +26,7 @@
 #include "trigger.h"
 #include "watch.h"
 #include "stack.h"
+#include "series.h"
 #include "macros.h"
 
 static int failed_now;
@@ -554,6 +555,224 @@ static void test_window(void)
 			free(keys);
 		}
 	}
+}
+
+/* test_series_inflight(): its requests, the grid and what was handed out */
+#define SER_R		2000		/* requests */
+#define SER_W		1000ull		/* interval, ns */
+#define SER_T0		1000000ull	/* the grid's start */
+#define SER_LO		(SER_T0 + 300)	/* the window's: mid-interval */
+
+struct ser_test {
+	const struct iot_series_set *ss;
+	uint64_t nk;		/* intervals compared */
+	uint64_t *infl;		/* nk x IOT_NR_OPS, the reference's */
+	uint64_t *cnt;		/* the same, requests completed */
+	uint64_t *depth;	/* nk, time in flight, ns */
+	uint64_t next;		/* the interval to come */
+	uint64_t bad, bad_k;	/* intervals wrong, the first */
+};
+
+/* the part of interval @k the window covers, as stats prints it */
+static uint64_t ser_len(const struct iot_series_set *ss, uint64_t k,
+			uint64_t hi)
+{
+	uint64_t a = SER_T0 + k * SER_W, b = a + SER_W;
+
+	if (a < SER_LO)
+		a = SER_LO;
+	if (b > hi && k == ss->nb - 1)
+		b = hi;
+	return b > a ? b - a : SER_W;
+}
+
+/* interval @k against the reference */
+static void ser_check(struct ser_test *t, uint64_t k)
+{
+	const struct iot_series *s = &t->ss->s[0];
+	const struct iot_series_op *o = iot_series_ops(s, k);
+	int op, ok = k < t->nk;
+
+	if (ok)
+		ok = iot_series_depth(s, k) ==
+		     (double)t->depth[k] / ser_len(t->ss, k, s->hi);
+	for (op = 0; ok && op < IOT_NR_OPS; op++)
+		ok = o[op].inflight_ns == t->infl[k * IOT_NR_OPS + op] &&
+		     o[op].n == t->cnt[k * IOT_NR_OPS + op];
+	if (!ok && !t->bad++)
+		t->bad_k = k;
+}
+
+static void ser_emit_cb(void *arg, uint64_t k)
+{
+	struct ser_test *t = arg;
+
+	if (k != t->next++ && !t->bad++)
+		t->bad_k = k;
+	ser_check(t, k);
+}
+
+/*
+ * Request @r into the reference: its completion in its interval, its
+ * time in flight in each interval it overlaps from @base on (those
+ * before were handed out), one after the other.
+ */
+static void ser_ref(struct ser_test *t, const struct iotrace_record *r,
+		    uint64_t base)
+{
+	uint64_t l = r->issue_ns < SER_LO ? SER_LO : r->issue_ns, k;
+	int op = iot_stats_slot(r->op);
+
+	/* completed before the grid: in none */
+	if (r->complete_ns < SER_T0)
+		return;
+	k = (r->complete_ns - SER_T0) / SER_W;
+	if (k >= t->ss->nb)
+		k = t->ss->nb - 1;
+	if (k < t->nk)
+		t->cnt[k * IOT_NR_OPS + op]++;
+	if (l < SER_T0 + base * SER_W)
+		l = SER_T0 + base * SER_W;
+	for (k = (l - SER_T0) / SER_W; k < t->nk && l < r->complete_ns; k++) {
+		uint64_t e = SER_T0 + (k + 1) * SER_W;
+		uint64_t x = r->complete_ns < e ? r->complete_ns : e;
+
+		t->infl[k * IOT_NR_OPS + op] += x - l;
+		t->depth[k] += x - l;
+		l = x;
+	}
+}
+
+/*
+ * Two requests late, out of completion order (more than the window of
+ * stats' reads): one in the first interval not handed out yet, in flight
+ * @maxlat from before it (that part left out), one in the last handed
+ * out (left out).  Return: requests added.
+ */
+static uint64_t ser_late(struct ser_test *t, struct iot_series_set *ss,
+			 uint64_t maxlat)
+{
+	struct xrec x;
+
+	if (ss->base < 2)
+		return 0;
+	memset(&x, 0, sizeof(x));
+	x.r.op = IOTRACE_OP_WRITE;
+	x.r.rflags = IOTRACE_RF_COMPLETE;
+	x.r.complete_ns = SER_T0 + ss->base * SER_W + 10;
+	x.r.issue_ns = x.r.complete_ns > maxlat ? x.r.complete_ns - maxlat : 0;
+	ser_ref(t, &x.r, ss->base);
+	iot_series_add(ss, &x);
+	x.r.complete_ns = SER_T0 + ss->base * SER_W - 10;
+	x.r.issue_ns = x.r.complete_ns - 5 * SER_W;
+	iot_series_add(ss, &x);
+	return 2;
+}
+
+/* completion order */
+static int ser_cmp(const void *a, const void *b)
+{
+	const struct xrec *x = a, *y = b;
+
+	return x->r.complete_ns < y->r.complete_ns ? -1 :
+	       x->r.complete_ns > y->r.complete_ns;
+}
+
+/*
+ * stats --interval's queue depth: each request's time in flight, spread
+ * over the intervals it spans, against a reference that walks them one
+ * at a time, to the nanosecond (first and last interval in part, those
+ * between whole, the window's start mid-interval, issues before it,
+ * --count's intervals kept, requests on the intervals' boundaries, in
+ * one interval or two), the intervals handed out (stats) or kept
+ * (plot).  What it costs: at most three intervals touched a request
+ * (@work, not a time), whatever it spans; walking them was 1,000 to
+ * 1,500 a request here (a request in flight for hours over an --interval
+ * of milliseconds took seconds and a slot of 1.7 KB per interval).
+ */
+static void test_series_inflight(void)
+{
+	static const uint64_t keeps[3] = { 0, 1000, 1 };
+	struct xrec *rq = calloc(SER_R, sizeof(*rq));
+	struct iot_series_set ss;
+	struct ser_test t;
+	struct iot_src src;
+	uint64_t i, k, hi = 0, maxlat = 0;
+	unsigned int run;
+
+	CHECK(rq, "no memory");
+	for (i = 0; i < SER_R; i++) {
+		struct iotrace_record *r = &rq[i].r;
+		uint64_t g = rnd();
+
+		r->op = i % 3;
+		r->rflags = IOTRACE_RF_COMPLETE;
+		r->issue_ns = SER_T0 - 5 * SER_W + i * 700 + g % 37;
+		if (i % 7 == 1)		/* on a boundary */
+			r->issue_ns = r->issue_ns / SER_W * SER_W;
+		if (i % 5 == 0)		/* in one interval, or two */
+			r->complete_ns = r->issue_ns + g % (2 * SER_W);
+		else
+			r->complete_ns = r->issue_ns + 1000 * SER_W +
+					 (g >> 20) % (500 * SER_W);
+		if (i % 11 == 3)
+			r->complete_ns = r->complete_ns / SER_W * SER_W;
+		if (r->complete_ns < r->issue_ns)
+			r->complete_ns = r->issue_ns;
+		if (r->complete_ns > hi)
+			hi = r->complete_ns;
+		if (r->complete_ns - r->issue_ns > maxlat)
+			maxlat = r->complete_ns - r->issue_ns;
+	}
+	qsort(rq, SER_R, sizeof(*rq), ser_cmp);
+	memset(&src, 0, sizeof(src));
+	src.nr_disks = 1;
+	/* stats (whole, then --count 1000 and 1), then plot */
+	for (run = 0; run < 4; run++) {
+		uint64_t keep = keeps[run % 3], fed = 0;
+
+		memset(&t, 0, sizeof(t));
+		CHECK(!iot_series_init(&ss, &src, -1, SER_T0, SER_LO, hi,
+				       SER_W, maxlat, keep,
+				       run < 3 ? ser_emit_cb : NULL, &t),
+		      "iot_series_init");
+		t.ss = &ss;
+		t.nk = ss.keep;
+		t.infl = calloc(t.nk * IOT_NR_OPS, sizeof(*t.infl));
+		t.cnt = calloc(t.nk * IOT_NR_OPS, sizeof(*t.cnt));
+		t.depth = calloc(t.nk, sizeof(*t.depth));
+		CHECK(t.infl && t.cnt && t.depth, "no memory");
+		CHECK(t.nk == (keep ? keep : ss.nb) && ss.nb > 2000,
+		      "%llu intervals kept of %llu",
+		      (unsigned long long)t.nk, (unsigned long long)ss.nb);
+		/* the reference: interval by interval */
+		for (i = 0; i < SER_R; i++)
+			ser_ref(&t, &rq[i].r, 0);
+		for (i = 0; i < SER_R; i++, fed++) {
+			iot_series_add(&ss, &rq[i]);
+			if (i == SER_R / 2 && run < 3)
+				fed += ser_late(&t, &ss, maxlat);
+		}
+		iot_series_end(&ss);
+		for (k = 0; run == 3 && k < t.nk; k++)
+			ser_check(&t, k);
+		CHECK(!ss.nomem && ss.late_out == (run < 3) &&
+		      ss.late_pct == (run < 3) &&
+		      (run == 3 || t.next == t.nk) && !t.bad,
+		      "run %u: %llu of %llu intervals wrong, the first %llu (%llu handed out)",
+		      run, (unsigned long long)t.bad,
+		      (unsigned long long)t.nk, (unsigned long long)t.bad_k,
+		      (unsigned long long)t.next);
+		CHECK(ss.work <= 3 * fed,
+		      "run %u: the time in flight of %llu requests added to %llu intervals, one at a time (at most 3 a request)",
+		      run, (unsigned long long)fed,
+		      (unsigned long long)ss.work);
+		iot_series_free(&ss);
+		free(t.infl);
+		free(t.cnt);
+		free(t.depth);
+	}
+	free(rq);
 }
 
 static int count_cb(void *arg, unsigned int disk,
@@ -4482,6 +4701,8 @@ static const struct {
 	{ "unit_decoder_short_and_random_input", test_decoder_lengths },
 	{ "unit_status_strings_from_the_cache", test_status_cache },
 	{ "unit_window_order_vs_definition", test_window },
+	{ "unit_series_inflight_per_interval_constant_cost",
+	  test_series_inflight },
 	{ "unit_ring_snapshot_accounting", test_ring_snapshot },
 	{ "unit_ring_corrupt_and_truncated", test_ring_corrupt },
 	{ "unit_ring_v2_copy_unbounded_stride_no_overflow",

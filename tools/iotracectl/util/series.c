@@ -25,6 +25,29 @@ struct ser_lat {
 	struct iot_hist h;
 };
 
+/*
+ * One interval of a disk, allocated when a request first adds to it (an
+ * interval without one has nothing but, perhaps, requests in flight
+ * through the whole of it: struct iot_series's @run).
+ * @op: per operation, its summaries; @inflight_ns the time in flight of
+ *	the requests that begin or end in the interval, until it is final.
+ * @span: per operation, the requests in flight through the whole of
+ *	the intervals from this one on, less those through the whole of
+ *	the previous one (a difference: +1 in the interval after a
+ *	request's first, -1 in its last).
+ * @depth: the time in flight (all operations) of the requests that
+ *	begin or end in the interval, ns; once the interval is final, its
+ *	average queue depth.
+ * @next: the next summaries to use again (struct iot_series_set's
+ *	@free).
+ */
+struct ser_blk {
+	struct iot_series_op op[IOT_NR_OPS];
+	int64_t span[IOT_NR_OPS];
+	double depth;
+	struct ser_blk *next;
+};
+
 /* the records iot_sweep_run() puts in completion order at a time */
 #define SWEEP_WINDOW	16384
 
@@ -104,24 +127,31 @@ static void pct_select(uint64_t *v, size_t n, uint64_t *p50, uint64_t *p99)
  * @hi: end of the window: the last interval holds it.
  * @width: interval, ns (> 0).
  * @maxlat: the longest latency of the requests to come (iot_sweep).
+ * @keep: the intervals kept, the first @keep of the window's (stats
+ *	--count); 0: all of them.
  * @emit: NULL: keep every interval; else called with each interval once
  *	no request to come can change it (then its slot is used again).
  * @arg: its argument.
  *
  * A request belongs to the interval it completed in; its time in flight
  * (issue to completion) adds to the queue depth of every interval it
- * overlaps, in proportion.  Memory: the intervals held (all of them, or
- * those @maxlat spans), about 1.7 KB each per disk, and the latencies of
- * one interval (SERIES_EXACT_MAX per disk and operation, then a
- * histogram of 450 KB; as many again for the total latencies, when the
- * caller sets @ss->totals after this).
+ * overlaps, in proportion: in constant time, whatever it spans (the
+ * parts of its first and last interval, and a difference that the
+ * intervals between sum as they are made final).  Memory: a slot (8
+ * bytes) per interval held (those kept, or those @maxlat spans) per
+ * disk; about 1.8 KB per interval held in which a request completes or
+ * its time in flight begins or ends (until it is final; out of memory,
+ * @ss->nomem, its part is left out); and the latencies of one
+ * interval (SERIES_EXACT_MAX per disk and operation, then a histogram
+ * of 450 KB; as many again for the total latencies, when the caller
+ * sets @ss->totals after this).
  *
  * Return: 0, -1 (out of memory) or -2 (more than IOT_SERIES_MAX
- * intervals).
+ * intervals kept).
  */
 int iot_series_init(struct iot_series_set *ss, const struct iot_src *src,
 		    int disk, uint64_t anchor, uint64_t lo, uint64_t hi,
-		    uint64_t width, uint64_t maxlat,
+		    uint64_t width, uint64_t maxlat, uint64_t keep,
 		    void (*emit)(void *arg, uint64_t k), void *arg)
 {
 	uint64_t nb, cap;
@@ -134,14 +164,17 @@ int iot_series_init(struct iot_series_set *ss, const struct iot_src *src,
 	/* a window ending on an interval's boundary ends with that interval */
 	if (nb > 1 && hi > anchor && !((hi - anchor) % width))
 		nb--;
-	if (nb > IOT_SERIES_MAX)
+	if (!keep || keep > nb)
+		keep = nb;
+	if (keep > IOT_SERIES_MAX)
 		return -2;
-	cap = emit ? maxlat / width + 2 : nb;
-	if (cap > nb)
-		cap = nb;
+	cap = emit ? maxlat / width + 2 : keep;
+	if (cap > keep)
+		cap = keep;
 	ss->anchor = anchor;
 	ss->width = width;
 	ss->nb = nb;
+	ss->keep = keep;
 	ss->maxlat = maxlat;
 	ss->emit = emit;
 	ss->arg = arg;
@@ -164,9 +197,8 @@ int iot_series_init(struct iot_series_set *ss, const struct iot_src *src,
 		s->width = width;
 		s->nb = nb;
 		s->cap = cap;
-		s->b = calloc(cap * IOT_NR_OPS, sizeof(*s->b));
-		s->depth = calloc(cap, sizeof(*s->depth));
-		if (!s->b || !s->depth)
+		s->blk = calloc(cap, sizeof(*s->blk));
+		if (!s->blk)
 			return -1;
 	}
 	return 0;
@@ -180,11 +212,12 @@ static void lat_close(struct iot_series_set *ss)
 	for (i = 0; i < ss->ndirty; i++) {
 		struct ser_lat *l = &ss->lat[ss->dirty[i]];
 		uint32_t idx = ss->dirty[i] % ss->nlat;
+		const struct iot_series *s = &ss->s[idx / IOT_NR_OPS];
 		struct iot_series_op *b;
 		uint64_t p50, p99;
 
-		b = &iot_series_ops(&ss->s[idx / IOT_NR_OPS],
-				    ss->cur)[idx % IOT_NR_OPS];
+		/* a latency held: the interval's summaries are there */
+		b = &s->blk[ss->cur % s->cap]->op[idx % IOT_NR_OPS];
 		if (l->h.b) {
 			p50 = iot_hist_percentile(&l->h, 50);
 			p99 = iot_hist_percentile(&l->h, 99);
@@ -248,26 +281,178 @@ static void lat_push(struct iot_series_set *ss, int sl, int op, int tot,
 	l->v[l->n++] = v;
 }
 
-/* the intervals before @stop are final: their depth, to @emit */
+/* interval @k's summaries (NULL: none, nothing in it yet) */
+static struct ser_blk *blk_of(const struct iot_series *s, uint64_t k)
+{
+	return s->blk[k % s->cap];
+}
+
+/* interval @k's summaries, made if it has none (NULL: out of memory) */
+static struct ser_blk *blk_get(struct iot_series_set *ss,
+			       struct iot_series *s, uint64_t k)
+{
+	struct ser_blk **p = &s->blk[k % s->cap], *b = *p;
+
+	if (b)
+		return b;
+	b = ss->free;
+	if (b)
+		ss->free = b->next;
+	else
+		b = malloc(sizeof(*b));
+	if (!b) {
+		ss->nomem = 1;
+		return NULL;
+	}
+	memset(b, 0, sizeof(*b));
+	*p = b;
+	return b;
+}
+
+/* interval @k was handed to @emit: its summaries, to use again */
+static void blk_put(struct iot_series_set *ss, struct iot_series *s,
+		    uint64_t k)
+{
+	struct ser_blk **p = &s->blk[k % s->cap];
+
+	if (!*p)
+		return;
+	(*p)->next = ss->free;
+	ss->free = *p;
+	*p = NULL;
+}
+
+/**
+ * iot_series_ops() - interval @k's IOT_NR_OPS summaries.
+ * @s: series.
+ * @k: interval, held (final, or not yet: then what is known of it).
+ *
+ * Return: the summaries, all zero for an interval without any.
+ */
+const struct iot_series_op *iot_series_ops(const struct iot_series *s,
+					   uint64_t k)
+{
+	static const struct iot_series_op none[IOT_NR_OPS];
+	const struct ser_blk *b = blk_of(s, k);
+
+	return b ? b->op : none;
+}
+
+/* interval @k's average queue depth, all operations, once it is final */
+double iot_series_depth(const struct iot_series *s, uint64_t k)
+{
+	const struct ser_blk *b = blk_of(s, k);
+
+	return b ? b->depth : 0;
+}
+
+/*
+ * Interval @k of @s is final: the requests in flight through the whole
+ * of it (the differences summed so far) add to its time in flight, and
+ * the time in flight becomes its queue depth.
+ */
+static void series_close(struct iot_series_set *ss, struct iot_series *s,
+			 uint64_t k)
+{
+	struct ser_blk *b = blk_of(s, k);
+	uint64_t all = 0;
+	int op;
+
+	for (op = 0; op < IOT_NR_OPS; op++) {
+		if (b)
+			s->run[op] += b->span[op];
+		all += (uint64_t)s->run[op];
+	}
+	if (all && !b)
+		b = blk_get(ss, s, k);
+	if (!b)
+		return;
+	for (op = 0; op < IOT_NR_OPS; op++)
+		b->op[op].inflight_ns += (uint64_t)s->run[op] * ss->width;
+	b->depth = (b->depth + (double)(all * ss->width)) /
+		   (double)iot_series_len(s, k);
+}
+
+/*
+ * The intervals before @stop are final: their depth, to @emit.  Those
+ * past the ones kept are neither held nor handed out, but @base passes
+ * them all the same: what comes late is what it was without --count.
+ */
 static void series_final(struct iot_series_set *ss, uint64_t stop)
 {
+	uint64_t end = stop < ss->keep ? stop : ss->keep;
 	unsigned int d;
 
-	for (; ss->base < stop; ss->base++) {
+	for (; ss->base < end; ss->base++) {
 		uint64_t k = ss->base;
 
 		for (d = 0; d < ss->nd; d++)
-			ss->s[d].depth[k % ss->s[d].cap] /=
-				(double)iot_series_len(&ss->s[d], k);
+			series_close(ss, &ss->s[d], k);
 		if (!ss->emit)
 			continue;
 		ss->emit(ss->arg, k);
-		for (d = 0; d < ss->nd; d++) {
-			memset(iot_series_ops(&ss->s[d], k), 0,
-			       IOT_NR_OPS * sizeof(*ss->s[d].b));
-			ss->s[d].depth[k % ss->s[d].cap] = 0;
-		}
+		for (d = 0; d < ss->nd; d++)
+			blk_put(ss, &ss->s[d], k);
 	}
+	if (ss->base < stop)
+		ss->base = stop;
+}
+
+/* @t ns of a request of operation @op in flight in interval @k */
+static void inflight_part(struct iot_series_set *ss, struct iot_series *s,
+			  int op, uint64_t k, uint64_t t)
+{
+	struct ser_blk *b = blk_get(ss, s, k);
+
+	ss->work++;
+	if (!b)
+		return;
+	b->op[op].inflight_ns += t;
+	b->depth += (double)t;
+}
+
+/*
+ * A request of operation @op of @s in flight from @l to @h: its time in
+ * each interval it overlaps, within the window, the intervals kept and
+ * those not final yet (the time before is left out).  Its first and
+ * last interval get their part; those between, whole, a difference:
+ * +1 from the second on, -1 from the last on (series_close() sums them).
+ */
+static void series_inflight(struct iot_series_set *ss, struct iot_series *s,
+			    int op, uint64_t l, uint64_t h)
+{
+	uint64_t w = ss->width, x, y, a, z;
+	struct ser_blk *b, *bz;
+
+	if (l < s->lo)
+		l = s->lo;
+	/* from the window's grid: ns from its interval 0 */
+	x = l - ss->anchor;
+	y = h - ss->anchor;
+	if (x < ss->base * w)
+		x = ss->base * w;
+	if (y > ss->keep * w)
+		y = ss->keep * w;
+	if (h <= l || x >= y)
+		return;
+	a = x / w;
+	z = (y - 1) / w;
+	if (a == z) {
+		inflight_part(ss, s, op, a, y - x);
+		return;
+	}
+	inflight_part(ss, s, op, a, (a + 1) * w - x);
+	inflight_part(ss, s, op, z, y - z * w);
+	if (a + 1 == z)
+		return;
+	/* the intervals a + 1 to z - 1: whole (out of memory: none) */
+	b = blk_get(ss, s, a + 1);
+	bz = blk_of(s, z);
+	ss->work++;
+	if (!b || !bz)
+		return;
+	b->span[op]++;
+	bz->span[op]--;
 }
 
 /**
@@ -280,8 +465,9 @@ static void series_final(struct iot_series_set *ss, uint64_t stop)
 void iot_series_add(struct iot_series_set *ss, const struct xrec *e)
 {
 	const struct iotrace_record *r = &e->r;
-	uint64_t k, l, h, c = r->complete_ns, lat, tot;
-	struct iot_series_op *b;
+	uint64_t k, c = r->complete_ns, lat, tot;
+	struct iot_series_op *b = NULL;
+	struct ser_blk *bk;
 	struct iot_series *s;
 	int op, sl = e->disk < IOT_MAX_DISKS ? ss->slot[e->disk] : -1;
 
@@ -307,21 +493,29 @@ void iot_series_add(struct iot_series_set *ss, const struct xrec *e)
 		series_final(ss, stop < k ? stop : k);
 	}
 	op = iot_stats_slot(r->op);
-	b = &iot_series_ops(s, k)[op];
-	b->n++;
-	b->bytes += r->bytes;
+	/* past the intervals kept: its time in flight before them only */
+	if (k < ss->keep) {
+		bk = blk_get(ss, s, k);
+		b = bk ? &bk->op[op] : NULL;
+	}
+	if (b) {
+		b->n++;
+		b->bytes += r->bytes;
+	}
 	if (!iot_rec_has_lat(r))
 		return;
 	lat = c - r->issue_ns;
-	b->lat_n++;
-	b->lat_sum += lat;
-	if (lat > b->lat_max)
-		b->lat_max = lat;
-	if (k == ss->cur)
-		lat_push(ss, sl, op, 0, lat);
-	else
+	if (b) {
+		b->lat_n++;
+		b->lat_sum += lat;
+		if (lat > b->lat_max)
+			b->lat_max = lat;
+	}
+	if (k != ss->cur)
 		ss->late_pct++;
-	if (ss->totals && iot_rec_total(r, &tot)) {
+	else if (b)
+		lat_push(ss, sl, op, 0, lat);
+	if (b && ss->totals && iot_rec_total(r, &tot)) {
 		b->tot_n++;
 		b->tot_sum += tot;
 		if (tot > b->tot_max)
@@ -330,18 +524,7 @@ void iot_series_add(struct iot_series_set *ss, const struct xrec *e)
 			lat_push(ss, sl, op, 1, tot);
 	}
 	/* in flight from issue to completion, within the window */
-	l = r->issue_ns > s->lo ? r->issue_ns : s->lo;
-	h = c;
-	for (k = (l - ss->anchor) / ss->width; k < ss->nb && l < h; k++) {
-		uint64_t end = ss->anchor + (k + 1) * ss->width;
-		uint64_t t = h < end ? h : end;
-
-		if (k >= ss->base) {
-			iot_series_ops(s, k)[op].inflight_ns += t - l;
-			s->depth[k % s->cap] += (double)(t - l);
-		}
-		l = t;
-	}
+	series_inflight(ss, s, op, r->issue_ns, c);
 }
 
 /**
@@ -379,8 +562,18 @@ void iot_series_free(struct iot_series_set *ss)
 	size_t i;
 
 	for (i = 0; ss->s && i < ss->nd; i++) {
-		free(ss->s[i].b);
-		free(ss->s[i].depth);
+		const struct iot_series *s = &ss->s[i];
+		uint64_t k;
+
+		for (k = 0; s->blk && k < s->cap; k++)
+			free(s->blk[k]);
+		free(s->blk);
+	}
+	while (ss->free) {
+		struct ser_blk *b = ss->free;
+
+		ss->free = b->next;
+		free(b);
 	}
 	/* a slot not kept was never filled: zeroed by calloc() */
 	for (i = 0; ss->lat && i < 2 * ss->nlat; i++) {
@@ -837,8 +1030,6 @@ static void ser_emit(void *arg, uint64_t k)
 	uint64_t ts = ss->anchor + k * ss->width, tn = ts + ss->width;
 	unsigned int d;
 
-	if (c->o->count && k >= (uint64_t)c->o->count)
-		return;
 	/* the part of the interval the window covers: from ts */
 	if (ts < c->lo)
 		ts = c->lo;
@@ -892,12 +1083,13 @@ static int ser_start(void *arg)
 	c->tick = time_tick(anchor, width);
 	/* nothing matched: no interval */
 	if (c->sw.n) {
+		/* --count: the intervals printed, all that is kept */
 		ret = iot_series_init(&c->ss, c->sw.src, c->sw.disk, anchor,
-				      c->lo, hi, width, c->sw.maxlat, ser_emit,
-				      c);
+				      c->lo, hi, width, c->sw.maxlat,
+				      (uint64_t)o->count, ser_emit, c);
 		c->ss.totals = 1;
 		if (ret == -2) {
-			iot_err("--interval %g: more than %u intervals over the %.3f s of %s: give a longer interval",
+			iot_err("--interval %g: more than %u intervals over the %.3f s of %s: give a longer interval, a --from/--to window or --count",
 				o->interval, IOT_SERIES_MAX, (hi - c->lo) / 1e9,
 				c->sw.src->label);
 			return 2;

@@ -7,7 +7,7 @@
 #include "window.h"
 #include "out.h"
 
-#define IOT_SERIES_MAX	1000000u	/* intervals at most */
+#define IOT_SERIES_MAX	1000000u	/* intervals kept at most */
 
 /**
  * struct iot_series_op - one operation in one interval.
@@ -32,6 +32,8 @@ struct iot_series_op {
 	uint64_t tot_n, tot_sum, tot_max, tp50, tp99;
 };
 
+struct ser_blk;
+
 /**
  * struct iot_series - a disk's intervals.
  * @disk: disk index.
@@ -40,32 +42,25 @@ struct iot_series_op {
  * @hi: end of the window: the last interval ends there.
  * @width: interval, ns.
  * @nb: intervals.
- * @cap: intervals held: interval k is in slot k % @cap (all @nb of them,
+ * @cap: intervals held: interval k is in slot k % @cap (all those kept,
  *	or those a request still to come can reach: struct iot_series_set).
- * @b: @cap x IOT_NR_OPS summaries.
- * @depth: @cap average queue depths (all operations), over the part of
- *	the interval the window covers (iot_series_len()), once the
- *	interval is final; until then the time in flight, ns.
+ * @blk: @cap slots, each NULL (nothing in that interval yet) or the
+ *	interval's summaries (series.c), allocated when a request first
+ *	adds to it.
+ * @run: per operation, the requests in flight through the whole of the
+ *	interval being made final (series.c: the sum of their differences).
  */
 struct iot_series {
 	unsigned int disk;
 	uint64_t t0, lo, hi, width;
 	uint64_t nb, cap;
-	struct iot_series_op *b;
-	double *depth;
+	struct ser_blk **blk;
+	int64_t run[IOT_NR_OPS];
 };
 
-/* interval @k's IOT_NR_OPS summaries and queue depth */
-static inline struct iot_series_op *iot_series_ops(const struct iot_series *s,
-						   uint64_t k)
-{
-	return &s->b[k % s->cap * IOT_NR_OPS];
-}
-
-static inline double iot_series_depth(const struct iot_series *s, uint64_t k)
-{
-	return s->depth[k % s->cap];
-}
+const struct iot_series_op *iot_series_ops(const struct iot_series *s,
+					   uint64_t k);
+double iot_series_depth(const struct iot_series *s, uint64_t k);
 
 struct ser_lat;
 
@@ -77,20 +72,26 @@ struct ser_lat;
  * @slot: a disk's index in @s, -1: not kept.
  * @anchor: start of interval 0.
  * @width: interval, ns.
- * @nb: intervals.
+ * @nb: intervals of the window.
+ * @keep: those kept, the first @keep of them (stats --count): a request
+ *	that completes after them adds to none but their queue depth.
  * @maxlat: the longest latency of the requests to come: an interval
  *	that ends @maxlat before the last completion is final.
  * @base: the intervals before it are final (handed to @emit).
  * @cur: the interval whose latencies @lat holds.
  * @n: requests added.
+ * @work: the intervals the requests' time in flight was added to one
+ *	at a time (at most three a request, whatever it spans: a cost, for
+ *	the tests).
  * @late_out: requests left out, their interval final when they came.
  * @late_pct: requests left out of their interval's P50/P99 only.
  * @nomem: out of memory (a histogram).
  * @totals: keep the total latencies (queue + device) too (stats; not
  *	plot, which draws none).
  * @emit: called with each interval once it is final, in order; NULL:
- *	every interval is kept (@cap = @nb), final after iot_series_end().
+ *	every interval is kept (@cap = @keep), final after iot_series_end().
  * @arg: its argument.
+ * @free: summaries of intervals already handed to @emit, to use again.
  * @lat: latencies of interval @cur: @nlat device latencies (per disk
  *	and operation), then @nlat total latencies.
  * @nlat: disks x IOT_NR_OPS.
@@ -101,11 +102,12 @@ struct iot_series_set {
 	unsigned int nd;
 	struct iot_series *s;
 	int slot[IOT_MAX_DISKS];
-	uint64_t anchor, width, nb, maxlat, base, cur, n;
+	uint64_t anchor, width, nb, keep, maxlat, base, cur, n, work;
 	uint64_t late_out, late_pct;
 	int nomem, totals;
 	void (*emit)(void *arg, uint64_t k);
 	void *arg;
+	struct ser_blk *free;
 	struct ser_lat *lat;
 	size_t nlat;
 	uint32_t *dirty;
@@ -115,7 +117,7 @@ struct iot_series_set {
 struct iot_src;
 int iot_series_init(struct iot_series_set *ss, const struct iot_src *src,
 		    int disk, uint64_t anchor, uint64_t lo, uint64_t hi,
-		    uint64_t width, uint64_t maxlat,
+		    uint64_t width, uint64_t maxlat, uint64_t keep,
 		    void (*emit)(void *arg, uint64_t k), void *arg);
 void iot_series_add(struct iot_series_set *ss, const struct xrec *e);
 void iot_series_end(struct iot_series_set *ss);
