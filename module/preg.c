@@ -1165,22 +1165,24 @@ void iotrace_preg_publish(void)
 
 	if (!r->va)
 		return;
+	if (r->prev) {
+		if (iotrace_debugfs_root)
+			r->prev_file = debugfs_create_file("previous", 0400,
+							   iotrace_debugfs_root,
+							   NULL,
+							   &iotrace_prev_fops);
+		ret = misc_register(&iotrace_prev_misc);
+		if (ret)
+			pr_warn("iotrace: persist: cannot create /dev/iotrace/previous: %d\n",
+				ret);
+		else
+			r->prev_cdev = true;
+	}
+	/* last: a release drops the files above, made by then */
 	if (iotrace_debugfs_root)
 		r->prev_rel = debugfs_create_file("previous_release", 0200,
 						  iotrace_debugfs_root, NULL,
 						  &iotrace_prev_release_fops);
-	if (!r->prev)
-		return;
-	if (iotrace_debugfs_root)
-		r->prev_file = debugfs_create_file("previous", 0400,
-						   iotrace_debugfs_root, NULL,
-						   &iotrace_prev_fops);
-	ret = misc_register(&iotrace_prev_misc);
-	if (ret)
-		pr_warn("iotrace: persist: cannot create /dev/iotrace/previous: %d\n",
-			ret);
-	else
-		r->prev_cdev = true;
 }
 
 /* ---- load and unload ------------------------------------------------------ */

@@ -32,7 +32,7 @@ ktap_header
 
 # ---- badparams ---------------------------------------------------
 badparams() {
-	local out watch
+	local out watch rc
 
 	out=$(mktemp -d)
 	nullb_mod nr_devices=1
@@ -46,8 +46,15 @@ badparams() {
 	: > "$out/seen"
 	for p in "${bad[@]}"; do
 		dmesg -C
-		if python3 "$watch" insmod "$IOTRACE_KO" "$p" \
-			> "$out/seen.1" 2> /dev/null; then
+		python3 "$watch" insmod "$IOTRACE_KO" "$p" > "$out/seen.1" \
+			2> "$out/err.1"
+		rc=$?
+		if [ $rc = 125 ]; then
+			sed 's/^/# /' "$out/err.1"
+			ktap_fail "insmod $p refused (the watch could not be set up)"
+			continue
+		fi
+		if [ $rc = 0 ]; then
 			ktap_fail "insmod $p refused"
 			rmmod iotrace
 			continue
@@ -90,6 +97,7 @@ badparams() {
 	ktap_check "buf_size=1m disks=nullb0 loads, nullb0 enabled" \
 		test "$(iot_stat nullb0 enabled)" = 1 -a "$(iot_stat nullb0 buf_size)" = 1048576
 	unload_iotrace
+	rm -rf "$out"
 }
 
 # ---- idle --------------------------------------------------------

@@ -18,7 +18,8 @@ line per entry or family whose name starts with "iotrace":
 
 An entry created and removed again while the command ran (a module load
 that failed) is listed all the same: the events are queued when they
-happen.  Exits with the command's status.
+happen.  Exits with the command's status, or 125 (without running it)
+when the watches cannot be set up.
 """
 import ctypes
 import os
@@ -37,13 +38,19 @@ GENL_ID_CTRL = 16           # nlctrl's family id and its notify group
 CTRL_CMD_NEWFAMILY = 1
 CTRL_CMD_DELFAMILY = 2
 CTRL_ATTR_FAMILY_NAME = 2
+SETUP_FAILED = 125
+
+
+def setup_failed(why):
+    print("loadwatch: " + why, file=sys.stderr)
+    sys.exit(SETUP_FAILED)
 
 
 def inotify_watches():
     libc = ctypes.CDLL(None, use_errno=True)
     fd = libc.inotify_init1(IN_NONBLOCK)
     if fd < 0:
-        sys.exit("loadwatch: inotify_init1: %s" % os.strerror(ctypes.get_errno()))
+        setup_failed("inotify_init1: %s" % os.strerror(ctypes.get_errno()))
     wds = {}
     for path, label in (("/sys/kernel/debug", "debugfs"), ("/dev", "dev"),
                         ("/dev/iotrace", "dev/iotrace")):
@@ -51,8 +58,8 @@ def inotify_watches():
             continue
         wd = libc.inotify_add_watch(fd, path.encode(), IN_CREATE)
         if wd < 0:
-            sys.exit("loadwatch: watch %s: %s" %
-                     (path, os.strerror(ctypes.get_errno())))
+            setup_failed("watch %s: %s" %
+                         (path, os.strerror(ctypes.get_errno())))
         wds[wd] = label
     return fd, wds
 
@@ -121,7 +128,10 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     fd, wds = inotify_watches()
-    nl = genl_socket()
+    try:
+        nl = genl_socket()
+    except OSError as e:
+        setup_failed("nlctrl notify group: %s" % e)
     rc = subprocess.call(sys.argv[1:])
     # devtmpfs makes its nodes in its own thread: give it a moment
     time.sleep(0.5)
