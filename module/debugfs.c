@@ -396,6 +396,15 @@ static bool iotrace_trace_fill(struct iotrace_trace_iter *it, u32 p)
 				      it->next[p], &it->peek[p])) {
 			it->have[p] = true;
 			e->copied = true;
+		} else if (READ_ONCE(iotrace_chunk_hdr(it->d, e->k)->seq) !=
+			   e->take) {
+			/*
+			 * Taken again: none of its records is that take's any
+			 * more.  Skipped at once, not a record at a time: a
+			 * ring recycled under the walk would otherwise cost a
+			 * failed copy per record between two yields.
+			 */
+			it->next[p] = e->first + recs;
 		} else {
 			it->next[p]++;
 		}

@@ -367,28 +367,68 @@ static void iotrace_trig_stuck(struct iotrace_disk *d,
 			     atomic_long_inc_return(&ts->events));
 }
 
-/*
- * Scan the in-flight table @slots (@total slots) of @d, or of a path of
- * the multipath head @d, for requests whose age passed @t->stuck_ns
- * since the previous scan: each is found once per issue.
+/**
+ * struct iotrace_scan_disk - a disk the stuck scan walks, as its triggers
+ *	were when the scan started.
+ * @d: the disk, referenced.
+ * @epoch: the epoch of its triggers: a new set (or none) ends the walk.
+ * @stuck_ns: their stuck threshold.
+ * @since: the previous scan's time: a request whose threshold passed
+ *	before it was found then.
  */
-static void iotrace_trig_scan_slots(struct iotrace_disk *d,
-				    const struct iotrace_trig *t,
-				    struct iotrace_slot *slots, u32 total,
-				    u64 now)
+struct iotrace_scan_disk {
+	struct iotrace_disk	*d;
+	u64			epoch;
+	u64			stuck_ns;
+	u64			since;
+};
+
+/*
+ * The triggers of @s->d if still those the scan started with, on a disk
+ * still attached and enabled, else NULL.  Context: iotrace_mutex held.
+ */
+static const struct iotrace_trig *
+iotrace_trig_scan_current(const struct iotrace_scan_disk *s)
 {
-	struct iotrace_trig_state *ts = &d->tstate;
+	const struct iotrace_trig *t;
+
+	t = rcu_dereference_protected(s->d->trig,
+				      lockdep_is_held(&iotrace_mutex));
+	if (!t || t->epoch != s->epoch || !s->d->attached ||
+	    !(s->d->state & IOTRACE_ST_SLOTS))
+		return NULL;
+	return t;
+}
+
+/*
+ * Scan the in-flight table @tbl of @s->d, or of a path of the multipath
+ * head @s->d, for requests whose age passed the threshold since the
+ * previous scan: each is found once per issue.  The walk holds a
+ * reference on the table, not iotrace_mutex, which is taken for a
+ * request found, to send its event (as the completions' triggers do, a
+ * reader of the table never waits for the walk, however large).
+ *
+ * Return: false when the disk's triggers changed, or it was disabled or
+ * removed, meanwhile: the walk ends (a new set restarts the scan).
+ */
+static bool iotrace_trig_scan_slots(const struct iotrace_scan_disk *s,
+				    struct iotrace_slot_table *tbl, u64 now)
+{
+	const struct iotrace_trig *t;
 	struct iotrace_trig_evt ev;
+	bool on = true;
 	u32 i;
 
-	for (i = 0; i < total; i++) {
+	for (i = 0; on && i < tbl->nr; i++) {
 		struct iotrace_slot_issue v;
 		u64 due;
 
-		/* iotrace_mutex held: the table stays, only control waits */
 		if (!((i + 1) % IOTRACE_SLOT_BATCH))
 			cond_resched();
-		if (!iotrace_slot_read(&slots[i], &v))
+		if (!iotrace_slot_read(&tbl->slots[i], &v))
+			continue;
+		due = v.issue_ns + s->stuck_ns;
+		if (due > now || due <= s->since)
 			continue;
 		memset(&ev, 0, sizeof(ev));
 		ev.issue_ns = v.issue_ns;
@@ -397,9 +437,6 @@ static void iotrace_trig_scan_slots(struct iotrace_disk *d,
 		ev.tag = v.tag;
 		ev.op = v.op;
 		ev.retries = v.retries;
-		due = ev.issue_ns + t->stuck_ns;
-		if (due > now || due <= ts->scan_ns)
-			continue;
 		ev.hwq = v.hwq;
 		ev.reason = IOTRACE_TRIG_STUCK;
 		ev.time_ns = now;
@@ -409,57 +446,104 @@ static void iotrace_trig_scan_slots(struct iotrace_disk *d,
 			ev.pid = v.pid;
 			ev.has |= IOTRACE_TE_PID;
 		}
-		iotrace_trig_stuck(d, t, &ev);
+		mutex_lock(&iotrace_mutex);
+		t = iotrace_trig_scan_current(s);
+		if (t)
+			iotrace_trig_stuck(s->d, t, &ev);
+		on = !!t;
+		mutex_unlock(&iotrace_mutex);
 	}
+	return on;
 }
 
 /*
- * Scan the requests of @d in flight: its own table, or a multipath
- * head's, which has none, its enabled paths' (their requests are its).
+ * Scan the requests of @s->d in flight: its own table, or a multipath
+ * head's, which has none, its enabled paths' (their requests are its),
+ * each on a reference (iotrace_slot_tables_get()).
+ * Context: the scan's work, iotrace_mutex not held.
  */
-static void iotrace_trig_scan_disk(struct iotrace_disk *d,
-				   const struct iotrace_trig *t, u64 now)
+static void iotrace_trig_scan_disk(const struct iotrace_scan_disk *s,
+				   u64 now)
 {
-	struct iotrace_disk *p;
+	struct iotrace_slot_tables w;
+	bool on = true;
+	u32 i;
 
-	/* iotrace_mutex held: a disable cannot free a table meanwhile */
-	if (!d->mpath_head) {
-		iotrace_trig_scan_slots(d, t, d->slots, iotrace_nr_slots(d),
-					now);
-	} else {
-		list_for_each_entry(p, &iotrace_disks, node) {
-			if (rcu_access_pointer(p->head) != d ||
-			    !(p->state & IOTRACE_ST_SLOTS))
-				continue;
-			iotrace_trig_scan_slots(d, t, p->slots,
-						iotrace_nr_slots(p), now);
-		}
-	}
-	d->tstate.scan_ns = now;
+	/* out of memory: this scan looks again next time */
+	if (iotrace_slot_tables_get(s->d, &w))
+		return;
+	for (i = 0; on && i < w.nr; i++)
+		on = iotrace_trig_scan_slots(s, w.v[i].t, now);
+	iotrace_slot_tables_put(&w);
+	if (!on)
+		return;
+	mutex_lock(&iotrace_mutex);
+	if (iotrace_trig_scan_current(s))
+		s->d->tstate.scan_ns = now;
+	mutex_unlock(&iotrace_mutex);
 }
 
+/*
+ * Whether the scan walks @d (its triggers @t), and the time until the
+ * next scan in *@next.  A disk disabled has nothing in flight (its table
+ * is empty, or wiped at the next enable).  Context: iotrace_mutex held.
+ */
+static bool iotrace_trig_scan_wants(struct iotrace_disk *d,
+				    const struct iotrace_trig *t, u64 now,
+				    u64 *next)
+{
+	if (!t || !t->stuck_ns)
+		return false;
+	if (!*next || t->stuck_ns / 2 < *next)
+		*next = t->stuck_ns / 2;
+	if (d->state & IOTRACE_ST_SLOTS)
+		return true;
+	d->tstate.scan_ns = now;
+	return false;
+}
+
+/*
+ * The disks with a stuck threshold are noted, each referenced, under
+ * iotrace_mutex; their tables are walked after it is let go.
+ */
 static void iotrace_trig_scan_fn(struct work_struct *work)
 {
+	struct iotrace_scan_disk *v = NULL;
 	const struct iotrace_trig *t;
 	struct iotrace_disk *d;
 	u64 now, next = 0;
+	u32 i, n = 0, want = 0;
 
 	mutex_lock(&iotrace_mutex);
 	now = ktime_get_ns();
 	list_for_each_entry(d, &iotrace_disks, node) {
 		t = rcu_dereference_protected(d->trig,
 					      lockdep_is_held(&iotrace_mutex));
-		if (!t || !t->stuck_ns)
+		want += iotrace_trig_scan_wants(d, t, now, &next);
+	}
+	/* out of memory: the next scan tries again */
+	if (want)
+		v = kmalloc_array(want, sizeof(*v), GFP_KERNEL);
+	list_for_each_entry(d, &iotrace_disks, node) {
+		if (!v)
+			break;
+		t = rcu_dereference_protected(d->trig,
+					      lockdep_is_held(&iotrace_mutex));
+		if (!t || !t->stuck_ns || !(d->state & IOTRACE_ST_SLOTS))
 			continue;
-		if (!next || t->stuck_ns / 2 < next)
-			next = t->stuck_ns / 2;
-		/* disabled: the table is empty, or wiped at the next enable */
-		if (d->state & IOTRACE_ST_SLOTS)
-			iotrace_trig_scan_disk(d, t, now);
-		else
-			d->tstate.scan_ns = now;
+		kref_get(&d->kref);
+		v[n].d = d;
+		v[n].epoch = t->epoch;
+		v[n].stuck_ns = t->stuck_ns;
+		v[n].since = d->tstate.scan_ns;
+		n++;
 	}
 	mutex_unlock(&iotrace_mutex);
+	for (i = 0; i < n; i++) {
+		iotrace_trig_scan_disk(&v[i], now);
+		iotrace_disk_put(v[i].d);
+	}
+	kfree(v);
 	if (!next)
 		return;
 	next = max_t(u64, next, IOTRACE_TRIG_SCAN_MIN_NS);
