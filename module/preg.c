@@ -37,6 +37,7 @@
 #include <linux/debugfs.h>
 #include <linux/miscdevice.h>
 #include <linux/vmalloc.h>
+#include <linux/refcount.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
 #include <linux/timekeeping.h>
@@ -89,6 +90,8 @@ struct iotrace_preg_ident {
  * @panic_nb: marks the header at a panic.
  * @prev: the previous boot's region as found at load (vmalloc), or NULL.
  * @prev_size: its bytes.
+ * @prev_users: references on @prev: the module's until it is released,
+ *	and each read's while it copies to user space.
  * @prev_file: debugfs "previous" (NULL if none).
  * @prev_rel: debugfs "previous_release".
  * @prev_cdev: /dev/iotrace/previous registered.
@@ -108,6 +111,7 @@ struct iotrace_preg {
 	struct notifier_block		panic_nb;
 	void				*prev;
 	size_t				prev_size;
+	refcount_t			prev_users;
 	struct dentry			*prev_file;
 	struct dentry			*prev_rel;
 	bool				prev_cdev;
@@ -118,7 +122,11 @@ struct iotrace_preg {
 static struct iotrace_preg iotrace_preg;
 /* the allocator; taken under mmap_lock (a ring's last unmap frees it) */
 static DEFINE_MUTEX(iotrace_preg_lock);
-/* @prev: held across copies to user space, never with iotrace_preg_lock */
+/*
+ * @prev and @prev_size, and a reference taken on them: never held across a
+ * copy to user space (a reader's fault can wait for as long as it likes),
+ * never with iotrace_preg_lock
+ */
 static DEFINE_MUTEX(iotrace_prev_lock);
 
 /* CRC-32C as abi.rst gives it: initial value and final xor all ones. */
@@ -426,6 +434,7 @@ static int iotrace_preg_take_previous(void)
 	}
 	memcpy(r->prev, r->va, len);
 	r->prev_size = len;
+	refcount_set(&r->prev_users, 1);
 	ch = r->prev;
 	for (i = 0; i < ch->max_disks; i++) {
 		e = r->prev + ch->disk_off + (u64)i * ch->disk_entry_size;
@@ -1075,16 +1084,37 @@ int iotrace_preg_mmap(struct vm_area_struct *vma, void *p, unsigned long pgoff)
 
 /* ---- the previous boot's region, read-only -------------------------------- */
 
+/* The last reference on the previous boot's copy @p frees it. */
+static void iotrace_prev_put(void *p)
+{
+	if (!p || !refcount_dec_and_test(&iotrace_preg.prev_users))
+		return;
+	/* no region header left in free pages for a crash dump's scan */
+	((struct iotrace_preg_hdr *)p)->magic = 0;
+	vfree(p);
+}
+
+/*
+ * The copy is read on a reference, without iotrace_prev_lock: a reader
+ * whose buffer faults for long (userfaultfd, FUSE) holds up neither the
+ * other readers nor a release, whose memory goes with the last read.
+ */
 static ssize_t iotrace_prev_read(struct file *file, char __user *buf,
 				 size_t count, loff_t *ppos)
 {
+	size_t size = 0;
 	ssize_t ret;
+	void *p;
 
 	mutex_lock(&iotrace_prev_lock);
-	ret = simple_read_from_buffer(buf, count, ppos, iotrace_preg.prev,
-				      iotrace_preg.prev ?
-				      iotrace_preg.prev_size : 0);
+	p = iotrace_preg.prev;
+	if (p) {
+		refcount_inc(&iotrace_preg.prev_users);
+		size = iotrace_preg.prev_size;
+	}
 	mutex_unlock(&iotrace_prev_lock);
+	ret = simple_read_from_buffer(buf, count, ppos, p, size);
+	iotrace_prev_put(p);
 	return ret;
 }
 
@@ -1114,6 +1144,7 @@ static void iotrace_prev_drop(void)
 {
 	/* one dropper at a time; readers never take it */
 	static DEFINE_MUTEX(drop_lock);
+	void *p;
 
 	mutex_lock(&drop_lock);
 	if (iotrace_preg.prev_cdev)
@@ -1122,13 +1153,11 @@ static void iotrace_prev_drop(void)
 	debugfs_remove(iotrace_preg.prev_file);
 	iotrace_preg.prev_file = NULL;
 	mutex_lock(&iotrace_prev_lock);
-	/* no region header left in free pages for a crash dump's scan */
-	if (iotrace_preg.prev)
-		((struct iotrace_preg_hdr *)iotrace_preg.prev)->magic = 0;
-	vfree(iotrace_preg.prev);
+	p = iotrace_preg.prev;
 	iotrace_preg.prev = NULL;
 	iotrace_preg.prev_size = 0;
 	mutex_unlock(&iotrace_prev_lock);
+	iotrace_prev_put(p);
 	mutex_unlock(&drop_lock);
 }
 

@@ -16,8 +16,10 @@
 # stuck read is in the in-flight table with its READ CDB, each disk's
 # capacity, model, serial and wwn (given by iotracectl identify, as the
 # udev rule gives them) are sysfs's of the boot that died; the dump gives
-# the same records and the stuck read.  A second fio run, then a reset
-# without sync (sysrq b, as a watchdog's).
+# the same records and the stuck read; a reader held in its copy of the
+# previous trace to user space (userfaultfd) holds up neither another
+# reader nor the release.  A second fio run, then a reset without sync
+# (sysrq b, as a watchdog's).
 # Phase 3: the second run's records after the reset; then regions the
 # module must refuse (another layout version, a torn header, garbage) on
 # the memmap= range: refused in one message, nothing offered, the module
@@ -148,6 +150,60 @@ stuck_line() {
 	awk -v d="$sd" '$1 == d && $4 == "read" && $5 == 616 && $6 == 4096' "$1"
 }
 
+# running PID - true while PID has not exited, for up to 60 s
+running() {
+	local i
+
+	for i in $(seq 600); do
+		kill -0 "$1" 2> /dev/null || return 1
+		sleep 0.1
+	done
+}
+
+# release_prev - release the previous boot's copy while a reader of it is
+# held in its copy to user space (uffd_read.py): another reader gets the
+# bytes, the release goes through, and the held reader then gets its own,
+# whole (its reference keeps the copy).  4 checks.
+release_prev() {
+	local f=/dev/iotrace/previous u=$st/uffd r2 rel got fifo
+
+	head -c 4096 $f > "$u.want"
+	# the guest's own /tmp: the results' share has no FIFOs
+	fifo=$(mktemp -u /tmp/uffd.XXXXXX)
+	mkfifo "$fifo" || die "mkfifo $fifo failed"
+	python3 "$IOTRACE_SRC/selftests/iotrace/uffd_read.py" $f "$u.out" \
+		< "$fifo" > "$u.log" 2>&1 &
+	u_pid=$!
+	exec 7> "$fifo"
+	rm -f "$fifo"
+	for _ in $(seq 600); do
+		grep -q blocked "$u.log" && break
+		kill -0 $u_pid 2> /dev/null || break
+		sleep 0.1
+	done
+	sed 's/^/# uffd_read: /' "$u.log"
+	head -c 4096 $f > "$u.two" &
+	r2=$!
+	running $r2 && got=held || got=done
+	ktap_check "a reader held in its copy to user space holds up no other reader ($got)" \
+		sh -c "grep -q blocked '$u.log' && ! grep -q '^read' '$u.log' &&
+		       [ $got = done ] && cmp -s '$u.want' '$u.two'"
+	sh -c "echo 1 > '$IOT/previous_release'" &
+	rel=$!
+	running $rel && got=held || got=done
+	ktap_check "nor the release ($got)" \
+		sh -c "! grep -q '^read' '$u.log' && [ $got = done ] &&
+		       [ ! -e '$IOT/previous' ] && [ ! -e $f ]"
+	echo go >&7
+	exec 7>&-
+	wait $u_pid
+	wait $r2 $rel
+	sed 's/^/# uffd_read: /' "$u.log"
+	ktap_check "the held reader gets its bytes after the release" \
+		cmp -s "$u.want" "$u.out"
+	ktap_check "previous_release frees it" test ! -e "$IOT/previous"
+}
+
 # pstat "REFUSED EVICTED KEPT" - debugfs status's counts of the region
 # (the header's refused and evicted, abi.rst; the removed disks' rings kept)
 pstat() {
@@ -163,9 +219,9 @@ pstat() {
 case "$VM_PHASE" in
 1)
 	if [ "$PERSIST_CORE" = 1 ]; then
-		ktap_header 25
+		ktap_header 28
 	else
-		ktap_header 57
+		ktap_header 60
 	fi
 	setup_disks
 	load_iotrace persist=$PERSIST disks=$nb,$nv,$sd buf_size=1M
@@ -350,8 +406,7 @@ sys.exit(0 if pb.get("boot_id") == sys.argv[2] and pb.get("panicked") and
 		sh -c "awk -F, '{ print \$1 \",\" \$2 \",\" \$4 \",\" \$5 \",\" \$6 \",\" \$7 \",\" \$8 }' '$st/infl2.csv' | grep -qx '$want' &&
 		       grep '^$sd,' '$st/infl2.csv' | grep -q 'READ(10)'"
 	if [ "$PERSIST_CORE" = 1 ]; then
-		echo 1 > "$IOT/previous_release"
-		ktap_check "previous_release frees it" test ! -e "$IOT/previous"
+		release_prev
 		unload_iotrace
 		ktap_check "no kernel warnings" no_kernel_splat
 		ktap_finish
@@ -370,8 +425,7 @@ sys.exit(0 if pb.get("boot_id") == sys.argv[2] and pb.get("panicked") and
 	done
 	ktap_check "the dump's in-flight table has the stuck read" \
 		test -n "$(stuck_line "$st/core.txt")"
-	echo 1 > "$IOT/previous_release"
-	ktap_check "previous_release frees it" test ! -e "$IOT/previous"
+	release_prev
 	echo 1 > "$IOT/$nb/clear"
 	b=$(blk_ios $nb)
 	fio_run $nb "$st/iolog2.$nb" 1000
