@@ -209,26 +209,46 @@ static int iotrace_preg_parse_range(const char *s, phys_addr_t *addr,
 	return 0;
 }
 
+/* A resource that is not "Reserved", or one a driver claimed. */
+static int iotrace_preg_res_taken(struct resource *res, void *arg)
+{
+	if (res->desc != IORES_DESC_RESERVED || (res->flags & IORESOURCE_BUSY))
+		return -EBUSY;
+	return 0;
+}
+
+/* Any resource a driver claimed (IORESOURCE_BUSY), however deep. */
+static int iotrace_preg_res_busy(struct resource *res, void *arg)
+{
+	return -EBUSY;
+}
+
 /*
  * Whether [@addr, @addr + @size), which holds no System RAM, is free for
  * the module to zero: what /proc/iomem lists there is "Reserved" only
  * (what memmap=SIZE$ADDR makes, and holes), or nothing at all (x86
  * lists its reserved ranges once PCI is set up: none with pci=off).  A
- * device's, ACPI's or persistent memory's range is not.  The firmware's
- * own reserved ranges cannot be told from memmap='s.
+ * device's, ACPI's or persistent memory's range is not, nor one with a
+ * resource claimed in it: x86 lists the PCI configuration space (ECAM)
+ * as a device's over a "Reserved" range, and a driver's claim of a
+ * "Reserved" range is its child.  The firmware's own reserved ranges
+ * cannot be told from memmap='s.
+ *
+ * The first walk sees each resource that is the first to cover a part of
+ * the range, outermost first (a "Reserved" range hides its children from
+ * it); the second, which asks for IORESOURCE_BUSY, finds those children
+ * (e820 marks no "Reserved" range above 1 MiB busy).
  */
 static bool iotrace_preg_range_free(phys_addr_t addr, size_t size)
 {
-	switch (region_intersects(addr, size, IORESOURCE_MEM,
-				  IORES_DESC_RESERVED)) {
-	case REGION_INTERSECTS:
-		return true;
-	case REGION_DISJOINT:
-		return region_intersects(addr, size, IORESOURCE_MEM,
-					 IORES_DESC_NONE) == REGION_DISJOINT;
-	default:
+	u64 end = addr + size - 1;
+
+	if (walk_iomem_res_desc(IORES_DESC_NONE, IORESOURCE_MEM, addr, end,
+				NULL, iotrace_preg_res_taken) == -EBUSY)
 		return false;
-	}
+	return walk_iomem_res_desc(IORES_DESC_NONE,
+				   IORESOURCE_MEM | IORESOURCE_BUSY, addr, end,
+				   NULL, iotrace_preg_res_busy) != -EBUSY;
 }
 
 static int iotrace_preg_find(phys_addr_t *addr, size_t *size)
@@ -245,7 +265,7 @@ static int iotrace_preg_find(phys_addr_t *addr, size_t *size)
 			return -EINVAL;
 		}
 		if (!iotrace_preg_range_free(*addr, *size)) {
-			pr_err("iotrace: persist=%s: the range holds what /proc/iomem lists as other than \"Reserved\" (a device's, ACPI's or persistent memory): boot with memmap=SIZE$ADDR for it\n",
+			pr_err("iotrace: persist=%s: the range holds what /proc/iomem lists as other than \"Reserved\" (a device's, ACPI's or persistent memory), or a range a driver claimed: boot with memmap=SIZE$ADDR for it\n",
 			       iotrace_persist);
 			return -EINVAL;
 		}
