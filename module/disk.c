@@ -465,6 +465,7 @@ int iotrace_disk_ring_alloc(struct iotrace_disk *d)
 	d->hdr->flags |= d->hdr_flags;
 	if (!d->attached)
 		d->hdr->flags |= IOTRACE_RING_DETACHED;
+	iotrace_ring_hdr_publish(d);
 	rb->mem = d->ring;
 	spin_lock(&d->ring_lock);
 	d->rb = rb;

@@ -673,6 +673,7 @@ struct iotrace_geom {
 
 /* ring.c */
 int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size);
+void iotrace_ring_hdr_publish(struct iotrace_disk *d);
 void iotrace_ring_free(struct iotrace_disk *d);
 void iotrace_ring_mem_free(void *mem);
 void iotrace_ring_mem_discard(void *mem);

@@ -21,6 +21,7 @@
  * answer -ERANGE) and the rest before changing anything.
  */
 #include <linux/kernel.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/capability.h>
 #include <linux/irq_work.h>
@@ -815,6 +816,8 @@ static void iotrace_nl_swap(struct iotrace_disk *d, struct iotrace_disk *tmp,
 	 * hold of the new one.
 	 */
 	tmp->hdr->chunks_taken = old->chunks_taken;
+	/* only now the disk's newest ring in the persistent region */
+	iotrace_ring_hdr_publish(tmp);
 
 	WRITE_ONCE(old->flags, old->flags | IOTRACE_RING_DETACHED);
 	(*new_rb)->mem = tmp->ring;
@@ -844,6 +847,33 @@ static void iotrace_nl_swap(struct iotrace_disk *d, struct iotrace_disk *tmp,
 		kfree(old_rb);
 	}
 }
+
+#ifdef IOTRACE_DEBUG
+/*
+ * Test hook (debug builds only): a resize waits this long between making
+ * its new ring and putting it in place (persist_resize.sh crashes the
+ * guest meanwhile).
+ */
+static unsigned int iotrace_resize_delay_ms;
+module_param_named(debug_resize_delay_ms, iotrace_resize_delay_ms, uint, 0644);
+MODULE_PARM_DESC(debug_resize_delay_ms,
+		 "debug: milliseconds a resize waits between its new ring and the swap");
+
+static void iotrace_nl_resize_delay(const struct iotrace_disk *d)
+{
+	unsigned int ms = READ_ONCE(iotrace_resize_delay_ms);
+
+	if (!ms)
+		return;
+	pr_info("iotrace: %s: debug: the resize waits %u ms before the swap\n",
+		d->name, ms);
+	msleep_interruptible(ms);
+}
+#else
+static inline void iotrace_nl_resize_delay(const struct iotrace_disk *d)
+{
+}
+#endif
 
 static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 {
@@ -893,6 +923,7 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 	ret = iotrace_ring_alloc(tmp, nla_get_u64(a));
 	if (ret)
 		goto out;
+	iotrace_nl_resize_delay(d);
 
 	mutex_lock(&iotrace_mutex);
 	if (!d->attached) {

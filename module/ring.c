@@ -219,6 +219,12 @@ void iotrace_ring_reset(struct iotrace_disk *d)
  * @d: the disk; its name must be set.
  * @buf_size: bytes allowed for the ring.
  *
+ * The header is written without its magic: iotrace_ring_hdr_publish()
+ * writes it once the ring is the disk's.  In the persistent region, a
+ * crash before that leaves a ring the next boot does not take for the
+ * disk's newest (a resize's stand-in, still empty, while the disk records
+ * into the ring it replaces), nor a header half written.
+ *
  * Return: 0 or a negative errno.
  */
 int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size)
@@ -260,7 +266,6 @@ int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size)
 	d->cpu_hdrs = d->ring + g.cpu_hdr_offset;
 	d->chunk_hdrs = d->ring + g.chunk_hdr_offset;
 	d->data = d->ring + g.data_offset;
-	h->magic = IOTRACE_RING_MAGIC;
 	h->abi_major = IOTRACE_ABI_MAJOR;
 	h->abi_minor = IOTRACE_ABI_MINOR;
 	h->hdr_size = PAGE_SIZE;
@@ -282,6 +287,21 @@ int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size)
 	iotrace_ring_reset(d);
 	h->generation = 0;
 	return 0;
+}
+
+/**
+ * iotrace_ring_hdr_publish() - make @d's ring, iotrace_ring_alloc()ed and
+ *	its header complete, a ring: its magic, written last.
+ * @d: the disk.
+ *
+ * Context: before the ring is the disk's (d->rb), so before any reader
+ * can map it.
+ */
+void iotrace_ring_hdr_publish(struct iotrace_disk *d)
+{
+	/* the header whole before the magic, for the region's next reader */
+	wmb();
+	WRITE_ONCE(d->hdr->magic, IOTRACE_RING_MAGIC);
 }
 
 /**
