@@ -956,6 +956,8 @@ static int iotrace_disk_attach(struct gendisk *gd, bool mpath_head)
 	d->lbs = queue_logical_block_size(q);
 	d->dev_major = gd->major;
 	d->dev_minor = gd->first_minor;
+	/* a bio-based one (linear, crypt) has no request to trace */
+	d->dm_rq = !strncmp(gd->disk_name, "dm-", 3);
 	if (mpath_head) {
 		d->mpath_head = true;
 		d->hdr_flags = IOTRACE_RING_MPATH_HEAD;

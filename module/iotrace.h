@@ -370,6 +370,8 @@ struct iotrace_totals {
  * @path_id: an NVMe multipath path's (nvmeXcNnY): 1 + N, its
  *	controller's instance, stamped in its head's records
  *	(IOTRACE_CMD_PATH_OFF); 0 for every other disk.
+ * @dm_rq: a device-mapper disk with requests (dm-multipath), which ends
+ *	each request twice (iotrace_complete_unowned()).
  * @mpath_head: the ring of an NVMe multipath head (nvmeXnY): no
  *	requests, no in-flight table of its own.
  * @mp_subsys: a head's or path's subsystem instance (X).
@@ -481,6 +483,7 @@ struct iotrace_disk {
 	struct iotrace_disk __rcu *head;
 	u32			path_id;
 	bool			mpath_head;
+	bool			dm_rq;
 	u32			mp_subsys;
 	u32			mp_ns;
 	bool			enabled;

@@ -1419,6 +1419,15 @@ static noinline void iotrace_complete_unowned(struct iotrace_disk *d,
 					      unsigned int state)
 {
 	/*
+	 * Request-based device-mapper ends a request twice: its clone's
+	 * completion updates it with all its bytes (the final completion,
+	 * which made the record and released the slot), then
+	 * blk_mq_end_request() ends it again, no bio and no byte left.  The
+	 * kernel counts it once.
+	 */
+	if (unlikely(d->dm_rq) && !rq->bio && !blk_rq_bytes(rq))
+		return;
+	/*
 	 * The end of a flush sequence whose data phase made the record: in a
 	 * slot it does not own only on a table regrown since that data phase
 	 * (iotrace_slots_regrow()), which a request issued since owns.
