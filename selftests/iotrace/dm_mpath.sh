@@ -28,7 +28,11 @@ dmsetup create iot_mp --table \
 settle
 dm=$(basename "$(readlink -f /dev/mapper/iot_mp)")
 out=$(mktemp -d)
-trap 'dmsetup remove iot_mp 2> /dev/null' EXIT
+# only dd reads: udev would probe the device after dd's writes close it
+udevadm control --stop-exec-queue 2> /dev/null
+pkill -STOP -x systemd-udevd
+trap 'pkill -CONT -x systemd-udevd; udevadm control --start-exec-queue;
+      dmsetup remove iot_mp 2> /dev/null' EXIT
 
 ktap_header 5
 load_iotrace disks=all buf_size=1M
@@ -62,6 +66,8 @@ log "stat deltas: $dm $((r1 - r0)) reads $((w1 - w0)) writes; nullb0 $((pr1 - pr
 } | sort > "$out/want"
 awk '{ print $1, $2, $3 }' "$out/dm" | sort > "$out/got"
 log "$dm: $(wc -l < "$out/dm") records, $(awk '$3 == 0' "$out/dm" | wc -l) of 0 bytes"
+diff "$out/want" "$out/got" | head -n 20 | sed 's/^/# want|got: /'
+awk '{ print $4, $3 }' "$out/dm" | sort | uniq -c | sed "s/^/# $dm rflags, bytes: /"
 ktap_check "$dm: its stat counts dd's 50 reads and 30 writes" \
 	test "$((r1 - r0)) $((w1 - w0))" = "50 30"
 ktap_check "$dm: one record per request, as dd made them (op, sector, bytes)" \
