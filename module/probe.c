@@ -1091,6 +1091,22 @@ static __always_inline void iotrace_unrecorded(struct iotrace_slot *s,
 }
 
 /*
+ * Whether the filter @f keeps @rq (slot @s; @own: see iotrace_fill()),
+ * judged as its record gives it: as issued.  What is left of a request at
+ * its final completion after a partial one (a medium error's, a failover's)
+ * is not what it asked for.
+ */
+static noinline bool iotrace_filter_rq(const struct iotrace_filter *f,
+				       struct request *rq,
+				       const struct iotrace_slot *s, bool own)
+{
+	if (own)
+		return iotrace_filter_pass(f, s->op, s->sector, s->bytes);
+	return iotrace_filter_pass(f, iotrace_op(rq), blk_rq_pos(rq),
+				   blk_rq_bytes(rq));
+}
+
+/*
  * Record the final completion of @rq at @now in the ring of @d (in
  * state @state), consuming its slot @s (@own: see iotrace_fill()) unless
  * @path (a multipath head's record, see iotrace_fill()); @rflags are
@@ -1131,9 +1147,7 @@ static __always_inline bool iotrace_record(struct iotrace_disk *d,
 		return false;
 	}
 	f = rcu_dereference_sched(d->filter);
-	if (unlikely(f) &&
-	    !iotrace_filter_pass(f, iotrace_op(rq), blk_rq_pos(rq),
-				 blk_rq_bytes(rq))) {
+	if (unlikely(f) && !iotrace_filter_rq(f, rq, s, own)) {
 		local64_inc((local64_t *)&iotrace_cpu_hdr(d, cpu)->filtered);
 		iotrace_unrecorded(s, rq, own, seq_data, path);
 		return false;
