@@ -371,33 +371,70 @@ static bool iotrace_slot_read_rec(struct iotrace_slot *s, u16 rec_rflags,
 	return READ_ONCE(s->gen) == gen && READ_ONCE(s->rq) == rq && !done;
 }
 
-/* Entries of the requests in flight in @t from @n on, @e's room. */
-static u32 iotrace_inflight_walk(struct iotrace_slot_table *t,
-				 struct iotrace_inflight_entry *e, u32 n,
-				 u32 room)
+/*
+ * Room for @n elements of @size bytes in *@v, which holds *@cap: doubled
+ * when full (a table may have millions of slots, with a few requests in
+ * flight), charged to the caller's memory cgroup.
+ * Return: false when out of memory (*@v is kept).
+ */
+static bool iotrace_array_room(void **v, u32 *cap, u32 n, size_t size)
 {
+	void *nv;
+	u32 ncap;
+
+	if (n < *cap)
+		return true;
+	ncap = max(2 * *cap, 64U);
+	nv = kvmalloc_array(ncap, size, GFP_KERNEL_ACCOUNT);
+	if (!nv)
+		return false;
+	if (n)
+		memcpy(nv, *v, (size_t)n * size);
+	kvfree(*v);
+	*v = nv;
+	*cap = ncap;
+	return true;
+}
+
+static bool iotrace_recs_room(struct iotrace_record **v, u32 *cap, u32 n)
+{
+	return iotrace_array_room((void **)v, cap, n, sizeof(**v));
+}
+
+/*
+ * Append the requests in flight in @t to *@ev (*@n of *@cap used).
+ * Return: false when out of memory.
+ */
+static bool iotrace_inflight_walk(struct iotrace_slot_table *t,
+				  struct iotrace_inflight_entry **ev, u32 *n,
+				  u32 *cap)
+{
+	struct iotrace_inflight_entry *e;
 	u32 i;
 
-	for (i = 0; i < t->nr && n < room; i++) {
+	for (i = 0; i < t->nr; i++) {
 		struct iotrace_slot_issue v;
 
 		if (!((i + 1) % IOTRACE_SLOT_BATCH))
 			cond_resched();
 		if (!iotrace_slot_read(&t->slots[i], &v))
 			continue;
-		memset(&e[n], 0, sizeof(e[n]));
-		e[n].issue_ns = v.issue_ns;
-		e[n].sector = v.sector;
-		e[n].bytes = v.bytes;
-		e[n].hwq = v.hwq;
-		e[n].tag = v.tag;
-		e[n].cpu = v.issue_cpu;
-		e[n].op = v.op;
-		e[n].flags = v.sub;
-		e[n].pid = v.pid;
-		n++;
+		if (!iotrace_array_room((void **)ev, cap, *n, sizeof(**ev)))
+			return false;
+		e = &(*ev)[*n];
+		memset(e, 0, sizeof(*e));
+		e->issue_ns = v.issue_ns;
+		e->sector = v.sector;
+		e->bytes = v.bytes;
+		e->hwq = v.hwq;
+		e->tag = v.tag;
+		e->cpu = v.issue_cpu;
+		e->op = v.op;
+		e->flags = v.sub;
+		e->pid = v.pid;
+		(*n)++;
 	}
-	return n;
+	return true;
 }
 
 /**
@@ -418,18 +455,20 @@ struct iotrace_inflight_entry *iotrace_inflight_collect(struct iotrace_disk *d,
 {
 	struct iotrace_inflight_entry *e = NULL;
 	struct iotrace_slot_tables w;
-	u32 i, n = 0, room = 0;
+	u32 i, n = 0, cap = 0;
+	bool ok = iotrace_array_room((void **)&e, &cap, 0, sizeof(*e));
 
-	if (iotrace_slot_tables_get(d, &w))
+	if (iotrace_slot_tables_get(d, &w)) {
+		kvfree(e);
 		return NULL;
-	for (i = 0; i < w.nr; i++)
-		room += w.v[i].t->nr;
-	e = kvmalloc_array(max(room, 1U), sizeof(*e), GFP_KERNEL);
-	for (i = 0; e && i < w.nr; i++)
-		n = iotrace_inflight_walk(w.v[i].t, e, n, room);
+	}
+	for (i = 0; ok && i < w.nr; i++)
+		ok = iotrace_inflight_walk(w.v[i].t, &e, &n, &cap);
 	iotrace_slot_tables_put(&w);
-	if (!e)
+	if (!ok) {
+		kvfree(e);
 		return NULL;
+	}
 	sort(e, n, sizeof(*e), iotrace_inflight_cmp, NULL);
 	*nr = n;
 	return e;
@@ -446,30 +485,6 @@ static int iotrace_rec_issue_cmp(const void *a, const void *b)
 
 /* Reads of a slot being written before it counts as torn. */
 #define IOTRACE_SLOT_TRIES	3
-
-/*
- * Room for @n records in *@v, which holds *@cap: doubled when full (a
- * table may have millions of slots, with a few requests in flight).
- * Return: false when out of memory (*@v is kept).
- */
-static bool iotrace_recs_room(struct iotrace_record **v, u32 *cap, u32 n)
-{
-	struct iotrace_record *nv;
-	u32 ncap;
-
-	if (n < *cap)
-		return true;
-	ncap = max(2 * *cap, 64U);
-	nv = kvmalloc_array(ncap, sizeof(*nv), GFP_KERNEL);
-	if (!nv)
-		return false;
-	if (n)
-		memcpy(nv, *v, (size_t)n * sizeof(*nv));
-	kvfree(*v);
-	*v = nv;
-	*cap = ncap;
-	return true;
-}
 
 /*
  * Append the requests in flight in @t to *@v (*@n of *@cap used), each
