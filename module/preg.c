@@ -1145,6 +1145,7 @@ static int iotrace_prev_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* debugfs "previous": read-only (no ioctl: readable under lockdown) */
 static const struct file_operations iotrace_prev_fops = {
 	.owner		= THIS_MODULE,
 	.open		= iotrace_prev_open,
@@ -1152,12 +1153,25 @@ static const struct file_operations iotrace_prev_fops = {
 	.llseek		= default_llseek,
 };
 
+static long iotrace_prev_ioctl(struct file *file, unsigned int cmd,
+			       unsigned long arg);
+
+/* /dev/iotrace/previous: the same, and IOTRACE_IOC_PREVIOUS_RELEASE */
+static const struct file_operations iotrace_prev_cdev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= iotrace_prev_open,
+	.read		= iotrace_prev_read,
+	.llseek		= default_llseek,
+	.unlocked_ioctl	= iotrace_prev_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
 static struct miscdevice iotrace_prev_misc = {
 	.minor		= MISC_DYNAMIC_MINOR,
 	.name		= "iotrace-previous",
 	.nodename	= "iotrace/previous",
 	.mode		= 0400,
-	.fops		= &iotrace_prev_fops,
+	.fops		= &iotrace_prev_cdev_fops,
 };
 
 static void iotrace_prev_drop(void)
@@ -1191,6 +1205,25 @@ static ssize_t iotrace_prev_release_write(struct file *file,
 		pr_info("iotrace: persist: the previous boot's trace released\n");
 	iotrace_prev_drop();
 	return count;
+}
+
+/*
+ * IOTRACE_IOC_PREVIOUS_RELEASE on /dev/iotrace/previous: what a write to
+ * debugfs previous_release does, where debugfs refuses writable files
+ * (lockdown) or is not mounted.  The device goes with the copy; this
+ * open file reads nothing more.
+ */
+static long iotrace_prev_ioctl(struct file *file, unsigned int cmd,
+			       unsigned long arg)
+{
+	if (cmd != IOTRACE_IOC_PREVIOUS_RELEASE)
+		return -ENOTTY;
+	if (!iotrace_file_admin(file))
+		return -EPERM;
+	if (iotrace_preg.prev)
+		pr_info("iotrace: persist: the previous boot's trace released\n");
+	iotrace_prev_drop();
+	return 0;
 }
 
 static const struct file_operations iotrace_prev_release_fops = {

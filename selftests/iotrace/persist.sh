@@ -160,10 +160,11 @@ running() {
 	done
 }
 
-# release_prev - release the previous boot's copy while a reader of it is
-# held in its copy to user space (uffd_read.py): another reader gets the
-# bytes, the release goes through, and the held reader then gets its own,
-# whole (its reference keeps the copy).  4 checks.
+# release_prev [CMD...] - release the previous boot's copy (by CMD, else a
+# write to debugfs previous_release) while a reader of it is held in its
+# copy to user space (uffd_read.py): another reader gets the bytes, the
+# release goes through, and the held reader then gets its own, whole (its
+# reference keeps the copy).  4 checks.
 release_prev() {
 	local f=/dev/iotrace/previous u=$st/uffd r2 rel got fifo
 
@@ -188,7 +189,11 @@ release_prev() {
 	ktap_check "a reader held in its copy to user space holds up no other reader ($got)" \
 		sh -c "grep -q blocked '$u.log' && ! grep -q '^read' '$u.log' &&
 		       [ $got = done ] && cmp -s '$u.want' '$u.two'"
-	sh -c "echo 1 > '$IOT/previous_release'" &
+	if [ $# = 0 ]; then
+		sh -c "echo 1 > '$IOT/previous_release'" &
+	else
+		"$@" > "$u.rel" 2>&1 &
+	fi
 	rel=$!
 	running $rel && got=held || got=done
 	ktap_check "nor the release ($got)" \
@@ -219,7 +224,7 @@ pstat() {
 case "$VM_PHASE" in
 1)
 	if [ "$PERSIST_CORE" = 1 ]; then
-		ktap_header 28
+		ktap_header 29
 	else
 		ktap_header 60
 	fi
@@ -406,7 +411,16 @@ sys.exit(0 if pb.get("boot_id") == sys.argv[2] and pb.get("panicked") and
 		sh -c "awk -F, '{ print \$1 \",\" \$2 \",\" \$4 \",\" \$5 \",\" \$6 \",\" \$7 \",\" \$8 }' '$st/infl2.csv' | grep -qx '$want' &&
 		       grep '^$sd,' '$st/infl2.csv' | grep -q 'READ(10)'"
 	if [ "$PERSIST_CORE" = 1 ]; then
-		release_prev
+		# locked down (Secure Boot), debugfs refuses writable files:
+		# iotracectl releases the copy through /dev/iotrace/previous
+		if echo integrity > /sys/kernel/security/lockdown; then
+			ktap_check "locked down: debugfs previous_release refused" \
+				sh -c "! echo 1 > '$IOT/previous_release'"
+		else
+			ktap_skip "locked down: no lockdown here"
+		fi
+		release_prev "$IOTRACECTL" previous --release
+		sed 's/^/# previous --release: /' "$st/uffd.rel"
 		unload_iotrace
 		ktap_check "no kernel warnings" no_kernel_splat
 		ktap_finish

@@ -10,7 +10,9 @@
 # the stuck read is in the in-flight table with its READ(10) CDB, each
 # disk's capacity, model, serial and wwn are sysfs's of before, and the
 # trace file written from it holds the same records and the stuck read
-# and names the boot that died (its boot_id) and its records' span.
+# and names the boot that died (its boot_id) and its records' span; locked
+# down, iotracectl previous --release frees the copy through the device
+# while a reader is held in its copy to user space.
 # persist.sh (make check-all) adds QEMU's dump, a reset without sync and
 # refused regions.
 # VM-REBOOTS: 1

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -271,17 +272,54 @@ out:
 }
 
 /*
+ * --release through the device: 1 when done, 0 when the device cannot do
+ * it (none, or a module before IOTRACE_IOC_PREVIOUS_RELEASE: debugfs
+ * then), -1 when refused (said).
+ */
+static int prev_release_dev(void)
+{
+	char path[4096];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/previous", iot_devdir());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ret = ioctl(fd, IOTRACE_IOC_PREVIOUS_RELEASE);
+	if (ret && errno == ENOTTY) {
+		close(fd);
+		return 0;
+	}
+	if (ret) {
+		iot_err("previous --release: %s: %s%s", path, strerror(errno),
+			errno == EPERM ? " (it needs CAP_SYS_ADMIN)" : "");
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 1;
+}
+
+/*
  * --release: the module's copy read (and written with -o), free it
- * (debugfs previous_release).  Return: 0 or 1 (said).
+ * (IOTRACE_IOC_PREVIOUS_RELEASE on /dev/iotrace/previous, which works
+ * under lockdown; else debugfs previous_release).  Return: 0 or 1 (said).
  */
 static int prev_release(const char *arg)
 {
 	char path[4096];
-	int fd;
+	int fd, ret;
 
 	if (arg) {
 		iot_err("previous --release frees the module's copy: it reads no FILE");
 		return 1;
+	}
+	ret = prev_release_dev();
+	if (ret < 0)
+		return 1;
+	if (ret) {
+		printf("released the module's copy\n");
+		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/previous_release", iot_debugfs());
 	fd = open(path, O_WRONLY | O_CLOEXEC);

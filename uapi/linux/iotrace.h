@@ -1889,5 +1889,11 @@ struct iotrace_preg_slot {
 				      struct iotrace_inflight_req)
 #define IOTRACE_IOC_INFLIGHT_RECORDS	_IOWR(IOTRACE_IOC_MAGIC, 2, \
 					      struct iotrace_inflight_records)
+/*
+ * On /dev/iotrace/previous: free the module's copy of the previous boot's
+ * region, as a write to debugfs previous_release does (CAP_SYS_ADMIN of
+ * the opener and the caller); works where debugfs is locked down.
+ */
+#define IOTRACE_IOC_PREVIOUS_RELEASE	_IO(IOTRACE_IOC_MAGIC, 3)
 
 #endif /* _UAPI_LINUX_IOTRACE_H */
