@@ -1115,9 +1115,11 @@ static void iotrace_prev_put(void *p)
 }
 
 /*
- * The copy is read on a reference, without iotrace_prev_lock: a reader
- * whose buffer faults for long (userfaultfd, FUSE) holds up neither the
- * other readers nor a release, whose memory goes with the last read.
+ * The copy is read on a reference, without iotrace_prev_lock: a reader of
+ * the device whose buffer faults for long (userfaultfd, FUSE) holds up
+ * neither the other readers nor a release, whose memory goes with the
+ * last read.  (debugfs_remove() of debugfs "previous", root's only, waits
+ * for that file's reads.)
  */
 static ssize_t iotrace_prev_read(struct file *file, char __user *buf,
 				 size_t count, loff_t *ppos)

@@ -1489,9 +1489,13 @@ static void iotrace_probe_complete(void *data, struct request *rq,
 		if (unlikely(READ_ONCE(s->seq_wait))) {
 			/*
 			 * The end of a flush sequence: its data phase made
-			 * the record, the kernel counts it once.
+			 * the record, the kernel counts it once.  On
+			 * request-based device-mapper the data phase ends
+			 * twice (iotrace_complete_unowned()): the second time
+			 * with no bio, which the sequence's end gives back.
 			 */
-			iotrace_slot_release(s, rq);
+			if (!(unlikely(d->dm_rq) && !rq->bio))
+				iotrace_slot_release(s, rq);
 			goto out;
 		}
 		iotrace_prof_part(IOTRACE_PF_C_LOOKUP, t1);

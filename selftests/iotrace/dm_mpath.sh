@@ -4,59 +4,106 @@
 # nullb0) gets one record per request, as its /sys/block stat counts them.
 # Device-mapper ends such a request twice: the clone's completion updates
 # it with all its bytes, then blk_mq_end_request() ends it again with none
-# left; the second must make no record.
-# 50 direct reads of 4 KiB and 30 direct writes of 8 KiB on the multipath
-# device.  Oracles: the stat deltas of dm-N and of nullb0; dd's own
-# offsets and sizes.  Checked: dm-N's records are exactly those 80 (op,
-# sector, bytes), none without its issue, and its stat counts as many;
-# nullb0's records equal its stat delta.
+# left; the second must make no record.  A write in a flush sequence (a
+# PREFLUSH write: a journal's commit) ends three times: its data phase
+# twice, then the sequence's end.
+# Part 1, no write cache: 50 direct reads of 4 KiB and 30 direct writes of
+# 8 KiB on the multipath device.  Oracles: the stat deltas of dm-N and of
+# nullb0; dd's own offsets and sizes.  Checked: dm-N's records are exactly
+# those 80 (op, sector, bytes), none without its issue, and its stat
+# counts as many; nullb0's records equal its stat delta.
+# Part 2, nullb0 with a write cache (so dm-N has one): ext4 on dm-N, ten
+# appends each with fsync (journal commits: PREFLUSH and FUA writes).
+# Checked: dm-N's read and write records equal its stat's reads and
+# writes, none without its issue.
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
-require_cmd dmsetup
+require_cmd dmsetup mkfs.ext4
 modprobe dm_multipath 2> /dev/null
 modprobe dm_round_robin 2> /dev/null
 [ -e /dev/mapper/control ] || skip "no device-mapper (dm_mod)"
-unload_iotrace
-nullb_mod nr_devices=1 submit_queues=2
-quiet_disk nullb0
-sz=$(blockdev --getsz /dev/nullb0)
-dmsetup remove iot_mp 2> /dev/null
-dmsetup create iot_mp --table \
-	"0 $sz multipath 0 0 1 1 round-robin 0 1 1 $(cat /sys/block/nullb0/dev) 1000" ||
-	skip "dmsetup cannot make a multipath device (dm_multipath)"
-settle
-dm=$(basename "$(readlink -f /dev/mapper/iot_mp)")
 out=$(mktemp -d)
-# only dd reads: udev would probe the device after dd's writes close it
-udevadm control --stop-exec-queue 2> /dev/null
-pkill -STOP -x systemd-udevd
-trap 'pkill -CONT -x systemd-udevd; udevadm control --start-exec-queue;
-      dmsetup remove iot_mp 2> /dev/null' EXIT
+mnt=$out/mnt
+mkdir -p "$mnt"
 
-ktap_header 5
+udev_stop() {
+	udevadm control --stop-exec-queue 2> /dev/null
+	pkill -STOP -x systemd-udevd
+}
+
+udev_go() {
+	pkill -CONT -x systemd-udevd
+	udevadm control --start-exec-queue 2> /dev/null
+}
+
+mp_remove() {
+	umount "$mnt" 2> /dev/null
+	udev_go
+	dmsetup remove iot_mp 2> /dev/null
+}
+trap mp_remove EXIT
+
+# mp_make NULL_BLK-PARAMS... - nullb0, the multipath device iot_mp on it
+# (as $dm), udev then kept off it (it would probe the device after a
+# close that wrote)
+mp_make() {
+	local sz
+
+	mp_remove
+	nullb_mod nr_devices=1 submit_queues=2 "$@"
+	quiet_disk nullb0
+	sz=$(blockdev --getsz /dev/nullb0)
+	dmsetup create iot_mp --table \
+		"0 $sz multipath 0 0 1 1 round-robin 0 1 1 $(cat /sys/block/nullb0/dev) 1000" ||
+		skip "dmsetup cannot make a multipath device (dm_multipath)"
+	settle
+	dm=$(basename "$(readlink -f /dev/mapper/iot_mp)")
+	log "$dm on nullb0 ($*): write cache $(cat "/sys/block/$dm/queue/write_cache")"
+}
+
+# stat DISK - "READS WRITES" completed
+stat_rw() {
+	local r w
+
+	read -r r _ _ _ w _ < "/sys/block/$1/stat"
+	echo "$r $w"
+}
+
+# no_issue FILE - records of a dumpx FILE without their issue
+# (IOTRACE_RF_NO_ISSUE, 1 << 7 of rflags)
+no_issue() {
+	awk '{ if (int($4 / 128) % 2) n++ } END { print n + 0 }' "$1"
+}
+
+ktap_header 8
+unload_iotrace
+mp_make
+udev_stop
 load_iotrace disks=all buf_size=1M
 if [ ! -e "$IOT/$dm/ring" ]; then
 	# 5.10 adds a dm disk before its queue: never attached
 	log "$dm is not traced on $(uname -r)"
 	unload_iotrace
-	for _ in 1 2 3 4; do
+	for _ in 1 2 3 4 5 6 7; do
 		ktap_skip "$dm is not traced on this kernel"
 	done
 	ktap_check "no kernel warnings" no_kernel_splat
 	ktap_finish
 	exit
 fi
+
+# ---- 1: no write cache, direct reads and writes -----------------------
 echo 1 > "$IOT/$dm/clear"
 echo 1 > "$IOT/nullb0/clear"
-read -r r0 _ _ _ w0 _ < "/sys/block/$dm/stat"
-read -r pr0 _ _ _ pw0 _ < /sys/block/nullb0/stat
+read -r r0 w0 <<< "$(stat_rw "$dm")"
+read -r pr0 pw0 <<< "$(stat_rw nullb0)"
 dd if=/dev/mapper/iot_mp of=/dev/null bs=4096 count=50 skip=10 \
 	iflag=direct 2> /dev/null
 dd if=/dev/zero of=/dev/mapper/iot_mp bs=8192 count=30 seek=100 \
 	oflag=direct conv=notrunc 2> /dev/null
-read -r r1 _ _ _ w1 _ < "/sys/block/$dm/stat"
-read -r pr1 _ _ _ pw1 _ < /sys/block/nullb0/stat
+read -r r1 w1 <<< "$(stat_rw "$dm")"
+read -r pr1 pw1 <<< "$(stat_rw nullb0)"
 log "stat deltas: $dm $((r1 - r0)) reads $((w1 - w0)) writes; nullb0 $((pr1 - pr0)) reads $((pw1 - pw0)) writes"
 "$RINGCHECK" dumpx "$IOT/$dm/ring" > "$out/dm"
 "$RINGCHECK" dump "$IOT/nullb0/ring" > "$out/nb"
@@ -72,11 +119,41 @@ ktap_check "$dm: its stat counts dd's 50 reads and 30 writes" \
 	test "$((r1 - r0)) $((w1 - w0))" = "50 30"
 ktap_check "$dm: one record per request, as dd made them (op, sector, bytes)" \
 	cmp -s "$out/want" "$out/got"
-# IOTRACE_RF_NO_ISSUE (1 << 7, rflags): a record without its issue
-ktap_check "$dm: each with its issue" \
-	sh -c "awk '{ if (int(\$4 / 128) % 2) bad++ } END { exit bad > 0 }' '$out/dm'"
+ktap_check "$dm: each with its issue" test "$(no_issue "$out/dm")" = 0
 ktap_check "nullb0: as many records as its stat counts ($((pr1 - pr0 + pw1 - pw0)))" \
 	test "$(wc -l < "$out/nb")" = $((pr1 - pr0 + pw1 - pw0))
+
+# ---- 2: a write cache, ext4's journal commits -------------------------
 unload_iotrace
+mp_make memory_backed=1 cache_size=64
+mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 \
+	/dev/mapper/iot_mp || die "mkfs.ext4 failed"
+mount -o nodiscard /dev/mapper/iot_mp "$mnt" || die "mount failed"
+udev_stop
+# nothing in flight at the enable: a request issued before has no issue
+sync
+sleep 1
+load_iotrace disks="$dm" buf_size=1M
+read -r r0 w0 <<< "$(stat_rw "$dm")"
+for i in $(seq 10); do
+	dd if=/dev/urandom of="$mnt/f" bs=4096 count=1 oflag=append \
+		conv=notrunc,fsync 2> /dev/null
+done
+sync
+read -r r1 w1 <<< "$(stat_rw "$dm")"
+"$RINGCHECK" dumpx "$IOT/$dm/ring" > "$out/dm2"
+nr=$(awk '$1 == "read"' "$out/dm2" | wc -l)
+nw=$(awk '$1 == "write"' "$out/dm2" | wc -l)
+awk '{ print $1, $4, ($3 ? "data" : "empty") }' "$out/dm2" | sort |
+	uniq -c | sed "s/^/# $dm op, rflags: /"
+log "$dm: stat $((r1 - r0)) reads $((w1 - w0)) writes; records $nr reads $nw writes"
+ktap_check "$dm, journal commits: its records' reads and writes are its stat's" \
+	test "$nr $nw" = "$((r1 - r0)) $((w1 - w0))" -a $((w1 - w0)) -ge 10
+ktap_check "$dm, journal commits: each with its issue" \
+	test "$(no_issue "$out/dm2")" = 0
+ktap_check "$dm: a write cache (the premise)" \
+	grep -q 'write back' "/sys/block/$dm/queue/write_cache"
+unload_iotrace
+umount "$mnt"
 ktap_check "no kernel warnings" no_kernel_splat
 ktap_finish
