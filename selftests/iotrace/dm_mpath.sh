@@ -125,7 +125,7 @@ ktap_check "nullb0: as many records as its stat counts ($((pr1 - pr0 + pw1 - pw0
 
 # ---- 2: a write cache, ext4's journal commits -------------------------
 unload_iotrace
-mp_make memory_backed=1 cache_size=64
+mp_make memory_backed=1 cache_size=64 gb=1
 mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 \
 	/dev/mapper/iot_mp || die "mkfs.ext4 failed"
 mount -o nodiscard /dev/mapper/iot_mp "$mnt" || die "mount failed"
