@@ -128,7 +128,8 @@ unload_iotrace
 mp_make memory_backed=1 cache_size=64 gb=1
 mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 \
 	/dev/mapper/iot_mp || die "mkfs.ext4 failed"
-mount -o nodiscard /dev/mapper/iot_mp "$mnt" || die "mount failed"
+modprobe ext4 2> /dev/null
+mount -t ext4 -o nodiscard /dev/mapper/iot_mp "$mnt" || die "mount failed"
 udev_stop
 # nothing in flight at the enable: a request issued before has no issue
 sync
