@@ -87,7 +87,7 @@ mp_make
 udev_stop
 load_iotrace disks=all buf_size=1M
 if [ ! -e "$IOT/$dm/ring" ]; then
-	# 5.10 adds a dm disk before its queue: never attached
+	# a dm disk the module did not attach (every kernel here attaches it)
 	log "$dm is not traced on $(uname -r)"
 	unload_iotrace
 	for _ in 1 2 3 4 5 6 7; do
