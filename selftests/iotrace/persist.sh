@@ -161,35 +161,42 @@ running() {
 }
 
 # release_prev [CMD...] - release the previous boot's copy (by CMD, else a
-# write to debugfs previous_release) while a reader of it is held in its
-# copy to user space (uffd_read.py): another reader gets the bytes, the
-# release goes through, and the held reader then gets its own, whole (its
-# reference keeps the copy).  4 checks.
+# write to debugfs previous_release) while a reader of each of its files,
+# /dev/iotrace/previous and debugfs previous, is held in its copy to user
+# space (uffd_read.py): another reader gets the bytes, the release goes
+# through, and the held readers then get their own, whole (their
+# references keep the copy).  4 checks.
 release_prev() {
-	local f=/dev/iotrace/previous u=$st/uffd r2 rel got fifo
+	local f u=$st/uffd r2 rel got fifo i n=0 pids=""
 
-	head -c 4096 $f > "$u.want"
-	# the guest's own /tmp: the results' share has no FIFOs
-	fifo=$(mktemp -u /tmp/uffd.XXXXXX)
-	mkfifo "$fifo" || die "mkfifo $fifo failed"
-	python3 "$IOTRACE_SRC/selftests/iotrace/uffd_read.py" $f "$u.out" \
-		< "$fifo" > "$u.log" 2>&1 &
-	u_pid=$!
-	exec 7> "$fifo"
-	rm -f "$fifo"
-	for _ in $(seq 600); do
-		grep -q blocked "$u.log" && break
-		kill -0 $u_pid 2> /dev/null || break
-		sleep 0.1
+	for i in 0 1; do
+		[ $i = 0 ] && f=/dev/iotrace/previous || f=$IOT/previous
+		head -c 4096 $f > "$u.want$i"
+		# the guest's own /tmp: the results' share has no FIFOs
+		fifo=$(mktemp -u /tmp/uffd.XXXXXX)
+		mkfifo "$fifo" || die "mkfifo $fifo failed"
+		python3 "$IOTRACE_SRC/selftests/iotrace/uffd_read.py" $f \
+			"$u.out$i" < "$fifo" > "$u.log$i" 2>&1 &
+		pids="$pids $!"
+		eval "exec $((7 + i))> '$fifo'"
+		rm -f "$fifo"
+		for _ in $(seq 600); do
+			grep -q blocked "$u.log$i" && break
+			kill -0 $! 2> /dev/null || break
+			sleep 0.1
+		done
+		sed "s|^|# uffd_read $f: |" "$u.log$i"
+		grep -q blocked "$u.log$i" && n=$((n + 1))
 	done
-	sed 's/^/# uffd_read: /' "$u.log"
-	if ! kill -0 $u_pid 2> /dev/null; then
-		wait $u_pid
-		[ $? = 4 ] || die "uffd_read.py failed: $(cat "$u.log")"
-		exec 7>&-
-		ktap_skip "a reader held in its copy to user space: no userfaultfd"
+	if [ $n != 2 ]; then
+		exec 7>&- 8>&-
+		for i in $pids; do
+			wait $i
+			[ $? = 4 ] || die "uffd_read.py failed: $(cat "$u.log0" "$u.log1")"
+		done
+		ktap_skip "readers held in their copy to user space: no userfaultfd"
 		ktap_skip "nor the release: no userfaultfd"
-		ktap_skip "the held reader: no userfaultfd"
+		ktap_skip "the held readers: no userfaultfd"
 		if [ $# = 0 ]; then
 			echo 1 > "$IOT/previous_release"
 		else
@@ -198,12 +205,13 @@ release_prev() {
 		ktap_check "previous_release frees it" test ! -e "$IOT/previous"
 		return
 	fi
+	f=/dev/iotrace/previous
 	head -c 4096 $f > "$u.two" &
 	r2=$!
 	running $r2 && got=held || got=done
-	ktap_check "a reader held in its copy to user space holds up no other reader ($got)" \
-		sh -c "grep -q blocked '$u.log' && ! grep -q '^read' '$u.log' &&
-		       [ $got = done ] && cmp -s '$u.want' '$u.two'"
+	ktap_check "readers held in their copy to user space hold up no other reader ($got)" \
+		sh -c "! grep -q '^read' '$u.log0' '$u.log1' &&
+		       [ $got = done ] && cmp -s '$u.want0' '$u.two'"
 	if [ $# = 0 ]; then
 		sh -c "echo 1 > '$IOT/previous_release'" &
 	else
@@ -212,15 +220,16 @@ release_prev() {
 	rel=$!
 	running $rel && got=held || got=done
 	ktap_check "nor the release ($got)" \
-		sh -c "! grep -q '^read' '$u.log' && [ $got = done ] &&
+		sh -c "! grep -q '^read' '$u.log0' '$u.log1' && [ $got = done ] &&
 		       [ ! -e '$IOT/previous' ] && [ ! -e $f ]"
 	echo go >&7
-	exec 7>&-
-	wait $u_pid
+	echo go >&8
+	exec 7>&- 8>&-
+	wait $pids
 	wait $r2 $rel
-	sed 's/^/# uffd_read: /' "$u.log"
-	ktap_check "the held reader gets its bytes after the release" \
-		cmp -s "$u.want" "$u.out"
+	sed 's/^/# uffd_read: /' "$u.log0" "$u.log1"
+	ktap_check "the held readers get their bytes after the release" \
+		sh -c "cmp -s '$u.want0' '$u.out0' && cmp -s '$u.want1' '$u.out1'"
 	ktap_check "previous_release frees it" test ! -e "$IOT/previous"
 }
 
