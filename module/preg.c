@@ -1115,11 +1115,11 @@ static void iotrace_prev_put(void *p)
 }
 
 /*
- * The copy is read on a reference, without iotrace_prev_lock: a reader of
- * the device whose buffer faults for long (userfaultfd, FUSE) holds up
- * neither the other readers nor a release, whose memory goes with the
- * last read.  (debugfs_remove() of debugfs "previous", root's only, waits
- * for that file's reads.)
+ * The copy is read on a reference, without iotrace_prev_lock: a reader
+ * whose buffer faults for long (userfaultfd, FUSE) holds up neither the
+ * other readers nor a release, whose memory goes with the last read.
+ * Neither file's private data is used: an open file of either reads
+ * nothing more once the copy is released.
  */
 static ssize_t iotrace_prev_read(struct file *file, char __user *buf,
 				 size_t count, loff_t *ppos)
@@ -1250,8 +1250,14 @@ void iotrace_preg_publish(void)
 	if (!r->va)
 		return;
 	if (r->prev) {
+		/*
+		 * "unsafe": without debugfs's proxy of every read, whose
+		 * removal would wait for a read held in its copy to user
+		 * space; iotrace_prev_read() needs nothing of the file
+		 */
 		if (iotrace_debugfs_root)
-			r->prev_file = debugfs_create_file("previous", 0400,
+			r->prev_file =
+				debugfs_create_file_unsafe("previous", 0400,
 							   iotrace_debugfs_root,
 							   NULL,
 							   &iotrace_prev_fops);
