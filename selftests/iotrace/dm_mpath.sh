@@ -17,6 +17,11 @@
 # Checked: dm-N's read and write records equal its stat's reads and
 # writes, none without its issue (but a sync's empty PREFLUSH write, never
 # issued itself).
+# Part 3, a flush issued before the enable: nullb0 with a write cache
+# completes every request 3 s late; an fsync of the multipath device
+# sends dm-N a flush, and the module is loaded while it waits.  Checked:
+# dm-N's ring has that flush, once, without its issue (a request issued
+# before its disk was enabled, abi.rst), as its stat counts one flush.
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
@@ -81,7 +86,7 @@ no_issue() {
 	     END { print n + 0 }' "$1"
 }
 
-ktap_header 8
+ktap_header 10
 unload_iotrace
 mp_make
 udev_stop
@@ -90,7 +95,7 @@ if [ ! -e "$IOT/$dm/ring" ]; then
 	# a dm disk the module did not attach (every kernel here attaches it)
 	log "$dm is not traced on $(uname -r)"
 	unload_iotrace
-	for _ in 1 2 3 4 5 6 7; do
+	for _ in 1 2 3 4 5 6 7 8 9; do
 		ktap_skip "$dm is not traced on this kernel"
 	done
 	ktap_check "no kernel warnings" no_kernel_splat
@@ -161,5 +166,41 @@ ktap_check "$dm: a write cache (the premise)" \
 	grep -q 'write back' "/sys/block/$dm/queue/write_cache"
 unload_iotrace
 umount "$mnt"
+
+# ---- 3: a flush issued before the enable ------------------------------
+# udev kept off from the start: each of its reads would take 3 s
+mp_remove
+udev_stop
+rmmod null_blk 2> /dev/null
+modprobe null_blk nr_devices=1 submit_queues=2 memory_backed=1 \
+	cache_size=64 gb=1 irqmode=2 completion_nsec=3000000000 ||
+	die "modprobe null_blk failed"
+quiet_disk nullb0
+dmsetup --noudevsync create iot_mp --table \
+	"0 $(blockdev --getsz /dev/nullb0) multipath 0 0 1 1 round-robin 0 1 1 $(cat /sys/block/nullb0/dev) 1000" ||
+	die "dmsetup create failed"
+dmsetup mknodes iot_mp
+dm=$(basename "$(readlink -f /dev/mapper/iot_mp)")
+read -r _ _ _ _ _ _ _ _ _ _ _ f0 _ < "/sys/block/$dm/stat"
+python3 -c 'import os, sys; os.fsync(os.open(sys.argv[1], os.O_WRONLY))' \
+	/dev/mapper/iot_mp &
+fs=$!
+for _ in $(seq 100); do
+	read -r a b < "/sys/block/nullb0/inflight"
+	[ $((a + b)) != 0 ] && break
+	sleep 0.05
+done
+log "nullb0 in flight at the load: $a $b"
+load_iotrace disks="$dm" buf_size=1M
+wait $fs
+read -r _ _ _ _ _ _ _ _ _ _ _ f1 _ < "/sys/block/$dm/stat"
+"$RINGCHECK" dumpx "$IOT/$dm/ring" > "$out/dm3"
+sed "s/^/# $dm: /" "$out/dm3"
+log "$dm: stat ${f0:-?} -> ${f1:-?} flushes"
+ktap_check "$dm: the flush in flight at the enable, once, without its issue" \
+	test "$(awk '$1 == "flush" && $3 == 0 && int($4 / 128) % 2' "$out/dm3" | wc -l) $(awk '$1 == "flush"' "$out/dm3" | wc -l)" = "1 1"
+ktap_check "$dm: its stat counts one flush (the premise)" \
+	test "$((f1 - f0))" = 1
+unload_iotrace
 ktap_check "no kernel warnings" no_kernel_splat
 ktap_finish
