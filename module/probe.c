@@ -1437,9 +1437,11 @@ static noinline void iotrace_complete_unowned(struct iotrace_disk *d,
 	 * completion updates it with all its bytes (the final completion,
 	 * which made the record and released the slot), then
 	 * blk_mq_end_request() ends it again, no bio and no byte left.  The
-	 * kernel counts it once.
+	 * kernel counts it once.  A flush (its flush machinery's request)
+	 * never had a bio: ended once, recorded.
 	 */
-	if (unlikely(d->dm_rq) && !rq->bio && !blk_rq_bytes(rq))
+	if (unlikely(d->dm_rq) && !rq->bio && !blk_rq_bytes(rq) &&
+	    req_op(rq) != REQ_OP_FLUSH)
 		return;
 	/*
 	 * The end of a flush sequence whose data phase made the record: in a
