@@ -696,7 +696,7 @@ static int iotrace_disk_set_enabled_locked(struct iotrace_disk *d, bool on)
 	} else {
 		iotrace_disk_set_state(d, 0);
 		/* no probe can set a hold any more */
-		iotrace_hold_release(d, 0);
+		iotrace_hold_release(d, 0, 0);
 		d->enabled = false;
 		WRITE_ONCE(d->hdr->flags,
 			   d->hdr->flags & ~IOTRACE_RING_ENABLED);
@@ -763,7 +763,7 @@ int iotrace_disk_clear(struct iotrace_disk *d)
 	/* before the stop: what the probes hold from now on is the new period's */
 	held = iotrace_nl_held(d);
 	iotrace_disk_set_state(d, state & IOTRACE_ST_SLOTS);
-	iotrace_hold_release(d, 0);
+	iotrace_hold_release(d, 0, 0);
 	iotrace_ring_reset(d);
 	iotrace_nl_reset(d, held);
 	/* the reset ring visible before probes write again */

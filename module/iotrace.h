@@ -1537,7 +1537,7 @@ void iotrace_trig_set(struct iotrace_disk *d, struct iotrace_trig *t);
 u32 iotrace_hold_max(const struct iotrace_disk *d);
 bool iotrace_hold_set(struct iotrace_disk *d, const struct iotrace_trig *t,
 		      u64 now);
-bool iotrace_hold_release(struct iotrace_disk *d, u64 hi);
+bool iotrace_hold_release(struct iotrace_disk *d, u64 hi, u64 ns);
 void iotrace_trig_release(struct iotrace_disk *d);
 void iotrace_trig_init(void);
 void iotrace_trig_exit(void);

@@ -121,7 +121,7 @@ static const struct nla_policy iotrace_nl_policy[IOTRACE_A_MAX + 1] = {
 	[IOTRACE_A_HOLD_LO]		= { .type = NLA_REJECT },
 	/* RELEASE_HOLD: release only this hold */
 	[IOTRACE_A_HOLD_HI]		= { .type = NLA_U64 },
-	[IOTRACE_A_HOLD_NS]		= { .type = NLA_REJECT },
+	[IOTRACE_A_HOLD_NS]		= { .type = NLA_U64 },
 	[IOTRACE_A_TRIG_EPOCH]		= { .type = NLA_REJECT },
 	[IOTRACE_A_MEM_RING]		= { .type = NLA_REJECT },
 	[IOTRACE_A_MEM_SLOTS]		= { .type = NLA_REJECT },
@@ -946,7 +946,7 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 	/* slots kept, completions counted in d->held: nothing goes uncounted */
 	iotrace_disk_set_state(d, state & IOTRACE_ST_SLOTS);
 	/* the hold is the old ring's; none can be set until the state is back */
-	iotrace_hold_release(d, 0);
+	iotrace_hold_release(d, 0, 0);
 	iotrace_nl_swap(d, tmp, &node);
 	tmp->ring = NULL;
 	/* its entry in the region names the disk, as the old one did */
@@ -1433,13 +1433,14 @@ out_free:
 /**
  * iotrace_nl_release_hold() - RELEASE_HOLD: end the hold of a disk.
  * @skb: the request.
- * @info: its attributes: the disk, optionally the hold (HOLD_HI).
+ * @info: its attributes: the disk, optionally the hold (HOLD_HI, HOLD_NS).
  *
  * Return: 0 (also when there was no such hold) or a negative errno.
  */
 static int iotrace_nl_release_hold(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *a = info->attrs[IOTRACE_A_HOLD_HI];
+	struct nlattr *ns = info->attrs[IOTRACE_A_HOLD_NS];
 	struct iotrace_disk *d;
 	int ret;
 
@@ -1448,7 +1449,8 @@ static int iotrace_nl_release_hold(struct sk_buff *skb, struct genl_info *info)
 		return ret;
 	mutex_lock(&iotrace_mutex);
 	if (d->attached)
-		iotrace_hold_release(d, a ? nla_get_u64(a) : 0);
+		iotrace_hold_release(d, a ? nla_get_u64(a) : 0,
+				     ns ? nla_get_u64(ns) : 0);
 	else
 		ret = -ENODEV;
 	mutex_unlock(&iotrace_mutex);

@@ -247,6 +247,8 @@ bool iotrace_hold_set(struct iotrace_disk *d, const struct iotrace_trig *t,
 		return false;
 	}
 	WRITE_ONCE(h->hold_lo, hi > n ? hi - n + 1 : 1);
+	/* with hold_hi, a name no hold of this ring had before */
+	now = max(now, READ_ONCE(h->hold_ns) + 1);
 	WRITE_ONCE(h->hold_ns, now);
 	d->hold_until_ns = now + t->hold_ns;
 	/* the range before the hold is seen; pairs with iotrace_chunk_held() */
@@ -265,6 +267,9 @@ bool iotrace_hold_set(struct iotrace_disk *d, const struct iotrace_trig *t,
  * iotrace_hold_release() - end the hold of @d, if it has one.
  * @d: the disk.
  * @hi: release only the hold whose hold_hi is @hi; 0: any.
+ * @ns: and only the hold set at @ns (its hold_ns); 0: any.  Two holds in
+ *	a row have the same hold_hi when no chunk was taken between them:
+ *	a watcher that names the hold by both never ends the next one.
  *
  * Takers that read the hold before still skip its chunks once; nothing
  * else depends on it.  A hit may set a new hold right after.
@@ -272,7 +277,7 @@ bool iotrace_hold_set(struct iotrace_disk *d, const struct iotrace_trig *t,
  * Context: iotrace_mutex held.
  * Return: true when a hold was released.
  */
-bool iotrace_hold_release(struct iotrace_disk *d, u64 hi)
+bool iotrace_hold_release(struct iotrace_disk *d, u64 hi, u64 ns)
 {
 	struct iotrace_ring_hdr *h = d->hdr;
 	unsigned int spins;
@@ -298,7 +303,8 @@ bool iotrace_hold_release(struct iotrace_disk *d, u64 hi)
 	/* pairs with the store-release of ACTIVE in iotrace_hold_set() */
 	if (smp_load_acquire(&d->hold_state) != IOTRACE_HOLD_ACTIVE)
 		return false;
-	if (hi && READ_ONCE(h->hold_hi) != hi)
+	if ((hi && READ_ONCE(h->hold_hi) != hi) ||
+	    (ns && READ_ONCE(h->hold_ns) != ns))
 		return false;
 	WRITE_ONCE(h->hold_hi, 0);
 	/* the header says "no hold" before another hit may set one */
@@ -323,7 +329,7 @@ static void iotrace_hold_expire_fn(struct work_struct *work)
 		if (smp_load_acquire(&d->hold_state) != IOTRACE_HOLD_ACTIVE)
 			continue;
 		if ((s64)(d->hold_until_ns - now) <= 0) {
-			iotrace_hold_release(d, 0);
+			iotrace_hold_release(d, 0, 0);
 			continue;
 		}
 		left = d->hold_until_ns - now;
@@ -559,10 +565,11 @@ static u64 iotrace_trig_epochs;
  * @d: the disk, attached.
  * @t: the new set (consumed), NULL for none.
  *
- * The counters start again, under a new epoch (larger than any disk's
- * before: a listener tells an event sent before its own set by it); a
- * stuck threshold (re)starts the scan, which then looks at every request
- * in flight once more.  A hold the old set made is released.
+ * The counters and the rate limit start again, under a new epoch (larger
+ * than any disk's before: a listener tells an event sent before its own
+ * set by it); a stuck threshold (re)starts the scan, which then looks at
+ * every request in flight once more.  A hold the old set made is
+ * released.
  *
  * The old set is taken away and a grace period passes before the counts
  * are zeroed and the new set is published: no hit of the old set is
@@ -585,13 +592,20 @@ void iotrace_trig_set(struct iotrace_disk *d, struct iotrace_trig *t)
 		/* no hit of the old set is counted or holds after this */
 		synchronize_rcu();
 		if (old->hold_chunks)
-			iotrace_hold_release(d, 0);
+			iotrace_hold_release(d, 0, 0);
 		kfree(old);
 	}
 	atomic_long_set(&d->tstate.hits, 0);
 	atomic_long_set(&d->tstate.events, 0);
 	atomic_long_set(&d->tstate.suppressed, 0);
 	atomic_long_set(&d->tstate.suppressed_total, 0);
+	/*
+	 * The rate limit starts again too: no probe posts (no set, a grace
+	 * period passed) and the work reads neither; a request found stuck
+	 * again by the restarted scan is the new set's first event.
+	 */
+	d->tstate.last_ns = 0;
+	d->tstate.stuck_last_ns = 0;
 	d->tstate.epoch = epoch;
 	d->tstate.scan_ns = 0;
 	if (t) {

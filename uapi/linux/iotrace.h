@@ -1119,10 +1119,11 @@ struct iotrace_file_counts {
  * IOTRACE_A_MEM_RING, IOTRACE_A_MEM_SLOTS and IOTRACE_A_MEM_METRICS, and
  * enum iotrace_mop the kernel's accounting groups (same layout, same
  * attributes); version 9 IOTRACE_CMD_SET_IDENTITY and IOTRACE_A_ID_*;
- * version 10 IOTRACE_A_TRIG_PID in IOTRACE_CMD_EVT_TRIGGER.
+ * version 10 IOTRACE_A_TRIG_PID in IOTRACE_CMD_EVT_TRIGGER; version 11
+ * IOTRACE_A_HOLD_NS in IOTRACE_CMD_RELEASE_HOLD.
  * Commands and attributes are only ever added at the end.
  */
-#define IOTRACE_GENL_VERSION	10
+#define IOTRACE_GENL_VERSION	11
 #define IOTRACE_GENL_MCGRP	"events"
 
 /**
@@ -1179,8 +1180,10 @@ struct iotrace_file_counts {
  *	Documentation/netlink.rst), rate-limited per disk (genl version 4).
  * @IOTRACE_CMD_RELEASE_HOLD: end the hold of IOTRACE_A_DISK_NAME (its
  *	held chunks may be recycled again); with IOTRACE_A_HOLD_HI only if
- *	that is still the hold (else nothing).  No hold: nothing, not an
- *	error.  Version 5.
+ *	that is still the hold (else nothing), and with IOTRACE_A_HOLD_NS
+ *	(version 11) only if it is still the hold set then: two holds in a
+ *	row have the same HOLD_HI when no chunk was taken between them.  No
+ *	hold: nothing, not an error.  Version 5.
  * @IOTRACE_CMD_SET_IDENTITY: who IOTRACE_A_DISK_NAME is, as user space
  *	reads it from sysfs (the udev rule gives it when a disk or the
  *	module comes): IOTRACE_A_ID_MODEL, IOTRACE_A_ID_SERIAL and
@@ -1343,7 +1346,8 @@ enum iotrace_genl_cmd {
  * @IOTRACE_A_HOLD_HI: u64, the same: iotrace_ring_hdr.hold_hi.
  *	RELEASE_HOLD request: release only this hold.
  * @IOTRACE_A_HOLD_NS: u64, EVT_TRIGGER and LIST replies while a hold is
- *	active: iotrace_ring_hdr.hold_ns.
+ *	active: iotrace_ring_hdr.hold_ns.  RELEASE_HOLD request (version
+ *	11): release only the hold set at this time.
  * @IOTRACE_A_TRIG_EPOCH: u64, LIST replies (with the triggers) and
  *	EVT_TRIGGER (genl version 7): the SET_TRIGGER that started the
  *	disk's counts (IOTRACE_A_TRIG_EVENTS and the others), as a number
