@@ -4209,27 +4209,31 @@ static int ep_rate(void *arg)
 static void test_watch_episodes(void)
 {
 	static const struct {
-		uint64_t ms, lo, hi;	/* the trigger's time, its hold */
+		uint64_t ms, lo, hi, ns;	/* its time, its hold */
 		int room;		/* max-per-hour leaves room */
 		enum watch_ep_what what;
 		uint32_t extra;		/* of the episode it went to */
-		uint64_t hlo, hhi;	/* that episode's hold after */
+		uint64_t hlo, hhi, hns;	/* that episode's hold after */
 	} c[] = {
-		{    0,  0,  0, 1, WATCH_EP_STARTED,     0,  0,  0 },
+		{    0,  0,  0,  0, 1, WATCH_EP_STARTED,     0,  0,  0,  0 },
 		/* the dispatcher takes it (EP_SAVING) */
-		{  500,  9, 16, 1, WATCH_EP_JOINED,      1,  9, 16 },
-		{  600,  9, 16, 1, WATCH_EP_JOINED,      2,  9, 16 },
-		{  700,  5,  8, 1, WATCH_EP_JOINED,      3,  9, 16 },	/* older */
+		{  500,  9, 16, 50, 1, WATCH_EP_JOINED,      1,  9, 16, 50 },
+		{  600,  9, 16, 50, 1, WATCH_EP_JOINED,      2,  9, 16, 50 },
+		{  700,  5,  8, 40, 1, WATCH_EP_JOINED,      3,  9, 16, 50 },
 		/* 9..16 ended (expired), a newer one was set */
-		{  800, 17, 24, 1, WATCH_EP_JOINED,      4, 17, 24 },
-		{ 2000,  0,  0, 0, WATCH_EP_REFUSED,     0,  0,  0 },
-		{ 2100,  0,  0, 1, WATCH_EP_QUEUED,      0,  0,  0 },
+		{  800, 17, 24, 60, 1, WATCH_EP_JOINED,      4, 17, 24, 60 },
+		/* that ended too; the next, no chunk taken since: same hi */
+		{  900, 17, 24, 70, 1, WATCH_EP_JOINED,      5, 17, 24, 70 },
+		{  950, 17, 24, 60, 1, WATCH_EP_JOINED,      6, 17, 24, 70 },
+		{ 2000,  0,  0,  0, 0, WATCH_EP_REFUSED,     0,  0,  0,  0 },
+		{ 2100,  0,  0,  0, 1, WATCH_EP_QUEUED,      0,  0,  0,  0 },
 		/* the queued one had none: a later hit's hold is its */
-		{ 2500, 25, 30, 1, WATCH_EP_JOINED_NEXT, 1, 25, 30 },
-		{ 2600, 25, 30, 1, WATCH_EP_JOINED_NEXT, 2, 25, 30 },
-		{ 9000, 31, 40, 1, WATCH_EP_JOINED_NEXT, 3, 31, 40 },
-		{ 9100, 25, 30, 1, WATCH_EP_JOINED_NEXT, 4, 31, 40 },
+		{ 2500, 25, 30, 80, 1, WATCH_EP_JOINED_NEXT, 1, 25, 30, 80 },
+		{ 2600, 25, 30, 80, 1, WATCH_EP_JOINED_NEXT, 2, 25, 30, 80 },
+		{ 9000, 31, 40, 90, 1, WATCH_EP_JOINED_NEXT, 3, 31, 40, 90 },
+		{ 9100, 25, 30, 80, 1, WATCH_EP_JOINED_NEXT, 4, 31, 40, 90 },
 	};
+	struct watch_trig h;
 	struct watch_ep d;
 	size_t i;
 
@@ -4238,6 +4242,7 @@ static void test_watch_episodes(void)
 		struct watch_trig t = {
 			.mono_ns = c[i].ms * 1000000ull,
 			.hold_lo = c[i].lo, .hold_hi = c[i].hi,
+			.hold_ns = c[i].ns,
 		};
 		const struct watch_episode *e;
 		enum watch_ep_what what;
@@ -4254,29 +4259,41 @@ static void test_watch_episodes(void)
 		if (what == WATCH_EP_REFUSED)
 			continue;
 		CHECK(e->extra == c[i].extra && e->trig.hold_lo == c[i].hlo &&
-		      e->trig.hold_hi == c[i].hhi,
-		      "trigger %zu (%llu ms, hold %llu..%llu), %s: extra %u, hold %llu..%llu; wanted extra %u, hold %llu..%llu",
+		      e->trig.hold_hi == c[i].hhi && e->trig.hold_ns == c[i].hns,
+		      "trigger %zu (%llu ms, hold %llu..%llu at %llu), %s: extra %u, hold %llu..%llu at %llu; wanted extra %u, hold %llu..%llu at %llu",
 		      i, (unsigned long long)c[i].ms,
 		      (unsigned long long)c[i].lo, (unsigned long long)c[i].hi,
+		      (unsigned long long)c[i].ns,
 		      watch_ep_said(what), e->extra,
 		      (unsigned long long)e->trig.hold_lo,
-		      (unsigned long long)e->trig.hold_hi, c[i].extra,
+		      (unsigned long long)e->trig.hold_hi,
+		      (unsigned long long)e->trig.hold_ns, c[i].extra,
 		      (unsigned long long)c[i].hlo,
-		      (unsigned long long)c[i].hhi);
+		      (unsigned long long)c[i].hhi,
+		      (unsigned long long)c[i].hns);
 	}
 	CHECK(d.have_next && d.next.queued && !d.cur.queued &&
 	      d.next.trig.mono_ns == 2100000000ull,
 	      "the queued episode is not the trigger at 2100 ms");
-	/* a refused trigger releases its hold unless an episode has it */
-	CHECK(watch_ep_holds(&d, 24) && watch_ep_holds(&d, 40) &&
-	      !watch_ep_holds(&d, 16) && !watch_ep_holds(&d, 30) &&
-	      !watch_ep_holds(&d, 0), "the episodes' holds: %llu, %llu",
+	/*
+	 * A refused trigger releases its hold unless an episode has it: by
+	 * hold_hi and hold_ns (0: a module that gives none)
+	 */
+#define EP_HOLDS(hi, ns) \
+	(h = (struct watch_trig){ .hold_hi = (hi), .hold_ns = (ns) }, \
+	 watch_ep_holds(&d, &h))
+	CHECK(EP_HOLDS(24, 70) && EP_HOLDS(40, 90) && EP_HOLDS(24, 0) &&
+	      !EP_HOLDS(24, 60) && !EP_HOLDS(16, 50) && !EP_HOLDS(30, 80) &&
+	      !EP_HOLDS(0, 0), "the episodes' holds: %llu at %llu, %llu at %llu",
 	      (unsigned long long)d.cur.trig.hold_hi,
-	      (unsigned long long)d.next.trig.hold_hi);
+	      (unsigned long long)d.cur.trig.hold_ns,
+	      (unsigned long long)d.next.trig.hold_hi,
+	      (unsigned long long)d.next.trig.hold_ns);
 	d.state = EP_IDLE;
 	d.have_next = 0;
-	CHECK(!watch_ep_holds(&d, 24) && !watch_ep_holds(&d, 40),
+	CHECK(!EP_HOLDS(24, 70) && !EP_HOLDS(40, 90),
 	      "a hold of an episode saved is still held");
+#undef EP_HOLDS
 }
 
 /* a device entry of a stack table */

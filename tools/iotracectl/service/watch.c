@@ -273,7 +273,7 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 	}
 	/* a hold no episode has: no snapshot will copy it */
 	release = refused && k >= 0 && t->hold_hi &&
-		  !watch_ep_holds(&w->d[k], t->hold_hi);
+		  !watch_ep_holds(&w->d[k], t);
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	if (t->kevents)
@@ -286,7 +286,7 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 			   "kernel, events lost" : "kernel", reply);
 	/* no snapshot will copy the hold the kernel set: the ring gets it back */
 	if (release) {
-		if (watch_nl_release_hold(t->disk, t->hold_hi, err, sizeof(err)))
+		if (watch_nl_release_hold(t->disk, t, err, sizeof(err)))
 			watch_info("%s: cannot release the hold %llu: %s (it expires by itself)",
 				   t->disk, (unsigned long long)t->hold_hi,
 				   err);
@@ -686,22 +686,22 @@ static void release_holds(struct job *j)
 {
 	struct watch *w = j->w;
 	char name[IOTRACE_NAME_LEN + 1], err[IOT_ERR_LEN];
+	struct watch_trig hold;
 	unsigned int k;
-	uint64_t hi;
 
 	for (k = 0; k < j->nr_all; k++) {
 		pthread_mutex_lock(&w->mu);
-		hi = w->d[j->all[k]].cur.trig.hold_hi;
+		hold = w->d[j->all[k]].cur.trig;
 		snprintf(name, sizeof(name), "%s", w->c->disks[j->all[k]].name);
 		pthread_mutex_unlock(&w->mu);
-		if (!hi)
+		if (!hold.hold_hi)
 			continue;
-		if (watch_nl_release_hold(name, hi, err, sizeof(err)))
+		if (watch_nl_release_hold(name, &hold, err, sizeof(err)))
 			watch_info("%s: cannot release the hold %llu: %s (it expires by itself)",
-				   name, (unsigned long long)hi, err);
+				   name, (unsigned long long)hold.hold_hi, err);
 		else
 			watch_info("%s: hold %llu released", name,
-				   (unsigned long long)hi);
+				   (unsigned long long)hold.hold_hi);
 	}
 }
 

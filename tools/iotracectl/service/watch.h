@@ -140,6 +140,9 @@ void watch_identity(const char *name, char *model, char *serial, char *wwn);
  *	@hold_hi is not 0: the kernel keeps the chunks of take numbers
  *	@hold_lo .. @hold_hi until the watcher releases them.
  * @hold_hi: see @hold_lo; 0: no hold.
+ * @hold_ns: when the kernel set that hold (its hold_ns): with @hold_hi,
+ *	which hold it is (two in a row may have the same @hold_hi); 0: not
+ *	given.
  * @kevents: the module's count of the disk's trigger events, this one
  *	included (genl version 6); 0: not given.
  * @kepoch: the epoch of that count (genl version 7); 0: not given.
@@ -150,7 +153,7 @@ struct watch_trig {
 	uint64_t seq;
 	int have_seq;
 	uint64_t mono_ns;
-	uint64_t hold_lo, hold_hi;
+	uint64_t hold_lo, hold_hi, hold_ns;
 	uint64_t kevents, kepoch;
 };
 
@@ -196,7 +199,7 @@ enum watch_ep_what watch_ep_trigger(struct watch_ep *d,
 				    const struct watch_trig *t,
 				    uint64_t episode_ns,
 				    int (*rate)(void *arg), void *arg);
-int watch_ep_holds(const struct watch_ep *d, uint64_t hold_hi);
+int watch_ep_holds(const struct watch_ep *d, const struct watch_trig *t);
 const char *watch_ep_said(enum watch_ep_what what);
 
 struct watch;
@@ -217,8 +220,8 @@ void watch_nl_recv(struct watch_nl *n, struct watch *w);
 void watch_nl_close(struct watch_nl *n);
 int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
 			  char *err, size_t errlen);
-int watch_nl_release_hold(const char *disk, uint64_t hold_hi, char *err,
-			  size_t errlen);
+int watch_nl_release_hold(const char *disk, const struct watch_trig *hold,
+			  char *err, size_t errlen);
 
 /**
  * struct watch_nl_reply - the kernel's answer to a request (watch_reply.c).

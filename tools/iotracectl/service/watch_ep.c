@@ -12,16 +12,27 @@
 /*
  * The hold @t brings is that of episode @e: the kernel keeps one hold per
  * ring at a time, set by a hit when there is none, and each event says
- * the ring's hold when it was sent; a newer one (a higher hold_hi) means
- * that the episode's own, if any, ended (expired, or released with the
- * snapshot before), and is the one to release once @e is saved.
+ * the ring's hold when it was sent; a newer one (a higher hold_hi, or the
+ * same set later: no chunk was taken between them) means that the
+ * episode's own, if any, ended (expired, or released with the snapshot
+ * before), and is the one to release once @e is saved.
  */
 static void take_hold(struct watch_episode *e, const struct watch_trig *t)
 {
-	if (t->hold_hi > e->trig.hold_hi) {
+	if (t->hold_hi > e->trig.hold_hi ||
+	    (t->hold_hi && t->hold_hi == e->trig.hold_hi &&
+	     t->hold_ns > e->trig.hold_ns)) {
 		e->trig.hold_lo = t->hold_lo;
 		e->trig.hold_hi = t->hold_hi;
+		e->trig.hold_ns = t->hold_ns;
 	}
+}
+
+/* Is @h (an episode's trigger) the hold @t brings?  hold_ns 0: unknown. */
+static int same_hold(const struct watch_trig *h, const struct watch_trig *t)
+{
+	return h->hold_hi == t->hold_hi &&
+	       (!h->hold_ns || !t->hold_ns || h->hold_ns == t->hold_ns);
 }
 
 /**
@@ -70,10 +81,10 @@ enum watch_ep_what watch_ep_trigger(struct watch_ep *d,
 }
 
 /**
- * watch_ep_holds() - is the kernel's hold @hold_hi that of an episode of
+ * watch_ep_holds() - is the kernel's hold @t brings that of an episode of
  *	@d (released once it is saved)?
  * @d: the disk's episodes.
- * @hold_hi: the hold.
+ * @t: the trigger, with the hold (its hold_hi and hold_ns).
  *
  * A trigger refused for max-per-hour releases the hold it brings, unless
  * it is an episode's: the ring's hold, set at the hit that started the
@@ -82,12 +93,12 @@ enum watch_ep_what watch_ep_trigger(struct watch_ep *d,
  * Context: the caller's lock of the watcher's state.
  * Return: 1 or 0.
  */
-int watch_ep_holds(const struct watch_ep *d, uint64_t hold_hi)
+int watch_ep_holds(const struct watch_ep *d, const struct watch_trig *t)
 {
-	if (!hold_hi)
+	if (!t->hold_hi)
 		return 0;
-	return (d->state != EP_IDLE && d->cur.trig.hold_hi == hold_hi) ||
-	       (d->have_next && d->next.trig.hold_hi == hold_hi);
+	return (d->state != EP_IDLE && same_hold(&d->cur.trig, t)) ||
+	       (d->have_next && same_hold(&d->next.trig, t));
 }
 
 /* What watch_ep_trigger() did, as the log and "iotracectl snapshot" say. */

@@ -70,6 +70,8 @@ static int trig_from_event(int cmd, struct nlattr **tb, struct watch_trig *t)
 	if (tb[IOTRACE_A_HOLD_LO] && tb[IOTRACE_A_HOLD_HI]) {
 		t->hold_lo = nla_get_u64(tb[IOTRACE_A_HOLD_LO]);
 		t->hold_hi = nla_get_u64(tb[IOTRACE_A_HOLD_HI]);
+		if (tb[IOTRACE_A_HOLD_NS])
+			t->hold_ns = nla_get_u64(tb[IOTRACE_A_HOLD_NS]);
 	}
 	return 1;
 }
@@ -372,25 +374,33 @@ int watch_nl_set_triggers(const char *disk, const struct watch_th *th,
 			  errlen);
 }
 
-static int put_hold_hi(struct nl_msg *m, const void *arg, unsigned int version)
+/* the hold: its hold_hi, and its hold_ns to a module that takes it (11) */
+static int put_hold_id(struct nl_msg *m, const void *arg, unsigned int version)
 {
-	(void)version;
-	return nla_put_u64(m, IOTRACE_A_HOLD_HI, *(const uint64_t *)arg);
+	const struct watch_trig *t = arg;
+
+	if (nla_put_u64(m, IOTRACE_A_HOLD_HI, t->hold_hi))
+		return -1;
+	if (version >= 11 && t->hold_ns &&
+	    nla_put_u64(m, IOTRACE_A_HOLD_NS, t->hold_ns))
+		return -1;
+	return 0;
 }
 
 /**
  * watch_nl_release_hold() - end the hold the kernel set at a trigger of
  *	@disk (IOTRACE_CMD_RELEASE_HOLD), once its snapshot is saved.
  * @disk: the disk.
- * @hold_hi: the hold (iotrace_ring_hdr.hold_hi): a later one stays.
+ * @hold: the hold (its hold_hi and hold_ns, iotrace_ring_hdr's): a later
+ *	one stays.
  * @err: why not.
  * @errlen: its size.
  *
  * Return: 0 (also when the hold had ended), or a negative errno.
  */
-int watch_nl_release_hold(const char *disk, uint64_t hold_hi, char *err,
-			  size_t errlen)
+int watch_nl_release_hold(const char *disk, const struct watch_trig *hold,
+			  char *err, size_t errlen)
 {
-	return nl_request(IOTRACE_CMD_RELEASE_HOLD, disk, put_hold_hi,
-			  &hold_hi, err, errlen);
+	return nl_request(IOTRACE_CMD_RELEASE_HOLD, disk, put_hold_id, hold,
+			  err, errlen);
 }
