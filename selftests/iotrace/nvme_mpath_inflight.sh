@@ -54,11 +54,18 @@ echo round-robin > "/sys/class/nvme-subsystem/$subsys/iopolicy" 2> /dev/null ||
 	log "iopolicy stays $(cat "/sys/class/nvme-subsystem/$subsys/iopolicy" 2> /dev/null)"
 settle
 udevadm control --stop-exec-queue 2> /dev/null
-ktap_header 13
+ktap_header 14
 
 load_iotrace disks="$head"
 "$IOTRACECTL" trigger "$head" stuck=${STUCK_S}s rate=0 ||
 	die "iotracectl trigger $head stuck=${STUCK_S}s failed"
+# a requeue is a path's: on the head it could never fire; the set above stays
+"$IOTRACECTL" trigger "$head" requeues=1 > "$out/rq" 2>&1
+rc=$?
+sed 's/^/# trigger requeues=1: /' "$out/rq"
+ktap_check "a requeue trigger on the head is refused, with why (rc $rc)" \
+	sh -c "[ $rc != 0 ] && grep -q 'multipath head sees no requeue' '$out/rq' &&
+	       \"$IOTRACECTL\" state '$head' | grep -q '^trigger_stuck_ns: ${STUCK_S}000000000\$'"
 events_listen "$out/ev" || die "the event listener did not start"
 echo 1 > "$IOT/$head/clear"
 record_start "$head" "$out/rec.trace"
