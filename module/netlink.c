@@ -1419,6 +1419,12 @@ static int iotrace_nl_set_trigger(struct sk_buff *skb, struct genl_info *info)
 				    info->attrs[IOTRACE_A_TRIG_HOLD_CHUNKS],
 				    "hold above the most this ring allows (half its chunks, 2 per CPU + 2 left)");
 		ret = -EINVAL;
+	} else if (t && t->requeues && d->mpath_head) {
+		/* the head's requests are its paths': so are their requeues */
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[IOTRACE_A_TRIG_REQUEUES],
+				    "a multipath head sees no requeue: set it on its paths");
+		ret = -EINVAL;
 	} else {
 		iotrace_trig_set(d, t);
 		t = NULL;
