@@ -5,14 +5,15 @@
 # Oracles: the CDB bytes handed to sg_raw, sg_raw's own decoding of the
 # status and sense the device returned, and scsi_debug's documented medium
 # error (opts=2: reads of sectors 0x1234.. fail with MEDIUM ERROR,
-# UNRECOVERED READ ERROR).
+# UNRECOVERED READ ERROR) and recovered error (opts=8: the data and
+# RECOVERED ERROR, which is no error).
 # VM-DEVICES: virtio-scsi
 # VM-TIMEOUT: 360
 . "$IOTRACE_SRC/selftests/lib/iotrace.sh"
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
 require_cmd sg_raw python3
-ktap_header 9
+ktap_header 11
 
 tmp=$(mktemp -d)
 load_iotrace
@@ -124,6 +125,27 @@ ktap_check "TEST UNIT READY to a silent device: sg_raw reports DID_TIME_OUT" \
 	sh -c "[ $tohung = 0 ] && [ $torc -ne 0 ] && grep -q DID_TIME_OUT '$tmp/to'"
 ktap_check "its record is flagged TIMEOUT and ERROR" \
 	rec_match "$tmp/recs3" 'ctype == 2 and cmd == "000000000000" and rf & 0x6 == 0x6'
+
+# A recovered error: scsi_debug opts=8 with every_nth=1 answers a READ
+# with CHECK CONDITION, RECOVERED ERROR, ASC 0x5d (threshold exceeded)
+# and its data; the SCSI layer completes the request without error.  The
+# record keeps the status and sense, without ERROR.
+settle
+cmd_enable "$dbg"
+echo 1 > $sdbg/every_nth && echo 8 > $sdbg/opts ||
+	die "cannot make scsi_debug answer with recovered errors"
+dd if=/dev/$dbg of=/dev/null bs=4096 skip=16 count=1 iflag=direct \
+	2> "$tmp/ddrec"
+rc=$?
+echo 0 > $sdbg/opts
+echo 0 > $sdbg/every_nth
+cmd_disable "$dbg"
+cmd_dump "$dbg" > "$tmp/recs4" || die "cannot decode the ring of $dbg"
+awk '$3 == 128' "$tmp/recs4" | sed 's/^/# recovered: /'
+ktap_check "a read answered with RECOVERED ERROR succeeds (dd rc $rc)" \
+	test $rc = 0
+ktap_check "its record: CHECK CONDITION, RECOVERED ERROR, ASC 0x5d; no error" \
+	rec_match "$tmp/recs4" 'ctype == 2 and sector == 128 and st & 0xffffff == 0x5d0102 and err == 0 and not rf & 2'
 unload_iotrace
 rmmod scsi_debug 2> /dev/null
 rm -rf "$tmp"
