@@ -68,6 +68,18 @@ static u32 iotrace_scsi_sense(const u8 *sb)
 	return (u32)key << 8 | (u32)asc << 16 | (u32)ascq << 24;
 }
 
+/*
+ * A RECOVERED ERROR with a transport that delivered it: the SCSI layer
+ * completes the request as a success (scsi_io_completion_nz_result()), so
+ * the record keeps the status and sense without IOTRACE_RF_ERROR.
+ */
+static bool iotrace_scsi_recovered(int result, u32 status)
+{
+	return host_byte(result) == DID_OK &&
+	       (status & 0xff) == SAM_STAT_CHECK_CONDITION &&
+	       ((status >> 8) & 0x0f) == RECOVERED_ERROR;
+}
+
 /**
  * iotrace_scsi_cmd_done() - probe on scsi_dispatch_cmd_done.
  * @data: unused.
@@ -76,7 +88,8 @@ static u32 iotrace_scsi_sense(const u8 *sb)
  *
  * dev_status: SCSI status byte 7:0; with CHECK CONDITION and valid sense
  * data also sense key 11:8, ASC 23:16, ASCQ 31:24.  A transport (host
- * byte) failure without a status also flags the record as an error.
+ * byte) failure without a status also flags the record as an error; a
+ * RECOVERED ERROR does not.
  * An ATA disk's commands are left to the ATA probes, which know the
  * device's status and error registers (iotrace_note_scsi_status()).
  */
@@ -87,7 +100,7 @@ void iotrace_scsi_cmd_done(void *data, struct scsi_cmnd *cmd)
 
 	if (status == SAM_STAT_CHECK_CONDITION && cmd->sense_buffer)
 		status |= iotrace_scsi_sense(cmd->sense_buffer);
-	if (cmd->result)
+	if (cmd->result && !iotrace_scsi_recovered(cmd->result, status))
 		rflags |= IOTRACE_RF_ERROR;
 	preempt_disable_notrace();
 	iotrace_note_scsi_status(scsi_cmd_to_rq(cmd), status, rflags);
