@@ -180,7 +180,9 @@ dmsetup --noudevsync create iot_mp --table \
 	"0 $(blockdev --getsz /dev/nullb0) multipath 0 0 1 1 round-robin 0 1 1 $(cat /sys/block/nullb0/dev) 1000" ||
 	die "dmsetup create failed"
 dmsetup mknodes iot_mp
-dm=$(basename "$(readlink -f /dev/mapper/iot_mp)")
+# without udev, /dev/mapper/iot_mp is a node of its own, not a link to dm-N
+dm=dm-$(dmsetup info -c --noheadings -o minor iot_mp | tr -d ' ')
+[ -e "/sys/block/$dm/dm/name" ] || die "no $dm for iot_mp"
 read -r _ _ _ _ _ _ _ _ _ _ _ f0 _ < "/sys/block/$dm/stat"
 python3 -c 'import os, sys; os.fsync(os.open(sys.argv[1], os.O_WRONLY))' \
 	/dev/mapper/iot_mp &
