@@ -163,8 +163,16 @@ void iotrace_nvme_complete_rq(void *data, struct request *rq)
 	pdu = blk_mq_rq_to_pdu(rq);
 	status = READ_ONCE(*(const u16 *)(pdu + soff)) &
 		IOTRACE_NVME_STATUS_MASK;
-	/* union nvme_result: its __le32 u32 at offset 0 is dword 0 */
-	result = le32_to_cpu(READ_ONCE(*(const __le32 *)(pdu + roff)));
+	/*
+	 * union nvme_result: its __le32 u32 at offset 0 is dword 0.  A status
+	 * the host made (path related, 0x370-0x37f: a path error, a command
+	 * cancelled at a reset) came with no completion entry: the result is
+	 * then a former command's.
+	 */
+	if ((status & 0x7f0) == 0x370)
+		result = 0;
+	else
+		result = le32_to_cpu(READ_ONCE(*(const __le32 *)(pdu + roff)));
 	preempt_disable_notrace();
 	iotrace_note_status(rq, status, result,
 			    status ? IOTRACE_RF_ERROR : 0, IOTRACE_MSTATUS_NVME);
