@@ -12,6 +12,7 @@
 # Checked: no controller ring (nvmeN) holds it; where a path's queue
 # names its disk (6.1 and later), that path's ring does.
 # VM-DEVICES: nvme-mpath
+# VM-CHECK: newest
 # VM-TIMEOUT: 300
 # VM-SMP: 2
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
