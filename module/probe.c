@@ -316,9 +316,13 @@ iotrace_slot_of(struct iotrace_disk *d, struct request *rq)
 
 /*
  * The ring of @rq, enabled or not: its disk's, or for a request without a
- * disk (an NVMe admin queue: passthrough only) its controller's, found by
- * the tag set's driver data.  The caller has preemption disabled (an RCU
- * read-side critical section, see the top of this file).
+ * disk on a queue without queuedata (an NVMe admin queue: passthrough
+ * only) its controller's, found by the tag set's driver data.  A
+ * namespace's queue has its namespace as queuedata: a command nvme-core
+ * sends there without a disk (a reservation, a zone report; on 5.10 any
+ * request of a hidden path's queue) is no admin command.  The caller has
+ * preemption disabled (an RCU read-side critical section, see the top of
+ * this file).
  */
 static __always_inline struct iotrace_disk *
 iotrace_rq_lookup(struct request *rq)
@@ -328,7 +332,7 @@ iotrace_rq_lookup(struct request *rq)
 
 	if (likely(gd))
 		return iotrace_disk_lookup(gd);
-	if (!blk_rq_is_passthrough(rq) || !q->tag_set)
+	if (!blk_rq_is_passthrough(rq) || !q->tag_set || q->queuedata)
 		return NULL;
 	return iotrace_ctrl_lookup(q->tag_set->driver_data);
 }
