@@ -560,7 +560,7 @@ struct iotrace_disk {
  * Slots a walk of an in-flight table reads between two cond_resched(): a
  * table can have millions (hardware queues times tags), its readers need
  * no privilege (LIST, GET_METRICS), and the stuck scan walks every armed
- * disk's under iotrace_mutex.
+ * disk's.
  */
 #define IOTRACE_SLOT_BATCH	4096
 

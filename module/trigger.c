@@ -88,9 +88,10 @@ u32 iotrace_trig_reason(const struct iotrace_trig *t,
  * @ev: the event's facts, copied.
  *
  * Lockless: test_and_set_bit() takes the disk's event slot; its holder
- * alone reads and writes @last_ns and @ev, until the work releases it.
+ * alone reads and writes @last_ns and @ev, until the work releases it
+ * (and iotrace_trig_set(), which zeroes @last_ns, with no set armed).
  *
- * Context: any (a probe, possibly in hard IRQ; the stuck scan).
+ * Context: any (a probe, possibly in hard IRQ).
  */
 void iotrace_trig_post(struct iotrace_disk *d, const struct iotrace_trig *t,
 		       const struct iotrace_trig_evt *ev)
@@ -471,6 +472,7 @@ static bool iotrace_trig_scan_slots(const struct iotrace_scan_disk *s,
 static void iotrace_trig_scan_disk(const struct iotrace_scan_disk *s,
 				   u64 now)
 {
+	const struct iotrace_trig *t;
 	struct iotrace_slot_tables w;
 	bool on = true;
 	u32 i;
@@ -481,10 +483,17 @@ static void iotrace_trig_scan_disk(const struct iotrace_scan_disk *s,
 	for (i = 0; on && i < w.nr; i++)
 		on = iotrace_trig_scan_slots(s, w.v[i].t, now);
 	iotrace_slot_tables_put(&w);
-	if (!on)
-		return;
 	mutex_lock(&iotrace_mutex);
-	if (iotrace_trig_scan_current(s))
+	t = rcu_dereference_protected(s->d->trig,
+				      lockdep_is_held(&iotrace_mutex));
+	/*
+	 * The same set: what came due by @now was found, or the disk was
+	 * disabled meanwhile, whose requests the scan passes over as
+	 * iotrace_trig_scan_wants() does (a multipath head's stay in its
+	 * paths' tables: not found again after a quick enable).  A new set
+	 * starts from 0.
+	 */
+	if (t && t->epoch == s->epoch && s->d->attached)
 		s->d->tstate.scan_ns = now;
 	mutex_unlock(&iotrace_mutex);
 }
