@@ -18,7 +18,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
-require_cmd python3
+require_cmd python3 nvme
 out=$(mktemp -d)
 modprobe nvme 2> /dev/null
 settle
@@ -42,16 +42,26 @@ except OSError as e:
     print('IOC_PR_REGISTER: %s' % os.strerror(e.errno))
 EOF_PY
 sed 's/^/# /' "$out/pr"
+# the premise: an admin command is in its controller's ring
+c=${ctrls%% *}
+nvme id-ctrl "/dev/$c" > /dev/null 2>&1 || log "nvme id-ctrl /dev/$c failed"
 udevadm control --start-exec-queue 2> /dev/null
+# the registration: opcode 0x0d with its 16 bytes of data (its command
+# may be missing where the request has no slot of its own: a record of
+# 16 bytes then)
 where=
 for r in $ctrls $paths $head; do
 	[ -e "$IOT/$r/ring" ] || continue
 	cmd_dump "$r" > "$out/$r" 2> /dev/null || continue
-	rec_match "$out/$r" "ctype == 1 and cmd[:2] == '0d'" && where="$where $r"
+	sed "s/^/# $r: /" "$out/$r"
+	rec_match "$out/$r" "(ctype == 1 and cmd[:2] == '0d') or nbytes == 16" &&
+		where="$where $r"
 done
 log "Reservation Register recorded in:${where:- no ring}"
-ktap_check "the ioctl was sent (the kernel's answer: $(cat "$out/pr"))" \
-	grep -q '^IOC_PR_REGISTER: ' "$out/pr"
+idc=no
+rec_match "$out/$c" "ctype == 1 and cmd[:2] == '06'" && idc=yes
+ktap_check "the ioctl was sent ($(cat "$out/pr")); Identify in $c's ring: $idc" \
+	sh -c "grep -q '^IOC_PR_REGISTER: ' '$out/pr' && [ $idc = yes ]"
 inctrl=
 for r in $ctrls; do
 	case " $where " in *" $r "*) inctrl="$inctrl $r" ;; esac
