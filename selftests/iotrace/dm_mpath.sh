@@ -21,7 +21,8 @@
 # completes every request 3 s late; an fsync of the multipath device
 # sends dm-N a flush, and the module is loaded while it waits.  Checked:
 # dm-N's ring has that flush, once, without its issue (a request issued
-# before its disk was enabled, abi.rst), as its stat counts one flush.
+# before its disk was enabled, abi.rst).  Its stat's flushes are only
+# logged: 7.3's dm-N counts none.
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
@@ -86,7 +87,7 @@ no_issue() {
 	     END { print n + 0 }' "$1"
 }
 
-ktap_header 10
+ktap_header 9
 unload_iotrace
 mp_make
 udev_stop
@@ -95,7 +96,7 @@ if [ ! -e "$IOT/$dm/ring" ]; then
 	# a dm disk the module did not attach (every kernel here attaches it)
 	log "$dm is not traced on $(uname -r)"
 	unload_iotrace
-	for _ in 1 2 3 4 5 6 7 8 9; do
+	for _ in 1 2 3 4 5 6 7 8; do
 		ktap_skip "$dm is not traced on this kernel"
 	done
 	ktap_check "no kernel warnings" no_kernel_splat
@@ -195,14 +196,13 @@ done
 log "nullb0 in flight at the load: $a $b"
 load_iotrace disks="$dm" buf_size=1M
 wait $fs
+fsrc=$?
 read -r _ _ _ _ _ _ _ _ _ _ _ f1 _ < "/sys/block/$dm/stat"
 "$RINGCHECK" dumpx "$IOT/$dm/ring" > "$out/dm3"
 sed "s/^/# $dm: /" "$out/dm3"
 log "$dm: stat ${f0:-?} -> ${f1:-?} flushes"
-ktap_check "$dm: the flush in flight at the enable, once, without its issue" \
-	test "$(awk '$1 == "flush" && $3 == 0 && int($4 / 128) % 2' "$out/dm3" | wc -l) $(awk '$1 == "flush"' "$out/dm3" | wc -l)" = "1 1"
-ktap_check "$dm: its stat counts one flush (the premise)" \
-	test "$((f1 - f0))" = 1
+ktap_check "$dm: the flush in flight at the enable (fsync rc $fsrc), once, without its issue" \
+	test "$fsrc $(awk '$1 == "flush" && $3 == 0 && int($4 / 128) % 2' "$out/dm3" | wc -l) $(awk '$1 == "flush"' "$out/dm3" | wc -l)" = "0 1 1"
 unload_iotrace
 ktap_check "no kernel warnings" no_kernel_splat
 ktap_finish
