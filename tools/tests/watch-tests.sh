@@ -515,13 +515,16 @@ wrefuse() {
 	: > "$W/dfs/sda/enable"
 	echo "SN123" > "$W/sys/block/nullb0/device/serial"
 	echo "naa.5000c500a1b2c3d4" > "$W/sys/block/nullb0/wwid"
-	printf '%s\n' "$4" > "$W/conf"
+	# WCONFDIR: the file in that directory under $W (a long path)
+	wconf=$W/${WCONFDIR:+$WCONFDIR/}conf
+	mkdir -p "$(dirname "$wconf")"
+	printf '%s\n' "$4" > "$wconf"
 	want=$2
 	pat=$3
 	name=$1
 	shift 4
 	IOTRACE_DEBUGFS="${WDFS:-$W/dfs}" IOTRACE_SYSFS="$W/sys" IOTRACE_RUN_DIR="$W/run" \
-		timeout 10 "$ROOT/$BIN" watch --config "$W/conf" --dir "$W/snap" "$@" \
+		timeout 10 "$ROOT/$BIN" watch --config "$wconf" --dir "$W/snap" "$@" \
 		> "$W/out" 2> "$W/log"
 	rc=$?
 	echo "exit $rc (want $want); enable: $(cat "$W/dfs/nullb0/enable" "$W/dfs/sda/enable" | tr '\n' ' ')" >> "$W/log"
@@ -531,6 +534,13 @@ wrefuse() {
 	result $? "watch_refused_at_start_$name$SFX" "$W/log"
 }
 wrefuse same_section_twice 2 'conf:3: \[disk nullb0\] given again (first at line 1)' \
+	"[disk nullb0]
+[disk sda]
+[disk nullb0]"
+# a path of more than 300 bytes: "FILE:LINE" is cut before its line
+WCONFDIR=$(printf 'long-directory-name-%02d/' $(seq 14)) \
+	wrefuse same_section_twice_long_path 2 \
+	'given again (first at line 1)' \
 	"[disk nullb0]
 [disk sda]
 [disk nullb0]"

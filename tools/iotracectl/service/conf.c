@@ -529,9 +529,8 @@ int watch_conf_load(struct watch_conf *c, const char *path, int must_exist)
 				if (!strcmp(c->disks[k].spec, spec))
 					break;
 			if (k < c->nr_disks) {
-				iot_err("%s: [disk %s] given again (first at line %s)",
-					where, spec,
-					strrchr(c->disks[k].where, ':') + 1);
+				iot_err("%s: [disk %s] given again (first at line %u)",
+					where, spec, c->disks[k].line);
 				ret = -1;
 				break;
 			}
@@ -540,6 +539,7 @@ int watch_conf_load(struct watch_conf *c, const char *path, int must_exist)
 			nseen = 0;
 			snprintf(d->spec, sizeof(d->spec), "%s", spec);
 			snprintf(d->where, sizeof(d->where), "%s", where);
+			d->line = ln;
 			continue;
 		}
 		eq = strchr(s, '=');

@@ -66,7 +66,8 @@ struct watch_th {
  * @name: the block device name it resolved to ("" until resolved).
  * @ring_size: bytes for a resize after load (0: leave the ring alone).
  * @th: trigger conditions.
- * @where: "FILE:LINE" of its section, or "command line".
+ * @where: "FILE:LINE" of its section, or "command line" (cut to fit).
+ * @line: the LINE of @where; 0 on the command line.
  * @model: sysfs identity, filled when resolved.
  * @serial: the same.
  * @wwn: the same.
@@ -83,6 +84,7 @@ struct watch_disk {
 	uint64_t ring_size;
 	struct watch_th th;
 	char where[300];
+	unsigned int line;
 	char model[IOTRACE_FILE_ID_LEN], serial[IOTRACE_FILE_ID_LEN];
 	char wwn[IOTRACE_FILE_ID_LEN];
 	uint64_t kevents;
