@@ -251,6 +251,9 @@ static int write_trace(const struct iot_preg *c, const char *path,
 		iot_err("previous: %s: %s", path, err);
 		goto out;
 	}
+	/* durable before --release frees the only other copy */
+	if (fp != stdout && iot_out_durable(fp, path))
+		goto out;
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "%.32s: %llu records written to %s, %llu torn\n",
 			disks[i].name, (unsigned long long)cnt[i].written,

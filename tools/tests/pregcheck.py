@@ -234,6 +234,26 @@ def check(name, ok, why=""):
           % name)
 
 
+def durable(reg):
+    """The trace file of "previous -o" is on the disk, its name in its
+    directory, before the command goes on (to --release the only other
+    copy): fsync of both, seen by strace."""
+    if not shutil.which("strace"):
+        print("PASS previous_output_durable # SKIP no strace")
+        return
+    log = os.path.join(TMP, "durable.strace")
+    out = os.path.join(TMP, "durable.iot")
+    p = subprocess.run(["strace", "-f", "-y", "-e", "trace=fsync,fdatasync",
+                        "-o", log, IOT, "previous", "-o", out, reg],
+                       capture_output=True, text=True, check=False)
+    got = open(log).read() if os.path.exists(log) else ""
+    synced = [ln for ln in got.splitlines() if "sync(" in ln and "= 0" in ln]
+    check("previous_output_durable",
+          p.returncode == 0 and
+          any("<%s>" % out in ln for ln in synced) and
+          any("<%s>" % TMP in ln for ln in synced), p.stderr + got)
+
+
 def main():
     img = region()
     reg = os.path.join(TMP, "region")
@@ -242,6 +262,7 @@ def main():
     rc, out, err = run(reg, "--rings", os.path.join(TMP, "prevout"),
                        "-o", trace)
     check("previous_region_reads", rc == 0, err)
+    durable(reg)
     check("previous_region_boot",
           "previous boot 00010203-0405-0607-0809-0a0b0c0d0e0f, kernel "
           "6.12.0-test, panicked" in out, out)

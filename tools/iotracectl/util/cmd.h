@@ -201,6 +201,7 @@ void iot_csv_str(FILE *fp, const char *s);
 __printf(1, 2) void iot_err(const char *fmt, ...);
 int iot_write_error(const char *what, int err);
 int iot_out_flush(FILE *fp, const char *what);
+int iot_out_durable(FILE *fp, const char *path);
 int iot_out_close(FILE *fp, const char *what);
 FILE *iot_out_fdopen(int fd);
 int iot_out_open(const char *path);

@@ -378,6 +378,42 @@ int iot_out_flush(FILE *fp, const char *what)
 }
 
 /**
+ * iot_out_durable() - make the file @path written through @fp durable: its
+ * data on the disk, and its name in its directory.
+ * @fp: the stream, open.
+ * @path: its path.
+ *
+ * For what has no other copy (the previous boot's trace, before the
+ * module's copy is released).
+ *
+ * Return: 0, or 1 after reporting what failed.
+ */
+int iot_out_durable(FILE *fp, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd, err = 0;
+
+	if (iot_out_flush(fp, path))
+		return 1;
+	if (fsync(iot_out_fileno(fp)))
+		return iot_write_error(path, errno);
+	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) :
+		      strdup(".");
+	if (!dir)
+		return iot_write_error(path, ENOMEM);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd))
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		iot_err("%s: %s", dir, strerror(err));
+	free(dir);
+	return !!err;
+}
+
+/**
  * iot_out_close() - finish an output stream: flush it, check its error
  * flag and close it (stdout is flushed and checked, then closed by main).
  * @fp: the stream.
