@@ -26,6 +26,9 @@
 #   go on, watching nothing, as if started; then exit 1, which
 #   iotrace.service's Restart=on-failure restarted every 5 s), the status
 #   the unit's RestartPreventExitStatus= names.
+# unload: the module unloaded under a running watcher: its events group
+#   went with the family; the watcher says so and exits 1 (the unit's
+#   Restart=on-failure starts it again, on the module it loads).
 # VM-CHECK: newest
 # VM-TIMEOUT: 300
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
@@ -213,6 +216,25 @@ refused CAP_SYS_ADMIN enable "post = 0
 ktap_check "the refused enable left the disk disabled" \
 	test "$("$IOTRACECTL" state nullb0 | sed -n 's/^enabled: //p')" = 0
 wrap=(env)
+
+# ---- the module unloaded under the watcher -------------------------------
+# Its events group goes with its family: a watcher left running would be
+# deaf, and the module loaded next would know none of its conditions.  It
+# stops with exit 1 and says why (the service manager starts it again).
+"$IOTRACECTL" enable nullb0
+watch_start "post = 0
+[disk nullb0]
+trigger = read-lat=1s" || die "watch did not start before the unload"
+unload_iotrace
+end=$((SECONDS + 30))
+while kill -0 "$wpid" 2> /dev/null && [ "$SECONDS" -lt "$end" ]; do
+	sleep 0.2
+done
+kill -0 "$wpid" 2> /dev/null && left=running || left=stopped
+stop
+ktap_check "the module unloaded: the watcher $left, exit $wrc, saying why" \
+	sh -c "[ $left = stopped ] && [ $wrc = 1 ] &&
+	       grep -q 'the iotrace module was unloaded: stopping' '$out/log'"
 
 ktap_check "no kernel warning" no_kernel_splat
 ktap_finish
