@@ -1406,7 +1406,7 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 	struct sockaddr_un a;
 	pthread_t th;
 	sigset_t sigs;
-	int sfd = -1, lfd = -1, lockfd = -1, rc = 1, started = 0, r;
+	int sfd = -1, lfd = -1, lockfd = -1, rc = 1, started = 0, gone = 0, r;
 	unsigned int i;
 
 	/*
@@ -1543,8 +1543,22 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 		/* an error alone (ENOBUFS with nothing queued) is read too */
 		if (nl && (p[2].revents & (POLLIN | POLLERR)))
 			watch_nl_recv(nl, w);
+		/*
+		 * Its events group went with the family: deaf from now on,
+		 * and the module loaded next knows none of the disks'
+		 * conditions.  Exit 1: the service manager starts the
+		 * watcher again, on the module its unit loads.
+		 */
+		if (nl && watch_nl_gone(nl)) {
+			watch_info("the iotrace module was unloaded: stopping (exit 1, for a start on the module loaded next)");
+			gone = 1;
+			pthread_mutex_lock(&w->mu);
+			atomic_store(&w->stop, 1);
+			pthread_cond_broadcast(&w->cv);
+			pthread_mutex_unlock(&w->mu);
+		}
 	}
-	rc = 0;
+	rc = gone;
 out:
 	if (started) {
 		pthread_mutex_lock(&w->mu);

@@ -218,6 +218,7 @@ int watch_nl_family(void);
 /* a request's refusal when the module's netlink family is not there */
 #define WATCH_NO_FAMILY	"no iotrace netlink family (is the iotrace module loaded?)"
 int watch_nl_fd(const struct watch_nl *n);
+int watch_nl_gone(const struct watch_nl *n);
 void watch_nl_recv(struct watch_nl *n, struct watch *w);
 void watch_nl_close(struct watch_nl *n);
 int watch_nl_set_triggers(const char *disk, const struct watch_th *th,

@@ -21,6 +21,7 @@
 #include <netlink/netlink.h>
 #include <netlink/genl/genl.h>
 #include <netlink/genl/ctrl.h>
+#include <linux/genetlink.h>
 #include <netlink/genl/family.h>
 #include "watch.h"
 
@@ -39,7 +40,26 @@ struct watch_nl {
 	struct nl_sock *sk;
 	struct nl_cb *cb;
 	struct watch *w;
+	int gone;
 };
+
+/*
+ * A notification of the generic netlink controller: the iotrace family
+ * was unregistered (the module unloaded), and the events group joined
+ * with it is gone; a family registered again has a group of its own.
+ */
+static int family_gone(struct nl_msg *msg)
+{
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+
+	if (g->cmd != CTRL_CMD_DELFAMILY ||
+	    genlmsg_parse(nlmsg_hdr(msg), 0, tb, CTRL_ATTR_MAX, NULL) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_NAME])
+		return 0;
+	return !strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]),
+		       IOTRACE_GENL_NAME);
+}
 
 /* genl version 4: the trigger event of the kernel */
 static int trig_from_event(int cmd, struct nlattr **tb, struct watch_trig *t)
@@ -94,6 +114,11 @@ static int on_event(struct nl_msg *msg, void *arg)
 	struct watch_trig t;
 	char reply[256];
 
+	if (nlmsg_hdr(msg)->nlmsg_type == GENL_ID_CTRL) {
+		if (family_gone(msg))
+			n->gone = 1;
+		return NL_SKIP;
+	}
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, IOTRACE_A_MAX, NULL) < 0)
 		return NL_SKIP;
 	if (trig_from_event(g->cmd, tb, &t)) {
@@ -118,7 +143,8 @@ static int no_seq_check(struct nl_msg *msg, void *arg)
 }
 
 /**
- * watch_nl_open() - join the events group of the iotrace family.
+ * watch_nl_open() - join the events group of the iotrace family, and the
+ *	controller's notifications (watch_nl_gone()).
  *
  * Return: the membership, or NULL when the family is not registered (no
  * module, or the host tests) or the group cannot be joined: the watcher
@@ -145,6 +171,11 @@ struct watch_nl *watch_nl_open(void)
 	if (nl_socket_add_membership(n->sk, grp) < 0 ||
 	    nl_socket_set_nonblocking(n->sk) < 0)
 		goto fail;
+	/* the family's unregistration (the module unloaded) */
+	grp = genl_ctrl_resolve_grp(n->sk, "nlctrl", "notify");
+	if (grp < 0 || nl_socket_add_membership(n->sk, grp) < 0)
+		fprintf(stderr,
+			"iotracectl watch: no generic netlink notifications: an unloaded module goes unnoticed\n");
 	/* room for a burst (libnl's default is 32 KiB; the kernel caps it) */
 	nl_socket_set_buffer_size(n->sk, WATCH_NL_RCVBUF, 0);
 	n->cb = nl_cb_alloc(NL_CB_DEFAULT);
@@ -175,6 +206,18 @@ int watch_nl_family(void)
 	if (sk)
 		nl_socket_free(sk);
 	return ret;
+}
+
+/**
+ * watch_nl_gone() - was the iotrace family unregistered (the module
+ *	unloaded) since watch_nl_open()?  Its events group went with it.
+ * @n: the membership.
+ *
+ * Return: 1 or 0.
+ */
+int watch_nl_gone(const struct watch_nl *n)
+{
+	return n->gone;
 }
 
 int watch_nl_fd(const struct watch_nl *n)
