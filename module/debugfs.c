@@ -298,7 +298,8 @@ static int iotrace_trace_chunk_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static void iotrace_trace_reset(struct iotrace_trace_iter *it)
+/* Return: 0, or -ENOMEM (no room for the walk's list of chunks). */
+static int iotrace_trace_reset(struct iotrace_trace_iter *it)
 {
 	struct iotrace_disk *d = it->d;
 	u32 k, n = 0, p, cpu;
@@ -309,7 +310,7 @@ static void iotrace_trace_reset(struct iotrace_trace_iter *it)
 	/* never enabled: no ring, an empty file */
 	if (!d->hdr) {
 		it->at_end = true;
-		return;
+		return 0;
 	}
 	it->gen = READ_ONCE(d->hdr->generation);
 	for (p = 0; p < d->nr_cpus; p++) {
@@ -322,8 +323,11 @@ static void iotrace_trace_reset(struct iotrace_trace_iter *it)
 		it->chunks = kvcalloc(d->nr_chunks, sizeof(*it->chunks),
 				      GFP_KERNEL);
 		it->cap = it->chunks ? d->nr_chunks : 0;
-		if (!it->chunks)
-			return;
+		if (!it->chunks) {
+			/* a read fails, not an empty ring shown */
+			it->at_end = true;
+			return -ENOMEM;
+		}
 	}
 	/*
 	 * The walk shows the chunks taken up to now, @last: the headers are
@@ -368,6 +372,7 @@ static void iotrace_trace_reset(struct iotrace_trace_iter *it)
 	for (p = 0; p < d->nr_cpus; p++)
 		it->next[p] = it->cidx[p] < it->cend[p] ?
 			it->chunks[it->cidx[p]].first : 0;
+	return 0;
 }
 
 /* Make @it->peek[p] the oldest intact record left of CPU @p, if any. */
@@ -465,9 +470,10 @@ static void *iotrace_trace_start(struct seq_file *m, loff_t *pos)
 	 * cannot swap the ring under the walk
 	 */
 	mutex_lock(&iotrace_mutex);
-	if (*pos < it->pos || *pos == 0)
-		iotrace_trace_reset(it);
-	else if (!it->d->hdr || READ_ONCE(it->d->hdr->generation) != it->gen)
+	if (*pos < it->pos || *pos == 0) {
+		if (iotrace_trace_reset(it))
+			return ERR_PTR(-ENOMEM);	/* stop() unlocks */
+	} else if (!it->d->hdr || READ_ONCE(it->d->hdr->generation) != it->gen)
 		/*
 		 * Cleared or resized between two read()s: the walk's chunks
 		 * are gone (a resize frees the ring they were in).  The file
@@ -576,8 +582,10 @@ static int iotrace_trace_open(struct inode *inode, struct file *file)
 		goto err;
 	}
 	mutex_lock(&iotrace_mutex);
-	iotrace_trace_reset(it);
+	ret = iotrace_trace_reset(it);
 	mutex_unlock(&iotrace_mutex);
+	if (ret)
+		goto err;
 	return 0;
 err:
 	kfree(it->next);
