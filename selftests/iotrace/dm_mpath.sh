@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dm_mpath: a request-based device-mapper disk (dm-multipath, one path on
-# nullb0) gets one record per request, as its /sys/block stat counts them.
+# a configfs null_blk disk, the path below) gets one record per request,
+# as its /sys/block stat counts them.
 # Device-mapper ends such a request twice: the clone's completion updates
 # it with all its bytes, then blk_mq_end_request() ends it again with none
 # left; the second must make no record.  A write in a flush sequence (a
@@ -9,15 +10,15 @@
 # twice, then the sequence's end.
 # Part 1, no write cache: 50 direct reads of 4 KiB and 30 direct writes of
 # 8 KiB on the multipath device.  Oracles: the stat deltas of dm-N and of
-# nullb0; dd's own offsets and sizes.  Checked: dm-N's records are exactly
-# those 80 (op, sector, bytes), none without its issue, and its stat
-# counts as many; nullb0's records equal its stat delta.
-# Part 2, nullb0 with a write cache (so dm-N has one): ext4 on dm-N, ten
+# the path; dd's own offsets and sizes.  Checked: dm-N's records are
+# exactly those 80 (op, sector, bytes), none without its issue, and its
+# stat counts as many; the path's records equal its stat delta.
+# Part 2, the path with a write cache (so dm-N has one): ext4 on dm-N, ten
 # appends each with fsync (journal commits: PREFLUSH and FUA writes).
 # Checked: dm-N's read and write records equal its stat's reads and
 # writes, none without its issue (but a sync's empty PREFLUSH write, never
 # issued itself).
-# Part 3, a flush issued before the enable: nullb0 with a write cache
+# Part 3, a flush issued before the enable: the path with a write cache
 # completes every request 3 s late; an fsync of the multipath device
 # sends dm-N a flush, and the module is loaded while it waits.  Checked:
 # dm-N's ring has that flush, once, without its issue (a request issued
@@ -48,25 +49,27 @@ mp_remove() {
 	umount "$mnt" 2> /dev/null
 	udev_go
 	dmsetup remove iot_mp 2> /dev/null
+	nullb_destroy iotmp
 }
 trap mp_remove EXIT
 
-# mp_make NULL_BLK-PARAMS... - nullb0, the multipath device iot_mp on it
-# (as $dm), udev then kept off it (it would probe the device after a
-# close that wrote)
+# mp_make NULL_BLK-ATTRS... - a configfs null_blk disk (as $pb: its
+# attributes on every kernel, where 5.10 has no write cache and no memory
+# by module parameter), the multipath device iot_mp on it (as $dm), udev
+# then kept off it (it would probe the device after a close that wrote)
 mp_make() {
 	local sz
 
 	mp_remove
-	nullb_mod nr_devices=1 submit_queues=2 "$@"
-	quiet_disk nullb0
-	sz=$(blockdev --getsz /dev/nullb0)
+	pb=$(nullb_create iotmp submit_queues=2 "$@")
+	quiet_disk "$pb"
+	sz=$(blockdev --getsz "/dev/$pb")
 	dmsetup create iot_mp --table \
-		"0 $sz multipath 0 0 1 1 round-robin 0 1 1 $(cat /sys/block/nullb0/dev) 1000" ||
+		"0 $sz multipath 0 0 1 1 round-robin 0 1 1 $(cat "/sys/block/$pb/dev") 1000" ||
 		skip "dmsetup cannot make a multipath device (dm_multipath)"
 	settle
 	dm=$(basename "$(readlink -f /dev/mapper/iot_mp)")
-	log "$dm on nullb0 ($*): write cache $(cat "/sys/block/$dm/queue/write_cache")"
+	log "$dm on $pb ($*): write cache $(cat "/sys/block/$dm/queue/write_cache")"
 }
 
 # stat DISK - "READS WRITES" completed
@@ -106,18 +109,18 @@ fi
 
 # ---- 1: no write cache, direct reads and writes -----------------------
 echo 1 > "$IOT/$dm/clear"
-echo 1 > "$IOT/nullb0/clear"
+echo 1 > "$IOT/$pb/clear"
 read -r r0 w0 <<< "$(stat_rw "$dm")"
-read -r pr0 pw0 <<< "$(stat_rw nullb0)"
+read -r pr0 pw0 <<< "$(stat_rw "$pb")"
 dd if=/dev/mapper/iot_mp of=/dev/null bs=4096 count=50 skip=10 \
 	iflag=direct 2> /dev/null
 dd if=/dev/zero of=/dev/mapper/iot_mp bs=8192 count=30 seek=100 \
 	oflag=direct conv=notrunc 2> /dev/null
 read -r r1 w1 <<< "$(stat_rw "$dm")"
-read -r pr1 pw1 <<< "$(stat_rw nullb0)"
-log "stat deltas: $dm $((r1 - r0)) reads $((w1 - w0)) writes; nullb0 $((pr1 - pr0)) reads $((pw1 - pw0)) writes"
+read -r pr1 pw1 <<< "$(stat_rw "$pb")"
+log "stat deltas: $dm $((r1 - r0)) reads $((w1 - w0)) writes; $pb $((pr1 - pr0)) reads $((pw1 - pw0)) writes"
 "$RINGCHECK" dumpx "$IOT/$dm/ring" > "$out/dm"
-"$RINGCHECK" dump "$IOT/nullb0/ring" > "$out/nb"
+"$RINGCHECK" dump "$IOT/$pb/ring" > "$out/nb"
 {
 	for i in $(seq 0 49); do echo "read $(((10 + i) * 8)) 4096"; done
 	for i in $(seq 0 29); do echo "write $(((100 + i) * 16)) 8192"; done
@@ -131,12 +134,12 @@ ktap_check "$dm: its stat counts dd's 50 reads and 30 writes" \
 ktap_check "$dm: one record per request, as dd made them (op, sector, bytes)" \
 	cmp -s "$out/want" "$out/got"
 ktap_check "$dm: each with its issue" test "$(no_issue "$out/dm")" = 0
-ktap_check "nullb0: as many records as its stat counts ($((pr1 - pr0 + pw1 - pw0)))" \
+ktap_check "$pb: as many records as its stat counts ($((pr1 - pr0 + pw1 - pw0)))" \
 	test "$(wc -l < "$out/nb")" = $((pr1 - pr0 + pw1 - pw0))
 
 # ---- 2: a write cache, ext4's journal commits -------------------------
 unload_iotrace
-mp_make memory_backed=1 cache_size=64 gb=1
+mp_make memory_backed=1 cache_size=64 size=1024
 mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 \
 	/dev/mapper/iot_mp || die "mkfs.ext4 failed"
 modprobe ext4 2> /dev/null
@@ -172,13 +175,12 @@ umount "$mnt"
 # udev kept off from the start: each of its reads would take 3 s
 mp_remove
 udev_stop
-rmmod null_blk 2> /dev/null
-modprobe null_blk nr_devices=1 submit_queues=2 memory_backed=1 \
-	cache_size=64 gb=1 irqmode=2 completion_nsec=3000000000 ||
-	die "modprobe null_blk failed"
-quiet_disk nullb0
+pb=$(udev_queue_stopped=1 nullb_create iotmp submit_queues=2 \
+	memory_backed=1 cache_size=64 size=1024 irqmode=2 \
+	completion_nsec=3000000000)
+quiet_disk "$pb"
 dmsetup --noudevsync create iot_mp --table \
-	"0 $(blockdev --getsz /dev/nullb0) multipath 0 0 1 1 round-robin 0 1 1 $(cat /sys/block/nullb0/dev) 1000" ||
+	"0 $(blockdev --getsz "/dev/$pb") multipath 0 0 1 1 round-robin 0 1 1 $(cat "/sys/block/$pb/dev") 1000" ||
 	die "dmsetup create failed"
 dmsetup mknodes iot_mp
 # without udev, /dev/mapper/iot_mp is a node of its own, not a link to dm-N
@@ -189,11 +191,11 @@ python3 -c 'import os, sys; os.fsync(os.open(sys.argv[1], os.O_WRONLY))' \
 	/dev/mapper/iot_mp &
 fs=$!
 for _ in $(seq 100); do
-	read -r a b < "/sys/block/nullb0/inflight"
+	read -r a b < "/sys/block/$pb/inflight"
 	[ $((a + b)) != 0 ] && break
 	sleep 0.05
 done
-log "nullb0 in flight at the load: $a $b"
+log "$pb in flight at the load: $a $b"
 load_iotrace disks="$dm" buf_size=1M
 wait $fs
 fsrc=$?
