@@ -875,6 +875,31 @@ static inline void iotrace_nl_resize_delay(const struct iotrace_disk *d)
 }
 #endif
 
+/*
+ * RESIZE of a disk never enabled, which has no ring: one is made at @size
+ * under the mutex, as its enable would make it, not a stand-in made and
+ * thrown away first (twice the memory at the peak).
+ * Return: true when @d had no ring (*@ret says how the making went).
+ */
+static bool iotrace_nl_resize_unmade(struct iotrace_disk *d, u64 size,
+				     int *ret)
+{
+	unsigned long old_size;
+	bool unmade;
+
+	mutex_lock(&iotrace_mutex);
+	unmade = d->attached && !d->ring;
+	if (unmade) {
+		old_size = d->buf_size;
+		d->buf_size = size;
+		*ret = iotrace_disk_ring_alloc(d);
+		if (*ret)
+			d->buf_size = old_size;
+	}
+	mutex_unlock(&iotrace_mutex);
+	return unmade;
+}
+
 static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *a = info->attrs[IOTRACE_A_BUF_SIZE];
@@ -906,6 +931,8 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 	d = iotrace_nl_disk(info, &ret);
 	if (!d)
 		return ret;
+	if (iotrace_nl_resize_unmade(d, nla_get_u64(a), &ret))
+		goto out;
 	tmp = kzalloc(sizeof(*tmp), GFP_KERNEL);
 	node = kzalloc(sizeof(*node), GFP_KERNEL);
 	if (!tmp || !node) {
@@ -930,16 +957,9 @@ static int iotrace_nl_resize(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENODEV;
 		goto out_unlock;
 	}
-	if (!d->ring) {
-		unsigned long old_size = d->buf_size;
-
-		/* never enabled: the ring is made at this size, and only once */
-		iotrace_ring_mem_discard(tmp->ring);
-		tmp->ring = NULL;
-		d->buf_size = nla_get_u64(a);
-		ret = iotrace_disk_ring_alloc(d);
-		if (ret)
-			d->buf_size = old_size;
+	/* a ring, once made, goes only with its disk (detached above) */
+	if (WARN_ON_ONCE(!d->ring)) {
+		ret = -ENODEV;
 		goto out_unlock;
 	}
 	state = d->state;
