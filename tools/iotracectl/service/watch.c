@@ -1398,6 +1398,15 @@ static void serve_client(struct watch *w, int lfd)
 	close(fd);
 }
 
+/* Stop the watcher: the dispatcher and the savers see it at once. */
+static void watch_stop(struct watch *w)
+{
+	pthread_mutex_lock(&w->mu);
+	atomic_store(&w->stop, 1);
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
 int cmd_watch(struct iot_opts *o, int argc, char **argv)
 {
 	struct watch_conf *c = calloc(1, sizeof(*c));
@@ -1532,10 +1541,7 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 			} else {
 				watch_info("%s: stopping",
 					   strsignal((int)si.ssi_signo));
-				pthread_mutex_lock(&w->mu);
-				atomic_store(&w->stop, 1);
-				pthread_cond_broadcast(&w->cv);
-				pthread_mutex_unlock(&w->mu);
+				watch_stop(w);
 			}
 		}
 		if (p[1].revents & POLLIN)
@@ -1552,19 +1558,13 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 		if (nl && watch_nl_gone(nl)) {
 			watch_info("the iotrace module was unloaded: stopping (exit 1, for a start on the module loaded next)");
 			gone = 1;
-			pthread_mutex_lock(&w->mu);
-			atomic_store(&w->stop, 1);
-			pthread_cond_broadcast(&w->cv);
-			pthread_mutex_unlock(&w->mu);
+			watch_stop(w);
 		}
 	}
 	rc = gone;
 out:
 	if (started) {
-		pthread_mutex_lock(&w->mu);
-		atomic_store(&w->stop, 1);
-		pthread_cond_broadcast(&w->cv);
-		pthread_mutex_unlock(&w->mu);
+		watch_stop(w);
 		pthread_join(th, NULL);
 		watch_info("stopped: %llu snapshots saved, %llu triggers refused by max-per-hour",
 			   (unsigned long long)w->saved,

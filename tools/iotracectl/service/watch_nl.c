@@ -21,7 +21,6 @@
 #include <netlink/netlink.h>
 #include <netlink/genl/genl.h>
 #include <netlink/genl/ctrl.h>
-#include <linux/genetlink.h>
 #include <netlink/genl/family.h>
 #include "watch.h"
 
