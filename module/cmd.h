@@ -40,10 +40,12 @@ void iotrace_nvme_exit(void);
 /* cmd_scsi.c */
 void iotrace_scsi_cmd_start(void *data, struct scsi_cmnd *cmd);
 void iotrace_scsi_cmd_done(void *data, struct scsi_cmnd *cmd);
+u32 iotrace_scsi_sense(const u8 *sb);
 
 /* cmd_ata.c */
 void iotrace_ata_qc_issue(void *data, struct ata_queued_cmd *qc);
 void iotrace_ata_qc_done(void *data, struct ata_queued_cmd *qc);
 void iotrace_ata_qc_failed(void *data, struct ata_queued_cmd *qc);
+void iotrace_ata_eh_autopsy(void *data, struct ata_queued_cmd *qc);
 
 #endif /* _IOTRACE_CMD_H */

@@ -21,8 +21,8 @@
  * @cmd: the command about to be queued to the low-level driver.
  *
  * Fires after block_rq_issue; the core accepts the note either way.  For a
- * libata device, ata_qc_issue later replaces the CDB with the taskfile the
- * device really got.
+ * libata ATA device, ata_qc_issue later replaces the CDB with the taskfile
+ * the device really got (an ATAPI device gets the CDB: it is kept).
  */
 void iotrace_scsi_cmd_start(void *data, struct scsi_cmnd *cmd)
 {
@@ -41,8 +41,9 @@ void iotrace_scsi_cmd_start(void *data, struct scsi_cmnd *cmd)
 /*
  * Sense key, ASC and ASCQ of fixed (0x70/0x71) or descriptor (0x72/0x73)
  * format sense data, in dev_status bit positions; 0 if there is none.
+ * Also the ATAPI sense libata's error handler requested (cmd_ata.c).
  */
-static u32 iotrace_scsi_sense(const u8 *sb)
+u32 iotrace_scsi_sense(const u8 *sb)
 {
 	u8 key, asc = 0, ascq = 0;
 

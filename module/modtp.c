@@ -51,6 +51,7 @@ static struct iotrace_modtp iotrace_modtps[] = {
 	{ .name = "ata_qc_issue", .probe = iotrace_ata_qc_issue },
 	{ .name = "ata_qc_complete_done", .probe = iotrace_ata_qc_done },
 	{ .name = "ata_qc_complete_failed", .probe = iotrace_ata_qc_failed },
+	{ .name = "ata_eh_link_autopsy_qc", .probe = iotrace_ata_eh_autopsy },
 };
 
 static DEFINE_MUTEX(iotrace_modtp_lock);
