@@ -101,7 +101,8 @@ static void iotrace_atapi_failed(struct ata_queued_cmd *qc, u16 rflags)
 		status = SAM_STAT_CHECK_CONDITION |
 			 (u32)(iotrace_ata_tf_error(&qc->result_tf) >> 4) << 8;
 	preempt_disable_notrace();
-	iotrace_note_scsi_status(scsi_cmd_to_rq(qc->scsicmd), status, rflags);
+	iotrace_note_eh_status(scsi_cmd_to_rq(qc->scsicmd), status, rflags,
+			       IOTRACE_MSTATUS_SCSI);
 	preempt_enable_notrace();
 }
 
@@ -121,8 +122,8 @@ static void iotrace_ata_status(struct ata_queued_cmd *qc, u16 rflags)
 	if (iotrace_ata_tf_status(&qc->result_tf) & (ATA_ERR | ATA_DF))
 		rflags |= IOTRACE_RF_ERROR;
 	preempt_disable_notrace();
-	iotrace_note_status(scsi_cmd_to_rq(qc->scsicmd), status, 0, rflags,
-			    IOTRACE_MSTATUS_ATA);
+	iotrace_note_eh_status(scsi_cmd_to_rq(qc->scsicmd), status, rflags,
+			       IOTRACE_MSTATUS_ATA);
 	preempt_enable_notrace();
 }
 
@@ -181,7 +182,8 @@ void iotrace_ata_eh_autopsy(void *data, struct ata_queued_cmd *qc)
 	if (qc->err_mask & AC_ERR_TIMEOUT)
 		rflags |= IOTRACE_RF_TIMEOUT;
 	preempt_disable_notrace();
-	iotrace_note_scsi_status(scsi_cmd_to_rq(qc->scsicmd), status, rflags);
+	iotrace_note_eh_status(scsi_cmd_to_rq(qc->scsicmd), status, rflags,
+			       IOTRACE_MSTATUS_SCSI);
 	preempt_enable_notrace();
 }
 

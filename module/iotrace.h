@@ -76,6 +76,9 @@
  * @status_rq: request the device status belongs to, NULL if none.
  * @status_rflags: IOTRACE_RF_* that come with the status.
  * @status_kind: IOTRACE_MSTATUS_* of @dev_status (metrics.c).
+ * @status_eh: the status is libata's, whose error handler takes every
+ *	command it handles with blk_abort_request(): RQF_TIMED_OUT then
+ *	says nothing, @status_rflags says whether it timed out.
  * @dev_status: device status, see struct iotrace_record.
  * @dev_result: device result, see struct iotrace_record.
  * @sub_rq: request whose submitter @pid names (block_io_start), NULL if
@@ -118,6 +121,7 @@ struct iotrace_slot {
 	struct request	*status_rq;
 	u16		status_rflags;
 	u8		status_kind;
+	u8		status_eh;
 	u32		dev_status;
 	u32		dev_result;
 	struct request	*sub_rq;
@@ -1059,6 +1063,8 @@ static __always_inline void iotrace_cmd_publish(struct iotrace_slot *s,
 void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 			 u16 rflags, u8 status_kind);
 void iotrace_note_scsi_status(struct request *rq, u32 dev_status, u16 rflags);
+void iotrace_note_eh_status(struct request *rq, u32 dev_status, u16 rflags,
+			    u8 status_kind);
 
 /* comm.c: command names of the submitters, per CPU */
 #define IOTRACE_COMM_BITS	8

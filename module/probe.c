@@ -712,12 +712,26 @@ static __always_inline void iotrace_slot_untag_attempt(struct iotrace_slot *s,
 		WRITE_ONCE(s->status_rq, NULL);
 }
 
+/*
+ * Whether @rq timed out as far as the block layer knows: RQF_TIMED_OUT,
+ * unless the status noted in @s (@status: it is @rq's) is libata's, whose
+ * error handler sets it on every command it takes (iotrace_note_eh_status()).
+ */
+static __always_inline bool iotrace_rq_timed_out(const struct request *rq,
+						 const struct iotrace_slot *s,
+						 bool status)
+{
+	if (likely(!(rq->rq_flags & RQF_TIMED_OUT)))
+		return false;
+	return !status || !s->status_eh;
+}
+
 static void iotrace_probe_requeue(void *data, struct request *rq)
 {
 	const struct iotrace_trig *t;
 	struct iotrace_disk *d;
 	struct iotrace_slot *s;
-	bool counted, fire;
+	bool counted, fire, status;
 	unsigned int state;
 
 	preempt_disable_notrace();
@@ -749,7 +763,13 @@ static void iotrace_probe_requeue(void *data, struct request *rq)
 	iotrace_slot_begin(s);
 	s->rflags |= IOTRACE_RF_REQUEUED;
 	/* The block layer clears RQF_TIMED_OUT right after this event. */
-	if (rq->rq_flags & RQF_TIMED_OUT)
+	status = READ_ONCE(s->status_rq) == rq;
+	if (status) {
+		/* pairs with the smp_wmb() before status_rq is set */
+		smp_rmb();
+	}
+	if (iotrace_rq_timed_out(rq, s, status) ||
+	    (status && (s->status_rflags & IOTRACE_RF_TIMEOUT)))
 		s->rflags |= IOTRACE_RF_TIMEOUT;
 	counted = s->retries < U8_MAX;
 	if (counted)
@@ -1003,7 +1023,7 @@ static __always_inline void iotrace_fill(struct iotrace_record *r,
 	}
 	if (r->error)
 		rflags |= IOTRACE_RF_ERROR;
-	if (rq->rq_flags & RQF_TIMED_OUT)
+	if (iotrace_rq_timed_out(rq, s, status))
 		rflags |= IOTRACE_RF_TIMEOUT;
 	if (blk_rq_is_passthrough(rq))
 		rflags |= IOTRACE_RF_PASSTHRU;
@@ -1048,6 +1068,8 @@ static __always_inline void iotrace_count(struct request *rq,
 					  bool own, iotrace_rq_error_t error,
 					  u64 now, struct iotrace_mdone *x)
 {
+	bool status;
+
 	x->errno_val = error ? -iotrace_rq_errno(error) : 0;
 	if (own) {
 		x->op = s->op;
@@ -1068,12 +1090,17 @@ static __always_inline void iotrace_count(struct request *rq,
 		x->mop = iotrace_rq_mop(rq);
 		x->bytes = blk_rq_bytes(rq);
 	}
-	if (rq->rq_flags & RQF_TIMED_OUT)
-		x->flags |= IOTRACE_MD_TIMEOUT;
 	/* zeroed: no device status (IOTRACE_MSTATUS_NONE), dev_ns 0, ... */
-	if ((own || s) && READ_ONCE(s->status_rq) == rq) {
+	status = (own || s) && READ_ONCE(s->status_rq) == rq;
+	if (status) {
 		/* pairs with the smp_wmb() before status_rq is set */
 		smp_rmb();
+	}
+	if (iotrace_rq_timed_out(rq, s, status))
+		x->flags |= IOTRACE_MD_TIMEOUT;
+	if (status) {
+		if (s->status_rflags & IOTRACE_RF_TIMEOUT)
+			x->flags |= IOTRACE_MD_TIMEOUT;
 		if (s->status_rflags & IOTRACE_RF_ERROR) {
 			x->status_kind = s->status_kind;
 			x->status = iotrace_mstatus(s->status_kind,
@@ -1639,7 +1666,7 @@ void iotrace_note_cmd(struct request *rq, u8 type, const void *cmd, u8 len,
 /* Note a status in @rq's slot @s: see iotrace_note_status(). */
 static void iotrace_slot_status(struct iotrace_slot *s, struct request *rq,
 				u32 dev_status, u32 dev_result, u16 rflags,
-				u8 status_kind)
+				u8 status_kind, bool eh)
 {
 	iotrace_assert_cpu_held();
 	WRITE_ONCE(s->status_rq, NULL);
@@ -1649,6 +1676,7 @@ static void iotrace_slot_status(struct iotrace_slot *s, struct request *rq,
 	s->dev_result = dev_result;
 	s->status_rflags = rflags;
 	s->status_kind = status_kind;
+	s->status_eh = eh;
 	/* status complete before it is tagged with its request */
 	smp_wmb();
 	WRITE_ONCE(s->status_rq, rq);
@@ -1674,7 +1702,33 @@ void iotrace_note_status(struct request *rq, u32 dev_status, u32 dev_result,
 	s = iotrace_rq_slot(rq);
 	if (s)
 		iotrace_slot_status(s, rq, dev_status, dev_result, rflags,
-				    status_kind);
+				    status_kind, false);
+}
+
+/**
+ * iotrace_note_eh_status() - iotrace_note_status() for libata, whose
+ *	error handler takes a failed command with blk_abort_request().
+ * @rq: the request.
+ * @dev_status: see struct iotrace_record.
+ * @rflags: IOTRACE_RF_* to add; IOTRACE_RF_TIMEOUT only if libata found
+ *	the command timed out (AC_ERR_TIMEOUT).
+ * @status_kind: IOTRACE_MSTATUS_ATA, or _SCSI for an ATAPI device.
+ *
+ * blk_abort_request() runs the block layer's timeout handler, which sets
+ * RQF_TIMED_OUT on a command that failed at once: with this status the
+ * record and the metrics take the timeout from @rflags instead.
+ *
+ * Context: as iotrace_note_status().
+ */
+void iotrace_note_eh_status(struct request *rq, u32 dev_status, u16 rflags,
+			    u8 status_kind)
+{
+	struct iotrace_slot *s;
+
+	s = iotrace_rq_slot(rq);
+	if (s)
+		iotrace_slot_status(s, rq, dev_status, 0, rflags, status_kind,
+				    true);
 }
 
 /**
@@ -1702,7 +1756,7 @@ void iotrace_note_scsi_status(struct request *rq, u32 dev_status, u16 rflags)
 	s = iotrace_slot_of(d, rq);
 	if (s)
 		iotrace_slot_status(s, rq, dev_status, 0, rflags,
-				    IOTRACE_MSTATUS_SCSI);
+				    IOTRACE_MSTATUS_SCSI, false);
 }
 
 static void iotrace_find_tp(struct tracepoint *tp, void *priv)

@@ -15,7 +15,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
 require_cmd sg_raw python3
-ktap_header 6
+ktap_header 8
 
 tmp=$(mktemp -d)
 load_iotrace
@@ -42,6 +42,8 @@ sg_raw -r 36 /dev/$sd 12 00 00 00 24 00 > "$tmp/inq" 2>&1
 log "sg_raw INQUIRY: $(tr '\n' ' ' < "$tmp/inq" | cut -c 1-160)"
 sg_raw /dev/$sd c0 00 00 00 00 00 > "$tmp/c0" 2>&1
 log "sg_raw 0xc0: $(tr '\n' ' ' < "$tmp/c0")"
+timeouts=$(python3 "$IOTRACE_SRC/selftests/iotrace/nlmetrics.py" get "$sd" |
+	   sed -n 's/^timeouts: //p')
 cmd_disable "$sd"
 cmd_dump "$sd" > "$tmp/recs" || die "cannot decode the ring of $sd"
 log "$(wc -l < "$tmp/recs") records"
@@ -91,6 +93,13 @@ else
 		rec_match "$tmp/recs" "ctype == 3 and cmd[:2] == 'ff' and rf & 0x202 == 0x202 and st & 0x01 and st & 0x400"
 fi
 
+# libata's error handler takes the refused command through the block
+# layer's timeout handler (blk_abort_request(), RQF_TIMED_OUT): it did
+# not time out, the device answered at once.
+ktap_check "refused command 0xff: no IOTRACE_RF_TIMEOUT" \
+	rec_match "$tmp/recs" "ctype == 3 and cmd[:2] == 'ff' and not rf & 0x4"
+ktap_check "the metrics count no timeout (${timeouts:-none})" \
+	test "${timeouts:-x}" = 0
 ktap_check "INQUIRY, answered by libata: recorded, no status" \
 	rec_match "$tmp/recs" "ctype == 2 and cmd[:2] == '12' and not rf & 0x200"
 ktap_check "opcode 0xc0, refused by libata: recorded, no status" \

@@ -15,7 +15,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
 require_cmd sg_raw python3
-ktap_header 6
+ktap_header 8
 
 tmp=$(mktemp -d)
 load_iotrace
@@ -44,6 +44,8 @@ log "sg_raw ff: $(tr '\n' ' ' < "$tmp/bad")"
 sg_raw -R /dev/$sr 85 06 20 00 00 00 00 00 00 00 00 00 00 00 ff 00 \
 	> "$tmp/pt" 2>&1
 log "sg_raw ATA 0xff: $(tr '\n' ' ' < "$tmp/pt")"
+timeouts=$(python3 "$IOTRACE_SRC/selftests/iotrace/nlmetrics.py" get "$sr" |
+	   sed -n 's/^timeouts: //p')
 cmd_disable "$sr"
 cmd_dump "$sr" > "$tmp/recs" || die "cannot decode the ring of $sr"
 log "$(wc -l < "$tmp/recs") records:"
@@ -73,6 +75,12 @@ ktap_check "ATA PASS-THROUGH: its CDB, holding command 0xff" \
 # COMMAND on 5.10), not the drive's: only the status byte is compared
 ktap_check "ATA PASS-THROUGH: CHECK CONDITION, an error" \
 	rec_match "$tmp/recs" "ctype == 2 and cmd[:2] == '85' and rf & 0x202 == 0x202 and st & 0xff == 2"
+# libata's error handler takes each through the block layer's timeout
+# handler: neither timed out
+no_timeout() { ! rec_match "$tmp/recs" 'rf & 0x4'; }
+ktap_check "no record says IOTRACE_RF_TIMEOUT" no_timeout
+ktap_check "the metrics count no timeout (${timeouts:-none})" \
+	test "${timeouts:-x}" = 0
 unload_iotrace
 rm -rf "$tmp"
 ktap_finish
