@@ -10,6 +10,7 @@ exceptions with libiotrace's message; make install-python.  Prints KTAP.
                                runs it with the build's library)
 """
 import csv
+import ctypes
 import io
 import json
 import os
@@ -471,6 +472,91 @@ def test_inflight():
                "%s, want %s" % (got, want))
 
 
+# Run in a child: a use-after-free in the library kills it (SIGSEGV).
+_THREADS = r"""
+import sys, threading, time
+sys.path.insert(0, sys.argv[1])
+import iotrace
+src, what = sys.argv[2], sys.argv[3]
+t = iotrace.open(src)
+ends = []
+
+def read():
+    n = 0
+    try:
+        for _ in t.records("complete"):
+            n += 1
+        ends.append(("all", n))
+    except iotrace.IotraceError as e:
+        ends.append(("ended", str(e)))
+
+for _ in range(3):
+    th = [threading.Thread(target=read) for _ in range(2)]
+    for x in th:
+        x.start()
+    if what == "close":
+        time.sleep(0.05)
+        t.close()
+    for x in th:
+        x.join()
+    if what == "close":
+        break
+print(ends)
+"""
+
+
+def test_threads():
+    """One Trace shared by threads: two reads at a time (each ends the
+    other's, which raises IotraceError), and close() under a read.  The
+    binding's lock keeps the library from freeing what a call uses."""
+    py = os.path.join(TOOLS, "python")
+    for what in ("reads", "close"):
+        p = subprocess.run([sys.executable, "-c", _THREADS, py,
+                            path("big.trace"), what],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=600)
+        out = p.stdout.decode()
+        result(p.returncode == 0 and ("ended" in out or "all" in out),
+               "threads_share_a_trace_%s (rc %d)" % (what, p.returncode),
+               out + p.stderr.decode()[-2000:])
+
+
+def test_paths_and_callbacks():
+    """A path as bytes or with bytes that are not UTF-8 (os.fsencode()),
+    and an exception raised while inflight() collects: raised, not lost
+    in the C call."""
+    src = path("f2.trace")
+    try:
+        n = len(list(iotrace.open(os.fsencode(src))))
+        result(n == len(list(iotrace.open(src))), "open_bytes_path (%d)" % n)
+    except iotrace.IotraceError as e:
+        result(False, "open_bytes_path", e)
+    odd = os.path.join(os.fsencode(T), b"\xff.trace")
+    os.symlink(os.fsencode(src), odd)
+    try:
+        t = iotrace.open(os.fsdecode(odd))
+        result(len(list(t)) > 0 and t.name == os.fsdecode(odd),
+               "open_path_not_utf8 (%r)" % t.name)
+    except (iotrace.IotraceError, UnicodeError) as e:
+        result(False, "open_path_not_utf8", repr(e))
+    reg, _ = region_and_file("--region", "region.cb", "prev.cb.iot")
+    t = iotrace.open(reg)
+    real = ctypes.string_at
+
+    def boom(*_args):
+        raise RuntimeError("boom")
+    ctypes.string_at = boom
+    try:
+        t.inflight()
+        result(False, "inflight_callback_exception_raised", "no exception")
+    except RuntimeError as e:
+        result(str(e) == "boom", "inflight_callback_exception_raised", e)
+    except Exception as e:  # noqa: BLE001 (what else came out)
+        result(False, "inflight_callback_exception_raised", repr(e))
+    finally:
+        ctypes.string_at = real
+
+
 def main():
     print("KTAP version 1")
     make_inputs()
@@ -484,6 +570,8 @@ def main():
         test_truncated_warning()
         test_source_info()
         test_inflight()
+        test_threads()
+        test_paths_and_callbacks()
         test_doc_example()
         test_install()
     finally:

@@ -19,6 +19,8 @@ CSV_COLUMNS.  Documentation/python.rst describes them.
 
 import collections
 import ctypes
+import os
+import threading
 import warnings
 
 import numpy as np
@@ -161,8 +163,8 @@ class _Columns:
             p = self.present.get(name)
             self.desc[i].present = None if p is None else \
                 p.ctypes.data + self.n
-        trace._check(lib.iotrace_rec_columns(
-            trace._handle(), recs, k, self.desc, len(self.desc), tab))
+        trace._call(lib.iotrace_rec_columns, recs, k, self.desc,
+                    len(self.desc), tab)
         self.n += k
 
     def column(self, name):
@@ -183,6 +185,10 @@ class Trace:
 
     def __init__(self, what, order="start", strict=False, debugfs=None,
                  devdir=None, tmpdir=None):
+        # every call with the handle, and its error message, under the
+        # lock: ctypes lets go of the GIL in a call, and another thread's
+        # read or close() would free what this one's call is using
+        self._lock = threading.RLock()
         self._h = None
         self.order = order
         _order(order)
@@ -190,14 +196,14 @@ class Trace:
         if not self._h:
             raise MemoryError("iotrace: out of memory")
         opts = _lib.OpenOpts(_lib.OPEN_STRICT if strict else 0,
-                             *(None if v is None else str(v).encode()
+                             *(None if v is None else os.fsencode(v)
                                for v in (debugfs, devdir, tmpdir)))
-        if lib.iotrace_source_open(self._h, str(what).encode(),
+        if lib.iotrace_source_open(self._h, os.fsencode(what),
                                    ctypes.byref(opts)):
             msg = self._error()
             self.close()
             raise IotraceError(msg)
-        self.name = str(what)
+        self.name = os.fsdecode(what)
         self._reads = 0
         info = _lib.SourceInfo()
         self._check(lib.iotrace_source_info(self._h, ctypes.byref(info)))
@@ -252,9 +258,13 @@ class Trace:
 
     def close(self):
         """Close the source; its reads end."""
-        if getattr(self, "_h", None):
-            lib.iotrace_source_free(self._h)
-            self._h = None
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            if self._h:
+                lib.iotrace_source_free(self._h)
+                self._h = None
 
     def _error(self):
         return _text(lib.iotrace_source_error(self._h))
@@ -269,6 +279,11 @@ class Trace:
             raise IotraceError("%s: closed" % getattr(self, "name", "trace"))
         return self._h
 
+    def _call(self, fn, *args):
+        """fn(handle, *args) and its error, under the lock."""
+        with self._lock:
+            return self._check(fn(self._handle(), *args))
+
     def loss(self, disk=None):
         """A disk's loss accounting (struct iotrace_loss) as a dict: disk
         is an index or a name, None for the sum over every disk.  A trace
@@ -281,28 +296,28 @@ class Trace:
                                (self.name, disk, ", ".join(names)))
             disk = names.index(disk)
         loss = _lib.Loss()
-        self._check(lib.iotrace_source_loss(
-            self._handle(), -1 if disk is None else disk,
-            ctypes.byref(loss)))
+        self._call(lib.iotrace_source_loss, -1 if disk is None else disk,
+                   ctypes.byref(loss))
         return {name: getattr(loss, name) for name, _ in loss._fields_
                 if name != "reserved"}
 
     def _batches(self, order, size):
         """Begin a read of the records anew: its batches, (the address of
         the records, how many), each valid until the next is asked for."""
-        h = self._handle()
-        self._check(lib.iotrace_source_rewind(h, _order(order)))
-        self._reads += 1
-        return self._batch_gen(h, self._reads, size)
+        with self._lock:
+            self._call(lib.iotrace_source_rewind, _order(order))
+            self._reads += 1
+            return self._batch_gen(self._reads, size)
 
-    def _batch_gen(self, h, read, size):
+    def _batch_gen(self, read, size):
         buf = ctypes.create_string_buffer(size * _REC_SIZE)
         ptr = ctypes.addressof(buf)
         while True:
-            if self._reads != read or not self._h:
-                raise IotraceError("%s: the read was ended by another "
-                                   "read or by close()" % self.name)
-            n = self._check(lib.iotrace_source_read(h, ptr, size))
+            with self._lock:
+                if self._reads != read or not self._h:
+                    raise IotraceError("%s: the read was ended by another "
+                                       "read or by close()" % self.name)
+                n = self._call(lib.iotrace_source_read, ptr, size)
             if not n:
                 return
             yield ptr, n
@@ -348,14 +363,27 @@ class Trace:
         (slots being written, not given), damaged (sections of the file
         left out).  A ring copy has none."""
         got = []
+        raised = []
 
         def keep(_arg, rec):
-            got.append(ctypes.string_at(rec, _REC_SIZE))
+            # an exception cannot cross the C call: stop it, raise after
+            try:
+                got.append(ctypes.string_at(rec, _REC_SIZE))
+            except BaseException as e:
+                raised.append(e)
+                return 1
             return 0
         fn = _lib.REC_FN(keep)
         info = _lib.InflightInfo()
-        self._check(lib.iotrace_source_inflight(self._handle(), fn, None,
-                                                ctypes.byref(info)))
+        try:
+            self._call(lib.iotrace_source_inflight, fn, None,
+                       ctypes.byref(info))
+        except IotraceError:
+            if raised:
+                raise raised[0] from None
+            raise
+        if raised:
+            raise raised[0]
         meta = {"at_ns": info.at_ns, "torn": info.torn,
                 "damaged": info.damaged}
         if not got:
