@@ -463,6 +463,15 @@ int cmd_previous(struct iot_opts *o, int argc, char **argv)
 	if (o->out && write_trace(&c, o->out, last_ns))
 		ret = 1;
 	iot_preg_free(&c);
+	/*
+	 * A ring left out is in the module's copy only: freed, it would be
+	 * gone (the unit releases at every start, unattended).
+	 */
+	if (!ret && o->release && bad) {
+		iot_err("previous --release: not released: %u ring%s left out above, whose bytes only the module's copy still holds (read it with an iotracectl that can, or save it with cat %s/previous > FILE); the copy is kept until the module is unloaded, or freed by echo 1 > %s/previous_release",
+			bad, bad == 1 ? "" : "s", iot_debugfs(), iot_debugfs());
+		ret = 1;
+	}
 	if (!ret && o->release)
 		ret = prev_release(argc ? argv[0] : NULL);
 	return ret;

@@ -823,6 +823,29 @@ def left_out(trace):
           "(allocation 1) read instead" in err and
           sorted(mine) == sorted(ln.split(",", 1)[1] for ln in rows),
           "rc %d: %s" % (rc, err))
+    # --release (the unit's, unattended at every start): a ring left out
+    # is in the module's copy only, which is not freed; a fake debugfs
+    # (previous, previous_release) and an empty /dev/iotrace
+    fake = os.path.join(TMP, "fakedbg")
+    nodev = os.path.join(TMP, "fakedev")
+    for d in (fake, nodev):
+        os.makedirs(d, exist_ok=True)
+    env = {"IOTRACE_DEBUGFS": fake, "IOTRACE_DEV": nodev}
+    rel = os.path.join(fake, "previous_release")
+    for bad, name, want_rc, want_rel in (
+            ((b"sdr",), "previous_release_keeps_a_ring_left_out", 1, ""),
+            ((), "previous_release_frees_a_copy_read_whole", 0, "1\n")):
+        open(os.path.join(fake, "previous"), "wb").write(two_disks(bad))
+        open(rel, "w").close()
+        if os.path.exists(t):
+            os.unlink(t)
+        rc, o, err = cmd("previous", "--release", "-o", t, env=env)
+        got = cmd("show", "-o", "csv", t) if os.path.exists(t) else \
+            (1, b"", "")
+        check(name, rc == want_rc and open(rel).read() == want_rel and
+              ("not released: 1 ring left out" in err) == bool(bad) and
+              got[0] == 0 and "nullb0," in got[1].decode(),
+              "rc %d, release %r: %s" % (rc, open(rel).read(), err))
     # every ring bad: refused as before, naming one
     open(p, "wb").write(two_disks((b"sdq", b"sdr")))
     if os.path.exists(t):
