@@ -234,6 +234,20 @@ static inline const u8 *iotrace_scsi_cdb(const struct scsi_cmnd *cmd)
 #endif
 
 /*
+ * The attributes of a dump request, parsed and validated by genetlink:
+ * in genl_dumpit_info::info (a struct genl_info) on 6.12 and 7.3, a
+ * member of their own on 5.10 and 6.1.
+ */
+static inline struct nlattr **iotrace_genl_dump_attrs(struct netlink_callback *cb)
+{
+#ifdef IOTRACE_HAVE_GENL_DUMPIT_INFO_INFO
+	return genl_dumpit_info(cb)->info.attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
+/*
  * genl_family::resv_start_op (6.1): strict validation of the reserved
  * header byte for every command.  Before 6.1 the attributes are validated
  * strictly all the same (the default since 5.2), the reserved byte is not.

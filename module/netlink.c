@@ -564,17 +564,13 @@ err:
 
 /* ---- requests ------------------------------------------------------------ */
 
-/* Find the disk named in @info, referenced; NULL with the errno in @err. */
-static struct iotrace_disk *iotrace_nl_disk(struct genl_info *info, int *err)
+/* The traced disk named by @a, referenced; NULL and *@err if none. */
+static struct iotrace_disk *iotrace_nl_disk_named(const struct nlattr *a,
+						  struct netlink_ext_ack *extack,
+						  int *err)
 {
-	struct nlattr *a = info->attrs[IOTRACE_A_DISK_NAME];
 	struct iotrace_disk *d, *found = NULL;
 
-	if (!a) {
-		NL_SET_ERR_MSG(info->extack, "IOTRACE_A_DISK_NAME is required");
-		*err = -EINVAL;
-		return NULL;
-	}
 	mutex_lock(&iotrace_mutex);
 	list_for_each_entry(d, &iotrace_disks, node) {
 		if (!nla_strcmp(a, d->name)) {
@@ -585,10 +581,23 @@ static struct iotrace_disk *iotrace_nl_disk(struct genl_info *info, int *err)
 	}
 	mutex_unlock(&iotrace_mutex);
 	if (!found) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a, "no such traced disk");
+		NL_SET_ERR_MSG_ATTR(extack, a, "no such traced disk");
 		*err = -ENODEV;
 	}
 	return found;
+}
+
+/* Find the disk named in @info, referenced; NULL with the errno in @err. */
+static struct iotrace_disk *iotrace_nl_disk(struct genl_info *info, int *err)
+{
+	struct nlattr *a = info->attrs[IOTRACE_A_DISK_NAME];
+
+	if (!a) {
+		NL_SET_ERR_MSG(info->extack, "IOTRACE_A_DISK_NAME is required");
+		*err = -EINVAL;
+		return NULL;
+	}
+	return iotrace_nl_disk_named(a, info->extack, err);
 }
 
 /* State changes need CAP_SYS_ADMIN (GENL_ADMIN_PERM checked CAP_NET_ADMIN). */
@@ -722,10 +731,27 @@ static struct iotrace_disk *iotrace_nl_list_nth(long i)
 static int iotrace_nl_list_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
+	struct nlattr **attrs = iotrace_genl_dump_attrs(cb);
 	struct iotrace_disk *d;
 	long i = cb->args[0];
 	int ret;
 
+	/* DISK_NAME: that disk only, as the doit gives it */
+	if (attrs && attrs[IOTRACE_A_DISK_NAME]) {
+		if (i)
+			return 0;
+		d = iotrace_nl_disk_named(attrs[IOTRACE_A_DISK_NAME], cb->extack,
+					  &ret);
+		if (!d)
+			return ret;
+		ret = iotrace_nl_list_fill(skb, d, NETLINK_CB(cb->skb).portid,
+					   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+		iotrace_disk_put(d);
+		if (ret)
+			return ret;
+		cb->args[0] = 1;
+		return skb->len;
+	}
 	for (;;) {
 		mutex_lock(&iotrace_mutex);
 		cb->seq = iotrace_nl_list_gen;
@@ -1473,6 +1499,13 @@ static int iotrace_nl_release_hold(struct sk_buff *skb, struct genl_info *info)
 	d = iotrace_nl_admin_disk(skb, info, &ret);
 	if (!d)
 		return ret;
+	/* 0 is "any hold" to iotrace_hold_release(): no hold has it */
+	if ((a && !nla_get_u64(a)) || (ns && !nla_get_u64(ns))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a && !nla_get_u64(a) ? a : ns,
+				    "no hold has a HOLD_HI or HOLD_NS of 0 (leave it out to end any hold)");
+		iotrace_disk_put(d);
+		return -EINVAL;
+	}
 	mutex_lock(&iotrace_mutex);
 	if (d->attached)
 		iotrace_hold_release(d, a ? nla_get_u64(a) : 0,

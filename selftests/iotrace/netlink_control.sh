@@ -12,7 +12,7 @@
 # attributes, wrong length, buf_size out of range, filter bits outside the
 # mask, an empty or inverted range, min-bytes too big) are refused with
 # EINVAL, and the disk's state is the same afterwards; an unknown disk is
-# ENODEV.
+# ENODEV.  A LIST dump with DISK_NAME gives that disk alone.
 #
 # same path: enable, disable and clear over netlink show in the debugfs
 # files and vice versa (one code path).
@@ -138,6 +138,25 @@ done
 got=$("$NLSEND" enable "$A_NAME:str:nosuchdisk")
 ktap_check "unknown disk: ENODEV ($got)" \
 	sh -c "echo '$got' | grep -q '^errno 19 ENODEV'"
+# a LIST dump lists every disk, or with DISK_NAME that disk alone (as
+# the doit answers it), none for a name no disk has
+nb2=$(nullb_create nlc2 size=16)
+wait_for "$IOT/$nb2" 10 || ktap_fail "no $IOT/$nb2"
+for w in all one none; do
+	case $w in
+	all) "$NLSEND" -d list ;;
+	one) "$NLSEND" -d list "$A_NAME:str:$nb2" ;;
+	none) "$NLSEND" -d list "$A_NAME:str:nosuchdisk" ;;
+	esac | tr '\n' ' ' > "$out/list.$w"
+done
+log "LIST dumps: all: $(cat "$out/list.all"); $nb2: $(cat "$out/list.one"); nosuchdisk: $(cat "$out/list.none")"
+ktap_check "a LIST dump: every disk (at least $disk and $nb2)" \
+	grep -Eq '^errno 0 OK messages ([2-9]|[1-9][0-9]+) $' "$out/list.all"
+ktap_check "a LIST dump with DISK_NAME: that disk alone" \
+	grep -q '^errno 0 OK messages 1 $' "$out/list.one"
+ktap_check "a LIST dump with an unknown DISK_NAME: no disk" \
+	grep -q 'messages 0 $' "$out/list.none"
+nullb_destroy nlc2
 "$IOTRACECTL" resize $disk 12 2> "$out/err"
 ktap_check "iotracectl resize to 12 bytes fails, saying why" \
 	grep -q 'Invalid argument' "$out/err"

@@ -8,7 +8,8 @@
  *   nlsend [-d] [-n COUNT] CMD [ATTR:TYPE:VALUE]...
  *
  * -d sends the request as a dump (NLM_F_DUMP): the answer ends with
- * NLMSG_DONE, or an error.  -n sends it COUNT times on one socket, each
+ * NLMSG_DONE, or an error; then "messages N" follows, the messages before
+ * the end.  -n sends it COUNT times on one socket, each
  * after the previous answer (0: until SIGTERM or SIGINT), and prints only
  * "requests N errors E us T" at the end: E the answers that were errors,
  * T the microseconds from the first request to the last answer.  -x CMD2
@@ -91,10 +92,13 @@ static int on_finish(struct nl_msg *m, void *arg)
 	return NL_STOP;
 }
 
+static unsigned long messages;	/* a dump's, before its end */
+
 static int on_valid(struct nl_msg *m, void *arg)
 {
 	(void)m;
 	(void)arg;
+	messages++;
 	return NL_OK;
 }
 
@@ -269,5 +273,7 @@ int main(int argc, char **argv)
 	printf("errno %d %s%s%s\n", answer_err,
 	       answer_err ? strerrorname_np(answer_err) : "OK",
 	       answer_msg[0] ? " " : "", answer_msg);
+	if (flags & NLM_F_DUMP)
+		printf("messages %lu\n", messages);
 	return 0;
 }

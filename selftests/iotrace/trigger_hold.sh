@@ -329,6 +329,15 @@ ktap_check "the same hold_hi twice (${shi[1]}, ${shi[2]}): the first's release b
 	sh -c "[ '${shi[1]}' = '${shi[2]}' ] && [ '${sns[1]}' != '${sns[2]}' ] &&
 	       grep -q '^errno 0 ' '$out/rel3' &&
 	       [ \"\$(sed -n 's/^hold_hi: //p' '$IOT/$bd/stats')\" = '${shi[2]}' ]"
+# 0 names no hold (a real one has a take count and a time): refused,
+# the hold kept, not taken for "any hold"
+"$NLSEND" "$c_rel" "$a_name:str:$bd" "$a_hi:u64:0" > "$out/rel0"
+"$NLSEND" "$c_rel" "$a_name:str:$bd" "$a_hi:u64:${shi[2]}" \
+	"$a_ns:u64:0" >> "$out/rel0"
+log "releases of hold 0: $(tr '\n' ' ' < "$out/rel0")"
+ktap_check "RELEASE_HOLD of HOLD_HI 0 or HOLD_NS 0: EINVAL, the hold kept" \
+	sh -c "[ \"\$(grep -c '^errno 22 EINVAL' '$out/rel0')\" = 2 ] &&
+	       [ \"\$(sed -n 's/^hold_hi: //p' '$IOT/$bd/stats')\" = '${shi[2]}' ]"
 "$NLSEND" "$c_rel" "$a_name:str:$bd" "$a_hi:u64:${shi[2]}" \
 	"$a_ns:u64:${sns[2]:-0}" > "$out/rel4"
 ktap_check "the second's release ends it ($(cat "$out/rel4"))" \

@@ -1130,7 +1130,8 @@ struct iotrace_file_counts {
  * enum iotrace_genl_cmd - generic netlink commands of the iotrace family.
  * @IOTRACE_CMD_UNSPEC: not a command.
  * @IOTRACE_CMD_LIST: disks and their state; a dump, or one disk when
- *	IOTRACE_A_DISK_NAME is given.  Reply: the disk attributes.
+ *	IOTRACE_A_DISK_NAME is given (also in a dump: one message).  Reply:
+ *	the disk attributes.
  * @IOTRACE_CMD_ENABLE: start tracing IOTRACE_A_DISK_NAME.
  * @IOTRACE_CMD_DISABLE: stop tracing IOTRACE_A_DISK_NAME.
  * @IOTRACE_CMD_CLEAR: empty the ring of IOTRACE_A_DISK_NAME (the same code
@@ -1183,7 +1184,8 @@ struct iotrace_file_counts {
  *	that is still the hold (else nothing), and with IOTRACE_A_HOLD_NS
  *	(version 11) only if it is still the hold set then: two holds in a
  *	row have the same HOLD_HI when no chunk was taken between them.  No
- *	hold: nothing, not an error.  Version 5.
+ *	hold: nothing, not an error.  A HOLD_HI or HOLD_NS of 0 names no
+ *	hold: EINVAL.  Version 5.
  * @IOTRACE_CMD_SET_IDENTITY: who IOTRACE_A_DISK_NAME is, as user space
  *	reads it from sysfs (the udev rule gives it when a disk or the
  *	module comes): IOTRACE_A_ID_MODEL, IOTRACE_A_ID_SERIAL and
