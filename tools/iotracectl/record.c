@@ -47,7 +47,7 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 	struct sigaction sa;
 	char err[IOT_ERR_LEN];
 	FILE *fp = NULL;
-	int i, opened = 0, rc = 1, ret;
+	int i, j, opened = 0, rc = 1, ret;
 
 	if (!argc || !o->out) {
 		iot_err("record needs DISK... and -o FILE (the trace file to write)");
@@ -79,10 +79,27 @@ int cmd_record(struct iot_opts *o, int argc, char **argv)
 			opened++;
 			goto out;
 		}
+		/* a ring of size 0 (buf_size=0, resize 0) holds nothing */
+		if (rings[i].hdr.flags & IOTRACE_RING_METRICS_ONLY) {
+			iot_err("record: %s keeps in-kernel metrics only (ring size 0): nothing to record; `iotracectl resize %s SIZE` gives it a ring",
+				argv[i], argv[i]);
+			opened++;
+			goto out;
+		}
 		iot_ring_disk(&rings[i], &disks[i]);
 		if (!disks[i].name[0])
 			snprintf(disks[i].name, sizeof(disks[i].name), "%s",
 				 argv[i]);
+		/* the same ring twice: each record would be written twice */
+		for (j = 0; j < i; j++)
+			if (disks[j].dev_major == disks[i].dev_major &&
+			    disks[j].dev_minor == disks[i].dev_minor &&
+			    !strcmp(disks[j].name, disks[i].name)) {
+				iot_err("record: %s given twice", argv[i]);
+				opened++;
+				rc = 2;
+				goto out;
+			}
 	}
 	fp = strcmp(o->out, "-") ? iot_out_fopen(o->out) : stdout;
 	if (!fp)

@@ -511,6 +511,19 @@ print([t for t in a if t[0] == "disk1"])' "$T/a" > "$T/a2" && mv "$T/a2" "$T/a"
 	result $? "record_file_shows_like_disk$SFX" "$T/diff"
 	"$BIN" stats "$T/rec.trace" 2>&1 | grep -q 'recorded 256, written 256, lost 0'
 	result $? "record_trailer_counts$SFX"
+	refuse record_same_disk_twice "nullb0 given twice" \
+		record nullb0 nullb0 -o "$T/twice.trace"
+	# a metrics-only ring (buf_size 0: nr_chunks 0, flag 8) holds nothing
+	mkdir -p "$T/dfsmo/nullmo"
+	python3 -c 'import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<I", d, 28, struct.unpack_from("<I", d, 28)[0] | 8)
+struct.pack_into("<I", d, 84, 0)
+open(sys.argv[2], "wb").write(d)' "$T/dfs/nullb0/ring" "$T/dfsmo/nullmo/ring"
+	(cd "$T" && IOTRACE_DEBUGFS="$T/dfsmo" timeout 30 "$ROOT/$BIN" \
+		record nullmo -o "$T/mo.trace" --duration 0.2) > "$T/out" 2> "$T/err"
+	[ $? = 1 ] && grep -q 'nullmo keeps in-kernel metrics only' "$T/err"
+	result $? "record_metrics_only_ring_refused$SFX" "$T/err"
 	"$BIN" record nullb0 sda -o "$T/rec2.trace" --size 1 2> "$T/err"
 	"$BIN" stats "$T/rec2.trace" > "$T/out" 2>> "$T/err"
 	grep -q 'nullb0' "$T/out" && grep -q 'sda' "$T/out"
