@@ -164,6 +164,11 @@ int iot_drain_part(struct iot_writer *w, const struct iot_ring *ring,
 {
 	int ret;
 
+	/* the counters as last seen in @gen, for a clear (iot_drain_new_gen()) */
+	if (iot_ring_generation(ring) == gen) {
+		rp->seen_dropped = iot_ring_dropped(ring, p);
+		rp->seen_filtered = iot_ring_filtered(ring, p);
+	}
 	iot_ring_pass_begin(ring, p);
 	ret = drain_run(w, ring, disk, p, rp, buf, c, final, limit, gen);
 	iot_ring_pass_end(ring);
@@ -191,7 +196,29 @@ void iot_drain_init(const struct iot_ring *ring, struct iot_drain_part *parts)
 		rp->start_head = rp->cur;
 		rp->start_dropped = iot_ring_dropped(ring, p);
 		rp->start_filtered = iot_ring_filtered(ring, p);
+		rp->seen_dropped = rp->start_dropped;
+		rp->seen_filtered = rp->start_filtered;
 	}
+}
+
+/**
+ * iot_drain_new_gen() - a part's ring was cleared: count what its cursor
+ *	and counters gave in the generation that ended, and start at 0.
+ * @rp: the part's cursor.
+ * @c: the ring's counts: recorded, dropped and filtered added to.
+ *
+ * The counters are those of the last pass in that generation: what the
+ * kernel dropped or filtered after it, before the clear, is not known.
+ */
+void iot_drain_new_gen(struct iot_drain_part *rp, struct iot_counts *c)
+{
+	/* each cursor moved in its generation only: no wrap */
+	c->recorded += rp->cur - rp->start_head;
+	if (rp->seen_dropped >= rp->start_dropped)
+		c->dropped += rp->seen_dropped - rp->start_dropped;
+	if (rp->seen_filtered >= rp->start_filtered)
+		c->filtered += rp->seen_filtered - rp->start_filtered;
+	memset(rp, 0, sizeof(*rp));
 }
 
 /**

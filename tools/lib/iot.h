@@ -486,6 +486,7 @@ int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
  */
 struct iot_drain_part {
 	uint64_t cur, start_head, start_dropped, start_filtered;
+	uint64_t seen_dropped, seen_filtered;
 };
 
 /**
@@ -515,6 +516,7 @@ struct iot_rec_origin {
 };
 
 void iot_drain_init(const struct iot_ring *ring, struct iot_drain_part *parts);
+void iot_drain_new_gen(struct iot_drain_part *rp, struct iot_counts *c);
 int iot_drain_part(struct iot_writer *w, const struct iot_ring *ring,
 		   unsigned int disk, uint32_t p, struct iot_drain_part *rp,
 		   uint8_t *buf, struct iot_counts *c, int final,

@@ -511,6 +511,44 @@ print([t for t in a if t[0] == "disk1"])' "$T/a" > "$T/a2" && mv "$T/a2" "$T/a"
 	result $? "record_file_shows_like_disk$SFX" "$T/diff"
 	"$BIN" stats "$T/rec.trace" 2>&1 | grep -q 'recorded 256, written 256, lost 0'
 	result $? "record_trailer_counts$SFX"
+	# a clear while recording: the dropped and filtered counts of the
+	# generation that ended add up with the new one's (the ring's CPU
+	# headers: dropped at 8, filtered at 16; a clear zeroes the chunks'
+	# take numbers and the CPU headers, and moves the generation on)
+	mkdir -p "$T/dfsclr/nullc"
+	cp "$T/dfs/nullb0/ring" "$T/dfsclr/nullc/ring"
+	cat > "$T/mut.py" <<'EOF_PY'
+import mmap, struct, sys
+f = open(sys.argv[1], "r+b")
+m = mmap.mmap(f.fileno(), 0)
+g = lambda fmt, o: struct.unpack_from(fmt, m, o)[0]
+ncpu, cpu_sz, cpu_off = g("<I", 16), g("<I", 24), g("<Q", 32)
+nch, ch_off, ch_sz = g("<I", 84), g("<Q", 136), g("<I", 144)
+if sys.argv[2] in ("zero", "drop"):
+	n = (100, 7) if sys.argv[2] == "drop" else (0, 0)
+	for c in range(ncpu):
+		struct.pack_into("<QQ", m, cpu_off + c * cpu_sz + 8, *n)
+else:
+	for k in range(nch):
+		struct.pack_into("<Q", m, ch_off + k * ch_sz, 0)
+	for c in range(ncpu):
+		struct.pack_into("<QQQQI", m, cpu_off + c * cpu_sz, 0, 0, 0, 0,
+				 0xffffffff)
+	struct.pack_into("<Q", m, 64, g("<Q", 64) + 1)
+m.flush()
+print(ncpu)
+EOF_PY
+	python3 "$T/mut.py" "$T/dfsclr/nullc/ring" zero > /dev/null
+	(cd "$T" && IOTRACE_DEBUGFS="$T/dfsclr" "$ROOT/$BIN" record nullc \
+		-o "$T/clr.trace" --duration 3 --poll-ms 10) > /dev/null 2> "$T/err" &
+	recpid=$!
+	sleep 0.8
+	ncpu=$(python3 "$T/mut.py" "$T/dfsclr/nullc/ring" drop)
+	sleep 0.8
+	python3 "$T/mut.py" "$T/dfsclr/nullc/ring" clear > /dev/null
+	wait $recpid
+	"$BIN" info "$T/clr.trace" 2>> "$T/err" | grep -q "dropped by kernel $((ncpu * 100)), filtered $((ncpu * 7)),"
+	result $? "record_counts_add_up_across_a_clear$SFX" "$T/err"
 	refuse record_same_disk_twice "nullb0 given twice" \
 		record nullb0 nullb0 -o "$T/twice.trace"
 	# a metrics-only ring (buf_size 0: nr_chunks 0, flag 8) holds nothing

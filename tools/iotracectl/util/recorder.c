@@ -273,22 +273,10 @@ int iot_record_rings(struct iot_ring *rings, const struct iot_disk *disks,
 			}
 
 			if (g != gen[i]) {
-				/*
-				 * cleared: account what we had (each cursor
-				 * moved in its generation only: no wrap),
-				 * restart at 0
-				 */
-				for (p = 0; p < rings[i].nr_parts; p++) {
-					struct iot_drain_part *rp;
-
-					rp = &parts[i][p];
-					counts[i].recorded += rp->cur -
-						rp->start_head;
-					rp->cur = 0;
-					rp->start_head = 0;
-					rp->start_dropped = 0;
-					rp->start_filtered = 0;
-				}
+				/* cleared: account what we had, restart at 0 */
+				for (p = 0; p < rings[i].nr_parts; p++)
+					iot_drain_new_gen(&parts[i][p],
+							  &counts[i]);
 				gen[i] = g;
 				iot_ring_restart(&rings[i]);
 			}
