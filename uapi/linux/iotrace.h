@@ -1096,8 +1096,10 @@ struct iotrace_file_counts {
  *
  * Requests name a disk with IOTRACE_A_DISK_NAME.  IOTRACE_CMD_LIST without a
  * name is a dump (one message per disk); with a name it answers for that
- * disk.  Every other request changes state and needs CAP_SYS_ADMIN (and
- * CAP_NET_ADMIN, which generic netlink checks first): EPERM otherwise.
+ * disk.  IOTRACE_CMD_LIST and IOTRACE_CMD_GET_METRICS only read and are
+ * open to anyone; every other request changes state and needs
+ * CAP_SYS_ADMIN (and CAP_NET_ADMIN, which generic netlink checks first):
+ * EPERM otherwise.
  * Attributes are validated strictly: an unknown attribute, a reply-only
  * attribute in a request, a wrong length or a value out of range is
  * refused with EINVAL (and an extended ack message) before anything
