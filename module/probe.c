@@ -380,12 +380,14 @@ static inline void iotrace_slot_end(struct iotrace_slot *s)
  * The allocation time of @rq, noted at its block_io_start where the
  * kernel's own stamp may be stale (IOTRACE_QUEUE_STAMP): a clock read,
  * the clock of the issue and completion times.  A passthrough request's
- * block_io_start is its execution (blk_execute_rq()), not its
- * allocation: it keeps the kernel's stamp (0: none).
+ * block_io_start is its execution (blk_execute_rq()), right after its
+ * submitter mapped its buffer: the queue time starts there.  Its kernel
+ * stamp is no better on these kernels: on 7.3 it was seen seconds older
+ * than the process that allocated the request.
  */
-static __always_inline u64 iotrace_start_stamp(struct request *rq)
+static __always_inline u64 iotrace_start_stamp(void)
 {
-	return blk_rq_is_passthrough(rq) ? rq->start_time_ns : ktime_get_ns();
+	return ktime_get_ns();
 }
 
 /*
@@ -407,7 +409,7 @@ static __always_inline void iotrace_slot_start(struct iotrace_slot *s,
 	smp_wmb();
 	if (IOTRACE_QUEUE_STAMP) {
 		iotrace_prof_pstart(t1);
-		s->start_ns = iotrace_start_stamp(rq);
+		s->start_ns = iotrace_start_stamp();
 		iotrace_prof_part(IOTRACE_PF_IO_START_CLOCK, t1);
 	}
 	s->pid = pid;
@@ -504,13 +506,16 @@ static __always_inline bool iotrace_slot_sub(const struct iotrace_slot *s,
  * The allocation time of @rq, where its queue time starts (0: unknown):
  * with IOTRACE_QUEUE_STAMP (compat.h) the stamp its block_io_start noted
  * in slot @s (may be NULL), else, and for a request allocated before its
- * disk was enabled, the kernel's rq->start_time_ns.
+ * disk was enabled, the kernel's rq->start_time_ns; never that of a
+ * passthrough request there (iotrace_start_stamp()).
  */
 static __always_inline u64 iotrace_rq_start(const struct iotrace_slot *s,
-					    const struct request *rq)
+					    struct request *rq)
 {
 	if (IOTRACE_QUEUE_STAMP && iotrace_slot_sub(s, rq))
 		return s->start_ns;
+	if (IOTRACE_QUEUE_STAMP && blk_rq_is_passthrough(rq))
+		return 0;
 	return rq->start_time_ns;
 }
 
@@ -924,7 +929,7 @@ static noinline bool iotrace_flush_end_unslotted(const struct request *rq)
  * then gives the wait for its flush (complete_ns - issue_ns).  0 when
  * unknown.
  */
-static u64 iotrace_empty_flush_start(const struct request *rq,
+static u64 iotrace_empty_flush_start(struct request *rq,
 				     const struct iotrace_slot *s, u64 now)
 {
 	u64 start = iotrace_rq_start(s, rq);

@@ -15,7 +15,7 @@
 . "$IOTRACE_SRC/selftests/iotrace/cmd_lib.sh"
 
 require_cmd sg_raw python3
-ktap_header 8
+ktap_header 9
 
 tmp=$(mktemp -d)
 load_iotrace
@@ -42,6 +42,20 @@ sg_raw -r 36 /dev/$sd 12 00 00 00 24 00 > "$tmp/inq" 2>&1
 log "sg_raw INQUIRY: $(tr '\n' ' ' < "$tmp/inq" | cut -c 1-160)"
 sg_raw /dev/$sd c0 00 00 00 00 00 > "$tmp/c0" 2>&1
 log "sg_raw 0xc0: $(tr '\n' ' ' < "$tmp/c0")"
+# Passthrough queue times: each INQUIRY an sg_raw sends is allocated and
+# issued while that process runs, so its queue time is within the
+# process's run (its record is the INQUIRY issued in that window; a
+# read-only open leaves udev no change event to answer with its own).
+# A second apart: a stamp left from the request's earlier use would be
+# older than that.  Windows in CLOCK_REALTIME microseconds.
+settle	# udev's answers to the writable opens above (scsi_id's INQUIRYs)
+: > "$tmp/pt"
+for _ in 1 2 3 4 5; do
+	sleep 1
+	t0=${EPOCHREALTIME/./}
+	sg_raw -R -r 36 /dev/$sd 12 00 00 00 24 00 > /dev/null 2>&1
+	echo "$t0 ${EPOCHREALTIME/./}" >> "$tmp/pt"
+done
 timeouts=$(python3 "$IOTRACE_SRC/selftests/iotrace/nlmetrics.py" get "$sd" |
 	   sed -n 's/^timeouts: //p')
 cmd_disable "$sd"
@@ -100,6 +114,37 @@ ktap_check "refused command 0xff: no IOTRACE_RF_TIMEOUT" \
 	rec_match "$tmp/recs" "ctype == 3 and cmd[:2] == 'ff' and not rf & 0x4"
 ktap_check "the metrics count no timeout (${timeouts:-none})" \
 	test "${timeouts:-x}" = 0
+# the INQUIRY records issued in each sg_raw's window (issue_ns at 8,
+# CLOCK_MONOTONIC; queue_ns at 32, rflags at 46)
+CMD_DUMP_RAW=1 cmd_dump "$sd" > "$tmp/raw"
+pt_queue() {
+	python3 - "$tmp/raw" "$tmp/pt" <<'EOF_PY'
+import struct, sys, time
+off = time.time_ns() - time.monotonic_ns()
+runs = [tuple(int(x) * 1000 - off for x in l.split())
+        for l in open(sys.argv[2])]
+seen = [0] * len(runs)
+ok = True
+for line in open(sys.argv[1]):
+    b = bytes.fromhex(line.strip())
+    issue, = struct.unpack_from('<Q', b, 8)
+    q, = struct.unpack_from('<I', b, 32)
+    rf, = struct.unpack_from('<H', b, 46)
+    if b[64] != 0x12:
+        continue
+    for i, (t0, t1) in enumerate(runs):
+        if t0 <= issue <= t1:
+            seen[i] += 1
+            good = not rf & 0x100 or q <= t1 - t0
+            print("# run %d: queue %s ns, the process ran %d ns%s" %
+                  (i, q if rf & 0x100 else "-", t1 - t0,
+                   "" if good else " (!)"))
+            ok = ok and good
+sys.exit(0 if ok and seen == [1] * len(runs) else 1)
+EOF_PY
+}
+ktap_check "sg_raw's INQUIRYs: each queue time within its process's run" \
+	pt_queue
 ktap_check "INQUIRY, answered by libata: recorded, no status" \
 	rec_match "$tmp/recs" "ctype == 2 and cmd[:2] == '12' and not rf & 0x200"
 ktap_check "opcode 0xc0, refused by libata: recorded, no status" \
