@@ -483,6 +483,9 @@ int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
  * @start_head: head when recording started (or the ring was cleared).
  * @start_dropped: dropped counter then.
  * @start_filtered: filtered counter then.
+ * @seen_dropped: dropped counter at the last pass in the cursor's
+ *	generation (what a clear adds up, iot_drain_new_gen()).
+ * @seen_filtered: filtered counter likewise.
  */
 struct iot_drain_part {
 	uint64_t cur, start_head, start_dropped, start_filtered;
