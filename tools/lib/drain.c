@@ -43,6 +43,26 @@ static uint32_t size_budget(const struct iot_writer *w, uint64_t limit,
 }
 
 /*
+ * Of the records from @a up to @b, all gone, those that were already gone
+ * when the recording started (@rp's gaps): neither recorded nor lost.
+ */
+static uint64_t pre_gone(const struct iot_drain_part *rp, uint64_t a,
+			 uint64_t b)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < rp->nr_gaps; i++) {
+		uint64_t lo = rp->gap_lo[i] > a ? rp->gap_lo[i] : a;
+		uint64_t hi = rp->gap_hi[i] < b ? rp->gap_hi[i] : b;
+
+		if (lo < hi)
+			n += hi - lo;
+	}
+	return n;
+}
+
+/*
  * Copy what is new in one part, up to @limit bytes of file (--size; 0:
  * no limit): the records after that stay in the ring, not recorded.
  * @gen: the ring's generation @rp counts in.
@@ -121,10 +141,13 @@ static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
 		if (iot_ring_gone(ring, p, rp->cur)) {
 			/* to the next chunk still there: the gap is gone */
 			uint64_t nx = iot_ring_next(ring, p, rp->cur);
+			uint64_t pre;
 
 			if (nx > head)
 				nx = head;
-			c->overwritten += nx - rp->cur;
+			pre = pre_gone(rp, rp->cur, nx);
+			rp->pre_gone += pre;
+			c->overwritten += nx - rp->cur - pre;
 			rp->cur = nx;
 			first = nx;
 			continue;
@@ -194,6 +217,9 @@ void iot_drain_init(const struct iot_ring *ring, struct iot_drain_part *parts)
 		if (rp->cur > head)
 			rp->cur = head;
 		rp->start_head = rp->cur;
+		rp->nr_gaps = iot_ring_gaps(ring, p, rp->cur, head, rp->gap_lo,
+					    rp->gap_hi, IOT_DRAIN_GAPS);
+		rp->pre_gone = 0;
 		rp->start_dropped = iot_ring_dropped(ring, p);
 		rp->start_filtered = iot_ring_filtered(ring, p);
 		rp->seen_dropped = rp->start_dropped;
@@ -213,7 +239,7 @@ void iot_drain_init(const struct iot_ring *ring, struct iot_drain_part *parts)
 void iot_drain_new_gen(struct iot_drain_part *rp, struct iot_counts *c)
 {
 	/* each cursor moved in its generation only: no wrap */
-	c->recorded += rp->cur - rp->start_head;
+	c->recorded += rp->cur - rp->start_head - rp->pre_gone;
 	if (rp->seen_dropped >= rp->start_dropped)
 		c->dropped += rp->seen_dropped - rp->start_dropped;
 	if (rp->seen_filtered >= rp->start_filtered)
@@ -238,7 +264,7 @@ void iot_drain_counts(const struct iot_ring *ring,
 		uint64_t d = iot_ring_dropped(ring, p);
 		uint64_t f = iot_ring_filtered(ring, p);
 
-		c->recorded += rp->cur - rp->start_head;
+		c->recorded += rp->cur - rp->start_head - rp->pre_gone;
 		c->dropped += d >= rp->start_dropped ?
 			d - rp->start_dropped : d;
 		c->filtered += f >= rp->start_filtered ?

@@ -875,6 +875,67 @@ uint64_t iot_ring_lo(const struct iot_ring *ring, uint32_t part)
 	return head > ring->part_records ? head - ring->part_records : 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * iot_ring_gaps() - the runs of sequence numbers of @part from @lo up to
+ *	@head that no chunk holds: what was overwritten between the chunks
+ *	a hold keeps and the newer ones (ABI 2.1).
+ * @ring: the ring.
+ * @part: the part (the CPU).
+ * @lo: the lowest sequence number of interest (iot_ring_lo()).
+ * @head: the part's head, read before.
+ * @gap_lo: the gaps' first numbers, ascending.
+ * @gap_hi: the numbers past each gap.
+ * @max: room in @gap_lo and @gap_hi (at least 1); a gap after @max - 1
+ *	others extends the last one, so that every gap is within one.
+ *
+ * One scan of the chunk headers; a chunk being taken during it is not
+ * seen, and its records count as a gap (they are being overwritten).
+ * 1.x rings (no holds) and out of memory: none.
+ *
+ * Return: the number of gaps.
+ */
+uint32_t iot_ring_gaps(const struct iot_ring *ring, uint32_t part,
+		       uint64_t lo, uint64_t head, uint64_t *gap_lo,
+		       uint64_t *gap_hi, uint32_t max)
+{
+	uint64_t *first, at = lo;
+	struct iot_chunk_ref r;
+	uint32_t k, n = 0, nr = 0;
+
+	if (!ring->v2 || !max || lo >= head)
+		return 0;
+	first = malloc((size_t)ring->nr_chunks * sizeof(*first));
+	if (!first)
+		return 0;
+	for (k = 0; k < ring->nr_chunks; k++)
+		if (!chunk_read2(ring, k, &r) && r.cpu == part &&
+		    r.first < head && r.first + ring->chunk_records > lo)
+			first[n++] = r.first;
+	qsort(first, n, sizeof(*first), cmp_u64);
+	for (k = 0; k <= n; k++) {
+		uint64_t f = k < n ? first[k] : head;
+
+		if (f > at) {
+			if (nr < max) {
+				gap_lo[nr] = at;
+				nr++;
+			}
+			gap_hi[nr - 1] = f;
+		}
+		if (k < n && f + ring->chunk_records > at)
+			at = f + ring->chunk_records;
+	}
+	free(first);
+	return nr;
+}
+
 /**
  * iot_ring_next() - past a record of @part that is gone: the next
  *	sequence number that may still be there.

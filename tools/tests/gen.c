@@ -14,7 +14,9 @@
  *                                           given another sequence number,
  *                                           or with an "i", published
  *                                           without a completion (in
- *                                           flight: no RF_COMPLETE)
+ *                                           flight: no RF_COMPLETE);
+ *                                           an "h": every chunk taken
+ *                                           before it held (a hold)
  *   gen file OUT N NR_DISKS                 trace file (iot_writer)
  *   gen minor1 OUT N NR_DISKS               the same as file minor 1 wrote
  *                                           it (no submitters)
@@ -158,8 +160,8 @@ static int gen_ring(const char *out, uint64_t n, uint32_t parts,
 }
 
 /*
- * Whether record @i is in the list @bad: 1 busy, 2 junk, 3 in flight, 0 not
- * there.
+ * Whether record @i is in the list @bad: 1 busy, 2 junk, 3 in flight, 4 a
+ * hold before it, 0 not there.
  */
 static int bad_rec(const char *bad, uint64_t i)
 {
@@ -167,7 +169,7 @@ static int bad_rec(const char *bad, uint64_t i)
 	char *end;
 
 	while (p && *p) {
-		int kind = *p == 'j' ? 2 : *p == 'i' ? 3 : 1;
+		int kind = *p == 'j' ? 2 : *p == 'i' ? 3 : *p == 'h' ? 4 : 1;
 		const char *q = p + (kind > 1);
 		uint64_t v = strtoull(q, &end, 0);
 
@@ -204,6 +206,12 @@ static int gen_ring2(const char *out, uint64_t n, uint32_t cpus,
 			(uint64_t)(i % cpus) * h->cpu_hdr_size);
 		int b = bad_rec(bad, i);
 
+		/* every chunk taken so far held (a trigger's hold) */
+		if (b == 4) {
+			((iot_ring_hdr2 *)ring)->hold_lo = 1;
+			((iot_ring_hdr2 *)ring)->hold_hi = h->chunks_taken;
+			b = 0;
+		}
 		synth_rec(&r, i);
 		r.complete_cpu = i % cpus;
 		if (b == 3) {

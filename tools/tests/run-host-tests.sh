@@ -549,6 +549,19 @@ EOF_PY
 	wait $recpid
 	"$BIN" info "$T/clr.trace" 2>> "$T/err" | grep -q "dropped by kernel $((ncpu * 100)), filtered $((ncpu * 7)),"
 	result $? "record_counts_add_up_across_a_clear$SFX" "$T/err"
+	# a recording started while the ring holds a hold (every chunk taken
+	# before record 600 held; 16 chunks of 64: the 1,984 records between
+	# the hold's 640 and the newest 376 were overwritten before it
+	# started): those are neither recorded nor lost
+	mkdir -p "$T/dfshold/nullh"
+	build/gen ring2 "$T/dfshold/nullh/ring" 3000 1 64 16 h600 2> "$T/err" &&
+	(cd "$T" && IOTRACE_DEBUGFS="$T/dfshold" "$ROOT/$BIN" record nullh \
+		-o "$T/hold.trace" --duration 0.2) > /dev/null 2>> "$T/err" &&
+	"$BIN" stats "$T/hold.trace" > "$T/out" 2>> "$T/err" &&
+	grep -q 'recorded 1016, written 1016, lost 0 (overwritten 0, torn 0).*1984 records missing' "$T/out" &&
+	"$BIN" info "$T/hold.trace" 2>> "$T/err" |
+		grep -q 'records 1016, lost 0 .*1984 records missing'
+	result $? "record_hold_gap_not_lost$SFX" "$T/out" "$T/err"
 	refuse record_same_disk_twice "nullb0 given twice" \
 		record nullb0 nullb0 -o "$T/twice.trace"
 	# a metrics-only ring (buf_size 0: nr_chunks 0, flag 8) holds nothing

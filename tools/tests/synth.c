@@ -198,6 +198,9 @@ static int take2(uint8_t *ring, uint32_t cpu)
 		c = chunk2(ring, k);
 		if (c->state == CHUNK_CURRENT)
 			continue;
+		/* a hold's take numbers (ABI 2.1): kept, skipped */
+		if (h->hold_hi && c->seq >= h->hold_lo && c->seq <= h->hold_hi)
+			continue;
 		if (c->state == CHUNK_FULL && c->cpu < h->nr_cpus)
 			cpu2(ring, c->cpu)->overwritten += h->chunk_records;
 		__atomic_store_n(&c->seq, UINT64_MAX, __ATOMIC_RELAXED);
