@@ -23,6 +23,8 @@
 #     there while the other CPU fills more chunks, which the hold then
 #     covers instead of older ones (2026-11-27, 7.3: 692 + 71 records
 #     before the hit, 864 needed);
+#   - while the watcher is stopped, "iotracectl show DISK" reads the held
+#     chunks too: the hit's record is there;
 #   - the watcher released the hold once it saved the snapshot (stats, its
 #     log), and then loss is exact: completed (ringcheck) = the /sys/block
 #     stat delta = present + overwritten + dropped;
@@ -128,6 +130,15 @@ ktap_check "the ring wrapped while the watcher was stopped (overwritten $ow0 -> 
 	test $((ow1 - ow0)) -gt "$ring_recs"
 ktap_check "the hold is still there" \
 	test "${hhi:-0}" -gt 0 -a "$(hold hold_hi)" = "$hhi"
+# the live ring read now: the held chunks too (the dd's EIO, sector 0, in
+# them), not only the pool's worth below the head
+"$IOTRACECTL" show -o csv "$bd" > "$out/live.csv" 2> "$out/live.err"
+ktap_check "show $bd under the hold: the hit's record (EIO, sector 0) with the rest" \
+	python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+hit = [r for r in rows if int(r["sector"]) == 0 and r["error"] not in ("", "0")]
+print("# live show: %d records, %d of sector 0 with an error" % (len(rows), len(hit)))
+sys.exit(not hit)' "$out/live.csv"
 kill -CONT "$wpid"
 
 wait_until 120 sh -c "ls '$out/snap' 2> /dev/null | grep -q '^iotrace-.*\.iot$'" ||

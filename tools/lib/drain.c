@@ -43,26 +43,6 @@ static uint32_t size_budget(const struct iot_writer *w, uint64_t limit,
 }
 
 /*
- * Of the records from @a up to @b, all gone, those that were already gone
- * when the recording started (@rp's gaps): neither recorded nor lost.
- */
-static uint64_t pre_gone(const struct iot_drain_part *rp, uint64_t a,
-			 uint64_t b)
-{
-	uint64_t n = 0;
-	uint32_t i;
-
-	for (i = 0; i < rp->nr_gaps; i++) {
-		uint64_t lo = rp->gap_lo[i] > a ? rp->gap_lo[i] : a;
-		uint64_t hi = rp->gap_hi[i] < b ? rp->gap_hi[i] : b;
-
-		if (lo < hi)
-			n += hi - lo;
-	}
-	return n;
-}
-
-/*
  * Copy what is new in one part, up to @limit bytes of file (--size; 0:
  * no limit): the records after that stay in the ring, not recorded.
  * @gen: the ring's generation @rp counts in.
@@ -145,7 +125,8 @@ static int drain_run(struct iot_writer *w, const struct iot_ring *ring,
 
 			if (nx > head)
 				nx = head;
-			pre = pre_gone(rp, rp->cur, nx);
+			pre = iot_ring_in_gaps(rp->gap_lo, rp->gap_hi,
+					       rp->nr_gaps, rp->cur, nx);
 			rp->pre_gone += pre;
 			c->overwritten += nx - rp->cur - pre;
 			rp->cur = nx;
@@ -218,7 +199,7 @@ void iot_drain_init(const struct iot_ring *ring, struct iot_drain_part *parts)
 			rp->cur = head;
 		rp->start_head = rp->cur;
 		rp->nr_gaps = iot_ring_gaps(ring, p, rp->cur, head, rp->gap_lo,
-					    rp->gap_hi, IOT_DRAIN_GAPS);
+					    rp->gap_hi, IOT_RING_GAPS);
 		rp->pre_gone = 0;
 		rp->start_dropped = iot_ring_dropped(ring, p);
 		rp->start_filtered = iot_ring_filtered(ring, p);

@@ -209,9 +209,12 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 void iot_ring_disk(const struct iot_ring *ring, struct iot_disk *d);
 int iot_ring_gone(const struct iot_ring *ring, uint32_t part, uint64_t seq);
 uint64_t iot_ring_lo(const struct iot_ring *ring, uint32_t part);
+#define IOT_RING_GAPS	8	/* gaps of a part noted by its readers */
 uint32_t iot_ring_gaps(const struct iot_ring *ring, uint32_t part,
 		       uint64_t lo, uint64_t head, uint64_t *gap_lo,
 		       uint64_t *gap_hi, uint32_t max);
+uint64_t iot_ring_in_gaps(const uint64_t *gap_lo, const uint64_t *gap_hi,
+			  uint32_t n, uint64_t a, uint64_t b);
 int iot_ring_detached(const struct iot_ring *ring);
 uint64_t iot_ring_next(const struct iot_ring *ring, uint32_t part,
 		       uint64_t seq);
@@ -480,8 +483,6 @@ int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
 /* drain.c: a ring's records into a trace file being written */
 #define IOT_DRAIN_CHUNK	1024	/* records per file chunk */
 
-#define IOT_DRAIN_GAPS	8	/* gaps of a part kept at the start */
-
 /**
  * struct iot_drain_part - the drain state of one part of one ring.
  * @cur: next sequence number to copy.
@@ -496,14 +497,14 @@ int iot_writer_other(struct iot_writer *w, struct iotrace_file_chunk *ch,
  *	started (between a hold's chunks and the newer ones): each from
  *	@gap_lo[i] up to @gap_hi[i], ascending; neither recorded nor lost.
  * @gap_hi: their ends.
- * @nr_gaps: how many; more than IOT_DRAIN_GAPS are kept as one (the last
+ * @nr_gaps: how many; more than IOT_RING_GAPS are kept as one (the last
  *	taken up to the end of the rest).
  * @pre_gone: the records of those gaps the cursor stepped over.
  */
 struct iot_drain_part {
 	uint64_t cur, start_head, start_dropped, start_filtered;
 	uint64_t seen_dropped, seen_filtered;
-	uint64_t gap_lo[IOT_DRAIN_GAPS], gap_hi[IOT_DRAIN_GAPS];
+	uint64_t gap_lo[IOT_RING_GAPS], gap_hi[IOT_RING_GAPS];
 	uint32_t nr_gaps;
 	uint64_t pre_gone;
 };

@@ -650,6 +650,121 @@ static uint64_t gap_end(const struct iot_ring *ring, uint32_t part,
 	return nx < head ? nx : head;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The first sequence numbers of @cpu's chunks, ascending, into @first
+ * (room for nr_chunks): from the index when there is one (a snapshot's),
+ * else from one scan of the chunk headers.
+ */
+static uint32_t cpu_firsts2(const struct iot_ring *ring, uint32_t cpu,
+			    uint64_t *first)
+{
+	const struct iot_chunk_ref *x = ring->cache.idx;
+	struct iot_chunk_ref r;
+	uint32_t i, n = 0;
+
+	if (x) {
+		for (i = idx_find2(ring, cpu, 0);
+		     i < ring->cache.nidx && x[i].cpu == cpu; i++)
+			if (__atomic_load_n(&chunk_hdr2(ring, x[i].k)->seq,
+					    __ATOMIC_ACQUIRE) == x[i].take)
+				first[n++] = x[i].first;
+		return n;
+	}
+	((struct iot_ring *)ring)->cache.nscan++;
+	for (i = 0; i < ring->nr_chunks; i++)
+		if (!chunk_read2(ring, i, &r) && r.cpu == cpu)
+			first[n++] = r.first;
+	qsort(first, n, sizeof(*first), cmp_u64);
+	return n;
+}
+
+/**
+ * iot_ring_gaps() - the runs of sequence numbers of @part from @lo up to
+ *	@head that no chunk holds: what was overwritten between the chunks
+ *	a hold keeps and the newer ones (ABI 2.1).
+ * @ring: the ring.
+ * @part: the part (the CPU).
+ * @lo: the lowest sequence number of interest (iot_ring_lo()).
+ * @head: the part's head, read before.
+ * @gap_lo: the gaps' first numbers, ascending.
+ * @gap_hi: the numbers past each gap.
+ * @max: room in @gap_lo and @gap_hi; a gap after @max - 1 others extends
+ *	the last one, so that every gap is within one.
+ *
+ * A chunk being taken while its header is read is not seen: its records
+ * count as a gap (they are being overwritten).  1.x rings (no holds) and
+ * out of memory: none.
+ *
+ * Return: the number of gaps.
+ */
+uint32_t iot_ring_gaps(const struct iot_ring *ring, uint32_t part,
+		       uint64_t lo, uint64_t head, uint64_t *gap_lo,
+		       uint64_t *gap_hi, uint32_t max)
+{
+	uint64_t *first, at = lo;
+	uint32_t k, n, nr = 0;
+
+	if (!ring->v2 || !max || lo >= head)
+		return 0;
+	first = malloc(((size_t)ring->nr_chunks + 1) * sizeof(*first));
+	if (!first)
+		return 0;
+	n = cpu_firsts2(ring, part, first);
+	for (k = 0; k <= n; k++) {
+		uint64_t f = k < n ? first[k] : head;
+
+		if (f > head)
+			f = head;
+		if (f > at) {
+			if (nr < max) {
+				gap_lo[nr] = at;
+				nr++;
+			}
+			gap_hi[nr - 1] = f;
+		}
+		if (k < n && first[k] + ring->chunk_records > at)
+			at = first[k] + ring->chunk_records;
+		if (at >= head)
+			break;
+	}
+	free(first);
+	return nr;
+}
+
+/**
+ * iot_ring_in_gaps() - how many of the sequence numbers from @a up to @b
+ *	are within the gaps of iot_ring_gaps().
+ * @lo: the gaps' first numbers.
+ * @hi: the numbers past each.
+ * @n: how many.
+ * @a: the first number.
+ * @b: the number past the last.
+ *
+ * Return: the count.
+ */
+uint64_t iot_ring_in_gaps(const uint64_t *lo, const uint64_t *hi, uint32_t n,
+			  uint64_t a, uint64_t b)
+{
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t x = lo[i] > a ? lo[i] : a;
+		uint64_t y = hi[i] < b ? hi[i] : b;
+
+		if (x < y)
+			sum += y - x;
+	}
+	return sum;
+}
+
 /**
  * iot_ring_snapshot() - hand every record present in the ring to @cb.
  * @ring: the ring.
@@ -678,15 +793,18 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 			head - ring->part_records : 0;
 		uint64_t dropped = iot_ring_dropped(ring, p), s;
 		uint64_t filtered = iot_ring_filtered(ring, p);
+		uint64_t glo[IOT_RING_GAPS], ghi[IOT_RING_GAPS];
+		uint32_t ng = 0;
 
 		if (ring->v2) {
 			/*
-			 * whole chunks recycled, counted by the writers; no
-			 * CPU has more than the pool present (a corrupt head)
+			 * whole chunks recycled, counted by the writers: the
+			 * gaps already there (a hold's chunks below newer
+			 * ones) are stepped over, not counted again
 			 */
 			from = lo2(ring, p);
-			if (head - from > ring->part_records)
-				from = head - ring->part_records;
+			ng = iot_ring_gaps(ring, p, from, head, glo, ghi,
+					   IOT_RING_GAPS);
 			c->overwritten += __atomic_load_n(&cpu_hdr2(ring, p)->overwritten,
 							  __ATOMIC_RELAXED);
 		} else {
@@ -710,7 +828,8 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 					continue;
 				}
 				nx = gap_end(ring, p, s, head);
-				c->overwritten += nx - s;
+				c->overwritten += nx - s -
+					iot_ring_in_gaps(glo, ghi, ng, s, nx);
 				s = nx - 1;
 				continue;
 			}
@@ -873,67 +992,6 @@ uint64_t iot_ring_lo(const struct iot_ring *ring, uint32_t part)
 	if (ring->v2)
 		return lo2(ring, part);
 	return head > ring->part_records ? head - ring->part_records : 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/**
- * iot_ring_gaps() - the runs of sequence numbers of @part from @lo up to
- *	@head that no chunk holds: what was overwritten between the chunks
- *	a hold keeps and the newer ones (ABI 2.1).
- * @ring: the ring.
- * @part: the part (the CPU).
- * @lo: the lowest sequence number of interest (iot_ring_lo()).
- * @head: the part's head, read before.
- * @gap_lo: the gaps' first numbers, ascending.
- * @gap_hi: the numbers past each gap.
- * @max: room in @gap_lo and @gap_hi (at least 1); a gap after @max - 1
- *	others extends the last one, so that every gap is within one.
- *
- * One scan of the chunk headers; a chunk being taken during it is not
- * seen, and its records count as a gap (they are being overwritten).
- * 1.x rings (no holds) and out of memory: none.
- *
- * Return: the number of gaps.
- */
-uint32_t iot_ring_gaps(const struct iot_ring *ring, uint32_t part,
-		       uint64_t lo, uint64_t head, uint64_t *gap_lo,
-		       uint64_t *gap_hi, uint32_t max)
-{
-	uint64_t *first, at = lo;
-	struct iot_chunk_ref r;
-	uint32_t k, n = 0, nr = 0;
-
-	if (!ring->v2 || !max || lo >= head)
-		return 0;
-	first = malloc((size_t)ring->nr_chunks * sizeof(*first));
-	if (!first)
-		return 0;
-	for (k = 0; k < ring->nr_chunks; k++)
-		if (!chunk_read2(ring, k, &r) && r.cpu == part &&
-		    r.first < head && r.first + ring->chunk_records > lo)
-			first[n++] = r.first;
-	qsort(first, n, sizeof(*first), cmp_u64);
-	for (k = 0; k <= n; k++) {
-		uint64_t f = k < n ? first[k] : head;
-
-		if (f > at) {
-			if (nr < max) {
-				gap_lo[nr] = at;
-				nr++;
-			}
-			gap_hi[nr - 1] = f;
-		}
-		if (k < n && f + ring->chunk_records > at)
-			at = f + ring->chunk_records;
-	}
-	free(first);
-	return nr;
 }
 
 /**

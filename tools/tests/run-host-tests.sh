@@ -562,6 +562,14 @@ EOF_PY
 	"$BIN" info "$T/hold.trace" 2>> "$T/err" |
 		grep -q 'records 1016, lost 0 .*1984 records missing'
 	result $? "record_hold_gap_not_lost$SFX" "$T/out" "$T/err"
+	# show of the same live ring: the hold's 640 records too, as the
+	# recording has them, and its gap counted overwritten once
+	(cd "$T" && IOTRACE_DEBUGFS="$T/dfshold" "$ROOT/$BIN" show nullh) > "$T/a" 2> "$T/err" &&
+	"$BIN" show "$T/hold.trace" > "$T/b" 2>> "$T/err" &&
+	[ "$(wc -l < "$T/a")" = 1017 ] && diff -u "$T/b" "$T/a" > "$T/diff" 2>&1 &&
+	(cd "$T" && IOTRACE_DEBUGFS="$T/dfshold" "$ROOT/$BIN" stats nullh) 2>> "$T/err" |
+		grep -q '^loss: completed 3000, present 1016, overwritten 1984, dropped 0'
+	result $? "show_live_ring_with_hold$SFX" "$T/diff"
 	refuse record_same_disk_twice "nullb0 given twice" \
 		record nullb0 nullb0 -o "$T/twice.trace"
 	# a metrics-only ring (buf_size 0: nr_chunks 0, flag 8) holds nothing

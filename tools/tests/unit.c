@@ -3552,6 +3552,8 @@ static uint8_t *gap_ring(uint32_t cpus, size_t *len)
 			synth_ring2_push(b, c, &r, 1);
 		}
 		ch->head = 2 * cpus;
+		/* as the writers count the chunks they recycled */
+		ch->overwritten = 2 * cpus - 2;
 	}
 	return b;
 }
