@@ -177,8 +177,10 @@ out:
  *
  * Reads, writes, discards (trim) and flushes (sync) of each disk, on the
  * file /dev/<disk>; other operations (passthrough, zone management) have
- * no fio equivalent and are left out, counted on stderr.  fio reads
- * "trim" lines as its documentation says; fio 3.34 and newer replay them
+ * no fio equivalent and are left out, counted on stderr; so is a read or
+ * write of no data (an fsync's empty PREFLUSH write): fio aborts on a line
+ * of length 0, and its flush is a sync line already.  fio reads "trim"
+ * lines as its documentation says; fio 3.34 and newer replay them
  * (fio commit dd6500e9), fio 3.33 and older do not ("bad ddir: 2").  Their
  * count is said on stderr, with the route for older fio: it replays the
  * discards of a blktrace log (export -f blktrace, blkparse -d, then fio
@@ -202,7 +204,7 @@ out:
 struct fio_ctx {
 	FILE *fp;
 	int version;
-	uint64_t t0, last, skipped, trims;
+	uint64_t t0, last, skipped, trims, empty;
 };
 
 /* the time of a line of @f, for a request started at @start */
@@ -229,6 +231,17 @@ static int fio_rec(struct xstream *xs, const struct xrec *e, size_t i)
 	if (r->op > IOTRACE_OP_DISCARD) {
 		fio_time(f, xrec_start(r));
 		f->skipped++;
+		return 0;
+	}
+	/*
+	 * A read or write of no data (an fsync's empty PREFLUSH write): its
+	 * flush is a FLUSH record of its own (a sync line), and fio aborts
+	 * on a line of length 0 (3.33: "Assertion `fio_file_open(f)'")
+	 */
+	if (!r->bytes && r->op != IOTRACE_OP_FLUSH &&
+	    r->op != IOTRACE_OP_DISCARD) {
+		fio_time(f, xrec_start(r));
+		f->empty++;
 		return 0;
 	}
 	if (r->op == IOTRACE_OP_DISCARD)
@@ -346,6 +359,10 @@ int export_fio(struct xstream *xs, FILE *fp, int version)
 		fprintf(stderr,
 			"iotracectl: export: %llu requests with no fio equivalent (passthrough, zone, write-zeroes, ...) left out\n",
 			(unsigned long long)f.skipped);
+	if (f.empty)
+		fprintf(stderr,
+			"iotracectl: export: %llu reads or writes of no data (an fsync's empty PREFLUSH writes: their flushes are sync lines) left out\n",
+			(unsigned long long)f.empty);
 	if (f.trims)
 		fprintf(stderr,
 			"iotracectl: export: %llu trims (discards) in the iolog, which fio replays onto a block device only: fio 3.34 and newer replay them; 3.33 and older do not (\"bad ddir: 2\") but replay a blktrace log's, that log's writes through the page cache (before 3.34 a job with trims ignores --direct): iotracectl export -f blktrace --disk DISK -o PREFIX FILE; blkparse -i PREFIX -d PREFIX.bin -O; fio --name=replay --read_iolog=PREFIX.bin --replay_redirect=/dev/SCRATCH --ioengine=psync --direct=1\n",
