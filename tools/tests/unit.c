@@ -68,7 +68,12 @@ static int cmp_u64(const void *a, const void *b)
 /* Percentiles from the histogram against a brute-force sort. */
 static void test_percentiles(void)
 {
-	static const double ps[] = { 1, 10, 50, 90, 99, 99.9, 99.99, 100 };
+	/* each percentile as num / den, for the oracle's rank in integers */
+	static const struct { double p; uint64_t num, den; } ps[] = {
+		{ 1, 1, 1 }, { 10, 10, 1 }, { 50, 50, 1 }, { 90, 90, 1 },
+		{ 99, 99, 1 }, { 99.9, 999, 10 }, { 99.99, 9999, 100 },
+		{ 100, 100, 1 },
+	};
 	size_t sizes[] = { 1, 2, 3, 10, 740, 1000, 100000 };
 	struct iot_hist h;
 	unsigned int dist, si, k;
@@ -104,18 +109,16 @@ static void test_percentiles(void)
 			qsort(v, n, sizeof(*v), cmp_u64);
 			for (k = 0; k < ARRAY_SIZE(ps); k++) {
 				/* nearest rank: ceil(p/100 n), 1-based */
-				double want_rank = ps[k] / 100.0 * n;
-				size_t rank = (size_t)want_rank;
+				uint64_t den = 100 * ps[k].den;
+				size_t rank = (ps[k].num * n + den - 1) / den;
 				uint64_t exact, got, tol;
 
-				if (rank < want_rank)
-					rank++;
 				if (rank < 1)
 					rank = 1;
 				exact = v[rank - 1];
-				got = iot_hist_percentile(&h, ps[k]);
+				got = iot_hist_percentile(&h, ps[k].p);
 				/* one method: held values give what it gives */
-				CHECK(iot_pct_sorted(v, n, ps[k]) == got,
+				CHECK(iot_pct_sorted(v, n, ps[k].p) == got,
 				      "iot_pct_sorted() is not the histogram's percentile");
 				/* the last rank is the maximum, the first the minimum */
 				CHECK(rank != n || got == v[n - 1],
@@ -124,7 +127,7 @@ static void test_percentiles(void)
 				      "the first rank is not the minimum");
 				tol = exact / 2048;	/* documented bound */
 				if ((got > exact ? got - exact : exact - got) > tol) {
-					fail(PCT_TOL_FMT, dist, n, ps[k],
+					fail(PCT_TOL_FMT, dist, n, ps[k].p,
 					     (unsigned long long)got,
 					     (unsigned long long)exact,
 					     (unsigned long long)tol);
@@ -137,6 +140,47 @@ static void test_percentiles(void)
 			free(v);
 		}
 	iot_hist_free(&h);
+}
+
+/*
+ * The nearest rank of the reports' percentiles, ceil(p/100 n), against the
+ * same in integers (p as num / den) for every n to 2,000,000 and a few
+ * beyond: p99.9 of 1,000 values is the 999th.
+ */
+static void test_pct_rank(void)
+{
+	static const struct { double p; uint64_t num, den; } ps[] = {
+		{ 50, 50, 1 }, { 90, 90, 1 }, { 95, 95, 1 }, { 99, 99, 1 },
+		{ 99.9, 999, 10 }, { 99.99, 9999, 100 }, { 100, 100, 1 },
+	};
+	static const uint64_t big[] = { 1000000000000ull, 4000000000001ull,
+					UINT64_MAX / 1000 };
+	unsigned int k, i;
+	uint64_t n;
+
+	CHECK(iot_pct_rank(1000, 99.9) == 999, "p99.9 of 1000 is not rank 999");
+	for (k = 0; k < ARRAY_SIZE(ps); k++) {
+		uint64_t den = 100 * ps[k].den;
+
+		for (n = 1; n <= 2000000; n++) {
+			uint64_t want = (ps[k].num * n + den - 1) / den;
+
+			if (iot_pct_rank(n, ps[k].p) != want) {
+				fail("p%g of %llu: rank %llu, want %llu",
+				     ps[k].p, (unsigned long long)n,
+				     (unsigned long long)iot_pct_rank(n, ps[k].p),
+				     (unsigned long long)want);
+				return;
+			}
+		}
+		for (i = 0; i < ARRAY_SIZE(big); i++) {
+			unsigned __int128 w = (unsigned __int128)ps[k].num *
+				big[i] + den - 1;
+
+			CHECK(iot_pct_rank(big[i], ps[k].p) == (uint64_t)(w / den),
+			      "rank of a large count");
+		}
+	}
 }
 
 /* Build a command that makes the decoder use table entry @code of @t. */
@@ -4714,6 +4758,7 @@ static const struct {
 	{ "unit_output_text_names_escaped", test_text_str },
 	{ "unit_output_keeps_the_first_write_errno", test_out_errno },
 	{ "unit_percentiles_vs_sort", test_percentiles },
+	{ "unit_pct_rank_exact", test_pct_rank },
 	{ "unit_stats_total_latency_left_out", test_stats_total_latency },
 	{ "unit_decoder_tables_every_entry", test_tables },
 	{ "unit_decoder_fields", test_fields },

@@ -3,6 +3,7 @@
  * Statistics: per-operation counts, throughput, latency percentiles from a
  * log-linear histogram, log2 histograms, errors by status.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "stats.h"
@@ -69,16 +70,25 @@ void iot_hist_reset(struct iot_hist *h)
  * iot_pct_rank() - the nearest rank of percentile @p of @n (> 0) values,
  * ceil(p / 100 x n), at least 1: the one rank of every report.
  * @n: values.
- * @p: percentile.
+ * @p: percentile, 0 to 100, taken to a millionth of a percent.
+ *
+ * In integers: p / 100 is not a binary fraction (99.9 / 100.0 is
+ * 0.99900000000000011), and a product just above a whole number would
+ * take the rank above it (p99.9 of 1,000 values the 1,000th).
  *
  * Return: the rank, 1 to @n.
  */
 uint64_t iot_pct_rank(uint64_t n, double p)
 {
-	uint64_t rank = (uint64_t)(p / 100.0 * (double)n);
+	unsigned __int128 q, d = 100000000;	/* millionths of a percent */
+	uint64_t rank;
 
-	if ((double)rank < p / 100.0 * (double)n)
-		rank++;
+	if (!(p > 0))
+		p = 0;
+	if (p > 100)
+		p = 100;
+	q = (unsigned __int128)llround(p * 1e6) * n;
+	rank = (uint64_t)((q + d - 1) / d);
 	if (rank < 1)
 		rank = 1;
 	if (rank > n)
