@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "out.h"
+#include "stats.h"
 
 #define SZ_ALL		64	/* the size class "all sizes" */
 #define NR_SZ		65
@@ -443,11 +444,7 @@ static uint64_t pct(const struct dgroup *g, double p)
 
 	if (!g->nl)
 		return 0;
-	r = (size_t)ceil(p / 100.0 * g->nl);
-	if (r < 1)
-		r = 1;
-	if (r > g->nl)
-		r = g->nl;
+	r = iot_pct_rank(g->nl, p);	/* stats' nearest rank */
 	if (g->h)
 		return lh_rank(g, r);
 	return g->lat[r - 1].lat;
@@ -628,11 +625,24 @@ static void side_json(struct iot_jw *w, const struct dgroup *g,
 	jw_key(w, "lat_ns");
 	jw_obj_start(w);
 	jw_kv_u64(w, "n", g->nl);
-	jw_kv_float(w, "avg", "%.1f", g->nl ? (double)g->sum / g->nl : 0);
-	jw_kv_u64(w, "p50", pct(g, 50));
-	jw_kv_u64(w, "p90", pct(g, 90));
-	jw_kv_u64(w, "p99", pct(g, 99));
-	jw_kv_u64(w, "max", lat_max(g));
+	/* none: null (CSV: empty) */
+	if (!g->nl) {
+		static const char *const none[] = {
+			"avg", "p50", "p90", "p99", "max",
+		};
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(none); i++) {
+			jw_key(w, none[i]);
+			jw_null(w);
+		}
+	} else {
+		jw_kv_float(w, "avg", "%.1f", (double)g->sum / g->nl);
+		jw_kv_u64(w, "p50", pct(g, 50));
+		jw_kv_u64(w, "p90", pct(g, 90));
+		jw_kv_u64(w, "p99", pct(g, 99));
+		jw_kv_u64(w, "max", lat_max(g));
+	}
 	jw_obj_end(w);
 	jw_obj_end(w);
 }

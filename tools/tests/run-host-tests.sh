@@ -249,6 +249,31 @@ for h, r in zip(rows, recs):
 	golden stats_ring.txt stats r.ring
 	golden stats_file.json stats -o json f.trace
 	golden stats_multidisk.txt stats f2.trace
+	# a group with no latency or queue time (a discard never issued):
+	# JSON's null where the CSV's fields are empty, never 0
+	build/gen file "$T/s1.trace" 6 1 2> "$T/err" &&
+	build/gen set "$T/s1.trace" "$T/ni.trace" 0 op=3 rflags=129 2>> "$T/err" &&
+	"$BIN" stats -o csv "$T/ni.trace" > "$T/ni.csv" 2>> "$T/err" &&
+	"$BIN" stats -o json "$T/ni.trace" > "$T/ni.json" 2>> "$T/err" &&
+	python3 -c 'import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ops = json.load(open(sys.argv[2]))[0]["ops"]
+bad, n = [], 0
+for r in rows:
+    o = ops[r["op"]]
+    for k, v in r.items():
+        g, _, f = k.partition("_")
+        if g not in ("lat", "total", "queue") or f in ("n", "no_queue_n") or "log2" in f:
+            continue
+        f = f[:-3] if f.endswith("_ns") else f
+        j = o[g + "_ns"].get(f, "?")
+        n += 1
+        if (v == "") != (j is None):
+            bad.append("%s %s: csv %r, json %r" % (r["op"], k, v, j))
+print("\n".join(bad))
+sys.exit(1 if bad or not n or "" not in [r["lat_min_ns"] for r in rows] else 0)' \
+		"$T/ni.csv" "$T/ni.json" >> "$T/err" 2>&1
+	result $? "stats_json_null_where_csv_empty$SFX" "$T/err"
 	golden stats_filter_read.txt stats --op read r.ring
 	# --version names the ring ABI of the header the module is built with
 	v=$("$BIN" --version 2> "$T/err")
@@ -1811,7 +1836,7 @@ print(j["read"]["total_ios"], j["write"]["total_ios"])' "$T/fio.json") &&
 		sector=0 2> "$T/err" &&
 	"$BIN" export -f fio --disk disk0 -o "$T/pf.fio" "$T/pf.trace" 2> "$T/pf.err" &&
 	grep -qx 'iotracectl: export: 1 reads or writes of no data (an fsync.s empty PREFLUSH writes: their flushes are sync lines) left out' "$T/pf.err" &&
-	! grep -q ' 0$' <(grep -E ' (read|write) ' "$T/pf.fio") &&
+	! grep -qE ' (read|write) [0-9]+ 0$' "$T/pf.fio" &&
 	[ "$(grep -cE ' (read|write) ' "$T/pf.fio")" = $(($(grep -cE ' (read|write) ' "$T/one.fio") - 1)) ] &&
 	rm -f "$T/fio.dat" && truncate -s 80G "$T/fio.dat" &&
 	fio --name=replay --read_iolog="$T/pf.fio" --ioengine=psync \

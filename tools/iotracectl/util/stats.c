@@ -490,6 +490,17 @@ static const double pcts[] = { 50, 90, 99, 99.9 };
  * A latency object of iot_stats_json(): n, min, avg, the percentiles,
  * max; with @left_out >= 0 also "no_queue", the requests left out.
  */
+/* "@k": @v, or null when there is none (@have 0) */
+static void kv_u64_or_null(struct iot_jw *w, const char *k, uint64_t have,
+			   uint64_t v)
+{
+	jw_key(w, k);
+	if (have)
+		jw_u64(w, v);
+	else
+		jw_null(w);
+}
+
 static void hist_json(struct iot_jw *w, const char *k,
 		      const struct iot_hist *h, int64_t left_out)
 {
@@ -500,15 +511,21 @@ static void hist_json(struct iot_jw *w, const char *k,
 	jw_kv_u64(w, "n", h->n);
 	if (left_out >= 0)
 		jw_kv_u64(w, "no_queue", (uint64_t)left_out);
-	jw_kv_u64(w, "min", h->n ? h->min : 0);
-	jw_kv_float(w, "avg", "%.1f", h->n ? (double)h->sum / h->n : 0);
+	/* none: null, as the CSV's empty fields */
+	kv_u64_or_null(w, "min", h->n, h->min);
+	jw_key(w, "avg");
+	if (h->n)
+		jw_float(w, "%.1f", (double)h->sum / h->n);
+	else
+		jw_null(w);
 	for (j = 0; j < 4; j++) {
 		char key[16];
 
 		snprintf(key, sizeof(key), "p%g", pcts[j]);
-		jw_kv_u64(w, key, iot_hist_percentile(h, pcts[j]));
+		kv_u64_or_null(w, key, h->n,
+			       h->n ? iot_hist_percentile(h, pcts[j]) : 0);
 	}
-	jw_kv_u64(w, "max", h->max);
+	kv_u64_or_null(w, "max", h->n, h->max);
 	jw_obj_end(w);
 }
 
@@ -618,9 +635,12 @@ void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
 		jw_key(w, "queue_ns");
 		jw_obj_start(w);
 		jw_kv_u64(w, "n", o->queue_n);
-		jw_kv_float(w, "avg", "%.1f",
-			    o->queue_n ? (double)o->queue_sum / o->queue_n : 0);
-		jw_kv_u64(w, "max", o->queue_max);
+		jw_key(w, "avg");
+		if (o->queue_n)
+			jw_float(w, "%.1f", (double)o->queue_sum / o->queue_n);
+		else
+			jw_null(w);
+		kv_u64_or_null(w, "max", o->queue_n, o->queue_max);
 		jw_obj_end(w);
 		jw_key(w, "lat_log2_us");
 		jw_arr_start(w);
