@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iotrace - /dev/iotrace/<disk>: one misc character device per ring.
+ * iotrace - /dev/iotrace/<disk>: one character device per ring.
  *
  * Kernel lockdown (integrity, e.g. Secure Boot) makes debugfs refuse any
  * file that can be mapped or written, so <disk>/ring cannot be opened
@@ -11,44 +11,87 @@
  * as with debugfs, an open file or a mapping keeps the ring (a disk
  * reference) and the module (the fops owner) after the device is gone.
  *
- * A misc device: misc_open() calls our open with misc_mtx held, the mutex
- * misc_deregister() takes, so the disk reference is taken before the
- * device can be removed and its disk freed; misc needs no class or chrdev
- * region of our own, whose APIs differ between the kernels supported.
- * Its minors are dynamic.  A ring whose device cannot be registered keeps
- * its debugfs files (a warning is logged).
+ * A character device region of iotrace's own (IOTRACE_CDEV_MINORS minors
+ * of a dynamic major) and the class "iotrace", not misc devices: the
+ * dynamic misc minors are one pool that every driver shares (128 on 5.10
+ * and 6.1), which a host with many disks would empty, failing the other
+ * drivers that need one (nvme-fabrics, vsock, udmabuf).  An open finds
+ * its ring by minor in iotrace_cdevs, under the xarray's lock, which the
+ * removal takes to erase it: the disk reference is taken before the device
+ * can be removed and its disk freed.  A ring whose device cannot be made
+ * keeps its debugfs files (a warning is logged).
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/miscdevice.h>
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/idr.h>
+#include <linux/xarray.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/uaccess.h>
 #include <linux/timekeeping.h>
 #include "iotrace.h"
+#include "compat.h"
+
+/* minors of the region: one per ring at a time */
+#define IOTRACE_CDEV_MINORS	BIT(16)
 
 /**
  * struct iotrace_cdev - the device of one ring.
- * @misc: the misc device.
+ * @cdev: its character device (cdev_alloc(): open files hold it after the
+ *	removal, and its last reference frees it).
+ * @dev: the class device, "iotrace-<disk>" (/sys/class/iotrace/).
  * @d: the ring; the disk list's reference outlives the device.
- * @name: device name, "iotrace-<disk>" (/sys/class/misc/).
- * @nodename: node under /dev, "iotrace/<disk>".
+ * @minor: its minor in the region, its index in iotrace_cdevs.
  */
 struct iotrace_cdev {
-	struct miscdevice	misc;
+	struct cdev		*cdev;
+	struct device		*dev;
 	struct iotrace_disk	*d;
-	char			name[IOTRACE_NAME_LEN + 8];
-	char			nodename[IOTRACE_NAME_LEN + 8];
+	u32			minor;
 };
 
-/* Context: misc_mtx held by misc_open(), so @c is still registered. */
+static dev_t iotrace_cdev_base;		/* the region; 0: none */
+static DEFINE_IDA(iotrace_cdev_ida);
+/* the devices by minor; the lock orders opens with removals */
+static DEFINE_XARRAY(iotrace_cdevs);
+
+/* /dev/iotrace/<disk>, mode 0400 (devtmpfs) */
+static char *iotrace_cdev_devnode(IOTRACE_DEVNODE_CONST struct device *dev,
+				  umode_t *mode)
+{
+	const struct iotrace_cdev *c = dev_get_drvdata(dev);
+
+	if (mode)
+		*mode = 0400;
+	return c ? kasprintf(GFP_KERNEL, "iotrace/%s", c->d->name) : NULL;
+}
+
+static struct class iotrace_class = {
+	.name		= "iotrace",
+	.devnode	= iotrace_cdev_devnode,
+};
+
+/*
+ * The ring of the device @inode opens, if it is still there: found under
+ * the xarray's lock, which iotrace_chardev_remove() takes to erase it, so
+ * the disk reference is taken before the disk can be freed.  The cdev is
+ * compared, so that a minor a new ring took meanwhile is not opened
+ * through an inode of the old one.
+ */
 static int iotrace_cdev_open(struct inode *inode, struct file *file)
 {
-	struct iotrace_cdev *c = container_of(file->private_data,
-					      struct iotrace_cdev, misc);
+	struct iotrace_cdev *c;
+	int ret = -ENXIO;
 
-	return iotrace_ringf_open(c->d, file);
+	xa_lock(&iotrace_cdevs);
+	c = xa_load(&iotrace_cdevs, iminor(inode));
+	if (c && c->cdev == inode->i_cdev)
+		ret = iotrace_ringf_open(c->d, file);
+	xa_unlock(&iotrace_cdevs);
+	return ret;
 }
 
 static long iotrace_cdev_inflight(struct iotrace_disk *d,
@@ -159,6 +202,45 @@ static const struct file_operations iotrace_cdev_fops = {
 };
 
 /**
+ * iotrace_chardev_init() - the region and the class of the devices.
+ *
+ * Without them no ring has a device (said once); the module loads all
+ * the same, its rings read through debugfs.
+ */
+void iotrace_chardev_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&iotrace_cdev_base, 0, IOTRACE_CDEV_MINORS,
+				  "iotrace");
+	if (ret)
+		goto err;
+	ret = class_register(&iotrace_class);
+	if (ret)
+		goto err_region;
+	return;
+
+err_region:
+	unregister_chrdev_region(iotrace_cdev_base, IOTRACE_CDEV_MINORS);
+	iotrace_cdev_base = 0;
+err:
+	pr_warn("iotrace: no /dev/iotrace devices: %d\n", ret);
+}
+
+/**
+ * iotrace_chardev_exit() - undo iotrace_chardev_init(), every device
+ *	removed.
+ */
+void iotrace_chardev_exit(void)
+{
+	if (!iotrace_cdev_base)
+		return;
+	class_unregister(&iotrace_class);
+	unregister_chrdev_region(iotrace_cdev_base, IOTRACE_CDEV_MINORS);
+	iotrace_cdev_base = 0;
+}
+
+/**
  * iotrace_chardev_add() - create /dev/iotrace/<disk> for a ring.
  * @d: the ring, being published.
  *
@@ -167,33 +249,64 @@ static const struct file_operations iotrace_cdev_fops = {
 int iotrace_chardev_add(struct iotrace_disk *d)
 {
 	struct iotrace_cdev *c;
+	dev_t devt;
 	int ret;
 
+	if (!iotrace_cdev_base)
+		return -ENODEV;
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
 	c->d = d;
-	snprintf(c->name, sizeof(c->name), "iotrace-%s", d->name);
-	snprintf(c->nodename, sizeof(c->nodename), "iotrace/%s", d->name);
-	c->misc.minor = MISC_DYNAMIC_MINOR;
-	c->misc.name = c->name;
-	c->misc.nodename = c->nodename;
-	c->misc.mode = 0400;
-	c->misc.fops = &iotrace_cdev_fops;
-	ret = misc_register(&c->misc);
-	if (ret) {
-		kfree(c);
-		return ret;
+	ret = ida_alloc_max(&iotrace_cdev_ida, IOTRACE_CDEV_MINORS - 1,
+			    GFP_KERNEL);
+	if (ret < 0)
+		goto err_free;
+	c->minor = ret;
+	devt = iotrace_cdev_base + c->minor;
+	c->cdev = cdev_alloc();
+	if (!c->cdev) {
+		ret = -ENOMEM;
+		goto err_minor;
+	}
+	c->cdev->owner = THIS_MODULE;
+	c->cdev->ops = &iotrace_cdev_fops;
+	ret = cdev_add(c->cdev, devt, 1);
+	if (ret)
+		goto err_cdev;
+	/* opens find it from here on; the node comes with the device */
+	ret = xa_err(xa_store(&iotrace_cdevs, c->minor, c, GFP_KERNEL));
+	if (ret)
+		goto err_del;
+	c->dev = device_create(&iotrace_class, NULL, devt, c, "iotrace-%s",
+			       d->name);
+	if (IS_ERR(c->dev)) {
+		ret = PTR_ERR(c->dev);
+		goto err_erase;
 	}
 	d->cdev = c;
 	return 0;
+
+err_erase:
+	xa_erase(&iotrace_cdevs, c->minor);
+err_del:
+	cdev_del(c->cdev);
+	goto err_minor;
+err_cdev:
+	kobject_put(&c->cdev->kobj);
+err_minor:
+	ida_free(&iotrace_cdev_ida, c->minor);
+err_free:
+	kfree(c);
+	return ret;
 }
 
 /**
  * iotrace_chardev_remove() - remove the device of a ring, if it has one.
  * @d: the ring, detached.
  *
- * Open files and mappings of the device keep working on the ring.
+ * Open files and mappings of the device keep working on the ring (they
+ * hold it, and the cdev).
  */
 void iotrace_chardev_remove(struct iotrace_disk *d)
 {
@@ -202,6 +315,10 @@ void iotrace_chardev_remove(struct iotrace_disk *d)
 	if (!c)
 		return;
 	d->cdev = NULL;
-	misc_deregister(&c->misc);
+	/* after this, no open takes a reference on @d through the device */
+	xa_erase(&iotrace_cdevs, c->minor);
+	device_destroy(&iotrace_class, iotrace_cdev_base + c->minor);
+	cdev_del(c->cdev);
+	ida_free(&iotrace_cdev_ida, c->minor);
 	kfree(c);
 }

@@ -382,4 +382,14 @@ static inline u32 iotrace_crc32c(u32 crc, const void *p, size_t n)
 #endif
 }
 
+/*
+ * A class's devnode callback takes a const struct device from 6.2 on
+ * (chardev.c).
+ */
+#ifdef IOTRACE_HAVE_DEVNODE_CONST
+#define IOTRACE_DEVNODE_CONST	const
+#else
+#define IOTRACE_DEVNODE_CONST
+#endif
+
 #endif /* _IOTRACE_COMPAT_H */

@@ -1513,6 +1513,8 @@ u32 iotrace_inflight_oldest(struct iotrace_disk *d, u64 *oldest_ns);
 u64 iotrace_slots_busy(struct iotrace_disk *d);
 
 /* chardev.c: /dev/iotrace/<disk> */
+void iotrace_chardev_init(void);
+void iotrace_chardev_exit(void);
 int iotrace_chardev_add(struct iotrace_disk *d);
 void iotrace_chardev_remove(struct iotrace_disk *d);
 

@@ -242,6 +242,7 @@ static int __init iotrace_init(void)
 	if (ret)
 		return ret;
 	iotrace_netlink_init();
+	iotrace_chardev_init();
 	ret = iotrace_preg_init();
 	if (ret)
 		goto err_netlink;
@@ -274,6 +275,7 @@ err_nvme:
 err_preg:
 	iotrace_preg_unwind();
 err_netlink:
+	iotrace_chardev_exit();
 	iotrace_netlink_exit();
 	iotrace_comm_exit();
 	return ret;
@@ -283,6 +285,7 @@ static void __exit iotrace_exit(void)
 {
 	iotrace_preg_quiesce();
 	iotrace_disks_exit();
+	iotrace_chardev_exit();
 	iotrace_netlink_exit();
 	iotrace_nvme_exit();
 	iotrace_preg_exit();
