@@ -22,10 +22,9 @@ void xset_free(struct xset *x)
 
 /*
  * The exports are streams: the records in start order through a
- * reordering window of XWINDOW records of a trace file, in bounded memory
- * (a ring is read part after part: all of it is held).
+ * reordering window of XWINDOW (export.h) records of a trace file, in
+ * bounded memory (a ring is read part after part: all of it is held).
  */
-#define XWINDOW		16384
 
 /**
  * xstream_open() - open @arg for a streaming export.

@@ -25,6 +25,9 @@ struct xset {
 
 void xset_free(struct xset *x);
 
+/* records of a trace file an export's reordering window holds */
+#define XWINDOW		16384
+
 struct xstream;
 typedef int (*xrec_fn)(struct xstream *xs, const struct xrec *e, size_t i);
 

@@ -907,8 +907,8 @@ int export_blktrace(struct xstream *xs, const char *prefix)
 		goto out;
 	if (c.ooo)
 		fprintf(stderr,
-			"iotracectl: %s: %llu events came after a later one (a queue time longer than those before it) and were written out of order\n",
-			xs->label, (unsigned long long)c.ooo);
+			"iotracectl: %s: %llu events came after a later one (a request more than %u records late in the file, or a queue time longer than those before it) and were written out of order: btt leaves their requests out of D2C and Q2C\n",
+			xs->label, (unsigned long long)c.ooo, XWINDOW);
 	if (c.badcpu)
 		bt_say_badcpu(xs, &c);
 	rc = 0;
