@@ -195,7 +195,8 @@ static int iotrace_slots_make(struct iotrace_disk *d,
 	if (bytes <= IOTRACE_SLOTS_KMALLOC_MAX)
 		slots = kzalloc(bytes, GFP_KERNEL | __GFP_NOWARN);
 	else
-		slots = __vmalloc(bytes, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+		slots = __vmalloc(bytes, GFP_KERNEL | __GFP_ZERO |
+				  __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	if (!slots)
 		goto err_table;
 	/*
@@ -1108,10 +1109,20 @@ int iotrace_disks_init(void)
  * iotrace_disks_check_selection() - check disks= against the disks found
  *	and enable the selected ones.
  *
- * Return: 0, or -ENODEV (logged) when a disk named in disks= is absent.
+ * A disk named in disks= that cannot be enabled fails the load: it was
+ * asked for.  With disks=all one that cannot be for want of memory (its
+ * ring or in-flight table finds none, ENOMEM; a table over the limit,
+ * E2BIG; no room in the persistent region, ENOSPC) is said and left
+ * disabled, the others traced, as a disk attached later is: a host short
+ * of memory for some of its disks keeps the rest, and its control to
+ * resize and enable them.  Any other error fails the load.
+ *
+ * Return: 0, -ENODEV (logged) when a disk named in disks= is absent, or
+ * the errno of one that cannot be enabled (logged).
  */
 int iotrace_disks_check_selection(void)
 {
+	unsigned int failed = 0, enabled = 0;
 	struct iotrace_disk *d;
 	int ret = 0;
 
@@ -1124,6 +1135,10 @@ int iotrace_disks_check_selection(void)
 		if (!iotrace_disk_selected(d->name))
 			continue;
 		ret = iotrace_disk_set_enabled_locked(d, true);
+		if (!ret) {
+			enabled++;
+			continue;
+		}
 		/*
 		 * persist=: a disk the region has no room for is left
 		 * disabled (said by iotrace_preg_alloc()), the others traced
@@ -1132,11 +1147,19 @@ int iotrace_disks_check_selection(void)
 			ret = 0;
 			continue;
 		}
-		if (ret) {
+		/* what a lack of memory gives; anything else fails the load */
+		if (!iotrace_disks_select_all() ||
+		    (ret != -ENOMEM && ret != -E2BIG && ret != -ENOSPC)) {
 			pr_err("iotrace: %s: cannot enable: %d\n", d->name, ret);
 			break;
 		}
+		pr_warn("iotrace: %s: not enabled: %d\n", d->name, ret);
+		failed++;
+		ret = 0;
 	}
+	if (failed)
+		pr_warn("iotrace: disks=all: %u disk(s) not enabled, %u enabled: give them a smaller ring (resize) or free memory, then enable them\n",
+			failed, enabled);
 out:
 	mutex_unlock(&iotrace_mutex);
 	return ret;

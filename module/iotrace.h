@@ -319,7 +319,7 @@ struct iotrace_trig_state {
 /**
  * struct iotrace_ringbuf - the memory of one ring and who still uses it.
  * @node: in iotrace_disk.retired once a resize replaced it.
- * @mem: the vmalloc_user() area.
+ * @mem: the vmalloc()ed area (or the persistent region's).
  * @users: mappings of it and read()s in progress, under
  *	iotrace_disk.ring_lock.
  * @retired: replaced by a resize: freed when @users drops to zero.
@@ -390,8 +390,9 @@ struct iotrace_totals {
  *	host, or SATA behind a libsas HBA beside SAS disks), whose status
  *	the ATA probes record; the SCSI probe leaves its commands alone,
  *	those libata answers itself too.  Set once, never cleared.
- * @ring: vmalloc_user() area, mapped by readers; NULL until the disk is
- *	first enabled (or resized), then kept until the disk is freed.
+ * @ring: vmalloc()ed memory or the persistent region's, mapped by
+ *	readers; NULL until the disk is first enabled (or resized), then
+ *	kept until the disk is freed.
  * @buf_size: buf_size the ring was sized for (before the ring exists:
  *	the size it will have).
  * @ring_size: bytes of @ring (at most @buf_size), 0 without a ring.
@@ -680,6 +681,8 @@ struct iotrace_geom {
 
 /* ring.c */
 int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size);
+int iotrace_ring_mmap(struct vm_area_struct *vma, void *mem,
+		      unsigned long pgoff);
 void iotrace_ring_hdr_publish(struct iotrace_disk *d);
 void iotrace_ring_free(struct iotrace_disk *d);
 void iotrace_ring_mem_free(void *mem);
@@ -1464,6 +1467,7 @@ int iotrace_disks_init(void);
 void iotrace_disks_publish(void);
 void iotrace_disks_exit(void);
 bool iotrace_disk_selected(const char *name);
+bool iotrace_disks_select_all(void);
 int iotrace_disks_check_selection(void);
 int iotrace_disks_check_names(void);
 

@@ -170,6 +170,16 @@ MODULE_PARM_DESC(disks,
 		 "disks to trace from load: all (default), none, or a comma-separated list of disk names that must exist at load");
 
 /**
+ * iotrace_disks_select_all() - is disks= all?
+ *
+ * Return: true for all (the default), false for none or a list.
+ */
+bool iotrace_disks_select_all(void)
+{
+	return iotrace_select_all;
+}
+
+/**
  * iotrace_disk_selected() - does disks= select this disk?
  * @name: disk name.
  *

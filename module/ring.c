@@ -214,6 +214,66 @@ void iotrace_ring_reset(struct iotrace_disk *d)
 	WRITE_ONCE(d->hdr->generation, d->hdr->generation + 1);
 }
 
+/*
+ * The memory a ring leaves to the host, at least: a 16th of its RAM, at
+ * most 256 MiB.  Rings taken one after another (disks=all) stop there,
+ * not where the next allocation of another process has nothing left.
+ */
+static unsigned long iotrace_ring_mem_reserve(void)
+{
+	return min_t(unsigned long, totalram_pages() / 16,
+		     SZ_256M >> PAGE_SHIFT);
+}
+
+/*
+ * The memory of a ring outside the persistent region, zeroed, or NULL.
+ * Never at the cost of the host's processes: a ring that would leave less
+ * than iotrace_ring_mem_reserve() of the memory available (MemAvailable:
+ * free, and what reclaim can free without swapping) is refused before a
+ * page is taken, and one that reclaim then cannot satisfy fails
+ * (__GFP_RETRY_MAYFAIL) instead of having the OOM killer make room;
+ * quietly, the caller says it.  Not vmalloc_user(), which cannot take
+ * those flags: the mapping is made page by page (iotrace_ring_mmap()).
+ */
+static void *iotrace_ring_vmalloc(unsigned long size)
+{
+	unsigned long avail = max(si_mem_available(), 0L);
+
+	avail -= min(avail, iotrace_ring_mem_reserve());
+	if (size >> PAGE_SHIFT > avail)
+		return NULL;
+	return __vmalloc(size, GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL |
+			 __GFP_NOWARN);
+}
+
+/**
+ * iotrace_ring_mmap() - map ring memory @mem read-only into @vma.
+ * @vma: the mapping, its size checked by the caller.
+ * @mem: the memory of a ring, iotrace_ring_alloc()'s.
+ * @pgoff: the mapping's first page in @mem.
+ *
+ * Context: the mmap lock held for writing (file_operations.mmap).
+ * Return: 0 or a negative errno.
+ */
+int iotrace_ring_mmap(struct vm_area_struct *vma, void *mem,
+		      unsigned long pgoff)
+{
+	unsigned long addr;
+	void *p;
+	int ret;
+
+	if (iotrace_preg_owns(mem))
+		return iotrace_preg_mmap(vma, mem, pgoff);
+	p = mem + (pgoff << PAGE_SHIFT);
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, addr, vmalloc_to_page(p));
+		if (ret)
+			return ret;
+		p += PAGE_SIZE;
+	}
+	return 0;
+}
+
 /**
  * iotrace_ring_alloc() - allocate and format the ring of a disk.
  * @d: the disk; its name must be set.
@@ -257,7 +317,7 @@ int iotrace_ring_alloc(struct iotrace_disk *d, unsigned long buf_size)
 		if (!d->ring)
 			return -ENOSPC;
 	} else {
-		d->ring = vmalloc_user(d->ring_size);
+		d->ring = iotrace_ring_vmalloc(d->ring_size);
 		if (!d->ring)
 			return -ENOMEM;
 	}
@@ -306,7 +366,7 @@ void iotrace_ring_hdr_publish(struct iotrace_disk *d)
 
 /**
  * iotrace_ring_mem_free() - free the memory of a ring.
- * @mem: iotrace_ring_alloc()'s, vmalloc_user() or the persistent region's;
+ * @mem: iotrace_ring_alloc()'s, vmalloc'ed or the persistent region's;
  *	NULL does nothing.
  *
  * Context: process.

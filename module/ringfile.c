@@ -188,10 +188,7 @@ int iotrace_ringf_mmap(struct file *file, struct vm_area_struct *vma)
 		goto err_put;
 	}
 	iotrace_vma_make_ro(vma);
-	if (iotrace_preg_owns(rb->mem))
-		ret = iotrace_preg_mmap(vma, rb->mem, vma->vm_pgoff);
-	else
-		ret = remap_vmalloc_range(vma, rb->mem, vma->vm_pgoff);
+	ret = iotrace_ring_mmap(vma, rb->mem, vma->vm_pgoff);
 	if (ret)
 		goto err_put;
 	vma->vm_private_data = rb;
