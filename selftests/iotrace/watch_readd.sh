@@ -16,13 +16,21 @@
 # Without the watcher's re-enable the new disk is disabled, with the
 # module's default ring and no triggers; with its enable before its
 # triggers, reads were recorded unflagged in between.
+#
+# A second section, [disk by-id=nblate] (ring-size = 2M, read-lat=700us),
+# names a /dev/disk/by-id link (IOTRACE_BY_ID) that does not exist when
+# the watcher starts: the watcher says it is not present and starts; the
+# null_blk nblate is created later, and its link made once the module
+# has attached it (as udev makes it, after the module's "added" event):
+# it is made ready (enabled, 2 MiB ring, its threshold, per the module).
+# Before, the watcher exited 1 at the start.
 # VM-CHECK: newest
 # VM-TIMEOUT: 300
 # VM-SMP: 1
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd dd python3
-ktap_header 7
+ktap_header 11
 out=$(mktemp -d)
 "$IOTRACECTL" --help | grep -q '^  trigger ' ||
 	skip "this iotracectl has no trigger command"
@@ -74,10 +82,15 @@ wait_log() {
 
 printf 'post = 0.5\n[disk %s]\nring-size = 1M\ntrigger = read-lat=500us rate=0\n' \
 	"$disk" > "$out/conf"
-IOTRACE_RUN_DIR=$out/run "$IOTRACECTL" watch --config "$out/conf" \
-	--dir "$out/snap" 2> "$out/log" &
+printf '[disk by-id=nblate]\nring-size = 2M\ntrigger = read-lat=700us rate=0\n' \
+	>> "$out/conf"
+mkdir "$out/byid"
+IOTRACE_BY_ID=$out/byid IOTRACE_RUN_DIR=$out/run "$IOTRACECTL" watch \
+	--config "$out/conf" --dir "$out/snap" 2> "$out/log" &
 wpid=$!
 wait_log 'ready:' || die "the watcher did not start: $(cat "$out/log")"
+ktap_check "a by-id= disk absent at the start is said, and the watcher starts" \
+	grep -q 'by-id=nblate (.*conf:5): .*: not present; watched for' "$out/log"
 ktap_check "at the start: enabled, ring 1M, read-lat 500us ($(st enabled), $(st buf_size), $(st trigger_read_lat_ns))" \
 	test "$(st enabled)" = 1 -a "$(st buf_size)" = 1048576 -a \
 	"$(st trigger_read_lat_ns)" = 500000
@@ -107,6 +120,30 @@ sed 's/^/# list: /' "$out/list.csv"
 # the columns: disk, the counters, triggers, head (none: not a path)
 ktap_check "list shows its triggers: read-lat=500us rate=0" \
 	grep -q "^$disk,.*,read-lat=500us rate=0,\$" "$out/list.csv"
+
+# the disk of [disk by-id=nblate] appears
+late=$(nullb_create nblate size=64) || die "cannot create nblate"
+if [ "$late" = nblate ]; then
+	wait_log 'disk nblate added' || log "the watcher was not told of nblate"
+	ln -s /dev/nblate "$out/byid/nblate"
+	wait_log 'by-id=nblate (.*) is present: nblate' ||
+		log "the watcher did not say nblate is present"
+	wait_log 'watching nblate (by-id=nblate' ||
+		log "the watcher did not make nblate ready"
+	late_st() {
+		"$IOTRACECTL" state nblate | sed -n "s/^$1: //p"
+	}
+	ktap_check "the by-id= disk created later is enabled ($(late_st enabled))" \
+		test "$(late_st enabled)" = 1
+	ktap_check "its ring is its section's 2M ($(late_st buf_size))" \
+		test "$(late_st buf_size)" = 2097152
+	ktap_check "its read threshold is its section's 700us ($(late_st trigger_read_lat_ns))" \
+		test "$(late_st trigger_read_lat_ns)" = 700000
+else
+	ktap_skip "the by-id= disk created later: null_blk named it $late, not nblate"
+	ktap_skip "its ring"
+	ktap_skip "its read threshold"
+fi
 
 end=$((SECONDS + 30))
 until ls "$out/snap"/iotrace-*.iot > /dev/null 2>&1 || [ $SECONDS -ge $end ]; do
@@ -160,6 +197,7 @@ assert not bad, (len(bad), len(rows), bad[:3])
 named = {r["comm"] for r in rows if r["pid"] != "0"}
 assert not named or "dd" in named, named' "$out"/snap*.csv
 rm_nb
+nullb_destroy nblate
 unload_iotrace
 udevadm control --start-exec-queue 2> /dev/null
 ktap_finish

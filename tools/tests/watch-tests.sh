@@ -622,11 +622,39 @@ refuse watch_flag_bad_post "--post: post '-1'" watch --config wc-empty --dir wsn
 refuse watch_flag_bad_max_files "--max-files: max-files '0'" watch --config wc-empty --dir wsnap --max-files 0 nullb0
 refuse watch_config_missing "cannot read nosuch.conf" watch --config nosuch.conf --dir wsnap nullb0
 refuse watch_no_disk "no disk to watch" watch --config wc-empty --dir wsnap
-# a disk that is not there: the watcher does not start
-printf '[disk serial=NOPE]\n' > "$T/wc-sect-serial"
-IOTRACE_SYSFS="$T/w-conf4$SFX/sys" "$BIN" watch --config "$T/wc-sect-serial" --dir "$T/wsnap" > /dev/null 2> "$T/err"
-[ $? = 1 ] && grep -q 'serial=NOPE (.*wc-sect-serial:1): no disk in .* has serial NOPE' "$T/err"
-result $? "watch_disk_by_serial_not_found$SFX" "$T/err"
+# a disk given by its identity that is not there at the start: said, the
+# others watched and saved, a trigger of every disk says it is not
+# present; looked for again every second: a disk that has the serial
+# later is watched (watch_readd.sh, in a guest: made ready), a by-id=
+# link made later to a disk another section watches is not (said once)
+wstart absent "[disk serial=NOPE]
+[disk wwn=naa.0000000000000009]
+[disk by-id=nope]
+[disk nullb0]" -- --post 0
+WS=$?
+wsnap > "$W/reply" 2>&1
+wfiles 1
+wsettle
+mkdir -p "$W/sys/block/nullb7/device"
+echo NOPE > "$W/sys/block/nullb7/device/serial"
+wlog 'watching nullb7 (serial=NOPE;'
+ln -s ../dev/nullb0 "$W/by-id/nope"
+wlog 'by-id=nope (.*conf:3) is nullb0, already watched as nullb0'
+sleep 2.5
+wstop
+cat "$W/reply" >> "$W/log"
+[ $WS = 0 ] && [ "$(nfiles)" = 1 ] &&
+	grep -q 'serial=NOPE (.*conf:1) is present: nullb7' "$W/log" &&
+	grep -q 'watching nullb7 (serial=NOPE;' "$W/log" &&
+	[ "$(grep -c 'by-id=nope (.*conf:3) is nullb0, already watched as nullb0 (.*conf:4): not watched' "$W/log")" = 1 ] &&
+	! grep -q 'watching nullb0 (by-id' "$W/log" &&
+	grep -q 'serial=NOPE (.*conf:1): no disk in .* has serial NOPE: not present; watched for, made ready when it appears' "$W/log" &&
+	grep -q 'wwn=naa.0000000000000009 (.*conf:2): no disk in .* has wwid naa.0000000000000009: not present' "$W/log" &&
+	grep -q 'by-id=nope (.*conf:3): .*by-id/nope: No such file or directory: not present' "$W/log" &&
+	grep -q 'watching nullb0 (nullb0;' "$W/log" &&
+	[ "$(grep -c ': watching ' "$W/log")" = 2 ] &&
+	grep -q 'serial=NOPE: not present; wwn=naa.0000000000000009: not present; by-id=nope: not present; nullb0: started' "$W/reply"
+result $? "watch_disk_absent_at_start_watched_for$SFX" "$W/log"
 # An NVMe multipath head's serial and wwid are its paths' too: a disk
 # given by them is the head (resolved twice here: refused, naming it),
 # whatever order the directory lists them in: eight paths, the head's

@@ -656,7 +656,9 @@ static int mpath_path(const char *name)
  * @err: why it cannot be found.
  * @errlen: its size.
  *
- * Return: 0, or -1 with @err set.
+ * Return: 0; -1 with @err set when no disk is the one configured (now);
+ * WATCH_RESOLVE_TWO with @err set when two are (a serial= or wwn=).
+ * @d->name is empty unless 0 is returned.
  */
 int watch_resolve(struct watch_disk *d, char *err, size_t errlen)
 {
@@ -706,10 +708,13 @@ int watch_resolve(struct watch_disk *d, char *err, size_t errlen)
 			return ERR("no disk in %s has %s %s", p,
 				   want_wwn ? "wwid" : "serial", eq + 1), -1;
 		/* an NVMe controller's serial is every namespace's */
-		if (other[0])
-			return ERR("%s and %s both have %s %s: give the disk by wwn= or by name",
-				   d->name, other,
-				   want_wwn ? "wwid" : "serial", eq + 1), -1;
+		if (other[0]) {
+			ERR("%s and %s both have %s %s: give the disk by wwn= or by name",
+			    d->name, other, want_wwn ? "wwid" : "serial",
+			    eq + 1);
+			d->name[0] = 0;
+			return WATCH_RESOLVE_TWO;
+		}
 	}
 	watch_identity(d->name, d->model, d->serial, d->wwn);
 	return 0;
@@ -733,6 +738,8 @@ int watch_recheck(struct watch_disk *d, char *err, size_t errlen)
 	struct watch_disk nd = *d;
 	char e[IOT_ERR_LEN];
 
+	if (!d->name[0])
+		return ERR("%s is not present", d->spec), -1;
 	if (strchr(d->spec, '=')) {
 		if (watch_resolve(&nd, e, sizeof(e)))
 			return ERR("%s is not %s any more (%s)", d->spec,

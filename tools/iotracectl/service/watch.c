@@ -161,6 +161,15 @@ static int rate_ok(struct watch *w, uint64_t now, const char *what)
 	return 1;
 }
 
+/*
+ * What the log and replies call configured disk @d: its name, or its
+ * section (wwn=, serial=, by-id=) while it is not present.
+ */
+static const char *disk_label(const struct watch_disk *d)
+{
+	return d->name[0] ? d->name : d->spec;
+}
+
 static int disk_index(const struct watch *w, const char *name)
 {
 	unsigned int i;
@@ -245,7 +254,7 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 
 		for (i = 0; i < (int)w->c->nr_disks && n < replylen; i++)
 			n += (size_t)snprintf(reply + n, replylen - n, " %s",
-					      w->c->disks[i].name);
+					      disk_label(&w->c->disks[i]));
 		if (n < replylen)
 			snprintf(reply + n, replylen - n, ")");
 		return -1;
@@ -260,6 +269,16 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 
 		if (k >= 0 && i != k)
 			continue;
+		/* not present since the start: nothing to save */
+		if (!w->c->disks[i].name[0]) {
+			if (used < replylen)
+				used += (size_t)snprintf(reply + used,
+							 replylen - used,
+							 "%s%s: not present",
+							 used ? "; " : "",
+							 w->c->disks[i].spec);
+			continue;
+		}
 		what = watch_ep_trigger(&w->d[i], t, w->c->episode_ns,
 					rate_once, &rate);
 		if (what == WATCH_EP_STARTED)
@@ -789,7 +808,7 @@ static void *dispatcher(void *arg)
 	for (i = 0; i < w->c->nr_disks; i++)
 		if (w->d[i].in_job || w->d[i].have_next)
 			watch_info("%s: stopping: a queued snapshot is not taken",
-				   w->c->disks[i].name);
+				   disk_label(&w->c->disks[i]));
 	pthread_mutex_unlock(&w->mu);
 	pthread_attr_destroy(&at);
 	return NULL;
@@ -986,25 +1005,37 @@ static int prepare_disk(struct iot_opts *o, const struct watch_conf *c,
 
 /*
  * Resolve the disks and refuse one watched twice, before anything is
- * changed.  Return: 0; 1 when a disk cannot be found (it may be there
- * later: a restart may do); 2 when two of them are one disk (the
- * configuration's error).
+ * changed.  A disk given by wwn=, serial= or by-id= that is not there
+ * (failed, not yet found by its bus, on a path that is down) is said and
+ * left without a name: the watcher watches the others and makes it
+ * ready when it appears (watch_added()), as one given by name that is
+ * not attached.  Return: 0; 1 when a serial= or wwn= is two disks';
+ * 2 when two of them are one disk (the configuration's errors).
  */
 static int resolve_disks(struct watch_conf *c)
 {
 	char text[IOT_TEXT_ROOM(IOTRACE_NAME_LEN)];
 	char err[IOT_ERR_LEN];
 	unsigned int i, k;
+	int r;
 
 	for (i = 0; i < c->nr_disks; i++) {
 		struct watch_disk *d = &c->disks[i];
 
-		if (watch_resolve(d, err, sizeof(err))) {
+		r = watch_resolve(d, err, sizeof(err));
+		if (r == WATCH_RESOLVE_TWO) {
 			iot_err("watch: %s (%s): %s", d->spec, d->where, err);
 			return 1;
 		}
+		if (r) {
+			d->name[0] = 0;
+			watch_info("%s (%s): %s: not present; watched for, made ready when it appears",
+				   d->spec, d->where, err);
+			continue;
+		}
 		for (k = 0; k < i; k++)
-			if (!strcmp(c->disks[k].name, d->name)) {
+			if (c->disks[k].name[0] &&
+			    !strcmp(c->disks[k].name, d->name)) {
 				iot_err("watch: %s (%s) is %s, already watched as %s (%s)",
 					d->spec, d->where,
 					iot_text_str(text, sizeof(text),
@@ -1036,6 +1067,8 @@ static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 		nrows = 0;
 	}
 	for (i = 0; i < c->nr_disks; i++) {
+		if (!c->disks[i].name[0])
+			continue;	/* not present: at its "added" */
 		if (prepare_disk(o, c, &c->disks[i], rows, nrows, refused,
 				 sizeof(refused))) {
 			iot_err("watch: %s; not starting", refused);
@@ -1047,6 +1080,85 @@ static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
 	return 0;
 }
 
+/*
+ * The configured disk other than @i that is watched as @name now, or -1:
+ * a disk absent at the start (no name) that turns out to be it is not
+ * watched twice.
+ */
+static int watched_as(const struct watch_conf *c, unsigned int i,
+		      const char *name)
+{
+	unsigned int k;
+
+	for (k = 0; k < c->nr_disks; k++)
+		if (k != i && !strcmp(c->disks[k].name, name))
+			return (int)k;
+	return -1;
+}
+
+/*
+ * May the disk @i, absent until now, be @nd (resolved)?  Not when another
+ * section watches that disk already: said once.
+ */
+static int absent_may_be(struct watch_conf *c, unsigned int i,
+			 const struct watch_disk *nd)
+{
+	struct watch_disk *d = &c->disks[i];
+	int k = watched_as(c, i, nd->name);
+
+	if (k < 0)
+		return 1;
+	if (!d->twice_said)
+		watch_info("%s (%s) is %s, already watched as %s (%s): not watched",
+			   d->spec, d->where, nd->name, c->disks[k].spec,
+			   c->disks[k].where);
+	d->twice_said = 1;
+	return 0;
+}
+
+/*
+ * Make the configured disk @i, resolved now as @nd, ready: it came back
+ * (the module attached it again), or was absent until now.
+ */
+static void watch_ready(struct watch *w, unsigned int i,
+			const struct watch_disk *nd)
+{
+	struct watch_conf *c = w->c;
+	struct iot_nl_disk *rows = NULL;
+	char refused[2 * IOT_ERR_LEN];
+	const char *again = " again";
+	size_t nrows = 0;
+
+	pthread_mutex_lock(&w->mu);
+	if (!c->disks[i].name[0]) {
+		watch_info("%s (%s) is present: %s", nd->spec, nd->where,
+			   nd->name);
+		again = "";
+	} else if (strcmp(c->disks[i].name, nd->name)) {
+		watch_info("%s (%s) is %s now, was %s", nd->spec, nd->where,
+			   nd->name, c->disks[i].name);
+	}
+	c->disks[i] = *nd;
+	pthread_mutex_unlock(&w->mu);
+	if (iot_nl_list(&rows, &nrows)) {
+		free(rows);
+		rows = NULL;
+		nrows = 0;
+	}
+	watch_info(*again ? "%s came back: enabling it again" :
+		   "%s: enabling it", nd->name);
+	if (prepare_disk(w->o, c, &c->disks[i], rows, nrows, refused,
+			 sizeof(refused))) {
+		watch_info("%s; %s came back but is not made ready", refused,
+			   nd->name);
+		free(rows);
+		return;
+	}
+	free(rows);
+	watch_info("watching %s%s (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
+		   nd->name, again, nd->spec, nd->model, nd->serial, nd->wwn);
+}
+
 /**
  * watch_added() - the module attached disk @name (its "added" event): a
  *	watched disk that came back is made ready again.
@@ -1054,15 +1166,16 @@ static int prepare_disks(struct iot_opts *o, struct watch_conf *c)
  * @name: the disk.
  *
  * The disk is watched when it is one of the configured names, or what a
- * wwn=, serial= or by-id= disk resolves to now.  Context: the main thread.
+ * wwn=, serial= or by-id= disk resolves to now (one absent until now
+ * that another section watches already is not).  A by-id= link that udev
+ * makes after the event is found by watch_absent_check().  Context: the
+ * main thread.
  */
 void watch_added(struct watch *w, const char *name)
 {
 	struct watch_conf *c = w->c;
-	struct iot_nl_disk *rows = NULL;
 	struct watch_disk nd;
-	char err[IOT_ERR_LEN], refused[2 * IOT_ERR_LEN];
-	size_t nrows = 0;
+	char err[IOT_ERR_LEN];
 	unsigned int i;
 
 	for (i = 0; i < c->nr_disks; i++) {
@@ -1070,32 +1183,54 @@ void watch_added(struct watch *w, const char *name)
 		if (watch_resolve(&nd, err, sizeof(err)) ||
 		    strcmp(nd.name, name))
 			continue;
+		if (!c->disks[i].name[0] && !absent_may_be(c, i, &nd))
+			continue;
 		break;
 	}
-	if (i == c->nr_disks)
-		return;
-	pthread_mutex_lock(&w->mu);
-	if (strcmp(c->disks[i].name, nd.name))
-		watch_info("%s (%s) is %s now, was %s", nd.spec, nd.where,
-			   nd.name, c->disks[i].name);
-	c->disks[i] = nd;
-	pthread_mutex_unlock(&w->mu);
-	if (iot_nl_list(&rows, &nrows)) {
-		free(rows);
-		rows = NULL;
-		nrows = 0;
-	}
-	watch_info("%s came back: enabling it again", name);
-	if (prepare_disk(w->o, c, &c->disks[i], rows, nrows, refused,
-			 sizeof(refused))) {
-		watch_info("%s; %s came back but is not made ready", refused,
-			   name);
-		free(rows);
-		return;
+	if (i < c->nr_disks)
+		watch_ready(w, i, &nd);
+}
+
+/**
+ * watch_absent_check() - look again for the disks given by wwn=, serial=
+ *	or by-id= that were not present: each that resolves now to a disk
+ *	the module has attached is made ready.
+ * @w: the watcher.
+ *
+ * The module's "added" event comes before udev makes the disk's
+ * /dev/disk/by-id links (and a disk attached before the watcher listened
+ * sent its event to no one): the main loop calls this every
+ * WATCH_ABSENT_MS while a disk is absent.  Without the module's LIST (no
+ * family), a disk that resolves is taken as attached.  Context: the main
+ * thread.
+ *
+ * Return: whether a disk is still absent.
+ */
+int watch_absent_check(struct watch *w)
+{
+	struct watch_conf *c = w->c;
+	struct iot_nl_disk *rows = NULL;
+	struct watch_disk nd;
+	char err[IOT_ERR_LEN];
+	size_t nrows = 0;
+	unsigned int i;
+	int listed, absent = 0;
+
+	listed = !iot_nl_list(&rows, &nrows);
+	for (i = 0; i < c->nr_disks; i++) {
+		if (c->disks[i].name[0])
+			continue;
+		nd = c->disks[i];
+		if (watch_resolve(&nd, err, sizeof(err)) ||
+		    (listed && !row_of(rows, nrows, nd.name)) ||
+		    !absent_may_be(c, i, &nd)) {
+			absent = 1;
+			continue;
+		}
+		watch_ready(w, i, &nd);
 	}
 	free(rows);
-	watch_info("watching %s again (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
-		   nd.name, nd.spec, nd.model, nd.serial, nd.wwn);
+	return absent;
 }
 
 /**
@@ -1416,6 +1551,8 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 	pthread_t th;
 	sigset_t sigs;
 	int sfd = -1, lfd = -1, lockfd = -1, rc = 1, started = 0, gone = 0, r;
+	int absent = 0;
+	uint64_t absent_ns;
 	unsigned int i;
 
 	/*
@@ -1505,10 +1642,14 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 	}
 	started = 1;
 	for (i = 0; i < c->nr_disks; i++)
-		watch_info("watching %s (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
-			   c->disks[i].name, c->disks[i].spec,
-			   c->disks[i].model, c->disks[i].serial,
-			   c->disks[i].wwn);
+		absent |= !c->disks[i].name[0];
+	absent_ns = iot_now(CLOCK_MONOTONIC);
+	for (i = 0; i < c->nr_disks; i++)
+		if (c->disks[i].name[0])
+			watch_info("watching %s (%s; model \"%s\", serial \"%s\", wwn \"%s\")",
+				   c->disks[i].name, c->disks[i].spec,
+				   c->disks[i].model, c->disks[i].serial,
+				   c->disks[i].wwn);
 	watch_info("ready: snapshots in %s (post %.3f s, episode %.3f s, at most %llu an hour, %llu files, %llu bytes); triggers: SIGUSR1, iotracectl snapshot (%s/%s)%s",
 		   c->dir, c->post_ns / 1e9, c->episode_ns / 1e9,
 		   (unsigned long long)c->max_per_hour,
@@ -1522,8 +1663,14 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 			{ .fd = nl ? watch_nl_fd(nl) : -1, .events = POLLIN },
 		};
 		struct signalfd_siginfo si;
+		uint64_t now = iot_now(CLOCK_MONOTONIC);
 
-		if (poll(p, 3, -1) < 0) {
+		/* a disk absent at the start: looked for again, every second */
+		if (absent && now - absent_ns >= WATCH_ABSENT_MS * 1000000ull) {
+			absent = watch_absent_check(w);
+			absent_ns = now;
+		}
+		if (poll(p, 3, absent ? WATCH_ABSENT_MS : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			watch_info("poll: %s", strerror(errno));

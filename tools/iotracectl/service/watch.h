@@ -77,6 +77,8 @@ struct watch_th {
  *	module's count in the latest event received; the main thread's.
  * @kepoch: the epoch of @kevents (genl version 7: the module's number of
  *	the set that started its count); 0 when the module gives none.
+ * @twice_said: absent at the start, it was found to be a disk another
+ *	section watches, and that was said.
  */
 struct watch_disk {
 	char spec[160];
@@ -89,6 +91,7 @@ struct watch_disk {
 	char wwn[IOTRACE_FILE_ID_LEN];
 	uint64_t kevents;
 	uint64_t kepoch;
+	int twice_said;
 };
 
 /**
@@ -125,6 +128,8 @@ int watch_conf_set(struct watch_conf *c, struct watch_disk *d,
 int watch_th_parse(struct watch_th *th, const char *words, char *err,
 		   size_t errlen);
 int watch_parse_ns(const char *s, uint64_t *ns);
+/* watch_resolve(): a serial= or wwn= that two disks have */
+#define WATCH_RESOLVE_TWO	(-2)
 int watch_resolve(struct watch_disk *d, char *err, size_t errlen);
 int watch_recheck(struct watch_disk *d, char *err, size_t errlen);
 void watch_identity(const char *name, char *model, char *serial, char *wwn);
@@ -209,6 +214,9 @@ struct watch;
 int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 		     char *reply, size_t replylen);
 void watch_added(struct watch *w, const char *name);
+/* how often the disks absent at the start are looked for again */
+#define WATCH_ABSENT_MS	1000
+int watch_absent_check(struct watch *w);
 void watch_events_lost(struct watch *w);
 
 /* watch_nl.c */
