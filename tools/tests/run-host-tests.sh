@@ -536,6 +536,20 @@ print([t for t in a if t[0] == "disk1"])' "$T/a" > "$T/a2" && mv "$T/a2" "$T/a"
 	result $? "record_file_shows_like_disk$SFX" "$T/diff"
 	"$BIN" stats "$T/rec.trace" 2>&1 | grep -q 'recorded 256, written 256, lost 0'
 	result $? "record_trailer_counts$SFX"
+	# the files made by -o are root's as the ring is (0600 under umask
+	# 022, as the trace holds submitters and commands); one that exists
+	# keeps its mode
+	rm -f "$T/mode.trace" "$T/mode.csv" "$T/mode.svg"
+	printf 'x\n' > "$T/mode-old.csv"
+	chmod 0644 "$T/mode-old.csv"
+	(umask 022
+	 "$BIN" record nullb0 -o "$T/mode.trace" --duration 0.1 &&
+		"$BIN" export -f csv "$T/mode.trace" -o "$T/mode.csv" &&
+		"$BIN" plot "$T/mode.trace" -o "$T/mode.svg" &&
+		"$BIN" export -f csv "$T/mode.trace" -o "$T/mode-old.csv") > "$T/err" 2>&1 &&
+		[ "$(stat -c %a "$T/mode.trace" "$T/mode.csv" "$T/mode.svg" "$T/mode-old.csv" | tr '\n' ' ')" = "600 600 600 644 " ] &&
+		[ "$(wc -l < "$T/mode-old.csv")" = 257 ]
+	result $? "output_files_made_0600$SFX" "$T/err"
 	# a clear while recording: the dropped and filtered counts of the
 	# generation that ended add up with the new one's (the ring's CPU
 	# headers: dropped at 8, filtered at 16; a clear zeroes the chunks'

@@ -218,7 +218,10 @@ FILE *iot_out_fdopen(int fd)
 /**
  * iot_out_open() - create (or empty) @path for writing, unless it is a
  * file a source of this run is read from (iot_src_input()).
- * @path: the file, created if it is not there (mode 0666 & ~umask).
+ * @path: the file, created if it is not there: mode 0600 (less by the
+ *	umask), for it holds what the kernel lets only root read (the
+ *	ring's files are 0400): who submitted what, commands, cgroups.  A
+ *	file that exists keeps its mode.
  *
  * It is opened without O_TRUNC and compared with the inputs before it is
  * emptied: truncating a trace file that is mapped and still to be read
@@ -232,7 +235,7 @@ int iot_out_open(const char *path)
 	const char *in;
 	struct stat st;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		e = errno;
 		iot_err("cannot create %s: %s", path, strerror(e));
