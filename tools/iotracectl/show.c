@@ -925,6 +925,13 @@ static int show_run(struct iot_opts *o, int argc, char **argv,
 	if (skipped)
 		fprintf(stderr, "iotracectl: %s: %llu torn or overwritten records skipped\n",
 			argv[0], (unsigned long long)skipped);
+	for (i = 0; i < src.nr_disks; i++)
+		if (src.counts[i].cleared)
+			break;
+	if (i < src.nr_disks)
+		fprintf(stderr,
+			"iotracectl: %s: the ring was cleared while it was read: the records shown are those it held before the clear, up to it\n",
+			argv[0]);
 	iot_win_free(&c.win);
 	free(c.v);
 	iot_stack_free(&c.stk);

@@ -431,6 +431,8 @@ static void to_loss(const struct iot_counts *c, uint64_t late,
 	l->late += late;
 	if (c->no_trailer)
 		l->flags |= IOTRACE_LOSS_NO_TRAILER;
+	if (c->cleared)
+		l->flags |= IOTRACE_LOSS_CLEARED;
 }
 
 int iotrace_source_loss(struct iotrace_source *h, int disk,

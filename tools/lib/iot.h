@@ -139,6 +139,7 @@ struct iot_counts {
 	uint64_t written, lost, torn, valid;
 	uint64_t gaps, gap_records, unread;
 	int no_trailer;
+	int cleared;	/* a live ring cleared while it was read */
 };
 
 /**

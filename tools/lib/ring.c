@@ -773,6 +773,13 @@ uint64_t iot_ring_in_gaps(const uint64_t *lo, const uint64_t *hi, uint32_t n,
  * @arg: its argument.
  * @c: counters, added to.
  *
+ * The records handed out are of the generation the ring had when the
+ * snapshot began: a clear during it (a live ring) ends it at the first
+ * copy made (or failed) after the clear, which is not handed out, and
+ * sets @c->cleared; the counts are then those of what was read up to
+ * there (the part's records from that one on are not counted recorded).
+ * A clear after the last copy is not seen: what was read is whole.
+ *
  * Return: 0, or the callback's non-zero value.
  */
 int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
@@ -780,17 +787,17 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 {
 	uint64_t rec[IOT_MAX_RECORD / 8];
 	uint8_t *buf = (uint8_t *)rec;
+	uint64_t gen = iot_ring_generation(ring);
 	uint32_t p;
-	int ret = 0;
+	int ret = 0, cut = 0;
 
 	/* 2.0: the chunks indexed once, not scanned at every chunk crossed */
 	if (ring->v2)
 		idx_build2(ring, IDX_ALL);
 
-	for (p = 0; p < ring->nr_parts && !ret; p++) {
+	for (p = 0; p < ring->nr_parts && !ret && !cut; p++) {
 		uint64_t head = iot_ring_head(ring, p);
-		uint64_t from = head > ring->part_records ?
-			head - ring->part_records : 0;
+		uint64_t from, overwritten;
 		uint64_t dropped = iot_ring_dropped(ring, p), s;
 		uint64_t filtered = iot_ring_filtered(ring, p);
 		uint64_t glo[IOT_RING_GAPS], ghi[IOT_RING_GAPS];
@@ -805,19 +812,42 @@ int iot_ring_snapshot(const struct iot_ring *ring, unsigned int disk,
 			from = lo2(ring, p);
 			ng = iot_ring_gaps(ring, p, from, head, glo, ghi,
 					   IOT_RING_GAPS);
-			c->overwritten += __atomic_load_n(&cpu_hdr2(ring, p)->overwritten,
-							  __ATOMIC_RELAXED);
+			overwritten = __atomic_load_n(&cpu_hdr2(ring, p)->overwritten,
+						      __ATOMIC_RELAXED);
 		} else {
-			c->overwritten += from;
+			from = head > ring->part_records ?
+				head - ring->part_records : 0;
+			overwritten = from;
 		}
+		/* the part's head and counters of a clear that came since */
+		if (!iot_ring_same_generation(ring, gen)) {
+			c->cleared = 1;
+			cut = 1;
+			break;
+		}
+		c->overwritten += overwritten;
 		c->recorded += head;
 		c->dropped += dropped;
 		c->filtered += filtered;
 		c->completed += head + dropped + filtered;
 		for (s = from; s < head && !ret; s++) {
-			if (iot_ring_copy(ring, p, s, buf)) {
-				uint64_t nx;
+			int fail = iot_ring_copy(ring, p, s, buf);
+			uint64_t nx;
 
+			/*
+			 * The copy, or its failure (the clear wipes the
+			 * slots), of a generation since: the part's head is
+			 * counted as far as it was read, the rest of it and
+			 * the parts after are not
+			 */
+			if (!iot_ring_same_generation(ring, gen)) {
+				c->recorded -= head - s;
+				c->completed -= head - s;
+				c->cleared = 1;
+				cut = 1;
+				break;
+			}
+			if (fail) {
 				/*
 				 * Overwritten since we read head (the whole
 				 * gap it begins, in one step), or not yet

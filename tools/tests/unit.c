@@ -3372,6 +3372,104 @@ static void test_follow_clear_mid_poll(void)
 	CHECK(!bad, "%d of %zu cases (above)", bad, ARRAY_SIZE(c));
 }
 
+/* a snapshot's callback: the clear at the first record of part @x->at */
+static int clr_snap_cb(void *arg, unsigned int disk,
+		       const struct iotrace_record *r)
+{
+	struct clrctx *x = arg;
+
+	clr_seen(x, disk, r);
+	if (r->complete_cpu == x->at)
+		clr_clear(x);
+	return 0;
+}
+
+/*
+ * show/stats/export of a live ring (iot_ring_snapshot()) with a clear
+ * when the first record of part @at was handed out, the new generation
+ * @new_n records (0: the slots wiped, every later copy fails): handed
+ * out, the parts before @at and that record, none of the new
+ * generation's; the counts say it was cleared and count what was read
+ * (recorded = present, nothing torn).
+ */
+static void test_snapshot_clear_mid_read(void)
+{
+	static const struct {
+		int v2;
+		uint32_t at;
+		uint64_t old_n, new_n;
+	} c[] = {
+		{ 0, 0, 200, 20 }, { 0, 0, 200, 240 }, { 1, 0, 200, 20 },
+		{ 1, 0, 200, 440 }, { 0, 1, 200, 0 }, { 1, 1, 200, 0 },
+		{ 0, 1, 200, 30 }, { 1, 1, 200, 30 },
+	};
+	char msg[512], err[IOT_ERR_LEN];
+	size_t i, len;
+	int bad = 0;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		struct clrctx *x = calloc(1, sizeof(*x));
+		uint8_t *want = calloc(CLR_MAXID + 1, 1);
+		struct iot_counts n = { 0 };
+		struct iot_ring ring;
+		uint64_t id, expect;
+		int ret = -1;
+
+		msg[0] = 0;
+		if (!x || !want) {
+			snprintf(msg, sizeof(msg), "no memory");
+			goto next;
+		}
+		x->v2 = c[i].v2;
+		x->parts = 2;
+		x->at = c[i].at;
+		x->new_n = c[i].new_n;
+		x->ring = x->v2 ? synth_ring2_new(2, 32, 32, "t", &len) :
+			synth_ring_new(2, 1024, 128, "t", &len);
+		if (!x->ring ||
+		    iot_ring_init(&ring, x->ring, len, err, sizeof(err))) {
+			snprintf(msg, sizeof(msg), "ring: %s",
+				 x->ring ? err : "no memory");
+			goto next;
+		}
+		clr_push(x, c[i].old_n);
+		iot_ring_snapshot(&ring, 0, clr_snap_cb, x, &n);
+		/* part 0's records (odd ids) before part @at, and its first */
+		for (id = 1; id <= c[i].old_n; id += 2)
+			want[id] = c[i].at > 0;
+		want[c[i].at + 1] = 1;
+		expect = c[i].at ? c[i].old_n / 2 + 1 : 1;
+		ret = clr_compare(x, want, msg, sizeof(msg));
+		if (!n.cleared || n.present != expect ||
+		    n.recorded != expect || n.torn || n.overwritten) {
+			size_t l = strlen(msg);
+
+			snprintf(msg + l, sizeof(msg) - l,
+				 "%scleared %d, present %llu, recorded %llu, torn %llu, overwritten %llu (want %llu)",
+				 l ? "; " : "", n.cleared,
+				 (unsigned long long)n.present,
+				 (unsigned long long)n.recorded,
+				 (unsigned long long)n.torn,
+				 (unsigned long long)n.overwritten,
+				 (unsigned long long)expect);
+			ret = -1;
+		}
+next:
+		if (ret) {
+			printf("# snapshot, clear at part %u, %s ring, %llu, then %llu: %s\n",
+			       c[i].at, c[i].v2 ? "2.0" : "1.x",
+			       (unsigned long long)c[i].old_n,
+			       (unsigned long long)c[i].new_n, msg);
+			bad++;
+		}
+		if (x)
+			free(x->ring);
+		free(x);
+		free(want);
+	}
+	CHECK(!bad, "%d of %zu cases (above)", bad, ARRAY_SIZE(c));
+}
+
 #define PX_CPUS		3
 #define PX_CHUNK	16
 #define PX_CHUNKS	48
@@ -4811,6 +4909,7 @@ static const struct {
 	{ "unit_record_clear_mid_pass_once_and_exact",
 	  test_record_clear_mid_pass },
 	{ "unit_follow_clear_mid_poll_once", test_follow_clear_mid_poll },
+	{ "unit_snapshot_clear_mid_read_old_generation", test_snapshot_clear_mid_read },
 	{ "unit_record_inflight_completed_in_last_pass_once",
 	  test_infl_drop_done },
 	{ "unit_record_inflight_chunk_needs_no_memory",

@@ -128,6 +128,11 @@ struct iotrace_disk {
 /* iotrace_loss.flags */
 /* a trace file without a trailer: its trailer's counts are unknown */
 #define IOTRACE_LOSS_NO_TRAILER	(1u << 0)
+/*
+ * a live ring cleared while it was read: the records are those of the
+ * generation it had when the read began, up to the clear
+ */
+#define IOTRACE_LOSS_CLEARED	(1u << 1)
 
 /**
  * struct iotrace_loss - a disk's records and what was not got of them.

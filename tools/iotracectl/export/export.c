@@ -127,6 +127,10 @@ int xstream_run(struct xstream *xs, xrec_fn fn, void *arg)
 		fprintf(stderr,
 			"iotracectl: %s: %llu records came more than %u records late in the file and were written out of order\n",
 			xs->label, (unsigned long long)xs->ooo, XWINDOW);
+	if (!xs->x.src.is_file && xs->x.src.counts[0].cleared)
+		fprintf(stderr,
+			"iotracectl: %s: the ring was cleared while it was read: the records written are those it held before the clear, up to it\n",
+			xs->label);
 	return 0;
 }
 

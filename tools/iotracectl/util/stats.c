@@ -600,6 +600,8 @@ void iot_stats_json(struct iot_jw *w, const struct iot_stats *s,
 			jw_kv_u64(w, "lost", c->lost);
 		} else {
 			jw_kv_u64(w, "present", c->present);
+			jw_key(w, "cleared");
+			jw_bool(w, c->cleared);
 		}
 		jw_kv_u64(w, "overwritten", c->overwritten);
 		jw_kv_u64(w, "torn", c->torn);
@@ -792,12 +794,13 @@ void iot_stats_print(FILE *fp, const struct iot_stats *s,
 		fputc('\n', fp);
 	} else if (c)
 		fprintf(fp,
-			"loss: completed %llu, present %llu, overwritten %llu, dropped %llu, torn/skipped %llu\n",
+			"loss: completed %llu, present %llu, overwritten %llu, dropped %llu, torn/skipped %llu%s\n",
 			(unsigned long long)c->completed,
 			(unsigned long long)c->present,
 			(unsigned long long)c->overwritten,
 			(unsigned long long)c->dropped,
-			(unsigned long long)c->torn);
+			(unsigned long long)c->torn,
+			c->cleared ? "; cleared while read: the records up to the clear" : "");
 	if (c && c->filtered)
 		fprintf(fp, "filtered: %llu completions left out by the disk's filter\n",
 			(unsigned long long)c->filtered);
