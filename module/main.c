@@ -123,6 +123,7 @@ static int iotrace_disks_set(const char *val, const struct kernel_param *kp)
 	static char buf[sizeof(iotrace_disks_str)];
 	char *p, *tok;
 	unsigned int n = 0;
+	size_t len;
 
 	if (strscpy(buf, val ? val : "", sizeof(buf)) < 0) {
 		pr_err("iotrace: disks=: value too long\n");
@@ -150,8 +151,12 @@ static int iotrace_disks_set(const char *val, const struct kernel_param *kp)
 	}
 	iotrace_nr_select = n;
 done:
-	strscpy(iotrace_disks_str, val ? val : "", sizeof(iotrace_disks_str));
-	strim(iotrace_disks_str);
+	/* as it is read back and logged: the names alone, comma-separated */
+	iotrace_disks_str[0] = '\0';
+	for (n = 0, len = 0; n < iotrace_nr_select; n++)
+		len += scnprintf(iotrace_disks_str + len,
+				 sizeof(iotrace_disks_str) - len, "%s%s",
+				 n ? "," : "", iotrace_select[n]);
 	return 0;
 }
 

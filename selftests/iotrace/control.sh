@@ -97,6 +97,12 @@ badparams() {
 	ktap_check "buf_size=1m disks=nullb0 loads, nullb0 enabled" \
 		test "$(iot_stat nullb0 enabled)" = 1 -a "$(iot_stat nullb0 buf_size)" = 1048576
 	unload_iotrace
+	# blanks around the list are not part of it: read back as the names
+	load_iotrace 'disks=" nullb0 "'
+	ktap_check "disks=\" nullb0 \" reads back as '$(cat /sys/module/iotrace/parameters/disks)', nullb0 enabled" \
+		test "$(cat /sys/module/iotrace/parameters/disks)" = nullb0 -a \
+		"$(iot_stat nullb0 enabled)" = 1
+	unload_iotrace
 	rm -rf "$out"
 }
 
