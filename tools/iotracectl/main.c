@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -728,8 +730,47 @@ static int once(uint64_t *seen, int opt, const char *name, const char *arg)
 	return 0;
 }
 
+/* write(2) all of @s to standard error, in a signal handler */
+static void sig_say(const char *s)
+{
+	size_t n = strlen(s);
+	ssize_t w;
+
+	while (n) {
+		w = write(STDERR_FILENO, s, n);
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/*
+ * A file read through its mapping (a ring or region copy, a crash dump)
+ * that something cuts short while it is read faults past its new end (or
+ * on a page that cannot be read): said, naming the file, instead of dying
+ * of SIGBUS without a word; exit 1 (what stdio still buffers is lost).
+ */
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	const char *label = iot_src_mapped(si->si_addr);
+
+	(void)sig;
+	(void)uc;
+	sig_say("iotracectl: ");
+	if (label) {
+		sig_say(label);
+		sig_say(": ");
+	}
+	sig_say("the file was cut short (or could not be read) while it was read (SIGBUS): ");
+	sig_say("read it again once nothing writes to it, or read a copy\n");
+	_exit(1);
+}
+
 int main(int argc, char **argv)
 {
+	struct sigaction sa = { .sa_sigaction = on_sigbus,
+				.sa_flags = SA_SIGINFO };
 	struct iot_opts o = {
 		.sec_hi = UINT64_MAX, .to_ns = UINT64_MAX, .poll_ms = 2, .top = 10,
 		.sync_interval = 1, .sync_bytes = 64ull << 20,
@@ -747,6 +788,8 @@ int main(int argc, char **argv)
 
 	/* standard output keeps the errno of a failed write (cmdutil.c) */
 	iot_out_stdout();
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
 		print_usage(argc < 2 ? stderr : stdout);

@@ -62,12 +62,15 @@ void iot_src_opts_cmd(struct iot_src_opts *o)
 
 /*
  * The regular files the open sources were read from (standard input's
- * too), for iot_src_input(): a command writes none of them.  An entry is
- * free when its @label is empty.
+ * too), for iot_src_input(): a command writes none of them; and where
+ * each is mapped (@map, @maplen bytes; NULL when it is not), for
+ * iot_src_mapped().  An entry is free when its @label is empty.
  */
 static struct src_input {
 	dev_t dev;
 	ino_t ino;
+	const void *map;
+	size_t maplen;
 	char label[sizeof(((struct iot_src *)0)->label)];
 } *inputs;
 static unsigned int nr_inputs;
@@ -92,6 +95,8 @@ static int input_add(struct iot_src *s, const struct stat *st)
 	}
 	inputs[i].dev = st->st_dev;
 	inputs[i].ino = st->st_ino;
+	inputs[i].map = NULL;
+	inputs[i].maplen = 0;
 	snprintf(inputs[i].label, sizeof(inputs[i].label), "%s", s->label);
 	s->input = i + 1;
 	return 0;
@@ -111,6 +116,41 @@ const char *iot_src_input(const struct stat *st)
 		if (inputs[i].label[0] && inputs[i].dev == st->st_dev &&
 		    inputs[i].ino == st->st_ino)
 			return inputs[i].label;
+	return NULL;
+}
+
+/* Note where the input file of @s is mapped, for iot_src_mapped(). */
+static void input_mapped(const struct iot_src *s)
+{
+	if (!s->input)
+		return;
+	inputs[s->input - 1].map = s->buf;
+	inputs[s->input - 1].maplen = s->len;
+}
+
+/**
+ * iot_src_mapped() - the input file mapped at @addr, for a SIGBUS handler:
+ *	a file cut short while it is read (a ring or region copy, a dump:
+ *	they are read through their mapping) faults past its new end.
+ * @addr: the faulting address (siginfo's si_addr).
+ *
+ * Async-signal-safe: reads the table of inputs, which only the thread
+ * that opens and closes sources changes, never while it faults.
+ *
+ * Return: that source's name, or NULL.
+ */
+const char *iot_src_mapped(const void *addr)
+{
+	const uint8_t *a = addr;
+	unsigned int i;
+
+	for (i = 0; i < nr_inputs; i++) {
+		const uint8_t *m = inputs[i].map;
+
+		if (inputs[i].label[0] && m && a >= m &&
+		    a < m + inputs[i].maplen)
+			return inputs[i].label;
+	}
 	return NULL;
 }
 
@@ -142,10 +182,14 @@ static int classify(struct iot_src *s, char *err, size_t errlen);
 /* Unmap or free the bytes @s read from, and close its file descriptor. */
 static void drop_bytes(struct iot_src *s)
 {
-	if (s->mapped == 1)
+	if (s->mapped == 1) {
+		/* iot_src_mapped() no longer names it there */
+		if (s->input)
+			inputs[s->input - 1].map = NULL;
 		munmap(s->buf, s->len);
-	else if (!s->mapped)
+	} else if (!s->mapped) {
 		free(s->buf);
+	}
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
@@ -722,6 +766,7 @@ static int map_file(struct iot_src *s, int fd, const struct stat *st,
 	s->fd = fd;
 	s->len = st->st_size;
 	s->mapped = 1;
+	input_mapped(s);
 	return classify(s, err, errlen);
 }
 
@@ -866,6 +911,7 @@ static int src_open(struct iot_src *s, const char *arg,
 			s->fd = fd;
 			s->len = st.st_size;
 			s->mapped = 1;
+			input_mapped(s);
 			return classify(s, err, errlen);
 		}
 		close(fd);

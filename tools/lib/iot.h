@@ -894,5 +894,6 @@ int iot_map_live(const char *disk, struct iot_src *s, char *err,
 		 size_t errlen);
 struct stat;
 const char *iot_src_input(const struct stat *st);
+const char *iot_src_mapped(const void *addr);
 
 #endif /* IOT_H */
