@@ -23,14 +23,17 @@
 # null_blk nblate is created later, and its link made once the module
 # has attached it (as udev makes it, after the module's "added" event):
 # it is made ready (enabled, 2 MiB ring, its threshold, per the module).
-# Before, the watcher exited 1 at the start.
+# Then it is swapped: removed, its link with it, created again, the link
+# made after the event: made ready again (enabled, 2 MiB ring).  Before,
+# the watcher exited 1 at the start; and it looked for a by-id= disk
+# that came back only at its "added" event, before the link.
 # VM-CHECK: newest
 # VM-TIMEOUT: 300
 # VM-SMP: 1
 . "$IOTRACE_SRC/selftests/iotrace/iotrace-test.sh"
 
 require_cmd dd python3
-ktap_header 11
+ktap_header 13
 out=$(mktemp -d)
 "$IOTRACECTL" --help | grep -q '^  trigger ' ||
 	skip "this iotracectl has no trigger command"
@@ -71,10 +74,11 @@ st() {
 	"$IOTRACECTL" state "$disk" | sed -n "s/^$1: //p"
 }
 
-# wait_log PATTERN - wait until the watcher's log matches (30 s)
+# wait_log PATTERN [N] - wait until N lines (default 1) of the watcher's
+# log match (30 s)
 wait_log() {
 	local end=$((SECONDS + 30))
-	until grep -q -- "$1" "$out/log"; do
+	until [ "$(grep -c -- "$1" "$out/log")" -ge "${2:-1}" ]; do
 		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.2
 	done
@@ -139,10 +143,29 @@ if [ "$late" = nblate ]; then
 		test "$(late_st buf_size)" = 2097152
 	ktap_check "its read threshold is its section's 700us ($(late_st trigger_read_lat_ns))" \
 		test "$(late_st trigger_read_lat_ns)" = 700000
+	# swapped: the disk and its link go, the new one's link comes after
+	# the module's event
+	nullb_destroy nblate
+	rm -f "$out/byid/nblate"
+	wait_log 'by-id=nblate (.*) was nblate: watched for' ||
+		log "the watcher did not say nblate went"
+	nullb_create nblate size=64 > /dev/null || die "cannot create nblate again"
+	wait_log 'disk nblate added' 2 || log "the watcher was not told of nblate again"
+	ln -s /dev/nblate "$out/byid/nblate"
+	wait_log 'by-id=nblate (.*) is present: nblate' 2 ||
+		log "the watcher did not find nblate again"
+	wait_log 'watching nblate (by-id=nblate' 2 ||
+		log "the watcher did not make nblate ready again"
+	ktap_check "swapped, the by-id= disk is enabled again ($(late_st enabled))" \
+		test "$(late_st enabled)" = 1
+	ktap_check "with its section's 2M ring again ($(late_st buf_size))" \
+		test "$(late_st buf_size)" = 2097152
 else
 	ktap_skip "the by-id= disk created later: null_blk named it $late, not nblate"
 	ktap_skip "its ring"
 	ktap_skip "its read threshold"
+	ktap_skip "swapped, enabled again"
+	ktap_skip "swapped, its ring again"
 fi
 
 end=$((SECONDS + 30))

@@ -1193,20 +1193,19 @@ void watch_added(struct watch *w, const char *name)
 
 /**
  * watch_absent_check() - look again for the disks given by wwn=, serial=
- *	or by-id= that were not present: each that resolves now to a disk
+ *	or by-id= that are not present: each that resolves now to a disk
  *	the module has attached is made ready.
  * @w: the watcher.
  *
  * The module's "added" event comes before udev makes the disk's
  * /dev/disk/by-id links (and a disk attached before the watcher listened
  * sent its event to no one): the main loop calls this every
- * WATCH_ABSENT_MS while a disk is absent.  Without the module's LIST (no
- * family), a disk that resolves is taken as attached.  Context: the main
- * thread.
- *
- * Return: whether a disk is still absent.
+ * WATCH_ABSENT_MS while a disk is absent.  The module's LIST is asked
+ * only when one resolves (it walks every in-flight table); without it
+ * (no family) a disk that resolves is taken as attached.  Context: the
+ * main thread.
  */
-int watch_absent_check(struct watch *w)
+void watch_absent_check(struct watch *w)
 {
 	struct watch_conf *c = w->c;
 	struct iot_nl_disk *rows = NULL;
@@ -1214,23 +1213,52 @@ int watch_absent_check(struct watch *w)
 	char err[IOT_ERR_LEN];
 	size_t nrows = 0;
 	unsigned int i;
-	int listed, absent = 0;
+	int listed = -1;
 
-	listed = !iot_nl_list(&rows, &nrows);
 	for (i = 0; i < c->nr_disks; i++) {
 		if (c->disks[i].name[0])
 			continue;
 		nd = c->disks[i];
-		if (watch_resolve(&nd, err, sizeof(err)) ||
-		    (listed && !row_of(rows, nrows, nd.name)) ||
-		    !absent_may_be(c, i, &nd)) {
-			absent = 1;
+		if (watch_resolve(&nd, err, sizeof(err)))
 			continue;
-		}
+		if (listed < 0)
+			listed = !iot_nl_list(&rows, &nrows);
+		if ((listed && !row_of(rows, nrows, nd.name)) ||
+		    !absent_may_be(c, i, &nd))
+			continue;
 		watch_ready(w, i, &nd);
 	}
 	free(rows);
-	return absent;
+}
+
+/**
+ * watch_removed() - the module detached disk @name (its "removed" event).
+ * @w: the watcher.
+ * @name: the disk.
+ *
+ * A disk given by wwn=, serial= or by-id= that was @name is absent from
+ * now on: looked for again (watch_absent_check()), for the disk put in
+ * its place may come back under another name, and its by-id link after
+ * the module's "added" event.  One given by name stays that name.
+ * Context: the main thread.
+ */
+void watch_removed(struct watch *w, const char *name)
+{
+	struct watch_conf *c = w->c;
+	unsigned int i;
+
+	for (i = 0; i < c->nr_disks; i++) {
+		struct watch_disk *d = &c->disks[i];
+
+		if (!strchr(d->spec, '=') || strcmp(d->name, name))
+			continue;
+		pthread_mutex_lock(&w->mu);
+		d->name[0] = 0;
+		d->twice_said = 0;
+		pthread_mutex_unlock(&w->mu);
+		watch_info("%s (%s) was %s: watched for, made ready when it appears",
+			   d->spec, d->where, name);
+	}
 }
 
 /**
@@ -1273,6 +1301,10 @@ void watch_events_lost(struct watch *w)
 		struct watch_trig t = { .reason = IOTRACE_FILE_TRIG_LOST };
 		char err[IOT_ERR_LEN];
 		uint64_t sent, epoch, got;
+
+		/* not present: watch_absent_check() looks for it */
+		if (!d->name[0])
+			continue;
 
 		/* by its name now: a wwn=, serial= or by-id= disk may move */
 		if (watch_resolve(&nd, err, sizeof(err)))
@@ -1641,8 +1673,6 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 		goto out;
 	}
 	started = 1;
-	for (i = 0; i < c->nr_disks; i++)
-		absent |= !c->disks[i].name[0];
 	absent_ns = iot_now(CLOCK_MONOTONIC);
 	for (i = 0; i < c->nr_disks; i++)
 		if (c->disks[i].name[0])
@@ -1665,9 +1695,11 @@ int cmd_watch(struct iot_opts *o, int argc, char **argv)
 		struct signalfd_siginfo si;
 		uint64_t now = iot_now(CLOCK_MONOTONIC);
 
-		/* a disk absent at the start: looked for again, every second */
+		/* a disk not present: looked for again, every second */
+		for (absent = 0, i = 0; i < c->nr_disks; i++)
+			absent |= !c->disks[i].name[0];
 		if (absent && now - absent_ns >= WATCH_ABSENT_MS * 1000000ull) {
-			absent = watch_absent_check(w);
+			watch_absent_check(w);
 			absent_ns = now;
 		}
 		if (poll(p, 3, absent ? WATCH_ABSENT_MS : -1) < 0) {

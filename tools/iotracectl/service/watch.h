@@ -216,7 +216,8 @@ int watch_on_trigger(struct watch *w, const struct watch_trig *t,
 void watch_added(struct watch *w, const char *name);
 /* how often the disks absent at the start are looked for again */
 #define WATCH_ABSENT_MS	1000
-int watch_absent_check(struct watch *w);
+void watch_absent_check(struct watch *w);
+void watch_removed(struct watch *w, const char *name);
 void watch_events_lost(struct watch *w);
 
 /* watch_nl.c */

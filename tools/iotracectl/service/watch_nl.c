@@ -131,6 +131,9 @@ static int on_event(struct nl_msg *msg, void *arg)
 	/* a watched disk that came back: enabled and armed again */
 	if (g->cmd == IOTRACE_CMD_EVT_DISK_ADDED && tb[IOTRACE_A_DISK_NAME])
 		watch_added(n->w, nla_get_string(tb[IOTRACE_A_DISK_NAME]));
+	/* one given by its identity: looked for again (watch_removed()) */
+	if (g->cmd == IOTRACE_CMD_EVT_DISK_REMOVED && tb[IOTRACE_A_DISK_NAME])
+		watch_removed(n->w, nla_get_string(tb[IOTRACE_A_DISK_NAME]));
 	return NL_SKIP;	/* overflow, and commands of a newer module */
 }
 
